@@ -1,0 +1,135 @@
+"""bipub.yaml: the site configuration, validated with pydantic. Unknown keys are errors."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, Field, StrictBool, StrictInt, StrictStr, model_validator
+
+from bipub.diagnostics import ConfigError, Diagnostic
+from bipub.load.text import TextDecodeError, read_text
+from bipub.load.yaml_strict import YamlError, load_yaml
+from bipub.model.fields import Strict
+from bipub.model.validate import validation_diagnostics
+
+CONFIG_FILE = "bipub.yaml"
+_LANG = re.compile(r"^[a-z]{2,3}(?:-[A-Z]{2})?$")
+
+
+def _lang_code(value: str) -> str:
+    if not _LANG.match(value):
+        raise ValueError(f"{value!r} is not a language code such as 'ko' or 'en'")
+    return value
+
+
+LangCode = Annotated[StrictStr, AfterValidator(_lang_code)]
+
+
+class Language(Strict):
+    code: LangCode
+    name: StrictStr
+    title: StrictStr
+    description: StrictStr = ""
+
+
+class Author(Strict):
+    name: StrictStr
+    email: StrictStr | None = None
+    url: StrictStr | None = None
+
+
+class SourceLanguages(Strict):
+    """Which language each content kind is written in first (its translations derive from it)."""
+
+    cv: LangCode = "en"
+    pages: LangCode = "en"
+    posts: LangCode = "ko"
+
+
+class Outputs(Strict):
+    untranslated: Literal["show", "omit"] = Field(
+        "show",
+        description="A post missing in a language: 'show' the source with a notice, or 'omit' it.",
+    )
+    publish_drafts: StrictBool = Field(
+        True,
+        description="Show machine drafts with a notice (true) or show the source instead (false).",
+    )
+    raw_html: StrictBool = Field(False, description="Allow raw HTML in Markdown.")
+    latest_posts: StrictInt = Field(5, ge=0, description="Posts listed on the home page.")
+
+
+class PdfOptions(Strict):
+    page_size: Literal["A4", "Letter"] = "A4"
+    fonts: list[StrictStr] = ["Noto Sans CJK KR", "NanumGothic"]
+
+
+class SiteConfig(Strict):
+    languages: list[Language] = Field(min_length=2)
+    default_language: LangCode
+    base_url: StrictStr
+    author: Author
+    source_languages: SourceLanguages = SourceLanguages()
+    posts_per_page: StrictInt = Field(10, ge=1)
+    outputs: Outputs = Outputs()
+    pdf: PdfOptions = PdfOptions()
+
+    @model_validator(mode="after")
+    def _check(self) -> SiteConfig:
+        codes = [lang.code for lang in self.languages]
+        if len(set(codes)) != len(codes):
+            raise ValueError(f"languages: duplicate language codes in {codes}")
+        for required in ("ko", "en"):
+            if required not in codes:
+                raise ValueError(f"languages: must include {required!r} (has {codes})")
+        if self.default_language not in codes:
+            raise ValueError(f"default_language {self.default_language!r} is not in languages")
+        for kind, code in self.source_languages.model_dump().items():
+            if code not in codes:
+                raise ValueError(f"source_languages.{kind}: {code!r} is not in languages")
+        if not re.match(r"^https?://[^\s/]+(/.*)?$", self.base_url):
+            raise ValueError(f"base_url {self.base_url!r} must be an absolute http(s) URL")
+        return self
+
+    @property
+    def codes(self) -> list[str]:
+        return [lang.code for lang in self.languages]
+
+    def language(self, code: str) -> Language:
+        for lang in self.languages:
+            if lang.code == code:
+                return lang
+        raise KeyError(code)
+
+    @property
+    def site_url(self) -> str:
+        return self.base_url.rstrip("/") + "/"
+
+
+def load_config(root: Path) -> SiteConfig:
+    """Read and validate ROOT/bipub.yaml. Any problem raises ConfigError (exit code 2)."""
+    path = root / CONFIG_FILE
+    if not path.is_file():
+        raise ConfigError(
+            [
+                Diagnostic(
+                    CONFIG_FILE, None, "config", f"no {CONFIG_FILE} in {root} (run 'bipub init')"
+                )
+            ]
+        )
+    try:
+        doc = load_yaml(read_text(path, CONFIG_FILE), CONFIG_FILE)
+    except TextDecodeError as exc:
+        raise ConfigError([exc.diagnostic]) from None
+    except YamlError as exc:
+        raise ConfigError(exc.diagnostics) from None
+    if not isinstance(doc.data, dict):
+        raise ConfigError([Diagnostic(CONFIG_FILE, 1, "config", "bipub.yaml must be a mapping")])
+    from pydantic import ValidationError
+
+    try:
+        return SiteConfig.model_validate(doc.data)
+    except ValidationError as exc:
+        raise ConfigError(validation_diagnostics(exc, doc, CONFIG_FILE, code="config")) from None

@@ -1,0 +1,163 @@
+"""Read the two content trees (content/<lang>/) into validated documents.
+
+Every problem is collected, so one run reports all of them. Nothing here renders or writes.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from bipub.config import SiteConfig
+from bipub.diagnostics import Collector
+from bipub.load.front_matter import FrontMatterError, split_front_matter
+from bipub.load.text import TextDecodeError, read_text
+from bipub.load.yaml_strict import YamlDoc, YamlError, load_yaml
+from bipub.model.post import FrontMatter, Kind
+from bipub.model.validate import validation_diagnostics
+
+CONTENT_DIR = "content"
+KINDS: tuple[Kind, ...] = ("posts", "pages")
+
+
+@dataclass(frozen=True)
+class Document:
+    """One post or page in one language, as written."""
+
+    rel: str  # project-relative path
+    lang: str
+    kind: Kind
+    name: str  # path inside content/<lang>/<kind>/ without .md, NFC
+    meta: FrontMatter
+    body: str
+    body_line: int
+    yaml: YamlDoc
+
+    @property
+    def pair_key(self) -> str:
+        """Pairs a document with its translations: front matter `key`, else the relative name."""
+        return self.meta.key or self.name
+
+    def line_of(self, field: str) -> int | None:
+        return self.yaml.line_for((field,))
+
+
+@dataclass(frozen=True)
+class CvFile:
+    rel: str
+    lang: str
+    yaml: YamlDoc
+
+    @property
+    def raw(self) -> dict[str, Any]:
+        data = self.yaml.data
+        return data if isinstance(data, dict) else {}
+
+
+@dataclass(frozen=True)
+class Content:
+    cv: dict[str, CvFile]
+    documents: list[Document]
+
+
+def _rel(root: Path, path: Path) -> str:
+    return unicodedata.normalize("NFC", path.relative_to(root).as_posix())
+
+
+def load_content(root: Path, config: SiteConfig, collector: Collector) -> Content:
+    """Load content/<lang>/{cv.yaml,posts/*.md,pages/*.md} for every configured language."""
+    content_root = root / CONTENT_DIR
+    cv: dict[str, CvFile] = {}
+    documents: list[Document] = []
+    if not content_root.is_dir():
+        collector.error(CONTENT_DIR, None, "content", "no content/ folder")
+        return Content(cv, documents)
+    for entry in sorted(content_root.iterdir(), key=lambda p: p.name):
+        name = unicodedata.normalize("NFC", entry.name)
+        if entry.is_symlink():
+            collector.error(_rel(root, entry), None, "symlink", "symbolic links are not followed")
+        elif entry.is_dir() and name not in config.codes:
+            collector.error(
+                _rel(root, entry),
+                None,
+                "content",
+                f"content folder for language {name!r}, which is not in bipub.yaml languages "
+                f"({', '.join(config.codes)})",
+            )
+    for lang in config.codes:
+        lang_dir = content_root / lang
+        if not lang_dir.is_dir() or lang_dir.is_symlink():
+            continue
+        cv_path = lang_dir / "cv.yaml"
+        if cv_path.is_symlink():
+            collector.error(_rel(root, cv_path), None, "symlink", "symbolic links are not followed")
+        elif cv_path.is_file():
+            loaded = _load_yaml_file(root, cv_path, collector)
+            if loaded is not None:
+                cv[lang] = CvFile(_rel(root, cv_path), lang, loaded)
+        for kind in KINDS:
+            kind_dir = lang_dir / kind
+            if not kind_dir.is_dir():
+                continue
+            for path in sorted(_walk(kind_dir, root, collector)):
+                doc = _load_document(root, path, lang, kind, kind_dir, collector)
+                if doc is not None:
+                    documents.append(doc)
+    documents.sort(key=lambda d: (d.kind, d.name, d.lang))
+    return Content(cv, documents)
+
+
+def _walk(folder: Path, root: Path, collector: Collector) -> list[Path]:
+    found: list[Path] = []
+    for path in sorted(folder.iterdir(), key=lambda p: p.name):
+        if path.is_symlink():
+            collector.error(_rel(root, path), None, "symlink", "symbolic links are not followed")
+        elif path.is_dir():
+            found.extend(_walk(path, root, collector))
+        elif path.suffix == ".md":
+            found.append(path)
+        elif not path.name.startswith("."):
+            collector.warning(_rel(root, path), None, "ignored-file", "not a .md file: ignored")
+    return found
+
+
+def _load_yaml_file(root: Path, path: Path, collector: Collector) -> YamlDoc | None:
+    rel = _rel(root, path)
+    try:
+        return load_yaml(read_text(path, rel), rel)
+    except TextDecodeError as exc:
+        collector.add(exc.diagnostic)
+    except YamlError as exc:
+        collector.extend(exc.diagnostics)
+    return None
+
+
+def _load_document(
+    root: Path, path: Path, lang: str, kind: Kind, kind_dir: Path, collector: Collector
+) -> Document | None:
+    rel = _rel(root, path)
+    name = unicodedata.normalize("NFC", path.relative_to(kind_dir).with_suffix("").as_posix())
+    try:
+        text = read_text(path, rel)
+        split = split_front_matter(text, rel)
+        doc = load_yaml(split.yaml_text, rel, line_offset=split.yaml_line - 1)
+    except (TextDecodeError, FrontMatterError) as exc:
+        collector.add(exc.diagnostic)
+        return None
+    except YamlError as exc:
+        collector.extend(exc.diagnostics)
+        return None
+    data = doc.data if doc.data is not None else {}
+    if not isinstance(data, dict):
+        collector.error(rel, split.yaml_line, "front-matter", "front matter must be a mapping")
+        return None
+    try:
+        meta = FrontMatter.model_validate(data)
+    except ValidationError as exc:
+        collector.extend(validation_diagnostics(exc, doc, rel, model=FrontMatter))
+        return None
+    return Document(rel, lang, kind, name, meta, split.body, split.body_line, doc)

@@ -1,0 +1,86 @@
+"""Field types shared by the content models, and the TEXT/SHARED markers.
+
+Every string field of a content model is declared once as either
+* `Text`   — prose to translate (each language has its own value), or
+* `Shared` — the same in every language (URLs, images, e-mail, refs, icons, figures); a translation
+  file leaves it out and gets the source's value.
+The pairing and parity stages read these markers; nothing else decides what is translatable.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from datetime import date
+from typing import Annotated, Any, ClassVar
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictBool, StrictInt, StrictStr
+
+
+class _Marker:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+TEXT = _Marker("TEXT")
+SHARED = _Marker("SHARED")
+
+Text = Annotated[StrictStr, TEXT]
+Shared = Annotated[StrictStr, SHARED]
+SharedBool = Annotated[StrictBool, SHARED]
+SharedInt = Annotated[StrictInt, SHARED]
+
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def _parse_iso_date(value: Any) -> Any:
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str) and _ISO_DATE.match(value):
+        try:
+            return date.fromisoformat(value)
+        except ValueError:
+            raise ValueError(f"{value} is not a valid date") from None
+    raise ValueError(f"{value!r} is not a date; write it as YYYY-MM-DD")
+
+
+IsoDate = Annotated[date, BeforeValidator(_parse_iso_date)]
+
+
+class Strict(BaseModel):
+    """Base of every content and config model: unknown keys are errors, no type coercion."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class ListItem(Strict):
+    """An item of a list in a data file.
+
+    `identity` names the shared fields (in order of preference) that identify the item across
+    languages when it has no explicit `id`; with none, items pair by position.
+    """
+
+    identity: ClassVar[tuple[str, ...]] = ()
+    id: Annotated[StrictStr | None, SHARED] = None
+
+
+def marker_of(annotation_metadata: list[Any]) -> _Marker | None:
+    for m in annotation_metadata:
+        if m is TEXT or m is SHARED:
+            return m
+    return None
+
+
+_SLUG_BAD = re.compile(r"[^\w\-]+", re.UNICODE)
+_DASHES = re.compile(r"-{2,}")
+
+
+def slugify(value: str) -> str:
+    """Lower-case, NFC, spaces and punctuation to '-'. Korean letters are kept (`KV 캐시` → `kv-캐시`)."""
+    value = unicodedata.normalize("NFC", value).strip().lower()
+    value = "".join(ch for ch in value if unicodedata.category(ch) not in ("Cf", "Cc"))
+    value = _SLUG_BAD.sub("-", value.replace("_", "-"))
+    return _DASHES.sub("-", value).strip("-")

@@ -1,0 +1,124 @@
+"""Map pydantic validation errors back to `file:line: key: message`."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from bipub.diagnostics import Diagnostic
+from bipub.load.yaml_strict import YamlDoc
+
+
+def dotted(loc: tuple[str | int, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + part
+    return out
+
+
+def _known_fields(model: type[BaseModel] | None, loc: tuple[str | int, ...]) -> list[str]:
+    """Field names of the model that holds `loc[-1]` (for 'did you mean' hints)."""
+    current: Any = model
+    for part in loc[:-1]:
+        if isinstance(part, int) or current is None:
+            continue
+        field = getattr(current, "model_fields", {}).get(part)
+        if field is None:
+            return []
+        current = _inner_model(field.annotation)
+    return list(getattr(current, "model_fields", {}).keys()) if current else []
+
+
+def _inner_model(annotation: Any) -> type[BaseModel] | None:
+    from typing import get_args
+
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        found = _inner_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _clean_loc(loc: tuple[Any, ...]) -> tuple[str | int, ...]:
+    # pydantic adds union member names and validator tags to loc; keep only data path parts
+    out: list[str | int] = []
+    for part in loc:
+        if isinstance(part, int) or (
+            isinstance(part, str)
+            and not (
+                part.startswith(("function-", "constrained-"))
+                or part in ("str", "int", "float", "bool", "date", "list", "none")
+                or "[" in part
+            )
+        ):
+            out.append(part)
+    return tuple(out)
+
+
+def validation_diagnostics(
+    exc: ValidationError,
+    doc: YamlDoc,
+    rel: str,
+    *,
+    code: str = "schema",
+    path_prefix: tuple[str | int, ...] = (),
+    model: type[BaseModel] | None = None,
+) -> list[Diagnostic]:
+    """One diagnostic per distinct error location, with the YAML line of the offending key."""
+    seen: dict[tuple[str | int, ...], Diagnostic] = {}
+    model = model or _model_of(exc)
+    for err in exc.errors(include_url=False):
+        loc = _clean_loc(err["loc"])
+        key = dotted(loc) or "(document)"
+        line = doc.line_for((*path_prefix, *loc))
+        kind = err["type"]
+        value = err.get("input")
+        if kind == "extra_forbidden":
+            hint = ""
+            known = _known_fields(model, loc)
+            close = difflib.get_close_matches(str(loc[-1]), known, n=1)
+            if close:
+                hint = f" (did you mean '{close[0]}'?)"
+            message = f"{key}: unknown field{hint}"
+        elif kind == "missing":
+            message = f"{key}: required field is missing"
+        elif kind in ("value_error", "assertion_error"):
+            text = str(err.get("ctx", {}).get("error", err["msg"]))
+            message = f"{key}: {text}"
+        elif kind in ("string_type", "bool_type", "int_type", "float_type"):
+            expected = {
+                "string_type": "text",
+                "bool_type": "true or false",
+                "int_type": "a whole number",
+                "float_type": "a number",
+            }[kind]
+            hint = ""
+            if kind == "string_type" and isinstance(value, int | float | bool):
+                hint = " (quote the value to keep it as text)"
+            if kind == "bool_type" and isinstance(value, str):
+                hint = " (YAML 1.1 words such as yes/no/on/off are not booleans here)"
+            message = f"{key}: expected {expected}, got {value!r}{hint}"
+        elif kind in ("list_type", "model_type", "dict_type", "model_attributes_type"):
+            shape = "a list" if kind == "list_type" else "a mapping"
+            message = f"{key}: expected {shape}, got {type(value).__name__}"
+        else:
+            message = f"{key}: {err['msg']}"
+        existing = seen.get(loc)
+        if existing is None or (kind != "missing" and "union" not in kind):
+            seen[loc] = Diagnostic(rel, line, code, message, key=key)
+    return list(seen.values())
+
+
+def _model_of(exc: ValidationError) -> type[BaseModel] | None:
+    from bipub.config import SiteConfig
+    from bipub.model.cv import CV
+    from bipub.model.post import FrontMatter
+
+    return {"SiteConfig": SiteConfig, "CV": CV, "FrontMatter": FrontMatter}.get(exc.title)
