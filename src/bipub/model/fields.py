@@ -84,3 +84,47 @@ def slugify(value: str) -> str:
     value = "".join(ch for ch in value if unicodedata.category(ch) not in ("Cf", "Cc"))
     value = _SLUG_BAD.sub("-", value.replace("_", "-"))
     return _DASHES.sub("-", value).strip("-")
+
+
+FieldKind = str  # "text" | "shared" | "text_list" | "shared_list" | "model" | "model_list"
+
+
+def classify(annotation: Any) -> tuple[FieldKind, type[BaseModel] | None]:
+    """What a field holds, from its annotation: text, shared value, nested model, or lists of those."""
+    from typing import Annotated as _A
+    from typing import Union, get_args, get_origin
+
+    origin = get_origin(annotation)
+    if origin is _A:
+        args = get_args(annotation)
+        inner_kind, model = classify(args[0])
+        if inner_kind == "shared" and TEXT in annotation.__metadata__:
+            return "text", None
+        return inner_kind, model
+    if origin is list:
+        (item,) = get_args(annotation)
+        kind, model = classify(item)
+        return f"{kind}_list", model
+    if origin is Union or (origin is not None and str(origin) == "<class 'types.UnionType'>"):
+        args = [a for a in get_args(annotation) if a is not type(None)]
+        kinds = [classify(a) for a in args]
+        for kind, model in kinds:
+            if kind != "shared":
+                return kind, model
+        return "shared", None
+    import types
+
+    if isinstance(annotation, types.UnionType):
+        return classify(__import__("typing").Union[annotation.__args__])
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return "model", annotation
+    return "shared", None
+
+
+def field_kind(model: type[BaseModel], name: str) -> tuple[FieldKind, type[BaseModel] | None]:
+    """Like `classify`, for a declared field (pydantic moves top-level Annotated metadata)."""
+    info = model.model_fields[name]
+    kind, inner = classify(info.annotation)
+    if kind == "shared" and TEXT in info.metadata:
+        return "text", None
+    return kind, inner

@@ -1,0 +1,3 @@
+from bipub.cli import main
+
+main()

@@ -1,0 +1,283 @@
+"""Merge a CV translation onto its source.
+
+The source file (e.g. content/en/cv.yaml) holds every field. A translation (content/ko/cv.yaml)
+holds only `Text` fields, plus identity fields of list items so items can be paired. The merge
+yields, for the target language, the full CV in the source's key order, and one `Unit` per text
+field; text the translation lacks falls back to the source and is recorded in `fallbacks`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from bipub.diagnostics import Collector
+from bipub.load.yaml_strict import Path_, YamlDoc
+from bipub.model.cv import CV
+from bipub.model.fields import ListItem, field_kind
+from bipub.pair.units import Unit, nfc
+
+_MISSING: Any = object()
+
+
+@dataclass
+class MergedCv:
+    lang: str
+    source_lang: str
+    data: dict[str, Any]
+    fallbacks: set[Path_] = field(default_factory=set)
+    units: list[Unit] = field(default_factory=list)
+
+
+@dataclass
+class _Ctx:
+    source_lang: str
+    target_lang: str
+    src_rel: str
+    src_doc: YamlDoc
+    tr_rel: str | None
+    tr_doc: YamlDoc | None
+    collector: Collector
+    fallbacks: set[Path_]
+    units: list[Unit]
+
+    def src_line(self, path: Path_) -> int | None:
+        return self.src_doc.line_for(path)
+
+    def tr_line(self, path: Path_) -> int | None:
+        return self.tr_doc.line_for(path) if self.tr_doc else None
+
+
+def merge_cv(
+    source_lang: str,
+    src_rel: str,
+    src_doc: YamlDoc,
+    target_lang: str,
+    tr_rel: str | None,
+    tr_doc: YamlDoc | None,
+    collector: Collector,
+) -> MergedCv:
+    src = src_doc.data if isinstance(src_doc.data, dict) else {}
+    tr = tr_doc.data if tr_doc is not None else None
+    if tr is not None and not isinstance(tr, dict):
+        collector.error(tr_rel, 1, "schema", "cv.yaml must be a mapping")
+        tr = None
+    ctx = _Ctx(source_lang, target_lang, src_rel, src_doc, tr_rel, tr_doc, collector, set(), [])
+    data = _merge_obj(CV, src, tr, (), (), "cv:", ctx)
+    return MergedCv(target_lang, source_lang, data, ctx.fallbacks, ctx.units)
+
+
+def _join(prefix: str, name: str) -> str:
+    return prefix + name if prefix.endswith(":") else f"{prefix}.{name}"
+
+
+def _merge_obj(
+    model: type[BaseModel],
+    src: dict[str, Any],
+    tr: dict[str, Any] | None,
+    spath: Path_,
+    tpath: Path_ | None,
+    key: str,
+    ctx: _Ctx,
+) -> dict[str, Any]:
+    tr = tr if isinstance(tr, dict) else None
+    if tr is not None and tpath is not None:
+        for k in tr:
+            if k not in model.model_fields:
+                ctx.collector.error(
+                    ctx.tr_rel,
+                    ctx.tr_line((*tpath, k)),
+                    "schema",
+                    f"{_join(key, k)}: unknown field",
+                    key=_join(key, k),
+                )
+            elif k not in src and field_kind(model, k)[0] in ("text", "text_list"):
+                ctx.collector.warning(
+                    ctx.tr_rel,
+                    ctx.tr_line((*tpath, k)),
+                    "orphan",
+                    f"{_join(key, k)}: the translation has this field but the source "
+                    f"({ctx.src_rel}) does not; it is ignored",
+                    key=_join(key, k),
+                )
+    out: dict[str, Any] = {}
+    for k, sv in src.items():
+        if k not in model.model_fields:
+            out[k] = sv  # reported when the merged data is validated
+            continue
+        kind, inner = field_kind(model, k)
+        tv = tr.get(k, _MISSING) if tr is not None else _MISSING
+        sp, tp = (*spath, k), ((*tpath, k) if tpath is not None else None)
+        ukey = _join(key, k)
+        if kind == "text":
+            out[k] = _text(sv, tv, sp, tp, ukey, ctx)
+        elif kind == "text_list":
+            out[k] = _text_list(sv, tv, sp, tp, ukey, ctx)
+        elif kind == "model" and inner is not None and isinstance(sv, dict):
+            out[k] = _merge_obj(inner, sv, tv if isinstance(tv, dict) else None, sp, tp, ukey, ctx)
+            _check_shape(tv, dict, tp, ukey, ctx)
+        elif kind == "model_list" and inner is not None and isinstance(sv, list):
+            out[k] = _merge_list(inner, sv, tv, sp, tp, ukey, ctx)
+        else:
+            out[k] = sv
+            if tv is not _MISSING and tv != sv:
+                ctx.collector.warning(
+                    ctx.tr_rel,
+                    ctx.tr_line(tp) if tp else None,
+                    "shared-differs",
+                    f"{ukey}: shared field is {tv!r} here but {sv!r} in {ctx.src_rel}; "
+                    "the source value is used (shared fields belong in the source only)",
+                    key=ukey,
+                )
+    return out
+
+
+def _check_shape(tv: Any, shape: type, tp: Path_ | None, ukey: str, ctx: _Ctx) -> None:
+    if tv is not _MISSING and tv is not None and not isinstance(tv, shape):
+        ctx.collector.error(
+            ctx.tr_rel,
+            ctx.tr_line(tp) if tp else None,
+            "schema",
+            f"{ukey}: expected {'a list' if shape is list else 'a mapping'}, got {type(tv).__name__}",
+            key=ukey,
+        )
+
+
+def _text(sv: Any, tv: Any, sp: Path_, tp: Path_ | None, ukey: str, ctx: _Ctx) -> Any:
+    if not isinstance(sv, str):
+        return sv  # wrong type: reported by model validation of the source
+    translation: str | None = None
+    if tv is not _MISSING and tv is not None:
+        if isinstance(tv, str):
+            translation = tv
+        else:
+            ctx.collector.error(
+                ctx.tr_rel,
+                ctx.tr_line(tp) if tp else None,
+                "schema",
+                f"{ukey}: expected text, got {tv!r} (quote the value to keep it as text)",
+                key=ukey,
+            )
+    ctx.units.append(
+        Unit(
+            nfc(ukey),
+            ctx.source_lang,
+            ctx.target_lang,
+            sv,
+            ctx.src_rel,
+            ctx.src_line(sp),
+            translation,
+            ctx.tr_rel if translation is not None else None,
+            ctx.tr_line(tp) if translation is not None and tp else None,
+        )
+    )
+    if translation is None:
+        ctx.fallbacks.add(sp)
+        return sv
+    return translation
+
+
+def _text_list(sv: Any, tv: Any, sp: Path_, tp: Path_ | None, ukey: str, ctx: _Ctx) -> Any:
+    if not isinstance(sv, list):
+        return sv
+    _check_shape(tv, list, tp, ukey, ctx)
+    tl = tv if isinstance(tv, list) else []
+    if tl and len(tl) != len(sv):
+        ctx.collector.warning(
+            ctx.tr_rel,
+            ctx.tr_line(tp) if tp else None,
+            "list-length",
+            f"{ukey}: {len(tl)} items here, {len(sv)} in {ctx.src_rel}; items pair by position",
+            key=ukey,
+        )
+    return [
+        _text(
+            s,
+            tl[i] if i < len(tl) else _MISSING,
+            (*sp, i),
+            (*tp, i) if tp is not None else None,
+            f"{ukey}[{i}]",
+            ctx,
+        )
+        for i, s in enumerate(sv)
+    ]
+
+
+def _identity(model: type[BaseModel], item: dict[str, Any]) -> tuple[str, Any] | None:
+    if item.get("id") is not None:
+        return ("id", item["id"])
+    if issubclass(model, ListItem):
+        for name in model.identity:
+            if item.get(name) is not None:
+                return (name, item[name])
+    return None
+
+
+def _merge_list(
+    model: type[BaseModel],
+    src: list[Any],
+    tv: Any,
+    sp: Path_,
+    tp: Path_ | None,
+    ukey: str,
+    ctx: _Ctx,
+) -> list[Any]:
+    _check_shape(tv, list, tp, ukey, ctx)
+    tr_items: list[Any] = tv if isinstance(tv, list) else []
+    used: set[int] = set()
+    out: list[Any] = []
+    by_identity: dict[tuple[str, Any], int] = {}
+    for j, t in enumerate(tr_items):
+        if isinstance(t, dict):
+            ident = _identity(model, t)
+            if ident is not None:
+                by_identity[ident] = j
+    positional = not by_identity
+    for i, s in enumerate(src):
+        if not isinstance(s, dict):
+            out.append(s)
+            continue
+        ident = _identity(model, s)
+        j: int | None = None
+        if ident is not None and not positional:
+            j = by_identity.get(ident)
+        elif ident is None or positional:
+            j = i if i < len(tr_items) else None
+            if j is not None and ident is not None and tr_items:
+                ctx.collector.warning(
+                    ctx.tr_rel,
+                    ctx.tr_line((*tp, j)) if tp is not None else None,
+                    "pairing",
+                    f"{ukey}[{i}]: paired by position; add '{ident[0]}' to the translated "
+                    "item so that reordering the source cannot mismatch it",
+                    key=f"{ukey}[{i}]",
+                )
+        item_key = f"{ukey}[{ident[0]}={ident[1]}]" if ident is not None else f"{ukey}[{i}]"
+        t = tr_items[j] if j is not None else None
+        if j is not None:
+            used.add(j)
+        out.append(
+            _merge_obj(
+                model,
+                s,
+                t if isinstance(t, dict) else None,
+                (*sp, i),
+                (*tp, j) if tp is not None and j is not None else None,
+                item_key,
+                ctx,
+            )
+        )
+    for j, t in enumerate(tr_items):
+        if j not in used:
+            ident = _identity(model, t) if isinstance(t, dict) else None
+            label = f"[{ident[0]}={ident[1]}]" if ident else f"[{j}]"
+            ctx.collector.warning(
+                ctx.tr_rel,
+                ctx.tr_line((*tp, j)) if tp is not None else None,
+                "orphan",
+                f"{ukey}{label}: no matching item in {ctx.src_rel}; it is ignored",
+                key=f"{ukey}{label}",
+            )
+    return out

@@ -1,0 +1,471 @@
+"""Pair documents across languages and decide what each language shows.
+
+Input: the loaded `Content` and status files. Output: a `Site` — complete, immutable values that
+the renderers read. Nothing here formats or writes.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Literal
+
+from pydantic import ValidationError
+
+from bipub.config import SiteConfig
+from bipub.diagnostics import Collector
+from bipub.load.content import Content, Document
+from bipub.model.cv import CV
+from bipub.model.fields import slugify
+from bipub.model.post import Kind
+from bipub.model.validate import validation_diagnostics
+from bipub.pair.cv_merge import MergedCv, merge_cv
+from bipub.pair.status import StatusFile, load_status
+from bipub.pair.units import Unit, split_sections, text_hash
+
+State = Literal["source", "translated", "draft", "stale", "missing"]
+RESERVED_PAGE_SLUGS = {"blog", "tags", "series", "api", "pdf", "assets", "static", "index"}
+
+
+@dataclass(frozen=True)
+class Version:
+    """What the page of one entry shows in one language."""
+
+    lang: str  # the page's language (its URL)
+    doc: Document  # the document shown: the translation, or the source when missing
+    state: State
+    stale_keys: tuple[str, ...] = ()
+    draft_keys: tuple[str, ...] = ()
+
+    @property
+    def content_lang(self) -> str:
+        return self.doc.lang
+
+    @property
+    def is_fallback(self) -> bool:
+        return self.doc.lang != self.lang
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A post or page across languages."""
+
+    kind: Kind
+    key: str
+    slug: str
+    source_lang: str
+    docs: dict[str, Document]
+    versions: dict[str, Version]
+    date: date | None
+    updated: date | None
+    series_order: int | None
+
+    @property
+    def source(self) -> Document:
+        return self.docs[self.source_lang]
+
+
+@dataclass(frozen=True)
+class Tag:
+    slug: str
+    name: str  # most used spelling
+    spellings: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Series:
+    lang: str
+    slug: str
+    name: str
+    entries: tuple[Entry, ...]  # in series order
+
+
+@dataclass
+class Site:
+    config: SiteConfig
+    cv: dict[str, MergedCv]  # per language
+    entries: list[Entry]
+    units: list[Unit]
+    status: dict[str, StatusFile]
+    tags: dict[str, dict[str, Tag]] = field(default_factory=dict)  # lang → slug → Tag
+    series: dict[str, dict[str, Series]] = field(default_factory=dict)  # lang → slug → Series
+
+    def posts(self, lang: str) -> list[Entry]:
+        """Posts shown in a language, newest first (drafts excluded)."""
+        out = [
+            e
+            for e in self.entries
+            if e.kind == "posts" and lang in e.versions and not e.versions[lang].doc.meta.draft
+        ]
+        return sorted(out, key=lambda e: (e.date or date.min, e.key), reverse=True)
+
+    def pages(self, lang: str) -> list[Entry]:
+        return [e for e in self.entries if e.kind == "pages" and lang in e.versions]
+
+
+def pair_site(root: Path, config: SiteConfig, content: Content, collector: Collector) -> Site:
+    status = {lang: load_status(root, lang, collector) for lang in config.codes}
+    cv = _pair_cv(config, content, collector)
+    units: list[Unit] = [u for merged in cv.values() for u in merged.units]
+    entries = _pair_documents(config, content, status, collector, units)
+    site = Site(config, cv, entries, units, status)
+    site.tags = _collect_tags(site, collector)
+    site.series = _collect_series(site, collector)
+    return site
+
+
+def _pair_cv(config: SiteConfig, content: Content, collector: Collector) -> dict[str, MergedCv]:
+    src_lang = config.source_languages.cv
+    src = content.cv.get(src_lang)
+    if src is None:
+        for lang, other in content.cv.items():
+            collector.error(
+                other.rel,
+                None,
+                "missing-source",
+                f"content/{src_lang}/cv.yaml (the CV's source language, source_languages.cv) "
+                f"is missing, so this {lang} translation has no source",
+            )
+        return {}
+    try:
+        CV.model_validate(src.raw)
+    except ValidationError as exc:
+        collector.extend(validation_diagnostics(exc, src.yaml, src.rel, model=CV))
+        return {}
+    out: dict[str, MergedCv] = {}
+    for lang in config.codes:
+        tr = content.cv.get(lang) if lang != src_lang else None
+        if lang == src_lang:
+            out[lang] = MergedCv(lang, src_lang, src.raw)
+            continue
+        merged = merge_cv(
+            src_lang,
+            src.rel,
+            src.yaml,
+            lang,
+            tr.rel if tr else None,
+            tr.yaml if tr else None,
+            collector,
+        )
+        try:
+            CV.model_validate(merged.data)
+        except ValidationError as exc:
+            collector.extend(
+                validation_diagnostics(exc, tr.yaml if tr else src.yaml, tr.rel if tr else src.rel)
+            )
+            continue
+        out[lang] = merged
+    return out
+
+
+def _doc_units(
+    entry_key: str, kind: str, src: Document, tr: Document | None, target: str
+) -> list[Unit]:
+    base = f"{kind}/{entry_key}"
+    units: list[Unit] = []
+
+    def add(key: str, s: str | None, sl: int | None, t: str | None, tl: int | None) -> None:
+        if s is None:
+            return
+        units.append(
+            Unit(
+                key,
+                src.lang,
+                target,
+                s,
+                src.rel,
+                sl,
+                t,
+                tr.rel if tr is not None and t is not None else None,
+                tl if t is not None else None,
+            )
+        )
+
+    add(
+        f"{base}:title",
+        src.meta.title,
+        src.line_of("title"),
+        tr.meta.title if tr else None,
+        tr.line_of("title") if tr else None,
+    )
+    add(
+        f"{base}:description",
+        src.meta.description,
+        src.line_of("description"),
+        tr.meta.description if tr else None,
+        tr.line_of("description") if tr else None,
+    )
+    if src.meta.series:
+        add(
+            f"{base}:series",
+            src.meta.series,
+            src.line_of("series"),
+            tr.meta.series if tr else None,
+            tr.line_of("series") if tr else None,
+        )
+    s_secs = split_sections(src.body, src.body_line)
+    t_secs = split_sections(tr.body, tr.body_line) if tr else []
+    for sec in s_secs:
+        t = t_secs[sec.index] if sec.index < len(t_secs) else None
+        add(
+            f"{base}:body#{sec.index}",
+            sec.text,
+            sec.line,
+            t.text if t else None,
+            t.line if t else None,
+        )
+    return units
+
+
+def _pair_documents(
+    config: SiteConfig,
+    content: Content,
+    status: dict[str, StatusFile],
+    collector: Collector,
+    units: list[Unit],
+) -> list[Entry]:
+    groups: dict[tuple[Kind, str], dict[str, Document]] = defaultdict(dict)
+    for doc in content.documents:
+        group = groups[(doc.kind, doc.pair_key)]
+        if doc.lang in group:
+            other = group[doc.lang]
+            collector.error(
+                doc.rel,
+                doc.line_of("key"),
+                "duplicate",
+                f"{doc.rel} and {other.rel} are both the {doc.lang} version of "
+                f"{doc.kind}/{doc.pair_key}",
+            )
+            continue
+        group[doc.lang] = doc
+
+    entries: list[Entry] = []
+    urls: dict[tuple[str, str, str], Document] = {}
+    for (kind, key), docs in sorted(groups.items()):
+        declared = {d.meta.source_lang for d in docs.values() if d.meta.source_lang}
+        default = getattr(config.source_languages, kind)
+        if len(declared) > 1:
+            first = next(iter(docs.values()))
+            collector.error(
+                first.rel,
+                first.line_of("source_lang"),
+                "source-lang",
+                f"{kind}/{key}: versions disagree on source_lang ({', '.join(sorted(declared))})",
+            )
+            continue
+        source_lang = declared.pop() if declared else default
+        if source_lang not in config.codes:
+            first = next(iter(docs.values()))
+            collector.error(
+                first.rel,
+                first.line_of("source_lang"),
+                "source-lang",
+                f"source_lang: {source_lang!r} is not one of the languages in bipub.yaml",
+            )
+            continue
+        if source_lang not in docs:
+            only = sorted(docs)
+            if len(only) == 1:
+                doc = docs[only[0]]
+                collector.warning(
+                    doc.rel,
+                    1,
+                    "source-lang",
+                    f"{kind}/{key} exists only in {only[0]}, but the default source language "
+                    f"of {kind} is {source_lang}; treating {only[0]} as its source "
+                    f"(add 'source_lang: {only[0]}' to say so)",
+                )
+                source_lang = only[0]
+            else:
+                doc = docs[only[0]]
+                collector.error(
+                    doc.rel,
+                    1,
+                    "missing-source",
+                    f"{kind}/{key}: no {source_lang} source, only translations "
+                    f"({', '.join(only)}); add source_lang to name the source",
+                )
+                continue
+        src = docs[source_lang]
+        if src.meta.date is None and kind == "posts":
+            collector.error(src.rel, 2, "schema", "date: required field is missing")
+            continue
+        for lang, doc in docs.items():
+            if lang == source_lang:
+                continue
+            for fname in ("date", "updated", "slug", "series_order", "draft", "pdf"):
+                tv, sv = getattr(doc.meta, fname), getattr(src.meta, fname)
+                if fname in doc.meta.model_fields_set and tv != sv:
+                    collector.warning(
+                        doc.rel,
+                        doc.line_of(fname),
+                        "shared-differs",
+                        f"{fname}: {tv!s} here but {sv!s} in {src.rel}; "
+                        "shared fields come from the source",
+                        key=fname,
+                    )
+        slug = src.meta.slug or key.rsplit("/", 1)[-1]
+        slug_ok = True
+        try:
+            from bipub.model.post import check_slug
+
+            check_slug(slug)
+        except ValueError as exc:
+            collector.error(src.rel, src.line_of("slug") or 1, "slug", f"slug: {exc}")
+            slug_ok = False
+        if not slug_ok:
+            continue
+        if kind == "pages" and slug in RESERVED_PAGE_SLUGS:
+            collector.error(
+                src.rel,
+                src.line_of("slug") or 1,
+                "slug",
+                f"page slug {slug!r} is reserved for the site's own pages "
+                f"({', '.join(sorted(RESERVED_PAGE_SLUGS))})",
+            )
+            continue
+        versions: dict[str, Version] = {}
+        for lang in config.codes:
+            tr = docs.get(lang)
+            url_key = (lang, kind, slug.casefold())
+            if lang == source_lang:
+                versions[lang] = Version(lang, src, "source")
+            else:
+                doc_units = _doc_units(key, kind, src, tr, lang)
+                units.extend(doc_units)
+                version = _resolve_version(config, lang, src, tr, doc_units, status[lang])
+                if version is None:
+                    continue
+                versions[lang] = version
+            clash = urls.get(url_key)
+            shown = versions[lang].doc
+            if clash is not None:
+                collector.error(
+                    shown.rel,
+                    shown.line_of("slug") or 1,
+                    "url-clash",
+                    f"{shown.rel} and {clash.rel} both map to the {lang} URL of "
+                    f"{kind} '{slug}'; give one of them another slug",
+                )
+            else:
+                urls[url_key] = shown
+        entries.append(
+            Entry(
+                kind,
+                key,
+                slug,
+                source_lang,
+                dict(docs),
+                versions,
+                src.meta.date,
+                src.meta.updated,
+                src.meta.series_order,
+            )
+        )
+    return entries
+
+
+def _resolve_version(
+    config: SiteConfig,
+    lang: str,
+    src: Document,
+    tr: Document | None,
+    doc_units: list[Unit],
+    status: StatusFile,
+) -> Version | None:
+    if tr is None:
+        if config.outputs.untranslated == "omit":
+            return None
+        return Version(lang, src, "missing")
+    draft_keys: list[str] = []
+    stale_keys: list[str] = []
+    for unit in doc_units:
+        rec = status.records.get(unit.key)
+        if rec is None or unit.translation is None:
+            continue
+        if rec.state == "draft":
+            draft_keys.append(unit.key)
+        if rec.source_hash != text_hash(unit.source):
+            stale_keys.append(unit.key)
+    if draft_keys:
+        if not config.outputs.publish_drafts:
+            return Version(lang, src, "missing", draft_keys=tuple(draft_keys))
+        return Version(lang, tr, "draft", tuple(stale_keys), tuple(draft_keys))
+    if stale_keys:
+        return Version(lang, tr, "stale", tuple(stale_keys))
+    return Version(lang, tr, "translated")
+
+
+def _collect_tags(site: Site, collector: Collector) -> dict[str, dict[str, Tag]]:
+    out: dict[str, dict[str, Tag]] = {}
+    for lang in site.config.codes:
+        spellings: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        where: dict[str, list[str]] = defaultdict(list)
+        for entry in site.posts(lang):
+            doc = entry.versions[lang].doc
+            tags = _tags_of(entry, lang)
+            for tag in tags:
+                slug = slugify(tag)
+                if not slug:
+                    collector.error(doc.rel, doc.line_of("tags"), "tag", f"tags: {tag!r} is empty")
+                    continue
+                spellings[slug][tag] += 1
+                where[slug].append(doc.rel)
+        tags_out: dict[str, Tag] = {}
+        for slug, counts in sorted(spellings.items()):
+            ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+            if len(ranked) > 1:
+                collector.warning(
+                    None,
+                    None,
+                    "tag-spellings",
+                    f"[{lang}] tag spellings {', '.join(repr(s) for s, _ in ranked)} all "
+                    f"become '{slug}'; the page shows {ranked[0][0]!r}",
+                )
+            tags_out[slug] = Tag(slug, ranked[0][0], tuple(s for s, _ in ranked))
+        out[lang] = tags_out
+    return out
+
+
+def _tags_of(entry: Entry, lang: str) -> list[str]:
+    own = entry.docs.get(lang)
+    if own is not None and "tags" in own.meta.model_fields_set:
+        return list(own.meta.tags)
+    return list(entry.source.meta.tags)
+
+
+def _collect_series(site: Site, collector: Collector) -> dict[str, dict[str, Series]]:
+    import re
+
+    out: dict[str, dict[str, Series]] = {}
+    prefix = re.compile(r"^\s*\[([^\]]+)\]")
+    for lang in site.config.codes:
+        groups: dict[str, list[Entry]] = defaultdict(list)
+        names: dict[str, str] = {}
+        for entry in site.posts(lang):
+            doc = entry.versions[lang].doc
+            if doc.meta.series:
+                slug = slugify(doc.meta.series)
+                groups[slug].append(entry)
+                names.setdefault(slug, doc.meta.series)
+        series_out: dict[str, Series] = {}
+        for slug, members in sorted(groups.items()):
+            members.sort(key=lambda e: (e.series_order or 0, e.date or date.min, e.key))
+            prefixes = {}
+            for e in members:
+                m = prefix.match(e.versions[lang].doc.meta.title)
+                if m:
+                    prefixes.setdefault(m.group(1), e.versions[lang].doc.rel)
+            if len({p.casefold() for p in prefixes}) == 1 and len(prefixes) > 1:
+                collector.warning(
+                    None,
+                    None,
+                    "series-prefix",
+                    f"[{lang}] series '{names[slug]}': title prefixes differ in spelling: "
+                    + ", ".join(f"[{p}] in {rel}" for p, rel in sorted(prefixes.items())),
+                )
+            series_out[slug] = Series(lang, slug, names[slug], tuple(members))
+        out[lang] = series_out
+    return out

@@ -1,0 +1,1 @@
+"""Stage 4 — render: turn the paired site into bytes for each output (HTML, JSON, feeds, llms.txt)."""

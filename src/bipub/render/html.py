@@ -1,0 +1,416 @@
+"""HTML pages: plan every page of every language, then render the requested languages.
+
+Planning is cheap and covers all languages, so each page knows its counterparts (hreflang,
+language switcher) even when only one language is rendered.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from bipub.diagnostics import Collector
+from bipub.model.cv import CV
+from bipub.pair.site import Entry, Site
+from bipub.render import urls
+from bipub.render.locale_format import reading_minutes
+from bipub.render.markdown import RenderedMarkdown
+from bipub.render.templates import template_error
+from bipub.render.views import (
+    Alternate,
+    LangLink,
+    PageMeta,
+    Pagination,
+    PostCard,
+    PostView,
+    SeriesNav,
+    TagLink,
+    View,
+    cv_view,
+)
+from bipub.write.output import OutputTree
+
+Route = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    route: Route
+    lang: str
+    path: str
+    template: str
+    title: str
+    description: str
+    context: Callable[[], dict[str, Any]]
+    og_type: str = "website"
+    content_lang: str = ""
+    canonical_path: str | None = None  # another page is canonical (fallback content)
+    noindex: bool = False
+
+
+@dataclass
+class Plan:
+    pages: dict[str, list[PageSpec]] = field(default_factory=dict)  # lang → pages
+    routes: dict[Route, dict[str, PageSpec]] = field(default_factory=dict)  # route → lang → page
+
+    def add(self, spec: PageSpec) -> None:
+        self.pages.setdefault(spec.lang, []).append(spec)
+        self.routes.setdefault(spec.route, {})[spec.lang] = spec
+
+
+class HtmlRenderer:
+    def __init__(
+        self,
+        site: Site,
+        rendered: Callable[[str, str], RenderedMarkdown],
+        url: urls.UrlBuilder,
+        extra_context: Callable[[str], dict[str, Any]] | None = None,
+    ) -> None:
+        self.site = site
+        self.config = site.config
+        self.rendered = rendered  # (document rel, body) → RenderedMarkdown
+        self.url = url
+        self.extra_context = extra_context or (lambda lang: {})
+
+    # ------------------------------------------------------------------ planning
+    def plan(self) -> Plan:
+        plan = Plan()
+        for lang in self.config.codes:
+            self._plan_lang(plan, lang)
+        return plan
+
+    def _plan_lang(self, plan: Plan, lang: str) -> None:
+        site, cfg = self.site, self.config
+        language = cfg.language(lang)
+        posts = site.posts(lang)
+        plan.add(
+            PageSpec(
+                ("home",),
+                lang,
+                urls.home(lang),
+                "home.html",
+                language.title,
+                language.description,
+                lambda: self._home_context(lang, posts),
+                og_type="profile",
+            )
+        )
+        per_page = cfg.posts_per_page
+        pages = max(1, math.ceil(len(posts) / per_page))
+        for n in range(1, pages + 1):
+            chunk = posts[(n - 1) * per_page : n * per_page]
+            plan.add(
+                PageSpec(
+                    ("blog", str(n)),
+                    lang,
+                    urls.blog(lang, n),
+                    "blog.html",
+                    language.title,
+                    language.description,
+                    lambda chunk=chunk, n=n: {
+                        "posts": [self._card(e, lang) for e in chunk],
+                        "pagination": self._pagination(lang, n, pages),
+                    },
+                    noindex=n > 1,
+                )
+            )
+        for entry in posts:
+            self._plan_entry(plan, lang, entry)
+        for entry in site.pages(lang):
+            self._plan_entry(plan, lang, entry)
+        tags = site.tags.get(lang, {})
+        plan.add(
+            PageSpec(
+                ("tags",),
+                lang,
+                urls.tags(lang),
+                "tags.html",
+                language.title,
+                language.description,
+                lambda: {"tags": self._tag_cloud(lang)},
+            )
+        )
+        for slug, tag in tags.items():
+            members = [e for e in posts if slug in self._tag_slugs(e, lang)]
+            plan.add(
+                PageSpec(
+                    ("tag", slug),
+                    lang,
+                    urls.tag(lang, slug),
+                    "tag.html",
+                    f"#{tag.name}",
+                    language.description,
+                    lambda tag=tag, members=members: {
+                        "tag": tag,
+                        "posts": [self._card(e, lang) for e in members],
+                    },
+                )
+            )
+        for series in site.series.get(lang, {}).values():
+            plan.add(
+                PageSpec(
+                    ("series", series.entries[0].key),
+                    lang,
+                    urls.series(lang, series.slug),
+                    "series.html",
+                    series.name,
+                    language.description,
+                    lambda series=series: {
+                        "series": series,
+                        "posts": [self._card(e, lang) for e in series.entries],
+                    },
+                )
+            )
+
+    def _plan_entry(self, plan: Plan, lang: str, entry: Entry) -> None:
+        version = entry.versions[lang]
+        doc = version.doc
+        path = urls.post(lang, entry.slug) if entry.kind == "posts" else urls.page(lang, entry.slug)
+        canonical = None
+        if version.is_fallback:
+            src = entry.source_lang
+            canonical = (
+                urls.post(src, entry.slug) if entry.kind == "posts" else urls.page(src, entry.slug)
+            )
+        plan.add(
+            PageSpec(
+                ("post" if entry.kind == "posts" else "page", entry.key),
+                lang,
+                path,
+                "post.html" if entry.kind == "posts" else "page.html",
+                doc.meta.title,
+                doc.meta.description or "",
+                lambda: {"post": self._post_view(entry, lang)},
+                og_type="article" if entry.kind == "posts" else "website",
+                content_lang=doc.lang,
+                canonical_path=canonical,
+            )
+        )
+
+    # ------------------------------------------------------------------ view pieces
+    def _tag_slugs(self, entry: Entry, lang: str) -> set[str]:
+        from bipub.model.fields import slugify
+        from bipub.pair.site import _tags_of
+
+        return {slugify(t) for t in _tags_of(entry, lang)}
+
+    def _tag_cloud(self, lang: str) -> list[tuple[TagLink, int]]:
+        posts = self.site.posts(lang)
+        out = []
+        for slug, tag in self.site.tags.get(lang, {}).items():
+            count = sum(1 for e in posts if slug in self._tag_slugs(e, lang))
+            out.append((TagLink(tag.name, slug, self.url.href(urls.tag(lang, slug))), count))
+        return sorted(out, key=lambda tc: (-tc[1], tc[0].slug))
+
+    def _card(self, entry: Entry, lang: str) -> PostCard:
+        version = entry.versions[lang]
+        doc = version.doc
+        tags = self.site.tags.get(lang, {})
+        from bipub.model.fields import slugify
+        from bipub.pair.site import _tags_of
+
+        tag_links = []
+        for t in _tags_of(entry, lang):
+            slug = slugify(t)
+            if slug in tags:
+                tag_links.append(
+                    TagLink(tags[slug].name, slug, self.url.href(urls.tag(lang, slug)))
+                )
+        series_name = doc.meta.series or None
+        series_href = None
+        if series_name:
+            from bipub.model.fields import slugify as _s
+
+            series_href = self.url.href(urls.series(lang, _s(series_name)))
+        rendered = self.rendered(doc.rel, doc.body)
+        href = self.url.href(
+            urls.post(lang, entry.slug) if entry.kind == "posts" else urls.page(lang, entry.slug)
+        )
+        return PostCard(
+            entry.key,
+            doc.meta.title,
+            doc.meta.description or "",
+            href,
+            entry.date,
+            entry.updated,
+            tuple(tag_links),
+            series_name,
+            series_href,
+            version.state,
+            doc.lang,
+            reading_minutes(rendered.text, doc.lang),
+        )
+
+    def _post_view(self, entry: Entry, lang: str) -> PostView:
+        version = entry.versions[lang]
+        doc = version.doc
+        rendered = self.rendered(doc.rel, doc.body)
+        nav = None
+        if entry.kind == "posts" and doc.meta.series:
+            from bipub.model.fields import slugify
+
+            series = self.site.series.get(lang, {}).get(slugify(doc.meta.series))
+            if series is not None:
+                parts = []
+                idx = 0
+                for i, member in enumerate(series.entries):
+                    href = self.url.href(urls.post(lang, member.slug))
+                    parts.append(
+                        (i + 1, member.versions[lang].doc.meta.title, href, member is entry)
+                    )
+                    if member is entry:
+                        idx = i
+                prev = parts[idx - 1][1:3] if idx > 0 else None
+                nxt = parts[idx + 1][1:3] if idx + 1 < len(parts) else None
+                nav = SeriesNav(
+                    series.name,
+                    self.url.href(urls.series(lang, series.slug)),
+                    tuple(parts),
+                    prev,
+                    nxt,
+                )
+        source_href = None
+        if version.state != "source":
+            src = entry.source_lang
+            source_href = self.url.href(
+                urls.post(src, entry.slug) if entry.kind == "posts" else urls.page(src, entry.slug)
+            )
+        return PostView(
+            self._card(entry, lang),
+            Markup(rendered.html),  # noqa: S704 - markdown-it output, raw HTML off by default
+            rendered.headings,
+            nav,
+            source_href,
+            entry.source_lang,
+        )
+
+    def _pagination(self, lang: str, n: int, pages: int) -> Pagination:
+        return Pagination(
+            n,
+            pages,
+            self.url.href(urls.blog(lang, n - 1)) if n > 1 else None,
+            self.url.href(urls.blog(lang, n + 1)) if n < pages else None,
+            tuple(self.url.href(urls.blog(lang, i)) for i in range(1, pages + 1)),
+        )
+
+    def _home_context(self, lang: str, posts: list[Entry]) -> dict[str, Any]:
+        merged = self.site.cv.get(lang)
+        cv = None
+        untranslated = 0
+        if merged is not None:
+            cv = cv_view(CV, merged.data, merged.fallbacks, merged.source_lang)
+            untranslated = len(merged.fallbacks)
+        latest = posts[: self.config.outputs.latest_posts]
+        return {
+            "cv": cv,
+            "cv_untranslated": untranslated,
+            "cv_source_lang": merged.source_lang if merged else None,
+            "posts": [self._card(e, lang) for e in latest],
+        }
+
+    # ------------------------------------------------------------------ rendering
+    def page_meta(self, plan: Plan, spec: PageSpec) -> PageMeta:
+        siblings = plan.routes.get(spec.route, {})
+        alternates = []
+        for code in self.config.codes:
+            other = siblings.get(code)
+            if other is not None and other.canonical_path is None:
+                alternates.append(Alternate(code, self.url.absolute(other.path)))
+        default = siblings.get(self.config.default_language)
+        if alternates and default is not None and default.canonical_path is None:
+            alternates.append(Alternate("x-default", self.url.absolute(default.path)))
+        switcher = []
+        for language in self.config.languages:
+            other = siblings.get(language.code)
+            switcher.append(
+                LangLink(
+                    language.code,
+                    language.name,
+                    self.url.href(other.path if other else urls.home(language.code)),
+                    other is not None,
+                    language.code == spec.lang,
+                )
+            )
+        canonical = self.url.absolute(spec.canonical_path or spec.path)
+        return PageMeta(
+            spec.lang,
+            spec.title,
+            spec.description,
+            spec.path,
+            self.url.href(spec.path),
+            canonical,
+            tuple(alternates) if spec.canonical_path is None else (),
+            tuple(switcher),
+            spec.og_type,
+            spec.content_lang or spec.lang,
+            spec.noindex,
+        )
+
+    def site_context(self, lang: str) -> View:
+        cfg = self.config
+        language = cfg.language(lang)
+        return View(
+            title=language.title,
+            description=language.description,
+            lang=lang,
+            lang_name=language.name,
+            languages=[View(code=x.code, name=x.name) for x in cfg.languages],
+            author=cfg.author,
+            base_url=cfg.site_url,
+            home_href=self.url.href(urls.home(lang)),
+            blog_href=self.url.href(urls.blog(lang)),
+            tags_href=self.url.href(urls.tags(lang)),
+            feed_href=self.url.href(urls.feed(lang)),
+            feed_url=self.url.absolute(urls.feed(lang)),
+            llms_href=self.url.href(urls.llms(lang)),
+            api_href=self.url.href(urls.api(lang, "cv")),
+            css_href=self.url.href("/assets/site.css"),
+            root_href=self.url.href("/"),
+            nav_pages=[
+                View(
+                    title=e.versions[lang].doc.meta.title,
+                    href=self.url.href(urls.page(lang, e.slug)),
+                )
+                for e in self.site.pages(lang)
+            ],
+            names=[lang_code for lang_code in cfg.codes],
+        )
+
+    def render(
+        self,
+        plan: Plan,
+        envs: dict[str, jinja2.Environment],
+        langs: list[str],
+        tree: OutputTree,
+        collector: Collector,
+        progress: Callable[[str], None] | None = None,
+    ) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for lang in langs:
+            env = envs[lang]
+            site_ctx = self.site_context(lang)
+            extra = self.extra_context(lang)
+            for spec in plan.pages.get(lang, []):
+                try:
+                    context = {
+                        "site": site_ctx,
+                        "page": self.page_meta(plan, spec),
+                        **extra,
+                        **spec.context(),
+                    }
+                    html = env.get_template(spec.template).render(context)
+                except (jinja2.TemplateError, TypeError, AttributeError, ValueError) as exc:
+                    collector.add(template_error(exc, self.site_root))
+                    continue
+                tree.add(urls.output_file(spec.path), html, lang, f"{spec.template} ({lang})")
+                counts[lang] = counts.get(lang, 0) + 1
+                if progress:
+                    progress(lang)
+        return counts
+
+    site_root = None

@@ -1,0 +1,146 @@
+"""The JSON API: site/api/<lang>/cv.json, posts.json, status.json and site/api/schema/.
+
+`cv.json` is a public contract: exactly the CV field names, in the order the source file gives
+them, and nothing else (bipub's own `id` pairing keys are removed).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from bipub.model.cv import CV
+from bipub.pair.site import Site
+from bipub.pair.units import text_hash
+from bipub.render import urls
+from bipub.render.locale_format import format_iso
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2) + "\n"
+
+
+def strip_ids(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: strip_ids(v) for k, v in value.items() if k != "id"}
+    if isinstance(value, list):
+        return [strip_ids(v) for v in value]
+    return value
+
+
+def cv_json(site: Site, lang: str) -> str | None:
+    merged = site.cv.get(lang)
+    if merged is None:
+        return None
+    return dumps(strip_ids(merged.data))
+
+
+class PostApiEntry(BaseModel):
+    """One item of posts.json (the schema published in api/schema/posts.schema.json)."""
+
+    model_config = ConfigDict(extra="forbid")
+    slug: str
+    title: str
+    description: str
+    date: str
+    updated: str | None
+    tags: list[str]
+    series: str | None
+    url: str
+    lang: str
+    translation: str
+
+
+class StatusApiEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    key: str
+    state: str
+    source_lang: str
+    source_hash: str
+    file: str | None
+    line: int | None
+
+
+def posts_json(site: Site, lang: str, url: urls.UrlBuilder) -> str:
+    from bipub.pair.site import _tags_of
+
+    items = []
+    for entry in site.posts(lang):
+        version = entry.versions[lang]
+        doc = version.doc
+        items.append(
+            PostApiEntry(
+                slug=entry.slug,
+                title=doc.meta.title,
+                description=doc.meta.description or "",
+                date=format_iso(entry.date) if entry.date else "",
+                updated=format_iso(entry.updated) if entry.updated else None,
+                tags=_tags_of(entry, lang),
+                series=doc.meta.series,
+                url=url.absolute(urls.post(lang, entry.slug)),
+                lang=doc.lang,
+                translation=version.state,
+            ).model_dump()
+        )
+    return dumps(items)
+
+
+def unit_states(site: Site, lang: str) -> list[StatusApiEntry]:
+    status = site.status.get(lang)
+    out = []
+    for unit in sorted(site.units, key=lambda u: u.key):
+        if unit.target_lang != lang:
+            continue
+        rec = status.records.get(unit.key) if status else None
+        if unit.translation is None:
+            state = "missing"
+        elif rec is None:
+            state = "untracked"
+        elif rec.source_hash != text_hash(unit.source):
+            state = "stale"
+        else:
+            state = rec.state
+        out.append(
+            StatusApiEntry(
+                key=unit.key,
+                state=state,
+                source_lang=unit.source_lang,
+                source_hash=unit.source_hash,
+                file=unit.translation_file or unit.source_file,
+                line=unit.translation_line or unit.source_line,
+            )
+        )
+    return out
+
+
+def status_json(site: Site, lang: str) -> str:
+    return dumps([e.model_dump() for e in unit_states(site, lang)])
+
+
+def _drop_id(schema: dict[str, Any]) -> dict[str, Any]:
+    for definition in schema.get("$defs", {}).values():
+        definition.get("properties", {}).pop("id", None)
+    schema.get("properties", {}).pop("id", None)
+    return schema
+
+
+def schemas() -> dict[str, str]:
+    cv = _drop_id(CV.model_json_schema(mode="serialization"))
+    cv["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    posts = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "array",
+        "items": PostApiEntry.model_json_schema(),
+    }
+    status = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "array",
+        "items": StatusApiEntry.model_json_schema(),
+    }
+    return {
+        "cv.schema.json": dumps(cv),
+        "posts.schema.json": dumps(posts),
+        "status.schema.json": dumps(status),
+    }

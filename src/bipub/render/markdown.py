@@ -1,0 +1,140 @@
+"""Markdown → HTML: CommonMark + tables, footnotes, strikethrough; Pygments; heading anchors.
+
+Raw HTML is off unless the site opts in; `javascript:`, `vbscript:`, `data:` and `file:` link
+targets are dropped (the link text stays). Heading ids are prefixed (`h-`) so they never collide
+with the page's own ids.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from html import escape
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from mdit_py_plugins.anchors import anchors_plugin
+from mdit_py_plugins.footnote import footnote_plugin
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
+
+HEADING_PREFIX = "h-"
+_SAFE_SCHEME = re.compile(r"^(?:https?:|mailto:|tel:|#|/|\./|\.\./|[^:/?#]*(?:[/?#]|$))", re.I)
+_CTRL = re.compile(r"[\x00-\x20\x7f]+")
+
+
+def is_safe_url(url: str) -> bool:
+    """True for http(s), mailto, tel, fragment and relative URLs; false for any other scheme.
+
+    Control characters and whitespace are stripped first, as browsers do (`java\\nscript:`).
+    """
+    cleaned = _CTRL.sub("", unicodedata.normalize("NFC", url))
+    return bool(_SAFE_SCHEME.match(cleaned))
+
+
+@dataclass(frozen=True)
+class Heading:
+    level: int
+    id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class RenderedMarkdown:
+    html: str
+    headings: tuple[Heading, ...]
+    text: str  # plain text (for reading time, llms-full.txt, search)
+    unknown_languages: tuple[str, ...] = ()
+
+
+def heading_slug(text: str) -> str:
+    value = unicodedata.normalize("NFC", text).strip().lower()
+    value = re.sub(r"[^\w\- ]+", "", value)
+    value = re.sub(r"\s+", "-", value).strip("-")
+    return HEADING_PREFIX + (value or "section")
+
+
+class _Formatter(HtmlFormatter):  # type: ignore[misc]
+    pass
+
+
+_FORMATTER = _Formatter(nowrap=True)
+
+
+def _highlighter(unknown: list[str]) -> object:
+    def _highlight(code: str, lang: str, attrs: str) -> str:
+        name = (lang or "").strip().split()[0] if lang else ""
+        if not name:
+            return ""
+        try:
+            lexer = get_lexer_by_name(name, stripnl=False, ensurenl=False)
+        except ClassNotFound:
+            unknown.append(name)
+            return ""
+        return str(highlight(code, lexer, _FORMATTER))
+
+    return _highlight
+
+
+@lru_cache(maxsize=4)
+def _parser(raw_html: bool) -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": raw_html, "typographer": False})
+    md.enable(["table", "strikethrough"])
+    md.use(footnote_plugin)
+    md.use(anchors_plugin, min_level=1, max_level=6, slug_func=heading_slug, permalink=True)
+    md.validateLink = is_safe_url
+    return md
+
+
+def render_markdown(source: str, *, raw_html: bool = False) -> RenderedMarkdown:
+    md = _parser(raw_html)
+    unknown: list[str] = []
+    env: dict[str, object] = {}
+    tokens = md.parse(source, env)
+    _mark_code_blocks(tokens)
+    md.options["highlight"] = _highlighter(unknown)
+    try:
+        html = md.renderer.render(tokens, md.options, env)
+    finally:
+        md.options["highlight"] = None
+    headings: list[Heading] = []
+    text_parts: list[str] = []
+    for i, tok in enumerate(tokens):
+        if tok.type == "heading_open":
+            inline = tokens[i + 1]
+            headings.append(
+                Heading(int(tok.tag[1]), str(tok.attrGet("id") or ""), _inline_text(inline))
+            )
+        if tok.type == "inline":
+            text_parts.append(_inline_text(tok))
+        elif tok.type in ("fence", "code_block"):
+            text_parts.append(tok.content)
+    return RenderedMarkdown(html, tuple(headings), "\n".join(text_parts), tuple(unknown))
+
+
+def _inline_text(tok: Token) -> str:
+    out = []
+    for child in tok.children or []:
+        if child.type in ("text", "code_inline"):
+            out.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            out.append(" ")
+    return "".join(out).replace("¶", "").strip()
+
+
+def _mark_code_blocks(tokens: list[Token]) -> None:
+    """Pygments output needs the `highlight` wrapper class; fences get a language label."""
+    for tok in tokens:
+        if tok.type == "fence":
+            lang = tok.info.strip().split()[0] if tok.info.strip() else ""
+            tok.attrSet("class", "highlight")
+            if lang:
+                tok.attrSet("data-lang", escape(lang))
+
+
+def pygments_css(style: str = "default") -> str:
+    return str(HtmlFormatter(style=style).get_style_defs(".highlight"))

@@ -1,0 +1,114 @@
+"""The Jinja2 environment: project templates override the theme's file by file.
+
+Autoescaping is on for every template whatever its extension; undefined variables are errors
+(StrictUndefined) reported with template name and line; UI strings go through gettext with the
+page's own catalog (one environment per language, no global state).
+"""
+
+from __future__ import annotations
+
+import json
+import traceback
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from babel.support import NullTranslations, Translations
+from markupsafe import Markup
+
+from bipub.diagnostics import Diagnostic
+from bipub.render import locale_format
+from bipub.render.josa import josa
+from bipub.render.markdown import is_safe_url
+
+THEME_DIR = Path(__file__).resolve().parent.parent / "theme"
+BLOCKED_URL = "about:invalid#bipub-blocked-url"
+
+
+def safe_url(value: object) -> str:
+    """URL filter for attributes: only http(s), mailto, tel, fragment and relative URLs pass."""
+    text = str(value)
+    return text if is_safe_url(text) else BLOCKED_URL
+
+
+def json_script(value: Any) -> Markup:
+    """JSON for embedding in <script> (JSON-LD): '<', '>', '&' and U+2028/9 escaped."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=False, default=str)
+    for ch, rep in (
+        ("<", "\\u003c"),
+        (">", "\\u003e"),
+        ("&", "\\u0026"),
+        ("\u2028", "\\u2028"),
+        ("\u2029", "\\u2029"),
+    ):
+        text = text.replace(ch, rep)
+    return Markup(text)  # noqa: S704 - escaped above for the <script> context
+
+
+def make_environment(
+    project_templates: Path | None, lang: str, translations: Translations | NullTranslations
+) -> jinja2.Environment:
+    loaders: list[jinja2.BaseLoader] = []
+    if project_templates is not None and project_templates.is_dir():
+        loaders.append(jinja2.FileSystemLoader(str(project_templates)))
+    loaders.append(jinja2.FileSystemLoader(str(THEME_DIR / "templates")))
+    env = jinja2.Environment(
+        loader=jinja2.ChoiceLoader(loaders),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        extensions=["jinja2.ext.i18n"],
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        auto_reload=False,
+    )
+    env.install_gettext_translations(translations, newstyle=True)  # type: ignore[attr-defined]
+
+    def fmt_date(value: date | datetime, style: str = "long") -> str:
+        return locale_format.format_date(value, lang, style)
+
+    env.filters.update(
+        josa=josa,
+        date=fmt_date,
+        isodate=locale_format.format_iso,
+        number=lambda n: locale_format.format_number(n, lang),
+        url=safe_url,
+        json_script=json_script,
+    )
+    env.globals["lang"] = lang
+    return env
+
+
+def template_error(exc: BaseException, project_root: Path | None = None) -> Diagnostic:
+    """A Diagnostic naming the template and line of a Jinja2 error."""
+    if isinstance(exc, jinja2.TemplateSyntaxError):
+        name = exc.filename or exc.name or "?"
+        return Diagnostic(_rel(name, project_root), exc.lineno, "template", exc.message or str(exc))
+    if isinstance(exc, jinja2.TemplateNotFound):
+        return Diagnostic(None, None, "template", f"template not found: {exc.name}")
+    frames = traceback.extract_tb(exc.__traceback__)
+    for frame in reversed(frames):
+        if frame.filename.endswith((".html", ".xml", ".txt", ".j2")):
+            return Diagnostic(
+                _rel(frame.filename, project_root), frame.lineno, "template", _message(exc)
+            )
+    return Diagnostic(None, None, "template", _message(exc))
+
+
+def _message(exc: BaseException) -> str:
+    if isinstance(exc, jinja2.UndefinedError):
+        return f"undefined variable: {exc.message}"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _rel(filename: str, project_root: Path | None) -> str:
+    path = Path(filename)
+    for base, label in ((project_root, ""), (THEME_DIR, "(bipub theme) ")):
+        if base is None:
+            continue
+        try:
+            return label + path.resolve().relative_to(base.resolve()).as_posix()
+        except ValueError:
+            continue
+    return filename

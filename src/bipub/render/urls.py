@@ -1,0 +1,75 @@
+"""Every URL of the site in one place. Paths are site-relative (start with '/')."""
+
+from __future__ import annotations
+
+from urllib.parse import quote, urlsplit
+
+
+def encode(path: str) -> str:
+    """Percent-encode a path (Korean slugs become %XX), keeping '/'."""
+    return quote(path, safe="/-._~")
+
+
+def home(lang: str) -> str:
+    return f"/{lang}/"
+
+
+def blog(lang: str, page: int = 1) -> str:
+    return f"/{lang}/blog/" if page == 1 else f"/{lang}/blog/page/{page}/"
+
+
+def post(lang: str, slug: str) -> str:
+    return f"/{lang}/blog/{slug}/"
+
+
+def page(lang: str, slug: str) -> str:
+    return f"/{lang}/{slug}/"
+
+
+def tags(lang: str) -> str:
+    return f"/{lang}/tags/"
+
+
+def tag(lang: str, slug: str) -> str:
+    return f"/{lang}/tags/{slug}/"
+
+
+def series(lang: str, slug: str) -> str:
+    return f"/{lang}/series/{slug}/"
+
+
+def feed(lang: str) -> str:
+    return f"/{lang}/feed.xml"
+
+
+def api(lang: str, name: str) -> str:
+    return f"/api/{lang}/{name}.json"
+
+
+def llms(lang: str | None, full: bool = False) -> str:
+    name = "llms-full.txt" if full else "llms.txt"
+    return f"/{lang}/{name}" if lang else f"/{name}"
+
+
+def cv_pdf(langs: str) -> str:
+    return f"/pdf/cv-{langs}.pdf"
+
+
+def output_file(path: str) -> str:
+    """The file a URL path is written to, relative to the output folder."""
+    rel = path.lstrip("/")
+    return rel + "index.html" if rel == "" or rel.endswith("/") else rel
+
+
+class UrlBuilder:
+    """Turns site paths into hrefs (with the base URL's path prefix) and absolute URLs."""
+
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url.rstrip("/") + "/"
+        self.prefix = urlsplit(self.base_url).path.rstrip("/")
+
+    def href(self, path: str) -> str:
+        return self.prefix + encode(path)
+
+    def absolute(self, path: str) -> str:
+        return self.base_url.rstrip("/") + encode(path)

@@ -1,0 +1,161 @@
+"""View models: what templates, JSON and llms.txt see — built from the paired site, never the
+content models themselves. Everything here is plain, immutable and already resolved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from markupsafe import Markup, escape
+from pydantic import BaseModel
+
+from bipub.load.yaml_strict import Path_
+from bipub.model.fields import field_kind
+
+
+class ForeignText(str):
+    """Text shown in a language other than the page's (an untranslated CV field).
+
+    Rendered by Jinja's autoescape through `__html__`, so every template marks it with its real
+    `lang` and a class — no template has to remember to.
+    """
+
+    lang: str
+
+    def __new__(cls, value: str, lang: str) -> ForeignText:
+        obj = super().__new__(cls, value)
+        obj.lang = lang
+        return obj
+
+    def __html__(self) -> str:
+        return str(
+            Markup('<span lang="{}" class="untranslated">{}</span>').format(
+                self.lang, escape(str(self))
+            )
+        )
+
+
+class View(dict[str, Any]):
+    """A dict whose keys templates read as attributes (`cv.experience`)."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def cv_view(
+    model: type[BaseModel], data: dict[str, Any], fallbacks: set[Path_], source_lang: str
+) -> View:
+    """Every field present (None or [] when absent); fallback text wrapped in ForeignText."""
+    return _obj(model, data, (), fallbacks, source_lang)
+
+
+def _obj(
+    model: type[BaseModel], data: dict[str, Any], path: Path_, fb: set[Path_], src: str
+) -> View:
+    out = View()
+    for name, info in model.model_fields.items():
+        kind, inner = field_kind(model, name)
+        value = data.get(name)
+        p = (*path, name)
+        if value is None:
+            out[name] = [] if kind.endswith("_list") or kind == "model_list" else None
+            if info.default not in (None, []) and not kind.endswith("list"):
+                out[name] = info.default
+        elif kind == "model" and inner is not None:
+            out[name] = _obj(inner, value, p, fb, src)
+        elif kind == "model_list" and inner is not None:
+            out[name] = [_obj(inner, v, (*p, i), fb, src) for i, v in enumerate(value)]
+        elif kind == "text":
+            out[name] = ForeignText(value, src) if p in fb else value
+        elif kind == "text_list":
+            out[name] = [ForeignText(v, src) if (*p, i) in fb else v for i, v in enumerate(value)]
+        else:
+            out[name] = value
+    return out
+
+
+@dataclass(frozen=True)
+class LangLink:
+    code: str
+    name: str
+    href: str
+    available: bool  # False: no counterpart, href is that language's home
+    current: bool
+
+
+@dataclass(frozen=True)
+class Alternate:
+    hreflang: str
+    url: str
+
+
+@dataclass(frozen=True)
+class PageMeta:
+    lang: str
+    title: str
+    description: str
+    path: str
+    href: str
+    canonical: str
+    alternates: tuple[Alternate, ...]
+    switcher: tuple[LangLink, ...]
+    og_type: str = "website"
+    content_lang: str = ""
+    noindex: bool = False
+
+
+@dataclass(frozen=True)
+class TagLink:
+    name: str
+    slug: str
+    href: str
+
+
+@dataclass(frozen=True)
+class PostCard:
+    key: str
+    title: str
+    description: str
+    href: str
+    date: date | None
+    updated: date | None
+    tags: tuple[TagLink, ...]
+    series: str | None
+    series_href: str | None
+    state: str  # source | translated | draft | stale | missing
+    content_lang: str
+    reading_minutes: int
+
+
+@dataclass(frozen=True)
+class SeriesNav:
+    name: str
+    href: str
+    parts: tuple[tuple[int, str, str, bool], ...]  # (number, title, href, is_current)
+    prev: tuple[str, str] | None
+    next: tuple[str, str] | None
+
+
+@dataclass(frozen=True)
+class PostView:
+    card: PostCard
+    html: Markup
+    headings: tuple[Any, ...]
+    series_nav: SeriesNav | None
+    source_href: str | None  # the original, when this is a translation or a fallback
+    source_lang: str
+    pdf_href: str | None = None
+
+
+@dataclass(frozen=True)
+class Pagination:
+    page: int
+    pages: int
+    prev_href: str | None
+    next_href: str | None
+    hrefs: tuple[str, ...] = field(default_factory=tuple)

@@ -1,0 +1,183 @@
+"""`bipub serve`: preview on 127.0.0.1, rebuild on change, live-reload open pages.
+
+The site is built into .bipub-cache/serve/ with the same atomic publish as `bipub build`, so a
+request never sees a half-built tree. Requests are confined to the built site: the path is
+percent-decoded, any '..' segment or absolute path is a 404, and the resolved file must lie inside
+the site folder. HTML responses get a small script that listens on /__bipub/events (server-sent
+events) and reloads the page after each successful rebuild; a failed rebuild keeps the previous
+site and shows the errors in the page and the terminal.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import threading
+from http import HTTPStatus
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from bipub.diagnostics import DiagnosticError
+
+RELOAD_SCRIPT = b"""<script>(function(){var s=new EventSource("/__bipub/events");
+s.addEventListener("reload",function(){location.reload();});
+s.addEventListener("failed",function(e){var d=document.getElementById("bipub-errors")||document.body.appendChild(Object.assign(document.createElement("pre"),{id:"bipub-errors"}));
+d.style.cssText="position:fixed;bottom:0;left:0;right:0;max-height:50%;overflow:auto;margin:0;padding:1em;background:#300;color:#fdd;z-index:99999;font:13px monospace;white-space:pre-wrap";
+d.textContent=JSON.parse(e.data).join("\\n");});})();</script>"""
+
+
+class BuildState:
+    def __init__(self) -> None:
+        self.generation = 0
+        self.errors: list[str] = []
+        self.cond = threading.Condition()
+
+    def done(self, errors: list[str]) -> None:
+        with self.cond:
+            self.generation += 1
+            self.errors = errors
+            self.cond.notify_all()
+
+
+def safe_path(site: Path, url_path: str) -> Path | None:
+    """Map a request path to a file inside `site`, or None (→ 404)."""
+    path = unquote(urlsplit(url_path).path, errors="strict")
+    if "\x00" in path or "\\" in path:
+        return None
+    parts = [p for p in path.split("/") if p not in ("", ".")]
+    if any(p == ".." for p in parts):
+        return None
+    candidate = site.joinpath(*parts) if parts else site
+    if candidate.is_dir():
+        candidate = candidate / "index.html"
+    try:
+        resolved = candidate.resolve(strict=True)
+        resolved.relative_to(site.resolve())
+    except (OSError, ValueError):
+        return None
+    return resolved if resolved.is_file() else None
+
+
+def make_handler(site: Path, state: BuildState) -> type[SimpleHTTPRequestHandler]:
+    class Handler(SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            if self.path.startswith("/__bipub/events"):
+                self._events()
+                return
+            posix = posixpath.normpath(unquote(urlsplit(self.path).path))
+            if posix != "/" and not self.path.split("?")[0].endswith("/"):
+                target = site / posix.lstrip("/")
+                if ".." not in posix and target.is_dir():
+                    self.send_response(HTTPStatus.MOVED_PERMANENTLY)
+                    self.send_header("Location", self.path.split("?")[0] + "/")
+                    self.end_headers()
+                    return
+            try:
+                file = safe_path(site, self.path)
+            except UnicodeDecodeError:
+                file = None
+            if file is None:
+                self._send_404()
+                return
+            self._send_file(file, HTTPStatus.OK)
+
+        def do_HEAD(self) -> None:
+            self.do_GET()
+
+        def _send_404(self) -> None:
+            page = site / "404.html"
+            if page.is_file():
+                self._send_file(page, HTTPStatus.NOT_FOUND)
+            else:
+                self.send_error(HTTPStatus.NOT_FOUND)
+
+        def _send_file(self, file: Path, status: HTTPStatus) -> None:
+            data = file.read_bytes()
+            ctype = self.guess_type(str(file))
+            if file.suffix == ".html":
+                data = data.replace(b"</body>", RELOAD_SCRIPT + b"</body>", 1)
+                ctype = "text/html; charset=utf-8"
+            elif file.suffix in (".txt", ".xml", ".json", ".css"):
+                ctype = f"{ctype}; charset=utf-8"
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(data)
+
+        def _events(self) -> None:
+            self.send_response(HTTPStatus.OK)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            seen = state.generation
+            try:
+                while True:
+                    with state.cond:
+                        state.cond.wait_for(lambda s=seen: state.generation != s, timeout=15)
+                        generation, errors = state.generation, list(state.errors)
+                    if generation == seen:
+                        self.wfile.write(b": keep-alive\n\n")
+                    else:
+                        seen = generation
+                        event = "failed" if errors else "reload"
+                        self.wfile.write(f"event: {event}\ndata: {json.dumps(errors)}\n\n".encode())
+                    self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                return
+
+    return Handler
+
+
+def serve(ui: Any, root: Path, host: str, port: int, out: Path | None) -> None:
+    from watchfiles import watch
+
+    from bipub.pipeline import build
+
+    site = out or (root / ".bipub-cache" / "serve")
+    state = BuildState()
+
+    def rebuild() -> None:
+        try:
+            result = build(root, site)
+        except DiagnosticError as exc:
+            ui.diagnostics(exc.diagnostics)
+            ui.info(f"rebuild failed ({len(exc.diagnostics)} errors); still serving the last site")
+            state.done([d.format() for d in exc.diagnostics])
+            return
+        ui.diagnostics(result.warnings)
+        ui.info(f"rebuilt {sum(result.pages.values())} pages in {result.seconds:.2f} s")
+        state.done([])
+
+    rebuild()
+    server = ThreadingHTTPServer((host, port), make_handler(site, state))
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    ui.info(f"Serving {site} on http://{host}:{server.server_address[1]}/ (Ctrl-C to stop)")
+    watched = [
+        p
+        for p in (
+            root / "content",
+            root / "templates",
+            root / "locales",
+            root / "static",
+            root / "status",
+            root / "bipub.yaml",
+        )
+        if p.exists()
+    ]
+    try:
+        for _changes in watch(*watched, debounce=50, step=20):
+            rebuild()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.shutdown()

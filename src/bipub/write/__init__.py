@@ -1,0 +1,1 @@
+"""Stage 5 — write: the one module that owns the output tree."""
