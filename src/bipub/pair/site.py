@@ -91,6 +91,7 @@ class Site:
     status: dict[str, StatusFile]
     tags: dict[str, dict[str, Tag]] = field(default_factory=dict)  # lang → slug → Tag
     series: dict[str, dict[str, Series]] = field(default_factory=dict)  # lang → slug → Series
+    series_by_entry: dict[tuple[str, str], Series] = field(default_factory=dict)
 
     def posts(self, lang: str) -> list[Entry]:
         """Posts shown in a language, newest first (drafts excluded)."""
@@ -437,23 +438,28 @@ def _tags_of(entry: Entry, lang: str) -> list[str]:
 
 
 def _collect_series(site: Site, collector: Collector) -> dict[str, dict[str, Series]]:
+    """Series are identified by the source's series name; each language shows its own name
+    (from a translated member) and gets its own URL slug."""
     import re
 
     out: dict[str, dict[str, Series]] = {}
     prefix = re.compile(r"^\s*\[([^\]]+)\]")
     for lang in site.config.codes:
         groups: dict[str, list[Entry]] = defaultdict(list)
-        names: dict[str, str] = {}
         for entry in site.posts(lang):
-            doc = entry.versions[lang].doc
-            if doc.meta.series:
-                slug = slugify(doc.meta.series)
-                groups[slug].append(entry)
-                names.setdefault(slug, doc.meta.series)
+            if entry.source.meta.series:
+                groups[slugify(entry.source.meta.series)].append(entry)
         series_out: dict[str, Series] = {}
-        for slug, members in sorted(groups.items()):
+        for members in groups.values():
             members.sort(key=lambda e: (e.series_order or 0, e.date or date.min, e.key))
-            prefixes = {}
+            name = members[0].source.meta.series or ""
+            for e in members:
+                doc = e.versions[lang].doc
+                if doc.lang == lang and doc.meta.series:
+                    name = doc.meta.series
+                    break
+            slug = slugify(name)
+            prefixes: dict[str, str] = {}
             for e in members:
                 m = prefix.match(e.versions[lang].doc.meta.title)
                 if m:
@@ -463,9 +469,12 @@ def _collect_series(site: Site, collector: Collector) -> dict[str, dict[str, Ser
                     None,
                     None,
                     "series-prefix",
-                    f"[{lang}] series '{names[slug]}': title prefixes differ in spelling: "
+                    f"[{lang}] series '{name}': title prefixes differ in spelling: "
                     + ", ".join(f"[{p}] in {rel}" for p, rel in sorted(prefixes.items())),
                 )
-            series_out[slug] = Series(lang, slug, names[slug], tuple(members))
-        out[lang] = series_out
+            series = Series(lang, slug, name, tuple(members))
+            series_out[slug] = series
+            for e in members:
+                site.series_by_entry[(lang, e.key)] = series
+        out[lang] = dict(sorted(series_out.items()))
     return out

@@ -221,12 +221,9 @@ class HtmlRenderer:
                 tag_links.append(
                     TagLink(tags[slug].name, slug, self.url.href(urls.tag(lang, slug)))
                 )
-        series_name = doc.meta.series or None
-        series_href = None
-        if series_name:
-            from bipub.model.fields import slugify as _s
-
-            series_href = self.url.href(urls.series(lang, _s(series_name)))
+        series = self.site.series_by_entry.get((lang, entry.key))
+        series_name = series.name if series else None
+        series_href = self.url.href(urls.series(lang, series.slug)) if series else None
         rendered = self.rendered(doc.rel, doc.body)
         href = self.url.href(
             urls.post(lang, entry.slug) if entry.kind == "posts" else urls.page(lang, entry.slug)
@@ -251,29 +248,24 @@ class HtmlRenderer:
         doc = version.doc
         rendered = self.rendered(doc.rel, doc.body)
         nav = None
-        if entry.kind == "posts" and doc.meta.series:
-            from bipub.model.fields import slugify
-
-            series = self.site.series.get(lang, {}).get(slugify(doc.meta.series))
-            if series is not None:
-                parts = []
-                idx = 0
-                for i, member in enumerate(series.entries):
-                    href = self.url.href(urls.post(lang, member.slug))
-                    parts.append(
-                        (i + 1, member.versions[lang].doc.meta.title, href, member is entry)
-                    )
-                    if member is entry:
-                        idx = i
-                prev = parts[idx - 1][1:3] if idx > 0 else None
-                nxt = parts[idx + 1][1:3] if idx + 1 < len(parts) else None
-                nav = SeriesNav(
-                    series.name,
-                    self.url.href(urls.series(lang, series.slug)),
-                    tuple(parts),
-                    prev,
-                    nxt,
-                )
+        series = self.site.series_by_entry.get((lang, entry.key))
+        if entry.kind == "posts" and series is not None:
+            parts = []
+            idx = 0
+            for i, member in enumerate(series.entries):
+                href = self.url.href(urls.post(lang, member.slug))
+                parts.append((i + 1, member.versions[lang].doc.meta.title, href, member is entry))
+                if member is entry:
+                    idx = i
+            prev = parts[idx - 1][1:3] if idx > 0 else None
+            nxt = parts[idx + 1][1:3] if idx + 1 < len(parts) else None
+            nav = SeriesNav(
+                series.name,
+                self.url.href(urls.series(lang, series.slug)),
+                tuple(parts),
+                prev,
+                nxt,
+            )
         source_href = None
         if version.state != "source":
             src = entry.source_lang

@@ -112,7 +112,7 @@ def reading_minutes(text: str, lang: str) -> int:
     base = _language(lang)[1]
     prose, code = _split_fenced_code(text)
     minutes = _minutes(prose, base) + CODE_WEIGHT * _minutes(code, base)
-    return max(1, math.ceil(minutes))
+    return max(1, math.floor(minutes + 0.5))
 
 
 def format_reading_time(minutes: int, lang: str) -> str:

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Install everything bipub needs on Debian 12 (as root) and then build the demo or run the tests.
+#
+#   bash scripts/bootstrap.sh demo   # install, build the demo site in both languages
+#   bash scripts/bootstrap.sh test   # install, then ruff, mypy and the full test suite
+#
+# System packages: Chromium (browser tests), Noto CJK fonts and HarfBuzz subsetting (Korean PDFs),
+# Pango (WeasyPrint), poppler-utils (PDF checks), gettext tools. Python packages go into .venv with
+# the versions pinned in pyproject.toml and requirements.lock.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode="${1:-demo}"
+PY="${PYTHON:-python3}"
+APT_PACKAGES=(chromium fonts-noto-cjk fonts-dejavu-core libharfbuzz-subset0 libpango-1.0-0
+  libpangoft2-1.0-0 poppler-utils gettext)
+
+need_apt=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")
+done
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "bootstrap: installing system packages: ${need_apt[*]}" >&2
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  echo "bootstrap: creating .venv" >&2
+  "$PY" -m venv .venv
+fi
+stamp=.venv/.bipub-installed
+want="$(cat pyproject.toml requirements.lock | sha256sum | cut -c1-16)"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  echo "bootstrap: installing Python packages (pinned)" >&2
+  .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade "pip==26.3" 2>&1 | grep -v '^WARNING: Location' >&2 || true
+  .venv/bin/python -m pip install -q --disable-pip-version-check -c requirements.lock -e ".[dev]" 2>&1 \
+    | grep -v '^WARNING: Location' >&2 || true
+  .venv/bin/python -c "import bipub, weasyprint, deepl, markdown_it" || { echo "bootstrap: Python install failed" >&2; exit 1; }
+  echo "$want" > "$stamp"
+fi
+
+case "$mode" in
+  demo)
+    .venv/bin/bipub build
+    echo
+    echo "Demo built. Open site/index.html (or run: .venv/bin/bipub serve  →  http://127.0.0.1:8000/)."
+    echo "  Korean home: site/ko/index.html   English home: site/en/index.html"
+    echo "  JSON API: site/api/ko/cv.json      llms.txt: site/llms.txt"
+    ;;
+  test)
+    .venv/bin/ruff check .
+    .venv/bin/ruff format --check .
+    .venv/bin/mypy
+    .venv/bin/python -m pytest -q -p no:cacheprovider
+    ;;
+  *)
+    echo "usage: bash scripts/bootstrap.sh demo|test" >&2
+    exit 2
+    ;;
+esac

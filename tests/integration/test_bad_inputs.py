@@ -1,0 +1,52 @@
+"""One fixture per bad input (tests/bad_inputs/<case>/files overlay the 'minimal' project).
+
+For each case: a good build first, then the bad files, then `bipub build` must exit with the
+golden exit code and print the golden diagnostics, and leave the previous site/ byte-identical.
+Regenerate the golden `expected.txt` files with `pytest --update-golden`.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import TESTS, check_golden, tree_snapshot
+
+CASES = sorted(p.name for p in (TESTS / "bad_inputs").iterdir() if (p / "files").is_dir())
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_bad_input(case: str, make_project, cli, update_golden: bool) -> None:
+    project = make_project("minimal")
+    good = cli("-C", str(project), "-q", "build")
+    assert good.exit_code == 0, good.stderr
+    before = tree_snapshot(project / "site")
+    assert before, "the good build wrote nothing"
+
+    shutil.copytree(TESTS / "bad_inputs" / case / "files", project, dirs_exist_ok=True)
+    result = cli("-C", str(project), "-q", "build")
+
+    actual = f"exit: {result.exit_code}\n{result.stderr}"
+    check_golden(TESTS / "bad_inputs" / case / "expected.txt", actual, update_golden)
+    assert result.exit_code in (1, 2)
+    assert tree_snapshot(project / "site") == before, "the previous site/ was changed"
+    leftovers = [p.name for p in project.iterdir() if p.name.startswith(".site.")]
+    assert leftovers == [], f"temporary folders left behind: {leftovers}"
+
+
+def test_every_case_has_a_golden_file() -> None:
+    missing = [c for c in CASES if not (TESTS / "bad_inputs" / c / "expected.txt").is_file()]
+    assert not missing, f"bad-input cases without expected.txt: {missing}"
+
+
+def test_errors_name_a_line(update_golden: bool) -> None:
+    """Every golden error except whole-file ones names path:line."""
+    for case in CASES:
+        path: Path = TESTS / "bad_inputs" / case / "expected.txt"
+        if not path.exists():
+            continue
+        lines = path.read_text(encoding="utf-8").splitlines()[1:]
+        errors = [ln for ln in lines if not ln.startswith("bipub:")]
+        assert errors, f"{case}: no diagnostics"
