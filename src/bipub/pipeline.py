@@ -232,6 +232,37 @@ def _static(project: Project, tree: OutputTree) -> None:
         tree.add(rel, path.read_bytes(), None, f"static/{rel}")
 
 
+def _report_fallbacks(site: Site, langs: list[str], collector: Collector) -> None:
+    """Say what each language shows untranslated or as a machine draft: never a silent fallback."""
+    for lang in langs:
+        parts = []
+        merged = site.cv.get(lang)
+        if merged is not None and merged.fallbacks:
+            n = len(merged.fallbacks)
+            parts.append(f"{n} CV field{'s' if n != 1 else ''} in {merged.source_lang}")
+        for state, label in (
+            ("missing", "untranslated"),
+            ("draft", "machine draft"),
+            ("stale", "outdated translation"),
+        ):
+            names = [
+                f"{e.kind}/{e.key}"
+                for e in site.entries
+                if lang in e.versions and e.versions[lang].state == state
+            ]
+            if names:
+                parts.append(
+                    f"{len(names)} {label} ({', '.join(names[:3])}{' …' if len(names) > 3 else ''})"
+                )
+        if parts:
+            collector.warning(
+                None,
+                None,
+                "translation-state",
+                f"[{lang}] shown with a notice: {'; '.join(parts)} — see `bipub check`",
+            )
+
+
 def build(
     root: Path,
     out: Path | None = None,
@@ -264,6 +295,7 @@ def build(
     selected = [c for c in config.codes if not langs or c in langs]
     site = pair(project, config, content, collector)
     collector.raise_if_errors()
+    _report_fallbacks(site, selected, collector)
     if on_start:
         on_start(sum(1 for _ in selected) * max(1, len(site.entries)))
     tree, counts = render(project, site, selected, collector, on_page)

@@ -76,7 +76,6 @@ class Skill(ListItem):
 
 
 class Award(ListItem):
-    identity: ClassVar[tuple[str, ...]] = ("image",)
     title: Text | None = None
     organization: Text | None = None
     year: SharedInt | Shared | None = None

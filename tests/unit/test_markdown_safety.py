@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bipub.render.markdown import is_safe_url, render_markdown
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "javascript:alert(1)",
+        "JaVaScRiPt:alert(1)",
+        " javascript:alert(1)",
+        "java\nscript:alert(1)",
+        "java\tscript:alert(1)",
+        "vbscript:msgbox",
+        "data:text/html,<script>",
+        "data:image/png;base64,AAAA",
+        "file:///etc/passwd",
+    ],
+)
+def test_dangerous_urls_are_refused(url: str) -> None:
+    assert not is_safe_url(url)
+
+
+@pytest.mark.parametrize(
+    "url", ["https://a.b/c", "http://x", "/ko/", "../x", "#h-a", "mailto:a@b", "tel:+82", "x.png"]
+)
+def test_ordinary_urls_pass(url: str) -> None:
+    assert is_safe_url(url)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "[x](javascript:alert(1))",
+        "[x](&#106;avascript:alert(1))",
+        "[x](JAVASCRIPT:alert(1))",
+        "<script>alert(1)</script>",
+        '<img src=x onerror="alert(1)">',
+        "<svg onload=alert(1)>",
+        "![x](javascript:alert(1))",
+        "<javascript:alert(1)>",
+    ],
+)
+def test_raw_html_and_script_links_never_reach_output(source: str) -> None:
+    html = render_markdown(source).html
+    assert "<script" not in html
+    assert not re.search(r"<[^>]+\son\w+=", html)
+    assert 'href="javascript' not in html.lower()
+    assert 'src="javascript' not in html.lower()
+
+
+def test_headings_get_prefixed_ids_and_korean_survives() -> None:
+    r = render_markdown("## KV 캐시 페이징\n\n본문")
+    assert r.headings[0].id == "h-kv-캐시-페이징"
+    assert 'id="h-kv-캐시-페이징"' in r.html
+
+
+def test_code_is_highlighted_and_unknown_languages_reported() -> None:
+    r = render_markdown("```python\nx = 1\n```\n\n```nosuchlang\ny\n```\n")
+    assert '<span class="n">x</span>' in r.html
+    assert r.unknown_languages == ("nosuchlang",)
+
+
+def test_tables_and_footnotes() -> None:
+    r = render_markdown("| a | b |\n|---|---|\n| 1 | 2 |\n\n각주[^1]\n\n[^1]: 노트\n")
+    assert "<table>" in r.html and "footnote-ref" in r.html
+
+
+@settings(max_examples=200)
+@given(st.text(alphabet=st.sampled_from(list("<>[]()!\"'=:/ jsavcriptonerlodg&#;x")), max_size=80))
+def test_no_script_or_event_handlers_for_any_input(source: str) -> None:
+    html = render_markdown(source).html
+    assert "<script" not in html.lower()
+    assert not re.search(r"<[a-z][^>]*\son\w+\s*=", html.lower())
+    for m in re.finditer(r'(?:href|src)="([^"]*)"', html):
+        assert is_safe_url(m.group(1)), m.group(1)
