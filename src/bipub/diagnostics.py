@@ -57,7 +57,7 @@ class DiagnosticError(Exception):
     exit_code = 1
 
     def __init__(self, diagnostics: Iterable[Diagnostic]) -> None:
-        self.diagnostics = sorted(diagnostics, key=_sort_key)
+        self.diagnostics = sorted(set(diagnostics), key=_sort_key)
         super().__init__("\n".join(d.format() for d in self.diagnostics))
 
 

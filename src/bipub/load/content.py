@@ -62,6 +62,8 @@ class CvFile:
 class Content:
     cv: dict[str, CvFile]
     documents: list[Document]
+    failed: frozenset[tuple[str, str]] = frozenset()  # (kind, name) of files that did not load
+    failed_cv: frozenset[str] = frozenset()  # languages whose cv.yaml did not load
 
 
 def _rel(root: Path, path: Path) -> str:
@@ -73,6 +75,8 @@ def load_content(root: Path, config: SiteConfig, collector: Collector) -> Conten
     content_root = root / CONTENT_DIR
     cv: dict[str, CvFile] = {}
     documents: list[Document] = []
+    failed: set[tuple[str, str]] = set()
+    failed_cv: set[str] = set()
     if not content_root.is_dir():
         collector.error(CONTENT_DIR, None, "content", "no content/ folder")
         return Content(cv, documents)
@@ -99,6 +103,8 @@ def load_content(root: Path, config: SiteConfig, collector: Collector) -> Conten
             loaded = _load_yaml_file(root, cv_path, collector)
             if loaded is not None:
                 cv[lang] = CvFile(_rel(root, cv_path), lang, loaded)
+            else:
+                failed_cv.add(lang)
         for kind in KINDS:
             kind_dir = lang_dir / kind
             if not kind_dir.is_dir():
@@ -107,8 +113,13 @@ def load_content(root: Path, config: SiteConfig, collector: Collector) -> Conten
                 doc = _load_document(root, path, lang, kind, kind_dir, collector)
                 if doc is not None:
                     documents.append(doc)
+                else:
+                    name = unicodedata.normalize(
+                        "NFC", path.relative_to(kind_dir).with_suffix("").as_posix()
+                    )
+                    failed.add((kind, name))
     documents.sort(key=lambda d: (d.kind, d.name, d.lang))
-    return Content(cv, documents)
+    return Content(cv, documents, frozenset(failed), frozenset(failed_cv))
 
 
 def _walk(folder: Path, root: Path, collector: Collector) -> list[Path]:

@@ -36,7 +36,15 @@ def check_slug(value: str) -> str:
 
 
 Slug = Annotated[StrictStr, AfterValidator(check_slug), SHARED]
-Lang = Annotated[StrictStr, SHARED]
+
+
+def check_lang(value: str) -> str:
+    if not re.match(r"^[a-z]{2,3}(?:-[A-Z]{2})?$", value):
+        raise ValueError(f"{value!r} is not a language code such as 'ko' or 'en'")
+    return value
+
+
+Lang = Annotated[StrictStr, AfterValidator(check_lang), SHARED]
 
 
 class FrontMatter(Strict):

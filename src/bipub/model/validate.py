@@ -46,20 +46,30 @@ def _inner_model(annotation: Any) -> type[BaseModel] | None:
     return None
 
 
-def _clean_loc(loc: tuple[Any, ...]) -> tuple[str | int, ...]:
-    # pydantic adds union member names and validator tags to loc; keep only data path parts
+def _clean_loc(loc: tuple[Any, ...], data: Any) -> tuple[str | int, ...]:
+    """Keep the parts of a pydantic error location that index into the data.
+
+    pydantic adds union-member and validator tags (`str`, `function-after[...]`) to locations;
+    walking the real data tells them apart from field names (a field may well be called `date`).
+    """
     out: list[str | int] = []
-    for part in loc:
-        if isinstance(part, int) or (
-            isinstance(part, str)
-            and not (
-                part.startswith(("function-", "constrained-"))
-                or part in ("str", "int", "float", "bool", "date", "list", "none")
-                or "[" in part
-            )
+    current = data
+    for i, part in enumerate(loc):
+        if (isinstance(current, dict) and isinstance(part, str) and part in current) or (
+            isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current)
         ):
             out.append(part)
+            current = current[part]
+        elif isinstance(current, dict) and isinstance(part, str) and i == len(loc) - 1:
+            out.append(part)  # a missing or unknown key: the last part names it
+        elif isinstance(current, dict) and isinstance(part, str) and not _is_tag(part):
+            out.append(part)
+            current = None
     return tuple(out)
+
+
+def _is_tag(part: str) -> bool:
+    return "[" in part or part in ("str", "int", "float", "bool", "none", "list", "dict")
 
 
 def validation_diagnostics(
@@ -75,7 +85,7 @@ def validation_diagnostics(
     seen: dict[tuple[str | int, ...], Diagnostic] = {}
     model = model or _model_of(exc)
     for err in exc.errors(include_url=False):
-        loc = _clean_loc(err["loc"])
+        loc = _clean_loc(err["loc"], _data_at(doc.data, path_prefix))
         key = dotted(loc) or "(document)"
         line = doc.line_for((*path_prefix, *loc))
         kind = err["type"]
@@ -114,6 +124,15 @@ def validation_diagnostics(
         if existing is None or (kind != "missing" and "union" not in kind):
             seen[loc] = Diagnostic(rel, line, code, message, key=key)
     return list(seen.values())
+
+
+def _data_at(data: Any, prefix: tuple[str | int, ...]) -> Any:
+    for part in prefix:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
 
 
 def _model_of(exc: ValidationError) -> type[BaseModel] | None:

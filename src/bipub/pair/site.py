@@ -120,6 +120,8 @@ def pair_site(root: Path, config: SiteConfig, content: Content, collector: Colle
 def _pair_cv(config: SiteConfig, content: Content, collector: Collector) -> dict[str, MergedCv]:
     src_lang = config.source_languages.cv
     src = content.cv.get(src_lang)
+    if src_lang in content.failed_cv or any(lang in content.failed_cv for lang in content.cv):
+        return {}  # reported while loading
     if src is None:
         for lang, other in content.cv.items():
             collector.error(
@@ -245,6 +247,11 @@ def _pair_documents(
     entries: list[Entry] = []
     urls: dict[tuple[str, str, str], Document] = {}
     for (kind, key), docs in sorted(groups.items()):
+        if (
+            any((kind, d.name) in content.failed for d in docs.values())
+            or (kind, key) in content.failed
+        ):
+            continue  # a version failed to load and was reported; pairing it would only cascade
         declared = {d.meta.source_lang for d in docs.values() if d.meta.source_lang}
         default = getattr(config.source_languages, kind)
         if len(declared) > 1:

@@ -37,14 +37,40 @@ class ForeignText(str):
         )
 
 
-class View(dict[str, Any]):
-    """A dict whose keys templates read as attributes (`cv.experience`)."""
+class View:
+    """Named fields that templates read as attributes (`cv.experience`, `skill.items`).
+
+    Not a dict subclass on purpose: a CV field called `items` must not resolve to `dict.items`.
+    """
+
+    __slots__ = ("_fields",)
+
+    def __init__(self, **fields: Any) -> None:
+        object.__setattr__(self, "_fields", dict(fields))
 
     def __getattr__(self, name: str) -> Any:
         try:
-            return self[name]
+            return self._fields[name]
         except KeyError:
             raise AttributeError(name) from None
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        self._fields[name] = value
+
+    def __getitem__(self, name: str) -> Any:
+        return self._fields[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._fields
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self._fields.get(name, default)
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self._fields)
+
+    def __repr__(self) -> str:
+        return f"View({self._fields!r})"
 
 
 def cv_view(

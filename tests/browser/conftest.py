@@ -1,0 +1,62 @@
+"""Real headless Chromium (Debian's /usr/bin/chromium) driven by Playwright over the built demo."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from collections.abc import Iterator
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from bipub.pipeline import build
+from bipub.serve import BuildState, make_handler
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tests.conftest import REPO
+
+    project = tmp_path_factory.mktemp("demo")
+    for part in ("bipub.yaml", "content", "templates", "locales", "static", "status"):
+        src = REPO / part
+        if src.is_dir():
+            shutil.copytree(src, project / part)
+        elif src.is_file():
+            shutil.copy2(src, project / part)
+    build(project, project / "site")
+    return project / "site"
+
+
+@pytest.fixture(scope="session")
+def site_url(demo_site: Path) -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(demo_site, BuildState()))
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Chromium is not installed: run scripts/bootstrap.sh (Debian package chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
