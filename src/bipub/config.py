@@ -66,6 +66,29 @@ class PdfOptions(Strict):
     fonts: list[StrictStr] = ["Noto Sans CJK KR", "NanumGothic"]
 
 
+class CheckIgnore(Strict):
+    """Silence findings of `bipub check` for units matching a key glob or a file glob."""
+
+    code: StrictStr | None = Field(None, description="Finding code to silence (all when omitted).")
+    key: StrictStr | None = Field(None, description="Unit key glob, e.g. 'cv:stats*'.")
+    file: StrictStr | None = Field(None, description="File glob, e.g. 'content/en/pages/*.md'.")
+    reason: StrictStr = Field(min_length=1, description="Why the findings are acceptable.")
+
+    @model_validator(mode="after")
+    def _target(self) -> CheckIgnore:
+        if self.key is None and self.file is None:
+            raise ValueError("an ignore needs 'key' or 'file' (a glob)")
+        return self
+
+
+class CheckOptions(Strict):
+    """`bipub check`: per-code severity, ignores, texts allowed to stay untranslated."""
+
+    severity: dict[StrictStr, Literal["error", "warning", "off"]] = {}
+    ignore: list[CheckIgnore] = []
+    allow_untranslated: list[StrictStr] = []
+
+
 class SiteConfig(Strict):
     languages: list[Language] = Field(min_length=2)
     default_language: LangCode
@@ -75,6 +98,7 @@ class SiteConfig(Strict):
     posts_per_page: StrictInt = Field(10, ge=1)
     outputs: Outputs = Outputs()
     pdf: PdfOptions = PdfOptions()
+    check: CheckOptions = CheckOptions()
 
     @model_validator(mode="after")
     def _check(self) -> SiteConfig:

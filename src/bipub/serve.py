@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import posixpath
 import threading
+from functools import partial
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -58,6 +59,10 @@ def safe_path(site: Path, url_path: str) -> Path | None:
     except (OSError, ValueError):
         return None
     return resolved if resolved.is_file() else None
+
+
+def _changed(state: BuildState, seen: int) -> bool:
+    return state.generation != seen
 
 
 def make_handler(site: Path, state: BuildState) -> type[SimpleHTTPRequestHandler]:
@@ -121,7 +126,7 @@ def make_handler(site: Path, state: BuildState) -> type[SimpleHTTPRequestHandler
             try:
                 while True:
                     with state.cond:
-                        state.cond.wait_for(lambda s=seen: state.generation != s, timeout=15)
+                        state.cond.wait_for(partial(_changed, state, seen), timeout=15)
                         generation, errors = state.generation, list(state.errors)
                     if generation == seen:
                         self.wfile.write(b": keep-alive\n\n")

@@ -58,7 +58,7 @@ def test_inserting_a_source_item_keeps_translations_paired() -> None:
     inserted = SOURCE.replace(
         "experience:\n", "experience:\n  - company: New\n    position: Lead\n"
     )
-    merged, collector = merge(
+    merged, _collector = merge(
         "experience:\n  - company: Acme\n    position: 엔지니어\n", source=inserted
     )
     positions = [e["position"] for e in merged.data["experience"]]

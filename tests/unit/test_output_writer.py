@@ -11,7 +11,7 @@ from bipub.write.output import OutputTree, check_relative, inside, owned_by, pub
 def test_two_writers_for_one_path_is_an_error() -> None:
     tree = OutputTree()
     tree.add("ko/index.html", "a", "ko", "home")
-    with pytest.raises(DiagnosticError, match="two sources write ko/index.html"):
+    with pytest.raises(DiagnosticError, match=r"two sources write ko/index\.html"):
         tree.add("ko/index.html", "b", "ko", "page")
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -68,6 +68,14 @@ class _Loader(yaml.SafeLoader):
 _Loader.yaml_implicit_resolvers = {}
 
 
+_EXPECTED: dict[str, type | tuple[type, ...]] = {
+    _STD + "int": int,
+    _STD + "float": (int, float),
+    _STD + "bool": bool,
+    _STD + "null": type(None),
+}
+
+
 def _resolve_plain(value: str) -> Any:
     if _NULL.match(value):
         return None
@@ -87,19 +95,12 @@ def _scalar(event: yaml.ScalarEvent, rel: str, line_offset: int) -> Any:
     if tag is not None and tag != "!":
         full = tag
         if full not in _ALLOWED_TAGS:
-            raise YamlError(
-                [_diag(rel, event.start_mark.line + 1 + line_offset, f"tag {tag} is not allowed")]
-            )
+            raise YamlError([_diag(rel, _line(event, line_offset), f"tag {tag} is not allowed")])
         value = event.value
         if full == _STD + "str":
             return value
-        resolved = _resolve_plain(value)
-        expected = {
-            _STD + "int": int,
-            _STD + "float": (int, float),
-            _STD + "bool": bool,
-            _STD + "null": type(None),
-        }[full]
+        resolved: Any = _resolve_plain(value)
+        expected = _EXPECTED[full]
         if not isinstance(resolved, expected) or (
             full == _STD + "int" and isinstance(resolved, bool)
         ):
@@ -107,15 +108,19 @@ def _scalar(event: yaml.ScalarEvent, rel: str, line_offset: int) -> Any:
                 [
                     _diag(
                         rel,
-                        event.start_mark.line + 1 + line_offset,
+                        _line(event, line_offset),
                         f"{value!r} is not a valid {full.removeprefix(_STD)}",
                     )
                 ]
             )
-        return float(resolved) if full == _STD + "float" else resolved
+        return float(cast(float, resolved)) if full == _STD + "float" else resolved
     if event.implicit[0]:  # plain scalar
         return _resolve_plain(event.value)
     return event.value  # quoted or block scalar: always a string
+
+
+def _line(event: yaml.Event, line_offset: int) -> int | None:
+    return event.start_mark.line + 1 + line_offset if event.start_mark else None
 
 
 def _diag(rel: str, line: int | None, message: str) -> Diagnostic:

@@ -106,8 +106,8 @@ def classify(annotation: Any) -> tuple[FieldKind, type[BaseModel] | None]:
         kind, model = classify(item)
         return f"{kind}_list", model
     if origin is Union or (origin is not None and str(origin) == "<class 'types.UnionType'>"):
-        args = [a for a in get_args(annotation) if a is not type(None)]
-        kinds = [classify(a) for a in args]
+        members = [a for a in get_args(annotation) if a is not type(None)]
+        kinds = [classify(a) for a in members]
         for kind, model in kinds:
             if kind != "shared":
                 return kind, model

@@ -53,13 +53,15 @@ def _clean_loc(loc: tuple[Any, ...], data: Any) -> tuple[str | int, ...]:
     walking the real data tells them apart from field names (a field may well be called `date`).
     """
     out: list[str | int] = []
-    current = data
+    current: Any = data  # walked through dicts and lists
     for i, part in enumerate(loc):
-        if (isinstance(current, dict) and isinstance(part, str) and part in current) or (
-            isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current)
-        ):
+        index = part if isinstance(part, int) and not isinstance(part, bool) else -1
+        if isinstance(current, dict) and isinstance(part, str) and part in current:
             out.append(part)
             current = current[part]
+        elif isinstance(current, list) and 0 <= index < len(current):
+            out.append(index)
+            current = current[index]
         elif isinstance(current, dict) and isinstance(part, str) and i == len(loc) - 1:
             out.append(part)  # a missing or unknown key: the last part names it
         elif isinstance(current, dict) and isinstance(part, str) and not _is_tag(part):
@@ -140,4 +142,9 @@ def _model_of(exc: ValidationError) -> type[BaseModel] | None:
     from bipub.model.cv import CV
     from bipub.model.post import FrontMatter
 
-    return {"SiteConfig": SiteConfig, "CV": CV, "FrontMatter": FrontMatter}.get(exc.title)
+    models: dict[str, type[BaseModel]] = {
+        "SiteConfig": SiteConfig,
+        "CV": CV,
+        "FrontMatter": FrontMatter,
+    }
+    return models.get(exc.title)

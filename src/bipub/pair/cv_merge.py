@@ -229,11 +229,11 @@ def _merge_list(
     used: set[int] = set()
     out: list[Any] = []
     by_identity: dict[tuple[str, Any], int] = {}
-    for j, t in enumerate(tr_items):
+    for pos, t in enumerate(tr_items):
         if isinstance(t, dict):
-            ident = _identity(model, t)
-            if ident is not None:
-                by_identity[ident] = j
+            tid = _identity(model, t)
+            if tid is not None:
+                by_identity[tid] = pos
     positional = not by_identity
     for i, s in enumerate(src):
         if not isinstance(s, dict):
@@ -269,13 +269,13 @@ def _merge_list(
                 ctx,
             )
         )
-    for j, t in enumerate(tr_items):
-        if j not in used:
-            ident = _identity(model, t) if isinstance(t, dict) else None
-            label = f"[{ident[0]}={ident[1]}]" if ident else f"[{j}]"
+    for pos, t in enumerate(tr_items):
+        if pos not in used:
+            tid = _identity(model, t) if isinstance(t, dict) else None
+            label = f"[{tid[0]}={tid[1]}]" if tid else f"[{pos}]"
             ctx.collector.warning(
                 ctx.tr_rel,
-                ctx.tr_line((*tp, j)) if tp is not None else None,
+                ctx.tr_line((*tp, pos)) if tp is not None else None,
                 "orphan",
                 f"{ukey}{label}: no matching item in {ctx.src_rel}; it is ignored",
                 key=f"{ukey}{label}",

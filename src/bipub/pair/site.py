@@ -6,6 +6,7 @@ the renderers read. Nothing here formats or writes.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date
@@ -58,8 +59,8 @@ class Entry:
     source_lang: str
     docs: dict[str, Document]
     versions: dict[str, Version]
-    date: date | None
-    updated: date | None
+    date: dt.date | None
+    updated: dt.date | None
     series_order: int | None
 
     @property

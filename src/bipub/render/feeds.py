@@ -22,7 +22,8 @@ def _ts(d: date) -> str:
 
 def _xml(root: ET.Element) -> bytes:
     ET.indent(root)
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+    data: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return data + b"\n"
 
 
 def atom_feed(site: Site, lang: str, url: urls.UrlBuilder, render: RenderFn) -> bytes:
@@ -75,7 +76,9 @@ def sitemap(site: Site, plan: Plan, url: urls.UrlBuilder) -> bytes:
     ET.register_namespace("xhtml", XHTML)
     root = ET.Element(f"{{{SITEMAP}}}urlset")
     codes = site.config.codes
-    lastmods = {("post", e.key): (e.updated or e.date) for e in site.entries}
+    lastmods: dict[tuple[str, ...], date | None] = {
+        ("post", e.key): (e.updated or e.date) for e in site.entries
+    }
     for route in sorted(plan.routes, key=lambda r: (r[0], r[1:])):
         specs = plan.routes[route]
         indexable = {

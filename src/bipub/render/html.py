@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import jinja2
@@ -16,7 +17,7 @@ from markupsafe import Markup
 
 from bipub.diagnostics import Collector
 from bipub.model.cv import CV
-from bipub.pair.site import Entry, Site
+from bipub.pair.site import Entry, Series, Site, Tag
 from bipub.render import urls
 from bipub.render.locale_format import reading_minutes
 from bipub.render.markdown import RenderedMarkdown
@@ -112,10 +113,7 @@ class HtmlRenderer:
                     "blog.html",
                     language.title,
                     language.description,
-                    lambda chunk=chunk, n=n: {
-                        "posts": [self._card(e, lang) for e in chunk],
-                        "pagination": self._pagination(lang, n, pages),
-                    },
+                    partial(self._listing_context, lang, chunk, n, pages),
                     noindex=n > 1,
                 )
             )
@@ -145,10 +143,7 @@ class HtmlRenderer:
                     "tag.html",
                     f"#{tag.name}",
                     language.description,
-                    lambda tag=tag, members=members: {
-                        "tag": tag,
-                        "posts": [self._card(e, lang) for e in members],
-                    },
+                    partial(self._tag_context, lang, tag, members),
                 )
             )
         for series in site.series.get(lang, {}).values():
@@ -160,10 +155,7 @@ class HtmlRenderer:
                     "series.html",
                     series.name,
                     language.description,
-                    lambda series=series: {
-                        "series": series,
-                        "posts": [self._card(e, lang) for e in series.entries],
-                    },
+                    partial(self._series_context, lang, series),
                 )
             )
 
@@ -191,6 +183,19 @@ class HtmlRenderer:
                 canonical_path=canonical,
             )
         )
+
+    # ------------------------------------------------------------------ contexts
+    def _listing_context(self, lang: str, chunk: list[Entry], n: int, pages: int) -> dict[str, Any]:
+        return {
+            "posts": [self._card(e, lang) for e in chunk],
+            "pagination": self._pagination(lang, n, pages),
+        }
+
+    def _tag_context(self, lang: str, tag: Tag, members: list[Entry]) -> dict[str, Any]:
+        return {"tag": tag, "posts": [self._card(e, lang) for e in members]}
+
+    def _series_context(self, lang: str, series: Series) -> dict[str, Any]:
+        return {"series": series, "posts": [self._card(e, lang) for e in series.entries]}
 
     # ------------------------------------------------------------------ view pieces
     def _tag_slugs(self, entry: Entry, lang: str) -> set[str]:

@@ -86,7 +86,7 @@ def _parser(raw_html: bool) -> MarkdownIt:
     md.enable(["table", "strikethrough"])
     md.use(footnote_plugin)
     md.use(anchors_plugin, min_level=1, max_level=6, slug_func=heading_slug, permalink=True)
-    md.validateLink = is_safe_url
+    md.validateLink = is_safe_url  # type: ignore[method-assign]
     return md
 
 

@@ -4,8 +4,8 @@ content models themselves. Everything here is plain, immutable and already resol
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
-from datetime import date
 from typing import Any
 
 from markupsafe import Markup, escape
@@ -148,8 +148,8 @@ class PostCard:
     title: str
     description: str
     href: str
-    date: date | None
-    updated: date | None
+    date: dt.date | None
+    updated: dt.date | None
     tags: tuple[TagLink, ...]
     series: str | None
     series_href: str | None

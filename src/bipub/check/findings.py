@@ -1,0 +1,102 @@
+"""A finding of `bipub check`: one record per problem, with a stable JSON shape.
+
+The JSON shape of one finding (see findings.schema.json, version 1):
+
+    {"code": "numbers", "severity": "error", "lang": "en", "key": "posts/x:body#2",
+     "file": "content/en/posts/x.md", "line": 14, "message": "...", "diff": null}
+
+`file` and `line` are the translation's when it exists, else the source's. `diff` is the unified
+old-vs-new diff of the source text for `stale` findings and null otherwise. The source and
+translation texts are kept on the record for the text and HTML reports but are not part of the
+JSON contract.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from bipub.diagnostics import Severity
+
+JSON_VERSION = 1
+
+#: QA of a translation against its source (errors on reviewed/human text, warnings on drafts).
+QA_CODES: tuple[str, ...] = (
+    "numbers",
+    "links",
+    "code",
+    "refs",
+    "markup",
+    "placeholders",
+    "glossary",
+    "prefix",
+)
+#: Translation state (warnings by default).
+STATE_CODES: tuple[str, ...] = ("missing", "orphan", "untranslated", "stale", "draft", "edited")
+#: Warnings of the load/pair stages that concern parity, passed through by `bipub check`.
+PAIR_CODES: tuple[str, ...] = (
+    "pairing",
+    "list-length",
+    "shared-differs",
+    "source-lang",
+    "duplicate",
+    "missing-source",
+)
+#: A malformed inline ignore.
+OTHER_CODES: tuple[str, ...] = ("ignore",)
+KNOWN_CODES: tuple[str, ...] = QA_CODES + STATE_CODES + PAIR_CODES + OTHER_CODES
+
+
+def kind_of(key: str | None) -> str:
+    """Content kind of a unit key: cv, posts, pages, ui (or 'other')."""
+    if not key:
+        return "other"
+    if key.startswith("cv:"):
+        return "cv"
+    if key.startswith("ui:"):
+        return "ui"
+    head = key.split("/", 1)[0]
+    return head if head in ("posts", "pages") else "other"
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    lang: str | None
+    key: str | None
+    file: str | None
+    line: int | None
+    message: str
+    severity: Severity = Severity.WARNING
+    source: str | None = None
+    translation: str | None = None
+    diff: str | None = None
+    on_draft: bool = False  # the translation is an unreviewed machine draft (QA → warning)
+    source_file: str | None = None
+    source_line: int | None = None
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+    def with_severity(self, severity: Severity) -> Finding:
+        return replace(self, severity=severity)
+
+    def location(self) -> str:
+        if self.file is None:
+            return "bipub"
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "code": self.code,
+            "severity": self.severity.value,
+            "lang": self.lang,
+            "key": self.key,
+            "file": self.file,
+            "line": self.line,
+            "message": self.message,
+            "diff": self.diff,
+        }
+
+    def sort_key(self) -> tuple[str, int, str, str, str]:
+        return (self.file or "~", self.line or 0, self.lang or "", self.key or "", self.code)
