@@ -45,9 +45,9 @@ case "$mode" in
   demo)
     .venv/bin/bipub build
     echo
-    echo "Demo built. Open site/index.html (or run: .venv/bin/bipub serve  →  http://127.0.0.1:8000/)."
-    echo "  Korean home: site/ko/index.html   English home: site/en/index.html"
-    echo "  JSON API: site/api/ko/cv.json      llms.txt: site/llms.txt"
+    echo "Demo built into site/ (Korean: site/ko/, English: site/en/, JSON API: site/api/, site/llms.txt)."
+    echo "Preview it with:  .venv/bin/bipub serve   →  http://127.0.0.1:8000/  (live reload)"
+    echo "or serve site/ from any static web server (links are root-relative, like on the real host)."
     ;;
   test)
     .venv/bin/ruff check .
