@@ -101,22 +101,32 @@ def init(ui: Ui, directory: Path) -> None:
     help="Output folder (default: site/ in the project).",
 )
 @click.option("--strict", is_flag=True, help="Treat warnings as errors.")
+@click.option(  # issue 5: build a subset of the output kinds
+    "--only",
+    "only",
+    multiple=True,
+    type=click.Choice(["pdf", "html", "json", "feeds", "llms"]),
+    help="Build only this kind of output (repeatable); the other kinds stay as they were.",
+)
 @pass_ui
-def build(ui: Ui, langs: tuple[str, ...], out: Path | None, strict: bool) -> None:
+def build(
+    ui: Ui, langs: tuple[str, ...], out: Path | None, strict: bool, only: tuple[str, ...]
+) -> None:
     """Render the site, JSON API, feeds and llms.txt for every language into site/."""
     from bipub.diagnostics import DiagnosticError
     from bipub.pipeline import build as run_build
 
     out_dir = (out if out.is_absolute() else Path.cwd() / out) if out else None
     try:
-        with _progress(ui) as (on_start, on_page):
+        with _progress(ui) as (on_start, on_pages):
             result = run_build(
                 ui.root,
                 out_dir,
                 list(langs) or None,
                 strict=strict,
                 on_start=on_start,
-                on_page=on_page,
+                on_pages=on_pages,
+                only=set(only) or None,
             )
     except DiagnosticError as exc:
         ui.fail(exc)
@@ -161,10 +171,10 @@ class _progress:
         def on_start(total: int) -> None:
             self.bar.update(self.task, total=total)
 
-        def on_page(lang: str) -> None:
-            self.bar.advance(self.task)
+        def on_pages(n: int) -> None:
+            self.bar.advance(self.task, n)
 
-        return on_start, on_page
+        return on_start, on_pages
 
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
@@ -225,6 +235,13 @@ def compile(ui: Ui) -> None:
             ui.info(line)
     except DiagnosticError as exc:
         ui.fail(exc)
+
+
+from bipub.commands.check_cmd import check  # noqa: E402 - registered after main is defined
+from bipub.commands.review_cmd import review  # noqa: E402
+
+main.add_command(check)
+main.add_command(review)
 
 
 def run() -> None:

@@ -64,6 +64,15 @@ class Outputs(Strict):
 class PdfOptions(Strict):
     page_size: Literal["A4", "Letter"] = "A4"
     fonts: list[StrictStr] = ["Noto Sans CJK KR", "NanumGothic"]
+    # PDF output (issue 5, render/pdf.py): font files, code font, posts as PDF.
+    font_file: StrictStr | None = Field(
+        None, description="A .ttf/.otf in the project used instead of `fonts`."
+    )
+    bold_font_file: StrictStr | None = Field(None, description="Its bold face (.ttf/.otf).")
+    mono_fonts: list[StrictStr] = ["Noto Sans Mono CJK KR", "DejaVu Sans Mono"]
+    posts: StrictBool = Field(
+        False, description="Every post also as PDF; front matter `pdf:` overrides per post."
+    )
 
 
 class CheckIgnore(Strict):

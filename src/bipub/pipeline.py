@@ -10,21 +10,22 @@ Nothing is written before every stage has succeeded; one run reports all errors 
 
 from __future__ import annotations
 
+import os
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from bipub.config import SiteConfig, load_config
-from bipub.diagnostics import Collector, Diagnostic, DiagnosticError, Severity
+from bipub.diagnostics import Collector, ConfigError, Diagnostic, DiagnosticError, Severity
 from bipub.load.content import Content, load_content
 from bipub.pair.site import Site, pair_site
 from bipub.project import Project
 from bipub.render import urls
 from bipub.render.catalogs import load_translations
 from bipub.render.markdown import RenderedMarkdown, render_markdown
-from bipub.write.output import OutputTree, publish
+from bipub.write.output import OutputFile, OutputTree, publish, staged
 
 THEME_DIR = Path(__file__).resolve().parent / "theme"
 
@@ -77,12 +78,18 @@ def render(
     project: Project,
     site: Site,
     langs: list[str],
+    tree: OutputTree,
     collector: Collector,
-    on_page: Callable[[str], None] | None = None,
-) -> tuple[OutputTree, dict[str, int]]:
+    on_pages: Callable[[int], None] | None = None,
+    only: set[str] | None = None,
+) -> dict[str, int]:
+    """Stage 4: write every output of `langs` into the staged tree. Returns pages per language.
+
+    `only` (build --only): the output kinds to render (OUTPUT_KINDS); None renders all."""
     from bipub.render import feeds, json_api, llms
     from bipub.render.html import HtmlRenderer
-    from bipub.render.templates import make_environment, template_error
+    from bipub.render.templates import make_environment
+    from bipub.render.workers import render_pages
 
     config = site.config
     url = urls.UrlBuilder(config.base_url)
@@ -97,111 +104,91 @@ def render(
         )
         envs[lang] = make_environment(project.templates, lang, translations)
     renderer = HtmlRenderer(site, markdown, url)
-    renderer.site_root = project.root  # type: ignore[assignment]
+    renderer.site_root = project.root
     plan = renderer.plan()
-    tree = OutputTree()
-    counts = renderer.render(plan, envs, langs, tree, collector, on_page)
-    every = langs == config.codes
-    for lang in langs:
-        tree.add(
-            urls.feed(lang).lstrip("/"), feeds.atom_feed(site, lang, url, markdown), lang, "feed"
-        )
-        cv = json_api.cv_json(site, lang)
-        if cv is not None:
-            tree.add(urls.api(lang, "cv").lstrip("/"), cv, lang, "cv.json")
-        tree.add(
-            urls.api(lang, "posts").lstrip("/"),
-            json_api.posts_json(site, lang, url),
-            lang,
-            "posts.json",
-        )
-        tree.add(
-            urls.api(lang, "status").lstrip("/"),
-            json_api.status_json(site, lang),
-            lang,
-            "status.json",
-        )
-        tree.add(urls.llms(lang).lstrip("/"), llms.llms_txt(site, lang, url), lang, "llms.txt")
-        tree.add(
-            urls.llms(lang, full=True).lstrip("/"),
-            llms.llms_full_txt(site, lang, url),
-            lang,
-            "llms-full.txt",
-        )
-    if every:
-        default = config.default_language
-        tree.add("llms.txt", llms.llms_txt(site, default, url, root=True), None, "llms.txt")
-        tree.add("llms-full.txt", llms.llms_full_txt(site, default, url), None, "llms-full.txt")
-        tree.add("sitemap.xml", feeds.sitemap(site, plan, url), None, "sitemap")
-        tree.add("robots.txt", feeds.robots(url), None, "robots")
-        for name, text in json_api.schemas().items():
-            tree.add(f"api/schema/{name}", text, None, "schema")
-        _root_pages(renderer, plan, envs[default], tree, collector, template_error)
-        _static(project, tree)
-    return tree, counts
 
+    def want(kind: str) -> bool:  # build --only
+        return only is None or kind in only
 
-def _root_pages(
-    renderer: Any, plan: Any, env: Any, tree: OutputTree, collector: Collector, template_error: Any
-) -> None:
-    import jinja2
-
-    from bipub.render.html import PageSpec
-    from bipub.render.views import View
-
-    config = renderer.config
-    url = renderer.url
-    default = config.default_language
-    languages = [
-        View(
-            code=x.code,
-            name=x.name,
-            title=x.title,
-            description=x.description,
-            href=url.href(urls.home(x.code)),
-        )
-        for x in config.languages
-    ]
-    homes = {code: spec for code, spec in plan.routes.get(("home",), {}).items()}
-    root_spec = PageSpec(
-        ("root",),
-        default,
-        "/",
-        "root.html",
-        config.language(default).title,
-        config.language(default).description,
-        dict,
+    counts = (
+        render_pages(renderer, plan, envs, langs, tree, collector, on_pages) if want("html") else {}
     )
-    plan.routes[("root",)] = {default: root_spec}
-    for template, path in (("root.html", "/"), ("404.html", "/404.html")):
-        spec = PageSpec(
-            (template,),
-            default,
-            path,
-            template,
-            config.language(default).title,
-            "",
-            dict,
-            noindex=path != "/",
-        )
-        meta = renderer.page_meta(plan, spec)
-        if template == "root.html":
-            from bipub.render.views import Alternate
+    for lang in langs:
+        if want("feeds"):
+            tree.add(urls.feed(lang)[1:], feeds.atom_feed(site, lang, url, markdown), lang, "feed")
+        if want("json"):
+            cv = json_api.cv_json(site, lang)
+            if cv is not None:
+                tree.add(urls.api(lang, "cv")[1:], cv, lang, "cv.json")
+            tree.add(urls.api(lang, "posts")[1:], json_api.posts_json(site, lang, url), lang, "api")
+            tree.add(urls.api(lang, "status")[1:], json_api.status_json(site, lang), lang, "api")
+        if want("llms"):
+            tree.add(urls.llms(lang)[1:], llms.llms_txt(site, lang, url), lang, "llms.txt")
+            tree.add(urls.llms(lang, True)[1:], llms.llms_full_txt(site, lang, url), lang, "llms")
+    if langs == config.codes:  # outputs shared by all languages: only on a full build
+        default = config.default_language
+        if want("llms"):
+            tree.add("llms.txt", llms.llms_txt(site, default, url, root=True), None, "llms.txt")
+            tree.add("llms-full.txt", llms.llms_full_txt(site, default, url), None, "llms-full.txt")
+        if want("feeds"):
+            tree.add("sitemap.xml", feeds.sitemap(site, plan, url), None, "sitemap")
+            tree.add("robots.txt", feeds.robots(url), None, "robots")
+        if want("json"):
+            for name, text in json_api.schemas().items():
+                tree.add(f"api/schema/{name}", text, None, "schema")
+        if want("html"):
+            for path, html in renderer.render_root_pages(plan, envs[default], collector):
+                tree.add(urls.output_file(path), html, None, path)
+            _static(project, tree)
+    # --- PDF output (issue 5): CVs, the bilingual CV (full builds only) and opted-in posts,
+    # rendered in parallel by render/pdf.py; the build's fixed time comes from SOURCE_DATE_EPOCH.
+    if want("pdf"):
+        from bipub.render import pdf
 
-            alts = (
-                *tuple(Alternate(c, url.absolute(s.path)) for c, s in homes.items()),
-                Alternate("x-default", url.absolute("/")),
-            )
-            meta = meta.__class__(**{**meta.__dict__, "alternates": alts})
-        try:
-            html = env.get_template(template).render(
-                site=renderer.site_context(default), page=meta, languages=languages
-            )
-        except (jinja2.TemplateError, TypeError, AttributeError, ValueError) as exc:
-            collector.add(template_error(exc, renderer.site_root))
-            continue
-        tree.add(urls.output_file(path), html, None, template)
-    del plan.routes[("root",)]
+        for path, data, owner, origin in pdf.render_pdfs(
+            project,
+            site,
+            langs,
+            envs,
+            markdown,
+            collector,
+            bilingual=langs == config.codes,
+            now=pdf.build_time(os.environ),
+        ):
+            tree.add(path, data, owner, origin)
+    return counts
+
+
+OUTPUT_KINDS = ("html", "json", "feeds", "llms", "pdf")
+
+
+def output_kind(path: str) -> str:
+    """Which `--only` kind an output file belongs to."""
+    name = path.rsplit("/", 1)[-1]
+    if name.endswith(".pdf"):
+        return "pdf"
+    if path.startswith("api/"):
+        return "json"
+    if name in ("feed.xml", "sitemap.xml", "robots.txt"):
+        return "feeds"
+    if name in ("llms.txt", "llms-full.txt"):
+        return "llms"
+    return "html"
+
+
+def _keep_other_kinds(tree: OutputTree, only: set[str]) -> None:
+    """build --only: carry over the previous output's files of the kinds not rebuilt."""
+    if not tree.out.is_dir():
+        return
+    kept = {}
+    for previous in sorted(tree.out.rglob("*")):
+        rel = previous.relative_to(tree.out).as_posix()
+        if previous.is_file() and output_kind(rel) not in only and rel not in tree.files:
+            target = tree.staging / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(previous, target)
+            kept[rel] = OutputFile(None, f"previous build ({rel})")
+    tree.merge(kept)
 
 
 def _static(project: Project, tree: OutputTree) -> None:
@@ -270,46 +257,44 @@ def build(
     *,
     strict: bool = False,
     on_start: Callable[[int], None] | None = None,
-    on_page: Callable[[str], None] | None = None,
+    on_pages: Callable[[int], None] | None = None,
+    only: set[str] | None = None,
 ) -> BuildResult:
+    """Run every stage. Raises DiagnosticError (nothing written) or returns what was built."""
     started = time.perf_counter()
     project = Project(root)
     collector = Collector()
     config, content = load(project, collector)
-    if langs:
-        unknown = [lang for lang in langs if lang not in config.codes]
-        if unknown:
-            from bipub.diagnostics import ConfigError
-
-            raise ConfigError(
-                [
-                    Diagnostic(
-                        "bipub.yaml",
-                        None,
-                        "usage",
-                        f"--lang {', '.join(unknown)}: not a language of this site "
-                        f"({', '.join(config.codes)})",
-                    )
-                ]
-            )
+    unknown = [lang for lang in langs or [] if lang not in config.codes]
+    if unknown:
+        raise ConfigError(
+            [
+                Diagnostic(
+                    "bipub.yaml",
+                    None,
+                    "usage",
+                    f"--lang {', '.join(unknown)}: not a language of this site "
+                    f"({', '.join(config.codes)})",
+                )
+            ]
+        )
     selected = [c for c in config.codes if not langs or c in langs]
     site = pair(project, config, content, collector)
     collector.raise_if_errors()
     _report_fallbacks(site, selected, collector)
     if on_start:
-        on_start(sum(1 for _ in selected) * max(1, len(site.entries)))
-    tree, counts = render(project, site, selected, collector, on_page)
-    if strict and collector.warnings:
-        raise DiagnosticError(
-            [
+        on_start(sum(len(site.entries) for _ in selected))
+    with staged(out if out is not None else project.default_out) as tree:
+        counts = render(project, site, selected, tree, collector, on_pages, only)
+        if only is not None:  # build --only: the other kinds stay as they were
+            _keep_other_kinds(tree, only)
+        if strict and collector.warnings:
+            collector.extend(
                 Diagnostic(d.file, d.line, d.code, f"{d.message} (--strict)", Severity.ERROR)
                 for d in collector.warnings
-            ]
-        )
-    collector.raise_if_errors()
-    target = out if out is not None else project.default_out
-    partial = selected if selected != config.codes else None
-    changed = publish(tree, target, partial)
+            )
+        collector.raise_if_errors()
+        changed = publish(tree, selected if selected != config.codes else None)
     return BuildResult(
         counts, len(tree.files), changed, time.perf_counter() - started, collector.warnings
     )

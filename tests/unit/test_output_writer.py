@@ -1,18 +1,20 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from bipub.diagnostics import DiagnosticError
-from bipub.write.output import OutputTree, check_relative, inside, owned_by, publish
+from bipub.write.output import OutputTree, check_relative, inside, owned_by, publish, staged
 
 
-def test_two_writers_for_one_path_is_an_error() -> None:
-    tree = OutputTree()
-    tree.add("ko/index.html", "a", "ko", "home")
-    with pytest.raises(DiagnosticError, match=r"two sources write ko/index\.html"):
-        tree.add("ko/index.html", "b", "ko", "page")
+def test_two_writers_for_one_path_is_an_error(tmp_path: Path) -> None:
+    with staged(tmp_path / "site") as tree:
+        tree.add("ko/index.html", "a", "ko", "home")
+        with pytest.raises(DiagnosticError, match=r"two sources write ko/index\.html"):
+            tree.add("ko/index.html", "b", "ko", "page")
+        tree.discard()
 
 
 @pytest.mark.parametrize("bad", ["../x", "/etc/x", "a/../../b", "a\\b", ""])
@@ -28,57 +30,71 @@ def test_inside_is_not_a_string_prefix_check(tmp_path: Path) -> None:
     assert not inside(tmp_path / "out", tmp_path / "out" / ".." / "out-old")
 
 
+def _publish(
+    out: Path, files: dict[str, tuple[str, str | None]], only: list[str] | None = None
+) -> int:
+    tree = OutputTree.create(out)
+    for path, (text, lang) in files.items():
+        tree.add(path, text, lang, "test")
+    return publish(tree, only)
+
+
 def test_partial_publish_keeps_other_languages(tmp_path: Path) -> None:
     out = tmp_path / "site"
-    full = OutputTree()
-    for path, lang in [
-        ("ko/a.html", "ko"),
-        ("en/a.html", "en"),
-        ("ko/old.html", "ko"),
-        ("index.html", None),
-    ]:
-        full.add(path, f"v1 {path}", lang, "t")
-    publish(full, out)
-    partial = OutputTree()
-    partial.add("ko/a.html", "v2", "ko", "t")
-    publish(partial, out, ["ko"])
+    _publish(
+        out,
+        {
+            "ko/a.html": ("v1", "ko"),
+            "en/a.html": ("v1 en", "en"),
+            "ko/old.html": ("v1", "ko"),
+            "index.html": ("root", None),
+        },
+    )
+    _publish(out, {"ko/a.html": ("v2", "ko")}, ["ko"])
     assert (out / "ko/a.html").read_text() == "v2"
     assert not (out / "ko/old.html").exists()
-    assert (out / "en/a.html").read_text() == "v1 en/a.html"
-    assert (out / "index.html").read_text() == "v1 index.html"
+    assert (out / "en/a.html").read_text() == "v1 en"
+    assert (out / "index.html").read_text() == "root"
     assert [p.name for p in tmp_path.iterdir()] == ["site"]
+
+
+def test_full_publish_removes_stale_files(tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    _publish(out, {"a.html": ("a", None), "gone.html": ("g", None)})
+    _publish(out, {"a.html": ("a", None)})
+    assert sorted(p.name for p in out.iterdir()) == ["a.html"]
 
 
 def test_failed_publish_leaves_previous_site(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     out = tmp_path / "site"
-    tree = OutputTree()
-    tree.add("a.html", "old", None, "t")
-    publish(tree, out)
-    tree2 = OutputTree()
-    tree2.add("a.html", "new", None, "t")
+    _publish(out, {"a.html": ("old", None)})
 
     def boom(*_a: object, **_k: object) -> None:
         raise KeyboardInterrupt
 
     monkeypatch.setattr("bipub.write.output._swap", boom)
     with pytest.raises(KeyboardInterrupt):
-        publish(tree2, out)
+        _publish(out, {"a.html": ("new", None)})
     assert (out / "a.html").read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["site"]
 
 
+def test_error_while_staging_removes_the_staging_folder(tmp_path: Path) -> None:
+    with pytest.raises(RuntimeError), staged(tmp_path / "site") as tree:
+        tree.add("a.html", "x", None, "t")
+        raise RuntimeError("render failed")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_unchanged_files_keep_their_mtime(tmp_path: Path) -> None:
     out = tmp_path / "site"
-    tree = OutputTree()
-    tree.add("a.html", "same", None, "t")
-    publish(tree, out)
-    import os
-
+    _publish(out, {"a.html": ("same", None), "b.html": ("old", None)})
     os.utime(out / "a.html", (1_000_000, 1_000_000))
-    assert publish(tree, out) == 0
+    assert _publish(out, {"a.html": ("same", None), "b.html": ("new", None)}) == 1
     assert (out / "a.html").stat().st_mtime == 1_000_000
+    assert (out / "b.html").read_text() == "new"
 
 
 def test_ownership() -> None:

@@ -61,11 +61,7 @@ class YamlDoc:
             p = p[:-1]
 
 
-class _Loader(yaml.SafeLoader):
-    """Used only for its scanner and parser; no implicit resolvers at all."""
-
-
-_Loader.yaml_implicit_resolvers = {}
+_Loader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when present
 
 
 _EXPECTED: dict[str, type | tuple[type, ...]] = {

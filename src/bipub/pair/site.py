@@ -93,15 +93,20 @@ class Site:
     tags: dict[str, dict[str, Tag]] = field(default_factory=dict)  # lang → slug → Tag
     series: dict[str, dict[str, Series]] = field(default_factory=dict)  # lang → slug → Series
     series_by_entry: dict[tuple[str, str], Series] = field(default_factory=dict)
+    _posts: dict[str, list[Entry]] = field(default_factory=dict, repr=False)
 
     def posts(self, lang: str) -> list[Entry]:
-        """Posts shown in a language, newest first (drafts excluded)."""
-        out = [
-            e
-            for e in self.entries
-            if e.kind == "posts" and lang in e.versions and not e.versions[lang].doc.meta.draft
-        ]
-        return sorted(out, key=lambda e: (e.date or date.min, e.key), reverse=True)
+        """Posts shown in a language, newest first (drafts excluded). Do not mutate the list."""
+        cached = self._posts.get(lang)
+        if cached is None:
+            out = [
+                e
+                for e in self.entries
+                if e.kind == "posts" and lang in e.versions and not e.versions[lang].doc.meta.draft
+            ]
+            cached = sorted(out, key=lambda e: (e.date or date.min, e.key), reverse=True)
+            self._posts[lang] = cached
+        return cached
 
     def pages(self, lang: str) -> list[Entry]:
         return [e for e in self.entries if e.kind == "pages" and lang in e.versions]

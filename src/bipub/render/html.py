@@ -8,19 +8,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import jinja2
 from markupsafe import Markup
 
-from bipub.diagnostics import Collector
+from bipub.diagnostics import Collector, Diagnostic, DiagnosticError
 from bipub.model.cv import CV
 from bipub.pair.site import Entry, Series, Site, Tag
 from bipub.render import urls
 from bipub.render.locale_format import reading_minutes
 from bipub.render.markdown import RenderedMarkdown
+from bipub.render.pdf import pdf_links  # issue 5 (does not import WeasyPrint)
 from bipub.render.templates import template_error
 from bipub.render.views import (
     Alternate,
@@ -34,7 +36,6 @@ from bipub.render.views import (
     View,
     cv_view,
 )
-from bipub.write.output import OutputTree
 
 Route = tuple[str, ...]
 
@@ -59,7 +60,23 @@ class Plan:
     pages: dict[str, list[PageSpec]] = field(default_factory=dict)  # lang → pages
     routes: dict[Route, dict[str, PageSpec]] = field(default_factory=dict)  # route → lang → page
 
+    paths: dict[str, PageSpec] = field(default_factory=dict)
+
     def add(self, spec: PageSpec) -> None:
+        clash = self.paths.get(spec.path)
+        if clash is not None:
+            raise DiagnosticError(
+                [
+                    Diagnostic(
+                        None,
+                        None,
+                        "url-clash",
+                        f"two pages map to {spec.path}: {clash.template} {clash.route} "
+                        f"and {spec.template} {spec.route}",
+                    )
+                ]
+            )
+        self.paths[spec.path] = spec
         self.pages.setdefault(spec.lang, []).append(spec)
         self.routes.setdefault(spec.route, {})[spec.lang] = spec
 
@@ -77,6 +94,11 @@ class HtmlRenderer:
         self.rendered = rendered  # (document rel, body) → RenderedMarkdown
         self.url = url
         self.extra_context = extra_context or (lambda lang: {})
+        self.site_root: Path | None = None
+        self._site_cache: dict[str, View] = {}
+        self._cards: dict[tuple[str, str, str], PostCard] = {}
+        self._slugs: dict[tuple[str, str, str], set[str]] = {}
+        self._pdf_posts: dict[str, set[str]] = {}
 
     # ------------------------------------------------------------------ planning
     def plan(self) -> Plan:
@@ -133,8 +155,12 @@ class HtmlRenderer:
                 lambda: {"tags": self._tag_cloud(lang)},
             )
         )
+        by_tag: dict[str, list[Entry]] = {}
+        for entry in posts:
+            for slug in sorted(self._tag_slugs(entry, lang)):
+                by_tag.setdefault(slug, []).append(entry)
         for slug, tag in tags.items():
-            members = [e for e in posts if slug in self._tag_slugs(e, lang)]
+            members = by_tag.get(slug, [])
             plan.add(
                 PageSpec(
                     ("tag", slug),
@@ -199,10 +225,14 @@ class HtmlRenderer:
 
     # ------------------------------------------------------------------ view pieces
     def _tag_slugs(self, entry: Entry, lang: str) -> set[str]:
-        from bipub.model.fields import slugify
-        from bipub.pair.site import _tags_of
+        key = (entry.kind, entry.key, lang)
+        slugs = self._slugs.get(key)
+        if slugs is None:
+            from bipub.model.fields import slugify
+            from bipub.pair.site import _tags_of
 
-        return {slugify(t) for t in _tags_of(entry, lang)}
+            slugs = self._slugs[key] = {slugify(t) for t in _tags_of(entry, lang)}
+        return slugs
 
     def _tag_cloud(self, lang: str) -> list[tuple[TagLink, int]]:
         posts = self.site.posts(lang)
@@ -213,6 +243,13 @@ class HtmlRenderer:
         return sorted(out, key=lambda tc: (-tc[1], tc[0].slug))
 
     def _card(self, entry: Entry, lang: str) -> PostCard:
+        key = (entry.kind, entry.key, lang)
+        card = self._cards.get(key)
+        if card is None:
+            card = self._cards[key] = self._make_card(entry, lang)
+        return card
+
+    def _make_card(self, entry: Entry, lang: str) -> PostCard:
         version = entry.versions[lang]
         doc = version.doc
         tags = self.site.tags.get(lang, {})
@@ -222,14 +259,13 @@ class HtmlRenderer:
         tag_links = []
         for t in _tags_of(entry, lang):
             slug = slugify(t)
-            if slug in tags:
+            if slug in tags and all(link.slug != slug for link in tag_links):
                 tag_links.append(
                     TagLink(tags[slug].name, slug, self.url.href(urls.tag(lang, slug)))
                 )
         series = self.site.series_by_entry.get((lang, entry.key))
         series_name = series.name if series else None
         series_href = self.url.href(urls.series(lang, series.slug)) if series else None
-        rendered = self.rendered(doc.rel, doc.body)
         href = self.url.href(
             urls.post(lang, entry.slug) if entry.kind == "posts" else urls.page(lang, entry.slug)
         )
@@ -245,7 +281,7 @@ class HtmlRenderer:
             series_href,
             version.state,
             doc.lang,
-            reading_minutes(rendered.text, doc.lang),
+            reading_minutes(doc.body, doc.lang),
         )
 
     def _post_view(self, entry: Entry, lang: str) -> PostView:
@@ -284,7 +320,18 @@ class HtmlRenderer:
             nav,
             source_href,
             entry.source_lang,
+            self._post_pdf_href(entry, lang),  # issue 5: the post's PDF, if it has one
         )
+
+    def _post_pdf_href(self, entry: Entry, lang: str) -> str | None:  # issue 5 (render/pdf.py)
+        from bipub.render.pdf import post_pdf_entries, post_pdf_path
+
+        wanted = self._pdf_posts.get(lang)
+        if wanted is None:
+            wanted = self._pdf_posts[lang] = {e.key for e in post_pdf_entries(self.site, lang)}
+        if entry.kind != "posts" or entry.key not in wanted:
+            return None
+        return self.url.href("/" + post_pdf_path(lang, entry.slug))
 
     def _pagination(self, lang: str, n: int, pages: int) -> Pagination:
         return Pagination(
@@ -376,38 +423,72 @@ class HtmlRenderer:
                 for e in self.site.pages(lang)
             ],
             names=[lang_code for lang_code in cfg.codes],
+            # issue 5: the CV PDFs (this language first, then the others, then ko+en):
+            # View(label, lang, href) each; see render/pdf.py pdf_links.
+            pdf_links=[View(**link) for link in pdf_links(self.site, lang, self.url)],
         )
 
-    def render(
-        self,
-        plan: Plan,
-        envs: dict[str, jinja2.Environment],
-        langs: list[str],
-        tree: OutputTree,
-        collector: Collector,
-        progress: Callable[[str], None] | None = None,
-    ) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for lang in langs:
-            env = envs[lang]
-            site_ctx = self.site_context(lang)
-            extra = self.extra_context(lang)
-            for spec in plan.pages.get(lang, []):
-                try:
-                    context = {
-                        "site": site_ctx,
-                        "page": self.page_meta(plan, spec),
-                        **extra,
-                        **spec.context(),
-                    }
-                    html = env.get_template(spec.template).render(context)
-                except (jinja2.TemplateError, TypeError, AttributeError, ValueError) as exc:
-                    collector.add(template_error(exc, self.site_root))
-                    continue
-                tree.add(urls.output_file(spec.path), html, lang, f"{spec.template} ({lang})")
-                counts[lang] = counts.get(lang, 0) + 1
-                if progress:
-                    progress(lang)
-        return counts
+    def render_page(
+        self, plan: Plan, spec: PageSpec, env: jinja2.Environment, collector: Collector
+    ) -> str | None:
+        """Render one planned page; a template problem becomes a diagnostic naming file and line."""
+        context = {
+            "site": self._site_ctx(spec.lang),
+            "page": self.page_meta(plan, spec),
+            **self.extra_context(spec.lang),
+            **spec.context(),
+        }
+        try:
+            return env.get_template(spec.template).render(context)
+        except jinja2.TemplateError as exc:
+            collector.add(template_error(exc, self.site_root))
+        except Exception as exc:
+            located = template_error(exc, self.site_root)
+            if located.file is None:
+                raise  # not raised from a template: a bug in bipub, not a user error
+            collector.add(located)
+        return None
 
-    site_root = None
+    def render_root_pages(
+        self, plan: Plan, env: jinja2.Environment, collector: Collector
+    ) -> list[tuple[str, str]]:
+        """The language entry page (/) and 404.html, in the default language's environment."""
+        cfg = self.config
+        default = cfg.language(cfg.default_language)
+        languages = [
+            View(
+                code=x.code,
+                name=x.name,
+                title=x.title,
+                description=x.description,
+                href=self.url.href(urls.home(x.code)),
+            )
+            for x in cfg.languages
+        ]
+        homes = plan.routes.get(("home",), {})
+        alternates = (
+            *tuple(Alternate(code, self.url.absolute(spec.path)) for code, spec in homes.items()),
+            Alternate("x-default", self.url.absolute("/")),
+        )
+        out = []
+        for template, path in (("root.html", "/"), ("404.html", "/404.html")):
+            spec = PageSpec(
+                (template,), default.code, path, template, default.title, default.description, dict
+            )
+            meta = replace(
+                self.page_meta(plan, spec),
+                alternates=alternates if template == "root.html" else (),
+                noindex=template == "404.html",
+            )
+            context = {"site": self._site_ctx(default.code), "page": meta, "languages": languages}
+            try:
+                out.append((path, env.get_template(template).render(context)))
+            except jinja2.TemplateError as exc:
+                collector.add(template_error(exc, self.site_root))
+        return out
+
+    def _site_ctx(self, lang: str) -> View:
+        cached = self._site_cache.get(lang)
+        if cached is None:
+            cached = self._site_cache[lang] = self.site_context(lang)
+        return cached

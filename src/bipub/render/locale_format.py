@@ -134,12 +134,15 @@ def _language(lang: str) -> tuple[str, str]:
     return _LANGUAGES[key]
 
 
+_SPACE = re.compile(r"\s+")
+
+
 def _minutes(text: str, base: str) -> float:
     hangul = len(_HANGUL.findall(text))
     rest = _HANGUL.sub(" ", text)
     if base == "ko":
         words = len(_LATIN_WORD.findall(rest))
-        others = sum(1 for ch in _LATIN_WORD.sub(" ", rest) if not ch.isspace())
+        others = len(_SPACE.sub("", _LATIN_WORD.sub(" ", rest)))
         return (hangul + others) / KO_CHARS_PER_MINUTE + words / EN_WORDS_PER_MINUTE
     words = sum(1 for token in rest.split() if _WORDLIKE.search(token))
     return hangul / KO_CHARS_PER_MINUTE + words / EN_WORDS_PER_MINUTE

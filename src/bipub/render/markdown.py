@@ -19,6 +19,7 @@ from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
+from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
@@ -65,14 +66,21 @@ class _Formatter(HtmlFormatter):  # type: ignore[misc]
 _FORMATTER = _Formatter(nowrap=True)
 
 
+@lru_cache(maxsize=256)
+def _lexer(name: str) -> Lexer | None:
+    try:
+        return get_lexer_by_name(name, stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        return None
+
+
 def _highlighter(unknown: list[str]) -> object:
     def _highlight(code: str, lang: str, attrs: str) -> str:
         name = (lang or "").strip().split()[0] if lang else ""
         if not name:
             return ""
-        try:
-            lexer = get_lexer_by_name(name, stripnl=False, ensurenl=False)
-        except ClassNotFound:
+        lexer = _lexer(name)
+        if lexer is None:
             unknown.append(name)
             return ""
         return str(highlight(code, lexer, _FORMATTER))

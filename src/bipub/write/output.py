@@ -1,20 +1,25 @@
-"""The output tree: collected in memory, checked, then published atomically.
+"""The output tree: staged in a temporary folder beside the output, then swapped in atomically.
 
+* Files are written into the staging folder as they are rendered (memory stays flat however big
+  the site), by this process or by render workers attached to the same folder.
 * Two sources never write one path (the second `add` is an error naming both).
 * Paths are checked to stay inside the output folder (resolved, not string-prefix compared).
-* `publish` builds the new tree in a temporary folder beside the output and swaps it in at the end:
-  an error or a kill at any point leaves the previous site as it was.
-* A partial build (`--lang ko`) starts from a copy of the previous site, replaces only the files
-  owned by the built languages and keeps everything else.
-* Unchanged files are not rewritten (their mtime stays), so incremental deploys stay small.
+* `publish` swaps the staging folder in at the end: an error or a kill at any point leaves the
+  previous site as it was, and `discard` (or the context manager) removes the staging folder.
+* A partial build (`--lang ko`) also copies the previous site's files that the built languages
+  do not own, so everything else stays as it was.
+* Unchanged files are not rewritten: the previous file (and its mtime) is kept, so incremental
+  deploys (rsync) stay small.
 """
 
 from __future__ import annotations
 
+import filecmp
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -23,22 +28,31 @@ from bipub.diagnostics import Diagnostic, DiagnosticError
 
 @dataclass(frozen=True)
 class OutputFile:
-    path: str  # POSIX, relative to the output folder
-    data: bytes
     lang: str | None  # the language that owns it; None = shared by all languages
     origin: str  # what produced it (for clash messages)
 
 
 @dataclass
 class OutputTree:
+    out: Path
+    staging: Path
     files: dict[str, OutputFile] = field(default_factory=dict)
+
+    @classmethod
+    def create(cls, out: Path) -> OutputTree:
+        out = out.absolute()
+        out.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+        return cls(out, staging)
+
+    @classmethod
+    def attach(cls, out: Path, staging: Path) -> OutputTree:
+        """A view on an existing staging folder (used by render workers)."""
+        return cls(out, staging)
 
     def add(self, path: str, data: bytes | str, lang: str | None, origin: str) -> None:
         check_relative(path)
-        if isinstance(data, str):
-            data = data.encode("utf-8")
-        key = path
-        existing = self.files.get(key)
+        existing = self.files.get(path)
         if existing is not None:
             raise DiagnosticError(
                 [
@@ -50,10 +64,49 @@ class OutputTree:
                     )
                 ]
             )
-        self.files[key] = OutputFile(path, data, lang, origin)
+        target = self.staging / path
+        if not inside(self.staging, target):
+            raise ValueError(f"output path {path!r} escapes the output folder")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+        self.files[path] = OutputFile(lang, origin)
+
+    def merge(self, files: dict[str, OutputFile]) -> None:
+        """Record files a worker wrote into the same staging folder."""
+        for path, info in files.items():
+            existing = self.files.get(path)
+            if existing is not None:
+                raise DiagnosticError(
+                    [
+                        Diagnostic(
+                            None,
+                            None,
+                            "output-clash",
+                            f"two sources write {path}: {existing.origin} and {info.origin}",
+                        )
+                    ]
+                )
+            self.files[path] = info
+
+    def read(self, path: str) -> bytes:
+        return (self.staging / path).read_bytes()
 
     def paths(self) -> list[str]:
         return sorted(self.files)
+
+    def discard(self) -> None:
+        shutil.rmtree(self.staging, ignore_errors=True)
+
+
+@contextmanager
+def staged(out: Path) -> Iterator[OutputTree]:
+    """An OutputTree whose staging folder is removed if anything goes wrong before publish."""
+    tree = OutputTree.create(out)
+    try:
+        yield tree
+    except BaseException:
+        tree.discard()
+        raise
 
 
 def check_relative(path: str) -> None:
@@ -84,50 +137,44 @@ def owned_by(path: str, langs: Iterable[str]) -> bool:
     return False
 
 
-def publish(tree: OutputTree, out: Path, only_langs: list[str] | None = None) -> int:
-    """Write the tree to `out` atomically. Returns the number of files written or changed."""
-    out = out.absolute()
-    parent = out.parent
-    parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=parent))
+def publish(tree: OutputTree, only_langs: list[str] | None = None) -> int:
+    """Swap the staged tree in as the output folder. Returns the number of new or changed files."""
+    out, staging = tree.out, tree.staging
     try:
         if only_langs is not None and out.is_dir():
-            shutil.copytree(out, tmp, dirs_exist_ok=True, symlinks=True)
-            for existing in sorted(tmp.rglob("*")):
-                if existing.is_file() and owned_by(
-                    existing.relative_to(tmp).as_posix(), only_langs
-                ):
-                    rel = existing.relative_to(tmp).as_posix()
-                    if rel not in tree.files:
-                        existing.unlink()
+            for previous in sorted(out.rglob("*")):
+                rel = previous.relative_to(out).as_posix()
+                if previous.is_dir() or rel in tree.files or owned_by(rel, only_langs):
+                    continue
+                target = staging / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                _link_or_copy(previous, target)
         changed = 0
         for path in tree.paths():
-            f = tree.files[path]
-            target = tmp / path
-            if not inside(tmp, target):
-                raise ValueError(f"output path {path!r} escapes the output folder")
-            target.parent.mkdir(parents=True, exist_ok=True)
             previous = out / path
-            if previous.is_file() and not previous.is_symlink() and previous.read_bytes() == f.data:
-                if target.exists():
-                    target.unlink()
-                shutil.copy2(previous, target)  # keep the unchanged file's mtime
-                continue
-            target.write_bytes(f.data)
-            changed += 1
-        _remove_empty_dirs(tmp)
-        _swap(tmp, out)
+            target = staging / path
+            if (
+                previous.is_file()
+                and not previous.is_symlink()
+                and previous.stat().st_size == target.stat().st_size
+                and filecmp.cmp(previous, target, shallow=False)
+            ):
+                target.unlink()
+                _link_or_copy(previous, target)  # keep the unchanged file and its mtime
+            else:
+                changed += 1
+        _swap(staging, out)
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        tree.discard()
         raise
     return changed
 
 
-def _remove_empty_dirs(root: Path) -> None:
-    for dirpath, _dirnames, _filenames in sorted(os.walk(root), reverse=True):
-        d = Path(dirpath)
-        if d != root and not any(d.iterdir()):
-            d.rmdir()
+def _link_or_copy(src: Path, dest: Path) -> None:
+    try:
+        os.link(src, dest)
+    except OSError:
+        shutil.copy2(src, dest)
 
 
 def _swap(new: Path, out: Path) -> None:

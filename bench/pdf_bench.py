@@ -1,0 +1,125 @@
+"""Time bipub's PDF rendering against plain WeasyPrint on the same HTML.
+
+    .venv/bin/python bench/pdf_bench.py [PROJECT] [--runs 5]
+
+For the Korean CV and the bilingual CV of PROJECT (default: this repository's demo), prints the
+median of RUNS renders of:
+
+* bipub  — what a build does per document: coverage check against the fonts' cmaps, the
+           restricted URL fetcher, WeasyPrint log capture, tagged PDF (pdf/ua-1) with metadata;
+* plain  — `weasyprint.HTML(string=html).write_pdf()` of the very same print HTML.
+
+The print HTML (templates rendered, Korean line-breaking pre-pass applied) is prepared once and
+excluded, as is importing WeasyPrint (both sides run in one warm process).
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+
+def _documents(project_root: Path) -> tuple[object, list[object]]:
+    from bipub.diagnostics import Collector
+    from bipub.pipeline import THEME_DIR, MarkdownCache, load, pair
+    from bipub.project import Project
+    from bipub.render import pdf
+    from bipub.render.catalogs import load_translations
+    from bipub.render.templates import make_environment
+
+    project = Project(project_root)
+    collector = Collector()
+    config, content = load(project, collector)
+    site = pair(project, config, content, collector)
+    envs = {}
+    for lang in config.codes:
+        translations = load_translations(
+            lang,
+            [(THEME_DIR / "locales", "(bipub theme) locales"), (project.locales, "locales")],
+            collector,
+            warn_untranslated=False,
+        )
+        envs[lang] = make_environment(project.templates, lang, translations)
+    markdown = MarkdownCache(config.outputs.raw_html, collector)
+    prepared = pdf.prepare_pdfs(
+        project,
+        site,
+        ["ko"],
+        envs,
+        markdown,
+        collector,
+        bilingual=True,
+        now=pdf.environment_time(),
+    )
+    collector.raise_if_errors()
+    assert prepared is not None
+    fonts, docs = prepared
+    wanted = {"pdf/cv-ko.pdf", "pdf/cv-ko-en.pdf"}
+    return fonts, [d for d in docs if d.job.document in wanted]
+
+
+def _median(fn: object, runs: int) -> tuple[float, int]:
+    times = []
+    size = 0
+    for _ in range(runs):
+        started = time.perf_counter()
+        data = fn()  # type: ignore[operator]
+        times.append(time.perf_counter() - started)
+        size = len(data) if data else 0
+    return statistics.median(times), size
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("project", nargs="?", default=str(ROOT))
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+
+    import weasyprint
+
+    from bipub.diagnostics import Collector
+    from bipub.render import pdf
+
+    fonts, docs = _documents(Path(args.project).resolve())
+    print(
+        f"# {platform.node()} · {platform.processor() or platform.machine()} · "
+        f"Python {platform.python_version()} · WeasyPrint {weasyprint.__version__} · "
+        f"fast subsetting: {pdf.fast_subsetting_available()} · median of {args.runs}"
+    )
+    print(
+        f"{'document':<20} {'pages':>5} {'bipub s':>8} {'plain s':>8} {'bipub KB':>9} {'plain KB':>9}"
+    )
+    for doc in docs:
+        job = doc.job  # type: ignore[attr-defined]
+
+        def ours(doc: object = doc) -> bytes | None:
+            collector = Collector()
+            jobs = pdf.check_documents([doc], fonts, collector)  # type: ignore[list-item,arg-type]
+            assert jobs and not collector.errors, collector.errors
+            result = pdf.render_job(jobs[0])
+            assert result.data is not None, result.diagnostics
+            return result.data
+
+        def plain(html: str = job.html) -> bytes:
+            return weasyprint.HTML(string=html).write_pdf()  # type: ignore[no-any-return]
+
+        ours()  # warm-up (fontconfig, cmaps)
+        plain()
+        t_ours, n_ours = _median(ours, args.runs)
+        t_plain, n_plain = _median(plain, args.runs)
+        pages = len(weasyprint.HTML(string=job.html).render().pages)
+        print(
+            f"{job.document:<20} {pages:>5} {t_ours:>8.2f} {t_plain:>8.2f} "
+            f"{n_ours / 1024:>9.0f} {n_plain / 1024:>9.0f}"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,403 @@
+"""`bipub check` as a function: load → pair → parity → QA → severity. Renders nothing.
+
+    analysis = analyze(root, langs=["en"], only=["posts/"], strict=False)
+    analysis.result.findings   # final findings, sorted by file and line
+    analysis.result.coverage   # lang → kind → counts
+
+`analyze` also keeps what `bipub review` needs: the units by (lang, key), the status files with
+NFC keys, and which status files could not be read (those are never rewritten).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+from bipub.check.findings import KNOWN_CODES, PAIR_CODES, Finding, kind_of
+from bipub.check.glossary import Glossary, load_glossary
+from bipub.check.parity import (
+    ParityResult,
+    StatusView,
+    check_documents,
+    check_units,
+    normalize_status,
+    ui_units,
+)
+from bipub.check.severity import (
+    apply_policy,
+    inline_problems,
+    parse_inline,
+    validate_options,
+)
+from bipub.config import SiteConfig
+from bipub.diagnostics import Collector, ConfigError, Diagnostic, Severity
+from bipub.pair.site import Site
+from bipub.pair.units import Unit, nfc
+from bipub.project import Project
+
+THEME_LOCALES = Path(__file__).resolve().parent.parent / "theme" / "locales"
+COVERAGE_FIELDS = ("units", "current", "reviewed", "draft", "stale", "missing")
+
+
+@dataclass
+class CheckResult:
+    findings: list[Finding]
+    ignored: list[tuple[Finding, str]]
+    coverage: dict[str, dict[str, dict[str, int]]]  # lang → kind → COVERAGE_FIELDS
+    langs: list[str]
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity is Severity.ERROR]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity is not Severity.ERROR]
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.errors else 0
+
+    def summary(self) -> dict[str, object]:
+        counts: dict[str, dict[str, int]] = {}
+        for f in self.findings:
+            per = counts.setdefault(f.code, {})
+            per[f.lang or "-"] = per.get(f.lang or "-", 0) + 1
+        return {
+            "errors": len(self.errors),
+            "warnings": len(self.warnings),
+            "ignored": len(self.ignored),
+            "counts": {code: dict(sorted(v.items())) for code, v in sorted(counts.items())},
+            "coverage": self.coverage,
+        }
+
+
+@dataclass
+class Analysis:
+    root: Path
+    config: SiteConfig
+    site: Site
+    units: dict[tuple[str, str], Unit]  # (lang, NFC key) → unit, every language
+    status: dict[str, StatusView]
+    broken_status: set[str]  # languages whose status file has errors (never rewrite those)
+    parity: ParityResult
+    glossary: Glossary
+    result: CheckResult
+    by_unit: dict[tuple[str, str], list[Finding]] = field(default_factory=dict)
+
+
+def _lang_of(file: str | None, langs: Sequence[str]) -> str | None:
+    if not file:
+        return None
+    parts = file.split("/")
+    if len(parts) > 1 and parts[0] == "content" and parts[1] in langs:
+        return parts[1]
+    if parts[0] == "status" and len(parts) == 2 and parts[1].removesuffix(".yaml") in langs:
+        return parts[1].removesuffix(".yaml")
+    return None
+
+
+def _pipeline_findings(
+    diagnostics: Sequence[Diagnostic], langs: Sequence[str], skip_files: set[str]
+) -> list[Finding]:
+    out: list[Finding] = []
+    for d in diagnostics:
+        if d.severity is not Severity.ERROR:
+            if d.code not in (*PAIR_CODES, "orphan"):
+                continue  # build warnings that are not about translation (tags, files…)
+            if d.code == "source-lang" and d.file in skip_files:
+                continue  # reported as an orphan document
+        out.append(
+            Finding(
+                d.code,
+                d.lang or _lang_of(d.file, langs),
+                nfc(d.key) if d.key and d.key.startswith("cv:") else d.key,
+                d.file,
+                d.line,
+                d.message,
+                d.severity,
+            )
+        )
+    return out
+
+
+def _qa(unit: Unit, on_draft: bool, glossary: Glossary) -> list[Finding]:
+    from bipub.check import qa
+
+    assert unit.translation is not None
+    s, t = unit.source, unit.translation
+    key = nfc(unit.key)
+    checks: list[tuple[str, list[str]]]
+    if key.startswith("ui:"):
+        checks = [
+            ("placeholders", qa.check_placeholders(s, t)),
+            ("numbers", qa.check_numbers(s, t)),
+        ]
+    else:
+        checks = [
+            ("numbers", qa.check_numbers(s, t)),
+            ("links", qa.check_links(s, t)),
+            ("code", qa.check_code(s, t)),
+            ("refs", qa.check_refs(s, t)),
+            ("markup", qa.check_markup(s, t)),
+        ]
+        if key.endswith(":title"):
+            checks.append(("prefix", qa.check_prefix(s, t)))
+    if glossary.terms or glossary.keep:
+        checks.append(
+            ("glossary", qa.check_glossary(s, t, glossary, unit.source_lang, unit.target_lang))
+        )
+    return [
+        Finding(
+            code,
+            unit.target_lang,
+            key,
+            unit.translation_file,
+            unit.translation_line,
+            problem,
+            source=s,
+            translation=t,
+            on_draft=on_draft,
+            source_file=unit.source_file,
+            source_line=unit.source_line,
+        )
+        for code, problems in checks
+        for problem in problems
+    ]
+
+
+class _Lines:
+    """File lines, read once, for YAML-comment inline ignores."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.cache: dict[str, list[str]] = {}
+
+    def around(self, rel: str | None, line: int | None) -> str:
+        if not rel or not line:
+            return ""
+        if rel not in self.cache:
+            path = self.root / rel
+            try:
+                self.cache[rel] = path.read_text(encoding="utf-8").split("\n")
+            except (OSError, UnicodeDecodeError):
+                self.cache[rel] = []
+        lines = self.cache[rel]
+        picked = [lines[i] for i in (line - 2, line - 1) if 0 <= i < len(lines)]
+        return "\n".join(p[p.index("#") :] if "#" in p else "" for p in picked)
+
+
+def _inline_ignores(
+    units: dict[tuple[str, str], Unit], wanted: set[tuple[str, str]], lines: _Lines
+) -> tuple[dict[tuple[str | None, str | None], dict[str, str]], list[Finding]]:
+    out: dict[tuple[str | None, str | None], dict[str, str]] = {}
+    problems: list[Finding] = []
+    for lang, key in sorted(wanted):
+        unit = units.get((lang, key))
+        if unit is None:
+            continue
+        if ":body#" in key:
+            text = unit.source + "\n" + (unit.translation or "")
+        else:
+            text = lines.around(unit.translation_file, unit.translation_line) + "\n"
+            text += lines.around(unit.source_file, unit.source_line)
+        if "bipub-ignore" not in text:
+            continue
+        markers = parse_inline(text)
+        for problem in inline_problems(markers):
+            problems.append(
+                Finding(
+                    "ignore",
+                    lang,
+                    key,
+                    unit.translation_file or unit.source_file,
+                    unit.translation_line or unit.source_line,
+                    problem,
+                )
+            )
+        codes = {c: m.reason for m in markers if m.reason for c in m.codes}
+        if codes:
+            out[(lang, key)] = codes
+    return out, problems
+
+
+def _matches(f: Finding | Unit, only: Sequence[str]) -> bool:
+    if not only:
+        return True
+    if isinstance(f, Unit):
+        key, files = nfc(f.key), [f.source_file, f.translation_file]
+    else:
+        key, files = f.key or "", [f.file, f.source_file]
+    for pattern in only:
+        if key.startswith(pattern):
+            return True
+        if any(p and (fnmatchcase(p, pattern) or p.startswith(pattern)) for p in files):
+            return True
+    return False
+
+
+def analyze(
+    root: Path,
+    *,
+    langs: Sequence[str] = (),
+    only: Sequence[str] = (),
+    strict: bool = False,
+) -> Analysis:
+    """Run every check. ConfigError (exit 2) for a bad bipub.yaml or --lang."""
+    from bipub.pipeline import load, pair
+
+    project = Project(root)
+    collector = Collector()
+    config, content = load(project, collector)
+    validate_options(root, config.check)
+    unknown = [lang for lang in langs if lang not in config.codes]
+    if unknown:
+        raise ConfigError(
+            [
+                Diagnostic(
+                    "bipub.yaml",
+                    None,
+                    "usage",
+                    f"--lang {', '.join(unknown)}: not a language of this site "
+                    f"({', '.join(config.codes)})",
+                )
+            ]
+        )
+    site = pair(project, config, content, collector)
+    glossary = load_glossary(root, config.codes, collector)
+    ui = ui_units(
+        [(THEME_LOCALES, "(bipub theme) locales"), (project.locales, "locales")],
+        config.codes,
+        collector,
+        pot=project.locales / "messages.pot",
+    )
+    docs = check_documents(site, content)
+    orphan_files = {f.file for f in docs.findings if f.key and ":" not in f.key and f.file}
+
+    status: dict[str, StatusView] = {}
+    status_problems: list[Finding] = []
+    for lang, sf in site.status.items():
+        view, problems = normalize_status(sf)
+        status[lang] = view
+        status_problems.extend(problems)
+    broken = {
+        lang
+        for lang, sf in site.status.items()
+        if any(d.file == sf.rel and d.severity is Severity.ERROR for d in collector)
+    } | {f.lang for f in status_problems if f.lang}
+
+    units: dict[tuple[str, str], Unit] = {}
+    ordered: list[Unit] = []
+    for unit in [*site.units, *ui.units]:
+        key = nfc(unit.key)
+        if any(key.startswith(p) for p in docs.excluded):
+            continue
+        ordered.append(unit)
+        units.setdefault((unit.target_lang, key), unit)
+    allow = tuple(config.check.allow_untranslated) + tuple(glossary.keep)
+    parity = check_units(ordered, status, allow, collapsed=docs.collapsed, fuzzy=ui.fuzzy)
+
+    selected = [
+        u
+        for (lang, _), u in sorted(units.items())
+        if (not langs or lang in langs) and _matches(u, only)
+    ]
+    qa_found: list[Finding] = []
+    for unit in selected:
+        if unit.translation is None:
+            continue
+        ident = (unit.target_lang, nfc(unit.key))
+        on_draft = ident in parity.drafts
+        if parity.states.get(ident) == "stale":
+            # compare with the source the translation was made from; the change is `stale`
+            st_view = status.get(unit.target_lang)
+            rec = st_view.records.get(ident[1]) if st_view is not None else None
+            if rec is not None and rec.source:
+                unit = replace(unit, source=rec.source)
+            else:
+                on_draft = True
+        qa_found.extend(_qa(unit, on_draft, glossary))
+
+    raw = [
+        *_pipeline_findings(collector.items, config.codes, orphan_files),
+        *status_problems,
+        *docs.findings,
+        *ui.findings,
+        *parity.findings,
+        *qa_found,
+    ]
+    raw = [
+        f
+        for f in raw
+        if (f.code not in KNOWN_CODES and f.severity is Severity.ERROR)  # always shown
+        or ((not langs or f.lang in langs) and _matches(f, only))
+    ]
+    wanted: set[tuple[str, str]] = set()
+    for f in raw:
+        if f.lang and f.key:
+            wanted.add((f.lang, f.key))
+    inline, inline_findings = _inline_ignores(units, wanted, _Lines(root))
+    outcome = apply_policy([*raw, *inline_findings], config.check, strict=strict, inline=inline)
+    findings = sorted(_dedupe(outcome.findings), key=Finding.sort_key)
+
+    coverage = _coverage(selected, parity, config.codes, langs)
+    result = CheckResult(findings, outcome.ignored, coverage, [*(langs or config.codes)])
+    analysis = Analysis(root, config, site, units, status, broken, parity, glossary, result)
+    for f in findings:
+        if f.lang and f.key:
+            analysis.by_unit.setdefault((f.lang, f.key), []).append(f)
+    return analysis
+
+
+def _dedupe(findings: list[Finding]) -> list[Finding]:
+    seen: set[tuple[object, ...]] = set()
+    out: list[Finding] = []
+    for f in findings:
+        ident = (f.code, f.lang, f.key, f.file, f.line, f.message)
+        if ident not in seen:
+            seen.add(ident)
+            out.append(f)
+    return out
+
+
+def _coverage(
+    units: Sequence[Unit], parity: ParityResult, codes: Sequence[str], langs: Sequence[str]
+) -> dict[str, dict[str, dict[str, int]]]:
+    out: dict[str, dict[str, dict[str, int]]] = {}
+    for unit in units:
+        lang, key = unit.target_lang, nfc(unit.key)
+        state = parity.states.get((lang, key))
+        if state is None:
+            continue
+        per = out.setdefault(lang, {}).setdefault(kind_of(key), dict.fromkeys(COVERAGE_FIELDS, 0))
+        per["units"] += 1
+        per["current" if state == "translated" else state] += 1
+        if (lang, key) in parity.reviewed and state == "translated":
+            per["reviewed"] += 1
+    order = {c: i for i, c in enumerate(codes)}
+    kinds = ("cv", "posts", "pages", "ui", "other")
+    return {
+        lang: {k: out[lang][k] for k in kinds if k in out[lang]}
+        for lang in sorted(out, key=lambda c: order.get(c, 99))
+        if not langs or lang in langs
+    }
+
+
+def qa_findings(analysis: Analysis, unit: Unit, *, on_draft: bool) -> list[Finding]:
+    """QA findings (default severities) of one unit against its current source."""
+    return _qa(unit, on_draft, analysis.glossary)
+
+
+def inline_ignores_for(
+    analysis: Analysis, idents: Sequence[tuple[str, str]]
+) -> dict[tuple[str | None, str | None], dict[str, str]]:
+    inline, _ = _inline_ignores(analysis.units, set(idents), _Lines(analysis.root))
+    return inline
+
+
+def run_check(
+    root: Path, *, langs: Sequence[str] = (), only: Sequence[str] = (), strict: bool = False
+) -> CheckResult:
+    return analyze(root, langs=langs, only=only, strict=strict).result

@@ -1,0 +1,70 @@
+"""`bipub check`: translation parity and QA findings for every unit, without rendering the site."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:
+    from bipub.cli import Ui
+
+
+@click.command()
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "github", "html"]),
+    default="text",
+    show_default=True,
+    help="Output format (github: workflow annotations; html: a standalone reviewer report).",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the report to FILE instead of stdout.",
+)
+@click.option("--lang", "langs", multiple=True, help="Only this target language (repeatable).")
+@click.option(
+    "--only",
+    multiple=True,
+    help="Only units whose key starts with this prefix or whose file matches this glob "
+    "(repeatable), e.g. 'posts/kv-cache' or 'content/en/posts/*.md'.",
+)
+@click.option("--strict", is_flag=True, help="Treat warnings as errors.")
+@click.pass_obj
+def check(
+    ui: Ui,
+    fmt: str,
+    output: Path | None,
+    langs: tuple[str, ...],
+    only: tuple[str, ...],
+    strict: bool,
+) -> None:
+    """Report missing, stale, draft and untranslated units and QA problems of translations.
+
+    Exit status: 0 without errors, 1 with errors, 2 for a bad invocation or config.
+    """
+    from bipub.check import report
+    from bipub.check.run import run_check
+    from bipub.diagnostics import DiagnosticError
+
+    try:
+        result = run_check(ui.root, langs=langs, only=only, strict=strict)
+    except DiagnosticError as exc:
+        ui.fail(exc)
+    if output is not None:
+        target = output if output.is_absolute() else Path.cwd() / output
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(target.name + ".tmp")
+        with tmp.open("w", encoding="utf-8", newline="\n") as fh:
+            report.render(result, fmt, fh, color=False)
+        tmp.replace(target)
+        ui.info(f"{report.total_line(result)}; report written to {output}")
+    else:
+        report.render(result, fmt, sys.stdout, color=fmt == "text" and sys.stdout.isatty())
+    sys.exit(result.exit_code)

@@ -1,0 +1,352 @@
+"""`bipub review`: list what needs review, show a unit, approve, reject, prune, or walk the queue.
+
+bipub review                       # list drafts, stale and edited units per language
+bipub review show KEY              # source, translation, findings, source diff
+bipub review approve KEY… | --file PATH | --all --lang ko [--reviewer NAME] [--force]
+bipub review reject KEY…           # drop machine drafts (content files are not edited)
+bipub review prune                 # remove status records whose source is gone
+bipub review -i [--lang ko]        # interactive: approve / edit / skip / reject / quit
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import click
+
+if TYPE_CHECKING:
+    from bipub.check.review import Item
+    from bipub.check.run import Analysis
+    from bipub.cli import Ui
+
+
+def _analyze(ui: Ui) -> Analysis:
+    from bipub.check.run import analyze
+    from bipub.diagnostics import DiagnosticError
+
+    try:
+        return analyze(ui.root)
+    except DiagnosticError as exc:
+        ui.fail(exc)
+
+
+def _fail(ui: Ui, exc: Exception) -> NoReturn:
+    """Print diagnostics and exit 1 (or 2) without the build's 'nothing was written' wording."""
+    from bipub.diagnostics import DiagnosticError
+
+    if not isinstance(exc, DiagnosticError):
+        raise exc
+    ui.diagnostics(exc.diagnostics)
+    n = len(exc.diagnostics)
+    click.echo(
+        f"bipub review: {n} problem{'s' if n != 1 else ''}; no status file changed", err=True
+    )
+    sys.exit(exc.exit_code)
+
+
+def _echo_item(it: Item, *, full: bool) -> None:
+    u = it.unit
+    state = ", ".join(it.states) or "current"
+    click.echo(click.style(f"{it.key}  [{it.lang}]  {state}", bold=True))
+    src_where = f"{u.source_file}:{u.source_line}" if u.source_line else u.source_file
+    click.echo(click.style(f"── source ({u.source_lang})  {src_where}", fg="cyan"))
+    click.echo(_indent(u.source if full else _clip(u.source)))
+    if u.translation is None:
+        click.echo(click.style(f"── translation ({it.lang}): none", fg="cyan"))
+    else:
+        where = (
+            f"{u.translation_file}:{u.translation_line}"
+            if u.translation_line
+            else u.translation_file
+        )
+        click.echo(click.style(f"── translation ({it.lang})  {where}", fg="cyan"))
+        click.echo(_indent(u.translation if full else _clip(u.translation)))
+    rec = it.record
+    if rec is not None:
+        bits = [f"origin {rec.origin}" + (f" ({rec.engine})" if rec.engine else ""), rec.state]
+        if rec.reviewer:
+            bits.append(f"reviewed by {rec.reviewer}")
+        if rec.reviewed:
+            bits.append(f"on {rec.reviewed.isoformat()}")
+        click.echo(click.style("── status: ", fg="cyan") + ", ".join(bits))
+    else:
+        click.echo(click.style("── status: ", fg="cyan") + "no record (not reviewed yet)")
+    if it.findings:
+        click.echo(click.style("── findings", fg="cyan"))
+        for f in it.findings:
+            colour = "red" if f.severity.value == "error" else "yellow"
+            click.echo(f"  {click.style(f.severity.value, fg=colour)} {f.code}: {f.message}")
+    for f in it.findings:
+        if f.diff:
+            click.echo(click.style("── source diff (as translated → now)", fg="cyan"))
+            for line in f.diff.split("\n"):
+                fg = (
+                    "green"
+                    if line.startswith("+") and not line.startswith("+++")
+                    else "red"
+                    if line.startswith("-") and not line.startswith("---")
+                    else None
+                )
+                click.echo("  " + click.style(line, fg=fg))
+
+
+def _indent(text: str) -> str:
+    return "\n".join("  " + line for line in text.split("\n"))
+
+
+def _clip(text: str, lines: int = 30) -> str:
+    parts = text.split("\n")
+    if len(parts) <= lines:
+        return text
+    return "\n".join(parts[:lines]) + f"\n… ({len(parts) - lines} more lines)"
+
+
+@click.group(invoke_without_command=True)
+@click.option("-i", "--interactive", is_flag=True, help="Walk the review queue interactively.")
+@click.option("--lang", "langs", multiple=True, help="Only this target language (repeatable).")
+@click.option("--reviewer", default=None, help="Reviewer name (default: git config user.name).")
+@click.pass_context
+def review(
+    ctx: click.Context, interactive: bool, langs: tuple[str, ...], reviewer: str | None
+) -> None:
+    """Review translations: list what needs review, approve, reject, prune."""
+    if ctx.invoked_subcommand is not None:
+        return
+    ui: Ui = ctx.obj
+    if interactive:
+        _interactive(ui, langs, reviewer)
+    else:
+        ctx.invoke(list_cmd, langs=langs)
+
+
+@review.command("list")
+@click.option("--lang", "langs", multiple=True, help="Only this target language (repeatable).")
+@click.pass_obj
+def list_cmd(ui: Ui, langs: tuple[str, ...]) -> None:
+    """List drafts, stale and edited units per language (the default)."""
+    from bipub.check.review import queue
+
+    analysis = _analyze(ui)
+    items = queue(analysis, langs)
+    if not items:
+        click.echo("Nothing to review.")
+        return
+    current = None
+    for it in items:
+        if it.lang != current:
+            current = it.lang
+            n = sum(1 for x in items if x.lang == current)
+            click.echo(
+                click.style(f"{current}: {n} unit{'s' if n != 1 else ''} to review", bold=True)
+            )
+        u = it.unit
+        where = (
+            f"{u.translation_file}:{u.translation_line}"
+            if u.translation_line
+            else u.translation_file
+        )
+        click.echo(f"  {'/'.join(it.states):<12} {it.key}  {where}")
+
+
+@review.command()
+@click.argument("key")
+@click.option("--lang", "langs", multiple=True, help="Target language, when KEY has several.")
+@click.pass_obj
+def show(ui: Ui, key: str, langs: tuple[str, ...]) -> None:
+    """Print a unit's source, translation, status, findings and (when stale) the source diff."""
+    from bipub.check.review import item, resolve
+
+    analysis = _analyze(ui)
+    try:
+        targets = resolve(analysis, [key], langs)
+    except Exception as exc:
+        _fail(ui, exc)
+    for n, (lang, k) in enumerate(targets):
+        if n:
+            click.echo()
+        _echo_item(item(analysis, lang, k), full=True)
+
+
+@review.command()
+@click.argument("keys", nargs=-1)
+@click.option(
+    "--file", "file", type=click.Path(path_type=Path), default=None, help="Every unit of this file."
+)
+@click.option(
+    "--all", "all_", is_flag=True, help="Every translated unit not yet reviewed (needs --lang)."
+)
+@click.option("--lang", "langs", multiple=True, help="Target language (repeatable).")
+@click.option("--reviewer", default=None, help="Reviewer name (default: git config user.name).")
+@click.option("--force", is_flag=True, help="Approve even units with QA errors.")
+@click.pass_obj
+def approve(
+    ui: Ui,
+    keys: tuple[str, ...],
+    file: Path | None,
+    all_: bool,
+    langs: tuple[str, ...],
+    reviewer: str | None,
+    force: bool,
+) -> None:
+    """Record KEY… (or a file's units, or all units of a language) as reviewed."""
+    from bipub.check import review as rv
+
+    chosen = sum(1 for x in (keys, file, all_) if x)
+    if chosen != 1:
+        raise click.UsageError("give KEY…, --file PATH or --all --lang LANG (exactly one)")
+    if all_ and not langs:
+        raise click.UsageError("--all needs --lang (e.g. --all --lang ko)")
+    analysis = _analyze(ui)
+    unknown = [lang for lang in langs if lang not in analysis.config.codes]
+    if unknown:
+        raise click.UsageError(f"--lang {', '.join(unknown)}: not a language of this site")
+    try:
+        name = rv.reviewer_name(reviewer, ui.root)
+        day = rv.review_date()
+        if all_:
+            targets = rv.every(analysis, langs)
+        elif file is not None:
+            targets = rv.by_file(analysis, file, Path.cwd(), langs)
+        else:
+            targets = rv.resolve(analysis, keys, langs)
+        changes = rv.approve(
+            analysis, targets, name, day, force=force, skip_missing=all_ or file is not None
+        )
+        written = rv.write_changes(analysis, changes)
+    except Exception as exc:
+        _fail(ui, exc)
+    n = sum(len(v) for v in changes.values())
+    if n == 0:
+        click.echo("Nothing to approve.")
+        return
+    ui.info(
+        f"Approved {n} unit{'s' if n != 1 else ''} as {name} on {day.isoformat()}"
+        + (f" → {', '.join(written)}" if written else " (status unchanged)")
+    )
+
+
+@review.command()
+@click.argument("keys", nargs=-1, required=True)
+@click.option("--lang", "langs", multiple=True, help="Target language (repeatable).")
+@click.pass_obj
+def reject(ui: Ui, keys: tuple[str, ...], langs: tuple[str, ...]) -> None:
+    """Drop machine drafts. A draft written into a content file must be reverted by hand."""
+    from bipub.check import review as rv
+
+    analysis = _analyze(ui)
+    try:
+        targets = rv.resolve(analysis, keys, langs)
+        changes, done = rv.reject(analysis, targets)
+        written = rv.write_changes(analysis, changes)
+    except Exception as exc:
+        _fail(ui, exc)
+    _report_rejected(ui, done, written)
+
+
+def _report_rejected(ui: Ui, done: list[Any], written: list[str]) -> None:
+    revert = sorted({r.revert for r in done if r.revert})
+    ui.info(
+        f"Rejected {len(done)} draft{'s' if len(done) != 1 else ''} → {', '.join(written) or 'no change'}"
+    )
+    for path in revert:
+        click.echo(
+            f"{path}: still holds the rejected draft text; revert the file (or delete it if the "
+            "draft created it) and translate again — bipub does not edit content files"
+        )
+
+
+@review.command("prune")
+@click.option("--lang", "langs", multiple=True, help="Only this language's status file.")
+@click.pass_obj
+def prune_cmd(ui: Ui, langs: tuple[str, ...]) -> None:
+    """Remove status records whose source unit is gone."""
+    from bipub.check import review as rv
+
+    analysis = _analyze(ui)
+    try:
+        changes = rv.prune(analysis, langs)
+        written = rv.write_changes(analysis, changes)
+    except Exception as exc:
+        _fail(ui, exc)
+    for lang, gone in sorted(changes.items()):
+        for key in sorted(gone):
+            click.echo(f"{lang}: removed {key}")
+    n = sum(len(v) for v in changes.values())
+    ui.info(
+        f"Pruned {n} record{'s' if n != 1 else ''}"
+        + (f" → {', '.join(written)}" if written else "")
+    )
+
+
+def _interactive(ui: Ui, langs: tuple[str, ...], reviewer: str | None) -> None:
+    """Show each queued unit and ask: [a]pprove, [e]dit in $EDITOR, [s]kip, [r]eject, [q]uit."""
+    from bipub.check import review as rv
+
+    analysis = _analyze(ui)
+    try:
+        name = rv.reviewer_name(reviewer, ui.root)
+        day = rv.review_date()
+    except Exception as exc:
+        _fail(ui, exc)
+    todo = [(it.lang, it.key) for it in rv.queue(analysis, langs)]
+    if not todo:
+        click.echo("Nothing to review.")
+        return
+    approved = rejected = skipped = 0
+    index = 0
+    while index < len(todo):
+        lang, key = todo[index]
+        if (lang, key) not in analysis.units:
+            index += 1
+            continue
+        it = rv.item(analysis, lang, key)
+        click.echo()
+        click.echo(click.style(f"[{index + 1}/{len(todo)}]", dim=True))
+        _echo_item(it, full=False)
+        choice = click.prompt(
+            "[a]pprove, [e]dit, [s]kip, [r]eject, [q]uit",
+            type=click.Choice(["a", "e", "s", "r", "q"]),
+            default="s",
+            show_choices=False,
+        )
+        if choice == "q":
+            break
+        if choice == "s":
+            skipped += 1
+            index += 1
+            continue
+        if choice == "e":
+            target = it.unit.translation_file or it.unit.source_file
+            click.edit(filename=str(ui.root / target))
+            analysis = _analyze(ui)
+            continue  # show the same unit again, re-read
+        try:
+            if choice == "a":
+                force = False
+                errors = rv.qa_errors(analysis, lang, key)
+                if errors:
+                    for f in errors:
+                        click.echo(f"  {click.style('error', fg='red')} {f.code}: {f.message}")
+                    if not click.confirm("Approve despite these QA errors?", default=False):
+                        continue
+                    force = True
+                changes = rv.approve(analysis, [(lang, key)], name, day, force=force)
+                rv.write_changes(analysis, changes)
+                approved += 1
+            else:
+                changes_r, done = rv.reject(analysis, [(lang, key)])
+                written = rv.write_changes(analysis, changes_r)
+                _report_rejected(ui, done, written)
+                rejected += 1
+        except Exception as exc:
+            from bipub.diagnostics import DiagnosticError
+
+            if not isinstance(exc, DiagnosticError):
+                raise
+            ui.diagnostics(exc.diagnostics)
+            continue
+        analysis = _analyze(ui)
+        index += 1
+    click.echo(f"Approved {approved}, rejected {rejected}, skipped {skipped}.")

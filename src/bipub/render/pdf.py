@@ -1,0 +1,731 @@
+"""PDF output: the CV per language, the bilingual CV (ko+en) and opted-in posts, with WeasyPrint.
+
+This is the only module that imports WeasyPrint, and only inside functions (`bipub --help` stays
+fast). The flow, from `render_pdfs` (called once from pipeline.render):
+
+1. Fonts are found through fontconfig (render/pdf_fonts.py); no usable font is a build error.
+2. Each document is rendered from a print template (templates/pdf/*.html, print CSS in
+   templates/pdf/print.css) to an HTML string, then passed through the Korean line-breaking
+   pre-pass (render/pdf_breaks.py).
+3. Coverage: every character of the document is checked against the fonts' cmaps before
+   rendering; an uncovered character fails the build naming the document, the character
+   (U+XXXX) and where it occurs (CV field path, or file and line) — no box (tofu) ever ships.
+4. Rendering runs in a pool of 2 processes (plain data in: HTML + settings; bytes out), in
+   job order whatever finishes first, so results are deterministic.
+
+Fetching policy (the `_Fetcher` below, given to WeasyPrint for every URL it would load):
+* `file:` URLs only inside the project root or the theme's static folder, after resolving
+  symlinks (a link that points outside is refused like `../`); the file must exist;
+* `data:image/…` URLs are allowed (self-contained, nothing is fetched; an SVG's own references
+  go through this fetcher again); any other `data:` type is refused;
+* everything else — http(s), ftp, file outside, file on another host, about: — is refused and
+  never opened (no network at all, so no redirects). `<link rel=attachment>` is refused too.
+Every refused or missing URL is an error naming the document and the URL; the PDF is discarded.
+
+WeasyPrint's log is captured per document (a handler on the "weasyprint" logger). Messages that
+mean wrong output are errors: a .notdef glyph, a failed fetch, an invalid value of a property
+that changes the layout or text (size, font-family, white-space, word-break…); the rest are
+warnings. Missing HarfBuzz subsetting (the silent ~20 s fontTools path) is a warning, an error
+under --strict.
+
+Deterministic bytes: creation and modification dates come from the `now` passed in (the
+pipeline reads SOURCE_DATE_EPOCH) or, for posts, the post's date; without either, no date.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from html.parser import HTMLParser
+from itertools import zip_longest
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from markupsafe import Markup
+
+from bipub import __version__
+from bipub.diagnostics import Collector, Diagnostic, DiagnosticError, Severity
+from bipub.render import urls
+from bipub.render.pdf_breaks import korean_line_breaks
+from bipub.render.pdf_fonts import Fonts, choose_fonts, covered, describe, uncovered
+
+if TYPE_CHECKING:
+    import jinja2
+
+    from bipub.pair.site import Entry, Site
+    from bipub.project import Project
+    from bipub.render.markdown import RenderedMarkdown
+
+THEME_STATIC = Path(__file__).resolve().parent.parent / "theme" / "static"
+WORKERS = 2
+VARIANT = "pdf/ua-1"  # tagged PDF (structure tree, /Lang, XMP metadata)
+SUBSETTING_MESSAGE = (
+    "fast font subsetting unavailable (install libharfbuzz-subset0); PDFs will take ~20 s"
+)
+_ALLOWED_DATA = re.compile(r"^data:image/(png|jpeg|gif|webp|svg\+xml)[;,]", re.I)
+_ATTACHMENT = re.compile(r"<(?:link|a)\b[^>]*\brel\s*=\s*[\"']?[^\"'>]*\battachment\b", re.I)
+# Properties whose invalid value changes the output (layout, text, fonts, page, outline).
+_MATTERS = {
+    "size",
+    "page",
+    "font",
+    "font-family",
+    "font-weight",
+    "font-size",
+    "white-space",
+    "word-break",
+    "line-break",
+    "overflow-wrap",
+    "hyphens",
+    "content",
+    "string-set",
+    "bookmark-level",
+    "bookmark-label",
+    "display",
+    "break-before",
+    "break-after",
+    "break-inside",
+}
+_IGNORED = re.compile(r"^Ignored `(?P<prop>[\w-]+):")
+_FETCH_FAILED = re.compile(
+    r"^(Failed to (load|render)|Font-face .* cannot be loaded|Missing href|"
+    r"Relative URI reference without a base URI|Unknown (PDF|rendering) option|"
+    r"Missing required \"lang\")"
+)
+_SLOW_SUBSET = "instead of HarfBuzz-Subset"
+
+
+# ---------------------------------------------------------------------------- jobs and results
+@dataclass(frozen=True)
+class PdfJob:
+    """Everything one render needs, as plain data (sent to a worker process)."""
+
+    document: str  # output path, e.g. "pdf/cv-ko.pdf"; names the document in diagnostics
+    html: str
+    base_url: str  # file:// URL of the folder relative URLs resolve against
+    roots: tuple[str, ...]  # folders files may be read from
+    lang: str | None = None  # the language that owns the output (None: shared)
+    origin: str = "pdf"
+    variant: str | None = VARIANT
+
+
+@dataclass(frozen=True)
+class PdfResult:
+    document: str
+    data: bytes | None
+    diagnostics: tuple[Diagnostic, ...] = ()
+    seconds: float = 0.0
+
+
+@dataclass
+class _Doc:
+    job: PdfJob
+    sources: list[tuple[str | None, int | None, str | None, str]] = field(default_factory=list)
+    # (file, line, key/field path, text): where the document's text comes from, for coverage
+
+
+def build_time(environ: Mapping[str, str]) -> datetime | None:
+    """The build's fixed time from SOURCE_DATE_EPOCH, or None."""
+    value = environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if not value:
+        return None
+    try:
+        return datetime.fromtimestamp(int(value), tz=UTC)
+    except (ValueError, OverflowError, OSError):
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    None,
+                    None,
+                    "usage",
+                    f"SOURCE_DATE_EPOCH={value!r} is not a number of seconds since 1970",
+                )
+            ]
+        ) from None
+
+
+def w3c(moment: datetime | date | None) -> str:
+    """A W3C date-time for <meta name=dcterms.*> (UTC, seconds)."""
+    if moment is None:
+        return ""
+    if not isinstance(moment, datetime):
+        moment = datetime(moment.year, moment.month, moment.day, tzinfo=UTC)
+    elif moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# ---------------------------------------------------------------------------- fetching
+class BlockedURL(ValueError):
+    """A URL the PDF renderer may not read (recorded, and the render fails)."""
+
+
+def check_url(url: str, roots: Iterable[str]) -> tuple[str, Path | None]:
+    """Classify a URL WeasyPrint wants to load: ('data', None), ('file', path) or raise.
+
+    Raises BlockedURL with the reason. Pure (reads only the file system's metadata).
+    """
+    from urllib.parse import unquote, urlsplit
+
+    scheme = url.split(":", 1)[0].lower() if ":" in url else ""
+    if scheme == "data":
+        if _ALLOWED_DATA.match(url):
+            return "data", None
+        raise BlockedURL("only data: URLs of PNG, JPEG, GIF, WebP or SVG images are allowed")
+    if scheme != "file":
+        raise BlockedURL(
+            f"{scheme or 'relative'} URLs are not fetched: a PDF may only use files inside the "
+            "project"
+        )
+    parts = urlsplit(url)
+    if parts.netloc not in ("", "localhost"):
+        raise BlockedURL("file URLs on another host are not read")
+    raw = Path(unquote(parts.path))
+    try:
+        resolved = raw.resolve(strict=False)
+    except (OSError, RuntimeError) as exc:
+        raise BlockedURL(f"cannot resolve the path ({exc})") from None
+    for root in roots:
+        base = Path(root).resolve()
+        if resolved.is_relative_to(base):
+            if not resolved.is_file():
+                raise BlockedURL("file not found")
+            return "file", resolved
+    if resolved != raw.absolute():
+        raise BlockedURL(f"symbolic link to {resolved}, outside the project")
+    raise BlockedURL("outside the project (a PDF may only use files inside the project)")
+
+
+def decode_data_url(url: str) -> tuple[str, bytes]:
+    """(media type, bytes) of a data: URL (RFC 2397)."""
+    import base64
+    from urllib.parse import unquote_to_bytes
+
+    header, _, payload = url[5:].partition(",")
+    params = header.split(";")
+    mime = params[0] or "text/plain"
+    if "base64" in params[1:]:
+        return mime, base64.b64decode(unquote_to_bytes(payload), validate=False)
+    return mime, unquote_to_bytes(payload)
+
+
+def _make_fetcher(roots: tuple[str, ...], blocked: list[tuple[str, str]]) -> Any:
+    import mimetypes
+
+    from weasyprint.urls import URLFetcher, URLFetcherResponse
+
+    class _Fetcher(URLFetcher):  # type: ignore[misc]
+        """Reads project files and data: images; refuses everything else (never opens it)."""
+
+        def __init__(self) -> None:
+            super().__init__(allowed_protocols=("file", "data"), allow_redirects=False)
+
+        def fetch(self, url: str, headers: Any = None) -> Any:
+            try:
+                kind, path = check_url(url, roots)
+            except BlockedURL as exc:
+                blocked.append((url, str(exc)))
+                raise
+            if kind == "data":
+                mime, body = decode_data_url(url)
+                return URLFetcherResponse(url, body, {"Content-Type": mime})
+            assert path is not None
+            mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+            return URLFetcherResponse(path.as_uri(), path.read_bytes(), {"Content-Type": mime})
+
+    return _Fetcher()
+
+
+# ---------------------------------------------------------------------------- WeasyPrint's log
+class _Capture(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+def classify(message: str) -> tuple[Severity, str]:
+    """(severity, code) of one WeasyPrint log message."""
+    if ".notdef glyph" in message:
+        return Severity.ERROR, "pdf-glyph"
+    if _SLOW_SUBSET in message:
+        return Severity.WARNING, "pdf-subsetting"
+    if _FETCH_FAILED.match(message):
+        return Severity.ERROR, "pdf-fetch"
+    m = _IGNORED.match(message)
+    if m and m.group("prop").lower() in _MATTERS:
+        return Severity.ERROR, "pdf-css"
+    return Severity.WARNING, "pdf-weasyprint"
+
+
+def fast_subsetting_available() -> bool:
+    """Whether WeasyPrint subsets fonts with HarfBuzz (its own test: library + version ≥ 4.1)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # WeasyPrint warns at import when the library is missing
+        from weasyprint.text import ffi
+
+    return ffi.harfbuzz_subset is not None and bool(ffi.harfbuzz.hb_version_atleast(4, 1, 0))
+
+
+# ---------------------------------------------------------------------------- rendering one job
+def render_job(job: PdfJob) -> PdfResult:
+    """HTML string → PDF bytes, with the restricted fetcher and WeasyPrint's log captured."""
+    started = time.perf_counter()
+    if _ATTACHMENT.search(job.html):
+        return PdfResult(
+            job.document,
+            None,
+            (_diag(job, "pdf-fetch", "attachments (rel=attachment) are not allowed in PDFs"),),
+        )
+    import weasyprint
+    from weasyprint.urls import FatalURLFetchingError
+
+    blocked: list[tuple[str, str]] = []
+    logger = logging.getLogger("weasyprint")
+    capture = _Capture()
+    saved = (logger.level, logger.propagate)
+    logger.addHandler(capture)
+    logger.setLevel(logging.WARNING)
+    logger.propagate = False
+    data: bytes | None = None
+    diagnostics: list[Diagnostic] = []
+    try:
+        document = weasyprint.HTML(
+            string=job.html, base_url=job.base_url, url_fetcher=_make_fetcher(job.roots, blocked)
+        )
+        data = document.write_pdf(pdf_variant=job.variant, pdf_identifier=False)
+    except FatalURLFetchingError as exc:
+        diagnostics.append(_diag(job, "pdf-fetch", f"rendering stopped: {exc}"))
+    finally:
+        logger.removeHandler(capture)
+        logger.setLevel(saved[0])
+        logger.propagate = saved[1]
+    for url, reason in dict.fromkeys(blocked):
+        diagnostics.append(_diag(job, "pdf-fetch", f"refused to load {url}: {reason}"))
+    seen: set[str] = set()
+    for record in capture.records:
+        message = record.getMessage()
+        if message in seen or any(url in message for url, _ in blocked):
+            continue
+        seen.add(message)
+        severity, code = classify(message)
+        text = SUBSETTING_MESSAGE if code == "pdf-subsetting" else f"WeasyPrint: {message}"
+        diagnostics.append(_diag(job, code, text, severity))
+    if any(d.severity is Severity.ERROR for d in diagnostics):
+        data = None
+    return PdfResult(job.document, data, tuple(diagnostics), time.perf_counter() - started)
+
+
+def _diag(job: PdfJob, code: str, message: str, severity: Severity = Severity.ERROR) -> Diagnostic:
+    return Diagnostic(job.document, None, code, message, severity)
+
+
+def run_jobs(jobs: list[PdfJob], workers: int = WORKERS) -> list[PdfResult]:
+    """Render jobs in `workers` processes; results in job order (deterministic)."""
+    if len(jobs) <= 1 or workers <= 1:
+        return [render_job(job) for job in jobs]
+    import multiprocessing
+    import threading
+    from concurrent.futures import ProcessPoolExecutor
+
+    # fork is cheapest (workers inherit the imported WeasyPrint) but unsafe with threads alive.
+    methods = multiprocessing.get_all_start_methods()
+    method = "fork" if "fork" in methods and threading.active_count() == 1 else None
+    if method is None and "forkserver" in methods:
+        method = "forkserver"
+    context = multiprocessing.get_context(method)
+    # Biggest first so the two workers finish together; results are put back in job order.
+    order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i].html))
+    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context) as pool:
+        done = list(pool.map(render_job, [jobs[i] for i in order]))
+    results: list[PdfResult | None] = [None] * len(jobs)
+    for i, result in zip(order, done, strict=True):
+        results[i] = result
+    return [r for r in results if r is not None]
+
+
+# ---------------------------------------------------------------------------- text and coverage
+class _TextOf(HTMLParser):
+    """The text WeasyPrint will draw: everything in <body> except <script>/<style>."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.skip = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("script", "style", "head", "template"):
+            self.skip += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("script", "style", "head", "template") and self.skip:
+            self.skip -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self.skip:
+            self.parts.append(data)
+
+
+def html_text(html: str) -> str:
+    parser = _TextOf()
+    parser.feed(html)
+    parser.close()
+    return "".join(parser.parts)
+
+
+def _snippet(text: str, ch: str, width: int = 24) -> str:
+    i = text.find(ch)
+    start, end = max(0, i - width), min(len(text), i + len(ch) + width)
+    snippet = " ".join(text[start:end].split())
+    return ("…" if start else "") + snippet + ("…" if end < len(text) else "")
+
+
+def coverage_errors(doc: _Doc, cover: frozenset[int], fonts: Fonts) -> list[Diagnostic]:
+    """One error per character no font covers, naming the document and where it occurs."""
+    text = html_text(doc.job.html)
+    missing = uncovered(text, cover)
+    out: list[Diagnostic] = []
+    for ch in missing:
+        where: list[tuple[str | None, int | None, str | None, str]] = [
+            s for s in doc.sources if ch in s[3]
+        ]
+        head = (
+            f"{describe(ch)} is in no font of the PDF ({fonts.names}), so "
+            f"{doc.job.document} would show a box"
+        )
+        if not where:
+            out.append(
+                Diagnostic(
+                    doc.job.document,
+                    None,
+                    "pdf-glyph",
+                    f"{head}; in the text “{_snippet(text, ch)}”",
+                )
+            )
+            continue
+        for file, line, key, value in where[:5]:
+            at = f" at {key}" if key else ""
+            out.append(
+                Diagnostic(
+                    file or doc.job.document,
+                    line,
+                    "pdf-glyph",
+                    f"{head}; used{at}: “{_snippet(value, ch)}”",
+                    key=key,
+                )
+            )
+    return out
+
+
+def _walk(value: Any, path: str = "") -> Iterable[tuple[str, str]]:
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _walk(v, f"{path}.{k}" if path else str(k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _walk(v, f"{path}[{i}]")
+
+
+def _cv_sources(site: Site, lang: str) -> list[tuple[str | None, int | None, str | None, str]]:
+    merged = site.cv[lang]
+    where: dict[str, tuple[str, int | None]] = {}
+    for unit in site.units:
+        if unit.target_lang == lang and unit.translation and unit.translation_file:
+            where.setdefault(unit.translation, (unit.translation_file, unit.translation_line))
+    for unit in site.units:
+        where.setdefault(unit.source, (unit.source_file, unit.source_line))
+    default = f"content/{merged.source_lang}/cv.yaml"
+    out: list[tuple[str | None, int | None, str | None, str]] = []
+    for path, text in _walk(merged.data):
+        file, line = where.get(text, (default, None))
+        out.append((file, line, path, text))
+    return out
+
+
+def _post_sources(entry: Entry, lang: str) -> list[tuple[str | None, int | None, str | None, str]]:
+    doc = entry.versions[lang].doc
+    out: list[tuple[str | None, int | None, str | None, str]] = []
+    for name in ("title", "description", "series"):
+        value = getattr(doc.meta, name)
+        if value:
+            out.append((doc.rel, doc.line_of(name), name, value))
+    for tag in doc.meta.tags:
+        out.append((doc.rel, doc.line_of("tags"), "tags", tag))
+    for offset, line in enumerate(doc.body.split("\n")):
+        out.append((doc.rel, doc.body_line + offset, None, line))
+    return out
+
+
+# ---------------------------------------------------------------------------- documents
+def _font_css(fonts: Fonts) -> Markup:
+    return Markup(fonts.css())  # noqa: S704 - built from CSS-escaped strings (pdf_fonts.css_string)
+
+
+def pairs(a: list[Any] | None, b: list[Any] | None) -> list[tuple[Any, Any]]:
+    """Items of two language versions side by side (the CV merge keeps them aligned)."""
+    return list(zip_longest(a or [], b or []))
+
+
+def _keywords(cv: Mapping[str, Any]) -> str:
+    words: list[str] = []
+    for skill in cv.get("skills") or []:
+        words.extend(str(x) for x in skill.get("items") or [])
+    for job in cv.get("experience") or []:
+        words.extend(str(x) for x in job.get("tags") or [])
+    unique = [w.replace(",", " ") for w in dict.fromkeys(words) if w.strip()]
+    return ", ".join(unique[:20])
+
+
+def render_pdfs(
+    project: Project,
+    site: Site,
+    langs: list[str],
+    envs: Mapping[str, jinja2.Environment],
+    markdown: Callable[[str, str], RenderedMarkdown],
+    collector: Collector,
+    *,
+    bilingual: bool,
+    now: datetime | None,
+    workers: int = WORKERS,
+) -> list[tuple[str, bytes, str | None, str]]:
+    """Every PDF of the build as (output path, bytes, owning language, origin).
+
+    Problems go to `collector` (errors stop the build in the pipeline, as for every output).
+    """
+    prepared = prepare_pdfs(
+        project, site, langs, envs, markdown, collector, bilingual=bilingual, now=now
+    )
+    if prepared is None:
+        return []
+    fonts, docs = prepared
+    jobs = check_documents(docs, fonts, collector)
+    if not jobs or collector.errors:
+        return []  # the build fails anyway: do not spend seconds rendering
+    if not fast_subsetting_available():
+        collector.warning(None, None, "pdf-subsetting", SUBSETTING_MESSAGE)
+    results = run_jobs(jobs, workers)
+    out: list[tuple[str, bytes, str | None, str]] = []
+    subsetting_reported = any(d.code == "pdf-subsetting" for d in collector.items)
+    for job, result in zip(jobs, results, strict=True):
+        for d in result.diagnostics:
+            if d.code == "pdf-subsetting":
+                if subsetting_reported:
+                    continue
+                subsetting_reported = True
+            collector.add(d)
+        if result.data is not None:
+            out.append((job.document, result.data, job.lang, job.origin))
+    return out
+
+
+def check_documents(docs: list[_Doc], fonts: Fonts, collector: Collector) -> list[PdfJob]:
+    """The jobs whose every character the fonts cover; the others become errors."""
+    cover = covered(fonts)
+    jobs: list[PdfJob] = []
+    for item in docs:
+        problems = coverage_errors(item, cover, fonts)
+        if problems:
+            collector.extend(problems)
+        else:
+            jobs.append(item.job)
+    return jobs
+
+
+def prepare_pdfs(
+    project: Project,
+    site: Site,
+    langs: list[str],
+    envs: Mapping[str, jinja2.Environment],
+    markdown: Callable[[str, str], RenderedMarkdown],
+    collector: Collector,
+    *,
+    bilingual: bool,
+    now: datetime | None,
+) -> tuple[Fonts, list[_Doc]] | None:
+    """Fonts and the print HTML of every PDF (templates rendered, Korean pre-pass applied)."""
+    from bipub.model.cv import CV
+    from bipub.render.markdown import pygments_css
+    from bipub.render.templates import template_error
+    from bipub.render.views import View, cv_view
+
+    config = site.config
+    try:
+        fonts, font_warnings = choose_fonts(config.pdf, project.root)
+    except DiagnosticError as exc:
+        collector.extend(exc.diagnostics)
+        return None
+    collector.extend(font_warnings)
+    base_url = urls.UrlBuilder(config.base_url)
+    roots = (str(project.root.resolve()), str(THEME_STATIC))
+    root_url = project.root.resolve().as_uri() + "/"
+    docs: list[_Doc] = []
+
+    def common(lang: str) -> dict[str, Any]:
+        return {
+            "lang": lang,
+            "font_css": _font_css(fonts),
+            "page_size": config.pdf.page_size,
+            "author": config.author,
+            "site_url": config.site_url,
+            "generator": f"bipub {__version__}",
+            "pairs": pairs,
+        }
+
+    def render_template(name: str, env: jinja2.Environment, context: dict[str, Any]) -> str | None:
+        import jinja2
+
+        try:
+            return str(env.get_template(name).render(context))
+        except (jinja2.TemplateError, TypeError, AttributeError, ValueError) as exc:
+            collector.add(template_error(exc, project.root))
+            return None
+
+    created = w3c(now)
+    for lang in langs:
+        merged = site.cv.get(lang)
+        if merged is None:
+            continue
+        cv = cv_view(CV, merged.data, merged.fallbacks, merged.source_lang)
+        document = urls.cv_pdf(lang).lstrip("/")
+        html = render_template(
+            "pdf/cv.html",
+            envs[lang],
+            {
+                **common(lang),
+                "cv": cv,
+                "doc": View(
+                    created=created,
+                    keywords=_keywords(merged.data),
+                    href=base_url.absolute(urls.home(lang)),
+                ),
+                "untranslated": len(merged.fallbacks),
+            },
+        )
+        if html is not None:
+            job = PdfJob(document, korean_line_breaks(html), root_url, roots, lang, f"cv ({lang})")
+            docs.append(_Doc(job, _cv_sources(site, lang)))
+    if bilingual and "ko" in site.cv and "en" in site.cv and "ko" in envs and "en" in envs:
+        ko, en = site.cv["ko"], site.cv["en"]
+        en_template = envs["en"].from_string("{{ _(message) }}")
+        en_labels: dict[str, Markup] = {}
+
+        def en_gettext(message: str) -> Markup:
+            """The English column's labels: `_` of the English environment."""
+            if message not in en_labels:
+                en_labels[message] = Markup(en_template.render(message=message))  # noqa: S704
+            return en_labels[message]
+
+        html = render_template(
+            "pdf/cv-bilingual.html",
+            envs["ko"],
+            {
+                **common("ko"),
+                "ko": cv_view(CV, ko.data, ko.fallbacks, ko.source_lang),
+                "en": cv_view(CV, en.data, en.fallbacks, en.source_lang),
+                "en_": en_gettext,
+                "doc": View(
+                    created=created,
+                    keywords=_keywords(en.data),
+                    href=base_url.absolute(urls.home("ko")),
+                    href_en=base_url.absolute(urls.home("en")),
+                ),
+            },
+        )
+        if html is not None:
+            job = PdfJob(
+                urls.cv_pdf("ko-en").lstrip("/"),
+                korean_line_breaks(html),
+                root_url,
+                roots,
+                None,
+                "cv (ko+en)",
+            )
+            docs.append(_Doc(job, _cv_sources(site, "ko") + _cv_sources(site, "en")))
+    for lang in langs:
+        for entry in post_pdf_entries(site, lang):
+            version = entry.versions[lang]
+            doc = version.doc
+            rendered = markdown(doc.rel, doc.body)
+            document = post_pdf_path(lang, entry.slug)
+            html = render_template(
+                "pdf/post.html",
+                envs[lang],
+                {
+                    **common(lang),
+                    "post": View(
+                        title=doc.meta.title,
+                        description=doc.meta.description or "",
+                        date=entry.date,
+                        updated=entry.updated,
+                        tags=list(doc.meta.tags or entry.source.meta.tags),
+                        state=version.state,
+                        content_lang=doc.lang,
+                        html=Markup(rendered.html),  # noqa: S704 - markdown-it output
+                        href=base_url.absolute(urls.post(lang, entry.slug)),
+                    ),
+                    "pygments_css": Markup(pygments_css()),  # noqa: S704 - Pygments' own CSS
+                    "doc": View(
+                        created=w3c(entry.date) or created,
+                        modified=w3c(entry.updated or entry.date) or created,
+                        keywords=", ".join(doc.meta.tags or entry.source.meta.tags),
+                    ),
+                },
+            )
+            if html is not None:
+                post_dir = (project.root / doc.rel).parent.resolve().as_uri() + "/"
+                job = PdfJob(
+                    document, korean_line_breaks(html), post_dir, roots, lang, f"{doc.rel} (pdf)"
+                )
+                docs.append(_Doc(job, _post_sources(entry, lang)))
+    return fonts, docs
+
+
+def post_pdf_entries(site: Site, lang: str) -> list[Entry]:
+    """Posts of `lang` that get a PDF: front matter `pdf: true`, or config `pdf.posts` unless
+    `pdf: false`; only where the page shows its own language (a fallback has no PDF)."""
+    out = []
+    for entry in site.posts(lang):
+        flag = entry.source.meta.pdf
+        wanted = flag if flag is not None else site.config.pdf.posts
+        if wanted and not entry.versions[lang].is_fallback:
+            out.append(entry)
+    return out
+
+
+def post_pdf_path(lang: str, slug: str) -> str:
+    """Output path of a post's PDF: <lang>/blog/<slug>/<slug>.pdf."""
+    return urls.post(lang, slug).lstrip("/") + f"{slug}.pdf"
+
+
+def pdf_links(site: Site, lang: str, url: urls.UrlBuilder) -> list[dict[str, str]]:
+    """The PDFs a page in `lang` links: its CV, the other languages' CVs, the bilingual CV."""
+    links = []
+    codes = [c for c in site.config.codes if c in site.cv]
+    for code in sorted(codes, key=lambda c: c != lang):
+        links.append(
+            {
+                "label": site.config.language(code).name,
+                "lang": code,
+                "href": url.href(urls.cv_pdf(code)),
+            }
+        )
+    if "ko" in site.cv and "en" in site.cv:
+        names = " + ".join(site.config.language(c).name for c in ("ko", "en"))
+        links.append({"label": names, "lang": "ko-en", "href": url.href(urls.cv_pdf("ko-en"))})
+    return links
+
+
+def environment_time() -> datetime | None:
+    """build_time(os.environ), for callers at the top of the program (the pipeline, bench)."""
+    return build_time(os.environ)

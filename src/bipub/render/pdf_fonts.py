@@ -1,0 +1,259 @@
+"""Fonts for the PDFs: found through fontconfig (or configured files), checked for coverage.
+
+* The text font is the first of `pdf.fonts` (default "Noto Sans CJK KR", "NanumGothic") that
+  fontconfig knows, or `pdf.font_file` / `pdf.bold_font_file` (a .ttf/.otf in the project).
+  Bold must be a real face (fontconfig weight ≥ semibold); without one a warning says that
+  bold text would be synthesized. Code uses the first of `pdf.mono_fonts` that exists.
+* Coverage: every character of a document is checked against the cmaps of those faces
+  (read with fontTools; Noto CJK ships as a .ttc collection, so the face index matters). A
+  character no face covers would be drawn as a box (.notdef): the build fails instead.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from bipub.config import PdfOptions
+from bipub.diagnostics import Diagnostic, DiagnosticError, Severity
+
+FC_WEIGHT_REGULAR = 80
+FC_WEIGHT_SEMIBOLD = 180
+FC_WEIGHT_BOLD = 200
+_FORMAT = "%{family[0]}\t%{file}\t%{index}\t%{weight}\t%{slant}\n"
+
+
+@dataclass(frozen=True)
+class Face:
+    family: str
+    path: str
+    index: int
+    weight: int  # fontconfig weight (80 regular, 200 bold)
+
+
+@dataclass(frozen=True)
+class FontChoice:
+    css_family: str  # the family name the print CSS uses
+    regular: Face
+    bold: Face | None
+    from_file: bool = False
+
+    @property
+    def faces(self) -> tuple[Face, ...]:
+        return (self.regular,) if self.bold is None else (self.regular, self.bold)
+
+
+@dataclass(frozen=True)
+class Fonts:
+    text: FontChoice
+    mono: FontChoice | None
+
+    @property
+    def faces(self) -> tuple[Face, ...]:
+        return self.text.faces + (self.mono.faces if self.mono else ())
+
+    @property
+    def names(self) -> str:
+        names = [self.text.css_family] + ([self.mono.css_family] if self.mono else [])
+        return ", ".join(names)
+
+    def css(self) -> str:
+        """@font-face rules (configured files) and the font-family declarations."""
+        rules: list[str] = []
+        text = self.text
+        if text.from_file:
+            for face, weight in ((text.regular, 400), (text.bold, 700)):
+                if face is not None:
+                    rules.append(
+                        f"@font-face {{ font-family: {css_string(text.css_family)}; "
+                        f"src: url({css_string(Path(face.path).as_uri())}); "
+                        f"font-weight: {weight}; font-style: normal; }}"
+                    )
+        family = css_string(text.css_family)
+        mono = f"{css_string(self.mono.css_family)}, {family}" if self.mono else family
+        rules.append(f"html {{ font-family: {family}; }}")
+        rules.append(f"pre, code, kbd, samp {{ font-family: {mono}; }}")
+        return "\n".join(rules)
+
+
+def css_string(value: str) -> str:
+    """A CSS string literal: quotes, backslashes, newlines and '<' escaped."""
+    out = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\a ")
+    return '"' + out.replace("<", "\\3c ") + '"'
+
+
+def _fc_escape(name: str) -> str:
+    return "".join("\\" + ch if ch in "\\-:,=" else ch for ch in name)
+
+
+def fc_faces(family: str) -> list[Face]:
+    """Upright faces of `family` known to fontconfig (empty when it has none)."""
+    exe = shutil.which("fc-list")
+    if exe is None:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "bipub.yaml",
+                    None,
+                    "pdf-font",
+                    "fontconfig's fc-list is not installed, so no font can be found for the "
+                    "PDFs (Debian: apt-get install fontconfig fonts-noto-cjk)",
+                )
+            ]
+        )
+    proc = subprocess.run(
+        [exe, "-f", _FORMAT, f":family={_fc_escape(family)}"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=30,
+    )
+    faces = []
+    for line in proc.stdout.splitlines():
+        parts = line.split("\t")
+        if len(parts) != 5 or not parts[1]:
+            continue
+        name, path, index, weight, slant = parts
+        if slant not in ("", "0"):
+            continue
+        try:
+            faces.append(Face(name, path, int(index or 0), int(float(weight or 80))))
+        except ValueError:
+            continue
+    return sorted(faces, key=lambda f: (f.weight, f.path, f.index))
+
+
+def _pick(faces: list[Face], css_family: str) -> FontChoice:
+    regular = min(faces, key=lambda f: (abs(f.weight - FC_WEIGHT_REGULAR), f.path, f.index))
+    bolds = [f for f in faces if f.weight >= FC_WEIGHT_SEMIBOLD]
+    bold = (
+        min(bolds, key=lambda f: (abs(f.weight - FC_WEIGHT_BOLD), f.path, f.index))
+        if bolds
+        else None
+    )
+    return FontChoice(css_family, regular, bold)
+
+
+def choose_fonts(options: PdfOptions, root: Path) -> tuple[Fonts, list[Diagnostic]]:
+    """The fonts of the PDFs, and warnings. No usable text font raises DiagnosticError."""
+    warnings: list[Diagnostic] = []
+    text: FontChoice | None = None
+    if options.font_file:
+        text = _from_files(options, root)
+    else:
+        for family in options.fonts:
+            faces = fc_faces(family)
+            if faces:
+                text = _pick(faces, family)
+                break
+    if text is None:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "bipub.yaml",
+                    None,
+                    "pdf-font",
+                    "no font for the PDFs: fontconfig knows none of pdf.fonts "
+                    f"({', '.join(options.fonts)}); install one (Debian: apt-get install "
+                    "fonts-noto-cjk) or set pdf.font_file",
+                )
+            ]
+        )
+    if text.bold is None:
+        warnings.append(
+            Diagnostic(
+                "bipub.yaml",
+                None,
+                "pdf-font",
+                f"font {text.css_family!r} has no bold face; bold text in the PDFs will be "
+                "synthesized (install the bold face or set pdf.bold_font_file)",
+                Severity.WARNING,
+            )
+        )
+    mono = None
+    for family in options.mono_fonts:
+        faces = fc_faces(family)
+        if faces:
+            mono = _pick(faces, family)
+            break
+    return Fonts(text, mono), warnings
+
+
+def _from_files(options: PdfOptions, root: Path) -> FontChoice:
+    faces: list[Face] = []
+    for key, rel, weight in (
+        ("font_file", options.font_file, FC_WEIGHT_REGULAR),
+        ("bold_font_file", options.bold_font_file, FC_WEIGHT_BOLD),
+    ):
+        if rel is None:
+            continue
+        path = (root / rel).resolve()
+        problem = None
+        if not path.is_relative_to(root.resolve()):
+            problem = "is outside the project"
+        elif not path.is_file():
+            problem = "does not exist"
+        elif path.suffix.lower() not in (".ttf", ".otf"):
+            problem = "must be a .ttf or .otf file (a .ttc collection cannot be chosen by index)"
+        if problem:
+            raise DiagnosticError(
+                [Diagnostic("bipub.yaml", None, "pdf-font", f"pdf.{key} {rel!r} {problem}")]
+            )
+        faces.append(Face("bipub text", str(path), 0, weight))
+    bold = faces[1] if len(faces) > 1 else None
+    return FontChoice("bipub text", faces[0], bold, from_file=True)
+
+
+@lru_cache(maxsize=16)
+def _cmap(path: str, index: int, mtime_ns: int) -> frozenset[int]:
+    from fontTools.ttLib import TTFont  # type: ignore[import-untyped]
+
+    font = TTFont(path, fontNumber=index, lazy=True)
+    try:
+        return frozenset(font.getBestCmap() or {})
+    finally:
+        font.close()
+
+
+def cmap(face: Face) -> frozenset[int]:
+    return _cmap(face.path, face.index, Path(face.path).stat().st_mtime_ns)
+
+
+def covered(fonts: Fonts) -> frozenset[int]:
+    out: frozenset[int] = frozenset()
+    for face in fonts.faces:
+        out |= cmap(face)
+    return out
+
+
+def ignorable(ch: str) -> bool:
+    """Characters that are never drawn: controls, format characters, variation selectors."""
+    if ch in " \t\n\r\f":
+        return True
+    cat = unicodedata.category(ch)
+    if cat in ("Cc", "Cf", "Zl", "Zp"):
+        return True
+    code = ord(ch)
+    return 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF
+
+
+def uncovered(text: str, cover: frozenset[int]) -> list[str]:
+    """The distinct characters of `text` that no face covers, in order of appearance."""
+    seen: dict[str, None] = {}
+    for ch in text:
+        if ch not in seen and ord(ch) not in cover and not ignorable(ch):
+            seen[ch] = None
+    return list(seen)
+
+
+def describe(ch: str) -> str:
+    name = unicodedata.name(ch, "")
+    shown = ch if unicodedata.category(ch)[0] not in ("C", "Z") else ""
+    label = f"U+{ord(ch):04X}"
+    if shown:
+        label += f" '{shown}'"
+    return f"{label} {name}".rstrip() if name else label

@@ -1,0 +1,115 @@
+"""Render HTML pages on every core.
+
+Pages are independent once planned, so they are split into small chunks and rendered by forked
+worker processes that inherit the planned site (nothing is pickled on the way in) and write
+straight into the shared staging folder. Each chunk returns only the paths it wrote, its
+diagnostics and its counts. Output does not depend on which worker renders which page.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import jinja2
+
+from bipub.diagnostics import Collector, Diagnostic
+from bipub.render import urls
+from bipub.render.html import HtmlRenderer, PageSpec, Plan
+from bipub.write.output import OutputFile, OutputTree
+
+CHUNK = 48
+MIN_PAGES_FOR_WORKERS = 400
+
+
+@dataclass(frozen=True)
+class _Job:
+    renderer: HtmlRenderer
+    plan: Plan
+    envs: dict[str, jinja2.Environment]
+    specs: list[PageSpec]
+    tree: OutputTree
+
+
+_JOB: _Job | None = None  # set in forked workers only (by _init), never in the parent
+
+
+def _init(job: _Job) -> None:
+    global _JOB
+    _JOB = job
+
+
+def _render_chunk(
+    start: int,
+) -> tuple[dict[str, OutputFile], list[Diagnostic], dict[str, int]]:
+    assert _JOB is not None
+    job = _JOB
+    tree = OutputTree.attach(job.tree.out, job.tree.staging)
+    collector = Collector()
+    counts = _render_specs(job, job.specs[start : start + CHUNK], tree, collector)
+    return tree.files, collector.items, counts
+
+
+def _render_specs(
+    job: _Job, specs: list[PageSpec], tree: OutputTree, collector: Collector
+) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for spec in specs:
+        html = job.renderer.render_page(job.plan, spec, job.envs[spec.lang], collector)
+        if html is None:
+            continue
+        tree.add(urls.output_file(spec.path), html, spec.lang, f"{spec.template} ({spec.lang})")
+        counts[spec.lang] = counts.get(spec.lang, 0) + 1
+    return counts
+
+
+def worker_count() -> int:
+    env = os.environ.get("BIPUB_WORKERS")
+    if env:
+        return max(1, int(env))
+    return max(1, len(os.sched_getaffinity(0)))
+
+
+def render_pages(
+    renderer: HtmlRenderer,
+    plan: Plan,
+    envs: dict[str, jinja2.Environment],
+    langs: list[str],
+    tree: OutputTree,
+    collector: Collector,
+    on_pages: Callable[[int], None] | None = None,
+) -> dict[str, int]:
+    specs = [spec for lang in langs for spec in plan.pages.get(lang, [])]
+    job = _Job(renderer, plan, envs, specs, tree)
+    workers = worker_count()
+    counts: dict[str, int] = {}
+    if workers == 1 or len(specs) < MIN_PAGES_FOR_WORKERS:
+        for start in range(0, len(specs), CHUNK):
+            part = _render_specs(job, specs[start : start + CHUNK], tree, collector)
+            _add_counts(counts, part)
+            if on_pages:
+                on_pages(sum(part.values()))
+        return counts
+    context = multiprocessing.get_context("fork")
+    results: list[Any] = []
+    with ProcessPoolExecutor(
+        workers, mp_context=context, initializer=_init, initargs=(job,)
+    ) as pool:
+        for files, diagnostics, part in pool.map(_render_chunk, range(0, len(specs), CHUNK)):
+            results.append(files)
+            collector.extend(diagnostics)
+            _add_counts(counts, part)
+            if on_pages:
+                on_pages(sum(part.values()))
+    for files in results:
+        tree.merge(files)
+    return counts
+
+
+def _add_counts(total: dict[str, int], part: dict[str, int]) -> None:
+    for lang, n in part.items():
+        total[lang] = total.get(lang, 0) + n

@@ -1,0 +1,363 @@
+"""`bipub review`: list, show, approve, reject, prune and the interactive queue."""
+
+from __future__ import annotations
+
+import sys
+import unicodedata
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from bipub.cli import main
+from bipub.diagnostics import Collector
+from bipub.pair.status import StatusRecord, dump_status, load_status
+from bipub.pair.units import split_sections, text_hash
+
+CONFIG = """\
+languages:
+  - {code: ko, name: 한국어, title: 테스트}
+  - {code: en, name: English, title: Test}
+default_language: ko
+base_url: https://t.example.org/
+author: {name: T}
+"""
+
+KO = """\
+---
+title: 캐시 이야기
+date: 2026-01-01
+---
+
+처리량은 157 → 382 tokens/s가 됐습니다. `block_size`를 보세요.
+
+## 둘째
+
+두 번째 문단입니다.
+"""
+
+EN = """\
+---
+title: A cache story
+---
+
+Throughput went to 157 → 382 tokens/s. See `block_size`.
+
+## Second
+
+The second paragraph.
+"""
+
+KO_B = "---\ntitle: 짧은 글\ndate: 2026-02-01\n---\n\n짧은 본문입니다.\n"
+EN_B = "---\ntitle: A short post\n---\n\nA short body.\n"
+
+
+def body(text: str, index: int) -> str:
+    return split_sections(text.split("---\n", 2)[2], 1)[index].text
+
+
+def draft(source: str, translation: str) -> StatusRecord:
+    return StatusRecord(
+        source_hash=text_hash(source),
+        source=source,
+        origin="machine",
+        engine="deepl",
+        state="draft",
+        translation_hash=text_hash(translation),
+    )
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    files = {
+        "bipub.yaml": CONFIG,
+        "content/ko/posts/cache.md": KO,
+        "content/en/posts/cache.md": EN,
+        "content/ko/posts/short.md": KO_B,
+        "content/en/posts/short.md": EN_B,
+        "status/en.yaml": dump_status({"posts/short:body#0": draft(body(KO_B, 0), body(EN_B, 0))}),
+    }
+    for rel, text in files.items():
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def records(root: Path, lang: str = "en") -> dict[str, StatusRecord]:
+    collector = Collector()
+    status = load_status(root, lang, collector)
+    assert not collector.items
+    return status.records
+
+
+def run(root: Path, *args: str, input: str | None = None, env: dict[str, str] | None = None) -> Any:
+    result = CliRunner().invoke(
+        main, ["-C", str(root), *args], input=input, env=env, catch_exceptions=False
+    )
+    return result
+
+
+def test_list_shows_drafts_and_stale_units(root: Path, cli: Callable[..., Any]) -> None:
+    result = cli("-C", str(root), "review")
+    assert result.exit_code == 0
+    assert "en: 1 unit to review" in result.stdout
+    assert (
+        "draft" in result.stdout
+        and "posts/short:body#0  content/en/posts/short.md:5" in result.stdout
+    )
+    assert cli("-C", str(root), "review", "list", "--lang", "ko").stdout == "Nothing to review.\n"
+
+
+def test_approve_a_draft_clears_its_finding(root: Path, cli: Callable[..., Any]) -> None:
+    before = cli("-C", str(root), "check", "--format", "json").stdout
+    assert '"code": "draft"' in before
+    result = cli("-C", str(root), "review", "approve", "posts/short:body#0", "--reviewer", "jiwon")
+    assert result.exit_code == 0, result.stderr
+    assert "Approved 1 unit as jiwon on 2026-04-07" in result.stderr
+    rec = records(root)["posts/short:body#0"]
+    assert (rec.state, rec.origin, rec.engine, rec.reviewer) == (
+        "reviewed",
+        "machine",
+        "deepl",
+        "jiwon",
+    )
+    assert rec.reviewed is not None and rec.reviewed.isoformat() == "2026-04-07"
+    assert rec.translation_hash == text_hash(body(EN_B, 0))
+    assert '"code": "draft"' not in cli("-C", str(root), "check", "--format", "json").stdout
+    assert cli("-C", str(root), "review").stdout == "Nothing to review.\n"
+
+
+def test_approve_a_human_translation_records_every_field(
+    root: Path, cli: Callable[..., Any]
+) -> None:
+    result = cli("-C", str(root), "review", "approve", "posts/cache", "--reviewer", "jiwon")
+    assert result.exit_code == 0, result.stderr
+    recs = records(root)
+    assert sorted(k for k in recs if k.startswith("posts/cache")) == [
+        "posts/cache:body#0",
+        "posts/cache:body#1",
+        "posts/cache:title",
+    ]
+    rec = recs["posts/cache:body#1"]
+    assert rec.source == body(KO, 1)
+    assert rec.source_hash == text_hash(body(KO, 1))
+    assert (rec.origin, rec.state, rec.reviewer) == ("human", "reviewed", "jiwon")
+    assert rec.translation_hash == text_hash(body(EN, 1))
+    text = (root / "status/en.yaml").read_text(encoding="utf-8")
+    # deterministic: approving again writes the same bytes
+    assert (
+        cli("-C", str(root), "review", "approve", "posts/cache", "--reviewer", "jiwon").exit_code
+        == 0
+    )
+    assert (root / "status/en.yaml").read_text(encoding="utf-8") == text
+    assert text == dump_status(recs)
+    assert not list((root / "status").glob("*.tmp")) and not list((root / "status").glob(".*.tmp"))
+
+
+def test_approve_refuses_qa_errors_unless_forced(root: Path, cli: Callable[..., Any]) -> None:
+    (root / "content/en/posts/cache.md").write_text(EN.replace("382", "328"), encoding="utf-8")
+    before = (root / "status/en.yaml").read_bytes()
+    result = cli("-C", str(root), "review", "approve", "posts/cache:body#0", "--reviewer", "r")
+    assert result.exit_code == 1
+    assert "content/en/posts/cache.md:5: posts/cache:body#0: numbers differ" in result.stderr
+    assert (root / "status/en.yaml").read_bytes() == before
+    forced = cli(
+        "-C", str(root), "review", "approve", "posts/cache:body#0", "--reviewer", "r", "--force"
+    )
+    assert forced.exit_code == 0
+    assert "posts/cache:body#0" in records(root)
+
+
+def test_approve_unknown_key_is_an_error(root: Path, cli: Callable[..., Any]) -> None:
+    before = (root / "status/en.yaml").read_bytes()
+    result = cli("-C", str(root), "review", "approve", "posts/nope:title", "--reviewer", "r")
+    assert result.exit_code == 1
+    assert "unknown unit key 'posts/nope:title'" in result.stderr
+    assert (root / "status/en.yaml").read_bytes() == before
+
+
+def test_approve_by_file_and_all(root: Path, cli: Callable[..., Any]) -> None:
+    result = cli(
+        "-C",
+        str(root),
+        "review",
+        "approve",
+        "--file",
+        str(root / "content/en/posts/cache.md"),
+        "--reviewer",
+        "r",
+    )
+    assert result.exit_code == 0, result.stderr
+    assert sum(k.startswith("posts/cache:") for k in records(root)) == 3
+    assert cli("-C", str(root), "review", "approve", "--all", "--reviewer", "r").exit_code == 2
+    result = cli("-C", str(root), "review", "approve", "--all", "--lang", "en", "--reviewer", "r")
+    assert result.exit_code == 0
+    assert "Approved 2 units" in result.stderr  # short: title + body#0 (the draft)
+    assert all(r.state == "reviewed" for r in records(root).values())
+
+
+def test_show_prints_source_translation_and_stale_diff(root: Path, cli: Callable[..., Any]) -> None:
+    assert (
+        cli("-C", str(root), "review", "approve", "posts/cache", "--reviewer", "r").exit_code == 0
+    )
+    (root / "content/ko/posts/cache.md").write_text(
+        KO.replace("두 번째 문단입니다.", "두 번째 문단입니다.\n\n새 문단 42."), encoding="utf-8"
+    )
+    result = cli("-C", str(root), "review", "show", "posts/cache:body#1")
+    assert result.exit_code == 0
+    out = result.stdout
+    assert "posts/cache:body#1  [en]  stale" in out
+    assert "── source (ko)  content/ko/posts/cache.md:8" in out
+    assert "The second paragraph." in out
+    assert "reviewed by r" in out
+    assert "+새 문단 42." in out
+    listed = cli("-C", str(root), "review").stdout
+    assert "en: 2 units to review" in listed
+    assert "stale        posts/cache:body#1  content/en/posts/cache.md:7" in listed
+    assert cli("-C", str(root), "review", "show", "posts/zzz").exit_code == 1
+
+
+def test_reject_drops_a_draft_and_names_the_file_to_revert(
+    root: Path, cli: Callable[..., Any]
+) -> None:
+    before = (root / "content/en/posts/short.md").read_bytes()
+    result = cli("-C", str(root), "review", "reject", "posts/short:body#0")
+    assert result.exit_code == 0, result.stderr
+    assert "posts/short:body#0" not in records(root)
+    assert "content/en/posts/short.md: still holds the rejected draft text" in result.stdout
+    assert (root / "content/en/posts/short.md").read_bytes() == before  # content is never edited
+    again = cli("-C", str(root), "review", "reject", "posts/cache:title")
+    assert again.exit_code == 1 and "not a draft" in again.stderr
+
+
+def test_reject_a_draft_kept_beside_a_reviewed_translation(
+    root: Path, cli: Callable[..., Any]
+) -> None:
+    assert (
+        cli("-C", str(root), "review", "approve", "posts/cache:title", "--reviewer", "r").exit_code
+        == 0
+    )
+    recs = records(root)
+    recs["posts/cache:title"] = recs["posts/cache:title"].model_copy(
+        update={"draft": "A cache tale"}
+    )
+    (root / "status/en.yaml").write_text(dump_status(recs), encoding="utf-8")
+    assert "posts/cache:title" in cli("-C", str(root), "review").stdout
+    assert cli("-C", str(root), "review", "reject", "posts/cache:title").exit_code == 0
+    rec = records(root)["posts/cache:title"]
+    assert rec.draft is None and rec.state == "reviewed"
+
+
+def test_prune_removes_records_whose_source_is_gone(root: Path, cli: Callable[..., Any]) -> None:
+    assert (
+        cli(
+            "-C", str(root), "review", "approve", "--all", "--lang", "en", "--reviewer", "r"
+        ).exit_code
+        == 0
+    )
+    (root / "content/ko/posts/short.md").unlink()
+    (root / "content/en/posts/short.md").unlink()
+    result = cli("-C", str(root), "review", "prune")
+    assert result.exit_code == 0
+    assert "en: removed posts/short:body#0" in result.stdout
+    assert not any(k.startswith("posts/short") for k in records(root))
+    assert any(k.startswith("posts/cache") for k in records(root))
+
+
+def test_a_corrupt_status_file_is_never_rewritten(root: Path, cli: Callable[..., Any]) -> None:
+    bad = (
+        (root / "status/en.yaml")
+        .read_text(encoding="utf-8")
+        .replace("state: draft", "state: drfat")
+    )
+    (root / "status/en.yaml").write_text(bad, encoding="utf-8")
+    for args in (("approve", "posts/cache:title"), ("reject", "posts/short:body#0"), ("prune",)):
+        result = cli(
+            "-C", str(root), "review", *args, *(("--reviewer", "r") if args[0] == "approve" else ())
+        )
+        assert result.exit_code == 1, args
+        assert "status/en.yaml:" in result.stderr
+        assert (root / "status/en.yaml").read_text(encoding="utf-8") == bad
+
+
+def test_nfd_status_keys_are_read_as_their_nfc_twins(root: Path, cli: Callable[..., Any]) -> None:
+    (root / "content/ko/posts/카페.md").write_text(KO_B, encoding="utf-8")
+    (root / "content/en/posts/카페.md").write_text(EN_B, encoding="utf-8")
+    nfd = unicodedata.normalize("NFD", "posts/카페:title")
+    text = (root / "status/en.yaml").read_text(encoding="utf-8") + dump_status(
+        {nfd: draft("짧은 글", "A short post")}
+    ).split("\n", 1)[1]
+    (root / "status/en.yaml").write_text(text, encoding="utf-8")
+    assert "posts/카페:title" in cli("-C", str(root), "review").stdout
+    result = cli(
+        "-C",
+        str(root),
+        "review",
+        "approve",
+        unicodedata.normalize("NFD", "posts/카페:title"),
+        "--reviewer",
+        "r",
+    )
+    assert result.exit_code == 0, result.stderr
+    assert records(root)["posts/카페:title"].state == "reviewed"
+
+
+# --------------------------------------------------------------------------- interactive
+
+
+def test_interactive_queue_approve_skip_reject(root: Path) -> None:
+    recs = records(root)
+    recs["posts/cache:title"] = draft("캐시 이야기", "A cache story")
+    (root / "status/en.yaml").write_text(dump_status(recs), encoding="utf-8")
+    result = run(root, "review", "-i", "--reviewer", "min", input="a\nr\n")
+    assert result.exit_code == 0, result.output
+    assert "[1/2]" in result.output and "[2/2]" in result.output
+    assert "Approved 1, rejected 1, skipped 0." in result.output
+    after = records(root)
+    assert (
+        after["posts/cache:title"].state == "reviewed"
+        and after["posts/cache:title"].reviewer == "min"
+    )
+    assert "posts/short:body#0" not in after
+
+
+def test_interactive_edit_then_approve(root: Path, tmp_path: Path) -> None:
+    (root / "content/en/posts/short.md").write_text(
+        EN_B.replace("A short body.", "A short body 7."), encoding="utf-8"
+    )
+    recs = {"posts/short:body#0": draft(body(KO_B, 0), "A short body 7.")}
+    (root / "status/en.yaml").write_text(dump_status(recs), encoding="utf-8")
+    editor = tmp_path / "editor.py"
+    editor.write_text(
+        "import sys, pathlib\np = pathlib.Path(sys.argv[1])\n"
+        "p.write_text(p.read_text(encoding='utf-8').replace('A short body 7.', 'A short body.'), encoding='utf-8')\n",
+        encoding="utf-8",
+    )
+    # approve is refused at first (a number was added), then the unit is edited and approved
+    result = run(
+        root,
+        "review",
+        "-i",
+        "--reviewer",
+        "min",
+        input="a\nn\ne\na\n",
+        env={"EDITOR": f"{sys.executable} {editor}"},
+    )
+    assert result.exit_code == 0, result.output
+    assert "numbers differ" in result.output
+    assert "Approved 1, rejected 0, skipped 0." in result.output
+    rec = records(root)["posts/short:body#0"]
+    assert rec.state == "reviewed" and rec.translation_hash == text_hash("A short body.")
+
+
+def test_interactive_skip_and_quit(root: Path) -> None:
+    before = (root / "status/en.yaml").read_bytes()
+    result = run(root, "review", "-i", "--reviewer", "min", input="s\n")
+    assert result.exit_code == 0
+    assert "Approved 0, rejected 0, skipped 1." in result.output
+    result = run(root, "review", "-i", "--reviewer", "min", input="q\n")
+    assert "Approved 0, rejected 0, skipped 0." in result.output
+    assert (root / "status/en.yaml").read_bytes() == before

@@ -1,0 +1,261 @@
+"""QA checks of a translation against its source: one small pure function per finding code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bipub.check import qa
+from bipub.check.glossary import Glossary, load_glossary
+from bipub.check.severity import inline_problems, parse_inline
+from bipub.diagnostics import Collector
+
+# --------------------------------------------------------------------------- numbers
+
+
+@pytest.mark.parametrize(
+    ("source", "translation"),
+    [
+        (
+            "처리량은 157 → 382 tokens/s로 2.4배가 됐다.",
+            "Throughput went 157 → 382 tokens/s, 2.4×.",
+        ),
+        ("디코드 처리량 2.4~2.7배", "Decode throughput 2.4–2.7×"),
+        ("디코드 처리량 2.4–2.7×", "Decode throughput 2.4×–2.7×"),
+        ("일치율 99.08%", "agreement of 99.08%"),
+        ("1,900토큰짜리 프롬프트", "a 1900-token prompt"),
+        ("적중률이 9%p 올랐습니다", "raised the hit rate by 9 percentage points"),
+        ("하루 12억 토큰", "1.2 billion tokens a day"),
+        ("출력 토큰 100만 개당", "per 1 million output tokens"),
+        ("2016년 3월 – 2018년 2월", "Mar 2016 – Feb 2018"),
+        ("2026년 1월 22일", "January 22, 2026"),
+        ("지난 3년 동안", "over the past three years"),
+        ("10분 동안 51번", "51 times in ten minutes"),
+        ("E2E 지연 p99", "end-to-end p99 latency"),
+        ("읽는 양은 1/4로 줄지만", "it reads a quarter of the bytes"),
+        ("`max_num_seqs`를 256으로", "`max_num_seqs` to 256"),
+        ("```\nx = 3\n```", "```\nx = 3\n```"),
+        ("[#10212](https://e.org/pull/10212)를 보세요", "see [#10212](https://e.org/pull/10212)"),
+    ],
+)
+def test_numbers_equal_after_normalization(source: str, translation: str) -> None:
+    assert qa.check_numbers(source, translation) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "translation", "expected"),
+    [
+        ("157 → 382 tokens/s", "157 → 328 tokens/s", "382"),
+        ("2.4–2.7×", "2.4–2.8×", "2.7×"),
+        ("99.08%", "99.8%", "99.08%"),
+        ("2.4배 빨라졌다", "2.4% faster", "2.4×"),
+        ("12억 토큰", "12 billion tokens", "1200000000"),
+        ("p99 1,150 ms", "p99 1,500 ms", "1150"),
+    ],
+)
+def test_numbers_changed_are_reported(source: str, translation: str, expected: str) -> None:
+    problems = qa.check_numbers(source, translation)
+    assert len(problems) == 1
+    assert expected in problems[0]
+
+
+def test_numbers_inside_code_do_not_count() -> None:
+    assert qa.check_numbers("`x = 3`은 그대로", "`x = 3` stays") == []
+    # code is the code check's business
+    assert qa.check_code("`x = 3`", "`x = 4`")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=200))
+def test_numbers_check_is_reflexive(text: str) -> None:
+    assert qa.check_numbers(text, text) == []
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "2.4–2.7×",
+                "157 → 382",
+                "99.08%",
+                "1,900",
+                "#1234",
+                "`x`",
+                "[a](https://e.org)",
+                "## 제목",
+                "- 항목",
+                "| a | b |\n|---|---|\n| 1 | 2 |",
+                "세 배",
+                "Jan 2023",
+                "\n\n",
+                "```py\nx = 1\n```",
+                "텍스트",
+                "12억",
+                "p99",
+            ]
+        ),
+        max_size=12,
+    )
+)
+def test_every_check_is_reflexive_on_markdown(parts: list[str]) -> None:
+    text = " ".join(parts)
+    for check in (qa.check_numbers, qa.check_links, qa.check_code, qa.check_refs, qa.check_markup):
+        assert check(text, text) == [], check.__name__
+
+
+# --------------------------------------------------------------------------- links, code, refs
+
+
+def test_links() -> None:
+    assert qa.check_links("[노트](https://e.org/a)", "[notes](https://e.org/a)") == []
+    problems = qa.check_links("[노트](https://e.org/a)", "[notes](https://e.org/b)")
+    assert any("https://e.org/a" in p for p in problems)
+    assert any("https://e.org/b" in p for p in problems)
+    assert qa.check_links("<https://e.org/x> 참고", "see https://e.org/x.") == []
+    assert qa.check_links("![그림](/img/a.png)", "![figure](/img/b.png)")
+
+
+def test_code_spans_and_blocks() -> None:
+    src = "`block_size`가 16이면\n\n```python\nx = hash((1, 2))\n```\n"
+    assert qa.check_code(src, "With `block_size` 16\n\n```python\nx = hash((1, 2))\n```\n") == []
+    changed = qa.check_code(src, "With `block-size` 16\n\n```python\nx = hash((1, 2))\n```\n")
+    assert any("block_size" in p for p in changed)
+    block = qa.check_code(src, "With `block_size` 16\n\n```python\nx = hash((1, 3))\n```\n")
+    assert block == ["code block 1 differs from the source (first at its line 1)"]
+    assert qa.check_code(src, "With `block_size` 16") != []
+
+
+def test_refs() -> None:
+    assert qa.check_refs("논의는 #6081을 참고하세요", "see #6081") == []
+    assert qa.check_refs("vllm-project/vllm#123 참고", "see vllm-project/vllm#123") == []
+    assert qa.check_refs("논의는 #6081을 참고하세요", "see the discussion") == [
+        "reference #6081 of the source is missing"
+    ]
+    assert qa.check_refs("제목", "title #12") == ["the translation adds reference #12"]
+
+
+def test_markup_skeleton() -> None:
+    src = "## 제목\n\n- 하나\n- 둘\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n![x](/a.png)\n"
+    assert (
+        qa.check_markup(
+            src, "## Title\n\n- one\n- two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n![x](/a.png)\n"
+        )
+        == []
+    )
+    problems = qa.check_markup(src, "### Title\n\n- one\n\n| a |\n|---|\n| 1 |\n")
+    text = "\n".join(problems)
+    assert "headings differ" in text
+    assert "2 list item(s) in the source, 1 here" in text
+    assert "tables" in text
+    assert "1 image(s) in the source, 0 here" in text
+
+
+# --------------------------------------------------------------------------- UI strings, prefix
+
+
+def test_placeholders() -> None:
+    assert qa.check_placeholders("%(count)s posts", "글 %(count)s개") == []
+    assert qa.check_placeholders("Page {page}", "{page}쪽") == []
+    assert qa.check_placeholders("%(count)s posts", "글 %(n)s개")
+    assert qa.check_placeholders("{page} of {total}", "{page}쪽")
+    (markup,) = qa.check_placeholders("Read more", "<b>더 읽기</b>")
+    assert markup.startswith("msgstr adds markup its msgid does not have")
+
+
+def test_prefix() -> None:
+    assert qa.check_prefix("[vLLM] 스케줄러 분석", "[vLLM] Scheduler deep dive") == []
+    assert qa.check_prefix("[vLLM] 스케줄러 분석", "Scheduler deep dive") == [
+        "the title prefix [vLLM] of the source is not kept"
+    ]
+    assert qa.check_prefix("[vLLM] 스케줄러", "[VLLM-ko] Scheduler")
+    assert qa.check_prefix("스케줄러", "Scheduler") == []
+
+
+# --------------------------------------------------------------------------- glossary
+
+GLOSSARY = """\
+terms:
+  - en: KV cache
+    ko: [KV cache, KV 캐시]
+  - en: preemption
+    ko: 선점
+keep: [vLLM]
+"""
+
+
+def _glossary(tmp_path: Path, text: str) -> tuple[Glossary, Collector]:
+    (tmp_path / "glossary.yaml").write_text(text, encoding="utf-8")
+    collector = Collector()
+    return load_glossary(tmp_path, ["ko", "en"], collector), collector
+
+
+def test_glossary_terms_and_keep(tmp_path: Path) -> None:
+    g, collector = _glossary(tmp_path, GLOSSARY)
+    assert not collector.items
+    assert qa.check_glossary("선점이 일어나면", "When preemption happens", g, "ko", "en") == []
+    assert qa.check_glossary("선점이 일어나면", "When eviction happens", g, "ko", "en") == [
+        "glossary: '선점' should be rendered as 'preemption'"
+    ]
+    assert qa.check_glossary("The KV cache grows", "KV 캐시가 커진다", g, "en", "ko") == []
+    assert qa.check_glossary("The KV cache grows", "키-값 캐시가 커진다", g, "en", "ko")
+    assert qa.check_glossary("vLLM 서버", "the vLLM server", g, "ko", "en") == []
+    keep = ["'vLLM' is never translated (glossary keep) but is missing here"]
+    assert qa.check_glossary("vLLM 서버", "the server", g, "ko", "en") == keep
+    assert qa.check_glossary("vLLM 서버", "the VLLM server", g, "ko", "en") == keep  # exact case
+
+
+def test_glossary_errors_name_file_and_line(tmp_path: Path) -> None:
+    _, collector = _glossary(tmp_path, "terms:\n  - en: cache\n    ja: キャッシュ\n")
+    assert [(d.file, d.line, d.code) for d in collector.errors] == [
+        ("glossary.yaml", 3, "glossary")
+    ]
+    _, collector = _glossary(tmp_path, "terms:\n  - en: cache\n    ko: 7\n")
+    assert collector.errors and collector.errors[0].line == 2
+    _, collector = _glossary(tmp_path, "terms: []\nunknown: 1\n")
+    assert collector.errors and collector.errors[0].line == 2
+
+
+# --------------------------------------------------------------------------- untranslated
+
+
+def test_untranslated() -> None:
+    assert qa.check_untranslated("The scheduler decides.", "The scheduler decides.", "ko") == [
+        "the translation is identical to the source"
+    ]
+    assert qa.check_untranslated("The scheduler decides.", "The scheduler picks.", "ko") == [
+        "the Korean translation has no Hangul"
+    ]
+    assert qa.check_untranslated("스케줄러가 정한다.", "스케줄러가 정한다.", "en") == [
+        "the translation is identical to the source"
+    ]
+    # names, acronyms, code and allowed terms need no translation
+    assert qa.check_untranslated("Triton Inference Server", "Triton Inference Server", "ko") == []
+    assert qa.check_untranslated("vLLM", "vLLM", "ko") == []
+    assert qa.check_untranslated("```\nx = 1\n```", "```\nx = 1\n```", "en") == []
+    assert qa.check_untranslated("Prometheus and Grafana", "Prometheus, Grafana", "ko") == []
+    assert (
+        qa.check_untranslated("serving at scale", "serving at scale", "ko", ["serving at scale"])
+        == []
+    )
+
+
+# --------------------------------------------------------------------------- inline ignores
+
+
+def test_inline_ignore_markers() -> None:
+    text = "본문\n\n[//]: # (bipub-ignore: numbers,links 반올림한 값)\n"
+    (marker,) = parse_inline(text)
+    assert marker.codes == ("numbers", "links")
+    assert marker.reason == "반올림한 값"
+    (yaml_marker,) = parse_inline('context: "x"  # bipub-ignore: numbers 1.2만 = 12,000')
+    assert yaml_marker.reason == "1.2만 = 12,000"
+    assert inline_problems(parse_inline("<!-- bipub-ignore: numbers -->")) == [
+        "bipub-ignore needs a reason after the code(s); it is not applied"
+    ]
+    assert inline_problems(parse_inline("# bipub-ignore: nubmers typo")) == [
+        "bipub-ignore: unknown finding code(s) nubmers"
+    ]
