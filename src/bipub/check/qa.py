@@ -234,7 +234,7 @@ _WORD_NUMBERS = {
     "third": "1/3",
     "quarter": "1/4",
 }
-_EN_WORD = re.compile(r"\b(" + "|".join(_WORD_NUMBERS) + r")\b", re.IGNORECASE)
+_ASCII_WORD = re.compile(r"[A-Za-z]+")
 _KO_NATIVE = {
     "한": "1",
     "두": "2",
@@ -251,7 +251,7 @@ _KO_WORD = re.compile(
     r"(?<![가-힣])(" + "|".join(_KO_NATIVE) + r")\s?(배|번|개|가지|명|장|줄|단계|시간|달|주|해|건)"
 )
 #: Words for "a/each/per": an unmatched plain 1 is forgiven when the other side has one.
-_ONE = re.compile(r"\b(?:a|an|one|each|per|single|once|first)\b|매|각|한|첫", re.IGNORECASE)
+_ONE_WORDS = frozenset(["a", "an", "one", "each", "per", "single", "once", "first"])
 
 
 @dataclass(frozen=True)
@@ -307,15 +307,22 @@ def numbers_of(text: str) -> Numbers:
         if not has_suffix and nxt[3] and _RANGE_SEP.match(prose[end : nxt[0]]):
             found[i] = (start, end, token + nxt[2][-1], True)
     required.update(t for _, _, t, _ in found)
-    for mm in _MONTH.finditer(prose):
-        name = (mm.group(1) or mm.group(2)).lower()
-        required[str(_MONTHS[name])] += 1
-    for mm in _EN_WORD.finditer(prose):
-        optional[_WORD_NUMBERS[mm.group(1).lower()]] += 1
-    for mm in _KO_WORD.finditer(prose):
-        value = _KO_NATIVE[mm.group(1)]
-        optional[value + "×" if mm.group(2) == "배" else value] += 1
-    return Numbers(required, optional, _ONE.search(prose) is not None)
+    words = [w.lower() for w in _ASCII_WORD.findall(prose)]
+    vocabulary = set(words)
+    if not vocabulary.isdisjoint(_MONTHS):
+        for mm in _MONTH.finditer(prose):
+            name = (mm.group(1) or mm.group(2)).lower()
+            required[str(_MONTHS[name])] += 1
+    for w in words:
+        value = _WORD_NUMBERS.get(w)
+        if value is not None:
+            optional[value] += 1
+    if _HANGUL.search(prose):
+        for mm in _KO_WORD.finditer(prose):
+            value = _KO_NATIVE[mm.group(1)]
+            optional[value + "×" if mm.group(2) == "배" else value] += 1
+    has_one = not vocabulary.isdisjoint(_ONE_WORDS) or any(c in prose for c in "매각한첫")
+    return Numbers(required, optional, has_one)
 
 
 def _bare(token: str) -> str:
@@ -580,6 +587,8 @@ def check_untranslated(
     allowed = tuple(allow)
     src = unicodedata.normalize("NFC", source).strip()
     tr = unicodedata.normalize("NFC", translation).strip()
+    if src != tr and (target_lang != "ko" or has_hangul(tr)):
+        return []  # the common case, decided without parsing
     if src in allowed or not words_to_translate(src, allowed):
         return []
     if src == tr:

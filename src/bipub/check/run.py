@@ -123,14 +123,104 @@ def _pipeline_findings(
     return out
 
 
-def _qa(unit: Unit, on_draft: bool, glossary: Glossary) -> list[Finding]:
+class QaCache:
+    """QA results on disk (.bipub-cache/check-qa.json), keyed by the texts compared, the kind
+    of unit, the languages, the glossary and the QA code itself: a warm `bipub check` parses
+    only what changed."""
+
+    NAME = "check-qa.json"
+
+    def __init__(self, root: Path | None, glossary: Glossary) -> None:
+        import hashlib
+        import json
+
+        from bipub import __version__
+        from bipub.check import qa
+
+        self.path = root / ".bipub-cache" / self.NAME if root is not None else None
+        code = hashlib.sha256(Path(qa.__file__).read_bytes()).hexdigest()[:16]
+        self.salt = f"{__version__}\0{code}\0{glossary.fingerprint()}\0"
+        self.entries: dict[str, list[list[str]]] = {}
+        self.used: set[str] = set()
+        self.dirty = False
+        if self.path is not None and self.path.is_file():
+            try:
+                data = json.loads(self.path.read_text(encoding="utf-8"))
+                if isinstance(data, dict) and data.get("salt") == self.salt:
+                    entries = data.get("entries")
+                    if isinstance(entries, dict):
+                        self.entries = entries
+            except (OSError, ValueError):
+                self.entries = {}
+
+    def key(self, kind: str, unit: Unit) -> str:
+        import hashlib
+
+        text = f"{kind}\0{unit.source_lang}\0{unit.target_lang}\0{unit.source}\0{unit.translation}"
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+    def save(self) -> None:
+        import json
+
+        if self.path is None or not self.dirty:
+            return
+        keep = {k: v for k, v in self.entries.items() if k in self.used}
+        if len(self.entries) < 200_000:
+            keep = self.entries
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_name(f".{self.path.name}.tmp")
+            tmp.write_text(
+                json.dumps({"salt": self.salt, "entries": keep}, ensure_ascii=False),
+                encoding="utf-8",
+            )
+            tmp.replace(self.path)
+        except OSError:
+            pass  # a cache that cannot be written only costs time
+
+
+def _qa(
+    unit: Unit, on_draft: bool, glossary: Glossary, cache: QaCache | None = None
+) -> list[Finding]:
+    assert unit.translation is not None
+    key = nfc(unit.key)
+    kind = "ui" if key.startswith("ui:") else "title" if key.endswith(":title") else "text"
+    problems: list[list[str]] | None = None
+    digest = ""
+    if cache is not None:
+        digest = cache.key(kind, unit)
+        cache.used.add(digest)
+        problems = cache.entries.get(digest)
+    if problems is None:
+        problems = [[code, msg] for code, msg in _qa_problems(unit, kind, glossary)]
+        if cache is not None:
+            cache.entries[digest] = problems
+            cache.dirty = True
+    return [
+        Finding(
+            code,
+            unit.target_lang,
+            key,
+            unit.translation_file,
+            unit.translation_line,
+            problem,
+            source=unit.source,
+            translation=unit.translation,
+            on_draft=on_draft,
+            source_file=unit.source_file,
+            source_line=unit.source_line,
+        )
+        for code, problem in problems
+    ]
+
+
+def _qa_problems(unit: Unit, kind: str, glossary: Glossary) -> list[tuple[str, str]]:
     from bipub.check import qa
 
     assert unit.translation is not None
     s, t = unit.source, unit.translation
-    key = nfc(unit.key)
     checks: list[tuple[str, list[str]]]
-    if key.startswith("ui:"):
+    if kind == "ui":
         checks = [
             ("placeholders", qa.check_placeholders(s, t)),
             ("numbers", qa.check_numbers(s, t)),
@@ -143,29 +233,13 @@ def _qa(unit: Unit, on_draft: bool, glossary: Glossary) -> list[Finding]:
             ("refs", qa.check_refs(s, t)),
             ("markup", qa.check_markup(s, t)),
         ]
-        if key.endswith(":title"):
+        if kind == "title":
             checks.append(("prefix", qa.check_prefix(s, t)))
     if glossary.terms or glossary.keep:
         checks.append(
             ("glossary", qa.check_glossary(s, t, glossary, unit.source_lang, unit.target_lang))
         )
-    return [
-        Finding(
-            code,
-            unit.target_lang,
-            key,
-            unit.translation_file,
-            unit.translation_line,
-            problem,
-            source=s,
-            translation=t,
-            on_draft=on_draft,
-            source_file=unit.source_file,
-            source_line=unit.source_line,
-        )
-        for code, problems in checks
-        for problem in problems
-    ]
+    return [(code, problem) for code, problems in checks for problem in problems]
 
 
 class _Lines:
@@ -305,6 +379,7 @@ def analyze(
         if (not langs or lang in langs) and _matches(u, only)
     ]
     qa_found: list[Finding] = []
+    cache = QaCache(root, glossary)
     for unit in selected:
         if unit.translation is None:
             continue
@@ -318,7 +393,8 @@ def analyze(
                 unit = replace(unit, source=rec.source)
             else:
                 on_draft = True
-        qa_found.extend(_qa(unit, on_draft, glossary))
+        qa_found.extend(_qa(unit, on_draft, glossary, cache))
+    cache.save()
 
     raw = [
         *_pipeline_findings(collector.items, config.codes, orphan_files),

@@ -329,6 +329,17 @@ def _diag(job: PdfJob, code: str, message: str, severity: Severity = Severity.ER
     return Diagnostic(job.document, None, code, message, severity)
 
 
+def _warm_up(job: PdfJob) -> None:
+    """Render a few words with the job's fonts and settings (discarded)."""
+    head = job.html.split("<body", 1)[0]
+    if "</head>" not in head:
+        return
+    sample = (
+        head + "<body><p>한국어 English <b>굵게 Bold</b> <code>code 코드</code></p></body></html>"
+    )
+    render_job(PdfJob("(warm-up)", sample, job.base_url, job.roots, variant=job.variant))
+
+
 def run_jobs(jobs: list[PdfJob], workers: int = WORKERS) -> list[PdfResult]:
     """Render jobs in `workers` processes; results in job order (deterministic)."""
     if len(jobs) <= 1 or workers <= 1:
@@ -337,11 +348,15 @@ def run_jobs(jobs: list[PdfJob], workers: int = WORKERS) -> list[PdfResult]:
     import threading
     from concurrent.futures import ProcessPoolExecutor
 
-    # fork is cheapest (workers inherit the imported WeasyPrint) but unsafe with threads alive.
+    # fork is cheapest: the workers inherit WeasyPrint imported and fontconfig, Pango and the
+    # fonts warmed up by one tiny render here (a cold first render costs ~1 s more per process).
+    # It is unsafe with threads alive (a progress bar, `bipub serve`): forkserver then.
     methods = multiprocessing.get_all_start_methods()
     method = "fork" if "fork" in methods and threading.active_count() == 1 else None
     if method is None and "forkserver" in methods:
         method = "forkserver"
+    if method == "fork":
+        _warm_up(jobs[0])
     context = multiprocessing.get_context(method)
     # Biggest first so the two workers finish together; results are put back in job order.
     order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i].html))
@@ -509,7 +524,7 @@ def render_pdfs(
     if prepared is None:
         return []
     fonts, docs = prepared
-    jobs = check_documents(docs, fonts, collector)
+    jobs = check_documents(docs, fonts, collector, project.cache / "fonts")
     if not jobs or collector.errors:
         return []  # the build fails anyway: do not spend seconds rendering
     if not fast_subsetting_available():
@@ -529,9 +544,11 @@ def render_pdfs(
     return out
 
 
-def check_documents(docs: list[_Doc], fonts: Fonts, collector: Collector) -> list[PdfJob]:
+def check_documents(
+    docs: list[_Doc], fonts: Fonts, collector: Collector, cache: Path | None = None
+) -> list[PdfJob]:
     """The jobs whose every character the fonts cover; the others become errors."""
-    cover = covered(fonts)
+    cover = covered(fonts, cache)
     jobs: list[PdfJob] = []
     for item in docs:
         problems = coverage_errors(item, cover, fonts)

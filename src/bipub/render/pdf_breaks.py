@@ -27,6 +27,7 @@ import re
 import unicodedata
 from html import escape
 from html.parser import HTMLParser
+from itertools import pairwise
 
 WORD_JOINER = "\u2060"
 MAX_RUN = 40
@@ -114,7 +115,7 @@ def _joinable(ch: str) -> bool:
 def join_word(run: str) -> str:
     """`run` with a WORD JOINER between each two characters (grapheme clusters kept whole)."""
     out = [run[0]]
-    for prev, ch in zip(run, run[1:], strict=False):
+    for prev, ch in pairwise(run):
         if _joinable(ch) and prev != "\u200d" and prev != WORD_JOINER and ch != WORD_JOINER:
             out.append(WORD_JOINER)
         out.append(ch)

@@ -1,0 +1,93 @@
+"""The command line: init, version, help, exit codes, -C."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bipub import __version__
+
+
+def test_version(cli) -> None:
+    result = cli("--version")
+    assert result.exit_code == 0 and __version__ in result.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["build", "--help"],
+        ["serve", "--help"],
+        ["init", "--help"],
+        ["i18n", "extract", "--help"],
+    ],
+)
+def test_help_everywhere(cli, args: list[str]) -> None:
+    result = cli(*args)
+    assert result.exit_code == 0
+    assert "Usage:" in result.stdout
+
+
+def test_bad_invocation_exits_2(cli) -> None:
+    assert cli("build", "--no-such-flag").exit_code == 2
+    assert cli("no-such-command").exit_code == 2
+
+
+def test_missing_config_exits_2(cli, tmp_path: Path) -> None:
+    result = cli("-C", str(tmp_path), "build")
+    assert result.exit_code == 2
+    assert "no bipub.yaml" in result.stderr
+
+
+def test_init_creates_a_project_that_builds(cli, tmp_path: Path) -> None:
+    result = cli("-C", str(tmp_path), "init", "blog")
+    assert result.exit_code == 0, result.stderr
+    project = tmp_path / "blog"
+    for rel in (
+        "bipub.yaml",
+        "content/en/cv.yaml",
+        "content/ko/posts/hello.md",
+        "templates",
+        "locales",
+    ):
+        assert (project / rel).exists(), rel
+    built = cli("-C", str(project), "build")
+    assert built.exit_code == 0, built.stderr
+    assert (project / "site/ko/blog/hello/index.html").is_file()
+    assert (project / "site/en/blog/hello/index.html").is_file()
+    assert cli("-C", str(tmp_path), "init", "blog").exit_code == 2  # not empty
+
+
+def test_python_dash_m_works(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "bipub", "--version"], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0 and __version__ in result.stdout
+
+
+def test_i18n_extract_update_compile(cli, tmp_path: Path) -> None:
+    assert cli("-C", str(tmp_path), "init", "p").exit_code == 0
+    project = tmp_path / "p"
+    (project / "templates" / "partials").mkdir(parents=True)
+    (project / "templates" / "extra.html").write_text("{{ _('Hello %(name)s', name='x') }}\n")
+    assert cli("-C", str(project), "i18n", "extract").exit_code == 0
+    assert 'msgid "Hello %(name)s"' in (project / "locales/messages.pot").read_text()
+    assert cli("-C", str(project), "i18n", "update").exit_code == 0
+    po = project / "locales/ko/LC_MESSAGES/messages.po"
+    text = po.read_text().replace(
+        'msgid "Hello %(name)s"\nmsgstr ""', 'msgid "Hello %(name)s"\nmsgstr "안녕 %(name)s"'
+    )
+    po.write_text(text)
+    result = cli("-C", str(project), "i18n", "compile")
+    assert result.exit_code == 0, result.stderr
+    assert (project / "locales/ko/LC_MESSAGES/messages.mo").is_file()
+    po.write_text(text.replace("안녕 %(name)s", "안녕 %(nmae)s"))
+    bad = cli("-C", str(project), "i18n", "compile")
+    assert bad.exit_code == 1 and "placeholders" in bad.stderr
+    po.write_text(text.replace('msgstr "안녕 %(name)s"', 'msgstr "<b>안녕</b> %(name)s"'))
+    bad = cli("-C", str(project), "i18n", "compile")
+    assert bad.exit_code == 1 and "adds markup" in bad.stderr
