@@ -1,0 +1,101 @@
+"""The dev server: confined to the built site, live reload after a rebuild."""
+
+from __future__ import annotations
+
+import http.client
+import threading
+from collections.abc import Iterator
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from bipub.serve import BuildState, make_handler, safe_path
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    root = tmp_path / "site"
+    (root / "ko").mkdir(parents=True)
+    (root / "ko" / "index.html").write_text("<html><body>홈</body></html>", encoding="utf-8")
+    (root / "404.html").write_text("<html><body>not found</body></html>")
+    (tmp_path / "secret.txt").write_text("secret")
+    (root / "link").symlink_to(tmp_path / "secret.txt")
+    return root
+
+
+@pytest.fixture
+def server(site: Path) -> Iterator[tuple[int, BuildState]]:
+    state = BuildState()
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(site, state))
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield httpd.server_address[1], state
+    httpd.shutdown()
+
+
+def get(port: int, path: str) -> tuple[int, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    conn.request("GET", path)
+    response = conn.getresponse()
+    return response.status, response.read()
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/%2e%2e/%2e%2e/etc/passwd",
+        "/../content/",
+        "/..%2fsecret.txt",
+        "/%2e%2e%2fsecret.txt",
+        "//etc/passwd",
+        "/link",
+        "/ko/%00",
+        "/%ff%fe",
+    ],
+)
+def test_requests_outside_the_site_are_404(server: tuple[int, BuildState], path: str) -> None:
+    port, _ = server
+    status, body = get(port, path)
+    assert status == 404
+    assert b"secret" not in body and b"root:" not in body
+
+
+def test_pages_are_served_with_the_reload_script(server: tuple[int, BuildState]) -> None:
+    port, _ = server
+    status, body = get(port, "/ko/")
+    assert status == 200
+    assert "홈".encode() in body and b"/__bipub/events" in body
+
+
+def test_directory_without_slash_redirects(server: tuple[int, BuildState]) -> None:
+    port, _ = server
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    conn.request("GET", "/ko")
+    response = conn.getresponse()
+    assert response.status == 301 and response.getheader("Location") == "/ko/"
+
+
+def test_safe_path_is_component_wise(site: Path) -> None:
+    sibling = site.parent / "site-old"
+    sibling.mkdir()
+    (sibling / "x.html").write_text("x")
+    assert safe_path(site, "/../site-old/x.html") is None
+    assert safe_path(site, "/ko/") == (site / "ko" / "index.html").resolve()
+
+
+def test_reload_event_after_rebuild(server: tuple[int, BuildState]) -> None:
+    port, state = server
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    conn.request("GET", "/__bipub/events")
+    response = conn.getresponse()
+    assert response.getheader("Content-Type") == "text/event-stream"
+    state.done([])
+    line = response.fp.readline()
+    assert line == b"event: reload\n"
+    state.done(["content/ko/posts/x.md:3: bad"])
+    response.fp.readline()
+    response.fp.readline()
+    assert response.fp.readline() == b"event: failed\n"
+    assert b"content/ko/posts/x.md:3: bad" in response.fp.readline()
