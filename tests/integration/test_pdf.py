@@ -75,7 +75,12 @@ def test_korean_and_english_content_is_present(built: Path) -> None:
     en = text_of(built / "pdf" / "cv-en.pdf")
     assert "Min Test" in en and "Sharded the lock." in en
     both = text_of(built / "pdf" / "cv-ko-en.pdf")
-    for phrase in ("락을 샤딩했습니다.", "Sharded the lock.", "부하 시 멈춤.", "Stalls under load."):
+    for phrase in (
+        "락을 샤딩했습니다.",
+        "Sharded the lock.",
+        "부하 시 멈춤.",
+        "Stalls under load.",
+    ):
         assert phrase in both
     post = text_of(built / "ko" / "blog" / "alpha" / "alpha.pdf")
     assert "알파 글" in post and "본문입니다." in post and "x = 1" in post

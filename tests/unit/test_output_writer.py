@@ -85,7 +85,7 @@ def test_error_while_staging_removes_the_staging_folder(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError), staged(tmp_path / "site") as tree:
         tree.add("a.html", "x", None, "t")
         raise RuntimeError("render failed")
-    assert list(tmp_path.iterdir()) == []
+    assert [p.name for p in tmp_path.iterdir()] == [".site.lock"]
 
 
 def test_unchanged_files_keep_their_mtime(tmp_path: Path) -> None:
@@ -104,3 +104,22 @@ def test_ownership() -> None:
     assert not owned_by("pdf/cv-ko-en.pdf", ["ko"])
     assert not owned_by("en/index.html", ["ko"])
     assert not owned_by("sitemap.xml", ["ko"])
+
+
+def test_leftovers_of_a_killed_build_are_removed(tmp_path: Path) -> None:
+    (tmp_path / ".site.tmp-abc").mkdir()
+    (tmp_path / ".site.old-def").mkdir()
+    with staged(tmp_path / "site") as tree:
+        tree.add("a.html", "a", None, "t")
+        publish(tree)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".site.lock", "site"]
+
+
+def test_two_builds_cannot_write_one_output(tmp_path: Path) -> None:
+    with staged(tmp_path / "site") as tree:
+        with (
+            pytest.raises(DiagnosticError, match="another bipub process"),
+            staged(tmp_path / "site"),
+        ):
+            pass
+        tree.discard()

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import filecmp
 import os
 import shutil
@@ -100,13 +101,38 @@ class OutputTree:
 
 @contextmanager
 def staged(out: Path) -> Iterator[OutputTree]:
-    """An OutputTree whose staging folder is removed if anything goes wrong before publish."""
-    tree = OutputTree.create(out)
-    try:
-        yield tree
-    except BaseException:
-        tree.discard()
-        raise
+    """An OutputTree whose staging folder is removed if anything goes wrong before publish.
+
+    A lock file beside the output keeps two builds from writing one output at once; holding it
+    also proves that staging folders left by a killed build are stale, so they are removed.
+    """
+    out = out.absolute()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    lock_path = out.parent / f".{out.name}.lock"
+    with lock_path.open("a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise DiagnosticError(
+                [
+                    Diagnostic(
+                        None,
+                        None,
+                        "busy",
+                        f"another bipub process is writing {out}; try again when it is done",
+                    )
+                ]
+            ) from None
+        for leftover in sorted(out.parent.glob(f".{out.name}.tmp-*")) + sorted(
+            out.parent.glob(f".{out.name}.old-*")
+        ):
+            shutil.rmtree(leftover, ignore_errors=True)
+        tree = OutputTree.create(out)
+        try:
+            yield tree
+        except BaseException:
+            tree.discard()
+            raise
 
 
 def check_relative(path: str) -> None:
