@@ -32,7 +32,9 @@ def test_bad_input(case: str, make_project, cli, update_golden: bool) -> None:
     check_golden(TESTS / "bad_inputs" / case / "expected.txt", actual, update_golden)
     assert result.exit_code in (1, 2)
     assert tree_snapshot(project / "site") == before, "the previous site/ was changed"
-    leftovers = [p.name for p in project.iterdir() if p.name.startswith((".site.tmp-", ".site.old-"))]
+    leftovers = [
+        p.name for p in project.iterdir() if p.name.startswith((".site.tmp-", ".site.old-"))
+    ]
     assert leftovers == [], f"temporary folders left behind: {leftovers}"
 
 

@@ -203,3 +203,10 @@ def test_second_build_changes_nothing(demo: Path, cli) -> None:
     assert "(0 changed)" in result.stderr
     after = {p: (demo / "site" / p).stat().st_mtime_ns for p in tree_snapshot(demo / "site")}
     assert before == after
+
+
+def test_every_internal_link_and_anchor_resolves(demo: Path) -> None:
+    from bipub.linkcheck import check_links
+
+    problems = check_links(demo / "site", "https://seoyeon.example.org/")
+    assert [d.format() for d in problems] == []

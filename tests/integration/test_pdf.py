@@ -84,6 +84,12 @@ def test_korean_and_english_content_is_present(built: Path) -> None:
         assert phrase in both
     post = text_of(built / "ko" / "blog" / "alpha" / "alpha.pdf")
     assert "알파 글" in post and "본문입니다." in post and "x = 1" in post
+    # the line-breaking pre-pass leaves nothing in the text layer (copy, search)
+    extracted = "".join(
+        page.extract_text() for page in PdfReader(built / "pdf" / "cv-ko.pdf").pages
+    )
+    assert "무언가를 만듭니다." in extracted
+    assert "\u2060" not in extracted + ko + both
 
 
 def test_fonts_are_embedded_with_a_real_bold_face(built: Path) -> None:
@@ -101,7 +107,7 @@ def test_tagged_pdf_with_language_metadata_and_outline(built: Path) -> None:
     reader = PdfReader(built / "pdf" / "cv-ko.pdf")
     root = reader.trailer["/Root"]
     assert root["/Lang"] == "ko"
-    assert root["/MarkInfo"]["/Marked"] is True
+    assert bool(root["/MarkInfo"]["/Marked"])
     assert "/StructTreeRoot" in root
     info = reader.metadata
     assert info is not None
@@ -280,9 +286,9 @@ def test_unsafe_resources_fail_the_build(
 
 def test_symlink_escape_fails_the_build(project: Path, cli: Cli) -> None:
     (project.parent / "secret.png").write_bytes(b"\x89PNG")
-    images = project / "content" / "ko" / "posts"
-    (images / "pic.png").symlink_to(project.parent / "secret.png")
-    _add_pdf_post(project, "![x](pic.png)")
+    (project / "media").mkdir()
+    (project / "media" / "pic.png").symlink_to(project.parent / "secret.png")
+    _add_pdf_post(project, "![x](../../../media/pic.png)")
     result = cli("-C", str(project), "build", "--only", "pdf", "--lang", "ko")
     assert result.exit_code == 1
     assert "pic.png: symbolic link to" in result.stderr

@@ -379,3 +379,38 @@ def test_translation_items_without_identity_are_reported_when_the_source_has_it(
     root = write(tmp_path, {"content/en/cv.yaml": CV_EN, "content/ko/cv.yaml": ko})
     result = analyze(root).result
     assert ("pairing", "cv:experience[0]") in codes(result.findings)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "",
+                " ",
+                "text",
+                "## h",
+                "# h",
+                "####### no",
+                "#no",
+                "```",
+                "```py",
+                "~~~",
+                "````",
+                "  ```",
+                "    ```",
+                "# in fence?",
+                "- item",
+                "\t",
+                "   ~~~~",
+            ]
+        ),
+        max_size=14,
+    )
+)
+def test_section_count_matches_split_sections(lines: list[str]) -> None:
+    from bipub.check.parity import section_count
+    from bipub.pair.units import split_sections
+
+    body = "\n".join(lines)
+    assert section_count(body) == len(split_sections(body, 1))

@@ -17,6 +17,7 @@ UI strings are units `ui:<msgid>` read from the theme's and the project's catalo
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -92,13 +93,46 @@ def key_parity(
 
 def doc_fields(
     kind: str, key: str, meta_fields: Mapping[str, str | None], body: str
-) -> dict[str, str]:
-    """The unit keys and texts of one post or page version (title, description, series, body#N)."""
+) -> dict[str, str | None]:
+    """The unit keys of one post or page version (title, description, series, body#N).
+
+    Body sections are counted, not split (see `section_count`); their texts are None."""
     base = f"{kind}/{key}"
-    out = {f"{base}:{name}": text for name, text in meta_fields.items() if text}
-    for sec in split_sections(body, 1):
-        out[f"{base}:body#{sec.index}"] = sec.text
+    out: dict[str, str | None] = {
+        f"{base}:{name}": text for name, text in meta_fields.items() if text
+    }
+    for index in range(section_count(body)):
+        out[f"{base}:body#{index}"] = None
     return out
+
+
+# split_sections' own patterns, applied only to the lines that can start a fence or a heading
+_MARK_LINE = re.compile(r"^(?:[^\S\n]{0,3}(?:`{3,}|~{3,})|#{1,6}[^\S\n]).*$", re.MULTILINE)
+_FENCE = re.compile(r"^(\s{0,3})(`{3,}|~{3,})")
+_HEADING = re.compile(r"^#{1,6}\s")
+
+
+def section_count(body: str) -> int:
+    """len(split_sections(body, n)), without building the sections (fast on large sites)."""
+    fence: str | None = None
+    headings = 0
+    first: int | None = None
+    for m in _MARK_LINE.finditer(body):
+        line = m.group(0)
+        fm = _FENCE.match(line)
+        if fm:
+            marker = fm.group(2)
+            if fence is None:
+                fence = marker[0] * len(marker)
+            elif line.strip().startswith(fence) and set(line.strip()) <= {fence[0]}:
+                fence = None
+        if fence is None and _HEADING.match(line):
+            headings += 1
+            if first is None:
+                first = m.start()
+    if first is None:
+        return 1 if body.strip() else 0
+    return headings + (1 if body[:first].strip() else 0)
 
 
 # --------------------------------------------------------------------------- the check
@@ -369,15 +403,19 @@ def check_documents(site: Site, content: Content) -> DocumentParity:
                 tr.body,
             )
             _, orphans = key_parity(src_fields, tr_fields)
-            t_secs = {s.index: s for s in split_sections(tr.body, tr.body_line)}
+            if not orphans:
+                continue
+            t_secs = {x.index: x for x in split_sections(tr.body, tr.body_line)}
             for key in orphans:
                 name = key.split(":", 1)[1]
                 if name.startswith("body#"):
                     sec = t_secs.get(int(name[5:]))
                     line = sec.line if sec else None
+                    text = sec.text if sec else None
                     what = "body section (the source has fewer sections)"
                 else:
                     line = tr.line_of(name)
+                    text = getattr(tr.meta, name, None)
                     what = f"{name} field (the source has none)"
                 findings.append(
                     Finding(
@@ -387,7 +425,7 @@ def check_documents(site: Site, content: Content) -> DocumentParity:
                         tr.rel,
                         line,
                         f"translated {what}; it has no source",
-                        translation=tr_fields[key],
+                        translation=text,
                     )
                 )
     for lang, merged in site.cv.items():

@@ -51,7 +51,7 @@ from markupsafe import Markup
 from bipub import __version__
 from bipub.diagnostics import Collector, Diagnostic, DiagnosticError, Severity
 from bipub.render import urls
-from bipub.render.pdf_breaks import korean_line_breaks
+from bipub.render.pdf_breaks import WORD_JOINER, korean_line_breaks
 from bipub.render.pdf_fonts import Fonts, choose_fonts, covered, describe, uncovered
 
 if TYPE_CHECKING:
@@ -299,10 +299,16 @@ def render_job(job: PdfJob) -> PdfResult:
     data: bytes | None = None
     diagnostics: list[Diagnostic] = []
     try:
+        options: dict[str, Any] = {"pdf_variant": job.variant, "pdf_identifier": False}
         document = weasyprint.HTML(
             string=job.html, base_url=job.base_url, url_fetcher=_make_fetcher(job.roots, blocked)
-        )
-        data = document.write_pdf(pdf_variant=job.variant, pdf_identifier=False)
+        ).render(**options)
+        for page in document.pages:  # outline titles without the pre-pass's word joiners
+            page.bookmarks = [
+                (level, label.replace(WORD_JOINER, ""), position, state)
+                for level, label, position, state in page.bookmarks
+            ]
+        data = document.write_pdf(**options)
     except FatalURLFetchingError as exc:
         diagnostics.append(_diag(job, "pdf-fetch", f"rendering stopped: {exc}"))
     finally:

@@ -1,0 +1,131 @@
+"""Check the built site's internal links: every href and src resolves, every #anchor exists.
+
+Runs over the output folder after a build (`bipub check --links`, and the tests on the demo).
+External links (other hosts) are not fetched: bipub never touches the network.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from bipub.diagnostics import Diagnostic, Severity
+
+_LINK_ATTRS = {
+    ("a", "href"),
+    ("link", "href"),
+    ("img", "src"),
+    ("script", "src"),
+    ("source", "src"),
+}
+
+
+@dataclass
+class _Page:
+    ids: set[str] = field(default_factory=set)
+    links: list[tuple[str, int]] = field(default_factory=list)  # (url, line)
+
+
+class _Collector(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.page = _Page()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        line = self.getpos()[0]
+        for name, value in attrs:
+            if value is None:
+                continue
+            if name in ("id", "name") and (name == "id" or tag == "a"):
+                self.page.ids.add(value)
+            if (tag, name) in _LINK_ATTRS:
+                if tag == "link" and not _is_navigational(attrs):
+                    continue
+                self.page.links.append((value, line))
+            if tag == "img" and name == "srcset":
+                for part in value.split(","):
+                    if part.strip():
+                        self.page.links.append((part.strip().split()[0], line))
+
+
+def _is_navigational(attrs: list[tuple[str, str | None]]) -> bool:
+    rel = dict(attrs).get("rel") or ""
+    # canonical/alternate point at absolute URLs on the real host; stylesheets and icons are local
+    return any(r in rel.split() for r in ("stylesheet", "icon", "alternate", "canonical"))
+
+
+def _parse(path: Path) -> _Page:
+    parser = _Collector()
+    parser.feed(path.read_text(encoding="utf-8", errors="replace"))
+    parser.close()
+    return parser.page
+
+
+def check_links(site: Path, base_url: str) -> list[Diagnostic]:
+    """All broken internal links and anchors of the HTML files under `site`."""
+    base = urlsplit(base_url)
+    prefix = base.path.rstrip("/")
+    pages: dict[str, _Page] = {}
+    for path in sorted(site.rglob("*.html")):
+        pages[path.relative_to(site).as_posix()] = _parse(path)
+    problems: list[Diagnostic] = []
+    for rel, page in pages.items():
+        here = "/" + rel
+        for url, line in page.links:
+            target = _internal_target(url, here, base.netloc, prefix)
+            if target is None:
+                continue
+            path, fragment = target
+            file_rel = _file_for(site, path)
+            if file_rel is None:
+                problems.append(
+                    Diagnostic(f"site/{rel}", line, "link", f"broken link {url!r}: no {path}")
+                )
+                continue
+            if fragment and file_rel.endswith(".html"):
+                target_page = pages.get(file_rel)
+                if target_page is not None and fragment not in target_page.ids:
+                    problems.append(
+                        Diagnostic(
+                            f"site/{rel}",
+                            line,
+                            "anchor",
+                            f"broken anchor {url!r}: {file_rel} has no id {fragment!r}",
+                            Severity.ERROR,
+                        )
+                    )
+    return problems
+
+
+def _internal_target(url: str, here: str, host: str, prefix: str) -> tuple[str, str] | None:
+    parts = urlsplit(url.strip())
+    if parts.scheme in ("mailto", "tel", "data", "javascript", "about"):
+        return None
+    if (parts.scheme in ("http", "https") or parts.netloc) and parts.netloc != host:
+        return None  # another site: not checked (no network)
+    path = unquote(parts.path)
+    if not path:
+        path = here
+    elif not path.startswith("/"):
+        path = posixpath.join(posixpath.dirname(here), path)
+    elif prefix and path.startswith(prefix + "/"):
+        path = path[len(prefix) :]
+    normal = posixpath.normpath(path) + ("/" if path.endswith("/") and path != "/" else "")
+    return normal, unquote(parts.fragment)
+
+
+def _file_for(site: Path, path: str) -> str | None:
+    rel = path.lstrip("/")
+    candidates = (
+        [rel + "index.html"] if rel.endswith("/") or rel == "" else [rel, rel + "/index.html"]
+    )
+    for candidate in candidates:
+        if ".." in candidate.split("/"):
+            return None
+        target = site / candidate
+        if target.is_file():
+            return candidate
+    return None
