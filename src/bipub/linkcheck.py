@@ -78,11 +78,11 @@ def check_links(site: Path, base_url: str) -> list[Diagnostic]:
             target = _internal_target(url, here, base.netloc, prefix)
             if target is None:
                 continue
-            path, fragment = target
-            file_rel = _file_for(site, path)
+            url_path, fragment = target
+            file_rel = _file_for(site, url_path)
             if file_rel is None:
                 problems.append(
-                    Diagnostic(f"site/{rel}", line, "link", f"broken link {url!r}: no {path}")
+                    Diagnostic(f"site/{rel}", line, "link", f"broken link {url!r}: no {url_path}")
                 )
                 continue
             if fragment and file_rel.endswith(".html"):

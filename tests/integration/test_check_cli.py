@@ -660,3 +660,28 @@ def test_approving_the_demo_draft_clears_its_finding(
     _, doc = check_json(cli, root)
     assert not [f for f in doc["findings"] if f["key"] == key]
     shutil.rmtree(root)
+
+
+def test_qa_of_a_stale_unit_counts_only_problems_it_had_before(
+    project: Callable[..., Path], cli: Callable[..., Any]
+) -> None:
+    root = project()
+    assert (
+        cli(
+            "-C", str(root), "review", "approve", "--all", "--lang", "en", "--reviewer", "r"
+        ).exit_code
+        == 0
+    )
+    # the source gains a number: stale, and the number is not a QA error (the change is `stale`)
+    write(root, {KO: KO_POST.replace("참고.", "참고. 새 측정은 512입니다.")})
+    _, doc = check_json(cli, root)
+    assert own(doc) == [("stale", "warning", "posts/p:body#0")]
+    # the translator followed the change: still only stale (approve it)
+    write(root, {EN: EN_POST.replace("and #1234.", "and #1234. The new figure is 512.")})
+    _, doc = check_json(cli, root)
+    assert own(doc) == [("stale", "warning", "posts/p:body#0")]
+    # a problem the translation has against both the old and the new source is reported
+    write(root, {EN: EN_POST.replace("157 → 382", "157 → 328")})
+    exit_code, doc = check_json(cli, root)
+    assert ("numbers", "error", "posts/p:body#0") in own(doc)
+    assert exit_code == 1

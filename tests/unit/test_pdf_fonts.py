@@ -74,7 +74,7 @@ def test_coverage_finds_characters_no_font_has(tmp_path: Path) -> None:
     assert uncovered("a\u200bb\u2060c\ufe0f\n\t", cover) == []
     # the cmap is cached on disk and reads back the same
     assert list((tmp_path / "cache").glob("cmap-*.txt"))
-    pdf_fonts._cmap.cache_clear()
+    pdf_fonts._MEMORY.clear()
     assert covered(fonts, tmp_path / "cache") == cover
 
 

@@ -385,15 +385,20 @@ def analyze(
             continue
         ident = (unit.target_lang, nfc(unit.key))
         on_draft = ident in parity.drafts
-        if parity.states.get(ident) == "stale":
-            # compare with the source the translation was made from; the change is `stale`
+        found = _qa(unit, on_draft, glossary, cache)
+        if found and parity.states.get(ident) == "stale":
+            # The source changed: a problem counts only if the translation also has it against
+            # the source it was made from (the change itself is the `stale` finding).
             st_view = status.get(unit.target_lang)
             rec = st_view.records.get(ident[1]) if st_view is not None else None
             if rec is not None and rec.source:
-                unit = replace(unit, source=rec.source)
+                before = {
+                    f.code for f in _qa(replace(unit, source=rec.source), on_draft, glossary, cache)
+                }
+                found = [f for f in found if f.code in before]
             else:
-                on_draft = True
-        qa_found.extend(_qa(unit, on_draft, glossary, cache))
+                found = [replace(f, on_draft=True) for f in found]
+        qa_found.extend(found)
     cache.save()
 
     raw = [

@@ -161,17 +161,21 @@ class HtmlRenderer:
                 by_tag.setdefault(slug, []).append(entry)
         for slug, tag in tags.items():
             members = by_tag.get(slug, [])
-            plan.add(
-                PageSpec(
-                    ("tag", slug),
-                    lang,
-                    urls.tag(lang, slug),
-                    "tag.html",
-                    f"#{tag.name}",
-                    language.description,
-                    partial(self._tag_context, lang, tag, members),
+            tag_pages = max(1, math.ceil(len(members) / per_page))
+            for n in range(1, tag_pages + 1):
+                chunk = members[(n - 1) * per_page : n * per_page]
+                plan.add(
+                    PageSpec(
+                        ("tag", slug, str(n)),
+                        lang,
+                        urls.tag(lang, slug, n),
+                        "tag.html",
+                        f"#{tag.name}",
+                        language.description,
+                        partial(self._tag_context, lang, tag, chunk, n, tag_pages, len(members)),
+                        noindex=n > 1,
+                    )
                 )
-            )
         for series in site.series.get(lang, {}).values():
             plan.add(
                 PageSpec(
@@ -214,11 +218,18 @@ class HtmlRenderer:
     def _listing_context(self, lang: str, chunk: list[Entry], n: int, pages: int) -> dict[str, Any]:
         return {
             "posts": [self._card(e, lang) for e in chunk],
-            "pagination": self._pagination(lang, n, pages),
+            "pagination": self._pagination(partial(urls.blog, lang), n, pages),
         }
 
-    def _tag_context(self, lang: str, tag: Tag, members: list[Entry]) -> dict[str, Any]:
-        return {"tag": tag, "posts": [self._card(e, lang) for e in members]}
+    def _tag_context(
+        self, lang: str, tag: Tag, chunk: list[Entry], n: int, pages: int, total: int
+    ) -> dict[str, Any]:
+        return {
+            "tag": tag,
+            "posts": [self._card(e, lang) for e in chunk],
+            "total": total,
+            "pagination": self._pagination(partial(urls.tag, lang, tag.slug), n, pages),
+        }
 
     def _series_context(self, lang: str, series: Series) -> dict[str, Any]:
         return {"series": series, "posts": [self._card(e, lang) for e in series.entries]}
@@ -256,7 +267,7 @@ class HtmlRenderer:
         from bipub.model.fields import slugify
         from bipub.pair.site import _tags_of
 
-        tag_links = []
+        tag_links: list[TagLink] = []
         for t in _tags_of(entry, lang):
             slug = slugify(t)
             if slug in tags and all(link.slug != slug for link in tag_links):
@@ -333,13 +344,19 @@ class HtmlRenderer:
             return None
         return self.url.href("/" + post_pdf_path(lang, entry.slug))
 
-    def _pagination(self, lang: str, n: int, pages: int) -> Pagination:
+    def _pagination(self, href: Callable[[int], str], n: int, pages: int) -> Pagination:
+        shown = sorted({1, pages, *range(max(1, n - 2), min(pages, n + 2) + 1)})
+        window: list[tuple[int, str] | None] = []
+        for i, number in enumerate(shown):
+            if i and number != shown[i - 1] + 1:
+                window.append(None)
+            window.append((number, self.url.href(href(number))))
         return Pagination(
             n,
             pages,
-            self.url.href(urls.blog(lang, n - 1)) if n > 1 else None,
-            self.url.href(urls.blog(lang, n + 1)) if n < pages else None,
-            tuple(self.url.href(urls.blog(lang, i)) for i in range(1, pages + 1)),
+            self.url.href(href(n - 1)) if n > 1 else None,
+            self.url.href(href(n + 1)) if n < pages else None,
+            tuple(window),
         )
 
     def _home_context(self, lang: str, posts: list[Entry]) -> dict[str, Any]:

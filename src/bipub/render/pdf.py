@@ -504,7 +504,7 @@ def _keywords(cv: Mapping[str, Any]) -> str:
         words.extend(str(x) for x in skill.get("items") or [])
     for job in cv.get("experience") or []:
         words.extend(str(x) for x in job.get("tags") or [])
-    unique = [w.replace(",", " ") for w in dict.fromkeys(words) if w.strip()]
+    unique = [" ".join(w.replace(",", " ").split()) for w in dict.fromkeys(words) if w.strip()]
     return ", ".join(unique[:20])
 
 

@@ -17,7 +17,6 @@ import shutil
 import subprocess
 import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 from bipub.config import PdfOptions
@@ -210,10 +209,23 @@ def _from_files(options: PdfOptions, root: Path) -> FontChoice:
     return FontChoice("bipub text", faces[0], bold, from_file=True)
 
 
-@lru_cache(maxsize=16)
+_MEMORY: dict[tuple[str, int, int, int], frozenset[int]] = {}
+
+
 def _cmap(path: str, index: int, size: int, mtime_ns: int, cache: str | None) -> frozenset[int]:
     """The code points a face maps. Reading a CJK cmap (~45,000 entries) takes ~0.3 s, so the
-    result is kept on disk (`cache`, .bipub-cache/fonts/) keyed by file, face, size and mtime."""
+    result is kept in memory and on disk (`cache`, .bipub-cache/fonts/), keyed by file, face,
+    size and mtime."""
+    identity = (path, index, size, mtime_ns)
+    hit = _MEMORY.get(identity)
+    if hit is None:
+        hit = _MEMORY[identity] = _read_cmap(path, index, size, mtime_ns, cache)
+    return hit
+
+
+def _read_cmap(
+    path: str, index: int, size: int, mtime_ns: int, cache: str | None
+) -> frozenset[int]:
     key = hashlib.sha256(f"{path}\0{index}\0{size}\0{mtime_ns}".encode()).hexdigest()[:32]
     stored = Path(cache, f"cmap-{key}.txt") if cache else None
     if stored is not None and stored.is_file():

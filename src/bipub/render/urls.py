@@ -30,8 +30,8 @@ def tags(lang: str) -> str:
     return f"/{lang}/tags/"
 
 
-def tag(lang: str, slug: str) -> str:
-    return f"/{lang}/tags/{slug}/"
+def tag(lang: str, slug: str, page: int = 1) -> str:
+    return f"/{lang}/tags/{slug}/" if page == 1 else f"/{lang}/tags/{slug}/page/{page}/"
 
 
 def series(lang: str, slug: str) -> str:

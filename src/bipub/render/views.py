@@ -5,7 +5,7 @@ content models themselves. Everything here is plain, immutable and already resol
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from markupsafe import Markup, escape
@@ -184,4 +184,4 @@ class Pagination:
     pages: int
     prev_href: str | None
     next_href: str | None
-    hrefs: tuple[str, ...] = field(default_factory=tuple)
+    window: tuple[tuple[int, str] | None, ...] = ()  # (number, href); None = skipped pages
