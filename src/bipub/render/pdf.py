@@ -94,9 +94,9 @@ _MATTERS = {
 _IGNORED = re.compile(r"^Ignored `(?P<prop>[\w-]+):")
 _FETCH_FAILED = re.compile(
     r"^(Failed to (load|render)|Font-face .* cannot be loaded|Missing href|"
-    r"Relative URI reference without a base URI|Unknown (PDF|rendering) option|"
-    r"Missing required \"lang\")"
+    r"Relative URI reference without a base URI)"
 )
+_WRONG = re.compile(r"^(Unknown (PDF|rendering) option|Missing required \"lang\")")
 _SLOW_SUBSET = "instead of HarfBuzz-Subset"
 
 
@@ -259,6 +259,8 @@ def classify(message: str) -> tuple[Severity, str]:
         return Severity.WARNING, "pdf-subsetting"
     if _FETCH_FAILED.match(message):
         return Severity.ERROR, "pdf-fetch"
+    if _WRONG.match(message):
+        return Severity.ERROR, "pdf-weasyprint"
     m = _IGNORED.match(message)
     if m and m.group("prop").lower() in _MATTERS:
         return Severity.ERROR, "pdf-css"
