@@ -16,10 +16,12 @@ excluded, as is importing WeasyPrint (both sides run in one warm process).
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,19 +67,22 @@ def _documents(project_root: Path) -> tuple[object, list[object]]:
     return fonts, [d for d in docs if d.job.document in wanted]
 
 
-def _median(fn: object, runs: int) -> tuple[float, int]:
-    times = []
-    size = 0
+def _interleaved(
+    a: Callable[[], bytes | None], b: Callable[[], bytes | None], runs: int
+) -> list[tuple[list[float], int]]:
+    """Time a and b alternately (load changes hit both alike): (times, output bytes) of each."""
+    out: list[tuple[list[float], int]] = [([], 0), ([], 0)]
     for _ in range(runs):
-        started = time.perf_counter()
-        data = fn()  # type: ignore[operator]
-        times.append(time.perf_counter() - started)
-        size = len(data) if data else 0
-    return statistics.median(times), size
+        for i, fn in enumerate((a, b)):
+            started = time.perf_counter()
+            data = fn()
+            out[i][0].append(time.perf_counter() - started)
+            out[i] = (out[i][0], len(data) if data else 0)
+    return out
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("project", nargs="?", default=str(ROOT))
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
@@ -88,14 +93,14 @@ def main() -> None:
     from bipub.render import pdf
 
     fonts, docs = _documents(Path(args.project).resolve())
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(
-        f"# {platform.node()} · {platform.processor() or platform.machine()} · "
-        f"Python {platform.python_version()} · WeasyPrint {weasyprint.__version__} · "
-        f"fast subsetting: {pdf.fast_subsetting_available()} · median of {args.runs}"
+        f"# {platform.machine()} x {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+        f"WeasyPrint {weasyprint.__version__}, fast subsetting "
+        f"{pdf.fast_subsetting_available()}, load {load:.1f}, {args.runs} runs interleaved"
     )
-    print(
-        f"{'document':<20} {'pages':>5} {'bipub s':>8} {'plain s':>8} {'bipub KB':>9} {'plain KB':>9}"
-    )
+    print("| document | pages | bipub median | plain median | bipub min | plain min | bipub KB |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for doc in docs:
         job = doc.job  # type: ignore[attr-defined]
 
@@ -110,14 +115,14 @@ def main() -> None:
         def plain(html: str = job.html) -> bytes:
             return weasyprint.HTML(string=html).write_pdf()  # type: ignore[no-any-return]
 
-        ours()  # warm-up (fontconfig, cmaps)
+        ours()  # warm-up (fontconfig, fonts, cmaps)
         plain()
-        t_ours, n_ours = _median(ours, args.runs)
-        t_plain, n_plain = _median(plain, args.runs)
+        (t_ours, n_ours), (t_plain, _) = _interleaved(ours, plain, args.runs)
         pages = len(weasyprint.HTML(string=job.html).render().pages)
         print(
-            f"{job.document:<20} {pages:>5} {t_ours:>8.2f} {t_plain:>8.2f} "
-            f"{n_ours / 1024:>9.0f} {n_plain / 1024:>9.0f}"
+            f"| {job.document} | {pages} | {statistics.median(t_ours):.2f} s "
+            f"| {statistics.median(t_plain):.2f} s | {min(t_ours):.2f} s | {min(t_plain):.2f} s "
+            f"| {n_ours / 1024:.0f} |"
         )
 
 

@@ -108,9 +108,19 @@ def init(ui: Ui, directory: Path) -> None:
     type=click.Choice(["pdf", "html", "json", "feeds", "llms"]),
     help="Build only this kind of output (repeatable); the other kinds stay as they were.",
 )
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Ignore .bipub-cache/ and render everything (the output is the same either way).",
+)
 @pass_ui
 def build(
-    ui: Ui, langs: tuple[str, ...], out: Path | None, strict: bool, only: tuple[str, ...]
+    ui: Ui,
+    langs: tuple[str, ...],
+    out: Path | None,
+    strict: bool,
+    only: tuple[str, ...],
+    no_cache: bool,
 ) -> None:
     """Render the site, JSON API, feeds and llms.txt for every language into site/."""
     from bipub.diagnostics import DiagnosticError
@@ -127,6 +137,7 @@ def build(
                 on_start=on_start,
                 on_pages=on_pages,
                 only=set(only) or None,
+                use_cache=not no_cache,
             )
     except DiagnosticError as exc:
         ui.fail(exc)
@@ -139,8 +150,9 @@ def build(
         shown = target
     warn = f", {len(result.warnings)} warnings" if result.warnings else ""
     ui.info(
-        f"Built {sum(result.pages.values())} pages ({per_lang}), {result.files} files "
-        f"({result.changed} changed) in {result.seconds:.2f} s{warn} → {shown}/"
+        f"Built {sum(result.pages.values())} pages ({per_lang}; {result.reused} unchanged), "
+        f"{result.files} files ({result.changed} changed) in {result.seconds:.2f} s{warn} "
+        f"→ {shown}/"
     )
 
 
@@ -242,6 +254,10 @@ from bipub.commands.review_cmd import review  # noqa: E402
 
 main.add_command(check)
 main.add_command(review)
+
+from bipub.commands.translate_cmd import translate  # noqa: E402 - issue 4: DeepL drafts
+
+main.add_command(translate)
 
 
 def run() -> None:

@@ -98,6 +98,26 @@ class CheckOptions(Strict):
     allow_untranslated: list[StrictStr] = []
 
 
+class TranslateOptions(Strict):
+    """`bipub translate`: how machine drafts are requested from DeepL (bipub/translate/)."""
+
+    formality: Literal["default", "more", "less", "prefer_more", "prefer_less"] = Field(
+        "default",
+        description="DeepL formality. Korean and English have none: more/less are sent as "
+        "prefer_more/prefer_less, which DeepL ignores there.",
+    )
+    context: StrictStr | None = Field(
+        None, description="Text that guides every translation (not translated, not billed)."
+    )
+    model_type: (
+        Literal["quality_optimized", "latency_optimized", "prefer_quality_optimized"] | None
+    ) = Field(None, description="DeepL model type (default: DeepL's choice).")
+    glossary: StrictBool = Field(
+        True, description="Sync glossary.yaml to a DeepL glossary and apply it to every request."
+    )
+    english: Literal["EN-US", "EN-GB"] = Field("EN-US", description="English variant of drafts.")
+
+
 class SiteConfig(Strict):
     languages: list[Language] = Field(min_length=2)
     default_language: LangCode
@@ -108,6 +128,7 @@ class SiteConfig(Strict):
     outputs: Outputs = Outputs()
     pdf: PdfOptions = PdfOptions()
     check: CheckOptions = CheckOptions()
+    translate: TranslateOptions = TranslateOptions()
 
     @model_validator(mode="after")
     def _check(self) -> SiteConfig:

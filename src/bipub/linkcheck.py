@@ -64,8 +64,10 @@ def _parse(path: Path) -> _Page:
     return parser.page
 
 
-def check_links(site: Path, base_url: str) -> list[Diagnostic]:
-    """All broken internal links and anchors of the HTML files under `site`."""
+def check_links(site: Path, base_url: str, label: str = "site") -> list[Diagnostic]:
+    """All broken internal links and anchors of the HTML files under `site`.
+
+    Diagnostics name files as `<label>/<path inside the site>`."""
     base = urlsplit(base_url)
     prefix = base.path.rstrip("/")
     pages: dict[str, _Page] = {}
@@ -82,7 +84,9 @@ def check_links(site: Path, base_url: str) -> list[Diagnostic]:
             file_rel = _file_for(site, url_path)
             if file_rel is None:
                 problems.append(
-                    Diagnostic(f"site/{rel}", line, "link", f"broken link {url!r}: no {url_path}")
+                    Diagnostic(
+                        f"{label}/{rel}", line, "link", f"broken link {url!r}: no {url_path}"
+                    )
                 )
                 continue
             if fragment and file_rel.endswith(".html"):
@@ -90,7 +94,7 @@ def check_links(site: Path, base_url: str) -> list[Diagnostic]:
                 if target_page is not None and fragment not in target_page.ids:
                     problems.append(
                         Diagnostic(
-                            f"site/{rel}",
+                            f"{label}/{rel}",
                             line,
                             "anchor",
                             f"broken anchor {url!r}: {file_rel} has no id {fragment!r}",

@@ -10,13 +10,17 @@ Nothing is written before every stage has succeeded; one run reports all errors 
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
+from bipub import __version__
+from bipub.cache import BuildCache
 from bipub.config import SiteConfig, load_config
 from bipub.diagnostics import Collector, ConfigError, Diagnostic, DiagnosticError, Severity
 from bipub.load.content import Content, load_content
@@ -39,11 +43,14 @@ class BuildResult:
     changed: int
     seconds: float
     warnings: list[Diagnostic] = field(default_factory=list)
+    reused: int = 0  # pages whose inputs did not change: kept from the previous build
 
 
-def load(project: Project, collector: Collector) -> tuple[SiteConfig, Content]:
+def load(
+    project: Project, collector: Collector, cache: BuildCache | None = None
+) -> tuple[SiteConfig, Content]:
     config = load_config(project.root)  # ConfigError (exit 2) on any problem
-    content = load_content(project.root, config, collector)
+    content = load_content(project.root, config, collector, cache)
     return config, content
 
 
@@ -82,19 +89,22 @@ def render(
     collector: Collector,
     on_pages: Callable[[int], None] | None = None,
     only: set[str] | None = None,
+    cache: BuildCache | None = None,
 ) -> dict[str, int]:
     """Stage 4: write every output of `langs` into the staged tree. Returns pages per language.
 
-    `only` (build --only): the output kinds to render (OUTPUT_KINDS); None renders all."""
+    `only` (build --only): the output kinds to render (OUTPUT_KINDS); None renders all.
+    With a `cache`, pages whose inputs did not change since the last build are kept."""
     from bipub.render import feeds, json_api, llms
     from bipub.render.html import HtmlRenderer
-    from bipub.render.templates import make_environment
+    from bipub.render.templates import bytecode_cache, make_environment
     from bipub.render.workers import render_pages
 
     config = site.config
     url = urls.UrlBuilder(config.base_url)
     markdown = MarkdownCache(config.outputs.raw_html, collector)
     envs = {}
+    bytecode = bytecode_cache(project.cache / "jinja" if cache is not None else None)
     for lang in config.codes:
         translations = load_translations(
             lang,
@@ -102,17 +112,33 @@ def render(
             collector,
             warn_untranslated=lang in langs and lang != "en",
         )
-        envs[lang] = make_environment(project.templates, lang, translations)
+        envs[lang] = make_environment(project.templates, lang, translations, bytecode)
     renderer = HtmlRenderer(site, markdown, url)
     renderer.site_root = project.root
+    if cache is not None:
+        renderer.minutes = cache.minutes
     plan = renderer.plan()
 
     def want(kind: str) -> bool:  # build --only
         return only is None or kind in only
 
-    counts = (
-        render_pages(renderer, plan, envs, langs, tree, collector, on_pages) if want("html") else {}
-    )
+    counts: dict[str, int] = {}
+    if want("html"):
+        out_key = str(tree.out)
+        previous = cache.pages.get(out_key, {}) if cache is not None else None
+        counts, fingerprints = render_pages(
+            renderer,
+            plan,
+            envs,
+            langs,
+            tree,
+            collector,
+            on_pages,
+            previous,
+            renderer.global_key(_inputs_key(project)) if cache is not None else "",
+        )
+        if cache is not None:
+            tree.on_publish.append(partial(_remember_pages, cache, out_key, fingerprints))
     for lang in langs:
         if want("feeds"):
             tree.add(urls.feed(lang)[1:], feeds.atom_feed(site, lang, url, markdown), lang, "feed")
@@ -157,6 +183,41 @@ def render(
         ):
             tree.add(path, data, owner, origin)
     return counts
+
+
+def _inputs_key(project: Project) -> str:
+    """Hash of what every page depends on besides content: bipub's version, the config, every
+    template and catalog (project and theme)."""
+    h = hashlib.sha256(__version__.encode())
+    h.update(project.config_file.read_bytes())
+    for folder in (
+        project.templates,
+        THEME_DIR / "templates",
+        project.locales,
+        THEME_DIR / "locales",
+    ):
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and path.suffix in (".html", ".xml", ".txt", ".css", ".po", ".j2"):
+                h.update(path.relative_to(folder).as_posix().encode())
+                h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def _remember_pages(
+    cache: BuildCache, out_key: str, fingerprints: dict[str, str], out: Path
+) -> None:
+    pages = {}
+    for path, fp in fingerprints.items():
+        try:
+            st = (out / path).lstat()
+        except OSError:
+            continue
+        pages[path] = (fp, (st.st_mtime_ns, st.st_size, st.st_ino))
+    merged = cache.pages.get(out_key, {})
+    merged.update(pages)
+    cache.pages[out_key] = merged
 
 
 OUTPUT_KINDS = ("html", "json", "feeds", "llms", "pdf")
@@ -259,12 +320,14 @@ def build(
     on_start: Callable[[int], None] | None = None,
     on_pages: Callable[[int], None] | None = None,
     only: set[str] | None = None,
+    use_cache: bool = True,
 ) -> BuildResult:
     """Run every stage. Raises DiagnosticError (nothing written) or returns what was built."""
     started = time.perf_counter()
     project = Project(root)
     collector = Collector()
-    config, content = load(project, collector)
+    cache = BuildCache.load(project.cache) if use_cache else None
+    config, content = load(project, collector, cache)
     unknown = [lang for lang in langs or [] if lang not in config.codes]
     if unknown:
         raise ConfigError(
@@ -285,7 +348,7 @@ def build(
     if on_start:
         on_start(sum(len(site.entries) for _ in selected))
     with staged(out if out is not None else project.default_out) as tree:
-        counts = render(project, site, selected, tree, collector, on_pages, only)
+        counts = render(project, site, selected, tree, collector, on_pages, only, cache)
         if only is not None:  # build --only: the other kinds stay as they were
             _keep_other_kinds(tree, only)
         if strict and collector.warnings:
@@ -295,6 +358,13 @@ def build(
             )
         collector.raise_if_errors()
         changed = publish(tree, selected if selected != config.codes else None)
+    if cache is not None:
+        cache.save(project.cache)
     return BuildResult(
-        counts, len(tree.files), changed, time.perf_counter() - started, collector.warnings
+        counts,
+        len(tree.files),
+        changed,
+        time.perf_counter() - started,
+        collector.warnings,
+        len(tree.kept),
     )

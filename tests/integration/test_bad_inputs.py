@@ -3,6 +3,10 @@
 For each case: a good build first, then the bad files, then `bipub build` must exit with the
 golden exit code and print the golden diagnostics, and leave the previous site/ byte-identical.
 Regenerate the golden `expected.txt` files with `pytest --update-golden`.
+
+A case may also hold `outside/` (copied next to the project, i.e. outside it) and `symlinks.txt`
+(lines `link -> target`, the target relative to the link's folder): git does not keep symbolic
+links in fixtures reliably, so the harness creates them after copying `files/`.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ def test_bad_input(case: str, make_project, cli, update_golden: bool) -> None:
     before = tree_snapshot(project / "site")
     assert before, "the good build wrote nothing"
 
-    shutil.copytree(TESTS / "bad_inputs" / case / "files", project, dirs_exist_ok=True)
+    _overlay(TESTS / "bad_inputs" / case, project)
     result = cli("-C", str(project), "-q", "build")
 
     actual = f"exit: {result.exit_code}\n{result.stderr}"
@@ -36,6 +40,20 @@ def test_bad_input(case: str, make_project, cli, update_golden: bool) -> None:
         p.name for p in project.iterdir() if p.name.startswith((".site.tmp-", ".site.old-"))
     ]
     assert leftovers == [], f"temporary folders left behind: {leftovers}"
+
+
+def _overlay(case_dir: Path, project: Path) -> None:
+    shutil.copytree(case_dir / "files", project, dirs_exist_ok=True)
+    if (case_dir / "outside").is_dir():
+        shutil.copytree(case_dir / "outside", project.parent / "outside")
+    links = case_dir / "symlinks.txt"
+    if links.is_file():
+        for line in links.read_text(encoding="utf-8").splitlines():
+            if line.strip() and not line.startswith("#"):
+                link, target = (part.strip() for part in line.split("->"))
+                (project / link).parent.mkdir(parents=True, exist_ok=True)
+                (project / link).symlink_to(target)
+                assert (project / link).resolve().is_relative_to(project.parent / "outside")
 
 
 def test_every_case_has_a_golden_file() -> None:

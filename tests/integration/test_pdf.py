@@ -304,7 +304,11 @@ def test_partial_build_writes_no_bilingual_pdf_and_keeps_it(project: Path, cli: 
     assert bilingual.read_bytes() == before  # owned by no single language: kept as it was
 
 
-def test_only_keeps_the_other_kinds(project: Path, cli: Cli) -> None:
+def test_only_keeps_the_other_kinds_and_letter_paper(project: Path, cli: Cli) -> None:
+    config = project / "bipub.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + "pdf:\n  page_size: Letter\n", encoding="utf-8"
+    )
     assert cli("-C", str(project), "build", "--only", "json").exit_code == 0
     site = project / "site"
     json_files = sorted(p.relative_to(site) for p in site.rglob("*.json"))
@@ -313,7 +317,8 @@ def test_only_keeps_the_other_kinds(project: Path, cli: Cli) -> None:
     result = cli("-C", str(project), "build", "--only", "pdf", "--lang", "en")
     assert result.exit_code == 0, result.stderr
     assert sorted(p.relative_to(site) for p in site.rglob("*.json")) == json_files
-    assert (site / "pdf" / "cv-en.pdf").is_file()
+    page = PdfReader(site / "pdf" / "cv-en.pdf").pages[0]
+    assert [round(float(x)) for x in page.mediabox[2:]] == [612, 792]  # US Letter
 
 
 def test_slow_subsetting_is_a_warning_and_an_error_under_strict(

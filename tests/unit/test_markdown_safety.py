@@ -80,3 +80,57 @@ def test_no_script_or_event_handlers_for_any_input(source: str) -> None:
     assert not re.search(r"<[a-z][^>]*\son\w+\s*=", html.lower())
     for m in re.finditer(r'(?:href|src)="([^"]*)"', html):
         assert is_safe_url(m.group(1)), m.group(1)
+
+
+def test_dropped_links_are_reported_with_their_line() -> None:
+    source = (
+        "# T\n\n"
+        "para [a](javascript:alert(1)) ok\n"
+        "second line [b](JaVaScRiPt:alert(2))\n\n"
+        "[c](&#106;avascript:alert(3)) ![i](data:text/html,x)\n\n"
+        "<vbscript:msgbox>\n\n"
+        "[h][r]\n\n"
+        "[r]: java&#x09;script:alert(5)\n\n"
+        "[fine](https://example.org/) [also](#h-t)\n"
+    )
+    r = render_markdown(source)
+    found = [(d.line, d.url.lower().replace("\t", "")) for d in r.dropped_links]
+    assert found == [
+        (3, "javascript:alert(1)"),
+        (4, "javascript:alert(2)"),
+        (6, "data:text/html,x"),
+        (6, "javascript:alert(3)"),
+        (8, "vbscript:msgbox"),
+        (12, "java%09script:alert(5)"),
+    ]
+    assert "javascript:" not in re.sub(r"<p>.*?</p>", "", r.html, flags=re.S)
+    assert render_markdown("[ok](https://x.org) <https://y.org>").dropped_links == ()
+
+
+PATHOLOGICAL = {
+    "brackets": "[" * 3000,
+    "link openers": "[a](" * 3000,
+    "image openers": "![" * 3000,
+    "blockquotes": ">" * 3000 + " x",
+    "emphasis": "*_" * 3000,
+    "backticks": "`" * 3000,
+    "angle brackets": "<" * 3000,
+    "entities": "&#" * 3000,
+    "quotes": '"' * 3000,
+    "nested lists": "".join("  " * i + "- x\n" for i in range(1000)),
+    "footnotes": "[^" * 3000,
+    "table pipes": "|" * 3000 + "\n|-|\n",
+    "reference": "[x]: " + "(" * 3000,
+}
+
+
+@pytest.mark.parametrize("source", PATHOLOGICAL.values(), ids=PATHOLOGICAL.keys())
+def test_pathological_markdown_finishes_quickly(source: str) -> None:
+    """Thousands of nested brackets or quotes: markdown-it's nesting limit keeps this linear.
+    (Each takes well under a second; the bound is generous so a loaded machine never flakes.)"""
+    import time
+
+    started = time.perf_counter()
+    html = render_markdown(source * 3).html
+    assert time.perf_counter() - started < 30
+    assert "<script" not in html

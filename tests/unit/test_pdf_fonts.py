@@ -67,6 +67,7 @@ def test_font_file_must_stay_inside_the_project(tmp_path: Path) -> None:
 @needs_noto
 def test_coverage_finds_characters_no_font_has(tmp_path: Path) -> None:
     fonts, _ = choose_fonts(PdfOptions(), tmp_path)
+    pdf_fonts._MEMORY.clear()
     cover = covered(fonts, tmp_path / "cache")
     assert uncovered("한국어 English 2.4× → ·「」", cover) == []
     assert uncovered("시험관 🧪, \ue000 and 🧪 again", cover) == ["🧪", "\ue000"]

@@ -87,3 +87,22 @@ def test_any_text_loads_or_raises_yaml_error(text: str) -> None:
 def test_round_trips_plain_mappings(data: dict[str, int]) -> None:
     text = "".join(f"{k}: {v}\n" for k, v in data.items())
     assert load(text) == (data or None)
+
+
+@pytest.mark.parametrize("loader", ["SafeLoader", "CSafeLoader"])
+@pytest.mark.parametrize(
+    "text",
+    ['a: "x \\ud800"\n', 'a: 1\n"\\udc00": 2\n', 'a: ["\\ud83d\\ude00"]\n', 'a: "\\U0000D800"\n'],
+)
+def test_lone_surrogates_are_a_located_error(
+    loader: str, text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """libyaml refuses a surrogate escape; PyYAML's Python scanner keeps it — both are errors."""
+    import yaml
+
+    if not hasattr(yaml, loader):
+        pytest.skip(f"no {loader}")
+    monkeypatch.setattr("bipub.load.yaml_strict._Loader", getattr(yaml, loader))
+    with pytest.raises(YamlError, match=r"x\.yaml:[12]: invalid YAML: .*surrogate"):
+        load(text)
+    assert load('a: "\\U0001F600"\n') == {"a": "😀"}

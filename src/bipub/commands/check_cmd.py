@@ -36,6 +36,18 @@ if TYPE_CHECKING:
     "(repeatable), e.g. 'posts/kv-cache' or 'content/en/posts/*.md'.",
 )
 @click.option("--strict", is_flag=True, help="Treat warnings as errors.")
+@click.option(  # issue 6: the link checker for users (commands/links.py)
+    "--links",
+    is_flag=True,
+    help="Instead: check that every internal link and #anchor of the built site resolves "
+    "(builds nothing; run `bipub build` first).",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="With --links: the built site to check (default: site/ in the project).",
+)
 @click.pass_obj
 def check(
     ui: Ui,
@@ -44,11 +56,22 @@ def check(
     langs: tuple[str, ...],
     only: tuple[str, ...],
     strict: bool,
+    links: bool,
+    out: Path | None,
 ) -> None:
-    """Report missing, stale, draft and untranslated units and QA problems of translations.
+    """Check translations: gaps, stale and draft units, QA of numbers, code and links.
+
+    Reports missing, orphan, untranslated, stale, draft and edited units and the QA findings of
+    every translation, without rendering the site.
+
+    With --links, check the built site's internal links and anchors instead.
 
     Exit status: 0 without errors, 1 with errors, 2 for a bad invocation or config.
     """
+    if links:
+        from bipub.commands.links import run_link_check
+
+        sys.exit(run_link_check(ui, out, fmt, output))
     from bipub.check import report
     from bipub.check.run import run_check
     from bipub.diagnostics import DiagnosticError

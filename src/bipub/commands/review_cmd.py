@@ -111,7 +111,7 @@ def _clip(text: str, lines: int = 30) -> str:
 def review(
     ctx: click.Context, interactive: bool, langs: tuple[str, ...], reviewer: str | None
 ) -> None:
-    """Review translations: list what needs review, approve, reject, prune."""
+    """Review translations: list, show, approve, reject, prune (-i: interactively)."""
     if ctx.invoked_subcommand is not None:
         return
     ui: Ui = ctx.obj
@@ -155,7 +155,7 @@ def list_cmd(ui: Ui, langs: tuple[str, ...]) -> None:
 @click.option("--lang", "langs", multiple=True, help="Target language, when KEY has several.")
 @click.pass_obj
 def show(ui: Ui, key: str, langs: tuple[str, ...]) -> None:
-    """Print a unit's source, translation, status, findings and (when stale) the source diff."""
+    """Print a unit's source, translation, status, findings and source diff."""
     from bipub.check.review import item, resolve
 
     analysis = _analyze(ui)
@@ -190,7 +190,9 @@ def approve(
     reviewer: str | None,
     force: bool,
 ) -> None:
-    """Record KEY… (or a file's units, or all units of a language) as reviewed."""
+    """Record units as reviewed: KEY…, a file's units, or all of a language.
+
+    Refuses units with QA errors unless --force; nothing is written when anything is refused."""
     from bipub.check import review as rv
 
     chosen = sum(1 for x in (keys, file, all_) if x)

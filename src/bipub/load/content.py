@@ -12,10 +12,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from bipub.cache import BuildCache, digest_bytes, stat_key
 from bipub.config import SiteConfig
 from bipub.diagnostics import Collector
 from bipub.load.front_matter import FrontMatterError, split_front_matter
-from bipub.load.text import TextDecodeError, read_text
+from bipub.load.text import TextDecodeError, decode_text, read_text
 from bipub.load.yaml_strict import YamlDoc, YamlError, load_yaml
 from bipub.model.post import FrontMatter, Kind
 from bipub.model.validate import validation_diagnostics
@@ -36,6 +37,7 @@ class Document:
     body: str
     body_line: int
     yaml: YamlDoc
+    digest: str = ""  # of the file's bytes: what caches and fingerprints key on
 
     @property
     def pair_key(self) -> str:
@@ -70,8 +72,15 @@ def _rel(root: Path, path: Path) -> str:
     return unicodedata.normalize("NFC", path.relative_to(root).as_posix())
 
 
-def load_content(root: Path, config: SiteConfig, collector: Collector) -> Content:
-    """Load content/<lang>/{cv.yaml,posts/*.md,pages/*.md} for every configured language."""
+def load_content(
+    root: Path, config: SiteConfig, collector: Collector, cache: BuildCache | None = None
+) -> Content:
+    """Load content/<lang>/{cv.yaml,posts/*.md,pages/*.md} for every configured language.
+
+    With a cache, a file whose identity (mtime, size, inode) is unchanged is not read again.
+    """
+    cache = cache if cache is not None else BuildCache()
+    seen: set[str] = set()
     content_root = root / CONTENT_DIR
     cv: dict[str, CvFile] = {}
     documents: list[Document] = []
@@ -110,7 +119,8 @@ def load_content(root: Path, config: SiteConfig, collector: Collector) -> Conten
             if not kind_dir.is_dir():
                 continue
             for path in sorted(_walk(kind_dir, root, collector)):
-                doc = _load_document(root, path, lang, kind, kind_dir, collector)
+                doc = _cached_document(root, path, lang, kind, kind_dir, collector, cache)
+                seen.add(_rel(root, path))
                 if doc is not None:
                     documents.append(doc)
                 else:
@@ -119,6 +129,8 @@ def load_content(root: Path, config: SiteConfig, collector: Collector) -> Conten
                     )
                     failed.add((kind, name))
     documents.sort(key=lambda d: (d.kind, d.name, d.lang))
+    for stale in set(cache.docs) - seen:
+        del cache.docs[stale]
     return Content(cv, documents, frozenset(failed), frozenset(failed_cv))
 
 
@@ -147,13 +159,47 @@ def _load_yaml_file(root: Path, path: Path, collector: Collector) -> YamlDoc | N
     return None
 
 
+def _cached_document(
+    root: Path,
+    path: Path,
+    lang: str,
+    kind: Kind,
+    kind_dir: Path,
+    collector: Collector,
+    cache: BuildCache,
+) -> Document | None:
+    rel = _rel(root, path)
+    key = stat_key(path)
+    hit = cache.docs.get(rel)
+    if hit is not None and hit[0] == key and isinstance(hit[2], Document):
+        return hit[2]
+    data = path.read_bytes()
+    digest = digest_bytes(data)
+    if hit is not None and hit[1] == digest and isinstance(hit[2], Document):
+        cache.docs[rel] = (key, digest, hit[2])
+        return hit[2]
+    doc = _load_document(root, path, data, digest, lang, kind, kind_dir, collector)
+    if doc is not None:
+        cache.docs[rel] = (key, digest, doc)
+    else:
+        cache.docs.pop(rel, None)
+    return doc
+
+
 def _load_document(
-    root: Path, path: Path, lang: str, kind: Kind, kind_dir: Path, collector: Collector
+    root: Path,
+    path: Path,
+    data: bytes,
+    digest: str,
+    lang: str,
+    kind: Kind,
+    kind_dir: Path,
+    collector: Collector,
 ) -> Document | None:
     rel = _rel(root, path)
     name = unicodedata.normalize("NFC", path.relative_to(kind_dir).with_suffix("").as_posix())
     try:
-        text = read_text(path, rel)
+        text = decode_text(data, rel)
         split = split_front_matter(text, rel)
         doc = load_yaml(split.yaml_text, rel, line_offset=split.yaml_line - 1)
     except (TextDecodeError, FrontMatterError) as exc:
@@ -171,4 +217,4 @@ def _load_document(
     except ValidationError as exc:
         collector.extend(validation_diagnostics(exc, doc, rel, model=FrontMatter))
         return None
-    return Document(rel, lang, kind, name, meta, split.body, split.body_line, doc)
+    return Document(rel, lang, kind, name, meta, split.body, split.body_line, doc, digest)

@@ -86,7 +86,24 @@ def _resolve_plain(value: str) -> Any:
     return value
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _scalar(event: yaml.ScalarEvent, rel: str, line_offset: int) -> Any:
+    # libyaml refuses a "\ud800" escape, PyYAML's pure-Python scanner keeps it: a lone surrogate
+    # is not a character and would crash the UTF-8 writer much later, so it is an error here.
+    bad = _SURROGATE.search(event.value)
+    if bad:
+        raise YamlError(
+            [
+                _diag(
+                    rel,
+                    _line(event, line_offset),
+                    f"invalid YAML: {bad.group()!r} is a lone surrogate, not a character "
+                    "(write the character itself or a \\U0001xxxx escape)",
+                )
+            ]
+        )
     tag = event.tag
     if tag is not None and tag != "!":
         full = tag
@@ -206,6 +223,8 @@ def load_yaml(text: str, rel: str, line_offset: int = 0) -> YamlDoc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 + line_offset if mark else None
         problem = exc.problem or "invalid YAML"
+        if "invalid Unicode character escape" in problem:  # libyaml: "\ud800" and the like
+            problem = "a \\u escape of a lone surrogate or of no character"
         context = f" ({exc.context})" if exc.context else ""
         raise YamlError([_diag(rel, line, f"invalid YAML: {problem}{context}")]) from None
     except yaml.YAMLError as exc:  # e.g. ReaderError for control characters

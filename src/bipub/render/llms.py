@@ -53,6 +53,15 @@ def _one_line(text: str | None) -> str:
     return " ".join((text or "").split())
 
 
+_MARKDOWN_SPECIAL = str.maketrans({c: "\\" + c for c in "\\[]<>"})
+
+
+def _link_text(text: str | None) -> str:
+    """A title or description in a Markdown list line: one line, and `]`, `[`, `<`, `>` and `\\`
+    escaped, so `x](javascript:…)` or `<script>` cannot make a link or HTML of its own."""
+    return _one_line(text).translate(_MARKDOWN_SPECIAL)
+
+
 def llms_txt(site: Site, lang: str, url: urls.UrlBuilder, *, root: bool = False) -> str:
     cfg = site.config
     language = cfg.language(lang)
@@ -70,10 +79,12 @@ def llms_txt(site: Site, lang: str, url: urls.UrlBuilder, *, root: bool = False)
     for entry in site.posts(lang):
         version = entry.versions[lang]
         doc = version.doc
-        note = _one_line(doc.meta.description)
+        note = _link_text(doc.meta.description)
         if version.state in ("missing", "draft", "stale"):
             note = f"{note} ({t['untranslated' if version.state == 'missing' else version.state]})"
-        lines.append(f"- [{doc.meta.title}]({url.absolute(urls.post(lang, entry.slug))}): {note}")
+        lines.append(
+            f"- [{_link_text(doc.meta.title)}]({url.absolute(urls.post(lang, entry.slug))}): {note}"
+        )
     lines += ["", f"## {t['optional']}", ""]
     lines.append(f"- [{t['posts_json']}]({url.absolute(urls.api(lang, 'posts'))})")
     for other in cfg.languages:
@@ -226,7 +237,7 @@ def llms_full_txt(site: Site, lang: str, url: urls.UrlBuilder) -> str:
         doc = version.doc
         date = format_iso(entry.date) if entry.date else ""
         out.append(
-            f"- [{doc.meta.title}]({url.absolute(urls.post(lang, entry.slug))}) "
-            f"({date}, {doc.lang}, {version.state}): {_one_line(doc.meta.description)}"
+            f"- [{_link_text(doc.meta.title)}]({url.absolute(urls.post(lang, entry.slug))}) "
+            f"({date}, {doc.lang}, {version.state}): {_link_text(doc.meta.description)}"
         )
     return "\n".join(out).rstrip() + "\n"

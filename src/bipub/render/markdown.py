@@ -1,7 +1,8 @@
 """Markdown → HTML: CommonMark + tables, footnotes, strikethrough; Pygments; heading anchors.
 
 Raw HTML is off unless the site opts in; `javascript:`, `vbscript:`, `data:` and `file:` link
-targets are dropped (the link text stays). Heading ids are prefixed (`h-`) so they never collide
+targets are dropped (the link text stays) and reported in `RenderedMarkdown.dropped_links` with
+their line in the body, so the build can warn about them. Heading ids are prefixed (`h-`) so they never collide
 with the page's own ids.
 """
 
@@ -9,11 +10,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
-from html import escape
+from html import escape, unescape
+from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.footnote import footnote_plugin
@@ -45,11 +49,45 @@ class Heading:
 
 
 @dataclass(frozen=True)
+class DroppedLink:
+    """A link or image whose target was refused (it stays as literal text in the output)."""
+
+    url: str  # as markdown-it saw it, entities decoded
+    line: int | None  # 1-based line in the Markdown source (add the body's first line - 1)
+
+
+@dataclass(frozen=True)
 class RenderedMarkdown:
     html: str
     headings: tuple[Heading, ...]
     text: str  # plain text (for reading time, llms-full.txt, search)
     unknown_languages: tuple[str, ...] = ()
+    dropped_links: tuple[DroppedLink, ...] = ()
+
+
+# Per render call: the refused URLs and the source line of the inline being parsed.
+_DROPPED: ContextVar[list[tuple[str, int | None]] | None] = ContextVar("_DROPPED", default=None)
+_LINE: ContextVar[int | None] = ContextVar("_LINE", default=None)
+
+
+def _validate_link(url: str) -> bool:
+    ok = is_safe_url(url)
+    if not ok:
+        dropped = _DROPPED.get()
+        if dropped is not None:
+            dropped.append((url, _LINE.get()))
+    return ok
+
+
+def _inline_with_lines(state: StateCore) -> None:
+    """markdown-it's core `inline` rule, remembering each inline's first source line."""
+    for token in state.tokens:
+        if token.type == "inline":
+            if token.children is None:
+                token.children = []
+            _LINE.set(token.map[0] + 1 if token.map else None)
+            state.md.inline.parse(token.content, state.md, state.env, token.children)
+    _LINE.set(None)
 
 
 def heading_slug(text: str) -> str:
@@ -94,7 +132,8 @@ def _parser(raw_html: bool) -> MarkdownIt:
     md.enable(["table", "strikethrough"])
     md.use(footnote_plugin)
     md.use(anchors_plugin, min_level=1, max_level=6, slug_func=heading_slug, permalink=True)
-    md.validateLink = is_safe_url  # type: ignore[method-assign]
+    md.validateLink = _validate_link  # type: ignore[method-assign]
+    md.core.ruler.at("inline", _inline_with_lines)
     return md
 
 
@@ -102,7 +141,12 @@ def render_markdown(source: str, *, raw_html: bool = False) -> RenderedMarkdown:
     md = _parser(raw_html)
     unknown: list[str] = []
     env: dict[str, object] = {}
-    tokens = md.parse(source, env)
+    dropped: list[tuple[str, int | None]] = []
+    reset = _DROPPED.set(dropped)
+    try:
+        tokens = md.parse(source, env)
+    finally:
+        _DROPPED.reset(reset)
     _mark_code_blocks(tokens)
     md.options["highlight"] = _highlighter(unknown)
     try:
@@ -121,7 +165,38 @@ def render_markdown(source: str, *, raw_html: bool = False) -> RenderedMarkdown:
             text_parts.append(_inline_text(tok))
         elif tok.type in ("fence", "code_block"):
             text_parts.append(tok.content)
-    return RenderedMarkdown(html, tuple(headings), "\n".join(text_parts), tuple(unknown))
+    return RenderedMarkdown(
+        html,
+        tuple(headings),
+        "\n".join(text_parts),
+        tuple(unknown),
+        _locate(dropped, source),
+    )
+
+
+def _canonical(text: str) -> str:
+    """Entities and %-escapes decoded, controls and spaces removed, lower case: for matching."""
+    return _CTRL.sub("", unquote(unescape(text))).lower()
+
+
+def _locate(dropped: list[tuple[str, int | None]], source: str) -> tuple[DroppedLink, ...]:
+    """The line of each refused URL: the line of its text inside the paragraph, if found."""
+    lines = [_canonical(line) for line in source.split("\n")]
+    out: dict[tuple[str, int | None], None] = {}
+    for url, start in dropped:
+        found = start
+        first = (start or 1) - 1
+        needle = _canonical(url)[:40]
+        for i in range(first, len(lines)):
+            if needle and needle in lines[i]:
+                found = i + 1
+                break
+            if start is not None and i > first and not lines[i].strip():
+                break  # end of the paragraph
+        out[(url, found)] = None
+    return tuple(
+        DroppedLink(url, line) for url, line in sorted(out, key=lambda d: (d[1] or 0, d[0]))
+    )
 
 
 def _inline_text(tok: Token) -> str:

@@ -412,40 +412,38 @@ def _snippet(text: str, ch: str, width: int = 24) -> str:
     return ("…" if start else "") + snippet + ("…" if end < len(text) else "")
 
 
-def coverage_errors(doc: _Doc, cover: frozenset[int], fonts: Fonts) -> list[Diagnostic]:
-    """One error per character no font covers, naming the document and where it occurs."""
+_Miss = tuple[str | None, int | None, str | None, str, str]  # file, line, key, char, context
+
+
+def uncovered_uses(doc: _Doc, cover: frozenset[int]) -> list[_Miss]:
+    """Where each character no font covers occurs: its sources (file, line, field) or, for
+    text that comes from a template or catalog, a snippet of the document's text."""
     text = html_text(doc.job.html)
-    missing = uncovered(text, cover)
-    out: list[Diagnostic] = []
-    for ch in missing:
-        where: list[tuple[str | None, int | None, str | None, str]] = [
-            s for s in doc.sources if ch in s[3]
-        ]
-        head = (
-            f"{describe(ch)} is in no font of the PDF ({fonts.names}), so "
-            f"{doc.job.document} would show a box"
-        )
+    out: list[_Miss] = []
+    for ch in uncovered(text, cover):
+        where = [s for s in doc.sources if ch in s[3]]
         if not where:
-            out.append(
-                Diagnostic(
-                    doc.job.document,
-                    None,
-                    "pdf-glyph",
-                    f"{head}; in the text “{_snippet(text, ch)}”",
-                )
-            )
-            continue
+            out.append((None, None, None, ch, _snippet(text, ch)))
         for file, line, key, value in where[:5]:
-            at = f" at {key}" if key else ""
-            out.append(
-                Diagnostic(
-                    file or doc.job.document,
-                    line,
-                    "pdf-glyph",
-                    f"{head}; used{at}: “{_snippet(value, ch)}”",
-                    key=key,
-                )
+            out.append((file, line, key, ch, _snippet(value, ch)))
+    return out
+
+
+def coverage_errors(misses: dict[_Miss, list[str]], fonts: Fonts) -> list[Diagnostic]:
+    """One error per character and place, naming the documents that would show a box."""
+    out: list[Diagnostic] = []
+    for (file, line, key, ch, context), documents in misses.items():
+        at = f" at {key}" if key else ""
+        out.append(
+            Diagnostic(
+                file or documents[0],
+                line,
+                "pdf-glyph",
+                f"{describe(ch)} is in no font of the PDF ({fonts.names}), so "
+                f"{' and '.join(documents)} would show a box; used{at}: “{context}”",
+                key=key,
             )
+        )
     return out
 
 
@@ -558,12 +556,14 @@ def check_documents(
     """The jobs whose every character the fonts cover; the others become errors."""
     cover = covered(fonts, cache)
     jobs: list[PdfJob] = []
+    misses: dict[_Miss, list[str]] = {}
     for item in docs:
-        problems = coverage_errors(item, cover, fonts)
-        if problems:
-            collector.extend(problems)
-        else:
+        found = uncovered_uses(item, cover)
+        for miss in found:
+            misses.setdefault(miss, []).append(item.job.document)
+        if not found:
             jobs.append(item.job)
+    collector.extend(coverage_errors(misses, fonts))
     return jobs
 
 
@@ -585,6 +585,8 @@ def prepare_pdfs(
     from bipub.render.views import View, cv_view
 
     config = site.config
+    if not any(lang in site.cv or post_pdf_entries(site, lang) for lang in langs):
+        return None  # nothing to render: no font needed
     try:
         fonts, font_warnings = choose_fonts(config.pdf, project.root)
     except DiagnosticError as exc:

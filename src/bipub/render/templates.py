@@ -46,8 +46,34 @@ def json_script(value: Any) -> Markup:
     return Markup(text)  # noqa: S704 - escaped above for the <script> context
 
 
+class MemoryBytecodeCache(jinja2.BytecodeCache):
+    """Compiled templates shared by the environments of one build (one per language)."""
+
+    def __init__(self) -> None:
+        self._store: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        code = self._store.get(bucket.key)
+        if code is not None:
+            bucket.bytecode_from_string(code)
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self._store[bucket.key] = bucket.bytecode_to_string()
+
+
+def bytecode_cache(folder: Path | None) -> jinja2.BytecodeCache:
+    """Compiled templates on disk (.bipub-cache/jinja/, keyed by template source) or in memory."""
+    if folder is None:
+        return MemoryBytecodeCache()
+    folder.mkdir(parents=True, exist_ok=True)
+    return jinja2.FileSystemBytecodeCache(str(folder))
+
+
 def make_environment(
-    project_templates: Path | None, lang: str, translations: Translations | NullTranslations
+    project_templates: Path | None,
+    lang: str,
+    translations: Translations | NullTranslations,
+    bytecode: jinja2.BytecodeCache | None = None,
 ) -> jinja2.Environment:
     loaders: list[jinja2.BaseLoader] = []
     if project_templates is not None and project_templates.is_dir():
@@ -62,6 +88,7 @@ def make_environment(
         lstrip_blocks=True,
         keep_trailing_newline=True,
         auto_reload=False,
+        bytecode_cache=bytecode,
     )
     env.install_gettext_translations(translations, newstyle=True)  # type: ignore[attr-defined]
 

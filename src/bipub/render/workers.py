@@ -82,18 +82,41 @@ def render_pages(
     tree: OutputTree,
     collector: Collector,
     on_pages: Callable[[int], None] | None = None,
-) -> dict[str, int]:
-    specs = [spec for lang in langs for spec in plan.pages.get(lang, [])]
+    previous: dict[str, tuple[str, tuple[int, int, int]]] | None = None,
+    global_key: str = "",
+) -> tuple[dict[str, int], dict[str, str]]:
+    """Render the pages of `langs`; a page whose fingerprint matches `previous` (and whose old
+    output file is still the one bipub wrote) is kept instead. Returns pages per language and
+    the fingerprints of the pages now in the tree."""
+    counts: dict[str, int] = {}
+    fingerprints: dict[str, str] = {}
+    specs: list[PageSpec] = []
+    kept = 0
+    for lang in langs:
+        for spec in plan.pages.get(lang, []):
+            path = urls.output_file(spec.path)
+            fp = renderer.fingerprint(plan, spec, global_key) if previous is not None else None
+            old = previous.get(path) if previous is not None else None
+            if fp is not None and old is not None and old[0] == fp and tree.keep(path, old[1]):
+                tree.files[path] = OutputFile(spec.lang, f"{spec.template} ({spec.lang})")
+                counts[lang] = counts.get(lang, 0) + 1
+                fingerprints[path] = fp
+                kept += 1
+                continue
+            if fp is not None:
+                fingerprints[path] = fp
+            specs.append(spec)
+    if on_pages and kept:
+        on_pages(kept)
     job = _Job(renderer, plan, envs, specs, tree)
     workers = worker_count()
-    counts: dict[str, int] = {}
-    if workers == 1 or len(specs) < MIN_PAGES_FOR_WORKERS:
+    if workers == 1 or len(specs) < MIN_PAGES_FOR_WORKERS:  # forking costs more than it saves
         for start in range(0, len(specs), CHUNK):
             part = _render_specs(job, specs[start : start + CHUNK], tree, collector)
             _add_counts(counts, part)
             if on_pages:
                 on_pages(sum(part.values()))
-        return counts
+        return counts, _written(fingerprints, tree)
     context = multiprocessing.get_context("fork")
     results: list[Any] = []
     with ProcessPoolExecutor(
@@ -107,7 +130,12 @@ def render_pages(
                 on_pages(sum(part.values()))
     for files in results:
         tree.merge(files)
-    return counts
+    return counts, _written(fingerprints, tree)
+
+
+def _written(fingerprints: dict[str, str], tree: OutputTree) -> dict[str, str]:
+    """Fingerprints of pages that are in the tree (a page that failed to render has none)."""
+    return {path: fp for path, fp in fingerprints.items() if path in tree.files}
 
 
 def _add_counts(total: dict[str, int], part: dict[str, int]) -> None:

@@ -19,7 +19,7 @@ import filecmp
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -38,6 +38,8 @@ class OutputTree:
     out: Path
     staging: Path
     files: dict[str, OutputFile] = field(default_factory=dict)
+    kept: set[str] = field(default_factory=set)  # previous files reused as they were
+    on_publish: list[Callable[[Path], None]] = field(default_factory=list)  # run after the swap
 
     @classmethod
     def create(cls, out: Path) -> OutputTree:
@@ -88,6 +90,23 @@ class OutputTree:
                     ]
                 )
             self.files[path] = info
+
+    def keep(self, path: str, written: tuple[int, int, int]) -> bool:
+        """Reuse the previous output file for `path` if it is still exactly the file bipub
+        wrote (same mtime, size and inode). Returns False when it must be rendered again."""
+        check_relative(path)
+        previous = self.out / path
+        try:
+            st = previous.lstat()
+        except OSError:
+            return False
+        if previous.is_symlink() or (st.st_mtime_ns, st.st_size, st.st_ino) != written:
+            return False
+        target = self.staging / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _link_or_copy(previous, target)
+        self.kept.add(path)
+        return True
 
     def read(self, path: str) -> bytes:
         return (self.staging / path).read_bytes()
@@ -177,6 +196,8 @@ def publish(tree: OutputTree, only_langs: list[str] | None = None) -> int:
                 _link_or_copy(previous, target)
         changed = 0
         for path in tree.paths():
+            if path in tree.kept:
+                continue
             previous = out / path
             target = staging / path
             if (
@@ -193,6 +214,8 @@ def publish(tree: OutputTree, only_langs: list[str] | None = None) -> int:
     except BaseException:
         tree.discard()
         raise
+    for callback in tree.on_publish:
+        callback(out)
     return changed
 
 

@@ -1,0 +1,88 @@
+"""The build cache (.bipub-cache/, gitignored): work a previous build already did.
+
+* Parsed documents, keyed by path and file identity (mtime, size, inode) and checked by content
+  digest, so an unchanged file is neither read nor parsed again.
+* A fingerprint per output page: a hash of everything the page is made from (its documents,
+  the cards it lists, its counterparts, templates, catalogs, config and the bipub version).
+  A page whose fingerprint is unchanged and whose previous output still exists is not rendered:
+  the previous file is kept.
+* Reading times by document digest.
+
+The cache is only an optimization: output with and without it is byte-identical (tested), and an
+unreadable or incompatible cache file is ignored and rebuilt (said at -v).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bipub import __version__
+
+CACHE_FORMAT = 1
+FILE = "build.pickle"
+
+
+def stat_key(path: Path) -> tuple[int, int, int]:
+    st = path.stat()
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def digest_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:32]
+
+
+@dataclass
+class BuildCache:
+    docs: dict[str, tuple[tuple[int, int, int], str, Any]] = field(default_factory=dict)
+    # output folder → output path → (fingerprint, identity of the file written)
+    pages: dict[str, dict[str, tuple[str, tuple[int, int, int]]]] = field(default_factory=dict)
+    minutes: dict[str, int] = field(default_factory=dict)  # document digest → reading minutes
+    note: str = ""  # why a previous cache was not used (for -v)
+
+    @property
+    def stamp(self) -> tuple[int, str, str]:
+        return (CACHE_FORMAT, __version__, sys.version)
+
+    @classmethod
+    def load(cls, folder: Path | None) -> BuildCache:
+        if folder is None:
+            return cls()
+        path = folder / FILE
+        if not path.is_file():
+            return cls(note="no build cache yet")
+        try:
+            with path.open("rb") as f:
+                stamp, data = pickle.load(f)  # noqa: S301 - our own file in the project's cache folder
+        except Exception as exc:  # any unreadable cache is rebuilt, never trusted
+            return cls(note=f"build cache ignored ({type(exc).__name__}: {exc})")
+        cache = cls()
+        if stamp != cache.stamp or not isinstance(data, dict):
+            return cls(note="build cache ignored (made by another bipub or Python version)")
+        cache.docs = data.get("docs", {})
+        cache.pages = data.get("pages", {})
+        cache.minutes = data.get("minutes", {})
+        return cache
+
+    def save(self, folder: Path | None) -> None:
+        if folder is None:
+            return
+        folder.mkdir(parents=True, exist_ok=True)
+        gitignore = folder / ".gitignore"
+        if not gitignore.exists():
+            gitignore.write_text("*\n", encoding="utf-8")
+        data = {"docs": self.docs, "pages": self.pages, "minutes": self.minutes}
+        fd, tmp = tempfile.mkstemp(prefix=".build-", dir=folder)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                pickle.dump((self.stamp, data), f, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, folder / FILE)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise

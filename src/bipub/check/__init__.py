@@ -1,0 +1,11 @@
+"""`bipub check` and `bipub review`: is every unit translated, current, reviewed and sound?
+
+run.py        load → pair → parity → QA → severity (`analyze`, `run_check`); renders nothing
+parity.py     state findings: missing, orphan, untranslated, stale, draft, edited; UI catalogs
+qa.py         QA of a translation against its source, one small function per finding code
+glossary.py   glossary.yaml: term pairs and do-not-translate terms
+severity.py   default severities, `check:` in bipub.yaml, inline ignores, --strict
+findings.py   the Finding record and its JSON shape (findings.schema.json)
+report.py     text, json, github and html output
+review.py     the reviewer's workflow: queue, approve, reject, prune (status files)
+"""

@@ -1,0 +1,74 @@
+"""`bipub check --links`: check the internal links and anchors of an already built site.
+
+Builds nothing and reads only the output folder (and bipub.yaml for the base URL); external links
+are not fetched (bipub never touches the network). Exit 1 when a link or anchor is broken.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:
+    from bipub.cli import Ui
+
+
+def run_link_check(ui: Ui, out: Path | None, fmt: str, output: Path | None) -> int:
+    """Check `out` (default: the project's site/) and report; returns the exit status."""
+    from bipub.config import load_config
+    from bipub.diagnostics import ConfigError, Diagnostic, DiagnosticError
+    from bipub.linkcheck import check_links
+
+    try:
+        config = load_config(ui.root)
+    except DiagnosticError as exc:
+        ui.fail(exc)
+    site = (out if out.is_absolute() else Path.cwd() / out) if out else ui.root / "site"
+    label = site.as_posix()
+    for base in (ui.root, Path.cwd()):  # name files like the rest of bipub: project-relative
+        try:
+            label = site.resolve().relative_to(base.resolve()).as_posix()
+            break
+        except ValueError:
+            continue
+    if not site.is_dir():
+        ui.fail(
+            ConfigError(
+                [Diagnostic(label, None, "usage", "no built site here: run `bipub build` first")]
+            )
+        )
+    problems = check_links(site, config.base_url, label)
+    pages = sum(1 for _ in site.rglob("*.html"))
+    if fmt == "json":
+        text = json.dumps(
+            {"pages": pages, "problems": [d.as_dict() for d in problems]},
+            ensure_ascii=False,
+            indent=2,
+        )
+    elif fmt == "github":
+        text = "\n".join(
+            f"::error file={d.file},line={d.line or 1},title=bipub {d.code}::{d.message}"
+            for d in problems
+        )
+    elif fmt == "text":
+        text = "\n".join(d.format() for d in problems)
+    else:
+        raise click.UsageError(f"--links supports --format text, json or github, not {fmt}")
+    if output is not None:
+        target = output if output.is_absolute() else Path.cwd() / output
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text + "\n" if text else "", encoding="utf-8")
+    elif text:
+        click.echo(text, file=sys.stdout)
+    n = len(problems)
+    if n:
+        ui.info(
+            f"bipub: {n} broken link{'s' if n != 1 else ''} or anchor{'s' if n != 1 else ''} in {pages} pages of {label}/"
+        )
+    else:
+        ui.info(f"All internal links and anchors of {pages} pages in {label}/ resolve.")
+    return 1 if problems else 0

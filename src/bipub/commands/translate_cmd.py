@@ -1,0 +1,191 @@
+"""`bipub translate --to LANG`: draft missing and stale translations through DeepL for review.
+
+    bipub translate --to en                    # draft every gap of the English side
+    bipub translate --to ko --only posts/x     # only units whose key or file matches
+    bipub translate --to en --dry-run          # what would be sent, and whether it fits the quota
+    bipub translate --to en --max-chars 20000  # stop before sending more than 20,000 characters
+
+Exit status: 0 drafts written (QA findings on drafts are warnings); 1 the content has errors, or
+DeepL stopped the run (quota, key, network, timeout, malformed answer) or Ctrl-C — what was
+drafted before is saved and the next run resumes; 2 a bad invocation or configuration, including
+DEEPL_AUTH_KEY not set.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+import click
+
+if TYPE_CHECKING:
+    from bipub.cli import Ui
+    from bipub.translate.deepl_client import Usage
+    from bipub.translate.drafts import Estimate, Plan, Result
+
+
+def _n(count: int, word: str) -> str:
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
+def _quota_line(est: Estimate, usage: Usage | None, reason: str | None) -> str:
+    if usage is None:
+        return f"quota: not checked ({reason})"
+    if usage.count is None or usage.limit is None:
+        return "quota: the usage endpoint gave no character counts"
+    left = usage.remaining or 0
+    verdict = "fits" if est.chars <= left else "does NOT fit"
+    return (
+        f"quota: {usage.count:,} of {usage.limit:,} characters used, {left:,} left — "
+        f"{est.chars:,} to send {verdict}"
+    )
+
+
+def _dry_run(ui: Ui, plan: Plan, max_chars: int | None) -> None:
+    import os
+
+    from bipub.translate.deepl_client import ENV_KEY, DeepL, DeepLError
+    from bipub.translate.drafts import estimate
+
+    est = estimate(plan)
+    click.echo(f"bipub translate --to {plan.target} --dry-run: nothing is sent to DeepL")
+    width = max((len(f.source_file) for f in est.files), default=0)
+    for f in est.files:
+        extra = f", {f.cached} cached" if f.cached else ""
+        click.echo(
+            f"  {f.source_lang} → {plan.target}  {f.source_file:<{width}} → {f.target_file}  "
+            f"{_n(f.units, 'unit')}, {_n(f.chars, 'character')}{extra}"
+        )
+    click.echo(
+        f"total: {_n(est.units, 'unit')}, {_n(est.chars, 'character')} to send in "
+        f"{_n(est.texts, 'text')} ({est.cached} cached, {est.duplicates} duplicate, "
+        f"{est.free} with nothing to translate)"
+    )
+    if max_chars is not None and est.chars > max_chars:
+        click.echo(f"--max-chars {max_chars:,}: the run would stop before sending everything")
+    usage = None
+    reason: str | None = None
+    if not est.chars:
+        reason = "nothing to send"
+    elif not os.environ.get(ENV_KEY, "").strip():
+        reason = f"{ENV_KEY} is not set; the usage request needs it"
+    else:
+        try:
+            with DeepL.from_env() as client:
+                usage = client.usage()
+        except DeepLError as exc:
+            reason = exc.reason
+    click.echo(_quota_line(est, usage, reason))
+    for note in plan.notes:
+        ui.info(f"note: {note}")
+
+
+class _Bar:
+    """A rich progress bar (characters sent) on a terminal; silent otherwise."""
+
+    def __init__(self, ui: Ui) -> None:
+        self.enabled = sys.stderr.isatty() and ui.verbosity >= 0
+        self.bar: Any = None
+        self.task: Any = None
+
+    def __enter__(self) -> _Bar:
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import BarColumn, Progress, TextColumn
+
+            self.bar = Progress(
+                TextColumn("[bold]translating"),
+                BarColumn(),
+                TextColumn("{task.completed:,}/{task.total:,} characters"),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            self.bar.__enter__()
+        return self
+
+    def start(self, total: int) -> None:
+        if self.bar is not None:
+            self.task = self.bar.add_task("translate", total=total)
+
+    def advance(self, n: int) -> None:
+        if self.bar is not None and self.task is not None:
+            self.bar.advance(self.task, n)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+
+
+def _report(ui: Ui, result: Result) -> None:
+    colour = "yellow" if sys.stderr.isatty() else None
+    for problem in result.problems:
+        click.secho(problem.format(result.target), err=True, fg=colour)
+    for note in result.notes:
+        ui.info(f"note: {note}")
+    for rel in result.written:
+        ui.debug(f"  wrote {rel}")
+    if result.budget_reached:
+        ui.info("--max-chars reached: run again (with a larger budget) for the rest")
+    ui.info(result.summary())
+
+
+@click.command()
+@click.option("--to", "target", required=True, help="Target language, e.g. ko or en.")
+@click.option(
+    "--only",
+    multiple=True,
+    help="Only units whose key starts with this prefix or whose file matches this glob "
+    "(repeatable), e.g. 'posts/kv-cache' or 'content/ko/posts/*.md'.",
+)
+@click.option("--dry-run", is_flag=True, help="Send nothing; show what would be sent and the cost.")
+@click.option(
+    "--max-chars",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Send at most this many characters; stop before the budget is exceeded.",
+)
+@click.pass_obj
+def translate(
+    ui: Ui, target: str, only: tuple[str, ...], dry_run: bool, max_chars: int | None
+) -> None:
+    """Draft missing and stale translations into LANG with DeepL, for review.
+
+    Needs DEEPL_AUTH_KEY (and optionally DEEPL_SERVER_URL). Drafts are marked as such in
+    status/<lang>.yaml; a reviewed translation is never overwritten. Exit status: 0 done,
+    1 content errors or DeepL stopped the run (resume by running again), 2 bad invocation or
+    configuration (including DEEPL_AUTH_KEY not set).
+    """
+    from bipub.diagnostics import DiagnosticError
+    from bipub.translate.deepl_client import MissingKeyError
+    from bipub.translate.drafts import make_plan, run
+
+    try:
+        plan = make_plan(ui.root, target, only)
+    except DiagnosticError as exc:
+        ui.fail(exc)
+    if dry_run:
+        _dry_run(ui, plan, max_chars)
+        return
+    if not plan.jobs:
+        for note in plan.notes:
+            ui.info(f"note: {note}")
+        ui.info(f"Nothing to draft for {target}.")
+        return
+    try:
+        with _Bar(ui) as bar:
+            result = run(plan, max_chars=max_chars, on_start=bar.start, on_progress=bar.advance)
+    except MissingKeyError as exc:
+        click.echo(f"bipub translate: {exc.reason}", err=True)
+        sys.exit(2)
+    except DiagnosticError as exc:  # a status file turned unreadable while drafting
+        ui.diagnostics(exc.diagnostics)
+        click.echo("bipub translate: stopped; drafts saved so far are kept", err=True)
+        sys.exit(1)
+    _report(ui, result)
+    if result.stopped:
+        click.echo(
+            f"bipub translate: stopped — {result.stopped}; drafts saved so far are kept, "
+            "run again to resume",
+            err=True,
+        )
+        sys.exit(1)

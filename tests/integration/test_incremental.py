@@ -1,0 +1,172 @@
+"""Incremental builds equal clean builds, byte for byte, after any sequence of edits.
+
+A hypothesis state machine edits a copy of the 'minimal' project (add, edit, rename and delete
+posts; change a template, the config, a catalog, a translation's status) and after every step
+compares the incremental build (with .bipub-cache/) with a clean build (--no-cache) in another
+folder.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+
+from bipub.pipeline import build
+from tests.conftest import PROJECTS, tree_snapshot
+
+POST = """---
+title: {title}
+description: {desc}
+date: 2026-0{month}-1{day}
+tags: [{tag}]
+---
+
+## 소개
+
+{body} `code` [링크](https://example.org/{n}).
+"""
+
+EN_POST = """---
+title: {title}
+---
+
+## Intro
+
+{body} `code` [link](https://example.org/{n}).
+"""
+
+# PDFs have their own cache and tests (tests/integration/test_pdf.py); leaving them out keeps
+# this test fast enough to explore many edit sequences.
+KINDS = {"html", "json", "feeds", "llms"}
+
+
+def _without_pdf(files: dict[str, bytes]) -> dict[str, bytes]:
+    return {p: data for p, data in files.items() if not p.endswith(".pdf")}
+
+
+words = st.sampled_from(["캐시", "스케줄러", "배치", "cache", "KV", "서빙", "토큰"])
+text = st.lists(words, min_size=1, max_size=4).map(" ".join)
+
+
+class IncrementalEqualsClean(RuleBasedStateMachine):
+    @initialize()
+    def setup(self) -> None:
+        self.tmp = Path(tempfile.mkdtemp(prefix="bipub-incremental-"))
+        self.project = self.tmp / "p"
+        shutil.copytree(PROJECTS / "minimal", self.project)
+        self.names: list[str] = ["alpha", "beta"]
+        self.counter = 0
+        build(self.project, only=KINDS)
+
+    def teardown(self) -> None:
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def _post(self, name: str, title: str, body: str, lang: str = "ko") -> None:
+        self.counter += 1
+        path = self.project / "content" / lang / "posts" / f"{name}.md"
+        template = POST if lang == "ko" else EN_POST
+        path.write_text(
+            template.format(
+                title=title,
+                desc=body,
+                month=1 + self.counter % 8,
+                day=self.counter % 9,
+                tag=["vllm", "kv-cache", "KV cache", "scheduler"][self.counter % 4],
+                body=body,
+                n=self.counter,
+            ),
+            encoding="utf-8",
+        )
+
+    @rule(title=text, body=text)
+    def add_post(self, title: str, body: str) -> None:
+        name = f"post-{self.counter}"
+        self._post(name, title, body)
+        self.names.append(name)
+
+    @rule(data=st.data(), title=text, body=text)
+    def edit_post(self, data: st.DataObject, title: str, body: str) -> None:
+        if self.names:
+            self._post(data.draw(st.sampled_from(self.names)), title, body)
+
+    @rule(data=st.data(), title=text, body=text)
+    def translate_post(self, data: st.DataObject, title: str, body: str) -> None:
+        if self.names:
+            self._post(data.draw(st.sampled_from(self.names)), title, body, lang="en")
+
+    @rule(data=st.data())
+    def delete_post(self, data: st.DataObject) -> None:
+        if len(self.names) > 1:
+            name = data.draw(st.sampled_from(self.names))
+            for lang in ("ko", "en"):
+                (self.project / "content" / lang / "posts" / f"{name}.md").unlink(missing_ok=True)
+            self.names.remove(name)
+
+    @rule(data=st.data())
+    def rename_post(self, data: st.DataObject) -> None:
+        if self.names:
+            name = data.draw(st.sampled_from(self.names))
+            new = f"renamed-{self.counter}"
+            self.counter += 1
+            for lang in ("ko", "en"):
+                src = self.project / "content" / lang / "posts" / f"{name}.md"
+                if src.exists():
+                    src.rename(src.with_name(f"{new}.md"))
+            self.names[self.names.index(name)] = new
+
+    @rule(word=words)
+    def change_template(self, word: str) -> None:
+        templates = self.project / "templates"
+        templates.mkdir(exist_ok=True)
+        (templates / "post.html").write_text(
+            '{% extends "base.html" %}{% block content %}<p>' + word + "</p>{{ post.html }}"
+            "{% endblock %}\n",
+            encoding="utf-8",
+        )
+
+    @rule(word=words)
+    def change_config(self, word: str) -> None:
+        config = self.project / "bipub.yaml"
+        lines = config.read_text(encoding="utf-8").splitlines()
+        lines = [
+            f"    title: 테스트 {word}" if ln.startswith("    title: 테스트") else ln
+            for ln in lines
+        ]
+        config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    @rule(state=st.sampled_from(["draft", "reviewed"]))
+    def change_status(self, state: str) -> None:
+        status = self.project / "status"
+        status.mkdir(exist_ok=True)
+        (status / "en.yaml").write_text(
+            f"posts/alpha:title:\n  source_hash: '000000000000'\n  state: {state}\n",
+            encoding="utf-8",
+        )
+
+    @invariant()
+    def incremental_equals_clean(self) -> None:
+        if not hasattr(self, "project"):
+            return
+        build(self.project, only=KINDS)
+        clean = self.tmp / "clean"
+        shutil.rmtree(clean, ignore_errors=True)
+        build(self.project, clean, use_cache=False, only=KINDS)
+        incremental = _without_pdf(tree_snapshot(self.project / "site"))
+        expected = _without_pdf(tree_snapshot(clean))
+        assert sorted(incremental) == sorted(expected)
+        differing = [p for p in expected if incremental[p] != expected[p]]
+        assert not differing, differing
+
+
+IncrementalEqualsClean.TestCase.settings = settings(
+    max_examples=10,
+    stateful_step_count=6,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+TestIncrementalEqualsClean = IncrementalEqualsClean.TestCase
