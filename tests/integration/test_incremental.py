@@ -164,7 +164,7 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
 
 
 IncrementalEqualsClean.TestCase.settings = settings(
-    max_examples=10,
+    max_examples=6,
     stateful_step_count=6,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
