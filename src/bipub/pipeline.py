@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,7 +28,7 @@ from bipub.project import Project
 from bipub.render import urls
 from bipub.render.catalogs import load_translations
 from bipub.render.markdown import RenderedMarkdown, render_markdown
-from bipub.write.output import OutputFile, OutputTree, publish, staged
+from bipub.write.output import OutputFile, OutputTree, publish, published_files, staged
 
 THEME_DIR = Path(__file__).resolve().parent / "theme"
 
@@ -239,17 +238,9 @@ def output_kind(path: str) -> str:
 
 def _keep_other_kinds(tree: OutputTree, only: set[str]) -> None:
     """build --only: carry over the previous output's files of the kinds not rebuilt."""
-    if not tree.out.is_dir():
-        return
-    kept = {}
-    for previous in sorted(tree.out.rglob("*")):
-        rel = previous.relative_to(tree.out).as_posix()
-        if previous.is_file() and output_kind(rel) not in only and rel not in tree.files:
-            target = tree.staging / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(previous, target)
-            kept[rel] = OutputFile(None, f"previous build ({rel})")
-    tree.merge(kept)
+    for rel in published_files(tree.out):
+        if output_kind(rel) not in only:
+            tree.carry_over(rel, OutputFile(None, f"previous build ({rel})"))
 
 
 def _static(project: Project, tree: OutputTree) -> None:

@@ -55,7 +55,7 @@ def test_partial_publish_keeps_other_languages(tmp_path: Path) -> None:
     assert not (out / "ko/old.html").exists()
     assert (out / "en/a.html").read_text() == "v1 en"
     assert (out / "index.html").read_text() == "root"
-    assert [p.name for p in tmp_path.iterdir()] == ["site"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".site.prev", "site"]
 
 
 def test_full_publish_removes_stale_files(tmp_path: Path) -> None:
@@ -78,14 +78,14 @@ def test_failed_publish_leaves_previous_site(
     with pytest.raises(KeyboardInterrupt):
         _publish(out, {"a.html": ("new", None)})
     assert (out / "a.html").read_text() == "old"
-    assert [p.name for p in tmp_path.iterdir()] == ["site"]
+    assert not [p.name for p in tmp_path.iterdir() if ".tmp-" in p.name]
 
 
 def test_error_while_staging_removes_the_staging_folder(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError), staged(tmp_path / "site") as tree:
         tree.add("a.html", "x", None, "t")
         raise RuntimeError("render failed")
-    assert [p.name for p in tmp_path.iterdir()] == [".site.lock"]
+    assert [p.name for p in tmp_path.iterdir() if ".tmp-" in p.name] == []
 
 
 def test_unchanged_files_keep_their_mtime(tmp_path: Path) -> None:
@@ -123,3 +123,26 @@ def test_two_builds_cannot_write_one_output(tmp_path: Path) -> None:
         ):
             pass
         tree.discard()
+
+
+def test_a_spare_copy_is_reused_and_never_leaks_old_files(tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    _publish(out, {"a.html": ("1", None), "old/x.html": ("x", None)})
+    _publish(out, {"a.html": ("2", None)})
+    _publish(out, {"a.html": ("3", None), "b.html": ("b", None)})
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*")) == ["a.html", "b.html"]
+    assert (out / "a.html").read_text() == "3"
+
+
+def test_rewriting_a_file_never_changes_the_live_site_through_a_shared_inode(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "site"
+    _publish(out, {"a.html": ("same", None), "b.html": ("v1", None)})
+    _publish(out, {"a.html": ("same", None), "b.html": ("v1", None)})  # staged files are links
+    tree = OutputTree.create(out)
+    tree.add("b.html", "v2", None, "t")
+    assert (out / "b.html").read_text() == "v1"  # live site untouched before publish
+    tree.add("a.html", "same", None, "t")
+    publish(tree)
+    assert (out / "b.html").read_text() == "v2"
