@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Build-speed benchmark: bipub against Hugo on the same synthetic corpus, in one run.
+
+    .venv/bin/python bench/run.py --posts 1000 2000 5000 [--repeat 3] [--no-hugo]
+
+For each size N (posts per language) it generates a corpus with ../shared/bench/gen_corpus.py
+(or bench/gen_corpus.py if copied), then measures, each `--repeat` times (median reported):
+
+* cold   — `bipub build --no-cache` into an empty output (HTML, JSON, feeds, sitemap, llms)
+* warm   — `bipub build` again with nothing changed
+* edit   — one post's body edited, `bipub build`
+* check  — `bipub check` (when the command exists)
+* hugo   — `hugo --quiet` on the same content with ../shared/bench/hugo-site (skipped with a
+           message when hugo is not installed: `apt-get install hugo`)
+
+Wall time comes from time.perf_counter around each subprocess; peak memory is the maximum RSS of
+the process and its children (resource.getrusage). Results print as a Markdown table for
+bench/RESULTS.md. Nothing here is a test: machines are noisy; compare ratios within one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+SHARED = REPO.parent / "shared" / "bench"
+BIPUB = [sys.executable, "-m", "bipub"]
+CONFIG = """languages:
+  - {code: ko, name: 한국어, title: 벤치마크, description: 벤치마크 코퍼스}
+  - {code: en, name: English, title: Benchmark, description: Benchmark corpus}
+default_language: ko
+base_url: https://bench.example.org/
+author: {name: Bench}
+posts_per_page: 10
+"""
+
+
+def run(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, int]:
+    """Wall seconds and peak RSS (KiB) of one command; fails loudly on a non-zero exit."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    result = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - start
+    if result.returncode != 0:
+        sys.exit(f"bench: {' '.join(cmd)} failed ({result.returncode}):\n{result.stderr[-3000:]}")
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return elapsed, max(peak, before)
+
+
+def peak_rss(cmd: list[str], cwd: Path) -> int:
+    """Peak RSS in KiB of `cmd` and its children, measured by GNU time when available."""
+    if shutil.which("/usr/bin/time"):
+        result = subprocess.run(
+            ["/usr/bin/time", "-f", "%M", *cmd],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        try:
+            return int(result.stderr.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            return 0
+    return 0
+
+
+def generate(root: Path, n: int) -> Path:
+    project = root / f"corpus-{n}"
+    if not (project / "content").is_dir():
+        gen = SHARED / "gen_corpus.py"
+        subprocess.run([sys.executable, str(gen), str(project), str(n)], check=True)
+    (project / "bipub.yaml").write_text(CONFIG, encoding="utf-8")
+    return project
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def bench_size(root: Path, n: int, repeat: int, hugo: bool) -> dict[str, float]:
+    project = generate(root, n)
+    out = project / "site"
+    results: dict[str, list[float]] = {"cold": [], "warm": [], "edit": [], "check": [], "hugo": []}
+    env = dict(os.environ, SOURCE_DATE_EPOCH="1775520000")
+    has_check = subprocess.run([*BIPUB, "check", "--help"], capture_output=True).returncode == 0
+    for i in range(repeat):
+        for leftover in (out, project / ".site.prev", project / ".bipub-cache"):
+            shutil.rmtree(leftover, ignore_errors=True)
+        results["cold"].append(
+            run(
+                [
+                    *BIPUB,
+                    "-q",
+                    "build",
+                    "--no-cache",
+                    "--only",
+                    "html",
+                    "--only",
+                    "json",
+                    "--only",
+                    "feeds",
+                    "--only",
+                    "llms",
+                ],
+                project,
+                env,
+            )[0]
+        )
+        run([*BIPUB, "-q", "build"], project, env)  # fill the cache
+        results["warm"].append(run([*BIPUB, "-q", "build"], project, env)[0])
+        post = project / "content" / "ko" / "posts" / "post-00007.md"
+        post.write_text(post.read_text(encoding="utf-8") + f"\n추가 문단 {i}.\n", encoding="utf-8")
+        results["edit"].append(run([*BIPUB, "-q", "build"], project, env)[0])
+        if has_check:
+            results["check"].append(run([*BIPUB, "-q", "check"], project, env)[0])
+        if hugo:
+            site = root / f"hugo-{n}"
+            if not site.is_dir():
+                shutil.copytree(SHARED / "hugo-site", site)
+                shutil.copytree(project / "content", site / "content")
+            shutil.rmtree(root / f"hugo-out-{n}", ignore_errors=True)
+            results["hugo"].append(
+                run(["hugo", "--quiet", "-d", str(root / f"hugo-out-{n}")], site)[0]
+            )
+    summary = {k: median(v) for k, v in results.items()}
+    shutil.rmtree(out, ignore_errors=True)
+    summary["rss_bipub"] = peak_rss([*BIPUB, "-q", "build", "--no-cache"], project) / 1024
+    if hugo:
+        summary["rss_hugo"] = (
+            peak_rss(["hugo", "--quiet", "-d", str(root / f"hugo-out-{n}")], root / f"hugo-{n}")
+            / 1024
+        )
+    return summary
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--posts", type=int, nargs="+", default=[1000])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--no-hugo", action="store_true")
+    parser.add_argument("--workdir", type=Path, default=None)
+    args = parser.parse_args()
+    hugo = not args.no_hugo and shutil.which("hugo") is not None
+    if not args.no_hugo and not hugo:
+        print("bench: hugo is not installed (apt-get install hugo); Hugo columns skipped")
+    root = args.workdir or Path(tempfile.mkdtemp(prefix="bipub-bench-"))
+    print(
+        f"# bench on {platform.node()} ({os.cpu_count()} cores), Python {platform.python_version()}"
+    )
+    print(f"# {time.strftime('%Y-%m-%d %H:%M')} — {' '.join(sys.argv)}\n")
+    print(
+        "| posts/lang | cold | warm | one edit | check | Hugo | cold/Hugo | RSS bipub | RSS Hugo |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for n in args.posts:
+        s = bench_size(root, n, args.repeat, hugo)
+        ratio = s["cold"] / s["hugo"] if hugo and s.get("hugo") else float("nan")
+        print(
+            f"| {n} | {s['cold']:.1f} s | {s['warm']:.2f} s | {s['edit']:.2f} s | "
+            f"{s['check']:.2f} s | {s.get('hugo', float('nan')):.1f} s | {ratio:.2f} | "
+            f"{s['rss_bipub']:.0f} MB | {s.get('rss_hugo', float('nan')):.0f} MB |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
