@@ -61,14 +61,15 @@ def split_sections(body: str, first_line: int) -> list[Section]:
     start = first_line
     fence: str | None = None
     for offset, line in enumerate(body.split("\n")):
-        m = _FENCE.match(line)
+        lead = line.lstrip(" ")[:1]
+        m = _FENCE.match(line) if lead in ("`", "~") else None
         if m:
             marker = m.group(2)
             if fence is None:
                 fence = marker[0] * len(marker)
             elif line.strip().startswith(fence) and set(line.strip()) <= {fence[0]}:
                 fence = None
-        if fence is None and _HEADING.match(line) and current:
+        if fence is None and lead == "#" and current and _HEADING.match(line):
             text = "\n".join(current).strip("\n")
             if text.strip():
                 sections.append(Section(len(sections), text, start))
