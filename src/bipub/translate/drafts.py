@@ -680,7 +680,7 @@ def _drafts(plan: Plan, jobs: Iterable[Job], answers: dict[str, str]) -> list[_D
     return out
 
 
-def _options(spec: Spec, qa_codes: Iterable[str]) -> dict[str, str]:
+def _options(spec: Spec, qa_codes: Iterable[str], sent: bool = True) -> dict[str, str]:
     import hashlib
 
     o = spec.options
@@ -692,6 +692,8 @@ def _options(spec: Spec, qa_codes: Iterable[str]) -> dict[str, str]:
     if o.context:
         out["context"] = hashlib.sha256(o.context.encode("utf-8")).hexdigest()[:12]
     out["glossary"] = spec.glossary_name if spec.glossary_pair and spec.glossary_name else "none"
+    if not sent:
+        out["copied"] = "nothing to translate (code, numbers, URLs only)"
     codes = sorted(set(qa_codes))
     if codes:
         out["qa"] = ",".join(codes)
@@ -705,7 +707,11 @@ def _draft_record(plan: Plan, draft: _Draft) -> StatusRecord:
         source=nfc(unit.source),
         origin="machine",
         engine=ENGINE,
-        options=_options(plan.specs[draft.job.spec], (c for c, _ in draft.problems)),
+        options=_options(
+            plan.specs[draft.job.spec],
+            (c for c, _ in draft.problems),
+            sent=draft.job.needs_request,
+        ),
         state="draft",
         translation_hash=text_hash(draft.text),
     )
