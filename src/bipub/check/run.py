@@ -320,11 +320,15 @@ def analyze(
     strict: bool = False,
 ) -> Analysis:
     """Run every check. ConfigError (exit 2) for a bad bipub.yaml or --lang."""
+    from bipub.cache import BuildCache
     from bipub.pipeline import load, pair
 
     project = Project(root)
     collector = Collector()
-    config, content = load(project, collector)
+    cache = BuildCache.load(project.cache)  # parsed documents shared with `bipub build`
+    config, content = load(project, collector, cache)
+    if not collector.errors:
+        cache.save(project.cache)
     validate_options(root, config.check)
     unknown = [lang for lang in langs if lang not in config.codes]
     if unknown:
