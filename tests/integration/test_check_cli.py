@@ -621,8 +621,16 @@ def test_check_renders_nothing(project: Callable[..., Path], cli: Callable[..., 
 
     before = files()
     assert cli("-C", str(root), "check").exit_code == 0
-    # only its QA cache is written (a warm check parses only what changed)
-    assert files() == sorted([*before, ".bipub-cache", ".bipub-cache/check-qa.json"])
+    # only its caches are written (a warm check parses and checks only what changed)
+    assert files() == sorted(
+        [
+            *before,
+            ".bipub-cache",
+            ".bipub-cache/.gitignore",
+            ".bipub-cache/build.pickle",
+            ".bipub-cache/check-qa.json",
+        ]
+    )
     assert cli("-C", str(root), "check").exit_code == 0
 
 
