@@ -118,11 +118,11 @@ def make_handler(site: Path, state: BuildState) -> type[SimpleHTTPRequestHandler
                 self.wfile.write(data)
 
         def _events(self) -> None:
+            seen = state.generation  # before the headers: a rebuild right after them is an event
             self.send_response(HTTPStatus.OK)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Cache-Control", "no-store")
             self.end_headers()
-            seen = state.generation
             try:
                 while True:
                     with state.cond:

@@ -25,9 +25,11 @@ _scandir, _listdir, _iterdir = os.scandir, os.listdir, pathlib.Path.iterdir
 
 class _Reversed:
     def __init__(self, entries):
-        self._entries = sorted(entries, key=lambda e: e.name, reverse=True)
+        self._it = iter(sorted(entries, key=lambda e: e.name, reverse=True))
     def __iter__(self):
-        return iter(self._entries)
+        return self
+    def __next__(self):
+        return next(self._it)
     def __enter__(self):
         return self
     def __exit__(self, *exc):

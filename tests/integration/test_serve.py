@@ -99,3 +99,38 @@ def test_reload_event_after_rebuild(server: tuple[int, BuildState]) -> None:
     response.fp.readline()
     assert response.fp.readline() == b"event: failed\n"
     assert b"content/ko/posts/x.md:3: bad" in response.fp.readline()
+
+
+def test_the_dev_server_binds_loopback_by_default() -> None:
+    from bipub.cli import serve
+
+    host = next(p for p in serve.params if p.name == "host")
+    assert host.default == "127.0.0.1"
+
+
+def test_a_build_in_progress_is_never_served(tmp_path: Path) -> None:
+    """The server reads the published folder; a staged build beside it is invisible until the swap."""
+    from bipub.write.output import publish, staged
+
+    out = tmp_path / "serve"
+    with staged(out) as tree:
+        tree.add("ko/index.html", "<html><body>v1</body></html>", "ko", "t")
+        publish(tree)
+    state = BuildState()
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(out, state))
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    port = httpd.server_address[1]
+    try:
+        with staged(out) as tree:
+            tree.add("ko/index.html", "<html><body>v2</body></html>", "ko", "t")
+            tree.add("ko/new/index.html", "<html><body>new</body></html>", "ko", "t")
+            assert b"v1" in get(port, "/ko/")[1]
+            assert get(port, "/ko/new/")[0] == 404
+            staging = tree.staging.name
+            assert get(port, f"/../{staging}/ko/index.html")[0] == 404
+            publish(tree)
+        assert b"v2" in get(port, "/ko/")[1]
+        assert get(port, "/ko/new/")[0] == 200
+    finally:
+        httpd.shutdown()

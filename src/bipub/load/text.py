@@ -35,3 +35,22 @@ def decode_text(data: bytes, rel: str) -> str:
 
 def read_text(path: Path, rel: str) -> str:
     return decode_text(path.read_bytes(), rel)
+
+
+class OutsideRootError(TextDecodeError):
+    """A file that is a symbolic link or resolves outside its root (caught like a decode error)."""
+
+
+def read_inside(path: Path, rel: str, root: Path) -> str:
+    """`read_text` for a file of the project: a symbolic link, or a path that resolves outside
+    `root` (component-wise, not a string prefix), is an error naming the file — never read."""
+    if path.is_symlink() or not path.resolve().is_relative_to(root.resolve()):
+        raise OutsideRootError(
+            Diagnostic(
+                rel,
+                None,
+                "symlink",
+                "symbolic links are not followed (nor files outside the project)",
+            )
+        )
+    return read_text(path, rel)

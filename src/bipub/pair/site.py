@@ -238,7 +238,7 @@ def _pair_documents(
     groups: dict[tuple[Kind, str], dict[str, Document]] = defaultdict(dict)
     for doc in content.documents:
         group = groups[(doc.kind, doc.pair_key)]
-        if False:
+        if doc.lang in group:
             other = group[doc.lang]
             if other.rel == doc.rel:  # names equal after NFC: one of them is NFD (macOS)
                 message = (

@@ -26,7 +26,7 @@ from typing import Literal
 from pydantic import StrictStr, ValidationError
 
 from bipub.diagnostics import Collector
-from bipub.load.text import TextDecodeError, read_text
+from bipub.load.text import TextDecodeError, read_inside
 from bipub.load.yaml_strict import YamlError, load_yaml
 from bipub.model.fields import IsoDate, Strict
 from bipub.model.validate import validation_diagnostics
@@ -65,7 +65,7 @@ def load_status(root: Path, lang: str, collector: Collector) -> StatusFile:
     if not path.is_file():
         return StatusFile(lang, rel, {}, {})
     try:
-        doc = load_yaml(read_text(path, rel), rel)
+        doc = load_yaml(read_inside(path, rel, root), rel)
     except TextDecodeError as exc:
         collector.add(exc.diagnostic)
         return StatusFile(lang, rel, {}, {})

@@ -19,7 +19,7 @@ from babel.messages.pofile import PoFileError, read_po
 from babel.support import NullTranslations, Translations
 
 from bipub.diagnostics import Collector
-from bipub.load.text import TextDecodeError, read_text
+from bipub.load.text import TextDecodeError, read_inside, read_text
 
 DOMAIN = "messages"
 _PLACEHOLDER = re.compile(r"%\((\w+)\)[sdifr]|\{(\w*)\}|%[sdif]")
@@ -45,9 +45,12 @@ class CatalogStats:
     fuzzy: list[str]
 
 
-def read_catalog(path: Path, rel: str, lang: str, collector: Collector) -> Catalog | None:
+def read_catalog(
+    path: Path, rel: str, lang: str, collector: Collector, root: Path | None = None
+) -> Catalog | None:
+    """Parse a .po file; with `root`, a symbolic link or a file outside `root` is an error."""
     try:
-        text = read_text(path, rel)
+        text = read_text(path, rel) if root is None else read_inside(path, rel, root)
     except TextDecodeError as exc:
         collector.add(exc.diagnostic)
         return None
@@ -112,7 +115,8 @@ def load_translations(
         if not path.is_file():
             continue
         rel = f"{label}/{lang}/LC_MESSAGES/{DOMAIN}.po"
-        catalog = read_catalog(path, rel, lang, collector)
+        own = not label.startswith("(bipub theme)")  # the project's catalogs stay inside it
+        catalog = read_catalog(path, rel, lang, collector, folder.parent if own else None)
         if catalog is None:
             continue
         clean = Catalog(locale=lang, domain=DOMAIN)

@@ -63,6 +63,7 @@ if TYPE_CHECKING:
 
 THEME_STATIC = Path(__file__).resolve().parent.parent / "theme" / "static"
 WORKERS = 2
+FORKSERVER_MIN_JOBS = 4
 VARIANT = "pdf/ua-1"  # tagged PDF (structure tree, /Lang, XMP metadata)
 SUBSETTING_MESSAGE = (
     "fast font subsetting unavailable (install libharfbuzz-subset0); PDFs will take ~20 s"
@@ -355,17 +356,22 @@ def run_jobs(jobs: list[PdfJob], workers: int = WORKERS) -> list[PdfResult]:
     import multiprocessing
     import threading
     from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing.context import BaseContext
 
     # fork is cheapest: the workers inherit WeasyPrint imported and fontconfig, Pango and the
     # fonts warmed up by one tiny render here (a cold first render costs ~1 s more per process).
-    # It is unsafe with threads alive (a progress bar, `bipub serve`): forkserver then.
+    # It is unsafe with threads alive (a progress bar, `bipub serve`): then a forkserver that
+    # preloads WeasyPrint, worth its start-up (~1 s) only for several documents.
     methods = multiprocessing.get_all_start_methods()
-    method = "fork" if "fork" in methods and threading.active_count() == 1 else None
-    if method is None and "forkserver" in methods:
-        method = "forkserver"
-    if method == "fork":
+    context: BaseContext
+    if "fork" in methods and threading.active_count() == 1:
         _warm_up(jobs[0])
-    context = multiprocessing.get_context(method)
+        context = multiprocessing.get_context("fork")
+    elif "forkserver" in methods and len(jobs) >= FORKSERVER_MIN_JOBS:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["__main__", "bipub.render.pdf", "weasyprint"])
+    else:
+        return [render_job(job) for job in jobs]
     # Biggest first so the two workers finish together; results are put back in job order.
     order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i].html))
     with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context) as pool:

@@ -145,8 +145,9 @@ def wrap_words(text: str, spans: bool = False) -> str:
 
 
 class _Breaker(HTMLParser):
-    def __init__(self) -> None:
+    def __init__(self, spans: bool = False) -> None:
         super().__init__(convert_charrefs=True)
+        self.spans = spans
         self.out: list[str] = []
         self.skip: list[str] = []  # open elements whose text is left alone
         self.raw = False  # inside <script>/<style>: text is emitted verbatim
@@ -197,7 +198,7 @@ class _Breaker(HTMLParser):
                 self.out[self.tail_index] += WORD_JOINER
             elif editable:
                 data = WORD_JOINER + data
-        self.out.append(wrap_words(data) if editable else escape(data, quote=False))
+        self.out.append(wrap_words(data, self.spans) if editable else escape(data, quote=False))
         self.tail = data[-1]
         self.tail_index = len(self.out) - 1 if editable else None
 
@@ -214,9 +215,10 @@ class _Breaker(HTMLParser):
         self.out.append(f"<![{data}]>")
 
 
-def korean_line_breaks(html: str) -> str:
-    """The print HTML with Korean words protected from breaking (see the module docstring)."""
-    parser = _Breaker()
+def korean_line_breaks(html: str, spans: bool = False) -> str:
+    """The print HTML with Korean words protected from breaking (see the module docstring);
+    `spans=True`: kw spans instead of word joiners (slower; kept for comparison in bench/)."""
+    parser = _Breaker(spans)
     parser.feed(html)
     parser.close()
     return "".join(parser.out)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import traceback
+from collections.abc import Callable
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -69,6 +70,29 @@ def bytecode_cache(folder: Path | None) -> jinja2.BytecodeCache:
     return jinja2.FileSystemBytecodeCache(str(folder))
 
 
+class TemplateOutsideError(jinja2.TemplateError):
+    def __init__(self, rel: str) -> None:
+        super().__init__(f"{rel}: symbolic links and files outside templates/ are not read")
+        self.rel = rel
+
+
+class _ProjectLoader(jinja2.FileSystemLoader):
+    """The project's templates/: a symbolic link, or a file resolving outside it, is never read."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(str(root))
+        self.root = root
+
+    def get_source(
+        self, environment: jinja2.Environment, template: str
+    ) -> tuple[str, str, Callable[[], bool]]:
+        source, filename, uptodate = super().get_source(environment, template)
+        path = Path(filename)
+        if path.is_symlink() or not path.resolve().is_relative_to(self.root.resolve()):
+            raise TemplateOutsideError(f"templates/{template}")
+        return source, filename, uptodate
+
+
 def make_environment(
     project_templates: Path | None,
     lang: str,
@@ -77,7 +101,7 @@ def make_environment(
 ) -> jinja2.Environment:
     loaders: list[jinja2.BaseLoader] = []
     if project_templates is not None and project_templates.is_dir():
-        loaders.append(jinja2.FileSystemLoader(str(project_templates)))
+        loaders.append(_ProjectLoader(project_templates))
     loaders.append(jinja2.FileSystemLoader(str(THEME_DIR / "templates")))
     env = jinja2.Environment(
         loader=jinja2.ChoiceLoader(loaders),
@@ -109,6 +133,8 @@ def make_environment(
 
 def template_error(exc: BaseException, project_root: Path | None = None) -> Diagnostic:
     """A Diagnostic naming the template and line of a Jinja2 error."""
+    if isinstance(exc, TemplateOutsideError):
+        return Diagnostic(exc.rel, None, "symlink", "symbolic links are not followed")
     if isinstance(exc, jinja2.TemplateSyntaxError):
         name = exc.filename or exc.name or "?"
         return Diagnostic(_rel(name, project_root), exc.lineno, "template", exc.message or str(exc))
