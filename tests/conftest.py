@@ -36,8 +36,12 @@ def update_golden(request: pytest.FixtureRequest) -> bool:
 
 
 @pytest.fixture(autouse=True)
-def _fixed_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+def _fixed_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1775520000")  # 2026-04-07
+    # the cache signing key and compiled templates live in the user's cache: keep tests out of ~
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))
     monkeypatch.delenv("DEEPL_AUTH_KEY", raising=False)
     monkeypatch.delenv("DEEPL_SERVER_URL", raising=False)
 

@@ -10,13 +10,20 @@
 
 The cache is only an optimization: output with and without it is byte-identical (tested), and an
 unreadable or incompatible cache file is ignored and rebuilt (said at -v).
+
+The cache file is pickled, and unpickling runs code, so a cache planted in a cloned repository
+must never be loaded: every cache file is signed (HMAC-SHA256) with a key kept outside the
+project, in the user's cache folder (`$XDG_CACHE_HOME/bipub/cache-key`, mode 0600). A file
+without a valid signature is ignored.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import os
 import pickle
+import secrets
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -58,8 +65,11 @@ class BuildCache:
         if not path.is_file():
             return cls(note="no build cache yet")
         try:
-            with path.open("rb") as f:
-                stamp, data = pickle.load(f)  # noqa: S301 - our own file in the project's cache folder
+            blob = path.read_bytes()
+            signature, payload = blob[:32], blob[32:]
+            if not hmac.compare_digest(signature, _sign(payload)):
+                return cls(note="build cache ignored (not signed by this user's key)")
+            stamp, data = pickle.loads(payload)  # noqa: S301 - signed by us (see module docstring)
         except Exception as exc:  # any unreadable cache is rebuilt, never trusted
             return cls(note=f"build cache ignored ({type(exc).__name__}: {exc})")
         cache = cls()
@@ -78,11 +88,46 @@ class BuildCache:
         if not gitignore.exists():
             gitignore.write_text("*\n", encoding="utf-8")
         data = {"docs": self.docs, "pages": self.pages, "minutes": self.minutes}
+        payload = pickle.dumps((self.stamp, data), protocol=pickle.HIGHEST_PROTOCOL)
         fd, tmp = tempfile.mkstemp(prefix=".build-", dir=folder)
         try:
             with os.fdopen(fd, "wb") as f:
-                pickle.dump((self.stamp, data), f, protocol=pickle.HIGHEST_PROTOCOL)
+                f.write(_sign(payload))
+                f.write(payload)
             os.replace(tmp, folder / FILE)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+
+
+def user_cache_dir() -> Path:
+    """bipub's folder in the user's cache ($XDG_CACHE_HOME/bipub or ~/.cache/bipub)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "bipub"
+
+
+def _key() -> bytes:
+    path = user_cache_dir() / "cache-key"
+    try:
+        key = path.read_bytes()
+        if len(key) >= 32:
+            return key
+    except OSError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_bytes(32)
+    fd, tmp = tempfile.mkstemp(dir=path.parent)
+    with os.fdopen(fd, "wb") as f:
+        f.write(key)
+    os.chmod(tmp, 0o600)
+    try:
+        os.link(tmp, path)  # first writer wins; a concurrent bipub reads the same key
+    except FileExistsError:
+        pass
+    finally:
+        os.unlink(tmp)
+    return path.read_bytes()
+
+
+def _sign(payload: bytes) -> bytes:
+    return hmac.new(_key(), payload, hashlib.sha256).digest()

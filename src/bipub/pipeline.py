@@ -19,7 +19,7 @@ from functools import partial
 from pathlib import Path
 
 from bipub import __version__
-from bipub.cache import BuildCache
+from bipub.cache import BuildCache, user_cache_dir
 from bipub.config import SiteConfig, load_config
 from bipub.diagnostics import Collector, ConfigError, Diagnostic, DiagnosticError, Severity
 from bipub.load.content import Content, load_content
@@ -65,7 +65,8 @@ class MarkdownCache:
         self.collector = collector
         self._cache: dict[str, RenderedMarkdown] = {}
 
-    def __call__(self, rel: str, body: str) -> RenderedMarkdown:
+    def __call__(self, rel: str, body: str, first_line: int = 1) -> RenderedMarkdown:
+        """Render a document body once; `first_line` is the body's line in the file."""
         hit = self._cache.get(rel)
         if hit is None:
             hit = render_markdown(body, raw_html=self.raw_html)
@@ -75,6 +76,14 @@ class MarkdownCache:
                     None,
                     "code-language",
                     f"code block language {name!r} is unknown to Pygments; shown unhighlighted",
+                )
+            for dropped in hit.dropped_links:
+                self.collector.warning(
+                    rel,
+                    first_line + dropped.line - 1 if dropped.line else None,
+                    "unsafe-link",
+                    f"link target {dropped.url!r} dropped (only http(s), mailto, tel and "
+                    "relative links are allowed); its text is shown as written",
                 )
             self._cache[rel] = hit
         return hit
@@ -103,7 +112,8 @@ def render(
     url = urls.UrlBuilder(config.base_url)
     markdown = MarkdownCache(config.outputs.raw_html, collector)
     envs = {}
-    bytecode = bytecode_cache(project.cache / "jinja" if cache is not None else None)
+    # compiled templates are code: kept in the user's cache, never in the (cloneable) project
+    bytecode = bytecode_cache(user_cache_dir() / "jinja" if cache is not None else None)
     for lang in config.codes:
         translations = load_translations(
             lang,
@@ -356,6 +366,6 @@ def build(
         len(tree.files),
         changed,
         time.perf_counter() - started,
-        collector.warnings,
+        sorted(set(collector.warnings), key=lambda d: (d.file or "", d.line or 0, d.message)),
         len(tree.kept),
     )

@@ -248,11 +248,6 @@ def test_cv_urls_go_through_the_url_filter(hostile: Path) -> None:
         assert uris and not [u for u in uris if not is_safe_url(u) and u != BLOCKED_URL], uris
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="render_markdown now reports RenderedMarkdown.dropped_links; pipeline.MarkdownCache "
-    "(the lead's file) must turn them into warnings at doc.body_line + line - 1",
-)
 def test_a_dropped_javascript_link_is_a_warning_naming_file_and_line(
     make_project: Callable[[str], Path], cli: Cli
 ) -> None:
@@ -426,40 +421,48 @@ def test_sigkill_mid_build_leaves_the_previous_site(
     assert tree_snapshot(project / "site") == tree_snapshot(fresh / "site")
 
 
-KILL_BETWEEN_RENAMES = """
+KILL_AT_SWAP = """
 import os, sys
-from pathlib import Path
-real = Path.rename
-def rename(self, target):
-    result = real(self, target)
-    if self.name == "site" and ".site.old-" in str(target):
-        os._exit(137)  # killed between moving the old site away and moving the new one in
-    return result
-Path.rename = rename
+from bipub.write import output
+real = output._exchange
+def exchange(a, b):
+    if os.environ["KILL"] == "before":
+        os._exit(137)
+    done = real(a, b)
+    os._exit(137)
+output._exchange = exchange
 from bipub.cli import main
 main()
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="write/output.py swaps with two renames: a kill between them leaves no site/ and the "
-    "next build deletes the previous one (.site.old-*); needs renameat2(RENAME_EXCHANGE) or "
-    "recovery of .site.old-* in staged() — for the lead",
-)
-def test_kill_between_the_two_renames_of_the_swap_keeps_the_previous_site(
-    built: tuple[Path, dict[str, bytes]],
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_a_kill_at_the_swap_leaves_a_complete_site(
+    built: tuple[Path, dict[str, bytes]], when: str, cli: Cli, tmp_path: Path
 ) -> None:
+    """The swap is one atomic exchange: killed just before it, the previous site is intact;
+    just after it, the new site is complete; either way the next build cleans up."""
     project, before = built
-    env = {**os.environ, "SOURCE_DATE_EPOCH": "1775520000", "PYTHONPATH": str(REPO / "src")}
+    env = {
+        **os.environ,
+        "SOURCE_DATE_EPOCH": "1775520000",
+        "PYTHONPATH": str(REPO / "src"),
+        "KILL": when,
+    }
     run = subprocess.run(
-        [sys.executable, "-c", KILL_BETWEEN_RENAMES, "-C", str(project), "-q", "build"],
+        [sys.executable, "-c", KILL_AT_SWAP, "-C", str(project), "-q", "build"],
         env=env,
         capture_output=True,
         check=False,
     )
     assert run.returncode == 137, run.stderr
-    assert tree_snapshot(project / "site") == before
+    after_kill = tree_snapshot(project / "site")
+    fresh = tmp_path / "fresh"
+    assert cli("-C", str(project), "-q", "build", "--no-cache", "--out", str(fresh)).exit_code == 0
+    assert after_kill == (before if when == "before" else tree_snapshot(fresh))
+    assert cli("-C", str(project), "-q", "build").exit_code == 0
+    assert tree_snapshot(project / "site") == tree_snapshot(fresh)
+    assert not list(project.glob(".site.tmp-*"))
 
 
 class _Planted:
@@ -472,12 +475,6 @@ class _Planted:
         return (os.makedirs, (str(self.marker),))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bipub/cache.py unpickles .bipub-cache/build.pickle from the project folder: a cloned "
-    "repository that ships one runs code on `bipub build` — for the lead (use JSON, or sign the "
-    "cache with a key kept outside the project)",
-)
 def test_a_planted_build_cache_does_not_run_code(make_project, cli: Cli) -> None:
     project = make_project("minimal")
     marker = project.parent / "pwned"

@@ -325,10 +325,10 @@ def analyze(
 
     project = Project(root)
     collector = Collector()
-    cache = BuildCache.load(project.cache)  # parsed documents shared with `bipub build`
-    config, content = load(project, collector, cache)
+    build_cache = BuildCache.load(project.cache)  # parsed documents shared with `bipub build`
+    config, content = load(project, collector, build_cache)
     if not collector.errors:
-        cache.save(project.cache)
+        build_cache.save(project.cache)
     validate_options(root, config.check)
     unknown = [lang for lang in langs if lang not in config.codes]
     if unknown:

@@ -64,7 +64,7 @@ def atom_feed(site: Site, lang: str, url: urls.UrlBuilder, render: RenderFn) -> 
         if doc.meta.description:
             ET.SubElement(item, f"{{{ATOM}}}summary").text = doc.meta.description
         ET.SubElement(item, f"{{{ATOM}}}content", {"type": "html"}).text = render(
-            doc.rel, doc.body
+            doc.rel, doc.body, doc.body_line
         ).html
         for tag in doc.meta.tags:
             ET.SubElement(item, f"{{{ATOM}}}category", {"term": tag})
@@ -115,4 +115,4 @@ def robots(url: urls.UrlBuilder) -> str:
 
 from collections.abc import Callable  # noqa: E402
 
-RenderFn = Callable[[str, str], RenderedMarkdown]
+RenderFn = Callable[..., RenderedMarkdown]  # (rel, body, first_line)

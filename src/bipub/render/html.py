@@ -88,7 +88,7 @@ class HtmlRenderer:
     def __init__(
         self,
         site: Site,
-        rendered: Callable[[str, str], RenderedMarkdown],
+        rendered: Callable[..., RenderedMarkdown],  # (rel, body, first_line)
         url: urls.UrlBuilder,
         extra_context: Callable[[str], dict[str, Any]] | None = None,
     ) -> None:
@@ -379,7 +379,7 @@ class HtmlRenderer:
     def _post_view(self, entry: Entry, lang: str) -> PostView:
         version = entry.versions[lang]
         doc = version.doc
-        rendered = self.rendered(doc.rel, doc.body)
+        rendered = self.rendered(doc.rel, doc.body, doc.body_line)
         nav = None
         series = self.site.series_by_entry.get((lang, entry.key))
         if entry.kind == "posts" and series is not None:

@@ -20,6 +20,8 @@
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import fcntl
 import os
 import shutil
@@ -209,8 +211,11 @@ def staged(out: Path) -> Iterator[OutputTree]:
 
 
 def _clean_leftovers(out: Path) -> None:
-    """A killed build leaves its staging folder: reuse one as the spare copy, remove the rest."""
+    """A killed build leaves its staging folder: reuse one as the spare copy, remove the rest.
+    If a kill landed between the two renames of a non-atomic swap, put the previous site back."""
     prev = prev_folder(out)
+    if not out.exists() and prev.is_dir() and not prev.is_symlink():
+        prev.rename(out)
     for leftover in sorted(out.parent.glob(f".{out.name}.tmp-*")) + sorted(
         out.parent.glob(f".{out.name}.old-*")
     ):
@@ -301,15 +306,52 @@ def _prune(staging: Path, wanted: set[str]) -> None:
 
 
 def _swap(new: Path, out: Path) -> None:
+    """Publish `new` as `out`; the replaced site becomes the spare copy (`.site.prev`).
+
+    On Linux the two folders are exchanged in one atomic step (renameat2 RENAME_EXCHANGE), so
+    at every instant `out` is either the complete previous site or the complete new one. Where
+    that is not supported, two renames are used and `staged()` restores the previous site if a
+    kill lands between them.
+    """
     if not out.exists():
         new.rename(out)
         return
     prev = prev_folder(out)
     if prev.exists():
         shutil.rmtree(prev)
+    if _exchange(new, out):
+        new.rename(prev)  # `new` now holds the replaced site
+        return
     out.rename(prev)
     try:
         new.rename(out)
     except BaseException:
         prev.rename(out)
         raise
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically exchange two paths (Linux renameat2). False when the system cannot."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    renameat2.argtypes = [
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_uint,
+    ]
+    result = renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
+    if result == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+        return False  # kernel or file system without RENAME_EXCHANGE: two renames instead
+    raise OSError(err, f"cannot exchange {a} and {b}: {os.strerror(err)}")
