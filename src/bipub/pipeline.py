@@ -189,6 +189,7 @@ def render(
             collector,
             bilingual=langs == config.codes,
             now=pdf.build_time(os.environ),
+            cache_dir=user_cache_dir() if cache is not None else None,  # --no-cache: None
         ):
             tree.add(path, data, owner, origin)
     return counts

@@ -53,6 +53,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     post.write_text(post.read_text(encoding="utf-8").replace("---\n", "---\npdf: true\n", 1))
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("SOURCE_DATE_EPOCH", "1775520000")
+        mp.setenv("XDG_CACHE_HOME", str(root.parent / "user-cache"))
         result = CliRunner().invoke(main, ["-C", str(root), "build", "--only", "pdf"])
     assert result.exit_code == 0, result.output
     return root / "site"
@@ -151,7 +152,8 @@ def test_two_builds_are_byte_identical(
 ) -> None:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1775520000")
     again = built.parent / "again"
-    result = cli("-C", str(built.parent), "build", "--only", "pdf", "--out", str(again))
+    args = ("-C", str(built.parent), "build", "--only", "pdf", "--no-cache", "--out", str(again))
+    result = cli(*args)  # rendered again, not reused
     assert result.exit_code == 0, result.stderr
     for path in sorted(built.rglob("*.pdf")):
         rel = path.relative_to(built)
@@ -204,6 +206,13 @@ def test_korean_lines_break_only_between_words(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------- failures
+@pytest.fixture(autouse=True)
+def user_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """bipub's user cache (font cmaps, rendered PDFs) in the test's own folder."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+    return tmp_path / "user-cache"
+
+
 @pytest.fixture
 def project(make_project: Callable[[str], Path]) -> Path:
     return make_project("minimal")
@@ -322,13 +331,14 @@ def test_only_keeps_the_other_kinds_and_letter_paper(project: Path, cli: Cli) ->
 
 
 def test_slow_subsetting_is_a_warning_and_an_error_under_strict(
-    project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+    project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch, user_cache: Path
 ) -> None:
     monkeypatch.setattr(pdf, "fast_subsetting_available", lambda: False)
     message = "fast font subsetting unavailable (install libharfbuzz-subset0)"
     result = cli("-C", str(project), "build", "--only", "pdf", "--lang", "en")
     assert result.exit_code == 0
     assert f"warning: {message}" in result.stderr
+    shutil.rmtree(user_cache / "bipub" / "pdf")  # checked when something is rendered
     strict = cli("-C", str(project), "build", "--only", "pdf", "--lang", "en", "--strict")
     assert strict.exit_code == 1
     assert message in strict.stderr and "(--strict)" in strict.stderr
@@ -349,3 +359,33 @@ def test_site_pages_link_their_pdfs(project: Path) -> None:
         {"label": "한국어", "lang": "ko", "href": "/sub/pdf/cv-ko.pdf"},
         {"label": "한국어 + English", "lang": "ko-en", "href": "/sub/pdf/cv-ko-en.pdf"},
     ]
+
+
+def test_unchanged_pdfs_are_reused_and_a_changed_image_renders_again(
+    project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from PIL import Image
+
+    image = project / "content" / "ko" / "posts" / "chart.png"
+    Image.new("RGB", (40, 20), "navy").save(image)
+    _add_pdf_post(project, "![차트](chart.png)")
+    assert cli("-C", str(project), "build", "--only", "pdf", "--lang", "ko").exit_code == 0
+    post = project / "site" / "ko" / "blog" / "alpha" / "alpha.pdf"
+    first = post.read_bytes()
+
+    rendered: list[str] = []
+    real = pdf.run_jobs
+
+    def spy(jobs: list[pdf.PdfJob], workers: int = pdf.WORKERS) -> list[pdf.PdfResult]:
+        rendered.extend(job.document for job in jobs)
+        return real(jobs, workers)
+
+    monkeypatch.setattr(pdf, "run_jobs", spy)
+    assert cli("-C", str(project), "build", "--only", "pdf", "--lang", "ko").exit_code == 0
+    assert rendered == []  # nothing changed: every PDF came from .bipub-cache/pdf
+    assert post.read_bytes() == first
+
+    Image.new("RGB", (40, 20), "darkred").save(image)
+    assert cli("-C", str(project), "build", "--only", "pdf", "--lang", "ko").exit_code == 0
+    assert rendered == ["ko/blog/alpha/alpha.pdf"]  # the image it read changed
+    assert post.read_bytes() != first

@@ -12,6 +12,8 @@ fast). The flow, from `render_pdfs` (called once from pipeline.render):
    (U+XXXX) and where it occurs (CV field path, or file and line) — no box (tofu) ever ships.
 4. Rendering runs in a pool of 2 processes (plain data in: HTML + settings; bytes out), in
    job order whatever finishes first, so results are deterministic.
+5. A PDF whose print HTML, fonts, versions and read files are unchanged since the last build is
+   taken from the user's cache instead (RenderCache); `bipub build --no-cache` renders all.
 
 Fetching policy (the `_Fetcher` below, given to WeasyPrint for every URL it would load):
 * `file:` URLs only inside the project root or the theme's static folder, after resolving
@@ -21,6 +23,8 @@ Fetching policy (the `_Fetcher` below, given to WeasyPrint for every URL it woul
 * everything else — http(s), ftp, file outside, file on another host, about: — is refused and
   never opened (no network at all, so no redirects). `<link rel=attachment>` is refused too.
 Every refused or missing URL is an error naming the document and the URL; the PDF is discarded.
+A refused URL raises an ordinary error inside WeasyPrint (not FatalURLFetchingError), so one run
+names every refused URL of a document; nothing is opened either way.
 
 WeasyPrint's log is captured per document (a handler on the "weasyprint" logger). Messages that
 mean wrong output are errors: a .notdef glyph, a failed fetch, an invalid value of a property
@@ -34,6 +38,8 @@ pipeline reads SOURCE_DATE_EPOCH) or, for posts, the post's date; without either
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import os
 import re
@@ -121,6 +127,7 @@ class PdfResult:
     data: bytes | None
     diagnostics: tuple[Diagnostic, ...] = ()
     seconds: float = 0.0
+    files: tuple[str, ...] = ()  # project files WeasyPrint read (images…), for the cache
 
 
 @dataclass
@@ -215,7 +222,9 @@ def decode_data_url(url: str) -> tuple[str, bytes]:
     return mime, unquote_to_bytes(payload)
 
 
-def _make_fetcher(roots: tuple[str, ...], blocked: list[tuple[str, str]]) -> Any:
+def _make_fetcher(
+    roots: tuple[str, ...], blocked: list[tuple[str, str]], read: list[str] | None = None
+) -> Any:
     import mimetypes
 
     from weasyprint.urls import URLFetcher, URLFetcherResponse
@@ -236,6 +245,8 @@ def _make_fetcher(roots: tuple[str, ...], blocked: list[tuple[str, str]]) -> Any
                 mime, body = decode_data_url(url)
                 return URLFetcherResponse(url, body, {"Content-Type": mime})
             assert path is not None
+            if read is not None:
+                read.append(str(path))
             mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
             return URLFetcherResponse(path.as_uri(), path.read_bytes(), {"Content-Type": mime})
 
@@ -293,6 +304,7 @@ def render_job(job: PdfJob) -> PdfResult:
     from weasyprint.urls import FatalURLFetchingError
 
     blocked: list[tuple[str, str]] = []
+    read: list[str] = []
     logger = logging.getLogger("weasyprint")
     capture = _Capture()
     saved = (logger.level, logger.propagate)
@@ -304,7 +316,9 @@ def render_job(job: PdfJob) -> PdfResult:
     try:
         options: dict[str, Any] = {"pdf_variant": job.variant, "pdf_identifier": False}
         document = weasyprint.HTML(
-            string=job.html, base_url=job.base_url, url_fetcher=_make_fetcher(job.roots, blocked)
+            string=job.html,
+            base_url=job.base_url,
+            url_fetcher=_make_fetcher(job.roots, blocked, read),
         ).render(**options)
         for page in document.pages:  # outline titles without the pre-pass's word joiners
             page.bookmarks = [
@@ -331,7 +345,13 @@ def render_job(job: PdfJob) -> PdfResult:
         diagnostics.append(_diag(job, code, text, severity))
     if any(d.severity is Severity.ERROR for d in diagnostics):
         data = None
-    return PdfResult(job.document, data, tuple(diagnostics), time.perf_counter() - started)
+    return PdfResult(
+        job.document,
+        data,
+        tuple(diagnostics),
+        time.perf_counter() - started,
+        tuple(sorted(set(read))),
+    )
 
 
 def _diag(job: PdfJob, code: str, message: str, severity: Severity = Severity.ERROR) -> Diagnostic:
@@ -524,11 +544,14 @@ def render_pdfs(
     *,
     bilingual: bool,
     now: datetime | None,
+    cache_dir: Path | None = None,
     workers: int = WORKERS,
 ) -> list[tuple[str, bytes, str | None, str]]:
     """Every PDF of the build as (output path, bytes, owning language, origin).
 
     Problems go to `collector` (errors stop the build in the pipeline, as for every output).
+    `cache_dir` (the user's bipub cache, never the project: a cloned repository could plant
+    files there) keeps font cmaps and rendered PDFs between builds; None: no cache.
     """
     prepared = prepare_pdfs(
         project, site, langs, envs, markdown, collector, bilingual=bilingual, now=now
@@ -536,15 +559,26 @@ def render_pdfs(
     if prepared is None:
         return []
     fonts, docs = prepared
-    jobs = check_documents(docs, fonts, collector, project.cache / "fonts")
+    jobs = check_documents(docs, fonts, collector, cache_dir / "fonts" if cache_dir else None)
     if not jobs or collector.errors:
         return []  # the build fails anyway: do not spend seconds rendering
-    if not fast_subsetting_available():
-        collector.warning(None, None, "pdf-subsetting", SUBSETTING_MESSAGE)
-    results = run_jobs(jobs, workers)
+    cache = RenderCache(cache_dir / "pdf" if cache_dir else None, project.root, fonts)
+    results: list[PdfResult | None] = [cache.get(job) for job in jobs]
+    todo = [job for job, hit in zip(jobs, results, strict=True) if hit is None]
+    if todo:
+        if not fast_subsetting_available():
+            collector.warning(None, None, "pdf-subsetting", SUBSETTING_MESSAGE)
+        rendered = iter(run_jobs(todo, workers))
+        for i, hit in enumerate(results):
+            if hit is None:
+                fresh = next(rendered)
+                results[i] = fresh
+                cache.put(jobs[i], fresh)
     out: list[tuple[str, bytes, str | None, str]] = []
     subsetting_reported = any(d.code == "pdf-subsetting" for d in collector.items)
     for job, result in zip(jobs, results, strict=True):
+        if result is None:  # pragma: no cover - every job has a result by now
+            continue
         for d in result.diagnostics:
             if d.code == "pdf-subsetting":
                 if subsetting_reported:
@@ -554,6 +588,102 @@ def render_pdfs(
         if result.data is not None:
             out.append((job.document, result.data, job.lang, job.origin))
     return out
+
+
+class RenderCache:
+    """Rendered PDFs kept in the user's cache (~/.cache/bipub/pdf/), one slot per project and
+    document: reused when the print HTML, the fonts, bipub's and WeasyPrint's versions and every
+    file the render read are unchanged (rendering is deterministic, so the bytes are the ones a
+    render would give). `folder` None: a cache that never hits."""
+
+    def __init__(self, folder: Path | None, project_root: Path, fonts: Fonts) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        self.folder = folder
+        self.project = str(project_root.resolve())
+        try:
+            engine = version("weasyprint")
+        except PackageNotFoundError:  # pragma: no cover - it is a dependency
+            engine = "?"
+        parts = [__version__, engine]
+        for face in fonts.faces:
+            try:
+                st = Path(face.path).stat()
+            except OSError:
+                continue
+            parts.append(f"{face.path}:{face.index}:{st.st_size}:{st.st_mtime_ns}")
+        self.base = hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+    def _key(self, job: PdfJob) -> str:
+        h = hashlib.sha256(self.base.encode())
+        for part in (job.variant or "", job.base_url, *job.roots, job.html):
+            h.update(b"\0" + part.encode())
+        return h.hexdigest()
+
+    def _slot(self, job: PdfJob) -> Path:
+        assert self.folder is not None
+        name = hashlib.sha256(f"{self.project}\0{job.document}".encode()).hexdigest()[:32]
+        return self.folder / name
+
+    @staticmethod
+    def _stamp(path: str) -> list[object] | None:
+        try:
+            st = Path(path).stat()
+        except OSError:
+            return None
+        return [path, st.st_size, st.st_mtime_ns]
+
+    def get(self, job: PdfJob) -> PdfResult | None:
+        if self.folder is None:
+            return None
+        slot = self._slot(job)
+        try:
+            meta = json.loads(slot.with_suffix(".json").read_text(encoding="utf-8"))
+            if meta.get("key") != self._key(job):
+                return None
+            if any(self._stamp(f[0]) != f for f in meta.get("files", [])):
+                return None
+            data = slot.with_suffix(".pdf").read_bytes()
+            warnings = tuple(
+                Diagnostic(job.document, None, code, message, Severity.WARNING)
+                for code, message in meta.get("warnings", [])
+            )
+        except (OSError, ValueError, TypeError, AttributeError, IndexError):
+            return None
+        if _sha256(data) != meta.get("sha256"):
+            return None
+        return PdfResult(job.document, data, warnings)
+
+    def put(self, job: PdfJob, result: PdfResult) -> None:
+        if (
+            self.folder is None
+            or result.data is None
+            or any(d.severity is Severity.ERROR for d in result.diagnostics)
+        ):
+            return
+        stamps = [self._stamp(f) for f in result.files]
+        if any(s is None for s in stamps):
+            return
+        meta = {
+            "document": job.document,
+            "key": self._key(job),
+            "sha256": _sha256(result.data),
+            "files": stamps,
+            "warnings": [[d.code, d.message] for d in result.diagnostics],
+        }
+        slot = self._slot(job)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            for suffix, payload in ((".pdf", result.data), (".json", json.dumps(meta).encode())):
+                tmp = slot.with_suffix(f"{suffix}.{os.getpid()}.tmp")
+                tmp.write_bytes(payload)
+                tmp.replace(slot.with_suffix(suffix))
+        except OSError:
+            pass  # a read-only project: no cache, same output
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 def check_documents(
@@ -725,15 +855,19 @@ def prepare_pdfs(
 
 
 def post_pdf_entries(site: Site, lang: str) -> list[Entry]:
-    """Posts of `lang` that get a PDF: front matter `pdf: true`, or config `pdf.posts` unless
-    `pdf: false`; only where the page shows its own language (a fallback has no PDF)."""
-    out = []
-    for entry in site.posts(lang):
-        flag = entry.source.meta.pdf
-        wanted = flag if flag is not None else site.config.pdf.posts
-        if wanted and not entry.versions[lang].is_fallback:
-            out.append(entry)
-    return out
+    """Posts of `lang` that get a PDF (see wants_pdf)."""
+    return [entry for entry in site.posts(lang) if wants_pdf(site, entry, lang)]
+
+
+def wants_pdf(site: Site, entry: Entry, lang: str) -> bool:
+    """Front matter `pdf: true`, or config `pdf.posts` unless `pdf: false`; only where the
+    page shows its own language (a fallback has no PDF of its own) and not for drafts."""
+    if entry.kind != "posts" or lang not in entry.versions:
+        return False
+    version = entry.versions[lang]
+    flag = entry.source.meta.pdf
+    wanted = flag if flag is not None else site.config.pdf.posts
+    return bool(wanted) and not version.is_fallback and not version.doc.meta.draft
 
 
 def post_pdf_path(lang: str, slug: str) -> str:

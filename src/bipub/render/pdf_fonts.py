@@ -214,7 +214,7 @@ _MEMORY: dict[tuple[str, int, int, int], frozenset[int]] = {}
 
 def _cmap(path: str, index: int, size: int, mtime_ns: int, cache: str | None) -> frozenset[int]:
     """The code points a face maps. Reading a CJK cmap (~45,000 entries) takes ~0.3 s, so the
-    result is kept in memory and on disk (`cache`, .bipub-cache/fonts/), keyed by file, face,
+    result is kept in memory and on disk (`cache`: ~/.cache/bipub/fonts/), keyed by file, face,
     size and mtime."""
     identity = (path, index, size, mtime_ns)
     hit = _MEMORY.get(identity)
