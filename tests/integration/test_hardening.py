@@ -506,3 +506,38 @@ def test_a_5_mb_single_paragraph_post_builds_or_fails_cleanly(make_project) -> N
     else:
         assert b"content/ko/posts/huge.md" in err
         assert not (project / "site").exists()
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "message"),
+    [
+        ("BIPUB_PDF_TIMEOUT", "0.01", "PDF rendering took longer than 0.01 s"),
+        ("BIPUB_PDF_MEMORY_MB", "64", "PDF rendering exceeded its 64 MB memory bound"),
+    ],
+)
+def test_the_pdf_step_is_bounded_in_time_and_memory(
+    built: tuple[Path, dict[str, bytes]], variable: str, value: str, message: str
+) -> None:
+    project, before = built
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), variable: value}
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bipub",
+            "-C",
+            str(project),
+            "-q",
+            "build",
+            "--only",
+            "pdf",
+            "--no-cache",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 1, run.stderr
+    assert message in run.stderr
+    assert tree_snapshot(project / "site") == before

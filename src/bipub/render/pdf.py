@@ -369,8 +369,37 @@ def _warm_up(job: PdfJob) -> None:
     render_job(PdfJob("(warm-up)", sample, job.base_url, job.roots, variant=job.variant))
 
 
+# Bounds on the PDF step (pathological input must fail cleanly, not hang or exhaust memory):
+# wall time for the whole batch, and address space per worker process. Override with the
+# environment (BIPUB_PDF_TIMEOUT seconds, BIPUB_PDF_MEMORY_MB).
+PDF_TIMEOUT_S = 300.0
+PDF_MEMORY_MB = 4096
+
+
+def _limit_memory(megabytes: int) -> None:
+    import resource
+
+    limit = megabytes * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _bounded_job(job: PdfJob, megabytes: int) -> PdfResult:
+    _limit_memory(megabytes)
+    return render_job(job)
+
+
 def run_jobs(jobs: list[PdfJob], workers: int = WORKERS) -> list[PdfResult]:
-    """Render jobs in `workers` processes; results in job order (deterministic)."""
+    """Render jobs in `workers` processes; results in job order (deterministic).
+
+    With fork available (the CLI), every job runs in a worker process with a memory bound, and
+    the batch has a time bound; a job that exceeds either fails the build cleanly."""
+    import multiprocessing
+    import threading
+
+    timeout = float(os.environ.get("BIPUB_PDF_TIMEOUT", PDF_TIMEOUT_S))
+    megabytes = int(os.environ.get("BIPUB_PDF_MEMORY_MB", PDF_MEMORY_MB))
+    if jobs and "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
+        return _run_bounded(jobs, max(1, workers), timeout, megabytes)
     if len(jobs) <= 1 or workers <= 1:
         return [render_job(job) for job in jobs]
     import multiprocessing
@@ -396,6 +425,63 @@ def run_jobs(jobs: list[PdfJob], workers: int = WORKERS) -> list[PdfResult]:
     order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i].html))
     with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context) as pool:
         done = list(pool.map(render_job, [jobs[i] for i in order]))
+    results: list[PdfResult | None] = [None] * len(jobs)
+    for i, result in zip(order, done, strict=True):
+        results[i] = result
+    return [r for r in results if r is not None]
+
+
+def _run_bounded(
+    jobs: list[PdfJob], workers: int, timeout: float, megabytes: int
+) -> list[PdfResult]:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import TimeoutError as FuturesTimeout
+    from concurrent.futures.process import BrokenProcessPool
+    from functools import partial
+
+    _warm_up(jobs[0])
+    order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i].html))
+    pool = ProcessPoolExecutor(
+        max_workers=min(workers, len(jobs)), mp_context=multiprocessing.get_context("fork")
+    )
+    try:
+        done = list(
+            pool.map(
+                partial(_bounded_job, megabytes=megabytes),
+                [jobs[i] for i in order],
+                timeout=timeout,
+            )
+        )
+    except (MemoryError, BrokenProcessPool):
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    None,
+                    None,
+                    "pdf-bound",
+                    f"PDF rendering exceeded its {megabytes} MB memory bound "
+                    "(BIPUB_PDF_MEMORY_MB) and was stopped; nothing was written",
+                )
+            ]
+        ) from None
+    except FuturesTimeout:
+        for process in list(getattr(pool, "_processes", {}).values()):
+            process.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    None,
+                    None,
+                    "pdf-bound",
+                    f"PDF rendering took longer than {timeout:g} s and was stopped "
+                    "(BIPUB_PDF_TIMEOUT); nothing was written",
+                )
+            ]
+        ) from None
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
     results: list[PdfResult | None] = [None] * len(jobs)
     for i, result in zip(order, done, strict=True):
         results[i] = result
