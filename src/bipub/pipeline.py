@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -313,6 +313,23 @@ def _report_fallbacks(site: Site, langs: list[str], collector: Collector) -> Non
             )
 
 
+def check_langs(config: SiteConfig, langs: Sequence[str]) -> None:
+    """`--lang` values must be languages of the site (a usage error, exit 2)."""
+    unknown = [lang for lang in langs if lang not in config.codes]
+    if unknown:
+        raise ConfigError(
+            [
+                Diagnostic(
+                    "bipub.yaml",
+                    None,
+                    "usage",
+                    f"--lang {', '.join(unknown)}: not a language of this site "
+                    f"({', '.join(config.codes)})",
+                )
+            ]
+        )
+
+
 def build(
     root: Path,
     out: Path | None = None,
@@ -330,19 +347,7 @@ def build(
     collector = Collector()
     cache = BuildCache.load(project.cache) if use_cache else None
     config, content = load(project, collector, cache)
-    unknown = [lang for lang in langs or [] if lang not in config.codes]
-    if unknown:
-        raise ConfigError(
-            [
-                Diagnostic(
-                    "bipub.yaml",
-                    None,
-                    "usage",
-                    f"--lang {', '.join(unknown)}: not a language of this site "
-                    f"({', '.join(config.codes)})",
-                )
-            ]
-        )
+    check_langs(config, langs or [])
     selected = [c for c in config.codes if not langs or c in langs]
     site = pair(project, config, content, collector)
     collector.raise_if_errors()

@@ -32,7 +32,7 @@ from bipub.check.severity import (
     validate_options,
 )
 from bipub.config import SiteConfig
-from bipub.diagnostics import Collector, ConfigError, Diagnostic, Severity
+from bipub.diagnostics import Collector, Diagnostic, Severity
 from bipub.pair.site import Site
 from bipub.pair.units import Unit, nfc
 from bipub.project import Project
@@ -321,7 +321,7 @@ def analyze(
 ) -> Analysis:
     """Run every check. ConfigError (exit 2) for a bad bipub.yaml or --lang."""
     from bipub.cache import BuildCache
-    from bipub.pipeline import load, pair
+    from bipub.pipeline import check_langs, load, pair
 
     project = Project(root)
     collector = Collector()
@@ -330,19 +330,7 @@ def analyze(
     if not collector.errors:
         build_cache.save(project.cache)
     validate_options(root, config.check)
-    unknown = [lang for lang in langs if lang not in config.codes]
-    if unknown:
-        raise ConfigError(
-            [
-                Diagnostic(
-                    "bipub.yaml",
-                    None,
-                    "usage",
-                    f"--lang {', '.join(unknown)}: not a language of this site "
-                    f"({', '.join(config.codes)})",
-                )
-            ]
-        )
+    check_langs(config, langs)
     site = pair(project, config, content, collector)
     glossary = load_glossary(root, config.codes, collector)
     ui = ui_units(

@@ -205,7 +205,7 @@ def _text_list(sv: Any, tv: Any, sp: Path_, tp: Path_ | None, ukey: str, ctx: _C
     ]
 
 
-def _identity(model: type[BaseModel], item: dict[str, Any]) -> tuple[str, Any] | None:
+def item_identity(model: type[BaseModel], item: dict[str, Any]) -> tuple[str, Any] | None:
     if item.get("id") is not None:
         return ("id", item["id"])
     if issubclass(model, ListItem):
@@ -231,7 +231,7 @@ def _merge_list(
     by_identity: dict[tuple[str, Any], int] = {}
     for pos, t in enumerate(tr_items):
         if isinstance(t, dict):
-            tid = _identity(model, t)
+            tid = item_identity(model, t)
             if tid is not None:
                 by_identity[tid] = pos
     positional = not by_identity
@@ -239,7 +239,7 @@ def _merge_list(
         if not isinstance(s, dict):
             out.append(s)
             continue
-        ident = _identity(model, s)
+        ident = item_identity(model, s)
         j: int | None = None
         if ident is not None and not positional:
             j = by_identity.get(ident)
@@ -271,7 +271,7 @@ def _merge_list(
         )
     for pos, t in enumerate(tr_items):
         if pos not in used:
-            tid = _identity(model, t) if isinstance(t, dict) else None
+            tid = item_identity(model, t) if isinstance(t, dict) else None
             label = f"[{tid[0]}={tid[1]}]" if tid else f"[{pos}]"
             ctx.collector.warning(
                 ctx.tr_rel,

@@ -18,7 +18,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from bipub.model.cv import CV
-from bipub.model.fields import ListItem, field_kind
+from bipub.model.fields import field_kind
+from bipub.pair.cv_merge import item_identity
 from bipub.pair.units import nfc
 
 Maker = Callable[[], dict[str, Any]]
@@ -30,16 +31,6 @@ class CvPlacementError(ValueError):
 
 def _join(prefix: str, name: str) -> str:
     return prefix + name if prefix.endswith(":") else f"{prefix}.{name}"
-
-
-def _identity(model: type[BaseModel], item: Mapping[str, Any]) -> tuple[str, Any] | None:
-    if item.get("id") is not None:
-        return ("id", item["id"])
-    if issubclass(model, ListItem):
-        for name in model.identity:
-            if item.get(name) is not None:
-                return (name, item[name])
-    return None
 
 
 def _order_like(target: dict[str, Any], source: Mapping[str, Any]) -> None:
@@ -143,18 +134,18 @@ class _Walk:
         by_identity: dict[tuple[str, Any], int] = {}
         for pos, t in enumerate(tr_items):
             if isinstance(t, dict):
-                tid = _identity(model, t)
+                tid = item_identity(model, t)
                 if tid is not None:
                     by_identity[tid] = pos
         positional = not by_identity
         # an empty or missing list starts in identity mode when the source items have identities
         identity_mode = bool(by_identity) or (
-            not tr_items and any(isinstance(s, dict) and _identity(model, s) for s in src)
+            not tr_items and any(isinstance(s, dict) and item_identity(model, s) for s in src)
         )
         for i, s in enumerate(src):
             if not isinstance(s, dict):
                 continue
-            ident = _identity(model, s)
+            ident = item_identity(model, s)
             item_key = f"{ukey}[{ident[0]}={ident[1]}]" if ident is not None else f"{ukey}[{i}]"
             if not self.wanted(nfc(item_key) + ".") and not self.wanted(nfc(item_key) + "["):
                 continue
