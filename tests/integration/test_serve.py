@@ -134,3 +134,49 @@ def test_a_build_in_progress_is_never_served(tmp_path: Path) -> None:
         assert get(port, "/ko/new/")[0] == 200
     finally:
         httpd.shutdown()
+
+
+def test_serve_rebuilds_on_change_and_tells_the_page(make_project, tmp_path: Path) -> None:
+    """`bipub serve` end to end: a saved edit is rebuilt and announced to open pages."""
+    import os
+    import re
+    import subprocess
+    import sys
+    import time
+
+    project = make_project("minimal")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bipub", "-C", str(project), "serve", "--port", "0"],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        port = None
+        deadline = time.monotonic() + 120
+        assert proc.stderr is not None
+        while time.monotonic() < deadline:
+            line = proc.stderr.readline()
+            match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+            if match:
+                port = int(match.group(1))
+                break
+        assert port, "serve did not start"
+        status, body = get(port, "/ko/blog/alpha/")
+        assert status == 200 and "알파 글".encode() in body
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        conn.request("GET", "/__bipub/events")
+        events = conn.getresponse()
+        post = project / "content/ko/posts/alpha.md"
+        post.write_text(post.read_text(encoding="utf-8").replace("알파 글", "고친 글"), "utf-8")
+        while True:
+            line = events.fp.readline()
+            if line.startswith(b"event:"):
+                assert line == b"event: reload\n"
+                break
+        status, body = get(port, "/ko/blog/alpha/")
+        assert status == 200 and "고친 글".encode() in body
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
