@@ -480,6 +480,21 @@ def _run_bounded(
                 )
             ]
         ) from None
+    except DiagnosticError:
+        raise
+    except Exception as exc:  # a worker under its memory bound fails in many ways
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    None,
+                    None,
+                    "pdf-bound",
+                    f"PDF rendering failed in its worker process ({type(exc).__name__}: {exc}); "
+                    f"workers run with a {megabytes} MB memory bound (BIPUB_PDF_MEMORY_MB); "
+                    "nothing was written",
+                )
+            ]
+        ) from exc
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
     results: list[PdfResult | None] = [None] * len(jobs)
