@@ -126,11 +126,7 @@ PATHOLOGICAL = {
 
 @pytest.mark.parametrize("source", PATHOLOGICAL.values(), ids=PATHOLOGICAL.keys())
 def test_pathological_markdown_finishes_quickly(source: str) -> None:
-    """Thousands of nested brackets or quotes: markdown-it's nesting limit keeps this linear.
-    (Each takes well under a second; the bound is generous so a loaded machine never flakes.)"""
-    import time
-
-    started = time.perf_counter()
+    """Thousands of nested brackets or quotes: markdown-it's nesting limit keeps this linear
+    (each takes well under a second; speed itself is measured in bench/, never asserted here)."""
     html = render_markdown(source * 3).html
-    assert time.perf_counter() - started < 30
     assert "<script" not in html
