@@ -142,6 +142,8 @@ def build(
     except DiagnosticError as exc:
         ui.fail(exc)
     ui.diagnostics(result.warnings)
+    if result.cache_note:
+        ui.debug(result.cache_note)
     per_lang = ", ".join(f"{lang} {n}" for lang, n in result.pages.items())
     target = out_dir or ui.root / "site"
     try:

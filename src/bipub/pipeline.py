@@ -43,6 +43,7 @@ class BuildResult:
     seconds: float
     warnings: list[Diagnostic] = field(default_factory=list)
     reused: int = 0  # pages whose inputs did not change: kept from the previous build
+    cache_note: str = ""  # why the build cache was not used, if it was not
 
 
 def load(
@@ -374,4 +375,5 @@ def build(
         time.perf_counter() - started,
         sorted(set(collector.warnings), key=lambda d: (d.file or "", d.line or 0, d.message)),
         len(tree.kept),
+        cache.note if cache is not None else "build cache off (--no-cache)",
     )
