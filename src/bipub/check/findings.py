@@ -79,7 +79,7 @@ class Finding:
         return self.severity is Severity.ERROR
 
     def with_severity(self, severity: Severity) -> Finding:
-        return replace(self, severity=severity)
+        return self if severity is self.severity else replace(self, severity=severity)
 
     def location(self) -> str:
         if self.file is None:
