@@ -99,6 +99,7 @@ def render(
     on_pages: Callable[[int], None] | None = None,
     only: set[str] | None = None,
     cache: BuildCache | None = None,
+    on_start: Callable[[int], None] | None = None,
 ) -> dict[str, int]:
     """Stage 4: write every output of `langs` into the staged tree. Returns pages per language.
 
@@ -146,6 +147,7 @@ def render(
             on_pages,
             previous,
             renderer.global_key(_inputs_key(project)) if cache is not None else "",
+            on_start,
         )
         if cache is not None:
             tree.on_publish.append(partial(_remember_pages, cache, out_key, fingerprints))
@@ -353,10 +355,8 @@ def build(
     site = pair(project, config, content, collector)
     collector.raise_if_errors()
     _report_fallbacks(site, selected, collector)
-    if on_start:
-        on_start(sum(len(site.entries) for _ in selected))
     with staged(out if out is not None else project.default_out) as tree:
-        counts = render(project, site, selected, tree, collector, on_pages, only, cache)
+        counts = render(project, site, selected, tree, collector, on_pages, only, cache, on_start)
         if only is not None:  # build --only: the other kinds stay as they were
             _keep_other_kinds(tree, only)
         if strict and collector.warnings:
@@ -374,6 +374,6 @@ def build(
         changed,
         time.perf_counter() - started,
         sorted(set(collector.warnings), key=lambda d: (d.file or "", d.line or 0, d.message)),
-        len(tree.kept),
+        tree.reused_pages,
         cache.note if cache is not None else "build cache off (--no-cache)",
     )

@@ -84,6 +84,7 @@ def render_pages(
     on_pages: Callable[[int], None] | None = None,
     previous: dict[str, tuple[str, tuple[int, int, int]]] | None = None,
     global_key: str = "",
+    on_start: Callable[[int], None] | None = None,
 ) -> tuple[dict[str, int], dict[str, str]]:
     """Render the pages of `langs`; a page whose fingerprint matches `previous` (and whose old
     output file is still the one bipub wrote) is kept instead. Returns pages per language and
@@ -106,6 +107,9 @@ def render_pages(
             if fp is not None:
                 fingerprints[path] = fp
             specs.append(spec)
+    tree.reused_pages += kept
+    if on_start:
+        on_start(kept + len(specs))
     if on_pages and kept:
         on_pages(kept)
     job = _Job(renderer, plan, envs, specs, tree)

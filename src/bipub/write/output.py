@@ -52,6 +52,7 @@ class OutputTree:
     staging: Path
     files: dict[str, OutputFile] = field(default_factory=dict)
     kept: set[str] = field(default_factory=set)  # previous files reused as they were
+    reused_pages: int = 0  # pages kept because their fingerprint did not change
     on_publish: list[Callable[[Path], None]] = field(default_factory=list)  # run after the swap
 
     @classmethod
