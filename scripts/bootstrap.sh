@@ -45,7 +45,7 @@ case "$mode" in
   demo)
     .venv/bin/bipub build
     echo
-    echo "Demo built into site/ (Korean: site/ko/, English: site/en/, JSON API: site/api/, site/llms.txt)."
+    echo "Demo built into site/ (Korean: site/ko/, English: site/en/, CV PDFs: site/pdf/, JSON API: site/api/, site/llms.txt)."
     echo "Preview it with:  .venv/bin/bipub serve   →  http://127.0.0.1:8000/  (live reload)"
     echo "or serve site/ from any static web server (links are root-relative, like on the real host)."
     ;;
