@@ -46,6 +46,21 @@ def _fixed_environment(
     monkeypatch.delenv("DEEPL_SERVER_URL", raising=False)
 
 
+DEMO_PARTS = ("bipub.yaml", "glossary.yaml", "content", "templates", "locales", "static", "status")
+
+
+def copy_demo(target: Path) -> Path:
+    """Copy the repository's demo project (what `bipub build` in the checkout builds)."""
+    target.mkdir(parents=True, exist_ok=True)
+    for part in DEMO_PARTS:
+        src = REPO / part
+        if src.is_dir():
+            shutil.copytree(src, target / part)
+        elif src.is_file():
+            shutil.copy2(src, target / part)
+    return target
+
+
 @pytest.fixture
 def make_project(tmp_path: Path) -> Callable[[str], Path]:
     """Copy tests/projects/<name> (or the repository's demo, name='demo') into tmp_path."""
@@ -53,13 +68,7 @@ def make_project(tmp_path: Path) -> Callable[[str], Path]:
     def make(name: str) -> Path:
         target = tmp_path / name
         if name == "demo":
-            target.mkdir()
-            for part in ("bipub.yaml", "content", "templates", "locales", "static", "status"):
-                src = REPO / part
-                if src.is_dir():
-                    shutil.copytree(src, target / part)
-                elif src.is_file():
-                    shutil.copy2(src, target / part)
+            copy_demo(target)
         else:
             shutil.copytree(PROJECTS / name, target)
         return target

@@ -32,8 +32,6 @@ from bipub.write.output import OutputFile, OutputTree, publish, published_files,
 
 THEME_DIR = Path(__file__).resolve().parent / "theme"
 
-Progress = Callable[[str, int], None]  # (stage or language, total) announcements
-
 
 @dataclass
 class BuildResult:

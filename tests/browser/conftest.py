@@ -27,15 +27,9 @@ ARGS = [
 
 @pytest.fixture(scope="session")
 def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from tests.conftest import REPO
+    from tests.conftest import copy_demo
 
-    project = tmp_path_factory.mktemp("demo")
-    for part in ("bipub.yaml", "content", "templates", "locales", "static", "status"):
-        src = REPO / part
-        if src.is_dir():
-            shutil.copytree(src, project / part)
-        elif src.is_file():
-            shutil.copy2(src, project / part)
+    project = copy_demo(tmp_path_factory.mktemp("demo"))
     build(project, project / "site")
     return project / "site"
 

@@ -18,20 +18,12 @@ XHTML = "{http://www.w3.org/1999/xhtml}"
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    import shutil
-
     from click.testing import CliRunner
 
     from bipub.cli import main
-    from tests.conftest import REPO
+    from tests.conftest import copy_demo
 
-    project = tmp_path_factory.mktemp("demo")
-    for part in ("bipub.yaml", "content", "templates", "locales", "static", "status"):
-        src = REPO / part
-        if src.is_dir():
-            shutil.copytree(src, project / part)
-        elif src.is_file():
-            shutil.copy2(src, project / part)
+    project = copy_demo(tmp_path_factory.mktemp("demo"))
     result = CliRunner().invoke(main, ["-C", str(project), "build"], catch_exceptions=False)
     assert result.exit_code == 0, result.stderr
     assert "Built " in result.stderr

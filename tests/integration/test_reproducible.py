@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, tree_snapshot
+from tests.conftest import DEMO_PARTS, REPO, tree_snapshot
 
-PARTS = ("bipub.yaml", "content", "templates", "locales", "static", "status")
+PARTS = DEMO_PARTS
 
 # Runs bipub with every directory listing reversed (os.scandir, os.listdir, Path.iterdir and what
 # is built on them: glob, rglob, os.walk), so any output that follows listing order changes.

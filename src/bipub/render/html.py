@@ -90,13 +90,11 @@ class HtmlRenderer:
         site: Site,
         rendered: Callable[..., RenderedMarkdown],  # (rel, body, first_line)
         url: urls.UrlBuilder,
-        extra_context: Callable[[str], dict[str, Any]] | None = None,
     ) -> None:
         self.site = site
         self.config = site.config
         self.rendered = rendered  # (document rel, body) → RenderedMarkdown
         self.url = url
-        self.extra_context = extra_context or (lambda lang: {})
         self.site_root: Path | None = None
         self._site_cache: dict[str, View] = {}
         self._cards: dict[tuple[str, str, str], PostCard] = {}
@@ -533,7 +531,6 @@ class HtmlRenderer:
         context = {
             "site": self._site_ctx(spec.lang),
             "page": self.page_meta(plan, spec),
-            **self.extra_context(spec.lang),
             **spec.context(),
         }
         try:

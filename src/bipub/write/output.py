@@ -118,9 +118,6 @@ class OutputTree:
                 raise _clash(path, existing.origin, info.origin)
             self.files[path] = info
 
-    def read(self, path: str) -> bytes:
-        return (self.staging / path).read_bytes()
-
     def paths(self) -> list[str]:
         return sorted(self.files)
 
