@@ -65,11 +65,7 @@ class BuildCache:
         if not path.is_file():
             return cls(note="no build cache yet")
         try:
-            blob = path.read_bytes()
-            signature, payload = blob[:32], blob[32:]
-            if not hmac.compare_digest(signature, _sign(payload)):
-                return cls(note="build cache ignored (not signed by this user's key)")
-            stamp, data = pickle.loads(payload)  # noqa: S301 - signed by us (see module docstring)
+            stamp, data = load_signed(path)
         except Exception as exc:  # any unreadable cache is rebuilt, never trusted
             return cls(note=f"build cache ignored ({type(exc).__name__}: {exc})")
         cache = cls()
@@ -83,21 +79,40 @@ class BuildCache:
     def save(self, folder: Path | None) -> None:
         if folder is None:
             return
-        folder.mkdir(parents=True, exist_ok=True)
-        gitignore = folder / ".gitignore"
-        if not gitignore.exists():
-            gitignore.write_text("*\n", encoding="utf-8")
         data = {"docs": self.docs, "pages": self.pages, "minutes": self.minutes}
-        payload = pickle.dumps((self.stamp, data), protocol=pickle.HIGHEST_PROTOCOL)
-        fd, tmp = tempfile.mkstemp(prefix=".build-", dir=folder)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(_sign(payload))
-                f.write(payload)
-            os.replace(tmp, folder / FILE)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        save_signed(folder / FILE, (self.stamp, data))
+
+
+class UnsignedCache(Exception):
+    """A cache file not signed with this user's key (planted, copied or corrupt)."""
+
+
+def load_signed(path: Path) -> Any:
+    """Unpickle a file written by save_signed, after checking its signature."""
+    blob = path.read_bytes()
+    signature, payload = blob[:32], blob[32:]
+    if not hmac.compare_digest(signature, _sign(payload)):
+        raise UnsignedCache("not signed by this user's key")
+    return pickle.loads(payload)  # noqa: S301 - signed by us (see module docstring)
+
+
+def save_signed(path: Path, value: object) -> None:
+    """Pickle `value` to `path` atomically, signed with this user's key."""
+    folder = path.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    gitignore = folder / ".gitignore"
+    if not gitignore.exists():  # the cache folder is never committed
+        gitignore.write_text("*\n", encoding="utf-8")
+    payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(_sign(payload))
+            f.write(payload)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def user_cache_dir() -> Path:

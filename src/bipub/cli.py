@@ -151,6 +151,12 @@ def build(
     except ValueError:
         shown = target
     warn = f", {len(result.warnings)} warnings" if result.warnings else ""
+    if result.up_to_date:
+        ui.info(
+            f"Up to date: nothing changed since the last build ({sum(result.pages.values())} "
+            f"pages, {result.files} files; checked in {result.seconds:.2f} s{warn}) → {shown}/"
+        )
+        return
     ui.info(
         f"Built {sum(result.pages.values())} pages ({per_lang}; {result.reused} unchanged), "
         f"{result.files} files ({result.changed} changed) in {result.seconds:.2f} s{warn} "

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from bipub import __version__
+from bipub import __version__, uptodate
 from bipub.cache import BuildCache, user_cache_dir
 from bipub.config import SiteConfig, load_config
 from bipub.diagnostics import Collector, ConfigError, Diagnostic, DiagnosticError, Severity
@@ -42,6 +42,7 @@ class BuildResult:
     warnings: list[Diagnostic] = field(default_factory=list)
     reused: int = 0  # pages whose inputs did not change: kept from the previous build
     cache_note: str = ""  # why the build cache was not used, if it was not
+    up_to_date: bool = False  # nothing changed since the last build: nothing was done
 
 
 def load(
@@ -345,6 +346,13 @@ def build(
     """Run every stage. Raises DiagnosticError (nothing written) or returns what was built."""
     started = time.perf_counter()
     project = Project(root)
+    target = (out if out is not None else project.default_out).absolute()
+    record_key = uptodate.options_key(str(target), sorted(langs or []), sorted(only or []))
+    inputs = uptodate.scan_inputs(project) if use_cache else {}
+    if use_cache:
+        previous = uptodate.unchanged(uptodate.load(project, target), record_key, inputs, target)
+        if previous is not None:
+            return _nothing_changed(previous, strict, started)
     collector = Collector()
     cache = BuildCache.load(project.cache) if use_cache else None
     config, content = load(project, collector, cache)
@@ -353,25 +361,52 @@ def build(
     site = pair(project, config, content, collector)
     collector.raise_if_errors()
     _report_fallbacks(site, selected, collector)
-    with staged(out if out is not None else project.default_out) as tree:
+    with staged(target) as tree:
         counts = render(project, site, selected, tree, collector, on_pages, only, cache, on_start)
         if only is not None:  # build --only: the other kinds stay as they were
             _keep_other_kinds(tree, only)
-        if strict and collector.warnings:
-            collector.extend(
-                Diagnostic(d.file, d.line, d.code, f"{d.message} (--strict)", Severity.ERROR)
-                for d in collector.warnings
-            )
-        collector.raise_if_errors()
+        _strict(collector, strict)
         changed = publish(tree, selected if selected != config.codes else None)
+    warnings = sorted(set(collector.warnings), key=lambda d: (d.file or "", d.line or 0, d.message))
     if cache is not None:
         cache.save(project.cache)
+        files, dirs = uptodate.output_state(tree.out, tree.files)
+        record = uptodate.Record(record_key, inputs, files, dirs, warnings, counts)
+        uptodate.save(project, target, record)
     return BuildResult(
         counts,
         len(tree.files),
         changed,
         time.perf_counter() - started,
-        sorted(set(collector.warnings), key=lambda d: (d.file or "", d.line or 0, d.message)),
+        warnings,
         tree.reused_pages,
         cache.note if cache is not None else "build cache off (--no-cache)",
+    )
+
+
+def _strict(collector: Collector, strict: bool) -> None:
+    """--strict: every warning is also an error. Raises DiagnosticError if there are errors."""
+    if strict and collector.warnings:
+        collector.extend(
+            Diagnostic(d.file, d.line, d.code, f"{d.message} (--strict)", Severity.ERROR)
+            for d in collector.warnings
+        )
+    collector.raise_if_errors()
+
+
+def _nothing_changed(previous: uptodate.Record, strict: bool, started: float) -> BuildResult:
+    """The output is current: report the last build's warnings again (and fail on them with
+    --strict, as that build would have) without reading or writing anything."""
+    collector = Collector()
+    collector.extend(previous.warnings)
+    _strict(collector, strict)
+    return BuildResult(
+        previous.pages,
+        len(previous.files),
+        0,
+        time.perf_counter() - started,
+        previous.warnings,
+        sum(previous.pages.values()),
+        "nothing changed since the last build: inputs and output are as they were",
+        up_to_date=True,
     )

@@ -3,7 +3,8 @@
 A hypothesis state machine edits a copy of the 'minimal' project (add, edit, rename and delete
 posts; change a template, the config, a catalog, a translation's status) and after every step
 compares the incremental build (with .bipub-cache/) with a clean build (--no-cache) in another
-folder.
+folder. Steps that change nothing, or that damage the published site by hand, are included: the
+up-to-date check must neither rebuild for nothing nor miss a damaged output.
 """
 
 from __future__ import annotations
@@ -147,6 +148,23 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
             f"posts/alpha:title:\n  source_hash: '000000000000'\n  state: {state}\n",
             encoding="utf-8",
         )
+
+    @rule()
+    def nothing(self) -> None:
+        """No edit: the next build finds the output up to date (src/bipub/uptodate.py)."""
+
+    @rule(data=st.data(), how=st.sampled_from(["delete", "overwrite", "extra"]))
+    def damage_output(self, data: st.DataObject, how: str) -> None:
+        """Someone changes the published site by hand: the next build must repair it."""
+        site = self.project / "site"
+        files = sorted(p for p in site.rglob("*") if p.is_file())
+        victim = data.draw(st.sampled_from(files))
+        if how == "delete":
+            victim.unlink()
+        elif how == "overwrite":
+            victim.write_bytes(b"changed by hand")
+        else:
+            victim.with_name("planted.html").write_bytes(b"planted")
 
     @invariant()
     def incremental_equals_clean(self) -> None:

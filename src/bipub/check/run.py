@@ -471,6 +471,30 @@ def inline_ignores_for(
 
 
 def run_check(
-    root: Path, *, langs: Sequence[str] = (), only: Sequence[str] = (), strict: bool = False
+    root: Path,
+    *,
+    langs: Sequence[str] = (),
+    only: Sequence[str] = (),
+    strict: bool = False,
+    use_cache: bool = True,
 ) -> CheckResult:
-    return analyze(root, langs=langs, only=only, strict=strict).result
+    """`bipub check`. When no input file changed since the last check with the same options,
+    its result is reused (src/bipub/uptodate.py says what counts as an input)."""
+    from bipub import uptodate
+    from bipub.cache import CACHE_FORMAT, load_signed, save_signed
+
+    project = Project(root)
+    key = uptodate.options_key("check", CACHE_FORMAT, sorted(langs), sorted(only), strict)
+    path = project.cache / f"check-{key[:16]}.pickle"
+    inputs = uptodate.scan_inputs(project) if use_cache else {}
+    if use_cache and path.is_file():
+        try:
+            seen_key, seen_inputs, result = load_signed(path)
+        except Exception:  # an unreadable cache only costs time: check again
+            seen_key = None
+        if seen_key == key and seen_inputs == inputs and isinstance(result, CheckResult):
+            return result
+    result = analyze(root, langs=langs, only=only, strict=strict).result
+    if use_cache:
+        save_signed(path, (key, inputs, result))
+    return result

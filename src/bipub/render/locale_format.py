@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 import re
 from datetime import UTC, date, datetime
+from functools import lru_cache
 from typing import Final
 
 from babel import Locale
@@ -78,11 +79,13 @@ _WORDLIKE: Final = re.compile(r"[^\W_]")
 _FENCE_OPEN: Final = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 
 
+@lru_cache(maxsize=4096)  # pure, and called for every card of every page
 def babel_locale(lang: str) -> Locale:
     """The Babel locale for a bipub language code; ValueError names an unknown code."""
     return Locale.parse(_language(lang)[0])
 
 
+@lru_cache(maxsize=4096)  # pure, and called for every card of every page
 def format_date(d: date, lang: str, style: str = "long") -> str:
     """`d` in `lang`: long is '2026년 4월 7일' / 'April 7, 2026'; see `DATE_STYLES`."""
     if style not in DATE_STYLES:
@@ -115,6 +118,7 @@ def reading_minutes(text: str, lang: str) -> int:
     return max(1, math.floor(minutes + 0.5))
 
 
+@lru_cache(maxsize=4096)  # pure, and called for every card of every page
 def format_reading_time(minutes: int, lang: str) -> str:
     """'5분' in Korean, '5 min read' in English; the number and unit come from CLDR via Babel."""
     if isinstance(minutes, bool) or not isinstance(minutes, int):

@@ -21,11 +21,9 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.footnote import footnote_plugin
-from pygments import highlight
 from pygments.formatters import HtmlFormatter
-from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_by_name
-from pygments.util import ClassNotFound
+
+from bipub.render.highlight import highlight, lexer_for
 
 HEADING_PREFIX = "h-"
 _SAFE_SCHEME = re.compile(r"^(?:https?:|mailto:|tel:|#|/|\./|\.\./|[^:/?#]*(?:[/?#]|$))", re.I)
@@ -97,31 +95,16 @@ def heading_slug(text: str) -> str:
     return HEADING_PREFIX + (value or "section")
 
 
-class _Formatter(HtmlFormatter):  # type: ignore[misc]
-    pass
-
-
-_FORMATTER = _Formatter(nowrap=True)
-
-
-@lru_cache(maxsize=256)
-def _lexer(name: str) -> Lexer | None:
-    try:
-        return get_lexer_by_name(name, stripnl=False, ensurenl=False)
-    except ClassNotFound:
-        return None
-
-
 def _highlighter(unknown: list[str]) -> object:
     def _highlight(code: str, lang: str, attrs: str) -> str:
         name = (lang or "").strip().split()[0] if lang else ""
         if not name:
             return ""
-        lexer = _lexer(name)
+        lexer = lexer_for(name)
         if lexer is None:
             unknown.append(name)
             return ""
-        return str(highlight(code, lexer, _FORMATTER))
+        return highlight(code, lexer)
 
     return _highlight
 
@@ -181,6 +164,8 @@ def _canonical(text: str) -> str:
 
 def _locate(dropped: list[tuple[str, int | None]], source: str) -> tuple[DroppedLink, ...]:
     """The line of each refused URL: the line of its text inside the paragraph, if found."""
+    if not dropped:
+        return ()
     lines = [_canonical(line) for line in source.split("\n")]
     out: dict[tuple[str, int | None], None] = {}
     for url, start in dropped:

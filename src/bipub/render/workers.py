@@ -8,6 +8,7 @@ diagnostics and its counts. Output does not depend on which worker renders which
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 from collections.abc import Callable
@@ -107,6 +108,10 @@ def render_pages(
             if fp is not None:
                 fingerprints[path] = fp
             specs.append(spec)
+    # a page and its translations side by side: they share code blocks (render/highlight.py
+    # memoizes them), so they should land in the same chunk
+    order = {route: i for i, route in enumerate(plan.routes)}
+    specs.sort(key=lambda s: order[s.route])
     tree.reused_pages += kept
     if on_start:
         on_start(kept + len(specs))
@@ -123,15 +128,21 @@ def render_pages(
         return counts, _written(fingerprints, tree)
     context = multiprocessing.get_context("fork")
     results: list[Any] = []
-    with ProcessPoolExecutor(
-        workers, mp_context=context, initializer=_init, initargs=(job,)
-    ) as pool:
-        for files, diagnostics, part in pool.map(_render_chunk, range(0, len(specs), CHUNK)):
-            results.append(files)
-            collector.extend(diagnostics)
-            _add_counts(counts, part)
-            if on_pages:
-                on_pages(sum(part.values()))
+    # the forked workers share the parent's memory until they write to it; a garbage collection
+    # in a worker would visit (and so copy) every object of the planned site: freeze them first
+    gc.freeze()
+    try:
+        with ProcessPoolExecutor(
+            workers, mp_context=context, initializer=_init, initargs=(job,)
+        ) as pool:
+            for files, diagnostics, part in pool.map(_render_chunk, range(0, len(specs), CHUNK)):
+                results.append(files)
+                collector.extend(diagnostics)
+                _add_counts(counts, part)
+                if on_pages:
+                    on_pages(sum(part.values()))
+    finally:
+        gc.unfreeze()
     for files in results:
         tree.merge(files)
     return counts, _written(fingerprints, tree)

@@ -25,6 +25,7 @@ import errno
 import fcntl
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -54,6 +55,8 @@ class OutputTree:
     kept: set[str] = field(default_factory=set)  # previous files reused as they were
     reused_pages: int = 0  # pages kept because their fingerprint did not change
     on_publish: list[Callable[[Path], None]] = field(default_factory=list)  # run after the swap
+    _dirs: set[str] = field(default_factory=set)  # staging folders known to be real folders
+    fresh: bool = False  # the staging folder started empty: nothing old to prune
 
     @classmethod
     def create(cls, out: Path) -> OutputTree:
@@ -64,7 +67,8 @@ class OutputTree:
         if prev.is_dir() and not prev.is_symlink():
             staging.rmdir()
             prev.rename(staging)  # the site before the current one: updated in place below
-        return cls(out, staging)
+            return cls(out, staging)
+        return cls(out, staging, fresh=True)
 
     @classmethod
     def attach(cls, out: Path, staging: Path) -> OutputTree:
@@ -77,15 +81,39 @@ class OutputTree:
         if existing is not None:
             raise _clash(path, existing.origin, origin)
         target = self.staging / path
-        if not inside(self.staging, target):
-            raise ValueError(f"output path {path!r} escapes the output folder")
+        self._make_parents(path)
         raw = data.encode("utf-8") if isinstance(data, str) else data
         live = self.out / path
         if _same_bytes(live, raw):
-            _replace_with_link(live, target)  # unchanged: keep the published file and its mtime
+            _replace_with_link(
+                live, target
+            )  # (its folder was made above)  # unchanged: keep the published file and its mtime
         else:
             _replace_with_bytes(target, raw)
         self.files[path] = OutputFile(lang, origin)
+
+    def _make_parents(self, path: str) -> None:
+        """Create the folders above `path` in the staging folder, refusing symbolic links (one
+        planted in the output could otherwise redirect a write outside it). Cheaper than
+        resolving every path: each folder is checked once per tree."""
+        parts = path.split("/")[:-1]
+        rel = ""
+        for part in parts:
+            rel = f"{rel}/{part}" if rel else part
+            if rel in self._dirs:
+                continue
+            folder = os.path.join(self.staging, rel)
+            try:
+                st = os.lstat(folder)
+            except FileNotFoundError:
+                os.mkdir(folder)
+            else:
+                if stat.S_ISLNK(st.st_mode):
+                    raise ValueError(f"output path {path!r} escapes the output folder")
+                if not stat.S_ISDIR(st.st_mode):  # a file of an older build where a folder goes
+                    os.unlink(folder)
+                    os.mkdir(folder)
+            self._dirs.add(rel)
 
     def keep(self, path: str, written: Identity) -> bool:
         """Reuse the published file for `path` if it is still exactly the file bipub wrote
@@ -93,12 +121,13 @@ class OutputTree:
         check_relative(path)
         live = self.out / path
         try:
-            st = live.lstat()
+            st = os.lstat(live)
         except OSError:
             return False
-        if live.is_symlink() or (st.st_mtime_ns, st.st_size, st.st_ino) != written:
+        if not stat.S_ISREG(st.st_mode) or (st.st_mtime_ns, st.st_size, st.st_ino) != written:
             return False
-        _replace_with_link(live, self.staging / path)
+        self._make_parents(path)
+        _replace_with_link(live, self.staging / path, st.st_ino)
         self.kept.add(path)
         return True
 
@@ -106,6 +135,7 @@ class OutputTree:
         """Keep a published file that this (partial) build does not rebuild."""
         if path in self.files:
             return
+        self._make_parents(path)
         _replace_with_link(self.out / path, self.staging / path)
         self.files[path] = info
         self.kept.add(path)
@@ -139,36 +169,41 @@ def _clash(path: str, first: str, second: str) -> DiagnosticError:
 
 def _same_bytes(live: Path, data: bytes) -> bool:
     try:
-        st = live.lstat()
+        st = os.lstat(live)
     except OSError:
         return False
-    if live.is_symlink() or not live.is_file() or st.st_size != len(data):
+    if not stat.S_ISREG(st.st_mode) or st.st_size != len(data):
         return False
-    return live.read_bytes() == data
+    with open(live, "rb") as f:
+        return f.read() == data
+
+
+def _remove(target: Path) -> None:
+    """Remove whatever is at `target` (never truncate a file: its inode may be the live site's)."""
+    try:
+        os.unlink(target)
+    except FileNotFoundError:
+        pass
+    except IsADirectoryError:
+        shutil.rmtree(target)
 
 
 def _replace_with_bytes(target: Path, data: bytes) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if target.exists() or target.is_symlink():
-        if target.is_dir() and not target.is_symlink():
-            shutil.rmtree(target)
-        else:
-            target.unlink()  # never truncate: the old inode may be the live site's file
-    target.write_bytes(data)
+    """Write `data` as a new file at `target` (its folder exists: OutputTree._make_parents)."""
+    _remove(target)
+    with open(target, "xb") as f:
+        f.write(data)
 
 
-def _replace_with_link(src: Path, target: Path) -> None:
+def _replace_with_link(src: Path, target: Path, src_ino: int | None = None) -> None:
+    """Make `target` the same file as `src` (a hard link; a copy where links are refused).
+    The target's folder exists (OutputTree._make_parents)."""
     try:
-        if target.lstat().st_ino == src.lstat().st_ino:
+        if os.lstat(target).st_ino == (src_ino if src_ino is not None else os.lstat(src).st_ino):
             return
     except OSError:
         pass
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if target.exists() or target.is_symlink():
-        if target.is_dir() and not target.is_symlink():
-            shutil.rmtree(target)
-        else:
-            target.unlink()
+    _remove(target)
     try:
         os.link(src, target)
     except OSError:
@@ -267,13 +302,18 @@ def publish(tree: OutputTree, only_langs: list[str] | None = None) -> int:
             for rel in published_files(out):
                 if rel not in tree.files and not owned_by(rel, only_langs):
                     tree.carry_over(rel, OutputFile(None, f"previous build ({rel})"))
-        _prune(staging, set(tree.files))
+        if not tree.fresh:
+            _prune(staging, set(tree.files))
         changed = 0
-        for path in tree.paths():
+        new_base, out_base = str(staging), str(out)
+        for path in tree.files:
             if path in tree.kept:
                 continue
             try:
-                same = (staging / path).lstat().st_ino == (out / path).lstat().st_ino
+                same = (
+                    os.lstat(os.path.join(new_base, path)).st_ino
+                    == os.lstat(os.path.join(out_base, path)).st_ino
+                )
             except OSError:
                 same = False
             changed += not same
@@ -288,19 +328,27 @@ def publish(tree: OutputTree, only_langs: list[str] | None = None) -> int:
 
 def _prune(staging: Path, wanted: set[str]) -> None:
     """Remove what the staging folder still has from an older build but this build did not
-    write (posts deleted or renamed since); then empty folders."""
-    for dirpath, dirnames, filenames in os.walk(staging, topdown=False):
-        folder = Path(dirpath)
-        for name in filenames:
-            path = folder / name
-            if path.relative_to(staging).as_posix() not in wanted:
-                path.unlink()
-        for name in dirnames:
-            sub = folder / name
-            if sub.is_symlink():
-                sub.unlink()
-            elif not any(sub.iterdir()):
-                sub.rmdir()
+    write (posts deleted or renamed since); then empty folders. Plain strings and scandir: this
+    visits every file of the site."""
+    base = str(staging)
+
+    def visit(folder: str, prefix: str) -> bool:  # True if the folder is left empty
+        empty = True
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                rel = prefix + entry.name
+                if entry.is_dir(follow_symlinks=False):
+                    if visit(entry.path, rel + "/"):
+                        os.rmdir(entry.path)
+                    else:
+                        empty = False
+                elif rel in wanted:
+                    empty = False
+                else:
+                    os.unlink(entry.path)  # a file or a symbolic link left from an older build
+        return empty
+
+    visit(base, "")
 
 
 def _swap(new: Path, out: Path) -> None:

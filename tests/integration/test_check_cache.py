@@ -1,0 +1,85 @@
+"""`bipub check` reuses its last result only while no input changed (src/bipub/uptodate.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bipub.check import run
+from bipub.check.run import run_check
+
+
+@pytest.fixture
+def demo(make_project) -> Path:  # type: ignore[no-untyped-def]
+    return make_project("demo")  # type: ignore[no-any-return]
+
+
+def _forbid_analysis(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fail(*args: object, **kwargs: object) -> None:
+        raise AssertionError("analyzed again although nothing changed")
+
+    monkeypatch.setattr(run, "analyze", fail)
+
+
+def _codes(result: run.CheckResult) -> list[tuple[str, str | None, str | None]]:
+    return [(f.code, f.lang, f.key) for f in result.findings]
+
+
+def test_unchanged_project_reuses_the_result(demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = run_check(demo)
+    _forbid_analysis(monkeypatch)
+    again = run_check(demo)
+    assert _codes(again) == _codes(first)
+    assert again.coverage == first.coverage
+    assert again.exit_code == first.exit_code
+
+
+def test_edited_translation_is_checked_again(demo: Path) -> None:
+    first = run_check(demo)
+    post = demo / "content" / "en" / "posts" / "prefix-caching.md"
+    text = post.read_text(encoding="utf-8")
+    post.write_text(text.replace("## ", "## 9999 ", 1), encoding="utf-8")
+    again = run_check(demo)
+    assert _codes(again) != _codes(first)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda p: (p / "glossary.yaml").write_text("keep: [vLLM]\n", encoding="utf-8"),
+        lambda p: (p / "status" / "en.yaml").touch(),
+        lambda p: (p / "static" / "new.txt").write_text("new\n", encoding="utf-8"),
+    ],
+    ids=["glossary", "status", "new-file"],
+)
+def test_every_input_kind_invalidates(demo: Path, edit, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    run_check(demo)
+    edit(demo)
+    calls = []
+    original = run.analyze
+
+    def counting(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return original(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(run, "analyze", counting)
+    run_check(demo)
+    assert calls, "the check ran again"
+
+
+def test_options_have_their_own_result(demo: Path) -> None:
+    everything = run_check(demo)
+    only_en = run_check(demo, langs=["en"])
+    strict = run_check(demo, strict=True)
+    assert {f.lang for f in only_en.findings} <= {"en", None}
+    assert strict.exit_code == 1 and len(strict.errors) > len(everything.errors)
+
+
+def test_unsigned_result_is_not_trusted(demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = run_check(demo)
+    for path in (demo / ".bipub-cache").glob("check-*.pickle"):
+        path.write_bytes(b"\0" * 32 + path.read_bytes()[32:])  # signature no longer matches
+    assert _codes(run_check(demo)) == _codes(first)
+    _forbid_analysis(monkeypatch)
+    run_check(demo)  # re-signed by the run above

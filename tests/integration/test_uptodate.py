@@ -1,0 +1,127 @@
+"""A warm build with nothing changed does nothing — and notices every change that matters.
+
+bipub records what the last build read and wrote (src/bipub/uptodate.py). These tests change
+one thing at a time (an input's bytes, only its date, an output file, an extra file in the
+output, the options, --strict) and check that exactly the unchanged case skips the build.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from bipub.diagnostics import DiagnosticError
+from bipub.pipeline import build
+from tests.conftest import tree_snapshot
+
+KINDS = {"html", "json", "feeds", "llms"}
+
+
+def _mtimes(root: Path) -> dict[str, int]:
+    return {p.relative_to(root).as_posix(): p.stat().st_mtime_ns for p in root.rglob("*")}
+
+
+@pytest.fixture
+def built(make_project) -> Path:  # type: ignore[no-untyped-def]
+    project: Path = make_project("minimal")
+    first = build(project, only=KINDS)
+    assert not first.up_to_date
+    return project
+
+
+def test_second_build_is_up_to_date_and_touches_nothing(built: Path) -> None:
+    before = _mtimes(built / "site")
+    again = build(built, only=KINDS)
+    assert again.up_to_date
+    assert again.changed == 0
+    assert again.files == len([p for p in (built / "site").rglob("*") if p.is_file()])
+    assert _mtimes(built / "site") == before
+
+
+def test_edited_post_is_rebuilt(built: Path) -> None:
+    post = built / "content" / "ko" / "posts" / "alpha.md"
+    post.write_text(post.read_text(encoding="utf-8") + "\n새 문단.\n", encoding="utf-8")
+    result = build(built, only=KINDS)
+    assert not result.up_to_date
+    assert result.changed > 0
+    assert "새 문단." in (built / "site" / "ko" / "blog" / "alpha" / "index.html").read_text()
+
+
+def test_touched_input_runs_the_build_but_changes_nothing(built: Path) -> None:
+    post = built / "content" / "ko" / "posts" / "alpha.md"
+    st = post.stat()
+    os.utime(post, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    result = build(built, only=KINDS)
+    assert not result.up_to_date
+    assert result.changed == 0
+
+
+def test_new_input_file_is_noticed(built: Path) -> None:
+    (built / "static").mkdir()
+    (built / "static" / "extra.txt").write_text("hello\n", encoding="utf-8")
+    result = build(built, only=KINDS)
+    assert not result.up_to_date
+    assert (built / "site" / "extra.txt").read_text() == "hello\n"
+
+
+def test_project_template_is_an_input(built: Path) -> None:
+    (built / "templates").mkdir()
+    (built / "templates" / "post.html").write_text(
+        '{% extends "base.html" %}{% block content %}<p>MARK</p>{% endblock %}\n',
+        encoding="utf-8",
+    )
+    assert not build(built, only=KINDS).up_to_date
+    assert "MARK" in (built / "site" / "ko" / "blog" / "alpha" / "index.html").read_text()
+
+
+@pytest.mark.parametrize("damage", ["delete", "overwrite", "extra-file", "extra-folder"])
+def test_damaged_output_is_repaired(built: Path, damage: str) -> None:
+    site = built / "site"
+    expected = tree_snapshot(site)
+    page = site / "ko" / "blog" / "alpha" / "index.html"
+    if damage == "delete":
+        page.unlink()
+    elif damage == "overwrite":
+        page.write_text("vandalized", encoding="utf-8")
+    elif damage == "extra-file":
+        (site / "ko" / "blog" / "planted.html").write_text("x", encoding="utf-8")
+    else:
+        (site / "ko" / "planted").mkdir()
+    result = build(built, only=KINDS)
+    assert not result.up_to_date
+    assert tree_snapshot(site) == expected
+    assert not (site / "ko" / "planted").exists()
+
+
+def test_other_options_do_not_use_the_record(built: Path) -> None:
+    assert not build(built, only={"html"}).up_to_date  # another set of output kinds
+    assert not build(built, langs=["ko"], only=KINDS).up_to_date  # one language
+    assert build(built, langs=["ko"], only=KINDS).up_to_date  # ... which has its own record
+    assert not build(built, only=KINDS, use_cache=False).up_to_date  # --no-cache: always builds
+
+
+def test_other_output_folder_is_built(built: Path, tmp_path: Path) -> None:
+    other = tmp_path / "elsewhere"
+    assert not build(built, other, only=KINDS).up_to_date
+    assert (other / "ko" / "index.html").is_file()
+
+
+def test_warnings_are_repeated_and_strict_still_fails(make_project) -> None:  # type: ignore[no-untyped-def]
+    project: Path = make_project("demo")
+    first = build(project, only={"html"})
+    assert first.warnings, "the demo has untranslated content: the build warns"
+    again = build(project, only={"html"})
+    assert again.up_to_date
+    assert again.warnings == first.warnings
+    with pytest.raises(DiagnosticError) as caught:
+        build(project, only={"html"}, strict=True)
+    assert any("(--strict)" in d.message for d in caught.value.diagnostics)
+
+
+def test_unreadable_record_is_ignored(built: Path) -> None:
+    for record in (built / ".bipub-cache").glob("uptodate-*.json"):
+        record.write_text("{not json", encoding="utf-8")
+    assert not build(built, only=KINDS).up_to_date
+    assert build(built, only=KINDS).up_to_date
