@@ -38,33 +38,33 @@ def _pct(part: int, whole: int) -> str:
 # --------------------------------------------------------------------------- text
 
 
+_ANSI = {"bold": "1", "red": "31", "yellow": "33", "green": "32", "dim": "2"}
+
+
+def _paint(text: str, style: str, color: bool) -> str:
+    return f"\x1b[{_ANSI[style]}m{text}\x1b[0m" if color else text
+
+
 def write_text(result: CheckResult, out: IO[str], *, color: bool, width: int | None = None) -> None:
+    """Findings as plain lines (ANSI colours on a terminal) — written directly, since a big
+    site has tens of thousands of them — then the coverage table (rich) and the total."""
     from rich.console import Console
-    from rich.markup import escape as m
     from rich.table import Table
 
-    console = Console(
-        file=out,
-        force_terminal=color,
-        no_color=not color,
-        color_system="auto" if color else None,
-        highlight=False,
-        soft_wrap=True,
-        width=width or (None if color else 100),
-    )
     groups: dict[str, list[Finding]] = defaultdict(list)
     for f in result.findings:
         groups[f.file or "(project)"].append(f)
+    lines: list[str] = []
     for file in sorted(groups, key=lambda k: (k == "(project)", k)):
-        console.print(f"[bold]{m(file)}[/]")
+        lines.append(_paint(file, "bold", color))
         for f in groups[file]:
             style = "red" if f.severity is Severity.ERROR else "yellow"
             line = str(f.line) if f.line else "-"
             lang = f"[{f.lang}] " if f.lang else ""
             key = f"{f.key}: " if f.key else ""
-            console.print(
-                f"  {line:>5}  [{style}]{f.severity.value:<7}[/] [bold]{f.code}[/]  "
-                f"{m(lang)}{m(key)}{m(f.message)}"
+            lines.append(
+                f"  {line:>5}  {_paint(f'{f.severity.value:<7}', style, color)} "
+                f"{_paint(f.code, 'bold', color)}  {lang}{key}{f.message}"
             )
             if f.diff:
                 for dl in f.diff.split("\n"):
@@ -75,8 +75,20 @@ def write_text(result: CheckResult, out: IO[str], *, color: bool, width: int | N
                         if dl.startswith("-") and not dl.startswith("---")
                         else "dim"
                     )
-                    console.print(f"         [{dstyle}]{m(dl)}[/]")
-        console.print()
+                    lines.append(f"         {_paint(dl, dstyle, color)}")
+        lines.append("")
+    if lines:
+        out.write("\n".join(lines) + "\n")
+    console = Console(
+        file=out,
+        force_terminal=color,
+        no_color=not color,
+        color_system="auto" if color else None,
+        highlight=False,
+        emoji=False,
+        soft_wrap=True,
+        width=width or (None if color else 100),
+    )
     if result.coverage:
         table = Table(title="Coverage", title_justify="left", show_edge=False)
         table.add_column("lang")
@@ -94,7 +106,8 @@ def write_text(result: CheckResult, out: IO[str], *, color: bool, width: int | N
                 )
         console.print(table)
     style = "red" if result.errors else ("yellow" if result.warnings else "green")
-    console.print(f"[{style}]{total_line(result)}[/]")
+    console.file.flush()
+    out.write(_paint(total_line(result), style, color) + "\n")
 
 
 # --------------------------------------------------------------------------- json, github
