@@ -132,6 +132,42 @@ def render(
     def want(kind: str) -> bool:  # build --only
         return only is None or kind in only
 
+    def other_outputs() -> None:
+        """Everything but the pages (run while the render workers work)."""
+        for lang in langs:
+            if want("feeds"):
+                feed = feeds.atom_feed(site, lang, url, markdown)
+                tree.add(urls.feed(lang)[1:], feed, lang, "feed")
+            if want("json"):
+                cv = json_api.cv_json(site, lang)
+                if cv is not None:
+                    tree.add(urls.api(lang, "cv")[1:], cv, lang, "cv.json")
+                posts = json_api.posts_json(site, lang, url)
+                tree.add(urls.api(lang, "posts")[1:], posts, lang, "api")
+                tree.add(
+                    urls.api(lang, "status")[1:], json_api.status_json(site, lang), lang, "api"
+                )
+            if want("llms"):
+                tree.add(urls.llms(lang)[1:], llms.llms_txt(site, lang, url), lang, "llms.txt")
+                full = llms.llms_full_txt(site, lang, url)
+                tree.add(urls.llms(lang, True)[1:], full, lang, "llms")
+        if langs == config.codes:  # outputs shared by all languages: only on a full build
+            default = config.default_language
+            if want("llms"):
+                tree.add("llms.txt", llms.llms_txt(site, default, url, root=True), None, "llms.txt")
+                full = llms.llms_full_txt(site, default, url)
+                tree.add("llms-full.txt", full, None, "llms-full.txt")
+            if want("feeds"):
+                tree.add("sitemap.xml", feeds.sitemap(site, plan, url), None, "sitemap")
+                tree.add("robots.txt", feeds.robots(url), None, "robots")
+            if want("json"):
+                for name, text in json_api.schemas().items():
+                    tree.add(f"api/schema/{name}", text, None, "schema")
+            if want("html"):
+                for path, html in renderer.render_root_pages(plan, envs[default], collector):
+                    tree.add(urls.output_file(path), html, None, path)
+                _static(project, tree)
+
     counts: dict[str, int] = {}
     if want("html"):
         out_key = str(tree.out)
@@ -147,36 +183,12 @@ def render(
             previous,
             renderer.global_key(_inputs_key(project)) if cache is not None else "",
             on_start,
+            meanwhile=other_outputs,
         )
         if cache is not None:
             tree.on_publish.append(partial(_remember_pages, cache, out_key, fingerprints))
-    for lang in langs:
-        if want("feeds"):
-            tree.add(urls.feed(lang)[1:], feeds.atom_feed(site, lang, url, markdown), lang, "feed")
-        if want("json"):
-            cv = json_api.cv_json(site, lang)
-            if cv is not None:
-                tree.add(urls.api(lang, "cv")[1:], cv, lang, "cv.json")
-            tree.add(urls.api(lang, "posts")[1:], json_api.posts_json(site, lang, url), lang, "api")
-            tree.add(urls.api(lang, "status")[1:], json_api.status_json(site, lang), lang, "api")
-        if want("llms"):
-            tree.add(urls.llms(lang)[1:], llms.llms_txt(site, lang, url), lang, "llms.txt")
-            tree.add(urls.llms(lang, True)[1:], llms.llms_full_txt(site, lang, url), lang, "llms")
-    if langs == config.codes:  # outputs shared by all languages: only on a full build
-        default = config.default_language
-        if want("llms"):
-            tree.add("llms.txt", llms.llms_txt(site, default, url, root=True), None, "llms.txt")
-            tree.add("llms-full.txt", llms.llms_full_txt(site, default, url), None, "llms-full.txt")
-        if want("feeds"):
-            tree.add("sitemap.xml", feeds.sitemap(site, plan, url), None, "sitemap")
-            tree.add("robots.txt", feeds.robots(url), None, "robots")
-        if want("json"):
-            for name, text in json_api.schemas().items():
-                tree.add(f"api/schema/{name}", text, None, "schema")
-        if want("html"):
-            for path, html in renderer.render_root_pages(plan, envs[default], collector):
-                tree.add(urls.output_file(path), html, None, path)
-            _static(project, tree)
+    else:
+        other_outputs()
     # --- PDF output (issue 5): CVs, the bilingual CV (full builds only) and opted-in posts,
     # rendered in parallel by render/pdf.py; the build's fixed time comes from SOURCE_DATE_EPOCH.
     if want("pdf"):

@@ -79,13 +79,13 @@ _WORDLIKE: Final = re.compile(r"[^\W_]")
 _FENCE_OPEN: Final = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 
 
-@lru_cache(maxsize=4096)  # pure, and called for every card of every page
+@lru_cache(maxsize=4096, typed=True)  # pure; called for every card of every page
 def babel_locale(lang: str) -> Locale:
     """The Babel locale for a bipub language code; ValueError names an unknown code."""
     return Locale.parse(_language(lang)[0])
 
 
-@lru_cache(maxsize=4096)  # pure, and called for every card of every page
+@lru_cache(maxsize=4096, typed=True)  # pure; called for every card of every page
 def format_date(d: date, lang: str, style: str = "long") -> str:
     """`d` in `lang`: long is '2026년 4월 7일' / 'April 7, 2026'; see `DATE_STYLES`."""
     if style not in DATE_STYLES:
@@ -118,7 +118,7 @@ def reading_minutes(text: str, lang: str) -> int:
     return max(1, math.floor(minutes + 0.5))
 
 
-@lru_cache(maxsize=4096)  # pure, and called for every card of every page
+@lru_cache(maxsize=4096, typed=True)  # pure; called for every card of every page
 def format_reading_time(minutes: int, lang: str) -> str:
     """'5분' in Korean, '5 min read' in English; the number and unit come from CLDR via Babel."""
     if isinstance(minutes, bool) or not isinstance(minutes, int):
@@ -142,11 +142,10 @@ _SPACE = re.compile(r"\s+")
 
 
 def _minutes(text: str, base: str) -> float:
-    hangul = len(_HANGUL.findall(text))
-    rest = _HANGUL.sub(" ", text)
+    rest, hangul = _HANGUL.subn(" ", text)  # one pass: the count and the text without them
     if base == "ko":
-        words = len(_LATIN_WORD.findall(rest))
-        others = len(_SPACE.sub("", _LATIN_WORD.sub(" ", rest)))
+        without_words, words = _LATIN_WORD.subn(" ", rest)
+        others = len(_SPACE.sub("", without_words))
         return (hangul + others) / KO_CHARS_PER_MINUTE + words / EN_WORDS_PER_MINUTE
     words = sum(1 for token in rest.split() if _WORDLIKE.search(token))
     return hangul / KO_CHARS_PER_MINUTE + words / EN_WORDS_PER_MINUTE

@@ -86,10 +86,14 @@ def render_pages(
     previous: dict[str, tuple[str, tuple[int, int, int]]] | None = None,
     global_key: str = "",
     on_start: Callable[[int], None] | None = None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> tuple[dict[str, int], dict[str, str]]:
     """Render the pages of `langs`; a page whose fingerprint matches `previous` (and whose old
     output file is still the one bipub wrote) is kept instead. Returns pages per language and
-    the fingerprints of the pages now in the tree."""
+    the fingerprints of the pages now in the tree.
+
+    `meanwhile` is run in this process while the workers render (the outputs that are not
+    pages: feeds, JSON, llms.txt); without workers, after the pages."""
     counts: dict[str, int] = {}
     fingerprints: dict[str, str] = {}
     specs: list[PageSpec] = []
@@ -125,6 +129,8 @@ def render_pages(
             _add_counts(counts, part)
             if on_pages:
                 on_pages(sum(part.values()))
+        if meanwhile:
+            meanwhile()
         return counts, _written(fingerprints, tree)
     context = multiprocessing.get_context("fork")
     results: list[Any] = []
@@ -135,7 +141,10 @@ def render_pages(
         with ProcessPoolExecutor(
             workers, mp_context=context, initializer=_init, initargs=(job,)
         ) as pool:
-            for files, diagnostics, part in pool.map(_render_chunk, range(0, len(specs), CHUNK)):
+            chunks = pool.map(_render_chunk, range(0, len(specs), CHUNK))  # all submitted now
+            if meanwhile:
+                meanwhile()
+            for files, diagnostics, part in chunks:
                 results.append(files)
                 collector.extend(diagnostics)
                 _add_counts(counts, part)
