@@ -10,10 +10,12 @@ Nothing is written before every stage has succeeded; one run reports all errors 
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -344,6 +346,19 @@ def check_langs(config: SiteConfig, langs: Sequence[str]) -> None:
         )
 
 
+@contextmanager
+def _few_collections() -> Iterator[None]:
+    """A build allocates millions of long-lived objects (documents, the paired site, the plan);
+    Python's cyclic garbage collector would walk all of them again and again (~15 % of a warm
+    build). Collect less often while building; the previous settings come back afterwards."""
+    threshold = gc.get_threshold()
+    gc.set_threshold(100_000, 50, 100)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)
+
+
 def build(
     root: Path,
     out: Path | None = None,
@@ -356,6 +371,20 @@ def build(
     use_cache: bool = True,
 ) -> BuildResult:
     """Run every stage. Raises DiagnosticError (nothing written) or returns what was built."""
+    with _few_collections():
+        return _build(root, out, langs, strict, on_start, on_pages, only, use_cache)
+
+
+def _build(
+    root: Path,
+    out: Path | None,
+    langs: list[str] | None,
+    strict: bool,
+    on_start: Callable[[int], None] | None,
+    on_pages: Callable[[int], None] | None,
+    only: set[str] | None,
+    use_cache: bool,
+) -> BuildResult:
     started = time.perf_counter()
     project = Project(root)
     target = (out if out is not None else project.default_out).absolute()

@@ -177,7 +177,7 @@ def save(project: Project, out: Path, record: Record) -> None:
     fd, tmp = tempfile.mkstemp(prefix=".uptodate-", dir=folder)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, separators=(",", ":"))
+            f.write(json.dumps(data, separators=(",", ":")))  # dumps: the C encoder
         os.replace(tmp, _path(project, out))
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -29,7 +29,7 @@ from bipub.diagnostics import Collector, Severity
 from bipub.load.content import Content, Document
 from bipub.pair.site import Site
 from bipub.pair.status import StatusFile, StatusRecord
-from bipub.pair.units import Unit, nfc, split_sections, text_hash
+from bipub.pair.units import Unit, nfc, text_hash
 
 UnitState = Literal["missing", "draft", "stale", "translated"]
 UI_SOURCE_LANG = "en"  # the language of the templates' msgids (as the renderer assumes)
@@ -405,7 +405,7 @@ def check_documents(site: Site, content: Content) -> DocumentParity:
             _, orphans = key_parity(src_fields, tr_fields)
             if not orphans:
                 continue
-            t_secs = {x.index: x for x in split_sections(tr.body, tr.body_line)}
+            t_secs = {x.index: x for x in tr.sections}
             for key in orphans:
                 name = key.split(":", 1)[1]
                 if name.startswith("body#"):

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -20,6 +21,9 @@ from bipub.load.text import TextDecodeError, decode_text, read_text
 from bipub.load.yaml_strict import YamlDoc, YamlError, load_yaml
 from bipub.model.post import FrontMatter, Kind
 from bipub.model.validate import validation_diagnostics
+
+if TYPE_CHECKING:
+    from bipub.pair.units import Section
 
 CONTENT_DIR = "content"
 KINDS: tuple[Kind, ...] = ("posts", "pages")
@@ -46,6 +50,14 @@ class Document:
 
     def line_of(self, field: str) -> int | None:
         return self.yaml.line_for((field,))
+
+    @cached_property
+    def sections(self) -> tuple[Section, ...]:
+        """The body split at headings (pair/units.py). Computed once per document: it travels
+        with the document in the build cache, so a warm build does not split it again."""
+        from bipub.pair.units import split_sections
+
+        return tuple(split_sections(self.body, self.body_line))
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from bipub.model.post import Kind
 from bipub.model.validate import validation_diagnostics
 from bipub.pair.cv_merge import MergedCv, merge_cv
 from bipub.pair.status import StatusFile, load_status
-from bipub.pair.units import Unit, split_sections, text_hash
+from bipub.pair.units import Unit, text_hash
 
 State = Literal["source", "translated", "draft", "stale", "missing"]
 RESERVED_PAGE_SLUGS = {"blog", "tags", "series", "api", "pdf", "assets", "static", "index"}
@@ -214,8 +214,8 @@ def _doc_units(
             tr.meta.series if tr else None,
             tr.line_of("series") if tr else None,
         )
-    s_secs = split_sections(src.body, src.body_line)
-    t_secs = split_sections(tr.body, tr.body_line) if tr else []
+    s_secs = src.sections
+    t_secs = tr.sections if tr else ()
     for sec in s_secs:
         t = t_secs[sec.index] if sec.index < len(t_secs) else None
         add(

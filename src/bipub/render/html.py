@@ -98,6 +98,7 @@ class HtmlRenderer:
         self.site_root: Path | None = None
         self._site_cache: dict[str, View] = {}
         self._cards: dict[tuple[str, str, str], PostCard] = {}
+        self._card_key_memo: dict[tuple[str, str, str], str] = {}
         self._slugs: dict[tuple[str, str, str], set[str]] = {}
         self._pdf_posts: dict[str, set[str]] = {}
         self.minutes: dict[str, int] = {}  # reading minutes by document digest (build cache)
@@ -236,7 +237,15 @@ class HtmlRenderer:
         data = repr((summary, spec.deps())).encode("utf-8")
         return hashlib.sha256(data).hexdigest()
 
-    def _card_key(self, entry: Entry, lang: str) -> tuple[object, ...]:
+    def _card_key(self, entry: Entry, lang: str) -> str:
+        """What a post's card shows, as a string (memoized: a card is on many pages)."""
+        memo = (entry.kind, entry.key, lang)
+        key = self._card_key_memo.get(memo)
+        if key is None:
+            key = self._card_key_memo[memo] = repr(self._card_fields(entry, lang))
+        return key
+
+    def _card_fields(self, entry: Entry, lang: str) -> tuple[object, ...]:
         version = entry.versions[lang]
         series = self.site.series_by_entry.get((lang, entry.key))
         tags = self.site.tags.get(lang, {})

@@ -30,6 +30,7 @@ _SAFE_SCHEME = re.compile(r"^(?:https?:|mailto:|tel:|#|/|\./|\.\./|[^:/?#]*(?:[/
 _CTRL = re.compile(r"[\x00-\x20\x7f]+")
 
 
+@lru_cache(maxsize=65536)  # pure; asked for every link of every page
 def is_safe_url(url: str) -> bool:
     """True for http(s), mailto, tel, fragment and relative URLs; false for any other scheme.
 

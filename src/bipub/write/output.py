@@ -259,8 +259,15 @@ def _clean_leftovers(out: Path) -> None:
 
 
 def check_relative(path: str) -> None:
-    p = PurePosixPath(path)
-    if p.is_absolute() or ".." in p.parts or not p.parts or "\\" in path or "\x00" in path:
+    parts = path.split("/")
+    if (
+        not path
+        or path.startswith("/")
+        or ".." in parts
+        or not any(p not in ("", ".") for p in parts)
+        or "\\" in path
+        or "\x00" in path
+    ):
         raise ValueError(f"output path {path!r} is not a plain relative path")
 
 
@@ -287,11 +294,20 @@ def owned_by(path: str, langs: Iterable[str]) -> bool:
 
 
 def published_files(out: Path) -> list[str]:
-    if not out.is_dir():
-        return []
-    return sorted(
-        p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() or p.is_symlink()
-    )
+    """Every file (and symbolic link) in the output folder, as sorted relative paths."""
+    found: list[str] = []
+
+    def visit(folder: str, prefix: str) -> None:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    visit(entry.path, f"{prefix}{entry.name}/")
+                else:
+                    found.append(prefix + entry.name)
+
+    if out.is_dir():
+        visit(str(out), "")
+    return sorted(found)
 
 
 def publish(tree: OutputTree, only_langs: list[str] | None = None) -> int:
