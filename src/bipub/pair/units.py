@@ -11,6 +11,7 @@ import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import cached_property
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,7 @@ class Unit:
     translation_file: str | None
     translation_line: int | None
 
-    @property
+    @cached_property
     def source_hash(self) -> str:
         return text_hash(self.source)
 

@@ -13,13 +13,69 @@ from pydantic import BaseModel, ConfigDict
 
 from bipub.model.cv import CV
 from bipub.pair.site import Site
-from bipub.pair.units import text_hash
 from bipub.render import urls
 from bipub.render.locale_format import format_iso
 
 
 def dumps(value: Any) -> str:
+    """JSON as `json.dumps(value, ensure_ascii=False, indent=2)` writes it, plus a newline.
+
+    The API files are lists of flat records (tens of thousands on a big site); Python's
+    json module indents with its pure-Python encoder, so those lists are written here with the
+    C string encoder instead — byte for byte the same output (tests/property/test_json_dumps.py).
+    """
+    if isinstance(value, list) and value and all(_flat_record(v) for v in value):
+        return _dump_records(value) + "\n"
     return json.dumps(value, ensure_ascii=False, indent=2) + "\n"
+
+
+_encode_str = json.encoder.encode_basestring  # the C version when available
+
+
+def _flat_record(value: object) -> bool:
+    if type(value) is not dict or not value:
+        return False
+    for k, v in value.items():
+        if type(k) is not str:
+            return False
+        if type(v) is list:
+            if not all(type(x) is str for x in v):
+                return False
+        elif v is not None and type(v) not in (str, int, bool):
+            return False
+    return True
+
+
+def _scalar(v: object) -> str:
+    if type(v) is str:
+        return _encode_str(v)
+    if v is None:
+        return "null"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    return int.__repr__(v)
+
+
+def _dump_records(records: list[dict[str, Any]]) -> str:
+    parts = ["["]
+    for i, record in enumerate(records):
+        parts.append(",\n  {" if i else "\n  {")
+        for j, (k, v) in enumerate(record.items()):
+            parts.append(",\n    " if j else "\n    ")
+            parts.append(_encode_str(k))
+            parts.append(": ")
+            if type(v) is list:
+                if v:
+                    parts.append("[\n      " + ",\n      ".join(map(_encode_str, v)) + "\n    ]")
+                else:
+                    parts.append("[]")
+            else:
+                parts.append(_scalar(v))
+        parts.append("\n  }")
+    parts.append("\n]")
+    return "".join(parts)
 
 
 def strip_ids(value: Any) -> Any:
@@ -70,27 +126,29 @@ def posts_json(site: Site, lang: str, url: urls.UrlBuilder) -> str:
     for entry in site.posts(lang):
         version = entry.versions[lang]
         doc = version.doc
+        # the fields of PostApiEntry, in its order (tests validate the output against it)
         items.append(
-            PostApiEntry(
-                slug=entry.slug,
-                title=doc.meta.title,
-                description=doc.meta.description or "",
-                date=format_iso(entry.date) if entry.date else "",
-                updated=format_iso(entry.updated) if entry.updated else None,
-                tags=_tags_of(entry, lang),
-                series=doc.meta.series,
-                url=url.absolute(urls.post(lang, entry.slug)),
-                lang=doc.lang,
-                translation=version.state,
-            ).model_dump()
+            {
+                "slug": entry.slug,
+                "title": doc.meta.title,
+                "description": doc.meta.description or "",
+                "date": format_iso(entry.date) if entry.date else "",
+                "updated": format_iso(entry.updated) if entry.updated else None,
+                "tags": _tags_of(entry, lang),
+                "series": doc.meta.series,
+                "url": url.absolute(urls.post(lang, entry.slug)),
+                "lang": doc.lang,
+                "translation": version.state,
+            }
         )
     return dumps(items)
 
 
-def unit_states(site: Site, lang: str) -> list[StatusApiEntry]:
+def unit_states(site: Site, lang: str) -> list[dict[str, Any]]:
+    """The records of status.json: the fields of StatusApiEntry, in its order."""
     status = site.status.get(lang)
     out = []
-    for unit in sorted(site.units, key=lambda u: u.key):
+    for unit in sorted((u for u in site.units if u.target_lang == lang), key=lambda u: u.key):
         if unit.target_lang != lang:
             continue
         rec = status.records.get(unit.key) if status else None
@@ -98,25 +156,25 @@ def unit_states(site: Site, lang: str) -> list[StatusApiEntry]:
             state = "missing"
         elif rec is None:
             state = "untracked"
-        elif rec.source_hash != text_hash(unit.source):
+        elif rec.source_hash != unit.source_hash:
             state = "stale"
         else:
             state = rec.state
         out.append(
-            StatusApiEntry(
-                key=unit.key,
-                state=state,
-                source_lang=unit.source_lang,
-                source_hash=unit.source_hash,
-                file=unit.translation_file or unit.source_file,
-                line=unit.translation_line or unit.source_line,
-            )
+            {
+                "key": unit.key,
+                "state": state,
+                "source_lang": unit.source_lang,
+                "source_hash": unit.source_hash,
+                "file": unit.translation_file or unit.source_file,
+                "line": unit.translation_line or unit.source_line,
+            }
         )
     return out
 
 
 def status_json(site: Site, lang: str) -> str:
-    return dumps([e.model_dump() for e in unit_states(site, lang)])
+    return dumps(unit_states(site, lang))
 
 
 def _drop_id(schema: dict[str, Any]) -> dict[str, Any]:
