@@ -7,9 +7,13 @@ For each size N (posts per language) it generates a corpus with ../shared/bench/
 (or bench/gen_corpus.py if copied), then measures, each `--repeat` times (median reported):
 
 * cold   — `bipub build --no-cache` into an empty output (HTML, JSON, feeds, sitemap, llms)
-* warm   — `bipub build` again with nothing changed
+* warm   — `bipub build` again with nothing changed (the up-to-date check: nothing is read)
+* touch  — one post's mtime changed, bytes the same: the whole incremental path runs (load
+           through the cache, pair, plan, fingerprint every page) and nothing is rewritten
 * edit   — one post's body edited, `bipub build`
-* check  — `bipub check` (when the command exists)
+* check-edit — `bipub check` right after that edit (QA of unchanged units comes from its cache)
+* check  — `bipub check` again with nothing changed
+* serve  — `bipub serve` running; one post saved; seconds until the served page shows the edit
 * hugo   — `hugo --quiet` on the same content with ../shared/bench/hugo-site (skipped with a
            message when hugo is not installed: `apt-get install hugo`)
 
@@ -25,11 +29,13 @@ import os
 import platform
 import resource
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -86,6 +92,49 @@ def generate(root: Path, n: int) -> Path:
     return project
 
 
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def serve_latency(project: Path, env: dict[str, str], i: int, timeout: float = 300) -> float:
+    """Seconds from saving a post to `bipub serve` serving the edited page."""
+    port = _free_port()
+    proc = subprocess.Popen(
+        [*BIPUB, "serve", "--port", str(port)],
+        cwd=project,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    page = f"http://127.0.0.1:{port}/ko/blog/post-00011/"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:  # wait for the first build
+            try:
+                urllib.request.urlopen(page, timeout=5).read()
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    sys.exit("bench: bipub serve did not start")
+                time.sleep(0.2)
+        time.sleep(1.0)  # let the watcher settle
+        marker = f"serve-bench-{i}-{time.time_ns()}"
+        post = project / "content" / "ko" / "posts" / "post-00011.md"
+        text = post.read_text(encoding="utf-8") + f"\n{marker}\n"
+        start = time.perf_counter()
+        post.write_text(text, encoding="utf-8")
+        while marker not in urllib.request.urlopen(page, timeout=30).read().decode("utf-8"):
+            if time.perf_counter() - start > timeout:
+                sys.exit("bench: bipub serve never showed the edit")
+            time.sleep(0.02)
+        return time.perf_counter() - start
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
 def median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
@@ -93,7 +142,9 @@ def median(values: list[float]) -> float:
 def bench_size(root: Path, n: int, repeat: int, hugo: bool) -> dict[str, float]:
     project = generate(root, n)
     out = project / "site"
-    results: dict[str, list[float]] = {"cold": [], "warm": [], "edit": [], "check": [], "hugo": []}
+    results: dict[str, list[float]] = {
+        k: [] for k in ("cold", "warm", "touch", "edit", "check-edit", "check", "serve", "hugo")
+    }
     env = dict(os.environ, SOURCE_DATE_EPOCH="1775520000")
     has_check = subprocess.run([*BIPUB, "check", "--help"], capture_output=True).returncode == 0
     for i in range(repeat):
@@ -122,11 +173,16 @@ def bench_size(root: Path, n: int, repeat: int, hugo: bool) -> dict[str, float]:
         run([*BIPUB, "-q", "build"], project, env)  # fill the cache
         results["warm"].append(run([*BIPUB, "-q", "build"], project, env)[0])
         post = project / "content" / "ko" / "posts" / "post-00007.md"
+        st = post.stat()
+        os.utime(post, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+        results["touch"].append(run([*BIPUB, "-q", "build"], project, env)[0])
         post.write_text(post.read_text(encoding="utf-8") + f"\n추가 문단 {i}.\n", encoding="utf-8")
         results["edit"].append(run([*BIPUB, "-q", "build"], project, env)[0])
         if has_check:
             # the synthetic corpus has QA findings (exit 1); only the time matters here
+            results["check-edit"].append(run([*BIPUB, "-q", "check"], project, env, ok=(0, 1))[0])
             results["check"].append(run([*BIPUB, "-q", "check"], project, env, ok=(0, 1))[0])
+        results["serve"].append(serve_latency(project, env, i))
         if hugo:
             site = root / f"hugo-{n}"
             if not site.is_dir():
@@ -163,15 +219,17 @@ def main() -> None:
     )
     print(f"# {time.strftime('%Y-%m-%d %H:%M')} — {' '.join(sys.argv)}\n")
     print(
-        "| posts/lang | cold | warm | one edit | check | Hugo | cold/Hugo | RSS bipub | RSS Hugo |"
+        "| posts/lang | cold | Hugo | cold/Hugo | warm | touch | one edit | serve edit "
+        "| check after edit | check | RSS bipub | RSS Hugo |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for n in args.posts:
         s = bench_size(root, n, args.repeat, hugo)
         ratio = s["cold"] / s["hugo"] if hugo and s.get("hugo") else float("nan")
         print(
-            f"| {n} | {s['cold']:.1f} s | {s['warm']:.2f} s | {s['edit']:.2f} s | "
-            f"{s['check']:.2f} s | {s.get('hugo', float('nan')):.1f} s | {ratio:.2f} | "
+            f"| {n} | {s['cold']:.1f} s | {s.get('hugo', float('nan')):.1f} s | {ratio:.2f} | "
+            f"{s['warm']:.2f} s | {s['touch']:.2f} s | {s['edit']:.2f} s | {s['serve']:.2f} s | "
+            f"{s['check-edit']:.2f} s | {s['check']:.2f} s | "
             f"{s['rss_bipub']:.0f} MB | {s.get('rss_hugo', float('nan')):.0f} MB |",
             flush=True,
         )

@@ -369,10 +369,14 @@ def build(
     on_pages: Callable[[int], None] | None = None,
     only: set[str] | None = None,
     use_cache: bool = True,
+    cache: BuildCache | None = None,
 ) -> BuildResult:
-    """Run every stage. Raises DiagnosticError (nothing written) or returns what was built."""
+    """Run every stage. Raises DiagnosticError (nothing written) or returns what was built.
+
+    `cache`: a build cache the caller keeps in memory between builds (`bipub serve`); it is
+    neither read from nor saved to .bipub-cache/ here."""
     with _few_collections():
-        return _build(root, out, langs, strict, on_start, on_pages, only, use_cache)
+        return _build(root, out, langs, strict, on_start, on_pages, only, use_cache, cache)
 
 
 def _build(
@@ -384,6 +388,7 @@ def _build(
     on_pages: Callable[[int], None] | None,
     only: set[str] | None,
     use_cache: bool,
+    kept_cache: BuildCache | None,
 ) -> BuildResult:
     started = time.perf_counter()
     project = Project(root)
@@ -395,7 +400,9 @@ def _build(
         if previous is not None:
             return _nothing_changed(previous, strict, started)
     collector = Collector()
-    cache = BuildCache.load(project.cache) if use_cache else None
+    cache: BuildCache | None = None
+    if use_cache:
+        cache = kept_cache if kept_cache is not None else BuildCache.load(project.cache)
     config, content = load(project, collector, cache)
     check_langs(config, langs or [])
     selected = [c for c in config.codes if not langs or c in langs]
@@ -410,7 +417,8 @@ def _build(
         changed = publish(tree, selected if selected != config.codes else None)
     warnings = sorted(set(collector.warnings), key=lambda d: (d.file or "", d.line or 0, d.message))
     if cache is not None:
-        cache.save(project.cache)
+        if kept_cache is None:
+            cache.save(project.cache)
         files, dirs = uptodate.output_state(tree.out, tree.files)
         record = uptodate.Record(record_key, inputs, files, dirs, warnings, counts)
         uptodate.save(project, target, record)

@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from bipub.diagnostics import DiagnosticError
+from bipub.project import Project
 
 RELOAD_SCRIPT = b"""<script>(function(){var s=new EventSource("/__bipub/events");
 s.addEventListener("reload",function(){location.reload();});
@@ -144,14 +145,17 @@ def make_handler(site: Path, state: BuildState) -> type[SimpleHTTPRequestHandler
 def serve(ui: Any, root: Path, host: str, port: int, out: Path | None) -> None:
     from watchfiles import watch
 
+    from bipub.cache import BuildCache
     from bipub.pipeline import build
 
     site = out or (root / ".bipub-cache" / "serve")
     state = BuildState()
+    project = Project(root)
+    cache = BuildCache.load(project.cache)  # kept in memory between rebuilds, saved at the end
 
     def rebuild() -> None:
         try:
-            result = build(root, site)
+            result = build(root, site, cache=cache)
         except DiagnosticError as exc:
             ui.diagnostics(exc.diagnostics)
             ui.info(f"rebuild failed ({len(exc.diagnostics)} errors); still serving the last site")
@@ -186,3 +190,4 @@ def serve(ui: Any, root: Path, host: str, port: int, out: Path | None) -> None:
         pass
     finally:
         server.shutdown()
+        cache.save(project.cache)
