@@ -87,17 +87,19 @@ class UnsignedCache(Exception):
     """A cache file not signed with this user's key (planted, copied or corrupt)."""
 
 
-def load_signed(path: Path) -> Any:
-    """Unpickle a file written by save_signed, after checking its signature."""
-    blob = path.read_bytes()
+def load_signed(path: Path, skip: int = 0) -> Any:
+    """Unpickle a file written by save_signed, after checking its signature. `skip`: the
+    length of the plain `prefix` it was saved with."""
+    blob = path.read_bytes()[skip:]
     signature, payload = blob[:32], blob[32:]
     if not hmac.compare_digest(signature, _sign(payload)):
         raise UnsignedCache("not signed by this user's key")
     return pickle.loads(payload)  # noqa: S301 - signed by us (see module docstring)
 
 
-def save_signed(path: Path, value: object) -> None:
-    """Pickle `value` to `path` atomically, signed with this user's key."""
+def save_signed(path: Path, value: object, prefix: bytes = b"") -> None:
+    """Pickle `value` to `path` atomically, signed with this user's key. A `prefix` (written
+    first, in the clear) lets a reader reject the file without reading all of it."""
     folder = path.parent
     folder.mkdir(parents=True, exist_ok=True)
     gitignore = folder / ".gitignore"
@@ -107,6 +109,7 @@ def save_signed(path: Path, value: object) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:
+            f.write(prefix)
             f.write(_sign(payload))
             f.write(payload)
         os.replace(tmp, path)

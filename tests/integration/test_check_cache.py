@@ -79,7 +79,8 @@ def test_options_have_their_own_result(demo: Path) -> None:
 def test_unsigned_result_is_not_trusted(demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     first = run_check(demo)
     for path in (demo / ".bipub-cache").glob("check-*.pickle"):
-        path.write_bytes(b"\0" * 32 + path.read_bytes()[32:])  # signature no longer matches
+        blob = path.read_bytes()  # 64-byte input stamp, 32-byte signature, pickle
+        path.write_bytes(blob[:64] + b"\0" * 32 + blob[96:])  # signature no longer matches
     assert _codes(run_check(demo)) == _codes(first)
     _forbid_analysis(monkeypatch)
     run_check(demo)  # re-signed by the run above

@@ -92,47 +92,17 @@ def key_parity(
 
 
 def doc_fields(
-    kind: str, key: str, meta_fields: Mapping[str, str | None], body: str
+    kind: str, key: str, meta_fields: Mapping[str, str | None], sections: int
 ) -> dict[str, str | None]:
-    """The unit keys of one post or page version (title, description, series, body#N).
-
-    Body sections are counted, not split (see `section_count`); their texts are None."""
+    """The unit keys of one post or page version (title, description, series, body#N for each
+    of its `sections`); section texts are None."""
     base = f"{kind}/{key}"
     out: dict[str, str | None] = {
         f"{base}:{name}": text for name, text in meta_fields.items() if text
     }
-    for index in range(section_count(body)):
+    for index in range(sections):
         out[f"{base}:body#{index}"] = None
     return out
-
-
-# split_sections' own patterns, applied only to the lines that can start a fence or a heading
-_MARK_LINE = re.compile(r"^(?:[^\S\n]{0,3}(?:`{3,}|~{3,})|#{1,6}[^\S\n]).*$", re.MULTILINE)
-_FENCE = re.compile(r"^(\s{0,3})(`{3,}|~{3,})")
-_HEADING = re.compile(r"^#{1,6}\s")
-
-
-def section_count(body: str) -> int:
-    """len(split_sections(body, n)), without building the sections (fast on large sites)."""
-    fence: str | None = None
-    headings = 0
-    first: int | None = None
-    for m in _MARK_LINE.finditer(body):
-        line = m.group(0)
-        fm = _FENCE.match(line)
-        if fm:
-            marker = fm.group(2)
-            if fence is None:
-                fence = marker[0] * len(marker)
-            elif line.strip().startswith(fence) and set(line.strip()) <= {fence[0]}:
-                fence = None
-        if fence is None and _HEADING.match(line):
-            headings += 1
-            if first is None:
-                first = m.start()
-    if first is None:
-        return 1 if body.strip() else 0
-    return headings + (1 if body[:first].strip() else 0)
 
 
 # --------------------------------------------------------------------------- the check
@@ -372,7 +342,7 @@ def check_documents(site: Site, content: Content) -> DocumentParity:
                 "description": src.meta.description,
                 "series": src.meta.series,
             },
-            src.body,
+            len(src.sections),
         )
         for lang in config.codes:
             if lang == entry.source_lang:
@@ -400,7 +370,7 @@ def check_documents(site: Site, content: Content) -> DocumentParity:
                     "description": tr.meta.description,
                     "series": tr.meta.series,
                 },
-                tr.body,
+                len(tr.sections),
             )
             _, orphans = key_parity(src_fields, tr_fields)
             if not orphans:

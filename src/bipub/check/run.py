@@ -480,21 +480,31 @@ def run_check(
 ) -> CheckResult:
     """`bipub check`. When no input file changed since the last check with the same options,
     its result is reused (src/bipub/uptodate.py says what counts as an input)."""
+    import hashlib
+
     from bipub import uptodate
     from bipub.cache import CACHE_FORMAT, load_signed, save_signed
 
     project = Project(root)
     key = uptodate.options_key("check", CACHE_FORMAT, sorted(langs), sorted(only), strict)
     path = project.cache / f"check-{key[:16]}.pickle"
-    inputs = uptodate.scan_inputs(project) if use_cache else {}
-    if use_cache and path.is_file():
+    stamp = b""
+    if use_cache:
+        inputs = uptodate.scan_inputs(project)
+        stamp = hashlib.sha256(repr((key, sorted(inputs.items()))).encode()).hexdigest().encode()
         try:
-            seen_key, seen_inputs, result = load_signed(path)
-        except Exception:  # an unreadable cache only costs time: check again
-            seen_key = None
-        if seen_key == key and seen_inputs == inputs and isinstance(result, CheckResult):
-            return result
+            with path.open("rb") as f:
+                fresh = f.read(len(stamp)) == stamp  # the result's inputs: read before the rest
+        except OSError:
+            fresh = False
+        if fresh:
+            try:
+                seen_stamp, result = load_signed(path, skip=len(stamp))
+            except Exception:  # an unreadable cache only costs time: check again
+                seen_stamp = None
+            if seen_stamp == stamp and isinstance(result, CheckResult):
+                return result
     result = analyze(root, langs=langs, only=only, strict=strict).result
     if use_cache:
-        save_signed(path, (key, inputs, result))
+        save_signed(path, (stamp, result), prefix=stamp)
     return result

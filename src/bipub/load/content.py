@@ -5,6 +5,7 @@ Every problem is collected, so one run reports all of them. Nothing here renders
 
 from __future__ import annotations
 
+import os
 import unicodedata
 from dataclasses import dataclass
 from functools import cached_property
@@ -81,7 +82,12 @@ class Content:
 
 
 def _rel(root: Path, path: Path) -> str:
-    return unicodedata.normalize("NFC", path.relative_to(root).as_posix())
+    text, base = str(path), str(root)
+    if text.startswith(base + os.sep):  # the usual case, without pathlib's parsing
+        rel = text[len(base) + 1 :].replace(os.sep, "/")
+    else:
+        rel = path.relative_to(root).as_posix()
+    return unicodedata.normalize("NFC", rel)
 
 
 def load_content(
