@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bipub.check import run
-from bipub.check.run import run_check
+from bipub.check.result import run_check
 
 
 @pytest.fixture

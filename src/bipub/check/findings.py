@@ -14,7 +14,7 @@ JSON contract.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from bipub.diagnostics import Severity
 
@@ -79,6 +79,11 @@ class Finding:
     def is_error(self) -> bool:
         return self.severity is Severity.ERROR
 
+    def __reduce__(self) -> tuple[object, tuple[tuple[object, ...]]]:
+        # pickled as a plain tuple of field values (the result cache of `bipub check` holds tens
+        # of thousands): about twice as fast to load as the default for dataclasses
+        return (_finding_from_fields, (tuple(self.__dict__[name] for name in _FIELDS),))
+
     def with_severity(self, severity: Severity) -> Finding:
         if severity is self.severity:
             return self
@@ -107,3 +112,12 @@ class Finding:
 
     def sort_key(self) -> tuple[str, int, str, str, str]:
         return (self.file or "~", self.line or 0, self.lang or "", self.key or "", self.code)
+
+
+_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Finding))
+
+
+def _finding_from_fields(values: tuple[object, ...]) -> Finding:
+    finding = object.__new__(Finding)
+    finding.__dict__.update(zip(_FIELDS, values, strict=True))
+    return finding

@@ -17,7 +17,7 @@ from html import escape
 from typing import IO
 
 from bipub.check.findings import JSON_VERSION, Finding
-from bipub.check.run import COVERAGE_FIELDS, CheckResult
+from bipub.check.result import COVERAGE_FIELDS, CheckResult
 from bipub.diagnostics import Severity
 
 FORMATS = ("text", "json", "github", "html")

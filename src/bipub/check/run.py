@@ -25,6 +25,7 @@ from bipub.check.parity import (
     normalize_status,
     ui_units,
 )
+from bipub.check.result import COVERAGE_FIELDS, CheckResult
 from bipub.check.severity import (
     apply_policy,
     inline_problems,
@@ -38,40 +39,6 @@ from bipub.pair.units import Unit, nfc
 from bipub.project import Project
 
 THEME_LOCALES = Path(__file__).resolve().parent.parent / "theme" / "locales"
-COVERAGE_FIELDS = ("units", "current", "reviewed", "draft", "stale", "missing")
-
-
-@dataclass
-class CheckResult:
-    findings: list[Finding]
-    ignored: list[tuple[Finding, str]]
-    coverage: dict[str, dict[str, dict[str, int]]]  # lang → kind → COVERAGE_FIELDS
-    langs: list[str]
-
-    @property
-    def errors(self) -> list[Finding]:
-        return [f for f in self.findings if f.severity is Severity.ERROR]
-
-    @property
-    def warnings(self) -> list[Finding]:
-        return [f for f in self.findings if f.severity is not Severity.ERROR]
-
-    @property
-    def exit_code(self) -> int:
-        return 1 if self.errors else 0
-
-    def summary(self) -> dict[str, object]:
-        counts: dict[str, dict[str, int]] = {}
-        for f in self.findings:
-            per = counts.setdefault(f.code, {})
-            per[f.lang or "-"] = per.get(f.lang or "-", 0) + 1
-        return {
-            "errors": len(self.errors),
-            "warnings": len(self.warnings),
-            "ignored": len(self.ignored),
-            "counts": {code: dict(sorted(v.items())) for code, v in sorted(counts.items())},
-            "coverage": self.coverage,
-        }
 
 
 @dataclass
@@ -468,43 +435,3 @@ def inline_ignores_for(
 ) -> dict[tuple[str | None, str | None], dict[str, str]]:
     inline, _ = _inline_ignores(analysis.units, set(idents), _Lines(analysis.root))
     return inline
-
-
-def run_check(
-    root: Path,
-    *,
-    langs: Sequence[str] = (),
-    only: Sequence[str] = (),
-    strict: bool = False,
-    use_cache: bool = True,
-) -> CheckResult:
-    """`bipub check`. When no input file changed since the last check with the same options,
-    its result is reused (src/bipub/uptodate.py says what counts as an input)."""
-    import hashlib
-
-    from bipub import uptodate
-    from bipub.cache import CACHE_FORMAT, load_signed, save_signed
-
-    project = Project(root)
-    key = uptodate.options_key("check", CACHE_FORMAT, sorted(langs), sorted(only), strict)
-    path = project.cache / f"check-{key[:16]}.pickle"
-    stamp = b""
-    if use_cache:
-        inputs = uptodate.scan_inputs(project)
-        stamp = hashlib.sha256(repr((key, sorted(inputs.items()))).encode()).hexdigest().encode()
-        try:
-            with path.open("rb") as f:
-                fresh = f.read(len(stamp)) == stamp  # the result's inputs: read before the rest
-        except OSError:
-            fresh = False
-        if fresh:
-            try:
-                seen_stamp, result = load_signed(path, skip=len(stamp))
-            except Exception:  # an unreadable cache only costs time: check again
-                seen_stamp = None
-            if seen_stamp == stamp and isinstance(result, CheckResult):
-                return result
-    result = analyze(root, langs=langs, only=only, strict=strict).result
-    if use_cache:
-        save_signed(path, (stamp, result), prefix=stamp)
-    return result

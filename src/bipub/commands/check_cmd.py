@@ -73,7 +73,7 @@ def check(
 
         sys.exit(run_link_check(ui, out, fmt, output))
     from bipub.check import report
-    from bipub.check.run import run_check
+    from bipub.check.result import run_check
     from bipub.diagnostics import DiagnosticError
 
     try:
