@@ -128,7 +128,24 @@ def make_environment(
         json_script=json_script,
     )
     env.globals["lang"] = lang
+    env.globals["post_card"] = _post_card_renderer(env)
     return env
+
+
+def _post_card_renderer(env: jinja2.Environment) -> Callable[..., Markup]:
+    """`post_card(card, level)`: partials/post_card.html, rendered once per card and heading
+    level in this environment's language (a card is on the blog, tag, series and home pages)."""
+    memo: dict[tuple[object, int], Markup] = {}
+
+    def post_card(card: object, level: int = 2) -> Markup:
+        key = (card, level)
+        html = memo.get(key)
+        if html is None:
+            template = env.get_template("partials/post_card.html")
+            html = memo[key] = Markup(template.render(card=card, level=level))  # noqa: S704 - autoescaped template output
+        return html
+
+    return post_card
 
 
 def template_error(exc: BaseException, project_root: Path | None = None) -> Diagnostic:
