@@ -11,6 +11,7 @@ For each size N (posts per language) it generates a corpus with ../shared/bench/
 * touch  — one post's mtime changed, bytes the same: the whole incremental path runs (load
            through the cache, pair, plan, fingerprint every page) and nothing is rewritten
 * edit   — one post's body edited, `bipub build`
+* check-cold — the first `bipub check` of the corpus (no QA cache yet)
 * check-edit — `bipub check` right after that edit (QA of unchanged units comes from its cache)
 * check  — `bipub check` again with nothing changed
 * serve  — `bipub serve` running; one post saved; seconds until the served page shows the edit
@@ -143,7 +144,18 @@ def bench_size(root: Path, n: int, repeat: int, hugo: bool) -> dict[str, float]:
     project = generate(root, n)
     out = project / "site"
     results: dict[str, list[float]] = {
-        k: [] for k in ("cold", "warm", "touch", "edit", "check-edit", "check", "serve", "hugo")
+        k: []
+        for k in (
+            "cold",
+            "warm",
+            "touch",
+            "edit",
+            "check-cold",
+            "check-edit",
+            "check",
+            "serve",
+            "hugo",
+        )
     }
     env = dict(os.environ, SOURCE_DATE_EPOCH="1775520000")
     has_check = subprocess.run([*BIPUB, "check", "--help"], capture_output=True).returncode == 0
@@ -171,6 +183,8 @@ def bench_size(root: Path, n: int, repeat: int, hugo: bool) -> dict[str, float]:
             )[0]
         )
         run([*BIPUB, "-q", "build"], project, env)  # fill the cache
+        if has_check:
+            results["check-cold"].append(run([*BIPUB, "-q", "check"], project, env, ok=(0, 1))[0])
         results["warm"].append(run([*BIPUB, "-q", "build"], project, env)[0])
         post = project / "content" / "ko" / "posts" / "post-00007.md"
         st = post.stat()
@@ -220,16 +234,16 @@ def main() -> None:
     print(f"# {time.strftime('%Y-%m-%d %H:%M')} — {' '.join(sys.argv)}\n")
     print(
         "| posts/lang | cold | Hugo | cold/Hugo | warm | touch | one edit | serve edit "
-        "| check after edit | check | RSS bipub | RSS Hugo |"
+        "| check cold | check after edit | check | RSS bipub | RSS Hugo |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for n in args.posts:
         s = bench_size(root, n, args.repeat, hugo)
         ratio = s["cold"] / s["hugo"] if hugo and s.get("hugo") else float("nan")
         print(
             f"| {n} | {s['cold']:.1f} s | {s.get('hugo', float('nan')):.1f} s | {ratio:.2f} | "
             f"{s['warm']:.2f} s | {s['touch']:.2f} s | {s['edit']:.2f} s | {s['serve']:.2f} s | "
-            f"{s['check-edit']:.2f} s | {s['check']:.2f} s | "
+            f"{s['check-cold']:.2f} s | {s['check-edit']:.2f} s | {s['check']:.2f} s | "
             f"{s['rss_bipub']:.0f} MB | {s.get('rss_hugo', float('nan')):.0f} MB |",
             flush=True,
         )

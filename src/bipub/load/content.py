@@ -54,11 +54,18 @@ class Document:
 
     @cached_property
     def sections(self) -> tuple[Section, ...]:
-        """The body split at headings (pair/units.py). Computed once per document: it travels
-        with the document in the build cache, so a warm build does not split it again."""
+        """The body split at headings (pair/units.py), computed once per document and process
+        (pairing and `bipub check` both need it)."""
         from bipub.pair.units import split_sections
 
         return tuple(split_sections(self.body, self.body_line))
+
+    def __getstate__(self) -> dict[str, object]:
+        # the build cache keeps the document, not its sections: they would double its size,
+        # and reading a bigger cache costs more than splitting the bodies again
+        state = dict(self.__dict__)
+        state.pop("sections", None)
+        return state
 
 
 @dataclass(frozen=True)
