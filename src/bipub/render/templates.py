@@ -133,16 +133,18 @@ def make_environment(
 
 
 def _post_card_renderer(env: jinja2.Environment) -> Callable[..., Markup]:
-    """`post_card(card, level)`: partials/post_card.html, rendered once per card and heading
-    level in this environment's language (a card is on the blog, tag, series and home pages)."""
-    memo: dict[tuple[object, int], Markup] = {}
+    """`post_card(card, level, number)`: partials/post_card.html, rendered once per card, heading
+    level and list number in this environment's language (a card is on the blog, tag, series
+    and home pages)."""
+    memo: dict[tuple[object, int, int | None], Markup] = {}
 
-    def post_card(card: object, level: int = 2) -> Markup:
-        key = (card, level)
+    def post_card(card: object, level: int = 2, number: int | None = None) -> Markup:
+        key = (card, level, number)
         html = memo.get(key)
         if html is None:
             template = env.get_template("partials/post_card.html")
-            html = memo[key] = Markup(template.render(card=card, level=level))  # noqa: S704 - autoescaped template output
+            html = Markup(template.render(card=card, level=level, number=number))  # noqa: S704
+            memo[key] = html  # (autoescaped template output)
         return html
 
     return post_card
