@@ -1,7 +1,9 @@
 """The build cache (.bipub-cache/, gitignored): work a previous build already did.
 
 * Parsed documents, keyed by path and file identity (mtime, size, inode) and checked by content
-  digest, so an unchanged file is neither read nor parsed again.
+  digest, so an unchanged file is neither read nor parsed again. They are spread over
+  `build-docs-NN.pickle` files by path, and only the files whose documents changed are written
+  again (an edit on a 10,000-post site rewrites one 1/32 of them).
 * A fingerprint per output page: a hash of everything the page is made from (its documents,
   the cards it lists, its counterparts, templates, catalogs, config and the bipub version).
   A page whose fingerprint is unchanged and whose previous output still exists is not rendered:
@@ -11,7 +13,7 @@
 The cache is only an optimization: output with and without it is byte-identical (tested), and an
 unreadable or incompatible cache file is ignored and rebuilt (said at -v).
 
-The cache file is pickled, and unpickling runs code, so a cache planted in a cloned repository
+The cache files are pickled, and unpickling runs code, so a cache planted in a cloned repository
 must never be loaded: every cache file is signed (HMAC-SHA256) with a key kept outside the
 project, in the user's cache folder (`$XDG_CACHE_HOME/bipub/cache-key`, mode 0600). A file
 without a valid signature is ignored.
@@ -26,14 +28,31 @@ import pickle
 import secrets
 import sys
 import tempfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bipub import __version__
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 FILE = "build.pickle"
+DOC_SHARDS = 32  # parsed documents are kept in this many files: an edit rewrites one of them
+
+
+def _shard(rel: str) -> int:
+    return zlib.crc32(rel.encode("utf-8")) % DOC_SHARDS
+
+
+def _docs_file(shard: int) -> str:
+    return f"build-docs-{shard:02d}.pickle"
+
+
+def _shard_signature(docs: dict[str, tuple[tuple[int, int, int], str, Any]]) -> str:
+    """What a shard holds: each path with its file identity and digest (a document is a
+    function of its digest), so an unchanged shard is not written again."""
+    listing = sorted((rel, entry[0], entry[1]) for rel, entry in docs.items())
+    return hashlib.sha256(repr(listing).encode("utf-8")).hexdigest()
 
 
 def stat_key(path: Path) -> tuple[int, int, int]:
@@ -52,6 +71,7 @@ class BuildCache:
     pages: dict[str, dict[str, tuple[str, tuple[int, int, int]]]] = field(default_factory=dict)
     minutes: dict[str, int] = field(default_factory=dict)  # document digest → reading minutes
     note: str = ""  # why a previous cache was not used (for -v)
+    _shards: dict[int, str] = field(default_factory=dict, repr=False)  # as loaded: signatures
 
     @property
     def stamp(self) -> tuple[int, str, str]:
@@ -71,15 +91,41 @@ class BuildCache:
         cache = cls()
         if stamp != cache.stamp or not isinstance(data, dict):
             return cls(note="build cache ignored (made by another bipub or Python version)")
-        cache.docs = data.get("docs", {})
         cache.pages = data.get("pages", {})
+        for shard in range(DOC_SHARDS):
+            shard_path = folder / _docs_file(shard)
+            if not shard_path.is_file():
+                continue
+            try:
+                shard_stamp, docs = load_signed(shard_path)
+            except Exception as exc:  # its documents are parsed again, and saved again
+                cache.note = f"{_docs_file(shard)} ignored ({type(exc).__name__}: {exc})"
+                continue
+            if shard_stamp == cache.stamp and isinstance(docs, dict):
+                cache.docs.update(docs)
+                cache._shards[shard] = _shard_signature(docs)
         cache.minutes = data.get("minutes", {})
         return cache
 
     def save(self, folder: Path | None) -> None:
         if folder is None:
             return
-        data = {"docs": self.docs, "pages": self.pages, "minutes": self.minutes}
+        groups: dict[int, dict[str, tuple[tuple[int, int, int], str, Any]]] = {
+            shard: {} for shard in range(DOC_SHARDS)
+        }
+        for rel, entry in self.docs.items():
+            groups[_shard(rel)][rel] = entry
+        for shard, docs in groups.items():
+            signature = _shard_signature(docs)
+            shard_path = folder / _docs_file(shard)
+            if self._shards.get(shard) == signature and shard_path.is_file():
+                continue  # unchanged since it was read
+            if docs:
+                save_signed(shard_path, (self.stamp, docs))
+            else:
+                shard_path.unlink(missing_ok=True)
+            self._shards[shard] = signature
+        data = {"pages": self.pages, "minutes": self.minutes}
         save_signed(folder / FILE, (self.stamp, data))
 
 

@@ -476,12 +476,14 @@ class _Planted:
         return (os.makedirs, (str(self.marker),))
 
 
-def test_a_planted_build_cache_does_not_run_code(make_project, cli: Cli) -> None:
+@pytest.mark.parametrize("name", ["build.pickle", "build-docs-00.pickle", "build-docs-31.pickle"])
+def test_a_planted_build_cache_does_not_run_code(make_project, cli: Cli, name: str) -> None:
     project = make_project("minimal")
     marker = project.parent / "pwned"
-    (project / ".bipub-cache").mkdir()
-    with (project / ".bipub-cache" / "build.pickle").open("wb") as f:
+    cli("-C", str(project), "-q", "build", "--only", "json")  # a real cache beside the plant
+    with (project / ".bipub-cache" / name).open("wb") as f:
         pickle.dump(_Planted(marker), f)
+    (project / "content" / "ko" / "posts" / "alpha.md").touch()  # not up to date: cache is read
     cli("-C", str(project), "-q", "build", "--only", "json")
     assert not marker.exists(), "loading the build cache ran code from the project folder"
 
