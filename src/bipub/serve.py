@@ -5,7 +5,8 @@ request never sees a half-built tree. Requests are confined to the built site: t
 percent-decoded, any '..' segment or absolute path is a 404, and the resolved file must lie inside
 the site folder. HTML responses get a small script that listens on /__bipub/events (server-sent
 events) and reloads the page after each successful rebuild; a failed rebuild keeps the previous
-site and shows the errors in the page and the terminal.
+site and shows the errors in the page and the terminal. A rebuild publishes the pages first and
+the PDFs in a second step, so a saved edit shows without waiting for PDF layout.
 """
 
 from __future__ import annotations
@@ -146,7 +147,9 @@ def serve(ui: Any, root: Path, host: str, port: int, out: Path | None) -> None:
     from watchfiles import watch
 
     from bipub.cache import BuildCache
-    from bipub.pipeline import build
+    from bipub.pipeline import OUTPUT_KINDS, build
+
+    page_kinds = {kind for kind in OUTPUT_KINDS if kind != "pdf"}
 
     site = out or (root / ".bipub-cache" / "serve")
     state = BuildState()
@@ -154,8 +157,10 @@ def serve(ui: Any, root: Path, host: str, port: int, out: Path | None) -> None:
     cache = BuildCache.load(project.cache)  # kept in memory between rebuilds, saved at the end
 
     def rebuild() -> None:
+        # Pages first: open pages reload as soon as the HTML is published; the PDFs (slow to
+        # lay out) follow in a second build, which keeps everything else as it is.
         try:
-            result = build(root, site, cache=cache)
+            result = build(root, site, only=page_kinds, cache=cache)
         except DiagnosticError as exc:
             ui.diagnostics(exc.diagnostics)
             ui.info(f"rebuild failed ({len(exc.diagnostics)} errors); still serving the last site")
@@ -164,6 +169,16 @@ def serve(ui: Any, root: Path, host: str, port: int, out: Path | None) -> None:
         ui.diagnostics(result.warnings)
         ui.info(f"rebuilt {sum(result.pages.values())} pages in {result.seconds:.2f} s")
         state.done([])
+        try:
+            pdfs = build(root, site, only={"pdf"}, cache=cache)
+        except DiagnosticError as exc:
+            ui.diagnostics(exc.diagnostics)
+            ui.info(f"PDFs failed ({len(exc.diagnostics)} errors); the pages are up to date")
+            state.done([d.format() for d in exc.diagnostics])
+            return
+        ui.diagnostics([d for d in pdfs.warnings if d not in result.warnings])
+        if not pdfs.up_to_date:
+            ui.info(f"PDFs rebuilt in {pdfs.seconds:.2f} s")
 
     rebuild()
     server = ThreadingHTTPServer((host, port), make_handler(site, state))
