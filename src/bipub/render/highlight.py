@@ -93,37 +93,27 @@ def _fast_tokens(
     combined, index, rules = states[statestack[-1]]
     while 1:
         rule: Rule | None = None
-        end = pos
+        m: re.Match[str] | None = None
         if combined is not None:
             hit = combined.match(text, pos)
             if hit is not None:
                 rule = rules[index[hit.lastindex]]  # type: ignore[index]
-                action = rule[1]
-                end = hit.end()
-                if action is None:
-                    pass
-                elif type(action) is _TokenType:
-                    yield pos, action, hit.group()
-                else:  # a callback wants the rule's own groups: match the rule alone
-                    m = rule[0](text, pos)
-                    yield from action(self, m)
+                # the joined match serves a plain token; a callback (bygroups, using) wants the
+                # rule's own groups, so the rule is matched alone
+                m = hit if rule[1] is None or type(rule[1]) is _TokenType else rule[0](text, pos)
         else:
             for candidate in rules:
                 m = candidate[0](text, pos)
                 if m:
                     rule = candidate
-                    action = rule[1]
-                    end = m.end()
-                    if action is None:
-                        pass
-                    elif type(action) is _TokenType:
-                        yield pos, action, m.group()
-                    else:
-                        yield from action(self, m)
                     break
-        if rule is not None:
-            new_state = rule[2]
-            pos = end
+        if rule is not None and m is not None:
+            action, new_state = rule[1], rule[2]
+            if type(action) is _TokenType:
+                yield pos, action, m.group()
+            elif action is not None:
+                yield from action(self, m)
+            pos = m.end()
             if new_state is not None:
                 if isinstance(new_state, tuple):
                     for state in new_state:
