@@ -8,7 +8,8 @@
   the cards it lists, its counterparts, templates, catalogs, config and the bipub version).
   A page whose fingerprint is unchanged and whose previous output still exists is not rendered:
   the previous file is kept.
-* Reading times by document digest.
+* Reading times by document digest, and what rendering each document's body warned about (so
+  a kept page still reports them).
 
 The cache is only an optimization: output with and without it is byte-identical (tested), and an
 unreadable or incompatible cache file is ignored and rebuilt (said at -v).
@@ -35,7 +36,7 @@ from typing import Any
 
 from bipub import __version__
 
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 FILE = "build.pickle"
 DOC_SHARDS = 32  # parsed documents are kept in this many files: an edit rewrites one of them
 
@@ -70,6 +71,8 @@ class BuildCache:
     # output folder → output path → (fingerprint, identity of the file written)
     pages: dict[str, dict[str, tuple[str, tuple[int, int, int]]]] = field(default_factory=dict)
     minutes: dict[str, int] = field(default_factory=dict)  # document digest → reading minutes
+    # what rendering a document's body warned about (render/markdown.py MarkdownCache.notes)
+    notes: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     note: str = ""  # why a previous cache was not used (for -v)
     _shards: dict[int, str] = field(default_factory=dict, repr=False)  # as loaded: signatures
 
@@ -105,6 +108,7 @@ class BuildCache:
                 cache.docs.update(docs)
                 cache._shards[shard] = _shard_signature(docs)
         cache.minutes = data.get("minutes", {})
+        cache.notes = data.get("notes", {})
         return cache
 
     def save(self, folder: Path | None) -> None:
@@ -125,7 +129,7 @@ class BuildCache:
             else:
                 shard_path.unlink(missing_ok=True)
             self._shards[shard] = signature
-        data = {"pages": self.pages, "minutes": self.minutes}
+        data = {"pages": self.pages, "minutes": self.minutes, "notes": self.notes}
         save_signed(folder / FILE, (self.stamp, data))
 
 

@@ -19,8 +19,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import Any
 
-from bipub import __version__, uptodate
+from bipub import __version__, quick, uptodate
 from bipub.cache import BuildCache, user_cache_dir
 from bipub.config import SiteConfig, load_config
 from bipub.diagnostics import Collector, ConfigError, Diagnostic, DiagnosticError, Severity
@@ -28,8 +29,7 @@ from bipub.load.content import Content, load_content
 from bipub.pair.site import Site, pair_site
 from bipub.project import Project
 from bipub.render import urls
-from bipub.render.catalogs import load_translations
-from bipub.render.markdown import RenderedMarkdown, render_markdown
+from bipub.render.markdown import MarkdownCache
 from bipub.write.output import OutputFile, OutputTree, publish, published_files, staged
 
 THEME_DIR = Path(__file__).resolve().parent / "theme"
@@ -45,6 +45,7 @@ class BuildResult:
     reused: int = 0  # pages whose inputs did not change: kept from the previous build
     cache_note: str = ""  # why the build cache was not used, if it was not
     up_to_date: bool = False  # nothing changed since the last build: nothing was done
+    quick: list[str] | None = None  # a quick rebuild (quick.py) of these edited files
 
 
 def load(
@@ -59,38 +60,6 @@ def pair(project: Project, config: SiteConfig, content: Content, collector: Coll
     return pair_site(project.root, config, content, collector)
 
 
-class MarkdownCache:
-    """Each document body is rendered once per build, whichever languages show it."""
-
-    def __init__(self, raw_html: bool, collector: Collector) -> None:
-        self.raw_html = raw_html
-        self.collector = collector
-        self._cache: dict[str, RenderedMarkdown] = {}
-
-    def __call__(self, rel: str, body: str, first_line: int = 1) -> RenderedMarkdown:
-        """Render a document body once; `first_line` is the body's line in the file."""
-        hit = self._cache.get(rel)
-        if hit is None:
-            hit = render_markdown(body, raw_html=self.raw_html)
-            for name in hit.unknown_languages:
-                self.collector.warning(
-                    rel,
-                    None,
-                    "code-language",
-                    f"code block language {name!r} is unknown to Pygments; shown unhighlighted",
-                )
-            for dropped in hit.dropped_links:
-                self.collector.warning(
-                    rel,
-                    first_line + dropped.line - 1 if dropped.line else None,
-                    "unsafe-link",
-                    f"link target {dropped.url!r} dropped (only http(s), mailto, tel and "
-                    "relative links are allowed); its text is shown as written",
-                )
-            self._cache[rel] = hit
-        return hit
-
-
 def render(
     project: Project,
     site: Site,
@@ -101,30 +70,31 @@ def render(
     only: set[str] | None = None,
     cache: BuildCache | None = None,
     on_start: Callable[[int], None] | None = None,
+    kit: dict[str, Any] | None = None,
 ) -> dict[str, int]:
     """Stage 4: write every output of `langs` into the staged tree. Returns pages per language.
 
     `only` (build --only): the output kinds to render (OUTPUT_KINDS); None renders all.
-    With a `cache`, pages whose inputs did not change since the last build are kept."""
+    With a `cache`, pages whose inputs did not change since the last build are kept.
+    With a `kit` (a dict), what a quick rebuild needs is left in kit["parts"] (quick.py)."""
     from bipub.render import feeds, json_api, llms
     from bipub.render.html import HtmlRenderer
-    from bipub.render.templates import bytecode_cache, make_environment
+    from bipub.render.templates import bytecode_cache, site_environment
     from bipub.render.workers import render_pages
 
     config = site.config
     url = urls.UrlBuilder(config.base_url)
-    markdown = MarkdownCache(config.outputs.raw_html, collector)
+    markdown = MarkdownCache(
+        config.outputs.raw_html, collector, cache.notes if cache is not None else None
+    )
+    kept_feeds: dict[str, Any] = {}
+    status_files: dict[str, str] = {}
     envs = {}
     # compiled templates are code: kept in the user's cache, never in the (cloneable) project
     bytecode = bytecode_cache(user_cache_dir() / "jinja" if cache is not None else None)
     for lang in config.codes:
-        translations = load_translations(
-            lang,
-            [(THEME_DIR / "locales", "(bipub theme) locales"), (project.locales, "locales")],
-            collector,
-            warn_untranslated=lang in langs and lang != "en",
-        )
-        envs[lang] = make_environment(project.templates, lang, translations, bytecode)
+        warn = lang in langs and lang != "en"
+        envs[lang] = site_environment(project, lang, collector, bytecode, warn_untranslated=warn)
     renderer = HtmlRenderer(site, markdown, url)
     renderer.site_root = project.root
     if cache is not None:
@@ -138,7 +108,7 @@ def render(
         """Everything but the pages (run while the render workers work)."""
         for lang in langs:
             if want("feeds"):
-                feed = feeds.atom_feed(site, lang, url, markdown)
+                feed = feeds.atom_feed(site, lang, url, markdown, kept_feeds)
                 tree.add(urls.feed(lang)[1:], feed, lang, "feed")
             if want("json"):
                 cv = json_api.cv_json(site, lang)
@@ -146,9 +116,9 @@ def render(
                     tree.add(urls.api(lang, "cv")[1:], cv, lang, "cv.json")
                 posts = json_api.posts_json(site, lang, url)
                 tree.add(urls.api(lang, "posts")[1:], posts, lang, "api")
-                tree.add(
-                    urls.api(lang, "status")[1:], json_api.status_json(site, lang), lang, "api"
-                )
+                records = json_api.status_records(site, lang)
+                status = status_files[lang] = json_api.status_json(records)
+                tree.add(urls.api(lang, "status")[1:], status, lang, "api")
             if want("llms"):
                 tree.add(urls.llms(lang)[1:], llms.llms_txt(site, lang, url), lang, "llms.txt")
                 full = llms.llms_full_txt(site, lang, url)
@@ -176,6 +146,7 @@ def render(
         previous = cache.pages.get(out_key, {}) if cache is not None else None
         counts, fingerprints = render_pages(
             renderer,
+            markdown,
             plan,
             envs,
             langs,
@@ -208,6 +179,12 @@ def render(
             cache_dir=user_cache_dir() if cache is not None else None,  # --no-cache: None
         ):
             tree.add(path, data, owner, origin)
+    if cache is not None:  # keep the notes of the documents shown now, not of all time
+        cache.notes = markdown.notes
+    if kit is not None:
+        from bipub import quick
+
+        kit["parts"] = quick.make_kit(site, renderer, plan, kept_feeds, status_files)
     return counts
 
 
@@ -395,10 +372,16 @@ def _build(
     target = (out if out is not None else project.default_out).absolute()
     record_key = uptodate.options_key(str(target), sorted(langs or []), sorted(only or []))
     inputs = uptodate.scan_inputs(project) if use_cache else {}
+    quick_note = ""
     if use_cache:
-        previous = uptodate.unchanged(uptodate.load(project, target), record_key, inputs, target)
+        record = uptodate.load(project, target)
+        previous = uptodate.unchanged(record, record_key, inputs, target)
         if previous is not None:
             return _nothing_changed(previous, strict, started)
+        try:
+            return _quick(project, target, record_key, inputs, record, strict, started)
+        except quick.NotQuick as exc:
+            quick_note = f"full build ({exc})"
     collector = Collector()
     cache: BuildCache | None = None
     if use_cache:
@@ -409,8 +392,11 @@ def _build(
     site = pair(project, config, content, collector)
     collector.raise_if_errors()
     _report_fallbacks(site, selected, collector)
+    kit: dict[str, Any] | None = {} if cache is not None and selected == config.codes else None
     with staged(target) as tree:
-        counts = render(project, site, selected, tree, collector, on_pages, only, cache, on_start)
+        counts = render(
+            project, site, selected, tree, collector, on_pages, only, cache, on_start, kit
+        )
         if only is not None:  # build --only: the other kinds stay as they were
             _keep_other_kinds(tree, only)
         _strict(collector, strict)
@@ -422,6 +408,11 @@ def _build(
         files, dirs = uptodate.output_state(tree.out, tree.files)
         record = uptodate.Record(record_key, inputs, files, dirs, warnings, counts)
         uptodate.save(project, target, record)
+        if kit is not None:
+            quick.save_kit(
+                project, target, record_key, inputs, only, kit["parts"], warnings, counts
+            )
+    note = cache.note if cache is not None else "build cache off (--no-cache)"
     return BuildResult(
         counts,
         len(tree.files),
@@ -429,7 +420,38 @@ def _build(
         time.perf_counter() - started,
         warnings,
         tree.reused_pages,
-        cache.note if cache is not None else "build cache off (--no-cache)",
+        "; ".join(n for n in (quick_note, note) if n),
+    )
+
+
+def _quick(
+    project: Project,
+    target: Path,
+    key: str,
+    inputs: dict[str, list[int]],
+    record: uptodate.Record | None,
+    strict: bool,
+    started: float,
+) -> BuildResult:
+    """A quick rebuild (quick.py), its record saved; raises quick.NotQuick if there can't be one."""
+    rebuilt = quick.rebuild(project, target, key, inputs, record)
+    assert record is not None
+    collector = Collector()
+    collector.extend(rebuilt.warnings)
+    _strict(collector, strict)
+    files, dirs = uptodate.after_writes(record, target, rebuilt.written)
+    new = uptodate.Record(key, inputs, files, dirs, rebuilt.warnings, rebuilt.pages)
+    uptodate.save(project, target, new)
+    total = sum(rebuilt.pages.values())
+    return BuildResult(
+        rebuilt.pages,
+        len(files),
+        len(rebuilt.written),
+        time.perf_counter() - started,
+        rebuilt.warnings,
+        total - rebuilt.rendered,
+        f"quick rebuild of {', '.join(rebuilt.edited) or 'nothing (only folders changed)'}",
+        quick=rebuilt.edited,
     )
 
 

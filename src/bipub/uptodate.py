@@ -193,3 +193,23 @@ def unchanged(
     if not _output_unchanged(out, record.files, record.dirs):
         return None
     return record
+
+
+def output_intact(out: Path, record: Record) -> bool:
+    """Whether the output folder is exactly as the build that saved `record` left it."""
+    return _output_unchanged(out, record.files, record.dirs)
+
+
+def after_writes(
+    record: Record, out: Path, written: Iterable[str]
+) -> tuple[dict[str, Identity], dict[str, Identity]]:
+    """The record's output identities, with the files written since (render/quick.py) and
+    their folders measured again."""
+    base = str(out)
+    files = dict(record.files)
+    dirs = dict(record.dirs)
+    for rel in written:
+        files[rel] = _identity(os.lstat(os.path.join(base, rel)))
+        parent = rel.rpartition("/")[0]
+        dirs[parent] = _identity(os.lstat(os.path.join(base, parent) if parent else base))
+    return files, dirs

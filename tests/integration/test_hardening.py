@@ -358,9 +358,14 @@ def test_exception_in_the_pdf_step_leaves_the_previous_site(
     assert "새 문단".encode() in (project / "site/ko/blog/alpha/index.html").read_bytes()
 
 
+@pytest.mark.parametrize("options", [[], ["--no-cache"]], ids=["quick", "full"])
 def test_exception_in_a_renderer_leaves_the_previous_site(
-    built: tuple[Path, dict[str, bytes]], cli: Cli, monkeypatch: pytest.MonkeyPatch
+    built: tuple[Path, dict[str, bytes]],
+    cli: Cli,
+    monkeypatch: pytest.MonkeyPatch,
+    options: list[str],
 ) -> None:
+    """The fixture's edit is a body edit: a quick rebuild (quick.py) unless --no-cache."""
     from bipub.render import feeds
 
     project, before = built
@@ -370,9 +375,9 @@ def test_exception_in_a_renderer_leaves_the_previous_site(
         calls.append("feed")
         raise OSError("disk full while rendering the feed")
 
-    monkeypatch.setattr(feeds, "atom_feed", crash)
+    monkeypatch.setattr(feeds, "feed_xml", crash)
     with pytest.raises(OSError, match="disk full"):
-        cli("-C", str(project), "-q", "build")
+        cli("-C", str(project), "-q", "build", *options)
     assert calls
     assert tree_snapshot(project / "site") == before
     assert _leftovers(project) == []
@@ -394,9 +399,11 @@ def _bipub(project: Path, *args: str, **kwargs: object) -> subprocess.Popen[byte
 def test_sigkill_mid_build_leaves_the_previous_site(
     built: tuple[Path, dict[str, bytes]], cli: Cli, staged_at_kill: int
 ) -> None:
-    """A real `bipub build` process killed once the staging folder holds some files."""
+    """A real `bipub build` process killed once the staging folder holds some files.
+    (--no-cache: the fixture's body edit would otherwise be a quick rebuild, which stages
+    nothing — tests/integration/test_quick.py interrupts that one.)"""
     project, before = built
-    proc = _bipub(project, "build")
+    proc = _bipub(project, "build", "--no-cache")
     deadline = time.monotonic() + 120
     staged = 0
     while deadline > time.monotonic() and proc.poll() is None:  # hang guard
@@ -451,7 +458,7 @@ def test_a_kill_at_the_swap_leaves_a_complete_site(
         "KILL": when,
     }
     run = subprocess.run(
-        [sys.executable, "-c", KILL_AT_SWAP, "-C", str(project), "-q", "build"],
+        [sys.executable, "-c", KILL_AT_SWAP, "-C", str(project), "-q", "build", "--no-cache"],
         env=env,
         capture_output=True,
         check=False,

@@ -68,7 +68,18 @@ def test_python_states_are_all_joined() -> None:
     lexer = lexer_for("python")
     assert lexer is not None
     states = _joined(type(lexer))
-    assert states and all(combined is not None for combined, _, _ in states.values())
+    names = list(states.tokens)
+    assert names and all(states[name][0] is not None for name in names)
+
+
+def test_states_are_joined_when_first_used() -> None:
+    """A fresh lexer class compiles no joined pattern until a block needs one."""
+    lexer = lexer_for("rust")
+    assert lexer is not None
+    states = _joined(type(lexer))
+    states.clear()
+    highlight("let x = 1;", lexer)
+    assert "root" in states and len(states) < len(states.tokens)
 
 
 def test_lexer_with_its_own_tokenizer_is_left_alone() -> None:

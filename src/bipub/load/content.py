@@ -43,6 +43,7 @@ class Document:
     body_line: int
     yaml: YamlDoc
     digest: str = ""  # of the file's bytes: what caches and fingerprints key on
+    head: str = ""  # digest of the front matter: equal heads, equal meta (render/quick.py)
 
     @property
     def pair_key(self) -> str:
@@ -159,6 +160,19 @@ def load_content(
     return Content(cv, documents, frozenset(failed), frozenset(failed_cv))
 
 
+def load_document(root: Path, rel: str, collector: Collector) -> Document | None:
+    """Load one post or page, `content/<lang>/<kind>/<name>.md`, as `load_content` loads it
+    (render/quick.py: the files an edit touched). Problems go to `collector`."""
+    parts = rel.split("/")
+    if len(parts) < 4 or parts[0] != CONTENT_DIR or parts[2] not in KINDS:
+        raise ValueError(f"{rel} is not a post or page")
+    lang, kind = parts[1], parts[2]
+    path = root / rel
+    data = path.read_bytes()
+    kind_dir = root / CONTENT_DIR / lang / kind
+    return _load_document(root, path, data, digest_bytes(data), lang, kind, kind_dir, collector)
+
+
 def _walk(folder: Path, root: Path, collector: Collector) -> list[Path]:
     found: list[Path] = []
     for path in sorted(folder.iterdir(), key=lambda p: p.name):
@@ -242,4 +256,5 @@ def _load_document(
     except ValidationError as exc:
         collector.extend(validation_diagnostics(exc, doc, rel, model=FrontMatter))
         return None
-    return Document(rel, lang, kind, name, meta, split.body, split.body_line, doc, digest)
+    head = digest_bytes(f"{split.body_line}\n{split.yaml_text}".encode())
+    return Document(rel, lang, kind, name, meta, split.body, split.body_line, doc, digest, head)

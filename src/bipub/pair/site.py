@@ -263,127 +263,155 @@ def _pair_documents(
             or (kind, key) in content.failed
         ):
             continue  # a version failed to load and was reported; pairing it would only cascade
-        declared = {d.meta.source_lang for d in docs.values() if d.meta.source_lang}
-        default = getattr(config.source_languages, kind)
-        if len(declared) > 1:
-            first = next(iter(docs.values()))
-            collector.error(
-                first.rel,
-                first.line_of("source_lang"),
+        entry = _pair_group(config, kind, key, docs, status, collector, units, urls)
+        if entry is not None:
+            entries.append(entry)
+    return entries
+
+
+def pair_entry(
+    config: SiteConfig,
+    kind: Kind,
+    key: str,
+    docs: dict[str, Document],
+    status: dict[str, StatusFile],
+    collector: Collector,
+) -> tuple[Entry | None, list[Unit]]:
+    """One entry paired alone, as `pair_site` pairs it among the others (render/quick.py:
+    an edited post whose front matter did not change)."""
+    units: list[Unit] = []
+    return _pair_group(config, kind, key, docs, status, collector, units, {}), units
+
+
+def _pair_group(
+    config: SiteConfig,
+    kind: Kind,
+    key: str,
+    docs: dict[str, Document],
+    status: dict[str, StatusFile],
+    collector: Collector,
+    units: list[Unit],
+    urls: dict[tuple[str, str, str], Document],
+) -> Entry | None:
+    """Pair one entry's documents (language → document); its units are added to `units`."""
+    declared = {d.meta.source_lang for d in docs.values() if d.meta.source_lang}
+    default = getattr(config.source_languages, kind)
+    if len(declared) > 1:
+        first = next(iter(docs.values()))
+        collector.error(
+            first.rel,
+            first.line_of("source_lang"),
+            "source-lang",
+            f"{kind}/{key}: versions disagree on source_lang ({', '.join(sorted(declared))})",
+        )
+        return None
+    source_lang = declared.pop() if declared else default
+    if source_lang not in config.codes:
+        first = next(iter(docs.values()))
+        collector.error(
+            first.rel,
+            first.line_of("source_lang"),
+            "source-lang",
+            f"source_lang: {source_lang!r} is not one of the languages in bipub.yaml",
+        )
+        return None
+    if source_lang not in docs:
+        only = sorted(docs)
+        if len(only) == 1:
+            doc = docs[only[0]]
+            collector.warning(
+                doc.rel,
+                1,
                 "source-lang",
-                f"{kind}/{key}: versions disagree on source_lang ({', '.join(sorted(declared))})",
+                f"{kind}/{key} exists only in {only[0]}, but the default source language "
+                f"of {kind} is {source_lang}; treating {only[0]} as its source "
+                f"(add 'source_lang: {only[0]}' to say so)",
             )
-            continue
-        source_lang = declared.pop() if declared else default
-        if source_lang not in config.codes:
-            first = next(iter(docs.values()))
+            source_lang = only[0]
+        else:
+            doc = docs[only[0]]
             collector.error(
-                first.rel,
-                first.line_of("source_lang"),
-                "source-lang",
-                f"source_lang: {source_lang!r} is not one of the languages in bipub.yaml",
+                doc.rel,
+                1,
+                "missing-source",
+                f"{kind}/{key}: no {source_lang} source, only translations "
+                f"({', '.join(only)}); add source_lang to name the source",
             )
+            return None
+    src = docs[source_lang]
+    if src.meta.date is None and kind == "posts":
+        collector.error(src.rel, 2, "schema", "date: required field is missing")
+        return None
+    for lang, doc in docs.items():
+        if lang == source_lang:
             continue
-        if source_lang not in docs:
-            only = sorted(docs)
-            if len(only) == 1:
-                doc = docs[only[0]]
+        for fname in ("date", "updated", "slug", "series_order", "draft", "pdf"):
+            tv, sv = getattr(doc.meta, fname), getattr(src.meta, fname)
+            if fname in doc.meta.model_fields_set and tv != sv:
                 collector.warning(
                     doc.rel,
-                    1,
-                    "source-lang",
-                    f"{kind}/{key} exists only in {only[0]}, but the default source language "
-                    f"of {kind} is {source_lang}; treating {only[0]} as its source "
-                    f"(add 'source_lang: {only[0]}' to say so)",
+                    doc.line_of(fname),
+                    "shared-differs",
+                    f"{fname}: {tv!s} here but {sv!s} in {src.rel}; "
+                    "shared fields come from the source",
+                    key=fname,
                 )
-                source_lang = only[0]
-            else:
-                doc = docs[only[0]]
-                collector.error(
-                    doc.rel,
-                    1,
-                    "missing-source",
-                    f"{kind}/{key}: no {source_lang} source, only translations "
-                    f"({', '.join(only)}); add source_lang to name the source",
-                )
-                continue
-        src = docs[source_lang]
-        if src.meta.date is None and kind == "posts":
-            collector.error(src.rel, 2, "schema", "date: required field is missing")
-            continue
-        for lang, doc in docs.items():
-            if lang == source_lang:
-                continue
-            for fname in ("date", "updated", "slug", "series_order", "draft", "pdf"):
-                tv, sv = getattr(doc.meta, fname), getattr(src.meta, fname)
-                if fname in doc.meta.model_fields_set and tv != sv:
-                    collector.warning(
-                        doc.rel,
-                        doc.line_of(fname),
-                        "shared-differs",
-                        f"{fname}: {tv!s} here but {sv!s} in {src.rel}; "
-                        "shared fields come from the source",
-                        key=fname,
-                    )
-        slug = src.meta.slug or key.rsplit("/", 1)[-1]
-        slug_ok = True
-        try:
-            from bipub.model.post import check_slug
+    slug = src.meta.slug or key.rsplit("/", 1)[-1]
+    slug_ok = True
+    try:
+        from bipub.model.post import check_slug
 
-            check_slug(slug)
-        except ValueError as exc:
-            collector.error(src.rel, src.line_of("slug") or 1, "slug", f"slug: {exc}")
-            slug_ok = False
-        if not slug_ok:
-            continue
-        if kind == "pages" and slug in RESERVED_PAGE_SLUGS:
-            collector.error(
-                src.rel,
-                src.line_of("slug") or 1,
-                "slug",
-                f"page slug {slug!r} is reserved for the site's own pages "
-                f"({', '.join(sorted(RESERVED_PAGE_SLUGS))})",
-            )
-            continue
-        versions: dict[str, Version] = {}
-        for lang in config.codes:
-            tr = docs.get(lang)
-            url_key = (lang, kind, slug.casefold())
-            if lang == source_lang:
-                versions[lang] = Version(lang, src, "source")
-            else:
-                doc_units = _doc_units(key, kind, src, tr, lang)
-                units.extend(doc_units)
-                version = _resolve_version(config, lang, src, tr, doc_units, status[lang])
-                if version is None:
-                    continue
-                versions[lang] = version
-            clash = urls.get(url_key)
-            shown = versions[lang].doc
-            if clash is not None:
-                collector.error(
-                    shown.rel,
-                    shown.line_of("slug") or 1,
-                    "url-clash",
-                    f"{shown.rel} and {clash.rel} both map to the {lang} URL of "
-                    f"{kind} '{slug}'; give one of them another slug",
-                )
-            else:
-                urls[url_key] = shown
-        entries.append(
-            Entry(
-                kind,
-                key,
-                slug,
-                source_lang,
-                dict(docs),
-                versions,
-                src.meta.date,
-                src.meta.updated,
-                src.meta.series_order,
-            )
+        check_slug(slug)
+    except ValueError as exc:
+        collector.error(src.rel, src.line_of("slug") or 1, "slug", f"slug: {exc}")
+        slug_ok = False
+    if not slug_ok:
+        return None
+    if kind == "pages" and slug in RESERVED_PAGE_SLUGS:
+        collector.error(
+            src.rel,
+            src.line_of("slug") or 1,
+            "slug",
+            f"page slug {slug!r} is reserved for the site's own pages "
+            f"({', '.join(sorted(RESERVED_PAGE_SLUGS))})",
         )
-    return entries
+        return None
+    versions: dict[str, Version] = {}
+    for lang in config.codes:
+        tr = docs.get(lang)
+        url_key = (lang, kind, slug.casefold())
+        if lang == source_lang:
+            versions[lang] = Version(lang, src, "source")
+        else:
+            doc_units = _doc_units(key, kind, src, tr, lang)
+            units.extend(doc_units)
+            version = _resolve_version(config, lang, src, tr, doc_units, status[lang])
+            if version is None:
+                continue
+            versions[lang] = version
+        clash = urls.get(url_key)
+        shown = versions[lang].doc
+        if clash is not None:
+            collector.error(
+                shown.rel,
+                shown.line_of("slug") or 1,
+                "url-clash",
+                f"{shown.rel} and {clash.rel} both map to the {lang} URL of "
+                f"{kind} '{slug}'; give one of them another slug",
+            )
+        else:
+            urls[url_key] = shown
+    return Entry(
+        kind,
+        key,
+        slug,
+        source_lang,
+        dict(docs),
+        versions,
+        src.meta.date,
+        src.meta.updated,
+        src.meta.series_order,
+    )
 
 
 def _resolve_version(

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 
+from bipub.load.content import Document
 from bipub.pair.site import Site
 from bipub.render import urls
 from bipub.render.html import Plan
@@ -26,47 +28,121 @@ def _xml(root: ET.Element) -> bytes:
     return data + b"\n"
 
 
-def atom_feed(site: Site, lang: str, url: urls.UrlBuilder, render: RenderFn) -> bytes:
-    ET.register_namespace("", ATOM)
+@dataclass(frozen=True)
+class FeedItem:
+    rel: str  # the document whose rendered body is the entry's content
+    lang: str
+    title: str
+    link: str
+    published: str
+    updated: str
+    summary: str | None
+    tags: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class FeedParts:
+    """An Atom feed before its entries' bodies are rendered in: a quick rebuild
+    (render/quick.py) keeps these and renders only the edited post's body again."""
+
+    lang: str
+    title: str
+    subtitle: str | None
+    id: str
+    self_href: str
+    html_href: str
+    updated: str
+    author: str
+    email: str | None
+    items: tuple[FeedItem, ...]
+
+
+def feed_parts(site: Site, lang: str, url: urls.UrlBuilder) -> FeedParts:
     cfg = site.config
     language = cfg.language(lang)
     posts = site.posts(lang)[:FEED_SIZE]
-    feed = ET.Element(f"{{{ATOM}}}feed", {"{http://www.w3.org/XML/1998/namespace}lang": lang})
-    ET.SubElement(feed, f"{{{ATOM}}}title").text = language.title
-    if language.description:
-        ET.SubElement(feed, f"{{{ATOM}}}subtitle").text = language.description
-    ET.SubElement(feed, f"{{{ATOM}}}id").text = url.absolute(urls.home(lang))
-    ET.SubElement(feed, f"{{{ATOM}}}link", {"rel": "self", "href": url.absolute(urls.feed(lang))})
-    ET.SubElement(
-        feed,
-        f"{{{ATOM}}}link",
-        {"rel": "alternate", "type": "text/html", "href": url.absolute(urls.blog(lang))},
-    )
     newest = max(((e.updated or e.date) for e in posts if e.date), default=date(1970, 1, 1))
-    ET.SubElement(feed, f"{{{ATOM}}}updated").text = _ts(newest)
-    author = ET.SubElement(feed, f"{{{ATOM}}}author")
-    ET.SubElement(author, f"{{{ATOM}}}name").text = cfg.author.name
-    if cfg.author.email:
-        ET.SubElement(author, f"{{{ATOM}}}email").text = cfg.author.email
-    ET.SubElement(feed, f"{{{ATOM}}}generator").text = "bipub"
+    items = []
     for entry in posts:
         doc = entry.versions[lang].doc
         link = url.absolute(urls.post(lang, entry.slug))
-        item = ET.SubElement(
-            feed, f"{{{ATOM}}}entry", {"{http://www.w3.org/XML/1998/namespace}lang": doc.lang}
-        )
-        ET.SubElement(item, f"{{{ATOM}}}title").text = doc.meta.title
-        ET.SubElement(item, f"{{{ATOM}}}id").text = link
-        ET.SubElement(item, f"{{{ATOM}}}link", {"rel": "alternate", "href": link})
         assert entry.date is not None
-        ET.SubElement(item, f"{{{ATOM}}}published").text = _ts(entry.date)
-        ET.SubElement(item, f"{{{ATOM}}}updated").text = _ts(entry.updated or entry.date)
-        if doc.meta.description:
-            ET.SubElement(item, f"{{{ATOM}}}summary").text = doc.meta.description
-        ET.SubElement(item, f"{{{ATOM}}}content", {"type": "html"}).text = render(
-            doc.rel, doc.body, doc.body_line
-        ).html
-        for tag in doc.meta.tags:
+        items.append(
+            FeedItem(
+                doc.rel,
+                doc.lang,
+                doc.meta.title,
+                link,
+                _ts(entry.date),
+                _ts(entry.updated or entry.date),
+                doc.meta.description,
+                tuple(doc.meta.tags),
+            )
+        )
+    return FeedParts(
+        lang,
+        language.title,
+        language.description,
+        url.absolute(urls.home(lang)),
+        url.absolute(urls.feed(lang)),
+        url.absolute(urls.blog(lang)),
+        _ts(newest),
+        cfg.author.name,
+        cfg.author.email,
+        tuple(items),
+    )
+
+
+def atom_feed(
+    site: Site,
+    lang: str,
+    url: urls.UrlBuilder,
+    render: RenderFn,
+    keep: dict[str, tuple[FeedParts, dict[str, str]]] | None = None,
+) -> bytes:
+    """The language's Atom feed. `keep` receives its parts and bodies (render/quick.py)."""
+    parts = feed_parts(site, lang, url)
+    bodies = {}
+    for entry in site.posts(lang)[:FEED_SIZE]:
+        doc = entry.versions[lang].doc
+        bodies[doc.rel] = render(doc).html
+    if keep is not None:
+        keep[lang] = (parts, bodies)
+    return feed_xml(parts, bodies)
+
+
+def feed_xml(parts: FeedParts, bodies: dict[str, str]) -> bytes:
+    """The feed, with each entry's content from `bodies` (document → rendered HTML)."""
+    ET.register_namespace("", ATOM)
+    xml_lang = "{http://www.w3.org/XML/1998/namespace}lang"
+    feed = ET.Element(f"{{{ATOM}}}feed", {xml_lang: parts.lang})
+    ET.SubElement(feed, f"{{{ATOM}}}title").text = parts.title
+    if parts.subtitle:
+        ET.SubElement(feed, f"{{{ATOM}}}subtitle").text = parts.subtitle
+    ET.SubElement(feed, f"{{{ATOM}}}id").text = parts.id
+    ET.SubElement(feed, f"{{{ATOM}}}link", {"rel": "self", "href": parts.self_href})
+    ET.SubElement(
+        feed,
+        f"{{{ATOM}}}link",
+        {"rel": "alternate", "type": "text/html", "href": parts.html_href},
+    )
+    ET.SubElement(feed, f"{{{ATOM}}}updated").text = parts.updated
+    author = ET.SubElement(feed, f"{{{ATOM}}}author")
+    ET.SubElement(author, f"{{{ATOM}}}name").text = parts.author
+    if parts.email:
+        ET.SubElement(author, f"{{{ATOM}}}email").text = parts.email
+    ET.SubElement(feed, f"{{{ATOM}}}generator").text = "bipub"
+    for it in parts.items:
+        item = ET.SubElement(feed, f"{{{ATOM}}}entry", {xml_lang: it.lang})
+        ET.SubElement(item, f"{{{ATOM}}}title").text = it.title
+        ET.SubElement(item, f"{{{ATOM}}}id").text = it.link
+        ET.SubElement(item, f"{{{ATOM}}}link", {"rel": "alternate", "href": it.link})
+        ET.SubElement(item, f"{{{ATOM}}}published").text = it.published
+        ET.SubElement(item, f"{{{ATOM}}}updated").text = it.updated
+        if it.summary:
+            ET.SubElement(item, f"{{{ATOM}}}summary").text = it.summary
+        ET.SubElement(item, f"{{{ATOM}}}content", {"type": "html"}).text = bodies[it.rel]
+        for tag in it.tags:
             ET.SubElement(item, f"{{{ATOM}}}category", {"term": tag})
     return _xml(feed)
 
@@ -115,4 +191,4 @@ def robots(url: urls.UrlBuilder) -> str:
 
 from collections.abc import Callable  # noqa: E402
 
-RenderFn = Callable[..., RenderedMarkdown]  # (rel, body, first_line)
+RenderFn = Callable[[Document], RenderedMarkdown]  # render/markdown.py MarkdownCache

@@ -72,14 +72,27 @@ def _join_state(rules: list[Rule]) -> Joined:
     return combined, index, rules
 
 
-_JOINED: dict[type, dict[str, Joined]] = {}  # a memo of pure functions of each lexer class
+class _States(dict[str, Joined]):
+    """A lexer's states, each joined when first used: a lexer has dozens of states and a code
+    block visits a few, and compiling a joined pattern costs far more than matching with it
+    (a quick rebuild highlights a handful of blocks in a fresh process)."""
+
+    def __init__(self, tokens: dict[str, list[Rule]]) -> None:
+        super().__init__()
+        self.tokens = tokens
+
+    def __missing__(self, name: str) -> Joined:
+        joined = self[name] = _join_state(self.tokens[name])
+        return joined
 
 
-def _joined(cls: type) -> dict[str, Joined]:
+_JOINED: dict[type, _States] = {}  # a memo of pure functions of each lexer class
+
+
+def _joined(cls: type) -> _States:
     cached = _JOINED.get(cls)
     if cached is None:
-        tokens: dict[str, list[Rule]] = cls._tokens  # type: ignore[attr-defined]
-        cached = _JOINED[cls] = {name: _join_state(rules) for name, rules in tokens.items()}
+        cached = _JOINED[cls] = _States(cls._tokens)  # type: ignore[attr-defined]
     return cached
 
 

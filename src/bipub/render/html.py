@@ -56,6 +56,7 @@ class PageSpec:
     canonical_path: str | None = None  # another page is canonical (fallback content)
     noindex: bool = False
     deps: Callable[[], object] | None = None  # cheap summary of what the page is made from
+    doc: Document | None = None  # the document whose body the page shows (posts and pages)
 
 
 @dataclass
@@ -84,16 +85,25 @@ class Plan:
         self.routes.setdefault(spec.route, {})[spec.lang] = spec
 
 
+def with_body(shell: PostView, rendered: RenderedMarkdown) -> PostView:
+    """A post's view: its shell (HtmlRenderer.post_shell) with the rendered body."""
+    return replace(
+        shell,
+        html=Markup(rendered.html),  # noqa: S704 - markdown-it output, raw HTML off by default
+        headings=rendered.headings,
+    )
+
+
 class HtmlRenderer:
     def __init__(
         self,
         site: Site,
-        rendered: Callable[..., RenderedMarkdown],  # (rel, body, first_line)
+        rendered: Callable[[Document], RenderedMarkdown],  # render/markdown.py MarkdownCache
         url: urls.UrlBuilder,
     ) -> None:
         self.site = site
         self.config = site.config
-        self.rendered = rendered  # (document rel, body) → RenderedMarkdown
+        self.rendered = rendered
         self.url = url
         self.site_root: Path | None = None
         self._site_cache: dict[str, View] = {}
@@ -221,6 +231,7 @@ class HtmlRenderer:
                 og_type="article" if entry.kind == "posts" else "website",
                 content_lang=doc.lang,
                 canonical_path=canonical,
+                doc=doc,
             )
         )
 
@@ -238,28 +249,14 @@ class HtmlRenderer:
         return hashlib.sha256(data).hexdigest()
 
     def _card_key(self, entry: Entry, lang: str) -> str:
-        """What a post's card shows, as a string (memoized: a card is on many pages)."""
+        """What a post's card shows, as a string (memoized: a card is on many pages). The card
+        itself, not its document's digest: an edit that leaves the card as it was (a typo fixed
+        in the body) changes no listing's fingerprint."""
         memo = (entry.kind, entry.key, lang)
         key = self._card_key_memo.get(memo)
         if key is None:
-            key = self._card_key_memo[memo] = repr(self._card_fields(entry, lang))
+            key = self._card_key_memo[memo] = repr(self._card(entry, lang))
         return key
-
-    def _card_fields(self, entry: Entry, lang: str) -> tuple[object, ...]:
-        version = entry.versions[lang]
-        series = self.site.series_by_entry.get((lang, entry.key))
-        tags = self.site.tags.get(lang, {})
-        return (
-            entry.key,
-            version.doc.rel,
-            version.doc.digest,
-            version.state,
-            entry.date,
-            entry.updated,
-            entry.slug,
-            (series.name, series.slug) if series else None,
-            tuple((s, tags[s].name) for s in sorted(self._tag_slugs(entry, lang)) if s in tags),
-        )
 
     def _card_keys(self, entries: list[Entry], lang: str) -> tuple[object, ...]:
         return tuple(self._card_key(e, lang) for e in entries)
@@ -275,6 +272,8 @@ class HtmlRenderer:
         members = self._card_keys(list(series.entries), lang) if series else ()
         return (
             self._card_key(entry, lang),
+            version.doc.rel,
+            version.doc.digest,  # the body it shows
             version.stale_keys,
             version.draft_keys,
             entry.source_lang,
@@ -291,7 +290,7 @@ class HtmlRenderer:
     def global_key(self, extra: str) -> str:
         """Everything every page depends on: `extra` (templates, catalogs, config, version) and
         the site-wide context of each language."""
-        data = repr((extra, [self._site_ctx(lang) for lang in self.config.codes]))
+        data = repr((extra, [self.site_view(lang) for lang in self.config.codes]))
         return hashlib.sha256(data.encode("utf-8")).hexdigest()
 
     # ------------------------------------------------------------------ contexts
@@ -372,10 +371,10 @@ class HtmlRenderer:
             series_href,
             version.state,
             doc.lang,
-            self._minutes(doc),
+            self.minutes_of(doc),
         )
 
-    def _minutes(self, doc: Document) -> int:
+    def minutes_of(self, doc: Document) -> int:
         minutes = self.minutes.get(doc.digest) if doc.digest else None
         if minutes is None:
             minutes = reading_minutes(doc.body, doc.lang)
@@ -384,9 +383,14 @@ class HtmlRenderer:
         return minutes
 
     def _post_view(self, entry: Entry, lang: str) -> PostView:
+        doc = entry.versions[lang].doc
+        rendered = self.rendered(doc)
+        return with_body(self.post_shell(entry, lang), rendered)
+
+    def post_shell(self, entry: Entry, lang: str) -> PostView:
+        """The view of a post or page without its body (`with_body` adds it): all the page
+        shows that is not its document's Markdown (render/quick.py keeps these)."""
         version = entry.versions[lang]
-        doc = version.doc
-        rendered = self.rendered(doc.rel, doc.body, doc.body_line)
         nav = None
         series = self.site.series_by_entry.get((lang, entry.key))
         if entry.kind == "posts" and series is not None:
@@ -414,8 +418,8 @@ class HtmlRenderer:
             )
         return PostView(
             self._card(entry, lang),
-            Markup(rendered.html),  # noqa: S704 - markdown-it output, raw HTML off by default
-            rendered.headings,
+            Markup(""),
+            (),
             nav,
             source_href,
             entry.source_lang,
@@ -538,7 +542,7 @@ class HtmlRenderer:
     ) -> str | None:
         """Render one planned page; a template problem becomes a diagnostic naming file and line."""
         context = {
-            "site": self._site_ctx(spec.lang),
+            "site": self.site_view(spec.lang),
             "page": self.page_meta(plan, spec),
             **spec.context(),
         }
@@ -584,14 +588,14 @@ class HtmlRenderer:
                 alternates=alternates if template == "root.html" else (),
                 noindex=template == "404.html",
             )
-            context = {"site": self._site_ctx(default.code), "page": meta, "languages": languages}
+            context = {"site": self.site_view(default.code), "page": meta, "languages": languages}
             try:
                 out.append((path, env.get_template(template).render(context)))
             except jinja2.TemplateError as exc:
                 collector.add(template_error(exc, self.site_root))
         return out
 
-    def _site_ctx(self, lang: str) -> View:
+    def site_view(self, lang: str) -> View:
         cached = self._site_cache.get(lang)
         if cached is None:
             cached = self._site_cache[lang] = self.site_context(lang)

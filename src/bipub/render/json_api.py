@@ -13,6 +13,8 @@ from pydantic import BaseModel, ConfigDict
 
 from bipub.model.cv import CV
 from bipub.pair.site import Site
+from bipub.pair.status import StatusFile
+from bipub.pair.units import Unit
 from bipub.render import urls
 from bipub.render.locale_format import format_iso
 
@@ -30,6 +32,7 @@ def dumps(value: Any) -> str:
 
 
 _encode_str = json.encoder.encode_basestring  # the C version when available
+encode_str = _encode_str
 
 
 def _flat_record(value: object) -> bool:
@@ -59,23 +62,32 @@ def _scalar(v: object) -> str:
 
 
 def _dump_records(records: list[dict[str, Any]]) -> str:
-    parts = ["["]
-    for i, record in enumerate(records):
-        parts.append(",\n  {" if i else "\n  {")
-        for j, (k, v) in enumerate(record.items()):
-            parts.append(",\n    " if j else "\n    ")
-            parts.append(_encode_str(k))
-            parts.append(": ")
-            if type(v) is list:
-                if v:
-                    parts.append("[\n      " + ",\n      ".join(map(_encode_str, v)) + "\n    ]")
-                else:
-                    parts.append("[]")
+    return join_records([dump_record(record) for record in records]).removesuffix("\n")
+
+
+def dump_record(record: dict[str, Any]) -> str:
+    """One flat record as it appears in a list written by `dumps` (indented for that list)."""
+    parts = ["{"]
+    for j, (k, v) in enumerate(record.items()):
+        parts.append(",\n    " if j else "\n    ")
+        parts.append(_encode_str(k))
+        parts.append(": ")
+        if type(v) is list:
+            if v:
+                parts.append("[\n      " + ",\n      ".join(map(_encode_str, v)) + "\n    ]")
             else:
-                parts.append(_scalar(v))
-        parts.append("\n  }")
-    parts.append("\n]")
+                parts.append("[]")
+        else:
+            parts.append(_scalar(v))
+    parts.append("\n  }")
     return "".join(parts)
+
+
+def join_records(texts: list[str]) -> str:
+    """`dumps` of a list of flat records, from each record's `dump_record` text."""
+    if not texts:
+        return "[]\n"
+    return "[\n  " + ",\n  ".join(texts) + "\n]\n"
 
 
 def strip_ids(value: Any) -> Any:
@@ -147,34 +159,39 @@ def posts_json(site: Site, lang: str, url: urls.UrlBuilder) -> str:
 def unit_states(site: Site, lang: str) -> list[dict[str, Any]]:
     """The records of status.json: the fields of StatusApiEntry, in its order."""
     status = site.status.get(lang)
-    out = []
-    for unit in sorted((u for u in site.units if u.target_lang == lang), key=lambda u: u.key):
-        if unit.target_lang != lang:
-            continue
-        rec = status.records.get(unit.key) if status else None
-        if unit.translation is None:
-            state = "missing"
-        elif rec is None:
-            state = "untracked"
-        elif rec.source_hash != unit.source_hash:
-            state = "stale"
-        else:
-            state = rec.state
-        out.append(
-            {
-                "key": unit.key,
-                "state": state,
-                "source_lang": unit.source_lang,
-                "source_hash": unit.source_hash,
-                "file": unit.translation_file or unit.source_file,
-                "line": unit.translation_line or unit.source_line,
-            }
-        )
-    return out
+    units = sorted((u for u in site.units if u.target_lang == lang), key=lambda u: u.key)
+    return [unit_record(unit, status) for unit in units]
 
 
-def status_json(site: Site, lang: str) -> str:
-    return dumps(unit_states(site, lang))
+def unit_record(unit: Unit, status: StatusFile | None) -> dict[str, Any]:
+    """One unit's record in its target language's status.json."""
+    rec = status.records.get(unit.key) if status else None
+    if unit.translation is None:
+        state = "missing"
+    elif rec is None:
+        state = "untracked"
+    elif rec.source_hash != unit.source_hash:
+        state = "stale"
+    else:
+        state = rec.state
+    return {
+        "key": unit.key,
+        "state": state,
+        "source_lang": unit.source_lang,
+        "source_hash": unit.source_hash,
+        "file": unit.translation_file or unit.source_file,
+        "line": unit.translation_line or unit.source_line,
+    }
+
+
+def status_records(site: Site, lang: str) -> list[tuple[str, str]]:
+    """status.json as (unit key, record text) pairs in file order: a quick rebuild
+    (render/quick.py) replaces one entry's records and joins them again."""
+    return [(record["key"], dump_record(record)) for record in unit_states(site, lang)]
+
+
+def status_json(records: list[tuple[str, str]]) -> str:
+    return join_records([text for _, text in records])
 
 
 def _drop_id(schema: dict[str, Any]) -> dict[str, Any]:

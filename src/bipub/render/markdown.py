@@ -14,6 +14,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 from html import escape, unescape
+from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
@@ -23,7 +24,11 @@ from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from pygments.formatters import HtmlFormatter
 
+from bipub.diagnostics import Collector, Diagnostic, Severity
 from bipub.render.highlight import highlight, lexer_for
+
+if TYPE_CHECKING:
+    from bipub.load.content import Document
 
 HEADING_PREFIX = "h-"
 _SAFE_SCHEME = re.compile(r"^(?:https?:|mailto:|tel:|#|/|\./|\.\./|[^:/?#]*(?:[/?#]|$))", re.I)
@@ -207,3 +212,75 @@ def _mark_code_blocks(tokens: list[Token]) -> None:
 
 def pygments_css(style: str = "default") -> str:
     return str(HtmlFormatter(style=style).get_style_defs(".highlight"))
+
+
+class MarkdownCache:
+    """Each document body is rendered once per build, whichever outputs show it.
+
+    What rendering a body warns about (unknown code languages, refused links) is also kept in
+    `notes` (the build cache keeps them between builds, by path and file digest), so a page kept
+    from the previous build still reports its document's warnings without rendering it again
+    (`replay`)."""
+
+    def __init__(
+        self,
+        raw_html: bool,
+        collector: Collector,
+        notes: dict[str, tuple[Diagnostic, ...]] | None = None,
+    ) -> None:
+        self.raw_html = raw_html
+        self.collector = collector
+        self.notes = notes if notes is not None else {}
+        self._cache: dict[str, RenderedMarkdown] = {}
+        self._replayed: set[str] = set()
+
+    def __call__(self, doc: Document) -> RenderedMarkdown:
+        """Render a document's body once per build."""
+        hit = self._cache.get(doc.rel)
+        if hit is None:
+            hit = self._cache[doc.rel] = render_markdown(doc.body, raw_html=self.raw_html)
+            found = _warnings(doc.rel, hit, doc.body_line)
+            self.collector.extend(found)
+            if doc.digest:
+                self.notes[self._note_key(doc)] = found
+        return hit
+
+    def replay(self, doc: Document) -> None:
+        """Report what rendering this document's body warns about: from `notes` if they are
+        there, else by rendering it."""
+        if doc.rel in self._cache or doc.rel in self._replayed:
+            return
+        found = self.notes.get(self._note_key(doc)) if doc.digest else None
+        if found is None:
+            self(doc)
+            return
+        self._replayed.add(doc.rel)
+        self.collector.extend(found)
+
+    def _note_key(self, doc: Document) -> str:
+        return f"{int(self.raw_html)}:{doc.digest}:{doc.rel}"
+
+
+def _warnings(rel: str, hit: RenderedMarkdown, first_line: int) -> tuple[Diagnostic, ...]:
+    found = [
+        Diagnostic(
+            rel,
+            None,
+            "code-language",
+            f"code block language {name!r} is unknown to Pygments; shown unhighlighted",
+            Severity.WARNING,
+        )
+        for name in hit.unknown_languages
+    ]
+    found += [
+        Diagnostic(
+            rel,
+            first_line + dropped.line - 1 if dropped.line else None,
+            "unsafe-link",
+            f"link target {dropped.url!r} dropped (only http(s), mailto, tel and "
+            "relative links are allowed); its text is shown as written",
+            Severity.WARNING,
+        )
+        for dropped in hit.dropped_links
+    ]
+    return tuple(found)

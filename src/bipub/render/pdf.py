@@ -63,6 +63,7 @@ from bipub.render.pdf_fonts import Fonts, choose_fonts, covered, describe, uncov
 if TYPE_CHECKING:
     import jinja2
 
+    from bipub.load.content import Document
     from bipub.pair.site import Entry, Site
     from bipub.project import Project
     from bipub.render.markdown import RenderedMarkdown
@@ -640,7 +641,7 @@ def render_pdfs(
     site: Site,
     langs: list[str],
     envs: Mapping[str, jinja2.Environment],
-    markdown: Callable[[str, str], RenderedMarkdown],
+    markdown: Callable[[Document], RenderedMarkdown],
     collector: Collector,
     *,
     bilingual: bool,
@@ -809,7 +810,7 @@ def prepare_pdfs(
     site: Site,
     langs: list[str],
     envs: Mapping[str, jinja2.Environment],
-    markdown: Callable[[str, str], RenderedMarkdown],
+    markdown: Callable[[Document], RenderedMarkdown],
     collector: Collector,
     *,
     bilingual: bool,
@@ -920,7 +921,7 @@ def prepare_pdfs(
         for entry in post_pdf_entries(site, lang):
             version = entry.versions[lang]
             doc = version.doc
-            rendered = markdown(doc.rel, doc.body)
+            rendered = markdown(doc)
             document = post_pdf_path(lang, entry.slug)
             html = render_template(
                 "pdf/post.html",

@@ -12,16 +12,19 @@ import traceback
 from collections.abc import Callable
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 from babel.support import NullTranslations, Translations
 from markupsafe import Markup
 
-from bipub.diagnostics import Diagnostic
+from bipub.diagnostics import Collector, Diagnostic
 from bipub.render import locale_format
 from bipub.render.josa import josa
 from bipub.render.markdown import is_safe_url
+
+if TYPE_CHECKING:
+    from bipub.project import Project
 
 THEME_DIR = Path(__file__).resolve().parent.parent / "theme"
 BLOCKED_URL = "about:invalid#bipub-blocked-url"
@@ -91,6 +94,27 @@ class _ProjectLoader(jinja2.FileSystemLoader):
         if path.is_symlink() or not path.resolve().is_relative_to(self.root.resolve()):
             raise TemplateOutsideError(f"templates/{template}")
         return source, filename, uptodate
+
+
+def site_environment(
+    project: Project,
+    lang: str,
+    collector: Collector,
+    bytecode: jinja2.BytecodeCache | None,
+    *,
+    warn_untranslated: bool,
+) -> jinja2.Environment:
+    """One language's environment for a project: its templates over the theme's, its catalogs
+    over the theme's (catalog problems go to `collector`)."""
+    from bipub.render.catalogs import load_translations
+
+    translations = load_translations(
+        lang,
+        [(THEME_DIR / "locales", "(bipub theme) locales"), (project.locales, "locales")],
+        collector,
+        warn_untranslated=warn_untranslated,
+    )
+    return make_environment(project.templates, lang, translations, bytecode)
 
 
 def make_environment(

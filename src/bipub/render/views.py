@@ -57,6 +57,9 @@ class View:
     def __setitem__(self, name: str, value: Any) -> None:
         self._fields[name] = value
 
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled in the quick-rebuild kit (quick.py)
+        return (_view, (self._fields,))
+
     def __getitem__(self, name: str) -> Any:
         return self._fields[name]
 
@@ -71,6 +74,10 @@ class View:
 
     def __repr__(self) -> str:
         return f"View({self._fields!r})"
+
+
+def _view(fields: dict[str, Any]) -> View:
+    return View(**fields)
 
 
 def cv_view(

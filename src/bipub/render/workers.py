@@ -21,6 +21,7 @@ import jinja2
 from bipub.diagnostics import Collector, Diagnostic
 from bipub.render import urls
 from bipub.render.html import HtmlRenderer, PageSpec, Plan
+from bipub.render.markdown import MarkdownCache
 from bipub.write.output import OutputFile, OutputTree
 
 CHUNK = 48
@@ -30,6 +31,7 @@ MIN_PAGES_FOR_WORKERS = 400
 @dataclass(frozen=True)
 class _Job:
     renderer: HtmlRenderer
+    markdown: MarkdownCache
     plan: Plan
     envs: dict[str, jinja2.Environment]
     specs: list[PageSpec]
@@ -46,13 +48,16 @@ def _init(job: _Job) -> None:
 
 def _render_chunk(
     start: int,
-) -> tuple[dict[str, OutputFile], list[Diagnostic], dict[str, int]]:
+) -> tuple[dict[str, OutputFile], list[Diagnostic], dict[str, int], dict[str, Any]]:
     assert _JOB is not None
     job = _JOB
     tree = OutputTree.attach(job.tree.out, job.tree.staging)
     collector = Collector()
+    # this process's copy of the Markdown cache: its warnings and notes go back to the parent
+    job.markdown.collector = collector
+    job.markdown.notes = {}
     counts = _render_specs(job, job.specs[start : start + CHUNK], tree, collector)
-    return tree.files, collector.items, counts
+    return tree.files, collector.items, counts, job.markdown.notes
 
 
 def _render_specs(
@@ -77,6 +82,7 @@ def worker_count() -> int:
 
 def render_pages(
     renderer: HtmlRenderer,
+    markdown: MarkdownCache,
     plan: Plan,
     envs: dict[str, jinja2.Environment],
     langs: list[str],
@@ -108,6 +114,8 @@ def render_pages(
                 counts[lang] = counts.get(lang, 0) + 1
                 fingerprints[path] = fp
                 kept += 1
+                if spec.doc is not None:  # its body's warnings, as rendering it would give
+                    markdown.replay(spec.doc)
                 continue
             if fp is not None:
                 fingerprints[path] = fp
@@ -121,7 +129,7 @@ def render_pages(
         on_start(kept + len(specs))
     if on_pages and kept:
         on_pages(kept)
-    job = _Job(renderer, plan, envs, specs, tree)
+    job = _Job(renderer, markdown, plan, envs, specs, tree)
     workers = worker_count()
     if workers == 1 or len(specs) < MIN_PAGES_FOR_WORKERS:  # forking costs more than it saves
         for start in range(0, len(specs), CHUNK):
@@ -144,9 +152,10 @@ def render_pages(
             chunks = pool.map(_render_chunk, range(0, len(specs), CHUNK))  # all submitted now
             if meanwhile:
                 meanwhile()
-            for files, diagnostics, part in chunks:
+            for files, diagnostics, part, notes in chunks:
                 results.append(files)
                 collector.extend(diagnostics)
+                markdown.notes.update(notes)
                 _add_counts(counts, part)
                 if on_pages:
                     on_pages(sum(part.values()))

@@ -20,6 +20,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import fcntl
@@ -211,13 +212,9 @@ def _replace_with_link(src: Path, target: Path, src_ino: int | None = None) -> N
 
 
 @contextmanager
-def staged(out: Path) -> Iterator[OutputTree]:
-    """An OutputTree that is discarded if anything goes wrong before publish.
-
-    A lock file beside the output keeps two builds from writing one output at once; holding it
-    also proves that staging folders left by a killed build are stale.
-    """
-    out = out.absolute()
+def output_lock(out: Path) -> Iterator[None]:
+    """A lock file beside the output keeps two builds from writing one output at once; holding
+    it also proves that staging folders left by a killed build are stale."""
     out.parent.mkdir(parents=True, exist_ok=True)
     lock_path = out.parent / f".{out.name}.lock"
     with lock_path.open("a") as lock:
@@ -234,6 +231,15 @@ def staged(out: Path) -> Iterator[OutputTree]:
                     )
                 ]
             ) from None
+        yield
+
+
+@contextmanager
+def staged(out: Path) -> Iterator[OutputTree]:
+    """An OutputTree that is discarded if anything goes wrong before publish (under the
+    output lock)."""
+    out = out.absolute()
+    with output_lock(out):
         _clean_leftovers(out)
         tree = OutputTree.create(out)
         try:
@@ -241,6 +247,41 @@ def staged(out: Path) -> Iterator[OutputTree]:
         except BaseException:
             tree.discard()
             raise
+
+
+def replace_files(out: Path, files: list[tuple[str, bytes]]) -> list[str]:
+    """Replace a few files of the published output in place (a quick rebuild, render/quick.py):
+    each file is written beside its old self and renamed over it, so a reader sees the old
+    file or the new one, never a partial one; the old inode (which the spare copy may share)
+    is never written to. Files whose bytes are unchanged are left alone. Returns the paths
+    written. The caller has checked that the output is as the last build left it."""
+    out = out.absolute()
+    written = []
+    with output_lock(out):
+        for path, data in files:
+            check_relative(path)
+            target = out / path
+            if _same_bytes(target, data):
+                continue
+            folder = os.path.dirname(target)
+            if not stat.S_ISDIR(os.lstat(folder).st_mode):  # a symbolic link planted since
+                raise ValueError(f"output path {path!r} escapes the output folder")
+            try:
+                mode = stat.S_IMODE(os.lstat(target).st_mode)  # as the build made it
+            except FileNotFoundError:
+                mode = 0o644
+            fd, tmp = tempfile.mkstemp(prefix=".bipub-", dir=folder)
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                os.chmod(tmp, mode)
+                os.replace(tmp, target)
+            except BaseException:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(tmp)
+                raise
+            written.append(path)
+    return written
 
 
 def _clean_leftovers(out: Path) -> None:

@@ -1,0 +1,486 @@
+"""Quick rebuild: the outputs of an edited post, without rebuilding the site.
+
+Most edits while writing change a post's body and nothing else the site shows about it: not its
+title, tags or date (the front matter), not its reading time, not a translation's state. Such an
+edit changes only the pages that show that body, the feeds that carry it and the language's
+status.json (each section's hash and line). A full build finds that out by loading, pairing,
+planning and fingerprinting the whole site (seconds on 10,000 posts); this module does it from a
+*kit* the last full build left:
+
+* per post and page: the view it was rendered from without its body (render/html.py
+  `post_shell`), its page metadata and template, the documents it pairs, their translation
+  states and reading times;
+* per language: the site view, the feed before its bodies (render/feeds.py `FeedParts`) and
+  status.json's records;
+* the documents' front-matter digests, the build's inputs, options, configuration, status files
+  and warnings.
+
+The kit is kept in `.bipub-cache/quick-*.pickle` (signed like every cache file: cache.py), per
+output folder and build options, its entries spread over shard files so a rebuild reads one.
+
+A quick rebuild runs only when every input that differs from the kit's is an existing post or
+page whose front matter is byte-for-byte the same, pairing it again gives the same translation
+states, its reading time is the same, it has no PDF, and the output folder is exactly as the
+last build left it. Then it renders those documents' bodies again, and with them their pages,
+feeds and status.json — the same functions and views a full build uses, so the bytes are the
+same (tests/integration/test_quick.py compares with clean builds) — and writes the files whose
+bytes changed in place (output.replace_files). The warnings are the kit's, with those about the
+edited files found again. Anything else — and any error — runs the full build, and `-v` says why.
+A rebuild is always computed from the kit (not from the previous quick rebuild), so edits since
+the last full build add up without drifting; past MAX_EDITED files the full build runs (and
+leaves a new kit).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import stat
+import zlib
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bipub import uptodate
+from bipub.cache import load_signed, save_signed, user_cache_dir
+from bipub.diagnostics import Collector, Diagnostic
+
+if TYPE_CHECKING:
+    from bipub.config import SiteConfig
+    from bipub.load.content import Document
+    from bipub.model.post import Kind
+    from bipub.pair.site import Entry, Site
+    from bipub.pair.status import StatusFile
+    from bipub.project import Project
+    from bipub.render.feeds import FeedParts
+    from bipub.render.html import HtmlRenderer, Plan
+    from bipub.render.views import PageMeta, PostView, View
+
+KIT_FORMAT = 2
+SHARDS = 32
+MAX_EDITED = 24  # more edited files than this since the last full build: build in full
+
+VersionState = tuple[str, str, str, tuple[str, ...], tuple[str, ...]]  # lang, doc, state, …
+
+
+@dataclass(frozen=True)
+class PageKit:
+    """One post or page page without its body."""
+
+    path: str  # output file
+    lang: str
+    template: str
+    meta: PageMeta
+    shell: PostView
+    doc: str  # the document whose body it shows
+
+
+@dataclass(frozen=True)
+class EntryKit:
+    """What the site shows of one post or page, as the last full build saw it."""
+
+    kind: str
+    key: str
+    rels: tuple[str, ...]  # its documents, in pairing order
+    versions: tuple[VersionState, ...]  # what each language shows, and in which state
+    minutes: tuple[tuple[str, int], ...]  # reading time of each document shown (cards)
+    pages: tuple[PageKit, ...]
+    pdf: bool  # a post PDF is made of it: always built in full
+
+
+@dataclass
+class Kit:
+    key: str  # the build options (uptodate.options_key)
+    inputs: dict[str, list[int]]  # the full build's input identities (uptodate.scan_inputs)
+    only: tuple[str, ...] | None  # the output kinds it built (None: all)
+    config: SiteConfig
+    status: dict[str, StatusFile]
+    docs: dict[str, tuple[str, str, str]]  # document → (kind, entry key, front-matter digest)
+    site_views: dict[str, View]
+    feeds: dict[str, tuple[FeedParts, dict[str, str]]]
+    status_json: dict[str, str]  # language → status.json as written
+    warnings: list[Diagnostic]
+    pages: dict[str, int]
+
+
+@dataclass
+class Rebuilt:
+    """What a quick rebuild did."""
+
+    edited: list[str]
+    rendered: int  # pages rendered again
+    written: list[str]  # output files whose bytes changed
+    warnings: list[Diagnostic]
+    pages: dict[str, int]
+
+
+# ---------------------------------------------------------------------------- the kit
+
+
+def _name(target: Path, key: str) -> str:
+    return hashlib.sha256(f"{target.absolute()}\0{key}".encode()).hexdigest()[:16]
+
+
+def _stamp() -> tuple[int, str]:
+    from bipub import __version__
+
+    return (KIT_FORMAT, __version__)
+
+
+def _shard(kind: str, key: str) -> int:
+    return zlib.crc32(f"{kind}/{key}".encode()) % SHARDS
+
+
+def make_kit(
+    site: Site,
+    renderer: HtmlRenderer,
+    plan: Plan,
+    feeds: dict[str, tuple[FeedParts, dict[str, str]]],
+    status_json: dict[str, str],
+) -> tuple[dict[str, Any], dict[tuple[str, str], EntryKit]]:
+    """The kit's parts a full build knows after rendering (the rest comes at `save_kit`)."""
+    from bipub.render import urls
+    from bipub.render.pdf import post_pdf_entries
+
+    pdf = {(lang, e.key) for lang in site.config.codes for e in post_pdf_entries(site, lang)}
+    docs: dict[str, tuple[str, str, str]] = {}
+    entries: dict[tuple[str, str], EntryKit] = {}
+    for entry in site.entries:
+        kind = "post" if entry.kind == "posts" else "page"
+        pages = []
+        minutes: dict[str, int] = {}
+        for lang, version in entry.versions.items():
+            minutes[version.doc.rel] = renderer.minutes_of(version.doc)
+            spec = plan.routes.get((kind, entry.key), {}).get(lang)
+            if spec is None:  # not planned (a draft)
+                continue
+            pages.append(
+                PageKit(
+                    urls.output_file(spec.path),
+                    lang,
+                    spec.template,
+                    renderer.page_meta(plan, spec),
+                    renderer.post_shell(entry, lang),
+                    version.doc.rel,
+                )
+            )
+        for doc in entry.docs.values():
+            docs[doc.rel] = (entry.kind, entry.key, doc.head)
+        entries[(entry.kind, entry.key)] = EntryKit(
+            entry.kind,
+            entry.key,
+            tuple(doc.rel for doc in entry.docs.values()),
+            version_states(entry),
+            tuple(sorted(minutes.items())),
+            tuple(pages),
+            any((lang, entry.key) in pdf for lang in entry.versions) and entry.kind == "posts",
+        )
+    main = {
+        "config": site.config,
+        "status": site.status,
+        "docs": docs,
+        "site_views": {lang: renderer.site_view(lang) for lang in site.config.codes},
+        "feeds": feeds,
+        "status_json": status_json,
+    }
+    return main, entries
+
+
+def version_states(entry: Entry) -> tuple[VersionState, ...]:
+    return tuple(
+        (lang, v.doc.rel, v.state, v.stale_keys, v.draft_keys)
+        for lang, v in sorted(entry.versions.items())
+    )
+
+
+def save_kit(
+    project: Project,
+    target: Path,
+    key: str,
+    inputs: dict[str, list[int]],
+    only: set[str] | None,
+    parts: tuple[dict[str, Any], dict[tuple[str, str], EntryKit]],
+    warnings: list[Diagnostic],
+    pages: dict[str, int],
+) -> None:
+    main, entries = parts
+    name = _name(target, key)
+    kit = Kit(
+        key,
+        inputs,
+        tuple(sorted(only)) if only is not None else None,
+        warnings=warnings,
+        pages=pages,
+        **main,
+    )
+    shards: list[dict[tuple[str, str], EntryKit]] = [{} for _ in range(SHARDS)]
+    for ident, entry_kit in entries.items():
+        shards[_shard(*ident)][ident] = entry_kit
+    folder = project.cache
+    # the shards first: a kit whose main file is there has all its shards
+    (folder / f"quick-{name}.pickle").unlink(missing_ok=True)
+    for i, shard in enumerate(shards):
+        save_signed(folder / f"quick-{name}-{i:02d}.pickle", (_stamp(), name, shard))
+    save_signed(folder / f"quick-{name}.pickle", (_stamp(), name, kit))
+
+
+def drop_kits(project: Project, target: Path, key: str) -> None:
+    """Forget the kit of these options (a build that cannot leave one, e.g. --no-cache)."""
+    name = _name(target, key)
+    (project.cache / f"quick-{name}.pickle").unlink(missing_ok=True)
+
+
+def _load(path: Path, name: str) -> Any:
+    try:
+        stamp, owner, value = load_signed(path)
+    except Exception:  # unreadable or unsigned: the full build runs and writes a new one
+        return None
+    if stamp != _stamp() or owner != name:
+        return None
+    return value
+
+
+# ---------------------------------------------------------------------------- the rebuild
+
+
+class NotQuick(Exception):
+    """Why this build cannot be a quick rebuild (the full build runs)."""
+
+
+def rebuild(
+    project: Project,
+    target: Path,
+    key: str,
+    inputs: dict[str, list[int]],
+    record: uptodate.Record | None,
+) -> Rebuilt:
+    """Rebuild what the inputs edited since the last full build feed, from its kit. Raises
+    NotQuick (nothing written) when only a full build can say what changed."""
+    name = _name(target, key)
+    kit_file = project.cache / f"quick-{name}.pickle"
+    if not kit_file.is_file():
+        raise NotQuick("no quick-rebuild kit for these options yet")
+    if record is None:
+        raise NotQuick("no record of the last build")
+    if not uptodate.output_intact(target, record):
+        raise NotQuick("the output folder is not as the last build left it")
+    kit = _load(kit_file, name)
+    if not isinstance(kit, Kit) or kit.key != key:
+        raise NotQuick("the quick-rebuild kit is unreadable or from another bipub")
+    edited = _edited(kit, inputs)
+    collector = Collector()
+    docs = {rel: _load_doc(project, rel, collector) for rel in edited}
+    for rel, doc in docs.items():
+        if doc.head != kit.docs[rel][2]:
+            raise NotQuick(f"{rel}: its front matter changed")
+    groups: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for rel in edited:
+        kind, entry_key, _ = kit.docs[rel]
+        groups[(kind, entry_key)].append(rel)
+    entry_kits = _entry_kits(project, name, list(groups))
+    entries: list[tuple[Entry, EntryKit]] = []
+    units = []
+    for ident in groups:
+        entry_kit = entry_kits[ident]
+        entry, entry_units = _pair(project, kit, entry_kit, docs, collector)
+        entries.append((entry, entry_kit))
+        units.extend(entry_units)
+    _no_errors(collector)
+    from bipub.render.markdown import MarkdownCache
+
+    markdown = MarkdownCache(kit.config.outputs.raw_html, collector)
+    files: list[tuple[str, bytes]] = []
+    rendered = 0
+    if kit.only is None or "html" in kit.only:
+        files += _pages(project, kit, entries, docs, markdown, collector)
+        rendered = len(files)
+    if kit.only is None or "feeds" in kit.only:
+        files += _feeds(kit, docs, markdown)
+    if kit.only is None or "json" in kit.only:
+        files += _status(kit, list(groups), units)
+    _no_errors(collector)
+    from bipub.write.output import replace_files
+
+    written = replace_files(target, files)
+    edited_set = set(edited)
+    warnings = [w for w in kit.warnings if w.file not in edited_set]
+    warnings += [w for w in collector.warnings if w.file in edited_set]
+    warnings = sorted(set(warnings), key=lambda d: (d.file or "", d.line or 0, d.message))
+    return Rebuilt(sorted(edited), rendered, written, warnings, kit.pages)
+
+
+def _no_errors(collector: Collector) -> None:
+    """An error while rebuilding quickly: the full build runs and reports it properly."""
+    if collector.errors:
+        first = collector.errors[0]
+        raise NotQuick(f"{first.location()}: {first.message}")
+
+
+def _edited(kit: Kit, inputs: dict[str, list[int]]) -> list[str]:
+    """The input files that differ from the kit's (folders only count through their files)."""
+    old, new = kit.inputs, inputs
+    old_files = {p for p, ident in old.items() if not stat.S_ISDIR(ident[4])}
+    new_files = {p for p, ident in new.items() if not stat.S_ISDIR(ident[4])}
+    if old_files != new_files:
+        changed = sorted(old_files ^ new_files)
+        raise NotQuick(f"files were added or removed ({changed[0]}{' …' if changed[1:] else ''})")
+    edited = sorted(p for p in new_files if new[p] != old[p])
+    if len(edited) > MAX_EDITED:
+        raise NotQuick(f"{len(edited)} files changed since the last full build")
+    for rel in edited:
+        if rel not in kit.docs:
+            raise NotQuick(f"{rel} changed (only posts and pages are rebuilt quickly)")
+        if not stat.S_ISREG(new[rel][4]):
+            raise NotQuick(f"{rel} is no longer a regular file")
+    return edited
+
+
+def _load_doc(project: Project, rel: str, collector: Collector) -> Document:
+    from bipub.load.content import load_document
+
+    doc = load_document(project.root, rel, collector)
+    if doc is None:
+        raise NotQuick(f"{rel} does not load (the full build reports why)")
+    return doc
+
+
+def _entry_kits(
+    project: Project, name: str, idents: list[tuple[str, str]]
+) -> dict[tuple[str, str], EntryKit]:
+    found: dict[tuple[str, str], EntryKit] = {}
+    for shard in sorted({_shard(*ident) for ident in idents}):
+        kits = _load(project.cache / f"quick-{name}-{shard:02d}.pickle", name)
+        if not isinstance(kits, dict):
+            raise NotQuick("a quick-rebuild kit file is missing or unreadable")
+        found.update(kits)
+    missing = [ident for ident in idents if ident not in found]
+    if missing:
+        raise NotQuick(f"{missing[0][0]}/{missing[0][1]} is not in the quick-rebuild kit")
+    return found
+
+
+def _pair(
+    project: Project,
+    kit: Kit,
+    entry_kit: EntryKit,
+    edited: dict[str, Document],
+    collector: Collector,
+) -> tuple[Entry, list[Any]]:
+    """Pair the edited entry again; its translation states and reading times must not change."""
+    from bipub.pair.site import pair_entry
+    from bipub.render.locale_format import reading_minutes
+
+    docs: dict[str, Document] = {}
+    for rel in entry_kit.rels:
+        doc = edited.get(rel) or _load_doc(project, rel, collector)
+        docs[doc.lang] = doc
+    kind: Kind = "posts" if entry_kit.kind == "posts" else "pages"
+    entry, units = pair_entry(kit.config, kind, entry_kit.key, docs, kit.status, collector)
+    where = next(rel for rel in entry_kit.rels if rel in edited)
+    if entry is None:
+        raise NotQuick(f"{where}: {entry_kit.kind}/{entry_kit.key} does not pair any more")
+    if version_states(entry) != entry_kit.versions:
+        raise NotQuick(f"{where}: the edit changes what a language shows or a translation state")
+    minutes = {v.doc.rel: reading_minutes(v.doc.body, v.doc.lang) for v in entry.versions.values()}
+    if tuple(sorted(minutes.items())) != entry_kit.minutes:
+        raise NotQuick(f"{where}: its reading time changed (the listings show it)")
+    if entry_kit.pdf:
+        raise NotQuick(f"{where}: the post has a PDF")
+    return entry, units
+
+
+def _pages(
+    project: Project,
+    kit: Kit,
+    entries: list[tuple[Entry, EntryKit]],
+    edited: dict[str, Document],
+    markdown: Any,
+    collector: Collector,
+) -> list[tuple[str, bytes]]:
+    from bipub.render.html import with_body
+    from bipub.render.templates import bytecode_cache, site_environment
+
+    bytecode = bytecode_cache(user_cache_dir() / "jinja")
+    envs: dict[str, Any] = {}
+    out = []
+    for _entry, entry_kit in entries:
+        for page in entry_kit.pages:
+            doc = edited.get(page.doc)
+            if doc is None:
+                continue  # shows another document of the entry, which did not change
+            env = envs.get(page.lang)
+            if env is None:  # catalog warnings are the kit's already
+                env = envs[page.lang] = site_environment(
+                    project, page.lang, Collector(), bytecode, warn_untranslated=False
+                )
+            context = {
+                "site": kit.site_views[page.lang],
+                "page": page.meta,
+                "post": with_body(page.shell, markdown(doc)),
+            }
+            try:
+                html = env.get_template(page.template).render(context)
+            except Exception as exc:  # the full build reports it with file and line
+                raise NotQuick(f"{page.template}: {type(exc).__name__}") from exc
+            out.append((page.path, html.encode("utf-8")))
+    return out
+
+
+def _feeds(kit: Kit, edited: dict[str, Document], markdown: Any) -> list[tuple[str, bytes]]:
+    from bipub.render import urls
+    from bipub.render.feeds import feed_xml
+
+    out = []
+    for lang, (parts, bodies) in kit.feeds.items():
+        shown = [item.rel for item in parts.items if item.rel in edited]
+        if shown:
+            new = dict(bodies)
+            for rel in shown:
+                new[rel] = markdown(edited[rel]).html
+            out.append((urls.feed(lang)[1:], feed_xml(parts, new)))
+    return out
+
+
+def _status(kit: Kit, idents: list[tuple[str, str]], units: list[Any]) -> list[tuple[str, bytes]]:
+    """status.json of each language with the edited entries' records replaced.
+
+    The file lists records sorted by unit key, and an entry's units are keyed
+    `<kind>/<entry key>:<field>` (no field name has a colon): its records are the one run of
+    records whose key starts with that prefix (whatever sorts between two keys with a common
+    prefix has it too), and its new records, sorted, take the run's place. Each record starts
+    `{` + newline + `    "key": ` (json_api.dump_record), and a value cannot hold a raw newline."""
+    from bipub.render import json_api, urls
+
+    out = []
+    for lang, text in kit.status_json.items():
+        status = kit.status.get(lang)
+        new_text, touched = text, False
+        for kind, key in idents:
+            fresh = sorted(
+                (u.key, json_api.dump_record(json_api.unit_record(u, status)))
+                for u in units
+                if u.target_lang == lang and u.key.rpartition(":")[0] == f"{kind}/{key}"
+            )
+            new_text, hit = _splice(new_text, f"{kind}/{key}:", [record for _, record in fresh])
+            touched = touched or hit
+        if touched:  # (compared with the published file, not the kit's: replace_files)
+            out.append((urls.api(lang, "status")[1:], new_text.encode("utf-8")))
+    return out
+
+
+def _splice(text: str, prefix: str, records: list[str]) -> tuple[str, bool]:
+    """`text` with the run of records whose key starts with `prefix` replaced by `records`;
+    and whether there was such a run."""
+    from bipub.render.json_api import encode_str
+
+    marker = '{\n    "key": ' + encode_str(prefix)[:-1]  # the key's opening, its quote left open
+    start = text.find(marker)
+    if start < 0:
+        if records:
+            raise NotQuick(f"status.json has no records of {prefix[:-1]} to replace")
+        return text, False
+    if not records:
+        raise NotQuick(f"the records of {prefix[:-1]} would leave status.json")
+    last = text.rfind(marker)
+    end = text.index("\n  }", last) + len("\n  }")
+    return text[:start] + ",\n  ".join(records) + text[end:], True

@@ -1,0 +1,274 @@
+"""Quick rebuilds (src/bipub/quick.py): an edited post's outputs, without the whole site.
+
+Every test edits a copy of the 'minimal' project after a full build and checks two things: which
+path the next build took (quick, or full with the reason), and that the output and the warnings
+equal a clean build's, byte for byte.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bipub import quick
+from bipub.diagnostics import DiagnosticError
+from bipub.pipeline import BuildResult, build
+from bipub.render import workers
+from tests.conftest import tree_snapshot
+
+KINDS = {"html", "json", "feeds", "llms"}
+
+
+@pytest.fixture
+def built(make_project) -> Path:  # type: ignore[no-untyped-def]
+    project: Path = make_project("minimal")
+    assert build(project).quick is None  # the first build is a full one (and leaves a kit)
+    return project
+
+
+def _post(project: Path, lang: str = "ko", name: str = "alpha") -> Path:
+    return project / "content" / lang / "posts" / f"{name}.md"
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def _warnings(result: BuildResult) -> list[tuple[object, ...]]:
+    return [(d.file, d.line, d.code, d.message) for d in result.warnings]
+
+
+def _assert_clean(project: Path, result: BuildResult, tmp: Path) -> None:
+    """The output and warnings of `result` are what a clean build gives."""
+    clean = tmp / "clean"
+    shutil.rmtree(clean, ignore_errors=True)
+    expected = build(project, clean, use_cache=False)
+    assert _warnings(result) == _warnings(expected)
+    got, want = tree_snapshot(project / "site"), tree_snapshot(clean)
+    assert sorted(got) == sorted(want)
+    assert [p for p in want if got[p] != want[p]] == []
+
+
+def test_body_edit_is_quick_and_equals_a_clean_build(built: Path, tmp_path: Path) -> None:
+    _edit(_post(built), "본문입니다.", "본문을 고쳤습니다.")
+    result = build(built)
+    assert result.quick == ["content/ko/posts/alpha.md"]
+    assert result.changed >= 2  # the page and the feed (and status.json: the section's hash)
+    page = (built / "site" / "ko" / "blog" / "alpha" / "index.html").read_text(encoding="utf-8")
+    assert "본문을 고쳤습니다." in page
+    _assert_clean(built, result, tmp_path)
+
+
+def test_translation_edit_and_new_section(built: Path, tmp_path: Path) -> None:
+    """A new heading in the translation adds a unit (status.json's records of the entry)."""
+    _edit(_post(built, "en"), "Body text.", "Body text.\n\n## More\n\nAnother part.")
+    result = build(built)
+    assert result.quick == ["content/en/posts/alpha.md"]
+    _assert_clean(built, result, tmp_path)
+
+
+def test_edits_add_up_until_the_next_full_build(built: Path, tmp_path: Path) -> None:
+    _edit(_post(built), "본문입니다.", "첫 수정.")
+    assert build(built).quick == ["content/ko/posts/alpha.md"]
+    _edit(_post(built, name="beta"), "---\n\n", "---\n\n한 줄 더.\n\n")
+    result = build(built)
+    # computed from the kit of the last full build: both files differ from it
+    assert result.quick == ["content/ko/posts/alpha.md", "content/ko/posts/beta.md"]
+    _assert_clean(built, result, tmp_path)
+    assert build(built).up_to_date
+
+
+def test_touch_only_rewrites_nothing(built: Path) -> None:
+    post = _post(built)
+    st = post.stat()
+    os.utime(post, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    result = build(built)
+    assert result.quick == ["content/ko/posts/alpha.md"]
+    assert result.changed == 0
+
+
+def test_warnings_of_the_edited_file_follow_the_edit(built: Path, tmp_path: Path) -> None:
+    _edit(_post(built), "```python", "```nosuchlang")
+    result = build(built)
+    assert result.quick == ["content/ko/posts/alpha.md"]
+    assert any(d.code == "code-language" and "nosuchlang" in d.message for d in result.warnings)
+    _assert_clean(built, result, tmp_path)
+    with pytest.raises(DiagnosticError, match="nosuchlang"):
+        build(built, strict=True)  # the up-to-date path repeats the warning: --strict fails
+    _edit(_post(built), "```nosuchlang", "```python")
+    result = build(built)
+    assert result.quick == ["content/ko/posts/alpha.md"]
+    assert not any(d.code == "code-language" for d in result.warnings)
+    _assert_clean(built, result, tmp_path)
+
+
+def test_strict_fails_on_a_quick_rebuild_warning(built: Path) -> None:
+    _edit(_post(built), "[링크](https://example.org/)", "[링크](javascript:alert(1))")
+    with pytest.raises(DiagnosticError, match=r"unsafe|dropped"):
+        build(built, strict=True)
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        ("front-matter", "front matter changed"),
+        ("reading-time", "reading time changed"),
+        ("new-post", "added or removed"),
+        ("removed-post", "added or removed"),
+        ("template", "added or removed"),
+        ("config", "only posts and pages"),
+        ("damaged-output", "not as the last build left it"),
+        ("no-kit", "no quick-rebuild kit"),
+        ("planted-kit", "unreadable"),
+    ],
+)
+def test_what_needs_a_full_build(built: Path, tmp_path: Path, change: str, reason: str) -> None:
+    post = _post(built)
+    _edit(post, "본문입니다.", "본문을 고쳤습니다.")
+    if change == "front-matter":
+        _edit(post, "title: 알파 글", "title: 알파 글 (고침)")
+    elif change == "reading-time":
+        _edit(post, "본문을 고쳤습니다.", "본문을 고쳤습니다. " + "긴 문장이 이어집니다. " * 400)
+    elif change == "new-post":
+        shutil.copy(post, post.with_name("gamma.md"))
+    elif change == "removed-post":
+        _post(built, name="beta").unlink()
+    elif change == "template":
+        (built / "templates").mkdir()
+        (built / "templates" / "post.html").write_text(
+            '{% extends "base.html" %}{% block content %}<p>MARK</p>{% endblock %}\n',
+            encoding="utf-8",
+        )
+    elif change == "config":
+        _edit(built / "bipub.yaml", "posts_per_page: 2", "posts_per_page: 3")
+    elif change == "damaged-output":
+        (built / "site" / "ko" / "tags" / "index.html").write_text("by hand", encoding="utf-8")
+    elif change == "no-kit":
+        for kit in (built / ".bipub-cache").glob("quick-*"):
+            kit.unlink()
+    elif change == "planted-kit":  # a kit not signed with this user's key is never unpickled
+        for kit in (built / ".bipub-cache").glob("quick-*"):
+            kit.write_bytes(b"\0" * 32 + b"not a pickle")
+    result = build(built)
+    assert result.quick is None
+    assert reason in result.cache_note
+    _assert_clean(built, result, tmp_path)
+    if change not in ("no-kit", "planted-kit"):
+        # the full build left a new kit: the next body edit is quick again
+        _edit(post, "본문을 고쳤습니다.", "또 고쳤습니다.")
+        assert build(built).quick == ["content/ko/posts/alpha.md"]
+
+
+def test_translation_state_change_needs_a_full_build(built: Path, tmp_path: Path) -> None:
+    """Editing a source section whose translation is tracked makes it stale: the badge, the
+    listings and llms.txt change, so the full build runs."""
+    import json
+
+    records = json.loads((built / "site" / "api" / "en" / "status.json").read_text("utf-8"))
+    body = next(r for r in records if r["key"].startswith("posts/alpha:body#"))
+    (built / "status").mkdir()
+    (built / "status" / "en.yaml").write_text(
+        f"{body['key']}:\n  source_hash: '{body['source_hash']}'\n  state: reviewed\n",
+        encoding="utf-8",
+    )
+    assert build(built).quick is None  # status/ changed: full build, new kit
+    _edit(_post(built), "본문입니다.", "본문이 바뀌었습니다.")
+    result = build(built)
+    assert result.quick is None
+    assert "translation state" in result.cache_note
+    _assert_clean(built, result, tmp_path)
+
+
+def test_post_with_a_pdf_needs_a_full_build(built: Path, tmp_path: Path) -> None:
+    _edit(_post(built), "series_order: 1\n", "series_order: 1\npdf: true\n")
+    assert build(built).quick is None
+    _edit(_post(built), "본문입니다.", "본문을 고쳤습니다.")
+    result = build(built)
+    assert result.quick is None
+    assert "has a PDF" in result.cache_note
+
+
+def test_a_partial_build_leaves_no_kit(built: Path) -> None:
+    """`--lang` and `--only` builds have their own options; a body edit after `--lang ko`
+    runs the full ko build (no kit for those options)."""
+    _edit(_post(built), "본문입니다.", "고침 하나.")
+    result = build(built, langs=["ko"])
+    assert result.quick is None and "no quick-rebuild kit" in result.cache_note
+
+
+def test_quick_rebuild_writes_beside_and_renames(built: Path) -> None:
+    """The spare copy shares inodes with the live site: a quick rebuild must never write into
+    an old inode (it would change the spare copy too)."""
+    build(built, only=KINDS)  # another option set: the live site is now a swapped copy
+    page = built / "site" / "ko" / "blog" / "alpha" / "index.html"
+    old_inode = page.stat().st_ino
+    before = page.read_bytes()
+    prev = built / ".site.prev" / "ko" / "blog" / "alpha" / "index.html"
+    _edit(_post(built), "본문입니다.", "본문을 고쳤습니다.")
+    assert build(built).quick == ["content/ko/posts/alpha.md"]
+    assert page.stat().st_ino != old_inode
+    if prev.exists() and prev.stat().st_ino == old_inode:
+        assert prev.read_bytes() == before
+
+
+def test_warnings_of_kept_pages_are_not_lost(make_project, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A page kept from the previous build (its inputs unchanged) still reports what rendering
+    its body warned about — without feeds, which would render it anyway."""
+    project: Path = make_project("minimal")
+    _edit(_post(project), "```python", "```nosuchlang")
+    first = build(project, only={"html"})
+    assert any(d.code == "code-language" for d in first.warnings)
+    _edit(_post(project, name="beta"), "title:", "title: 바뀐")  # a full build, alpha kept
+    second = build(project, only={"html"})
+    assert second.quick is None and second.reused > 0
+    assert _warnings(second) == _warnings(
+        build(project, tmp_path / "c", use_cache=False, only={"html"})
+    )
+
+
+def test_workers_report_markdown_warnings(make_project, monkeypatch, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Pages rendered by forked workers: their Markdown warnings reach the build's report."""
+    project: Path = make_project("minimal")
+    _edit(_post(project), "```python", "```nosuchlang")
+    monkeypatch.setattr(workers, "MIN_PAGES_FOR_WORKERS", 0)
+    monkeypatch.setenv("BIPUB_WORKERS", "2")
+    parallel = build(project, only={"html"}, use_cache=False)
+    monkeypatch.setenv("BIPUB_WORKERS", "1")
+    sequential = build(project, tmp_path / "seq", only={"html"}, use_cache=False)
+    assert any(d.code == "code-language" for d in parallel.warnings)
+    assert _warnings(parallel) == _warnings(sequential)
+    assert tree_snapshot(project / "site") == tree_snapshot(tmp_path / "seq")
+
+
+def test_kit_names_differ_by_output_and_options(tmp_path: Path) -> None:
+    assert quick._name(tmp_path / "a", "k") != quick._name(tmp_path / "b", "k")
+    assert quick._name(tmp_path / "a", "k") != quick._name(tmp_path / "a", "l")
+
+
+def test_interrupted_quick_rebuild_is_repaired(built: Path, monkeypatch, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Killed between two files (the page replaced, the feed not yet): the record was not
+    saved, so the next build sees an output that is not as recorded and builds in full."""
+    from bipub.write import output
+
+    real = output._same_bytes
+    seen: list[Path] = []
+
+    def die_on_second_file(target: Path, data: bytes) -> bool:
+        seen.append(target)
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+        return real(target, data)
+
+    _edit(_post(built), "본문입니다.", "본문을 고쳤습니다.")
+    with monkeypatch.context() as patch, pytest.raises(KeyboardInterrupt):
+        patch.setattr(output, "_same_bytes", die_on_second_file)
+        build(built)
+    assert len(seen) == 2
+    result = build(built)
+    assert result.quick is None and "not as the last build left it" in result.cache_note
+    _assert_clean(built, result, tmp_path)
