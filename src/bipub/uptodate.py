@@ -106,16 +106,24 @@ def output_state(
 
 
 def _output_unchanged(out: Path, files: dict[str, Identity], dirs: dict[str, Identity]) -> bool:
-    base = str(out)
+    """Every recorded folder (first: a folder swapped for a symbolic link fails here) and file
+    has its recorded identity. Paths are looked up relative to the open output folder, which
+    is cheaper than joining and resolving 28,000 absolute paths."""
     try:
-        for rel, ident in dirs.items():
-            if _identity(os.lstat(os.path.join(base, rel) if rel else base)) != ident:
-                return False
-        for rel, ident in files.items():
-            if _identity(os.lstat(os.path.join(base, rel))) != ident:
-                return False
+        fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
     except OSError:
         return False
+    lstat = os.stat
+    try:
+        for table in (dirs, files):
+            for rel, ident in table.items():
+                st = lstat(rel or ".", dir_fd=fd, follow_symlinks=False)
+                if [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino, st.st_mode] != ident:
+                    return False
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
     return True
 
 

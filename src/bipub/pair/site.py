@@ -11,20 +11,21 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import ValidationError
 
 from bipub.config import SiteConfig
 from bipub.diagnostics import Collector
 from bipub.load.content import Content, Document
-from bipub.model.cv import CV
 from bipub.model.fields import slugify
 from bipub.model.post import Kind
 from bipub.model.validate import validation_diagnostics
-from bipub.pair.cv_merge import MergedCv, merge_cv
 from bipub.pair.status import StatusFile, load_status
 from bipub.pair.units import Unit, text_hash
+
+if TYPE_CHECKING:  # the CV's modules load when a CV is paired (a quick rebuild pairs a post)
+    from bipub.pair.cv_merge import MergedCv
 
 State = Literal["source", "translated", "draft", "stale", "missing"]
 RESERVED_PAGE_SLUGS = {"blog", "tags", "series", "api", "pdf", "assets", "static", "index"}
@@ -124,6 +125,9 @@ def pair_site(root: Path, config: SiteConfig, content: Content, collector: Colle
 
 
 def _pair_cv(config: SiteConfig, content: Content, collector: Collector) -> dict[str, MergedCv]:
+    from bipub.model.cv import CV
+    from bipub.pair.cv_merge import MergedCv, merge_cv
+
     src_lang = config.source_languages.cv
     src = content.cv.get(src_lang)
     if src_lang in content.failed_cv or any(lang in content.failed_cv for lang in content.cv):

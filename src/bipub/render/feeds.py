@@ -5,12 +5,15 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
+from typing import TYPE_CHECKING
 
 from bipub.load.content import Document
 from bipub.pair.site import Site
 from bipub.render import urls
-from bipub.render.html import Plan
 from bipub.render.markdown import RenderedMarkdown
+
+if TYPE_CHECKING:
+    from bipub.render.html import Plan
 
 ATOM = "http://www.w3.org/2005/Atom"
 SITEMAP = "http://www.sitemaps.org/schemas/sitemap/0.9"

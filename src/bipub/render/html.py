@@ -19,12 +19,10 @@ from markupsafe import Markup
 
 from bipub.diagnostics import Collector, Diagnostic, DiagnosticError
 from bipub.load.content import Document
-from bipub.model.cv import CV
 from bipub.pair.site import Entry, Series, Site, Tag
 from bipub.render import urls
 from bipub.render.locale_format import reading_minutes
 from bipub.render.markdown import RenderedMarkdown
-from bipub.render.pdf import pdf_links  # issue 5 (does not import WeasyPrint)
 from bipub.render.templates import template_error
 from bipub.render.views import (
     Alternate,
@@ -456,6 +454,8 @@ class HtmlRenderer:
         cv = None
         untranslated = 0
         if merged is not None:
+            from bipub.model.cv import CV
+
             cv = cv_view(CV, merged.data, merged.fallbacks, merged.source_lang)
             untranslated = len(merged.fallbacks)
         latest = posts[: self.config.outputs.latest_posts]
@@ -534,8 +534,13 @@ class HtmlRenderer:
             names=[lang_code for lang_code in cfg.codes],
             # issue 5: the CV PDFs (this language first, then the others, then ko+en):
             # View(label, lang, href) each; see render/pdf.py pdf_links.
-            pdf_links=[View(**link) for link in pdf_links(self.site, lang, self.url)],
+            pdf_links=[View(**link) for link in self._pdf_links(lang)],
         )
+
+    def _pdf_links(self, lang: str) -> list[dict[str, str]]:
+        from bipub.render.pdf import pdf_links  # issue 5 (does not import WeasyPrint)
+
+        return pdf_links(self.site, lang, self.url)
 
     def render_page(
         self, plan: Plan, spec: PageSpec, env: jinja2.Environment, collector: Collector

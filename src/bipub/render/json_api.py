@@ -11,7 +11,6 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from bipub.model.cv import CV
 from bipub.pair.site import Site
 from bipub.pair.status import StatusFile
 from bipub.pair.units import Unit
@@ -202,6 +201,8 @@ def _drop_id(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def schemas() -> dict[str, str]:
+    from bipub.model.cv import CV
+
     cv = _drop_id(CV.model_json_schema(mode="serialization"))
     cv["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     posts = {

@@ -101,16 +101,26 @@ def heading_slug(text: str) -> str:
     return HEADING_PREFIX + (value or "section")
 
 
-def _highlighter(unknown: list[str]) -> object:
+Blocks = dict[tuple[str, str], "str | None"]  # (language name, code) → HTML; None: unknown
+
+
+def _highlighter(unknown: list[str], blocks: Blocks | None) -> object:
     def _highlight(code: str, lang: str, attrs: str) -> str:
         name = (lang or "").strip().split()[0] if lang else ""
         if not name:
             return ""
-        lexer = lexer_for(name)
-        if lexer is None:
+        key = (name, code)
+        if blocks is not None and key in blocks:
+            html = blocks[key]
+        else:
+            lexer = lexer_for(name)
+            html = None if lexer is None else highlight(code, lexer)
+            if blocks is not None:
+                blocks[key] = html
+        if html is None:
             unknown.append(name)
             return ""
-        return highlight(code, lexer)
+        return html
 
     return _highlight
 
@@ -126,7 +136,12 @@ def _parser(raw_html: bool) -> MarkdownIt:
     return md
 
 
-def render_markdown(source: str, *, raw_html: bool = False) -> RenderedMarkdown:
+def render_markdown(
+    source: str, *, raw_html: bool = False, blocks: Blocks | None = None
+) -> RenderedMarkdown:
+    """`blocks`: highlighted code blocks from earlier (and for later) renders; Pygments output
+    depends on nothing but the language name and the code (render/quick.py keeps them, so a
+    quick rebuild compiles no lexer for blocks it has highlighted before)."""
     md = _parser(raw_html)
     unknown: list[str] = []
     env: dict[str, object] = {}
@@ -137,7 +152,7 @@ def render_markdown(source: str, *, raw_html: bool = False) -> RenderedMarkdown:
     finally:
         _DROPPED.reset(reset)
     _mark_code_blocks(tokens)
-    md.options["highlight"] = _highlighter(unknown)
+    md.options["highlight"] = _highlighter(unknown, blocks)
     try:
         html = md.renderer.render(tokens, md.options, env)
     finally:
@@ -227,10 +242,12 @@ class MarkdownCache:
         raw_html: bool,
         collector: Collector,
         notes: dict[str, tuple[Diagnostic, ...]] | None = None,
+        blocks: Blocks | None = None,
     ) -> None:
         self.raw_html = raw_html
         self.collector = collector
         self.notes = notes if notes is not None else {}
+        self.blocks = blocks
         self._cache: dict[str, RenderedMarkdown] = {}
         self._replayed: set[str] = set()
 
@@ -238,7 +255,9 @@ class MarkdownCache:
         """Render a document's body once per build."""
         hit = self._cache.get(doc.rel)
         if hit is None:
-            hit = self._cache[doc.rel] = render_markdown(doc.body, raw_html=self.raw_html)
+            hit = self._cache[doc.rel] = render_markdown(
+                doc.body, raw_html=self.raw_html, blocks=self.blocks
+            )
             found = _warnings(doc.rel, hit, doc.body_line)
             self.collector.extend(found)
             if doc.digest:
