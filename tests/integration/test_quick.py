@@ -272,3 +272,45 @@ def test_interrupted_quick_rebuild_is_repaired(built: Path, monkeypatch, tmp_pat
     result = build(built)
     assert result.quick is None and "not as the last build left it" in result.cache_note
     _assert_clean(built, result, tmp_path)
+
+
+def test_highlighted_blocks_are_kept_between_quick_rebuilds(built: Path, tmp_path: Path) -> None:
+    """quick-blocks.pickle: a repeated edit highlights nothing again, an unknown language is
+    still reported from it, and a file not signed by this user is ignored."""
+    from bipub.cache import load_signed
+
+    _edit(_post(built), "```python", "```nosuchlang")
+    assert build(built).quick == ["content/ko/posts/alpha.md"]
+    blocks_file = built / ".bipub-cache" / quick.BLOCKS_FILE
+    _, blocks = load_signed(blocks_file)
+    assert blocks[("nosuchlang", "x = 1\n")] is None
+    _edit(_post(built), "본문입니다.", "다시 고침.")
+    again = build(built)
+    assert again.quick == ["content/ko/posts/alpha.md"]
+    assert any(d.code == "code-language" for d in again.warnings)
+    _assert_clean(built, again, tmp_path)
+    blocks_file.write_bytes(b"\0" * 32 + b"planted")
+    _edit(_post(built), "다시 고침.", "세 번째.")
+    third = build(built)
+    assert third.quick == ["content/ko/posts/alpha.md"]
+    _assert_clean(built, third, tmp_path)
+
+
+def test_output_check_without_forking(built: Path, tmp_path: Path) -> None:
+    """With other threads running (as in `bipub serve`), the output is checked in-process."""
+    import threading
+
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        (built / "site" / "ko" / "tags" / "index.html").write_text("by hand", encoding="utf-8")
+        _edit(_post(built), "본문입니다.", "본문을 고쳤습니다.")
+        result = build(built)
+        assert result.quick is None and "not as the last build left it" in result.cache_note
+        _edit(_post(built), "본문을 고쳤습니다.", "또 고쳤습니다.")
+        assert build(built).quick == ["content/ko/posts/alpha.md"]
+        _assert_clean(built, build(built), tmp_path)
+    finally:
+        stop.set()
+        other.join()
