@@ -60,11 +60,12 @@ if TYPE_CHECKING:
     from bipub.render.html import HtmlRenderer, Plan
     from bipub.render.views import PageMeta, PostView, View
 
-KIT_FORMAT = 3
+KIT_FORMAT = 4
 SHARDS = 32
 MAX_EDITED = 24  # more edited files than this since the last full build: build in full
 
 VersionState = tuple[str, str, str, tuple[str, ...], tuple[str, ...]]  # lang, doc, state, …
+KitParts = tuple[dict[str, Any], dict[tuple[str, str], "EntryKit"], dict[str, "ListingKit"]]
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,20 @@ class PageKit:
 
 
 @dataclass(frozen=True)
+class ListingKit:
+    """A page that lists post cards (home, blog and tag pages), without its site view."""
+
+    path: str
+    lang: str
+    template: str
+    meta: PageMeta
+    context: dict[str, Any]  # what the template gets besides `site` and `page`
+
+
+LISTED = ("home", "blog", "tag")  # series pages hold their members' documents: not kept
+
+
+@dataclass(frozen=True)
 class EntryKit:
     """What the site shows of one post or page, as the last full build saw it."""
 
@@ -90,6 +105,8 @@ class EntryKit:
     minutes: tuple[tuple[str, int], ...]  # reading time of each document shown (cards)
     pages: tuple[PageKit, ...]
     pdf: bool  # a post PDF is made of it: always built in full
+    listings: tuple[tuple[str, str], ...] = ()  # (language, listing page) showing its card
+    series: tuple[str, ...] = ()  # languages in which a series page lists it
 
 
 @dataclass
@@ -141,12 +158,27 @@ def make_kit(
     plan: Plan,
     feeds: dict[str, tuple[FeedParts, dict[str, str]]],
     status_json: dict[str, str],
-) -> tuple[dict[str, Any], dict[tuple[str, str], EntryKit]]:
+) -> KitParts:
     """The kit's parts a full build knows after rendering (the rest comes at `save_kit`)."""
     from bipub.render import urls
     from bipub.render.pdf import post_pdf_entries
+    from bipub.render.views import PostCard
 
     pdf = {(lang, e.key) for lang in site.config.codes for e in post_pdf_entries(site, lang)}
+    listings: dict[str, ListingKit] = {}
+    listed: dict[str, list[tuple[str, str]]] = defaultdict(list)  # entry key → (lang, page)
+    for route, specs in plan.routes.items():
+        if route[0] not in LISTED:
+            continue
+        for lang, spec in specs.items():
+            path = urls.output_file(spec.path)
+            context = spec.context()
+            listings[path] = ListingKit(
+                path, lang, spec.template, renderer.page_meta(plan, spec), context
+            )
+            for card in context.get("posts", ()):
+                if isinstance(card, PostCard):
+                    listed[card.key].append((lang, path))
     docs: dict[str, tuple[str, str, str]] = {}
     entries: dict[tuple[str, str], EntryKit] = {}
     for entry in site.entries:
@@ -155,9 +187,10 @@ def make_kit(
         minutes: dict[str, int] = {}
         for lang, version in entry.versions.items():
             minutes[version.doc.rel] = renderer.minutes_of(version.doc)
-            spec = plan.routes.get((kind, entry.key), {}).get(lang)
-            if spec is None:  # not planned (a draft)
+            page_spec = plan.routes.get((kind, entry.key), {}).get(lang)
+            if page_spec is None:  # not planned (a draft)
                 continue
+            spec = page_spec
             pages.append(
                 PageKit(
                     urls.output_file(spec.path),
@@ -178,6 +211,8 @@ def make_kit(
             tuple(sorted(minutes.items())),
             tuple(pages),
             any((lang, entry.key) in pdf for lang in entry.versions) and entry.kind == "posts",
+            tuple(listed.get(entry.key, ())) if entry.kind == "posts" else (),
+            tuple(lang for lang in entry.versions if (lang, entry.key) in site.series_by_entry),
         )
     main = {
         "config": site.config,
@@ -187,7 +222,7 @@ def make_kit(
         "feeds": feeds,
         "status_json": status_json,
     }
-    return main, entries
+    return main, entries, listings
 
 
 def version_states(entry: Entry) -> tuple[VersionState, ...]:
@@ -203,11 +238,11 @@ def save_kit(
     key: str,
     inputs: dict[str, list[int]],
     only: set[str] | None,
-    parts: tuple[dict[str, Any], dict[tuple[str, str], EntryKit]],
+    parts: KitParts,
     warnings: list[Diagnostic],
     pages: dict[str, int],
 ) -> None:
-    main, entries = parts
+    main, entries, listings = parts
     name = _name(target, key)
     kit = Kit(
         key,
@@ -225,6 +260,11 @@ def save_kit(
     (folder / f"quick-{name}.pickle").unlink(missing_ok=True)
     for i, shard in enumerate(shards):
         save_signed(folder / f"quick-{name}-{i:02d}.pickle", (_stamp(), name, shard))
+    pages_by_shard: list[dict[str, ListingKit]] = [{} for _ in range(SHARDS)]
+    for path, listing in listings.items():
+        pages_by_shard[_shard("list", path)][path] = listing
+    for i, shard_pages in enumerate(pages_by_shard):
+        save_signed(folder / f"quick-{name}-list-{i:02d}.pickle", (_stamp(), name, shard_pages))
     save_signed(folder / f"quick-{name}.pickle", (_stamp(), name, kit))
 
 
@@ -293,12 +333,12 @@ def _rebuild(
         kind, entry_key, _ = kit.docs[rel]
         groups[(kind, entry_key)].append(rel)
     entry_kits = _entry_kits(project, name, list(groups))
-    entries: list[tuple[Entry, EntryKit]] = []
+    entries: list[tuple[EntryKit, dict[str, int]]] = []
     units = []
     for ident in groups:
         entry_kit = entry_kits[ident]
-        entry, entry_units = _pair(project, kit, entry_kit, docs, collector)
-        entries.append((entry, entry_kit))
+        entry_units, minutes = _pair(project, kit, entry_kit, docs, collector)
+        entries.append((entry_kit, minutes))
         units.extend(entry_units)
     _no_errors(collector)
     from bipub.render.markdown import MarkdownCache
@@ -309,7 +349,7 @@ def _rebuild(
     files: list[tuple[str, bytes]] = []
     rendered = 0
     if kit.only is None or "html" in kit.only:
-        files += _pages(project, kit, entries, docs, markdown, collector)
+        files += _pages(project, kit, name, entries, docs, markdown)
         rendered = len(files)
     if kit.only is None or "feeds" in kit.only:
         files += _feeds(kit, docs, markdown)
@@ -467,8 +507,9 @@ def _pair(
     entry_kit: EntryKit,
     edited: dict[str, Document],
     collector: Collector,
-) -> tuple[Entry, list[Any]]:
-    """Pair the edited entry again; its translation states and reading times must not change."""
+) -> tuple[list[Any], dict[str, int]]:
+    """Pair the edited entry again: its translation states must not change. Returns its units
+    and the new reading time of each language whose card shows another one."""
     from bipub.pair.site import pair_entry
     from bipub.render.locale_format import reading_minutes
 
@@ -483,49 +524,97 @@ def _pair(
         raise NotQuick(f"{where}: {entry_kit.kind}/{entry_kit.key} does not pair any more")
     if version_states(entry) != entry_kit.versions:
         raise NotQuick(f"{where}: the edit changes what a language shows or a translation state")
-    minutes = {v.doc.rel: reading_minutes(v.doc.body, v.doc.lang) for v in entry.versions.values()}
-    if tuple(sorted(minutes.items())) != entry_kit.minutes:
-        raise NotQuick(f"{where}: its reading time changed (the listings show it)")
     if entry_kit.pdf:
         raise NotQuick(f"{where}: the post has a PDF")
-    return entry, units
+    before = dict(entry_kit.minutes)
+    changed: dict[str, int] = {}
+    for lang, version in entry.versions.items():
+        doc = version.doc
+        if doc.rel in edited:
+            minutes = reading_minutes(doc.body, doc.lang)
+            if minutes != before.get(doc.rel):
+                changed[lang] = minutes
+    for lang in changed:
+        if lang in entry_kit.series:
+            raise NotQuick(f"{where}: its reading time changed and a series page lists it")
+    return units, changed
 
 
 def _pages(
     project: Project,
     kit: Kit,
-    entries: list[tuple[Entry, EntryKit]],
+    name: str,
+    entries: list[tuple[EntryKit, dict[str, int]]],
     edited: dict[str, Document],
     markdown: Any,
-    collector: Collector,
 ) -> list[tuple[str, bytes]]:
+    """The edited documents' pages, and the listings whose card of them changed (a new reading
+    time), rendered as the full build renders them."""
+    from dataclasses import replace
+
     from bipub.render.html import with_body
     from bipub.render.templates import bytecode_cache, site_environment
+    from bipub.render.views import PostCard
 
     bytecode = bytecode_cache(user_cache_dir() / "jinja")
     envs: dict[str, Any] = {}
+
+    def render(template: str, lang: str, context: dict[str, Any]) -> str:
+        env = envs.get(lang)
+        if env is None:  # catalog warnings are the kit's already
+            env = envs[lang] = site_environment(
+                project, lang, Collector(), bytecode, warn_untranslated=False
+            )
+        try:
+            return str(env.get_template(template).render(context))
+        except Exception as exc:  # the full build reports it with file and line
+            raise NotQuick(f"{template}: {type(exc).__name__}") from exc
+
     out = []
-    for _entry, entry_kit in entries:
+    cards: dict[tuple[str, str], PostCard] = {}  # (entry key, language) → its new card
+    listing_paths: set[str] = set()
+    for entry_kit, minutes in entries:
         for page in entry_kit.pages:
             doc = edited.get(page.doc)
             if doc is None:
                 continue  # shows another document of the entry, which did not change
-            env = envs.get(page.lang)
-            if env is None:  # catalog warnings are the kit's already
-                env = envs[page.lang] = site_environment(
-                    project, page.lang, Collector(), bytecode, warn_untranslated=False
-                )
-            context = {
+            shell = page.shell
+            if page.lang in minutes:
+                card = replace(shell.card, reading_minutes=minutes[page.lang])
+                cards[(entry_kit.key, page.lang)] = card
+                shell = replace(shell, card=card)
+            post_context: dict[str, Any] = {
                 "site": kit.site_views[page.lang],
                 "page": page.meta,
-                "post": with_body(page.shell, markdown(doc)),
+                "post": with_body(shell, markdown(doc)),
             }
-            try:
-                html = env.get_template(page.template).render(context)
-            except Exception as exc:  # the full build reports it with file and line
-                raise NotQuick(f"{page.template}: {type(exc).__name__}") from exc
+            html = render(page.template, page.lang, post_context)
             out.append((page.path, html.encode("utf-8")))
+        listing_paths.update(path for lang, path in entry_kit.listings if lang in minutes)
+    for listing in _listing_kits(project, name, sorted(listing_paths)):
+        context = dict(listing.context)
+        listed: list[Any] = context["posts"]
+        context["posts"] = [
+            cards.get((card.key, listing.lang), card) if isinstance(card, PostCard) else card
+            for card in listed
+        ]
+        context.update(site=kit.site_views[listing.lang], page=listing.meta)
+        html = render(listing.template, listing.lang, context)
+        out.append((listing.path, html.encode("utf-8")))
     return out
+
+
+def _listing_kits(project: Project, name: str, paths: list[str]) -> list[ListingKit]:
+    found: dict[str, ListingKit] = {}
+    for shard in sorted({_shard("list", path) for path in paths}):
+        kits = _load(project.cache / f"quick-{name}-list-{shard:02d}.pickle", name)
+        if not isinstance(kits, dict):
+            raise NotQuick("a quick-rebuild kit file is missing or unreadable")
+        found.update(kits)
+    missing = [path for path in paths if path not in found]
+    if missing:
+        raise NotQuick(f"{missing[0]} is not in the quick-rebuild kit")
+    return [found[path] for path in paths]
 
 
 def _feeds(kit: Kit, edited: dict[str, Document], markdown: Any) -> list[tuple[str, bytes]]:

@@ -117,7 +117,7 @@ def test_strict_fails_on_a_quick_rebuild_warning(built: Path) -> None:
     ("change", "reason"),
     [
         ("front-matter", "front matter changed"),
-        ("reading-time", "reading time changed"),
+        ("reading-time", "a series page lists it"),
         ("new-post", "added or removed"),
         ("removed-post", "added or removed"),
         ("template", "added or removed"),
@@ -314,3 +314,37 @@ def test_output_check_without_forking(built: Path, tmp_path: Path) -> None:
     finally:
         stop.set()
         other.join()
+
+
+def test_reading_time_change_renders_the_listings_again(make_project, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A longer body changes the card's reading time: the home, blog and tag pages listing it
+    are rendered again (in English too, where the post is shown untranslated)."""
+    project: Path = make_project("minimal")
+    gamma = _post(project, name="gamma")
+    gamma.write_text(
+        "---\ntitle: 감마 글\ndate: 2026-06-01\ntags: [vllm]\n---\n\n짧은 글입니다.\n",
+        encoding="utf-8",
+    )
+    assert build(project).quick is None
+    _edit(gamma, "짧은 글입니다.", "긴 글입니다. " + "문장이 이어집니다. " * 500)
+    result = build(project)
+    assert result.quick == ["content/ko/posts/gamma.md"]
+    assert sum(result.pages.values()) - result.reused > 2  # its pages and listings
+    _assert_clean(project, result, tmp_path)
+    _edit(gamma, "긴 글입니다.", "다시 긴 글입니다.")  # same reading time: only its pages
+    result = build(project)
+    assert result.quick == ["content/ko/posts/gamma.md"]
+    _assert_clean(project, result, tmp_path)
+
+
+def test_every_kit_file_of_the_demo_loads(make_project) -> None:  # type: ignore[no-untyped-def]
+    """Every view type the demo's pages use survives the kit's pickling (a kit that cannot be
+    read would only ever make builds fall back to the full path, unnoticed)."""
+    project: Path = make_project("demo")
+    build(project, only=KINDS)
+    files = sorted((project / ".bipub-cache").glob("quick-*.pickle"))
+    assert len(files) == 1 + 2 * quick.SHARDS
+    names = {f.name.removeprefix("quick-").split(".")[0].split("-")[0] for f in files}
+    (name,) = names
+    for path in files:
+        assert quick._load(path, name) is not None, path.name

@@ -29,6 +29,9 @@ class ForeignText(str):
         obj.lang = lang
         return obj
 
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled in the quick-rebuild kit (quick.py)
+        return (ForeignText, (str(self), self.lang))
+
     def __html__(self) -> str:
         return str(
             Markup('<span lang="{}" class="untranslated">{}</span>').format(
