@@ -141,6 +141,7 @@ def render(
                 _static(project, tree)
 
     counts: dict[str, int] = {}
+    fingerprints: dict[str, str] = {}
     if want("html"):
         out_key = str(tree.out)
         previous = cache.pages.get(out_key, {}) if cache is not None else None
@@ -182,9 +183,9 @@ def render(
     if cache is not None:  # keep the notes of the documents shown now, not of all time
         cache.notes = markdown.notes
     if kit is not None:
-        from bipub import quick
-
-        kit["parts"] = quick.make_kit(site, renderer, plan, kept_feeds, status_files)
+        kit["parts"] = quick.KitSource(
+            site, renderer, plan, kept_feeds, status_files, fingerprints if want("html") else None
+        )
     return counts
 
 

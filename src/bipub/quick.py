@@ -1,28 +1,32 @@
 """Quick rebuild: the outputs of an edited post, without rebuilding the site.
 
 Most edits while writing change a post's body and nothing else the site shows about it: not its
-title, tags or date (the front matter), not its reading time, not a translation's state. Such an
-edit changes only the pages that show that body, the feeds that carry it and the language's
-status.json (each section's hash and line). A full build finds that out by loading, pairing,
+title, tags or date (the front matter), not a translation's state. Such an edit changes only the
+pages that show that body, the feeds that carry it, the language's status.json (each section's
+hash and line) and, when the reading time moves, the home, blog and tag pages whose card of the
+post shows it. A full build finds that out by loading, pairing,
 planning and fingerprinting the whole site (seconds on 10,000 posts); this module does it from a
 *kit* the last full build left:
 
 * per post and page: the view it was rendered from without its body (render/html.py
   `post_shell`), its page metadata and template, the documents it pairs, their translation
-  states and reading times;
+  states and reading times, and the listing pages that show its card;
+* per home, blog and tag page: its context (the cards it lists, its pagination) and metadata;
 * per language: the site view, the feed before its bodies (render/feeds.py `FeedParts`) and
   status.json's records;
 * the documents' front-matter digests, the build's inputs, options, configuration, status files
   and warnings.
 
 The kit is kept in `.bipub-cache/quick-*.pickle` (signed like every cache file: cache.py), per
-output folder and build options, its entries spread over shard files so a rebuild reads one.
+output folder and build options, its entries and listing pages spread over shard files so a
+rebuild reads few; a shard is keyed by what it is made of (page fingerprints and the entries'
+facts), and a full build writes only the shards whose key changed.
 
 A quick rebuild runs only when every input that differs from the kit's is an existing post or
 page whose front matter is byte-for-byte the same, pairing it again gives the same translation
-states, its reading time is the same, it has no PDF, and the output folder is exactly as the
-last build left it. Then it renders those documents' bodies again, and with them their pages,
-feeds and status.json — the same functions and views a full build uses, so the bytes are the
+states, it has no PDF (nor, if its reading time changed, a series page), and the output folder
+is exactly as the last build left it. Then it renders those documents' bodies again, and with
+them their pages, feeds, status.json and the listings of a changed reading time — the same functions and views a full build uses, so the bytes are the
 same (tests/integration/test_quick.py compares with clean builds) — and writes the files whose
 bytes changed in place (output.replace_files). The warnings are the kit's, with those about the
 edited files found again. Anything else — and any error — runs the full build, and `-v` says why.
@@ -60,12 +64,11 @@ if TYPE_CHECKING:
     from bipub.render.html import HtmlRenderer, Plan
     from bipub.render.views import PageMeta, PostView, View
 
-KIT_FORMAT = 4
+KIT_FORMAT = 5
 SHARDS = 32
 MAX_EDITED = 24  # more edited files than this since the last full build: build in full
 
 VersionState = tuple[str, str, str, tuple[str, ...], tuple[str, ...]]  # lang, doc, state, …
-KitParts = tuple[dict[str, Any], dict[tuple[str, str], "EntryKit"], dict[str, "ListingKit"]]
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,8 @@ class Kit:
     status_json: dict[str, str]  # language → status.json as written
     warnings: list[Diagnostic]
     pages: dict[str, int]
+    entry_shards: list[str]  # the key of each entry shard this kit goes with
+    list_shards: list[str]  # and of each listing shard
 
 
 @dataclass
@@ -152,77 +157,144 @@ def _shard(kind: str, key: str) -> int:
     return zlib.crc32(f"{kind}/{key}".encode()) % SHARDS
 
 
-def make_kit(
-    site: Site,
-    renderer: HtmlRenderer,
-    plan: Plan,
-    feeds: dict[str, tuple[FeedParts, dict[str, str]]],
-    status_json: dict[str, str],
-) -> KitParts:
-    """The kit's parts a full build knows after rendering (the rest comes at `save_kit`)."""
+@dataclass
+class KitSource:
+    """What a full build hands over for its kit (render() fills it; `save_kit` uses it after
+    the output is published)."""
+
+    site: Site
+    renderer: HtmlRenderer
+    plan: Plan
+    feeds: dict[str, tuple[FeedParts, dict[str, str]]]
+    status_json: dict[str, str]
+    fingerprints: dict[str, str] | None  # output page → fingerprint (html builds)
+
+
+def save_kit(
+    project: Project,
+    target: Path,
+    key: str,
+    inputs: dict[str, list[int]],
+    only: set[str] | None,
+    source: KitSource,
+    warnings: list[Diagnostic],
+    pages: dict[str, int],
+) -> None:
+    """Leave the kit of this full build. The per-entry and per-listing shards are keyed by
+    what they are made of (page fingerprints, translation states, reading times, which
+    listings show a post); a shard whose key did not change is neither made nor written again
+    (each file starts with its key in the clear), so a full build after a small change writes
+    a few files."""
     from bipub.render import urls
     from bipub.render.pdf import post_pdf_entries
-    from bipub.render.views import PostCard
 
+    site, renderer, plan, fps = source.site, source.renderer, source.plan, source.fingerprints
+    html = only is None or "html" in only
+    name = _name(target, key)
+    folder = project.cache
     pdf = {(lang, e.key) for lang in site.config.codes for e in post_pdf_entries(site, lang)}
-    listings: dict[str, ListingKit] = {}
+    # listing pages (home, blog, tag) and which cards each shows
+    listing_specs: list[list[tuple[str, Any]]] = [[] for _ in range(SHARDS)]
     listed: dict[str, list[tuple[str, str]]] = defaultdict(list)  # entry key → (lang, page)
     for route, specs in plan.routes.items():
-        if route[0] not in LISTED:
+        if not html or route[0] not in LISTED:
             continue
         for lang, spec in specs.items():
             path = urls.output_file(spec.path)
-            context = spec.context()
-            listings[path] = ListingKit(
-                path, lang, spec.template, renderer.page_meta(plan, spec), context
-            )
-            for card in context.get("posts", ()):
-                if isinstance(card, PostCard):
-                    listed[card.key].append((lang, path))
+            listing_specs[_shard("list", path)].append((path, spec))
+            for entry_key in spec.lists:
+                listed[entry_key].append((lang, path))
+    # entries: the cheap facts first, their pages' views only for shards that changed
+    entry_shards: list[list[tuple[Entry, tuple[Any, ...]]]] = [[] for _ in range(SHARDS)]
     docs: dict[str, tuple[str, str, str]] = {}
-    entries: dict[tuple[str, str], EntryKit] = {}
     for entry in site.entries:
-        kind = "post" if entry.kind == "posts" else "page"
-        pages = []
-        minutes: dict[str, int] = {}
-        for lang, version in entry.versions.items():
-            minutes[version.doc.rel] = renderer.minutes_of(version.doc)
-            page_spec = plan.routes.get((kind, entry.key), {}).get(lang)
-            if page_spec is None:  # not planned (a draft)
-                continue
-            spec = page_spec
-            pages.append(
+        route_kind = "post" if entry.kind == "posts" else "page"
+        specs = plan.routes.get((route_kind, entry.key), {}) if html else {}
+        facts = (
+            entry.kind,
+            entry.key,
+            tuple(doc.rel for doc in entry.docs.values()),
+            version_states(entry),
+            tuple(
+                sorted({(v.doc.rel, renderer.minutes_of(v.doc)) for v in entry.versions.values()})
+            ),
+            any((lang, entry.key) in pdf for lang in entry.versions) and entry.kind == "posts",
+            tuple(listed.get(entry.key, ())) if entry.kind == "posts" else (),
+            tuple(lang for lang in entry.versions if (lang, entry.key) in site.series_by_entry),
+            tuple(
+                (lang, spec.path, (fps or {}).get(urls.output_file(spec.path)))
+                for lang, spec in sorted(specs.items())
+            ),
+        )
+        entry_shards[_shard(entry.kind, entry.key)].append((entry, facts))
+        for doc in entry.docs.values():
+            docs[doc.rel] = (entry.kind, entry.key, doc.head)
+
+    def entry_kits(members: list[tuple[Entry, tuple[Any, ...]]]) -> dict[Any, EntryKit]:
+        out = {}
+        for entry, facts in members:
+            route_kind = "post" if entry.kind == "posts" else "page"
+            specs = plan.routes.get((route_kind, entry.key), {}) if html else {}
+            page_kits = tuple(
                 PageKit(
                     urls.output_file(spec.path),
                     lang,
                     spec.template,
                     renderer.page_meta(plan, spec),
                     renderer.post_shell(entry, lang),
-                    version.doc.rel,
+                    entry.versions[lang].doc.rel,
                 )
+                for lang, spec in specs.items()
             )
-        for doc in entry.docs.values():
-            docs[doc.rel] = (entry.kind, entry.key, doc.head)
-        entries[(entry.kind, entry.key)] = EntryKit(
-            entry.kind,
-            entry.key,
-            tuple(doc.rel for doc in entry.docs.values()),
-            version_states(entry),
-            tuple(sorted(minutes.items())),
-            tuple(pages),
-            any((lang, entry.key) in pdf for lang in entry.versions) and entry.kind == "posts",
-            tuple(listed.get(entry.key, ())) if entry.kind == "posts" else (),
-            tuple(lang for lang in entry.versions if (lang, entry.key) in site.series_by_entry),
+            kind, key, rels, versions, minutes, has_pdf, listings, series, _ = facts
+            out[(kind, key)] = EntryKit(
+                kind, key, rels, versions, minutes, page_kits, has_pdf, listings, series
+            )
+        return out
+
+    def listing_kits(members: list[tuple[str, Any]]) -> dict[str, ListingKit]:
+        return {
+            path: ListingKit(
+                path, spec.lang, spec.template, renderer.page_meta(plan, spec), spec.context()
+            )
+            for path, spec in members
+        }
+
+    entry_keys = []
+    for i, members in enumerate(entry_shards):
+        facts_key = _digest([facts for _, facts in members], fps is not None or not html)
+        entry_keys.append(facts_key)
+        _save_shard(folder / f"quick-{name}-{i:02d}.pickle", name, facts_key, entry_kits, members)
+    list_keys = []
+    for i, listing_members in enumerate(listing_specs):
+        pages_key = _digest(
+            [(path, (fps or {}).get(path)) for path, _ in sorted(listing_members)], fps is not None
         )
-    main = {
-        "config": site.config,
-        "status": site.status,
-        "docs": docs,
-        "site_views": {lang: renderer.site_view(lang) for lang in site.config.codes},
-        "feeds": feeds,
-        "status_json": status_json,
-    }
-    return main, entries, listings
+        list_keys.append(pages_key)
+        _save_shard(
+            folder / f"quick-{name}-list-{i:02d}.pickle",
+            name,
+            pages_key,
+            listing_kits,
+            listing_members,
+        )
+    kit = Kit(
+        key,
+        {rel: _pack(ident) for rel, ident in inputs.items()},
+        tuple(sorted(only)) if only is not None else None,
+        site.config,
+        site.status,
+        docs,
+        {lang: renderer.site_view(lang) for lang in site.config.codes},
+        source.feeds,
+        source.status_json,
+        warnings,
+        pages,
+        entry_keys,
+        list_keys,
+    )
+    save_signed(folder / f"quick-{name}.pickle", (_stamp(), name, kit))  # the last: it names
+    # the shards it goes with, so a kit is only ever read whole
 
 
 def version_states(entry: Entry) -> tuple[VersionState, ...]:
@@ -232,46 +304,27 @@ def version_states(entry: Entry) -> tuple[VersionState, ...]:
     )
 
 
-def save_kit(
-    project: Project,
-    target: Path,
-    key: str,
-    inputs: dict[str, list[int]],
-    only: set[str] | None,
-    parts: KitParts,
-    warnings: list[Diagnostic],
-    pages: dict[str, int],
+def _digest(parts: list[Any], reusable: bool) -> str:
+    """A shard's key: what it is made of; a random one when that cannot be told (no page
+    fingerprints), so the shard is written again."""
+    if not reusable:
+        import secrets
+
+        return secrets.token_hex(32)
+    return hashlib.sha256(repr((_stamp(), parts)).encode("utf-8")).hexdigest()
+
+
+def _save_shard(
+    path: Path, name: str, key: str, make: Callable[[Any], dict[Any, Any]], members: Any
 ) -> None:
-    main, entries, listings = parts
-    name = _name(target, key)
-    kit = Kit(
-        key,
-        {rel: _pack(ident) for rel, ident in inputs.items()},
-        tuple(sorted(only)) if only is not None else None,
-        warnings=warnings,
-        pages=pages,
-        **main,
-    )
-    shards: list[dict[tuple[str, str], EntryKit]] = [{} for _ in range(SHARDS)]
-    for ident, entry_kit in entries.items():
-        shards[_shard(*ident)][ident] = entry_kit
-    folder = project.cache
-    # the shards first: a kit whose main file is there has all its shards
-    (folder / f"quick-{name}.pickle").unlink(missing_ok=True)
-    for i, shard in enumerate(shards):
-        save_signed(folder / f"quick-{name}-{i:02d}.pickle", (_stamp(), name, shard))
-    pages_by_shard: list[dict[str, ListingKit]] = [{} for _ in range(SHARDS)]
-    for path, listing in listings.items():
-        pages_by_shard[_shard("list", path)][path] = listing
-    for i, shard_pages in enumerate(pages_by_shard):
-        save_signed(folder / f"quick-{name}-list-{i:02d}.pickle", (_stamp(), name, shard_pages))
-    save_signed(folder / f"quick-{name}.pickle", (_stamp(), name, kit))
-
-
-def drop_kits(project: Project, target: Path, key: str) -> None:
-    """Forget the kit of these options (a build that cannot leave one, e.g. --no-cache)."""
-    name = _name(target, key)
-    (project.cache / f"quick-{name}.pickle").unlink(missing_ok=True)
+    """Write a shard unless the file there already holds this key (its first 64 bytes)."""
+    try:
+        with open(path, "rb") as f:
+            if f.read(64) == key.encode("ascii"):
+                return
+    except OSError:
+        pass
+    save_signed(path, (_stamp(), name, key, make(members)), prefix=key.encode("ascii"))
 
 
 def _load(path: Path, name: str) -> Any:
@@ -280,6 +333,17 @@ def _load(path: Path, name: str) -> Any:
     except Exception:  # unreadable or unsigned: the full build runs and writes a new one
         return None
     if stamp != _stamp() or owner != name:
+        return None
+    return value
+
+
+def _load_shard(path: Path, name: str, key: str) -> Any:
+    """A shard written with `_save_shard`, if it is the one with `key` (else None)."""
+    try:
+        stamp, owner, shard_key, value = load_signed(path, skip=64)
+    except Exception:
+        return None
+    if stamp != _stamp() or owner != name or shard_key != key:
         return None
     return value
 
@@ -332,7 +396,7 @@ def _rebuild(
     for rel in edited:
         kind, entry_key, _ = kit.docs[rel]
         groups[(kind, entry_key)].append(rel)
-    entry_kits = _entry_kits(project, name, list(groups))
+    entry_kits = _entry_kits(project, kit, name, list(groups))
     entries: list[tuple[EntryKit, dict[str, int]]] = []
     units = []
     for ident in groups:
@@ -487,11 +551,12 @@ def _load_doc(project: Project, rel: str, collector: Collector) -> Document:
 
 
 def _entry_kits(
-    project: Project, name: str, idents: list[tuple[str, str]]
+    project: Project, kit: Kit, name: str, idents: list[tuple[str, str]]
 ) -> dict[tuple[str, str], EntryKit]:
     found: dict[tuple[str, str], EntryKit] = {}
     for shard in sorted({_shard(*ident) for ident in idents}):
-        kits = _load(project.cache / f"quick-{name}-{shard:02d}.pickle", name)
+        path = project.cache / f"quick-{name}-{shard:02d}.pickle"
+        kits = _load_shard(path, name, kit.entry_shards[shard])
         if not isinstance(kits, dict):
             raise NotQuick("a quick-rebuild kit file is missing or unreadable")
         found.update(kits)
@@ -591,7 +656,7 @@ def _pages(
             html = render(page.template, page.lang, post_context)
             out.append((page.path, html.encode("utf-8")))
         listing_paths.update(path for lang, path in entry_kit.listings if lang in minutes)
-    for listing in _listing_kits(project, name, sorted(listing_paths)):
+    for listing in _listing_kits(project, kit, name, sorted(listing_paths)):
         context = dict(listing.context)
         listed: list[Any] = context["posts"]
         context["posts"] = [
@@ -604,10 +669,11 @@ def _pages(
     return out
 
 
-def _listing_kits(project: Project, name: str, paths: list[str]) -> list[ListingKit]:
+def _listing_kits(project: Project, kit: Kit, name: str, paths: list[str]) -> list[ListingKit]:
     found: dict[str, ListingKit] = {}
     for shard in sorted({_shard("list", path) for path in paths}):
-        kits = _load(project.cache / f"quick-{name}-list-{shard:02d}.pickle", name)
+        path = project.cache / f"quick-{name}-list-{shard:02d}.pickle"
+        kits = _load_shard(path, name, kit.list_shards[shard])
         if not isinstance(kits, dict):
             raise NotQuick("a quick-rebuild kit file is missing or unreadable")
         found.update(kits)

@@ -346,5 +346,21 @@ def test_every_kit_file_of_the_demo_loads(make_project) -> None:  # type: ignore
     assert len(files) == 1 + 2 * quick.SHARDS
     names = {f.name.removeprefix("quick-").split(".")[0].split("-")[0] for f in files}
     (name,) = names
-    for path in files:
-        assert quick._load(path, name) is not None, path.name
+    kit = quick._load(project / ".bipub-cache" / f"quick-{name}.pickle", name)
+    assert isinstance(kit, quick.Kit)
+    for i in range(quick.SHARDS):
+        for stem, key in ((f"{i:02d}", kit.entry_shards[i]), (f"list-{i:02d}", kit.list_shards[i])):
+            path = project / ".bipub-cache" / f"quick-{name}-{stem}.pickle"
+            assert quick._load_shard(path, name, key) is not None, path.name
+
+
+def test_unchanged_kit_shards_are_not_written_again(built: Path) -> None:
+    """A full build after a title edit rewrites the kit shards whose pages changed, not all."""
+    cache = built / ".bipub-cache"
+    before = {p.name: p.stat().st_mtime_ns for p in cache.glob("quick-*-*.pickle")}
+    _edit(_post(built, name="beta"), "title: 베타 글", "title: 베타 글 (고침)")
+    assert build(built).quick is None
+    after = {p.name: p.stat().st_mtime_ns for p in cache.glob("quick-*-*.pickle")}
+    assert after.keys() == before.keys()
+    rewritten = [name for name in after if after[name] != before[name]]
+    assert 0 < len(rewritten) < len(after) // 2

@@ -55,6 +55,7 @@ class PageSpec:
     noindex: bool = False
     deps: Callable[[], object] | None = None  # cheap summary of what the page is made from
     doc: Document | None = None  # the document whose body the page shows (posts and pages)
+    lists: tuple[str, ...] = ()  # the keys of the posts whose cards it shows (listings)
 
 
 @dataclass
@@ -134,6 +135,7 @@ class HtmlRenderer:
                 lambda: self._home_context(lang, posts),
                 og_type="profile",
                 deps=lambda: ("home", self._cv_key(lang), self._card_keys(posts[:latest], lang)),
+                lists=tuple(e.key for e in posts[:latest]),
             )
         )
         per_page = cfg.posts_per_page
@@ -151,6 +153,7 @@ class HtmlRenderer:
                     partial(self._listing_context, lang, chunk, n, pages),
                     noindex=n > 1,
                     deps=partial(self._list_key, "blog", lang, chunk, n, pages),
+                    lists=tuple(e.key for e in chunk),
                 )
             )
         for entry in posts:
@@ -190,6 +193,7 @@ class HtmlRenderer:
                         partial(self._tag_context, lang, tag, chunk, n, tag_pages, len(members)),
                         noindex=n > 1,
                         deps=partial(self._list_key, tag, lang, chunk, n, tag_pages, len(members)),
+                        lists=tuple(e.key for e in chunk),
                     )
                 )
         for series in site.series.get(lang, {}).values():
