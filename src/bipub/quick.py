@@ -264,7 +264,7 @@ def save_kit(
     for i, members in enumerate(entry_shards):
         facts_key = _digest([facts for _, facts in members], fps is not None or not html)
         entry_keys.append(facts_key)
-        _save_shard(folder / f"quick-{name}-{i:02d}.pickle", name, facts_key, entry_kits, members)
+        _save_shard(_shard_path(folder, name, "", i), name, facts_key, entry_kits, members)
     list_keys = []
     for i, listing_members in enumerate(listing_specs):
         pages_key = _digest(
@@ -272,7 +272,7 @@ def save_kit(
         )
         list_keys.append(pages_key)
         _save_shard(
-            folder / f"quick-{name}-list-{i:02d}.pickle",
+            _shard_path(folder, name, "list-", i),
             name,
             pages_key,
             listing_kits,
@@ -550,16 +550,28 @@ def _load_doc(project: Project, rel: str, collector: Collector) -> Document:
     return doc
 
 
-def _entry_kits(
-    project: Project, kit: Kit, name: str, idents: list[tuple[str, str]]
-) -> dict[tuple[str, str], EntryKit]:
-    found: dict[tuple[str, str], EntryKit] = {}
-    for shard in sorted({_shard(*ident) for ident in idents}):
-        path = project.cache / f"quick-{name}-{shard:02d}.pickle"
-        kits = _load_shard(path, name, kit.entry_shards[shard])
+def _from_shards(
+    project: Project, name: str, stem: str, keys: list[str], shards: set[int]
+) -> dict[Any, Any]:
+    """The kits kept in these shards of the kit (entries: stem "", listings: "list-")."""
+    found: dict[Any, Any] = {}
+    for shard in sorted(shards):
+        kits = _load_shard(_shard_path(project.cache, name, stem, shard), name, keys[shard])
         if not isinstance(kits, dict):
             raise NotQuick("a quick-rebuild kit file is missing or unreadable")
         found.update(kits)
+    return found
+
+
+def _shard_path(folder: Path, name: str, stem: str, shard: int) -> Path:
+    return folder / f"quick-{name}-{stem}{shard:02d}.pickle"
+
+
+def _entry_kits(
+    project: Project, kit: Kit, name: str, idents: list[tuple[str, str]]
+) -> dict[tuple[str, str], EntryKit]:
+    shards = {_shard(*ident) for ident in idents}
+    found = _from_shards(project, name, "", kit.entry_shards, shards)
     missing = [ident for ident in idents if ident not in found]
     if missing:
         raise NotQuick(f"{missing[0][0]}/{missing[0][1]} is not in the quick-rebuild kit")
@@ -670,13 +682,8 @@ def _pages(
 
 
 def _listing_kits(project: Project, kit: Kit, name: str, paths: list[str]) -> list[ListingKit]:
-    found: dict[str, ListingKit] = {}
-    for shard in sorted({_shard("list", path) for path in paths}):
-        path = project.cache / f"quick-{name}-list-{shard:02d}.pickle"
-        kits = _load_shard(path, name, kit.list_shards[shard])
-        if not isinstance(kits, dict):
-            raise NotQuick("a quick-rebuild kit file is missing or unreadable")
-        found.update(kits)
+    shards = {_shard("list", path) for path in paths}
+    found = _from_shards(project, name, "list-", kit.list_shards, shards)
     missing = [path for path in paths if path not in found]
     if missing:
         raise NotQuick(f"{missing[0]} is not in the quick-rebuild kit")
