@@ -295,6 +295,24 @@ def save_kit(
     )
     save_signed(folder / f"quick-{name}.pickle", (_stamp(), name, kit))  # the last: it names
     # the shards it goes with, so a kit is only ever read whole
+    _prune_kits(folder)
+
+
+KEEP_KITS = 4  # kits of other output folders or options (serve keeps two) beyond these go
+
+
+def _prune_kits(folder: Path) -> None:
+    """Remove all but the KEEP_KITS most recently written kits (each is tens of MB on a big
+    site, and every `--out`/`--only` combination ever built would otherwise leave one)."""
+    mains = []
+    for path in folder.glob("quick-*.pickle"):
+        stem = path.name.removeprefix("quick-").removesuffix(".pickle")
+        if len(stem) == 16 and all(c in "0123456789abcdef" for c in stem):
+            mains.append((path.stat().st_mtime_ns, stem))
+    for _, stem in sorted(mains, reverse=True)[KEEP_KITS:]:
+        (folder / f"quick-{stem}.pickle").unlink(missing_ok=True)
+        for shard in folder.glob(f"quick-{stem}-*.pickle"):
+            shard.unlink(missing_ok=True)
 
 
 def version_states(entry: Entry) -> tuple[VersionState, ...]:

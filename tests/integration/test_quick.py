@@ -364,3 +364,18 @@ def test_unchanged_kit_shards_are_not_written_again(built: Path) -> None:
     assert after.keys() == before.keys()
     rewritten = [name for name in after if after[name] != before[name]]
     assert 0 < len(rewritten) < len(after) // 2
+
+
+def test_old_kits_are_removed(built: Path, tmp_path: Path) -> None:
+    """Kits of other output folders and options are kept up to quick.KEEP_KITS."""
+    for i in range(quick.KEEP_KITS + 2):
+        build(built, tmp_path / f"out-{i}", only=KINDS)
+    mains = [
+        p
+        for p in (built / ".bipub-cache").glob("quick-*.pickle")
+        if p.name.count("-") == 1 and p.name != quick.BLOCKS_FILE
+    ]
+    assert len(mains) == quick.KEEP_KITS
+    names = {p.name.removeprefix("quick-").removesuffix(".pickle") for p in mains}
+    shards = {p.name.split("-")[1] for p in (built / ".bipub-cache").glob("quick-*-*.pickle")}
+    assert shards <= names
