@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import locale
+import re
+import sys
 from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
@@ -13,6 +15,7 @@ from bipub.render.locale_format import (
     CODE_WEIGHT,
     EN_WORDS_PER_MINUTE,
     KO_CHARS_PER_MINUTE,
+    _minutes,
     babel_locale,
     format_date,
     format_iso,
@@ -317,3 +320,48 @@ def test_format_reading_time_of_reading_minutes() -> None:
 def test_format_reading_time_rejects_bad_minutes(minutes: object, error: type[Exception]) -> None:
     with pytest.raises(error):
         format_reading_time(minutes, "ko")  # type: ignore[arg-type]
+
+
+# --- reading time: the fast counting equals the counting spelled out step by step ---------------
+
+_REF_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+_REF_LETTER = r"A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"
+_REF_LATIN_WORD = re.compile(rf"[{_REF_LETTER}]+(?:['’\-][{_REF_LETTER}]+)*")
+_REF_WORDLIKE = re.compile(r"[^\W_]")
+
+
+def _reference_minutes(text: str, base: str) -> float:
+    """The module docstring's rules, one step at a time (the implementation before 2026-11)."""
+    rest, hangul = _REF_HANGUL.subn(" ", text)
+    if base == "ko":
+        without_words, words = _REF_LATIN_WORD.subn(" ", rest)
+        others = len(re.sub(r"\s+", "", without_words))
+        return (hangul + others) / KO_CHARS_PER_MINUTE + words / EN_WORDS_PER_MINUTE
+    words = sum(1 for token in rest.split() if _REF_WORDLIKE.search(token))
+    return hangul / KO_CHARS_PER_MINUTE + words / EN_WORDS_PER_MINUTE
+
+
+_READING_ALPHABET = (
+    "가나힣ㄱㅏ"
+    "abzAZéÿŁſ"
+    "'’-_"
+    "09٣"
+    ".,!?—|`~*#"
+    "한글漢字ひら"
+    " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u2028\u3000\u200b"
+)
+
+
+@given(st.text(alphabet=_READING_ALPHABET, max_size=200) | st.text(max_size=100))
+def test_minutes_match_the_step_by_step_counting(text: str) -> None:
+    for base in ("ko", "en"):
+        assert _minutes(text, base) == _reference_minutes(text, base)
+
+
+def test_minutes_match_the_step_by_step_counting_on_every_character() -> None:
+    # every BMP code point (and a sample of the others), alone and glued to letters and Hangul
+    codes = [*range(0xD800), *range(0xE000, 0x10000), *range(0x10000, sys.maxunicode + 1, 97)]
+    chars = [chr(c) for c in codes]
+    for text in (" ".join(chars), "".join(chars), "a".join(chars), "가".join(chars)):
+        for base in ("ko", "en"):
+            assert _minutes(text, base) == _reference_minutes(text, base)

@@ -146,3 +146,55 @@ def test_rewriting_a_file_never_changes_the_live_site_through_a_shared_inode(
     tree.add("a.html", "same", None, "t")
     publish(tree)
     assert (out / "b.html").read_text() == "v2"
+
+
+def test_render_workers_making_one_folder_at_once_both_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two workers attached to one staging folder can both find `ko/tags/x` missing; the one
+    whose mkdir comes second must go on (it crashed a cold build with FileExistsError)."""
+    with staged(tmp_path / "site") as tree:
+        first = OutputTree.attach(tree.out, tree.staging)
+        second = OutputTree.attach(tree.out, tree.staging)
+        real_lstat = os.lstat
+        raced: list[str] = []
+
+        def lstat_racing(path: str | os.PathLike[str]) -> os.stat_result:
+            name = os.fspath(path)
+            if name.endswith("ko/tags/x") and not raced:
+                raced.append(name)
+                # our lstat finds nothing; the other worker makes the folder before our mkdir
+                first.add("ko/tags/x/index.html", "page 1", "ko", "tag")
+                raise FileNotFoundError(name)
+            return real_lstat(path)
+
+        monkeypatch.setattr(os, "lstat", lstat_racing)
+        second.add("ko/tags/x/page/2/index.html", "page 2", "ko", "tag")
+        monkeypatch.undo()
+        assert raced
+        assert (tree.staging / "ko/tags/x/index.html").read_text() == "page 1"
+        assert (tree.staging / "ko/tags/x/page/2/index.html").read_text() == "page 2"
+        tree.discard()
+
+
+def test_a_file_where_a_folder_goes_is_replaced_even_if_another_worker_did(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with staged(tmp_path / "site") as tree:
+        (tree.staging / "ko").mkdir()
+        (tree.staging / "ko" / "x").write_text("an old file")
+        other = OutputTree.attach(tree.out, tree.staging)
+        real_unlink = os.unlink
+
+        def unlink_racing(path: str | os.PathLike[str]) -> None:
+            if os.fspath(path).endswith("ko/x") and os.path.isfile(path):
+                real_unlink(path)
+                os.mkdir(path)  # the other worker was quicker: removed the file, made the folder
+                raise FileNotFoundError(os.fspath(path))
+            real_unlink(path)
+
+        monkeypatch.setattr(os, "unlink", unlink_racing)
+        other.add("ko/x/index.html", "page", "ko", "page")
+        monkeypatch.undo()
+        assert (tree.staging / "ko/x/index.html").read_text() == "page"
+        tree.discard()

@@ -139,6 +139,7 @@ def make_environment(
         bytecode_cache=bytecode,
     )
     env.install_gettext_translations(translations, newstyle=True)  # type: ignore[attr-defined]
+    env.globals["gettext"] = _memoized_gettext(env.globals["gettext"])  # type: ignore[arg-type]
 
     def fmt_date(value: date | datetime, style: str = "long") -> str:
         return locale_format.format_date(value, lang, style)
@@ -154,6 +155,24 @@ def make_environment(
     env.globals["lang"] = lang
     env.globals["post_card"] = _post_card_renderer(env)
     return env
+
+
+def _memoized_gettext(gettext: Callable[..., str]) -> Callable[..., str]:
+    """Jinja's newstyle `gettext` (`_()` in templates), remembering what it returns for a plain
+    string without variables while autoescaping: that is `Markup(catalog.gettext(s)) % {}`,
+    which depends on nothing but `s` (~17 calls a page, the same dozen strings)."""
+    memo: dict[str, str] = {}
+
+    @jinja2.pass_context
+    def memo_gettext(context: jinja2.runtime.Context, string: str, /, **variables: Any) -> str:
+        if variables or type(string) is not str or not context.eval_ctx.autoescape:
+            return gettext(context, string, **variables)
+        text = memo.get(string)
+        if text is None:
+            text = memo[string] = gettext(context, string)
+        return text
+
+    return memo_gettext
 
 
 def _post_card_renderer(env: jinja2.Environment) -> Callable[..., Markup]:

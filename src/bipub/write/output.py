@@ -29,7 +29,7 @@ import shutil
 import stat
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -107,13 +107,17 @@ class OutputTree:
             try:
                 st = os.lstat(folder)
             except FileNotFoundError:
-                os.mkdir(folder)
-            else:
-                if stat.S_ISLNK(st.st_mode):
-                    raise ValueError(f"output path {path!r} escapes the output folder")
-                if not stat.S_ISDIR(st.st_mode):  # a file of an older build where a folder goes
+                if _made_folder(folder):
+                    self._dirs.add(rel)
+                    continue
+                st = os.lstat(folder)  # another render worker made it since the lstat
+            if stat.S_ISLNK(st.st_mode):
+                raise ValueError(f"output path {path!r} escapes the output folder")
+            if not stat.S_ISDIR(st.st_mode):  # a file of an older build where a folder goes
+                with suppress(FileNotFoundError):  # (or another render worker removed it)
                     os.unlink(folder)
-                    os.mkdir(folder)
+                if not _made_folder(folder) and not stat.S_ISDIR(os.lstat(folder).st_mode):
+                    raise ValueError(f"output path {path!r}: {rel} is not a folder")
             self._dirs.add(rel)
 
     def keep(self, path: str, written: Identity) -> bool:
@@ -166,6 +170,16 @@ def _clash(path: str, first: str, second: str) -> DiagnosticError:
     return DiagnosticError(
         [Diagnostic(None, None, "output-clash", f"two sources write {path}: {first} and {second}")]
     )
+
+
+def _made_folder(folder: str) -> bool:
+    """mkdir; False if something is there already (render workers share the staging folder:
+    two of them can find a folder missing and make it at the same time)."""
+    try:
+        os.mkdir(folder)
+    except FileExistsError:
+        return False
+    return True
 
 
 def _same_bytes(live: Path, data: bytes) -> bool:

@@ -1,0 +1,59 @@
+"""`_()` remembers its result for a plain string: the output is what Jinja's own newstyle gettext
+gives, for every string of the theme's catalogs, with and without autoescaping and variables."""
+
+from __future__ import annotations
+
+import jinja2
+import pytest
+from babel.support import Translations
+
+from bipub.diagnostics import Collector
+from bipub.render.catalogs import load_translations
+from bipub.render.templates import THEME_DIR, make_environment
+
+ODD = ["", "a<b & c", "100%%", "%(n)s", "%(name)s & <i>%(n)d</i>", "no such message"]
+
+
+def _translations(lang: str) -> Translations:
+    dirs = [(THEME_DIR / "locales", "theme")]
+    return load_translations(lang, dirs, Collector(), warn_untranslated=False)  # type: ignore[return-value]
+
+
+def _plain(translations: Translations) -> jinja2.Environment:
+    env = jinja2.Environment(autoescape=True, extensions=["jinja2.ext.i18n"])
+    env.install_gettext_translations(translations, newstyle=True)  # type: ignore[attr-defined]
+    return env
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_memoized_gettext_renders_as_jinja_does(lang: str) -> None:
+    translations = _translations(lang)
+    korean = _translations("ko")
+    messages = [m for m in getattr(korean, "_catalog", {}) if isinstance(m, str) and m]
+    assert messages, "the theme has a Korean catalog"
+    calls = [
+        "{{ _(m) }}",
+        "{{ _(m, n=3, name='<x>') }}",
+        "{{ _(m) }}",
+        "{{ gettext(m) }}",
+        "{% autoescape false %}{{ _(m) }}{% endautoescape %}",
+        "{% autoescape false %}{{ _(m, n=4, name='<y>') }}{% endautoescape %}",
+        "{{ _(m) ~ '<' }}",
+        "{% autoescape false %}{{ _(m) ~ '<' }}{% endautoescape %}",
+    ]
+    for order in (calls, calls[::-1]):
+        ours = make_environment(None, lang, translations)
+        theirs = _plain(translations)
+        for message in [*messages, *ODD]:
+            for source in order:  # in turn, on the same environments: what is remembered stays
+                assert _outcome(ours, source, message) == _outcome(theirs, source, message), (
+                    message,
+                    source,
+                )
+
+
+def _outcome(env: jinja2.Environment, source: str, message: str) -> str | type[Exception]:
+    try:
+        return env.from_string(source).render(m=message)
+    except (KeyError, TypeError, ValueError) as exc:
+        return type(exc)
