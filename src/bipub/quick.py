@@ -543,12 +543,20 @@ def _is_dir(packed: bytes) -> bool:
 def _edited(kit: Kit, inputs: dict[str, list[int]]) -> list[str]:
     """The input files that differ from the kit's (folders only count through their files)."""
     old, new = kit.inputs, inputs
-    old_files = {p for p, packed in old.items() if not _is_dir(packed)}
-    new_files = {p for p, ident in new.items() if not stat.S_ISDIR(ident[4])}
-    if old_files != new_files:
-        changed = sorted(old_files ^ new_files)
-        raise NotQuick(f"files were added or removed ({changed[0]}{' …' if changed[1:] else ''})")
-    edited = sorted(p for p in new_files if _pack(new[p]) != old[p])
+    if old.keys() != new.keys():
+        old_files = {p for p, packed in old.items() if not _is_dir(packed)}
+        new_files = {p for p, ident in new.items() if not stat.S_ISDIR(ident[4])}
+        if old_files != new_files:
+            changed = sorted(old_files ^ new_files)
+            more = " …" if changed[1:] else ""
+            raise NotQuick(f"files were added or removed ({changed[0]}{more})")
+    edited = []
+    for p, ident in new.items():
+        if _pack(ident) != old.get(p):
+            if stat.S_ISDIR(ident[4]) and p in old and _is_dir(old[p]):
+                continue  # a folder's own identity (an editor's save renames into it)
+            edited.append(p)  # (a folder where a file was is caught below: not a document)
+    edited.sort()
     if len(edited) > MAX_EDITED:
         raise NotQuick(f"{len(edited)} files changed since the last full build")
     for rel in edited:

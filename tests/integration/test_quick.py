@@ -379,3 +379,13 @@ def test_old_kits_are_removed(built: Path, tmp_path: Path) -> None:
     names = {p.name.removeprefix("quick-").removesuffix(".pickle") for p in mains}
     shards = {p.name.split("-")[1] for p in (built / ".bipub-cache").glob("quick-*-*.pickle")}
     assert shards <= names
+
+
+def test_a_post_replaced_by_a_folder_is_not_missed(built: Path, tmp_path: Path) -> None:
+    """Same paths, but one is a folder now: never a quick rebuild (the build reports it)."""
+    beta = _post(built, name="beta")
+    beta.unlink()
+    beta.mkdir()
+    result = build(built)
+    assert result.quick is None
+    assert not (built / "site" / "ko" / "blog" / "beta").exists()
