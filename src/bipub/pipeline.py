@@ -435,11 +435,14 @@ def _quick(
     started: float,
 ) -> BuildResult:
     """A quick rebuild (quick.py), its record saved; raises quick.NotQuick if there can't be one."""
-    rebuilt = quick.rebuild(project, target, key, inputs, record)
+
+    def check_warnings(warnings: list[Diagnostic]) -> None:  # before anything is written
+        collector = Collector()
+        collector.extend(warnings)
+        _strict(collector, strict)
+
+    rebuilt = quick.rebuild(project, target, key, inputs, record, check_warnings)
     assert record is not None
-    collector = Collector()
-    collector.extend(rebuilt.warnings)
-    _strict(collector, strict)
     files, dirs = uptodate.after_writes(record, target, rebuilt.written)
     new = uptodate.Record(key, inputs, files, dirs, rebuilt.warnings, rebuilt.pages)
     uptodate.save(project, target, new)

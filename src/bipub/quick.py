@@ -379,9 +379,11 @@ def rebuild(
     key: str,
     inputs: dict[str, list[int]],
     record: uptodate.Record | None,
+    check_warnings: Callable[[list[Diagnostic]], None] = lambda warnings: None,
 ) -> Rebuilt:
     """Rebuild what the inputs edited since the last full build feed, from its kit. Raises
-    NotQuick (nothing written) when only a full build can say what changed."""
+    NotQuick (nothing written) when only a full build can say what changed. The build's
+    warnings go to `check_warnings` before anything is written (--strict raises there)."""
     name = _name(target, key)
     kit_file = project.cache / f"quick-{name}.pickle"
     if not kit_file.is_file():
@@ -389,7 +391,7 @@ def rebuild(
     if record is None:
         raise NotQuick("no record of the last build")
     with _OutputCheck(target, record) as intact:
-        return _rebuild(project, target, name, key, inputs, kit_file, intact)
+        return _rebuild(project, target, name, key, inputs, kit_file, intact, check_warnings)
 
 
 def _rebuild(
@@ -400,6 +402,7 @@ def _rebuild(
     inputs: dict[str, list[int]],
     kit_file: Path,
     intact: Callable[[], bool],
+    check_warnings: Callable[[list[Diagnostic]], None],
 ) -> Rebuilt:
     kit = _load(kit_file, name)
     if not isinstance(kit, Kit) or kit.key != key:
@@ -440,15 +443,16 @@ def _rebuild(
     _no_errors(collector)
     from bipub.write.output import replace_files
 
+    edited_set = set(edited)
+    warnings = [w for w in kit.warnings if w.file not in edited_set]
+    warnings += [w for w in collector.warnings if w.file in edited_set]
+    warnings = sorted(set(warnings), key=lambda d: (d.file or "", d.line or 0, d.message))
+    check_warnings(warnings)
     if not intact():
         raise NotQuick("the output folder is not as the last build left it")
     written = replace_files(target, files)
     if len(blocks) != known:
         _save_blocks(project, blocks)
-    edited_set = set(edited)
-    warnings = [w for w in kit.warnings if w.file not in edited_set]
-    warnings += [w for w in collector.warnings if w.file in edited_set]
-    warnings = sorted(set(warnings), key=lambda d: (d.file or "", d.line or 0, d.message))
     return Rebuilt(sorted(edited), rendered, written, warnings, kit.pages)
 
 

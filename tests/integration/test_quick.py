@@ -108,9 +108,13 @@ def test_warnings_of_the_edited_file_follow_the_edit(built: Path, tmp_path: Path
 
 
 def test_strict_fails_on_a_quick_rebuild_warning(built: Path) -> None:
+    """--strict: the new warning is an error, and nothing is written (as in a full build)."""
+    before = tree_snapshot(built / "site")
     _edit(_post(built), "[링크](https://example.org/)", "[링크](javascript:alert(1))")
     with pytest.raises(DiagnosticError, match=r"unsafe|dropped"):
         build(built, strict=True)
+    assert tree_snapshot(built / "site") == before
+    assert build(built).quick == ["content/ko/posts/alpha.md"]  # without --strict: published
 
 
 @pytest.mark.parametrize(
