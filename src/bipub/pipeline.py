@@ -180,8 +180,8 @@ def render(
             cache_dir=user_cache_dir() if cache is not None else None,  # --no-cache: None
         ):
             tree.add(path, data, owner, origin)
-    if cache is not None:  # keep the notes of the documents shown now, not of all time
-        cache.notes = markdown.notes
+    if cache is not None:  # the notes of the documents shown now, not of every version ever
+        cache.notes = markdown.used_notes()
     if kit is not None:
         kit["parts"] = quick.KitSource(
             site, renderer, plan, kept_feeds, status_files, fingerprints if want("html") else None

@@ -393,3 +393,17 @@ def test_a_post_replaced_by_a_folder_is_not_missed(built: Path, tmp_path: Path) 
     result = build(built)
     assert result.quick is None
     assert not (built / "site" / "ko" / "blog" / "beta").exists()
+
+
+def test_build_cache_keeps_notes_of_current_documents_only(built: Path) -> None:
+    """The Markdown notes in the build cache are those of this build's documents: editing a
+    post ten times does not leave ten versions behind."""
+    from bipub.cache import BuildCache
+
+    for i in range(3):
+        _edit(_post(built), "title: 알파 글", f"title: 알파 글 {i}")  # front matter: full build
+        assert build(built).quick is None
+        _edit(_post(built), f"title: 알파 글 {i}", "title: 알파 글")
+    cache = BuildCache.load(built / ".bipub-cache")
+    alpha = [key for key in cache.notes if key.endswith(":content/ko/posts/alpha.md")]
+    assert len(alpha) == 1

@@ -250,6 +250,7 @@ class MarkdownCache:
         self.blocks = blocks
         self._cache: dict[str, RenderedMarkdown] = {}
         self._replayed: set[str] = set()
+        self._used: set[str] = set()  # the notes of this build's documents
 
     def __call__(self, doc: Document) -> RenderedMarkdown:
         """Render a document's body once per build."""
@@ -261,7 +262,9 @@ class MarkdownCache:
             found = _warnings(doc.rel, hit, doc.body_line)
             self.collector.extend(found)
             if doc.digest:
-                self.notes[self._note_key(doc)] = found
+                key = self._note_key(doc)
+                self.notes[key] = found
+                self._used.add(key)
         return hit
 
     def replay(self, doc: Document) -> None:
@@ -274,7 +277,18 @@ class MarkdownCache:
             self(doc)
             return
         self._replayed.add(doc.rel)
+        self._used.add(self._note_key(doc))
         self.collector.extend(found)
+
+    def merge(self, notes: dict[str, tuple[Diagnostic, ...]]) -> None:
+        """Notes of documents a render worker rendered for this build."""
+        self.notes.update(notes)
+        self._used.update(notes)
+
+    def used_notes(self) -> dict[str, tuple[Diagnostic, ...]]:
+        """The notes of the documents this build rendered or replayed: what the build cache
+        keeps (older versions of documents are dropped, so the cache does not grow forever)."""
+        return {key: self.notes[key] for key in self._used}
 
     def _note_key(self, doc: Document) -> str:
         return f"{int(self.raw_html)}:{doc.digest}:{doc.rel}"

@@ -155,7 +155,7 @@ def render_pages(
             for files, diagnostics, part, notes in chunks:
                 results.append(files)
                 collector.extend(diagnostics)
-                markdown.notes.update(notes)
+                markdown.merge(notes)
                 _add_counts(counts, part)
                 if on_pages:
                     on_pages(sum(part.values()))
