@@ -211,7 +211,7 @@ def output_intact(out: Path, record: Record) -> bool:
 def after_writes(
     record: Record, out: Path, written: Iterable[str]
 ) -> tuple[dict[str, Identity], dict[str, Identity]]:
-    """The record's output identities, with the files written since (render/quick.py) and
+    """The record's output identities, with the files written since (src/bipub/quick.py) and
     their folders measured again."""
     base = str(out)
     files = dict(record.files)

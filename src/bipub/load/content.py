@@ -43,7 +43,7 @@ class Document:
     body_line: int
     yaml: YamlDoc
     digest: str = ""  # of the file's bytes: what caches and fingerprints key on
-    head: str = ""  # digest of the front matter: equal heads, equal meta (render/quick.py)
+    head: str = ""  # digest of the front matter: equal heads, equal meta (src/bipub/quick.py)
 
     @property
     def pair_key(self) -> str:
@@ -162,7 +162,7 @@ def load_content(
 
 def load_document(root: Path, rel: str, collector: Collector) -> Document | None:
     """Load one post or page, `content/<lang>/<kind>/<name>.md`, as `load_content` loads it
-    (render/quick.py: the files an edit touched). Problems go to `collector`."""
+    (src/bipub/quick.py: the files an edit touched). Problems go to `collector`."""
     parts = rel.split("/")
     if len(parts) < 4 or parts[0] != CONTENT_DIR or parts[2] not in KINDS:
         raise ValueError(f"{rel} is not a post or page")

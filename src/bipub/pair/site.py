@@ -281,7 +281,7 @@ def pair_entry(
     status: dict[str, StatusFile],
     collector: Collector,
 ) -> tuple[Entry | None, list[Unit]]:
-    """One entry paired alone, as `pair_site` pairs it among the others (render/quick.py:
+    """One entry paired alone, as `pair_site` pairs it among the others (src/bipub/quick.py:
     an edited post whose front matter did not change)."""
     units: list[Unit] = []
     return _pair_group(config, kind, key, docs, status, collector, units, {}), units

@@ -46,7 +46,7 @@ class FeedItem:
 @dataclass(frozen=True)
 class FeedParts:
     """An Atom feed before its entries' bodies are rendered in: a quick rebuild
-    (render/quick.py) keeps these and renders only the edited post's body again."""
+    (src/bipub/quick.py) keeps these and renders only the edited post's body again."""
 
     lang: str
     title: str
@@ -103,7 +103,7 @@ def atom_feed(
     render: RenderFn,
     keep: dict[str, tuple[FeedParts, dict[str, str]]] | None = None,
 ) -> bytes:
-    """The language's Atom feed. `keep` receives its parts and bodies (render/quick.py)."""
+    """The language's Atom feed. `keep` receives its parts and bodies (src/bipub/quick.py)."""
     parts = feed_parts(site, lang, url)
     bodies = {}
     for entry in site.posts(lang)[:FEED_SIZE]:

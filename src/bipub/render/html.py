@@ -391,7 +391,7 @@ class HtmlRenderer:
 
     def post_shell(self, entry: Entry, lang: str) -> PostView:
         """The view of a post or page without its body (`with_body` adds it): all the page
-        shows that is not its document's Markdown (render/quick.py keeps these)."""
+        shows that is not its document's Markdown (src/bipub/quick.py keeps these)."""
         version = entry.versions[lang]
         nav = None
         series = self.site.series_by_entry.get((lang, entry.key))

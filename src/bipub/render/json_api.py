@@ -185,7 +185,7 @@ def unit_record(unit: Unit, status: StatusFile | None) -> dict[str, Any]:
 
 def status_records(site: Site, lang: str) -> list[tuple[str, str]]:
     """status.json as (unit key, record text) pairs in file order: a quick rebuild
-    (render/quick.py) replaces one entry's records and joins them again."""
+    (src/bipub/quick.py) replaces one entry's records and joins them again."""
     return [(record["key"], dump_record(record)) for record in unit_states(site, lang)]
 
 

@@ -140,7 +140,7 @@ def render_markdown(
     source: str, *, raw_html: bool = False, blocks: Blocks | None = None
 ) -> RenderedMarkdown:
     """`blocks`: highlighted code blocks from earlier (and for later) renders; Pygments output
-    depends on nothing but the language name and the code (render/quick.py keeps them, so a
+    depends on nothing but the language name and the code (src/bipub/quick.py keeps them, so a
     quick rebuild compiles no lexer for blocks it has highlighted before)."""
     md = _parser(raw_html)
     unknown: list[str] = []

@@ -20,7 +20,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import errno
 import fcntl
@@ -264,7 +263,7 @@ def staged(out: Path) -> Iterator[OutputTree]:
 
 
 def replace_files(out: Path, files: list[tuple[str, bytes]]) -> list[str]:
-    """Replace a few files of the published output in place (a quick rebuild, render/quick.py):
+    """Replace a few files of the published output in place (a quick rebuild, src/bipub/quick.py):
     each file is written beside its old self and renamed over it, so a reader sees the old
     file or the new one, never a partial one; the old inode (which the spare copy may share)
     is never written to. Files whose bytes are unchanged are left alone. Returns the paths
@@ -291,7 +290,7 @@ def replace_files(out: Path, files: list[tuple[str, bytes]]) -> list[str]:
                 os.chmod(tmp, mode)
                 os.replace(tmp, target)
             except BaseException:
-                with contextlib.suppress(FileNotFoundError):
+                with suppress(FileNotFoundError):
                     os.unlink(tmp)
                 raise
             written.append(path)
