@@ -618,7 +618,6 @@ def _pair(
     """Pair the edited entry again: its translation states must not change. Returns its units
     and the new reading time of each language whose card shows another one."""
     from bipub.pair.site import pair_entry
-    from bipub.render.locale_format import reading_minutes
 
     docs: dict[str, Document] = {}
     for rel in entry_kit.rels:
@@ -638,7 +637,7 @@ def _pair(
     for lang, version in entry.versions.items():
         doc = version.doc
         if doc.rel in edited:
-            minutes = reading_minutes(doc.body, doc.lang)
+            minutes = doc.reading_minutes
             if minutes != before.get(doc.rel):
                 changed[lang] = minutes
     for lang in changed:

@@ -70,3 +70,42 @@ def test_errors_name_a_line(update_golden: bool) -> None:
         lines = path.read_text(encoding="utf-8").splitlines()[1:]
         errors = [ln for ln in lines if not ln.startswith("bipub:")]
         assert errors, f"{case}: no diagnostics"
+
+
+# Cases whose problems are found while reading posts: with the loader forced to read every
+# file in worker processes (load/content.py, as a cold build of a big site does), each must
+# report exactly the golden diagnostics, in the same order.
+POST_CASES = [
+    c
+    for c in CASES
+    if all(
+        p.suffix == ".md"
+        for p in (TESTS / "bad_inputs" / c / "files").rglob("*")
+        if p.is_file() and p.name != ".keep"
+    )
+    and any((TESTS / "bad_inputs" / c / "files").rglob("*.md"))
+]
+
+
+@pytest.mark.parametrize("case", POST_CASES)
+def test_bad_post_read_by_load_workers(case: str, make_project, cli, monkeypatch) -> None:
+    from bipub.load import content
+
+    monkeypatch.setattr(content, "MIN_FILES_FOR_WORKERS", 0)
+    monkeypatch.setattr(content, "_CHUNK", 1)
+    monkeypatch.setenv("BIPUB_WORKERS", "2")
+    forked: list[int] = []
+    real = content.fork_map
+    monkeypatch.setattr(
+        content, "fork_map", lambda *a: forked.append(len(a[1])) or real(*a)  # type: ignore[func-returns-value]
+    )
+    project = make_project("minimal")
+    _overlay(TESTS / "bad_inputs" / case, project)
+    result = cli("-C", str(project), "-q", "build", "--no-cache")
+    expected = (TESTS / "bad_inputs" / case / "expected.txt").read_text(encoding="utf-8")
+    assert f"exit: {result.exit_code}\n{result.stderr}" == expected
+    assert forked, "the files were not read by workers"
+
+
+def test_post_cases_are_found() -> None:
+    assert len(POST_CASES) >= 15, POST_CASES

@@ -12,6 +12,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import pairwise
 
 
 @dataclass(frozen=True)
@@ -52,35 +53,42 @@ class Section:
     line: int  # line in the file
 
 
+# The only lines that can change the splitting: a heading ('#' in the first column) and a line
+# whose first character after spaces is a backtick or tilde (a fence, open or closing). Every
+# other line just joins the section it is in, so the split looks at these lines alone.
+_MARKER_LINE = re.compile(r"^(?:#| *[`~])", re.M)
+
+
 def split_sections(body: str, first_line: int) -> list[Section]:
     """Split a Markdown body at headings (outside code fences) into sections.
 
-    Section 0 is the text before the first heading (may be empty and then dropped).
+    Section 0 is the text before the first heading (may be empty and then dropped). Each
+    section starts at its first non-blank line; its text has no leading or trailing empty lines.
     """
-    sections: list[Section] = []
-    current: list[str] = []
-    start = first_line
+    lines = body.split("\n")
+    starts = [0]  # the line offsets where a section begins
     fence: str | None = None
-    for offset, line in enumerate(body.split("\n")):
-        lead = line.lstrip(" ")[:1]
-        m = _FENCE.match(line) if lead in ("`", "~") else None
-        if m:
-            marker = m.group(2)
-            if fence is None:
-                fence = marker[0] * len(marker)
-            elif line.strip().startswith(fence) and set(line.strip()) <= {fence[0]}:
-                fence = None
-        if fence is None and lead == "#" and current and _HEADING.match(line):
-            text = "\n".join(current).strip("\n")
-            if text.strip():
-                sections.append(Section(len(sections), text, start))
-            current = []
-            start = first_line + offset
-        if not current and not line.strip():
-            start = first_line + offset + 1
-            continue
-        current.append(line)
-    text = "\n".join(current).strip("\n")
-    if text.strip():
-        sections.append(Section(len(sections), text, start))
+    row, pos = 0, 0
+    for found in _MARKER_LINE.finditer(body):
+        row += body.count("\n", pos, found.start())
+        pos = found.start()
+        line = lines[row]
+        if line[0] != "#":
+            m = _FENCE.match(line)
+            if m:
+                marker = m.group(2)
+                if fence is None:
+                    fence = marker[0] * len(marker)
+                elif line.strip().startswith(fence) and set(line.strip()) <= {fence[0]}:
+                    fence = None
+        elif fence is None and _HEADING.match(line):
+            starts.append(row)
+    starts.append(len(lines))
+    sections: list[Section] = []
+    for begin, end in pairwise(starts):
+        while begin < end and not lines[begin].strip():  # blank lines before a section's text
+            begin += 1
+        text = "\n".join(lines[begin:end]).strip("\n")
+        if text.strip():
+            sections.append(Section(len(sections), text, first_line + begin))
     return sections

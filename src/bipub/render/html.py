@@ -21,7 +21,6 @@ from bipub.diagnostics import Collector, Diagnostic, DiagnosticError
 from bipub.load.content import Document
 from bipub.pair.site import Entry, Series, Site, Tag
 from bipub.render import urls
-from bipub.render.locale_format import reading_minutes
 from bipub.render.markdown import RenderedMarkdown
 from bipub.render.templates import template_error
 from bipub.render.views import (
@@ -379,7 +378,7 @@ class HtmlRenderer:
     def minutes_of(self, doc: Document) -> int:
         minutes = self.minutes.get(doc.digest) if doc.digest else None
         if minutes is None:
-            minutes = reading_minutes(doc.body, doc.lang)
+            minutes = doc.reading_minutes
             if doc.digest:
                 self.minutes[doc.digest] = minutes
         return minutes

@@ -138,9 +138,9 @@ def _language(lang: str) -> tuple[str, str]:
     return _LANGUAGES[key]
 
 
-_SPACE = re.compile(r"\s+")
-# a whitespace-separated token without a letter or digit ('_' is no letter): bare punctuation
-_BARE_TOKEN: Final = re.compile(r"(?<!\S)(?:[^\w\s]|_)+(?!\S)")
+# from a token's first letter or digit ('_' is no letter) to its end: one match per token
+# that has one, i.e. per word (a whitespace-separated token of bare punctuation has none)
+_WORD_TOKEN: Final = re.compile(r"[^\W_]\S*")
 
 
 def _minutes(text: str, base: str) -> float:
@@ -150,15 +150,15 @@ def _minutes(text: str, base: str) -> float:
     `KO_CHARS_PER_MINUTE`, so they are counted together, as the non-space characters left once
     the Latin words are taken out (Hangul cannot be part of a Latin word, so taking it out first,
     as the docstring describes, matches the same words). English: the tokens are the
-    whitespace-separated ones with Hangul taken out; all but the bare-punctuation ones are words.
+    whitespace-separated ones with Hangul taken out; those with a letter or digit are words.
     tests/unit/test_locale_format.py checks this against the counting spelled out step by step.
     """
     if base == "ko":
         without_words, words = _LATIN_WORD.subn("", text)
-        chars = len(_SPACE.sub("", without_words))
+        chars = len("".join(without_words.split()))  # str.split's whitespace is re's \s
         return chars / KO_CHARS_PER_MINUTE + words / EN_WORDS_PER_MINUTE
     rest, hangul = _HANGUL.subn(" ", text)
-    words = len(rest.split()) - len(_BARE_TOKEN.findall(rest))
+    words = len(_WORD_TOKEN.findall(rest))
     return hangul / KO_CHARS_PER_MINUTE + words / EN_WORDS_PER_MINUTE
 
 

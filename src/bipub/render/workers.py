@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
-import os
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from typing import Any
 import jinja2
 
 from bipub.diagnostics import Collector, Diagnostic
+from bipub.parallel import worker_count
 from bipub.render import urls
 from bipub.render.html import HtmlRenderer, PageSpec, Plan
 from bipub.render.markdown import MarkdownCache
@@ -71,13 +71,6 @@ def _render_specs(
         tree.add(urls.output_file(spec.path), html, spec.lang, f"{spec.template} ({spec.lang})")
         counts[spec.lang] = counts.get(spec.lang, 0) + 1
     return counts
-
-
-def worker_count() -> int:
-    env = os.environ.get("BIPUB_WORKERS")
-    if env:
-        return max(1, int(env))
-    return max(1, len(os.sched_getaffinity(0)))
 
 
 def render_pages(

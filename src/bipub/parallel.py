@@ -1,0 +1,68 @@
+"""Work spread over the cores by forked worker processes (the load and render stages).
+
+Forked workers inherit the parent's memory, so the work to do is never pickled on the way in;
+only each chunk's results come back. Results keep the order of the items, whichever worker did
+them, so the output does not depend on how the work was split. An exception in a worker is
+raised again in the parent (nothing is swallowed).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def worker_count() -> int:
+    """Worker processes to use: `BIPUB_WORKERS` if set, else the cores this process may use."""
+    env = os.environ.get("BIPUB_WORKERS")
+    if env:
+        return max(1, int(env))
+    return max(1, len(os.sched_getaffinity(0)))
+
+
+def can_fork() -> bool:
+    """Forking is only safe while this process runs no other thread (`bipub serve` does)."""
+    return hasattr(os, "fork") and threading.active_count() == 1
+
+
+class _Task(Generic[T, R]):
+    def __init__(self, fn: Callable[[T], R], items: Sequence[T], chunk: int) -> None:
+        self.fn = fn
+        self.items = items
+        self.chunk = chunk
+
+
+_TASK: _Task[Any, Any] | None = None  # set in forked workers only (by _init), never in the parent
+
+
+def _init(task: _Task[Any, Any]) -> None:
+    global _TASK
+    _TASK = task
+
+
+def _run_chunk(start: int) -> list[Any]:
+    assert _TASK is not None
+    task = _TASK
+    return [task.fn(item) for item in task.items[start : start + task.chunk]]
+
+
+def fork_map(fn: Callable[[T], R], items: Sequence[T], chunk: int, workers: int) -> list[R]:
+    """`[fn(item) for item in items]`, computed by `workers` forked processes, `chunk` items at
+    a time (the caller checks `can_fork()` first). `fn` and `items` reach the workers by fork;
+    the results come back pickled."""
+    context = multiprocessing.get_context("fork")
+    out: list[R] = []
+    task: _Task[T, R] = _Task(fn, items, chunk)
+    with ProcessPoolExecutor(
+        workers, mp_context=context, initializer=_init, initargs=(task,)
+    ) as pool:
+        for part in pool.map(_run_chunk, range(0, len(items), chunk)):
+            out.extend(part)
+    return out
