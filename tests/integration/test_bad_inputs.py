@@ -97,7 +97,9 @@ def test_bad_post_read_by_load_workers(case: str, make_project, cli, monkeypatch
     forked: list[int] = []
     real = content.fork_map
     monkeypatch.setattr(
-        content, "fork_map", lambda *a: forked.append(len(a[1])) or real(*a)  # type: ignore[func-returns-value]
+        content,
+        "fork_map",
+        lambda *a: forked.append(len(a[1])) or real(*a),  # type: ignore[func-returns-value]
     )
     project = make_project("minimal")
     _overlay(TESTS / "bad_inputs" / case, project)
