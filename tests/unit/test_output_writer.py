@@ -154,8 +154,8 @@ def test_render_workers_making_one_folder_at_once_both_write(
     """Two workers attached to one staging folder can both find `ko/tags/x` missing; the one
     whose mkdir comes second must go on (it crashed a cold build with FileExistsError)."""
     with staged(tmp_path / "site") as tree:
-        first = OutputTree.attach(tree.out, tree.staging)
-        second = OutputTree.attach(tree.out, tree.staging)
+        first = tree.attach()
+        second = tree.attach()
         real_lstat = os.lstat
         raced: list[str] = []
 
@@ -183,7 +183,7 @@ def test_a_file_where_a_folder_goes_is_replaced_even_if_another_worker_did(
     with staged(tmp_path / "site") as tree:
         (tree.staging / "ko").mkdir()
         (tree.staging / "ko" / "x").write_text("an old file")
-        other = OutputTree.attach(tree.out, tree.staging)
+        other = tree.attach()
         real_unlink = os.unlink
 
         def unlink_racing(path: str | os.PathLike[str]) -> None:

@@ -51,7 +51,7 @@ def _render_chunk(
 ) -> tuple[dict[str, OutputFile], list[Diagnostic], dict[str, int], dict[str, Any]]:
     assert _JOB is not None
     job = _JOB
-    tree = OutputTree.attach(job.tree.out, job.tree.staging)
+    tree = job.tree.attach()
     collector = Collector()
     # this process's copy of the Markdown cache: its warnings and notes go back to the parent
     job.markdown.collector = collector

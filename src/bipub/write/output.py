@@ -57,6 +57,7 @@ class OutputTree:
     on_publish: list[Callable[[Path], None]] = field(default_factory=list)  # run after the swap
     _dirs: set[str] = field(default_factory=set)  # staging folders known to be real folders
     fresh: bool = False  # the staging folder started empty: nothing old to prune
+    first: bool = False  # no site was published here yet: no published file to compare with
 
     @classmethod
     def create(cls, out: Path) -> OutputTree:
@@ -68,28 +69,27 @@ class OutputTree:
             staging.rmdir()
             prev.rename(staging)  # the site before the current one: updated in place below
             return cls(out, staging)
-        return cls(out, staging, fresh=True)
+        return cls(out, staging, fresh=True, first=not os.path.lexists(out))
 
-    @classmethod
-    def attach(cls, out: Path, staging: Path) -> OutputTree:
-        """A view on an existing staging folder (used by render workers)."""
-        return cls(out, staging)
+    def attach(self) -> OutputTree:
+        """Another view on this tree's staging folder, with no files yet (a render worker's:
+        the files it writes are merged into this tree afterwards)."""
+        return OutputTree(self.out, self.staging, fresh=self.fresh, first=self.first)
 
     def add(self, path: str, data: bytes | str, lang: str | None, origin: str) -> None:
         check_relative(path)
         existing = self.files.get(path)
         if existing is not None:
             raise _clash(path, existing.origin, origin)
-        target = self.staging / path
+        target = os.path.join(self.staging, path)
         self._make_parents(path)
         raw = data.encode("utf-8") if isinstance(data, str) else data
-        live = self.out / path
-        if _same_bytes(live, raw):
-            _replace_with_link(
-                live, target
-            )  # (its folder was made above)  # unchanged: keep the published file and its mtime
+        live = os.path.join(self.out, path)
+        if not self.first and _same_bytes(live, raw):
+            # unchanged: keep the published file and its mtime (its folder was made above)
+            _replace_with_link(Path(live), Path(target))
         else:
-            _replace_with_bytes(target, raw)
+            _replace_with_bytes(target, raw, self.fresh)
         self.files[path] = OutputFile(lang, origin)
 
     def _make_parents(self, path: str) -> None:
@@ -181,7 +181,7 @@ def _made_folder(folder: str) -> bool:
     return True
 
 
-def _same_bytes(live: Path, data: bytes) -> bool:
+def _same_bytes(live: str | Path, data: bytes) -> bool:
     try:
         st = os.lstat(live)
     except OSError:
@@ -202,9 +202,17 @@ def _remove(target: Path) -> None:
         shutil.rmtree(target)
 
 
-def _replace_with_bytes(target: Path, data: bytes) -> None:
-    """Write `data` as a new file at `target` (its folder exists: OutputTree._make_parents)."""
-    _remove(target)
+def _replace_with_bytes(target: str, data: bytes, fresh: bool = False) -> None:
+    """Write `data` as a new file at `target` (its folder exists: OutputTree._make_parents).
+    `fresh`: the staging folder started empty, so there is usually nothing to remove first."""
+    if fresh:
+        try:
+            with open(target, "xb") as f:
+                f.write(data)
+            return
+        except FileExistsError:
+            pass
+    _remove(Path(target))
     with open(target, "xb") as f:
         f.write(data)
 
