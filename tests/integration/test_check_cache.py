@@ -84,3 +84,54 @@ def test_unsigned_result_is_not_trusted(demo: Path, monkeypatch: pytest.MonkeyPa
     assert _codes(run_check(demo)) == _codes(first)
     _forbid_analysis(monkeypatch)
     run_check(demo)  # re-signed by the run above
+
+
+def _forbid_reporting(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bipub.check import report
+
+    def fail(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the report was written again although nothing changed")
+
+    monkeypatch.setattr(report, "render", fail)
+    _forbid_analysis(monkeypatch)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "github", "html"])
+def test_unchanged_project_reuses_the_report(demo: Path, cli, monkeypatch, fmt: str) -> None:  # type: ignore[no-untyped-def]
+    first = cli("-C", str(demo), "check", "--format", fmt)
+    assert first.stdout.strip()
+    with monkeypatch.context() as patched:
+        _forbid_reporting(patched)
+        again = cli("-C", str(demo), "check", "--format", fmt)
+        assert (again.exit_code, again.stdout) == (first.exit_code, first.stdout)
+        to_file = cli("-C", str(demo), "check", "--format", fmt, "-o", str(demo / "report.out"))
+    assert (demo / "report.out").read_text(encoding="utf-8") == first.stdout
+    assert to_file.exit_code == first.exit_code
+    assert "report written to" in to_file.stderr
+
+
+def test_report_is_written_again_after_an_edit(demo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    first = cli("-C", str(demo), "check", "--format", "json")
+    post = demo / "content" / "en" / "posts" / "prefix-caching.md"
+    text = post.read_text(encoding="utf-8")
+    post.write_text(text.replace("## ", "## 9999 ", 1), encoding="utf-8")
+    again = cli("-C", str(demo), "check", "--format", "json")
+    assert again.stdout != first.stdout
+    assert again.stdout == cli("-C", str(demo), "check", "--format", "json").stdout
+
+
+def test_unsigned_report_is_not_trusted(demo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    first = cli("-C", str(demo), "check", "--format", "github")
+    reports = list((demo / ".bipub-cache").glob("check-*-github.report"))
+    assert len(reports) == 1
+    blob = reports[0].read_bytes()
+    # a planted report claiming success, behind the right input stamp, without our signature
+    import pickle
+
+    from bipub.check.result import CachedReport
+
+    fake = pickle.dumps((blob[:64], CachedReport("all good\n", "0 errors", 0)))
+    reports[0].write_bytes(blob[:64] + b"\0" * 32 + fake)
+    again = cli("-C", str(demo), "check", "--format", "github")
+    assert (again.exit_code, again.stdout) == (first.exit_code, first.stdout)
+    assert first.exit_code != 0 or "all good" not in again.stdout

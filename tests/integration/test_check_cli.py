@@ -622,10 +622,15 @@ def test_check_renders_nothing(project: Callable[..., Path], cli: Callable[..., 
     before = files()
     assert cli("-C", str(root), "check").exit_code == 0
     # only its caches are written (a warm check parses and checks only what changed, and with
-    # nothing changed reuses its result: check-<options>.pickle)
+    # nothing changed reuses its result, check-<options>.pickle, and its report in that format)
     after = files()
     results = [f for f in after if re.fullmatch(r"\.bipub-cache/check-[0-9a-f]{16}\.pickle", f)]
     assert len(results) == 1
+    reports = [
+        f for f in after if re.fullmatch(r"\.bipub-cache/check-[0-9a-f]{16}-text\.report", f)
+    ]
+    assert len(reports) == 1
+    results += reports
     docs = [f for f in after if re.fullmatch(r"\.bipub-cache/build-docs-\d\d\.pickle", f)]
     assert docs, "parsed documents are cached"
     assert sorted(set(after) - set(results) - set(docs)) == sorted(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -72,12 +73,23 @@ def check(
         from bipub.commands.links import run_link_check
 
         sys.exit(run_link_check(ui, out, fmt, output))
-    from bipub.check import report
-    from bipub.check.result import run_check
+    from bipub.check.result import CachedReport, CheckRun
     from bipub.diagnostics import DiagnosticError
 
+    color = output is None and fmt == "text" and sys.stdout.isatty()
     try:
-        result = run_check(ui.root, langs=langs, only=only, strict=strict)
+        run = CheckRun(ui.root, langs=langs, only=only, strict=strict)
+        # a terminal's report is coloured to its width: only plain reports are kept
+        done = None if color else run.cached_report(fmt)
+        if done is None:
+            from bipub.check import report
+
+            result = run.result()
+            buffer = io.StringIO()
+            report.render(result, fmt, buffer, color=color)
+            done = CachedReport(buffer.getvalue(), report.total_line(result), result.exit_code)
+            if not color:
+                run.save_report(fmt, done)
     except DiagnosticError as exc:
         ui.fail(exc)
     if output is not None:
@@ -85,9 +97,9 @@ def check(
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(target.name + ".tmp")
         with tmp.open("w", encoding="utf-8", newline="\n") as fh:
-            report.render(result, fmt, fh, color=False)
+            fh.write(done.text)
         tmp.replace(target)
-        ui.info(f"{report.total_line(result)}; report written to {output}")
+        ui.info(f"{done.total}; report written to {output}")
     else:
-        report.render(result, fmt, sys.stdout, color=fmt == "text" and sys.stdout.isatty())
-    sys.exit(result.exit_code)
+        sys.stdout.write(done.text)
+    sys.exit(done.exit_code)
