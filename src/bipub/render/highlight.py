@@ -1,28 +1,35 @@
-"""Code highlighting: Pygments, with each lexer state's rules tried in one regex.
+"""Code highlighting: Pygments' lexers, each lexer state's rules tried in one regex, and a small
+HTML formatter of our own.
 
-Pygments' RegexLexer tries a state's rules one after the other at every position (a Python
-lexer state has ~40 rules, so a four-line block costs tens of thousands of `re.match` calls:
-about 40 % of a cold build). This module compiles each state's rules into one alternation,
-`(A)|(B)|…`. Python's `re` tries alternatives left to right and keeps the first that matches at
-the position, which is exactly Pygments' rule: the first rule that matches wins. The group that
-matched names the rule; its action then runs on that rule's own match object, so callbacks
-(`bygroups`, `using`) see the groups they expect.
+Tokenizing. Pygments' RegexLexer tries a state's rules one after the other at every position (a
+Python lexer state has ~50 rules, so a four-line block costs thousands of `re.match` calls).
+This module compiles each state's rules into one alternation, `(A)|(B)|…`. Python's `re` tries
+alternatives left to right and keeps the first that matches at the position, which is exactly
+Pygments' rule: the first rule that matches wins. The group that matched names the rule; its
+action then runs on that rule's own match object, so callbacks (`bygroups`, `using`) see the
+groups they expect. A state whose rules cannot be joined safely (back-references or conditional
+groups, which would refer to other groups once joined, clashing group names, mixed flags) keeps
+Pygments' own loop; so does any lexer that overrides Pygments' tokenizer. That is not a fallback
+anyone needs to hear about: the result is the same. `highlight` still calls `lexer.get_tokens`,
+so the lexer's input preprocessing (newlines, tabs, byte order mark) and filters apply as before.
+
+Formatting. `_format` writes the text `HtmlFormatter(nowrap=True)` writes (the only options
+this site uses), in one pass over the tokens instead of Pygments' stack of line generators:
+the same CSS classes (from Pygments' own `_get_css_classes`), the same escaping, the same span
+merging and line endings. It supports none of HtmlFormatter's other options.
 
 Output is identical to Pygments' (tests/unit/test_highlight.py compares token streams and HTML
-on the demo, the benchmark corpus shapes and random text). A state whose rules cannot be joined
-safely (back-references or conditional groups, which would refer to other groups once joined,
-clashing group names, mixed flags) keeps Pygments' own loop; so does any lexer that overrides
-Pygments' tokenizer. That is not a fallback anyone needs to hear about: the result is the same.
+with Pygments' own lexers and `HtmlFormatter(nowrap=True)` on many languages, the demo, the
+benchmark corpus shapes, random text and random token streams).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from typing import Any
 
-from pygments import highlight as _pygments_highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer, RegexLexer
 from pygments.lexers import get_lexer_by_name
@@ -181,15 +188,76 @@ def lexer_for(name: str) -> Lexer | None:
     return accelerate(lexer)
 
 
-class _Formatter(HtmlFormatter):  # type: ignore[misc]
-    pass
+# Used for its class names only (`_get_css_classes`): the formatting is `_format` below.
+_CLASSES = HtmlFormatter(nowrap=True)
+_OPENERS: dict[_TokenType, str] = {}  # token type → `<span class="…">`, or "" for no span
 
 
-_FORMATTER = _Formatter(nowrap=True)
+def _opener(ttype: _TokenType) -> str:
+    css = _CLASSES._get_css_classes(ttype)
+    opener = _OPENERS[ttype] = f'<span class="{css}">' if css else ""
+    return opener
+
+
+def _escape(text: str) -> str:
+    """Pygments' escaping of token text, `html.escape(quote=False)`: quotes are left alone."""
+    if "&" in text or "<" in text or ">" in text:
+        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text
+
+
+def _span(opener: str, text: str) -> str:
+    """One run of tokens that share a CSS class, `text` escaped, as Pygments writes it: in one
+    span that is closed before every newline and reopened after it, with no span around an empty
+    line part; no span at all for tokens without a class."""
+    if not opener:
+        return text
+    if "\n" not in text:
+        return opener + text + "</span>"
+    return "\n".join([opener + part + "</span>" if part else "" for part in text.split("\n")])
+
+
+def _format(tokens: Iterable[tuple[_TokenType, str]]) -> str:
+    """The text `HtmlFormatter(nowrap=True)` writes for `tokens` (its default options otherwise:
+    no line numbers, highlighted lines, anchors or class prefix).
+
+    Pygments' `_format_lines` works line by line: within a line, consecutive non-empty token
+    parts with the same CSS class share one span, and every line ends with its span closed and a
+    newline, the last line too (text that does not end with a newline gets one). Gathering each
+    run of consecutive same-class tokens and cutting it at its newlines gives the same spans: a
+    token of another class ends the run, one that holds only newlines too (Pygments closes the
+    span at its newline), and an empty token changes nothing in either."""
+    out: list[str] = []
+    append = out.append
+    openers = _OPENERS
+    current = ""  # the opener of the run being gathered
+    run = ""
+    for ttype, value in tokens:
+        if not value:
+            continue
+        opener = openers.get(ttype)
+        if opener is None:
+            opener = _opener(ttype)
+        if opener == current:
+            run += value
+            continue
+        if run:  # _span(current, _escape(run)), inlined: a block has about as many runs as tokens
+            if "&" in run or "<" in run or ">" in run:
+                run = run.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            if current and "\n" not in run:
+                append(current + run + "</span>")
+            else:
+                append(_span(current, run))
+        current = opener
+        run = value
+    if run:
+        append(_span(current, _escape(run)))
+    html = "".join(out)
+    return html if not html or html[-1] == "\n" else html + "\n"
 
 
 @lru_cache(maxsize=1024)
 def highlight(code: str, lexer: Lexer) -> str:
     """HTML for one code block. Memoized: a post and its translation share their code blocks,
     and the renderer puts both on the same worker one after the other."""
-    return str(_pygments_highlight(code, lexer, _FORMATTER))
+    return _format(lexer.get_tokens(code))
