@@ -280,3 +280,11 @@ def test_random_text_same_html_as_pygments(code: str, name: str) -> None:
     fast = lexer_for(name)
     assert fast is not None
     assert highlight.__wrapped__(code, fast) == pygments_highlight(code, _stock(name), REFERENCE)
+
+
+@settings(max_examples=400, deadline=None)
+@given(code=html_text, name=st.sampled_from(HTML_LANGUAGES))
+def test_random_text_tokenizes_identically_in_more_languages(code: str, name: str) -> None:
+    fast = lexer_for(name)
+    assert fast is not None
+    assert list(fast.get_tokens(code)) == list(_stock(name).get_tokens(code))

@@ -39,8 +39,9 @@ from pygments.util import ClassNotFound
 _UNSAFE = re.compile(r"\\[1-9]|\(\?P=|\(\?\(|\\g<")
 
 Rule = tuple[Callable[..., Any], Any, Any]
-# one state: (combined pattern or None, wrapper group index → rule index, the rules)
-Joined = tuple["re.Pattern[str] | None", dict[int, int], list[Rule]]
+# one state: (combined pattern or None, the rule each marker group ends (indexed by the
+# group's number, None for the rules' own groups), the rules)
+Joined = tuple["re.Pattern[str] | None", list["Rule | None"], list[Rule]]
 
 
 _LEADING_FLAGS = re.compile(r"\A(?:\(\?[aiLmsux]+\))+")
@@ -48,12 +49,17 @@ _SCOPED = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"), (re.VERB
 
 
 def _alternative(pattern: re.Pattern[str]) -> str:
-    """One rule as a group of the joined pattern, its flags scoped to it."""
+    """One rule as an alternative of the joined pattern, its flags scoped to it, followed by an
+    empty marker group: the last group to close in a match, so `lastindex` names the rule.
+
+    The marker goes after the rule, not around it: `re` skips an alternative whose first item
+    is a literal or a character set that the next character does not match without entering
+    it, and a group opening first would hide that item (matching is ~15 % faster)."""
     text = _LEADING_FLAGS.sub("", pattern.pattern)  # already in pattern.flags
     on = "".join(letter for flag, letter in _SCOPED if pattern.flags & flag)
     if pattern.flags & re.VERBOSE:
         text += "\n"  # a trailing comment must not swallow the closing parenthesis
-    return f"((?{on}:{text}))" if on else f"({text})"
+    return f"(?{on}:{text})()"
 
 
 def _join_state(rules: list[Rule]) -> Joined:
@@ -61,22 +67,21 @@ def _join_state(rules: list[Rule]) -> Joined:
     for rexmatch, _action, _new in rules:
         pattern = getattr(rexmatch, "__self__", None)
         if not isinstance(pattern, re.Pattern) or not isinstance(pattern.pattern, str):
-            return None, {}, rules
+            return None, [], rules
         if _UNSAFE.search(pattern.pattern) or pattern.flags & (re.ASCII | re.LOCALE):
-            return None, {}, rules
+            return None, [], rules
         parts.append(pattern)
     try:
         combined = re.compile("|".join(_alternative(p) for p in parts))
     except re.error:  # e.g. a named group used by two rules
-        return None, {}, rules
-    index: dict[int, int] = {}
-    group = 1
-    for i, p in enumerate(parts):
-        index[group] = i
-        group += 1 + p.groups
-    if combined.groups != group - 1:
-        return None, {}, rules
-    return combined, index, rules
+        return None, [], rules
+    by_marker: list[Rule | None] = [None]  # group 0 is the whole match
+    for p, rule in zip(parts, rules, strict=True):
+        by_marker += [None] * p.groups
+        by_marker.append(rule)
+    if combined.groups != len(by_marker) - 1:
+        return None, [], rules
+    return combined, by_marker, rules
 
 
 class _States(dict[str, Joined]):
@@ -110,17 +115,14 @@ def _fast_tokens(
     pos = 0
     states = _joined(type(self))
     statestack = list(stack)
-    combined, index, rules = states[statestack[-1]]
+    combined, by_marker, rules = states[statestack[-1]]
     while 1:
         rule: Rule | None = None
         m: re.Match[str] | None = None
         if combined is not None:
-            hit = combined.match(text, pos)
-            if hit is not None:
-                rule = rules[index[hit.lastindex]]  # type: ignore[index]
-                # the joined match serves a plain token; a callback (bygroups, using) wants the
-                # rule's own groups, so the rule is matched alone
-                m = hit if rule[1] is None or type(rule[1]) is _TokenType else rule[0](text, pos)
+            m = combined.match(text, pos)
+            if m is not None:
+                rule = by_marker[m.lastindex]  # type: ignore[index]
         else:
             for candidate in rules:
                 m = candidate[0](text, pos)
@@ -128,10 +130,14 @@ def _fast_tokens(
                     rule = candidate
                     break
         if rule is not None and m is not None:
-            action, new_state = rule[1], rule[2]
+            rexmatch, action, new_state = rule
             if type(action) is _TokenType:
                 yield pos, action, m.group()
             elif action is not None:
+                # the joined match serves a plain token; a callback (bygroups, using) wants the
+                # rule's own groups, so the rule is matched alone
+                if combined is not None:
+                    m = rexmatch(text, pos)
                 yield from action(self, m)
             pos = m.end()
             if new_state is not None:
@@ -153,12 +159,12 @@ def _fast_tokens(
                     statestack.append(statestack[-1])
                 else:  # pragma: no cover - Pygments validates state definitions
                     raise AssertionError(f"wrong state def: {new_state!r}")
-                combined, index, rules = states[statestack[-1]]
+                combined, by_marker, rules = states[statestack[-1]]
             continue
         try:
             if text[pos] == "\n":
                 statestack = ["root"]
-                combined, index, rules = states["root"]
+                combined, by_marker, rules = states["root"]
                 yield pos, Whitespace, "\n"
                 pos += 1
                 continue
