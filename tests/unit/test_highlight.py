@@ -94,7 +94,7 @@ def test_python_states_are_all_joined() -> None:
     """The speed-up is really in use (a Pygments upgrade that defeats it should be noticed)."""
     lexer = lexer_for("python")
     assert lexer is not None
-    states = _joined(type(lexer))
+    states = _joined(lexer)
     names = list(states.tokens)
     assert names and all(states[name][0] is not None for name in names)
 
@@ -103,10 +103,25 @@ def test_states_are_joined_when_first_used() -> None:
     """A fresh lexer class compiles no joined pattern until a block needs one."""
     lexer = lexer_for("rust")
     assert lexer is not None
-    states = _joined(type(lexer))
+    states = _joined(lexer)
     states.clear()
     highlight("let x = 1;", lexer)
     assert "root" in states and len(states) < len(states.tokens)
+
+
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [("csharp", {}), ("csharp", {"unicodelevel": "full"}), ("nemerle", {}), ("inform7", {})],
+)
+def test_lexers_with_token_variants(name: str, options: dict[str, object]) -> None:
+    """These lexers choose their token table per instance (an option picks it), not per class."""
+    code = 'using System;\nclass A { int f(string s) => s.Length > 0 ? 1 : 0; } // "<&>"\n'
+    fast = accelerate(get_lexer_by_name(name, **options))
+    stock = get_lexer_by_name(name, **options)
+    assert list(fast.get_tokens(code)) == list(stock.get_tokens(code))
+    assert highlight(code, fast) == pygments_highlight(code, stock, REFERENCE)
+    assert _joined(fast).tokens is fast._tokens
+    assert lexer_for(name) is not None
 
 
 def test_lexer_with_its_own_tokenizer_is_left_alone() -> None:

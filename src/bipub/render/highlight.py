@@ -98,13 +98,17 @@ class _States(dict[str, Joined]):
         return joined
 
 
-_JOINED: dict[type, _States] = {}  # a memo of pure functions of each lexer class
+# a memo of pure functions of each token table, by the table's id (its _States keeps it alive)
+_JOINED: dict[int, _States] = {}
 
 
-def _joined(cls: type) -> _States:
-    cached = _JOINED.get(cls)
+def _joined(lexer: RegexLexer) -> _States:
+    """The joined states of `lexer`'s token table: its class's, or for lexers with token
+    variants (C#, Nemerle, Inform 7: one table per option value) the one the instance chose."""
+    tokens = lexer._tokens
+    cached = _JOINED.get(id(tokens))
     if cached is None:
-        cached = _JOINED[cls] = _States(cls._tokens)  # type: ignore[attr-defined]
+        cached = _JOINED[id(tokens)] = _States(tokens)
     return cached
 
 
@@ -113,7 +117,7 @@ def _fast_tokens(
 ) -> Iterator[tuple[int, Any, str]]:
     """RegexLexer.get_tokens_unprocessed, one regex search per token instead of one per rule."""
     pos = 0
-    states = _joined(type(self))
+    states = _joined(self)
     statestack = list(stack)
     combined, by_marker, rules = states[statestack[-1]]
     while 1:
