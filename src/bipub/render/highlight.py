@@ -3,15 +3,16 @@ HTML formatter of our own.
 
 Tokenizing. Pygments' RegexLexer tries a state's rules one after the other at every position (a
 Python lexer state has ~50 rules, so a four-line block costs thousands of `re.match` calls).
-This module compiles each state's rules into one alternation, `(A)|(B)|…`. Python's `re` tries
-alternatives left to right and keeps the first that matches at the position, which is exactly
-Pygments' rule: the first rule that matches wins. The group that matched names the rule; its
-action then runs on that rule's own match object, so callbacks (`bygroups`, `using`) see the
-groups they expect. A state whose rules cannot be joined safely (back-references or conditional
-groups, which would refer to other groups once joined, clashing group names, mixed flags) keeps
-Pygments' own loop; so does any lexer that overrides Pygments' tokenizer. That is not a fallback
-anyone needs to hear about: the result is the same. `highlight` still calls `lexer.get_tokens`,
-so the lexer's input preprocessing (newlines, tabs, byte order mark) and filters apply as before.
+This module compiles each state's rules into one alternation, `(?:A)()|(?:B)()|…`. Python's `re`
+tries alternatives left to right and keeps the first that matches at the position, which is
+exactly Pygments' rule: the first rule that matches wins. The empty group after the rule that
+matched names it; its action then runs on that rule's own match object, so callbacks
+(`bygroups`, `using`) see the groups they expect. A state whose rules cannot be joined safely
+(back-references or conditional groups, which would refer to other groups once joined, clashing
+group names, mixed flags) keeps Pygments' own loop; so does any lexer that overrides Pygments'
+tokenizer. That is not a fallback anyone needs to hear about: the result is the same.
+`highlight` still calls `lexer.get_tokens`, so the lexer's input preprocessing (newlines, tabs,
+byte order mark) and filters apply as before.
 
 Formatting. `_format` writes the text `HtmlFormatter(nowrap=True)` writes (the only options
 this site uses), in one pass over the tokens instead of Pygments' stack of line generators:
