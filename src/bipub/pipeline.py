@@ -89,6 +89,7 @@ def render(
     )
     kept_feeds: dict[str, Any] = {}
     status_files: dict[str, str] = {}
+    texts: dict[str, Any] = {}  # posts.json records and llms lines, by output path (quick.py)
     envs = {}
     # compiled templates are code: kept in the user's cache, never in the (cloneable) project
     bytecode = bytecode_cache(user_cache_dir() / "jinja" if cache is not None else None)
@@ -114,21 +115,26 @@ def render(
                 cv = json_api.cv_json(site, lang)
                 if cv is not None:
                     tree.add(urls.api(lang, "cv")[1:], cv, lang, "cv.json")
-                posts = json_api.posts_json(site, lang, url)
+                post_records = texts[urls.api(lang, "posts")[1:]] = json_api.post_records(
+                    site, lang, url
+                )
+                posts = json_api.join_records([text for _, text in post_records])
                 tree.add(urls.api(lang, "posts")[1:], posts, lang, "api")
                 records = json_api.status_records(site, lang)
                 status = status_files[lang] = json_api.status_json(records)
                 tree.add(urls.api(lang, "status")[1:], status, lang, "api")
             if want("llms"):
-                tree.add(urls.llms(lang)[1:], llms.llms_txt(site, lang, url), lang, "llms.txt")
-                full = llms.llms_full_txt(site, lang, url)
-                tree.add(urls.llms(lang, True)[1:], full, lang, "llms")
+                lines = texts[urls.llms(lang)[1:]] = llms.llms_lines(site, lang, url)
+                tree.add(urls.llms(lang)[1:], lines.text(), lang, "llms.txt")
+                lines = texts[urls.llms(lang, True)[1:]] = llms.llms_full_lines(site, lang, url)
+                tree.add(urls.llms(lang, True)[1:], lines.text(), lang, "llms")
         if langs == config.codes:  # outputs shared by all languages: only on a full build
             default = config.default_language
             if want("llms"):
-                tree.add("llms.txt", llms.llms_txt(site, default, url, root=True), None, "llms.txt")
-                full = llms.llms_full_txt(site, default, url)
-                tree.add("llms-full.txt", full, None, "llms-full.txt")
+                lines = texts["llms.txt"] = llms.llms_lines(site, default, url, root=True)
+                tree.add("llms.txt", lines.text(), None, "llms.txt")
+                lines = texts["llms-full.txt"] = llms.llms_full_lines(site, default, url)
+                tree.add("llms-full.txt", lines.text(), None, "llms-full.txt")
             if want("feeds"):
                 tree.add("sitemap.xml", feeds.sitemap(site, plan, url), None, "sitemap")
                 tree.add("robots.txt", feeds.robots(url), None, "robots")
@@ -184,7 +190,13 @@ def render(
         cache.notes = markdown.used_notes()
     if kit is not None:
         kit["parts"] = quick.KitSource(
-            site, renderer, plan, kept_feeds, status_files, fingerprints if want("html") else None
+            site,
+            renderer,
+            plan,
+            kept_feeds,
+            status_files,
+            fingerprints if want("html") else None,
+            texts,
         )
     return counts
 

@@ -1,21 +1,21 @@
 """Quick rebuild: the outputs of an edited post, without rebuilding the site.
 
-Most edits while writing change a post's body and nothing else the site shows about it: not its
-title, tags or date (the front matter), not a translation's state. Such an edit changes only the
-pages that show that body, the feeds that carry it, the language's status.json (each section's
-hash and line) and, when the reading time moves, the home, blog and tag pages whose card of the
-post shows it. A full build finds that out by loading, pairing,
-planning and fingerprinting the whole site (seconds on 10,000 posts); this module does it from a
-*kit* the last full build left:
+Most edits while writing change a post's body, or its title or description, and nothing else the
+site shows about it: not its tags, date or series, not a translation's state. Such an edit
+changes only the pages that show that post, the feeds that carry it, the language's status.json
+(each unit's hash and line), the home, blog and tag pages whose card of the post changed (title,
+description, reading time) and the post's item in posts.json and the llms files. A full build
+finds that out by loading, pairing, planning and fingerprinting the whole site (seconds on
+10,000 posts); this module does it from a *kit* the last full build left:
 
 * per post and page: the view it was rendered from without its body (render/html.py
   `post_shell`), its page metadata and template, the documents it pairs, their translation
   states and reading times, and the listing pages that show its card;
 * per home, blog and tag page: its context (the cards it lists, its pagination) and metadata;
-* per language: the site view, the feed before its bodies (render/feeds.py `FeedParts`) and
-  status.json's records;
-* the documents' front-matter digests, the build's inputs, options, configuration, status files
-  and warnings.
+* per language: the site view, the feed before its bodies (render/feeds.py `FeedParts`),
+  status.json's records, posts.json's records and the llms files' lines, with each post's place;
+* the documents' front-matter digests (whole, and without title and description), the build's
+  inputs, options, configuration, status files and warnings.
 
 The kit is kept in `.bipub-cache/quick-*.pickle` (signed like every cache file: cache.py), per
 output folder and build options, its entries and listing pages spread over shard files so a
@@ -23,22 +23,28 @@ rebuild reads few; a shard is keyed by what it is made of (page fingerprints and
 facts), and a full build writes only the shards whose key changed.
 
 A quick rebuild runs only when every input that differs from the kit's is an existing post or
-page whose front matter is byte-for-byte the same, pairing it again gives the same translation
-states, it has no PDF (nor, if its reading time changed, a series page), and the output folder
-is exactly as the last build left it. Then it renders those documents' bodies again, and with
-them their pages, feeds, status.json and the listings of a changed reading time — the same functions and views a full build uses, so the bytes are the
-same (tests/integration/test_quick.py compares with clean builds) — and writes the files whose
-bytes changed in place (output.replace_files). The warnings are the kit's, with those about the
+page whose front matter is the same but for a post's title and description, pairing it again
+gives the same translation states, it has no PDF (nor, if its card changed, a series page: the
+series pages and boxes show their members' titles), and the output folder is exactly as the
+last build left it. Then it renders those documents' bodies again, and with them their pages,
+feeds, status.json, posts.json, the llms files and the listings of a changed card — the same
+functions and views a full build uses, so the bytes are the same
+(tests/integration/test_quick.py compares with clean builds) — and writes the files whose bytes
+changed in place (output.replace_files). The warnings are the kit's, with those about the
 edited files found again. Anything else — and any error — runs the full build, and `-v` says why.
+
 A rebuild is always computed from the kit (not from the previous quick rebuild), so edits since
 the last full build add up without drifting; past MAX_EDITED files the full build runs (and
-leaves a new kit).
+leaves a new kit). What earlier quick rebuilds changed besides the edited posts' own pages (a
+card on listing pages, a line of posts.json or llms.txt) is recorded (`Touched`), so that an
+edit that is undone is undone in those files too.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import secrets
 import stat
 import struct
 import threading
@@ -64,7 +70,7 @@ if TYPE_CHECKING:
     from bipub.render.html import HtmlRenderer, Plan
     from bipub.render.views import PageMeta, PostView, View
 
-KIT_FORMAT = 5
+KIT_FORMAT = 6
 SHARDS = 32
 MAX_EDITED = 24  # more edited files than this since the last full build: build in full
 
@@ -112,6 +118,16 @@ class EntryKit:
     series: tuple[str, ...] = ()  # languages in which a series page lists it
 
 
+@dataclass(frozen=True)
+class TextKit:
+    """A file with one item per post (posts.json records, llms lines), as the items it joins."""
+
+    kind: str  # "records" (posts.json), "lines" (llms.txt), "full" (llms-full.txt)
+    lang: str  # the language whose posts it lists
+    items: list[str]
+    posts: dict[str, int]  # entry key → its item
+
+
 @dataclass
 class Kit:
     key: str  # the build options (uptodate.options_key)
@@ -119,14 +135,30 @@ class Kit:
     only: tuple[str, ...] | None  # the output kinds it built (None: all)
     config: SiteConfig
     status: dict[str, StatusFile]
-    docs: dict[str, tuple[str, str, str]]  # document → (kind, entry key, front-matter digest)
+    # document → (kind, entry key, front-matter digest, digest of its fields but title and
+    # description: `meta_rest`)
+    docs: dict[str, tuple[str, str, str, str]]
     site_views: dict[str, View]
     feeds: dict[str, tuple[FeedParts, dict[str, str]]]
     status_json: dict[str, str]  # language → status.json as written
+    texts: dict[str, TextKit]  # output path → posts.json or llms file, by item
     warnings: list[Diagnostic]
     pages: dict[str, int]
     entry_shards: list[str]  # the key of each entry shard this kit goes with
     list_shards: list[str]  # and of each listing shard
+    token: str = ""  # this kit's own (random): a `Touched` record names the kit it goes with
+
+
+@dataclass(frozen=True)
+class Touched:
+    """What the quick rebuilds since the kit's full build left different from the kit in the
+    output besides the edited posts' own pages: the cards (shown on listing pages) and the
+    posts.json/llms files. A later rebuild must render those again even if the edit that
+    changed them was undone (`.bipub-cache/quick-<kit>-touched.pickle`)."""
+
+    token: str  # the kit's
+    cards: frozenset[tuple[str, str, str]]  # (kind, entry key, language)
+    texts: frozenset[str]  # output paths
 
 
 @dataclass
@@ -168,6 +200,7 @@ class KitSource:
     feeds: dict[str, tuple[FeedParts, dict[str, str]]]
     status_json: dict[str, str]
     fingerprints: dict[str, str] | None  # output page → fingerprint (html builds)
+    texts: dict[str, Any]  # output path → posts.json records or llms Lines (pipeline.render)
 
 
 def save_kit(
@@ -206,7 +239,7 @@ def save_kit(
                 listed[entry_key].append((lang, path))
     # entries: the cheap facts first, their pages' views only for shards that changed
     entry_shards: list[list[tuple[Entry, tuple[Any, ...]]]] = [[] for _ in range(SHARDS)]
-    docs: dict[str, tuple[str, str, str]] = {}
+    docs: dict[str, tuple[str, str, str, str]] = {}
     for entry in site.entries:
         route_kind = "post" if entry.kind == "posts" else "page"
         specs = plan.routes.get((route_kind, entry.key), {}) if html else {}
@@ -228,7 +261,7 @@ def save_kit(
         )
         entry_shards[_shard(entry.kind, entry.key)].append((entry, facts))
         for doc in entry.docs.values():
-            docs[doc.rel] = (entry.kind, entry.key, doc.head)
+            docs[doc.rel] = (entry.kind, entry.key, doc.head, meta_rest(doc))
 
     def entry_kits(members: list[tuple[Entry, tuple[Any, ...]]]) -> dict[Any, EntryKit]:
         out = {}
@@ -288,11 +321,14 @@ def save_kit(
         {lang: renderer.site_view(lang) for lang in site.config.codes},
         source.feeds,
         source.status_json,
+        _text_kits(site, source.texts),
         warnings,
         pages,
         entry_keys,
         list_keys,
+        secrets.token_hex(16),
     )
+    _save_touched(folder, name, Touched(kit.token, frozenset(), frozenset()))
     save_signed(folder / f"quick-{name}.pickle", (_stamp(), name, kit))  # the last: it names
     # the shards it goes with, so a kit is only ever read whole
     _prune_kits(folder)
@@ -315,6 +351,37 @@ def _prune_kits(folder: Path) -> None:
             shard.unlink(missing_ok=True)
 
 
+def _text_kits(site: Site, texts: dict[str, Any]) -> dict[str, TextKit]:
+    from bipub.render import urls
+    from bipub.render.llms import Lines
+
+    out = {}
+    for path, value in texts.items():
+        if isinstance(value, Lines):
+            parts = path.split("/")
+            lang = parts[0] if len(parts) > 1 else site.config.default_language
+            kind = "full" if parts[-1] == "llms-full.txt" else "lines"
+            out[path] = TextKit(kind, lang, value.lines, value.posts)
+        else:  # posts.json: (entry key, record) pairs
+            lang = next(code for code in site.config.codes if urls.api(code, "posts")[1:] == path)
+            posts = {key: i for i, (key, _) in enumerate(value)}
+            out[path] = TextKit("records", lang, [text for _, text in value], posts)
+    return out
+
+
+RETITLABLE = frozenset({"title", "description"})
+
+
+def meta_rest(doc: Document) -> str:
+    """A digest of a document's front matter without its title and description: equal digests,
+    the same site but for what shows those two (the post's pages and cards, the feeds, posts.json
+    and the llms files)."""
+    meta = doc.meta
+    fields = sorted(set(meta.model_fields_set) - RETITLABLE)
+    data = meta.model_dump(exclude=set(RETITLABLE))
+    return hashlib.sha256(repr((fields, sorted(data.items()))).encode("utf-8")).hexdigest()
+
+
 def version_states(entry: Entry) -> tuple[VersionState, ...]:
     return tuple(
         (lang, v.doc.rel, v.state, v.stale_keys, v.draft_keys)
@@ -326,8 +393,6 @@ def _digest(parts: list[Any], reusable: bool) -> str:
     """A shard's key: what it is made of; a random one when that cannot be told (no page
     fingerprints), so the shard is written again."""
     if not reusable:
-        import secrets
-
         return secrets.token_hex(32)
     return hashlib.sha256(repr((_stamp(), parts)).encode("utf-8")).hexdigest()
 
@@ -343,6 +408,23 @@ def _save_shard(
     except OSError:
         pass
     save_signed(path, (_stamp(), name, key, make(members)), prefix=key.encode("ascii"))
+
+
+def _touched_path(folder: Path, name: str) -> Path:
+    return folder / f"quick-{name}-touched.pickle"
+
+
+def _save_touched(folder: Path, name: str, touched: Touched) -> None:
+    save_signed(_touched_path(folder, name), (_stamp(), name, touched))
+
+
+def _load_touched(folder: Path, name: str, kit: Kit) -> Touched | None:
+    """What earlier quick rebuilds changed, or None if that cannot be told (then every card and
+    file the edited posts are in is rendered again)."""
+    touched = _load(_touched_path(folder, name), name)
+    if isinstance(touched, Touched) and touched.token == kit.token:
+        return touched
+    return None
 
 
 def _load(path: Path, name: str) -> Any:
@@ -410,20 +492,35 @@ def _rebuild(
     edited = _edited(kit, inputs)
     collector = Collector()
     docs = {rel: _load_doc(project, rel, collector) for rel in edited}
+    retitled: set[str] = set()  # documents whose title or description changed
     for rel, doc in docs.items():
-        if doc.head != kit.docs[rel][2]:
-            raise NotQuick(f"{rel}: its front matter changed")
+        kind, _, head, rest = kit.docs[rel]
+        if doc.head != head:
+            if meta_rest(doc) != rest:
+                raise NotQuick(f"{rel}: its front matter changed (more than title or description)")
+            if kind != "posts":
+                raise NotQuick(f"{rel}: a page's front matter changed (its title is in the menu)")
+            retitled.add(rel)
     groups: dict[tuple[str, str], list[str]] = defaultdict(list)
     for rel in edited:
-        kind, entry_key, _ = kit.docs[rel]
+        kind, entry_key, _, _ = kit.docs[rel]
         groups[(kind, entry_key)].append(rel)
+    touched = _load_touched(project.cache, name, kit)
+    for kind, entry_key, _ in touched.cards if touched else ():
+        if (kind, entry_key) not in groups:  # (an edited file stays edited: its identity moved)
+            raise NotQuick(f"{kind}/{entry_key}: an earlier quick rebuild's edit was undone")
     entry_kits = _entry_kits(project, kit, name, list(groups))
     entries: list[tuple[EntryKit, dict[str, int]]] = []
+    paired: list[Entry] = []
     units = []
-    for ident in groups:
+    for ident, rels in groups.items():
         entry_kit = entry_kits[ident]
-        entry_units, minutes = _pair(project, kit, entry_kit, docs, collector)
+        entry, entry_units, minutes = _pair(project, kit, entry_kit, docs, collector)
+        if entry_kit.series and retitled.intersection(rels):
+            where = sorted(retitled.intersection(rels))[0]
+            raise NotQuick(f"{where}: its title changed and a series shows it")
         entries.append((entry_kit, minutes))
+        paired.append(entry)
         units.extend(entry_units)
     _no_errors(collector)
     from bipub.render.markdown import MarkdownCache
@@ -433,13 +530,24 @@ def _rebuild(
     markdown = MarkdownCache(kit.config.outputs.raw_html, collector, blocks=blocks)
     files: list[tuple[str, bytes]] = []
     rendered = 0
+    now = Touched(kit.token, frozenset(), frozenset())  # what differs from the kit after this
     if kit.only is None or "html" in kit.only:
-        files += _pages(project, kit, name, entries, docs, markdown)
+        pages, cards = _pages(project, kit, name, entries, docs, markdown, touched)
+        files += pages
         rendered = len(files)
+        now = Touched(kit.token, frozenset(cards), now.texts)
     if kit.only is None or "feeds" in kit.only:
-        files += _feeds(kit, docs, markdown)
+        files += _feeds(kit, docs, markdown, retitled)
     if kit.only is None or "json" in kit.only:
         files += _status(kit, list(groups), units)
+    kinds = [
+        text_kind
+        for text_kind, output_kind in (("records", "json"), ("lines", "llms"), ("full", "llms"))
+        if kit.only is None or output_kind in kit.only
+    ]
+    texts, differ = _texts(kit, paired, touched, *kinds)
+    files += texts
+    now = Touched(kit.token, now.cards, frozenset(differ))
     _no_errors(collector)
     from bipub.write.output import replace_files
 
@@ -450,7 +558,16 @@ def _rebuild(
     check_warnings(warnings)
     if not intact():
         raise NotQuick("the output folder is not as the last build left it")
+    if touched is None or not (now.cards <= touched.cards and now.texts <= touched.texts):
+        # before writing, a record that covers both what was and what will be (a kill while
+        # writing leaves the next rebuild knowing all it may have to put back)
+        old = touched or now
+        _save_touched(
+            project.cache, name, Touched(kit.token, old.cards | now.cards, old.texts | now.texts)
+        )
     written = replace_files(target, files)
+    if now != touched:
+        _save_touched(project.cache, name, now)
     if len(blocks) != known:
         _save_blocks(project, blocks)
     return Rebuilt(sorted(edited), rendered, written, warnings, kit.pages)
@@ -614,9 +731,9 @@ def _pair(
     entry_kit: EntryKit,
     edited: dict[str, Document],
     collector: Collector,
-) -> tuple[list[Any], dict[str, int]]:
-    """Pair the edited entry again: its translation states must not change. Returns its units
-    and the new reading time of each language whose card shows another one."""
+) -> tuple[Entry, list[Any], dict[str, int]]:
+    """Pair the edited entry again: its translation states must not change. Returns it, its
+    units and the new reading time of each language whose card shows another one."""
     from bipub.pair.site import pair_entry
 
     docs: dict[str, Document] = {}
@@ -643,7 +760,7 @@ def _pair(
     for lang in changed:
         if lang in entry_kit.series:
             raise NotQuick(f"{where}: its reading time changed and a series page lists it")
-    return units, changed
+    return entry, units, changed
 
 
 def _pages(
@@ -653,9 +770,12 @@ def _pages(
     entries: list[tuple[EntryKit, dict[str, int]]],
     edited: dict[str, Document],
     markdown: Any,
-) -> list[tuple[str, bytes]]:
-    """The edited documents' pages, and the listings whose card of them changed (a new reading
-    time), rendered as the full build renders them."""
+    touched: Touched | None,
+) -> tuple[list[tuple[str, bytes]], set[tuple[str, str, str]]]:
+    """The edited documents' pages, and the listings whose card of them differs from the kit's
+    (a new title, description or reading time) or did after an earlier quick rebuild
+    (`touched`), rendered as the full build renders them. Returns them and the cards that now
+    differ from the kit's."""
     from dataclasses import replace
 
     from bipub.render.html import with_body
@@ -678,6 +798,7 @@ def _pages(
 
     out = []
     cards: dict[tuple[str, str], PostCard] = {}  # (entry key, language) → its new card
+    differ: set[tuple[str, str, str]] = set()
     listing_paths: set[str] = set()
     for entry_kit, minutes in entries:
         for page in entry_kit.pages:
@@ -685,18 +806,28 @@ def _pages(
             if doc is None:
                 continue  # shows another document of the entry, which did not change
             shell = page.shell
-            if page.lang in minutes:
-                card = replace(shell.card, reading_minutes=minutes[page.lang])
+            card = replace(
+                shell.card,
+                title=doc.meta.title,  # as render/html.py _make_card and _plan_entry take them
+                description=doc.meta.description or "",
+                reading_minutes=minutes.get(page.lang, shell.card.reading_minutes),
+            )
+            meta = replace(page.meta, title=doc.meta.title, description=doc.meta.description or "")
+            ident = (entry_kit.kind, entry_kit.key, page.lang)
+            new_card = card != shell.card
+            if new_card:
                 cards[(entry_kit.key, page.lang)] = card
                 shell = replace(shell, card=card)
+                differ.add(ident)
+            if new_card or touched is None or ident in touched.cards:
+                listing_paths.update(p for lang, p in entry_kit.listings if lang == page.lang)
             post_context: dict[str, Any] = {
                 "site": kit.site_views[page.lang],
-                "page": page.meta,
+                "page": meta,
                 "post": with_body(shell, markdown(doc)),
             }
             html = render(page.template, page.lang, post_context)
             out.append((page.path, html.encode("utf-8")))
-        listing_paths.update(path for lang, path in entry_kit.listings if lang in minutes)
     for listing in _listing_kits(project, kit, name, sorted(listing_paths)):
         context = dict(listing.context)
         listed: list[Any] = context["posts"]
@@ -707,7 +838,7 @@ def _pages(
         context.update(site=kit.site_views[listing.lang], page=listing.meta)
         html = render(listing.template, listing.lang, context)
         out.append((listing.path, html.encode("utf-8")))
-    return out
+    return out, differ
 
 
 def _listing_kits(project: Project, kit: Kit, name: str, paths: list[str]) -> list[ListingKit]:
@@ -719,7 +850,11 @@ def _listing_kits(project: Project, kit: Kit, name: str, paths: list[str]) -> li
     return [found[path] for path in paths]
 
 
-def _feeds(kit: Kit, edited: dict[str, Document], markdown: Any) -> list[tuple[str, bytes]]:
+def _feeds(
+    kit: Kit, edited: dict[str, Document], markdown: Any, retitled: set[str]
+) -> list[tuple[str, bytes]]:
+    from dataclasses import replace
+
     from bipub.render import urls
     from bipub.render.feeds import feed_xml
 
@@ -730,8 +865,59 @@ def _feeds(kit: Kit, edited: dict[str, Document], markdown: Any) -> list[tuple[s
             new = dict(bodies)
             for rel in shown:
                 new[rel] = markdown(edited[rel]).html
-            out.append((urls.feed(lang)[1:], feed_xml(parts, new)))
+            items = tuple(
+                replace(
+                    item,
+                    title=edited[item.rel].meta.title,
+                    summary=edited[item.rel].meta.description,
+                )
+                if item.rel in retitled
+                else item
+                for item in parts.items
+            )  # (as render/feeds.py feed_parts takes them)
+            out.append((urls.feed(lang)[1:], feed_xml(replace(parts, items=items), new)))
     return out
+
+
+def _texts(
+    kit: Kit, entries: list[Entry], touched: Touched | None, *kinds: str
+) -> tuple[list[tuple[str, bytes]], set[str]]:
+    """posts.json and the llms files with the edited posts' items made again (the same
+    functions make them in a full build): the files that differ from the kit's, or did after
+    an earlier quick rebuild (`touched`). Returns them and the paths that now differ."""
+    from bipub.render import json_api, llms, urls
+
+    url = urls.UrlBuilder(kit.config.base_url)
+    make: dict[str, Callable[[Entry, str, urls.UrlBuilder], str]] = {
+        "records": lambda e, lang, u: json_api.dump_record(json_api.post_record(e, lang, u)),
+        "lines": llms.post_line,
+        "full": llms.full_post_line,
+    }
+    out = []
+    differ = set()
+    for path, text in kit.texts.items():
+        if text.kind not in kinds:
+            continue
+        items = text.items
+        shown = False
+        for entry in entries:
+            i = text.posts.get(entry.key)
+            if entry.kind == "posts" and i is not None:
+                shown = True
+                item = make[text.kind](entry, text.lang, url)
+                if item != items[i]:
+                    items = items if items is not text.items else list(items)
+                    items[i] = item
+        if items is not text.items:
+            differ.add(path)
+        put_back = path in touched.texts if touched is not None else shown
+        if path in differ or put_back:
+            if text.kind == "records":
+                data = json_api.join_records(items)
+            else:
+                data = llms.Lines(items, text.posts).text()
+            out.append((path, data.encode("utf-8")))
+    return out, differ
 
 
 def _status(kit: Kit, idents: list[tuple[str, str]], units: list[Any]) -> list[tuple[str, bytes]]:

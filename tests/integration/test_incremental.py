@@ -10,6 +10,7 @@ output. Body-only edits exercise the quick rebuild (src/bipub/quick.py).
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 from pathlib import Path
@@ -127,6 +128,28 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
             "long": "\n" + "긴 문단입니다. " * 300 + "\n",
         }[extra]
         path.write_text(text[:end] + f"\n## 소개\n\n{body}\n{tail}", encoding="utf-8")
+
+    @rule(
+        data=st.data(),
+        field=st.sampled_from(["title", "description"]),
+        value=st.sampled_from(["캐시", "스케줄러 <b>&</b>", "[KV] cache", "캐시"]),
+    )
+    def retitle(self, data: st.DataObject, field: str, value: str) -> None:
+        """Only the title or the description changes (often back to an earlier one): a quick
+        rebuild (src/bipub/quick.py) for a post outside a series."""
+        if not self.names:
+            return
+        name = data.draw(st.sampled_from(self.names))
+        lang = data.draw(st.sampled_from(["ko", "en"]))
+        path = self.project / "content" / lang / "posts" / f"{name}.md"
+        if not path.exists():
+            return
+        lines = path.read_text(encoding="utf-8").split("\n")
+        end = lines.index("---", 1)
+        head = [line for line in lines[1:end] if not line.startswith(f"{field}:")]
+        if field == "title" or data.draw(st.booleans()):  # a description may also go
+            head.insert(0 if field == "title" else len(head), f"{field}: {json.dumps(value)}")
+        path.write_text("\n".join(["---", *head, *lines[end:]]), encoding="utf-8")
 
     @rule(data=st.data())
     def delete_post(self, data: st.DataObject) -> None:

@@ -120,7 +120,9 @@ def test_strict_fails_on_a_quick_rebuild_warning(built: Path) -> None:
 @pytest.mark.parametrize(
     ("change", "reason"),
     [
-        ("front-matter", "front matter changed"),
+        ("front-matter", "front matter changed (more than title or description)"),
+        ("retitle-in-series", "its title changed and a series shows it"),
+        ("page-title", "a page's front matter changed"),
         ("reading-time", "a series page lists it"),
         ("new-post", "added or removed"),
         ("removed-post", "added or removed"),
@@ -135,7 +137,13 @@ def test_what_needs_a_full_build(built: Path, tmp_path: Path, change: str, reaso
     post = _post(built)
     _edit(post, "본문입니다.", "본문을 고쳤습니다.")
     if change == "front-matter":
+        _edit(post, "date: 2026-04-07", "date: 2026-04-08")
+    elif change == "retitle-in-series":
         _edit(post, "title: 알파 글", "title: 알파 글 (고침)")
+    elif change == "page-title":
+        page = next((built / "content" / "ko" / "pages").glob("*.md"))
+        text = page.read_text(encoding="utf-8")
+        page.write_text(text.replace("title: ", "title: (고침) ", 1), encoding="utf-8")
     elif change == "reading-time":
         _edit(post, "본문을 고쳤습니다.", "본문을 고쳤습니다. " + "긴 문장이 이어집니다. " * 400)
     elif change == "new-post":
@@ -339,6 +347,35 @@ def test_reading_time_change_renders_the_listings_again(make_project, tmp_path: 
     result = build(project)
     assert result.quick == ["content/ko/posts/gamma.md"]
     _assert_clean(project, result, tmp_path)
+    # the edit undone: its card is the kit's again, and the listings an earlier quick rebuild
+    # changed are put back (they are not the kit's card any more in the output)
+    gamma.write_text(
+        "---\ntitle: 감마 글\ndate: 2026-06-01\ntags: [vllm]\n---\n\n짧은 글입니다.\n",
+        encoding="utf-8",
+    )
+    result = build(project)
+    assert result.quick == ["content/ko/posts/gamma.md"]
+    _assert_clean(project, result, tmp_path)
+
+
+@pytest.mark.parametrize("record", ["removed", "planted"])
+def test_without_the_touched_record_everything_edited_is_put_back(
+    standalone: Path, tmp_path: Path, record: str
+) -> None:
+    """A lost (or foreign) record of what earlier quick rebuilds changed: the rebuild renders
+    again every listing and file the edited post is in, so an undone edit is still undone."""
+    beta = _post(standalone, "ko", "beta")
+    _edit(beta, "title: 베타 글", "title: 새 제목")
+    assert build(standalone).quick == ["content/ko/posts/beta.md"]
+    (touched,) = (standalone / ".bipub-cache").glob("quick-*-touched.pickle")
+    if record == "removed":
+        touched.unlink()
+    else:
+        touched.write_bytes(b"\0" * 32 + b"not a pickle")
+    _edit(beta, "title: 새 제목", "title: 베타 글")
+    result = build(standalone)
+    assert result.quick == ["content/ko/posts/beta.md"]
+    _assert_clean(standalone, result, tmp_path)
 
 
 def test_every_kit_file_of_the_demo_loads(make_project) -> None:  # type: ignore[no-untyped-def]
@@ -347,11 +384,12 @@ def test_every_kit_file_of_the_demo_loads(make_project) -> None:  # type: ignore
     project: Path = make_project("demo")
     build(project, only=KINDS)
     files = sorted((project / ".bipub-cache").glob("quick-*.pickle"))
-    assert len(files) == 1 + 2 * quick.SHARDS
+    assert len(files) == 1 + 2 * quick.SHARDS + 1  # the kit, its shards, its `Touched` record
     names = {f.name.removeprefix("quick-").split(".")[0].split("-")[0] for f in files}
     (name,) = names
     kit = quick._load(project / ".bipub-cache" / f"quick-{name}.pickle", name)
     assert isinstance(kit, quick.Kit)
+    assert quick._load_touched(project / ".bipub-cache", name, kit) is not None
     for i in range(quick.SHARDS):
         for stem, key in ((f"{i:02d}", kit.entry_shards[i]), (f"list-{i:02d}", kit.list_shards[i])):
             path = project / ".bipub-cache" / f"quick-{name}-{stem}.pickle"
@@ -407,3 +445,56 @@ def test_build_cache_keeps_notes_of_current_documents_only(built: Path) -> None:
     cache = BuildCache.load(built / ".bipub-cache")
     alpha = [key for key in cache.notes if key.endswith(":content/ko/posts/alpha.md")]
     assert len(alpha) == 1
+
+
+@pytest.fixture
+def standalone(make_project) -> Path:  # type: ignore[no-untyped-def]
+    """The 'minimal' project with its untranslated post 'beta' taken out of the series (a post
+    in a series shows its title on the other members' pages: always a full build)."""
+    project: Path = make_project("minimal")
+    _edit(_post(project, "ko", "beta"), "series: 연재\nseries_order: 2\n", "")
+    assert build(project).quick is None
+    return project
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("title: 베타 글", 'title: 베타 글 — 고친 제목 <&> "따옴표" [괄호]'),
+        ("description: 번역되지 않은 글", "description: 설명을 고쳤습니다"),
+        ("description: 번역되지 않은 글\n", ""),
+        ("title: 베타 글\n", "title: >-\n  여러 줄로\n  쓴 제목\n"),  # the body moves down a line
+    ],
+    ids=["title", "description", "no-description", "folded-title"],
+)
+def test_title_or_description_edit_is_quick(
+    standalone: Path, tmp_path: Path, old: str, new: str
+) -> None:
+    """The post's pages (ko, and the en page that shows the untranslated ko post), the home, blog
+    and tag pages listing its card, the feeds, posts.json, status.json and the llms files."""
+    before = tree_snapshot(standalone / "site")
+    _edit(_post(standalone, "ko", "beta"), old, new)
+    result = build(standalone)
+    assert result.quick == ["content/ko/posts/beta.md"], result.cache_note
+    _assert_clean(standalone, result, tmp_path)
+    changed = {p for p, data in tree_snapshot(standalone / "site").items() if before.get(p) != data}
+    assert {"ko/blog/beta/index.html", "en/blog/beta/index.html", "api/en/posts.json"} <= changed
+    if "title" in old:
+        listed = {"ko/index.html", "ko/blog/index.html", "ko/tags/kv-cache/index.html"}
+        assert listed | {"ko/feed.xml", "llms.txt", "ko/llms-full.txt"} <= changed
+
+
+def test_retitles_add_up_with_body_edits(standalone: Path, tmp_path: Path) -> None:
+    """A title edit, then a body edit of another post, then the title back: each a quick rebuild
+    from the last full build's kit, each equal to a clean build."""
+    beta, alpha = _post(standalone, "ko", "beta"), _post(standalone, "ko", "alpha")
+    _edit(beta, "title: 베타 글", "title: 새 제목")
+    assert build(standalone).quick == ["content/ko/posts/beta.md"]
+    _edit(alpha, "본문입니다.", "본문을 고쳤습니다.")
+    result = build(standalone)
+    assert result.quick == ["content/ko/posts/alpha.md", "content/ko/posts/beta.md"]
+    _assert_clean(standalone, result, tmp_path)
+    _edit(beta, "title: 새 제목", "title: 베타 글")
+    result = build(standalone)
+    assert result.quick is not None
+    _assert_clean(standalone, result, tmp_path)

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from bipub.pair.site import Site
+from bipub.pair.site import Entry, Site
 from bipub.pair.status import StatusFile
 from bipub.pair.units import Unit
 from bipub.render import urls
@@ -131,28 +131,34 @@ class StatusApiEntry(BaseModel):
 
 
 def posts_json(site: Site, lang: str, url: urls.UrlBuilder) -> str:
+    return join_records([text for _, text in post_records(site, lang, url)])
+
+
+def post_records(site: Site, lang: str, url: urls.UrlBuilder) -> list[tuple[str, str]]:
+    """posts.json as (entry key, record text) pairs in file order: a quick rebuild
+    (src/bipub/quick.py) replaces a retitled post's record and joins them again."""
+    return [(entry.key, dump_record(post_record(entry, lang, url))) for entry in site.posts(lang)]
+
+
+def post_record(entry: Entry, lang: str, url: urls.UrlBuilder) -> dict[str, Any]:
+    """One post's record in posts.json: the fields of PostApiEntry, in its order (tests
+    validate the output against it)."""
     from bipub.pair.site import _tags_of
 
-    items = []
-    for entry in site.posts(lang):
-        version = entry.versions[lang]
-        doc = version.doc
-        # the fields of PostApiEntry, in its order (tests validate the output against it)
-        items.append(
-            {
-                "slug": entry.slug,
-                "title": doc.meta.title,
-                "description": doc.meta.description or "",
-                "date": format_iso(entry.date) if entry.date else "",
-                "updated": format_iso(entry.updated) if entry.updated else None,
-                "tags": _tags_of(entry, lang),
-                "series": doc.meta.series,
-                "url": url.absolute(urls.post(lang, entry.slug)),
-                "lang": doc.lang,
-                "translation": version.state,
-            }
-        )
-    return dumps(items)
+    version = entry.versions[lang]
+    doc = version.doc
+    return {
+        "slug": entry.slug,
+        "title": doc.meta.title,
+        "description": doc.meta.description or "",
+        "date": format_iso(entry.date) if entry.date else "",
+        "updated": format_iso(entry.updated) if entry.updated else None,
+        "tags": _tags_of(entry, lang),
+        "series": doc.meta.series,
+        "url": url.absolute(urls.post(lang, entry.slug)),
+        "lang": doc.lang,
+        "translation": version.state,
+    }
 
 
 def unit_states(site: Site, lang: str) -> list[dict[str, Any]]:

@@ -5,9 +5,10 @@ post index. Generated from the same paired data as the HTML site and the JSON AP
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from bipub.pair.site import Site
+from bipub.pair.site import Entry, Site
 from bipub.render import urls
 from bipub.render.locale_format import format_iso
 
@@ -62,7 +63,23 @@ def _link_text(text: str | None) -> str:
     return _one_line(text).translate(_MARKDOWN_SPECIAL)
 
 
+@dataclass(frozen=True)
+class Lines:
+    """A text file as its lines, with the line of each post (by entry key): a quick rebuild
+    (src/bipub/quick.py) replaces the line of a retitled post and joins them again (`text`)."""
+
+    lines: list[str]
+    posts: dict[str, int]
+
+    def text(self) -> str:
+        return "\n".join(self.lines).rstrip() + "\n"
+
+
 def llms_txt(site: Site, lang: str, url: urls.UrlBuilder, *, root: bool = False) -> str:
+    return llms_lines(site, lang, url, root=root).text()
+
+
+def llms_lines(site: Site, lang: str, url: urls.UrlBuilder, *, root: bool = False) -> Lines:
     cfg = site.config
     language = cfg.language(lang)
     t = _labels(lang)
@@ -76,21 +93,27 @@ def llms_txt(site: Site, lang: str, url: urls.UrlBuilder, *, root: bool = False)
         lines.append(f"- [{t['cv_json']}]({url.absolute(urls.api(lang, 'cv'))})")
     lines.append(f"- [{t['full']}]({url.absolute(urls.llms(lang, full=True))})")
     lines += ["", f"## {t['posts']}", ""]
+    posts = {}
     for entry in site.posts(lang):
-        version = entry.versions[lang]
-        doc = version.doc
-        note = _link_text(doc.meta.description)
-        if version.state in ("missing", "draft", "stale"):
-            note = f"{note} ({t['untranslated' if version.state == 'missing' else version.state]})"
-        lines.append(
-            f"- [{_link_text(doc.meta.title)}]({url.absolute(urls.post(lang, entry.slug))}): {note}"
-        )
+        posts[entry.key] = len(lines)
+        lines.append(post_line(entry, lang, url))
     lines += ["", f"## {t['optional']}", ""]
     lines.append(f"- [{t['posts_json']}]({url.absolute(urls.api(lang, 'posts'))})")
     for other in cfg.languages:
         if other.code != lang:
             lines.append(f"- [{other.name}]({url.absolute(urls.llms(other.code))}): {t['other']}")
-    return "\n".join(lines).rstrip() + "\n"
+    return Lines(lines, posts)
+
+
+def post_line(entry: Entry, lang: str, url: urls.UrlBuilder) -> str:
+    """A post's line in llms.txt."""
+    t = _labels(lang)
+    version = entry.versions[lang]
+    doc = version.doc
+    note = _link_text(doc.meta.description)
+    if version.state in ("missing", "draft", "stale"):
+        note = f"{note} ({t['untranslated' if version.state == 'missing' else version.state]})"
+    return f"- [{_link_text(doc.meta.title)}]({url.absolute(urls.post(lang, entry.slug))}): {note}"
 
 
 def _section(out: list[str], title: str) -> None:
@@ -102,6 +125,10 @@ def _join(*parts: Any) -> str:
 
 
 def llms_full_txt(site: Site, lang: str, url: urls.UrlBuilder) -> str:
+    return llms_full_lines(site, lang, url).text()
+
+
+def llms_full_lines(site: Site, lang: str, url: urls.UrlBuilder) -> Lines:
     cfg = site.config
     language = cfg.language(lang)
     t = _labels(lang)
@@ -232,12 +259,19 @@ def llms_full_txt(site: Site, lang: str, url: urls.UrlBuilder) -> str:
             for item in [*cv.get("languages", []), *cv.get("certifications", [])]:
                 out.append(f"- {item}")
     _section(out, t["posts"])
+    posts = {}
     for entry in site.posts(lang):
-        version = entry.versions[lang]
-        doc = version.doc
-        date = format_iso(entry.date) if entry.date else ""
-        out.append(
-            f"- [{_link_text(doc.meta.title)}]({url.absolute(urls.post(lang, entry.slug))}) "
-            f"({date}, {doc.lang}, {version.state}): {_link_text(doc.meta.description)}"
-        )
-    return "\n".join(out).rstrip() + "\n"
+        posts[entry.key] = len(out)
+        out.append(full_post_line(entry, lang, url))
+    return Lines(out, posts)
+
+
+def full_post_line(entry: Entry, lang: str, url: urls.UrlBuilder) -> str:
+    """A post's line in llms-full.txt."""
+    version = entry.versions[lang]
+    doc = version.doc
+    date = format_iso(entry.date) if entry.date else ""
+    return (
+        f"- [{_link_text(doc.meta.title)}]({url.absolute(urls.post(lang, entry.slug))}) "
+        f"({date}, {doc.lang}, {version.state}): {_link_text(doc.meta.description)}"
+    )
