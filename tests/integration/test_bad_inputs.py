@@ -94,6 +94,9 @@ def test_bad_post_read_by_load_workers(case: str, make_project, cli, monkeypatch
     monkeypatch.setattr(content, "MIN_FILES_FOR_WORKERS", 0)
     monkeypatch.setattr(content, "_CHUNK", 1)
     monkeypatch.setenv("BIPUB_WORKERS", "2")
+    # (other tests may leave a thread running in this process, which would make the loader
+    # read the files itself; the workers only read files, so forking is safe here)
+    monkeypatch.setattr(content, "can_fork", lambda: True)
     forked: list[int] = []
     real = content.fork_map
     monkeypatch.setattr(
