@@ -11,7 +11,10 @@ For each size N (posts per language) it generates a corpus with ../shared/bench/
 * touch  — one post's mtime changed, bytes the same: a quick rebuild that rewrites nothing
 * edit   — one post's body edited (a paragraph added), `bipub build`: a quick rebuild
            (src/bipub/quick.py) when its reading time stays the same
-* edit-meta — the same post's title changed, `bipub build`: the full incremental build
+* edit-meta — the same post's title changed, `bipub build`: a quick rebuild too (its pages, the
+           listings showing its card, feeds, posts.json, status.json, llms files)
+* edit-tags — the same post's tags changed, `bipub build`: the full incremental build (tag pages,
+           tag cloud and listings change: only the whole site can say which)
 * check-cold — the first `bipub check` of the corpus (no QA cache yet)
 * check-edit — `bipub check` right after that edit (QA of unchanged units comes from its cache)
 * check  — `bipub check` again with nothing changed
@@ -152,6 +155,7 @@ def bench_size(root: Path, n: int, repeat: int, hugo: bool) -> dict[str, float]:
             "touch",
             "edit",
             "edit-meta",
+            "edit-tags",
             "check-cold",
             "check-edit",
             "check",
@@ -197,6 +201,9 @@ def bench_size(root: Path, n: int, repeat: int, hugo: bool) -> dict[str, float]:
         text = post.read_text(encoding="utf-8")
         post.write_text(text.replace("\ntitle: ", f"\ntitle: ({i}) ", 1), encoding="utf-8")
         results["edit-meta"].append(run([*BIPUB, "-q", "build"], project, env)[0])
+        text = post.read_text(encoding="utf-8")
+        post.write_text(text.replace("\ntags: [", f"\ntags: [bench{i}, ", 1), encoding="utf-8")
+        results["edit-tags"].append(run([*BIPUB, "-q", "build"], project, env)[0])
         if has_check:
             # the synthetic corpus has QA findings (exit 1); only the time matters here
             results["check-edit"].append(run([*BIPUB, "-q", "check"], project, env, ok=(0, 1))[0])
@@ -239,16 +246,16 @@ def main() -> None:
     print(f"# {time.strftime('%Y-%m-%d %H:%M')} — {' '.join(sys.argv)}\n")
     print(
         "| posts/lang | cold | Hugo | cold/Hugo | warm | touch | one edit | title edit "
-        "| serve edit | check cold | check after edit | check | RSS bipub | RSS Hugo |"
+        "| tags edit | serve edit | check cold | check after edit | check | RSS bipub | RSS Hugo |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for n in args.posts:
         s = bench_size(root, n, args.repeat, hugo)
         ratio = s["cold"] / s["hugo"] if hugo and s.get("hugo") else float("nan")
         print(
             f"| {n} | {s['cold']:.1f} s | {s.get('hugo', float('nan')):.1f} s | {ratio:.2f} | "
             f"{s['warm']:.2f} s | {s['touch']:.2f} s | {s['edit']:.2f} s | "
-            f"{s['edit-meta']:.2f} s | {s['serve']:.2f} s | "
+            f"{s['edit-meta']:.2f} s | {s['edit-tags']:.2f} s | {s['serve']:.2f} s | "
             f"{s['check-cold']:.2f} s | {s['check-edit']:.2f} s | {s['check']:.2f} s | "
             f"{s['rss_bipub']:.0f} MB | {s.get('rss_hugo', float('nan')):.0f} MB |",
             flush=True,
