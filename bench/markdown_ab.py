@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Markdown parsing speed: bipub's sped-up parser against the stock one, in one process.
+
+    .venv/bin/python bench/markdown_ab.py [--posts 50] [--rounds 9] [--corpus DIR]
+
+Generates --posts posts per language with ../shared/bench/gen_corpus.py (or reads the .md files
+under --corpus), then times, alternating the two parsers each round (A B, then B A, ...):
+
+* parse  — `md.parse(body)` of every body;
+* render_markdown — bipub's whole `render_markdown` of every body (parse, HTML, headings,
+           text), Pygments' output coming from bipub.render.highlight's in-process cache;
+* render_markdown, Pygments — the same with that cache emptied first, as in a cold build.
+
+stock = `_stock_parser` (markdown-it-py configured as bipub configures it), fast = `_parser`
+(the same, through bipub.render.markdown_fast). Prints ms per post, the minimum and the median
+of the rounds, in CPU time of this process (time.process_time: time spent waiting for a CPU
+that other processes hold is not counted). The machine's speed drifts: compare the two columns
+of one run, not runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+GEN = ROOT.parent / "shared" / "bench" / "gen_corpus.py"
+
+
+def _bodies(corpus: Path) -> list[str]:
+    out = []
+    for path in sorted(corpus.rglob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        if text.startswith("---\n"):
+            text = text.split("---\n", 2)[2]
+        out.append(text)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--posts", type=int, default=50, help="posts per language")
+    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--corpus", type=Path, help="a folder of .md files (default: generate)")
+    args = parser.parse_args()
+
+    from bipub.render.highlight import highlight
+    from bipub.render.markdown import _parser, _render, _stock_parser
+
+    if args.corpus:
+        bodies = _bodies(args.corpus)
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            subprocess.run([sys.executable, str(GEN), tmp, str(args.posts)], check=True)
+            bodies = _bodies(Path(tmp))
+    variants = {"stock": _stock_parser(False), "fast": _parser(False)}
+
+    # Results are dropped as they come (keeping them all would make the garbage collector's
+    # passes longer, and the timing about memory).
+    def parse(md: MarkdownIt) -> Callable[[], None]:
+        def run() -> None:
+            for body in bodies:
+                md.parse(body, {})
+
+        return run
+
+    def render(md: MarkdownIt) -> Callable[[], None]:
+        def run() -> None:
+            for body in bodies:
+                _render(md, body, None)
+
+        return run
+
+    def render_cold(md: MarkdownIt) -> Callable[[], None]:
+        highlight.cache_clear()  # before the clock starts
+        return render(md)
+
+    for md in variants.values():  # warm up: imports, lexers, regex caches
+        parse(md)()
+        render(md)()
+
+    print(f"{len(bodies)} bodies, {sum(map(len, bodies)) / len(bodies):.0f} characters each")
+    print("| ms per post | stock min | fast min | stock median | fast median | fast/stock |")
+    print("|---|---:|---:|---:|---:|---:|")
+    jobs = (
+        ("parse", parse),
+        ("render_markdown", render),
+        ("render_markdown, Pygments", render_cold),
+    )
+    for label, job in jobs:
+        times: dict[str, list[float]] = {name: [] for name in variants}
+        for round_ in range(args.rounds):
+            order = list(variants) if round_ % 2 == 0 else list(reversed(variants))
+            for name in order:
+                run = job(variants[name])
+                start = time.process_time()
+                run()
+                times[name].append((time.process_time() - start) * 1000 / len(bodies))
+        s, f = times["stock"], times["fast"]
+        print(
+            f"| {label} | {min(s):.3f} | {min(f):.3f} | {statistics.median(s):.3f} "
+            f"| {statistics.median(f):.3f} | {min(f) / min(s):.2f} |"
+        )
+
+
+if __name__ == "__main__":
+    main()
