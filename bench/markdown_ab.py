@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Markdown parsing speed: bipub's sped-up parser against the stock one, in one process.
 
-    .venv/bin/python bench/markdown_ab.py [--posts 50] [--rounds 9] [--corpus DIR]
+    .venv/bin/python bench/markdown_ab.py [--posts 50] [--rounds 9] [--corpus DIR] [--each]
 
 Generates --posts posts per language with ../shared/bench/gen_corpus.py (or reads the .md files
 under --corpus), then times, alternating the two parsers each round (A B, then B A, ...):
@@ -12,7 +12,8 @@ under --corpus), then times, alternating the two parsers each round (A B, then B
 * render_markdown, Pygments — the same with that cache emptied first, as in a cold build.
 
 stock = `_stock_parser` (markdown-it-py configured as bipub configures it), fast = `_parser`
-(the same, through bipub.render.markdown_fast). Prints ms per post, the minimum and the median
+(the same, through bipub.render.markdown_fast). With --each: parse only, for stock, each of
+markdown_fast.SPEEDUPS alone and all of them. Prints ms per post, the minimum and the median
 of the rounds, in CPU time of this process (time.process_time: time spent waiting for a CPU
 that other processes hold is not counted). The machine's speed drifts: compare the two columns
 of one run, not runs.
@@ -51,10 +52,14 @@ def main() -> None:
     parser.add_argument("--posts", type=int, default=50, help="posts per language")
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--corpus", type=Path, help="a folder of .md files (default: generate)")
+    parser.add_argument(
+        "--each", action="store_true", help="parse only: stock, each speedup alone, all of them"
+    )
     args = parser.parse_args()
 
     from bipub.render.highlight import highlight
     from bipub.render.markdown import _parser, _render, _stock_parser
+    from bipub.render.markdown_fast import SPEEDUPS, speed_up
 
     if args.corpus:
         bodies = _bodies(args.corpus)
@@ -84,19 +89,7 @@ def main() -> None:
         highlight.cache_clear()  # before the clock starts
         return render(md)
 
-    for md in variants.values():  # warm up: imports, lexers, regex caches
-        parse(md)()
-        render(md)()
-
-    print(f"{len(bodies)} bodies, {sum(map(len, bodies)) / len(bodies):.0f} characters each")
-    print("| ms per post | stock min | fast min | stock median | fast median | fast/stock |")
-    print("|---|---:|---:|---:|---:|---:|")
-    jobs = (
-        ("parse", parse),
-        ("render_markdown", render),
-        ("render_markdown, Pygments", render_cold),
-    )
-    for label, job in jobs:
+    def timings(job: Callable[[MarkdownIt], Callable[[], None]]) -> dict[str, list[float]]:
         times: dict[str, list[float]] = {name: [] for name in variants}
         for round_ in range(args.rounds):
             order = list(variants) if round_ % 2 == 0 else list(reversed(variants))
@@ -105,6 +98,39 @@ def main() -> None:
                 start = time.process_time()
                 run()
                 times[name].append((time.process_time() - start) * 1000 / len(bodies))
+        return times
+
+    print(f"{len(bodies)} bodies, {sum(map(len, bodies)) / len(bodies):.0f} characters each")
+    if args.each:
+        for name in SPEEDUPS:
+            variants[f"+{name}"] = speed_up(_stock_parser(False), only={name})
+        variants["all"] = variants.pop("fast")
+        for md in variants.values():
+            parse(md)()
+        times = timings(parse)
+        stock = min(times["stock"])
+        print("| parse, ms per post | min | median | min/stock min |")
+        print("|---|---:|---:|---:|")
+        for name, values in times.items():
+            print(
+                f"| {name} | {min(values):.3f} | {statistics.median(values):.3f} "
+                f"| {min(values) / stock:.2f} |"
+            )
+        return
+
+    for md in variants.values():  # warm up: imports, lexers, regex caches
+        parse(md)()
+        render(md)()
+
+    print("| ms per post | stock min | fast min | stock median | fast median | fast/stock |")
+    print("|---|---:|---:|---:|---:|---:|")
+    jobs = (
+        ("parse", parse),
+        ("render_markdown", render),
+        ("render_markdown, Pygments", render_cold),
+    )
+    for label, job in jobs:
+        times = timings(job)
         s, f = times["stock"], times["fast"]
         print(
             f"| {label} | {min(s):.3f} | {min(f):.3f} | {statistics.median(s):.3f} "

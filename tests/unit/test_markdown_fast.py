@@ -13,10 +13,17 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
+from markdown_it.common.normalize_url import normalizeLink
+from markdown_it.helpers import parseLinkDestination
 from markdown_it.token import Token
 
 from bipub.render import markdown as bm
-from bipub.render.markdown_fast import speed_up
+from bipub.render.markdown_fast import (
+    SPEEDUPS,
+    _link_normalizer,
+    _parse_link_destination,
+    speed_up,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 GEN_CORPUS = REPO.parent / "shared" / "bench" / "gen_corpus.py"
@@ -215,6 +222,7 @@ CASES = [
     "[unclosed [nested](/x)](/y)",
     "kv-cache: 12! # hash + plus = eq @ at ^ caret { } $ % ~",
     "line\nbreak\r\nwith\rcr\x00nul",
+    "crlf\r\n\r\n# h\r\n- a\r- b\r",
     "",
     "\n\n\n",
     "   \n\t\n",
@@ -233,6 +241,14 @@ CASES = [
 @pytest.mark.parametrize("source", CASES)
 def test_hand_written_cases(source: str) -> None:
     assert_same(source)
+
+
+@pytest.mark.parametrize("name", SPEEDUPS)
+def test_each_speedup_alone(name: str) -> None:
+    for raw_html in (False, True):
+        md = speed_up(bm._stock_parser(raw_html), only={name})
+        for source in CASES:
+            assert outcome(md, source) == outcome(STOCK[raw_html], source), (name, source)
 
 
 def test_demo_content() -> None:
@@ -301,6 +317,53 @@ LINE_STARTS = [
     "| --- | :-: |",
     ":--|--:",
 ]
+INLINE = [
+    "word",
+    " ",
+    "kv-cache",
+    "a: b",
+    "!",
+    "![img](/i.png)",
+    "[x](/y)",
+    "[x](<a b>)",
+    "[x](/p(q)r)",
+    "[x](/p\\(q)",
+    "[x](https://a.b/c?d=e#f 'T')",
+    "[x][ref]",
+    "[ref]",
+    "[^1]",
+    "^[note]",
+    "`c`",
+    "``",
+    "*",
+    "**b**",
+    "_",
+    "~~s~~",
+    "~",
+    "\\*",
+    "\\",
+    "&amp;",
+    "&#65;",
+    "&",
+    "<https://a.b>",
+    "<a@b.co>",
+    "<b>",
+    "</b>",
+    "<!-- c -->",
+    "<",
+    "#",
+    "=",
+    "@",
+    "]",
+    "[",
+    "(",
+    ")",
+    "{}",
+    "$%+",
+    "한",
+]
+inline_text = st.lists(st.sampled_from(INLINE), min_size=1, max_size=6).map("".join)
+
 LINE_BODIES = [
     "",
     "text",
@@ -332,7 +395,7 @@ LINE_BODIES = [
 line = st.builds(
     lambda prefixes, body: "".join(prefixes) + body,
     st.lists(st.sampled_from(LINE_STARTS), min_size=0, max_size=3),
-    st.sampled_from(LINE_BODIES),
+    st.sampled_from(LINE_BODIES) | inline_text,
 )
 document = st.lists(line, min_size=1, max_size=14).map("\n".join)
 
@@ -343,6 +406,17 @@ document = st.lists(line, min_size=1, max_size=14).map("\n".join)
 @example(">   - a\n>\t\tb\n  | c |\n  |---|")
 def test_generated_markdown(source: str) -> None:
     assert_same(source)
+
+
+@pytest.mark.parametrize("source", ["plain words", "a *b*", ""])
+def test_inline_parse_into_a_list_that_has_tokens(source: str) -> None:
+    """ParserInline.parse appends to the list it is given, and post-processes all of it."""
+
+    def parse(md: MarkdownIt) -> Any:
+        tokens = [Token("text", "", 0, content="x", level=3), Token("text", "", 0, content="y")]
+        return dump(md.inline.parse(source, md, {}, tokens))
+
+    assert parse(bm._parser(False)) == parse(STOCK[False])
 
 
 def test_speed_up_keeps_rules_added_later() -> None:
@@ -363,3 +437,46 @@ def test_speed_up_keeps_rules_added_later() -> None:
     stock = calls(bm._stock_parser(False))
     assert stock == calls(speed_up(bm._stock_parser(False)))
     assert (1, True) in stock and (3, False) in stock
+
+
+# --------------------------------------------------------------------------- links
+
+URL_CHARS = "aZ09-._~/?#=&+:@%()<> \\\n\t'\"[]!$*,;^`{|}é한\x00\x7f"
+url_text = st.text(alphabet=URL_CHARS, max_size=30)
+url = st.builds(
+    "".join,
+    st.tuples(
+        st.sampled_from(["", "http://", "https://", "HTTP://", "//", "mailto:", "javascript:"]),
+        st.sampled_from(["", "a", "a.b", "x-y.example", "例え.jp", "[::1]", "a..b", "a" * 64]),
+        url_text,
+    ),
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(url)
+@example("https://" + "a." * 128 + "b/c")  # a hostname longer than 255 characters
+@example("https://" + "a" * 64 + ".b/c")  # a label longer than 63
+@example("https://a.b:8080/c")
+@example("/a%zz")
+def test_normalize_link(target: str) -> None:
+    assert _link_normalizer(normalizeLink)(target) == normalizeLink(target)
+
+
+DESTINATION_CHARS = "a/\\()<> \n\t\x7f\x01&;#é"
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(alphabet=DESTINATION_CHARS, max_size=20), st.data())
+@example("a\\", None)
+@example("(a)b c", None)
+@example("a)b", None)
+def test_parse_link_destination(string: str, data: Any) -> None:
+    if data is None:
+        pos, maximum = 0, len(string)
+    else:
+        pos = data.draw(st.integers(0, len(string)))
+        maximum = data.draw(st.integers(pos, len(string)))
+    stock = parseLinkDestination(string, pos, maximum)
+    fast = _parse_link_destination(string, pos, maximum)
+    assert (fast.ok, fast.pos, fast.str) == (stock.ok, stock.pos, stock.str)
