@@ -12,8 +12,8 @@ under --corpus), then times, alternating the two parsers each round (A B, then B
 * render_markdown, Pygments — the same with that cache emptied first, as in a cold build.
 
 stock = `_stock_parser` (markdown-it-py configured as bipub configures it), fast = `_parser`
-(the same, through bipub.render.markdown_fast). With --each: parse only, for stock, each of
-markdown_fast.SPEEDUPS alone and all of them. Prints ms per post, the minimum and the median
+(the same, through bipub.render.markdown_fast). With --each: parse and render_markdown, for stock, each
+of markdown_fast.SPEEDUPS alone and all of them. Prints ms per post, the minimum and the median
 of the rounds, in CPU time of this process (time.process_time: time spent waiting for a CPU
 that other processes hold is not counted). The machine's speed drifts: compare the two columns
 of one run, not runs.
@@ -53,7 +53,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--corpus", type=Path, help="a folder of .md files (default: generate)")
     parser.add_argument(
-        "--each", action="store_true", help="parse only: stock, each speedup alone, all of them"
+        "--each", action="store_true", help="stock, each speedup alone, all of them"
     )
     args = parser.parse_args()
 
@@ -107,14 +107,15 @@ def main() -> None:
         variants["all"] = variants.pop("fast")
         for md in variants.values():
             parse(md)()
-        times = timings(parse)
-        stock = min(times["stock"])
-        print("| parse, ms per post | min | median | min/stock min |")
-        print("|---|---:|---:|---:|")
-        for name, values in times.items():
+            render(md)()
+        parsed, rendered = timings(parse), timings(render)
+        stock_parse, stock_render = min(parsed["stock"]), min(rendered["stock"])
+        print("| ms per post (min) | parse | /stock | render_markdown | /stock |")
+        print("|---|---:|---:|---:|---:|")
+        for name in variants:
+            p, r = min(parsed[name]), min(rendered[name])
             print(
-                f"| {name} | {min(values):.3f} | {statistics.median(values):.3f} "
-                f"| {min(values) / stock:.2f} |"
+                f"| {name} | {p:.3f} | {p / stock_parse:.2f} | {r:.3f} | {r / stock_render:.2f} |"
             )
         return
 

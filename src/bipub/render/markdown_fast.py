@@ -1,4 +1,5 @@
-"""Faster parsing for bipub's own MarkdownIt instances: the same tokens as stock markdown-it-py.
+"""Faster parsing for bipub's own MarkdownIt instances: the same tokens (and HTML) as stock
+markdown-it-py.
 
 `speed_up(md)` changes only the instance it is given (nothing process-wide), with each of
 `SPEEDUPS`:
@@ -14,6 +15,7 @@
 * footnote-tail — the footnote plugin's core rule is skipped when there are no footnotes.
 * links — `normalizeLink` returns plain ASCII URLs as they are (and remembers the others), and
   `parseLinkDestination` finds an ordinary destination with one regex.
+* render-attrs — the renderer skips the attributes loop of tokens that have none.
 
 Every shortcut is taken only where it is provably what the stock code does (each says why);
 tests/unit/test_markdown_fast.py compares tokens, env and HTML with a stock parser, and
@@ -82,6 +84,8 @@ _BLOCK_GATES: dict[Callable[..., bool], _BlockGate] = {
     rules_block.html_block: _BlockGate(frozenset("<"), code_lines=False),
     # `if ch != "#" or pos >= maximum: return False` (ch = src[pos]).
     rules_block.heading: _BlockGate(frozenset("#"), code_lines=False),
+    # Only the code-line check: past it, even a failing lheading changes the state (it leaves
+    # state.parentType = "paragraph" behind), so it must be called on every other line.
     rules_block.lheading: _BlockGate(None, code_lines=False),
     # paragraph matches any line, is_code or not.
     rules_block.paragraph: _BlockGate(None, code_lines=True),
@@ -243,7 +247,7 @@ class _InlineParser(ParserInline):
     """Inline content with no character that stops the `text` rule is one text token.
 
     When `text` is the first rule, it takes everything up to the next terminator character
-    (`self.terminator_re`, the set it uses) in one step; without any, it takes the whole source,
+    (`state.md.inline.terminator_re`) in one step; without any, it takes the whole source,
     so the stock parse makes exactly one token — Token("text", "", 0, content=src), level 0 —
     and the post-processing rules, if all are `_NOOP_WITHOUT_DELIMITERS`, leave it alone. Only
     for an empty `tokens` list (fragments_join would also touch tokens already in it)."""
@@ -252,7 +256,7 @@ class _InlineParser(ParserInline):
         if (
             src
             and not tokens
-            and self.terminator_re.search(src) is None
+            and md.inline.terminator_re.search(src) is None  # what `text` looks at
             and self.ruler.getRules("")[:1] == [rules_inline.text]
             and _NOOP_WITHOUT_DELIMITERS.issuperset(self.ruler2.getRules(""))
         ):
@@ -370,6 +374,23 @@ def _links(md: MarkdownIt) -> None:
     md.helpers = _Helpers(md.helpers)  # type: ignore[assignment]
 
 
+# --------------------------------------------------------------------------- rendering
+
+
+def _attrs_renderer(render_attrs: Callable[[Token], str]) -> Callable[[Token], str]:
+    def fast_render_attrs(token: Token) -> str:
+        """RendererHTML.renderAttrs loops over `token.attrItems()`: "" when there are none."""
+        return render_attrs(token) if token.attrs else ""
+
+    return fast_render_attrs
+
+
+def _skip_empty_attrs(md: MarkdownIt) -> None:
+    # An instance attribute: what `self.renderAttrs(token)` finds first, in every render rule.
+    renderer: Any = md.renderer
+    renderer.renderAttrs = _attrs_renderer(renderer.renderAttrs)
+
+
 # --------------------------------------------------------------------------- all of them
 
 SPEEDUPS: dict[str, Callable[[MarkdownIt], None]] = {
@@ -379,6 +400,7 @@ SPEEDUPS: dict[str, Callable[[MarkdownIt], None]] = {
     "normalize": _skip_normalize,
     "footnote-tail": _skip_footnote_tail,
     "links": _links,
+    "render-attrs": _skip_empty_attrs,
 }
 
 
