@@ -12,11 +12,19 @@ under --corpus), then times, alternating the two parsers each round (A B, then B
 * render_markdown, Pygments — the same with that cache emptied first, as in a cold build.
 
 stock = `_stock_parser` (markdown-it-py configured as bipub configures it), fast = `_parser`
-(the same, through bipub.render.markdown_fast). With --each: parse and render_markdown, for stock, each
-of markdown_fast.SPEEDUPS alone and all of them. Prints ms per post, the minimum and the median
-of the rounds, in CPU time of this process (time.process_time: time spent waiting for a CPU
-that other processes hold is not counted). The machine's speed drifts: compare the two columns
-of one run, not runs.
+(the same, through bipub.render.markdown_fast). With --each: parse and render_markdown, for
+stock, each of markdown_fast.SPEEDUPS alone and all of them. Prints ms per post, the minimum
+and the median of the rounds, in CPU time of this process (time.process_time: time spent
+waiting for a CPU that other processes hold is not counted). The machine's speed drifts:
+compare the columns of one run, not runs.
+
+Instructions instead of time (deterministic, whatever else runs): `--once VARIANT` (stock, all
+or one of SPEEDUPS) parses (`--job render`: renders) the bodies from the 11th on, `--count` of
+them, once, after warming up on the first ten; run it under callgrind with two counts and
+subtract, e.g.
+
+    PYTHONHASHSEED=0 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+        .venv/bin/python bench/markdown_ab.py --once all --count 50   # and --count 10
 """
 
 from __future__ import annotations
@@ -55,11 +63,17 @@ def main() -> None:
     parser.add_argument(
         "--each", action="store_true", help="stock, each speedup alone, all of them"
     )
+    parser.add_argument("--once", metavar="VARIANT", help="stock, all or a speedup's name")
+    parser.add_argument("--count", type=int, default=50, help="with --once: bodies to parse")
+    parser.add_argument("--job", choices=("parse", "render"), default="parse")
     args = parser.parse_args()
 
     from bipub.render.highlight import highlight
     from bipub.render.markdown import _parser, _render, _stock_parser
     from bipub.render.markdown_fast import SPEEDUPS, speed_up
+
+    if args.once and args.once not in {"stock", "all", *SPEEDUPS}:
+        parser.error(f"--once: one of stock, all, {', '.join(SPEEDUPS)}")
 
     if args.corpus:
         bodies = _bodies(args.corpus)
@@ -67,6 +81,18 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             subprocess.run([sys.executable, str(GEN), tmp, str(args.posts)], check=True)
             bodies = _bodies(Path(tmp))
+    if args.once:
+        md = _stock_parser(False)
+        if args.once != "stock":
+            speed_up(md, only=None if args.once == "all" else {args.once})
+        for body in bodies[:10]:
+            _render(md, body, None)
+        for body in bodies[10 : 10 + args.count]:
+            if args.job == "parse":
+                md.parse(body, {})
+            else:
+                _render(md, body, None)
+        return
     variants = {"stock": _stock_parser(False), "fast": _parser(False)}
 
     # Results are dropped as they come (keeping them all would make the garbage collector's
