@@ -1,0 +1,482 @@
+"""The sped-up Markdown parser (bipub.render.markdown_fast) gives exactly what stock markdown-it-py
+configured the same way gives: the same tokens (every field, children included), the same env
+(references, footnotes) and the same HTML, with raw HTML on and off."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+from markdown_it.common.normalize_url import normalizeLink
+from markdown_it.helpers import parseLinkDestination
+from markdown_it.token import Token
+
+from bipub.render import markdown as bm
+from bipub.render.markdown_fast import (
+    SPEEDUPS,
+    _link_normalizer,
+    _parse_link_destination,
+    speed_up,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+GEN_CORPUS = REPO.parent / "shared" / "bench" / "gen_corpus.py"
+
+
+def dump(tokens: list[Token] | None) -> list[dict[str, Any]] | None:
+    if tokens is None:
+        return None
+    return [
+        {
+            "type": t.type,
+            "tag": t.tag,
+            "attrs": list(t.attrs.items()),  # order matters in the HTML
+            "map": t.map,
+            "nesting": t.nesting,
+            "level": t.level,
+            "content": t.content,
+            "markup": t.markup,
+            "info": t.info,
+            "meta": t.meta,
+            "block": t.block,
+            "hidden": t.hidden,
+            "children": dump(t.children),
+        }
+        for t in tokens
+    ]
+
+
+def outcome(md: MarkdownIt, source: str) -> tuple[Any, Any, str]:
+    env: dict[str, Any] = {}
+    tokens = md.parse(source, env)
+    html = md.renderer.render(tokens, md.options, env)
+    return dump(tokens), env, html
+
+
+STOCK = {raw_html: bm._stock_parser(raw_html) for raw_html in (False, True)}
+
+
+def assert_same(source: str) -> None:
+    for raw_html in (False, True):
+        stock = outcome(STOCK[raw_html], source)
+        fast = outcome(bm._parser(raw_html), source)
+        assert fast[0] == stock[0], f"tokens differ (raw_html={raw_html}) for {source!r}"
+        assert fast[1] == stock[1], f"env differs (raw_html={raw_html}) for {source!r}"
+        assert fast[2] == stock[2], f"HTML differs (raw_html={raw_html}) for {source!r}"
+    # bipub's whole render (Pygments, headings, text, refused links with their lines)
+    assert bm._render(bm._parser(False), source, None) == bm._render(STOCK[False], source, None)
+
+
+def test_the_fast_parser_has_the_stock_rules() -> None:
+    for raw_html in (False, True):
+        stock, fast = bm._stock_parser(raw_html), bm._parser(raw_html)
+        assert fast.get_active_rules() == stock.get_active_rules()
+        assert fast.get_all_rules() == stock.get_all_rules()
+        assert fast.options == stock.options
+
+
+# --------------------------------------------------------------------------- hand-written cases
+
+CASES = [
+    # paragraphs, lazy continuation
+    "aaa\nbbb\n\nccc",
+    "> a\nlazy\n> b",
+    "> a\n    lazy code-looking\n",
+    "- a\nlazy\n- b",
+    "1. a\n   b\nlazy\n\n   c",
+    "> - a\n> b\nlazy",
+    "a\n    b\n        c",
+    # lists interrupting paragraphs (only non-empty items; ordered only from 1)
+    "para\n- item",
+    "para\n-\nnot item",
+    "para\n2. not a list\n1. list",
+    "para\n1) list",
+    "para\n* a\n+ b\n- c",
+    "- a\n - b\n  - c\n   - d\n    - e",
+    "10. ten\n11. eleven\n\n   loose",
+    "1234567890. too long\n123456789. ok",
+    "- \n  foo",
+    "-\n\n  foo",
+    "- a\n\n- b\n\n\n- c",
+    "- [ ] task\n- [x] done",
+    "* * *\n- - -\n_ _ _",
+    "- a\n- - -\n- b",
+    "+ a\n+\n+ c",
+    # setext and ATX headings
+    "Foo\n===\n\nBar\n---",
+    "Foo\nbar\n===",
+    "Foo\n    ===",
+    "- Foo\n---",
+    "> Foo\n---",
+    "Foo\n= =",
+    "# h1\n## h2 ##\n### h3 ###   \n####### seven\n#5 bolt\n#\n# #",
+    "  ## indented\n    # code",
+    "Foo *bar*\n=========\n\nFoo\n   ----",
+    "\\## escaped\n\\- escaped",
+    # thematic breaks versus lists versus setext
+    "***\n---\n___\n +++\n--\n**\n__",
+    " - - -\n  **  * ** * ** * **\n-     -      -      -",
+    "Foo\n***\nbar",
+    # fences
+    "```\ncode\n```",
+    "~~~ python {x}\nprint(1)\n~~~~\nafter",
+    "```js\nnot closed",
+    "``\nnot a fence\n``",
+    "``` a`b\ntext\n```",
+    "~~~ a`b\ntext\n~~~",
+    "- ```\n  in list\n  ```\n- b",
+    "> ```\n> quoted\n```\nafter",
+    "   ```\n   aaa\n  aaa\n aaa\n   ```",
+    "    ```\n    indented fence is code\n    ```",
+    "```\n\n  \n```",
+    "para\n```\ncode\n```",
+    # indented code
+    "    code\n\n    more\n  \n    end",
+    "- a\n\n      code in list",
+    "\tcode with tab\n  \tmixed",
+    "> \tcode in quote",
+    "-\tfoo\n\n\tbar",
+    " -\tfoo",
+    "*\t*\t*\t",
+    ">\t\tfoo",
+    "#\tFoo",
+    # block quotes
+    "> # h\n> para\n> > nested\n>\n> after blank",
+    ">",
+    "> a\n\n> b",
+    "   > not code\n    > code",
+    "> [^1]: note in quote\n\nref[^1]",
+    "> | a | b |\n> |---|---|\n> | 1 | 2 |",
+    "> - a\n>   - b\n> c",
+    # tables
+    "| a | b |\n|---|:-:|\n| 1 | 2 |\n| 3 |\n\nafter",
+    "a | b\n--|--\n1 | 2",
+    "| a |\n| - |\ntext",
+    "|a|b|\n|-|-|\n|x|y|\n> quote ends table",
+    "| a | b |\n| --- | --- |\n- list ends table",
+    "- | a | b |\n  |---|---|\n  | 1 | 2 |",
+    "1. | a |\n   | - |\n   | 1 |",
+    "| a \\| b |\n|---|\n| c |",
+    "| a | b |\n|---|---|---|",
+    "|a|\n-|\nx",
+    "para\n| a | b |\n|---|---|\n| 1 | 2 |",
+    "| a |\n|:--|\n    | code? |",
+    "x|y\n-|-\n",
+    "| a |\n| -- |\n",
+    # footnotes
+    "Text[^1] and[^note].\n\n[^1]: One.\n[^note]: Two\n    continued\n\n    second para",
+    "[^1]: unused",
+    "x[^missing]",
+    "inline ^[footnote *here*] text",
+    "- item[^a]\n\n[^a]: in list\n    - nested list",
+    "[^x]:\n    code-ish",
+    "[^ a]: space",
+    "[^]: empty",
+    # references
+    '[foo]: /url "title"\n\n[foo]',
+    "[foo]:\n/url\n'title'\n\n[foo]",
+    "[foo]: /url 'title' junk\n\n[foo]",
+    "[foo]: /url\n'title' junk\n\n[foo]",
+    "[Foo bar]:\n<my url>\n'title'\n\n[Foo bar]",
+    "para\n[foo]: /url\n\n[foo]",
+    "[foo]: /a\n[foo]: /b\n\n[foo]",
+    "[\nfoo\n]: /url\nbar\n\n[foo]",
+    "[foo]: javascript:alert(1)\n\n[foo]",
+    "> [q]: /quoted\n\n[q]",
+    "[a]: <>\n\n[a]",
+    "[b]:\n\n[b]",
+    # HTML blocks (raw_html on and off)
+    "<div>\n*hi*\n</div>",
+    "<div>\n\n*md*\n\n</div>",
+    "<script>\nalert(1)\n\n</script>\nafter",
+    "<!-- comment\n\nstill -->\npara",
+    "<?php\n\n?>",
+    "<!DOCTYPE html>",
+    "<![CDATA[\nx\n]]>",
+    "<a href='x'>\n*link*\n</a>",
+    "para\n<div>interrupts</div>",
+    "para\n<a>does not interrupt</a>",
+    "- <div>\n  x\n  </div>",
+    "<pre>\n\n  keep\n</pre>",
+    "<del>*x*</del>",
+    # inline constructs
+    "*a* **b** _c_ __d__ ~~e~~ `f` ``g ` h``",
+    "a\\\nb  \nc \\* \\_",
+    "[link](/u \"t\") ![img](/i.png 'x') <https://a.b> <a@b.co>",
+    "[link](<a b> (t)) [x][y] [y]\n\n[y]: /y",
+    "[bad](javascript:x) [ok](https://ok.example/p?q=1#f) [rel](../a/b)",
+    "[a](https://例え.テスト/パス) [b](http://[::1]:8080/x) [c](mailto:a@b)",
+    "[a](HTTPS://Example.COM/A%20B%zz) [b](http://a.b/c d) [c](<http://a.b/c d>)",
+    "[a](//host/p) [b](?q) [c](#f) [d](https://x.y:80/) [e](http://a..b/)",
+    "&amp; &copy; &#65; &#x41; &bogus; & ;",
+    "<span>inline html</span> <!-- c --> <?p?> <!X> <![CDATA[x]]>",
+    "a <b\n> c",
+    "x~y~z ~~~w~~~",
+    "***strong emph*** *a **b** c*",
+    "[unclosed [nested](/x)](/y)",
+    "kv-cache: 12! # hash + plus = eq @ at ^ caret { } $ % ~",
+    "line\nbreak\r\nwith\rcr\x00nul",
+    "crlf\r\n\r\n# h\r\n- a\r- b\r",
+    "",
+    "\n\n\n",
+    "   \n\t\n",
+    "trailing spaces   ",
+    "a\n\n\n\n    ",
+    # everything nested
+    "> 1. > - a\n>    >   ```\n>    >   x\n>    >   ```",
+    "1. a\n\n   > b\n   >\n   > | t |\n   > |---|\n\n2. c",
+    "- a\n  - b\n    - c\n      ```\n      code\n      ```\n    para\n\n  back",
+    "* a\n\n  [r]: /r\n\n  [r]",
+    # Korean
+    "## 섹션 1\n\n커널 캐시 **스케줄러** [링크](https://example.org/경로).\n\n- 항목\n",
+]
+
+
+@pytest.mark.parametrize("source", CASES)
+def test_hand_written_cases(source: str) -> None:
+    assert_same(source)
+
+
+@pytest.mark.parametrize("name", SPEEDUPS)
+def test_each_speedup_alone(name: str) -> None:
+    for raw_html in (False, True):
+        md = speed_up(bm._stock_parser(raw_html), only={name})
+        for source in CASES:
+            assert outcome(md, source) == outcome(STOCK[raw_html], source), (name, source)
+
+
+def test_demo_content() -> None:
+    files = sorted((REPO / "content").rglob("*.md"))
+    assert files
+    for path in files:
+        assert_same(path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def generated_posts(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    if not GEN_CORPUS.is_file():
+        pytest.skip(f"{GEN_CORPUS} not found (shared/ sits beside the repository)")
+    out = tmp_path_factory.mktemp("corpus")
+    subprocess.run([sys.executable, str(GEN_CORPUS), str(out), "110"], check=True)
+    return sorted((out / "content").rglob("*.md"))
+
+
+def test_generated_corpus(generated_posts: list[Path]) -> None:
+    assert len(generated_posts) == 220
+    for path in generated_posts:
+        assert_same(path.read_text(encoding="utf-8"))
+
+
+# --------------------------------------------------------------------------- generated Markdown
+
+LINE_STARTS = [
+    "",
+    " ",
+    "  ",
+    "   ",
+    "    ",
+    "\t",
+    " \t",
+    "# ",
+    "## ",
+    "#",
+    "> ",
+    ">",
+    "- ",
+    "-",
+    "* ",
+    "+ ",
+    "1. ",
+    "2) ",
+    "1.",
+    "| ",
+    "|",
+    "```",
+    "``` py",
+    "~~~",
+    "[^1]: ",
+    "[^n]:",
+    "[ref]: ",
+    "[ref]:",
+    "<div>",
+    "</div>",
+    "<!-- ",
+    "<span>",
+    "===",
+    "---",
+    "***",
+    "___",
+    "- - -",
+    "|---|---|",
+    "| --- | :-: |",
+    ":--|--:",
+]
+INLINE = [
+    "word",
+    " ",
+    "kv-cache",
+    "a: b",
+    "!",
+    "![img](/i.png)",
+    "[x](/y)",
+    "[x](<a b>)",
+    "[x](/p(q)r)",
+    "[x](/p\\(q)",
+    "[x](https://a.b/c?d=e#f 'T')",
+    "[x][ref]",
+    "[ref]",
+    "[^1]",
+    "^[note]",
+    "`c`",
+    "``",
+    "*",
+    "**b**",
+    "_",
+    "~~s~~",
+    "~",
+    "\\*",
+    "\\",
+    "&amp;",
+    "&#65;",
+    "&",
+    "<https://a.b>",
+    "<a@b.co>",
+    "<b>",
+    "</b>",
+    "<!-- c -->",
+    "<",
+    "#",
+    "=",
+    "@",
+    "]",
+    "[",
+    "(",
+    ")",
+    "{}",
+    "$%+",
+    "한",
+]
+inline_text = st.lists(st.sampled_from(INLINE), min_size=1, max_size=6).map("".join)
+
+LINE_BODIES = [
+    "",
+    "text",
+    "two words",
+    "a | b",
+    "| c |",
+    "*em* **strong**",
+    "`code`",
+    "[link](/u)",
+    "[ref]",
+    "x[^1]",
+    "^[inline note]",
+    "/url 'title'",
+    "<https://a.b>",
+    "<b>x</b>",
+    "-->",
+    "```",
+    "~~~",
+    "\\",
+    "  ",
+    "\t",
+    "&amp;",
+    "---",
+    "===",
+    "[x](javascript:y)",
+    "한국어",
+]
+
+line = st.builds(
+    lambda prefixes, body: "".join(prefixes) + body,
+    st.lists(st.sampled_from(LINE_STARTS), min_size=0, max_size=3),
+    st.sampled_from(LINE_BODIES) | inline_text,
+)
+document = st.lists(line, min_size=1, max_size=14).map("\n".join)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(document)
+@example("| a |\n|---|\n- b")
+@example(">   - a\n>\t\tb\n  | c |\n  |---|")
+def test_generated_markdown(source: str) -> None:
+    assert_same(source)
+
+
+@pytest.mark.parametrize("source", ["plain words", "a *b*", ""])
+def test_inline_parse_into_a_list_that_has_tokens(source: str) -> None:
+    """ParserInline.parse appends to the list it is given, and post-processes all of it."""
+
+    def parse(md: MarkdownIt) -> Any:
+        tokens = [Token("text", "", 0, content="x", level=3), Token("text", "", 0, content="y")]
+        return dump(md.inline.parse(source, md, {}, tokens))
+
+    assert parse(bm._parser(False)) == parse(STOCK[False])
+
+
+def test_speed_up_keeps_rules_added_later() -> None:
+    """A rule added after speed_up (unknown to the dispatcher) is still tried, as often and on the
+    same lines as on a stock parser."""
+
+    def calls(md: MarkdownIt) -> list[tuple[int, bool]]:
+        seen: list[tuple[int, bool]] = []
+
+        def spy(state: Any, start: int, end: int, silent: bool) -> bool:
+            seen.append((start, silent))
+            return False
+
+        md.block.ruler.before("table", "spy", spy, {"alt": ["paragraph", "list"]})
+        md.parse("a\nb\n\n# c\n- d\n- e\n")
+        return seen
+
+    stock = calls(bm._stock_parser(False))
+    assert stock == calls(speed_up(bm._stock_parser(False)))
+    assert (1, True) in stock and (3, False) in stock
+
+
+# --------------------------------------------------------------------------- links
+
+URL_CHARS = "aZ09-._~/?#=&+:@%()<> \\\n\t'\"[]!$*,;^`{|}é한\x00\x7f"
+url_text = st.text(alphabet=URL_CHARS, max_size=30)
+url = st.builds(
+    "".join,
+    st.tuples(
+        st.sampled_from(["", "http://", "https://", "HTTP://", "//", "mailto:", "javascript:"]),
+        st.sampled_from(["", "a", "a.b", "x-y.example", "例え.jp", "[::1]", "a..b", "a" * 64]),
+        url_text,
+    ),
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(url)
+@example("https://" + "a." * 128 + "b/c")  # a hostname longer than 255 characters
+@example("https://" + "a" * 64 + ".b/c")  # a label longer than 63
+@example("https://a.b:8080/c")
+@example("/a%zz")
+def test_normalize_link(target: str) -> None:
+    assert _link_normalizer(normalizeLink)(target) == normalizeLink(target)
+
+
+DESTINATION_CHARS = "a/\\()<> \n\t\x7f\x01&;#é"
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(alphabet=DESTINATION_CHARS, max_size=20), st.data())
+@example("a\\", None)
+@example("(a)b c", None)
+@example("a)b", None)
+def test_parse_link_destination(string: str, data: Any) -> None:
+    if data is None:
+        pos, maximum = 0, len(string)
+    else:
+        pos = data.draw(st.integers(0, len(string)))
+        maximum = data.draw(st.integers(pos, len(string)))
+    stock = parseLinkDestination(string, pos, maximum)
+    fast = _parse_link_destination(string, pos, maximum)
+    assert (fast.ok, fast.pos, fast.str) == (stock.ok, stock.pos, stock.str)
