@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from datetime import date
+from functools import lru_cache
 from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictBool, StrictInt, StrictStr
@@ -89,6 +90,7 @@ DEFAULT_IGNORABLE = re.compile(
 )
 
 
+@lru_cache(maxsize=65536)  # pure; a site's few tags are slugified for every post that has them
 def slugify(value: str) -> str:
     """Lower-case, NFC, spaces and punctuation to '-'. Korean letters are kept (`KV 캐시` → `kv-캐시`).
 
