@@ -626,7 +626,8 @@ def test_states_are_analysed_and_joined_when_used_enough() -> None:
         assert root.tests is None and not root.table
         for _ in range(200):
             highlight.__wrapped__(_corpus_block(rng), lexer)
-        assert root.tests is not None and root.table
+        assert root.tests is not None
+        assert any(joined[0] is not None for joined in root.table.values())  # some joined
 
 
 def test_mixed_mode_switches_within_a_block() -> None:
@@ -640,7 +641,9 @@ def test_mixed_mode_switches_within_a_block() -> None:
         assert states["root"][1].__self__.tests is None  # type: ignore[attr-defined]
         list(tokens)
         assert states["root"][1].__self__.tests is not None  # type: ignore[attr-defined]
-        assert states["root"][0]  # some group of rules joined
+        table = states["root"][0]
+        assert table is not None
+        assert any(joined[0] is not None for joined in table.values())  # some group joined
 
 
 def test_python_rules_have_first_characters() -> None:
