@@ -1,18 +1,38 @@
-"""Code highlighting: Pygments' lexers, each lexer state's rules tried in one regex, and a small
-HTML formatter of our own.
+r"""Code highlighting: Pygments' lexers, at each position only the rules that can start with the
+next character, tried in one regex, and a small HTML formatter of our own.
 
 Tokenizing. Pygments' RegexLexer tries a state's rules one after the other at every position (a
 Python lexer state has ~50 rules, so a four-line block costs thousands of `re.match` calls).
-This module compiles each state's rules into one alternation, `(?:A)()|(?:B)()|…`. Python's `re`
-tries alternatives left to right and keeps the first that matches at the position, which is
-exactly Pygments' rule: the first rule that matches wins. The empty group after the rule that
-matched names it; its action then runs on that rule's own match object, so callbacks
-(`bygroups`, `using`) see the groups they expect. A state whose rules cannot be joined safely
-(back-references or conditional groups, which would refer to other groups once joined, clashing
-group names, mixed flags) keeps Pygments' own loop; so does any lexer that overrides Pygments'
-tokenizer. That is not a fallback anyone needs to hear about: the result is the same.
-`highlight` still calls `lexer.get_tokens`, so the lexer's input preprocessing (newlines, tabs,
-byte order mark) and filters apply as before.
+Two things make that cheaper, both keeping Pygments' rule that the first rule that matches wins:
+
+- First characters. A rule that cannot match the empty string starts its match with one of a
+  few characters, read from its parsed pattern (`re._parser`, the parser `re.compile` uses):
+  `def\b` only with "d", `[a-z_]\w*` only with a letter or "_", `(?i)k` with "k", "K" or the
+  Kelvin sign (case folding and classes such as `\w` are left to `re` itself: a regex of the
+  pattern's possible first items, matched against the character). Lookarounds and anchors
+  consume nothing, so what follows them decides; a rule that may match the empty string, or
+  that the analysis does not understand (back-references, anything new), may match anywhere
+  and is always tried. The rules that can match where a character comes next are the rules
+  whose first characters include it, plus those; at the end of the text, only those. Other
+  rules cannot match there, so leaving them out changes nothing.
+- Joining. Those rules, in their order, are compiled into one alternation,
+  `(?:A)()|(?:B)()|…`: `re` tries alternatives left to right and keeps the first that matches.
+  The empty group after the rule that matched names it; its action then runs on that rule's
+  own match object, so callbacks (`bygroups`, `using`) see the groups they expect. Characters
+  with the same rules share one pattern, and so do states that share rules (`include`).
+
+Both cost time up front (parsing a state's rules: ~10 ms for Python's main state, ~50 ms for
+CSS's; compiling a joined pattern: ~4 µs per character of pattern), and a fresh process (a quick
+rebuild) highlights a few blocks. So a state runs Pygments' loop over all its rules until that
+has cost about what its analysis costs, then loops over the rules that can match at each
+position, and joins each group of rules once looping over it has cost about what joining costs
+(`_PARSE_US` and the other measured costs set the thresholds). Each way gives the same tokens.
+
+A state whose rules cannot be joined safely (back-references or conditional groups, which would
+refer to other groups once joined, clashing group names, mixed flags) keeps Pygments' own loop;
+so does any lexer that overrides Pygments' tokenizer. That is not a fallback anyone needs to
+hear about: the result is the same. `highlight` still calls `lexer.get_tokens`, so the lexer's
+input preprocessing (newlines, tabs, byte order mark) and filters apply as before.
 
 Formatting. `_format` writes the text `HtmlFormatter(nowrap=True)` writes (the only options
 this site uses), in one pass over the tokens instead of Pygments' stack of line generators:
@@ -20,15 +40,20 @@ the same CSS classes (from Pygments' own `_get_css_classes`), the same escaping,
 merging and line endings. It supports none of HtmlFormatter's other options.
 
 Output is identical to Pygments' (tests/unit/test_highlight.py compares token streams and HTML
-with Pygments' own lexers and `HtmlFormatter(nowrap=True)` on many languages, the demo, the
-benchmark corpus shapes, random text and random token streams).
+with Pygments' own lexers and `HtmlFormatter(nowrap=True)` on many languages, a sample of all
+lexers, the demo, the benchmark corpus shapes, random text and random token streams, with each
+way of tokenizing forced and with the thresholds as built; it checks the first characters of
+tricky patterns against the matches `re` finds).
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
+from re import _constants as _c  # type: ignore[attr-defined]
+from re import _parser  # type: ignore[attr-defined]
 from typing import Any
 
 from pygments.formatters import HtmlFormatter
@@ -37,12 +62,19 @@ from pygments.lexers import get_lexer_by_name
 from pygments.token import Error, Whitespace, _TokenType
 from pygments.util import ClassNotFound
 
+_TYPE_FLAGS = _c.SRE_FLAG_ASCII | _c.SRE_FLAG_LOCALE | _c.SRE_FLAG_UNICODE
+
 _UNSAFE = re.compile(r"\\[1-9]|\(\?P=|\(\?\(|\\g<")
 
 Rule = tuple[Callable[..., Any], Any, Any]
-# one state: (combined pattern or None, the rule each marker group ends (indexed by the
-# group's number, None for the rules' own groups), the rules)
+# rules joined into one pattern: (the pattern or None if they could not be joined, the rule each
+# marker group ends (indexed by the group's number, None for the rules' own groups), the rules)
 Joined = tuple["re.Pattern[str] | None", list["Rule | None"], list[Rule]]
+# one state: (its dispatch table, the function that finds the rules for a character, the state's
+# rules); the table maps the next character ("" at the end of the text) to the rules that can
+# match there, once joined; it is None for a state whose rules cannot be joined, which keeps
+# Pygments' loop over all its rules
+State = tuple["dict[str, Joined] | None", Callable[[str], Joined], list[Rule]]
 
 
 _LEADING_FLAGS = re.compile(r"\A(?:\(\?[aiLmsux]+\))+")
@@ -63,30 +95,314 @@ def _alternative(pattern: re.Pattern[str]) -> str:
     return f"(?{on}:{text})()"
 
 
-def _join_state(rules: list[Rule]) -> Joined:
+# First characters. A rule that cannot match the empty string consumes a first character, and
+# only a few of the pattern's items can be the one that consumes it: `_first_items` walks the
+# parsed pattern (`re._parser`, the parser `re.compile` itself uses) and collects them. Anything
+# it does not know makes the rule "any": tried at every position, as all rules were before.
+
+_CONSUMING = (_c.LITERAL, _c.NOT_LITERAL, _c.IN, _c.ANY)
+_ZERO_WIDTH = (_c.AT, _c.ASSERT, _c.ASSERT_NOT)  # they only look: the next item consumes
+_REPEATS = (_c.MAX_REPEAT, _c.MIN_REPEAT, _c.POSSESSIVE_REPEAT)
+_CATEGORIES = {
+    _c.CATEGORY_DIGIT: r"\d",
+    _c.CATEGORY_NOT_DIGIT: r"\D",
+    _c.CATEGORY_SPACE: r"\s",
+    _c.CATEGORY_NOT_SPACE: r"\S",
+    _c.CATEGORY_WORD: r"\w",
+    _c.CATEGORY_NOT_WORD: r"\W",
+}
+# Costs on this project's machine class (Python 3.11, microseconds): parsing a pattern, per
+# character; compiling a joined pattern, per character; trying one rule in a loop. They decide
+# when a state's first characters are found (`_Dispatch`) and when a group of rules is joined
+# (`_Group`): when doing without has cost about as much as doing it (so, if the estimates
+# hold, never much more than twice the best choice in hindsight). The two factors scale the
+# thresholds: the tests force each way with 0 and 1e18.
+_PARSE_US, _COMPILE_US, _RULE_US = 2.0, 4.0, 0.3
+_ANALYSE_AFTER = 1.0
+_JOIN_AFTER = 1.0
+_LIST_RANGE = 64  # a set's range wider than this is kept as a range, not listed char by char
+
+# one consuming item: the flags in force there and the parsed item
+Item = tuple[int, Any, Any]
+
+
+class _Unknown(Exception):
+    """The analysis met something it does not know: the rule is tried everywhere."""
+
+
+def _first_items(items: Any, flags: int, out: list[Item]) -> bool:
+    """Append to `out` the items of the sequence `items` that can consume its first character
+    (each with the flags in force there); return whether the sequence can match the empty
+    string. A superset is fine (a rule is then tried where it cannot match); missing one is not."""
+    for op, av in items:
+        if op in _CONSUMING:
+            out.append((flags, op, av))
+            return False
+        if op in _ZERO_WIDTH:
+            continue
+        if op is _c.SUBPATTERN:
+            _group, add, remove, sub = av
+            if add & _TYPE_FLAGS:
+                flags &= ~_TYPE_FLAGS
+            if not _first_items(sub, (flags | add) & ~remove, out):
+                return False
+        elif op is _c.BRANCH:
+            empty = False
+            for alternative in av[1]:
+                empty = _first_items(alternative, flags, out) or empty
+            if not empty:
+                return False
+        elif op in _REPEATS:
+            low, _high, sub = av
+            if not _first_items(sub, flags, out) and low > 0:
+                return False
+        elif op is _c.ATOMIC_GROUP:
+            if not _first_items(av, flags, out):
+                return False
+        else:  # back-references, conditional groups, anything new
+            raise _Unknown(op)
+    return True
+
+
+def _char(code: int) -> str:
+    return f"\\U{code:08x}"
+
+
+def _item_regex(op: Any, av: Any) -> str:
+    """A single-character item of a parsed pattern as regex text (the parser's inverse)."""
+    if op is _c.LITERAL:
+        return _char(av)
+    if op is _c.NOT_LITERAL:
+        return f"[^{_char(av)}]"
+    if op is _c.ANY:
+        return "."
+    if op is _c.IN:
+        negate, parts = "", []
+        for index, (kind, value) in enumerate(av):
+            if kind is _c.NEGATE and index == 0:
+                negate = "^"
+            elif kind is _c.LITERAL:
+                parts.append(_char(value))
+            elif kind is _c.RANGE:
+                parts.append(f"{_char(value[0])}-{_char(value[1])}")
+            elif kind is _c.CATEGORY and value in _CATEGORIES:
+                parts.append(_CATEGORIES[value])
+            else:
+                raise _Unknown(kind)
+        if not parts:
+            raise _Unknown(op)
+        return f"[{negate}{''.join(parts)}]"
+    raise _Unknown(op)
+
+
+class _FirstChars:
+    r"""The characters a rule's match can start with: those listed, those in the ranges, and
+    those the regex of single-character items matches (for what a list cannot say simply:
+    ignored case, negated sets, categories such as \w)."""
+
+    __slots__ = ("chars", "his", "los", "regex")
+
+    def __init__(self, items: list[Item]) -> None:
+        chars: set[str] = set()
+        ranges: list[tuple[int, int]] = []
+        regexes: list[str] = []
+        for flags, op, av in items:
+            if flags & _c.SRE_FLAG_LOCALE:
+                raise _Unknown(flags)
+            if not flags & _c.SRE_FLAG_IGNORECASE and _listed(op, av, chars, ranges):
+                continue
+            on = ("i" if flags & _c.SRE_FLAG_IGNORECASE else "") + (
+                "s" if flags & _c.SRE_FLAG_DOTALL else ""
+            )
+            off = "".join(letter for letter in "is" if letter not in on)
+            scope = ("a" if flags & _c.SRE_FLAG_ASCII else "") + on + (f"-{off}" if off else "")
+            regexes.append(f"(?{scope}:{_item_regex(op, av)})")
+        merged: list[list[int]] = []
+        for low, high in sorted(ranges):
+            if merged and low <= merged[-1][1] + 1:
+                merged[-1][1] = max(merged[-1][1], high)
+            else:
+                merged.append([low, high])
+        self.chars = frozenset(chars)
+        self.los = [low for low, _ in merged]
+        self.his = [high for _, high in merged]
+        self.regex = re.compile("|".join(regexes)).match if regexes else None
+
+    def __contains__(self, char: str) -> bool:
+        if char in self.chars:
+            return True
+        index = bisect_right(self.los, ord(char)) - 1
+        if index >= 0 and ord(char) <= self.his[index]:
+            return True
+        return self.regex is not None and self.regex(char) is not None
+
+
+def _listed(op: Any, av: Any, chars: set[str], ranges: list[tuple[int, int]]) -> bool:
+    """Add to `chars` and `ranges` the characters a case-sensitive item matches, if it is a
+    literal or a set of literals and ranges; return False (adding nothing) for any other item."""
+    if op is _c.LITERAL:
+        chars.add(chr(av))
+        return True
+    if op is not _c.IN or not all(kind is _c.LITERAL or kind is _c.RANGE for kind, _ in av):
+        return False
+    for kind, value in av:
+        if kind is _c.LITERAL:
+            chars.add(chr(value))
+        elif value[1] - value[0] <= _LIST_RANGE:
+            chars.update(map(chr, range(value[0], value[1] + 1)))
+        else:
+            ranges.append(value)
+    return True
+
+
+def _first_test(pattern: re.Pattern[str]) -> _FirstChars | None:
+    """The characters a match of `pattern` can start with (None: it can match the empty
+    string, so anywhere, or the analysis gave up)."""
+    try:
+        parsed = _parser.parse(pattern.pattern, pattern.flags)
+        items: list[Item] = []
+        if _first_items(parsed, parsed.state.flags, items):
+            return None  # it can match the empty string: anywhere, the end of the text too
+        return _FirstChars(items)
+    except Exception:
+        return None
+
+
+_FIRSTS: dict[re.Pattern[str], _FirstChars | None] = {}  # by pattern: states share rules
+
+
+def _first(pattern: re.Pattern[str]) -> _FirstChars | None:
+    try:
+        return _FIRSTS[pattern]
+    except KeyError:
+        test = _FIRSTS[pattern] = _first_test(pattern)
+        return test
+
+
+# joined patterns by the rules' patterns they join (a state's `include`d rules are shared with
+# other states): the pattern and, for each group number, the index of the rule its marker ends
+_COMBINED: dict[tuple[re.Pattern[str], ...], tuple[re.Pattern[str], list[int | None]]] = {}
+
+
+def _combine(patterns: tuple[re.Pattern[str], ...]) -> tuple[re.Pattern[str], list[int | None]]:
+    found = _COMBINED.get(patterns)
+    if found is None:
+        combined = re.compile("|".join(_alternative(p) for p in patterns))
+        markers: list[int | None] = [None]  # group 0 is the whole match
+        for index, p in enumerate(patterns):
+            markers += [None] * p.groups
+            markers.append(index)
+        if combined.groups != len(markers) - 1:
+            raise re.error("unexpected groups")
+        found = _COMBINED[patterns] = combined, markers
+    return found
+
+
+class _Group:
+    """The rules that can match where some character comes next, in their order: tried one by
+    one (Pygments' loop, over fewer rules) until used often enough to pay for joining them."""
+
+    __slots__ = ("joined", "left", "loop", "patterns")
+
+    def __init__(self, rules: list[Rule], patterns: tuple[re.Pattern[str], ...]) -> None:
+        self.loop: Joined = None, [], rules
+        self.patterns = patterns
+        self.joined: Joined | None = None
+        if len(rules) < 2:  # nothing to join
+            self.left = float("inf")
+        elif patterns in _COMBINED:  # joined already, for another state
+            self.left = 0.0
+        else:  # uses left before joining: when the loop has cost what joining costs
+            chars = sum(len(p.pattern) for p in patterns)
+            self.left = _JOIN_AFTER * _COMPILE_US * chars / (_RULE_US * (len(rules) - 1))
+
+    def use(self) -> Joined:
+        self.left -= 1
+        if self.left > 0:
+            return self.loop
+        if self.joined is None:
+            rules = self.loop[2]
+            try:
+                combined, markers = _combine(self.patterns)
+            except re.error:  # never seen: keep Pygments' loop over the same rules
+                self.joined = self.loop
+            else:
+                self.joined = combined, [None if i is None else rules[i] for i in markers], rules
+        return self.joined
+
+
+class _Dispatch:
+    """One state's rules by the next character. `fill` finds the rules that can match where a
+    character comes next ("": at the end of the text) and, once they are joined (or are one rule,
+    or none), keeps them in `table`, where the tokenizer looks first.
+
+    Finding first characters means parsing every rule of the state (about 2 µs per character of
+    pattern: 10 ms for Python's main state, 50 ms for CSS's), which a few blocks do not repay:
+    the state runs Pygments' loop over all its rules until that loop has cost about as much."""
+
+    __slots__ = ("by_char", "by_indices", "left", "parts", "plain", "rules", "table", "tests")
+
+    def __init__(self, rules: list[Rule], parts: list[re.Pattern[str]]) -> None:
+        self.rules = rules
+        self.parts = parts
+        self.table: dict[str, Joined] = {}
+        self.plain: Joined = None, [], rules
+        self.tests: list[_FirstChars | None] | None = None
+        self.by_char: dict[str, _Group] = {}
+        self.by_indices: dict[tuple[int, ...], _Group] = {}
+        chars = sum(len(p.pattern) for p in parts if p not in _FIRSTS)
+        # a token costs the loop about half the rules; after the analysis, a few
+        self.left = _ANALYSE_AFTER * _PARSE_US * chars / (_RULE_US * len(parts) / 2 + 1)
+
+    def fill(self, char: str) -> Joined:
+        tests = self.tests
+        if tests is None:
+            self.left -= 1
+            if self.left > 0:
+                return self.plain
+            tests = self.tests = [_first(p) for p in self.parts]
+        group = self.by_char.get(char)
+        if group is None:
+            indices = tuple(
+                index for index, test in enumerate(tests) if test is None or (char and char in test)
+            )
+            group = self.by_indices.get(indices)
+            if group is None:
+                group = self.by_indices[indices] = _Group(
+                    [self.rules[i] for i in indices], tuple(self.parts[i] for i in indices)
+                )
+            self.by_char[char] = group
+        joined = group.use()
+        if group.joined is not None or len(joined[2]) < 2:  # final: no more uses to count
+            self.table[char] = joined
+        return joined
+
+
+def _dispatch(rules: list[Rule]) -> State:
+    """A state's dispatch table and the function that fills it; no table (Pygments' loop over
+    all rules) for rules that cannot be joined."""
     parts = []
+    names: set[str] = set()
     for rexmatch, _action, _new in rules:
         pattern = getattr(rexmatch, "__self__", None)
         if not isinstance(pattern, re.Pattern) or not isinstance(pattern.pattern, str):
-            return None, [], rules
+            return None, _no_dispatch, rules
         if _UNSAFE.search(pattern.pattern) or pattern.flags & (re.ASCII | re.LOCALE):
-            return None, [], rules
+            return None, _no_dispatch, rules
+        if names & pattern.groupindex.keys():  # a named group used by two rules
+            return None, _no_dispatch, rules
+        names |= pattern.groupindex.keys()
         parts.append(pattern)
-    try:
-        combined = re.compile("|".join(_alternative(p) for p in parts))
-    except re.error:  # e.g. a named group used by two rules
-        return None, [], rules
-    by_marker: list[Rule | None] = [None]  # group 0 is the whole match
-    for p, rule in zip(parts, rules, strict=True):
-        by_marker += [None] * p.groups
-        by_marker.append(rule)
-    if combined.groups != len(by_marker) - 1:
-        return None, [], rules
-    return combined, by_marker, rules
+    dispatch = _Dispatch(rules, parts)
+    return dispatch.table, dispatch.fill, rules
 
 
-class _States(dict[str, Joined]):
-    """A lexer's states, each joined when first used: a lexer has dozens of states and a code
+def _no_dispatch(char: str) -> Joined:  # pragma: no cover - never called: the table is None
+    raise AssertionError(char)
+
+
+class _States(dict[str, State]):
+    """A lexer's states, each prepared when first used: a lexer has dozens of states and a code
     block visits a few, and compiling a joined pattern costs far more than matching with it
     (a quick rebuild highlights a handful of blocks in a fresh process)."""
 
@@ -94,9 +410,9 @@ class _States(dict[str, Joined]):
         super().__init__()
         self.tokens = tokens
 
-    def __missing__(self, name: str) -> Joined:
-        joined = self[name] = _join_state(self.tokens[name])
-        return joined
+    def __missing__(self, name: str) -> State:
+        state = self[name] = _dispatch(self.tokens[name])
+        return state
 
 
 # a memo of pure functions of each token table, by the table's id (its _States keeps it alive)
@@ -104,7 +420,7 @@ _JOINED: dict[int, _States] = {}
 
 
 def _joined(lexer: RegexLexer) -> _States:
-    """The joined states of `lexer`'s token table: its class's, or for lexers with token
+    """The prepared states of `lexer`'s token table: its class's, or for lexers with token
     variants (C#, Nemerle, Inform 7: one table per option value) the one the instance chose."""
     tokens = lexer._tokens
     cached = _JOINED.get(id(tokens))
@@ -116,14 +432,19 @@ def _joined(lexer: RegexLexer) -> _States:
 def _fast_tokens(
     self: RegexLexer, text: str, stack: tuple[str, ...] = ("root",)
 ) -> Iterator[tuple[int, Any, str]]:
-    """RegexLexer.get_tokens_unprocessed, one regex search per token instead of one per rule."""
+    """RegexLexer.get_tokens_unprocessed, one regex match per token (of the rules that can start
+    with the next character) instead of one per rule."""
     pos = 0
     states = _joined(self)
     statestack = list(stack)
-    combined, by_marker, rules = states[statestack[-1]]
+    table, fill, rules = states[statestack[-1]]
+    combined = None
     while 1:
         rule: Rule | None = None
         m: re.Match[str] | None = None
+        if table is not None:
+            char = text[pos : pos + 1]
+            combined, by_marker, rules = table.get(char) or fill(char)
         if combined is not None:
             m = combined.match(text, pos)
             if m is not None:
@@ -164,12 +485,14 @@ def _fast_tokens(
                     statestack.append(statestack[-1])
                 else:  # pragma: no cover - Pygments validates state definitions
                     raise AssertionError(f"wrong state def: {new_state!r}")
-                combined, by_marker, rules = states[statestack[-1]]
+                table, fill, rules = states[statestack[-1]]
+                combined = None
             continue
         try:
             if text[pos] == "\n":
                 statestack = ["root"]
-                combined, by_marker, rules = states["root"]
+                table, fill, rules = states["root"]
+                combined = None
                 yield pos, Whitespace, "\n"
                 pos += 1
                 continue
