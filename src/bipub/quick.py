@@ -141,7 +141,6 @@ class Kit:
     site_views: dict[str, View]
     feeds: dict[str, tuple[FeedParts, dict[str, str]]]
     status_json: dict[str, str]  # language → status.json as written
-    texts: dict[str, TextKit]  # output path → posts.json or llms file, by item
     warnings: list[Diagnostic]
     pages: dict[str, int]
     entry_shards: list[str]  # the key of each entry shard this kit goes with
@@ -321,7 +320,6 @@ def save_kit(
         {lang: renderer.site_view(lang) for lang in site.config.codes},
         source.feeds,
         source.status_json,
-        _text_kits(site, source.texts),
         warnings,
         pages,
         entry_keys,
@@ -329,6 +327,11 @@ def save_kit(
         secrets.token_hex(16),
     )
     _save_touched(folder, name, Touched(kit.token, frozenset(), frozenset()))
+    # posts.json and the llms files by item: only a title or description edit needs them (tens
+    # of MB on a big site: a body edit does not read them)
+    save_signed(
+        _texts_path(folder, name), (_stamp(), name, kit.token, _text_kits(site, source.texts))
+    )
     save_signed(folder / f"quick-{name}.pickle", (_stamp(), name, kit))  # the last: it names
     # the shards it goes with, so a kit is only ever read whole
     _prune_kits(folder)
@@ -408,6 +411,23 @@ def _save_shard(
     except OSError:
         pass
     save_signed(path, (_stamp(), name, key, make(members)), prefix=key.encode("ascii"))
+
+
+def _texts_path(folder: Path, name: str) -> Path:
+    return folder / f"quick-{name}-texts.pickle"
+
+
+def _load_texts(folder: Path, name: str, kit: Kit) -> dict[str, TextKit]:
+    try:
+        stamp, owner, token, texts = load_signed(_texts_path(folder, name))
+    except Exception:
+        texts = None
+    else:
+        if (stamp, owner, token) != (_stamp(), name, kit.token):
+            texts = None
+    if not isinstance(texts, dict):
+        raise NotQuick("a quick-rebuild kit file is missing or unreadable")
+    return texts
 
 
 def _touched_path(folder: Path, name: str) -> Path:
@@ -545,9 +565,11 @@ def _rebuild(
         for text_kind, output_kind in (("records", "json"), ("lines", "llms"), ("full", "llms"))
         if kit.only is None or output_kind in kit.only
     ]
-    texts, differ = _texts(kit, paired, touched, *kinds)
-    files += texts
-    now = Touched(kit.token, now.cards, frozenset(differ))
+    if kinds and (retitled or touched is None or touched.texts):  # else no item can change
+        texts = _load_texts(project.cache, name, kit)
+        text_files, differ = _texts(kit, texts, paired, touched, *kinds)
+        files += text_files
+        now = Touched(kit.token, now.cards, frozenset(differ))
     _no_errors(collector)
     from bipub.write.output import replace_files
 
@@ -880,7 +902,11 @@ def _feeds(
 
 
 def _texts(
-    kit: Kit, entries: list[Entry], touched: Touched | None, *kinds: str
+    kit: Kit,
+    texts: dict[str, TextKit],
+    entries: list[Entry],
+    touched: Touched | None,
+    *kinds: str,
 ) -> tuple[list[tuple[str, bytes]], set[str]]:
     """posts.json and the llms files with the edited posts' items made again (the same
     functions make them in a full build): the files that differ from the kit's, or did after
@@ -895,7 +921,7 @@ def _texts(
     }
     out = []
     differ = set()
-    for path, text in kit.texts.items():
+    for path, text in texts.items():
         if text.kind not in kinds:
             continue
         items = text.items

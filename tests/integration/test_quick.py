@@ -384,12 +384,13 @@ def test_every_kit_file_of_the_demo_loads(make_project) -> None:  # type: ignore
     project: Path = make_project("demo")
     build(project, only=KINDS)
     files = sorted((project / ".bipub-cache").glob("quick-*.pickle"))
-    assert len(files) == 1 + 2 * quick.SHARDS + 1  # the kit, its shards, its `Touched` record
+    assert len(files) == 1 + 2 * quick.SHARDS + 2  # the kit, its shards, Touched, its texts
     names = {f.name.removeprefix("quick-").split(".")[0].split("-")[0] for f in files}
     (name,) = names
     kit = quick._load(project / ".bipub-cache" / f"quick-{name}.pickle", name)
     assert isinstance(kit, quick.Kit)
     assert quick._load_touched(project / ".bipub-cache", name, kit) is not None
+    assert quick._load_texts(project / ".bipub-cache", name, kit)
     for i in range(quick.SHARDS):
         for stem, key in ((f"{i:02d}", kit.entry_shards[i]), (f"list-{i:02d}", kit.list_shards[i])):
             path = project / ".bipub-cache" / f"quick-{name}-{stem}.pickle"
@@ -497,4 +498,20 @@ def test_retitles_add_up_with_body_edits(standalone: Path, tmp_path: Path) -> No
     _edit(beta, "title: 새 제목", "title: 베타 글")
     result = build(standalone)
     assert result.quick is not None
+    _assert_clean(standalone, result, tmp_path)
+
+
+def test_only_a_title_edit_reads_the_texts_kit(standalone: Path, tmp_path: Path) -> None:
+    """posts.json and the llms files by item are kept apart (tens of MB on a big site): a body
+    edit does not read them, a title edit does (and falls back if they are gone)."""
+    (texts,) = (standalone / ".bipub-cache").glob("quick-*-texts.pickle")
+    texts.unlink()
+    beta = _post(standalone, "ko", "beta")
+    _edit(beta, "번역이 아직 없습니다.", "번역이 아직 없습니다. 고쳤습니다.")
+    result = build(standalone)
+    assert result.quick == ["content/ko/posts/beta.md"]
+    _assert_clean(standalone, result, tmp_path)
+    _edit(beta, "title: 베타 글", "title: 새 제목")
+    result = build(standalone)
+    assert result.quick is None and "missing or unreadable" in result.cache_note
     _assert_clean(standalone, result, tmp_path)
