@@ -70,7 +70,7 @@ if TYPE_CHECKING:
     from bipub.render.html import HtmlRenderer, Plan
     from bipub.render.views import PageMeta, PostView, View
 
-KIT_FORMAT = 6
+KIT_FORMAT = 7
 SHARDS = 32
 MAX_EDITED = 24  # more edited files than this since the last full build: build in full
 
