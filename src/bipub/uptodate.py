@@ -16,20 +16,18 @@ nothing is written. Any difference, however small, runs the real build, which it
 every page whose inputs did not change. ctime cannot be set back by tools like `touch -d`, so a
 file edited and re-dated still counts as changed.
 
-The record is JSON (never code), so a planted file cannot make bipub run anything; at worst it
-could claim an output is up to date, and it only can if every input and output file has the
-recorded inode and ctime, which a copy or clone never has.
+The record is pickled and signed like every cache file (cache.py: HMAC with a key kept outside
+the project), so a planted file is never unpickled — nor trusted to claim an output is up to
+date.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import stat
 import sys
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +36,7 @@ from bipub import __version__
 from bipub.diagnostics import Diagnostic, Severity
 from bipub.project import Project
 
-FORMAT = 1
+FORMAT = 2
 THEME_DIR = Path(__file__).resolve().parent / "theme"
 INPUT_FILES = ("bipub.yaml", "glossary.yaml")
 INPUT_DIRS = ("content", "templates", "locales", "static", "status")
@@ -141,13 +139,15 @@ class Record:
 
 def _path(project: Project, out: Path) -> Path:
     name = hashlib.sha256(str(out.absolute()).encode("utf-8")).hexdigest()[:16]
-    return project.cache / f"uptodate-{name}.json"
+    return project.cache / f"uptodate-{name}.pickle"
 
 
 def load(project: Project, out: Path) -> Record | None:
+    from bipub.cache import load_signed
+
     try:
-        data = json.loads(_path(project, out).read_text(encoding="utf-8"))
-        if data.get("format") != FORMAT:
+        data = load_signed(_path(project, out))
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
             return None
         return Record(
             data["key"],
@@ -160,16 +160,15 @@ def load(project: Project, out: Path) -> Record | None:
             ],
             data["pages"],
         )
-    except (OSError, ValueError, KeyError, TypeError, IndexError):
-        return None  # no record, or one we cannot read: the build runs
+    except Exception:  # no record, or one we cannot read (or not signed by us): the build runs
+        return None
 
 
 def save(project: Project, out: Path, record: Record) -> None:
-    folder = project.cache
-    folder.mkdir(parents=True, exist_ok=True)
-    gitignore = folder / ".gitignore"
-    if not gitignore.exists():
-        gitignore.write_text("*\n", encoding="utf-8")
+    """Kept signed like every cache file (cache.py), pickled: on a 5,000-post site it holds
+    ~40,000 identities, which JSON took 0.06 s to read and as long to write."""
+    from bipub.cache import save_signed
+
     data = {
         "format": FORMAT,
         "key": record.key,
@@ -182,14 +181,7 @@ def save(project: Project, out: Path, record: Record) -> None:
         ],
         "pages": record.pages,
     }
-    fd, tmp = tempfile.mkstemp(prefix=".uptodate-", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(json.dumps(data, separators=(",", ":")))  # dumps: the C encoder
-        os.replace(tmp, _path(project, out))
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    save_signed(_path(project, out), data)
 
 
 def unchanged(

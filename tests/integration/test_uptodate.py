@@ -121,7 +121,9 @@ def test_warnings_are_repeated_and_strict_still_fails(make_project) -> None:  # 
 
 
 def test_unreadable_record_is_ignored(built: Path) -> None:
-    for record in (built / ".bipub-cache").glob("uptodate-*.json"):
-        record.write_text("{not json", encoding="utf-8")
+    records = list((built / ".bipub-cache").glob("uptodate-*.pickle"))
+    assert records
+    for record in records:
+        record.write_bytes(b"\0" * 32 + b"not a pickle")
     assert not build(built, only=KINDS).up_to_date
     assert build(built, only=KINDS).up_to_date
