@@ -8,11 +8,9 @@ raised again in the parent (nothing is swallowed).
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
@@ -57,6 +55,9 @@ def fork_map(fn: Callable[[T], R], items: Sequence[T], chunk: int, workers: int)
     """`[fn(item) for item in items]`, computed by `workers` forked processes, `chunk` items at
     a time (the caller checks `can_fork()` first). `fn` and `items` reach the workers by fork;
     the results come back pickled."""
+    import multiprocessing  # (imported when used: a quick rebuild forks no pool)
+    from concurrent.futures import ProcessPoolExecutor
+
     context = multiprocessing.get_context("fork")
     out: list[R] = []
     task: _Task[T, R] = _Task(fn, items, chunk)
