@@ -102,6 +102,15 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
         if self.names:
             self._post(data.draw(st.sampled_from(self.names)), title, body, lang="en")
 
+    def _existing_post(self, data: st.DataObject) -> Path | None:
+        """A post file of either language, if the drawn one exists."""
+        if not self.names:
+            return None
+        name = data.draw(st.sampled_from(self.names))
+        lang = data.draw(st.sampled_from(["ko", "en"]))
+        path = self.project / "content" / lang / "posts" / f"{name}.md"
+        return path if path.exists() else None
+
     @rule(
         data=st.data(),
         body=text,
@@ -110,12 +119,8 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
     def edit_body(self, data: st.DataObject, body: str, extra: str) -> None:
         """Only the body changes (the front matter stays byte for byte): a quick rebuild
         (src/bipub/quick.py) unless the reading time or a translation state changes."""
-        if not self.names:
-            return
-        name = data.draw(st.sampled_from(self.names))
-        lang = data.draw(st.sampled_from(["ko", "en"]))
-        path = self.project / "content" / lang / "posts" / f"{name}.md"
-        if not path.exists():
+        path = self._existing_post(data)
+        if path is None:
             return
         text = path.read_text(encoding="utf-8")
         end = text.index("\n---\n", 4) + 5
@@ -137,12 +142,8 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
     def retitle(self, data: st.DataObject, field: str, value: str) -> None:
         """Only the title or the description changes (often back to an earlier one): a quick
         rebuild (src/bipub/quick.py) for a post outside a series."""
-        if not self.names:
-            return
-        name = data.draw(st.sampled_from(self.names))
-        lang = data.draw(st.sampled_from(["ko", "en"]))
-        path = self.project / "content" / lang / "posts" / f"{name}.md"
-        if not path.exists():
+        path = self._existing_post(data)
+        if path is None:
             return
         lines = path.read_text(encoding="utf-8").split("\n")
         end = lines.index("---", 1)
