@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import pickle
 import stat
 import sys
 from collections.abc import Iterable
@@ -143,7 +144,7 @@ def _path(project: Project, out: Path) -> Path:
 
 
 def load(project: Project, out: Path) -> Record | None:
-    from bipub.cache import load_signed
+    from bipub.cache import UnsignedCache, load_signed
 
     try:
         data = load_signed(_path(project, out))
@@ -160,8 +161,18 @@ def load(project: Project, out: Path) -> Record | None:
             ],
             data["pages"],
         )
-    except Exception:  # no record, or one we cannot read (or not signed by us): the build runs
-        return None
+    except (
+        OSError,
+        UnsignedCache,
+        pickle.UnpicklingError,
+        EOFError,
+        ValueError,
+        KeyError,
+        TypeError,
+        IndexError,
+        AttributeError,
+    ):
+        return None  # no record, or one we cannot read (or not signed by us): the build runs
 
 
 def save(project: Project, out: Path, record: Record) -> None:
