@@ -8,8 +8,8 @@
   the cards it lists, its counterparts, templates, catalogs, config and the bipub version).
   A page whose fingerprint is unchanged and whose previous output still exists is not rendered:
   the previous file is kept.
-* Reading times by document digest, and what rendering each document's body warned about (so
-  a kept page still reports them).
+* What rendering each document's body warned about (so a kept page still reports them). A
+  document's reading time is kept with the document itself (load/content.py).
 
 The cache is only an optimization: output with and without it is byte-identical (tested), and an
 unreadable or incompatible cache file is ignored and rebuilt (said at -v).
@@ -70,7 +70,6 @@ class BuildCache:
     docs: dict[str, tuple[tuple[int, int, int], str, Any]] = field(default_factory=dict)
     # output folder → output path → (fingerprint, identity of the file written)
     pages: dict[str, dict[str, tuple[str, tuple[int, int, int]]]] = field(default_factory=dict)
-    minutes: dict[str, int] = field(default_factory=dict)  # document digest → reading minutes
     # what rendering a document's body warned about (render/markdown.py MarkdownCache.notes)
     notes: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     note: str = ""  # why a previous cache was not used (for -v)
@@ -107,7 +106,6 @@ class BuildCache:
             if shard_stamp == cache.stamp and isinstance(docs, dict):
                 cache.docs.update(docs)
                 cache._shards[shard] = _shard_signature(docs)
-        cache.minutes = data.get("minutes", {})
         cache.notes = data.get("notes", {})
         return cache
 
@@ -129,7 +127,7 @@ class BuildCache:
             else:
                 shard_path.unlink(missing_ok=True)
             self._shards[shard] = signature
-        data = {"pages": self.pages, "minutes": self.minutes, "notes": self.notes}
+        data = {"pages": self.pages, "notes": self.notes}
         save_signed(folder / FILE, (self.stamp, data))
 
 

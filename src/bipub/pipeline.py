@@ -98,8 +98,6 @@ def render(
         envs[lang] = site_environment(project, lang, collector, bytecode, warn_untranslated=warn)
     renderer = HtmlRenderer(site, markdown, url)
     renderer.site_root = project.root
-    if cache is not None:
-        renderer.minutes = cache.minutes
     plan = renderer.plan()
 
     def want(kind: str) -> bool:  # build --only

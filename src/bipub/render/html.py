@@ -109,7 +109,6 @@ class HtmlRenderer:
         self._card_key_memo: dict[tuple[str, str, str], str] = {}
         self._slugs: dict[tuple[str, str, str], set[str]] = {}
         self._pdf_posts: dict[str, set[str]] = {}
-        self.minutes: dict[str, int] = {}  # reading minutes by document digest (build cache)
 
     # ------------------------------------------------------------------ planning
     def plan(self) -> Plan:
@@ -376,12 +375,9 @@ class HtmlRenderer:
         )
 
     def minutes_of(self, doc: Document) -> int:
-        minutes = self.minutes.get(doc.digest) if doc.digest else None
-        if minutes is None:
-            minutes = doc.reading_minutes
-            if doc.digest:
-                self.minutes[doc.digest] = minutes
-        return minutes
+        """The document's reading time (worked out once per document, kept with it in the
+        build cache: load/content.py)."""
+        return doc.reading_minutes
 
     def _post_view(self, entry: Entry, lang: str) -> PostView:
         doc = entry.versions[lang].doc
