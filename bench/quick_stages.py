@@ -3,8 +3,11 @@
 
     .venv/bin/python bench/quick_stages.py PROJECT [POST]
 
-Appends a line to POST (default: the first file of content/ko/posts/), builds, and prints the
-seconds of each stage and of the imports. PROJECT must have been built once (it needs a kit).
+Appends a line to POST (default: the first file of content/ko/posts/), starts the prescan as
+`bipub build` does (uptodate.Prescan: the input scan, record and output check in a forked child
+while the rest is imported), builds, and prints the seconds of each stage and of the imports —
+in this process; `Prescan.scan`/`intact` are the waits for the child. PROJECT must have been
+built once (it needs a kit).
 """
 
 from __future__ import annotations
@@ -16,8 +19,18 @@ from pathlib import Path
 from typing import Any
 
 started = time.perf_counter()
-import bipub.cli  # noqa: E402,F401 - timed: what the command imports before it builds
-from bipub import pipeline, quick, uptodate  # noqa: E402
+import bipub.cli  # noqa: E402,F401 - timed: what the command imports before it starts the prescan
+from bipub import uptodate  # noqa: E402
+from bipub.project import Project  # noqa: E402
+
+PROJECT = Path(sys.argv[1]).absolute() if len(sys.argv) > 1 else Path.cwd()
+POSTS = sorted((PROJECT / "content" / "ko" / "posts").glob("*.md"))
+POST = Path(sys.argv[2]) if len(sys.argv) > 2 else POSTS[0]
+POST.write_text(POST.read_text(encoding="utf-8") + f"\n{time.time_ns()}\n", encoding="utf-8")
+cli_imported = time.perf_counter() - started
+TARGET, KEY = uptodate.build_key(Project(PROJECT), None, None, None)
+PRESCAN = uptodate.Prescan(PROJECT, TARGET, KEY)  # as `bipub build` does, before the imports
+from bipub import pipeline, quick  # noqa: E402
 from bipub.write import output  # noqa: E402
 
 imported = time.perf_counter() - started
@@ -37,18 +50,17 @@ def timed(module: Any, name: str) -> None:
 
 
 def main() -> None:
-    project = Path(sys.argv[1]).absolute()
-    posts = sorted((project / "content" / "ko" / "posts").glob("*.md"))
-    post = Path(sys.argv[2]) if len(sys.argv) > 2 else posts[0]
-    post.write_text(post.read_text(encoding="utf-8") + f"\n{time.time_ns()}\n", encoding="utf-8")
-    for name in ("scan_inputs", "load", "output_intact", "save"):
+    for name in ("scan", "intact"):  # waits for the prescan's child, in this process
+        timed(uptodate.Prescan, name)
+    for name in ("save",):
         timed(uptodate, name)
     for name in ("_load", "_edited", "_entry_kits", "_pair", "_pages", "_feeds", "_status"):
         timed(quick, name)
     timed(output, "replace_files")
-    print(f"imports: {imported:.3f} s")
+    print(f"imports: {imported:.3f} s (bipub.cli {cli_imported:.3f} s)")
     start = time.perf_counter()
-    result = pipeline.build(project)
+    with PRESCAN:
+        result = pipeline.build(PROJECT, prescan=PRESCAN)
     print(f"build: {time.perf_counter() - start:.3f} s ({result.cache_note})")
 
 

@@ -6,6 +6,7 @@ Exit codes: 0 success, 1 content or build errors, 2 bad invocation or unreadable
 from __future__ import annotations
 
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -123,24 +124,33 @@ def build(
     no_cache: bool,
 ) -> None:
     """Render the site, JSON API, feeds and llms.txt for every language into site/."""
-    from bipub.diagnostics import DiagnosticError
-    from bipub.pipeline import build as run_build
+    from bipub import uptodate
+    from bipub.project import Project
 
     out_dir = (out if out.is_absolute() else Path.cwd() / out) if out else None
-    try:
-        with _progress(ui) as (on_start, on_pages):
-            result = run_build(
-                ui.root,
-                out_dir,
-                list(langs) or None,
-                strict=strict,
-                on_start=on_start,
-                on_pages=on_pages,
-                only=set(only) or None,
-                use_cache=not no_cache,
-            )
-    except DiagnosticError as exc:
-        ui.fail(exc)
+    with ExitStack() as stack:
+        prescan = None
+        if not no_cache:  # the inputs are scanned while the rest of bipub is imported
+            target, key = uptodate.build_key(Project(ui.root), out_dir, langs, only)
+            prescan = stack.enter_context(uptodate.Prescan(ui.root, target, key))
+        from bipub.diagnostics import DiagnosticError
+        from bipub.pipeline import build as run_build
+
+        try:
+            with _progress(ui) as (on_start, on_pages):
+                result = run_build(
+                    ui.root,
+                    out_dir,
+                    list(langs) or None,
+                    strict=strict,
+                    on_start=on_start,
+                    on_pages=on_pages,
+                    only=set(only) or None,
+                    use_cache=not no_cache,
+                    prescan=prescan,
+                )
+        except DiagnosticError as exc:
+            ui.fail(exc)
     ui.diagnostics(result.warnings)
     if result.cache_note:
         ui.debug(result.cache_note)

@@ -15,7 +15,7 @@ import hashlib
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -358,39 +358,46 @@ def build(
     only: set[str] | None = None,
     use_cache: bool = True,
     cache: BuildCache | None = None,
+    prescan: uptodate.Prescan | None = None,
 ) -> BuildResult:
     """Run every stage. Raises DiagnosticError (nothing written) or returns what was built.
 
     `cache`: a build cache the caller keeps in memory between builds (`bipub serve`); it is
-    neither read from nor saved to .bipub-cache/ here."""
-    with _few_collections():
-        return _build(root, out, langs, strict, on_start, on_pages, only, use_cache, cache)
+    neither read from nor saved to .bipub-cache/ here. `prescan`: the caller's
+    uptodate.Prescan for this build (started early; the caller closes it), else one is made."""
+    project = Project(root)
+    target, key = uptodate.build_key(project, out, langs, only)
+    if prescan is not None and (prescan.target, prescan.key) != (target, key):
+        raise ValueError("the prescan was started for another output folder or other options")
+    with _few_collections(), ExitStack() as stack:
+        if use_cache and prescan is None:
+            prescan = stack.enter_context(uptodate.Prescan(root, target, key))
+        return _build(project, target, key, langs, strict, on_start, on_pages, only, cache, prescan)
 
 
 def _build(
-    root: Path,
-    out: Path | None,
+    project: Project,
+    target: Path,
+    record_key: str,
     langs: list[str] | None,
     strict: bool,
     on_start: Callable[[int], None] | None,
     on_pages: Callable[[int], None] | None,
     only: set[str] | None,
-    use_cache: bool,
     kept_cache: BuildCache | None,
+    prescan: uptodate.Prescan | None,  # None: --no-cache
 ) -> BuildResult:
     started = time.perf_counter()
-    project = Project(root)
-    target = (out if out is not None else project.default_out).absolute()
-    record_key = uptodate.options_key(str(target), sorted(langs or []), sorted(only or []))
-    inputs = uptodate.scan_inputs(project) if use_cache else {}
+    use_cache = prescan is not None
+    inputs: dict[str, uptodate.Identity] = {}
     quick_note = ""
-    if use_cache:
-        record = uptodate.load(project, target)
-        previous = uptodate.unchanged(record, record_key, inputs, target)
+    if prescan is not None:
+        inputs = prescan.scan().inputs
+        previous = prescan.unchanged()
         if previous is not None:
             return _nothing_changed(previous, strict, started)
         try:
-            return _quick(project, target, record_key, inputs, record, strict, started)
+            return _quick(project, target, record_key, prescan, strict, started)
         except quick.NotQuick as exc:
             quick_note = f"full build ({exc})"
     collector = Collector()
@@ -439,8 +446,7 @@ def _quick(
     project: Project,
     target: Path,
     key: str,
-    inputs: dict[str, list[int]],
-    record: uptodate.Record | None,
+    prescan: uptodate.Prescan,
     strict: bool,
     started: float,
 ) -> BuildResult:
@@ -451,8 +457,10 @@ def _quick(
         collector.extend(warnings)
         _strict(collector, strict)
 
-    rebuilt = quick.rebuild(project, target, key, inputs, record, check_warnings)
-    assert record is not None
+    inputs, record = prescan.scan().inputs, prescan.scan().record
+    if record is None:
+        raise quick.NotQuick("no record of the last build")
+    rebuilt = quick.rebuild(project, target, key, inputs, prescan.intact, check_warnings)
     files, dirs = uptodate.after_writes(record, target, rebuilt.written)
     new = uptodate.Record(key, inputs, files, dirs, rebuilt.warnings, rebuilt.pages)
     uptodate.save(project, target, new)

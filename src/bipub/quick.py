@@ -43,11 +43,8 @@ edit that is undone is undone in those files too.
 from __future__ import annotations
 
 import hashlib
-import os
 import secrets
 import stat
-import struct
-import threading
 import zlib
 from collections import defaultdict
 from collections.abc import Callable
@@ -70,8 +67,8 @@ if TYPE_CHECKING:
     from bipub.render.html import HtmlRenderer, Plan
     from bipub.render.views import PageMeta, PostView, View
 
-KIT_FORMAT = 7
-SHARDS = 32
+KIT_FORMAT = 8
+SHARDS = 128  # a quick rebuild reads one or two (~90 KB each on a 5,000-post site)
 MAX_EDITED = 24  # more edited files than this since the last full build: build in full
 
 VersionState = tuple[str, str, str, tuple[str, ...], tuple[str, ...]]  # lang, doc, state, …
@@ -131,7 +128,7 @@ class TextKit:
 @dataclass
 class Kit:
     key: str  # the build options (uptodate.options_key)
-    inputs: dict[str, bytes]  # the full build's input identities, packed (`_pack`)
+    inputs: dict[str, uptodate.Identity]  # the full build's input identities
     only: tuple[str, ...] | None  # the output kinds it built (None: all)
     config: SiteConfig
     status: dict[str, StatusFile]
@@ -206,7 +203,7 @@ def save_kit(
     project: Project,
     target: Path,
     key: str,
-    inputs: dict[str, list[int]],
+    inputs: dict[str, uptodate.Identity],
     only: set[str] | None,
     source: KitSource,
     warnings: list[Diagnostic],
@@ -312,7 +309,7 @@ def save_kit(
         )
     kit = Kit(
         key,
-        {rel: _pack(ident) for rel, ident in inputs.items()},
+        inputs,
         tuple(sorted(only)) if only is not None else None,
         site.config,
         site.status,
@@ -479,21 +476,20 @@ def rebuild(
     project: Project,
     target: Path,
     key: str,
-    inputs: dict[str, list[int]],
-    record: uptodate.Record | None,
+    inputs: dict[str, uptodate.Identity],
+    intact: Callable[[], bool],
     check_warnings: Callable[[list[Diagnostic]], None] = lambda warnings: None,
 ) -> Rebuilt:
     """Rebuild what the inputs edited since the last full build feed, from its kit. Raises
-    NotQuick (nothing written) when only a full build can say what changed. The build's
-    warnings go to `check_warnings` before anything is written (--strict raises there)."""
+    NotQuick (nothing written) when only a full build can say what changed. `intact` says
+    whether the output folder is as the last build left it (uptodate.Prescan: asked only
+    before writing). The build's warnings go to `check_warnings` before anything is written
+    (--strict raises there)."""
     name = _name(target, key)
     kit_file = project.cache / f"quick-{name}.pickle"
     if not kit_file.is_file():
         raise NotQuick("no quick-rebuild kit for these options yet")
-    if record is None:
-        raise NotQuick("no record of the last build")
-    with _OutputCheck(target, record) as intact:
-        return _rebuild(project, target, name, key, inputs, kit_file, intact, check_warnings)
+    return _rebuild(project, target, name, key, inputs, kit_file, intact, check_warnings)
 
 
 def _rebuild(
@@ -501,7 +497,7 @@ def _rebuild(
     target: Path,
     name: str,
     key: str,
-    inputs: dict[str, list[int]],
+    inputs: dict[str, uptodate.Identity],
     kit_file: Path,
     intact: Callable[[], bool],
     check_warnings: Callable[[list[Diagnostic]], None],
@@ -622,50 +618,6 @@ def _save_blocks(project: Project, blocks: dict[tuple[str, str], str | None]) ->
     save_signed(project.cache / BLOCKS_FILE, (_blocks_stamp(), keep))
 
 
-class _OutputCheck:
-    """Is the output folder as the last build left it? (uptodate.output_intact: one lstat per
-    file and folder, 28,000 on a 5,000-post site.) The check runs in a forked child process
-    while this one loads and renders, and its answer is awaited before anything is written.
-    In a process with other threads (`bipub serve`), where forking is unsafe, it runs here."""
-
-    def __init__(self, target: Path, record: uptodate.Record) -> None:
-        self.target, self.record = target, record
-        self.pid = 0
-        self.fd = -1
-        self.answer: bool | None = None
-
-    def __enter__(self) -> Callable[[], bool]:
-        if threading.active_count() > 1 or not hasattr(os, "fork"):
-            self.answer = uptodate.output_intact(self.target, self.record)
-            return self.result
-        read, write = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child: answer, and leave without running any cleanup of the parent's
-            try:
-                ok = uptodate.output_intact(self.target, self.record)
-                os.write(write, b"1" if ok else b"0")
-            finally:
-                os._exit(0)
-        os.close(write)
-        self.pid, self.fd = pid, read
-        return self.result
-
-    def result(self) -> bool:
-        if self.answer is None:
-            self.answer = os.read(self.fd, 1) == b"1"  # b"": the child died, not intact
-            self._reap()
-        return self.answer
-
-    def _reap(self) -> None:
-        if self.pid:
-            os.close(self.fd)
-            os.waitpid(self.pid, 0)
-            self.pid = 0
-
-    def __exit__(self, *exc: object) -> None:
-        self._reap()
-
-
 def _no_errors(collector: Collector) -> None:
     """An error while rebuilding quickly: the full build runs and reports it properly."""
     if collector.errors:
@@ -673,30 +625,24 @@ def _no_errors(collector: Collector) -> None:
         raise NotQuick(f"{first.location()}: {first.message}")
 
 
-def _pack(ident: list[int]) -> bytes:
-    """An input's identity (uptodate: mtime, ctime, size, inode, mode) as 40 bytes, the mode
-    last: a kit unpickles 10,000 of these much faster than 10,000 lists of five numbers."""
-    return struct.pack("<qqqQQ", *ident)  # (inode numbers can use all 64 bits)
+def _is_dir(ident: uptodate.Identity) -> bool:
+    return stat.S_ISDIR(uptodate.mode(ident))
 
 
-def _is_dir(packed: bytes) -> bool:
-    return stat.S_ISDIR(struct.unpack_from("<Q", packed, 32)[0])
-
-
-def _edited(kit: Kit, inputs: dict[str, list[int]]) -> list[str]:
+def _edited(kit: Kit, inputs: dict[str, uptodate.Identity]) -> list[str]:
     """The input files that differ from the kit's (folders only count through their files)."""
     old, new = kit.inputs, inputs
     if old.keys() != new.keys():
-        old_files = {p for p, packed in old.items() if not _is_dir(packed)}
-        new_files = {p for p, ident in new.items() if not stat.S_ISDIR(ident[4])}
+        old_files = {p for p, ident in old.items() if not _is_dir(ident)}
+        new_files = {p for p, ident in new.items() if not _is_dir(ident)}
         if old_files != new_files:
             changed = sorted(old_files ^ new_files)
             more = " …" if changed[1:] else ""
             raise NotQuick(f"files were added or removed ({changed[0]}{more})")
     edited = []
     for p, ident in new.items():
-        if _pack(ident) != old.get(p):
-            if stat.S_ISDIR(ident[4]) and p in old and _is_dir(old[p]):
+        if ident != old.get(p):
+            if _is_dir(ident) and p in old and _is_dir(old[p]):
                 continue  # a folder's own identity (an editor's save renames into it)
             edited.append(p)  # (a folder where a file was is caught below: not a document)
     edited.sort()
@@ -705,7 +651,7 @@ def _edited(kit: Kit, inputs: dict[str, list[int]]) -> list[str]:
     for rel in edited:
         if rel not in kit.docs:
             raise NotQuick(f"{rel} changed (only posts and pages are rebuilt quickly)")
-        if not stat.S_ISREG(new[rel][4]):
+        if not stat.S_ISREG(uptodate.mode(new[rel])):
             raise NotQuick(f"{rel} is no longer a regular file")
     return edited
 

@@ -18,7 +18,12 @@ file edited and re-dated still counts as changed.
 
 The record is pickled and signed like every cache file (cache.py: HMAC with a key kept outside
 the project), so a planted file is never unpickled — nor trusted to claim an output is up to
-date.
+date. An identity is kept packed in 40 bytes (`Identity`): a record holds ~25,000 of them on a
+5,000-post site, and bytes pickle and compare much faster than lists of five numbers.
+
+`Prescan` does the first part of every cached build — scan the inputs, read the record, check the
+output — in a forked child process, started by the command line before it imports the rest of
+bipub (pydantic, Markdown, Jinja: ~0.3 s), so that the answer is ready when the build needs it.
 """
 
 from __future__ import annotations
@@ -28,25 +33,36 @@ import hashlib
 import os
 import pickle
 import stat
+import struct
 import sys
+import tempfile
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from bipub import __version__
 from bipub.diagnostics import Diagnostic, Severity
 from bipub.project import Project
 
-FORMAT = 2
+FORMAT = 3
 THEME_DIR = Path(__file__).resolve().parent / "theme"
 INPUT_FILES = ("bipub.yaml", "glossary.yaml")
 INPUT_DIRS = ("content", "templates", "locales", "static", "status")
 
-Identity = list[int]
+Identity = bytes  # (mtime_ns, ctime_ns, size, inode, mode), packed: `_PACKED`
+_PACKED = struct.Struct("<qqqQQ")  # (inode numbers can use all 64 bits)
+_pack = _PACKED.pack
 
 
 def _identity(st: os.stat_result) -> Identity:
-    return [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino, st.st_mode]
+    return _pack(st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino, st.st_mode)
+
+
+def mode(ident: Identity) -> int:
+    """The file mode in an identity (stat.S_ISDIR and friends read it)."""
+    return int(struct.unpack_from("<Q", ident, 32)[0])
 
 
 def _walk(folder: str, prefix: str, out: dict[str, Identity]) -> None:
@@ -112,12 +128,12 @@ def _output_unchanged(out: Path, files: dict[str, Identity], dirs: dict[str, Ide
         fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
     except OSError:
         return False
-    lstat = os.stat
+    lstat, pack = os.stat, _pack
     try:
         for table in (dirs, files):
             for rel, ident in table.items():
                 st = lstat(rel or ".", dir_fd=fd, follow_symlinks=False)
-                if [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino, st.st_mode] != ident:
+                if pack(st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino, st.st_mode) != ident:
                     return False
     except OSError:
         return False
@@ -195,17 +211,6 @@ def save(project: Project, out: Path, record: Record) -> None:
     save_signed(_path(project, out), data)
 
 
-def unchanged(
-    record: Record | None, key: str, inputs: dict[str, Identity], out: Path
-) -> Record | None:
-    """The record, if the output it describes is still current for these inputs and options."""
-    if record is None or record.key != key or record.inputs != inputs:
-        return None
-    if not _output_unchanged(out, record.files, record.dirs):
-        return None
-    return record
-
-
 def output_intact(out: Path, record: Record) -> bool:
     """Whether the output folder is exactly as the build that saved `record` left it."""
     return _output_unchanged(out, record.files, record.dirs)
@@ -224,3 +229,126 @@ def after_writes(
         parent = rel.rpartition("/")[0]
         dirs[parent] = _identity(os.lstat(os.path.join(base, parent) if parent else base))
     return files, dirs
+
+
+def build_key(
+    project: Project, out: Path | None, langs: Iterable[str] | None, only: Iterable[str] | None
+) -> tuple[Path, str]:
+    """A build's output folder and the key of its options (`options_key`)."""
+    target = (out if out is not None else project.default_out).absolute()
+    return target, options_key(str(target), sorted(langs or []), sorted(only or []))
+
+
+@dataclass
+class Scan:
+    """The inputs as they are now, and the record of the last build into the output folder."""
+
+    inputs: dict[str, Identity]
+    record: Record | None
+
+
+class Prescan:
+    """`scan_inputs`, `load` and `output_intact` for one build, done ahead in a forked child.
+
+    The command line starts it before importing the rest of bipub; the child scans the inputs
+    (~10,000 lstat calls on a 5,000-post site), reads the record, sends both back through an
+    unlinked temporary file and then checks the output folder (~28,000 lstat calls) while the
+    parent goes on importing, loading and rendering. `scan()` and `intact()` wait for the
+    child's answers. Where forking is unsafe (other threads running, as in `bipub serve`) or
+    impossible, or if the child gives no answer, the same functions run here instead, when
+    first asked — so an error (an unreadable folder) is raised by the build as usual.
+
+    Use it as a context manager: leaving it ends the child (killed if it is still checking
+    an output nobody asked about: it writes nothing)."""
+
+    def __init__(self, root: Path, target: Path, key: str) -> None:
+        self.project = Project(root)
+        self.target, self.key = target, key
+        self._scan: Scan | None = None
+        self._intact: bool | None = None
+        self._pid = 0
+        self._pipe = -1
+        self._file: IO[bytes] | None = None
+        if threading.active_count() == 1 and hasattr(os, "fork"):
+            self._start()
+
+    def _start(self) -> None:
+        file = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close()
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: answer, then leave without running the parent's cleanup
+            try:
+                self._child(file, write)
+            finally:
+                os._exit(0)
+        os.close(write)
+        self._pid, self._pipe, self._file = pid, read, file
+
+    def _child(self, file: IO[bytes], pipe: int) -> None:
+        scan = Scan(scan_inputs(self.project), load(self.project, self.target))
+        data = pickle.dumps(scan, protocol=pickle.HIGHEST_PROTOCOL)
+        file.write(data)
+        file.flush()
+        os.write(pipe, struct.pack("<Q", len(data)))
+        if scan.record is not None:
+            os.write(pipe, b"1" if output_intact(self.target, scan.record) else b"0")
+
+    def _read(self, size: int) -> bytes:
+        data = b""
+        while len(data) < size:
+            chunk = os.read(self._pipe, size - len(data))
+            if not chunk:
+                break
+            data += chunk
+        return data
+
+    def scan(self) -> Scan:
+        """The inputs now and the last build's record (None: none, unreadable or not ours)."""
+        if self._scan is None:
+            if self._pid and self._file is not None:
+                header = self._read(8)
+                if len(header) == 8:
+                    (size,) = struct.unpack("<Q", header)
+                    data = os.pread(self._file.fileno(), size, 0)
+                    if len(data) == size:  # written by our own child into a private file
+                        self._scan = pickle.loads(data)  # noqa: S301
+            if self._scan is None:  # no child, or it died before answering: ask here
+                self.close()
+                self._scan = Scan(scan_inputs(self.project), load(self.project, self.target))
+        return self._scan
+
+    def intact(self) -> bool:
+        """Whether the output folder is exactly as the last build into it left it (whatever
+        its options: a quick rebuild needs only that; False if there is no record)."""
+        record = self.scan().record
+        if record is None:
+            return False
+        if self._intact is None:
+            answer = self._read(1) if self._pid else b""
+            self.close()
+            self._intact = answer == b"1" if answer else output_intact(self.target, record)
+        return self._intact
+
+    def unchanged(self) -> Record | None:
+        """The record, if the output it describes is still current for these inputs and options."""
+        scan = self.scan()
+        if scan.record is None or scan.record.key != self.key or scan.record.inputs != scan.inputs:
+            return None
+        return scan.record if self.intact() else None
+
+    def close(self) -> None:
+        if self._pid:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self._pid, 9)  # done, or checking what nobody will ask: it writes nothing
+            os.waitpid(self._pid, 0)
+            os.close(self._pipe)
+            self._pid = 0
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __enter__(self) -> Prescan:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -8,12 +8,15 @@ output, the options, --strict) and check that exactly the unchanged case skips t
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import pytest
 
+from bipub import uptodate
 from bipub.diagnostics import DiagnosticError
 from bipub.pipeline import build
+from bipub.project import Project
 from tests.conftest import tree_snapshot
 
 KINDS = {"html", "json", "feeds", "llms"}
@@ -127,3 +130,92 @@ def test_unreadable_record_is_ignored(built: Path) -> None:
         record.write_bytes(b"\0" * 32 + b"not a pickle")
     assert not build(built, only=KINDS).up_to_date
     assert build(built, only=KINDS).up_to_date
+
+
+def _prescan(project: Path) -> uptodate.Prescan:
+    target, key = uptodate.build_key(Project(project), None, None, KINDS)
+    return uptodate.Prescan(project, target, key)
+
+
+def _in_process(project: Path) -> tuple[uptodate.Scan, bool]:
+    """What the prescan's child must answer, computed here."""
+    target, _ = uptodate.build_key(Project(project), None, None, KINDS)
+    scan = uptodate.Scan(
+        uptodate.scan_inputs(Project(project)), uptodate.load(Project(project), target)
+    )
+    assert scan.record is not None
+    return scan, uptodate.output_intact(target, scan.record)
+
+
+@pytest.mark.parametrize("damage", ["none", "output", "input"])
+def test_prescan_child_answers_as_the_process_would(built: Path, damage: str) -> None:
+    """The forked child's scan, record and output check equal the same calls made here."""
+    if damage == "output":
+        (built / "site" / "ko" / "index.html").write_text("by hand", encoding="utf-8")
+    elif damage == "input":
+        post = built / "content" / "ko" / "posts" / "alpha.md"
+        post.write_text(post.read_text(encoding="utf-8") + "\n더.\n", encoding="utf-8")
+    expected, intact = _in_process(built)
+    with _prescan(built) as prescan:
+        assert prescan._pid  # a child was forked (no other thread runs in the tests)
+        assert prescan.scan() == expected
+        assert prescan.intact() is intact is (damage != "output")
+        assert (prescan.unchanged() is not None) is (damage == "none")
+        pid = prescan._pid
+    assert pid == 0  # intact() reaped it
+
+
+def test_prescan_without_a_child_answers_here(built: Path) -> None:
+    """With other threads running (`bipub serve`), nothing is forked: the same answers."""
+    expected, intact = _in_process(built)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        with _prescan(built) as prescan:
+            assert prescan._pid == 0
+            assert prescan.scan() == expected and prescan.intact() is intact is True
+    finally:
+        stop.set()
+        other.join()
+
+
+def test_prescan_child_that_dies_is_replaced_by_the_process(
+    built: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A child that gives no answer (killed, or failing) costs only time: the scan and the
+    output check run here, and an error they raise reaches the build."""
+    expected, intact = _in_process(built)
+
+    def dies(self: uptodate.Prescan, *args: object) -> None:
+        raise RuntimeError("the child fails")
+
+    monkeypatch.setattr(uptodate.Prescan, "_child", dies)
+    with _prescan(built) as prescan:
+        assert prescan._pid
+        assert prescan.scan() == expected
+        assert prescan.intact() is intact is True
+
+    def unreadable(project: Project) -> dict[str, bytes]:
+        raise PermissionError("content/ko: permission denied")
+
+    with _prescan(built) as prescan:  # the child dies; the scan here raises, as a build would
+        monkeypatch.setattr(uptodate, "scan_inputs", unreadable)
+        with pytest.raises(PermissionError, match="content/ko"):
+            prescan.scan()
+
+
+def test_prescan_ends_its_child(built: Path) -> None:
+    """Leaving the prescan kills a child still checking the output, and reaps it."""
+    with _prescan(built) as prescan:
+        pid = prescan._pid
+        assert pid
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
+
+
+def test_prescan_for_other_options_is_refused(built: Path) -> None:
+    with _prescan(built) as prescan, pytest.raises(ValueError, match="other options"):
+        build(built, prescan=prescan)  # (its options are KINDS; these are all kinds)
+    with _prescan(built) as prescan:
+        assert build(built, only=KINDS, prescan=prescan).up_to_date
