@@ -22,6 +22,8 @@ For each size N (posts per language) it generates a corpus with ../shared/bench/
 * hugo   — `hugo --quiet` on the same content with ../shared/bench/hugo-site (skipped with a
            message when hugo is not installed: `apt-get install hugo`)
 
+bipub's modules are compiled to bytecode first (`compile_bytecode`: what `pip install` does for
+a wheel; an editable checkout under PYTHONDONTWRITEBYTECODE=1 would compile them at every start).
 Wall time comes from time.perf_counter around each subprocess; peak memory is the maximum RSS of
 the process and its children (resource.getrusage). Results print as a Markdown table for
 bench/RESULTS.md. Nothing here is a test: machines are noisy; compare ratios within one run.
@@ -229,6 +231,21 @@ def bench_size(root: Path, n: int, repeat: int, hugo: bool) -> dict[str, float]:
     return summary
 
 
+def compile_bytecode() -> str:
+    """bipub's modules compiled to bytecode, as `pip install` leaves an installed wheel. An
+    editable checkout run with PYTHONDONTWRITEBYTECODE=1 (set on these machines) would compile
+    every module from source at each start (~0.15 s of every command)."""
+    import compileall
+    import importlib.util
+
+    spec = importlib.util.find_spec("bipub")
+    assert spec is not None and spec.origin is not None
+    folder = Path(spec.origin).parent
+    if not compileall.compile_dir(str(folder), quiet=1):
+        sys.exit(f"bench: could not compile bipub's modules in {folder}")
+    return str(folder)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--posts", type=int, nargs="+", default=[1000])
@@ -243,7 +260,8 @@ def main() -> None:
     print(
         f"# bench on {platform.node()} ({os.cpu_count()} cores), Python {platform.python_version()}"
     )
-    print(f"# {time.strftime('%Y-%m-%d %H:%M')} — {' '.join(sys.argv)}\n")
+    print(f"# {time.strftime('%Y-%m-%d %H:%M')} — {' '.join(sys.argv)}")
+    print(f"# bipub's bytecode compiled in {compile_bytecode()} (as an installed wheel has it)\n")
     print(
         "| posts/lang | cold | Hugo | cold/Hugo | warm | touch | one edit | title edit "
         "| tags edit | serve edit | check cold | check after edit | check | RSS bipub | RSS Hugo |"
