@@ -88,7 +88,7 @@ def render(
         config.outputs.raw_html, collector, cache.notes if cache is not None else None
     )
     kept_feeds: dict[str, Any] = {}
-    status_files: dict[str, str] = {}
+    status_files: dict[str, list[tuple[str, str]]] = {}  # language → status.json's records
     texts: dict[str, Any] = {}  # posts.json records and llms lines, by output path (quick.py)
     envs = {}
     # compiled templates are code: kept in the user's cache, never in the (cloneable) project
@@ -118,8 +118,8 @@ def render(
                 )
                 posts = json_api.join_records([text for _, text in post_records])
                 tree.add(urls.api(lang, "posts")[1:], posts, lang, "api")
-                records = json_api.status_records(site, lang)
-                status = status_files[lang] = json_api.status_json(records)
+                records = status_files[lang] = json_api.status_records(site, lang)
+                status = json_api.status_json(records)
                 tree.add(urls.api(lang, "status")[1:], status, lang, "api")
             if want("llms"):
                 lines = texts[urls.llms(lang)[1:]] = llms.llms_lines(site, lang, url)

@@ -67,7 +67,7 @@ if TYPE_CHECKING:
     from bipub.render.html import HtmlRenderer, Plan
     from bipub.render.views import PageMeta, PostView, View
 
-KIT_FORMAT = 8
+KIT_FORMAT = 9
 SHARDS = 128  # a quick rebuild reads one or two (~90 KB each on a 5,000-post site)
 MAX_EDITED = 24  # more edited files than this since the last full build: build in full
 
@@ -137,12 +137,39 @@ class Kit:
     docs: dict[str, tuple[str, str, str, str]]
     site_views: dict[str, View]
     feeds: dict[str, tuple[FeedParts, dict[str, str]]]
-    status_json: dict[str, str]  # language → status.json as written
+    status_runs: dict[str, StatusRuns]  # language → status.json's records, by entry
     warnings: list[Diagnostic]
     pages: dict[str, int]
     entry_shards: list[str]  # the key of each entry shard this kit goes with
     list_shards: list[str]  # and of each listing shard
     token: str = ""  # this kit's own (random): a `Touched` record names the kit it goes with
+
+
+@dataclass(frozen=True)
+class StatusRuns:
+    """One status.json as runs of records: the records of one entry (unit keys
+    `<kind>/<entry key>:<field>`, no field name has a colon) sort together, so each entry's are
+    one run, and the file is the runs joined (json_api.join_records)."""
+
+    runs: list[str]  # each run's records, joined as the file joins them
+    index: dict[str, int]  # "<kind>/<entry key>:" → its run (-1: its records are not one run)
+
+    def text(self) -> str:
+        return "[\n  " + ",\n  ".join(self.runs) + "\n]\n" if self.runs else "[]\n"
+
+
+def _status_runs(records: list[tuple[str, str]]) -> StatusRuns:
+    runs: list[list[str]] = []
+    index: dict[str, int] = {}
+    last = None
+    for key, text in records:
+        prefix = key.rpartition(":")[0] + ":"
+        if prefix != last:
+            index[prefix] = len(runs) if prefix not in index else -1
+            runs.append([])
+            last = prefix
+        runs[-1].append(text)
+    return StatusRuns([",\n  ".join(run) for run in runs], index)
 
 
 @dataclass(frozen=True)
@@ -194,7 +221,7 @@ class KitSource:
     renderer: HtmlRenderer
     plan: Plan
     feeds: dict[str, tuple[FeedParts, dict[str, str]]]
-    status_json: dict[str, str]
+    status_records: dict[str, list[tuple[str, str]]]  # language → (unit key, record text)
     fingerprints: dict[str, str] | None  # output page → fingerprint (html builds)
     texts: dict[str, Any]  # output path → posts.json records or llms Lines (pipeline.render)
 
@@ -316,7 +343,7 @@ def save_kit(
         docs,
         {lang: renderer.site_view(lang) for lang in site.config.codes},
         source.feeds,
-        source.status_json,
+        {lang: _status_runs(records) for lang, records in source.status_records.items()},
         warnings,
         pages,
         entry_keys,
@@ -893,45 +920,34 @@ def _texts(
 
 
 def _status(kit: Kit, idents: list[tuple[str, str]], units: list[Any]) -> list[tuple[str, bytes]]:
-    """status.json of each language with the edited entries' records replaced.
-
-    The file lists records sorted by unit key, and an entry's units are keyed
-    `<kind>/<entry key>:<field>` (no field name has a colon): its records are the one run of
-    records whose key starts with that prefix (whatever sorts between two keys with a common
-    prefix has it too), and its new records, sorted, take the run's place. Each record starts
-    `{` + newline + `    "key": ` (json_api.dump_record), and a value cannot hold a raw newline."""
+    """status.json of each language with the edited entries' runs of records replaced by
+    their new records (sorted by unit key, as the full build writes them)."""
     from bipub.render import json_api, urls
 
     out = []
-    for lang, text in kit.status_json.items():
+    for lang, status_runs in kit.status_runs.items():
         status = kit.status.get(lang)
-        new_text, touched = text, False
+        runs = list(status_runs.runs)
+        touched = False
         for kind, key in idents:
+            prefix = f"{kind}/{key}:"
             fresh = sorted(
                 (u.key, json_api.dump_record(json_api.unit_record(u, status)))
                 for u in units
-                if u.target_lang == lang and u.key.rpartition(":")[0] == f"{kind}/{key}"
+                if u.target_lang == lang and u.key.rpartition(":")[0] == prefix[:-1]
             )
-            new_text, hit = _splice(new_text, f"{kind}/{key}:", [record for _, record in fresh])
-            touched = touched or hit
+            at = status_runs.index.get(prefix)
+            if at is None:
+                if fresh:
+                    raise NotQuick(f"status.json has no records of {prefix[:-1]} to replace")
+                continue
+            if at < 0:
+                raise NotQuick(f"the records of {prefix[:-1]} are not together in status.json")
+            if not fresh:
+                raise NotQuick(f"the records of {prefix[:-1]} would leave status.json")
+            runs[at] = ",\n  ".join(record for _, record in fresh)
+            touched = True
         if touched:  # (compared with the published file, not the kit's: replace_files)
-            out.append((urls.api(lang, "status")[1:], new_text.encode("utf-8")))
+            text = StatusRuns(runs, status_runs.index).text()
+            out.append((urls.api(lang, "status")[1:], text.encode("utf-8")))
     return out
-
-
-def _splice(text: str, prefix: str, records: list[str]) -> tuple[str, bool]:
-    """`text` with the run of records whose key starts with `prefix` replaced by `records`;
-    and whether there was such a run."""
-    from bipub.render.json_api import encode_str
-
-    marker = '{\n    "key": ' + encode_str(prefix)[:-1]  # the key's opening, its quote left open
-    start = text.find(marker)
-    if start < 0:
-        if records:
-            raise NotQuick(f"status.json has no records of {prefix[:-1]} to replace")
-        return text, False
-    if not records:
-        raise NotQuick(f"the records of {prefix[:-1]} would leave status.json")
-    last = text.rfind(marker)
-    end = text.index("\n  }", last) + len("\n  }")
-    return text[:start] + ",\n  ".join(records) + text[end:], True
