@@ -36,7 +36,6 @@ import stat
 import struct
 import sys
 import tempfile
-import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +43,7 @@ from typing import IO
 
 from bipub import __version__
 from bipub.diagnostics import Diagnostic, Severity
+from bipub.parallel import can_fork
 from bipub.project import Project
 
 FORMAT = 3
@@ -269,7 +269,7 @@ class Prescan:
         self._pid = 0
         self._pipe = -1
         self._file: IO[bytes] | None = None
-        if threading.active_count() == 1 and hasattr(os, "fork"):
+        if can_fork():  # (not while other threads run)
             self._start()
 
     def _start(self) -> None:

@@ -147,8 +147,16 @@ def _in_process(project: Path) -> tuple[uptodate.Scan, bool]:
     return scan, uptodate.output_intact(target, scan.record)
 
 
+@pytest.fixture
+def forking(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The prescan forks even if another test left a thread running (a fake server)."""
+    monkeypatch.setattr(uptodate, "can_fork", lambda: True)
+
+
 @pytest.mark.parametrize("damage", ["none", "output", "input"])
-def test_prescan_child_answers_as_the_process_would(built: Path, damage: str) -> None:
+def test_prescan_child_answers_as_the_process_would(
+    built: Path, damage: str, forking: None
+) -> None:
     """The forked child's scan, record and output check equal the same calls made here."""
     if damage == "output":
         (built / "site" / "ko" / "index.html").write_text("by hand", encoding="utf-8")
@@ -157,7 +165,7 @@ def test_prescan_child_answers_as_the_process_would(built: Path, damage: str) ->
         post.write_text(post.read_text(encoding="utf-8") + "\n더.\n", encoding="utf-8")
     expected, intact = _in_process(built)
     with _prescan(built) as prescan:
-        assert prescan._pid  # a child was forked (no other thread runs in the tests)
+        assert prescan._pid  # a child was forked
         assert prescan.scan() == expected
         assert prescan.intact() is intact is (damage != "output")
         assert (prescan.unchanged() is not None) is (damage == "none")
@@ -181,7 +189,7 @@ def test_prescan_without_a_child_answers_here(built: Path) -> None:
 
 
 def test_prescan_child_that_dies_is_replaced_by_the_process(
-    built: Path, monkeypatch: pytest.MonkeyPatch
+    built: Path, monkeypatch: pytest.MonkeyPatch, forking: None
 ) -> None:
     """A child that gives no answer (killed, or failing) costs only time: the scan and the
     output check run here, and an error they raise reaches the build."""
@@ -205,7 +213,7 @@ def test_prescan_child_that_dies_is_replaced_by_the_process(
             prescan.scan()
 
 
-def test_prescan_ends_its_child(built: Path) -> None:
+def test_prescan_ends_its_child(built: Path, forking: None) -> None:
     """Leaving the prescan kills a child still checking the output, and reaps it."""
     with _prescan(built) as prescan:
         pid = prescan._pid
