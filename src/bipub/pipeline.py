@@ -394,12 +394,16 @@ def _build(
     if prescan is not None:
         inputs = prescan.scan().inputs
         previous = prescan.unchanged()
-        if previous is not None:
-            return _nothing_changed(previous, strict, started)
         try:
-            return _quick(project, target, record_key, prescan, strict, started)
+            if previous is not None:
+                done = _nothing_changed(previous, strict, started)
+            else:
+                done = _quick(project, target, record_key, prescan, strict, started)
+            done.cache_note = "; ".join(n for n in (prescan.note, done.cache_note) if n)
+            return done
         except quick.NotQuick as exc:
-            quick_note = f"full build ({exc})"
+            quick_note = "; ".join(n for n in (prescan.note, f"full build ({exc})") if n)
+        prescan.close()  # (its child may still be checking an output the full build replaces)
     collector = Collector()
     cache: BuildCache | None = None
     if use_cache:

@@ -269,20 +269,30 @@ class Prescan:
         self._pid = 0
         self._pipe = -1
         self._file: IO[bytes] | None = None
+        self.note = ""  # why there is no child, if forking failed (`bipub -v build` says it)
         if can_fork():  # (not while other threads run)
-            self._start()
+            try:
+                self._start()
+            except OSError as exc:  # no temporary file, pipe or process: scan here instead
+                self.close()
+                self.note = f"inputs scanned in-process (could not start the prescan: {exc})"
 
     def _start(self) -> None:
-        file = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close()
+        self._file = file = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close()
         read, write = os.pipe()
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read)
+            os.close(write)
+            raise
         if pid == 0:  # the child: answer, then leave without running the parent's cleanup
             try:
                 self._child(file, write)
             finally:
                 os._exit(0)
         os.close(write)
-        self._pid, self._pipe, self._file = pid, read, file
+        self._pid, self._pipe = pid, read
 
     def _child(self, file: IO[bytes], pipe: int) -> None:
         scan = Scan(scan_inputs(self.project), load(self.project, self.target))

@@ -227,3 +227,21 @@ def test_prescan_for_other_options_is_refused(built: Path) -> None:
         build(built, prescan=prescan)  # (its options are KINDS; these are all kinds)
     with _prescan(built) as prescan:
         assert build(built, only=KINDS, prescan=prescan).up_to_date
+
+
+def test_prescan_that_cannot_start_says_so(
+    built: Path, monkeypatch: pytest.MonkeyPatch, forking: None
+) -> None:
+    """No temporary file (a full /tmp) or no process: the scan runs here, and `-v` says why."""
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(uptodate.tempfile, "TemporaryFile", full)
+    expected, _ = _in_process(built)
+    with _prescan(built) as prescan:
+        assert prescan._pid == 0 and "No space left on device" in prescan.note
+        assert prescan.scan() == expected
+        result = build(built, only=KINDS, prescan=prescan)
+    assert result.up_to_date
+    assert "could not start the prescan: [Errno 28] No space left" in result.cache_note
