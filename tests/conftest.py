@@ -7,7 +7,8 @@ Golden files: run `pytest --update-golden` to rewrite every golden file from the
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,3 +113,16 @@ def tree_snapshot(root: Path) -> dict[str, bytes]:
         for p in sorted(root.rglob("*"))
         if p.is_file()
     }
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _no_thread_left() -> Iterator[None]:
+    """Each test module leaves no thread running (fixtures stop their servers): with another
+    thread alive, bipub does not fork (parallel.can_fork), and every later test would run the
+    in-process paths only instead of the prescan, load and render workers a build uses."""
+    yield
+    for thread in threading.enumerate():
+        if thread is not threading.main_thread():
+            thread.join(timeout=5)
+    left = [t.name for t in threading.enumerate() if t is not threading.main_thread()]
+    assert not left, f"threads left running by this module: {left}"

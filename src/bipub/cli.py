@@ -203,15 +203,17 @@ class _progress:
             MofNCompleteColumn(),
             console=Console(stderr=True),
             transient=True,
+            auto_refresh=False,  # no refresh thread: a build forks its workers only without one
         )
         self.bar.__enter__()
         self.task = self.bar.add_task("render", total=None)
 
         def on_start(total: int) -> None:
-            self.bar.update(self.task, total=total)
+            self.bar.update(self.task, total=total, refresh=True)
 
         def on_pages(n: int) -> None:
             self.bar.advance(self.task, n)
+            self.bar.refresh()
 
         return on_start, on_pages
 

@@ -36,11 +36,17 @@ class BuildState:
         self.generation = 0
         self.errors: list[str] = []
         self.cond = threading.Condition()
+        self.closed = False  # the server is stopping: event streams end
 
     def done(self, errors: list[str]) -> None:
         with self.cond:
             self.generation += 1
             self.errors = errors
+            self.cond.notify_all()
+
+    def close(self) -> None:
+        with self.cond:
+            self.closed = True
             self.cond.notify_all()
 
 
@@ -64,7 +70,7 @@ def safe_path(site: Path, url_path: str) -> Path | None:
 
 
 def _changed(state: BuildState, seen: int) -> bool:
-    return state.generation != seen
+    return state.generation != seen or state.closed
 
 
 def make_handler(site: Path, state: BuildState) -> type[SimpleHTTPRequestHandler]:
@@ -130,6 +136,8 @@ def make_handler(site: Path, state: BuildState) -> type[SimpleHTTPRequestHandler
                     with state.cond:
                         state.cond.wait_for(partial(_changed, state, seen), timeout=15)
                         generation, errors = state.generation, list(state.errors)
+                        if state.closed:
+                            return
                     if generation == seen:
                         self.wfile.write(b": keep-alive\n\n")
                     else:
@@ -208,5 +216,6 @@ def serve(ui: Any, root: Path, host: str, port: int, out: Path | None) -> None:
     except KeyboardInterrupt:
         pass
     finally:
+        state.close()  # open pages' event streams end, and their threads with them
         server.shutdown()
         cache.save(project.cache)

@@ -34,18 +34,23 @@ def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return project / "site"
 
 
-@pytest.fixture(scope="session")
+# The server and the browser run threads; they end with each module, so that the tests after
+# these run without other threads, as `bipub build` does (parallel.can_fork: forked prescan,
+# load and render workers), not on the in-process paths used where forking is unsafe.
+@pytest.fixture(scope="module")
 def site_url(demo_site: Path) -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(demo_site, BuildState()))
-    server.daemon_threads = True
+    server.daemon_threads = False  # server_close() waits for every request thread
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
+    server.server_close()
+    thread.join()
 
 
-@pytest.fixture(scope="session")
-def browser() -> Iterator[object]:
+@pytest.fixture(scope="module")
+def browser(site_url: str) -> Iterator[object]:  # closed before the server: its connections end
     if not Path(CHROMIUM).exists():
         pytest.fail("Chromium is not installed: run scripts/bootstrap.sh (Debian package chromium)")
     from playwright.sync_api import sync_playwright

@@ -91,3 +91,21 @@ def test_i18n_extract_update_compile(cli, tmp_path: Path) -> None:
     po.write_text(text.replace('msgstr "안녕 %(name)s"', 'msgstr "<b>안녕</b> %(name)s"'))
     bad = cli("-C", str(project), "i18n", "compile")
     assert bad.exit_code == 1 and "adds markup" in bad.stderr
+
+
+def test_the_progress_bar_runs_no_thread(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """On a terminal the build shows a progress bar; it must not run a refresh thread, or the
+    build would not fork its workers (parallel.can_fork) and load every document serially."""
+    import threading
+
+    from bipub import cli
+    from bipub.parallel import can_fork
+
+    monkeypatch.setattr(cli.sys.stderr, "isatty", lambda: True, raising=False)
+    monkeypatch.setattr("rich.console.Console.is_terminal", property(lambda self: True))
+    ui = cli.Ui(tmp_path, 0)
+    with cli._progress(ui) as (on_start, on_pages):
+        assert on_start is not None and on_pages is not None  # the bar is shown
+        on_start(10)
+        on_pages(3)
+        assert threading.active_count() == 1 and can_fork()

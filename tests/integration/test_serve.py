@@ -28,11 +28,14 @@ def site(tmp_path: Path) -> Path:
 def server(site: Path) -> Iterator[tuple[int, BuildState]]:
     state = BuildState()
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(site, state))
-    httpd.daemon_threads = True
+    httpd.daemon_threads = False  # server_close() waits for every request thread
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     yield httpd.server_address[1], state
+    state.close()  # (an open event stream ends)
     httpd.shutdown()
+    httpd.server_close()
+    thread.join()
 
 
 def get(port: int, path: str) -> tuple[int, bytes]:
@@ -118,8 +121,9 @@ def test_a_build_in_progress_is_never_served(tmp_path: Path) -> None:
         publish(tree)
     state = BuildState()
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(out, state))
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    httpd.daemon_threads = False
+    serving = threading.Thread(target=httpd.serve_forever, daemon=True)
+    serving.start()
     port = httpd.server_address[1]
     try:
         with staged(out) as tree:
@@ -134,6 +138,8 @@ def test_a_build_in_progress_is_never_served(tmp_path: Path) -> None:
         assert get(port, "/ko/new/")[0] == 200
     finally:
         httpd.shutdown()
+        httpd.server_close()
+        serving.join()
 
 
 def test_serve_rebuilds_on_change_and_tells_the_page(make_project, tmp_path: Path) -> None:
