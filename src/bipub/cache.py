@@ -36,7 +36,7 @@ from typing import Any
 
 from bipub import __version__
 
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 FILE = "build.pickle"
 DOC_SHARDS = 32  # parsed documents are kept in this many files: an edit rewrites one of them
 

@@ -51,10 +51,17 @@ def _run_chunk(start: int) -> list[Any]:
     return [task.fn(item) for item in task.items[start : start + task.chunk]]
 
 
-def fork_map(fn: Callable[[T], R], items: Sequence[T], chunk: int, workers: int) -> list[R]:
+def fork_map(
+    fn: Callable[[T], R],
+    items: Sequence[T],
+    chunk: int,
+    workers: int,
+    meanwhile: Callable[[], None] | None = None,
+) -> list[R]:
     """`[fn(item) for item in items]`, computed by `workers` forked processes, `chunk` items at
     a time (the caller checks `can_fork()` first). `fn` and `items` reach the workers by fork;
-    the results come back pickled."""
+    the results come back pickled. `meanwhile` is run in this process while the workers work
+    (what it changes is not seen by them: they were forked before)."""
     import multiprocessing  # (imported when used: a quick rebuild forks no pool)
     from concurrent.futures import ProcessPoolExecutor
 
@@ -64,6 +71,9 @@ def fork_map(fn: Callable[[T], R], items: Sequence[T], chunk: int, workers: int)
     with ProcessPoolExecutor(
         workers, mp_context=context, initializer=_init, initargs=(task,)
     ) as pool:
-        for part in pool.map(_run_chunk, range(0, len(items), chunk)):
+        parts = pool.map(_run_chunk, range(0, len(items), chunk))  # all submitted (and forked)
+        if meanwhile is not None:
+            meanwhile()
+        for part in parts:
             out.extend(part)
     return out
