@@ -93,8 +93,9 @@ def render_pages(
     output file is still the one bipub wrote) is kept instead. Returns pages per language and
     the fingerprints of the pages now in the tree.
 
-    `meanwhile` is run in this process while the workers render (the outputs that are not
-    pages: feeds, JSON, llms.txt); without workers, after the pages."""
+    `meanwhile` is run in this process while workers work (the outputs that are not pages:
+    feeds, JSON, llms.txt): while they fingerprint the pages of a big site (and keep the
+    unchanged ones), else while they render; without workers, after the pages."""
     counts: dict[str, int] = {}
     fingerprints: dict[str, str] = {}
     specs: list[PageSpec] = []
@@ -103,13 +104,20 @@ def render_pages(
     decided: list[tuple[str | None, bool]]
     if previous is None:
         decided = [(None, False)] * len(pages)
-    elif meanwhile is not None and len(pages) >= MIN_PAGES_FOR_WORKERS and can_fork():
-        # fingerprinting every page of a big site takes seconds: the workers do it (and keep
-        # the unchanged files) while this process makes the other outputs
+    elif (
+        meanwhile is not None
+        and len(pages) >= MIN_PAGES_FOR_WORKERS
+        and worker_count() > 1
+        and can_fork()
+    ):
+        # fingerprinting every page of a big site takes seconds: workers do it (and keep the
+        # unchanged files) while this process makes the other outputs on a core of its own
+        # (each worker makes every card it needs again: more workers than that cost more)
         decide = partial(_decide, renderer, plan, pages, tree, previous, global_key)
+        helpers = worker_count() - 1
         gc.freeze()  # (as below: a worker's collection would otherwise copy the whole site)
         try:
-            decided = fork_map(decide, range(len(pages)), DECIDE_CHUNK, worker_count(), meanwhile)
+            decided = fork_map(decide, range(len(pages)), DECIDE_CHUNK, helpers, meanwhile)
         finally:
             gc.unfreeze()
         meanwhile = None
@@ -124,7 +132,7 @@ def render_pages(
         if not keep:
             specs.append(spec)
             continue
-        tree.kept_by_worker(path, OutputFile(spec.lang, f"{spec.template} ({spec.lang})"))
+        tree.record_kept(path, OutputFile(spec.lang, f"{spec.template} ({spec.lang})"))
         counts[spec.lang] = counts.get(spec.lang, 0) + 1
         kept += 1
         if spec.doc is not None:  # its body's warnings, as rendering it would give
@@ -186,7 +194,7 @@ def _decide(
 ) -> tuple[str | None, bool]:
     """Page `n`'s fingerprint, and whether its previous file was kept (linked into the staging
     folder: OutputTree.keep) because the fingerprint did not change. In a worker process, or
-    here; the caller records the kept files in its tree (OutputTree.kept_by_worker)."""
+    here; the caller records the kept files in its tree (OutputTree.record_kept)."""
     spec = pages[n]
     path = urls.output_file(spec.path)
     fp = renderer.fingerprint(plan, spec, global_key)

@@ -135,7 +135,7 @@ class OutputTree:
         self.kept.add(path)
         return True
 
-    def kept_by_worker(self, path: str, info: OutputFile) -> None:
+    def record_kept(self, path: str, info: OutputFile) -> None:
         """Record a file that `keep` kept (in this process, or in a worker attached to the
         same staging folder: render/workers.py)."""
         existing = self.files.get(path)
