@@ -215,15 +215,20 @@ def load_document(root: Path, rel: str, collector: Collector) -> Document | None
 
 
 def _walk(folder: Path, root: Path, collector: Collector) -> list[Path]:
+    # scandir: a folder's entries say whether they are links or folders without a system call
+    # each (thousands of posts)
     found: list[Path] = []
-    for path in sorted(folder.iterdir(), key=lambda p: p.name):
-        if path.is_symlink():
+    with os.scandir(folder) as scan:
+        entries = sorted(scan, key=lambda e: e.name)
+    for entry in entries:
+        path = folder / entry.name
+        if entry.is_symlink():
             collector.error(_rel(root, path), None, "symlink", "symbolic links are not followed")
-        elif path.is_dir():
+        elif entry.is_dir():
             found.extend(_walk(path, root, collector))
         elif path.suffix == ".md":
             found.append(path)
-        elif not path.name.startswith("."):
+        elif not entry.name.startswith("."):
             collector.warning(_rel(root, path), None, "ignored-file", "not a .md file: ignored")
     return found
 
