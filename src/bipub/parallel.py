@@ -51,19 +51,39 @@ def _run_chunk(start: int) -> list[Any]:
     return [task.fn(item) for item in task.items[start : start + task.chunk]]
 
 
-def fork_map(fn: Callable[[T], R], items: Sequence[T], chunk: int, workers: int) -> list[R]:
+def fork_map(
+    fn: Callable[[T], R],
+    items: Sequence[T],
+    chunk: int,
+    workers: int,
+    meanwhile: Callable[[], None] | None = None,
+) -> list[R]:
     """`[fn(item) for item in items]`, computed by `workers` forked processes, `chunk` items at
     a time (the caller checks `can_fork()` first). `fn` and `items` reach the workers by fork;
-    the results come back pickled."""
+    the results come back pickled.
+
+    `meanwhile` is run in this process while the workers work (what it changes is not seen by
+    them: they were forked before); then this process takes the chunks no worker has started
+    yet, from the last one back, until it meets the workers."""
     import multiprocessing  # (imported when used: a quick rebuild forks no pool)
     from concurrent.futures import ProcessPoolExecutor
 
     context = multiprocessing.get_context("fork")
     out: list[R] = []
     task: _Task[T, R] = _Task(fn, items, chunk)
+    starts = range(0, len(items), chunk)
     with ProcessPoolExecutor(
         workers, mp_context=context, initializer=_init, initargs=(task,)
     ) as pool:
-        for part in pool.map(_run_chunk, range(0, len(items), chunk)):
-            out.extend(part)
+        futures = [pool.submit(_run_chunk, start) for start in starts]  # forks the workers
+        done_here: dict[int, list[R]] = {}
+        if meanwhile is not None:
+            meanwhile()
+            for i in reversed(range(len(futures))):
+                if not futures[i].cancel():  # a worker has it (and every chunk before it)
+                    break
+                done_here[i] = [fn(item) for item in items[starts[i] : starts[i] + chunk]]
+        for i, future in enumerate(futures):
+            part = done_here.get(i)
+            out.extend(part if part is not None else future.result())
     return out

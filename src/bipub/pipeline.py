@@ -223,9 +223,10 @@ def _remember_pages(
     cache: BuildCache, out_key: str, fingerprints: dict[str, str], out: Path
 ) -> None:
     pages = {}
+    base = str(out)
     for path, fp in fingerprints.items():
         try:
-            st = (out / path).lstat()
+            st = os.lstat(os.path.join(base, path))  # (plain strings: every page of the site)
         except OSError:
             continue
         pages[path] = (fp, (st.st_mtime_ns, st.st_size, st.st_ino))

@@ -1,4 +1,5 @@
-"""Documents travel in the build cache without their derived sections (recomputed on demand)."""
+"""Documents travel in the build cache with where their sections are, not the sections' texts
+(rebuilt as slices of the body, with their digests)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 from bipub.config import load_config
 from bipub.diagnostics import Collector
 from bipub.load.content import load_content
-from bipub.pair.units import split_sections
+from bipub.pair.units import split_sections, text_hash
 
 
 def test_sections_are_not_pickled_but_come_back(make_project) -> None:  # type: ignore[no-untyped-def]
@@ -19,10 +20,13 @@ def test_sections_are_not_pickled_but_come_back(make_project) -> None:  # type: 
     before = doc.sections
     assert before == tuple(split_sections(doc.body, doc.body_line))
     blob = pickle.dumps(doc)
-    assert b"sections" not in blob
+    assert b"Section" not in blob  # spans (offsets, line, digest), not the texts again
+    assert len(blob) < len(doc.body.encode("utf-8")) + 2000
     again = pickle.loads(blob)
     assert again == doc
+    assert "sections" not in vars(again)
     assert again.sections == before
+    assert [s.digest for s in again.sections] == [text_hash(s.text) for s in before]
 
 
 def test_documents_read_by_workers_equal_those_read_here(make_project, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -48,8 +52,11 @@ def test_documents_read_by_workers_equal_those_read_here(make_project, monkeypat
     there = load_content(project, config, there_found, there_cache)
     assert calls, "the workers were not used"
     assert there.documents == here.documents
+    # came from the worker as spans with digests: not split or hashed again here
+    assert not any("sections" in vars(d) for d in there.documents)
+    assert all("_section_spans" in vars(d) for d in there.documents)
     assert [d.sections for d in there.documents] == [d.sections for d in here.documents]
-    assert "sections" in vars(there.documents[0])  # came from the worker, not split again
+    assert all("digest" in vars(s) for d in there.documents for s in d.sections)
     minutes = [d.reading_minutes for d in here.documents]
     assert [vars(d)["reading_minutes"] for d in there.documents] == minutes
     assert there_found.items == here_found.items

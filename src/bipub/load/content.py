@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from bipub.pair.units import Section
 
 CONTENT_DIR = "content"
+SectionSpan = tuple[int, int, int, str]  # start and end in the body, line, digest
 KINDS: tuple[Kind, ...] = ("posts", "pages")
 
 
@@ -57,10 +58,20 @@ class Document:
     @cached_property
     def sections(self) -> tuple[Section, ...]:
         """The body split at headings (pair/units.py), computed once per document and process
-        (pairing and `bipub check` both need it)."""
-        from bipub.pair.units import split_sections
+        (pairing and `bipub check` both need it), or rebuilt from the spans a cached document
+        was pickled with (see __getstate__)."""
+        from bipub.pair.units import Section, split_sections
 
-        return tuple(split_sections(self.body, self.body_line))
+        spans = self.__dict__.get(_SPANS)
+        if spans is None:
+            return tuple(split_sections(self.body, self.body_line))
+        body = self.body
+        sections = []
+        for index, (start, end, line, digest) in enumerate(spans):
+            section = Section(index, body[start:end], line)
+            vars(section)["digest"] = digest  # text_hash of that text, worked out when pickled
+            sections.append(section)
+        return tuple(sections)
 
     @cached_property
     def reading_minutes(self) -> int:
@@ -70,11 +81,31 @@ class Document:
         return reading_minutes(self.body, self.lang)
 
     def __getstate__(self) -> dict[str, object]:
-        # the build cache keeps the document, not its sections: they would double its size,
-        # and reading a bigger cache costs more than splitting the bodies again
+        # the build cache keeps the document with where its sections are in the body and their
+        # hashes, not their texts (they would double its size): splitting 10,000 bodies and
+        # hashing their sections again took longer than anything else in pairing
         state = dict(self.__dict__)
         state.pop("sections", None)
+        state[_SPANS] = section_spans(self.body, self.sections)
         return state
+
+
+_SPANS = "_section_spans"  # in a pickled Document's state: section_spans()
+
+
+def section_spans(body: str, sections: tuple[Section, ...]) -> tuple[SectionSpan, ...]:
+    """Where each section's text is in `body` (a section's text is a slice of the body), with
+    its line and digest: `Document.sections` is rebuilt from these."""
+    spans = []
+    pos = 0
+    for section in sections:
+        start = body.find(section.text, pos)
+        if start < 0:  # cannot be: split_sections slices the body
+            raise AssertionError(f"section {section.index} is not in its document's body")
+        end = start + len(section.text)
+        spans.append((start, end, section.line, section.digest))
+        pos = end
+    return tuple(spans)
 
 
 @dataclass(frozen=True)
@@ -184,15 +215,20 @@ def load_document(root: Path, rel: str, collector: Collector) -> Document | None
 
 
 def _walk(folder: Path, root: Path, collector: Collector) -> list[Path]:
+    # scandir: a folder's entries say whether they are links or folders without a system call
+    # each (thousands of posts)
     found: list[Path] = []
-    for path in sorted(folder.iterdir(), key=lambda p: p.name):
-        if path.is_symlink():
+    with os.scandir(folder) as scan:
+        entries = sorted(scan, key=lambda e: e.name)
+    for entry in entries:
+        path = folder / entry.name
+        if entry.is_symlink():
             collector.error(_rel(root, path), None, "symlink", "symbolic links are not followed")
-        elif path.is_dir():
+        elif entry.is_dir():
             found.extend(_walk(path, root, collector))
         elif path.suffix == ".md":
             found.append(path)
-        elif not path.name.startswith("."):
+        elif not entry.name.startswith("."):
             collector.warning(_rel(root, path), None, "ignored-file", "not a .md file: ignored")
     return found
 
@@ -248,12 +284,10 @@ def _load_documents(
         results = fork_map(read, range(len(todo)), _CHUNK, workers)
     else:
         results = [read(n) for n in range(len(todo))]
-    for i, (digest, doc, found, sections) in zip(todo, results, strict=True):
+    for i, (digest, doc, found) in zip(todo, results, strict=True):
         collector.extend(found)
         docs[i] = doc
         if doc is not None:
-            # split by the worker (a document pickles without them: see Document.__getstate__)
-            vars(doc).setdefault("sections", sections)
             cache.docs[jobs[i].rel] = (keys[i], digest, doc)
         else:
             cache.docs.pop(jobs[i].rel, None)
@@ -262,11 +296,12 @@ def _load_documents(
 
 def _read_document(
     root: Path, cache: BuildCache, jobs: list[_Job], n: int
-) -> tuple[str, Document | None, list[Diagnostic], tuple[Section, ...]]:
+) -> tuple[str, Document | None, list[Diagnostic]]:
     """Read and parse one file (in a worker process, or here): its digest, its document (the
-    cached one if the bytes are the same), the problems found and its sections. The sections
-    (pairing needs them) and the reading time (every card showing the post needs it) are
-    worked out here, where the work is spread over the cores, and kept with the document."""
+    cached one if the bytes are the same) and the problems found. The sections with their
+    digests (pairing needs them) and the reading time (every card showing the post needs it)
+    are worked out here, where the work is spread over the cores, and kept with the document
+    (a worker's document comes back pickled, with them: Document.__getstate__)."""
     job = jobs[n]
     data = job.path.read_bytes()
     digest = digest_bytes(data)
@@ -281,9 +316,11 @@ def _read_document(
         )
         found = collector.items
     if doc is None:
-        return digest, None, found, ()
+        return digest, None, found
     doc.reading_minutes  # noqa: B018 - computed now, kept with the document
-    return digest, doc, found, doc.sections
+    for section in doc.sections:
+        section.digest  # noqa: B018 - computed now, kept with the document
+    return digest, doc, found
 
 
 def _load_document(

@@ -22,7 +22,7 @@ from bipub.model.fields import slugify
 from bipub.model.post import Kind
 from bipub.model.validate import validation_diagnostics
 from bipub.pair.status import StatusFile, load_status
-from bipub.pair.units import Unit, text_hash
+from bipub.pair.units import Unit
 
 if TYPE_CHECKING:  # the CV's modules load when a CV is paired (a quick rebuild pairs a post)
     from bipub.pair.cv_merge import MergedCv
@@ -179,22 +179,30 @@ def _doc_units(
     base = f"{kind}/{entry_key}"
     units: list[Unit] = []
 
-    def add(key: str, s: str | None, sl: int | None, t: str | None, tl: int | None) -> None:
+    def add(
+        key: str,
+        s: str | None,
+        sl: int | None,
+        t: str | None,
+        tl: int | None,
+        source_hash: str | None = None,
+    ) -> None:
         if s is None:
             return
-        units.append(
-            Unit(
-                key,
-                src.lang,
-                target,
-                s,
-                src.rel,
-                sl,
-                t,
-                tr.rel if tr is not None and t is not None else None,
-                tl if t is not None else None,
-            )
+        unit = Unit(
+            key,
+            src.lang,
+            target,
+            s,
+            src.rel,
+            sl,
+            t,
+            tr.rel if tr is not None and t is not None else None,
+            tl if t is not None else None,
         )
+        if source_hash is not None:  # text_hash(s), kept with the section (Section.digest)
+            vars(unit)["source_hash"] = source_hash
+        units.append(unit)
 
     add(
         f"{base}:title",
@@ -228,6 +236,7 @@ def _doc_units(
             sec.line,
             t.text if t else None,
             t.line if t else None,
+            sec.digest,
         )
     return units
 
@@ -438,7 +447,7 @@ def _resolve_version(
             continue
         if rec.state == "draft":
             draft_keys.append(unit.key)
-        if rec.source_hash != text_hash(unit.source):
+        if rec.source_hash != unit.source_hash:
             stale_keys.append(unit.key)
     if draft_keys:
         if not config.outputs.publish_drafts:

@@ -52,6 +52,12 @@ class Section:
     text: str
     line: int  # line in the file
 
+    @cached_property
+    def digest(self) -> str:
+        """text_hash of the text: a body unit's source hash (kept with the document in the build
+        cache, load/content.py, so a warm build does not hash every body again)."""
+        return text_hash(self.text)
+
 
 # The only lines that can change the splitting: a heading ('#' in the first column) and a line
 # whose first character after spaces is a backtick or tilde (a fence, open or closing). Every

@@ -150,42 +150,80 @@ def feed_xml(parts: FeedParts, bodies: dict[str, str]) -> bytes:
     return _xml(feed)
 
 
+SitemapUrl = tuple[str, str | None, list[tuple[str, str]]]  # loc, lastmod, (hreflang, href)s
+
+
 def sitemap(site: Site, plan: Plan, url: urls.UrlBuilder) -> bytes:
-    ET.register_namespace("", SITEMAP)
-    ET.register_namespace("xhtml", XHTML)
-    root = ET.Element(f"{{{SITEMAP}}}urlset")
     codes = site.config.codes
     lastmods: dict[tuple[str, ...], date | None] = {
         ("post", e.key): (e.updated or e.date) for e in site.entries
     }
+    entries: list[SitemapUrl] = []
     for route in sorted(plan.routes, key=lambda r: (r[0], r[1:])):
         specs = plan.routes[route]
         indexable = {
             code: s for code, s in specs.items() if s.canonical_path is None and not s.noindex
         }
+        alternates = (
+            [(other, url.absolute(indexable[other].path)) for other in codes if other in indexable]
+            if len(indexable) > 1
+            else []
+        )
+        lastmod = lastmods.get(route)
         for code in codes:
             spec = indexable.get(code)
             if spec is None:
                 continue
-            el = ET.SubElement(root, f"{{{SITEMAP}}}url")
-            ET.SubElement(el, f"{{{SITEMAP}}}loc").text = url.absolute(spec.path)
-            lastmod = lastmods.get(route)
-            if lastmod:
-                ET.SubElement(el, f"{{{SITEMAP}}}lastmod").text = lastmod.isoformat()
-            if len(indexable) > 1:
-                for other in codes:
-                    alt = indexable.get(other)
-                    if alt is not None:
-                        ET.SubElement(
-                            el,
-                            f"{{{XHTML}}}link",
-                            {
-                                "rel": "alternate",
-                                "hreflang": other,
-                                "href": url.absolute(alt.path),
-                            },
-                        )
-    return _xml(root)
+            entries.append(
+                (url.absolute(spec.path), lastmod.isoformat() if lastmod else None, alternates)
+            )
+    return sitemap_xml(entries)
+
+
+def sitemap_xml(entries: list[SitemapUrl]) -> bytes:
+    """sitemap.xml as ElementTree writes it (indented, a namespace declared only if used) —
+    written as text: ElementTree took ~0.4 s for a site of 14,000 pages, which every build of
+    it pays (tests/property/test_sitemap_xml.py compares with ElementTree)."""
+    out = ["<?xml version='1.0' encoding='utf-8'?>\n<urlset xmlns=\"", SITEMAP, '"']
+    if any(alternates for _, _, alternates in entries):
+        out += [' xmlns:xhtml="', XHTML, '"']
+    if not entries:
+        out.append(" />")
+    else:
+        out.append(">")
+        for loc, lastmod, alternates in entries:
+            out.append("\n  <url>\n    ")
+            out.append(f"<loc>{_cdata(loc)}</loc>" if loc else "<loc />")
+            if lastmod is not None:
+                out.append(
+                    f"\n    <lastmod>{_cdata(lastmod)}</lastmod>"
+                    if lastmod
+                    else "\n    <lastmod />"
+                )
+            for hreflang, href in alternates:
+                out.append(
+                    f'\n    <xhtml:link rel="alternate" hreflang="{_attrib(hreflang)}" '
+                    f'href="{_attrib(href)}" />'
+                )
+            out.append("\n  </url>")
+        out.append("\n</urlset>")
+    return "".join(out).encode("utf-8", "xmlcharrefreplace") + b"\n"
+
+
+def _cdata(text: str) -> str:
+    """Character data escaped as ElementTree escapes it."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _attrib(text: str) -> str:
+    """An attribute value escaped as ElementTree escapes it."""
+    return (
+        _cdata(text)
+        .replace('"', "&quot;")
+        .replace("\r", "&#13;")
+        .replace("\n", "&#10;")
+        .replace("\t", "&#09;")
+    )
 
 
 def robots(url: urls.UrlBuilder) -> str:

@@ -108,6 +108,7 @@ class HtmlRenderer:
         self._cards: dict[tuple[str, str, str], PostCard] = {}
         self._card_key_memo: dict[tuple[str, str, str], str] = {}
         self._slugs: dict[tuple[str, str, str], set[str]] = {}
+        self._tag_links: dict[tuple[str, str], TagLink] = {}  # (lang, slug) → its link
         self._pdf_posts: dict[str, set[str]] = {}
 
     # ------------------------------------------------------------------ planning
@@ -255,7 +256,10 @@ class HtmlRenderer:
         memo = (entry.kind, entry.key, lang)
         key = self._card_key_memo.get(memo)
         if key is None:
-            key = self._card_key_memo[memo] = repr(self._card(entry, lang))
+            # a digest, not the repr itself: the fingerprints of the pages that show the card
+            # repr it again, and a short ASCII string costs far less to repr than a Korean one
+            card = repr(self._card(entry, lang)).encode("utf-8")
+            key = self._card_key_memo[memo] = hashlib.sha256(card).hexdigest()
         return key
 
     def _card_keys(self, entries: list[Entry], lang: str) -> tuple[object, ...]:
@@ -325,12 +329,25 @@ class HtmlRenderer:
         return slugs
 
     def _tag_cloud(self, lang: str) -> list[tuple[TagLink, int]]:
-        posts = self.site.posts(lang)
-        out = []
-        for slug, tag in self.site.tags.get(lang, {}).items():
-            count = sum(1 for e in posts if slug in self._tag_slugs(e, lang))
-            out.append((TagLink(tag.name, slug, self.url.href(urls.tag(lang, slug))), count))
+        counts: dict[str, int] = {}  # slug → posts that have it
+        for e in self.site.posts(lang):
+            for slug in self._tag_slugs(e, lang):
+                counts[slug] = counts.get(slug, 0) + 1
+        out = [
+            (self._tag_link(lang, slug, tag), counts.get(slug, 0))
+            for slug, tag in self.site.tags.get(lang, {}).items()
+        ]
         return sorted(out, key=lambda tc: (-tc[1], tc[0].slug))
+
+    def _tag_link(self, lang: str, slug: str, tag: Tag) -> TagLink:
+        """The link to a tag's page (the same on every card that shows the tag: made once)."""
+        key = (lang, slug)
+        link = self._tag_links.get(key)
+        if link is None:
+            link = self._tag_links[key] = TagLink(
+                tag.name, slug, self.url.href(urls.tag(lang, slug))
+            )
+        return link
 
     def _card(self, entry: Entry, lang: str) -> PostCard:
         key = (entry.kind, entry.key, lang)
@@ -350,9 +367,7 @@ class HtmlRenderer:
         for t in _tags_of(entry, lang):
             slug = slugify(t)
             if slug in tags and all(link.slug != slug for link in tag_links):
-                tag_links.append(
-                    TagLink(tags[slug].name, slug, self.url.href(urls.tag(lang, slug)))
-                )
+                tag_links.append(self._tag_link(lang, slug, tags[slug]))
         series = self.site.series_by_entry.get((lang, entry.key))
         series_name = series.name if series else None
         series_href = self.url.href(urls.series(lang, series.slug)) if series else None

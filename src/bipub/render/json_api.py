@@ -66,20 +66,19 @@ def _dump_records(records: list[dict[str, Any]]) -> str:
 
 def dump_record(record: dict[str, Any]) -> str:
     """One flat record as it appears in a list written by `dumps` (indented for that list)."""
-    parts = ["{"]
-    for j, (k, v) in enumerate(record.items()):
-        parts.append(",\n    " if j else "\n    ")
-        parts.append(_encode_str(k))
-        parts.append(": ")
-        if type(v) is list:
-            if v:
-                parts.append("[\n      " + ",\n      ".join(map(_encode_str, v)) + "\n    ]")
-            else:
-                parts.append("[]")
+    if not record:
+        return "{\n  }"
+    items = []
+    for k, v in record.items():
+        t = type(v)
+        if t is str:
+            value = _encode_str(v)
+        elif t is list:
+            value = "[\n      " + ",\n      ".join(map(_encode_str, v)) + "\n    ]" if v else "[]"
         else:
-            parts.append(_scalar(v))
-    parts.append("\n  }")
-    return "".join(parts)
+            value = _scalar(v)
+        items.append(f"{_encode_str(k)}: {value}")
+    return "{\n    " + ",\n    ".join(items) + "\n  }"
 
 
 def join_records(texts: list[str]) -> str:

@@ -5,6 +5,7 @@ post index. Generated from the same paired data as the HTML site and the JSON AP
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,12 +56,16 @@ def _one_line(text: str | None) -> str:
 
 
 _MARKDOWN_SPECIAL = str.maketrans({c: "\\" + c for c in "\\[]<>"})
+_HAS_SPECIAL = re.compile(r"[\\\[\]<>]")
 
 
 def _link_text(text: str | None) -> str:
     """A title or description in a Markdown list line: one line, and `]`, `[`, `<`, `>` and `\\`
     escaped, so `x](javascript:…)` or `<script>` cannot make a link or HTML of its own."""
-    return _one_line(text).translate(_MARKDOWN_SPECIAL)
+    line = _one_line(text)
+    if _HAS_SPECIAL.search(line) is None:  # the usual case: translate() is slow on Korean text
+        return line
+    return line.translate(_MARKDOWN_SPECIAL)
 
 
 @dataclass(frozen=True)

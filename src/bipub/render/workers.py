@@ -13,12 +13,13 @@ import multiprocessing
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import jinja2
 
 from bipub.diagnostics import Collector, Diagnostic
-from bipub.parallel import worker_count
+from bipub.parallel import can_fork, fork_map, worker_count
 from bipub.render import urls
 from bipub.render.html import HtmlRenderer, PageSpec, Plan
 from bipub.render.markdown import MarkdownCache
@@ -26,6 +27,7 @@ from bipub.write.output import OutputFile, OutputTree
 
 CHUNK = 48
 MIN_PAGES_FOR_WORKERS = 400
+DECIDE_CHUNK = 500  # pages fingerprinted at a time by a worker (a few ms of work each)
 
 
 @dataclass(frozen=True)
@@ -91,28 +93,50 @@ def render_pages(
     output file is still the one bipub wrote) is kept instead. Returns pages per language and
     the fingerprints of the pages now in the tree.
 
-    `meanwhile` is run in this process while the workers render (the outputs that are not
-    pages: feeds, JSON, llms.txt); without workers, after the pages."""
+    `meanwhile` is run in this process while workers work (the outputs that are not pages:
+    feeds, JSON, llms.txt): while they fingerprint the pages of a big site (and keep the
+    unchanged ones), else while they render; without workers, after the pages."""
     counts: dict[str, int] = {}
     fingerprints: dict[str, str] = {}
     specs: list[PageSpec] = []
     kept = 0
-    for lang in langs:
-        for spec in plan.pages.get(lang, []):
-            path = urls.output_file(spec.path)
-            fp = renderer.fingerprint(plan, spec, global_key) if previous is not None else None
-            old = previous.get(path) if previous is not None else None
-            if fp is not None and old is not None and old[0] == fp and tree.keep(path, old[1]):
-                tree.files[path] = OutputFile(spec.lang, f"{spec.template} ({spec.lang})")
-                counts[lang] = counts.get(lang, 0) + 1
-                fingerprints[path] = fp
-                kept += 1
-                if spec.doc is not None:  # its body's warnings, as rendering it would give
-                    markdown.replay(spec.doc)
-                continue
-            if fp is not None:
-                fingerprints[path] = fp
+    pages = [spec for lang in langs for spec in plan.pages.get(lang, [])]
+    decided: list[tuple[str | None, bool]]
+    if previous is None:
+        decided = [(None, False)] * len(pages)
+    elif (
+        meanwhile is not None
+        and len(pages) >= MIN_PAGES_FOR_WORKERS
+        and worker_count() > 1
+        and can_fork()
+    ):
+        # fingerprinting every page of a big site takes seconds: workers do it (and keep the
+        # unchanged files) while this process makes the other outputs on a core of its own
+        # (each worker makes every card it needs again: more workers than that cost more)
+        decide = partial(_decide, renderer, plan, pages, tree, previous, global_key)
+        helpers = worker_count() - 1
+        gc.freeze()  # (as below: a worker's collection would otherwise copy the whole site)
+        try:
+            decided = fork_map(decide, range(len(pages)), DECIDE_CHUNK, helpers, meanwhile)
+        finally:
+            gc.unfreeze()
+        meanwhile = None
+    else:
+        decided = [
+            _decide(renderer, plan, pages, tree, previous, global_key, i) for i in range(len(pages))
+        ]
+    for spec, (fp, keep) in zip(pages, decided, strict=True):
+        path = urls.output_file(spec.path)
+        if fp is not None:
+            fingerprints[path] = fp
+        if not keep:
             specs.append(spec)
+            continue
+        tree.record_kept(path, OutputFile(spec.lang, f"{spec.template} ({spec.lang})"))
+        counts[spec.lang] = counts.get(spec.lang, 0) + 1
+        kept += 1
+        if spec.doc is not None:  # its body's warnings, as rendering it would give
+            markdown.replay(spec.doc)
     # a page and its translations side by side: they share code blocks (render/highlight.py
     # memoizes them), so they should land in the same chunk
     order = {route: i for i, route in enumerate(plan.routes)}
@@ -157,6 +181,25 @@ def render_pages(
     for files in results:
         tree.merge(files)
     return counts, _written(fingerprints, tree)
+
+
+def _decide(
+    renderer: HtmlRenderer,
+    plan: Plan,
+    pages: list[PageSpec],
+    tree: OutputTree,
+    previous: dict[str, tuple[str, tuple[int, int, int]]],
+    global_key: str,
+    n: int,
+) -> tuple[str | None, bool]:
+    """Page `n`'s fingerprint, and whether its previous file was kept (linked into the staging
+    folder: OutputTree.keep) because the fingerprint did not change. In a worker process, or
+    here; the caller records the kept files in its tree (OutputTree.record_kept)."""
+    spec = pages[n]
+    path = urls.output_file(spec.path)
+    fp = renderer.fingerprint(plan, spec, global_key)
+    old = previous.get(path)
+    return fp, fp is not None and old is not None and old[0] == fp and tree.keep(path, old[1])
 
 
 def _written(fingerprints: dict[str, str], tree: OutputTree) -> dict[str, str]:

@@ -123,7 +123,7 @@ class OutputTree:
         """Reuse the published file for `path` if it is still exactly the file bipub wrote
         (same mtime, size and inode). Returns False when it must be rendered again."""
         check_relative(path)
-        live = self.out / path
+        live = os.path.join(self.out, path)  # plain strings: called for every page of the site
         try:
             st = os.lstat(live)
         except OSError:
@@ -131,9 +131,18 @@ class OutputTree:
         if not stat.S_ISREG(st.st_mode) or (st.st_mtime_ns, st.st_size, st.st_ino) != written:
             return False
         self._make_parents(path)
-        _replace_with_link(live, self.staging / path, st.st_ino)
+        _replace_with_link(live, os.path.join(self.staging, path), st.st_ino)
         self.kept.add(path)
         return True
+
+    def record_kept(self, path: str, info: OutputFile) -> None:
+        """Record a file that `keep` kept (in this process, or in a worker attached to the
+        same staging folder: render/workers.py)."""
+        existing = self.files.get(path)
+        if existing is not None:
+            raise _clash(path, existing.origin, info.origin)
+        self.files[path] = info
+        self.kept.add(path)
 
     def carry_over(self, path: str, info: OutputFile) -> None:
         """Keep a published file that this (partial) build does not rebuild."""
@@ -192,7 +201,7 @@ def _same_bytes(live: str | Path, data: bytes) -> bool:
         return f.read() == data
 
 
-def _remove(target: Path) -> None:
+def _remove(target: str | Path) -> None:
     """Remove whatever is at `target` (never truncate a file: its inode may be the live site's)."""
     try:
         os.unlink(target)
@@ -212,12 +221,12 @@ def _replace_with_bytes(target: str, data: bytes, fresh: bool = False) -> None:
             return
         except FileExistsError:
             pass
-    _remove(Path(target))
+    _remove(target)
     with open(target, "xb") as f:
         f.write(data)
 
 
-def _replace_with_link(src: Path, target: Path, src_ino: int | None = None) -> None:
+def _replace_with_link(src: str | Path, target: str | Path, src_ino: int | None = None) -> None:
     """Make `target` the same file as `src` (a hard link; a copy where links are refused).
     The target's folder exists (OutputTree._make_parents)."""
     try:
