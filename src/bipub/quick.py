@@ -396,17 +396,12 @@ def _text_kits(site: Site, texts: dict[str, Any]) -> dict[str, TextKit]:
     return out
 
 
-RETITLABLE = frozenset({"title", "description"})
-
-
 def meta_rest(doc: Document) -> str:
     """A digest of a document's front matter without its title and description: equal digests,
     the same site but for what shows those two (the post's pages and cards, the feeds, posts.json
-    and the llms files)."""
-    meta = doc.meta
-    fields = sorted(set(meta.model_fields_set) - RETITLABLE)
-    data = meta.model_dump(exclude=set(RETITLABLE))
-    return hashlib.sha256(repr((fields, sorted(data.items()))).encode("utf-8")).hexdigest()
+    and the llms files). Worked out when the document is parsed and kept with it in the build
+    cache (`Document.meta_rest`): a full build's kit needs it for every document."""
+    return doc.meta_rest
 
 
 def version_states(entry: Entry) -> tuple[VersionState, ...]:

@@ -5,6 +5,7 @@ Every problem is collected, so one run reports all of them. Nothing here renders
 
 from __future__ import annotations
 
+import hashlib
 import os
 import unicodedata
 from dataclasses import dataclass
@@ -80,6 +81,15 @@ class Document:
 
         return reading_minutes(self.body, self.lang)
 
+    @cached_property
+    def meta_rest(self) -> str:
+        """A digest of the front matter without title and description (src/bipub/quick.py
+        `meta_rest`: an edit that leaves it equal can be rebuilt quickly)."""
+        meta = self.meta
+        fields = sorted(set(meta.model_fields_set) - RETITLABLE)
+        data = meta.model_dump(exclude=set(RETITLABLE))
+        return hashlib.sha256(repr((fields, sorted(data.items()))).encode("utf-8")).hexdigest()
+
     def __getstate__(self) -> dict[str, object]:
         # the build cache keeps the document with where its sections are in the body and their
         # hashes, not their texts (they would double its size): splitting 10,000 bodies and
@@ -90,6 +100,7 @@ class Document:
         return state
 
 
+RETITLABLE = frozenset({"title", "description"})  # front matter a quick rebuild can change
 _SPANS = "_section_spans"  # in a pickled Document's state: section_spans()
 
 
@@ -318,6 +329,7 @@ def _read_document(
     if doc is None:
         return digest, None, found
     doc.reading_minutes  # noqa: B018 - computed now, kept with the document
+    doc.meta_rest  # noqa: B018 - computed now, kept with the document
     for section in doc.sections:
         section.digest  # noqa: B018 - computed now, kept with the document
     return digest, doc, found
