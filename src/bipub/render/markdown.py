@@ -22,10 +22,8 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.footnote import footnote_plugin
-from pygments.formatters import HtmlFormatter
 
 from bipub.diagnostics import Collector, Diagnostic, Severity
-from bipub.render.highlight import highlight, lexer_for
 from bipub.render.markdown_fast import speed_up
 
 if TYPE_CHECKING:
@@ -113,7 +111,9 @@ def _highlighter(unknown: list[str], blocks: Blocks | None) -> object:
         key = (name, code)
         if blocks is not None and key in blocks:
             html = blocks[key]
-        else:
+        else:  # (Pygments is imported only now: a quick rebuild has most blocks already)
+            from bipub.render.highlight import highlight, lexer_for
+
             lexer = lexer_for(name)
             html = None if lexer is None else highlight(code, lexer)
             if blocks is not None:
@@ -236,6 +236,8 @@ def _mark_code_blocks(tokens: list[Token]) -> None:
 
 
 def pygments_css(style: str = "default") -> str:
+    from pygments.formatters import HtmlFormatter
+
     return str(HtmlFormatter(style=style).get_style_defs(".highlight"))
 
 
