@@ -269,7 +269,7 @@ class Prescan:
         self._pid = 0
         self._pipe = -1
         self._file: IO[bytes] | None = None
-        self.note = ""  # why there is no child, if forking failed (`bipub -v build` says it)
+        self.note = ""  # why the child did not do its work, if so (`bipub -v build` says it)
         if can_fork():  # (not while other threads run)
             try:
                 self._start()
@@ -323,6 +323,8 @@ class Prescan:
                     if len(data) == size:  # written by our own child into a private file
                         self._scan = pickle.loads(data)  # noqa: S301
             if self._scan is None:  # no child, or it died before answering: ask here
+                if self._pid:
+                    self.note = "inputs scanned in-process (the prescan gave no answer)"
                 self.close()
                 self._scan = Scan(scan_inputs(self.project), load(self.project, self.target))
         return self._scan
@@ -335,6 +337,8 @@ class Prescan:
             return False
         if self._intact is None:
             answer = self._read(1) if self._pid else b""
+            if self._pid and not answer:
+                self.note = "output checked in-process (the prescan gave no answer)"
             self.close()
             self._intact = answer == b"1" if answer else output_intact(self.target, record)
         return self._intact

@@ -203,6 +203,10 @@ def test_prescan_child_that_dies_is_replaced_by_the_process(
         assert prescan._pid
         assert prescan.scan() == expected
         assert prescan.intact() is intact is True
+        assert prescan.note == "inputs scanned in-process (the prescan gave no answer)"
+    with _prescan(built) as prescan:  # and the build says so (`-v`)
+        result = build(built, only=KINDS, prescan=prescan)
+    assert result.up_to_date and "the prescan gave no answer" in result.cache_note
 
     def unreadable(project: Project) -> dict[str, bytes]:
         raise PermissionError("content/ko: permission denied")
