@@ -32,6 +32,7 @@ import contextlib
 import hashlib
 import os
 import pickle
+import signal
 import stat
 import struct
 import sys
@@ -352,8 +353,9 @@ class Prescan:
 
     def close(self) -> None:
         if self._pid:
+            # done, or still checking an output nobody will ask about: it writes nothing
             with contextlib.suppress(ProcessLookupError):
-                os.kill(self._pid, 9)  # done, or checking what nobody will ask: it writes nothing
+                os.kill(self._pid, signal.SIGKILL)
             os.waitpid(self._pid, 0)
             os.close(self._pipe)
             self._pid = 0
