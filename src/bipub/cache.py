@@ -89,7 +89,7 @@ class BuildCache:
             return cls(note="no build cache yet")
         try:
             stamp, data = load_signed(path)
-        except Exception as exc:  # any unreadable cache is rebuilt, never trusted
+        except UNREADABLE as exc:  # any unreadable cache is rebuilt, never trusted
             return cls(note=f"build cache ignored ({type(exc).__name__}: {exc})")
         cache = cls()
         if stamp != cache.stamp or not isinstance(data, dict):
@@ -101,7 +101,7 @@ class BuildCache:
                 continue
             try:
                 shard_stamp, docs = load_signed(shard_path)
-            except Exception as exc:  # its documents are parsed again, and saved again
+            except UNREADABLE as exc:  # its documents are parsed again, and saved again
                 cache.note = f"{_docs_file(shard)} ignored ({type(exc).__name__}: {exc})"
                 continue
             if shard_stamp == cache.stamp and isinstance(docs, dict):
@@ -134,6 +134,22 @@ class BuildCache:
 
 class UnsignedCache(Exception):
     """A cache file not signed with this user's key (planted, copied or corrupt)."""
+
+
+# what reading a cache file can raise when the file is missing, damaged, planted or written by
+# another bipub (its classes changed); anything else is a bug, and is not taken for a bad file
+UNREADABLE: tuple[type[Exception], ...] = (
+    OSError,
+    UnsignedCache,
+    pickle.UnpicklingError,
+    EOFError,
+    ValueError,
+    KeyError,
+    TypeError,
+    IndexError,
+    AttributeError,
+    ImportError,
+)
 
 
 def load_signed(path: Path, skip: int = 0) -> Any:

@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bipub import uptodate
-from bipub.cache import load_signed, save_signed, user_cache_dir
+from bipub.cache import UNREADABLE, load_signed, save_signed, user_cache_dir
 from bipub.diagnostics import Collector, Diagnostic
 
 if TYPE_CHECKING:
@@ -151,11 +151,13 @@ class StatusRuns:
     `<kind>/<entry key>:<field>`, no field name has a colon) sort together, so each entry's are
     one run, and the file is the runs joined (json_api.join_records)."""
 
-    runs: list[str]  # each run's records, joined as the file joins them
+    runs: list[str]  # each run's records, joined as the file joins them (json_api.RECORD_SEP)
     index: dict[str, int]  # "<kind>/<entry key>:" → its run (-1: its records are not one run)
 
     def text(self) -> str:
-        return "[\n  " + ",\n  ".join(self.runs) + "\n]\n" if self.runs else "[]\n"
+        from bipub.render.json_api import join_records
+
+        return join_records(self.runs)
 
 
 def _status_runs(records: list[tuple[str, str]]) -> StatusRuns:
@@ -169,7 +171,9 @@ def _status_runs(records: list[tuple[str, str]]) -> StatusRuns:
             runs.append([])
             last = prefix
         runs[-1].append(text)
-    return StatusRuns([",\n  ".join(run) for run in runs], index)
+    from bipub.render.json_api import RECORD_SEP
+
+    return StatusRuns([RECORD_SEP.join(run) for run in runs], index)
 
 
 @dataclass(frozen=True)
@@ -439,7 +443,7 @@ def _texts_path(folder: Path, name: str) -> Path:
 def _load_texts(folder: Path, name: str, kit: Kit) -> dict[str, TextKit]:
     try:
         stamp, owner, token, texts = load_signed(_texts_path(folder, name))
-    except Exception:
+    except UNREADABLE:
         texts = None
     else:
         if (stamp, owner, token) != (_stamp(), name, kit.token):
@@ -469,7 +473,7 @@ def _load_touched(folder: Path, name: str, kit: Kit) -> Touched | None:
 def _load(path: Path, name: str) -> Any:
     try:
         stamp, owner, value = load_signed(path)
-    except Exception:  # unreadable or unsigned: the full build runs and writes a new one
+    except UNREADABLE:  # unreadable or unsigned: the full build runs and writes a new one
         return None
     if stamp != _stamp() or owner != name:
         return None
@@ -480,7 +484,7 @@ def _load_shard(path: Path, name: str, key: str) -> Any:
     """A shard written with `_save_shard`, if it is the one with `key` (else None)."""
     try:
         stamp, owner, shard_key, value = load_signed(path, skip=64)
-    except Exception:
+    except UNREADABLE:
         return None
     if stamp != _stamp() or owner != name or shard_key != key:
         return None
@@ -630,7 +634,7 @@ def _load_blocks(project: Project) -> dict[tuple[str, str], str | None]:
     path = project.cache / BLOCKS_FILE
     try:
         stamp, blocks = load_signed(path)
-    except Exception:  # none yet, unreadable or unsigned: start empty
+    except UNREADABLE:  # none yet, unreadable or unsigned: start empty
         return {}
     return blocks if stamp == _blocks_stamp() and isinstance(blocks, dict) else {}
 
@@ -940,7 +944,7 @@ def _status(kit: Kit, idents: list[tuple[str, str]], units: list[Any]) -> list[t
                 raise NotQuick(f"the records of {prefix[:-1]} are not together in status.json")
             if not fresh:
                 raise NotQuick(f"the records of {prefix[:-1]} would leave status.json")
-            runs[at] = ",\n  ".join(record for _, record in fresh)
+            runs[at] = json_api.RECORD_SEP.join(record for _, record in fresh)
             touched = True
         if touched:  # (compared with the published file, not the kit's: replace_files)
             text = StatusRuns(runs, status_runs.index).text()

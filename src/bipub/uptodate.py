@@ -161,7 +161,7 @@ def _path(project: Project, out: Path) -> Path:
 
 
 def load(project: Project, out: Path) -> Record | None:
-    from bipub.cache import UnsignedCache, load_signed
+    from bipub.cache import UNREADABLE, load_signed
 
     try:
         data = load_signed(_path(project, out))
@@ -178,17 +178,7 @@ def load(project: Project, out: Path) -> Record | None:
             ],
             data["pages"],
         )
-    except (
-        OSError,
-        UnsignedCache,
-        pickle.UnpicklingError,
-        EOFError,
-        ValueError,
-        KeyError,
-        TypeError,
-        IndexError,
-        AttributeError,
-    ):
+    except UNREADABLE:
         return None  # no record, or one we cannot read (or not signed by us): the build runs
 
 

@@ -84,7 +84,7 @@ class CheckRun:
 
     def _load(self, path: Path) -> object:
         """What a fresh cache file holds, or None (missing, stale, damaged or not ours)."""
-        from bipub.cache import load_signed
+        from bipub.cache import UNREADABLE, load_signed
 
         if not self.use_cache:
             return None
@@ -93,7 +93,7 @@ class CheckRun:
                 if f.read(len(self.stamp)) != self.stamp:  # its inputs: read before the rest
                     return None
             seen_stamp, value = load_signed(path, skip=len(self.stamp))
-        except Exception:  # an unreadable cache only costs time: check again
+        except UNREADABLE:  # an unreadable cache only costs time: check again
             return None
         return value if seen_stamp == self.stamp else None
 
