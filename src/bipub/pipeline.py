@@ -462,7 +462,8 @@ def _quick(
         collector.extend(warnings)
         _strict(collector, strict)
 
-    inputs, record = prescan.scan().inputs, prescan.scan().record
+    scan = prescan.scan()
+    inputs, record = scan.inputs, scan.record
     if record is None:
         raise quick.NotQuick("no record of the last build")
     rebuilt = quick.rebuild(project, target, key, inputs, prescan.intact, check_warnings)

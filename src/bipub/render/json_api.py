@@ -81,11 +81,15 @@ def dump_record(record: dict[str, Any]) -> str:
     return "{\n    " + ",\n    ".join(items) + "\n  }"
 
 
+RECORD_SEP = ",\n  "  # between two records of a list written by `dumps`
+
+
 def join_records(texts: list[str]) -> str:
-    """`dumps` of a list of flat records, from each record's `dump_record` text."""
+    """`dumps` of a list of flat records, from each record's `dump_record` text (or from runs
+    of records already joined with RECORD_SEP)."""
     if not texts:
         return "[]\n"
-    return "[\n  " + ",\n  ".join(texts) + "\n]\n"
+    return "[\n  " + RECORD_SEP.join(texts) + "\n]\n"
 
 
 def strip_ids(value: Any) -> Any:
