@@ -4,6 +4,7 @@ this process runs it and then takes over the chunks no worker has started."""
 from __future__ import annotations
 
 import os
+import select
 
 import pytest
 
@@ -25,12 +26,18 @@ _PARENT = os.getpid()
 
 
 def _square_when_told(n: int) -> tuple[int, int]:
-    """The worker waits in its first item until this process has done one itself."""
+    """The worker waits in its first item until this process has done item 3, the last one it
+    can take (the worker holds chunk 0, and its queue chunks 1 and 2). Without the wait, the
+    worker would race this process for the chunks in between. If this process stops earlier,
+    the worker goes on after 20 s, and the count below fails instead of the test hanging."""
     read, write = _PIPE
     if os.getpid() == _PARENT:
-        os.write(write, b"x")
+        if n == 3:
+            os.write(write, b"x")
     elif n == 0:
-        assert os.read(read, 1) == b"x"
+        ready, _, _ = select.select([read], [], [], 20)
+        if ready:
+            assert os.read(read, 1) == b"x"
     return n * n, os.getpid()
 
 
