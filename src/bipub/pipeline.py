@@ -88,6 +88,7 @@ def render(
         config.outputs.raw_html, collector, cache.notes if cache is not None else None
     )
     kept_feeds: dict[str, Any] = {}
+    kept_sitemap: list[Any] = []  # the sitemap's URLs by route (quick.py)
     status_files: dict[str, list[tuple[str, str]]] = {}  # language → status.json's records
     texts: dict[str, Any] = {}  # posts.json records and llms lines, by output path (quick.py)
     envs = {}
@@ -134,7 +135,9 @@ def render(
                 lines = texts["llms-full.txt"] = llms.llms_full_lines(site, default, url)
                 tree.add("llms-full.txt", lines.text(), None, "llms-full.txt")
             if want("feeds"):
-                tree.add("sitemap.xml", feeds.sitemap(site, plan, url), None, "sitemap")
+                routes = kept_sitemap[:] = feeds.sitemap_routes(site, plan, url)
+                sitemap = feeds.sitemap_xml([u for _, of_route in routes for u in of_route])
+                tree.add("sitemap.xml", sitemap, None, "sitemap")
                 tree.add("robots.txt", feeds.robots(url), None, "robots")
             if want("json"):
                 for name, text in json_api.schemas().items():
@@ -195,6 +198,7 @@ def render(
             status_files,
             fingerprints if want("html") else None,
             texts,
+            kept_sitemap if langs == config.codes and want("feeds") else None,
         )
     return counts
 
@@ -467,14 +471,14 @@ def _quick(
     if record is None:
         raise quick.NotQuick("no record of the last build")
     rebuilt = quick.rebuild(project, target, key, inputs, prescan.intact, check_warnings)
-    files, dirs = uptodate.after_writes(record, target, rebuilt.written)
+    files, dirs = uptodate.after_writes(record, target, rebuilt.written, rebuilt.removed)
     new = uptodate.Record(key, inputs, files, dirs, rebuilt.warnings, rebuilt.pages)
     uptodate.save(project, target, new)
     total = sum(rebuilt.pages.values())
     return BuildResult(
         rebuilt.pages,
         len(files),
-        len(rebuilt.written),
+        len(rebuilt.written) + len(rebuilt.removed),
         time.perf_counter() - started,
         rebuilt.warnings,
         total - rebuilt.rendered,

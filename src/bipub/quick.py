@@ -48,7 +48,7 @@ import stat
 import zlib
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -60,14 +60,14 @@ if TYPE_CHECKING:
     from bipub.config import SiteConfig
     from bipub.load.content import Document
     from bipub.model.post import Kind
-    from bipub.pair.site import Entry, Site
+    from bipub.pair.site import Entry, Site, Tag
     from bipub.pair.status import StatusFile
     from bipub.project import Project
-    from bipub.render.feeds import FeedParts
+    from bipub.render.feeds import FeedParts, Route, SitemapUrl
     from bipub.render.html import HtmlRenderer, Plan
-    from bipub.render.views import PageMeta, PostView, View
+    from bipub.render.views import PageMeta, PostCard, PostView, View
 
-KIT_FORMAT = 9
+KIT_FORMAT = 10
 SHARDS = 128  # a quick rebuild reads one or two (~90 KB each on a 5,000-post site)
 MAX_EDITED = 24  # more edited files than this since the last full build: build in full
 
@@ -133,8 +133,8 @@ class Kit:
     config: SiteConfig
     status: dict[str, StatusFile]
     # document → (kind, entry key, front-matter digest, digest of its fields but title and
-    # description: `meta_rest`)
-    docs: dict[str, tuple[str, str, str, str]]
+    # description: `meta_rest`, and but title, description and tags: `Document.meta_core`)
+    docs: dict[str, tuple[str, str, str, str, str]]
     site_views: dict[str, View]
     feeds: dict[str, tuple[FeedParts, dict[str, str]]]
     status_runs: dict[str, StatusRuns]  # language → status.json's records, by entry
@@ -143,6 +143,27 @@ class Kit:
     entry_shards: list[str]  # the key of each entry shard this kit goes with
     list_shards: list[str]  # and of each listing shard
     token: str = ""  # this kit's own (random): a `Touched` record names the kit it goes with
+
+
+@dataclass(frozen=True)
+class LangTags:
+    """One language's tags as the last full build saw them (what a post's new tags change)."""
+
+    tags: dict[str, Tag]  # slug → the tag (pair/site.py `_collect_tags`)
+    spellings: dict[str, dict[str, int]]  # slug → each spelling → how often posts use it
+    members: dict[str, list[str]]  # slug → the keys of its posts, newest first
+    rank: dict[str, int]  # entry key → its place among the language's posts
+    written: dict[str, tuple[str, ...]]  # entry key → its tags as written (pair/site.py `_tags_of`)
+    cards: dict[str, PostCard]  # entry key → its card (an empty dict: no HTML was built)
+
+
+@dataclass(frozen=True)
+class TagsKit:
+    """The tags of every language and the sitemap's URLs by route (read only when tags change:
+    `.bipub-cache/quick-<kit>-tags.pickle`)."""
+
+    langs: dict[str, LangTags]
+    sitemap: list[tuple[Route, list[SitemapUrl]]] | None  # None: the build made no sitemap
 
 
 @dataclass(frozen=True)
@@ -186,6 +207,9 @@ class Touched:
     token: str  # the kit's
     cards: frozenset[tuple[str, str, str]]  # (kind, entry key, language)
     texts: frozenset[str]  # output paths
+    # (language, tag slug, fewest pages, most pages) of each tag whose posts differed from the
+    # kit's: its pages, and those of the other languages in between, are rendered again
+    tags: frozenset[tuple[str, str, int, int]] = frozenset()
 
 
 @dataclass
@@ -197,6 +221,7 @@ class Rebuilt:
     written: list[str]  # output files whose bytes changed
     warnings: list[Diagnostic]
     pages: dict[str, int]
+    removed: list[str] = field(default_factory=list)  # output files removed (tag pages)
 
 
 # ---------------------------------------------------------------------------- the kit
@@ -228,6 +253,7 @@ class KitSource:
     status_records: dict[str, list[tuple[str, str]]]  # language → (unit key, record text)
     fingerprints: dict[str, str] | None  # output page → fingerprint (html builds)
     texts: dict[str, Any]  # output path → posts.json records or llms Lines (pipeline.render)
+    sitemap: list[tuple[Route, list[SitemapUrl]]] | None  # (pipeline.render; None: not built)
 
 
 def save_kit(
@@ -266,7 +292,7 @@ def save_kit(
                 listed[entry_key].append((lang, path))
     # entries: the cheap facts first, their pages' views only for shards that changed
     entry_shards: list[list[tuple[Entry, tuple[Any, ...]]]] = [[] for _ in range(SHARDS)]
-    docs: dict[str, tuple[str, str, str, str]] = {}
+    docs: dict[str, tuple[str, str, str, str, str]] = {}
     for entry in site.entries:
         route_kind = "post" if entry.kind == "posts" else "page"
         specs = plan.routes.get((route_kind, entry.key), {}) if html else {}
@@ -288,7 +314,7 @@ def save_kit(
         )
         entry_shards[_shard(entry.kind, entry.key)].append((entry, facts))
         for doc in entry.docs.values():
-            docs[doc.rel] = (entry.kind, entry.key, doc.head, meta_rest(doc))
+            docs[doc.rel] = (entry.kind, entry.key, doc.head, meta_rest(doc), doc.meta_core)
 
     def entry_kits(members: list[tuple[Entry, tuple[Any, ...]]]) -> dict[Any, EntryKit]:
         out = {}
@@ -360,6 +386,10 @@ def save_kit(
     save_signed(
         _texts_path(folder, name), (_stamp(), name, kit.token, _text_kits(site, source.texts))
     )
+    save_signed(
+        _tags_path(folder, name),
+        (_stamp(), name, kit.token, _tags_kit(site, renderer, html, source.sitemap)),
+    )
     save_signed(folder / f"quick-{name}.pickle", (_stamp(), name, kit))  # the last: it names
     # the shards it goes with, so a kit is only ever read whole
     _prune_kits(folder)
@@ -380,6 +410,56 @@ def _prune_kits(folder: Path) -> None:
         (folder / f"quick-{stem}.pickle").unlink(missing_ok=True)
         for shard in folder.glob(f"quick-{stem}-*.pickle"):
             shard.unlink(missing_ok=True)
+
+
+def _tags_kit(
+    site: Site,
+    renderer: HtmlRenderer,
+    html: bool,
+    sitemap: list[tuple[Route, list[SitemapUrl]]] | None,
+) -> TagsKit:
+    from bipub.model.fields import slugify
+    from bipub.pair.site import _tags_of
+
+    langs = {}
+    for lang in site.config.codes:
+        posts = site.posts(lang)
+        spellings: dict[str, dict[str, int]] = {}
+        members: dict[str, list[str]] = {}
+        written: dict[str, tuple[str, ...]] = {}
+        for entry in posts:  # (as pair/site.py _collect_tags and render/html.py _plan_lang)
+            tags = written[entry.key] = tuple(_tags_of(entry, lang))
+            for tag in tags:
+                counts = spellings.setdefault(slugify(tag), {})
+                counts[tag] = counts.get(tag, 0) + 1
+            for slug in sorted({slugify(tag) for tag in tags}):
+                members.setdefault(slug, []).append(entry.key)
+        langs[lang] = LangTags(
+            dict(site.tags.get(lang, {})),
+            spellings,
+            members,
+            {entry.key: i for i, entry in enumerate(posts)},
+            written,
+            {entry.key: renderer.card(entry, lang) for entry in posts} if html else {},
+        )
+    return TagsKit(langs, sitemap)
+
+
+def _tags_path(folder: Path, name: str) -> Path:
+    return folder / f"quick-{name}-tags.pickle"
+
+
+def _load_tags(folder: Path, name: str, kit: Kit) -> TagsKit:
+    try:
+        stamp, owner, token, tags = load_signed(_tags_path(folder, name))
+    except UNREADABLE:
+        tags = None
+    else:
+        if (stamp, owner, token) != (_stamp(), name, kit.token):
+            tags = None
+    if not isinstance(tags, TagsKit):
+        raise NotQuick("a quick-rebuild kit file is missing or unreadable")
+    return tags
 
 
 def _text_kits(site: Site, texts: dict[str, Any]) -> dict[str, TextKit]:
@@ -534,25 +614,32 @@ def _rebuild(
     edited = _edited(kit, inputs)
     collector = Collector()
     docs = {rel: _load_doc(project, rel, collector) for rel in edited}
-    retitled: set[str] = set()  # documents whose title or description changed
+    retitled: set[str] = set()  # documents whose title, description or tags changed
+    retagged: set[str] = set()  # … whose tags changed
     for rel, doc in docs.items():
-        kind, _, head, rest = kit.docs[rel]
+        kind, _, head, rest, core = kit.docs[rel]
         if doc.head != head:
-            if meta_rest(doc) != rest:
-                raise NotQuick(f"{rel}: its front matter changed (more than title or description)")
             if kind != "posts":
                 raise NotQuick(f"{rel}: a page's front matter changed (its title is in the menu)")
+            if meta_rest(doc) != rest:
+                if doc.meta_core != core:
+                    raise NotQuick(
+                        f"{rel}: its front matter changed (more than title, description or tags)"
+                    )
+                retagged.add(rel)
             retitled.add(rel)
     groups: dict[tuple[str, str], list[str]] = defaultdict(list)
     for rel in edited:
-        kind, entry_key, _, _ = kit.docs[rel]
+        kind, entry_key, _, _, _ = kit.docs[rel]
         groups[(kind, entry_key)].append(rel)
     touched = _load_touched(project.cache, name, kit)
-    for kind, entry_key, _ in touched.cards if touched else ():
+    if touched is None:  # (an edit undone since, of tags among others, could not be put back)
+        raise NotQuick("the record of what earlier quick rebuilds changed is missing")
+    for kind, entry_key, _ in touched.cards:
         if (kind, entry_key) not in groups:  # (an edited file stays edited: its identity moved)
             raise NotQuick(f"{kind}/{entry_key}: an earlier quick rebuild's edit was undone")
     entry_kits = _entry_kits(project, kit, name, list(groups))
-    entries: list[tuple[EntryKit, dict[str, int]]] = []
+    entries: list[tuple[EntryKit, Entry, dict[str, int]]] = []
     paired: list[Entry] = []
     units = []
     for ident, rels in groups.items():
@@ -560,8 +647,8 @@ def _rebuild(
         entry, entry_units, minutes = _pair(project, kit, entry_kit, docs, collector)
         if entry_kit.series and retitled.intersection(rels):
             where = sorted(retitled.intersection(rels))[0]
-            raise NotQuick(f"{where}: its title changed and a series shows it")
-        entries.append((entry_kit, minutes))
+            raise NotQuick(f"{where}: its title, description or tags changed and a series shows it")
+        entries.append((entry_kit, entry, minutes))
         paired.append(entry)
         units.extend(entry_units)
     _no_errors(collector)
@@ -573,13 +660,25 @@ def _rebuild(
     files: list[tuple[str, bytes]] = []
     rendered = 0
     now = Touched(kit.token, frozenset(), frozenset())  # what differs from the kit after this
-    if kit.only is None or "html" in kit.only:
-        pages, cards = _pages(project, kit, name, entries, docs, markdown, touched)
+    html = kit.only is None or "html" in kit.only
+    feeds = kit.only is None or "feeds" in kit.only  # (the sitemap with them)
+    retag: Retag | None = None
+    removed: list[str] = []
+    page_counts = kit.pages
+    if (html or feeds) and (retagged or touched.tags):
+        retag = _retag(kit, _load_tags(project.cache, name, kit), paired, touched)
+        removed = retag.removed
+        page_counts = retag.page_counts(kit.pages)
+        now = Touched(kit.token, now.cards, now.texts, retag.touched)
+    if html:
+        pages, cards = _pages(project, kit, name, entries, docs, markdown, touched, retag)
         files += pages
         rendered = len(files)
-        now = Touched(kit.token, frozenset(cards), now.texts)
-    if kit.only is None or "feeds" in kit.only:
-        files += _feeds(kit, docs, markdown, retitled)
+        now = Touched(kit.token, frozenset(cards), now.texts, now.tags)
+    if feeds:
+        files += _feeds(kit, docs, markdown)
+        if retag is not None and retag.sitemap is not None:
+            files.append(("sitemap.xml", retag.sitemap))
     if kit.only is None or "json" in kit.only:
         files += _status(kit, list(groups), units)
     kinds = [
@@ -587,13 +686,13 @@ def _rebuild(
         for text_kind, output_kind in (("records", "json"), ("lines", "llms"), ("full", "llms"))
         if kit.only is None or output_kind in kit.only
     ]
-    if kinds and (retitled or touched is None or touched.texts):  # else no item can change
+    if kinds and (retitled or touched.texts):  # else no item can change
         texts = _load_texts(project.cache, name, kit)
         text_files, differ = _texts(kit, texts, paired, touched, *kinds)
         files += text_files
-        now = Touched(kit.token, now.cards, frozenset(differ))
+        now = Touched(kit.token, now.cards, frozenset(differ), now.tags)
     _no_errors(collector)
-    from bipub.write.output import replace_files
+    from bipub.write.output import remove_files, replace_files
 
     edited_set = set(edited)
     warnings = [w for w in kit.warnings if w.file not in edited_set]
@@ -602,19 +701,26 @@ def _rebuild(
     check_warnings(warnings)
     if not intact():
         raise NotQuick("the output folder is not as the last build left it")
-    if touched is None or not (now.cards <= touched.cards and now.texts <= touched.texts):
+    if not (now.cards <= touched.cards and now.texts <= touched.texts and now.tags <= touched.tags):
         # before writing, a record that covers both what was and what will be (a kill while
         # writing leaves the next rebuild knowing all it may have to put back)
-        old = touched or now
         _save_touched(
-            project.cache, name, Touched(kit.token, old.cards | now.cards, old.texts | now.texts)
+            project.cache,
+            name,
+            Touched(
+                kit.token,
+                touched.cards | now.cards,
+                touched.texts | now.texts,
+                touched.tags | now.tags,
+            ),
         )
     written = replace_files(target, files)
+    gone = remove_files(target, removed)
     if now != touched:
         _save_touched(project.cache, name, now)
     if len(blocks) != known:
         _save_blocks(project, blocks)
-    return Rebuilt(sorted(edited), rendered, written, warnings, kit.pages)
+    return Rebuilt(sorted(edited), rendered, written, warnings, page_counts, gone)
 
 
 BLOCKS_FILE = "quick-blocks.pickle"
@@ -761,13 +867,15 @@ def _pages(
     project: Project,
     kit: Kit,
     name: str,
-    entries: list[tuple[EntryKit, dict[str, int]]],
+    entries: list[tuple[EntryKit, Entry, dict[str, int]]],
     edited: dict[str, Document],
     markdown: Any,
-    touched: Touched | None,
+    touched: Touched,
+    retag: Retag | None,
 ) -> tuple[list[tuple[str, bytes]], set[tuple[str, str, str]]]:
-    """The edited documents' pages, and the listings whose card of them differs from the kit's
-    (a new title, description or reading time) or did after an earlier quick rebuild
+    """The edited documents' pages, the pages of a post whose card changed (a new title,
+    description, reading time or tags), the tag pages whose posts changed (`retag`) and the
+    listings whose card of the post differs from the kit's or did after an earlier quick rebuild
     (`touched`), rendered as the full build renders them. Returns them and the cards that now
     differ from the kit's."""
     from dataclasses import replace
@@ -794,27 +902,29 @@ def _pages(
     cards: dict[tuple[str, str], PostCard] = {}  # (entry key, language) → its new card
     differ: set[tuple[str, str, str]] = set()
     listing_paths: set[str] = set()
-    for entry_kit, minutes in entries:
+    for entry_kit, entry, minutes in entries:
         for page in entry_kit.pages:
-            doc = edited.get(page.doc)
-            if doc is None:
-                continue  # shows another document of the entry, which did not change
+            doc = entry.versions[page.lang].doc
             shell = page.shell
             card = replace(
                 shell.card,
                 title=doc.meta.title,  # as render/html.py _make_card and _plan_entry take them
                 description=doc.meta.description or "",
                 reading_minutes=minutes.get(page.lang, shell.card.reading_minutes),
+                tags=retag.card_tags(entry, page.lang) if retag else shell.card.tags,
             )
-            meta = replace(page.meta, title=doc.meta.title, description=doc.meta.description or "")
             ident = (entry_kit.kind, entry_kit.key, page.lang)
             new_card = card != shell.card
             if new_card:
                 cards[(entry_kit.key, page.lang)] = card
                 shell = replace(shell, card=card)
                 differ.add(ident)
-            if new_card or touched is None or ident in touched.cards:
+            again = new_card or ident in touched.cards
+            if again:
                 listing_paths.update(p for lang, p in entry_kit.listings if lang == page.lang)
+            if doc.rel not in edited and not again:
+                continue  # shows another document of the entry, and the same card
+            meta = replace(page.meta, title=doc.meta.title, description=doc.meta.description or "")
             post_context: dict[str, Any] = {
                 "site": kit.site_views[page.lang],
                 "page": meta,
@@ -822,7 +932,13 @@ def _pages(
             }
             html = render(page.template, page.lang, post_context)
             out.append((page.path, html.encode("utf-8")))
-    for listing in _listing_kits(project, kit, name, sorted(listing_paths)):
+    done: set[str] = set()
+    if retag is not None:
+        for path, template, lang, context in retag.pages(cards):
+            context.update(site=kit.site_views[lang])
+            out.append((path, render(template, lang, context).encode("utf-8")))
+        done = retag.paths
+    for listing in _listing_kits(project, kit, name, sorted(listing_paths - done)):
         context = dict(listing.context)
         listed: list[Any] = context["posts"]
         context["posts"] = [
@@ -835,6 +951,221 @@ def _pages(
     return out, differ
 
 
+@dataclass(frozen=True)
+class _Listed:
+    """A post on a tag page, as render/html.py `plan_tag` needs it (its card is given)."""
+
+    kind: str
+    key: str
+
+
+@dataclass
+class Retag:
+    """What the edited posts' tags change (`_retag`): the tags and their pages, from the kit's
+    tags and what earlier quick rebuilds changed (`Touched.tags`)."""
+
+    renderer: HtmlRenderer  # of the tags alone: plans and views the tag pages
+    plan: Plan  # the tag cloud of every language; every page of the tags rendered again
+    kit: TagsKit
+    members: dict[tuple[str, str], list[str]]  # (language, slug) → its posts now, where changed
+    render: list[tuple[str, str]]  # (language, output path) of the pages to render again
+    paths: set[str]  # every tag page path rendered or removed here
+    removed: list[str]  # the tag pages that are no longer
+    delta: dict[str, int]  # language → how many pages more it has
+    sitemap: bytes | None  # when a tag page came or went
+    touched: frozenset[tuple[str, str, int, int]]
+
+    def card_tags(self, entry: Entry, lang: str) -> tuple[Any, ...]:
+        return self.renderer.card_tags(entry, lang)
+
+    def page_counts(self, pages: dict[str, int]) -> dict[str, int]:
+        return {lang: count + self.delta.get(lang, 0) for lang, count in pages.items()}
+
+    def pages(
+        self, cards: dict[tuple[str, str], PostCard]
+    ) -> list[tuple[str, str, str, dict[str, Any]]]:
+        """(output path, template, language, context but `site`) of each page to render; `cards`
+        are the edited posts' cards (the others are the kit's)."""
+        from bipub.render import urls
+
+        renderer, plan = self.renderer, self.plan
+        by_path = {
+            (lang, urls.output_file(spec.path)): spec
+            for specs in plan.routes.values()
+            for lang, spec in specs.items()
+        }
+        out = []
+        for lang, path in self.render:
+            spec = by_path[(lang, path)]
+            kept = self.kit.langs[lang].cards
+            for key in spec.lists:
+                renderer._cards[("posts", key, lang)] = cards.get((key, lang)) or kept[key]
+            context = {"page": renderer.page_meta(plan, spec), **spec.context()}
+            out.append((path, spec.template, lang, context))
+        return out
+
+
+def _pages_of(count: int, per_page: int) -> int:
+    return -(-count // per_page) if count else 0
+
+
+def _retag(
+    kit: Kit,
+    tags_kit: TagsKit,
+    paired: list[Entry],
+    touched: Touched,
+) -> Retag:
+    """The tags of each language after the edited posts' tags changed, and the tag pages to
+    render again or remove. Raises NotQuick when a tag's name or spellings change (every card
+    that shows the tag, and the build's warnings, would change)."""
+    from bipub.model.fields import slugify
+    from bipub.pair.site import Site, Tag, _tags_of
+    from bipub.render import urls
+    from bipub.render.feeds import route_order, route_urls, sitemap_xml
+    from bipub.render.html import HtmlRenderer, Plan
+
+    config = kit.config
+    per_page = config.posts_per_page
+    tags: dict[str, dict[str, Tag]] = {}
+    members: dict[tuple[str, str], list[str]] = {}
+    for lang, lang_tags in tags_kit.langs.items():
+        spellings: dict[str, dict[str, int]] = {}
+        joined: dict[str, set[str]] = defaultdict(set)
+        left: dict[str, set[str]] = defaultdict(set)
+        for entry in paired:
+            if entry.kind != "posts" or entry.key not in lang_tags.rank:
+                continue  # (not listed in this language: its states did not change)
+            old = lang_tags.written[entry.key]
+            new = tuple(_tags_of(entry, lang))
+            if old == new:
+                continue
+            for spelling, step in [(t, -1) for t in old] + [(t, 1) for t in new]:
+                slug = slugify(spelling)
+                if not slug:  # (the full build reports it)
+                    rel = entry.versions[lang].doc.rel
+                    raise NotQuick(f"{rel}: tags: {spelling!r} is empty")
+                counts = spellings.get(slug)
+                if counts is None:
+                    counts = spellings[slug] = dict(lang_tags.spellings.get(slug, {}))
+                counts[spelling] = counts.get(spelling, 0) + step
+            old_slugs = {slugify(t) for t in old}
+            new_slugs = {slugify(t) for t in new}
+            for slug in new_slugs - old_slugs:
+                joined[slug].add(entry.key)
+            for slug in old_slugs - new_slugs:
+                left[slug].add(entry.key)
+        lang_now = dict(lang_tags.tags)
+        for slug, counts in spellings.items():  # (as pair/site.py _collect_tags)
+            ranked = sorted(((t, c) for t, c in counts.items() if c > 0), key=_by_use)
+            tag = Tag(slug, ranked[0][0], tuple(t for t, _ in ranked)) if ranked else None
+            before = lang_tags.tags.get(slug)
+            if tag != before:
+                came = before is None and tag is not None and len(tag.spellings) == 1
+                went = tag is None and before is not None and len(before.spellings) == 1
+                if not (came or went):
+                    raise NotQuick(f"[{lang}] the name or spellings of tag '{slug}' change")
+            if tag is None:
+                lang_now.pop(slug, None)
+            else:
+                lang_now[slug] = tag
+        tags[lang] = dict(sorted(lang_now.items()))
+        for slug in joined.keys() | left.keys():
+            now = (set(lang_tags.members.get(slug, ())) - left[slug]) | joined[slug]
+            members[(lang, slug)] = sorted(now, key=lang_tags.rank.__getitem__)
+
+    def now_of(lang: str, slug: str) -> list[str]:
+        found = members.get((lang, slug))
+        return found if found is not None else tags_kit.langs[lang].members.get(slug, [])
+
+    def kit_pages(lang: str, slug: str) -> int:
+        return _pages_of(len(tags_kit.langs[lang].members.get(slug, ())), per_page)
+
+    bounds: dict[tuple[str, str], tuple[int, int]] = {}  # (language, slug) → fewest, most pages
+    for lang, slug in members:
+        bounds[(lang, slug)] = (kit_pages(lang, slug), kit_pages(lang, slug))
+    for lang, slug, lo, hi in touched.tags:
+        fewest, most = bounds.get((lang, slug), (kit_pages(lang, slug), kit_pages(lang, slug)))
+        bounds[(lang, slug)] = (min(fewest, lo), max(most, hi))
+    url = urls.UrlBuilder(config.base_url)
+    site = Site(config, {}, [], [], {}, tags=tags)
+    renderer = HtmlRenderer(site, _no_body, url)
+    plan = Plan()
+    for lang in config.codes:
+        counts = {slug: len(now_of(lang, slug)) for slug in tags[lang]}
+        renderer.plan_tag_cloud(plan, lang, tags[lang], counts)
+    slugs = sorted({slug for _, slug in bounds})
+    for slug in slugs:
+        for lang in config.codes:
+            shown = tags[lang].get(slug)
+            if shown is not None:
+                listed = [_Listed("posts", key) for key in now_of(lang, slug)]
+                renderer.plan_tag(plan, lang, shown, listed)  # type: ignore[arg-type]
+    render: list[tuple[str, str]] = []
+    paths: set[str] = set()
+    removed: list[str] = []
+    delta: dict[str, int] = defaultdict(int)
+    record: set[tuple[str, str, int, int]] = set()
+    came_or_went: set[str] = set()
+    for (lang, slug), (lo, hi) in sorted(bounds.items()):
+        pages_now = _pages_of(len(now_of(lang, slug)), per_page)
+        lo, hi = min(lo, pages_now), max(hi, pages_now)
+        record.add((lang, slug, lo, hi))
+        delta[lang] += pages_now - kit_pages(lang, slug)
+        if lo == 0:
+            came_or_went.add(slug)
+        for n in range(1, hi + 1):
+            path = urls.output_file(urls.tag(lang, slug, n))
+            paths.add(path)
+            if n <= pages_now:
+                render.append((lang, path))
+            else:
+                removed.append(path)
+        for other in config.codes:  # their pages whose counterpart in `lang` came or went
+            if other == lang or (other, slug) in bounds:
+                continue
+            has = _pages_of(len(now_of(other, slug)), per_page)
+            for n in range(lo + 1, min(hi, has) + 1):
+                path = urls.output_file(urls.tag(other, slug, n))
+                if path not in paths:
+                    paths.add(path)
+                    render.append((other, path))
+    for lang in sorted({lang for lang, _ in bounds}):
+        render.append((lang, urls.output_file(urls.tags(lang))))
+    sitemap = None
+    if came_or_went and tags_kit.sitemap is not None:
+        routes = [
+            (route, of_route)
+            for route, of_route in tags_kit.sitemap
+            if not (route[0] == "tag" and route[1] in came_or_went)
+        ]
+        for slug in sorted(came_or_went):
+            specs = plan.routes.get(("tag", slug, "1"))
+            if specs:
+                routes.append((("tag", slug, "1"), route_urls(config.codes, specs, url, None)))
+        routes.sort(key=lambda route: route_order(route[0]))
+        sitemap = sitemap_xml([u for _, of_route in routes for u in of_route])
+    return Retag(
+        renderer,
+        plan,
+        tags_kit,
+        members,
+        render,
+        paths,
+        removed,
+        dict(delta),
+        sitemap,
+        frozenset(record),
+    )
+
+
+def _by_use(spelling: tuple[str, int]) -> tuple[int, str]:
+    return (-spelling[1], spelling[0])
+
+
+def _no_body(doc: Document) -> Any:
+    raise AssertionError("a tag page shows no document's body")
+
+
 def _listing_kits(project: Project, kit: Kit, name: str, paths: list[str]) -> list[ListingKit]:
     shards = {_shard("list", path) for path in paths}
     found = _from_shards(project, name, "list-", kit.list_shards, shards)
@@ -844,9 +1175,7 @@ def _listing_kits(project: Project, kit: Kit, name: str, paths: list[str]) -> li
     return [found[path] for path in paths]
 
 
-def _feeds(
-    kit: Kit, edited: dict[str, Document], markdown: Any, retitled: set[str]
-) -> list[tuple[str, bytes]]:
+def _feeds(kit: Kit, edited: dict[str, Document], markdown: Any) -> list[tuple[str, bytes]]:
     from dataclasses import replace
 
     from bipub.render import urls
@@ -864,8 +1193,9 @@ def _feeds(
                     item,
                     title=edited[item.rel].meta.title,
                     summary=edited[item.rel].meta.description,
+                    tags=tuple(edited[item.rel].meta.tags),
                 )
-                if item.rel in retitled
+                if item.rel in edited
                 else item
                 for item in parts.items
             )  # (as render/feeds.py feed_parts takes them)

@@ -52,6 +52,11 @@ def _assert_clean(project: Path, result: BuildResult, tmp: Path) -> None:
     got, want = tree_snapshot(project / "site"), tree_snapshot(clean)
     assert sorted(got) == sorted(want)
     assert [p for p in want if got[p] != want[p]] == []
+    assert _folders(project / "site") == _folders(clean)  # (none left empty)
+
+
+def _folders(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_dir())
 
 
 def test_body_edit_is_quick_and_equals_a_clean_build(built: Path, tmp_path: Path) -> None:
@@ -120,8 +125,9 @@ def test_strict_fails_on_a_quick_rebuild_warning(built: Path) -> None:
 @pytest.mark.parametrize(
     ("change", "reason"),
     [
-        ("front-matter", "front matter changed (more than title or description)"),
-        ("retitle-in-series", "its title changed and a series shows it"),
+        ("front-matter", "front matter changed (more than title, description or tags)"),
+        ("retitle-in-series", "its title, description or tags changed and a series shows it"),
+        ("retag-in-series", "its title, description or tags changed and a series shows it"),
         ("page-title", "a page's front matter changed"),
         ("reading-time", "a series page lists it"),
         ("new-post", "added or removed"),
@@ -140,6 +146,8 @@ def test_what_needs_a_full_build(built: Path, tmp_path: Path, change: str, reaso
         _edit(post, "date: 2026-04-07", "date: 2026-04-08")
     elif change == "retitle-in-series":
         _edit(post, "title: 알파 글", "title: 알파 글 (고침)")
+    elif change == "retag-in-series":
+        _edit(post, "tags: [", "tags: [new-tag, ")
     elif change == "page-title":
         page = next((built / "content" / "ko" / "pages").glob("*.md"))
         text = page.read_text(encoding="utf-8")
@@ -359,11 +367,12 @@ def test_reading_time_change_renders_the_listings_again(make_project, tmp_path: 
 
 
 @pytest.mark.parametrize("record", ["removed", "planted"])
-def test_without_the_touched_record_everything_edited_is_put_back(
+def test_without_the_touched_record_the_full_build_runs(
     standalone: Path, tmp_path: Path, record: str
 ) -> None:
-    """A lost (or foreign) record of what earlier quick rebuilds changed: the rebuild renders
-    again every listing and file the edited post is in, so an undone edit is still undone."""
+    """A lost (or foreign) record of what earlier quick rebuilds changed: what they changed
+    cannot be told (a tag added and removed again left its pages), so the full build runs and
+    puts an undone edit back."""
     beta = _post(standalone, "ko", "beta")
     _edit(beta, "title: 베타 글", "title: 새 제목")
     assert build(standalone).quick == ["content/ko/posts/beta.md"]
@@ -374,7 +383,8 @@ def test_without_the_touched_record_everything_edited_is_put_back(
         touched.write_bytes(b"\0" * 32 + b"not a pickle")
     _edit(beta, "title: 새 제목", "title: 베타 글")
     result = build(standalone)
-    assert result.quick == ["content/ko/posts/beta.md"]
+    assert result.quick is None
+    assert "the record of what earlier quick rebuilds changed is missing" in result.cache_note
     _assert_clean(standalone, result, tmp_path)
 
 
@@ -384,13 +394,15 @@ def test_every_kit_file_of_the_demo_loads(make_project) -> None:  # type: ignore
     project: Path = make_project("demo")
     build(project, only=KINDS)
     files = sorted((project / ".bipub-cache").glob("quick-*.pickle"))
-    assert len(files) == 1 + 2 * quick.SHARDS + 2  # the kit, its shards, Touched, its texts
+    assert len(files) == 1 + 2 * quick.SHARDS + 3  # the kit, its shards, Touched, texts, tags
     names = {f.name.removeprefix("quick-").split(".")[0].split("-")[0] for f in files}
     (name,) = names
     kit = quick._load(project / ".bipub-cache" / f"quick-{name}.pickle", name)
     assert isinstance(kit, quick.Kit)
     assert quick._load_touched(project / ".bipub-cache", name, kit) is not None
     assert quick._load_texts(project / ".bipub-cache", name, kit)
+    tags = quick._load_tags(project / ".bipub-cache", name, kit)
+    assert tags.sitemap and all(lang.cards and lang.tags for lang in tags.langs.values())
     for i in range(quick.SHARDS):
         for stem, key in ((f"{i:02d}", kit.entry_shards[i]), (f"list-{i:02d}", kit.list_shards[i])):
             path = project / ".bipub-cache" / f"quick-{name}-{stem}.pickle"

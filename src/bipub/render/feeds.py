@@ -13,7 +13,7 @@ from bipub.render import urls
 from bipub.render.markdown import RenderedMarkdown
 
 if TYPE_CHECKING:
-    from bipub.render.html import Plan
+    from bipub.render.html import PageSpec, Plan
 
 ATOM = "http://www.w3.org/2005/Atom"
 SITEMAP = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -153,31 +153,42 @@ def feed_xml(parts: FeedParts, bodies: dict[str, str]) -> bytes:
 SitemapUrl = tuple[str, str | None, list[tuple[str, str]]]  # loc, lastmod, (hreflang, href)s
 
 
-def sitemap(site: Site, plan: Plan, url: urls.UrlBuilder) -> bytes:
-    codes = site.config.codes
+Route = tuple[str, ...]
+
+
+def sitemap_routes(
+    site: Site, plan: Plan, url: urls.UrlBuilder
+) -> list[tuple[Route, list[SitemapUrl]]]:
+    """The sitemap's URLs by route, in the sitemap's order (a quick rebuild that changes the
+    tag pages replaces those of their routes: src/bipub/quick.py)."""
     lastmods: dict[tuple[str, ...], date | None] = {
         ("post", e.key): (e.updated or e.date) for e in site.entries
     }
-    entries: list[SitemapUrl] = []
-    for route in sorted(plan.routes, key=lambda r: (r[0], r[1:])):
-        specs = plan.routes[route]
-        indexable = {
-            code: s for code, s in specs.items() if s.canonical_path is None and not s.noindex
-        }
-        alternates = (
-            [(other, url.absolute(indexable[other].path)) for other in codes if other in indexable]
-            if len(indexable) > 1
-            else []
-        )
-        lastmod = lastmods.get(route)
-        for code in codes:
-            spec = indexable.get(code)
-            if spec is None:
-                continue
-            entries.append(
-                (url.absolute(spec.path), lastmod.isoformat() if lastmod else None, alternates)
-            )
-    return sitemap_xml(entries)
+    return [
+        (route, route_urls(site.config.codes, plan.routes[route], url, lastmods.get(route)))
+        for route in sorted(plan.routes, key=route_order)
+    ]
+
+
+def route_order(route: Route) -> tuple[str, Route]:
+    return (route[0], route[1:])
+
+
+def route_urls(
+    codes: list[str], specs: dict[str, PageSpec], url: urls.UrlBuilder, lastmod: date | None
+) -> list[SitemapUrl]:
+    """The sitemap's URLs of one route: its indexable page in each language."""
+    indexable = {code: s for code, s in specs.items() if s.canonical_path is None and not s.noindex}
+    alternates = (
+        [(other, url.absolute(indexable[other].path)) for other in codes if other in indexable]
+        if len(indexable) > 1
+        else []
+    )
+    return [
+        (url.absolute(spec.path), lastmod.isoformat() if lastmod else None, alternates)
+        for code in codes
+        if (spec := indexable.get(code)) is not None
+    ]
 
 
 def sitemap_xml(entries: list[SitemapUrl]) -> bytes:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -159,42 +159,14 @@ class HtmlRenderer:
             self._plan_entry(plan, lang, entry)
         for entry in site.pages(lang):
             self._plan_entry(plan, lang, entry)
-        tags = site.tags.get(lang, {})
-        plan.add(
-            PageSpec(
-                ("tags",),
-                lang,
-                urls.tags(lang),
-                "tags.html",
-                language.title,
-                language.description,
-                lambda: {"tags": self._tag_cloud(lang)},
-                deps=lambda: ("tags", self._tag_cloud(lang)),
-            )
-        )
         by_tag: dict[str, list[Entry]] = {}
         for entry in posts:
             for slug in sorted(self._tag_slugs(entry, lang)):
                 by_tag.setdefault(slug, []).append(entry)
+        tags = site.tags.get(lang, {})
+        self.plan_tag_cloud(plan, lang, tags, {slug: len(by_tag.get(slug, ())) for slug in tags})
         for slug, tag in tags.items():
-            members = by_tag.get(slug, [])
-            tag_pages = max(1, math.ceil(len(members) / per_page))
-            for n in range(1, tag_pages + 1):
-                chunk = members[(n - 1) * per_page : n * per_page]
-                plan.add(
-                    PageSpec(
-                        ("tag", slug, str(n)),
-                        lang,
-                        urls.tag(lang, slug, n),
-                        "tag.html",
-                        f"#{tag.name}",
-                        language.description,
-                        partial(self._tag_context, lang, tag, chunk, n, tag_pages, len(members)),
-                        noindex=n > 1,
-                        deps=partial(self._list_key, tag, lang, chunk, n, tag_pages, len(members)),
-                        lists=tuple(e.key for e in chunk),
-                    )
-                )
+            self.plan_tag(plan, lang, tag, by_tag.get(slug, []))
         for series in site.series.get(lang, {}).values():
             plan.add(
                 PageSpec(
@@ -206,6 +178,49 @@ class HtmlRenderer:
                     language.description,
                     partial(self._series_context, lang, series),
                     deps=partial(self._list_key, series.name, lang, list(series.entries), 1, 1),
+                )
+            )
+
+    def plan_tag_cloud(
+        self, plan: Plan, lang: str, tags: dict[str, Tag], counts: dict[str, int]
+    ) -> None:
+        """The page of all tags of a language (`counts`: how many posts have each)."""
+        language = self.config.language(lang)
+        plan.add(
+            PageSpec(
+                ("tags",),
+                lang,
+                urls.tags(lang),
+                "tags.html",
+                language.title,
+                language.description,
+                lambda: {"tags": self.tag_cloud(lang, tags, counts)},
+                deps=lambda: ("tags", self.tag_cloud(lang, tags, counts)),
+            )
+        )
+
+    def plan_tag(self, plan: Plan, lang: str, tag: Tag, members: Sequence[Entry]) -> None:
+        """A tag's pages: its posts (`members`, newest first), `posts_per_page` to a page.
+        (A quick rebuild plans them with stand-ins that have a `kind` and a `key` and whose
+        cards it has given `_cards`: src/bipub/quick.py.)"""
+        language = self.config.language(lang)
+        per_page = self.config.posts_per_page
+        slug = tag.slug
+        tag_pages = max(1, math.ceil(len(members) / per_page))
+        for n in range(1, tag_pages + 1):
+            chunk = list(members[(n - 1) * per_page : n * per_page])
+            plan.add(
+                PageSpec(
+                    ("tag", slug, str(n)),
+                    lang,
+                    urls.tag(lang, slug, n),
+                    "tag.html",
+                    f"#{tag.name}",
+                    language.description,
+                    partial(self._tag_context, lang, tag, chunk, n, tag_pages, len(members)),
+                    noindex=n > 1,
+                    deps=partial(self._list_key, tag, lang, chunk, n, tag_pages, len(members)),
+                    lists=tuple(e.key for e in chunk),
                 )
             )
 
@@ -328,15 +343,10 @@ class HtmlRenderer:
             slugs = self._slugs[key] = {slugify(t) for t in _tags_of(entry, lang)}
         return slugs
 
-    def _tag_cloud(self, lang: str) -> list[tuple[TagLink, int]]:
-        counts: dict[str, int] = {}  # slug → posts that have it
-        for e in self.site.posts(lang):
-            for slug in self._tag_slugs(e, lang):
-                counts[slug] = counts.get(slug, 0) + 1
-        out = [
-            (self._tag_link(lang, slug, tag), counts.get(slug, 0))
-            for slug, tag in self.site.tags.get(lang, {}).items()
-        ]
+    def tag_cloud(
+        self, lang: str, tags: dict[str, Tag], counts: dict[str, int]
+    ) -> list[tuple[TagLink, int]]:
+        out = [(self._tag_link(lang, slug, tag), counts.get(slug, 0)) for slug, tag in tags.items()]
         return sorted(out, key=lambda tc: (-tc[1], tc[0].slug))
 
     def _tag_link(self, lang: str, slug: str, tag: Tag) -> TagLink:
@@ -349,6 +359,10 @@ class HtmlRenderer:
             )
         return link
 
+    def card(self, entry: Entry, lang: str) -> PostCard:
+        """A post's card (as every listing shows it)."""
+        return self._card(entry, lang)
+
     def _card(self, entry: Entry, lang: str) -> PostCard:
         key = (entry.kind, entry.key, lang)
         card = self._cards.get(key)
@@ -359,15 +373,7 @@ class HtmlRenderer:
     def _make_card(self, entry: Entry, lang: str) -> PostCard:
         version = entry.versions[lang]
         doc = version.doc
-        tags = self.site.tags.get(lang, {})
-        from bipub.model.fields import slugify
-        from bipub.pair.site import _tags_of
-
-        tag_links: list[TagLink] = []
-        for t in _tags_of(entry, lang):
-            slug = slugify(t)
-            if slug in tags and all(link.slug != slug for link in tag_links):
-                tag_links.append(self._tag_link(lang, slug, tags[slug]))
+        tag_links = self.card_tags(entry, lang)
         series = self.site.series_by_entry.get((lang, entry.key))
         series_name = series.name if series else None
         series_href = self.url.href(urls.series(lang, series.slug)) if series else None
@@ -381,13 +387,26 @@ class HtmlRenderer:
             href,
             entry.date,
             entry.updated,
-            tuple(tag_links),
+            tag_links,
             series_name,
             series_href,
             version.state,
             doc.lang,
             self.minutes_of(doc),
         )
+
+    def card_tags(self, entry: Entry, lang: str) -> tuple[TagLink, ...]:
+        """The links to the tags of a post's card, in its front matter's order."""
+        tags = self.site.tags.get(lang, {})
+        from bipub.model.fields import slugify
+        from bipub.pair.site import _tags_of
+
+        tag_links: list[TagLink] = []
+        for t in _tags_of(entry, lang):
+            slug = slugify(t)
+            if slug in tags and all(link.slug != slug for link in tag_links):
+                tag_links.append(self._tag_link(lang, slug, tags[slug]))
+        return tuple(tag_links)
 
     def minutes_of(self, doc: Document) -> int:
         """The document's reading time (worked out once per document, kept with it in the

@@ -294,8 +294,7 @@ def replace_files(out: Path, files: list[tuple[str, bytes]]) -> list[str]:
             if _same_bytes(target, data):
                 continue
             folder = os.path.dirname(target)
-            if not stat.S_ISDIR(os.lstat(folder).st_mode):  # a symbolic link planted since
-                raise ValueError(f"output path {path!r} escapes the output folder")
+            _folders(out, path)
             try:
                 mode = stat.S_IMODE(os.lstat(target).st_mode)  # as the build made it
             except FileNotFoundError:
@@ -312,6 +311,48 @@ def replace_files(out: Path, files: list[tuple[str, bytes]]) -> list[str]:
                 raise
             written.append(path)
     return written
+
+
+def _folders(out: Path, path: str) -> None:
+    """Make the folders of `path` that are not there (a new tag's page), each a real folder:
+    not a symbolic link planted since, which would lead outside the output folder."""
+    folder = str(out)
+    for part in path.split("/")[:-1]:
+        folder = os.path.join(folder, part)
+        try:
+            if not stat.S_ISDIR(os.lstat(folder).st_mode):
+                raise ValueError(f"output path {path!r} escapes the output folder")
+        except FileNotFoundError:
+            os.mkdir(folder)
+
+
+def remove_files(out: Path, paths: list[str]) -> list[str]:
+    """Remove files of the published output (a quick rebuild's tag pages that are no longer:
+    src/bipub/quick.py), and the folders they leave empty. Returns the paths removed (a path
+    that is not there is skipped). The caller has checked that the output is as the last build
+    left it."""
+    out = out.absolute()
+    removed = []
+    with output_lock(out):
+        for path in paths:
+            check_relative(path)
+            target = out / path
+            folder = os.path.dirname(target)
+            try:
+                if not stat.S_ISDIR(os.lstat(folder).st_mode):  # a symbolic link planted since
+                    raise ValueError(f"output path {path!r} escapes the output folder")
+            except FileNotFoundError:
+                continue  # its folder is not there: nor is the file
+            try:
+                os.unlink(target)
+            except FileNotFoundError:
+                continue
+            removed.append(path)
+            parent = Path(folder)
+            while parent != out and not any(parent.iterdir()):
+                parent.rmdir()
+                parent = parent.parent
+    return removed
 
 
 def _clean_leftovers(out: Path) -> None:
