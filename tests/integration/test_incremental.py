@@ -48,6 +48,10 @@ title: {title}
 KINDS = {"html", "json", "feeds", "llms"}
 
 
+def _folders(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_dir())
+
+
 def _without_pdf(files: dict[str, bytes]) -> dict[str, bytes]:
     return {p: data for p, data in files.items() if not p.endswith(".pdf")}
 
@@ -152,6 +156,26 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
             head.insert(0 if field == "title" else len(head), f"{field}: {json.dumps(value)}")
         path.write_text("\n".join(["---", *head, *lines[end:]]), encoding="utf-8")
 
+    @rule(
+        data=st.data(),
+        tags=st.lists(
+            st.sampled_from(["vllm", "kv-cache", "KV cache", "scheduler", "새-태그", "rust"]),
+            max_size=3,
+        ),
+    )
+    def retag(self, data: st.DataObject, tags: list[str]) -> None:
+        """Only the tags change (or go): a quick rebuild (src/bipub/quick.py `_retag`) for a post
+        outside a series whose tags keep their names: tag pages re-paginated, made or removed."""
+        path = self._existing_post(data)
+        if path is None:
+            return
+        lines = path.read_text(encoding="utf-8").split("\n")
+        end = lines.index("---", 1)
+        head = [line for line in lines[1:end] if not line.startswith("tags:")]
+        if tags or data.draw(st.booleans()):  # no tags line, or an empty list
+            head.append(f"tags: [{', '.join(tags)}]")
+        path.write_text("\n".join(["---", *head, *lines[end:]]), encoding="utf-8")
+
     @rule(data=st.data())
     def delete_post(self, data: st.DataObject) -> None:
         if len(self.names) > 1:
@@ -229,6 +253,7 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
         incremental = _without_pdf(tree_snapshot(self.project / "site"))
         expected = _without_pdf(tree_snapshot(clean))
         assert sorted(incremental) == sorted(expected)
+        assert _folders(self.project / "site") == _folders(clean), got.cache_note
         differing = [p for p in expected if incremental[p] != expected[p]]
         assert not differing, (differing, got.cache_note)
         assert got.warnings == want.warnings, got.cache_note

@@ -49,6 +49,7 @@ def _assert_clean(project: Path, result: BuildResult, tmp: Path) -> None:
     shutil.rmtree(clean, ignore_errors=True)
     expected = build(project, clean, use_cache=False)
     assert _warnings(result) == _warnings(expected)
+    assert result.pages == expected.pages  # (the summary's page counts)
     got, want = tree_snapshot(project / "site"), tree_snapshot(clean)
     assert sorted(got) == sorted(want)
     assert [p for p in want if got[p] != want[p]] == []
