@@ -88,7 +88,7 @@ def render(
         config.outputs.raw_html, collector, cache.notes if cache is not None else None
     )
     kept_feeds: dict[str, Any] = {}
-    kept_sitemap: list[Any] = []  # the sitemap's URLs by route (quick.py)
+    kept_sitemap: list[Any] = []  # the sitemap by route (quick.py)
     status_files: dict[str, list[tuple[str, str]]] = {}  # language → status.json's records
     texts: dict[str, Any] = {}  # posts.json records and llms lines, by output path (quick.py)
     envs = {}
@@ -135,9 +135,8 @@ def render(
                 lines = texts["llms-full.txt"] = llms.llms_full_lines(site, default, url)
                 tree.add("llms-full.txt", lines.text(), None, "llms-full.txt")
             if want("feeds"):
-                routes = kept_sitemap[:] = feeds.sitemap_routes(site, plan, url)
-                sitemap = feeds.sitemap_xml([u for _, of_route in routes for u in of_route])
-                tree.add("sitemap.xml", sitemap, None, "sitemap")
+                parts = kept_sitemap[:] = feeds.sitemap_parts(site, plan, url)
+                tree.add("sitemap.xml", feeds.sitemap_join(parts), None, "sitemap")
                 tree.add("robots.txt", feeds.robots(url), None, "robots")
             if want("json"):
                 for name, text in json_api.schemas().items():

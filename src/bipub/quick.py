@@ -43,12 +43,14 @@ edit that is undone is undone in those files too.
 from __future__ import annotations
 
 import hashlib
+import pickle
 import secrets
 import stat
 import zlib
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -63,11 +65,11 @@ if TYPE_CHECKING:
     from bipub.pair.site import Entry, Site, Tag
     from bipub.pair.status import StatusFile
     from bipub.project import Project
-    from bipub.render.feeds import FeedParts, Route, SitemapUrl
+    from bipub.render.feeds import FeedParts, SitemapPart
     from bipub.render.html import HtmlRenderer, Plan
     from bipub.render.views import PageMeta, PostCard, PostView, View
 
-KIT_FORMAT = 10
+KIT_FORMAT = 11
 SHARDS = 128  # a quick rebuild reads one or two (~90 KB each on a 5,000-post site)
 MAX_EDITED = 24  # more edited files than this since the last full build: build in full
 
@@ -154,7 +156,17 @@ class LangTags:
     members: dict[str, list[str]]  # slug → the keys of its posts, newest first
     rank: dict[str, int]  # entry key → its place among the language's posts
     written: dict[str, tuple[str, ...]]  # entry key → its tags as written (pair/site.py `_tags_of`)
-    cards: dict[str, PostCard]  # entry key → its card (an empty dict: no HTML was built)
+    # entry key → its card, pickled (unpickled only when a tag page lists other posts than the
+    # edited ones: a new tag's page does not); None: no HTML was built
+    pickled_cards: bytes | None
+
+    @cached_property
+    def cards(self) -> dict[str, PostCard]:
+        if self.pickled_cards is None:
+            raise AssertionError("the tag pages are rendered only when the kit has HTML")
+        # (bytes inside the signed tags kit: cache.load_signed checked them)
+        cards: dict[str, PostCard] = pickle.loads(self.pickled_cards)  # noqa: S301
+        return cards
 
 
 @dataclass(frozen=True)
@@ -163,7 +175,7 @@ class TagsKit:
     `.bipub-cache/quick-<kit>-tags.pickle`)."""
 
     langs: dict[str, LangTags]
-    sitemap: list[tuple[Route, list[SitemapUrl]]] | None  # None: the build made no sitemap
+    sitemap: list[SitemapPart] | None  # None: the build made no sitemap
 
 
 @dataclass(frozen=True)
@@ -253,7 +265,7 @@ class KitSource:
     status_records: dict[str, list[tuple[str, str]]]  # language → (unit key, record text)
     fingerprints: dict[str, str] | None  # output page → fingerprint (html builds)
     texts: dict[str, Any]  # output path → posts.json records or llms Lines (pipeline.render)
-    sitemap: list[tuple[Route, list[SitemapUrl]]] | None  # (pipeline.render; None: not built)
+    sitemap: list[SitemapPart] | None  # (pipeline.render; None: not built)
 
 
 def save_kit(
@@ -416,7 +428,7 @@ def _tags_kit(
     site: Site,
     renderer: HtmlRenderer,
     html: bool,
-    sitemap: list[tuple[Route, list[SitemapUrl]]] | None,
+    sitemap: list[SitemapPart] | None,
 ) -> TagsKit:
     from bipub.model.fields import slugify
     from bipub.pair.site import _tags_of
@@ -440,7 +452,7 @@ def _tags_kit(
             members,
             {entry.key: i for i, entry in enumerate(posts)},
             written,
-            {entry.key: renderer.card(entry, lang) for entry in posts} if html else {},
+            pickle.dumps({e.key: renderer.card(e, lang) for e in posts}, 5) if html else None,
         )
     return TagsKit(langs, sitemap)
 
@@ -997,9 +1009,9 @@ class Retag:
         out = []
         for lang, path in self.render:
             spec = by_path[(lang, path)]
-            kept = self.kit.langs[lang].cards
             for key in spec.lists:
-                renderer._cards[("posts", key, lang)] = cards.get((key, lang)) or kept[key]
+                card = cards.get((key, lang)) or self.kit.langs[lang].cards[key]
+                renderer._cards[("posts", key, lang)] = card
             context = {"page": renderer.page_meta(plan, spec), **spec.context()}
             out.append((path, spec.template, lang, context))
         return out
@@ -1021,7 +1033,7 @@ def _retag(
     from bipub.model.fields import slugify
     from bipub.pair.site import Site, Tag, _tags_of
     from bipub.render import urls
-    from bipub.render.feeds import route_order, route_urls, sitemap_xml
+    from bipub.render.feeds import route_order, route_part, sitemap_join
     from bipub.render.html import HtmlRenderer, Plan
 
     config = kit.config
@@ -1133,17 +1145,14 @@ def _retag(
         render.append((lang, urls.output_file(urls.tags(lang))))
     sitemap = None
     if came_or_went and tags_kit.sitemap is not None:
-        routes = [
-            (route, of_route)
-            for route, of_route in tags_kit.sitemap
-            if not (route[0] == "tag" and route[1] in came_or_went)
-        ]
+        parts = [part for part in tags_kit.sitemap if not _tag_route(part[0], came_or_went)]
         for slug in sorted(came_or_went):
-            specs = plan.routes.get(("tag", slug, "1"))
+            route = ("tag", slug, "1")
+            specs = plan.routes.get(route)
             if specs:
-                routes.append((("tag", slug, "1"), route_urls(config.codes, specs, url, None)))
-        routes.sort(key=lambda route: route_order(route[0]))
-        sitemap = sitemap_xml([u for _, of_route in routes for u in of_route])
+                parts.append(route_part(route, config.codes, specs, url, None))
+        parts.sort(key=lambda part: route_order(part[0]))
+        sitemap = sitemap_join(parts)
     return Retag(
         renderer,
         plan,
@@ -1156,6 +1165,10 @@ def _retag(
         sitemap,
         frozenset(record),
     )
+
+
+def _tag_route(route: tuple[str, ...], slugs: set[str]) -> bool:
+    return route[0] == "tag" and route[1] in slugs
 
 
 def _by_use(spelling: tuple[str, int]) -> tuple[int, str]:

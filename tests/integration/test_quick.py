@@ -404,6 +404,7 @@ def test_every_kit_file_of_the_demo_loads(make_project) -> None:  # type: ignore
     assert quick._load_texts(project / ".bipub-cache", name, kit)
     tags = quick._load_tags(project / ".bipub-cache", name, kit)
     assert tags.sitemap and all(lang.cards and lang.tags for lang in tags.langs.values())
+    assert next(iter(tags.langs["ko"].cards.values())).key
     for i in range(quick.SHARDS):
         for stem, key in ((f"{i:02d}", kit.entry_shards[i]), (f"list-{i:02d}", kit.list_shards[i])):
             path = project / ".bipub-cache" / f"quick-{name}-{stem}.pickle"
