@@ -59,6 +59,8 @@ from bipub.cache import UNREADABLE, load_signed, save_signed, user_cache_dir
 from bipub.diagnostics import Collector, Diagnostic
 
 if TYPE_CHECKING:
+    import datetime as dt
+
     from bipub.config import SiteConfig
     from bipub.load.content import Document
     from bipub.model.post import Kind
@@ -74,6 +76,7 @@ SHARDS = 128  # a quick rebuild reads one or two (~90 KB each on a 5,000-post si
 MAX_EDITED = 24  # more edited files than this since the last full build: build in full
 
 VersionState = tuple[str, str, str, tuple[str, ...], tuple[str, ...]]  # lang, doc, state, …
+Dates = tuple["dt.date | None", "dt.date | None"]  # a post's date and update
 
 
 @dataclass(frozen=True)
@@ -135,7 +138,7 @@ class Kit:
     config: SiteConfig
     status: dict[str, StatusFile]
     # document → (kind, entry key, front-matter digest, digest of its fields but title and
-    # description: `meta_rest`, and but title, description and tags: `Document.meta_core`)
+    # description: `meta_rest`, and but title, description and tags: `Document.meta_fixed`)
     docs: dict[str, tuple[str, str, str, str, str]]
     site_views: dict[str, View]
     feeds: dict[str, tuple[FeedParts, dict[str, str]]]
@@ -148,17 +151,23 @@ class Kit:
 
 
 @dataclass(frozen=True)
-class LangTags:
-    """One language's tags as the last full build saw them (what a post's new tags change)."""
+class LangLists:
+    """One language's posts and tags as the last full build listed them (what a post's new tags
+    or dates change)."""
 
+    order: list[str]  # the keys of its posts, newest first (pair/site.py `Site.posts`)
+    dates: dict[str, Dates]  # entry key → its date and update
     tags: dict[str, Tag]  # slug → the tag (pair/site.py `_collect_tags`)
     spellings: dict[str, dict[str, int]]  # slug → each spelling → how often posts use it
     members: dict[str, list[str]]  # slug → the keys of its posts, newest first
-    rank: dict[str, int]  # entry key → its place among the language's posts
     written: dict[str, tuple[str, ...]]  # entry key → its tags as written (pair/site.py `_tags_of`)
     # entry key → its card, pickled (unpickled only when a tag page lists other posts than the
     # edited ones: a new tag's page does not); None: no HTML was built
     pickled_cards: bytes | None
+
+    @cached_property
+    def rank(self) -> dict[str, int]:  # entry key → its place among the language's posts
+        return {key: i for i, key in enumerate(self.order)}
 
     @cached_property
     def cards(self) -> dict[str, PostCard]:
@@ -170,11 +179,11 @@ class LangTags:
 
 
 @dataclass(frozen=True)
-class TagsKit:
-    """The tags of every language and the sitemap's URLs by route (read only when tags change:
-    `.bipub-cache/quick-<kit>-tags.pickle`)."""
+class ListsKit:
+    """The posts and tags of every language and the sitemap by route (read only when a post's
+    tags or dates change: `.bipub-cache/quick-<kit>-lists.pickle`)."""
 
-    langs: dict[str, LangTags]
+    langs: dict[str, LangLists]
     sitemap: list[SitemapPart] | None  # None: the build made no sitemap
 
 
@@ -222,6 +231,8 @@ class Touched:
     # (language, tag slug, fewest pages, most pages) of each tag whose posts differed from the
     # kit's: its pages, and those of the other languages in between, are rendered again
     tags: frozenset[tuple[str, str, int, int]] = frozenset()
+    chunks: frozenset[str] = frozenset()  # home, blog and tag pages that listed other posts
+    relisted: bool = False  # a post's tags or dates differed: its lists must be made again
 
 
 @dataclass
@@ -326,7 +337,7 @@ def save_kit(
         )
         entry_shards[_shard(entry.kind, entry.key)].append((entry, facts))
         for doc in entry.docs.values():
-            docs[doc.rel] = (entry.kind, entry.key, doc.head, meta_rest(doc), doc.meta_core)
+            docs[doc.rel] = (entry.kind, entry.key, doc.head, meta_rest(doc), doc.meta_fixed)
 
     def entry_kits(members: list[tuple[Entry, tuple[Any, ...]]]) -> dict[Any, EntryKit]:
         out = {}
@@ -399,8 +410,8 @@ def save_kit(
         _texts_path(folder, name), (_stamp(), name, kit.token, _text_kits(site, source.texts))
     )
     save_signed(
-        _tags_path(folder, name),
-        (_stamp(), name, kit.token, _tags_kit(site, renderer, html, source.sitemap)),
+        _lists_path(folder, name),
+        (_stamp(), name, kit.token, _lists_kit(site, renderer, html, source.sitemap)),
     )
     save_signed(folder / f"quick-{name}.pickle", (_stamp(), name, kit))  # the last: it names
     # the shards it goes with, so a kit is only ever read whole
@@ -424,12 +435,12 @@ def _prune_kits(folder: Path) -> None:
             shard.unlink(missing_ok=True)
 
 
-def _tags_kit(
+def _lists_kit(
     site: Site,
     renderer: HtmlRenderer,
     html: bool,
     sitemap: list[SitemapPart] | None,
-) -> TagsKit:
+) -> ListsKit:
     from bipub.model.fields import slugify
     from bipub.pair.site import _tags_of
 
@@ -446,32 +457,33 @@ def _tags_kit(
                 counts[tag] = counts.get(tag, 0) + 1
             for slug in sorted({slugify(tag) for tag in tags}):
                 members.setdefault(slug, []).append(entry.key)
-        langs[lang] = LangTags(
+        langs[lang] = LangLists(
+            [entry.key for entry in posts],
+            {entry.key: (entry.date, entry.updated) for entry in posts},
             dict(site.tags.get(lang, {})),
             spellings,
             members,
-            {entry.key: i for i, entry in enumerate(posts)},
             written,
             pickle.dumps({e.key: renderer.card(e, lang) for e in posts}, 5) if html else None,
         )
-    return TagsKit(langs, sitemap)
+    return ListsKit(langs, sitemap)
 
 
-def _tags_path(folder: Path, name: str) -> Path:
-    return folder / f"quick-{name}-tags.pickle"
+def _lists_path(folder: Path, name: str) -> Path:
+    return folder / f"quick-{name}-lists.pickle"
 
 
-def _load_tags(folder: Path, name: str, kit: Kit) -> TagsKit:
+def _load_lists(folder: Path, name: str, kit: Kit) -> ListsKit:
     try:
-        stamp, owner, token, tags = load_signed(_tags_path(folder, name))
+        stamp, owner, token, lists = load_signed(_lists_path(folder, name))
     except UNREADABLE:
-        tags = None
+        lists = None
     else:
         if (stamp, owner, token) != (_stamp(), name, kit.token):
-            tags = None
-    if not isinstance(tags, TagsKit):
+            lists = None
+    if not isinstance(lists, ListsKit):
         raise NotQuick("a quick-rebuild kit file is missing or unreadable")
-    return tags
+    return lists
 
 
 def _text_kits(site: Site, texts: dict[str, Any]) -> dict[str, TextKit]:
@@ -626,19 +638,20 @@ def _rebuild(
     edited = _edited(kit, inputs)
     collector = Collector()
     docs = {rel: _load_doc(project, rel, collector) for rel in edited}
-    retitled: set[str] = set()  # documents whose title, description or tags changed
-    retagged: set[str] = set()  # … whose tags changed
+    retitled: set[str] = set()  # documents whose title, description, tags or dates changed
+    relisted: set[str] = set()  # … whose tags or dates changed
     for rel, doc in docs.items():
-        kind, _, head, rest, core = kit.docs[rel]
+        kind, _, head, rest, fixed = kit.docs[rel]
         if doc.head != head:
             if kind != "posts":
                 raise NotQuick(f"{rel}: a page's front matter changed (its title is in the menu)")
             if meta_rest(doc) != rest:
-                if doc.meta_core != core:
+                if doc.meta_fixed != fixed:
                     raise NotQuick(
-                        f"{rel}: its front matter changed (more than title, description or tags)"
+                        f"{rel}: its front matter changed (more than title, description, tags or "
+                        "dates)"
                     )
-                retagged.add(rel)
+                relisted.add(rel)
             retitled.add(rel)
     groups: dict[tuple[str, str], list[str]] = defaultdict(list)
     for rel in edited:
@@ -659,7 +672,9 @@ def _rebuild(
         entry, entry_units, minutes = _pair(project, kit, entry_kit, docs, collector)
         if entry_kit.series and retitled.intersection(rels):
             where = sorted(retitled.intersection(rels))[0]
-            raise NotQuick(f"{where}: its title, description or tags changed and a series shows it")
+            raise NotQuick(
+                f"{where}: its title, description, tags or dates changed and a series shows it"
+            )
         entries.append((entry_kit, entry, minutes))
         paired.append(entry)
         units.extend(entry_units)
@@ -674,23 +689,27 @@ def _rebuild(
     now = Touched(kit.token, frozenset(), frozenset())  # what differs from the kit after this
     html = kit.only is None or "html" in kit.only
     feeds = kit.only is None or "feeds" in kit.only  # (the sitemap with them)
-    retag: Retag | None = None
+    relist: Relist | None = None
     removed: list[str] = []
     page_counts = kit.pages
-    if (html or feeds) and (retagged or touched.tags):
-        retag = _retag(kit, _load_tags(project.cache, name, kit), paired, touched)
-        removed = retag.removed
-        page_counts = retag.page_counts(kit.pages)
-        now = Touched(kit.token, now.cards, now.texts, retag.touched)
+    if relisted or touched.relisted:
+        relist = _relist(kit, _load_lists(project.cache, name, kit), paired, touched)
+        removed = relist.removed if html else []
+        page_counts = relist.page_counts(kit.pages) if html else kit.pages
+        now = Touched(kit.token, now.cards, now.texts, relist.tags, relist.touched_chunks, True)
     if html:
-        pages, cards = _pages(project, kit, name, entries, docs, markdown, touched, retag)
+        pages, cards = _pages(project, kit, name, entries, docs, markdown, touched, relist)
         files += pages
         rendered = len(files)
-        now = Touched(kit.token, frozenset(cards), now.texts, now.tags)
+        now = Touched(kit.token, frozenset(cards), now.texts, now.tags, now.chunks, now.relisted)
+    differ: set[str] = set()  # feeds, sitemap, posts.json and llms files that now differ
     if feeds:
-        files += _feeds(kit, docs, markdown)
-        if retag is not None and retag.sitemap is not None:
-            files.append(("sitemap.xml", retag.sitemap))
+        feed_files, feeds_differ = _feeds(kit, docs, paired, markdown, relist, touched)
+        files += feed_files
+        differ |= feeds_differ
+        if relist is not None and relist.sitemap is not None:
+            files.append(("sitemap.xml", relist.sitemap))
+            differ.add("sitemap.xml")  # (a superset: it may be the kit's again)
     if kit.only is None or "json" in kit.only:
         files += _status(kit, list(groups), units)
     kinds = [
@@ -700,9 +719,10 @@ def _rebuild(
     ]
     if kinds and (retitled or touched.texts):  # else no item can change
         texts = _load_texts(project.cache, name, kit)
-        text_files, differ = _texts(kit, texts, paired, touched, *kinds)
+        text_files, texts_differ = _texts(kit, texts, paired, touched, relist, *kinds)
         files += text_files
-        now = Touched(kit.token, now.cards, frozenset(differ), now.tags)
+        differ |= texts_differ
+    now = Touched(kit.token, now.cards, frozenset(differ), now.tags, now.chunks, now.relisted)
     _no_errors(collector)
     from bipub.write.output import remove_files, replace_files
 
@@ -713,7 +733,13 @@ def _rebuild(
     check_warnings(warnings)
     if not intact():
         raise NotQuick("the output folder is not as the last build left it")
-    if not (now.cards <= touched.cards and now.texts <= touched.texts and now.tags <= touched.tags):
+    if not (
+        now.cards <= touched.cards
+        and now.texts <= touched.texts
+        and now.tags <= touched.tags
+        and now.chunks <= touched.chunks
+        and now.relisted <= touched.relisted
+    ):
         # before writing, a record that covers both what was and what will be (a kill while
         # writing leaves the next rebuild knowing all it may have to put back)
         _save_touched(
@@ -724,6 +750,8 @@ def _rebuild(
                 touched.cards | now.cards,
                 touched.texts | now.texts,
                 touched.tags | now.tags,
+                touched.chunks | now.chunks,
+                touched.relisted or now.relisted,
             ),
         )
     written = replace_files(target, files)
@@ -883,13 +911,13 @@ def _pages(
     edited: dict[str, Document],
     markdown: Any,
     touched: Touched,
-    retag: Retag | None,
+    relist: Relist | None,
 ) -> tuple[list[tuple[str, bytes]], set[tuple[str, str, str]]]:
     """The edited documents' pages, the pages of a post whose card changed (a new title,
-    description, reading time or tags), the tag pages whose posts changed (`retag`) and the
-    listings whose card of the post differs from the kit's or did after an earlier quick rebuild
-    (`touched`), rendered as the full build renders them. Returns them and the cards that now
-    differ from the kit's."""
+    description, reading time, tags or dates), the listings whose posts changed (`relist`) and
+    the listings whose card of the post differs from the kit's or did after an earlier quick
+    rebuild (`touched`), rendered as the full build renders them. Returns them and the cards
+    that now differ from the kit's."""
     from dataclasses import replace
 
     from bipub.render.html import with_body
@@ -923,7 +951,9 @@ def _pages(
                 title=doc.meta.title,  # as render/html.py _make_card and _plan_entry take them
                 description=doc.meta.description or "",
                 reading_minutes=minutes.get(page.lang, shell.card.reading_minutes),
-                tags=retag.card_tags(entry, page.lang) if retag else shell.card.tags,
+                tags=relist.card_tags(entry, page.lang) if relist else shell.card.tags,
+                date=entry.date,
+                updated=entry.updated,
             )
             ident = (entry_kit.kind, entry_kit.key, page.lang)
             new_card = card != shell.card
@@ -945,18 +975,26 @@ def _pages(
             html = render(page.template, page.lang, post_context)
             out.append((page.path, html.encode("utf-8")))
     done: set[str] = set()
-    if retag is not None:
-        for path, template, lang, context in retag.pages(cards):
+    chunks: dict[str, tuple[str, list[str]]] = {}
+    if relist is not None:
+        for path, template, lang, context in relist.pages(cards):
             context.update(site=kit.site_views[lang])
             out.append((path, render(template, lang, context).encode("utf-8")))
-        done = retag.paths
+        done = relist.paths
+        chunks = relist.chunks
+        listing_paths.update(chunks)
     for listing in _listing_kits(project, kit, name, sorted(listing_paths - done)):
         context = dict(listing.context)
         listed: list[Any] = context["posts"]
-        context["posts"] = [
-            cards.get((card.key, listing.lang), card) if isinstance(card, PostCard) else card
-            for card in listed
-        ]
+        chunk = chunks.get(listing.path)
+        if chunk is not None and relist is not None:  # other posts than the kit's
+            lang, keys = chunk
+            context["posts"] = [relist.card(lang, key, cards) for key in keys]
+        else:
+            context["posts"] = [
+                cards.get((card.key, listing.lang), card) if isinstance(card, PostCard) else card
+                for card in listed
+            ]
         context.update(site=kit.site_views[listing.lang], page=listing.meta)
         html = render(listing.template, listing.lang, context)
         out.append((listing.path, html.encode("utf-8")))
@@ -972,20 +1010,23 @@ class _Listed:
 
 
 @dataclass
-class Retag:
-    """What the edited posts' tags change (`_retag`): the tags and their pages, from the kit's
-    tags and what earlier quick rebuilds changed (`Touched.tags`)."""
+class Relist:
+    """What the edited posts' new tags and dates change in the listings (`_relist`), from the
+    kit's lists and what earlier quick rebuilds changed (`Touched.tags`, `Touched.chunks`)."""
 
     renderer: HtmlRenderer  # of the tags alone: plans and views the tag pages
     plan: Plan  # the tag cloud of every language; every page of the tags rendered again
-    kit: TagsKit
-    members: dict[tuple[str, str], list[str]]  # (language, slug) → its posts now, where changed
-    render: list[tuple[str, str]]  # (language, output path) of the pages to render again
-    paths: set[str]  # every tag page path rendered or removed here
+    kit: ListsKit
+    render: list[tuple[str, str]]  # (language, output path) of the planned pages to render
+    paths: set[str]  # every tag page path rendered or removed from the plan
     removed: list[str]  # the tag pages that are no longer
     delta: dict[str, int]  # language → how many pages more it has
-    sitemap: bytes | None  # when a tag page came or went
-    touched: frozenset[tuple[str, str, int, int]]
+    chunks: dict[str, tuple[str, list[str]]]  # listing kept in the kit → (language, its posts)
+    orders: dict[str, list[str]]  # language → its posts now, newest first (where they moved)
+    dates: dict[str, dict[str, Dates]]  # language → entry key → its dates now (edited ones)
+    sitemap: bytes | None  # when a tag page came or went, or a post's date changed
+    tags: frozenset[tuple[str, str, int, int]]  # for `Touched`
+    touched_chunks: frozenset[str]
 
     def card_tags(self, entry: Entry, lang: str) -> tuple[Any, ...]:
         return self.renderer.card_tags(entry, lang)
@@ -993,11 +1034,22 @@ class Retag:
     def page_counts(self, pages: dict[str, int]) -> dict[str, int]:
         return {lang: count + self.delta.get(lang, 0) for lang, count in pages.items()}
 
+    def order(self, lang: str) -> list[str]:
+        found = self.orders.get(lang)
+        return found if found is not None else self.kit.langs[lang].order
+
+    def date_of(self, lang: str, key: str) -> Dates:
+        found = self.dates.get(lang, {}).get(key)
+        return found if found is not None else self.kit.langs[lang].dates[key]
+
+    def card(self, lang: str, key: str, cards: dict[tuple[str, str], PostCard]) -> PostCard:
+        return cards.get((key, lang)) or self.kit.langs[lang].cards[key]
+
     def pages(
         self, cards: dict[tuple[str, str], PostCard]
     ) -> list[tuple[str, str, str, dict[str, Any]]]:
-        """(output path, template, language, context but `site`) of each page to render; `cards`
-        are the edited posts' cards (the others are the kit's)."""
+        """(output path, template, language, context but `site`) of each planned page to render;
+        `cards` are the edited posts' cards (the others are the kit's)."""
         from bipub.render import urls
 
         renderer, plan = self.renderer, self.plan
@@ -1010,8 +1062,7 @@ class Retag:
         for lang, path in self.render:
             spec = by_path[(lang, path)]
             for key in spec.lists:
-                card = cards.get((key, lang)) or self.kit.langs[lang].cards[key]
-                renderer._cards[("posts", key, lang)] = card
+                renderer._cards[("posts", key, lang)] = self.card(lang, key, cards)
             context = {"page": renderer.page_meta(plan, spec), **spec.context()}
             out.append((path, spec.template, lang, context))
         return out
@@ -1021,15 +1072,15 @@ def _pages_of(count: int, per_page: int) -> int:
     return -(-count // per_page) if count else 0
 
 
-def _retag(
-    kit: Kit,
-    tags_kit: TagsKit,
-    paired: list[Entry],
-    touched: Touched,
-) -> Retag:
-    """The tags of each language after the edited posts' tags changed, and the tag pages to
-    render again or remove. Raises NotQuick when a tag's name or spellings change (every card
-    that shows the tag, and the build's warnings, would change)."""
+def _chunk(keys: list[str], n: int, per_page: int) -> list[str]:
+    return keys[(n - 1) * per_page : n * per_page]
+
+
+def _relist(kit: Kit, lists: ListsKit, paired: list[Entry], touched: Touched) -> Relist:
+    """The posts and tags of each language after the edited posts' tags and dates changed: the
+    tag pages to plan and render again or remove, and the home, blog and tag pages kept in the
+    kit that now list other posts. Raises NotQuick when a tag's name or spellings change (every
+    card that shows the tag, and the build's warnings, would change)."""
     from bipub.model.fields import slugify
     from bipub.pair.site import Site, Tag, _tags_of
     from bipub.render import urls
@@ -1039,16 +1090,45 @@ def _retag(
     config = kit.config
     per_page = config.posts_per_page
     tags: dict[str, dict[str, Tag]] = {}
-    members: dict[tuple[str, str], list[str]] = {}
-    for lang, lang_tags in tags_kit.langs.items():
+    members: dict[tuple[str, str], list[str]] = {}  # (language, slug) → its posts, where changed
+    counted: set[tuple[str, str]] = set()  # … whose number of posts changed
+    orders: dict[str, list[str]] = {}
+    dates: dict[str, dict[str, Dates]] = {}
+    lastmods: dict[str, tuple[str, str]] = {}  # entry key → its sitemap lastmod, then and now
+    for lang, lang_lists in lists.langs.items():
+        listed = [e for e in paired if e.kind == "posts" and e.key in lang_lists.rank]
+        # (an edited post not listed in this language stays so: its states did not change)
+        lang_dates = dates[lang] = {e.key: (e.date, e.updated) for e in listed}
+        moved = {e.key for e in listed if e.date != lang_lists.dates[e.key][0]}
+        for e in listed:
+            before, now = (_lastmod(lang_lists.dates[e.key]), _lastmod(lang_dates[e.key]))
+            if before != now:
+                lastmods[e.key] = (before, now)
+        rank = lang_lists.rank
+        if moved:
+            order = [key for key in lang_lists.order if key not in moved]
+            for key in sorted(moved):  # (as pair/site.py Site.posts sorts them)
+                at = _sort_key(lang_dates[key][0], key)
+                i = next(
+                    (
+                        i
+                        for i, other in enumerate(order)
+                        if _sort_key(_day(lang_lists, lang_dates, other), other) < at
+                    ),
+                    len(order),
+                )
+                order.insert(i, key)
+            orders[lang] = order
+            rank = {key: i for i, key in enumerate(order)}
         spellings: dict[str, dict[str, int]] = {}
         joined: dict[str, set[str]] = defaultdict(set)
         left: dict[str, set[str]] = defaultdict(set)
-        for entry in paired:
-            if entry.kind != "posts" or entry.key not in lang_tags.rank:
-                continue  # (not listed in this language: its states did not change)
-            old = lang_tags.written[entry.key]
+        resorted: set[str] = set()
+        for entry in listed:
+            old = lang_lists.written[entry.key]
             new = tuple(_tags_of(entry, lang))
+            if entry.key in moved:
+                resorted.update(slugify(t) for t in old + new)
             if old == new:
                 continue
             for spelling, step in [(t, -1) for t in old] + [(t, 1) for t in new]:
@@ -1058,7 +1138,7 @@ def _retag(
                     raise NotQuick(f"{rel}: tags: {spelling!r} is empty")
                 counts = spellings.get(slug)
                 if counts is None:
-                    counts = spellings[slug] = dict(lang_tags.spellings.get(slug, {}))
+                    counts = spellings[slug] = dict(lang_lists.spellings.get(slug, {}))
                 counts[spelling] = counts.get(spelling, 0) + step
             old_slugs = {slugify(t) for t in old}
             new_slugs = {slugify(t) for t in new}
@@ -1066,14 +1146,14 @@ def _retag(
                 joined[slug].add(entry.key)
             for slug in old_slugs - new_slugs:
                 left[slug].add(entry.key)
-        lang_now = dict(lang_tags.tags)
+        lang_now = dict(lang_lists.tags)
         for slug, counts in spellings.items():  # (as pair/site.py _collect_tags)
             ranked = sorted(((t, c) for t, c in counts.items() if c > 0), key=_by_use)
             tag = Tag(slug, ranked[0][0], tuple(t for t, _ in ranked)) if ranked else None
-            before = lang_tags.tags.get(slug)
-            if tag != before:
-                came = before is None and tag is not None and len(tag.spellings) == 1
-                went = tag is None and before is not None and len(before.spellings) == 1
+            before_tag = lang_lists.tags.get(slug)
+            if tag != before_tag:
+                came = before_tag is None and tag is not None and len(tag.spellings) == 1
+                went = tag is None and before_tag is not None and len(before_tag.spellings) == 1
                 if not (came or went):
                     raise NotQuick(f"[{lang}] the name or spellings of tag '{slug}' change")
             if tag is None:
@@ -1081,19 +1161,21 @@ def _retag(
             else:
                 lang_now[slug] = tag
         tags[lang] = dict(sorted(lang_now.items()))
-        for slug in joined.keys() | left.keys():
-            now = (set(lang_tags.members.get(slug, ())) - left[slug]) | joined[slug]
-            members[(lang, slug)] = sorted(now, key=lang_tags.rank.__getitem__)
+        for slug in joined.keys() | left.keys() | resorted:
+            now_set = (set(lang_lists.members.get(slug, ())) - left[slug]) | joined[slug]
+            members[(lang, slug)] = sorted(now_set, key=rank.__getitem__)
+            if slug in joined or slug in left:
+                counted.add((lang, slug))
 
     def now_of(lang: str, slug: str) -> list[str]:
         found = members.get((lang, slug))
-        return found if found is not None else tags_kit.langs[lang].members.get(slug, [])
+        return found if found is not None else lists.langs[lang].members.get(slug, [])
 
     def kit_pages(lang: str, slug: str) -> int:
-        return _pages_of(len(tags_kit.langs[lang].members.get(slug, ())), per_page)
+        return _pages_of(len(lists.langs[lang].members.get(slug, ())), per_page)
 
     bounds: dict[tuple[str, str], tuple[int, int]] = {}  # (language, slug) → fewest, most pages
-    for lang, slug in members:
+    for lang, slug in counted:
         bounds[(lang, slug)] = (kit_pages(lang, slug), kit_pages(lang, slug))
     for lang, slug, lo, hi in touched.tags:
         fewest, most = bounds.get((lang, slug), (kit_pages(lang, slug), kit_pages(lang, slug)))
@@ -1103,15 +1185,14 @@ def _retag(
     renderer = HtmlRenderer(site, _no_body, url)
     plan = Plan()
     for lang in config.codes:
-        counts = {slug: len(now_of(lang, slug)) for slug in tags[lang]}
-        renderer.plan_tag_cloud(plan, lang, tags[lang], counts)
-    slugs = sorted({slug for _, slug in bounds})
-    for slug in slugs:
+        counts_now = {slug: len(now_of(lang, slug)) for slug in tags[lang]}
+        renderer.plan_tag_cloud(plan, lang, tags[lang], counts_now)
+    for slug in sorted({slug for _, slug in bounds}):
         for lang in config.codes:
             shown = tags[lang].get(slug)
             if shown is not None:
-                listed = [_Listed("posts", key) for key in now_of(lang, slug)]
-                renderer.plan_tag(plan, lang, shown, listed)  # type: ignore[arg-type]
+                stand_ins = [_Listed("posts", key) for key in now_of(lang, slug)]
+                renderer.plan_tag(plan, lang, shown, stand_ins)  # type: ignore[arg-type]
     render: list[tuple[str, str]] = []
     paths: set[str] = set()
     removed: list[str] = []
@@ -1143,28 +1224,114 @@ def _retag(
                     render.append((other, path))
     for lang in sorted({lang for lang, _ in bounds}):
         render.append((lang, urls.output_file(urls.tags(lang))))
+    # the listing pages kept in the kit (their number did not change) that list other posts
+    # now, or did after an earlier quick rebuild
+    chunks: dict[str, tuple[str, list[str]]] = {}
+    latest = config.outputs.latest_posts
+    for lang, lang_lists in lists.langs.items():
+        order_now = orders.get(lang)
+        if order_now is not None:
+            if order_now[:latest] != lang_lists.order[:latest]:
+                chunks[urls.output_file(urls.home(lang))] = (lang, order_now[:latest])
+            for n in range(1, _pages_of(len(order_now), per_page) + 1):
+                if _chunk(order_now, n, per_page) != _chunk(lang_lists.order, n, per_page):
+                    chunks[urls.output_file(urls.blog(lang, n))] = (
+                        lang,
+                        _chunk(order_now, n, per_page),
+                    )
+        for (of_lang, slug), keys in members.items():
+            if of_lang != lang or (lang, slug) in bounds:
+                continue  # (a tag whose number of posts changed is planned above)
+            before_keys = lang_lists.members.get(slug, [])
+            for n in range(1, _pages_of(len(keys), per_page) + 1):
+                if _chunk(keys, n, per_page) != _chunk(before_keys, n, per_page):
+                    chunks[urls.output_file(urls.tag(lang, slug, n))] = (
+                        lang,
+                        _chunk(keys, n, per_page),
+                    )
+    for path in touched.chunks:
+        if path in chunks or path in paths:
+            continue
+        found = _listing_of(path, lists, config.codes, latest, per_page, orders, now_of)
+        if found is not None:
+            chunks[path] = found
     sitemap = None
-    if came_or_went and tags_kit.sitemap is not None:
-        parts = [part for part in tags_kit.sitemap if not _tag_route(part[0], came_or_went)]
+    if (came_or_went or lastmods or "sitemap.xml" in touched.texts) and lists.sitemap is not None:
+        parts = [part for part in lists.sitemap if not _tag_route(part[0], came_or_went)]
         for slug in sorted(came_or_went):
             route = ("tag", slug, "1")
             specs = plan.routes.get(route)
             if specs:
                 parts.append(route_part(route, config.codes, specs, url, None))
         parts.sort(key=lambda part: route_order(part[0]))
+        for i, (part_route, text, alternates) in enumerate(parts):
+            if part_route[0] == "post" and part_route[1] in lastmods:
+                then, now = lastmods[part_route[1]]
+                text = text.replace(f"<lastmod>{then}</lastmod>", f"<lastmod>{now}</lastmod>")
+                parts[i] = (part_route, text, alternates)
         sitemap = sitemap_join(parts)
-    return Retag(
+    return Relist(
         renderer,
         plan,
-        tags_kit,
-        members,
+        lists,
         render,
         paths,
         removed,
         dict(delta),
+        chunks,
+        orders,
+        dates,
         sitemap,
         frozenset(record),
+        frozenset(chunks),
     )
+
+
+def _day(lists: LangLists, dates: dict[str, Dates], key: str) -> dt.date | None:
+    found = dates.get(key)
+    return (found if found is not None else lists.dates[key])[0]
+
+
+def _sort_key(day: dt.date | None, key: str) -> tuple[dt.date, str]:
+    import datetime as dt
+
+    return (day or dt.date.min, key)
+
+
+def _lastmod(dates: Dates) -> str:
+    day, updated = dates
+    when = updated or day
+    return when.isoformat() if when else ""
+
+
+def _listing_of(
+    path: str,
+    lists: ListsKit,
+    codes: list[str],
+    latest: int,
+    per_page: int,
+    orders: dict[str, list[str]],
+    now_of: Callable[[str, str], list[str]],
+) -> tuple[str, list[str]] | None:
+    """The language and posts now of a home, blog or tag page kept in the kit (a page an
+    earlier quick rebuild changed), or None if there is no such page now."""
+    from bipub.render import urls
+
+    for lang in codes:
+        order = orders.get(lang, lists.langs[lang].order)
+        if path == urls.output_file(urls.home(lang)):
+            return (lang, order[:latest])
+        for n in range(1, _pages_of(len(order), per_page) + 1):
+            if path == urls.output_file(urls.blog(lang, n)):
+                return (lang, _chunk(order, n, per_page))
+        prefix = urls.output_file(urls.tags(lang)).removesuffix("index.html")
+        if path.startswith(prefix):
+            for slug in lists.langs[lang].tags:
+                keys = now_of(lang, slug)
+                for n in range(1, _pages_of(len(keys), per_page) + 1):
+                    if path == urls.output_file(urls.tag(lang, slug, n)):
+                        return (lang, _chunk(keys, n, per_page))
+    return None
 
 
 def _tag_route(route: tuple[str, ...], slugs: set[str]) -> bool:
@@ -1188,19 +1355,56 @@ def _listing_kits(project: Project, kit: Kit, name: str, paths: list[str]) -> li
     return [found[path] for path in paths]
 
 
-def _feeds(kit: Kit, edited: dict[str, Document], markdown: Any) -> list[tuple[str, bytes]]:
+def _feeds(
+    kit: Kit,
+    edited: dict[str, Document],
+    entries: list[Entry],
+    markdown: Any,
+    relist: Relist | None,
+    touched: Touched,
+) -> tuple[list[tuple[str, bytes]], set[str]]:
+    """The feeds with the edited posts' entries made again, in the posts' order now (`relist`):
+    those that show an edited post, or differ from the kit's (`touched`). Returns them and the
+    feeds whose posts or order now differ from the kit's."""
     from dataclasses import replace
 
     from bipub.render import urls
-    from bipub.render.feeds import feed_xml
+    from bipub.render.feeds import FEED_SIZE, feed_item, feed_updated, feed_xml
 
+    url = urls.UrlBuilder(kit.config.base_url)
     out = []
+    differ = set()
     for lang, (parts, bodies) in kit.feeds.items():
-        shown = [item.rel for item in parts.items if item.rel in edited]
-        if shown:
+        path = urls.feed(lang)[1:]
+        items = parts.items
+        updated = parts.updated
+        joined: dict[str, Document] = {}  # documents the kit's feed did not show
+        if relist is not None and lang in relist.kit.langs:
+            window = relist.order(lang)[:FEED_SIZE]
+            kept = {kit.docs[item.rel][1]: item for item in items}
+            new_items = []
+            for key in window:
+                entry = next((e for e in entries if e.key == key and e.kind == "posts"), None)
+                if entry is not None:
+                    new_items.append(feed_item(entry, lang, url))
+                    doc = entry.versions[lang].doc
+                    if doc.rel not in bodies:
+                        joined[doc.rel] = doc
+                elif key in kept:
+                    new_items.append(kept[key])
+                else:  # (the kit keeps the entries of the posts in the feed only)
+                    raise NotQuick(f"{urls.feed(lang)[1:]}: a post the feed did not show joins it")
+            items = tuple(new_items)
+            updated = feed_updated([relist.date_of(lang, key) for key in window])
+            if items != parts.items or updated != parts.updated:  # (its posts, order or dates)
+                differ.add(path)
+        shown = [item.rel for item in items if item.rel in edited]
+        if shown or path in differ or path in touched.texts:
             new = dict(bodies)
             for rel in shown:
                 new[rel] = markdown(edited[rel]).html
+            for rel, doc in joined.items():
+                new[rel] = markdown(doc).html
             items = tuple(
                 replace(
                     item,
@@ -1210,22 +1414,24 @@ def _feeds(kit: Kit, edited: dict[str, Document], markdown: Any) -> list[tuple[s
                 )
                 if item.rel in edited
                 else item
-                for item in parts.items
-            )  # (as render/feeds.py feed_parts takes them)
-            out.append((urls.feed(lang)[1:], feed_xml(replace(parts, items=items), new)))
-    return out
+                for item in items
+            )  # (as render/feeds.py feed_item takes them)
+            out.append((path, feed_xml(replace(parts, items=items, updated=updated), new)))
+    return out, differ
 
 
 def _texts(
     kit: Kit,
     texts: dict[str, TextKit],
     entries: list[Entry],
-    touched: Touched | None,
+    touched: Touched,
+    relist: Relist | None,
     *kinds: str,
 ) -> tuple[list[tuple[str, bytes]], set[str]]:
     """posts.json and the llms files with the edited posts' items made again (the same
-    functions make them in a full build): the files that differ from the kit's, or did after
-    an earlier quick rebuild (`touched`). Returns them and the paths that now differ."""
+    functions make them in a full build), in the posts' order now (`relist`): the files that
+    differ from the kit's, or did after an earlier quick rebuild (`touched`). Returns them and
+    the paths that now differ."""
     from bipub.render import json_api, llms, urls
 
     url = urls.UrlBuilder(kit.config.base_url)
@@ -1240,23 +1446,31 @@ def _texts(
         if text.kind not in kinds:
             continue
         items = text.items
-        shown = False
+        where = text.posts
+        order = relist.orders.get(text.lang) if relist is not None else None
+        if order is not None:  # the posts' items in their new order, in the same places
+            places = sorted(where.values())
+            keys = [key for key in order if key in where]
+            items = list(items)
+            for place, key in zip(places, keys, strict=True):
+                items[place] = text.items[where[key]]
+            where = dict(zip(keys, places, strict=True))
+            if items == text.items:
+                items = text.items
         for entry in entries:
-            i = text.posts.get(entry.key)
+            i = where.get(entry.key)
             if entry.kind == "posts" and i is not None:
-                shown = True
                 item = make[text.kind](entry, text.lang, url)
                 if item != items[i]:
                     items = items if items is not text.items else list(items)
                     items[i] = item
         if items is not text.items:
             differ.add(path)
-        put_back = path in touched.texts if touched is not None else shown
-        if path in differ or put_back:
+        if path in differ or path in touched.texts:
             if text.kind == "records":
                 data = json_api.join_records(items)
             else:
-                data = llms.Lines(items, text.posts).text()
+                data = llms.Lines(items, where).text()
             out.append((path, data.encode("utf-8")))
     return out, differ
 

@@ -19,14 +19,14 @@ KINDS = {"html", "json", "feeds", "llms"}  # PDFs have their own tests
 
 
 def _edit_tags(project: Path, tag: str) -> None:
-    """A new tag and an `updated` date: an edit only the full build makes (a tags edit alone is
-    a quick rebuild)."""
+    """A new tag and a `draft: false` line: an edit only the full build makes (a tags or dates
+    edit alone is a quick rebuild)."""
     path = project / POST
     text = path.read_text(encoding="utf-8")
     assert "  - scheduler\n" in text and "date: 2025-04-03\n" in text
     text = text.replace("  - scheduler\n", f"  - scheduler\n  - {tag}\n", 1)
     path.write_text(
-        text.replace("date: 2025-04-03\n", "date: 2025-04-03\nupdated: 2025-05-01\n"), "utf-8"
+        text.replace("date: 2025-04-03\n", "date: 2025-04-03\ndraft: false\n"), "utf-8"
     )
 
 

@@ -176,6 +176,31 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
             head.append(f"tags: [{', '.join(tags)}]")
         path.write_text("\n".join(["---", *head, *lines[end:]]), encoding="utf-8")
 
+    @rule(
+        data=st.data(),
+        day=st.sampled_from(["2026-01-05", "2026-04-07", "2026-05-01", "2026-09-30"]),
+        updated=st.sampled_from([None, "2026-10-01"]),
+    )
+    def redate(self, data: st.DataObject, day: str, updated: str | None) -> None:
+        """Only the date (and the update) of a Korean post change: a quick rebuild
+        (src/bipub/quick.py `_relist`) for a post outside a series: listings reordered."""
+        if not self.names:
+            return
+        path = (
+            self.project
+            / "content"
+            / "ko"
+            / "posts"
+            / f"{data.draw(st.sampled_from(self.names))}.md"
+        )
+        lines = path.read_text(encoding="utf-8").split("\n")
+        end = lines.index("---", 1)
+        head = [ln for ln in lines[1:end] if not ln.startswith(("date:", "updated:"))]
+        head.append(f"date: {day}")
+        if updated:
+            head.append(f"updated: {updated}")
+        path.write_text("\n".join(["---", *head, *lines[end:]]), encoding="utf-8")
+
     @rule(data=st.data())
     def delete_post(self, data: st.DataObject) -> None:
         if len(self.names) > 1:

@@ -126,9 +126,10 @@ def test_strict_fails_on_a_quick_rebuild_warning(built: Path) -> None:
 @pytest.mark.parametrize(
     ("change", "reason"),
     [
-        ("front-matter", "front matter changed (more than title, description or tags)"),
-        ("retitle-in-series", "its title, description or tags changed and a series shows it"),
-        ("retag-in-series", "its title, description or tags changed and a series shows it"),
+        ("front-matter", "front matter changed (more than title, description, tags or dates)"),
+        ("retitle-in-series", "title, description, tags or dates changed and a series shows it"),
+        ("retag-in-series", "title, description, tags or dates changed and a series shows it"),
+        ("redate-in-series", "title, description, tags or dates changed and a series shows it"),
         ("page-title", "a page's front matter changed"),
         ("reading-time", "a series page lists it"),
         ("new-post", "added or removed"),
@@ -144,6 +145,8 @@ def test_what_needs_a_full_build(built: Path, tmp_path: Path, change: str, reaso
     post = _post(built)
     _edit(post, "본문입니다.", "본문을 고쳤습니다.")
     if change == "front-matter":
+        _edit(post, "date: 2026-04-07", "date: 2026-04-07\ndraft: false")
+    elif change == "redate-in-series":
         _edit(post, "date: 2026-04-07", "date: 2026-04-08")
     elif change == "retitle-in-series":
         _edit(post, "title: 알파 글", "title: 알파 글 (고침)")
@@ -395,16 +398,16 @@ def test_every_kit_file_of_the_demo_loads(make_project) -> None:  # type: ignore
     project: Path = make_project("demo")
     build(project, only=KINDS)
     files = sorted((project / ".bipub-cache").glob("quick-*.pickle"))
-    assert len(files) == 1 + 2 * quick.SHARDS + 3  # the kit, its shards, Touched, texts, tags
+    assert len(files) == 1 + 2 * quick.SHARDS + 3  # the kit, its shards, Touched, texts, lists
     names = {f.name.removeprefix("quick-").split(".")[0].split("-")[0] for f in files}
     (name,) = names
     kit = quick._load(project / ".bipub-cache" / f"quick-{name}.pickle", name)
     assert isinstance(kit, quick.Kit)
     assert quick._load_touched(project / ".bipub-cache", name, kit) is not None
     assert quick._load_texts(project / ".bipub-cache", name, kit)
-    tags = quick._load_tags(project / ".bipub-cache", name, kit)
-    assert tags.sitemap and all(lang.cards and lang.tags for lang in tags.langs.values())
-    assert next(iter(tags.langs["ko"].cards.values())).key
+    lists = quick._load_lists(project / ".bipub-cache", name, kit)
+    assert lists.sitemap and all(lang.cards and lang.tags for lang in lists.langs.values())
+    assert next(iter(lists.langs["ko"].cards.values())).key
     for i in range(quick.SHARDS):
         for stem, key in ((f"{i:02d}", kit.entry_shards[i]), (f"list-{i:02d}", kit.list_shards[i])):
             path = project / ".bipub-cache" / f"quick-{name}-{stem}.pickle"

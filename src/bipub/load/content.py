@@ -91,12 +91,13 @@ class Document:
         return hashlib.sha256(repr((fields, sorted(data.items()))).encode("utf-8")).hexdigest()
 
     @cached_property
-    def meta_core(self) -> str:
-        """A digest of the front matter without title, description and tags (src/bipub/quick.py:
-        an edit of a post that leaves it equal can be rebuilt quickly, its tag pages with it)."""
+    def meta_fixed(self) -> str:
+        """A digest of the front matter without title, description, tags and dates
+        (src/bipub/quick.py: an edit of a post that leaves it equal can be rebuilt quickly, the
+        listings that show it with it)."""
         meta = self.meta
-        fields = sorted(set(meta.model_fields_set) - RETAGGABLE)
-        data = meta.model_dump(exclude=set(RETAGGABLE))
+        fields = sorted(set(meta.model_fields_set) - RELISTABLE)
+        data = meta.model_dump(exclude=set(RELISTABLE))
         return hashlib.sha256(repr((fields, sorted(data.items()))).encode("utf-8")).hexdigest()
 
     def __getstate__(self) -> dict[str, object]:
@@ -110,7 +111,7 @@ class Document:
 
 
 RETITLABLE = frozenset({"title", "description"})  # front matter a quick rebuild can change
-RETAGGABLE = RETITLABLE | {"tags"}  # (a post's tags: with its tag pages)
+RELISTABLE = RETITLABLE | {"tags", "date", "updated"}  # (a post's: with the listings)
 _SPANS = "_section_spans"  # in a pickled Document's state: section_spans()
 
 
@@ -340,7 +341,7 @@ def _read_document(
         return digest, None, found
     doc.reading_minutes  # noqa: B018 - computed now, kept with the document
     doc.meta_rest  # noqa: B018 - computed now, kept with the document
-    doc.meta_core  # noqa: B018 - computed now, kept with the document
+    doc.meta_fixed  # noqa: B018 - computed now, kept with the document
     for section in doc.sections:
         section.digest  # noqa: B018 - computed now, kept with the document
     return digest, doc, found

@@ -8,7 +8,7 @@ from datetime import UTC, date, datetime, time
 from typing import TYPE_CHECKING
 
 from bipub.load.content import Document
-from bipub.pair.site import Site
+from bipub.pair.site import Entry, Site
 from bipub.render import urls
 from bipub.render.markdown import RenderedMarkdown
 
@@ -64,24 +64,6 @@ def feed_parts(site: Site, lang: str, url: urls.UrlBuilder) -> FeedParts:
     cfg = site.config
     language = cfg.language(lang)
     posts = site.posts(lang)[:FEED_SIZE]
-    newest = max(((e.updated or e.date) for e in posts if e.date), default=date(1970, 1, 1))
-    items = []
-    for entry in posts:
-        doc = entry.versions[lang].doc
-        link = url.absolute(urls.post(lang, entry.slug))
-        assert entry.date is not None
-        items.append(
-            FeedItem(
-                doc.rel,
-                doc.lang,
-                doc.meta.title,
-                link,
-                _ts(entry.date),
-                _ts(entry.updated or entry.date),
-                doc.meta.description,
-                tuple(doc.meta.tags),
-            )
-        )
     return FeedParts(
         lang,
         language.title,
@@ -89,10 +71,30 @@ def feed_parts(site: Site, lang: str, url: urls.UrlBuilder) -> FeedParts:
         url.absolute(urls.home(lang)),
         url.absolute(urls.feed(lang)),
         url.absolute(urls.blog(lang)),
-        _ts(newest),
+        feed_updated([(e.date, e.updated) for e in posts]),
         cfg.author.name,
         cfg.author.email,
-        tuple(items),
+        tuple(feed_item(entry, lang, url) for entry in posts),
+    )
+
+
+def feed_updated(dates: list[tuple[date | None, date | None]]) -> str:
+    """The feed's `updated`: the latest date or update of its posts (date, updated)."""
+    return _ts(max(((up or day) for day, up in dates if day), default=date(1970, 1, 1)))
+
+
+def feed_item(entry: Entry, lang: str, url: urls.UrlBuilder) -> FeedItem:
+    doc = entry.versions[lang].doc
+    assert entry.date is not None
+    return FeedItem(
+        doc.rel,
+        doc.lang,
+        doc.meta.title,
+        url.absolute(urls.post(lang, entry.slug)),
+        _ts(entry.date),
+        _ts(entry.updated or entry.date),
+        doc.meta.description,
+        tuple(doc.meta.tags),
     )
 
 

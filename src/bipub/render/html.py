@@ -122,39 +122,8 @@ class HtmlRenderer:
         site, cfg = self.site, self.config
         language = cfg.language(lang)
         posts = site.posts(lang)
-        latest = cfg.outputs.latest_posts
-        plan.add(
-            PageSpec(
-                ("home",),
-                lang,
-                urls.home(lang),
-                "home.html",
-                language.title,
-                language.description,
-                lambda: self._home_context(lang, posts),
-                og_type="profile",
-                deps=lambda: ("home", self._cv_key(lang), self._card_keys(posts[:latest], lang)),
-                lists=tuple(e.key for e in posts[:latest]),
-            )
-        )
-        per_page = cfg.posts_per_page
-        pages = max(1, math.ceil(len(posts) / per_page))
-        for n in range(1, pages + 1):
-            chunk = posts[(n - 1) * per_page : n * per_page]
-            plan.add(
-                PageSpec(
-                    ("blog", str(n)),
-                    lang,
-                    urls.blog(lang, n),
-                    "blog.html",
-                    language.title,
-                    language.description,
-                    partial(self._listing_context, lang, chunk, n, pages),
-                    noindex=n > 1,
-                    deps=partial(self._list_key, "blog", lang, chunk, n, pages),
-                    lists=tuple(e.key for e in chunk),
-                )
-            )
+        self.plan_home(plan, lang, posts)
+        self.plan_blog(plan, lang, posts)
         for entry in posts:
             self._plan_entry(plan, lang, entry)
         for entry in site.pages(lang):
@@ -178,6 +147,48 @@ class HtmlRenderer:
                     language.description,
                     partial(self._series_context, lang, series),
                     deps=partial(self._list_key, series.name, lang, list(series.entries), 1, 1),
+                )
+            )
+
+    def plan_home(self, plan: Plan, lang: str, posts: Sequence[Entry]) -> None:
+        """The home page: the CV and the latest of `posts` (newest first)."""
+        language = self.config.language(lang)
+        latest = list(posts[: self.config.outputs.latest_posts])
+        plan.add(
+            PageSpec(
+                ("home",),
+                lang,
+                urls.home(lang),
+                "home.html",
+                language.title,
+                language.description,
+                lambda: self._home_context(lang, latest),
+                og_type="profile",
+                deps=lambda: ("home", self._cv_key(lang), self._card_keys(latest, lang)),
+                lists=tuple(e.key for e in latest),
+            )
+        )
+
+    def plan_blog(self, plan: Plan, lang: str, posts: Sequence[Entry]) -> None:
+        """The blog's pages: `posts` (newest first), `posts_per_page` to a page. (A quick rebuild
+        plans them with stand-ins, as `plan_tag`.)"""
+        language = self.config.language(lang)
+        per_page = self.config.posts_per_page
+        pages = max(1, math.ceil(len(posts) / per_page))
+        for n in range(1, pages + 1):
+            chunk = list(posts[(n - 1) * per_page : n * per_page])
+            plan.add(
+                PageSpec(
+                    ("blog", str(n)),
+                    lang,
+                    urls.blog(lang, n),
+                    "blog.html",
+                    language.title,
+                    language.description,
+                    partial(self._listing_context, lang, chunk, n, pages),
+                    noindex=n > 1,
+                    deps=partial(self._list_key, "blog", lang, chunk, n, pages),
+                    lists=tuple(e.key for e in chunk),
                 )
             )
 

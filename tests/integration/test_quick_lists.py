@@ -1,7 +1,8 @@
-"""Quick rebuilds of a post whose tags changed (src/bipub/quick.py `_retag`): its tag pages,
-re-paginated; new tags' pages made, vanished ones removed; the tag clouds, the other language's
-pages that link to them, the sitemap, the feeds, posts.json and the llms files. Each build's
-output, folders and warnings must equal a clean build's."""
+"""Quick rebuilds of a post whose tags or dates changed (src/bipub/quick.py `_relist`): its tag
+pages, re-paginated; new tags' pages made, vanished ones removed; the home, blog and tag pages
+whose posts moved; the tag clouds, the other language's pages that link to them, the sitemap,
+the feeds, posts.json and the llms files. Each build's output, folders, page counts and
+warnings must equal a clean build's."""
 
 from __future__ import annotations
 
@@ -44,6 +45,16 @@ EDITS = {
     "vanish": ("en/p1", "tags: [serving, rust]", "tags: [serving]"),  # en/tags/rust/ goes
     "order": ("ko/p3", "tags: [vllm, serving]", "tags: [serving, vllm]"),  # the card only
     "none": ("ko/p5", "date: 2026-03-15\ntags: [vllm, serving]\n", "date: 2026-03-15\n"),
+    "later": ("ko/p2", "date: 2026-03-12", "date: 2026-12-01"),  # newest: every page moves
+    "earlier": ("ko/p7", "date: 2026-03-17", "date: 2026-03-11"),
+    "translated-later": ("ko/p1", "date: 2026-03-11", "date: 2026-03-16"),  # en p1's feed entry
+    "same-place": ("ko/p1", "date: 2026-03-11", "date: 2026-03-01"),  # still the oldest
+    "updated": ("ko/p3", "date: 2026-03-13", "date: 2026-03-13\nupdated: 2026-04-02"),
+    "date-and-tags": (
+        "ko/p4",
+        "date: 2026-03-14\ntags: [serving]",
+        "date: 2026-01-01\ntags: [vllm]",
+    ),
     "with-title": (
         "ko/p6",
         "title: 글 6\ndate: 2026-03-16\ntags: [serving]",
@@ -58,7 +69,7 @@ def _file(project: Path, which: str) -> Path:
 
 
 @pytest.mark.parametrize("edit", sorted(EDITS))
-def test_a_tags_edit_is_quick_and_equals_a_clean_build(
+def test_a_tags_or_dates_edit_is_quick_and_equals_a_clean_build(
     tagged: Path, tmp_path: Path, edit: str
 ) -> None:
     which, old, new = EDITS[edit]
@@ -115,3 +126,53 @@ def test_a_tag_spelling_change_builds_in_full(tagged: Path, tmp_path: Path) -> N
     assert result.quick is None
     assert "the name or spellings of tag 'vllm' change" in result.cache_note
     _assert_clean(tagged, result, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("which", "old", "new", "quick"),
+    [
+        ("p1", "date: 2026-03-11", "date: 2026-12-01", True),  # joins the feed: its own entry
+        ("p7", "date: 2026-03-17", "date: 2026-01-01", False),  # the 4th post joins the feed
+    ],
+)
+def test_a_post_that_moves_through_the_feed(
+    tagged: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    which: str,
+    old: str,
+    new: str,
+    quick: bool,
+) -> None:
+    """The kit keeps the entries of the posts in the feed only: a post that leaves it lets in
+    one the kit has no entry of, and only the full build can make that."""
+    from bipub.render import feeds
+
+    monkeypatch.setattr(feeds, "FEED_SIZE", 3)
+    config = tagged / "bipub.yaml"
+    config.write_text(config.read_text(encoding="utf-8") + "# feed of 3\n", encoding="utf-8")
+    result = build(tagged)
+    assert result.quick is None and not result.up_to_date  # a full build with the smaller feed
+    _edit(_post(tagged, name=which), old, new)
+    result = build(tagged)
+    if quick:
+        assert result.quick == [f"content/ko/posts/{which}.md"]
+    else:
+        assert result.quick is None
+        assert "a post the feed did not show joins it" in result.cache_note
+    _assert_clean(tagged, result, tmp_path)
+
+
+def test_date_edits_add_up_and_undo(tagged: Path, tmp_path: Path) -> None:
+    steps = [
+        ("ko/p2", "date: 2026-03-12", "date: 2026-12-01"),
+        ("ko/p5", "date: 2026-03-15\ntags: [vllm, serving]", "date: 2026-01-01\ntags: [serving]"),
+        ("ko/p2", "date: 2026-12-01", "date: 2026-03-12"),
+        ("ko/p5", "date: 2026-01-01\ntags: [serving]", "date: 2026-03-15\ntags: [vllm, serving]"),
+    ]
+    for which, old, new in steps:
+        _edit(_file(tagged, which), old, new)
+        result = build(tagged)
+        assert result.quick is not None, result.cache_note
+        _assert_clean(tagged, result, tmp_path)
+    assert build(tagged).up_to_date
