@@ -25,9 +25,7 @@ def _edit_tags(project: Path, tag: str) -> None:
     text = path.read_text(encoding="utf-8")
     assert "  - scheduler\n" in text and "date: 2025-04-03\n" in text
     text = text.replace("  - scheduler\n", f"  - scheduler\n  - {tag}\n", 1)
-    path.write_text(
-        text.replace("date: 2025-04-03\n", "date: 2025-04-03\ndraft: false\n"), "utf-8"
-    )
+    path.write_text(text.replace("date: 2025-04-03\n", "date: 2025-04-03\ndraft: false\n"), "utf-8")
 
 
 def _fingerprints(project: Path) -> dict[str, str]:
