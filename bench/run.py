@@ -13,8 +13,12 @@ For each size N (posts per language) it generates a corpus with ../shared/bench/
            (src/bipub/quick.py) when its reading time stays the same
 * edit-meta — the same post's title changed, `bipub build`: a quick rebuild too (its pages, the
            listings showing its card, feeds, posts.json, status.json, llms files)
-* edit-tags — the same post's tags changed, `bipub build`: the full incremental build (tag pages,
-           tag cloud and listings change: only the whole site can say which)
+* edit-tags — the same post's tags changed (a new tag), `bipub build`: a quick rebuild that
+           lists it again (its tag pages made or paginated again, tag cloud, sitemap)
+* edit-date — the same post's date moved 30 days earlier, `bipub build`: a quick rebuild that
+           moves it in the home, blog and tag pages, feeds, posts.json and llms files
+* new-post — a post added (a copy of it under a new name), `bipub build`: the full incremental
+           build (pages are kept where their fingerprint did not change)
 * check-cold — the first `bipub check` of the corpus (no QA cache yet)
 * check-edit — `bipub check` right after that edit (QA of unchanged units comes from its cache)
 * check  — `bipub check` again with nothing changed
@@ -32,8 +36,10 @@ bench/RESULTS.md. Nothing here is a test: machines are noisy; compare ratios wit
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import os
 import platform
+import re
 import resource
 import shutil
 import socket
@@ -158,6 +164,8 @@ def bench_size(root: Path, n: int, repeat: int, hugo: bool) -> dict[str, float]:
             "edit",
             "edit-meta",
             "edit-tags",
+            "edit-date",
+            "new-post",
             "check-cold",
             "check-edit",
             "check",
@@ -206,6 +214,14 @@ def bench_size(root: Path, n: int, repeat: int, hugo: bool) -> dict[str, float]:
         text = post.read_text(encoding="utf-8")
         post.write_text(text.replace("\ntags: [", f"\ntags: [bench{i}, ", 1), encoding="utf-8")
         results["edit-tags"].append(run([*BIPUB, "-q", "build"], project, env)[0])
+        text = post.read_text(encoding="utf-8")
+        day = re.search(r"\ndate: (\d{4}-\d\d-\d\d)", text)
+        assert day is not None, post
+        earlier = dt.date.fromisoformat(day.group(1)) - dt.timedelta(days=30)
+        post.write_text(text.replace(day.group(0), f"\ndate: {earlier}", 1), encoding="utf-8")
+        results["edit-date"].append(run([*BIPUB, "-q", "build"], project, env)[0])
+        shutil.copy(post, post.with_name(f"bench-new-{i}.md"))
+        results["new-post"].append(run([*BIPUB, "-q", "build"], project, env)[0])
         if has_check:
             # the synthetic corpus has QA findings (exit 1); only the time matters here
             results["check-edit"].append(run([*BIPUB, "-q", "check"], project, env, ok=(0, 1))[0])
@@ -264,16 +280,18 @@ def main() -> None:
     print(f"# bipub's bytecode compiled in {compile_bytecode()} (as an installed wheel has it)\n")
     print(
         "| posts/lang | cold | Hugo | cold/Hugo | warm | touch | one edit | title edit "
-        "| tags edit | serve edit | check cold | check after edit | check | RSS bipub | RSS Hugo |"
+        "| tags edit | date edit | new post | serve edit | check cold | check after edit | check "
+        "| RSS bipub | RSS Hugo |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for n in args.posts:
         s = bench_size(root, n, args.repeat, hugo)
         ratio = s["cold"] / s["hugo"] if hugo and s.get("hugo") else float("nan")
         print(
             f"| {n} | {s['cold']:.1f} s | {s.get('hugo', float('nan')):.1f} s | {ratio:.2f} | "
             f"{s['warm']:.2f} s | {s['touch']:.2f} s | {s['edit']:.2f} s | "
-            f"{s['edit-meta']:.2f} s | {s['edit-tags']:.2f} s | {s['serve']:.2f} s | "
+            f"{s['edit-meta']:.2f} s | {s['edit-tags']:.2f} s | {s['edit-date']:.2f} s | "
+            f"{s['new-post']:.2f} s | {s['serve']:.2f} s | "
             f"{s['check-cold']:.2f} s | {s['check-edit']:.2f} s | {s['check']:.2f} s | "
             f"{s['rss_bipub']:.0f} MB | {s.get('rss_hugo', float('nan')):.0f} MB |",
             flush=True,

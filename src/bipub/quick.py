@@ -1,12 +1,13 @@
 """Quick rebuild: the outputs of an edited post, without rebuilding the site.
 
-Most edits while writing change a post's body, or its title or description, and nothing else the
-site shows about it: not its tags, date or series, not a translation's state. Such an edit
-changes only the pages that show that post, the feeds that carry it, the language's status.json
-(each unit's hash and line), the home, blog and tag pages whose card of the post changed (title,
-description, reading time) and the post's item in posts.json and the llms files. A full build
-finds that out by loading, pairing, planning and fingerprinting the whole site (seconds on
-10,000 posts); this module does it from a *kit* the last full build left:
+Most edits while writing change a post's body, or its title, description, tags or dates, and
+nothing else the site shows about it: not its series or draft state, not a translation's state.
+Such an edit changes only the pages that show that post, the feeds that carry it, the language's
+status.json (each unit's hash and line), the home, blog and tag pages whose card of the post
+changed (title, description, reading time, tags, dates) or whose posts moved (tags, dates), the
+tag clouds, the sitemap and the post's item in posts.json and the llms files. A full build finds
+that out by loading, pairing, planning and fingerprinting the whole site (seconds on 10,000
+posts); this module does it from a *kit* the last full build left:
 
 * per post and page: the view it was rendered from without its body (render/html.py
   `post_shell`), its page metadata and template, the documents it pairs, their translation
@@ -14,8 +15,11 @@ finds that out by loading, pairing, planning and fingerprinting the whole site (
 * per home, blog and tag page: its context (the cards it lists, its pagination) and metadata;
 * per language: the site view, the feed before its bodies (render/feeds.py `FeedParts`),
   status.json's records, posts.json's records and the llms files' lines, with each post's place;
-* the documents' front-matter digests (whole, and without title and description), the build's
-  inputs, options, configuration, status files and warnings.
+* per language, read only when a post's tags or dates change (`ListsKit`): the posts in order
+  with their dates, each tag's posts and spellings, every post's card; and the sitemap by route;
+* the documents' front-matter digests (whole, without title and description, and without title,
+  description, tags and dates), the build's inputs, options, configuration, status files and
+  warnings.
 
 The kit is kept in `.bipub-cache/quick-*.pickle` (signed like every cache file: cache.py), per
 output folder and build options, its entries and listing pages spread over shard files so a
@@ -23,21 +27,24 @@ rebuild reads few; a shard is keyed by what it is made of (page fingerprints and
 facts), and a full build writes only the shards whose key changed.
 
 A quick rebuild runs only when every input that differs from the kit's is an existing post or
-page whose front matter is the same but for a post's title and description, pairing it again
-gives the same translation states, it has no PDF (nor, if its card changed, a series page: the
-series pages and boxes show their members' titles), and the output folder is exactly as the
-last build left it. Then it renders those documents' bodies again, and with them their pages,
-feeds, status.json, posts.json, the llms files and the listings of a changed card — the same
-functions and views a full build uses, so the bytes are the same
-(tests/integration/test_quick.py compares with clean builds) — and writes the files whose bytes
-changed in place (output.replace_files). The warnings are the kit's, with those about the
-edited files found again. Anything else — and any error — runs the full build, and `-v` says why.
+page whose front matter is the same but for a post's title, description, tags and dates,
+pairing it again gives the same translation states, it has no PDF (nor, if its card changed, a
+series page: the series pages and boxes show their members' titles), no tag's shown name or
+spellings change, and the output folder is exactly as the last build left it. Then it renders
+those documents' bodies again, and with them their pages, feeds, status.json, posts.json, the
+llms files and the listings of a changed card or of moved posts (`_relist`: tag pages paginated
+again, made or removed) — the same functions and views a full build uses, so the bytes are the
+same (tests/integration/test_quick.py and test_quick_lists.py compare with clean builds) — and
+writes the files whose bytes changed in place (output.replace_files; a vanished tag's pages are
+removed: output.remove_files). The warnings are the kit's, with those about the edited files
+found again. Anything else — and any error — runs the full build, and `-v` says why.
 
 A rebuild is always computed from the kit (not from the previous quick rebuild), so edits since
 the last full build add up without drifting; past MAX_EDITED files the full build runs (and
 leaves a new kit). What earlier quick rebuilds changed besides the edited posts' own pages (a
-card on listing pages, a line of posts.json or llms.txt) is recorded (`Touched`), so that an
-edit that is undone is undone in those files too.
+card on listing pages, the posts a listing shows, a tag's pages, a line of posts.json or
+llms.txt) is recorded (`Touched`), so that an edit that is undone is undone in those files too;
+without that record the full build runs.
 """
 
 from __future__ import annotations
