@@ -1169,9 +1169,10 @@ def _relist(kit: Kit, lists: ListsKit, paired: list[Entry], touched: Touched) ->
                 lang_now[slug] = tag
         tags[lang] = dict(sorted(lang_now.items()))
         for slug in joined.keys() | left.keys() | resorted:
-            now_set = (set(lang_lists.members.get(slug, ())) - left[slug]) | joined[slug]
+            came_in, went = joined.get(slug, set()), left.get(slug, set())
+            now_set = (set(lang_lists.members.get(slug, ())) - went) | came_in
             members[(lang, slug)] = sorted(now_set, key=rank.__getitem__)
-            if slug in joined or slug in left:
+            if came_in or went:
                 counted.add((lang, slug))
 
     def now_of(lang: str, slug: str) -> list[str]:

@@ -176,3 +176,13 @@ def test_date_edits_add_up_and_undo(tagged: Path, tmp_path: Path) -> None:
         assert result.quick is not None, result.cache_note
         _assert_clean(tagged, result, tmp_path)
     assert build(tagged).up_to_date
+
+
+def test_a_date_edit_renders_only_the_pages_that_show_the_post(tagged: Path) -> None:
+    """p1 stays the oldest post: its two pages and the last page of each listing that shows its
+    card (ko: blog, vllm, serving; en: blog, serving, rust) are rendered, no other page of its
+    tags (they list the same posts in the same order)."""
+    _edit(_post(tagged, name="p1"), "date: 2026-03-11", "date: 2026-03-01")
+    result = build(tagged)
+    assert result.quick == ["content/ko/posts/p1.md"]
+    assert sum(result.pages.values()) - result.reused == 8
