@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+import re
 import secrets
 import stat
 import zlib
@@ -271,6 +272,18 @@ def _shard(kind: str, key: str) -> int:
     return zlib.crc32(f"{kind}/{key}".encode()) % SHARDS
 
 
+_PAGED = re.compile(r"(.*/)page/(\d+)/index\.html")
+
+
+def _list_shard(path: str) -> int:
+    """The shard of a listing page: neighbouring pages of one listing share one (a post that
+    moves a few places changes a run of them)."""
+    paged = _PAGED.fullmatch(path)
+    if paged is None:
+        return _shard("list", f"{path}#0")  # (a listing's first page)
+    return _shard("list", f"{paged.group(1)}index.html#{int(paged.group(2)) // 16}")
+
+
 @dataclass
 class KitSource:
     """What a full build hands over for its kit (render() fills it; `save_kit` uses it after
@@ -317,7 +330,7 @@ def save_kit(
             continue
         for lang, spec in specs.items():
             path = urls.output_file(spec.path)
-            listing_specs[_shard("list", path)].append((path, spec))
+            listing_specs[_list_shard(path)].append((path, spec))
             for entry_key in spec.lists:
                 listed[entry_key].append((lang, path))
     # entries: the cheap facts first, their pages' views only for shards that changed
@@ -1116,15 +1129,14 @@ def _relist(kit: Kit, lists: ListsKit, paired: list[Entry], touched: Touched) ->
             order = [key for key in lang_lists.order if key not in moved]
             for key in sorted(moved):  # (as pair/site.py Site.posts sorts them)
                 at = _sort_key(lang_dates[key][0], key)
-                i = next(
-                    (
-                        i
-                        for i, other in enumerate(order)
-                        if _sort_key(_day(lang_lists, lang_dates, other), other) < at
-                    ),
-                    len(order),
-                )
-                order.insert(i, key)
+                lo, hi = 0, len(order)  # the first place whose post sorts after it (newest first)
+                while lo < hi:
+                    mid = (lo + hi) // 2
+                    if _sort_key(_day(lang_lists, lang_dates, order[mid]), order[mid]) < at:
+                        hi = mid
+                    else:
+                        lo = mid + 1
+                order.insert(lo, key)
             orders[lang] = order
             rank = {key: i for i, key in enumerate(order)}
         spellings: dict[str, dict[str, int]] = {}
@@ -1169,10 +1181,10 @@ def _relist(kit: Kit, lists: ListsKit, paired: list[Entry], touched: Touched) ->
                 lang_now[slug] = tag
         tags[lang] = dict(sorted(lang_now.items()))
         for slug in joined.keys() | left.keys() | resorted:
-            came_in, went = joined.get(slug, set()), left.get(slug, set())
-            now_set = (set(lang_lists.members.get(slug, ())) - went) | came_in
+            came_in, went_out = joined.get(slug, set()), left.get(slug, set())
+            now_set = (set(lang_lists.members.get(slug, ())) - went_out) | came_in
             members[(lang, slug)] = sorted(now_set, key=rank.__getitem__)
-            if came_in or went:
+            if came_in or went_out:
                 counted.add((lang, slug))
 
     def now_of(lang: str, slug: str) -> list[str]:
@@ -1355,7 +1367,7 @@ def _no_body(doc: Document) -> Any:
 
 
 def _listing_kits(project: Project, kit: Kit, name: str, paths: list[str]) -> list[ListingKit]:
-    shards = {_shard("list", path) for path in paths}
+    shards = {_list_shard(path) for path in paths}
     found = _from_shards(project, name, "list-", kit.list_shards, shards)
     missing = [path for path in paths if path not in found]
     if missing:
