@@ -169,21 +169,31 @@ class LangLists:
     spellings: dict[str, dict[str, int]]  # slug → each spelling → how often posts use it
     members: dict[str, list[str]]  # slug → the keys of its posts, newest first
     written: dict[str, tuple[str, ...]]  # entry key → its tags as written (pair/site.py `_tags_of`)
-    # entry key → its card, pickled (unpickled only when a tag page lists other posts than the
-    # edited ones: a new tag's page does not); None: no HTML was built
-    pickled_cards: bytes | None
+    # the posts' cards in `order`, CARD_BLOCK to a pickled block (a block is unpickled only when
+    # a listing shows one of its posts besides the edited ones); None: no HTML was built
+    card_blocks: list[bytes] | None
 
     @cached_property
     def rank(self) -> dict[str, int]:  # entry key → its place among the language's posts
         return {key: i for i, key in enumerate(self.order)}
 
     @cached_property
-    def cards(self) -> dict[str, PostCard]:
-        if self.pickled_cards is None:
-            raise AssertionError("the tag pages are rendered only when the kit has HTML")
-        # (bytes inside the signed tags kit: cache.load_signed checked them)
-        cards: dict[str, PostCard] = pickle.loads(self.pickled_cards)  # noqa: S301
-        return cards
+    def _blocks(self) -> dict[int, list[PostCard]]:
+        return {}
+
+    def card(self, key: str) -> PostCard:
+        if self.card_blocks is None:
+            raise AssertionError("listings are rendered only when the kit has HTML")
+        at = self.rank[key]
+        block = self._blocks.get(at // CARD_BLOCK)
+        if block is None:
+            # (bytes inside the signed lists kit: cache.load_signed checked them)
+            data = self.card_blocks[at // CARD_BLOCK]
+            block = self._blocks[at // CARD_BLOCK] = pickle.loads(data)  # noqa: S301
+        return block[at % CARD_BLOCK]
+
+
+CARD_BLOCK = 64
 
 
 @dataclass(frozen=True)
@@ -484,7 +494,12 @@ def _lists_kit(
             spellings,
             members,
             written,
-            pickle.dumps({e.key: renderer.card(e, lang) for e in posts}, 5) if html else None,
+            [
+                pickle.dumps([renderer.card(e, lang) for e in posts[i : i + CARD_BLOCK]], 5)
+                for i in range(0, len(posts), CARD_BLOCK)
+            ]
+            if html
+            else None,
         )
     return ListsKit(langs, sitemap)
 
@@ -1063,7 +1078,7 @@ class Relist:
         return found if found is not None else self.kit.langs[lang].dates[key]
 
     def card(self, lang: str, key: str, cards: dict[tuple[str, str], PostCard]) -> PostCard:
-        return cards.get((key, lang)) or self.kit.langs[lang].cards[key]
+        return cards.get((key, lang)) or self.kit.langs[lang].card(key)
 
     def pages(
         self, cards: dict[tuple[str, str], PostCard]

@@ -5,7 +5,7 @@ posts; change a template, the config, a catalog, a translation's status) and aft
 compares the incremental build (with .bipub-cache/) with a clean build (--no-cache) in another
 folder, output and warnings. Steps that change nothing, or that damage the published site by
 hand, are included: the up-to-date check must neither rebuild for nothing nor miss a damaged
-output. Body-only edits exercise the quick rebuild (src/bipub/quick.py).
+output. Body, title, tags and date edits exercise the quick rebuild (src/bipub/quick.py).
 """
 
 from __future__ import annotations
@@ -164,7 +164,7 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
         ),
     )
     def retag(self, data: st.DataObject, tags: list[str]) -> None:
-        """Only the tags change (or go): a quick rebuild (src/bipub/quick.py `_retag`) for a post
+        """Only the tags change (or go): a quick rebuild (src/bipub/quick.py `_relist`) for a post
         outside a series whose tags keep their names: tag pages re-paginated, made or removed."""
         path = self._existing_post(data)
         if path is None:

@@ -406,8 +406,9 @@ def test_every_kit_file_of_the_demo_loads(make_project) -> None:  # type: ignore
     assert quick._load_touched(project / ".bipub-cache", name, kit) is not None
     assert quick._load_texts(project / ".bipub-cache", name, kit)
     lists = quick._load_lists(project / ".bipub-cache", name, kit)
-    assert lists.sitemap and all(lang.cards and lang.tags for lang in lists.langs.values())
-    assert next(iter(lists.langs["ko"].cards.values())).key
+    assert lists.sitemap and all(lang.card_blocks and lang.tags for lang in lists.langs.values())
+    ko = lists.langs["ko"]
+    assert [ko.card(key).key for key in ko.order] == ko.order
     for i in range(quick.SHARDS):
         for stem, key in ((f"{i:02d}", kit.entry_shards[i]), (f"list-{i:02d}", kit.list_shards[i])):
             path = project / ".bipub-cache" / f"quick-{name}-{stem}.pickle"

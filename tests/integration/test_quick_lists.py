@@ -186,3 +186,20 @@ def test_a_date_edit_renders_only_the_pages_that_show_the_post(tagged: Path) -> 
     result = build(tagged)
     assert result.quick == ["content/ko/posts/p1.md"]
     assert sum(result.pages.values()) - result.reused == 8
+
+
+def test_cards_kept_in_blocks(
+    tagged: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kit's cards are pickled CARD_BLOCK to a block, and a rebuild unpickles the blocks it
+    needs: with blocks of two, a post moved to the top shifts cards across every block."""
+    from bipub import quick
+
+    monkeypatch.setattr(quick, "CARD_BLOCK", 2)
+    config = tagged / "bipub.yaml"
+    config.write_text(config.read_text(encoding="utf-8") + "# blocks of 2\n", encoding="utf-8")
+    assert build(tagged).quick is None
+    _edit(_post(tagged, name="p1"), "date: 2026-03-11", "date: 2026-12-01")
+    result = build(tagged)
+    assert result.quick == ["content/ko/posts/p1.md"]
+    _assert_clean(tagged, result, tmp_path)
