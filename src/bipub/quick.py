@@ -134,8 +134,21 @@ class TextKit:
 
     kind: str  # "records" (posts.json), "lines" (llms.txt), "full" (llms-full.txt)
     lang: str  # the language whose posts it lists
-    items: list[str]
+    # the items joined with ITEM_SEP (one string unpickles far faster than 10,000), or the list
+    # itself when an item holds ITEM_SEP or there is none
+    packed: str | list[str]
     posts: dict[str, int]  # entry key → its item
+
+    @cached_property
+    def items(self) -> list[str]:
+        return self.packed.split(ITEM_SEP) if isinstance(self.packed, str) else self.packed
+
+
+ITEM_SEP = "\x00"
+
+
+def _pack(items: list[str]) -> str | list[str]:
+    return ITEM_SEP.join(items) if items and all(ITEM_SEP not in i for i in items) else items
 
 
 @dataclass
@@ -531,11 +544,11 @@ def _text_kits(site: Site, texts: dict[str, Any]) -> dict[str, TextKit]:
             parts = path.split("/")
             lang = parts[0] if len(parts) > 1 else site.config.default_language
             kind = "full" if parts[-1] == "llms-full.txt" else "lines"
-            out[path] = TextKit(kind, lang, value.lines, value.posts)
+            out[path] = TextKit(kind, lang, _pack(value.lines), value.posts)
         else:  # posts.json: (entry key, record) pairs
             lang = next(code for code in site.config.codes if urls.api(code, "posts")[1:] == path)
             posts = {key: i for i, (key, _) in enumerate(value)}
-            out[path] = TextKit("records", lang, [text for _, text in value], posts)
+            out[path] = TextKit("records", lang, _pack([text for _, text in value]), posts)
     return out
 
 
