@@ -79,7 +79,7 @@ if TYPE_CHECKING:
     from bipub.render.html import HtmlRenderer, Plan
     from bipub.render.views import PageMeta, PostCard, PostView, View
 
-KIT_FORMAT = 11
+KIT_FORMAT = 12
 SHARDS = 128  # a quick rebuild reads one or two (~90 KB each on a 5,000-post site)
 MAX_EDITED = 24  # more edited files than this since the last full build: build in full
 
