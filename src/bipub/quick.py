@@ -522,16 +522,19 @@ def _lists_path(folder: Path, name: str) -> Path:
 
 
 def _load_lists(folder: Path, name: str, kit: Kit) -> ListsKit:
-    try:
-        stamp, owner, token, lists = load_signed(_lists_path(folder, name))
-    except UNREADABLE:
-        lists = None
-    else:
-        if (stamp, owner, token) != (_stamp(), name, kit.token):
-            lists = None
+    lists = _load_part(_lists_path(folder, name), name, kit)
     if not isinstance(lists, ListsKit):
         raise NotQuick("a quick-rebuild kit file is missing or unreadable")
     return lists
+
+
+def _load_part(path: Path, name: str, kit: Kit) -> Any:
+    """A kit file read only when needed (texts, lists), if it goes with `kit` (else None)."""
+    try:
+        stamp, owner, token, value = load_signed(path)
+    except UNREADABLE:
+        return None
+    return value if (stamp, owner, token) == (_stamp(), name, kit.token) else None
 
 
 def _text_kits(site: Site, texts: dict[str, Any]) -> dict[str, TextKit]:
@@ -593,13 +596,7 @@ def _texts_path(folder: Path, name: str) -> Path:
 
 
 def _load_texts(folder: Path, name: str, kit: Kit) -> dict[str, TextKit]:
-    try:
-        stamp, owner, token, texts = load_signed(_texts_path(folder, name))
-    except UNREADABLE:
-        texts = None
-    else:
-        if (stamp, owner, token) != (_stamp(), name, kit.token):
-            texts = None
+    texts = _load_part(_texts_path(folder, name), name, kit)
     if not isinstance(texts, dict):
         raise NotQuick("a quick-rebuild kit file is missing or unreadable")
     return texts

@@ -84,6 +84,16 @@ def test_a_tags_or_dates_edit_is_quick_and_equals_a_clean_build(
     _assert_clean(tagged, result, tmp_path)
 
 
+def _quick_steps(project: Path, tmp: Path, steps: list[tuple[str, str, str]]) -> None:
+    """Each edit in turn, each a quick rebuild equal to a clean build; then nothing to do."""
+    for which, old, new in steps:
+        _edit(_file(project, which), old, new)
+        result = build(project)
+        assert result.quick is not None, result.cache_note
+        _assert_clean(project, result, tmp)
+    assert build(project).up_to_date
+
+
 def test_tag_edits_add_up_and_undo(tagged: Path, tmp_path: Path) -> None:
     """Edits since the last full build add up: a tag made by one quick rebuild and dropped by
     the next leaves no page; page counts that grew and shrank put the other language back."""
@@ -95,12 +105,7 @@ def test_tag_edits_add_up_and_undo(tagged: Path, tmp_path: Path) -> None:
         ("ko/p4", "tags: [serving, vllm]", "tags: [serving]"),
         ("en/p1", "tags: [rust, vllm]", "tags: [serving, rust]"),
     ]
-    for which, old, new in steps:
-        _edit(_file(tagged, which), old, new)
-        result = build(tagged)
-        assert result.quick is not None, result.cache_note
-        _assert_clean(tagged, result, tmp_path)
-    assert build(tagged).up_to_date
+    _quick_steps(tagged, tmp_path, steps)
 
 
 @pytest.mark.parametrize("only", [{"html"}, {"feeds"}, {"json", "llms"}])
@@ -164,18 +169,14 @@ def test_a_post_that_moves_through_the_feed(
 
 
 def test_date_edits_add_up_and_undo(tagged: Path, tmp_path: Path) -> None:
+    """Posts moved and moved back: the listings an earlier quick rebuild changed are put back."""
     steps = [
         ("ko/p2", "date: 2026-03-12", "date: 2026-12-01"),
         ("ko/p5", "date: 2026-03-15\ntags: [vllm, serving]", "date: 2026-01-01\ntags: [serving]"),
         ("ko/p2", "date: 2026-12-01", "date: 2026-03-12"),
         ("ko/p5", "date: 2026-01-01\ntags: [serving]", "date: 2026-03-15\ntags: [vllm, serving]"),
     ]
-    for which, old, new in steps:
-        _edit(_file(tagged, which), old, new)
-        result = build(tagged)
-        assert result.quick is not None, result.cache_note
-        _assert_clean(tagged, result, tmp_path)
-    assert build(tagged).up_to_date
+    _quick_steps(tagged, tmp_path, steps)
 
 
 def test_a_date_edit_renders_only_the_pages_that_show_the_post(tagged: Path) -> None:
