@@ -1298,8 +1298,10 @@ def _relist(kit: Kit, lists: ListsKit, paired: list[Entry], touched: Touched) ->
         if path in chunks or path in paths:
             continue
         found = _listing_of(path, lists, config.codes, latest, per_page, orders, now_of)
-        if found is not None:
-            chunks[path] = found
+        if found is None:  # (cannot be: the number of home and blog pages does not change,
+            # and a tag page that came or went is planned above)
+            raise NotQuick(f"{path}: a page an earlier quick rebuild changed is not there now")
+        chunks[path] = found
     sitemap = None
     if (came_or_went or lastmods or "sitemap.xml" in touched.texts) and lists.sitemap is not None:
         parts = [part for part in lists.sitemap if not _tag_route(part[0], came_or_went)]
@@ -1359,7 +1361,7 @@ def _listing_of(
     now_of: Callable[[str, str], list[str]],
 ) -> tuple[str, list[str]] | None:
     """The language and posts now of a home, blog or tag page kept in the kit (a page an
-    earlier quick rebuild changed), or None if there is no such page now."""
+    earlier quick rebuild changed), or None if there is no such page."""
     from bipub.render import urls
 
     for lang in codes:
