@@ -741,7 +741,7 @@ def _rebuild(
         relist = _relist(kit, _load_lists(project.cache, name, kit), paired, touched)
         removed = relist.removed if html else []
         page_counts = relist.page_counts(kit.pages) if html else kit.pages
-        now = Touched(kit.token, now.cards, now.texts, relist.tags, relist.touched_chunks, True)
+        now = Touched(kit.token, now.cards, now.texts, relist.tags, frozenset(relist.chunks), True)
     if html:
         pages, cards = _pages(project, kit, name, entries, docs, markdown, touched, relist)
         files += pages
@@ -1071,7 +1071,6 @@ class Relist:
     dates: dict[str, dict[str, Dates]]  # language → entry key → its dates now (edited ones)
     sitemap: bytes | None  # when a tag page came or went, or a post's date changed
     tags: frozenset[tuple[str, str, int, int]]  # for `Touched`
-    touched_chunks: frozenset[str]
 
     def card_tags(self, entry: Entry, lang: str) -> tuple[Any, ...]:
         return self.renderer.card_tags(entry, lang)
@@ -1314,6 +1313,8 @@ def _relist(kit: Kit, lists: ListsKit, paired: list[Entry], touched: Touched) ->
         for i, (part_route, text, alternates) in enumerate(parts):
             if part_route[0] == "post" and part_route[1] in lastmods:
                 then, now = lastmods[part_route[1]]
+                if f"<lastmod>{then}</lastmod>" not in text:  # (every post has a date)
+                    raise NotQuick(f"sitemap.xml: no lastmod {then!r} for post {part_route[1]}")
                 text = text.replace(f"<lastmod>{then}</lastmod>", f"<lastmod>{now}</lastmod>")
                 parts[i] = (part_route, text, alternates)
         sitemap = sitemap_join(parts)
@@ -1330,7 +1331,6 @@ def _relist(kit: Kit, lists: ListsKit, paired: list[Entry], touched: Touched) ->
         dates,
         sitemap,
         frozenset(record),
-        frozenset(chunks),
     )
 
 

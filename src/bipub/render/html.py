@@ -170,8 +170,7 @@ class HtmlRenderer:
         )
 
     def plan_blog(self, plan: Plan, lang: str, posts: Sequence[Entry]) -> None:
-        """The blog's pages: `posts` (newest first), `posts_per_page` to a page. (A quick rebuild
-        plans them with stand-ins, as `plan_tag`.)"""
+        """The blog's pages: `posts` (newest first), `posts_per_page` to a page."""
         language = self.config.language(lang)
         per_page = self.config.posts_per_page
         pages = max(1, math.ceil(len(posts) / per_page))
@@ -493,7 +492,8 @@ class HtmlRenderer:
             tuple(window),
         )
 
-    def _home_context(self, lang: str, posts: list[Entry]) -> dict[str, Any]:
+    def _home_context(self, lang: str, latest: list[Entry]) -> dict[str, Any]:
+        """The home's CV and the cards of the `latest` posts (plan_home chose them)."""
         merged = self.site.cv.get(lang)
         cv = None
         untranslated = 0
@@ -502,7 +502,6 @@ class HtmlRenderer:
 
             cv = cv_view(CV, merged.data, merged.fallbacks, merged.source_lang)
             untranslated = len(merged.fallbacks)
-        latest = posts[: self.config.outputs.latest_posts]
         return {
             "cv": cv,
             "cv_untranslated": untranslated,
