@@ -157,8 +157,11 @@ def _minutes(text: str, base: str) -> float:
         without_words, words = _LATIN_WORD.subn("", text)
         chars = len("".join(without_words.split()))  # str.split's whitespace is re's \s
         return chars / KO_CHARS_PER_MINUTE + words / EN_WORDS_PER_MINUTE
-    rest, hangul = _HANGUL.subn(" ", text)
-    words = len(_WORD_TOKEN.findall(rest))
+    rest, hangul = _HANGUL.subn(" ", text) if _HANGUL.search(text) else (text, 0)
+    tokens = rest.split()  # str.split's whitespace is re's \s
+    # a token is a word if it has a letter or digit (`_WORD_TOKEN`): all-alphanumeric ones are
+    # the most, told apart at C speed; only the others are searched (a third of the time)
+    words = len(tokens) - sum(1 for t in tokens if not t.isalnum() and not _WORDLIKE.search(t))
     return hangul / KO_CHARS_PER_MINUTE + words / EN_WORDS_PER_MINUTE
 
 
