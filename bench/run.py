@@ -275,6 +275,7 @@ def main() -> None:
     root = args.workdir or Path(tempfile.mkdtemp(prefix="bipub-bench-"))
     print(
         f"# bench on {platform.node()} ({os.cpu_count()} cores), Python {platform.python_version()}"
+        f" ({os.path.realpath(sys.executable)}: the interpreter's build matters, see README)"
     )
     print(f"# {time.strftime('%Y-%m-%d %H:%M')} — {' '.join(sys.argv)}")
     print(f"# bipub's bytecode compiled in {compile_bytecode()} (as an installed wheel has it)\n")

@@ -11,9 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 mode="${1:-demo}"
-PY="${PYTHON:-python3}"
 APT_PACKAGES=(chromium fonts-noto-cjk fonts-dejavu-core libharfbuzz-subset0 libpango-1.0-0
-  libpangoft2-1.0-0 poppler-utils gettext)
+  libpangoft2-1.0-0 poppler-utils gettext python3-venv)
 
 need_apt=()
 for pkg in "${APT_PACKAGES[@]}"; do
@@ -26,8 +25,20 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
 fi
 
+# The venv's Python: $PYTHON if set, else Debian's own python3 (3.11 on Debian 12), else the
+# first python3 on PATH. Debian builds its Python with profile-guided and link-time optimization;
+# a python3 found first on PATH often has neither (pyenv builds without them unless asked): the
+# same bipub build took 15-27 % more CPU under pyenv's 3.11.7 than under Debian's 3.11.2 on the
+# benchmark machine (bench/RESULTS.md).
+if [ -n "${PYTHON:-}" ]; then
+  PY="$PYTHON"
+elif /usr/bin/python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+  PY=/usr/bin/python3
+else
+  PY=python3
+fi
 if [ ! -x .venv/bin/python ]; then
-  echo "bootstrap: creating .venv" >&2
+  echo "bootstrap: creating .venv with $PY ($("$PY" --version 2>&1))" >&2
   "$PY" -m venv .venv
 fi
 stamp=.venv/.bipub-installed
