@@ -2,6 +2,7 @@
 """Build-speed benchmark: bipub against Hugo on the same synthetic corpus, in one run.
 
     .venv/bin/python bench/run.py --posts 1000 2000 5000 [--repeat 3] [--no-hugo]
+    .venv/bin/python bench/run.py --posts 5000 --repeat 5 --cold-only
 
 For each size N (posts per language) it generates a corpus with ../shared/bench/gen_corpus.py
 (or bench/gen_corpus.py if copied), then measures, each `--repeat` times (median reported):
@@ -25,6 +26,9 @@ For each size N (posts per language) it generates a corpus with ../shared/bench/
 * serve  — `bipub serve` running; one post saved; seconds until the served page shows the edit
 * hugo   — `hugo --quiet` on the same content with ../shared/bench/hugo-site (skipped with a
            message when hugo is not installed: `apt-get install hugo`)
+
+`--cold-only` runs just the cold build and Hugo, one after the other, and prints each pair's
+ratio with the median and range (the VM's speed drifts by minutes; a pair shares the drift).
 
 bipub's modules are compiled to bytecode first (`compile_bytecode`: what `pip install` does for
 a wheel; an editable checkout under PYTHONDONTWRITEBYTECODE=1 would compile them at every start).
@@ -152,6 +156,56 @@ def median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
+COLD = [
+    "-q",
+    "build",
+    "--no-cache",
+    *(a for k in ("html", "json", "feeds", "llms") for a in ("--only", k)),
+]
+
+
+def hugo_site(root: Path, n: int, project: Path) -> Path:
+    """The Hugo skeleton with this corpus's content (made once per size)."""
+    site = root / f"hugo-{n}"
+    if not site.is_dir():
+        shutil.copytree(SHARED / "hugo-site", site)
+        shutil.copytree(project / "content", site / "content")
+    return site
+
+
+def hugo_cold(root: Path, n: int, project: Path) -> float:
+    shutil.rmtree(root / f"hugo-out-{n}", ignore_errors=True)
+    site = hugo_site(root, n, project)
+    return run(["hugo", "--quiet", "-d", str(root / f"hugo-out-{n}")], site)[0]
+
+
+def bipub_cold(project: Path, env: dict[str, str]) -> float:
+    for leftover in (project / "site", project / ".site.prev", project / ".bipub-cache"):
+        shutil.rmtree(leftover, ignore_errors=True)
+    return run([*BIPUB, *COLD], project, env)[0]
+
+
+def cold_only(root: Path, n: int, repeat: int) -> None:
+    """--cold-only: bipub's cold build and Hugo's, one after the other, `repeat` times; each
+    pair's ratio (the machine's speed drifts from minute to minute: a pair shares the drift)."""
+    project = generate(root, n)
+    env = dict(os.environ, SOURCE_DATE_EPOCH="1775520000")
+    print("\n| posts/lang | run | bipub cold | Hugo | ratio |\n|---|---|---|---|---|", flush=True)
+    ratios, colds, hugos = [], [], []
+    for i in range(repeat):
+        cold = bipub_cold(project, env)
+        hugo = hugo_cold(root, n, project)
+        colds.append(cold)
+        hugos.append(hugo)
+        ratios.append(cold / hugo)
+        print(f"| {n} | {i + 1} | {cold:.1f} s | {hugo:.1f} s | {cold / hugo:.2f} |", flush=True)
+    print(
+        f"| {n} | median | {median(colds):.1f} s | {median(hugos):.1f} s | "
+        f"{median(ratios):.2f} (range {min(ratios):.2f}-{max(ratios):.2f}) |",
+        flush=True,
+    )
+
+
 def bench_size(root: Path, n: int, repeat: int, hugo: bool) -> dict[str, float]:
     project = generate(root, n)
     out = project / "site"
@@ -176,28 +230,7 @@ def bench_size(root: Path, n: int, repeat: int, hugo: bool) -> dict[str, float]:
     env = dict(os.environ, SOURCE_DATE_EPOCH="1775520000")
     has_check = subprocess.run([*BIPUB, "check", "--help"], capture_output=True).returncode == 0
     for i in range(repeat):
-        for leftover in (out, project / ".site.prev", project / ".bipub-cache"):
-            shutil.rmtree(leftover, ignore_errors=True)
-        results["cold"].append(
-            run(
-                [
-                    *BIPUB,
-                    "-q",
-                    "build",
-                    "--no-cache",
-                    "--only",
-                    "html",
-                    "--only",
-                    "json",
-                    "--only",
-                    "feeds",
-                    "--only",
-                    "llms",
-                ],
-                project,
-                env,
-            )[0]
-        )
+        results["cold"].append(bipub_cold(project, env))
         run([*BIPUB, "-q", "build"], project, env)  # fill the cache
         if has_check:
             results["check-cold"].append(run([*BIPUB, "-q", "check"], project, env, ok=(0, 1))[0])
@@ -228,14 +261,7 @@ def bench_size(root: Path, n: int, repeat: int, hugo: bool) -> dict[str, float]:
             results["check"].append(run([*BIPUB, "-q", "check"], project, env, ok=(0, 1))[0])
         results["serve"].append(serve_latency(project, env, i))
         if hugo:
-            site = root / f"hugo-{n}"
-            if not site.is_dir():
-                shutil.copytree(SHARED / "hugo-site", site)
-                shutil.copytree(project / "content", site / "content")
-            shutil.rmtree(root / f"hugo-out-{n}", ignore_errors=True)
-            results["hugo"].append(
-                run(["hugo", "--quiet", "-d", str(root / f"hugo-out-{n}")], site)[0]
-            )
+            results["hugo"].append(hugo_cold(root, n, project))
     summary = {k: median(v) for k, v in results.items()}
     shutil.rmtree(out, ignore_errors=True)
     summary["rss_bipub"] = peak_rss([*BIPUB, "-q", "build", "--no-cache"], project) / 1024
@@ -268,6 +294,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-hugo", action="store_true")
     parser.add_argument("--workdir", type=Path, default=None)
+    parser.add_argument(
+        "--cold-only",
+        action="store_true",
+        help="only the cold build and Hugo, alternating, with each pair's ratio",
+    )
     args = parser.parse_args()
     hugo = not args.no_hugo and shutil.which("hugo") is not None
     if not args.no_hugo and not hugo:
@@ -279,6 +310,12 @@ def main() -> None:
     )
     print(f"# {time.strftime('%Y-%m-%d %H:%M')} — {' '.join(sys.argv)}")
     print(f"# bipub's bytecode compiled in {compile_bytecode()} (as an installed wheel has it)\n")
+    if args.cold_only:
+        if not hugo:
+            sys.exit("bench: --cold-only compares with Hugo, which is not installed")
+        for n in args.posts:
+            cold_only(root, n, args.repeat)
+        return
     print(
         "| posts/lang | cold | Hugo | cold/Hugo | warm | touch | one edit | title edit "
         "| tags edit | date edit | new post | serve edit | check cold | check after edit | check "
