@@ -733,6 +733,11 @@ def _load_shard(path: Path, name: str, key: str) -> Any:
 # ---------------------------------------------------------------------------- the rebuild
 
 
+# what pairing an entry warns about a document of it that was not edited (pair/site.py
+# _pair_group: a translation's shared field, such as its date, that is not its source's)
+PAIRING = "shared-differs"
+
+
 class NotQuick(Exception):
     """Why this build cannot be a quick rebuild (the full build runs)."""
 
@@ -870,8 +875,15 @@ def _rebuild(
     from bipub.write.output import remove_files, replace_files
 
     edited_set = set(edited)
-    warnings = [w for w in kit.warnings if w.file not in edited_set]
-    warnings += [w for w in collector.warnings if w.file in edited_set]
+    # the other documents of the edited entries were paired again: what pairing warns about
+    # them (a translation's date that is not its source's any more) is found again too
+    paired_again = {(doc.rel, PAIRING) for e in paired for doc in e.docs.values()}
+
+    def found_again(w: Diagnostic) -> bool:
+        return w.file in edited_set or (w.file, w.code) in paired_again
+
+    warnings = [w for w in kit.warnings if not found_again(w)]
+    warnings += [w for w in collector.warnings if found_again(w)]
     warnings = sorted(set(warnings), key=lambda d: (d.file or "", d.line or 0, d.message))
     check_warnings(warnings)
     if not intact():
