@@ -287,8 +287,8 @@ def _status_runs(records: list[tuple[str, str]]) -> StatusRuns:
 class Touched:
     """What the quick rebuilds since the kit's full build left different from the kit in the
     output besides the edited posts' own pages: the cards (shown on listing and series pages),
-    the series boxes and the posts.json/llms files. A later rebuild must render those again even if the edit that
-    changed them was undone (`.bipub-cache/quick-<kit>-touched.pickle`)."""
+    the series boxes and the posts.json/llms files. A later rebuild must render those again
+    even if the edit that changed them was undone (`.bipub-cache/quick-<kit>-touched.pickle`)."""
 
     token: str  # the kit's
     cards: frozenset[tuple[str, str, str]]  # (kind, entry key, language)
