@@ -5,7 +5,9 @@ nothing else the site shows about it: not its series or draft state, not a trans
 Such an edit changes only the pages that show that post, the feeds that carry it, the language's
 status.json (each unit's hash and line), the home, blog and tag pages whose card of the post
 changed (title, description, reading time, tags, dates) or whose posts moved (tags, dates), the
-tag clouds, the sitemap and the post's item in posts.json and the llms files. A full build finds
+tag clouds, the sitemap and the post's item in posts.json and the llms files; for a post in a
+series, its series page (its card) and, when its title changed, every member's page (the series
+box and pager show the members' titles). A full build finds
 that out by loading, pairing, planning and fingerprinting the whole site (seconds on 10,000
 posts); this module does it from a *kit* the last full build left:
 
@@ -17,6 +19,8 @@ posts); this module does it from a *kit* the last full build left:
   status.json's records, posts.json's records and the llms files' lines, with each post's place;
 * per language, read only when a post's tags or dates change (`ListsKit`): the posts in order
   with their dates, each tag's posts and spellings, every post's card; and the sitemap by route;
+* per series and language, read only when a member's card changes (`SeriesKit`): its members
+  in order (each one's slug, shown document and title, place and card) and its page's metadata;
 * the documents' front-matter digests (whole, without title and description, and without title,
   description, tags and dates), the build's inputs, options, configuration, status files and
   warnings.
@@ -28,13 +32,17 @@ facts), and a full build writes only the shards whose key changed.
 
 A quick rebuild runs only when every input that differs from the kit's is an existing post or
 page whose front matter is the same but for a post's title, description, tags and dates,
-pairing it again gives the same translation states, it has no PDF (nor, if its card changed, a
-series page: the series pages and boxes show their members' titles), no tag's shown name or
-spellings change, and the output folder is exactly as the last build left it. Then it renders
-those documents' bodies again, and with them their pages, feeds, status.json, posts.json, the
-llms files and the listings of a changed card or of moved posts (`_relist`: tag pages paginated
-again, made or removed) — the same functions and views a full build uses, so the bytes are the
-same (tests/integration/test_quick.py and test_quick_lists.py compare with clean builds) — and
+pairing it again gives the same translation states, it has no PDF, no tag's shown name or
+spellings change, no post moves in its series (a new date in a series ordered by date) and no
+series' title-prefix warning comes or goes (`_same_series`), and the output folder is exactly
+as the last build left it. Then it renders those documents' bodies again, and with them their
+pages, feeds, status.json, posts.json, the llms files, the listings of a changed card or of
+moved posts (`_relist`: tag pages paginated again, made or removed), the series pages of a
+changed card and, for a new title, the pages of its series' other members with their new series
+box (each language that shows the edited document: a translation's, or an untranslated post's
+source shown in its place) — the same functions and views a full build uses (render/html.py
+`series_nav`, `series_context`), so the bytes are the same (tests/integration/test_quick.py,
+test_quick_lists.py and test_quick_series.py compare with clean builds) — and
 writes the files whose bytes changed in place (output.replace_files; a vanished tag's pages are
 removed: output.remove_files). The warnings are the kit's, with those about the edited files
 found again. Anything else — and any error — runs the full build, and `-v` says why.
@@ -42,9 +50,9 @@ found again. Anything else — and any error — runs the full build, and `-v` s
 A rebuild is always computed from the kit (not from the previous quick rebuild), so edits since
 the last full build add up without drifting; past MAX_EDITED files the full build runs (and
 leaves a new kit). What earlier quick rebuilds changed besides the edited posts' own pages (a
-card on listing pages, the posts a listing shows, a tag's pages, a line of posts.json or
-llms.txt) is recorded (`Touched`), so that an edit that is undone is undone in those files too;
-without that record the full build runs.
+card on listing and series pages, the posts a listing shows, a tag's pages, the series boxes
+of a series, a line of posts.json or llms.txt) is recorded (`Touched`), so that an edit that is
+undone is undone in those files too; without that record the full build runs.
 """
 
 from __future__ import annotations
@@ -57,7 +65,7 @@ import stat
 import zlib
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -77,9 +85,9 @@ if TYPE_CHECKING:
     from bipub.project import Project
     from bipub.render.feeds import FeedParts, SitemapPart
     from bipub.render.html import HtmlRenderer, Plan
-    from bipub.render.views import PageMeta, PostCard, PostView, View
+    from bipub.render.views import PageMeta, PostCard, PostView, SeriesNav, View
 
-KIT_FORMAT = 12
+KIT_FORMAT = 13
 SHARDS = 128  # a quick rebuild reads one or two (~90 KB each on a 5,000-post site)
 MAX_EDITED = 24  # more edited files than this since the last full build: build in full
 
@@ -110,7 +118,7 @@ class ListingKit:
     context: dict[str, Any]  # what the template gets besides `site` and `page`
 
 
-LISTED = ("home", "blog", "tag")  # series pages hold their members' documents: not kept
+LISTED = ("home", "blog", "tag")  # (series pages: `SeriesKit`)
 
 
 @dataclass(frozen=True)
@@ -125,7 +133,33 @@ class EntryKit:
     pages: tuple[PageKit, ...]
     pdf: bool  # a post PDF is made of it: always built in full
     listings: tuple[tuple[str, str], ...] = ()  # (language, listing page) showing its card
-    series: tuple[str, ...] = ()  # languages in which a series page lists it
+    series: tuple[tuple[str, str], ...] = ()  # (language, series slug) of each series it is in
+
+
+@dataclass(frozen=True)
+class SeriesMember:
+    """A post of a series, as the series' language shows it."""
+
+    key: str
+    slug: str  # its page's (the series box links to it)
+    rel: str  # the document the language shows of it
+    title: str  # that document's title (the series box of every member shows it)
+    order: tuple[int, dt.date, str]  # its place (pair/site.py series_order_key)
+    card: PostCard | None  # as the series page lists it (None: no HTML was built)
+
+
+@dataclass(frozen=True)
+class SeriesKit:
+    """A series in one language: its members in order, and its page without their cards
+    (`.bipub-cache/quick-<kit>-series.pickle`, read only when a member's card changes)."""
+
+    lang: str
+    slug: str
+    name: str
+    members: tuple[SeriesMember, ...]
+    path: str  # its page (output file; "": no HTML was built)
+    template: str
+    meta: PageMeta | None
 
 
 @dataclass(frozen=True)
@@ -252,9 +286,9 @@ def _status_runs(records: list[tuple[str, str]]) -> StatusRuns:
 @dataclass(frozen=True)
 class Touched:
     """What the quick rebuilds since the kit's full build left different from the kit in the
-    output besides the edited posts' own pages: the cards (shown on listing pages) and the
-    posts.json/llms files. A later rebuild must render those again even if the edit that
-    changed them was undone (`.bipub-cache/quick-<kit>-touched.pickle`)."""
+    output besides the edited posts' own pages: the cards (shown on listing and series pages),
+    the series boxes and the posts.json/llms files. A later rebuild must render those again
+    even if the edit that changed them was undone (`.bipub-cache/quick-<kit>-touched.pickle`)."""
 
     token: str  # the kit's
     cards: frozenset[tuple[str, str, str]]  # (kind, entry key, language)
@@ -264,6 +298,9 @@ class Touched:
     tags: frozenset[tuple[str, str, int, int]] = frozenset()
     chunks: frozenset[str] = frozenset()  # home, blog and tag pages that listed other posts
     relisted: bool = False  # a post's tags or dates differed: its lists must be made again
+    # (language, series slug) of each series a member's title of differed in: the series box
+    # on every member's page is rendered again
+    navs: frozenset[tuple[str, str]] = frozenset()
 
 
 @dataclass
@@ -372,7 +409,11 @@ def save_kit(
             ),
             any((lang, entry.key) in pdf for lang in entry.versions) and entry.kind == "posts",
             tuple(listed.get(entry.key, ())) if entry.kind == "posts" else (),
-            tuple(lang for lang in entry.versions if (lang, entry.key) in site.series_by_entry),
+            tuple(
+                (lang, site.series_by_entry[(lang, entry.key)].slug)
+                for lang in entry.versions
+                if (lang, entry.key) in site.series_by_entry
+            ),
             tuple(
                 (lang, spec.path, (fps or {}).get(urls.output_file(spec.path)))
                 for lang, spec in sorted(specs.items())
@@ -456,6 +497,10 @@ def save_kit(
         _lists_path(folder, name),
         (_stamp(), name, kit.token, _lists_kit(site, renderer, html, source.sitemap)),
     )
+    save_signed(
+        _series_path(folder, name),
+        (_stamp(), name, kit.token, _series_kits(site, renderer, plan if html else None)),
+    )
     save_signed(folder / f"quick-{name}.pickle", (_stamp(), name, kit))  # the last: it names
     # the shards it goes with, so a kit is only ever read whole
     _prune_kits(folder)
@@ -515,6 +560,51 @@ def _lists_kit(
             else None,
         )
     return ListsKit(langs, sitemap)
+
+
+def _series_kits(
+    site: Site, renderer: HtmlRenderer, plan: Plan | None
+) -> dict[tuple[str, str], SeriesKit]:
+    """Every series of every language (`plan`: the build's, None when it made no HTML)."""
+    from bipub.pair.site import series_order_key
+    from bipub.render import urls
+
+    out = {}
+    for lang, by_slug in site.series.items():
+        for slug, series in by_slug.items():
+            members = tuple(
+                SeriesMember(
+                    e.key,
+                    e.slug,
+                    e.versions[lang].doc.rel,
+                    e.versions[lang].doc.meta.title,
+                    series_order_key(e),
+                    renderer.card(e, lang) if plan is not None else None,
+                )
+                for e in series.entries
+            )
+            spec = plan.routes[("series", series.entries[0].key)][lang] if plan else None
+            out[(lang, slug)] = SeriesKit(
+                lang,
+                slug,
+                series.name,
+                members,
+                urls.output_file(spec.path) if spec else "",
+                spec.template if spec else "",
+                renderer.page_meta(plan, spec) if plan and spec else None,
+            )
+    return out
+
+
+def _series_path(folder: Path, name: str) -> Path:
+    return folder / f"quick-{name}-series.pickle"
+
+
+def _load_series(folder: Path, name: str, kit: Kit) -> dict[tuple[str, str], SeriesKit]:
+    series = _load_part(_series_path(folder, name), name, kit)
+    if not isinstance(series, dict):
+        raise NotQuick("a quick-rebuild kit file is missing or unreadable")
+    return series
 
 
 def _lists_path(folder: Path, name: str) -> Path:
@@ -643,6 +733,11 @@ def _load_shard(path: Path, name: str, key: str) -> Any:
 # ---------------------------------------------------------------------------- the rebuild
 
 
+# what pairing an entry warns about a document of it that was not edited (pair/site.py
+# _pair_group: a translation's shared field, such as its date, that is not its source's)
+PAIRING = "shared-differs"
+
+
 class NotQuick(Exception):
     """Why this build cannot be a quick rebuild (the full build runs)."""
 
@@ -712,18 +807,24 @@ def _rebuild(
     entries: list[tuple[EntryKit, Entry, dict[str, int]]] = []
     paired: list[Entry] = []
     units = []
+    series_kits: dict[tuple[str, str], SeriesKit] | None = None
+    in_series: list[tuple[EntryKit, Entry]] = []  # … whose card may differ from the kit's
     for ident, rels in groups.items():
         entry_kit = entry_kits[ident]
         entry, entry_units, minutes = _pair(project, kit, entry_kit, docs, collector)
-        if entry_kit.series and retitled.intersection(rels):
-            where = sorted(retitled.intersection(rels))[0]
-            raise NotQuick(
-                f"{where}: its title, description, tags or dates changed and a series shows it"
-            )
         entries.append((entry_kit, entry, minutes))
         paired.append(entry)
         units.extend(entry_units)
+        if entry_kit.series and (
+            retitled.intersection(rels)
+            or minutes
+            or any((ident[0], ident[1], lang) in touched.cards for lang, _ in entry_kit.series)
+        ):
+            in_series.append((entry_kit, entry))
     _no_errors(collector)
+    if in_series or touched.navs:
+        series_kits = _load_series(project.cache, name, kit)
+        _same_series(series_kits, in_series)
     from bipub.render.markdown import MarkdownCache
 
     blocks = _load_blocks(project)
@@ -741,12 +842,14 @@ def _rebuild(
         relist = _relist(kit, _load_lists(project.cache, name, kit), paired, touched)
         removed = relist.removed if html else []
         page_counts = relist.page_counts(kit.pages) if html else kit.pages
-        now = Touched(kit.token, now.cards, now.texts, relist.tags, frozenset(relist.chunks), True)
+        now = replace(now, tags=relist.tags, chunks=frozenset(relist.chunks), relisted=True)
     if html:
-        pages, cards = _pages(project, kit, name, entries, docs, markdown, touched, relist)
+        pages, cards, navs = _pages(
+            project, kit, name, entries, docs, markdown, touched, relist, series_kits, collector
+        )
         files += pages
         rendered = len(files)
-        now = Touched(kit.token, frozenset(cards), now.texts, now.tags, now.chunks, now.relisted)
+        now = replace(now, cards=frozenset(cards), navs=frozenset(navs))
     differ: set[str] = set()  # feeds, sitemap, posts.json and llms files that now differ
     if feeds:
         feed_files, feeds_differ = _feeds(kit, docs, paired, markdown, relist, touched)
@@ -767,13 +870,20 @@ def _rebuild(
         text_files, texts_differ = _texts(kit, texts, paired, touched, relist, *kinds)
         files += text_files
         differ |= texts_differ
-    now = Touched(kit.token, now.cards, frozenset(differ), now.tags, now.chunks, now.relisted)
+    now = replace(now, texts=frozenset(differ))
     _no_errors(collector)
     from bipub.write.output import remove_files, replace_files
 
     edited_set = set(edited)
-    warnings = [w for w in kit.warnings if w.file not in edited_set]
-    warnings += [w for w in collector.warnings if w.file in edited_set]
+    # the other documents of the edited entries were paired again: what pairing warns about
+    # them (a translation's date that is not its source's any more) is found again too
+    paired_again = {(doc.rel, PAIRING) for e in paired for doc in e.docs.values()}
+
+    def found_again(w: Diagnostic) -> bool:
+        return w.file in edited_set or (w.file, w.code) in paired_again
+
+    warnings = [w for w in kit.warnings if not found_again(w)]
+    warnings += [w for w in collector.warnings if found_again(w)]
     warnings = sorted(set(warnings), key=lambda d: (d.file or "", d.line or 0, d.message))
     check_warnings(warnings)
     if not intact():
@@ -784,6 +894,7 @@ def _rebuild(
         and now.tags <= touched.tags
         and now.chunks <= touched.chunks
         and now.relisted <= touched.relisted
+        and now.navs <= touched.navs
     ):
         # before writing, a record that covers both what was and what will be (a kill while
         # writing leaves the next rebuild knowing all it may have to put back)
@@ -797,6 +908,7 @@ def _rebuild(
                 touched.tags | now.tags,
                 touched.chunks | now.chunks,
                 touched.relisted or now.relisted,
+                touched.navs | now.navs,
             ),
         )
     written = replace_files(target, files)
@@ -942,10 +1054,52 @@ def _pair(
             minutes = doc.reading_minutes
             if minutes != before.get(doc.rel):
                 changed[lang] = minutes
-    for lang in changed:
-        if lang in entry_kit.series:
-            raise NotQuick(f"{where}: its reading time changed and a series page lists it")
     return entry, units, changed
+
+
+def _same_series(
+    series_kits: dict[tuple[str, str], SeriesKit], in_series: list[tuple[EntryKit, Entry]]
+) -> None:
+    """Raises NotQuick, naming the edited files, if the edited posts' new dates move a post in
+    its series (every member's series box and the series page in another order, and the page's
+    route and alternates may change), or their new titles change a series' title-prefix
+    warning (`in_series`: the edited posts in a series)."""
+    from bipub.pair.site import series_order_key, series_prefix_warning
+
+    edited = {entry.key: entry for _, entry in in_series}
+    for lang, slug in sorted({ident for entry_kit, _ in in_series for ident in entry_kit.series}):
+        series = series_kits.get((lang, slug))
+        if series is None:
+            raise NotQuick(f"series '{slug}' [{lang}] is not in the quick-rebuild kit")
+        orders: list[tuple[int, dt.date, str]] = []
+        then: list[tuple[str, str]] = []
+        now: list[tuple[str, str]] = []
+        moved, retitled = [], []
+        for member in series.members:
+            then.append((member.title, member.rel))
+            entry = edited.get(member.key)
+            if entry is None:
+                orders.append(member.order)
+                now.append((member.title, member.rel))
+                continue
+            doc = entry.versions[lang].doc
+            orders.append(series_order_key(entry))
+            now.append((doc.meta.title, doc.rel))
+            if orders[-1] != member.order:
+                moved.append(entry.source.rel)  # (the dates are the source's)
+            if doc.meta.title != member.title:
+                retitled.append(doc.rel)
+        if [order[2] for order in sorted(orders)] != [m.key for m in series.members]:
+            raise NotQuick(
+                f"{', '.join(moved)}: a new date moves a post in series '{series.name}' [{lang}]"
+            )
+        if series_prefix_warning(lang, series.name, then) != series_prefix_warning(
+            lang, series.name, now
+        ):
+            raise NotQuick(
+                f"{', '.join(retitled)}: the warning about the title prefixes of series "
+                f"'{series.name}' [{lang}] changes"
+            )
 
 
 def _pages(
@@ -957,15 +1111,17 @@ def _pages(
     markdown: Any,
     touched: Touched,
     relist: Relist | None,
-) -> tuple[list[tuple[str, bytes]], set[tuple[str, str, str]]]:
+    series_kits: dict[tuple[str, str], SeriesKit] | None,
+    collector: Collector,
+) -> tuple[list[tuple[str, bytes]], set[tuple[str, str, str]], set[tuple[str, str]]]:
     """The edited documents' pages, the pages of a post whose card changed (a new title,
-    description, reading time, tags or dates), the listings whose posts changed (`relist`) and
-    the listings whose card of the post differs from the kit's or did after an earlier quick
-    rebuild (`touched`), rendered as the full build renders them. Returns them and the cards
-    that now differ from the kit's."""
-    from dataclasses import replace
-
-    from bipub.render.html import with_body
+    description, reading time, tags or dates), the listings whose posts changed (`relist`),
+    the listings and series pages whose card of the post differs from the kit's or did after
+    an earlier quick rebuild (`touched`), and every page of a series whose member's title
+    differs from the kit's or did (its series box), rendered as the full build renders them.
+    Returns them, the cards that now differ from the kit's and the series whose boxes do."""
+    from bipub.render import urls
+    from bipub.render.html import series_nav, with_body
     from bipub.render.templates import bytecode_cache, site_environment
     from bipub.render.views import PostCard
 
@@ -983,11 +1139,25 @@ def _pages(
         except Exception as exc:  # the full build reports it with file and line
             raise NotQuick(f"{template}: {type(exc).__name__}") from exc
 
+    def post_page(page: PageKit, doc: Document, shell: PostView) -> tuple[str, bytes]:
+        meta = replace(page.meta, title=doc.meta.title, description=doc.meta.description or "")
+        post_context: dict[str, Any] = {
+            "site": kit.site_views[page.lang],
+            "page": meta,
+            "post": with_body(shell, markdown(doc)),
+        }
+        return (page.path, render(page.template, page.lang, post_context).encode("utf-8"))
+
     out = []
     cards: dict[tuple[str, str], PostCard] = {}  # (entry key, language) → its new card
+    titles: dict[tuple[str, str], str] = {}  # (entry key, language) → its title now
     differ: set[tuple[str, str, str]] = set()
     listing_paths: set[str] = set()
+    series_pages: set[tuple[str, str]] = set()  # (language, series slug) to render again
+    navs: set[tuple[str, str]] = set()  # … whose series box differs from the kit's
+    planned: list[tuple[PageKit, Document, PostView, bool]] = []  # the edited entries' pages
     for entry_kit, entry, minutes in entries:
+        in_series = dict(entry_kit.series)
         for page in entry_kit.pages:
             doc = entry.versions[page.lang].doc
             shell = page.shell
@@ -1006,19 +1176,45 @@ def _pages(
                 cards[(entry_kit.key, page.lang)] = card
                 shell = replace(shell, card=card)
                 differ.add(ident)
+            titles[(entry_kit.key, page.lang)] = card.title
             again = new_card or ident in touched.cards
             if again:
                 listing_paths.update(p for lang, p in entry_kit.listings if lang == page.lang)
-            if doc.rel not in edited and not again:
-                continue  # shows another document of the entry, and the same card
-            meta = replace(page.meta, title=doc.meta.title, description=doc.meta.description or "")
-            post_context: dict[str, Any] = {
-                "site": kit.site_views[page.lang],
-                "page": meta,
-                "post": with_body(shell, markdown(doc)),
-            }
-            html = render(page.template, page.lang, post_context)
-            out.append((page.path, html.encode("utf-8")))
+            slug = in_series.get(page.lang)
+            if slug is not None:
+                if again:
+                    series_pages.add((page.lang, slug))
+                if card.title != page.shell.card.title:
+                    navs.add((page.lang, slug))
+            planned.append((page, doc, shell, doc.rel in edited or again))
+    # the series boxes of every member of a series whose member's title differs or did
+    boxes: dict[tuple[str, str], SeriesNav] = {}  # (entry key, language) → its series box
+    if series_pages or navs or touched.navs:
+        if series_kits is None:  # (cannot be: loaded for each edited member and touched.navs)
+            raise NotQuick("the series of the quick-rebuild kit were not read")
+        url = urls.UrlBuilder(kit.config.base_url)
+        for lang, slug in sorted(navs | touched.navs):
+            series = series_kits[(lang, slug)]
+            shown = [(m.slug, titles.get((m.key, lang), m.title)) for m in series.members]
+            for i, member in enumerate(series.members):
+                boxes[(member.key, lang)] = series_nav(
+                    url, lang, series.name, series.slug, shown, i
+                )
+    for page, doc, shell, again in planned:
+        box = boxes.pop((page.shell.card.key, page.lang), None)
+        if box is not None:
+            shell = replace(shell, series_nav=box)
+        elif not again:
+            continue  # shows another document of the entry, the same card and series box
+        out.append(post_page(page, doc, shell))
+    if boxes:  # the other members' pages, with the new series box
+        members = _entry_kits(project, kit, name, sorted({("posts", key) for key, _ in boxes}))
+        for (key, lang), box in sorted(boxes.items()):
+            page = next(p for p in members[("posts", key)].pages if p.lang == lang)
+            doc = _load_doc(project, page.doc, collector)
+            out.append(post_page(page, doc, replace(page.shell, series_nav=box)))
+    if series_pages and series_kits is not None:
+        out += _series_pages(kit, series_kits, sorted(series_pages), cards, render)
     done: set[str] = set()
     chunks: dict[str, tuple[str, list[str]]] = {}
     if relist is not None:
@@ -1043,7 +1239,43 @@ def _pages(
         context.update(site=kit.site_views[listing.lang], page=listing.meta)
         html = render(listing.template, listing.lang, context)
         out.append((listing.path, html.encode("utf-8")))
-    return out, differ
+    return out, differ, navs
+
+
+def _series_pages(
+    kit: Kit,
+    series_kits: dict[tuple[str, str], SeriesKit],
+    which: list[tuple[str, str]],
+    cards: dict[tuple[str, str], PostCard],
+    render: Callable[[str, str, dict[str, Any]], str],
+) -> list[tuple[str, bytes]]:
+    """The pages of these series (language, slug) with the edited posts' new `cards`, their
+    context made by render/html.py `series_context` from stand-ins of their members."""
+    from bipub.pair.site import Series, Site
+    from bipub.render import urls
+    from bipub.render.html import HtmlRenderer
+
+    renderer = HtmlRenderer(
+        Site(kit.config, {}, [], [], {}), _no_body, urls.UrlBuilder(kit.config.base_url)
+    )
+    out = []
+    for lang, slug in which:
+        series = series_kits[(lang, slug)]
+        if series.meta is None:  # (cannot be: series pages are rendered only with HTML)
+            raise NotQuick(f"series '{slug}' [{lang}]: the kit has no page of it")
+        for member in series.members:
+            card = cards.get((member.key, lang), member.card)
+            if card is None:
+                raise NotQuick(f"series '{slug}' [{lang}]: the kit has no card of {member.key}")
+            renderer._cards[("posts", member.key, lang)] = card
+        stand_ins = tuple(_Listed("posts", m.key) for m in series.members)
+        context = renderer.series_context(
+            lang,
+            Series(lang, slug, series.name, stand_ins),  # type: ignore[arg-type]
+        )
+        context.update(site=kit.site_views[lang], page=series.meta)
+        out.append((series.path, render(series.template, lang, context).encode("utf-8")))
+    return out
 
 
 @dataclass(frozen=True)

@@ -145,7 +145,8 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
     )
     def retitle(self, data: st.DataObject, field: str, value: str) -> None:
         """Only the title or the description changes (often back to an earlier one): a quick
-        rebuild (src/bipub/quick.py) for a post outside a series."""
+        rebuild (src/bipub/quick.py), in a series too (alpha and beta: the series pages and
+        every member's series box), unless the series' title-prefix warning changes."""
         path = self._existing_post(data)
         if path is None:
             return
@@ -165,7 +166,8 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
     )
     def retag(self, data: st.DataObject, tags: list[str]) -> None:
         """Only the tags change (or go): a quick rebuild (src/bipub/quick.py `_relist`) for a post
-        outside a series whose tags keep their names: tag pages re-paginated, made or removed."""
+        whose tags keep their names: tag pages re-paginated, made or removed (and the series
+        page of a series member)."""
         path = self._existing_post(data)
         if path is None:
             return
@@ -183,7 +185,8 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
     )
     def redate(self, data: st.DataObject, day: str, updated: str | None) -> None:
         """Only the date (and the update) of a Korean post change: a quick rebuild
-        (src/bipub/quick.py `_relist`) for a post outside a series: listings reordered."""
+        (src/bipub/quick.py `_relist`): listings reordered (a series member that the date would
+        move in its series builds in full)."""
         if not self.names:
             return
         path = (

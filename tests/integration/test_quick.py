@@ -127,11 +127,7 @@ def test_strict_fails_on_a_quick_rebuild_warning(built: Path) -> None:
     ("change", "reason"),
     [
         ("front-matter", "front matter changed (more than title, description, tags or dates)"),
-        ("retitle-in-series", "title, description, tags or dates changed and a series shows it"),
-        ("retag-in-series", "title, description, tags or dates changed and a series shows it"),
-        ("redate-in-series", "title, description, tags or dates changed and a series shows it"),
         ("page-title", "a page's front matter changed"),
-        ("reading-time", "a series page lists it"),
         ("new-post", "added or removed"),
         ("removed-post", "added or removed"),
         ("template", "added or removed"),
@@ -146,18 +142,10 @@ def test_what_needs_a_full_build(built: Path, tmp_path: Path, change: str, reaso
     _edit(post, "본문입니다.", "본문을 고쳤습니다.")
     if change == "front-matter":
         _edit(post, "date: 2026-04-07", "date: 2026-04-07\ndraft: false")
-    elif change == "redate-in-series":
-        _edit(post, "date: 2026-04-07", "date: 2026-04-08")
-    elif change == "retitle-in-series":
-        _edit(post, "title: 알파 글", "title: 알파 글 (고침)")
-    elif change == "retag-in-series":
-        _edit(post, "tags: [", "tags: [new-tag, ")
     elif change == "page-title":
         page = next((built / "content" / "ko" / "pages").glob("*.md"))
         text = page.read_text(encoding="utf-8")
         page.write_text(text.replace("title: ", "title: (고침) ", 1), encoding="utf-8")
-    elif change == "reading-time":
-        _edit(post, "본문을 고쳤습니다.", "본문을 고쳤습니다. " + "긴 문장이 이어집니다. " * 400)
     elif change == "new-post":
         shutil.copy(post, post.with_name("gamma.md"))
     elif change == "removed-post":
@@ -247,7 +235,8 @@ def test_warnings_of_kept_pages_are_not_lost(make_project, tmp_path: Path) -> No
     _edit(_post(project), "```python", "```nosuchlang")
     first = build(project, only={"html"})
     assert any(d.code == "code-language" for d in first.warnings)
-    _edit(_post(project, name="beta"), "title:", "title: 바뀐")  # a full build, alpha kept
+    # another field of beta's front matter: a full build, alpha kept
+    _edit(_post(project, name="beta"), "title:", "draft: false\ntitle: 바뀐")
     second = build(project, only={"html"})
     assert second.quick is None and second.reused > 0
     assert _warnings(second) == _warnings(
@@ -398,7 +387,8 @@ def test_every_kit_file_of_the_demo_loads(make_project) -> None:  # type: ignore
     project: Path = make_project("demo")
     build(project, only=KINDS)
     files = sorted((project / ".bipub-cache").glob("quick-*.pickle"))
-    assert len(files) == 1 + 2 * quick.SHARDS + 3  # the kit, its shards, Touched, texts, lists
+    assert len(files) == 1 + 2 * quick.SHARDS + 4  # the kit, its shards, Touched, texts, lists,
+    # series
     names = {f.name.removeprefix("quick-").split(".")[0].split("-")[0] for f in files}
     (name,) = names
     kit = quick._load(project / ".bipub-cache" / f"quick-{name}.pickle", name)
@@ -406,6 +396,9 @@ def test_every_kit_file_of_the_demo_loads(make_project) -> None:  # type: ignore
     assert quick._load_touched(project / ".bipub-cache", name, kit) is not None
     assert quick._load_texts(project / ".bipub-cache", name, kit)
     lists = quick._load_lists(project / ".bipub-cache", name, kit)
+    series = quick._load_series(project / ".bipub-cache", name, kit)
+    assert {lang for lang, _ in series} == {"ko", "en"}
+    assert all(m.card is not None for s in series.values() for m in s.members)
     assert lists.sitemap and all(lang.card_blocks and lang.tags for lang in lists.langs.values())
     ko = lists.langs["ko"]
     assert [ko.card(key).key for key in ko.order] == ko.order
@@ -416,10 +409,11 @@ def test_every_kit_file_of_the_demo_loads(make_project) -> None:  # type: ignore
 
 
 def test_unchanged_kit_shards_are_not_written_again(built: Path) -> None:
-    """A full build after a title edit rewrites the kit shards whose pages changed, not all."""
+    """A full build after a title edit (and another field: a full build) rewrites the kit shards
+    whose pages changed, not all."""
     cache = built / ".bipub-cache"
     before = {p.name: p.stat().st_mtime_ns for p in cache.glob("quick-*-*.pickle")}
-    _edit(_post(built, name="beta"), "title: 베타 글", "title: 베타 글 (고침)")
+    _edit(_post(built, name="beta"), "title: 베타 글", "draft: false\ntitle: 베타 글 (고침)")
     assert build(built).quick is None
     after = {p.name: p.stat().st_mtime_ns for p in cache.glob("quick-*-*.pickle")}
     assert after.keys() == before.keys()
@@ -458,9 +452,12 @@ def test_build_cache_keeps_notes_of_current_documents_only(built: Path) -> None:
     from bipub.cache import BuildCache
 
     for i in range(3):
-        _edit(_post(built), "title: 알파 글", f"title: 알파 글 {i}")  # front matter: full build
+        # its title and its place in the series (more than a title: a full build)
+        _edit(_post(built), "title: 알파 글", f"title: 알파 글 {i}")
+        _edit(_post(built), "series_order: 1\n", f"series_order: {2 + i}\n")
         assert build(built).quick is None
         _edit(_post(built), f"title: 알파 글 {i}", "title: 알파 글")
+        _edit(_post(built), f"series_order: {2 + i}\n", "series_order: 1\n")
     cache = BuildCache.load(built / ".bipub-cache")
     alpha = [key for key in cache.notes if key.endswith(":content/ko/posts/alpha.md")]
     assert len(alpha) == 1
@@ -468,8 +465,8 @@ def test_build_cache_keeps_notes_of_current_documents_only(built: Path) -> None:
 
 @pytest.fixture
 def standalone(make_project) -> Path:  # type: ignore[no-untyped-def]
-    """The 'minimal' project with its untranslated post 'beta' taken out of the series (a post
-    in a series shows its title on the other members' pages: always a full build)."""
+    """The 'minimal' project with its untranslated post 'beta' taken out of the series (a
+    series member's edits: tests/integration/test_quick_series.py)."""
     project: Path = make_project("minimal")
     _edit(_post(project, "ko", "beta"), "series: 연재\nseries_order: 2\n", "")
     assert build(project).quick is None

@@ -204,3 +204,18 @@ def test_cards_kept_in_blocks(
     result = build(tagged)
     assert result.quick == ["content/ko/posts/p1.md"]
     _assert_clean(tagged, result, tmp_path)
+
+
+def test_a_source_date_edit_and_the_translations_own_date(tagged: Path, tmp_path: Path) -> None:
+    """A translation that repeats the date is warned about when the source's differs
+    ("shared-differs", on the translation's file): a date edit of the source alone adds or
+    removes that warning, as a clean build does."""
+    _edit(_post(tagged, "en", "p1"), "title: Post 1\n", "title: Post 1\ndate: 2026-03-11\n")
+    config = tagged / "bipub.yaml"
+    config.write_text(config.read_text(encoding="utf-8") + "# a full build\n", encoding="utf-8")
+    assert build(tagged).quick is None  # a kit with the translation's date
+    steps = [
+        ("ko/p1", "date: 2026-03-11", "date: 2026-03-12"),  # the warning comes
+        ("ko/p1", "date: 2026-03-12", "date: 2026-03-11"),  # and goes
+    ]
+    _quick_steps(tagged, tmp_path, steps)

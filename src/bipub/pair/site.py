@@ -7,7 +7,9 @@ the renderers read. Nothing here formats or writes.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -496,13 +498,34 @@ def _tags_of(entry: Entry, lang: str) -> list[str]:
     return list(entry.source.meta.tags)
 
 
+def series_order_key(entry: Entry) -> tuple[int, date, str]:
+    """Where a post goes in its series: by `series_order`, then date, then key."""
+    return (entry.series_order or 0, entry.date or date.min, entry.key)
+
+
+_TITLE_PREFIX = re.compile(r"^\s*\[([^\]]+)\]")
+
+
+def series_prefix_warning(lang: str, name: str, shown: Sequence[tuple[str, str]]) -> str | None:
+    """The warning about a series whose members' title prefixes (`[vLLM] …`) differ only in
+    spelling, or None. `shown`: each member's title and document as the language shows them,
+    in series order."""
+    prefixes: dict[str, str] = {}
+    for title, rel in shown:
+        m = _TITLE_PREFIX.match(title)
+        if m:
+            prefixes.setdefault(m.group(1), rel)
+    if len({p.casefold() for p in prefixes}) == 1 and len(prefixes) > 1:
+        return f"[{lang}] series '{name}': title prefixes differ in spelling: " + ", ".join(
+            f"[{p}] in {rel}" for p, rel in sorted(prefixes.items())
+        )
+    return None
+
+
 def _collect_series(site: Site, collector: Collector) -> dict[str, dict[str, Series]]:
     """Series are identified by the source's series name; each language shows its own name
     (from a translated member) and gets its own URL slug."""
-    import re
-
     out: dict[str, dict[str, Series]] = {}
-    prefix = re.compile(r"^\s*\[([^\]]+)\]")
     for lang in site.config.codes:
         groups: dict[str, list[Entry]] = defaultdict(list)
         for entry in site.posts(lang):
@@ -510,7 +533,7 @@ def _collect_series(site: Site, collector: Collector) -> dict[str, dict[str, Ser
                 groups[slugify(entry.source.meta.series)].append(entry)
         series_out: dict[str, Series] = {}
         for members in groups.values():
-            members.sort(key=lambda e: (e.series_order or 0, e.date or date.min, e.key))
+            members.sort(key=series_order_key)
             name = members[0].source.meta.series or ""
             for e in members:
                 doc = e.versions[lang].doc
@@ -518,19 +541,10 @@ def _collect_series(site: Site, collector: Collector) -> dict[str, dict[str, Ser
                     name = doc.meta.series
                     break
             slug = slugify(name)
-            prefixes: dict[str, str] = {}
-            for e in members:
-                m = prefix.match(e.versions[lang].doc.meta.title)
-                if m:
-                    prefixes.setdefault(m.group(1), e.versions[lang].doc.rel)
-            if len({p.casefold() for p in prefixes}) == 1 and len(prefixes) > 1:
-                collector.warning(
-                    None,
-                    None,
-                    "series-prefix",
-                    f"[{lang}] series '{name}': title prefixes differ in spelling: "
-                    + ", ".join(f"[{p}] in {rel}" for p, rel in sorted(prefixes.items())),
-                )
+            shown = [(e.versions[lang].doc.meta.title, e.versions[lang].doc.rel) for e in members]
+            warning = series_prefix_warning(lang, name, shown)
+            if warning is not None:
+                collector.warning(None, None, "series-prefix", warning)
             series = Series(lang, slug, name, tuple(members))
             series_out[slug] = series
             for e in members:

@@ -92,6 +92,27 @@ def with_body(shell: PostView, rendered: RenderedMarkdown) -> PostView:
     )
 
 
+def series_nav(
+    url: urls.UrlBuilder,
+    lang: str,
+    name: str,
+    slug: str,
+    shown: Sequence[tuple[str, str]],
+    at: int | None,
+) -> SeriesNav:
+    """The series box and pager of a post page: the series' `name` and `slug` in `lang`, its
+    members' slugs and titles as `lang` shows them (`shown`, in series order), and the place of
+    the page's own post among them (src/bipub/quick.py makes them again when a title changes)."""
+    parts = tuple(
+        (i + 1, title, url.href(urls.post(lang, member)), i == at)
+        for i, (member, title) in enumerate(shown)
+    )
+    idx = at or 0
+    prev = parts[idx - 1][1:3] if idx > 0 else None
+    nxt = parts[idx + 1][1:3] if idx + 1 < len(parts) else None
+    return SeriesNav(name, url.href(urls.series(lang, slug)), parts, prev, nxt)
+
+
 class HtmlRenderer:
     def __init__(
         self,
@@ -145,7 +166,7 @@ class HtmlRenderer:
                     "series.html",
                     series.name,
                     language.description,
-                    partial(self._series_context, lang, series),
+                    partial(self.series_context, lang, series),
                     deps=partial(self._list_key, series.name, lang, list(series.entries), 1, 1),
                 )
             )
@@ -339,7 +360,9 @@ class HtmlRenderer:
             "pagination": self._pagination(partial(urls.tag, lang, tag.slug), n, pages),
         }
 
-    def _series_context(self, lang: str, series: Series) -> dict[str, Any]:
+    def series_context(self, lang: str, series: Series) -> dict[str, Any]:
+        """A series page's: the series and its members' cards (a quick rebuild gives stand-ins
+        with a `kind` and a `key` whose cards it has given `_cards`: src/bipub/quick.py)."""
         return {"series": series, "posts": [self._card(e, lang) for e in series.entries]}
 
     # ------------------------------------------------------------------ view pieces
@@ -435,22 +458,9 @@ class HtmlRenderer:
         nav = None
         series = self.site.series_by_entry.get((lang, entry.key))
         if entry.kind == "posts" and series is not None:
-            parts = []
-            idx = 0
-            for i, member in enumerate(series.entries):
-                href = self.url.href(urls.post(lang, member.slug))
-                parts.append((i + 1, member.versions[lang].doc.meta.title, href, member is entry))
-                if member is entry:
-                    idx = i
-            prev = parts[idx - 1][1:3] if idx > 0 else None
-            nxt = parts[idx + 1][1:3] if idx + 1 < len(parts) else None
-            nav = SeriesNav(
-                series.name,
-                self.url.href(urls.series(lang, series.slug)),
-                tuple(parts),
-                prev,
-                nxt,
-            )
+            at = next((i for i, member in enumerate(series.entries) if member is entry), None)
+            shown = [(m.slug, m.versions[lang].doc.meta.title) for m in series.entries]
+            nav = series_nav(self.url, lang, series.name, series.slug, shown, at)
         source_href = None
         if version.state != "source":
             src = entry.source_lang
