@@ -20,8 +20,11 @@ For each size N (posts per language) it generates a corpus with ../shared/bench/
            moves it in the home, blog and tag pages, feeds, posts.json and llms files
 * new-post — a post added (a copy of it under a new name), `bipub build`: the full incremental
            build (pages are kept where their fingerprint did not change)
+* edit-series — post-00007 and post-00008 join a series (once, a full build not timed), then
+           post-00007's title is changed: a quick rebuild that also renders the series page and
+           the other member's page (its series box)
 * check-cold — the first `bipub check` of the corpus (no QA cache yet)
-* check-edit — `bipub check` right after that edit (QA of unchanged units comes from its cache)
+* check-edit — `bipub check` right after those edits (QA of unchanged units comes from its cache)
 * check  — `bipub check` again with nothing changed
 * serve  — `bipub serve` running; one post saved; seconds until the served page shows the edit
 * hugo   — `hugo --quiet` on the same content with ../shared/bench/hugo-site (skipped with a
@@ -220,6 +223,7 @@ def bench_size(root: Path, n: int, repeat: int, hugo: bool) -> dict[str, float]:
             "edit-tags",
             "edit-date",
             "new-post",
+            "edit-series",
             "check-cold",
             "check-edit",
             "check",
@@ -255,6 +259,17 @@ def bench_size(root: Path, n: int, repeat: int, hugo: bool) -> dict[str, float]:
         results["edit-date"].append(run([*BIPUB, "-q", "build"], project, env)[0])
         shutil.copy(post, post.with_name(f"bench-new-{i}.md"))
         results["new-post"].append(run([*BIPUB, "-q", "build"], project, env)[0])
+        if i == 0:  # the corpus has no series: two posts join one (a full build, not timed)
+            for lang, name in (("ko", "벤치 연재"), ("en", "Bench series")):
+                for order, number in enumerate(("00007", "00008"), 1):
+                    member = project / "content" / lang / "posts" / f"post-{number}.md"
+                    text = member.read_text(encoding="utf-8")
+                    extra = f"\nseries: {name}\nseries_order: {order}\ntitle: "
+                    member.write_text(text.replace("\ntitle: ", extra, 1), encoding="utf-8")
+            run([*BIPUB, "-q", "build"], project, env)
+        text = post.read_text(encoding="utf-8")
+        post.write_text(text.replace("\ntitle: ", f"\ntitle: s{i} ", 1), encoding="utf-8")
+        results["edit-series"].append(run([*BIPUB, "-q", "build"], project, env)[0])
         if has_check:
             # the synthetic corpus has QA findings (exit 1); only the time matters here
             results["check-edit"].append(run([*BIPUB, "-q", "check"], project, env, ok=(0, 1))[0])
@@ -318,10 +333,10 @@ def main() -> None:
         return
     print(
         "| posts/lang | cold | Hugo | cold/Hugo | warm | touch | one edit | title edit "
-        "| tags edit | date edit | new post | serve edit | check cold | check after edit | check "
+        "| tags edit | date edit | new post | series edit | serve edit | check cold | check after edit | check "
         "| RSS bipub | RSS Hugo |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for n in args.posts:
         s = bench_size(root, n, args.repeat, hugo)
         ratio = s["cold"] / s["hugo"] if hugo and s.get("hugo") else float("nan")
@@ -329,7 +344,7 @@ def main() -> None:
             f"| {n} | {s['cold']:.1f} s | {s.get('hugo', float('nan')):.1f} s | {ratio:.2f} | "
             f"{s['warm']:.2f} s | {s['touch']:.2f} s | {s['edit']:.2f} s | "
             f"{s['edit-meta']:.2f} s | {s['edit-tags']:.2f} s | {s['edit-date']:.2f} s | "
-            f"{s['new-post']:.2f} s | {s['serve']:.2f} s | "
+            f"{s['new-post']:.2f} s | {s['edit-series']:.2f} s | {s['serve']:.2f} s | "
             f"{s['check-cold']:.2f} s | {s['check-edit']:.2f} s | {s['check']:.2f} s | "
             f"{s['rss_bipub']:.0f} MB | {s.get('rss_hugo', float('nan')):.0f} MB |",
             flush=True,
