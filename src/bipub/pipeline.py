@@ -469,7 +469,15 @@ def _quick(
     inputs, record = scan.inputs, scan.record
     if record is None:
         raise quick.NotQuick("no record of the last build")
-    rebuilt = quick.rebuild(project, target, key, inputs, prescan.intact, check_warnings)
+    # a quick rebuild unpickles a few hundred thousand objects and renders a few pages: the
+    # cyclic collector would only walk those objects again (~40 ms at 5,000 posts/lang)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        rebuilt = quick.rebuild(project, target, key, inputs, prescan.intact, check_warnings)
+    finally:
+        if enabled:
+            gc.enable()
     files, dirs = uptodate.after_writes(record, target, rebuilt.written, rebuilt.removed)
     new = uptodate.Record(key, inputs, files, dirs, rebuilt.warnings, rebuilt.pages)
     uptodate.save(project, target, new)
