@@ -68,7 +68,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from bipub import uptodate
 from bipub.cache import UNREADABLE, load_signed, save_signed, user_cache_dir
@@ -88,6 +88,7 @@ if TYPE_CHECKING:
     from bipub.render.views import PageMeta, PostCard, PostView, SeriesNav, View
 
 KIT_FORMAT = 13
+_T = TypeVar("_T")
 SHARDS = 128  # a quick rebuild reads one or two (~90 KB each on a 5,000-post site)
 MAX_EDITED = 24  # more edited files than this since the last full build: build in full
 
@@ -491,14 +492,15 @@ def save_kit(
     # posts.json and the llms files by item: only a title or description edit needs them (tens
     # of MB on a big site: a body edit does not read them)
     save_signed(
-        _texts_path(folder, name), (_stamp(), name, kit.token, _text_kits(site, source.texts))
+        _part_path(folder, name, "texts"),
+        (_stamp(), name, kit.token, _text_kits(site, source.texts)),
     )
     save_signed(
-        _lists_path(folder, name),
+        _part_path(folder, name, "lists"),
         (_stamp(), name, kit.token, _lists_kit(site, renderer, html, source.sitemap)),
     )
     save_signed(
-        _series_path(folder, name),
+        _part_path(folder, name, "series"),
         (_stamp(), name, kit.token, _series_kits(site, renderer, plan if html else None)),
     )
     save_signed(folder / f"quick-{name}.pickle", (_stamp(), name, kit))  # the last: it names
@@ -596,35 +598,32 @@ def _series_kits(
     return out
 
 
-def _series_path(folder: Path, name: str) -> Path:
-    return folder / f"quick-{name}-series.pickle"
+def _part_path(folder: Path, name: str, part: str) -> Path:
+    """A kit file read only when needed: "texts", "lists" or "series"."""
+    return folder / f"quick-{name}-{part}.pickle"
+
+
+def _load_part(folder: Path, name: str, kit: Kit, part: str, kind: type[_T]) -> _T:
+    """The kit file `part` (`_part_path`) of `kit`; NotQuick if it is missing, unreadable, not
+    a `kind` or another kit's."""
+    try:
+        stamp, owner, token, value = load_signed(_part_path(folder, name, part))
+    except UNREADABLE:
+        value = None
+    else:
+        if (stamp, owner, token) != (_stamp(), name, kit.token):
+            value = None
+    if not isinstance(value, kind):
+        raise NotQuick(f"the quick-rebuild kit's {part} file is missing or unreadable")
+    return value
 
 
 def _load_series(folder: Path, name: str, kit: Kit) -> dict[tuple[str, str], SeriesKit]:
-    series = _load_part(_series_path(folder, name), name, kit)
-    if not isinstance(series, dict):
-        raise NotQuick("a quick-rebuild kit file is missing or unreadable")
-    return series
-
-
-def _lists_path(folder: Path, name: str) -> Path:
-    return folder / f"quick-{name}-lists.pickle"
+    return _load_part(folder, name, kit, "series", dict)
 
 
 def _load_lists(folder: Path, name: str, kit: Kit) -> ListsKit:
-    lists = _load_part(_lists_path(folder, name), name, kit)
-    if not isinstance(lists, ListsKit):
-        raise NotQuick("a quick-rebuild kit file is missing or unreadable")
-    return lists
-
-
-def _load_part(path: Path, name: str, kit: Kit) -> Any:
-    """A kit file read only when needed (texts, lists), if it goes with `kit` (else None)."""
-    try:
-        stamp, owner, token, value = load_signed(path)
-    except UNREADABLE:
-        return None
-    return value if (stamp, owner, token) == (_stamp(), name, kit.token) else None
+    return _load_part(folder, name, kit, "lists", ListsKit)
 
 
 def _text_kits(site: Site, texts: dict[str, Any]) -> dict[str, TextKit]:
@@ -681,15 +680,8 @@ def _save_shard(
     save_signed(path, (_stamp(), name, key, make(members)), prefix=key.encode("ascii"))
 
 
-def _texts_path(folder: Path, name: str) -> Path:
-    return folder / f"quick-{name}-texts.pickle"
-
-
 def _load_texts(folder: Path, name: str, kit: Kit) -> dict[str, TextKit]:
-    texts = _load_part(_texts_path(folder, name), name, kit)
-    if not isinstance(texts, dict):
-        raise NotQuick("a quick-rebuild kit file is missing or unreadable")
-    return texts
+    return _load_part(folder, name, kit, "texts", dict)
 
 
 def _touched_path(folder: Path, name: str) -> Path:
@@ -701,8 +693,8 @@ def _save_touched(folder: Path, name: str, touched: Touched) -> None:
 
 
 def _load_touched(folder: Path, name: str, kit: Kit) -> Touched | None:
-    """What earlier quick rebuilds changed, or None if that cannot be told (then every card and
-    file the edited posts are in is rendered again)."""
+    """What earlier quick rebuilds changed, or None if that cannot be told (then the full build
+    runs: an edit undone since could not be put back everywhere)."""
     touched = _load(_touched_path(folder, name), name)
     if isinstance(touched, Touched) and touched.token == kit.token:
         return touched
