@@ -40,6 +40,12 @@ fi
 if [ ! -x .venv/bin/python ]; then
   echo "bootstrap: creating .venv with $PY ($("$PY" --version 2>&1))" >&2
   "$PY" -m venv .venv
+else
+  have="$(readlink -f "$(.venv/bin/python -c 'import sys; print(sys._base_executable)')")" || true
+  want_py="$(readlink -f "$(command -v "$PY")")" || true
+  if [ "$have" != "$want_py" ]; then
+    echo "bootstrap: note: .venv runs $have, not $PY ($want_py); remove .venv to make it again" >&2
+  fi
 fi
 stamp=.venv/.bipub-installed
 want="$(cat pyproject.toml requirements.lock | sha256sum | cut -c1-16)"
