@@ -234,13 +234,14 @@ def check_units(
                     )
                 )
             elif rec.draft:
-                result.findings.append(
-                    _finding(
-                        "draft",
-                        unit,
-                        "a newer machine draft waits beside the reviewed translation",
+                if rec.draft_source_hash == text_hash(unit.source):
+                    msg = "a newer machine draft waits beside the reviewed translation"
+                else:  # made from a source that changed again since (or not recorded)
+                    msg = (
+                        "a machine draft of an older source waits beside the reviewed "
+                        "translation (bipub translate drafts it again)"
                     )
-                )
+                result.findings.append(_finding("draft", unit, msg))
             if rec.source_hash != text_hash(unit.source):
                 state = "stale"
                 if rec.source:

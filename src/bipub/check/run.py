@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bipub.check.findings import KNOWN_CODES, PAIR_CODES, Finding, kind_of
 from bipub.check.glossary import Glossary, load_glossary
@@ -38,6 +39,9 @@ from bipub.pair.site import Site
 from bipub.pair.units import Unit, nfc
 from bipub.project import Project
 
+if TYPE_CHECKING:
+    from bipub.load.content import Content
+
 THEME_LOCALES = Path(__file__).resolve().parent.parent / "theme" / "locales"
 
 
@@ -53,6 +57,7 @@ class Analysis:
     glossary: Glossary
     result: CheckResult
     by_unit: dict[tuple[str, str], list[Finding]] = field(default_factory=dict)
+    content: Content | None = None  # the loaded files (review writes adopted drafts with them)
 
 
 def _lang_of(file: str | None, langs: Sequence[str]) -> str | None:
@@ -385,6 +390,7 @@ def analyze(
     coverage = _coverage(selected, parity, config.codes, langs)
     result = CheckResult(findings, outcome.ignored, coverage, [*(langs or config.codes)])
     analysis = Analysis(root, config, site, units, status, broken, parity, glossary, result)
+    analysis.content = content
     for f in findings:
         if f.lang and f.key:
             analysis.by_unit.setdefault((f.lang, f.key), []).append(f)

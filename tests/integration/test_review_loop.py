@@ -1,0 +1,212 @@
+"""The review loop end to end: translate → approve / reject → source edit → translate again.
+
+The two bugs of issue 15 first: approving a unit whose re-drafted text waits beside its
+reviewed translation must adopt the draft (not delete it and record the old text for the new
+source), and rejecting a draft written into a content file must not leave machine text behind
+without its status record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bipub.diagnostics import Collector
+from bipub.pair.status import StatusRecord, dump_status, load_status
+from bipub.pair.units import split_sections, text_hash
+from tests.review_engine import FakeEngine, draft
+
+CONFIG = """\
+languages:
+  - {code: ko, name: 한국어, title: 테스트}
+  - {code: en, name: English, title: Test}
+default_language: ko
+base_url: https://t.example.org/
+author: {name: T}
+"""
+
+KO = """\
+---
+title: 캐시 이야기
+date: 2026-01-01
+---
+
+처리량은 157 → 382 tokens/s가 됐습니다.
+
+## 둘째
+
+두 번째 문단입니다.
+"""
+
+EN = """\
+---
+title: A cache story
+---
+
+Throughput went to 157 → 382 tokens/s.
+
+## Second
+
+The second paragraph.
+"""
+
+
+def sections(text: str) -> list[str]:
+    return [s.text for s in split_sections(text.split("---\n", 2)[2], 1)]
+
+
+def records(root: Path, lang: str = "en") -> dict[str, StatusRecord]:
+    collector = Collector()
+    status = load_status(root, lang, collector)
+    assert not collector.items
+    return status.records
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    for rel, text in {
+        "bipub.yaml": CONFIG,
+        "content/ko/posts/cache.md": KO,
+        "content/en/posts/cache.md": EN,
+    }.items():
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+Cli = Callable[..., Any]
+
+
+def review(cli: Cli, root: Path, *args: str) -> Any:
+    return cli("-C", str(root), "review", *args)
+
+
+def reviewed_then_redrafted(root: Path, cli: Cli, added: str = "새 문장 42개.") -> str:
+    """posts/cache is reviewed; a sentence is added to body#1's source; translate drafts it
+    again: the new draft waits beside the reviewed text. Returns the waiting draft."""
+    assert review(cli, root, "approve", "posts/cache", "--reviewer", "r").exit_code == 0
+    ko = KO.replace("두 번째 문단입니다.", f"두 번째 문단입니다. {added}")
+    (root / "content/ko/posts/cache.md").write_text(ko, encoding="utf-8")
+    result = draft(root, "en", FakeEngine())
+    assert result.drafted == 1 and not result.stopped
+    rec = records(root)["posts/cache:body#1"]
+    assert rec.state == "reviewed" and rec.draft is not None and "sae munjang" in rec.draft
+    assert sections((root / "content/en/posts/cache.md").read_text(encoding="utf-8"))[1] == (
+        "## Second\n\nThe second paragraph."
+    )
+    return rec.draft
+
+
+@pytest.mark.parametrize("added", ["새 문장.", "새 문장 42개."])
+def test_approve_adopts_the_waiting_draft(root: Path, cli: Cli, added: str) -> None:
+    waiting = reviewed_then_redrafted(root, cli, added)
+    result = review(cli, root, "approve", "posts/cache:body#1", "--reviewer", "r")
+    assert result.exit_code == 0, result.stderr
+    assert "1 waiting draft adopted" in result.stderr
+    text = (root / "content/en/posts/cache.md").read_text(encoding="utf-8")
+    assert sections(text)[1] == waiting  # the draft is in the file …
+    rec = records(root)["posts/cache:body#1"]
+    new_source = sections((root / "content/ko/posts/cache.md").read_text(encoding="utf-8"))[1]
+    # … and recorded as reviewed for the source it was made from, as a machine text
+    assert rec.source_hash == text_hash(new_source) and rec.translation_hash == text_hash(waiting)
+    assert (rec.state, rec.origin, rec.draft) == ("reviewed", "machine", None)
+    assert review(cli, root).stdout == "Nothing to review.\n"
+
+
+def test_approve_keep_current_records_the_present_text_and_says_so(root: Path, cli: Cli) -> None:
+    reviewed_then_redrafted(root, cli, "새 문장.")
+    before = (root / "content/en/posts/cache.md").read_bytes()
+    result = review(cli, root, "approve", "posts/cache:body#1", "--reviewer", "r", "--keep-current")
+    assert result.exit_code == 0, result.stderr
+    assert "dismissed the waiting machine draft of posts/cache:body#1 [en]" in result.stdout
+    assert (root / "content/en/posts/cache.md").read_bytes() == before
+    rec = records(root)["posts/cache:body#1"]
+    assert rec.draft is None and rec.state == "reviewed" and rec.origin == "human"
+
+
+def test_approve_force_with_qa_errors_adopts_the_draft_too(root: Path, cli: Cli) -> None:
+    reviewed_then_redrafted(root, cli)
+    recs = records(root)
+    broken = "## Second\n\nThe second paragraph. 41 new sentences."  # 42 → 41
+    recs["posts/cache:body#1"] = recs["posts/cache:body#1"].model_copy(update={"draft": broken})
+    (root / "status/en.yaml").write_text(dump_status(recs), encoding="utf-8")
+    refused = review(cli, root, "approve", "posts/cache:body#1", "--reviewer", "r")
+    assert refused.exit_code == 1
+    assert "the waiting draft: numbers differ" in refused.stderr
+    assert records(root)["posts/cache:body#1"].draft == broken  # nothing written
+    forced = review(cli, root, "approve", "posts/cache:body#1", "--reviewer", "r", "--force")
+    assert forced.exit_code == 0, forced.stderr
+    text = (root / "content/en/posts/cache.md").read_text(encoding="utf-8")
+    assert sections(text)[1] == broken
+    assert records(root)["posts/cache:body#1"].translation_hash == text_hash(broken)
+
+
+def test_approve_refuses_an_unchanged_translation_of_an_older_source(root: Path, cli: Cli) -> None:
+    assert review(cli, root, "approve", "posts/cache", "--reviewer", "r").exit_code == 0
+    ko = KO.replace("두 번째 문단입니다.", "두 번째 문단입니다. 새 문장.")
+    (root / "content/ko/posts/cache.md").write_text(ko, encoding="utf-8")
+    before = (root / "status/en.yaml").read_bytes()
+    refused = review(cli, root, "approve", "posts/cache:body#1", "--reviewer", "r")
+    assert refused.exit_code == 1
+    assert "the source changed since this translation was made" in refused.stderr
+    assert (root / "status/en.yaml").read_bytes() == before
+    kept = review(cli, root, "approve", "posts/cache:body#1", "--reviewer", "r", "--keep-current")
+    assert kept.exit_code == 0, kept.stderr
+    assert records(root)["posts/cache:body#1"].source_hash == text_hash(sections(ko)[1])
+
+
+def test_a_draft_from_an_older_source_is_not_adopted(root: Path, cli: Cli) -> None:
+    reviewed_then_redrafted(root, cli)
+    ko = (root / "content/ko/posts/cache.md").read_text(encoding="utf-8")
+    (root / "content/ko/posts/cache.md").write_text(ko.replace("42개", "43개"), encoding="utf-8")
+    before = (root / "status/en.yaml").read_bytes()
+    refused = review(cli, root, "approve", "posts/cache:body#1", "--reviewer", "r")
+    assert refused.exit_code == 1
+    assert "the waiting machine draft was made from an older source" in refused.stderr
+    assert (root / "status/en.yaml").read_bytes() == before
+
+
+def test_reject_removes_a_drafted_section_and_its_record(root: Path, cli: Cli) -> None:
+    en_one = EN.split("\n## Second")[0].rstrip("\n") + "\n"
+    (root / "content/en/posts/cache.md").write_text(en_one, encoding="utf-8")
+    for key in ("posts/cache:title", "posts/cache:body#0"):
+        assert review(cli, root, "approve", key, "--reviewer", "r").exit_code == 0
+    result = draft(root, "en", FakeEngine())
+    assert result.drafted == 1
+    assert records(root)["posts/cache:body#1"].state == "draft"
+    rejected = review(cli, root, "reject", "posts/cache:body#1")
+    assert rejected.exit_code == 0, rejected.stderr
+    # the file holds what it held before the draft; the unit is missing again
+    assert (root / "content/en/posts/cache.md").read_text(encoding="utf-8") == en_one
+    assert "posts/cache:body#1" not in records(root)
+    out = cli("-C", str(root), "check", "--format", "json").stdout
+    assert '"code": "missing"' in out and '"key": "posts/cache:body#1"' in out
+
+
+def test_reject_a_whole_drafted_post_deletes_its_file(root: Path, cli: Cli) -> None:
+    (root / "content/en/posts/cache.md").unlink()
+    assert draft(root, "en", FakeEngine()).drafted == 3
+    assert (root / "content/en/posts/cache.md").is_file()
+    refused = review(cli, root, "reject", "posts/cache:title")
+    assert refused.exit_code == 1 and "needs its title" in refused.stderr
+    assert review(cli, root, "reject", "posts/cache").exit_code == 0
+    assert not (root / "content/en/posts/cache.md").exists()
+    assert not any(k.startswith("posts/cache") for k in records(root))
+
+
+def test_reject_a_hand_edited_draft_is_refused(root: Path, cli: Cli) -> None:
+    (root / "content/en/posts/cache.md").unlink()
+    draft(root, "en", FakeEngine())
+    path = root / "content/en/posts/cache.md"
+    path.write_text(path.read_text(encoding="utf-8").replace("## ", "## My "), encoding="utf-8")
+    before = path.read_bytes()
+    refused = review(cli, root, "reject", "posts/cache:body#1")
+    assert refused.exit_code == 1 and "edited by hand" in refused.stderr
+    assert path.read_bytes() == before
+    # approving the hand-edited draft records it as the reviewer's own text
+    assert review(cli, root, "approve", "posts/cache:body#1", "--reviewer", "r").exit_code == 0
+    assert records(root)["posts/cache:body#1"].origin == "human"
