@@ -233,7 +233,7 @@ def _find(data: Any, path: tuple[str | int, ...] = ()) -> tuple[str | int, ...] 
     return None
 
 
-def _remove_from_cv(root: Path, rel: str, source: dict[str, Any], removed: list[str]) -> str:
+def _remove_from_cv(root: Path, rel: str, source: dict[str, Any], removed: list[str]) -> str | None:
     path = root / rel
     if not path.is_file():
         raise _Refused(f"{rel} does not exist")
@@ -254,6 +254,8 @@ def _remove_from_cv(root: Path, rel: str, source: dict[str, Any], removed: list[
         for step in where[:-1]:
             parent = parent[step]
         del parent[where[-1]]
+        if expected == {}:
+            return None  # nothing else was in the file (translate created it): it goes
         text = _remove_key(text, where, rel)
     if load_yaml(text, rel).data != expected:
         raise _Refused(f"{rel}: the drafted text cannot be removed cleanly; remove it by hand")
