@@ -8,6 +8,8 @@ without its status record.
 
 from __future__ import annotations
 
+import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,8 @@ import pytest
 from bipub.diagnostics import Collector
 from bipub.pair.status import StatusRecord, dump_status, load_status
 from bipub.pair.units import split_sections, text_hash
+from tests.conftest import check_golden
+from tests.integration.test_check_cli import SCHEMA, validate
 from tests.review_engine import FakeEngine, draft
 
 CONFIG = """\
@@ -210,3 +214,91 @@ def test_reject_a_hand_edited_draft_is_refused(root: Path, cli: Cli) -> None:
     # approving the hand-edited draft records it as the reviewer's own text
     assert review(cli, root, "approve", "posts/cache:body#1", "--reviewer", "r").exit_code == 0
     assert records(root)["posts/cache:body#1"].origin == "human"
+
+
+# --------------------------------------------------------------------------- what a reviewer sees
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "review"
+
+
+def test_show_and_reports_carry_the_waiting_draft(
+    root: Path, cli: Cli, update_golden: bool
+) -> None:
+    reviewed_then_redrafted(root, cli, "새 문장 42개.")
+    recs = records(root)  # the draft lost a number: its QA finding must be shown
+    rec = recs["posts/cache:body#1"]
+    assert rec.draft is not None
+    recs["posts/cache:body#1"] = rec.model_copy(update={"draft": rec.draft.replace("42", "41")})
+    (root / "status/en.yaml").write_text(dump_status(recs), encoding="utf-8")
+
+    show = review(cli, root, "show", "posts/cache:body#1")
+    assert show.exit_code == 0, show.stderr
+    for part in (
+        "waiting machine draft (made from the current source)",
+        "sae munjang 41gae.",  # the draft's text
+        "{+ sae munjang 41gae.+}",  # its word diff against the present translation
+        "+두 번째 문단입니다. 새 문장 42개.",  # the source diff that made it stale
+        "numbers: ",  # its QA finding
+    ):
+        assert part in show.stdout, part
+    check_golden(GOLDEN / "show_waiting_draft.txt", show.stdout, update_golden)
+
+    text = cli("-C", str(root), "check").stdout
+    assert "waiting machine draft" in text and "{+ sae munjang 41gae.+}" in text
+
+    data = json.loads(cli("-C", str(root), "check", "--format", "json").stdout)
+    validate(data, json.loads(SCHEMA.read_text(encoding="utf-8")))
+    (waiting,) = [f["waiting_draft"] for f in data["findings"] if "waiting_draft" in f]
+    assert waiting["from_current_source"] is True
+    assert waiting["word_diff"].endswith("{+ sae munjang 41gae.+}")
+    assert [q["code"] for q in waiting["qa"]] == ["numbers"]
+    assert "+두 번째 문단입니다. 새 문장 42개." in waiting["source_diff"]
+
+    html = cli("-C", str(root), "check", "--format", "html").stdout
+    assert '<details class="waiting-draft" open>' in html
+    assert "<ins> sae munjang 41gae.</ins>" in html
+    check_golden(GOLDEN / "check_waiting_draft.html", html, update_golden)
+
+
+def interactive(root: Path, keys: str, env: dict[str, str] | None = None) -> Any:
+    from click.testing import CliRunner
+
+    from bipub.cli import main
+
+    args = ["-C", str(root), "review", "-i", "--reviewer", "min"]
+    return CliRunner().invoke(main, args, input=keys, env=env, catch_exceptions=False)
+
+
+def test_interactive_shows_and_adopts_the_waiting_draft(root: Path, cli: Cli) -> None:
+    waiting = reviewed_then_redrafted(root, cli, "새 문장.")
+    result = interactive(root, "a\n")
+    assert result.exit_code == 0, result.output
+    assert "waiting machine draft (made from the current source)" in result.output
+    assert "{+ sae munjang.+}" in result.output
+    assert "[a]dopt the draft, [k]eep current" in result.output
+    assert "Approved 1, rejected 0, skipped 0." in result.output
+    text = (root / "content/en/posts/cache.md").read_text(encoding="utf-8")
+    assert sections(text)[1] == waiting
+    rec = records(root)["posts/cache:body#1"]
+    assert (rec.origin, rec.draft, rec.reviewer) == ("machine", None, "min")
+
+
+def test_interactive_edit_by_hand_is_recorded_as_human(
+    root: Path, cli: Cli, tmp_path: Path
+) -> None:
+    reviewed_then_redrafted(root, cli, "새 문장.")
+    editor = tmp_path / "editor.py"
+    editor.write_text(
+        "import sys, pathlib\np = pathlib.Path(sys.argv[1])\n"
+        "p.write_text(p.read_text(encoding='utf-8').replace('The second paragraph.', "
+        "'The second paragraph. A new sentence.'), encoding='utf-8')\n",
+        encoding="utf-8",
+    )
+    result = interactive(root, "e\na\n", env={"EDITOR": f"{sys.executable} {editor}"})
+    assert result.exit_code == 0, result.output
+    assert "dismissed the waiting machine draft of posts/cache:body#1 [en]" in result.output
+    text = (root / "content/en/posts/cache.md").read_text(encoding="utf-8")
+    assert sections(text)[1] == "## Second\n\nThe second paragraph. A new sentence."
+    rec = records(root)["posts/cache:body#1"]
+    assert (rec.origin, rec.state, rec.draft) == ("human", "reviewed", None)
+    assert rec.translation_hash == text_hash(sections(text)[1])

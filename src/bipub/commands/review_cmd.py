@@ -91,6 +91,14 @@ def _echo_item(it: Item, *, full: bool) -> None:
                     else None
                 )
                 click.echo("  " + click.style(line, fg=fg))
+    for f in it.findings:
+        if f.waiting is not None:
+            from bipub.check.report import waiting_lines
+
+            for line in waiting_lines(
+                f.waiting, color=True, head=lambda t: click.style(f"── {t}", fg="cyan")
+            ):
+                click.echo(line)
 
 
 def _indent(text: str) -> str:
