@@ -302,3 +302,64 @@ def test_interactive_edit_by_hand_is_recorded_as_human(
     rec = records(root)["posts/cache:body#1"]
     assert (rec.origin, rec.state, rec.draft) == ("human", "reviewed", None)
     assert rec.translation_hash == text_hash(sections(text)[1])
+
+
+# --------------------------------------------------------------------------- CV drafts on the site
+
+CV_KO = "name: Min\ntitle: 엔지니어\nsummary: 무언가를 만듭니다.\n"
+
+
+@pytest.fixture
+def cv_drafted(root: Path) -> Path:
+    """A CV written in Korean; its English drafted by the engine, not reviewed."""
+    config = CONFIG + "source_languages: {cv: ko, pages: ko, posts: ko}\n"
+    (root / "bipub.yaml").write_text(config, encoding="utf-8")
+    (root / "content/ko/cv.yaml").write_text(CV_KO, encoding="utf-8")
+    assert draft(root, "en", FakeEngine()).drafted == 2  # the CV's two fields
+    assert records(root)["cv:summary"].state == "draft"
+    return root
+
+
+def test_cv_drafts_are_marked_counted_and_flagged(cv_drafted: Path, cli: Cli) -> None:
+    root = cv_drafted
+    result = cli("-C", str(root), "build", "--only", "html", "--only", "json")
+    assert result.exit_code == 0, result.stderr
+    # the build's summary counts them with the post drafts
+    assert "[en] shown with a notice: 2 CV fields machine draft" in result.stderr
+    home = (root / "site/en/index.html").read_text(encoding="utf-8")
+    assert '<span class="machine-draft">mueongareul mandeubnida.</span>' in home
+    assert "Marked text is a machine translation that has not been reviewed yet." in home
+    status = json.loads((root / "site/api/en/status.json").read_text(encoding="utf-8"))
+    flagged = sorted(r["key"] for r in status if r["machine_draft"])
+    assert flagged == ["cv:summary", "cv:title"]
+    # reviewed: no mark, no note, not counted
+    assert review(cli, root, "approve", "cv:", "--reviewer", "r").exit_code == 0
+    result = cli("-C", str(root), "build", "--only", "html", "--only", "json")
+    assert "CV field" not in result.stderr
+    home = (root / "site/en/index.html").read_text(encoding="utf-8")
+    assert "machine-draft" not in home
+    status = json.loads((root / "site/api/en/status.json").read_text(encoding="utf-8"))
+    assert not any(r["machine_draft"] for r in status if r["key"].startswith("cv:"))
+
+
+def test_cv_drafts_are_not_shown_when_drafts_are_not_published(cv_drafted: Path, cli: Cli) -> None:
+    root = cv_drafted
+    config = (root / "bipub.yaml").read_text(encoding="utf-8")
+    (root / "bipub.yaml").write_text(
+        config + "outputs: {publish_drafts: false}\n", encoding="utf-8"
+    )
+    result = cli("-C", str(root), "build", "--only", "html")
+    assert result.exit_code == 0, result.stderr
+    home = (root / "site/en/index.html").read_text(encoding="utf-8")
+    assert "mueongareul" not in home  # the source is shown instead, marked as such
+    assert '<span lang="ko" class="untranslated">무언가를 만듭니다.</span>' in home
+    assert "[en] shown with a notice: 2 CV fields in ko" in result.stderr
+
+
+def test_cv_pdf_carries_the_draft_notice(cv_drafted: Path, cli: Cli) -> None:
+    from pypdf import PdfReader
+
+    result = cli("-C", str(cv_drafted), "build", "--only", "pdf")
+    assert result.exit_code == 0, result.stderr
+    text = "".join(p.extract_text() for p in PdfReader(cv_drafted / "site/pdf/cv-en.pdf").pages)
+    assert "Machine translation, not reviewed" in text

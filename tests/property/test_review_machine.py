@@ -9,7 +9,8 @@ A model follows what each unit's translation file should hold and what it is; af
   reviewed one is recorded for the source it was made or approved for; a waiting draft is kept;
 - `check` reports exactly the units that are not reviewed and current;
 - the site shows each post with the notice its units call for (a machine draft → draft notice,
-  a text of an older source → outdated notice), and marks every machine-drafted CV field.
+  a text of an older source → outdated notice), marks every machine-drafted CV field, and the
+  JSON status flags exactly the machine drafts.
 
 Each of the four starting states runs 20 examples of up to 20 steps by default (80 in all);
 `-m slow` runs 150 of up to 40 each.
@@ -41,6 +42,7 @@ from bipub.diagnostics import Collector, DiagnosticError
 from bipub.load.front_matter import split_front_matter
 from bipub.pair.status import StatusRecord, load_status
 from bipub.pair.units import split_sections, text_hash
+from bipub.render.json_api import unit_states
 from bipub.translate import review_edits
 from tests.review_engine import FAULTS, FakeEngine, draft
 
@@ -407,6 +409,11 @@ class ReviewMachine(RuleBasedStateMachine):
         else:
             want = "translated"
         assert version.state == want, (version.state, want)
+        machine = {k for k, m in self.model.items() if m.kind in ("machine", "edited-draft")}
+        marked = {(k.split(":", 1)[1],) for k in CV if k in machine}
+        assert analysis.site.cv["en"].drafts == marked, (analysis.site.cv["en"].drafts, marked)
+        flagged = {r["key"] for r in unit_states(analysis.site, "en") if r["machine_draft"]}
+        assert flagged == machine, (flagged, machine)
 
 
 STARTS = ("empty", "drafted", "reviewed", "waiting")
