@@ -363,3 +363,26 @@ def test_cv_pdf_carries_the_draft_notice(cv_drafted: Path, cli: Cli) -> None:
     assert result.exit_code == 0, result.stderr
     text = "".join(p.extract_text() for p in PdfReader(cv_drafted / "site/pdf/cv-en.pdf").pages)
     assert "Machine translation, not reviewed" in text
+
+
+def test_approve_all_skips_stale_units_and_names_them(root: Path, cli: Cli) -> None:
+    assert review(cli, root, "approve", "posts/cache", "--reviewer", "r").exit_code == 0
+    ko = KO.replace("두 번째 문단입니다.", "두 번째 문단입니다. 새 문장.")
+    (root / "content/ko/posts/cache.md").write_text(ko, encoding="utf-8")
+    result = review(cli, root, "approve", "--all", "--lang", "en", "--reviewer", "r")
+    assert result.exit_code == 0, result.stderr
+    assert "skipped posts/cache:body#1 [en]: the source changed since" in result.stdout
+    assert records(root)["posts/cache:body#1"].source_hash != text_hash(sections(ko)[1])
+
+
+def test_interactive_keep_current_for_a_stale_unit(root: Path, cli: Cli) -> None:
+    assert review(cli, root, "approve", "posts/cache", "--reviewer", "r").exit_code == 0
+    ko = KO.replace("두 번째 문단입니다.", "두 번째 문단입니다. 새 문장.")
+    (root / "content/ko/posts/cache.md").write_text(ko, encoding="utf-8")
+    result = interactive(root, "a\nk\n")  # approve is refused (old text), keep current is not
+    assert result.exit_code == 0, result.output
+    assert "[k]eep current for the new source" in result.output
+    assert "the source changed since this translation was made" in result.output
+    assert "Approved 1, rejected 0, skipped 0." in result.output
+    rec = records(root)["posts/cache:body#1"]
+    assert rec.source_hash == text_hash(sections(ko)[1]) and rec.reviewer == "min"
