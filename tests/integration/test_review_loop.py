@@ -254,7 +254,8 @@ def test_show_and_reports_carry_the_waiting_draft(
     assert [q["code"] for q in waiting["qa"]] == ["numbers"]
     assert "+두 번째 문단입니다. 새 문장 42개." in waiting["source_diff"]
 
-    html = cli("-C", str(root), "check", "--format", "html").stdout
+    # --lang en: the theme's own UI strings (ko) would make the golden file change with them
+    html = cli("-C", str(root), "check", "--format", "html", "--lang", "en").stdout
     assert '<details class="waiting-draft" open>' in html
     assert "<ins> sae munjang 41gae.</ins>" in html
     check_golden(GOLDEN / "check_waiting_draft.html", html, update_golden)
@@ -386,3 +387,14 @@ def test_interactive_keep_current_for_a_stale_unit(root: Path, cli: Cli) -> None
     assert "Approved 1, rejected 0, skipped 0." in result.output
     rec = records(root)["posts/cache:body#1"]
     assert rec.source_hash == text_hash(sections(ko)[1]) and rec.reviewer == "min"
+
+
+def test_reject_a_drafted_description_removes_the_field(root: Path, cli: Cli) -> None:
+    ko = KO.replace("title: 캐시 이야기\n", "title: 캐시 이야기\ndescription: 짧은 소개\n")
+    (root / "content/ko/posts/cache.md").write_text(ko, encoding="utf-8")
+    assert draft(root, "en", FakeEngine()).drafted == 1
+    path = root / "content/en/posts/cache.md"
+    assert "description:" in path.read_text(encoding="utf-8")
+    assert review(cli, root, "reject", "posts/cache:description").exit_code == 0
+    assert path.read_text(encoding="utf-8") == EN
+    assert "posts/cache:description" not in records(root)
