@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from bipub.check.review import ContentEdit, Decision, write_changes
 from bipub.diagnostics import Diagnostic, DiagnosticError
 from bipub.load.front_matter import split_front_matter
 from bipub.load.text import read_text
@@ -34,7 +35,6 @@ from bipub.translate.cv_tree import apply_cv_drafts
 from bipub.translate.files import interrupts_deferred, write_atomic
 
 if TYPE_CHECKING:
-    from bipub.check.review import ContentEdit, Decision
     from bipub.check.run import Analysis
 
 _DRAFTED_FIELDS = {"title", "description", "series", "key"}  # what `translate` writes
@@ -302,8 +302,6 @@ def apply(analysis: Analysis, decision: Decision) -> list[str]:
     files (a stop between the two leaves a unit reported, never machine text unrecorded), with
     Ctrl-C held until both are written. DiagnosticError (nothing written) when a content edit
     cannot be made. Returns the files written."""
-    from bipub.check.review import write_changes
-
     texts = prepare(analysis, decision.edits)
     with interrupts_deferred():
         written = write(analysis.root, texts)
