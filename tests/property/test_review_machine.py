@@ -439,5 +439,9 @@ def test_review_state_machine(start: str) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("start", STARTS)
-def test_review_state_machine_long(start: str) -> None:
+def test_review_state_machine_long(start: str, request: pytest.FixtureRequest) -> None:
+    """Several minutes: run only when asked for (pytest -m slow)."""
+    expr = str(request.config.getoption("-m") or "")
+    if "slow" not in expr or "not slow" in expr:
+        pytest.skip("the long run of the review state machine: pytest -m slow")
     _run(start, 150, 40)
