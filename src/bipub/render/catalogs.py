@@ -105,7 +105,7 @@ def check_message(msg: Message, rel: str, collector: Collector) -> bool:
                 key=f"ui:{ids[0]}",
             )
             ok = False
-        problem = format_problem(s, " ".join(ids))
+        problem = format_problem(s, " ".join(ids)) if ok else None  # (one error an entry)
         if problem is not None:
             collector.error(
                 rel,
