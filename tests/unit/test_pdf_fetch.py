@@ -1,4 +1,5 @@
-"""What the PDF renderer may read, and how WeasyPrint's log is judged (render/pdf.py)."""
+"""What the PDF renderer may read (render/pdf/fetch.py) and how WeasyPrint's log is judged
+(render/pdf/log.py; tests/unit/test_pdf_log.py has the messages of the real WeasyPrint)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,9 @@ from pathlib import Path
 import pytest
 
 from bipub.diagnostics import DiagnosticError, Severity
-from bipub.render.pdf import (
-    BlockedURL,
-    build_time,
-    check_url,
-    classify,
-    decode_data_url,
-    w3c,
-)
+from bipub.render.pdf.fetch import BlockedURL, check_url, decode_data_url
+from bipub.render.pdf.jobs import build_time, w3c
+from bipub.render.pdf.log import classify
 
 
 @pytest.fixture
