@@ -474,7 +474,16 @@ def _collect_tags(site: Site, collector: Collector) -> dict[str, dict[str, Tag]]
             for tag in tags:
                 slug = slugify(tag)
                 if not slug:
-                    collector.error(doc.rel, doc.line_of("tags"), "tag", f"tags: {tag!r} is empty")
+                    collector.error(
+                        doc.rel,
+                        doc.line_of("tags"),
+                        "tag",
+                        f"tags: {tag!r} has no letter or digit to make its tag page's URL "
+                        f"from (tags/<slug>/); add a word to it (e.g. '{tag.strip()} launch') "
+                        "or remove it"
+                        if tag.strip()
+                        else "tags: an empty tag; remove it",
+                    )
                     continue
                 spellings[slug][tag] += 1
                 where[slug].append(doc.rel)
