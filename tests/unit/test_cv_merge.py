@@ -167,3 +167,21 @@ def test_a_positional_model_list_hides_a_field_recorded_for_another_text() -> No
     }
     merged, _ = merge_recorded(source, translation, records)
     assert [e["position"] for e in merged.data["experience"]] == ["Lead", "Engineer"]
+
+
+def test_a_field_nested_in_an_item_paired_by_position_is_checked_too() -> None:
+    source = (
+        "name: A\nexperience:\n  - position: Lead\n    details:\n      - title: New\n"
+        "        breakdown:\n          problem: Slow.\n"
+    )
+    translation = (
+        "experience:\n  - position: 리드\n    details:\n      - title: 새\n"
+        "        breakdown:\n          problem: 느림이 아니라 다른 문제.\n"
+    )
+    key = "cv:experience[0].details[0].breakdown.problem"
+    records = {key: StatusRecord(source_hash=text_hash("Crashes."), source="Crashes.")}
+    merged, collector = merge_recorded(source, translation, records)
+    assert merged.data["experience"][0]["details"][0]["breakdown"]["problem"] == "Slow."
+    assert merged.data["experience"][0]["position"] == "리드"  # no record: shown
+    (warning,) = [d for d in collector.warnings if d.key == key]
+    assert "made for 'Crashes.';" in warning.message

@@ -107,7 +107,8 @@ def _merge_obj(
     ctx: _Ctx,
     positional: list[Any] | None = None,
 ) -> dict[str, Any]:
-    """`positional`: the source list when this item was paired by position (else None)."""
+    """`positional`: the source list when this item was paired by position, [] inside such
+    an item (else None)."""
     tr = tr if isinstance(tr, dict) else None
     if tr is not None and tpath is not None:
         for k in tr:
@@ -138,12 +139,25 @@ def _merge_obj(
         sp, tp = (*spath, k), ((*tpath, k) if tpath is not None else None)
         ukey = _join(key, k)
         if kind == "text":
-            among = [x.get(k) for x in positional if isinstance(x, dict)] if positional else None
+            among = (
+                [x.get(k) if isinstance(x, dict) else None for x in positional]
+                if positional is not None
+                else None
+            )
             out[k] = _text(sv, tv, sp, tp, ukey, ctx, among)
         elif kind == "text_list":
             out[k] = _text_list(sv, tv, sp, tp, ukey, ctx)
         elif kind == "model" and inner is not None and isinstance(sv, dict):
-            out[k] = _merge_obj(inner, sv, tv if isinstance(tv, dict) else None, sp, tp, ukey, ctx)
+            out[k] = _merge_obj(
+                inner,
+                sv,
+                tv if isinstance(tv, dict) else None,
+                sp,
+                tp,
+                ukey,
+                ctx,
+                [] if positional is not None else None,  # inside an item paired by position
+            )
             _check_shape(tv, dict, tp, ukey, ctx)
         elif kind == "model_list" and inner is not None and isinstance(sv, list):
             out[k] = _merge_list(inner, sv, tv, sp, tp, ukey, ctx)
@@ -235,7 +249,9 @@ def _made_for_another_text(
         if isinstance(other, str) and text_hash(other) == rec.source_hash
     ]
     was = f"{rec.source!r}" if rec.source else "another source text"
-    where = f", now at [{moved[0]}]" if moved else ", no longer in the source"
+    where = ", no longer in the source" if among else ""  # (among is [] in a nested field)
+    if moved:
+        where = f", now at [{moved[0]}]"
     ctx.collector.warning(
         ctx.tr_rel,
         ctx.tr_line(tp) if tp else None,
