@@ -117,7 +117,7 @@ class Site:
 
 def pair_site(root: Path, config: SiteConfig, content: Content, collector: Collector) -> Site:
     status = {lang: load_status(root, lang, collector) for lang in config.codes}
-    cv = _pair_cv(config, content, collector)
+    cv = _pair_cv(config, content, status, collector)
     units: list[Unit] = [u for merged in cv.values() for u in merged.units]
     entries = _pair_documents(config, content, status, collector, units)
     site = Site(config, cv, entries, units, status)
@@ -126,7 +126,9 @@ def pair_site(root: Path, config: SiteConfig, content: Content, collector: Colle
     return site
 
 
-def _pair_cv(config: SiteConfig, content: Content, collector: Collector) -> dict[str, MergedCv]:
+def _pair_cv(
+    config: SiteConfig, content: Content, status: dict[str, StatusFile], collector: Collector
+) -> dict[str, MergedCv]:
     from bipub.model.cv import CV
     from bipub.pair.cv_merge import MergedCv, merge_cv
 
@@ -163,6 +165,7 @@ def _pair_cv(config: SiteConfig, content: Content, collector: Collector) -> dict
             tr.rel if tr else None,
             tr.yaml if tr else None,
             collector,
+            status[lang].records if lang in status else None,
         )
         try:
             CV.model_validate(merged.data)
@@ -471,7 +474,16 @@ def _collect_tags(site: Site, collector: Collector) -> dict[str, dict[str, Tag]]
             for tag in tags:
                 slug = slugify(tag)
                 if not slug:
-                    collector.error(doc.rel, doc.line_of("tags"), "tag", f"tags: {tag!r} is empty")
+                    collector.error(
+                        doc.rel,
+                        doc.line_of("tags"),
+                        "tag",
+                        f"tags: {tag!r} has no letter or digit to make its tag page's URL "
+                        f"from (tags/<slug>/); add a word to it (e.g. '{tag.strip()} launch') "
+                        "or remove it"
+                        if tag.strip()
+                        else "tags: an empty tag; remove it",
+                    )
                     continue
                 spellings[slug][tag] += 1
                 where[slug].append(doc.rel)
