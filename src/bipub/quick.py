@@ -532,7 +532,7 @@ def _lists_kit(
     sitemap: list[SitemapPart] | None,
 ) -> ListsKit:
     from bipub.model.fields import slugify
-    from bipub.pair.site import _tags_of
+    from bipub.pair.site import tags_of as _tags_of
 
     langs = {}
     for lang in site.config.codes:
@@ -1350,7 +1350,8 @@ def _relist(kit: Kit, lists: ListsKit, paired: list[Entry], touched: Touched) ->
     kit that now list other posts. Raises NotQuick when a tag's name or spellings change (every
     card that shows the tag, and the build's warnings, would change)."""
     from bipub.model.fields import slugify
-    from bipub.pair.site import Site, Tag, _tags_of
+    from bipub.pair.site import Site, Tag
+    from bipub.pair.site import tags_of as _tags_of
     from bipub.render import urls
     from bipub.render.feeds import route_order, route_part, sitemap_join
     from bipub.render.html import HtmlRenderer, Plan

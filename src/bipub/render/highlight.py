@@ -54,13 +54,19 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from re import _constants as _c  # type: ignore[attr-defined]
 from re import _parser  # type: ignore[attr-defined]
-from typing import Any
+from typing import Any, Final
 
+from pygments import format as pygments_format
 from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer, RegexLexer
 from pygments.lexers import get_lexer_by_name
 from pygments.token import Error, Whitespace, _TokenType
 from pygments.util import ClassNotFound
+
+from bipub.render import upstream
+
+# on the verified Pygments and Python versions only (render/upstream.py); else stock Pygments
+FAST: Final = upstream.fast_highlight()
 
 _TYPE_FLAGS = _c.SRE_FLAG_ASCII | _c.SRE_FLAG_LOCALE | _c.SRE_FLAG_UNICODE
 
@@ -513,17 +519,19 @@ def accelerate(lexer: Lexer) -> Lexer:
 
 
 @lru_cache(maxsize=256)
-def lexer_for(name: str) -> Lexer | None:
-    """A lexer for a fence's language name, or None if Pygments has none."""
+def lexer_for(name: str, fast: bool = FAST) -> Lexer | None:
+    """A lexer for a fence's language name, or None if Pygments has none. `fast`: with the
+    joined-rules tokenizer (only on verified upstream versions: render/upstream.py)."""
     try:
         lexer = get_lexer_by_name(name, stripnl=False, ensurenl=False)
     except ClassNotFound:
         return None
-    return accelerate(lexer)
+    return accelerate(lexer) if fast else lexer
 
 
-# Used for its class names only (`_get_css_classes`): the formatting is `_format` below.
-_CLASSES = HtmlFormatter(nowrap=True)
+# Used for its class names only (`_get_css_classes`): the formatting is `_format` below; and as
+# the stock formatter where the fast path is off.
+_CLASSES = _STOCK = HtmlFormatter(nowrap=True)
 _OPENERS: dict[_TokenType, str] = {}  # token type → `<span class="…">`, or "" for no span
 
 
@@ -591,7 +599,11 @@ def _format(tokens: Iterable[tuple[_TokenType, str]]) -> str:
 
 
 @lru_cache(maxsize=1024)
-def highlight(code: str, lexer: Lexer) -> str:
+def highlight(code: str, lexer: Lexer, fast: bool = FAST) -> str:
     """HTML for one code block. Memoized: a post and its translation share their code blocks,
-    and the renderer puts both on the same worker one after the other."""
-    return _format(lexer.get_tokens(code))
+    and the renderer puts both on the same worker one after the other. `fast`: formatted by
+    `_format`, else by Pygments' `HtmlFormatter(nowrap=True)` (the same text)."""
+    if fast:
+        return _format(lexer.get_tokens(code))
+    html: str = pygments_format(lexer.get_tokens(code), _STOCK)
+    return html
