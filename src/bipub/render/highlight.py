@@ -39,6 +39,10 @@ this site uses), in one pass over the tokens instead of Pygments' stack of line 
 the same CSS classes (from Pygments' own `_get_css_classes`), the same escaping, the same span
 merging and line endings. It supports none of HtmlFormatter's other options.
 
+Both rely on Pygments' and CPython's internals, so they run only on the Pygments and Python
+versions listed in render/upstream.py (`FAST`); elsewhere `lexer_for` returns Pygments' own lexer
+and `highlight` formats with `HtmlFormatter(nowrap=True)`, and `bipub -v build` says so.
+
 Output is identical to Pygments' (tests/unit/test_highlight.py compares token streams and HTML
 with Pygments' own lexers and `HtmlFormatter(nowrap=True)` on many languages, a sample of all
 lexers, the demo, the benchmark corpus shapes, random text and random token streams, with each

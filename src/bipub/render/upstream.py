@@ -69,7 +69,7 @@ def notes() -> list[str]:
         off = unverified(verified)
         if not off and not (stock == "Pygments" and sys.implementation.name != "cpython"):
             continue
-        wanted = "; ".join(f"{name} {' or '.join(v)}" for name, v in verified.items())
+        wanted = " and ".join(f"{name} {' or '.join(v)}" for name, v in verified.items())
         found = ", ".join(off) or sys.implementation.name
         out.append(
             f"{what} is off: it was verified with {wanted}, not {found}; using stock {stock} "
