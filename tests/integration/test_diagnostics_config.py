@@ -98,3 +98,27 @@ def test_check_uses_diagnostics_and_check_severity_wins(
     _config(root, "check:\n  severity:\n    missing: error\n")
     strict = cli("-C", str(root), "check", "--format", "json")
     assert strict.exit_code == 1 and '"code": "missing"' in strict.stdout
+
+
+@pytest.mark.parametrize("level", ["off", "error"])
+def test_an_incremental_rebuild_applies_the_levels_too(
+    make_project: Callable[[str], Path], cli: Callable[..., Any], level: str
+) -> None:
+    """A body edit after a full build (the incremental path) reports as a full build would."""
+    root = make_project("minimal")
+    _config(root, f"diagnostics:\n  code-language: {level}\n")
+    first = cli("-C", str(root), "build", "--only", "html")
+    assert first.exit_code == 0, first.stderr
+    before = (root / "site/en/blog/alpha/index.html").read_bytes()
+    post = root / "content/en/posts/alpha.md"
+    post.write_text(
+        post.read_text(encoding="utf-8").replace("```python", "```klingon"), encoding="utf-8"
+    )
+    result = cli("-C", str(root), "-v", "build", "--only", "html")
+    if level == "off":
+        assert result.exit_code == 0, result.stderr
+        assert "klingon" not in result.stderr
+    else:
+        assert result.exit_code == 1
+        assert "(an error by `diagnostics:` in bipub.yaml)" in result.stderr
+        assert (root / "site/en/blog/alpha/index.html").read_bytes() == before
