@@ -171,7 +171,9 @@ def _pair_cv(
             CV.model_validate(merged.data)
         except ValidationError as exc:
             collector.extend(
-                validation_diagnostics(exc, tr.yaml if tr else src.yaml, tr.rel if tr else src.rel)
+                validation_diagnostics(
+                    exc, tr.yaml if tr else src.yaml, tr.rel if tr else src.rel, model=CV
+                )
             )
             continue
         out[lang] = merged
@@ -470,7 +472,7 @@ def _collect_tags(site: Site, collector: Collector) -> dict[str, dict[str, Tag]]
         where: dict[str, list[str]] = defaultdict(list)
         for entry in site.posts(lang):
             doc = entry.versions[lang].doc
-            tags = _tags_of(entry, lang)
+            tags = tags_of(entry, lang)
             for tag in tags:
                 slug = slugify(tag)
                 if not slug:
@@ -503,7 +505,8 @@ def _collect_tags(site: Site, collector: Collector) -> dict[str, dict[str, Tag]]
     return out
 
 
-def _tags_of(entry: Entry, lang: str) -> list[str]:
+def tags_of(entry: Entry, lang: str) -> list[str]:
+    """A post's tags in `lang`: its own front matter's if it sets them, else the source's."""
     own = entry.docs.get(lang)
     if own is not None and "tags" in own.meta.model_fields_set:
         return list(own.meta.tags)
