@@ -84,6 +84,7 @@ _TABLE: tuple[tuple[str, Default, str, str], ...] = (
     ("pdf-glyph", E, "pdf", "A character of the PDF is in none of its fonts and would print as a box."),
     ("pdf-subsetting", W, "pdf", "Fast font subsetting is unavailable (install libharfbuzz-subset0): PDFs take many times longer."),
     ("pdf-fetch", E, "pdf", "The PDF refers to a resource bipub does not load (network, outside the project, attachment)."),
+    ("pdf-link", E, "pdf", "A PDF links to something other than an http(s), mailto: or tel: URL (site pages are linked under base_url)."),
     ("pdf-css", E, "pdf", "WeasyPrint ignored a CSS property the PDF layout depends on."),
     ("pdf-weasyprint", W, "pdf", "WeasyPrint reported a problem (an error when bipub called it wrongly); the message says which."),
     ("pdf-bound", E, "pdf", "PDF rendering exceeded its time or memory bound and was stopped."),

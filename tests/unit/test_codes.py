@@ -15,7 +15,15 @@ from bipub.diagnostics import Collector, Diagnostic, Severity
 from tests.conftest import REPO
 
 # callable name → index of its positional `code` argument
-CODE_ARGUMENT = {"Diagnostic": 2, "error": 2, "warning": 2, "Finding": 0, "_diag": 1, "Problem": 2}
+CODE_ARGUMENT = {
+    "Diagnostic": 2,
+    "error": 2,
+    "warning": 2,
+    "Finding": 0,
+    "_diag": 1,
+    "Problem": 2,
+    "job_diagnostic": 1,
+}
 
 
 def codes_used(root: Path) -> dict[str, str]:
