@@ -6,7 +6,7 @@
 #
 # System packages: Chromium (browser tests), Noto CJK fonts and HarfBuzz subsetting (Korean PDFs),
 # Pango (WeasyPrint), poppler-utils (PDF checks), gettext tools. Python packages go into .venv with
-# the versions pinned in pyproject.toml and requirements.lock.
+# the exact versions of requirements.lock (pyproject.toml holds compatible ranges).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -52,8 +52,11 @@ want="$(cat pyproject.toml requirements.lock | sha256sum | cut -c1-16)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "bootstrap: installing Python packages (pinned)" >&2
   .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade "pip==26.3" 2>&1 | grep -v '^WARNING: Location' >&2 || true
-  .venv/bin/python -m pip install -q --disable-pip-version-check -c requirements.lock -e ".[dev]" 2>&1 \
-    | grep -v '^WARNING: Location' >&2 || true
+  # exact versions from requirements.lock (pyproject.toml holds compatible ranges); a failed
+  # install stops here, its output shown, and leaves no stamp
+  pip_log="$(.venv/bin/python -m pip install -q --disable-pip-version-check -c requirements.lock -e ".[dev]" 2>&1)" \
+    || { printf '%s\n' "$pip_log" >&2; echo "bootstrap: pip install failed" >&2; exit 1; }
+  printf '%s\n' "$pip_log" | grep -v -e '^WARNING: Location' -e '^$' >&2 || true
   .venv/bin/python -c "import bipub, weasyprint, deepl, markdown_it" || { echo "bootstrap: Python install failed" >&2; exit 1; }
   echo "$want" > "$stamp"
 fi

@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field, StrictBool, StrictInt, StrictStr, model_validator
+from pydantic import (
+    AfterValidator,
+    Field,
+    PrivateAttr,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    model_validator,
+)
 
+from bipub.codes import CODES
 from bipub.diagnostics import ConfigError, Diagnostic
 from bipub.load.text import TextDecodeError, read_text
 from bipub.load.yaml_strict import YamlError, load_yaml
@@ -25,6 +36,18 @@ def _lang_code(value: str) -> str:
 
 
 LangCode = Annotated[StrictStr, AfterValidator(_lang_code)]
+
+
+def _diagnostic_code(value: str) -> str:
+    if value not in CODES:
+        close = difflib.get_close_matches(value, list(CODES), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else " (`bipub explain` lists them)"
+        raise ValueError(f"unknown diagnostic code {value!r}{hint}")
+    return value
+
+
+DiagnosticCode = Annotated[StrictStr, AfterValidator(_diagnostic_code)]
+Level = Literal["error", "warning", "off"]
 
 
 class Language(Strict):
@@ -93,9 +116,15 @@ class CheckIgnore(Strict):
 class CheckOptions(Strict):
     """`bipub check`: per-code severity, ignores, texts allowed to stay untranslated."""
 
-    severity: dict[StrictStr, Literal["error", "warning", "off"]] = {}
+    severity: dict[StrictStr, Level] = {}
     ignore: list[CheckIgnore] = []
     allow_untranslated: list[StrictStr] = []
+    _diagnostics: dict[str, Level] = PrivateAttr(default_factory=dict)  # SiteConfig.diagnostics
+
+    @property
+    def overrides(self) -> dict[str, Level]:
+        """The level of each code for `bipub check`: `diagnostics:`, then `check.severity:`."""
+        return {**self._diagnostics, **self.severity}
 
 
 class TranslateOptions(Strict):
@@ -129,9 +158,20 @@ class SiteConfig(Strict):
     pdf: PdfOptions = PdfOptions()
     check: CheckOptions = CheckOptions()
     translate: TranslateOptions = TranslateOptions()
+    diagnostics: dict[DiagnosticCode, Level] = Field(
+        {},
+        description="Per diagnostic code: error, warning or off (bipub/codes.py; `bipub explain`). "
+        "Applies to build, serve and check; `check.severity` wins for `bipub check`.",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> SiteConfig:
+        for code, level in self.diagnostics.items():
+            if level != "error" and not CODES[code].can_silence:
+                raise ValueError(
+                    f"diagnostics: {code!r} is always an error; it can not be set to {level}"
+                )
+        self.check._diagnostics = dict(self.diagnostics)
         codes = [lang.code for lang in self.languages]
         if len(set(codes)) != len(codes):
             raise ValueError(f"languages: duplicate language codes in {codes}")
@@ -181,9 +221,9 @@ def load_config(root: Path) -> SiteConfig:
         raise ConfigError(exc.diagnostics) from None
     if not isinstance(doc.data, dict):
         raise ConfigError([Diagnostic(CONFIG_FILE, 1, "config", "bipub.yaml must be a mapping")])
-    from pydantic import ValidationError
-
     try:
         return SiteConfig.model_validate(doc.data)
     except ValidationError as exc:
-        raise ConfigError(validation_diagnostics(exc, doc, CONFIG_FILE, code="config")) from None
+        raise ConfigError(
+            validation_diagnostics(exc, doc, CONFIG_FILE, code="config", model=SiteConfig)
+        ) from None

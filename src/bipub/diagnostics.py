@@ -8,7 +8,7 @@ stay ordinary exceptions with a traceback.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 
@@ -100,6 +100,32 @@ class Collector:
     @property
     def warnings(self) -> list[Diagnostic]:
         return [d for d in self.items if d.severity is Severity.WARNING]
+
+    def apply_levels(self, levels: Mapping[str, str]) -> list[Diagnostic]:
+        """Apply `diagnostics:` of bipub.yaml (code → error | warning | off) to the warnings
+        collected so far; returns the silenced ones. An error stays an error."""
+        kept: list[Diagnostic] = []
+        silenced: list[Diagnostic] = []
+        for d in self.items:
+            level = levels.get(d.code)
+            if d.severity is Severity.ERROR or level is None or level == "warning":
+                kept.append(d)
+            elif level == "off":
+                silenced.append(d)
+            else:
+                kept.append(
+                    Diagnostic(
+                        d.file,
+                        d.line,
+                        d.code,
+                        f"{d.message} (an error by `diagnostics:` in bipub.yaml)",
+                        Severity.ERROR,
+                        d.key,
+                        d.lang,
+                    )
+                )
+        self.items = kept
+        return silenced
 
     def raise_if_errors(self, error_type: type[DiagnosticError] = DiagnosticError) -> None:
         if self.errors:

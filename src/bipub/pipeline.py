@@ -428,6 +428,7 @@ def _build(
         )
         if only is not None:  # build --only: the other kinds stay as they were
             _keep_other_kinds(tree, only)
+        silenced = collector.apply_levels(config.diagnostics)  # bipub.yaml `diagnostics:`
         _strict(collector, strict)
         changed = publish(tree, selected if selected != config.codes else None)
     warnings = sorted(set(collector.warnings), key=lambda d: (d.file or "", d.line or 0, d.message))
@@ -449,7 +450,7 @@ def _build(
         time.perf_counter() - started,
         warnings,
         tree.reused_pages,
-        "; ".join(n for n in (quick_note, note) if n),
+        "; ".join(n for n in (quick_note, note, _silenced_note(silenced)) if n),
     )
 
 
@@ -495,6 +496,14 @@ def _quick(
         f"quick rebuild of {', '.join(rebuilt.edited) or 'nothing (only folders changed)'}",
         quick=rebuilt.edited,
     )
+
+
+def _silenced_note(silenced: list[Diagnostic]) -> str:
+    if not silenced:
+        return ""
+    codes = sorted({d.code for d in silenced})
+    n = len(silenced)
+    return f"{n} warning{'s' if n != 1 else ''} silenced by `diagnostics:` in bipub.yaml ({', '.join(codes)})"
 
 
 def _strict(collector: Collector, strict: bool) -> None:

@@ -87,7 +87,7 @@ if TYPE_CHECKING:
     from bipub.render.html import HtmlRenderer, Plan
     from bipub.render.views import PageMeta, PostCard, PostView, SeriesNav, View
 
-KIT_FORMAT = 13
+KIT_FORMAT = 14  # 14: SiteConfig has `diagnostics`
 _T = TypeVar("_T")
 SHARDS = 128  # a quick rebuild reads one or two (~90 KB each on a 5,000-post site)
 MAX_EDITED = 24  # more edited files than this since the last full build: build in full
@@ -532,7 +532,7 @@ def _lists_kit(
     sitemap: list[SitemapPart] | None,
 ) -> ListsKit:
     from bipub.model.fields import slugify
-    from bipub.pair.site import _tags_of
+    from bipub.pair.site import tags_of as _tags_of
 
     langs = {}
     for lang in site.config.codes:
@@ -877,6 +877,9 @@ def _rebuild(
     warnings = [w for w in kit.warnings if not found_again(w)]
     warnings += [w for w in collector.warnings if found_again(w)]
     warnings = sorted(set(warnings), key=lambda d: (d.file or "", d.line or 0, d.message))
+    levels = Collector(list(warnings))  # `diagnostics:` of bipub.yaml, as a full build applies it
+    levels.apply_levels(kit.config.diagnostics)
+    warnings = levels.items
     check_warnings(warnings)
     if not intact():
         raise NotQuick("the output folder is not as the last build left it")
@@ -1350,7 +1353,8 @@ def _relist(kit: Kit, lists: ListsKit, paired: list[Entry], touched: Touched) ->
     kit that now list other posts. Raises NotQuick when a tag's name or spellings change (every
     card that shows the tag, and the build's warnings, would change)."""
     from bipub.model.fields import slugify
-    from bipub.pair.site import Site, Tag, _tags_of
+    from bipub.pair.site import Site, Tag
+    from bipub.pair.site import tags_of as _tags_of
     from bipub.render import urls
     from bipub.render.feeds import route_order, route_part, sitemap_join
     from bipub.render.html import HtmlRenderer, Plan

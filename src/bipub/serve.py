@@ -73,8 +73,19 @@ def _changed(state: BuildState, seen: int) -> bool:
     return state.generation != seen or state.closed
 
 
-def make_handler(site: Path, state: BuildState) -> type[SimpleHTTPRequestHandler]:
+# Seconds a connection may stay silent (no request line, or a client that stops reading): its
+# thread then ends. The live-reload stream sends a keep-alive every 15 s, well inside it.
+CONNECTION_TIMEOUT_S = 30.0
+
+
+def make_handler(
+    site: Path, state: BuildState, connection_timeout: float = CONNECTION_TIMEOUT_S
+) -> type[SimpleHTTPRequestHandler]:
     class Handler(SimpleHTTPRequestHandler):
+        # StreamRequestHandler sets it on the socket: a read or write that waits longer raises
+        # TimeoutError, which ends the request (http.server closes the connection).
+        timeout = connection_timeout
+
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
@@ -145,8 +156,8 @@ def make_handler(site: Path, state: BuildState) -> type[SimpleHTTPRequestHandler
                         event = "failed" if errors else "reload"
                         self.wfile.write(f"event: {event}\ndata: {json.dumps(errors)}\n\n".encode())
                     self.wfile.flush()
-            except (BrokenPipeError, ConnectionResetError):
-                return
+            except (BrokenPipeError, ConnectionResetError, TimeoutError):
+                return  # the page closed, or stopped reading for longer than the timeout
 
     return Handler
 

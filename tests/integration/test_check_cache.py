@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bipub.check import run
-from bipub.check.result import run_check
+from bipub.check.cached import run_check
 
 
 @pytest.fixture
@@ -128,7 +128,7 @@ def test_unsigned_report_is_not_trusted(demo: Path, cli) -> None:  # type: ignor
     # a planted report claiming success, behind the right input stamp, without our signature
     import pickle
 
-    from bipub.check.result import CachedReport
+    from bipub.check.cached import CachedReport
 
     fake = pickle.dumps((blob[:64], CachedReport("all good\n", "0 errors", 0)))
     reports[0].write_bytes(blob[:64] + b"\0" * 32 + fake)

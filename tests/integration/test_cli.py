@@ -98,13 +98,13 @@ def test_the_progress_bar_runs_no_thread(monkeypatch: pytest.MonkeyPatch, tmp_pa
     build would not fork its workers (parallel.can_fork) and load every document serially."""
     import threading
 
-    from bipub import cli
+    from bipub.commands import ui as cli_ui
     from bipub.parallel import can_fork
 
-    monkeypatch.setattr(cli.sys.stderr, "isatty", lambda: True, raising=False)
+    monkeypatch.setattr(cli_ui.sys.stderr, "isatty", lambda: True, raising=False)
     monkeypatch.setattr("rich.console.Console.is_terminal", property(lambda self: True))
-    ui = cli.Ui(tmp_path, 0)
-    with cli._progress(ui) as (on_start, on_pages):
+    ui = cli_ui.Ui(tmp_path, 0)
+    with cli_ui.Progress(ui) as (on_start, on_pages):
         assert on_start is not None and on_pages is not None  # the bar is shown
         on_start(10)
         on_pages(3)

@@ -334,7 +334,7 @@ def test_exception_in_the_pdf_step_leaves_the_previous_site(
     monkeypatch: pytest.MonkeyPatch,
     error: BaseException,
 ) -> None:
-    from bipub.render import pdf
+    from bipub.render.pdf import documents as pdf  # (render_pdfs calls its run_jobs)
 
     project, before = built
     staged_files: list[Path] = []

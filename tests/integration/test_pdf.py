@@ -16,7 +16,8 @@ import pytest
 from pypdf import PdfReader
 
 from bipub.render import pdf
-from bipub.render.pdf_breaks import korean_line_breaks
+from bipub.render.pdf import documents
+from bipub.render.pdf.breaks import korean_line_breaks
 from tests.conftest import CliResult
 
 pytestmark = pytest.mark.skipif(
@@ -218,15 +219,18 @@ def project(make_project: Callable[[str], Path]) -> Path:
     return make_project("minimal")
 
 
-def _add_pdf_post(root: Path, body: str, raw_html: bool = False) -> None:
+def _add_pdf_post(root: Path, body: str, raw_html: bool = False) -> int:
+    """Opt the Korean post alpha in to a PDF and append `body`; returns the body's line."""
     post = root / "content" / "ko" / "posts" / "alpha.md"
     text = post.read_text(encoding="utf-8").replace("---\n", "---\npdf: true\n", 1)
     post.write_text(text + "\n" + body + "\n", encoding="utf-8")
+    line = text.count("\n") + 2
     if raw_html:
         config = root / "bipub.yaml"
         config.write_text(
             config.read_text(encoding="utf-8") + "outputs:\n  raw_html: true\n", encoding="utf-8"
         )
+    return line
 
 
 def test_uncovered_character_fails_naming_it(project: Path, cli: Cli) -> None:
@@ -269,38 +273,85 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     ("body", "raw_html", "named", "reason"),
     [
         ('<img src="file:///etc/passwd" alt="x">', True, "file:///etc/passwd", "outside"),
-        ("![x](../../../../outside.png)", False, "/outside.png", "outside the project"),
+        # resolved as on the published page: /outside.png, served from static/ (not there)
+        ("![x](../../../../outside.png)", False, "/outside.png", "file not found"),
         (
             "![x](http://169.254.169.254/x.png)",
             False,
             "http://169.254.169.254/x.png",
             "http URLs are not fetched",
         ),
-        ('<link rel="attachment" href="secret.txt">', True, "attachment", "not allowed"),
+        ("![x](%2e%2e/%2e%2e/%2e%2e/secret.png)", False, "secret.png", "'..' segment"),
     ],
 )
 @pytest.mark.usefixtures("no_network")
-def test_unsafe_resources_fail_the_build(
+def test_unsafe_resources_fail_the_build_at_the_line_that_wrote_them(
     project: Path, cli: Cli, body: str, raw_html: bool, named: str, reason: str
 ) -> None:
     (project.parent / "outside.png").write_bytes(b"\x89PNG")
-    _add_pdf_post(project, body, raw_html)
+    line = _add_pdf_post(project, body, raw_html)
     result = cli("-C", str(project), "build", "--only", "pdf", "--lang", "ko")
     assert result.exit_code == 1, result.stderr
-    line = next(x for x in result.stderr.splitlines() if named in x)
-    assert line.startswith("ko/blog/alpha/alpha.pdf: ")
-    assert reason in line
+    error = next(x for x in result.stderr.splitlines() if named in x)
+    assert error.startswith(f"content/ko/posts/alpha.md:{line}: "), error
+    assert error.endswith("(in ko/blog/alpha/alpha.pdf)")
+    assert reason in error
+    assert "symbolic link" not in error
     assert "network access attempted" not in result.stderr
+
+
+def pdf_urls(path: Path) -> list[str]:
+    """The link URLs of a PDF, as poppler reads them back (`pdfinfo -url`)."""
+    out = subprocess.run(
+        ["pdfinfo", "-url", str(path)], capture_output=True, text=True, check=True
+    ).stdout
+    return [line.split()[-1] for line in out.splitlines()[1:] if line.strip()]
+
+
+@pytest.mark.skipif(shutil.which("pdfinfo") is None, reason="needs poppler-utils' pdfinfo")
+def test_links_are_absolute_urls_under_base_url_and_site_images_load(
+    project: Path, cli: Cli
+) -> None:
+    from PIL import Image
+
+    (project / "static" / "assets").mkdir(parents=True)
+    Image.new("RGB", (20, 10), "navy").save(project / "static" / "assets" / "x.png")
+    _add_pdf_post(
+        project,
+        "[root](/en/blog/alpha/) [relative](../beta/) [mail](mailto:a@b.org)\n\n"
+        "![an image the CV may use too](/assets/x.png)",
+    )
+    result = cli("-C", str(project), "build", "--only", "pdf", "--lang", "ko")
+    assert result.exit_code == 0, result.stderr
+    post = project / "site" / "ko" / "blog" / "alpha" / "alpha.pdf"
+    urls = pdf_urls(post)
+    assert "https://test.example.org/en/blog/alpha/" in urls  # root-relative
+    assert "https://test.example.org/ko/blog/beta/" in urls  # relative to the post's page
+    assert "mailto:a@b.org" in urls
+    for pdf_file in (post, project / "site" / "pdf" / "cv-ko.pdf"):
+        assert not [u for u in pdf_urls(pdf_file) if not u.startswith(("https:", "mailto:"))]
+        assert b"file:" not in pdf_file.read_bytes()
+    images = subprocess.run(
+        ["pdfimages", "-list", str(post)], capture_output=True, text=True, check=True
+    ).stdout
+    assert len(images.splitlines()) == 3  # header, rule, the image
+
+
+def test_attachments_are_refused(project: Path, cli: Cli) -> None:
+    _add_pdf_post(project, '<link rel="attachment" href="secret.txt">', raw_html=True)
+    result = cli("-C", str(project), "build", "--only", "pdf", "--lang", "ko")
+    assert result.exit_code == 1
+    assert "ko/blog/alpha/alpha.pdf: attachments (rel=attachment) are not allowed" in result.stderr
 
 
 def test_symlink_escape_fails_the_build(project: Path, cli: Cli) -> None:
     (project.parent / "secret.png").write_bytes(b"\x89PNG")
-    (project / "media").mkdir()
-    (project / "media" / "pic.png").symlink_to(project.parent / "secret.png")
-    _add_pdf_post(project, "![x](../../../media/pic.png)")
+    (project / "static" / "media").mkdir(parents=True)
+    (project / "static" / "media" / "pic.png").symlink_to(project.parent / "secret.png")
+    _add_pdf_post(project, "![x](/media/pic.png)")
     result = cli("-C", str(project), "build", "--only", "pdf", "--lang", "ko")
     assert result.exit_code == 1
-    assert "pic.png: symbolic link to" in result.stderr
+    assert "static/media/pic.png is a symbolic link to" in result.stderr
 
 
 # ---------------------------------------------------------------------------- build options
@@ -333,7 +384,7 @@ def test_only_keeps_the_other_kinds_and_letter_paper(project: Path, cli: Cli) ->
 def test_slow_subsetting_is_a_warning_and_an_error_under_strict(
     project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch, user_cache: Path
 ) -> None:
-    monkeypatch.setattr(pdf, "fast_subsetting_available", lambda: False)
+    monkeypatch.setattr(documents, "fast_subsetting_available", lambda: False)
     message = "fast font subsetting unavailable (install libharfbuzz-subset0)"
     result = cli("-C", str(project), "build", "--only", "pdf", "--lang", "en")
     assert result.exit_code == 0
@@ -374,13 +425,13 @@ def test_unchanged_pdfs_are_reused_and_a_changed_image_renders_again(
     first = post.read_bytes()
 
     rendered: list[str] = []
-    real = pdf.run_jobs
+    real = documents.run_jobs
 
     def spy(jobs: list[pdf.PdfJob], workers: int = pdf.WORKERS) -> list[pdf.PdfResult]:
         rendered.extend(job.document for job in jobs)
         return real(jobs, workers)
 
-    monkeypatch.setattr(pdf, "run_jobs", spy)
+    monkeypatch.setattr(documents, "run_jobs", spy)
     assert cli("-C", str(project), "build", "--only", "pdf", "--lang", "ko").exit_code == 0
     assert rendered == []  # nothing changed: every PDF came from .bipub-cache/pdf
     assert post.read_bytes() == first

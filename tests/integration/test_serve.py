@@ -105,7 +105,7 @@ def test_reload_event_after_rebuild(server: tuple[int, BuildState]) -> None:
 
 
 def test_the_dev_server_binds_loopback_by_default() -> None:
-    from bipub.cli import serve
+    from bipub.commands.serve_cmd import serve
 
     host = next(p for p in serve.params if p.name == "host")
     assert host.default == "127.0.0.1"

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bipub.load.reading import _minutes  # the counting itself, tested step by step below
 from bipub.render.locale_format import (
     CODE_WEIGHT,
     EN_WORDS_PER_MINUTE,
     KO_CHARS_PER_MINUTE,
-    _minutes,
     babel_locale,
     format_date,
     format_iso,

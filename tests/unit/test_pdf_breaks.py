@@ -1,8 +1,8 @@
-"""The Korean line-breaking pre-pass of the PDF renderer (render/pdf_breaks.py)."""
+"""The Korean line-breaking pre-pass of the PDF renderer (render/pdf/breaks.py)."""
 
 from __future__ import annotations
 
-from bipub.render.pdf_breaks import (
+from bipub.render.pdf.breaks import (
     MAX_RUN,
     WORD_JOINER,
     join_word,

@@ -1,4 +1,5 @@
-"""What the PDF renderer may read, and how WeasyPrint's log is judged (render/pdf.py)."""
+"""What the PDF renderer may read (render/pdf/fetch.py) and how WeasyPrint's log is judged
+(render/pdf/log.py; tests/unit/test_pdf_log.py has the messages of the real WeasyPrint)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,9 @@ from pathlib import Path
 import pytest
 
 from bipub.diagnostics import DiagnosticError, Severity
-from bipub.render.pdf import (
-    BlockedURL,
-    build_time,
-    check_url,
-    classify,
-    decode_data_url,
-    w3c,
-)
+from bipub.render.pdf.fetch import BlockedURL, check_url, decode_data_url
+from bipub.render.pdf.jobs import build_time, w3c
+from bipub.render.pdf.log import classify
 
 
 @pytest.fixture
@@ -129,3 +125,71 @@ def test_weasyprint_is_not_imported_by_the_cli_or_the_pdf_module() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=os.environ
     )
     assert out.stdout.strip() == "False"
+
+
+# -- URLs of the site (issue 16 #11, #13) -----------------------------------------------------
+SITE = "https://example.org/"
+
+
+@pytest.fixture
+def mounts(project: Path) -> tuple[tuple[str, str], ...]:
+    from bipub.render.pdf.fetch import site_mounts
+
+    (project / "static" / "assets").mkdir(parents=True)
+    (project / "static" / "assets" / "x.png").write_bytes(b"png")
+    (project / "content").mkdir()
+    (project / "content" / "chart.png").write_bytes(b"png")
+    theme = project.parent / "theme-static"
+    theme.mkdir()
+    (theme / "site.css").write_text("p {}")
+    page = (SITE + "ko/blog/alpha/", project / "content")
+    return site_mounts(SITE, project / "static", theme, page)
+
+
+def test_site_urls_load_from_static_the_theme_and_the_posts_folder(
+    project: Path, mounts: tuple[tuple[str, str], ...]
+) -> None:
+    assert check_url(SITE + "assets/x.png", [str(project)], mounts) == (
+        "file",
+        (project / "static" / "assets" / "x.png").resolve(),
+    )
+    assert (
+        check_url(SITE + "assets/site.css", [], mounts)[1]
+        == (project.parent / "theme-static" / "site.css").resolve()
+    )
+    assert (
+        check_url(SITE + "ko/blog/alpha/chart.png", [], mounts)[1]
+        == (project / "content" / "chart.png").resolve()
+    )
+
+
+def test_a_missing_site_file_says_where_it_looked(
+    project: Path, mounts: tuple[tuple[str, str], ...]
+) -> None:
+    with pytest.raises(BlockedURL, match=r"file not found \(looked for static/nope\.png\)"):
+        check_url(SITE + "nope.png", [str(project)], mounts, str(project))
+
+
+@pytest.mark.parametrize("dots", ["..", "%2e%2e", "%2E."])
+def test_dot_dot_in_a_site_url_is_named_as_such(
+    project: Path, mounts: tuple[tuple[str, str], ...], dots: str
+) -> None:
+    with pytest.raises(BlockedURL) as caught:
+        check_url(f"{SITE}ko/blog/alpha/{dots}/{dots}/{dots}/secret.png", [], mounts)
+    assert "'..' segment" in str(caught.value) and "symbolic link" not in str(caught.value)
+
+
+def test_dot_dot_in_a_file_url_is_not_called_a_symbolic_link(project: Path) -> None:
+    url = (project / "img").as_uri() + "/%2e%2e/%2e%2e/secret.png"
+    with pytest.raises(BlockedURL) as caught:
+        check_url(url, [str(project)])
+    assert "'..' segment (written %2e%2e)" in str(caught.value)
+    assert "symbolic link" not in str(caught.value)
+
+
+def test_a_symbolic_link_out_of_static_is_refused(
+    project: Path, tmp_path: Path, mounts: tuple[tuple[str, str], ...]
+) -> None:
+    (project / "static" / "leak.png").symlink_to(tmp_path / "secret.png")
+    with pytest.raises(BlockedURL, match="is a symbolic link to"):
+        check_url(SITE + "leak.png", [str(project)], mounts, str(project))

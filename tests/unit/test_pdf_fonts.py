@@ -1,4 +1,4 @@
-"""Fonts of the PDFs: fontconfig lookup, real bold, coverage (render/pdf_fonts.py)."""
+"""Fonts of the PDFs: fontconfig lookup, real bold, coverage (render/pdf/fonts.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 
 from bipub.config import PdfOptions
 from bipub.diagnostics import DiagnosticError
-from bipub.render import pdf_fonts
-from bipub.render.pdf_fonts import (
+from bipub.render.pdf import fonts as pdf_fonts
+from bipub.render.pdf.fonts import (
     _format_ranges,
     _parse_ranges,
     choose_fonts,

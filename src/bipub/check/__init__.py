@@ -1,6 +1,8 @@
 """`bipub check` and `bipub review`: is every unit translated, current, reviewed and sound?
 
-run.py        load → pair → parity → QA → severity (`analyze`, `run_check`); renders nothing
+run.py        load → pair → parity → QA → severity (`analyze`); renders nothing
+cached.py     `run_check` / `CheckRun`: the check with its result cache (a warm check reads one file)
+result.py     `CheckResult`: findings, ignored findings, coverage
 parity.py     state findings: missing, orphan, untranslated, stale, draft, edited; UI catalogs
 qa.py         QA of a translation against its source, one small function per finding code
 glossary.py   glossary.yaml: term pairs and do-not-translate terms

@@ -39,6 +39,8 @@ from pathlib import Path
 from bipub.check.findings import KNOWN_CODES, QA_CODES, Finding
 from bipub.config import CheckOptions
 from bipub.diagnostics import ConfigError, Diagnostic, Severity
+from bipub.load.text import read_text
+from bipub.load.yaml_strict import load_yaml
 
 _INLINE = re.compile(
     r"bipub-ignore:\s*(?P<codes>[\w-]+(?:\s*,\s*[\w-]+)*)(?P<reason>[^\n]*?)\s*(?:\)|-->|$)",
@@ -98,12 +100,13 @@ def apply_policy(
     `inline` maps (lang, key) to {code: reason} for units that carry an inline ignore.
     """
     inline = inline or {}
+    overrides = options.overrides  # `diagnostics:` and `check.severity:` of bipub.yaml
     outcome = Outcome([])
     for f in findings:
         sev = default_severity(f)
         fixed = f.code not in KNOWN_CODES and f.severity is Severity.ERROR
         if not fixed:
-            configured = options.severity.get(f.code)
+            configured = overrides.get(f.code)
             if configured == "off":
                 outcome.ignored.append((f, "severity: off in bipub.yaml"))
                 continue
@@ -150,9 +153,6 @@ def validate_options(root: Path, options: CheckOptions) -> None:
         return
     lines: dict[tuple[str | int, ...], int | None] = {}
     try:
-        from bipub.load.text import read_text
-        from bipub.load.yaml_strict import load_yaml
-
         doc = load_yaml(read_text(root / "bipub.yaml", "bipub.yaml"), "bipub.yaml")
         lines = {path: doc.line_for(path) for path, _ in bad}
     except Exception:  # line numbers are a nicety; the file loaded before

@@ -5,12 +5,12 @@ from __future__ import annotations
 import io
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
-if TYPE_CHECKING:
-    from bipub.cli import Ui
+from bipub.check.cached import CachedReport, CheckRun
+from bipub.commands.ui import Ui
+from bipub.diagnostics import DiagnosticError
 
 
 @click.command()
@@ -70,18 +70,18 @@ def check(
     Exit status: 0 without errors, 1 with errors, 2 for a bad invocation or config.
     """
     if links:
+        # imported here: the link check loads the config models, a plain check whose inputs
+        # did not change reads only its cached report (start-up time)
         from bipub.commands.links import run_link_check
 
         sys.exit(run_link_check(ui, out, fmt, output))
-    from bipub.check.result import CachedReport, CheckRun
-    from bipub.diagnostics import DiagnosticError
-
     color = output is None and fmt == "text" and sys.stdout.isatty()
     try:
         run = CheckRun(ui.root, langs=langs, only=only, strict=strict)
         # a terminal's report is coloured to its width: only plain reports are kept
         done = None if color else run.cached_report(fmt)
         if done is None:
+            # imported here: the report's formatters are needed only when no cached report fits
             from bipub.check import report
 
             result = run.result()

@@ -9,20 +9,17 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
-if TYPE_CHECKING:
-    from bipub.cli import Ui
+from bipub.commands.ui import Ui
+from bipub.config import load_config
+from bipub.diagnostics import ConfigError, Diagnostic, DiagnosticError
+from bipub.linkcheck import check_links
 
 
 def run_link_check(ui: Ui, out: Path | None, fmt: str, output: Path | None) -> int:
     """Check `out` (default: the project's site/) and report; returns the exit status."""
-    from bipub.config import load_config
-    from bipub.diagnostics import ConfigError, Diagnostic, DiagnosticError
-    from bipub.linkcheck import check_links
-
     try:
         config = load_config(ui.root)
     except DiagnosticError as exc:

@@ -20,7 +20,7 @@ import click
 if TYPE_CHECKING:
     from bipub.check.review import Item
     from bipub.check.run import Analysis
-    from bipub.cli import Ui
+    from bipub.commands.ui import Ui
 
 
 def _analyze(ui: Ui) -> Analysis:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
-    from bipub.cli import Ui
+    from bipub.commands.ui import Ui
     from bipub.translate.deepl_client import Usage
     from bipub.translate.drafts import Estimate, Plan, Result
 

@@ -11,7 +11,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import cached_property, partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -19,14 +19,13 @@ from bipub.cache import BuildCache, digest_bytes, stat_key
 from bipub.config import SiteConfig
 from bipub.diagnostics import Collector, Diagnostic
 from bipub.load.front_matter import FrontMatterError, split_front_matter
+from bipub.load.reading import reading_minutes
+from bipub.load.sections import Section, split_sections
 from bipub.load.text import TextDecodeError, decode_text, read_text
 from bipub.load.yaml_strict import YamlDoc, YamlError, load_yaml
 from bipub.model.post import FrontMatter, Kind
 from bipub.model.validate import validation_diagnostics
 from bipub.parallel import can_fork, fork_map, worker_count
-
-if TYPE_CHECKING:
-    from bipub.pair.units import Section
 
 CONTENT_DIR = "content"
 SectionSpan = tuple[int, int, int, str]  # start and end in the body, line, digest
@@ -58,11 +57,9 @@ class Document:
 
     @cached_property
     def sections(self) -> tuple[Section, ...]:
-        """The body split at headings (pair/units.py), computed once per document and process
+        """The body split at headings (load/sections.py), computed once per document and process
         (pairing and `bipub check` both need it), or rebuilt from the spans a cached document
         was pickled with (see __getstate__)."""
-        from bipub.pair.units import Section, split_sections
-
         spans = self.__dict__.get(_SPANS)
         if spans is None:
             return tuple(split_sections(self.body, self.body_line))
@@ -76,9 +73,7 @@ class Document:
 
     @cached_property
     def reading_minutes(self) -> int:
-        """The body's reading time (render/locale_format.py), computed once per document."""
-        from bipub.render.locale_format import reading_minutes
-
+        """The body's reading time (load/reading.py), computed once per document."""
         return reading_minutes(self.body, self.lang)
 
     @cached_property

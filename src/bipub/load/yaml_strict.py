@@ -18,6 +18,7 @@ Every value's line is recorded in ``YamlDoc.lines`` under its path, e.g. ``("exp
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -132,6 +133,12 @@ def _scalar(event: yaml.ScalarEvent, rel: str, line_offset: int) -> Any:
     return event.value  # quoted or block scalar: always a string
 
 
+def describe_char(char: str) -> str:
+    """'control character U+0000' / 'character U+FFFE' (for messages)."""
+    kind = "control character" if unicodedata.category(char) == "Cc" else "character"
+    return f"{kind} U+{ord(char):04X}"
+
+
 def _line(event: yaml.Event, line_offset: int) -> int | None:
     return event.start_mark.line + 1 + line_offset if event.start_mark else None
 
@@ -227,7 +234,23 @@ def load_yaml(text: str, rel: str, line_offset: int = 0) -> YamlDoc:
             problem = "a \\u escape of a lone surrogate or of no character"
         context = f" ({exc.context})" if exc.context else ""
         raise YamlError([_diag(rel, line, f"invalid YAML: {problem}{context}")]) from None
-    except yaml.YAMLError as exc:  # e.g. ReaderError for control characters
+    except yaml.reader.ReaderError as exc:  # a control character (NUL…) YAML does not allow
+        # libyaml counts UTF-8 bytes, the pure-Python reader characters
+        if _Loader is yaml.SafeLoader:
+            line = text.count("\n", 0, exc.position) + 1 + line_offset
+        else:
+            line = text.encode("utf-8").count(b"\n", 0, exc.position) + 1 + line_offset
+        char = exc.character if isinstance(exc.character, str) else chr(exc.character)
+        raise YamlError(
+            [
+                _diag(
+                    rel,
+                    line,
+                    f"invalid YAML: {describe_char(char)} is not allowed in YAML; remove it",
+                )
+            ]
+        ) from None
+    except yaml.YAMLError as exc:
         raise YamlError([_diag(rel, None, f"invalid YAML: {exc}")]) from None
     if not root_set:
         doc.data = None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import BaseModel, ValidationError
 
@@ -35,8 +35,6 @@ def _known_fields(model: type[BaseModel] | None, loc: tuple[str | int, ...]) -> 
 
 
 def _inner_model(annotation: Any) -> type[BaseModel] | None:
-    from typing import get_args
-
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
     for arg in get_args(annotation):
@@ -83,9 +81,10 @@ def validation_diagnostics(
     path_prefix: tuple[str | int, ...] = (),
     model: type[BaseModel] | None = None,
 ) -> list[Diagnostic]:
-    """One diagnostic per distinct error location, with the YAML line of the offending key."""
+    """One diagnostic per distinct error location, with the YAML line of the offending key.
+
+    `model` (the validated model) lets an unknown key get a 'did you mean' hint."""
     seen: dict[tuple[str | int, ...], Diagnostic] = {}
-    model = model or _model_of(exc)
     for err in exc.errors(include_url=False):
         loc = _clean_loc(err["loc"], _data_at(doc.data, path_prefix))
         key = dotted(loc) or "(document)"
@@ -135,16 +134,3 @@ def _data_at(data: Any, prefix: tuple[str | int, ...]) -> Any:
         except (KeyError, IndexError, TypeError):
             return None
     return data
-
-
-def _model_of(exc: ValidationError) -> type[BaseModel] | None:
-    from bipub.config import SiteConfig
-    from bipub.model.cv import CV
-    from bipub.model.post import FrontMatter
-
-    models: dict[str, type[BaseModel]] = {
-        "SiteConfig": SiteConfig,
-        "CV": CV,
-        "FrontMatter": FrontMatter,
-    }
-    return models.get(exc.title)

@@ -4,6 +4,13 @@ The source file (e.g. content/en/cv.yaml) holds every field. A translation (cont
 holds only `Text` fields, plus identity fields of list items so items can be paired. The merge
 yields, for the target language, the full CV in the source's key order, and one `Unit` per text
 field; text the translation lacks falls back to the source and is recorded in `fallbacks`.
+
+Lists of strings (`certifications`) and lists of items without an identity field pair by position,
+which an insert or a reorder in the source silently breaks. When the target language's status file
+recorded the source text a positional translation was made for, and that text is not the source
+text now at its position, the translation is not shown: the source text is, as a fallback (the
+untranslated notice), with a `pairing` warning that says where the recorded text is now. The unit
+keeps the translation, so `check` reports it stale and `translate` never overwrites it.
 """
 
 from __future__ import annotations
@@ -18,7 +25,8 @@ from bipub.diagnostics import Collector
 from bipub.load.yaml_strict import Path_, YamlDoc
 from bipub.model.cv import CV
 from bipub.model.fields import ListItem, field_kind
-from bipub.pair.units import Unit, nfc
+from bipub.pair.status import StatusRecord
+from bipub.pair.units import Unit, nfc, text_hash
 
 _MISSING: Any = object()
 
@@ -45,6 +53,7 @@ class _Ctx:
     collector: Collector
     fallbacks: set[Path_]
     units: list[Unit]
+    recorded: Mapping[str, StatusRecord]  # the target language's status records, by unit key
     paths: dict[str, Path_] = field(default_factory=dict)
 
     def src_line(self, path: Path_) -> int | None:
@@ -62,13 +71,27 @@ def merge_cv(
     tr_rel: str | None,
     tr_doc: YamlDoc | None,
     collector: Collector,
+    recorded: Mapping[str, StatusRecord] | None = None,
 ) -> MergedCv:
+    """The target language's CV. `recorded`: its status records (status/<lang>.yaml), used to
+    tell whether a translation paired by position was made for the source text now there."""
     src = src_doc.data if isinstance(src_doc.data, dict) else {}
     tr = tr_doc.data if tr_doc is not None else None
     if tr is not None and not isinstance(tr, dict):
         collector.error(tr_rel, 1, "schema", "cv.yaml must be a mapping")
         tr = None
-    ctx = _Ctx(source_lang, target_lang, src_rel, src_doc, tr_rel, tr_doc, collector, set(), [])
+    ctx = _Ctx(
+        source_lang,
+        target_lang,
+        src_rel,
+        src_doc,
+        tr_rel,
+        tr_doc,
+        collector,
+        set(),
+        [],
+        recorded or {},
+    )
     data = _merge_obj(CV, src, tr, (), (), "cv:", ctx)
     return MergedCv(target_lang, source_lang, data, ctx.fallbacks, ctx.units, ctx.paths)
 
@@ -103,7 +126,10 @@ def _merge_obj(
     tpath: Path_ | None,
     key: str,
     ctx: _Ctx,
+    positional: list[Any] | None = None,
 ) -> dict[str, Any]:
+    """`positional`: the source list when this item was paired by position, [] inside such
+    an item (else None)."""
     tr = tr if isinstance(tr, dict) else None
     if tr is not None and tpath is not None:
         for k in tr:
@@ -134,11 +160,25 @@ def _merge_obj(
         sp, tp = (*spath, k), ((*tpath, k) if tpath is not None else None)
         ukey = _join(key, k)
         if kind == "text":
-            out[k] = _text(sv, tv, sp, tp, ukey, ctx)
+            among = (
+                [x.get(k) if isinstance(x, dict) else None for x in positional]
+                if positional is not None
+                else None
+            )
+            out[k] = _text(sv, tv, sp, tp, ukey, ctx, among)
         elif kind == "text_list":
             out[k] = _text_list(sv, tv, sp, tp, ukey, ctx)
         elif kind == "model" and inner is not None and isinstance(sv, dict):
-            out[k] = _merge_obj(inner, sv, tv if isinstance(tv, dict) else None, sp, tp, ukey, ctx)
+            out[k] = _merge_obj(
+                inner,
+                sv,
+                tv if isinstance(tv, dict) else None,
+                sp,
+                tp,
+                ukey,
+                ctx,
+                [] if positional is not None else None,  # inside an item paired by position
+            )
             _check_shape(tv, dict, tp, ukey, ctx)
         elif kind == "model_list" and inner is not None and isinstance(sv, list):
             out[k] = _merge_list(inner, sv, tv, sp, tp, ukey, ctx)
@@ -167,7 +207,17 @@ def _check_shape(tv: Any, shape: type, tp: Path_ | None, ukey: str, ctx: _Ctx) -
         )
 
 
-def _text(sv: Any, tv: Any, sp: Path_, tp: Path_ | None, ukey: str, ctx: _Ctx) -> Any:
+def _text(
+    sv: Any,
+    tv: Any,
+    sp: Path_,
+    tp: Path_ | None,
+    ukey: str,
+    ctx: _Ctx,
+    among: list[Any] | None = None,
+) -> Any:
+    """One text field. `among`: when it was paired by position, the source texts at every
+    position of its list (to say where the text its translation was made for has gone)."""
     if not isinstance(sv, str):
         return sv  # wrong type: reported by model validation of the source
     translation: str | None = None
@@ -199,7 +249,41 @@ def _text(sv: Any, tv: Any, sp: Path_, tp: Path_ | None, ukey: str, ctx: _Ctx) -
     if translation is None:
         ctx.fallbacks.add(sp)
         return sv
+    if among is not None and _made_for_another_text(sv, translation, among, tp, ukey, ctx):
+        ctx.fallbacks.add(sp)
+        return sv
     return translation
+
+
+def _made_for_another_text(
+    sv: str, translation: str, among: list[Any], tp: Path_ | None, ukey: str, ctx: _Ctx
+) -> bool:
+    """Whether a translation paired by position was recorded for another source text (and is
+    still the translation recorded): then it is not shown, with a `pairing` warning."""
+    rec = ctx.recorded.get(nfc(ukey))
+    if rec is None or rec.source_hash == text_hash(sv):
+        return False  # never recorded (bipub cannot tell), or made for this very text
+    if rec.translation_hash is not None and rec.translation_hash != text_hash(translation):
+        return False  # the translation was rewritten since: the record no longer describes it
+    moved = [
+        i
+        for i, other in enumerate(among)
+        if isinstance(other, str) and text_hash(other) == rec.source_hash
+    ]
+    was = f"{rec.source!r}" if rec.source else "another source text"
+    where = ", no longer in the source" if among else ""  # (among is [] in a nested field)
+    if moved:
+        where = f", now at [{moved[0]}]"
+    ctx.collector.warning(
+        ctx.tr_rel,
+        ctx.tr_line(tp) if tp else None,
+        "pairing",
+        f"{ukey}: paired by position, but this translation was made for {was}{where}; the "
+        f"source text is shown with the untranslated notice. Move the translation to its "
+        f"item's position (or review it again with `bipub review`)",
+        key=ukey,
+    )
+    return True
 
 
 def _text_list(sv: Any, tv: Any, sp: Path_, tp: Path_ | None, ukey: str, ctx: _Ctx) -> Any:
@@ -223,6 +307,7 @@ def _text_list(sv: Any, tv: Any, sp: Path_, tp: Path_ | None, ukey: str, ctx: _C
             (*tp, i) if tp is not None else None,
             f"{ukey}[{i}]",
             ctx,
+            sv,
         )
         for i, s in enumerate(sv)
     ]
@@ -264,10 +349,12 @@ def _merge_list(
             continue
         ident = item_identity(model, s)
         j: int | None = None
+        by_position = False
         if ident is not None and not positional:
             j = by_identity.get(ident)
         elif ident is None or positional:
             j = i if i < len(tr_items) else None
+            by_position = True
             if j is not None and ident is not None and tr_items:
                 ctx.collector.warning(
                     ctx.tr_rel,
@@ -290,6 +377,7 @@ def _merge_list(
                 (*tp, j) if tp is not None and j is not None else None,
                 item_key,
                 ctx,
+                src if by_position else None,
             )
         )
     for pos, t in enumerate(tr_items):

@@ -117,7 +117,7 @@ class Site:
 
 def pair_site(root: Path, config: SiteConfig, content: Content, collector: Collector) -> Site:
     status = {lang: load_status(root, lang, collector) for lang in config.codes}
-    cv = _pair_cv(config, content, collector)
+    cv = _pair_cv(config, content, status, collector)
     if cv:  # machine-drafted CV fields get the drafts' notice (or show the source)
         from bipub.pair.cv_merge import mark_drafts
 
@@ -132,7 +132,9 @@ def pair_site(root: Path, config: SiteConfig, content: Content, collector: Colle
     return site
 
 
-def _pair_cv(config: SiteConfig, content: Content, collector: Collector) -> dict[str, MergedCv]:
+def _pair_cv(
+    config: SiteConfig, content: Content, status: dict[str, StatusFile], collector: Collector
+) -> dict[str, MergedCv]:
     from bipub.model.cv import CV
     from bipub.pair.cv_merge import MergedCv, merge_cv
 
@@ -169,12 +171,15 @@ def _pair_cv(config: SiteConfig, content: Content, collector: Collector) -> dict
             tr.rel if tr else None,
             tr.yaml if tr else None,
             collector,
+            status[lang].records if lang in status else None,
         )
         try:
             CV.model_validate(merged.data)
         except ValidationError as exc:
             collector.extend(
-                validation_diagnostics(exc, tr.yaml if tr else src.yaml, tr.rel if tr else src.rel)
+                validation_diagnostics(
+                    exc, tr.yaml if tr else src.yaml, tr.rel if tr else src.rel, model=CV
+                )
             )
             continue
         out[lang] = merged
@@ -473,11 +478,20 @@ def _collect_tags(site: Site, collector: Collector) -> dict[str, dict[str, Tag]]
         where: dict[str, list[str]] = defaultdict(list)
         for entry in site.posts(lang):
             doc = entry.versions[lang].doc
-            tags = _tags_of(entry, lang)
+            tags = tags_of(entry, lang)
             for tag in tags:
                 slug = slugify(tag)
                 if not slug:
-                    collector.error(doc.rel, doc.line_of("tags"), "tag", f"tags: {tag!r} is empty")
+                    collector.error(
+                        doc.rel,
+                        doc.line_of("tags"),
+                        "tag",
+                        f"tags: {tag!r} has no letter or digit to make its tag page's URL "
+                        f"from (tags/<slug>/); add a word to it (e.g. '{tag.strip()} launch') "
+                        "or remove it"
+                        if tag.strip()
+                        else "tags: an empty tag; remove it",
+                    )
                     continue
                 spellings[slug][tag] += 1
                 where[slug].append(doc.rel)
@@ -497,7 +511,8 @@ def _collect_tags(site: Site, collector: Collector) -> dict[str, dict[str, Tag]]
     return out
 
 
-def _tags_of(entry: Entry, lang: str) -> list[str]:
+def tags_of(entry: Entry, lang: str) -> list[str]:
+    """A post's tags in `lang`: its own front matter's if it sets them, else the source's."""
     own = entry.docs.get(lang)
     if own is not None and "tags" in own.meta.model_fields_set:
         return list(own.meta.tags)

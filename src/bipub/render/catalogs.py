@@ -2,8 +2,10 @@
 
 The theme ships catalogs for its own templates; a project's catalogs override them message by
 message. Catalogs are read from the .po files at build time (no stale .mo can be published).
-Fuzzy entries are never published; a msgstr that changes the placeholders of its msgid or adds
-markup is an error naming the .po file and line.
+Fuzzy entries are never published; a msgstr that changes the placeholders of its msgid, adds
+markup or is not a valid format string is an error naming the .po file and line. (Templates call
+`_()`, Jinja's newstyle gettext, which always formats the translation with `%`, even without
+variables: a literal `%` in a msgstr must be written `%%`.)
 """
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ from bipub.load.text import TextDecodeError, read_inside, read_text
 
 DOMAIN = "messages"
 _PLACEHOLDER = re.compile(r"%\((\w+)\)[sdifr]|\{(\w*)\}|%[sdif]")
+# A printf-style conversion (group 1), else a lone % (no group)
+_CONVERSION = re.compile(
+    r"(%(?:\([^)]*\))?[#0 +-]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlL]?[diouxXeEfFgGcrsa%])|%"
+)
 _TAG = re.compile(r"</?([a-zA-Z][a-zA-Z0-9]*)\b[^>]*>")
 
 
@@ -36,6 +42,21 @@ def placeholders(text: str) -> list[str]:
 
 def tags(text: str) -> list[str]:
     return sorted(m.group(0).lower() for m in _TAG.finditer(text))
+
+
+def format_problem(text: str, msgid: str) -> str | None:
+    """Why `text`, a translation of `msgid`, is wrong as the format string Jinja's newstyle
+    gettext makes of every translation (`text % variables`), or None: a `%` that starts no
+    conversion (`100% 완료`: an error at render time), or one the msgid does not have (`100% d`
+    would format as `100 0`). A literal % is written %%."""
+    allowed = {m.group(1) for m in _CONVERSION.finditer(msgid) if m.group(1)}
+    for m in _CONVERSION.finditer(text):
+        conversion = m.group(1)
+        if conversion == "%%" or (conversion is not None and conversion in allowed):
+            continue
+        around = text[max(0, m.start() - 12) : m.end() + 12]
+        return f"a % that is not a placeholder of the msgid: “{around}”"
+    return None
 
 
 @dataclass(frozen=True)
@@ -81,6 +102,17 @@ def check_message(msg: Message, rel: str, collector: Collector) -> bool:
                 "placeholders",
                 f"msgstr for {ids[0]!r} has placeholders {placeholders(s)}, "
                 f"msgid has {placeholders(ids[0])}",
+                key=f"ui:{ids[0]}",
+            )
+            ok = False
+        problem = format_problem(s, " ".join(ids)) if ok else None  # (one error an entry)
+        if problem is not None:
+            collector.error(
+                rel,
+                msg.lineno,
+                "placeholders",
+                f"msgstr for {ids[0]!r} has {problem}; templates format every translation "
+                "with %, so write a literal % as %%",
                 key=f"ui:{ids[0]}",
             )
             ok = False

@@ -39,6 +39,10 @@ this site uses), in one pass over the tokens instead of Pygments' stack of line 
 the same CSS classes (from Pygments' own `_get_css_classes`), the same escaping, the same span
 merging and line endings. It supports none of HtmlFormatter's other options.
 
+Both rely on Pygments' and CPython's internals, so they run only on the Pygments and Python
+versions listed in render/upstream.py (`FAST`); elsewhere `lexer_for` returns Pygments' own lexer
+and `highlight` formats with `HtmlFormatter(nowrap=True)`, and `bipub -v build` says so.
+
 Output is identical to Pygments' (tests/unit/test_highlight.py compares token streams and HTML
 with Pygments' own lexers and `HtmlFormatter(nowrap=True)` on many languages, a sample of all
 lexers, the demo, the benchmark corpus shapes, random text and random token streams, with each
@@ -54,13 +58,19 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from re import _constants as _c  # type: ignore[attr-defined]
 from re import _parser  # type: ignore[attr-defined]
-from typing import Any
+from typing import Any, Final
 
+from pygments import format as pygments_format
 from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer, RegexLexer
 from pygments.lexers import get_lexer_by_name
 from pygments.token import Error, Whitespace, _TokenType
 from pygments.util import ClassNotFound
+
+from bipub.render import upstream
+
+# on the verified Pygments and Python versions only (render/upstream.py); else stock Pygments
+FAST: Final = upstream.fast_highlight()
 
 _TYPE_FLAGS = _c.SRE_FLAG_ASCII | _c.SRE_FLAG_LOCALE | _c.SRE_FLAG_UNICODE
 
@@ -513,17 +523,19 @@ def accelerate(lexer: Lexer) -> Lexer:
 
 
 @lru_cache(maxsize=256)
-def lexer_for(name: str) -> Lexer | None:
-    """A lexer for a fence's language name, or None if Pygments has none."""
+def lexer_for(name: str, fast: bool = FAST) -> Lexer | None:
+    """A lexer for a fence's language name, or None if Pygments has none. `fast`: with the
+    joined-rules tokenizer (only on verified upstream versions: render/upstream.py)."""
     try:
         lexer = get_lexer_by_name(name, stripnl=False, ensurenl=False)
     except ClassNotFound:
         return None
-    return accelerate(lexer)
+    return accelerate(lexer) if fast else lexer
 
 
-# Used for its class names only (`_get_css_classes`): the formatting is `_format` below.
-_CLASSES = HtmlFormatter(nowrap=True)
+# Used for its class names only (`_get_css_classes`): the formatting is `_format` below; and as
+# the stock formatter where the fast path is off.
+_CLASSES = _STOCK = HtmlFormatter(nowrap=True)
 _OPENERS: dict[_TokenType, str] = {}  # token type → `<span class="…">`, or "" for no span
 
 
@@ -591,7 +603,11 @@ def _format(tokens: Iterable[tuple[_TokenType, str]]) -> str:
 
 
 @lru_cache(maxsize=1024)
-def highlight(code: str, lexer: Lexer) -> str:
+def highlight(code: str, lexer: Lexer, fast: bool = FAST) -> str:
     """HTML for one code block. Memoized: a post and its translation share their code blocks,
-    and the renderer puts both on the same worker one after the other."""
-    return _format(lexer.get_tokens(code))
+    and the renderer puts both on the same worker one after the other. `fast`: formatted by
+    `_format`, else by Pygments' `HtmlFormatter(nowrap=True)` (the same text)."""
+    if fast:
+        return _format(lexer.get_tokens(code))
+    html: str = pygments_format(lexer.get_tokens(code), _STOCK)
+    return html

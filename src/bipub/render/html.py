@@ -19,7 +19,8 @@ from markupsafe import Markup
 
 from bipub.diagnostics import Collector, Diagnostic, DiagnosticError
 from bipub.load.content import Document
-from bipub.pair.site import Entry, Series, Site, Tag
+from bipub.model.fields import slugify
+from bipub.pair.site import Entry, Series, Site, Tag, tags_of
 from bipub.render import urls
 from bipub.render.markdown import RenderedMarkdown
 from bipub.render.templates import template_error
@@ -375,10 +376,7 @@ class HtmlRenderer:
         key = (entry.kind, entry.key, lang)
         slugs = self._slugs.get(key)
         if slugs is None:
-            from bipub.model.fields import slugify
-            from bipub.pair.site import _tags_of
-
-            slugs = self._slugs[key] = {slugify(t) for t in _tags_of(entry, lang)}
+            slugs = self._slugs[key] = {slugify(t) for t in tags_of(entry, lang)}
         return slugs
 
     def tag_cloud(
@@ -436,11 +434,8 @@ class HtmlRenderer:
     def card_tags(self, entry: Entry, lang: str) -> tuple[TagLink, ...]:
         """The links to the tags of a post's card, in its front matter's order."""
         tags = self.site.tags.get(lang, {})
-        from bipub.model.fields import slugify
-        from bipub.pair.site import _tags_of
-
         tag_links: list[TagLink] = []
-        for t in _tags_of(entry, lang):
+        for t in tags_of(entry, lang):
             slug = slugify(t)
             if slug in tags and all(link.slug != slug for link in tag_links):
                 tag_links.append(self._tag_link(lang, slug, tags[slug]))

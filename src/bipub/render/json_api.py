@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from bipub.pair.site import Entry, Site
+from bipub.pair.site import Entry, Site, tags_of
 from bipub.pair.status import StatusFile
 from bipub.pair.units import Unit
 from bipub.render import urls
@@ -147,8 +147,6 @@ def post_records(site: Site, lang: str, url: urls.UrlBuilder) -> list[tuple[str,
 def post_record(entry: Entry, lang: str, url: urls.UrlBuilder) -> dict[str, Any]:
     """One post's record in posts.json: the fields of PostApiEntry, in its order (tests
     validate the output against it)."""
-    from bipub.pair.site import _tags_of
-
     version = entry.versions[lang]
     doc = version.doc
     return {
@@ -157,7 +155,7 @@ def post_record(entry: Entry, lang: str, url: urls.UrlBuilder) -> dict[str, Any]
         "description": doc.meta.description or "",
         "date": format_iso(entry.date) if entry.date else "",
         "updated": format_iso(entry.updated) if entry.updated else None,
-        "tags": _tags_of(entry, lang),
+        "tags": tags_of(entry, lang),
         "series": doc.meta.series,
         "url": url.absolute(urls.post(lang, entry.slug)),
         "lang": doc.lang,

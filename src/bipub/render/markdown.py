@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 from html import escape, unescape
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
@@ -24,7 +25,14 @@ from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
 from bipub.diagnostics import Collector, Diagnostic, Severity
-from bipub.render.markdown_fast import speed_up
+from bipub.render import upstream
+
+# Which paths a render takes: the fast ones only on verified upstream versions (render/upstream.py).
+FAST_MARKDOWN: Final = upstream.fast_markdown()
+FAST_HIGHLIGHT: Final = upstream.fast_highlight()
+speed_up: Callable[[MarkdownIt], MarkdownIt] | None = None
+if FAST_MARKDOWN:  # markdown_fast reaches into markdown-it-py: not even imported on other versions
+    from bipub.render.markdown_fast import speed_up
 
 if TYPE_CHECKING:
     from bipub.load.content import Document
@@ -103,7 +111,7 @@ def heading_slug(text: str) -> str:
 Blocks = dict[tuple[str, str], "str | None"]  # (language name, code) → HTML; None: unknown
 
 
-def _highlighter(unknown: list[str], blocks: Blocks | None) -> object:
+def _highlighter(unknown: list[str], blocks: Blocks | None, fast: bool) -> object:
     def _highlight(code: str, lang: str, attrs: str) -> str:
         name = (lang or "").strip().split()[0] if lang else ""
         if not name:
@@ -111,11 +119,13 @@ def _highlighter(unknown: list[str], blocks: Blocks | None) -> object:
         key = (name, code)
         if blocks is not None and key in blocks:
             html = blocks[key]
-        else:  # (Pygments is imported only now: a quick rebuild has most blocks already)
+        else:
+            # imported here: Pygments and its lexers load only for a page with a code block
+            # (start-up time of an incremental build that renders a few pages)
             from bipub.render.highlight import highlight, lexer_for
 
-            lexer = lexer_for(name)
-            html = None if lexer is None else highlight(code, lexer)
+            lexer = lexer_for(name, fast)
+            html = None if lexer is None else highlight(code, lexer, fast)
             if blocks is not None:
                 blocks[key] = html
         if html is None:
@@ -138,21 +148,27 @@ def _stock_parser(raw_html: bool) -> MarkdownIt:
 
 
 @lru_cache(maxsize=4)
-def _parser(raw_html: bool) -> MarkdownIt:
-    """The parser of every render: `_stock_parser`, sped up (the same tokens, see markdown_fast)."""
-    return speed_up(_stock_parser(raw_html))
+def _parser(raw_html: bool, fast: bool = FAST_MARKDOWN) -> MarkdownIt:
+    """The parser of every render: `_stock_parser`, sped up (the same tokens, see markdown_fast)
+    on the markdown-it-py it was verified with, else as it is."""
+    md = _stock_parser(raw_html)
+    return speed_up(md) if fast and speed_up is not None else md
 
 
 def render_markdown(
-    source: str, *, raw_html: bool = False, blocks: Blocks | None = None
+    source: str, *, raw_html: bool = False, blocks: Blocks | None = None, fast: bool | None = None
 ) -> RenderedMarkdown:
     """`blocks`: highlighted code blocks from earlier (and for later) renders; Pygments output
     depends on nothing but the language name and the code (src/bipub/quick.py keeps them, so a
-    quick rebuild compiles no lexer for blocks it has highlighted before)."""
-    return _render(_parser(raw_html), source, blocks)
+    quick rebuild compiles no lexer for blocks it has highlighted before). `fast`: force the fast
+    paths on or off (tests; default: on verified upstream versions only)."""
+    md = _parser(raw_html, FAST_MARKDOWN if fast is None else fast)
+    return _render(md, source, blocks, FAST_HIGHLIGHT if fast is None else fast)
 
 
-def _render(md: MarkdownIt, source: str, blocks: Blocks | None) -> RenderedMarkdown:
+def _render(
+    md: MarkdownIt, source: str, blocks: Blocks | None, fast_highlight: bool = FAST_HIGHLIGHT
+) -> RenderedMarkdown:
     unknown: list[str] = []
     env: dict[str, object] = {}
     dropped: list[tuple[str, int | None]] = []
@@ -162,7 +178,7 @@ def _render(md: MarkdownIt, source: str, blocks: Blocks | None) -> RenderedMarkd
     finally:
         _DROPPED.reset(reset)
     _mark_code_blocks(tokens)
-    md.options["highlight"] = _highlighter(unknown, blocks)
+    md.options["highlight"] = _highlighter(unknown, blocks, fast_highlight)
     try:
         html = md.renderer.render(tokens, md.options, env)
     finally:
@@ -236,7 +252,7 @@ def _mark_code_blocks(tokens: list[Token]) -> None:
 
 
 def pygments_css(style: str = "default") -> str:
-    from pygments.formatters import HtmlFormatter
+    from pygments.formatters import HtmlFormatter  # Pygments only when asked (start-up time)
 
     return str(HtmlFormatter(style=style).get_style_defs(".highlight"))
 

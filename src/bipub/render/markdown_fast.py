@@ -20,6 +20,10 @@ markdown-it-py.
 Every shortcut is taken only where it is provably what the stock code does (each says why);
 tests/unit/test_markdown_fast.py compares tokens, env and HTML with a stock parser, and
 bench/markdown_ab.py times the two.
+
+"Provably" holds for the markdown-it-py and mdit-py-plugins versions it was read against: this
+module is imported (by render/markdown.py) only on the versions listed in render/upstream.py;
+on any other, bipub parses with stock markdown-it-py.
 """
 
 from __future__ import annotations

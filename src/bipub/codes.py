@@ -1,0 +1,122 @@
+"""Every diagnostic code bipub can report, declared once: default severity, stage, one-line meaning.
+
+Each `Diagnostic` (bipub/diagnostics.py) and `Finding` (check/findings.py) carries one of these
+codes. The CLI prints it after the message (`... [tag-spellings]`), `bipub explain CODE` prints the
+line below, and `bipub.yaml` can change how a code is reported:
+
+    diagnostics:                 # build, serve and check
+      tag-spellings: off         # off | warning | error
+      code-language: error
+
+An error stays an error: only the *warnings* of a code can be silenced (`off`) or kept as warnings;
+any code can be made an error. Declaring a new code is one line in `_TABLE`
+(tests/unit/test_codes.py fails when src/bipub uses a code that is not declared here).
+
+Severities: E = an error (the run fails, nothing is written); W = a warning; Q = a QA finding of a
+translation, an error on reviewed or human text and a warning on an unreviewed machine draft.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+Default = Literal["error", "warning", "qa"]
+E: Final = "error"
+W: Final = "warning"
+Q: Final = "qa"
+
+
+@dataclass(frozen=True)
+class Code:
+    name: str
+    default: Default  # "qa": an error on reviewed text, a warning on a machine draft
+    stage: str  # where it is found: config, load, pair, check, render, pdf, write, translate, ...
+    summary: str  # one line: what it means and what to do
+
+    @property
+    def can_silence(self) -> bool:
+        """Only a code that is reported as a warning (by default or on drafts) can be `off`."""
+        return self.default != E
+
+
+# one line per code
+# fmt: off
+_TABLE: tuple[tuple[str, Default, str, str], ...] = (
+    # --- invocation, configuration and the output folder
+    ("usage", E, "cli", "A command-line option names something that does not exist (a language, a site folder)."),
+    ("config", E, "config", "bipub.yaml is missing, not a mapping, or has an unknown or invalid key."),
+    ("busy", E, "write", "Another bipub process is writing the same output folder; run again when it is done."),
+    ("output-clash", E, "write", "Two sources would write the same output file; rename one of them."),
+    # --- reading files
+    ("encoding", E, "load", "A file is not valid UTF-8; save it as UTF-8."),
+    ("yaml", E, "load", "A YAML file cannot be parsed or uses a refused feature (duplicate keys, aliases, tags, too deep)."),
+    ("front-matter", E, "load", "A post or page has no front matter, or it is not a YAML mapping between '---' lines."),
+    ("schema", E, "load", "A field of the CV or the front matter is unknown, missing or of the wrong type."),
+    ("content", E, "load", "content/ is missing or holds a folder that is not a language of bipub.yaml."),
+    ("symlink", E, "load", "A symbolic link inside content/ (bipub does not follow links)."),
+    ("ignored-file", W, "load", "A file in content/<lang>/posts or pages that is not .md is ignored."),
+    ("status", E, "load", "A status/<lang>.yaml record is invalid, or names a unit that does not exist."),
+    ("catalog", E, "load", "A gettext catalog (.po/.pot) is missing or cannot be read."),
+    # --- pairing source and translations
+    ("duplicate", E, "pair", "Two files of one language share a pair key (front matter `key` or file name)."),
+    ("missing-source", E, "pair", "A translation has no source-language version to pair with."),
+    ("source-lang", E, "pair", "Versions of a post disagree on `source_lang`, or it names no language of the site."),
+    ("shared-differs", W, "pair", "A shared (untranslated) field differs from the source; the source value is used."),
+    ("list-length", W, "pair", "A CV list has a different number of items than the source; items pair by position."),
+    ("pairing", W, "pair", "CV list items are paired by position; add the identifying field so reordering cannot mismatch them."),
+    ("slug", E, "pair", "A slug is not a single safe path segment."),
+    ("url-clash", E, "pair", "Two pages map to the same URL."),
+    ("tag", E, "pair", "A tag of a post is empty (or becomes empty as a URL)."),
+    ("tag-spellings", W, "pair", "Several spellings of a tag become one page; the most used spelling is shown."),
+    ("series-prefix", W, "pair", "The bracketed title prefixes of one series' posts differ in spelling ([vllm] / [vLLM])."),
+    ("translation-state", W, "build", "Pages shown with a notice because their translation is missing, a draft or stale."),
+    # --- rendering
+    ("template", E, "render", "A Jinja2 template has a syntax error, is missing, or failed while rendering."),
+    ("code-language", W, "render", "A code block names a language Pygments does not know; it is shown unhighlighted."),
+    ("unsafe-link", W, "render", "A link target with a refused scheme (javascript:, data:, ...) was dropped."),
+    ("fuzzy", W, "render", "Fuzzy entries of a .po catalog are not published; review them and drop the fuzzy flag."),
+    ("ui-untranslated", W, "render", "UI strings without a translation show in the template's language."),
+    ("markup", Q, "check", "A translation lost or added Markdown or HTML markup of its source (or a catalog's markup)."),
+    ("placeholders", Q, "check", "A translation's {placeholders} differ from its source's."),
+    # --- PDF
+    ("pdf-font", E, "pdf", "No font for the PDFs: install fontconfig and a CJK font, or set pdf.fonts."),
+    ("pdf-glyph", E, "pdf", "A character of the PDF is in none of its fonts and would print as a box."),
+    ("pdf-subsetting", W, "pdf", "Fast font subsetting is unavailable (install libharfbuzz-subset0): PDFs take many times longer."),
+    ("pdf-fetch", E, "pdf", "The PDF refers to a resource bipub does not load (network, outside the project, attachment)."),
+    ("pdf-link", E, "pdf", "A PDF links to something other than an http(s), mailto: or tel: URL (site pages are linked under base_url)."),
+    ("pdf-css", E, "pdf", "WeasyPrint ignored a CSS property the PDF layout depends on."),
+    ("pdf-weasyprint", W, "pdf", "WeasyPrint reported a problem (an error when bipub called it wrongly); the message says which."),
+    ("pdf-bound", E, "pdf", "PDF rendering exceeded its time or memory bound and was stopped."),
+    # --- bipub check: QA of translations
+    ("numbers", Q, "check", "A number of the source is missing or different in the translation."),
+    ("links", Q, "check", "A link target of the source is missing or different in the translation."),
+    ("code", Q, "check", "A code span or block changed in the translation (code is never translated)."),
+    ("refs", Q, "check", "A footnote or reference of the source is missing in the translation."),
+    ("glossary", Q, "check", "A glossary term is not translated as glossary.yaml says (or glossary.yaml is invalid: an error)."),
+    ("prefix", Q, "check", "A title's series prefix or numbering differs from the source's."),
+    # --- bipub check: translation state
+    ("missing", W, "check", "A source unit has no translation in this language."),
+    ("orphan", W, "check", "A translation (or status record) has no source any more."),
+    ("untranslated", W, "check", "A translation is identical to its source."),
+    ("stale", W, "check", "The source changed after the translation was reviewed; the diff shows how."),
+    ("draft", W, "check", "A machine draft is waiting for review (`bipub review`)."),
+    ("edited", W, "check", "A machine draft was edited by hand but not yet approved."),
+    ("key-collision", W, "check", "Two unit keys are the same after Unicode NFC normalization; rename one."),
+    ("ignore", W, "check", "A `bipub-ignore:` marker names an unknown code or has no reason, so it is not applied."),
+    # --- review and translate
+    ("review", E, "review", "A review command names an unknown unit, or the unit cannot be approved as asked."),
+    ("not-written", E, "translate", "A machine draft could not be written into its file; nothing of it was kept."),
+    # --- bipub check --links
+    ("link", E, "links", "A link of the built site points to a page or file that does not exist."),
+    ("anchor", E, "links", "A link's #anchor does not exist on its target page."),
+)
+# fmt: on
+
+CODES: Final[dict[str, Code]] = {row[0]: Code(*row) for row in _TABLE}
+if len(CODES) != len(_TABLE):  # pragma: no cover - a code declared twice
+    raise AssertionError("a diagnostic code is declared twice in bipub/codes.py")
+
+
+def explain(name: str) -> Code | None:
+    return CODES.get(name)

@@ -1,0 +1,109 @@
+"""`bipub build`: render every output of the project into site/ (or --out)."""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from pathlib import Path
+
+import click
+
+from bipub import uptodate
+from bipub.commands.ui import Progress, Ui, pass_ui
+from bipub.diagnostics import DiagnosticError
+from bipub.project import Project
+
+
+@click.command()
+@click.option(
+    "--lang",
+    "langs",
+    multiple=True,
+    help="Build only this language's outputs (repeatable); the rest of the output stays as it was.",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Output folder (default: site/ in the project).",
+)
+@click.option("--strict", is_flag=True, help="Treat warnings as errors.")
+@click.option(  # issue 5: build a subset of the output kinds
+    "--only",
+    "only",
+    multiple=True,
+    type=click.Choice(["pdf", "html", "json", "feeds", "llms"]),
+    help="Build only this kind of output (repeatable); the other kinds stay as they were.",
+)
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Ignore .bipub-cache/ and render everything (the output is the same either way).",
+)
+@pass_ui
+def build(
+    ui: Ui,
+    langs: tuple[str, ...],
+    out: Path | None,
+    strict: bool,
+    only: tuple[str, ...],
+    no_cache: bool,
+) -> None:
+    """Render the site, JSON API, feeds and llms.txt for every language into site/."""
+    out_dir = (out if out.is_absolute() else Path.cwd() / out) if out else None
+    with ExitStack() as stack:
+        prescan = None
+        if not no_cache:  # the inputs are scanned while the rest of bipub is imported
+            target, key = uptodate.build_key(Project(ui.root), out_dir, langs, only)
+            prescan = stack.enter_context(uptodate.Prescan(ui.root, target, key))
+        # imported here, after the prescan started: the pipeline's libraries (pydantic, Jinja2,
+        # markdown-it, Babel) load while the inputs are scanned (start-up time of a warm build)
+        from bipub.pipeline import build as run_build
+        from bipub.render.upstream import notes as upstream_notes
+
+        try:
+            with Progress(ui) as (on_start, on_pages):
+                result = run_build(
+                    ui.root,
+                    out_dir,
+                    list(langs) or None,
+                    strict=strict,
+                    on_start=on_start,
+                    on_pages=on_pages,
+                    only=set(only) or None,
+                    use_cache=not no_cache,
+                    prescan=prescan,
+                )
+        except DiagnosticError as exc:
+            ui.fail(exc)
+    ui.diagnostics(result.warnings)
+    if result.cache_note:
+        ui.debug(result.cache_note)
+    for note in upstream_notes():  # a fast path off on unverified upstream versions
+        ui.debug(note)
+    per_lang = ", ".join(f"{lang} {n}" for lang, n in result.pages.items())
+    target = out_dir or ui.root / "site"
+    try:
+        shown = target.relative_to(Path.cwd())
+    except ValueError:
+        shown = target
+    warn = f", {len(result.warnings)} warnings" if result.warnings else ""
+    if result.up_to_date:
+        ui.info(
+            f"Up to date: nothing changed since the last build ({sum(result.pages.values())} "
+            f"pages, {result.files} files; checked in {result.seconds:.2f} s{warn}) → {shown}/"
+        )
+        return
+    if result.quick is not None:
+        edited = ", ".join(result.quick) or "no file (only folders changed)"
+        rendered = sum(result.pages.values()) - result.reused
+        ui.info(
+            f"Quick rebuild of {edited}: {rendered} page{'s' if rendered != 1 else ''} "
+            f"rendered again, {result.changed} of {result.files} files changed, in "
+            f"{result.seconds:.2f} s{warn} → {shown}/"
+        )
+        return
+    ui.info(
+        f"Built {sum(result.pages.values())} pages ({per_lang}; {result.reused} unchanged), "
+        f"{result.files} files ({result.changed} changed) in {result.seconds:.2f} s{warn} "
+        f"→ {shown}/"
+    )

@@ -1,0 +1,147 @@
+"""The PDF worker pool: jobs render in worker processes, results come back in job order.
+
+With fork available (the CLI, no other thread alive), every job runs in a worker process with
+a memory bound, and the batch has a time bound; a job that exceeds either fails the build
+cleanly. Otherwise (threads alive: a progress bar, `bipub serve`) a forkserver that preloads
+WeasyPrint serves several documents, and one document renders in this process.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import resource
+import threading
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FuturesTimeout
+from concurrent.futures.process import BrokenProcessPool
+from functools import partial
+from multiprocessing.context import BaseContext
+
+from bipub.diagnostics import Diagnostic, DiagnosticError
+from bipub.render.pdf.engine import render_job, warm_up
+from bipub.render.pdf.jobs import PdfJob, PdfResult
+
+WORKERS = 2
+FORKSERVER_MIN_JOBS = 4
+
+# Bounds on the PDF step (pathological input must fail cleanly, not hang or exhaust memory):
+# wall time for the whole batch, and address space per worker process. Override with the
+# environment (BIPUB_PDF_TIMEOUT seconds, BIPUB_PDF_MEMORY_MB).
+PDF_TIMEOUT_S = 300.0
+PDF_MEMORY_MB = 4096
+
+
+def _limit_memory(megabytes: int) -> None:
+
+    limit = megabytes * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _bounded_job(job: PdfJob, megabytes: int) -> PdfResult:
+    _limit_memory(megabytes)
+    return render_job(job)
+
+
+def run_jobs(jobs: list[PdfJob], workers: int = WORKERS) -> list[PdfResult]:
+    """Render jobs in `workers` processes; results in job order (deterministic).
+
+    With fork available (the CLI), every job runs in a worker process with a memory bound, and
+    the batch has a time bound; a job that exceeds either fails the build cleanly."""
+
+    timeout = float(os.environ.get("BIPUB_PDF_TIMEOUT", PDF_TIMEOUT_S))
+    megabytes = int(os.environ.get("BIPUB_PDF_MEMORY_MB", PDF_MEMORY_MB))
+    if jobs and "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
+        return _run_bounded(jobs, max(1, workers), timeout, megabytes)
+    if len(jobs) <= 1 or workers <= 1:
+        return [render_job(job) for job in jobs]
+
+    # fork is cheapest: the workers inherit WeasyPrint imported and fontconfig, Pango and the
+    # fonts warmed up by one tiny render here (a cold first render costs ~1 s more per process).
+    # It is unsafe with threads alive (a progress bar, `bipub serve`): then a forkserver that
+    # preloads WeasyPrint, worth its start-up (~1 s) only for several documents.
+    methods = multiprocessing.get_all_start_methods()
+    context: BaseContext
+    if "fork" in methods and threading.active_count() == 1:
+        warm_up(jobs[0])
+        context = multiprocessing.get_context("fork")
+    elif "forkserver" in methods and len(jobs) >= FORKSERVER_MIN_JOBS:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["__main__", "bipub.render.pdf.engine", "weasyprint"])
+    else:
+        return [render_job(job) for job in jobs]
+    # Biggest first so the two workers finish together; results are put back in job order.
+    order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i].html))
+    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context) as pool:
+        done = list(pool.map(render_job, [jobs[i] for i in order]))
+    results: list[PdfResult | None] = [None] * len(jobs)
+    for i, result in zip(order, done, strict=True):
+        results[i] = result
+    return [r for r in results if r is not None]
+
+
+def _run_bounded(
+    jobs: list[PdfJob], workers: int, timeout: float, megabytes: int
+) -> list[PdfResult]:
+
+    warm_up(jobs[0])
+    order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i].html))
+    pool = ProcessPoolExecutor(
+        max_workers=min(workers, len(jobs)), mp_context=multiprocessing.get_context("fork")
+    )
+    try:
+        done = list(
+            pool.map(
+                partial(_bounded_job, megabytes=megabytes),
+                [jobs[i] for i in order],
+                timeout=timeout,
+            )
+        )
+    except (MemoryError, BrokenProcessPool):
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    None,
+                    None,
+                    "pdf-bound",
+                    f"PDF rendering exceeded its {megabytes} MB memory bound "
+                    "(BIPUB_PDF_MEMORY_MB) and was stopped; nothing was written",
+                )
+            ]
+        ) from None
+    except FuturesTimeout:
+        for process in list(getattr(pool, "_processes", {}).values()):
+            process.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    None,
+                    None,
+                    "pdf-bound",
+                    f"PDF rendering took longer than {timeout:g} s and was stopped "
+                    "(BIPUB_PDF_TIMEOUT); nothing was written",
+                )
+            ]
+        ) from None
+    except DiagnosticError:
+        raise
+    except Exception as exc:  # a worker under its memory bound fails in many ways
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    None,
+                    None,
+                    "pdf-bound",
+                    f"PDF rendering failed in its worker process ({type(exc).__name__}: {exc}); "
+                    f"workers run with a {megabytes} MB memory bound (BIPUB_PDF_MEMORY_MB); "
+                    "nothing was written",
+                )
+            ]
+        ) from exc
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    results: list[PdfResult | None] = [None] * len(jobs)
+    for i, result in zip(order, done, strict=True):
+        results[i] = result
+    return [r for r in results if r is not None]

@@ -1,0 +1,78 @@
+"""The upstream versions bipub's two fast paths were verified against, and whether to use them.
+
+- render/markdown_fast.py replaces rules inside markdown-it-py (and the footnote plugin of
+  mdit-py-plugins) with dispatchers that give the same tokens faster;
+- render/highlight.py tokenizes with Pygments' lexers through joined regexes, reading patterns
+  with CPython's private `re._parser`, and formats HTML itself instead of `HtmlFormatter`.
+
+Both rely on how those libraries work inside, not only on what they promise. They are used only
+on the versions below, which the tests compared with the stock code (tests/unit/
+test_markdown_fast.py, test_highlight.py, test_fast_paths.py); on any other version bipub uses
+stock markdown-it-py and Pygments: the same HTML, only slower, and `bipub -v build` says so.
+To verify a new version: install it, run those tests, and add the version here.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from typing import Final
+
+import markdown_it
+import mdit_py_plugins
+import pygments
+
+# upstream name → versions the fast path was verified with
+MARKDOWN_VERIFIED: Final[Mapping[str, tuple[str, ...]]] = {
+    "markdown-it-py": ("4.3.0",),
+    "mdit-py-plugins": ("0.7.0",),
+}
+HIGHLIGHT_VERIFIED: Final[Mapping[str, tuple[str, ...]]] = {
+    "Pygments": ("2.21.0",),
+    "Python": ("3.11",),  # `re._parser` and `re._constants` are private to CPython
+}
+
+
+def installed() -> dict[str, str]:
+    """The version of each upstream the fast paths depend on, as installed."""
+    return {
+        "markdown-it-py": markdown_it.__version__,
+        "mdit-py-plugins": mdit_py_plugins.__version__,
+        "Pygments": pygments.__version__,
+        "Python": f"{sys.version_info.major}.{sys.version_info.minor}",
+    }
+
+
+def unverified(
+    verified: Mapping[str, tuple[str, ...]], versions: Mapping[str, str] | None = None
+) -> list[str]:
+    """The upstreams (as 'name version') whose installed version is not a verified one."""
+    versions = installed() if versions is None else versions
+    return [f"{name} {versions[name]}" for name, ok in verified.items() if versions[name] not in ok]
+
+
+def fast_markdown() -> bool:
+    return not unverified(MARKDOWN_VERIFIED)
+
+
+def fast_highlight() -> bool:
+    return not unverified(HIGHLIGHT_VERIFIED) and sys.implementation.name == "cpython"
+
+
+def notes() -> list[str]:
+    """One line per fast path that is off, saying why (for `bipub -v`)."""
+    out = []
+    for what, verified, stock in (
+        ("the fast Markdown parser (render/markdown_fast.py)", MARKDOWN_VERIFIED, "markdown-it-py"),
+        ("the joined-rule highlighter (render/highlight.py)", HIGHLIGHT_VERIFIED, "Pygments"),
+    ):
+        off = unverified(verified)
+        if not off and not (stock == "Pygments" and sys.implementation.name != "cpython"):
+            continue
+        wanted = " and ".join(f"{name} {' or '.join(v)}" for name, v in verified.items())
+        found = ", ".join(off) or sys.implementation.name
+        out.append(
+            f"{what} is off: it was verified with {wanted}, not {found}; using stock {stock} "
+            "(the same output, slower)"
+        )
+    return out

@@ -1,0 +1,110 @@
+"""The shape of src/bipub: no import circle, no stage importing a later one, no private imports
+across packages. scripts/import_cycles.py is the same check for the command line."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from tests.conftest import REPO
+
+SRC = REPO / "src"
+
+
+def _tool() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "import_cycles", REPO / "scripts" / "import_cycles.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("import_cycles", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_no_import_circle() -> None:
+    circles = _tool().circles(SRC, "bipub")
+    assert circles == [], "import circles:\n" + "\n".join(" <-> ".join(c) for c in circles)
+
+
+def test_the_circle_check_finds_a_circle(tmp_path: Path) -> None:
+    """The check can fail: a circle hidden in a function and one behind TYPE_CHECKING count."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from pkg import b\n")
+    (pkg / "b.py").write_text("def f():\n    from pkg.a import x\n")
+    (pkg / "c.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg import d\n"
+    )
+    (pkg / "d.py").write_text("import pkg.c\n")
+    assert _tool().circles(tmp_path, "pkg") == [["pkg.a", "pkg.b"], ["pkg.c", "pkg.d"]]
+
+
+# The stages in order (a module may import its own rank and lower ones only). Rank 0 is what
+# every stage uses: diagnostics, the code registry, the project layout, caches, the output writer.
+RANKS: dict[str, int] = {
+    "__init__": 0,
+    "diagnostics": 0,
+    "codes": 0,
+    "project": 0,
+    "cache": 0,
+    "parallel": 0,
+    "uptodate": 0,
+    "write": 0,
+    "linkcheck": 0,
+    "scaffold": 0,
+    "load": 1,
+    "model": 1,
+    "config": 1,
+    "pair": 2,
+    "check": 3,
+    "render": 3,
+    "i18n_catalogs": 4,
+    "translate": 4,
+    "pipeline": 5,
+    "quick": 5,
+    "serve": 6,
+    "commands": 7,
+    "cli": 8,
+    "__main__": 8,
+}
+# Known exceptions, each to be removed, never added to: `bipub check` and `bipub translate` load
+# and pair through pipeline.py's stage functions.
+KNOWN_UPWARD = {("check", "pipeline"), ("translate", "pipeline")}
+
+
+def _part(module: str) -> str:
+    return module.split(".")[1] if "." in module else "__init__"
+
+
+def test_no_stage_imports_a_later_stage() -> None:
+    tool = _tool()
+    mods = tool.modules(SRC, "bipub")
+    unranked = sorted({_part(m) for m in mods} - set(RANKS))
+    assert not unranked, f"give these a rank in RANKS: {unranked}"
+    upward = sorted(
+        f"{a} imports {b}"
+        for a, targets in tool.edges(mods).items()
+        for b in targets
+        if RANKS[_part(a)] < RANKS[_part(b)] and (_part(a), _part(b)) not in KNOWN_UPWARD
+    )
+    assert not upward, "a lower stage imports a later one:\n" + "\n".join(upward)
+
+
+def test_no_private_name_is_imported_from_another_package() -> None:
+    found = []
+    for path in sorted((SRC / "bipub").rglob("*.py")):
+        module = ".".join(path.relative_to(SRC).with_suffix("").parts)
+        package = module.rsplit(".", 1)[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.ImportFrom) and (node.module or "").startswith("bipub")):
+                continue
+            for alias in node.names:
+                private = alias.name.startswith("_") and not alias.name.startswith("__")
+                if private and (node.module or "").rsplit(".", 1)[0] != package:
+                    found.append(f"{path.relative_to(REPO)}:{node.lineno} {alias.name}")
+    assert not found, "private names imported across packages:\n" + "\n".join(found)
