@@ -298,6 +298,9 @@ def _report_fallbacks(site: Site, langs: list[str], collector: Collector) -> Non
         if merged is not None and merged.fallbacks:
             n = len(merged.fallbacks)
             parts.append(f"{n} CV field{'s' if n != 1 else ''} in {merged.source_lang}")
+        if merged is not None and merged.drafts:
+            n = len(merged.drafts)
+            parts.append(f"{n} CV field{'s' if n != 1 else ''} machine draft")
         for state, label in (
             ("missing", "untranslated"),
             ("draft", "machine draft"),

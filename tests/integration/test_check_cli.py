@@ -143,6 +143,7 @@ def validate(
             "string": str,
             "integer": int,
             "null": type(None),
+            "boolean": bool,
         }
         assert any(
             isinstance(value, py[n]) and not (n == "integer" and isinstance(value, bool))

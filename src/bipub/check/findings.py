@@ -6,7 +6,10 @@ The JSON shape of one finding (see findings.schema.json, version 1):
      "file": "content/en/posts/x.md", "line": 14, "message": "...", "diff": null}
 
 `file` and `line` are the translation's when it exists, else the source's. `diff` is the unified
-old-vs-new diff of the source text for `stale` findings and null otherwise. The source and
+old-vs-new diff of the source text for `stale` findings and null otherwise. A `draft` finding of
+a machine draft waiting beside a reviewed translation also has `waiting_draft`: the draft's
+text, its word diff against the present translation ([-removed-]{+added+}), the source diff
+that made the unit stale, and the draft's QA findings. The source and
 translation texts are kept on the record for the text and HTML reports but are not part of the
 JSON contract.
 """
@@ -60,6 +63,35 @@ def kind_of(key: str | None) -> str:
 
 
 @dataclass(frozen=True)
+class WaitingDraft:
+    """A machine draft waiting beside a unit's translation (its status record's `draft`), with
+    what a reviewer needs to decide: the text, its word diff against the present translation,
+    the source diff that made the unit stale, and the draft's own QA findings."""
+
+    text: str
+    current: bool  # made from the unit's current source (False: an older one)
+    word_diff: tuple[tuple[str, str], ...]  # ("=" | "-" | "+", text): present → draft
+    source_diff: str | None  # the source as translated → now (unified diff)
+    qa: tuple[tuple[str, str], ...]  # (code, message) of the draft against the current source
+
+    def word_diff_text(self) -> str:
+        """The word diff in git's plain style: [-removed-]{+added+}."""
+        return "".join(
+            t if op == "=" else f"[-{t}-]" if op == "-" else f"{{+{t}+}}"
+            for op, t in self.word_diff
+        )
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "text": self.text,
+            "from_current_source": self.current,
+            "word_diff": self.word_diff_text(),
+            "source_diff": self.source_diff,
+            "qa": [{"code": c, "message": m} for c, m in self.qa],
+        }
+
+
+@dataclass(frozen=True)
 class Finding:
     code: str
     lang: str | None
@@ -74,6 +106,7 @@ class Finding:
     on_draft: bool = False  # the translation is an unreviewed machine draft (QA → warning)
     source_file: str | None = None
     source_line: int | None = None
+    waiting: WaitingDraft | None = None  # `draft` findings of a draft waiting beside
 
     @property
     def is_error(self) -> bool:
@@ -99,7 +132,7 @@ class Finding:
         return f"{self.file}:{self.line}" if self.line else self.file
 
     def as_json(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "code": self.code,
             "severity": self.severity.value,
             "lang": self.lang,
@@ -109,6 +142,9 @@ class Finding:
             "message": self.message,
             "diff": self.diff,
         }
+        if self.waiting is not None:
+            out["waiting_draft"] = self.waiting.as_json()
+        return out
 
     def sort_key(self) -> tuple[str, int, str, str, str]:
         return (self.file or "~", self.line or 0, self.lang or "", self.key or "", self.code)

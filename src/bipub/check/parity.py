@@ -141,6 +141,24 @@ def stale_diff(old: str, new: str, file: str | None = None, first_line: int | No
     )
 
 
+_WORDS = re.compile(r"\s+|\w+|[^\w\s]")
+
+
+def word_diff(old: str, new: str) -> tuple[tuple[str, str], ...]:
+    """Word-level diff old → new: ("=", kept) / ("-", removed) / ("+", added) runs."""
+    a, b = _WORDS.findall(nfc(old)), _WORDS.findall(nfc(new))
+    out: list[tuple[str, str]] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            out.append(("=", "".join(a[i1:i2])))
+            continue
+        if i2 > i1:
+            out.append(("-", "".join(a[i1:i2])))
+        if j2 > j1:
+            out.append(("+", "".join(b[j1:j2])))
+    return tuple(out)
+
+
 def _finding(
     code: str, unit: Unit, message: str, *, diff: str | None = None, on_draft: bool = False
 ) -> Finding:
@@ -234,13 +252,14 @@ def check_units(
                     )
                 )
             elif rec.draft:
-                result.findings.append(
-                    _finding(
-                        "draft",
-                        unit,
-                        "a newer machine draft waits beside the reviewed translation",
+                if rec.draft_source_hash == text_hash(unit.source):
+                    msg = "a newer machine draft waits beside the reviewed translation"
+                else:  # made from a source that changed again since (or not recorded)
+                    msg = (
+                        "a machine draft of an older source waits beside the reviewed "
+                        "translation (bipub translate drafts it again)"
                     )
-                )
+                result.findings.append(_finding("draft", unit, msg))
             if rec.source_hash != text_hash(unit.source):
                 state = "stale"
                 if rec.source:

@@ -6,17 +6,19 @@
 - github: workflow commands (`::error file=…,line=…,title=…::message`), one per finding;
 - html: a standalone reviewer report (no external assets): coverage bars, then every unit that is
   not clean with source and translation side by side and the source diff of stale units; a few
-  lines of inline JS add a filter by finding code (without JS everything is shown).
+  lines of inline JS add a filter by finding code (without JS everything is shown). A machine
+  draft waiting beside a translation is shown with its word diff and its QA findings.
 """
 
 from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Callable
 from html import escape
 from typing import IO
 
-from bipub.check.findings import JSON_VERSION, Finding
+from bipub.check.findings import JSON_VERSION, Finding, WaitingDraft
 from bipub.check.result import COVERAGE_FIELDS, CheckResult
 from bipub.diagnostics import Severity
 
@@ -43,6 +45,45 @@ _ANSI = {"bold": "1", "red": "31", "yellow": "33", "green": "32", "dim": "2"}
 
 def _paint(text: str, style: str, color: bool) -> str:
     return f"\x1b[{_ANSI[style]}m{text}\x1b[0m" if color else text
+
+
+def waiting_lines(
+    w: WaitingDraft,
+    color: bool,
+    indent: str = "  ",
+    head: Callable[[str], str] | None = None,
+) -> list[str]:
+    """A waiting draft for a reader: its text, its word diff against the present translation
+    ([-removed-]{+added+}) and its QA findings (`review show`, `review -i`, the text report).
+    `head` formats the three headings (default: bold, with a colon)."""
+    if head is None:
+
+        def head(title: str) -> str:
+            return _paint(title + ":", "bold", color)
+
+    made = (
+        "made from the current source"
+        if w.current
+        else "made from an older source: bipub translate drafts it again"
+    )
+    lines = [head(f"waiting machine draft ({made})")]
+    lines.extend(indent + line for line in w.text.split("\n"))
+    lines.append(head("word diff, translation → draft"))
+    diff = "".join(
+        t
+        if op == "="
+        else _paint(f"[-{t}-]", "red", color)
+        if op == "-"
+        else _paint(f"{{+{t}+}}", "green", color)
+        for op, t in w.word_diff
+    )
+    lines.extend(indent + line for line in diff.split("\n"))
+    if w.qa:
+        lines.append(head("QA of the draft"))
+        lines.extend(f"{indent}{_paint(code, 'yellow', color)}: {msg}" for code, msg in w.qa)
+    else:
+        lines.append(head("QA of the draft: no findings"))
+    return lines
 
 
 def write_text(result: CheckResult, out: IO[str], *, color: bool, width: int | None = None) -> None:
@@ -76,6 +117,8 @@ def write_text(result: CheckResult, out: IO[str], *, color: bool, width: int | N
                         else "dim"
                     )
                     lines.append(f"         {_paint(dl, dstyle, color)}")
+            if f.waiting is not None:
+                lines.extend("         " + wl for wl in waiting_lines(f.waiting, color))
         lines.append("")
     if lines:
         out.write("\n".join(lines) + "\n")
@@ -180,6 +223,8 @@ pre { white-space: pre-wrap; word-break: break-word; background: #fafafa;
   border: 1px solid var(--line); padding: .5rem; margin: 0; font-size: .85rem; }
 pre.diff .add { background: #e6ffed; } pre.diff .del { background: #ffeef0; }
 pre.diff .hunk { color: #6f42c1; }
+pre.word-diff del { background: #ffeef0; } pre.word-diff ins { background: #e6ffed; }
+details.waiting-draft { margin-top: .6rem; }
 .absent { color: #999; font-style: italic; }
 @media (max-width: 50rem) { .pair { grid-template-columns: 1fr; } }
 """
@@ -221,6 +266,42 @@ def _text_block(text: str | None, where: str | None) -> str:
     if text is None:
         return f'{head}<pre class="absent">(none)</pre>'
     return f"{head}<pre>{escape(text)}</pre>"
+
+
+def _waiting_html(w: WaitingDraft) -> str:
+    made = (
+        "made from the current source"
+        if w.current
+        else "made from an older source: <code>bipub translate</code> drafts it again"
+    )
+    diff = "".join(
+        escape(t)
+        if op == "="
+        else f"<del>{escape(t)}</del>"
+        if op == "-"
+        else f"<ins>{escape(t)}</ins>"
+        for op, t in w.word_diff
+    )
+    qa = (
+        '<ul class="findings">'
+        + "".join(
+            f'<li class="finding warning" data-code="{escape(c)}"><span class="code">'
+            f"{escape(c)}</span> {escape(m)}</li>"
+            for c, m in w.qa
+        )
+        + "</ul>"
+        if w.qa
+        else "<p>QA of the draft: no findings.</p>"
+    )
+    return (
+        '<details class="waiting-draft" open><summary>Machine draft waiting beside the '
+        f"translation ({made})</summary>"
+        '<div class="pair"><div><h4>Waiting draft</h4>'
+        f"<pre>{escape(w.text)}</pre></div>"
+        "<div><h4>Word diff, translation → draft</h4>"
+        f'<pre class="word-diff">{diff}</pre></div></div>'
+        f"<h4>QA of the draft</h4>{qa}</details>"
+    )
 
 
 def to_html(result: CheckResult, title: str = "bipub translation report") -> str:
@@ -321,6 +402,9 @@ def to_html(result: CheckResult, title: str = "bipub translation report") -> str
                     '<details class="stale-diff" open><summary>Source changed since the '
                     f"translation (old → new)</summary>{_diff_html(f.diff)}</details>"
                 )
+        for f in items:
+            if f.waiting is not None:
+                parts.append(_waiting_html(f.waiting))
         parts.append("</article>")
     parts.append("</section>")
     parts.append(f"<script>{_JS}</script></body></html>")

@@ -1,9 +1,19 @@
 """The reviewer's workflow over status files: what needs review, approve, reject, prune.
 
-Every change goes through `dump_status` and an atomic replace; a status file that could not be
-read cleanly (invalid YAML, a bad record, colliding keys) is never rewritten. Content files are
-never edited here: rejecting a machine draft that was written into a content file removes its
-status record and names the file to revert.
+approve and reject decide (a `Decision`: status records and content edits); the edits are
+carried out by bipub.translate.review_edits.apply — the content files first, then the status
+files. Every status change goes through `dump_status` and an atomic replace; a status file that
+could not be read cleanly (invalid YAML, a bad record, colliding keys) is never rewritten.
+
+The rules (nothing reviewed is lost, nothing machine-made is recorded or shown as reviewed):
+- approving a unit with a waiting machine draft adopts the draft: it is written into the
+  content file and recorded as reviewed for the source it was made from (which must be the
+  current one); `keep_current` records the present translation instead and dismisses the draft;
+- a translation recorded for an older source and not changed since is approved for the new
+  source only with `keep_current`;
+- a text edited by hand is recorded with origin human;
+- rejecting drops a waiting draft (the file keeps its reviewed text), or removes a draft written
+  into the content file together with its record (the unit is missing again).
 """
 
 from __future__ import annotations
@@ -11,7 +21,7 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Literal
@@ -84,9 +94,7 @@ def item(analysis: Analysis, lang: str, key: str) -> Item:
     codes = {f.code for f in findings}
     order: tuple[ReviewState, ...] = ("draft", "stale", "edited")
     states = tuple(s for s in order if s in codes)
-    view = analysis.status.get(lang)
-    record = view.records.get(key) if view is not None else None
-    return Item(lang, key, unit, states, findings, record)
+    return Item(lang, key, unit, states, findings, record_of(analysis, lang, key))
 
 
 def queue(analysis: Analysis, langs: Sequence[str] = ()) -> list[Item]:
@@ -188,15 +196,64 @@ def _writable(analysis: Analysis, lang: str) -> None:
         )
 
 
-def qa_errors(analysis: Analysis, lang: str, key: str) -> list[Finding]:
-    """QA errors of a unit's translation against its current source (what approving accepts)."""
+def qa_errors(analysis: Analysis, lang: str, key: str, text: str | None = None) -> list[Finding]:
+    """QA errors of a unit's translation (or of `text`, e.g. its waiting draft) against its
+    current source: what approving accepts."""
     unit = analysis.units[(lang, key)]
+    if text is not None:
+        unit = replace(unit, translation=text)
     if unit.translation is None:
         return []
     raw = qa_findings(analysis, unit, on_draft=False)
     inline = inline_ignores_for(analysis, [(lang, key)])
     outcome = apply_policy(raw, analysis.config.check, inline=inline)
     return [f for f in outcome.findings if f.severity is Severity.ERROR and f.code in QA_CODES]
+
+
+def record_of(analysis: Analysis, lang: str, key: str) -> StatusRecord | None:
+    view = analysis.status.get(lang)
+    return view.records.get(key) if view is not None else None
+
+
+def waiting_draft(analysis: Analysis, lang: str, key: str) -> str | None:
+    """The machine draft waiting beside the unit's translation in its status record, if any."""
+    rec = record_of(analysis, lang, key)
+    return rec.draft if rec is not None else None
+
+
+def draft_is_current(unit: Unit, rec: StatusRecord) -> bool:
+    """Was the waiting draft made from the unit's current source?"""
+    return rec.draft is not None and rec.draft_source_hash == text_hash(unit.source)
+
+
+@dataclass(frozen=True)
+class ContentEdit:
+    """A unit's new text in its content file (None: remove it, the unit is missing again)."""
+
+    lang: str
+    key: str
+    text: str | None
+
+
+@dataclass
+class Decision:
+    """What approve or reject does: status records (None removes one) and content edits.
+    Content edits are written first, then the status files (see bipub.translate.review_edits)."""
+
+    changes: dict[str, dict[str, StatusRecord | None]] = field(default_factory=dict)
+    edits: list[ContentEdit] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what the reviewer must be told
+    done: list[tuple[str, str]] = field(default_factory=list)  # (lang, key) decided
+
+    def set(self, lang: str, key: str, rec: StatusRecord | None) -> None:
+        self.changes.setdefault(lang, {})[key] = rec
+        self.done.append((lang, key))
+
+
+def _where(unit: Unit) -> tuple[str | None, int | None]:
+    if unit.translation is not None:
+        return unit.translation_file, unit.translation_line
+    return unit.source_file, unit.source_line
 
 
 def approve(
@@ -206,105 +263,175 @@ def approve(
     day: date,
     *,
     force: bool = False,
+    keep_current: bool = False,
     skip_missing: bool = False,
-) -> dict[str, dict[str, StatusRecord]]:
-    """New status records per language. Raises DiagnosticError (nothing written) on problems."""
+) -> Decision:
+    """Record units as reviewed for their current source. Raises DiagnosticError (nothing is
+    written) on problems.
+
+    A unit with a waiting machine draft adopts it: the draft is written into the content file
+    and recorded as reviewed (it must have been made from the current source). With
+    `keep_current` the present translation is recorded as reviewed for the current source
+    instead and the waiting draft is dismissed (named in `notes`). A translation recorded for an
+    older source and not changed since is refused without `keep_current`: approving must never
+    record a text as reviewed for a source it was not made from. With `skip_missing` (approve
+    --all / --file) units refused for those reasons are skipped and named in `notes`."""
     for lang in sorted({lang for lang, _ in targets}):
         _writable(analysis, lang)
     problems: list[Diagnostic] = []
-    changes: dict[str, dict[str, StatusRecord]] = {}
+    out = Decision()
     for lang, key in targets:
         unit = analysis.units[(lang, key)]
+        file, line = _where(unit)
         if key.startswith("ui:"):
             problems.append(
                 Diagnostic(
-                    unit.translation_file,
-                    unit.translation_line,
+                    file,
+                    line,
                     "review",
                     f"{key}: UI strings are reviewed in their catalog (remove the fuzzy flag)",
                 )
             )
             continue
-        if unit.translation is None:
+        old = record_of(analysis, lang, key)
+        source_hash = text_hash(unit.source)
+        refusal: str | None = None
+        adopt = old is not None and old.draft is not None and not keep_current
+        text = unit.translation
+        if adopt:
+            assert old is not None
+            if not draft_is_current(unit, old):
+                refusal = (
+                    f"{key}: the waiting machine draft was made from an older source; run "
+                    "bipub translate to draft it again, approve --keep-current to keep the "
+                    "present translation, or reject the draft"
+                )
+            elif unit.translation is not None and old.translation_hash not in (
+                None,
+                text_hash(unit.translation),
+            ):
+                refusal = (
+                    f"{key}: the translation was edited since its status was recorded, and a "
+                    "machine draft waits beside it; approve --keep-current to approve the edited "
+                    "text (the draft is dismissed), or reject the draft first"
+                )
+            text = old.draft
+        elif unit.translation is None:
             if skip_missing:
                 continue
             problems.append(
                 Diagnostic(
-                    unit.source_file,
-                    unit.source_line,
-                    "review",
-                    f"{key}: there is no {lang} translation to approve",
+                    file, line, "review", f"{key}: there is no {lang} translation to approve"
                 )
             )
             continue
+        elif (
+            not keep_current
+            and old is not None
+            and old.source_hash != source_hash
+            and old.translation_hash == text_hash(unit.translation)
+        ):
+            refusal = (
+                f"{key}: the source changed since this translation was made and the translation "
+                "has not changed; edit it, run bipub translate for a new draft, or approve "
+                "--keep-current if it still fits the new source"
+            )
+        if refusal is not None:
+            if skip_missing:
+                out.notes.append(f"skipped {key} [{lang}]: {refusal.split(': ', 1)[1]}")
+            else:
+                problems.append(Diagnostic(file, line, "review", refusal))
+            continue
+        assert text is not None
         if not force:
-            for f in qa_errors(analysis, lang, key):
+            for f in qa_errors(analysis, lang, key, text if adopt else None):
+                what = "the waiting draft: " if adopt else ""
                 problems.append(
                     Diagnostic(
                         f.file,
                         f.line,
                         f.code,
-                        f"{key}: {f.message} (fix it, or approve with --force)",
+                        f"{key}: {what}{f.message} (fix it, or approve with --force)",
                     )
                 )
-        view = analysis.status.get(lang)
-        old = view.records.get(key) if view is not None else None
-        changes.setdefault(lang, {})[key] = StatusRecord(
-            source_hash=text_hash(unit.source),
-            source=nfc(unit.source),
-            origin=old.origin if old else "human",
-            engine=old.engine if old else None,
-            options=old.options if old else None,
-            state="reviewed",
-            reviewer=reviewer,
-            reviewed=day,
-            translation_hash=text_hash(unit.translation),
+        origin: Literal["human", "machine"]
+        if adopt:
+            assert old is not None
+            origin, engine, options = "machine", old.draft_engine, None
+            out.edits.append(ContentEdit(lang, key, text))
+        elif (
+            old is not None and old.origin == "machine" and old.translation_hash == text_hash(text)
+        ):
+            origin, engine, options = "machine", old.engine, old.options
+        else:
+            origin, engine, options = "human", None, None  # written or edited by a person
+        if old is not None and old.draft is not None and keep_current:
+            out.notes.append(f"dismissed the waiting machine draft of {key} [{lang}]")
+        out.set(
+            lang,
+            key,
+            StatusRecord(
+                source_hash=source_hash,
+                source=nfc(unit.source),
+                origin=origin,
+                engine=engine,
+                options=options,
+                state="reviewed",
+                reviewer=reviewer,
+                reviewed=day,
+                translation_hash=text_hash(text),
+            ),
         )
     if problems:
         raise DiagnosticError(problems)
-    return changes
+    return out
 
 
-@dataclass(frozen=True)
-class Rejected:
-    lang: str
-    key: str
-    revert: str | None  # a content file that still holds the rejected draft text
-
-
-def reject(
-    analysis: Analysis, targets: Sequence[tuple[str, str]]
-) -> tuple[dict[str, dict[str, StatusRecord | None]], list[Rejected]]:
-    """Drop drafts: a draft record is removed (its text stays in the content file, named in
-    the result); a newer draft kept beside a reviewed translation is dropped from the record."""
+def reject(analysis: Analysis, targets: Sequence[tuple[str, str]]) -> Decision:
+    """Reject machine drafts. A draft waiting beside a translation is dropped from its record
+    (the file keeps its reviewed text). A draft written into the content file is removed from
+    the file, and its record with it: the unit is missing again. Machine text never stays
+    behind without its record: where the text cannot be removed on its own (a post's title,
+    a body section before others, a draft edited by hand), nothing is done and the problem is
+    reported."""
     for lang in sorted({lang for lang, _ in targets}):
         _writable(analysis, lang)
     problems: list[Diagnostic] = []
-    changes: dict[str, dict[str, StatusRecord | None]] = {}
-    done: list[Rejected] = []
+    out = Decision()
     for lang, key in targets:
         unit = analysis.units[(lang, key)]
-        view = analysis.status.get(lang)
-        rec = view.records.get(key) if view is not None else None
-        if rec is None or (rec.state != "draft" and not rec.draft):
+        file, line = _where(unit)
+        rec = record_of(analysis, lang, key)
+        if rec is not None and rec.draft is not None:
+            out.set(
+                lang,
+                key,
+                rec.model_copy(
+                    update={"draft": None, "draft_source_hash": None, "draft_engine": None}
+                ),
+            )
+            continue
+        if rec is None or rec.state != "draft" or unit.translation is None:
+            problems.append(
+                Diagnostic(file, line, "review", f"{key}: not a draft; nothing to reject")
+            )
+            continue
+        if rec.translation_hash not in (None, text_hash(unit.translation)):
             problems.append(
                 Diagnostic(
-                    unit.translation_file or unit.source_file,
-                    unit.translation_line or unit.source_line,
+                    file,
+                    line,
                     "review",
-                    f"{key}: not a draft; nothing to reject",
+                    f"{key}: the machine draft was edited by hand since it was written; approve "
+                    "it (it is then your translation) or undo the edit before rejecting it",
                 )
             )
             continue
-        if rec.state == "draft":
-            changes.setdefault(lang, {})[key] = None
-            done.append(Rejected(lang, key, unit.translation_file))
-        else:
-            changes.setdefault(lang, {})[key] = rec.model_copy(update={"draft": None})
-            done.append(Rejected(lang, key, None))
+        out.edits.append(ContentEdit(lang, key, None))
+        out.set(lang, key, None)
     if problems:
         raise DiagnosticError(problems)
-    return changes, done
+    return out
 
 
 def prune(

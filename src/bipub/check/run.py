@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from bipub.check.findings import KNOWN_CODES, PAIR_CODES, Finding, kind_of
+from bipub.check.findings import KNOWN_CODES, PAIR_CODES, Finding, WaitingDraft, kind_of
 from bipub.check.glossary import Glossary, load_glossary
 from bipub.check.parity import (
     ParityResult,
@@ -23,7 +24,9 @@ from bipub.check.parity import (
     check_documents,
     check_units,
     normalize_status,
+    stale_diff,
     ui_units,
+    word_diff,
 )
 from bipub.check.result import COVERAGE_FIELDS, CheckResult
 from bipub.check.severity import (
@@ -35,8 +38,11 @@ from bipub.check.severity import (
 from bipub.config import SiteConfig
 from bipub.diagnostics import Collector, Diagnostic, Severity
 from bipub.pair.site import Site
-from bipub.pair.units import Unit, nfc
+from bipub.pair.units import Unit, nfc, text_hash
 from bipub.project import Project
+
+if TYPE_CHECKING:
+    from bipub.load.content import Content
 
 THEME_LOCALES = Path(__file__).resolve().parent.parent / "theme" / "locales"
 
@@ -53,6 +59,7 @@ class Analysis:
     glossary: Glossary
     result: CheckResult
     by_unit: dict[tuple[str, str], list[Finding]] = field(default_factory=dict)
+    content: Content | None = None  # the loaded files (review writes adopted drafts with them)
 
 
 def _lang_of(file: str | None, langs: Sequence[str]) -> str | None:
@@ -365,7 +372,7 @@ def analyze(
         *status_problems,
         *docs.findings,
         *ui.findings,
-        *parity.findings,
+        *(_with_waiting(f, units, status, glossary, cache) for f in parity.findings),
         *qa_found,
     ]
     raw = [
@@ -385,10 +392,41 @@ def analyze(
     coverage = _coverage(selected, parity, config.codes, langs)
     result = CheckResult(findings, outcome.ignored, coverage, [*(langs or config.codes)])
     analysis = Analysis(root, config, site, units, status, broken, parity, glossary, result)
+    analysis.content = content
     for f in findings:
         if f.lang and f.key:
             analysis.by_unit.setdefault((f.lang, f.key), []).append(f)
     return analysis
+
+
+def _with_waiting(
+    f: Finding,
+    units: dict[tuple[str, str], Unit],
+    status: dict[str, StatusView],
+    glossary: Glossary,
+    cache: QaCache,
+) -> Finding:
+    """A `draft` finding of a draft waiting beside a translation, with what a reviewer needs:
+    the draft, its word diff against the translation, the source diff, its QA findings."""
+    if f.code != "draft" or not f.lang or not f.key:
+        return f
+    view = status.get(f.lang)
+    rec = view.records.get(f.key) if view is not None else None
+    unit = units.get((f.lang, f.key))
+    if rec is None or rec.draft is None or unit is None:
+        return f
+    qa = _qa(replace(unit, translation=rec.draft), True, glossary, cache)
+    changed = rec.source_hash != text_hash(unit.source)
+    waiting = WaitingDraft(
+        rec.draft,
+        rec.draft_source_hash == text_hash(unit.source),
+        word_diff(unit.translation or "", rec.draft),
+        stale_diff(rec.source, unit.source, unit.source_file, unit.source_line)
+        if changed and rec.source
+        else None,
+        tuple((q.code, q.message) for q in qa),
+    )
+    return replace(f, waiting=waiting)
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:

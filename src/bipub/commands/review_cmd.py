@@ -3,7 +3,8 @@
 bipub review                       # list drafts, stale and edited units per language
 bipub review show KEY              # source, translation, findings, source diff
 bipub review approve KEY… | --file PATH | --all --lang ko [--reviewer NAME] [--force]
-bipub review reject KEY…           # drop machine drafts (content files are not edited)
+                                   [--keep-current]
+bipub review reject KEY…           # drop machine drafts (a drafted text is removed from its file)
 bipub review prune                 # remove status records whose source is gone
 bipub review -i [--lang ko]        # interactive: approve / edit / skip / reject / quit
 """
@@ -90,6 +91,14 @@ def _echo_item(it: Item, *, full: bool) -> None:
                     else None
                 )
                 click.echo("  " + click.style(line, fg=fg))
+    for f in it.findings:
+        if f.waiting is not None:
+            from bipub.check.report import waiting_lines
+
+            for line in waiting_lines(
+                f.waiting, color=True, head=lambda t: click.style(f"── {t}", fg="cyan")
+            ):
+                click.echo(line)
 
 
 def _indent(text: str) -> str:
@@ -180,6 +189,11 @@ def show(ui: Ui, key: str, langs: tuple[str, ...]) -> None:
 @click.option("--lang", "langs", multiple=True, help="Target language (repeatable).")
 @click.option("--reviewer", default=None, help="Reviewer name (default: git config user.name).")
 @click.option("--force", is_flag=True, help="Approve even units with QA errors.")
+@click.option(
+    "--keep-current",
+    is_flag=True,
+    help="Approve the present translation for the current source; a waiting draft is dismissed.",
+)
 @click.pass_obj
 def approve(
     ui: Ui,
@@ -189,11 +203,15 @@ def approve(
     langs: tuple[str, ...],
     reviewer: str | None,
     force: bool,
+    keep_current: bool,
 ) -> None:
     """Record units as reviewed: KEY…, a file's units, or all of a language.
 
-    Refuses units with QA errors unless --force; nothing is written when anything is refused."""
+    A unit with a waiting machine draft adopts it (the draft is written into the content file);
+    --keep-current approves the present translation instead. Refuses units with QA errors
+    unless --force; nothing is written when anything is refused."""
     from bipub.check import review as rv
+    from bipub.translate import review_edits
 
     chosen = sum(1 for x in (keys, file, all_) if x)
     if chosen != 1:
@@ -213,18 +231,28 @@ def approve(
             targets = rv.by_file(analysis, file, Path.cwd(), langs)
         else:
             targets = rv.resolve(analysis, keys, langs)
-        changes = rv.approve(
-            analysis, targets, name, day, force=force, skip_missing=all_ or file is not None
+        decision = rv.approve(
+            analysis,
+            targets,
+            name,
+            day,
+            force=force,
+            keep_current=keep_current,
+            skip_missing=all_ or file is not None,
         )
-        written = rv.write_changes(analysis, changes)
+        written = review_edits.apply(analysis, decision)
     except Exception as exc:
         _fail(ui, exc)
-    n = sum(len(v) for v in changes.values())
+    for note in decision.notes:
+        click.echo(note)
+    n = len(decision.done)
     if n == 0:
         click.echo("Nothing to approve.")
         return
+    adopted = len(decision.edits)
     ui.info(
         f"Approved {n} unit{'s' if n != 1 else ''} as {name} on {day.isoformat()}"
+        + (f" ({adopted} waiting draft{'s' if adopted != 1 else ''} adopted)" if adopted else "")
         + (f" → {', '.join(written)}" if written else " (status unchanged)")
     )
 
@@ -234,29 +262,29 @@ def approve(
 @click.option("--lang", "langs", multiple=True, help="Target language (repeatable).")
 @click.pass_obj
 def reject(ui: Ui, keys: tuple[str, ...], langs: tuple[str, ...]) -> None:
-    """Drop machine drafts. A draft written into a content file must be reverted by hand."""
+    """Reject machine drafts: a waiting draft is dropped; a draft in a content file is removed
+    from it (the unit is missing again)."""
     from bipub.check import review as rv
+    from bipub.translate import review_edits
 
     analysis = _analyze(ui)
     try:
         targets = rv.resolve(analysis, keys, langs)
-        changes, done = rv.reject(analysis, targets)
-        written = rv.write_changes(analysis, changes)
+        decision = rv.reject(analysis, targets)
+        written = review_edits.apply(analysis, decision)
     except Exception as exc:
         _fail(ui, exc)
-    _report_rejected(ui, done, written)
+    _report_rejected(ui, decision, written)
 
 
-def _report_rejected(ui: Ui, done: list[Any], written: list[str]) -> None:
-    revert = sorted({r.revert for r in done if r.revert})
+def _report_rejected(ui: Ui, decision: Any, written: list[str]) -> None:
+    n = len(decision.done)
+    removed = len(decision.edits)
     ui.info(
-        f"Rejected {len(done)} draft{'s' if len(done) != 1 else ''} → {', '.join(written) or 'no change'}"
+        f"Rejected {n} draft{'s' if n != 1 else ''}"
+        + (f" ({removed} removed from the content files)" if removed else "")
+        + f" → {', '.join(written) or 'no change'}"
     )
-    for path in revert:
-        click.echo(
-            f"{path}: still holds the rejected draft text; revert the file (or delete it if the "
-            "draft created it) and translate again — bipub does not edit content files"
-        )
 
 
 @review.command("prune")
@@ -283,8 +311,12 @@ def prune_cmd(ui: Ui, langs: tuple[str, ...]) -> None:
 
 
 def _interactive(ui: Ui, langs: tuple[str, ...], reviewer: str | None) -> None:
-    """Show each queued unit and ask: [a]pprove, [e]dit in $EDITOR, [s]kip, [r]eject, [q]uit."""
+    """Show each queued unit and ask: [a]pprove, [k]eep current (when a draft waits), [e]dit in
+    $EDITOR, [s]kip, [r]eject, [q]uit. An edit by hand is the reviewer's own translation:
+    approving it afterwards records origin human (and dismisses a waiting draft)."""
     from bipub.check import review as rv
+    from bipub.diagnostics import DiagnosticError
+    from bipub.translate import review_edits
 
     analysis = _analyze(ui)
     try:
@@ -297,6 +329,7 @@ def _interactive(ui: Ui, langs: tuple[str, ...], reviewer: str | None) -> None:
         click.echo("Nothing to review.")
         return
     approved = rejected = skipped = 0
+    edited: set[tuple[str, str]] = set()
     index = 0
     while index < len(todo):
         lang, key = todo[index]
@@ -307,12 +340,18 @@ def _interactive(ui: Ui, langs: tuple[str, ...], reviewer: str | None) -> None:
         click.echo()
         click.echo(click.style(f"[{index + 1}/{len(todo)}]", dim=True))
         _echo_item(it, full=False)
-        choice = click.prompt(
-            "[a]pprove, [e]dit, [s]kip, [r]eject, [q]uit",
-            type=click.Choice(["a", "e", "s", "r", "q"]),
-            default="s",
-            show_choices=False,
-        )
+        waiting = it.record is not None and it.record.draft is not None
+        choices = ["a", "k", "e", "s", "r", "q"] if waiting or "stale" in it.states else []
+        if waiting:
+            prompt = "[a]dopt the draft, [k]eep current, [e]dit, [s]kip, [r]eject the draft, [q]uit"
+        elif choices:
+            prompt = (
+                "[a]pprove, [k]eep current for the new source, [e]dit, [s]kip, [r]eject, [q]uit"
+            )
+        else:
+            choices = ["a", "e", "s", "r", "q"]
+            prompt = "[a]pprove, [e]dit, [s]kip, [r]eject, [q]uit"
+        choice = click.prompt(prompt, type=click.Choice(choices), default="s", show_choices=False)
         if choice == "q":
             break
         if choice == "s":
@@ -321,33 +360,39 @@ def _interactive(ui: Ui, langs: tuple[str, ...], reviewer: str | None) -> None:
             continue
         if choice == "e":
             target = it.unit.translation_file or it.unit.source_file
+            before = it.unit.translation
             click.edit(filename=str(ui.root / target))
             analysis = _analyze(ui)
+            after = analysis.units.get((lang, key))
+            if after is not None and after.translation != before:
+                edited.add((lang, key))
             continue  # show the same unit again, re-read
         try:
-            if choice == "a":
+            if choice in ("a", "k"):
+                keep = choice == "k" or (lang, key) in edited
+                text = None if keep else rv.waiting_draft(analysis, lang, key)
                 force = False
-                errors = rv.qa_errors(analysis, lang, key)
+                errors = rv.qa_errors(analysis, lang, key, text)
                 if errors:
                     for f in errors:
                         click.echo(f"  {click.style('error', fg='red')} {f.code}: {f.message}")
                     if not click.confirm("Approve despite these QA errors?", default=False):
                         continue
                     force = True
-                changes = rv.approve(analysis, [(lang, key)], name, day, force=force)
-                rv.write_changes(analysis, changes)
+                decision = rv.approve(
+                    analysis, [(lang, key)], name, day, force=force, keep_current=keep
+                )
+                review_edits.apply(analysis, decision)
+                for note in decision.notes:
+                    click.echo(note)
                 approved += 1
             else:
-                changes_r, done = rv.reject(analysis, [(lang, key)])
-                written = rv.write_changes(analysis, changes_r)
-                _report_rejected(ui, done, written)
+                decision = rv.reject(analysis, [(lang, key)])
+                written = review_edits.apply(analysis, decision)
+                _report_rejected(ui, decision, written)
                 rejected += 1
-        except Exception as exc:
-            from bipub.diagnostics import DiagnosticError
-
-            if not isinstance(exc, DiagnosticError):
-                raise
-            ui.diagnostics(exc.diagnostics)
+        except DiagnosticError as exc:
+            ui.diagnostics(exc.diagnostics)  # refused: nothing written; choose again
             continue
         analysis = _analyze(ui)
         index += 1

@@ -38,6 +38,8 @@ class MergedCv:
     data: dict[str, Any]
     fallbacks: set[Path_] = field(default_factory=set)
     units: list[Unit] = field(default_factory=list)
+    paths: dict[str, Path_] = field(default_factory=dict)  # unit key → its source path
+    drafts: set[Path_] = field(default_factory=set)  # unreviewed machine drafts (mark_drafts)
 
 
 @dataclass
@@ -52,6 +54,7 @@ class _Ctx:
     fallbacks: set[Path_]
     units: list[Unit]
     recorded: Mapping[str, StatusRecord]  # the target language's status records, by unit key
+    paths: dict[str, Path_] = field(default_factory=dict)
 
     def src_line(self, path: Path_) -> int | None:
         return self.src_doc.line_for(path)
@@ -90,7 +93,25 @@ def merge_cv(
         recorded or {},
     )
     data = _merge_obj(CV, src, tr, (), (), "cv:", ctx)
-    return MergedCv(target_lang, source_lang, data, ctx.fallbacks, ctx.units)
+    return MergedCv(target_lang, source_lang, data, ctx.fallbacks, ctx.units, ctx.paths)
+
+
+def mark_drafts(merged: MergedCv, states: Mapping[str, str], publish: bool) -> None:
+    """Mark the fields whose translation is an unreviewed machine draft. `states`: unit key
+    (NFC) → its status record's state. Published drafts are marked in `drafts` (shown with a
+    notice); otherwise the field shows its source text, as a fallback."""
+    for unit in merged.units:
+        if unit.translation is None or states.get(unit.key) != "draft":
+            continue
+        path = merged.paths[unit.key]
+        if publish:
+            merged.drafts.add(path)
+            continue
+        parent: Any = merged.data
+        for step in path[:-1]:
+            parent = parent[step]
+        parent[path[-1]] = unit.source
+        merged.fallbacks.add(path)
 
 
 def _join(prefix: str, name: str) -> str:
@@ -211,6 +232,7 @@ def _text(
                 f"{ukey}: expected text, got {tv!r} (quote the value to keep it as text)",
                 key=ukey,
             )
+    ctx.paths[nfc(ukey)] = sp
     ctx.units.append(
         Unit(
             nfc(ukey),

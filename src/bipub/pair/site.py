@@ -24,7 +24,7 @@ from bipub.model.fields import slugify
 from bipub.model.post import Kind
 from bipub.model.validate import validation_diagnostics
 from bipub.pair.status import StatusFile, load_status
-from bipub.pair.units import Unit
+from bipub.pair.units import Unit, nfc
 
 if TYPE_CHECKING:  # the CV's modules load when a CV is paired (a quick rebuild pairs a post)
     from bipub.pair.cv_merge import MergedCv
@@ -118,6 +118,12 @@ class Site:
 def pair_site(root: Path, config: SiteConfig, content: Content, collector: Collector) -> Site:
     status = {lang: load_status(root, lang, collector) for lang in config.codes}
     cv = _pair_cv(config, content, status, collector)
+    if cv:  # machine-drafted CV fields get the drafts' notice (or show the source)
+        from bipub.pair.cv_merge import mark_drafts
+
+        for lang, merged in cv.items():
+            states = {nfc(k): r.state for k, r in status[lang].records.items()}
+            mark_drafts(merged, states, config.outputs.publish_drafts)
     units: list[Unit] = [u for merged in cv.values() for u in merged.units]
     entries = _pair_documents(config, content, status, collector, units)
     site = Site(config, cv, entries, units, status)

@@ -11,6 +11,9 @@ Plain YAML, keys sorted, one record per translated unit key:
       reviewer: jiwon               # when reviewed
       reviewed: 2026-04-07
       translation_hash: 91be0c77aa10  # hash of the translation as reviewed (detects later edits)
+      draft: "KV cache paging, …"     # a newer machine draft waiting beside the reviewed text
+      draft_source_hash: 77c0e1d2a9b3  # hash of the source that waiting draft was made from
+      draft_engine: deepl
 
 The drafting (`bipub translate`) and review (`bipub review`) features write these files; the build
 only reads them.
@@ -45,6 +48,8 @@ class StatusRecord(Strict):
     reviewed: IsoDate | None = None
     translation_hash: StrictStr | None = None
     draft: StrictStr | None = None  # a newer machine draft kept beside a reviewed translation
+    draft_source_hash: StrictStr | None = None  # the source that draft was made from
+    draft_engine: StrictStr | None = None
 
 
 @dataclass(frozen=True)

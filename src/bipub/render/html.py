@@ -336,7 +336,12 @@ class HtmlRenderer:
         merged = self.site.cv.get(lang)
         if merged is None:
             return None
-        return (repr(merged.data), tuple(sorted(map(repr, merged.fallbacks))), merged.source_lang)
+        return (
+            repr(merged.data),
+            tuple(sorted(map(repr, merged.fallbacks))),
+            merged.source_lang,
+            tuple(sorted(map(repr, merged.drafts))),
+        )
 
     def global_key(self, extra: str) -> str:
         """Everything every page depends on: `extra` (templates, catalogs, config, version) and
@@ -501,15 +506,16 @@ class HtmlRenderer:
         """The home's CV and the cards of the `latest` posts (plan_home chose them)."""
         merged = self.site.cv.get(lang)
         cv = None
-        untranslated = 0
+        untranslated = drafts = 0
         if merged is not None:
             from bipub.model.cv import CV
 
-            cv = cv_view(CV, merged.data, merged.fallbacks, merged.source_lang)
-            untranslated = len(merged.fallbacks)
+            cv = cv_view(CV, merged.data, merged.fallbacks, merged.source_lang, merged.drafts)
+            untranslated, drafts = len(merged.fallbacks), len(merged.drafts)
         return {
             "cv": cv,
             "cv_untranslated": untranslated,
+            "cv_drafts": drafts,
             "cv_source_lang": merged.source_lang if merged else None,
             "posts": [self._card(e, lang) for e in latest],
         }

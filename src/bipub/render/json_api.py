@@ -131,6 +131,7 @@ class StatusApiEntry(BaseModel):
     source_hash: str
     file: str | None
     line: int | None
+    machine_draft: bool  # the translation is an unreviewed machine draft (posts, pages, CV)
 
 
 def posts_json(site: Site, lang: str, url: urls.UrlBuilder) -> str:
@@ -187,6 +188,7 @@ def unit_record(unit: Unit, status: StatusFile | None) -> dict[str, Any]:
         "source_hash": unit.source_hash,
         "file": unit.translation_file or unit.source_file,
         "line": unit.translation_line or unit.source_line,
+        "machine_draft": unit.translation is not None and rec is not None and rec.state == "draft",
     }
 
 

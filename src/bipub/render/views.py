@@ -5,6 +5,7 @@ content models themselves. Everything here is plain, immutable and already resol
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Set
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +39,17 @@ class ForeignText(str):
                 self.lang, escape(str(self))
             )
         )
+
+
+class MachineText(str):
+    """A CV field shown as an unreviewed machine translation: marked like a machine-drafted
+    post (class `machine-draft`), with the page's note explaining the mark."""
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled in the quick-rebuild kit (quick.py)
+        return (MachineText, (str(self),))
+
+    def __html__(self) -> str:
+        return str(Markup('<span class="machine-draft">{}</span>').format(escape(str(self))))
 
 
 class View:
@@ -84,14 +96,32 @@ def _view(fields: dict[str, Any]) -> View:
 
 
 def cv_view(
-    model: type[BaseModel], data: dict[str, Any], fallbacks: set[Path_], source_lang: str
+    model: type[BaseModel],
+    data: dict[str, Any],
+    fallbacks: set[Path_],
+    source_lang: str,
+    drafts: set[Path_] | frozenset[Path_] = frozenset(),
 ) -> View:
-    """Every field present (None or [] when absent); fallback text wrapped in ForeignText."""
-    return _obj(model, data, (), fallbacks, source_lang)
+    """Every field present (None or [] when absent); fallback text wrapped in ForeignText,
+    unreviewed machine drafts in MachineText."""
+    return _obj(model, data, (), fallbacks, source_lang, drafts)
+
+
+def _mark(value: Any, p: Path_, fb: set[Path_], src: str, drafts: Set[Path_]) -> Any:
+    if p in fb:
+        return ForeignText(value, src)
+    if p in drafts:
+        return MachineText(value)
+    return value
 
 
 def _obj(
-    model: type[BaseModel], data: dict[str, Any], path: Path_, fb: set[Path_], src: str
+    model: type[BaseModel],
+    data: dict[str, Any],
+    path: Path_,
+    fb: set[Path_],
+    src: str,
+    drafts: Set[Path_] = frozenset(),
 ) -> View:
     out = View()
     for name, info in model.model_fields.items():
@@ -103,13 +133,13 @@ def _obj(
             if info.default not in (None, []) and not kind.endswith("list"):
                 out[name] = info.default
         elif kind == "model" and inner is not None:
-            out[name] = _obj(inner, value, p, fb, src)
+            out[name] = _obj(inner, value, p, fb, src, drafts)
         elif kind == "model_list" and inner is not None:
-            out[name] = [_obj(inner, v, (*p, i), fb, src) for i, v in enumerate(value)]
+            out[name] = [_obj(inner, v, (*p, i), fb, src, drafts) for i, v in enumerate(value)]
         elif kind == "text":
-            out[name] = ForeignText(value, src) if p in fb else value
+            out[name] = _mark(value, p, fb, src, drafts)
         elif kind == "text_list":
-            out[name] = [ForeignText(v, src) if (*p, i) in fb else v for i, v in enumerate(value)]
+            out[name] = [_mark(v, (*p, i), fb, src, drafts) for i, v in enumerate(value)]
         else:
             out[name] = value
     return out

@@ -743,7 +743,10 @@ def _write_group(
     unchanged = [
         d
         for d in drafts
-        if d.job.mode == "beside" and d.job.record is not None and d.job.record.draft == d.text
+        if d.job.mode == "beside"
+        and d.job.record is not None
+        and d.job.record.draft == d.text
+        and d.job.record.draft_source_hash == text_hash(d.job.unit.source)
     ]
     if unchanged:  # drafted by an earlier run: nothing to write, nothing new to report
         result.unchanged += len(unchanged)
@@ -770,7 +773,13 @@ def _write_group(
             continue  # a UI draft is marked by the catalog's fuzzy flag
         if d.job.mode == "beside":
             assert d.job.record is not None
-            updates[d.job.key] = d.job.record.model_copy(update={"draft": d.text})
+            updates[d.job.key] = d.job.record.model_copy(
+                update={
+                    "draft": d.text,
+                    "draft_source_hash": text_hash(d.job.unit.source),
+                    "draft_engine": ENGINE,
+                }
+            )
         else:
             updates[d.job.key] = _draft_record(plan, d)
     status_text = _status_text(plan.root, plan.target, updates) if updates else None

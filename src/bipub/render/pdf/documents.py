@@ -175,7 +175,7 @@ def prepare_pdfs(
         merged = site.cv.get(lang)
         if merged is None:
             continue
-        cv = cv_view(CV, merged.data, merged.fallbacks, merged.source_lang)
+        cv = cv_view(CV, merged.data, merged.fallbacks, merged.source_lang, merged.drafts)
         document = urls.cv_pdf(lang).lstrip("/")
         html = render_template(
             "pdf/cv.html",
@@ -189,6 +189,7 @@ def prepare_pdfs(
                     href=base_url.absolute(urls.home(lang)),
                 ),
                 "untranslated": len(merged.fallbacks),
+                "drafts": len(merged.drafts),
             },
         )
         if html is not None:
@@ -218,8 +219,9 @@ def prepare_pdfs(
             envs["ko"],
             {
                 **common("ko"),
-                "ko": cv_view(CV, ko.data, ko.fallbacks, ko.source_lang),
-                "en": cv_view(CV, en.data, en.fallbacks, en.source_lang),
+                "ko": cv_view(CV, ko.data, ko.fallbacks, ko.source_lang, ko.drafts),
+                "en": cv_view(CV, en.data, en.fallbacks, en.source_lang, en.drafts),
+                "drafts": len(ko.drafts) + len(en.drafts),
                 "en_": en_gettext,
                 "doc": View(
                     created=created,

@@ -1,0 +1,447 @@
+"""The review state machine (issue 15): translate (with engine faults), source edits, approve,
+approve --keep-current, reject and edits by hand, in any order, on a tiny project (one post of
+three units and a CV of two), calling the same functions as the commands.
+
+A model follows what each unit's translation file should hold and what it is; after every step:
+- the files hold exactly what the model says (no reviewed text is lost, nothing is written that
+  should not be);
+- each status record says what its text is: a machine text unreviewed is a `draft` record; a
+  reviewed one is recorded for the source it was made or approved for; a waiting draft is kept;
+- `check` reports exactly the units that are not reviewed and current;
+- the site shows each post with the notice its units call for (a machine draft → draft notice,
+  a text of an older source → outdated notice), marks every machine-drafted CV field, and the
+  JSON status flags exactly the machine drafts.
+
+Each of the four starting states runs 20 examples of up to 20 steps by default (80 in all);
+`-m slow` runs 150 of up to 40 each.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import shutil
+import tempfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    rule,
+    run_state_machine_as_test,
+)
+
+from bipub.check import review as rv
+from bipub.check.run import Analysis, analyze
+from bipub.diagnostics import Collector, DiagnosticError
+from bipub.load.front_matter import split_front_matter
+from bipub.pair.status import StatusRecord, load_status
+from bipub.pair.units import split_sections, text_hash
+from bipub.render.json_api import unit_states
+from bipub.translate import review_edits
+from tests.review_engine import FAULTS, FakeEngine, draft
+
+CONFIG = """\
+languages:
+  - {code: ko, name: 한국어, title: 테스트}
+  - {code: en, name: English, title: Test}
+default_language: ko
+base_url: https://t.example.org/
+author: {name: T}
+source_languages: {cv: ko, pages: ko, posts: ko}
+"""
+
+SOURCES: dict[str, tuple[str, ...]] = {
+    "posts/p:title": ("캐시 이야기", "캐시 이야기 둘째 판"),
+    "posts/p:body#0": ("첫 문단입니다.", "첫 문단입니다. 문장을 더했습니다."),
+    "posts/p:body#1": (
+        "## 둘째\n\n두 번째 문단입니다.",
+        "## 둘째\n\n두 번째 문단입니다. 새 문장.",
+        "## 둘째 절\n\n두 번째 문단은 42개입니다.",
+    ),
+    "cv:title": ("엔지니어", "수석 엔지니어"),
+    "cv:summary": ("무언가를 만듭니다.", "많은 것을 만듭니다."),
+}
+UNITS = tuple(SOURCES)
+POST = ("posts/p:title", "posts/p:body#0", "posts/p:body#1")
+CV = ("cv:title", "cv:summary")
+EN_POST = "content/en/posts/p.md"
+EVENTS: collections.Counter[str] = collections.Counter()  # what the runs exercised
+
+
+def event(name: str) -> None:
+    EVENTS[name] += 1
+
+
+EN_CV = "content/en/cv.yaml"
+
+
+@dataclass(frozen=True)
+class Model:
+    """What one unit's English holds and is."""
+
+    text: str | None = None  # the translation in the content file
+    # none | machine (an unreviewed draft) | edited-draft (a draft edited by hand, unreviewed)
+    # | reviewed | human (a reviewed or human text edited by hand since)
+    kind: str = "none"
+    made_for: str | None = None  # the source a machine or reviewed text was made/approved for
+    rec_source: str | None = None  # the source its status record names (None: no record)
+    waiting: tuple[str, str] | None = None  # a draft waiting beside it: (text, its source)
+
+
+def write_sources(root: Path, src: dict[str, str]) -> None:
+    post = (
+        f"---\ntitle: {json.dumps(src['posts/p:title'], ensure_ascii=False)}\n"
+        f"date: 2026-01-01\n---\n\n{src['posts/p:body#0']}\n\n{src['posts/p:body#1']}\n"
+    )
+    cv = (
+        "name: Min\n"
+        f"title: {json.dumps(src['cv:title'], ensure_ascii=False)}\n"
+        f"summary: {json.dumps(src['cv:summary'], ensure_ascii=False)}\n"
+    )
+    for rel, text in (("content/ko/posts/p.md", post), ("content/ko/cv.yaml", cv)):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+
+
+def read_translations(root: Path) -> dict[str, str | None]:
+    """The English of every unit, read from the files (independently of bipub's pairing)."""
+    import yaml
+
+    out: dict[str, str | None] = dict.fromkeys(UNITS)
+    post = root / EN_POST
+    if post.is_file():
+        text = post.read_text(encoding="utf-8")
+        parts = split_front_matter(text, EN_POST)
+        fm = yaml.safe_load(parts.yaml_text) or {}
+        out["posts/p:title"] = fm.get("title")
+        for sec in split_sections(parts.body, 1):
+            out[f"posts/p:body#{sec.index}"] = sec.text
+    cv = root / EN_CV
+    if cv.is_file():
+        data = yaml.safe_load(cv.read_text(encoding="utf-8")) or {}
+        out["cv:title"], out["cv:summary"] = data.get("title"), data.get("summary")
+    return out
+
+
+def records(root: Path) -> dict[str, StatusRecord]:
+    collector = Collector()
+    status = load_status(root, "en", collector)
+    assert not collector.items, collector.items
+    return status.records
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for folder in ("content", "status")
+        for p in sorted((root / folder).rglob("*"))
+        if p.is_file()
+    }
+
+
+def hand_edit(root: Path, key: str, old: str, new: str) -> None:
+    """What a person does in an editor: change one unit's English in its file."""
+    rel = EN_CV if key.startswith("cv:") else EN_POST
+    path = root / rel
+    lines = path.read_text(encoding="utf-8").split("\n")
+    if ":body#" in key:
+        parts = split_front_matter("\n".join(lines), rel)
+        sec = split_sections(parts.body, 1)[int(key.rsplit("#", 1)[1])]
+        assert sec.text == old
+        start = parts.body_line - 1 + sec.line - 1
+        lines[start : start + len(old.split("\n"))] = new.split("\n")
+    else:
+        name = key.rsplit(":", 1)[1]
+        at = next(i for i, line in enumerate(lines) if line.startswith(f"{name}:"))
+        lines[at] = f"{name}: {json.dumps(new, ensure_ascii=False)}"
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+class ReviewMachine(RuleBasedStateMachine):
+    def __init__(self) -> None:
+        super().__init__()
+        # in memory where there is a tmpfs: drafts are written with fsync, hundreds per run
+        shm = "/dev/shm" if Path("/dev/shm").is_dir() else None
+        self.root = Path(tempfile.mkdtemp(prefix="bipub-review-machine-", dir=shm))
+        self.src = {k: v[0] for k, v in SOURCES.items()}
+        self.model = {k: Model() for k in UNITS}
+        self.engine = FakeEngine()
+
+    def teardown(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    START = "empty"
+
+    @initialize()
+    def project(self) -> None:
+        """A project with nothing translated (START empty), everything drafted, everything
+        reviewed, or everything reviewed with a new draft waiting beside (the sources changed
+        since). Each start is its own test, so that every run begins in the state it names."""
+        (self.root / "bipub.yaml").write_text(CONFIG, encoding="utf-8")
+        write_sources(self.root, self.src)
+        if self.START != "empty":
+            self.translate(None, 0)
+        if self.START in ("reviewed", "waiting"):
+            self.approve(UNITS, False, False)
+        if self.START == "waiting":
+            self.src = {k: v[1] for k, v in SOURCES.items()}
+            write_sources(self.root, self.src)
+            self.translate(None, 0)
+
+    # ------------------------------------------------------------------ helpers
+
+    def analysis(self) -> Analysis:
+        return analyze(self.root)
+
+    # ------------------------------------------------------------------ rules
+
+    @rule(key=st.sampled_from(UNITS), variant=st.integers(0, 2))
+    def edit_source(self, key: str, variant: int) -> None:
+        options = SOURCES[key]
+        others = [o for o in options if o != self.src[key]]
+        self.src[key] = others[variant % len(others)]
+        event(f"edit the source of a {self.model[key].kind} unit")
+        write_sources(self.root, self.src)
+
+    @rule()
+    def translate_cleanly(self) -> None:
+        self.translate(None, 0)
+
+    @rule(fault=st.sampled_from([None, *FAULTS]), after=st.integers(0, 1))
+    def translate(self, fault: str | None, after: int) -> None:
+        event(f"translate{' with a fault' if fault else ''}")
+        if fault is not None:
+            self.engine.fail(after, fault)
+        before = read_translations(self.root)
+        draft(self.root, "en", self.engine)
+        self.engine.fail_after = None
+        after_texts = read_translations(self.root)
+        recs = records(self.root)
+        for key in UNITS:
+            m, src = self.model[key], self.src[key]
+            new, rec = after_texts[key], recs.get(key)
+            if new != before[key]:
+                # only a missing unit or our own unedited draft of an older source is written
+                assert m.kind == "none" or (m.kind == "machine" and m.made_for != src), key
+                assert rec is not None and rec.state == "draft" and rec.origin == "machine"
+                assert rec.source_hash == text_hash(src) and new is not None
+                self.model[key] = Model(new, "machine", src, src, None)
+            elif (
+                rec is not None
+                and rec.draft is not None
+                and (
+                    m.waiting is None
+                    or (m.waiting[0], text_hash(m.waiting[1])) != (rec.draft, rec.draft_source_hash)
+                )
+            ):
+                # a new draft waits beside a text that is not ours to replace
+                assert m.kind in ("reviewed", "human", "edited-draft") or m.made_for != src, key
+                assert rec.draft_source_hash == text_hash(src)
+                self.model[key] = replace(m, waiting=(rec.draft, src))
+                event("translate: a draft waits beside")
+
+    @rule(
+        keys=st.sampled_from([(k,) for k in UNITS] + [POST, CV]),
+        keep=st.booleans(),
+        force=st.booleans(),
+    )
+    def approve(self, keys: tuple[str, ...], keep: bool, force: bool) -> None:
+        analysis = self.analysis()
+        before = snapshot(self.root)
+        expected = {k: self.expect_approve(analysis, k, keep, force) for k in keys}
+        try:
+            decision = rv.approve(
+                analysis,
+                [("en", k) for k in keys],
+                "rev",
+                rv.review_date(),
+                force=force,
+                keep_current=keep,
+            )
+            review_edits.apply(analysis, decision)
+        except DiagnosticError as exc:
+            assert snapshot(self.root) == before, "a refused approve wrote something"
+            assert not all(e is not None for e in expected.values()), exc.diagnostics
+            event("approve refused: " + exc.diagnostics[0].message.split(": ", 1)[-1][:40])
+            return
+        waiting = any(self.model[k].waiting for k in keys)
+        event(
+            f"approve{' --keep-current' if keep else ''}{' with a waiting draft' if waiting else ''}"
+        )
+        assert all(e is not None for e in expected.values()), expected
+        for key in keys:
+            text = expected[key]
+            assert text is not None
+            self.model[key] = Model(text, "reviewed", self.src[key], self.src[key], None)
+
+    @rule(index=st.integers(0, 4), keep=st.booleans(), force=st.booleans(), reject=st.booleans())
+    def decide_a_waiting_draft(self, index: int, keep: bool, force: bool, reject: bool) -> None:
+        waiting = [k for k in UNITS if self.model[k].waiting is not None]
+        event(f"decide: {len(waiting)} waiting")
+        if waiting:
+            key = waiting[index % len(waiting)]
+            if reject:
+                self.reject((key,))
+            else:
+                self.approve((key,), keep, force)
+
+    def expect_approve(self, analysis: Analysis, key: str, keep: bool, force: bool) -> str | None:
+        """The text approving records, or None when it must be refused."""
+        m, src = self.model[key], self.src[key]
+        text: str | None
+        if m.waiting is not None and not keep:
+            edited = m.kind in ("human", "edited-draft")
+            text = m.waiting[0] if m.waiting[1] == src and not edited else None
+        elif m.text is None:
+            text = None
+        elif not keep and m.kind in ("machine", "reviewed") and m.made_for != src:
+            text = None  # unchanged since it was made for an older source
+        else:
+            text = m.text
+        if text is not None and not force and rv.qa_errors(analysis, "en", key, text):
+            return None  # QA is not what this machine tests: bipub's own QA decides
+        return text
+
+    @rule(keys=st.sampled_from([(k,) for k in UNITS] + [POST, CV]))
+    def reject(self, keys: tuple[str, ...]) -> None:
+        analysis = self.analysis()
+        before = snapshot(self.root)
+        try:
+            decision = rv.reject(analysis, [("en", k) for k in keys])
+            review_edits.apply(analysis, decision)
+        except DiagnosticError:
+            assert snapshot(self.root) == before, "a refused reject wrote something"
+            for key in keys:  # these must always work
+                m = self.model[key]
+                assert len(keys) > 1 or m.waiting is None, f"{key}: waiting draft not rejected"
+                if len(keys) == 1 and m.kind == "machine" and m.waiting is None:
+                    assert key in POST, f"{key}: a CV draft could not be rejected"
+                    after = [self.model[k].text for k in POST[POST.index(key) + 1 :]]
+                    others = [self.model[k].text for k in POST if k != key]
+                    blocked = (key == "posts/p:title" and any(others)) or (
+                        key == "posts/p:body#0" and any(after)
+                    )
+                    assert blocked, f"{key}: a machine draft could not be rejected"
+            return
+        event("reject")
+        for key in keys:
+            m = self.model[key]
+            assert m.waiting is not None or m.kind == "machine", f"{key}: rejected a non-draft"
+            if m.waiting is not None:
+                self.model[key] = replace(m, waiting=None)
+            else:
+                self.model[key] = Model()
+
+    @rule(key=st.sampled_from(UNITS))
+    def edit_by_hand(self, key: str) -> None:
+        m = self.model[key]
+        if m.text is None:
+            return
+        new = m.text + " edited"
+        hand_edit(self.root, key, m.text, new)
+        kind = "edited-draft" if m.kind in ("machine", "edited-draft") else "human"
+        self.model[key] = replace(m, text=new, kind=kind, made_for=None)
+
+    # ------------------------------------------------------------------ invariants
+
+    @invariant()
+    def everything_holds(self) -> None:
+        event("step")
+        files = read_translations(self.root)
+        recs = records(self.root)
+        for key in UNITS:
+            m, rec = self.model[key], recs.get(key)
+            assert files[key] == m.text, f"{key}: the file holds {files[key]!r}, not {m.text!r}"
+            if m.kind == "none":
+                assert rec is None, f"{key}: a record without a text: {rec}"
+                continue
+            assert rec is not None, f"{key}: {m.kind} text without a status record"
+            if m.kind == "machine":
+                assert rec.state == "draft" and rec.translation_hash == text_hash(m.text or "")
+            if m.kind == "edited-draft":
+                assert rec.state == "draft", f"{key}: an edited draft lost its draft record"
+            if m.kind == "reviewed":
+                assert rec.state == "reviewed" and rec.translation_hash == text_hash(m.text or "")
+                assert rec.source_hash == text_hash(m.made_for or ""), key
+            if m.waiting is not None:
+                assert rec.draft == m.waiting[0], f"{key}: the waiting draft is lost"
+            else:
+                assert rec.draft is None, key
+
+        analysis = self.analysis()
+        reported: set[str] = set()
+        for f in analysis.result.findings:
+            if f.lang != "en" or f.code not in ("missing", "draft", "stale", "edited"):
+                continue
+            if f.key == "posts/p":
+                reported.update(POST)
+            elif f.key == "cv:":
+                reported.update(CV)
+            elif f.key:
+                reported.add(f.key)
+        expected = {
+            k
+            for k, m in self.model.items()
+            if not (m.kind == "reviewed" and m.made_for == self.src[k] and m.waiting is None)
+        }
+        assert reported == expected, (reported, expected)
+
+        # the site: the post's notice, and every machine-drafted CV field marked
+        entry = next(e for e in analysis.site.entries if e.key == "p")
+        version = entry.versions["en"]
+        post = [self.model[k] for k in POST]
+        if any(m.kind in ("machine", "edited-draft") for m in post):
+            want = "draft"
+        elif post[0].text is None:
+            want = "missing"
+        elif any(
+            m.rec_source is not None and m.rec_source != self.src[k]
+            for k, m in zip(POST, post, strict=True)
+            if m.text is not None
+        ):
+            want = "stale"
+        else:
+            want = "translated"
+        assert version.state == want, (version.state, want)
+        machine = {k for k, m in self.model.items() if m.kind in ("machine", "edited-draft")}
+        marked = {(k.split(":", 1)[1],) for k in CV if k in machine}
+        assert analysis.site.cv["en"].drafts == marked, (analysis.site.cv["en"].drafts, marked)
+        flagged = {r["key"] for r in unit_states(analysis.site, "en") if r["machine_draft"]}
+        assert flagged == machine, (flagged, machine)
+
+
+STARTS = ("empty", "drafted", "reviewed", "waiting")
+
+
+def _run(start: str, examples: int, steps: int) -> None:
+    machine = type(f"ReviewMachine_{start}", (ReviewMachine,), {"START": start})
+    run_state_machine_as_test(
+        machine,
+        settings=settings(
+            max_examples=examples,
+            stateful_step_count=steps,
+            deadline=None,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+        ),
+    )
+
+
+@pytest.mark.parametrize("start", STARTS)
+def test_review_state_machine(start: str) -> None:
+    _run(start, 20, 20)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("start", STARTS)
+def test_review_state_machine_long(start: str, request: pytest.FixtureRequest) -> None:
+    """Several minutes: run only when asked for (pytest -m slow)."""
+    expr = str(request.config.getoption("-m") or "")
+    if "slow" not in expr or "not slow" in expr:
+        pytest.skip("the long run of the review state machine: pytest -m slow")
+    _run(start, 150, 40)
