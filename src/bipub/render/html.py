@@ -435,9 +435,11 @@ class HtmlRenderer:
         from bipub.pair.site import _tags_of
 
         tag_links: list[TagLink] = []
+        seen: set[str] = set()
         for t in _tags_of(entry, lang):
             slug = slugify(t)
-            if slug in tags and all(link.slug != slug for link in tag_links):
+            if slug in tags and slug not in seen:
+                seen.add(slug)
                 tag_links.append(self._tag_link(lang, slug, tags[slug]))
         return tuple(tag_links)
 

@@ -16,6 +16,15 @@
   + create, never truncated in place, because staged files share inodes with the live site.
 * A partial build (`--lang ko`, `--only pdf`) links the previous site's files that it does not
   rebuild.
+* Ownership: bipub writes only into a folder it made. The first build writes a marker file
+  (`.bipub-output`) into the output; a non-empty folder without it, the project folder, and any
+  folder that is, holds or lies inside an input (content/, templates/, .git/, …) is refused
+  before anything is written (`claim`), and a folder bipub does not own is never moved aside.
+* An output that is a symbolic link (a web root) is published through the link: staged and
+  swapped beside the folder it points to; the link itself stays as it is.
+* Folders and files follow the umask, like any other tool's output.
+* Two outputs where one needs a folder and the other a file of the same name are an error
+  before anything is published (`publish`), never one silently replacing the other.
 """
 
 from __future__ import annotations
@@ -24,6 +33,7 @@ import ctypes
 import errno
 import fcntl
 import os
+import secrets
 import shutil
 import stat
 import tempfile
@@ -32,9 +42,28 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from bipub.diagnostics import Diagnostic, DiagnosticError
+from bipub.diagnostics import ConfigError, Diagnostic, DiagnosticError, Severity
 
-Identity = tuple[int, int, int]  # (mtime_ns, size, inode)
+Identity = tuple[int, int, int, int]  # (mtime_ns, ctime_ns, size, inode): `file_identity`
+
+MARKER = ".bipub-output"  # in every output folder bipub made: what proves it may replace it
+MARKER_TEXT = (
+    "This folder is made by bipub: every build replaces all of its contents.\n"
+    "bipub writes here only while this file is here.\n"
+)
+# what a project reads: an output folder may not be, hold or lie inside any of them
+INPUT_NAMES = (
+    "bipub.yaml",
+    "glossary.yaml",
+    "content",
+    "templates",
+    "locales",
+    "static",
+    "status",
+    ".git",
+    ".bipub-cache",
+)
+SERVE_FOLDER = (".bipub-cache", "serve")  # `bipub serve`'s output: bipub's own, inside its cache
 
 
 @dataclass(frozen=True)
@@ -55,26 +84,41 @@ class OutputTree:
     kept: set[str] = field(default_factory=set)  # previous files reused as they were
     reused_pages: int = 0  # pages kept because their fingerprint did not change
     on_publish: list[Callable[[Path], None]] = field(default_factory=list)  # run after the swap
+    warnings: list[Diagnostic] = field(default_factory=list)  # what the caller should report
+    lock_fd: int = -1  # the output lock's file: closed in forked workers (they never hold it)
     _dirs: set[str] = field(default_factory=set)  # staging folders known to be real folders
     fresh: bool = False  # the staging folder started empty: nothing old to prune
     first: bool = False  # no site was published here yet: no published file to compare with
 
     @classmethod
     def create(cls, out: Path) -> OutputTree:
+        """A tree staged beside `out` (a folder `claim` allowed), its marker already in it."""
         out = out.absolute()
         out.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
         prev = prev_folder(out)
-        if prev.is_dir() and not prev.is_symlink():
-            staging.rmdir()
-            prev.rename(staging)  # the site before the current one: updated in place below
-            return cls(out, staging)
-        return cls(out, staging, fresh=True, first=not os.path.lexists(out))
+        if _owned(prev):  # the site before the current one: updated in place below
+            staging = _staging_name(out)
+            prev.rename(staging)
+            os.chmod(staging, 0o777 & ~_umask())  # (made 0700 by an older bipub's mkdtemp)
+            tree = cls(out, staging)
+        else:
+            tree = cls(out, _make_staging(out), fresh=True, first=not os.path.lexists(out))
+        tree.add(MARKER, MARKER_TEXT, None, "bipub (output marker)")
+        return tree
 
     def attach(self) -> OutputTree:
         """Another view on this tree's staging folder, with no files yet (a render worker's:
         the files it writes are merged into this tree afterwards)."""
-        return OutputTree(self.out, self.staging, fresh=self.fresh, first=self.first)
+        return OutputTree(
+            self.out, self.staging, fresh=self.fresh, first=self.first, lock_fd=self.lock_fd
+        )
+
+    def release_in_child(self) -> None:
+        """In a forked worker: close this process's copy of the output lock's file, so that
+        only the build's own process holds the lock (closing a copy does not release it)."""
+        if self.lock_fd >= 0:
+            with suppress(OSError):
+                os.close(self.lock_fd)
 
     def add(self, path: str, data: bytes | str, lang: str | None, origin: str) -> None:
         check_relative(path)
@@ -121,14 +165,15 @@ class OutputTree:
 
     def keep(self, path: str, written: Identity) -> bool:
         """Reuse the published file for `path` if it is still exactly the file bipub wrote
-        (same mtime, size and inode). Returns False when it must be rendered again."""
+        (`file_identity`: same mtime, ctime, size and inode, as the up-to-date check compares).
+        Returns False when it must be rendered again."""
         check_relative(path)
         live = os.path.join(self.out, path)  # plain strings: called for every page of the site
         try:
             st = os.lstat(live)
         except OSError:
             return False
-        if not stat.S_ISREG(st.st_mode) or (st.st_mtime_ns, st.st_size, st.st_ino) != written:
+        if not stat.S_ISREG(st.st_mode) or file_identity(st) != written:
             return False
         self._make_parents(path)
         _replace_with_link(live, os.path.join(self.staging, path), st.st_ino)
@@ -172,6 +217,25 @@ class OutputTree:
             self.staging.rename(prev)
         else:
             shutil.rmtree(self.staging, ignore_errors=True)
+
+
+def file_identity(st: os.stat_result) -> Identity:
+    """What proves a published file is still the one bipub wrote: ctime included, which no
+    tool sets back (a same-size edit with its mtime restored by `touch -r` changes it)."""
+    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
+
+
+def write_failed(exc: OSError) -> Diagnostic:
+    """The error for a build the system stopped while it wrote its output (a full disk, a
+    folder it may not write): the output folder is as it was (`staged` discards the tree)."""
+    where = f" ({exc.filename})" if exc.filename is not None else ""
+    return Diagnostic(
+        None,
+        None,
+        "write-failed",
+        f"could not write the output: {exc.strerror or type(exc).__name__}{where}; "
+        "the output folder is as it was",
+    )
 
 
 def _clash(path: str, first: str, second: str) -> DiagnosticError:
@@ -241,42 +305,247 @@ def _replace_with_link(src: str | Path, target: str | Path, src_ino: int | None 
         shutil.copy2(src, target)
 
 
+def _lock_owner() -> str:
+    """What the lock file says about its holder: this process, in this PID namespace."""
+    try:
+        namespace = os.readlink("/proc/self/ns/pid")
+    except OSError:
+        namespace = "-"
+    return f"{os.getpid()} {namespace}\n"
+
+
+def _owner_gone(text: str) -> int | None:
+    """The PID named in a lock file, if that process is gone (same PID namespace only: a
+    process in another container cannot be seen, and is not taken for dead)."""
+    parts = text.split()
+    if len(parts) != 2 or not parts[0].isdigit() or parts[1] != _lock_owner().split()[1]:
+        return None
+    pid = int(parts[0])
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return pid
+    except OSError:
+        return None  # (alive, another user's)
+    return None
+
+
 @contextmanager
-def output_lock(out: Path) -> Iterator[None]:
+def output_lock(out: Path, take_over: bool = True) -> Iterator[tuple[int, list[Diagnostic]]]:
     """A lock file beside the output keeps two builds from writing one output at once; holding
-    it also proves that staging folders left by a killed build are stale."""
+    it also proves that staging folders left by a killed build are stale. Yields the lock
+    file's descriptor (forked workers close their copy: OutputTree.release_in_child) and the
+    warnings to report.
+
+    The lock file names the process holding it. If the lock is held but that process is gone
+    (a build killed while a worker it forked still ran), the lock is taken over, with a
+    warning. The steps are made under a short lock on the output's parent folder, so two
+    builds never both take a lock over."""
     out.parent.mkdir(parents=True, exist_ok=True)
     lock_path = out.parent / f".{out.name}.lock"
-    with lock_path.open("a") as lock:
+    notes: list[Diagnostic] = []
+    guard = os.open(out.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        fcntl.flock(guard, fcntl.LOCK_EX)
+        lock = _take_lock(lock_path, out, notes, take_over)
+    finally:
+        os.close(guard)  # (releases the guard)
+    try:
+        yield lock, notes
+    finally:
+        with suppress(OSError):
+            os.ftruncate(lock, 0)  # no holder any more
+        os.close(lock)
+
+
+def _take_lock(lock_path: Path, out: Path, notes: list[Diagnostic], take_over: bool) -> int:
+    for _attempt in range(2):
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise DiagnosticError(
-                [
-                    Diagnostic(
-                        None,
-                        None,
-                        "busy",
-                        f"another bipub process is writing {out}; try again when it is done",
-                    )
-                ]
+            holder = os.pread(fd, 200, 0).decode("utf-8", "replace")
+            os.close(fd)
+            gone = _owner_gone(holder)
+            if gone is None or not take_over:
+                raise DiagnosticError(
+                    [
+                        Diagnostic(
+                            None,
+                            None,
+                            "busy",
+                            f"another bipub process is writing {out}; try again when it is done",
+                        )
+                    ]
+                ) from None
+            # held by what a killed build left running: a fresh lock file replaces it
+            fresh = lock_path.with_name(f"{lock_path.name}.{secrets.token_hex(4)}")
+            fresh.touch()
+            os.replace(fresh, lock_path)
+            notes.append(
+                Diagnostic(
+                    None,
+                    None,
+                    "lock-taken-over",
+                    f"the lock on {out} was held for bipub process {gone}, which is gone "
+                    "(killed?); it was taken over",
+                    Severity.WARNING,
+                )
+            )
+            continue
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, _lock_owner().encode(), 0)
+        return fd
+    raise DiagnosticError(  # (only if the fresh lock was taken at once by something else)
+        [Diagnostic(None, None, "busy", f"another process holds the lock on {out}")]
+    )
+
+
+def _refuse(message: str) -> ConfigError:
+    return ConfigError([Diagnostic(None, None, "output-folder", message)])
+
+
+def _shown(path: Path, root: Path | None) -> str:
+    if root is not None:
+        with suppress(ValueError):
+            return path.relative_to(root.resolve()).as_posix() or "."
+    return str(path)
+
+
+def _owned(folder: Path) -> bool:
+    """A folder bipub made (its marker is in it)."""
+    try:
+        return stat.S_ISDIR(os.lstat(folder).st_mode) and stat.S_ISREG(
+            os.lstat(folder / MARKER).st_mode
+        )
+    except OSError:
+        return False
+
+
+def claim(
+    out: Path,
+    root: Path | None = None,
+    recorded: Callable[[], Iterable[str] | None] | None = None,
+) -> Path:
+    """Check, before anything is written, that bipub may replace `out`; returns the folder to
+    write (`out`, or the folder it points to if it is a symbolic link). Raises ConfigError:
+
+    * `out` is the project folder, or is, holds or lies inside an input (INPUT_NAMES) —
+      except `bipub serve`'s own folder in .bipub-cache/;
+    * `out` is a file, or a symbolic link to nothing or to a file;
+    * `out` is a folder with something in it but no marker: not made by bipub. A folder made by
+      a bipub from before the marker is recognised by `recorded` (the files the last build
+      recorded as published there): if it holds only those, it is bipub's.
+
+    A folder bipub did not make where it keeps the previous site (`.site.prev`: an older bipub
+    moved folders it did not own there) is left alone, with a warning (`staged`).
+    """
+    out = Path(os.path.abspath(out))
+    shown = f"the output folder {_shown(out, root)}"
+    if out.is_symlink():
+        try:
+            real = out.resolve(strict=True)
+        except (OSError, RuntimeError):
+            raise _refuse(
+                f"{shown} is a symbolic link to {os.readlink(out)}, which does not "
+                "exist: make that folder, or remove the link"
             ) from None
-        yield
+    else:
+        real = out.resolve()
+    if root is not None:
+        base = root.resolve()
+        if real == base:
+            raise _refuse(
+                f"{shown} is the project folder itself; bipub replaces "
+                "everything in its output folder: choose a folder of its own (default: site/)"
+            )
+        for name in INPUT_NAMES:
+            source = (base / name).resolve()
+            if real == base.joinpath(*SERVE_FOLDER) and name == SERVE_FOLDER[0]:
+                continue
+            if real == source or source.is_relative_to(real) or real.is_relative_to(source):
+                where = (
+                    "is"
+                    if real == source
+                    else "holds"
+                    if source.is_relative_to(real)
+                    else "is inside"
+                )
+                raise _refuse(
+                    f"{shown} {where} the project's {name} (an input); bipub "
+                    "replaces everything in its output folder: choose a folder outside "
+                    "content/, templates/, locales/, static/, status/, .git/ and .bipub-cache/"
+                )
+    if os.path.lexists(real):
+        if not real.is_dir():
+            raise _refuse(f"{shown} is a file, not a folder")
+        if not _owned(real) and any(os.scandir(real)):
+            files = recorded() if recorded is not None else None
+            if files is None or not set(published_files(real)) <= set(files):
+                raise _refuse(
+                    f"{shown} holds files bipub did not make (there is no "
+                    f"{MARKER} in it), and bipub replaces everything in its output folder: "
+                    "choose an empty or new folder; or, if all of it may be replaced, add the "
+                    f"marker (touch {_shown(out, root)}/{MARKER})"
+                )
+            (real / MARKER).write_text(MARKER_TEXT, encoding="utf-8")  # made by an older bipub
+    return real
 
 
 @contextmanager
-def staged(out: Path) -> Iterator[OutputTree]:
+def staged(
+    out: Path,
+    root: Path | None = None,
+    recorded: Callable[[], Iterable[str] | None] | None = None,
+) -> Iterator[OutputTree]:
     """An OutputTree that is discarded if anything goes wrong before publish (under the
-    output lock)."""
-    out = out.absolute()
-    with output_lock(out):
-        _clean_leftovers(out)
-        tree = OutputTree.create(out)
+    output lock). `root` (the project folder) and `recorded` are for `claim`, which runs
+    first: nothing is written anywhere before it passes."""
+    real = claim(out, root, recorded)
+    with output_lock(real) as (lock, notes):
+        _clean_leftovers(real)
+        tree = OutputTree.create(real)
+        tree.lock_fd = lock
+        tree.warnings.extend(notes)
+        prev = prev_folder(real)
+        if os.path.lexists(prev) and not _owned(prev):
+            tree.warnings.append(
+                Diagnostic(
+                    None,
+                    None,
+                    "output-folder",
+                    f"{prev} was not made by bipub (there is no {MARKER} in it), so bipub "
+                    "leaves it alone and keeps no spare copy of the site there; an older "
+                    "bipub may have moved a folder of yours there: check it, then move it "
+                    "away or remove it",
+                    Severity.WARNING,
+                )
+            )
         try:
             yield tree
         except BaseException:
             tree.discard()
             raise
+
+
+def real_output(out: Path) -> Path:
+    """The folder written for `out`: the one it points to if it is a symbolic link."""
+    out = Path(os.path.abspath(out))
+    return out.resolve() if out.is_symlink() else out
+
+
+def clean_leftovers(out: Path) -> None:
+    """Remove what killed builds left beside `out` (staging folders), if no build is writing
+    it now; called at the start of every build, even one that finds nothing to do."""
+    real = real_output(out)
+    if not real.parent.is_dir() or not any(real.parent.glob(f".{real.name}.tmp-*")):
+        return
+    try:
+        with output_lock(real, take_over=False):
+            _clean_leftovers(real)
+    except DiagnosticError:
+        pass  # another build is writing it (it cleans up itself), or the lock is stale (the
+        # next build that writes takes it over, and says so)
 
 
 def replace_files(out: Path, files: list[tuple[str, bytes]]) -> list[str]:
@@ -285,7 +554,7 @@ def replace_files(out: Path, files: list[tuple[str, bytes]]) -> list[str]:
     file or the new one, never a partial one; the old inode (which the spare copy may share)
     is never written to. Files whose bytes are unchanged are left alone. Returns the paths
     written. The caller has checked that the output is as the last build left it."""
-    out = out.absolute()
+    out = real_output(out)
     written = []
     with output_lock(out):
         for path, data in files:
@@ -331,7 +600,7 @@ def remove_files(out: Path, paths: list[str]) -> list[str]:
     src/bipub/quick.py), and the folders they leave empty. Returns the paths removed (a path
     that is not there is skipped). The caller has checked that the output is as the last build
     left it."""
-    out = out.absolute()
+    out = real_output(out)
     removed = []
     with output_lock(out):
         for path in paths:
@@ -357,17 +626,51 @@ def remove_files(out: Path, paths: list[str]) -> list[str]:
 
 def _clean_leftovers(out: Path) -> None:
     """A killed build leaves its staging folder: reuse one as the spare copy, remove the rest.
-    If a kill landed between the two renames of a non-atomic swap, put the previous site back."""
+    If a kill landed between the two renames of a non-atomic swap, put the previous site back.
+    Only folders bipub made (their marker is in them) or empty ones are touched."""
     prev = prev_folder(out)
-    if not out.exists() and prev.is_dir() and not prev.is_symlink():
+    if not os.path.lexists(out) and _owned(prev):
         prev.rename(out)
     for leftover in sorted(out.parent.glob(f".{out.name}.tmp-*")) + sorted(
         out.parent.glob(f".{out.name}.old-*")
     ):
-        if not prev.exists() and leftover.is_dir() and not leftover.is_symlink():
+        if leftover.is_symlink() or not leftover.is_dir():
+            continue
+        if not _owned(leftover):
+            with suppress(OSError):
+                leftover.rmdir()  # empty: killed before its marker was written
+            continue
+        if not os.path.lexists(prev):
             leftover.rename(prev)
         else:
             shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _umask() -> int:
+    """This process's umask, read without changing it (Linux), else by setting it back."""
+    with suppress(OSError, ValueError, StopIteration):
+        with open("/proc/self/status", encoding="ascii") as f:
+            line = next(line for line in f if line.startswith("Umask:"))
+        return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _staging_name(out: Path) -> Path:
+    return out.parent / f".{out.name}.tmp-{secrets.token_hex(6)}"
+
+
+def _make_staging(out: Path) -> Path:
+    """A new, empty staging folder beside `out`, with the mode any folder made now would get
+    (not mkdtemp's 0700: the published site would carry it to the web root)."""
+    while True:
+        staging = _staging_name(out)
+        try:
+            os.mkdir(staging)  # (mode 0777 less the umask)
+        except FileExistsError:
+            continue
+        return staging
 
 
 def check_relative(path: str) -> None:
@@ -426,6 +729,7 @@ def publish(tree: OutputTree, only_langs: list[str] | None = None) -> int:
     """Swap the staged tree in as the output folder. Returns the number of new or changed files."""
     out, staging = tree.out, tree.staging
     try:
+        _check_folders(tree.files)
         if only_langs is not None:
             for rel in published_files(out):
                 if rel not in tree.files and not owned_by(rel, only_langs):
@@ -452,6 +756,31 @@ def publish(tree: OutputTree, only_langs: list[str] | None = None) -> int:
     for callback in tree.on_publish:
         callback(out)
     return changed
+
+
+def _check_folders(files: dict[str, OutputFile]) -> None:
+    """No output is a file where another needs a folder (`ko/blog/index.html` written as a page
+    and as the folder of a post whose slug is `index.html`): one would replace the other."""
+    folders: dict[str, str] = {}  # folder → a file in it
+    for path in files:
+        parent = path.rpartition("/")[0]
+        while parent and parent not in folders:
+            folders[parent] = path
+            parent = parent.rpartition("/")[0]
+    clashes = sorted(set(folders) & set(files))
+    if clashes:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    None,
+                    None,
+                    "output-clash",
+                    f"{path} is written as a file ({files[path].origin}) and is the folder of "
+                    f"{folders[path]} ({files[folders[path]].origin})",
+                )
+                for path in clashes
+            ]
+        )
 
 
 def _prune(staging: Path, wanted: set[str]) -> None:
@@ -491,17 +820,23 @@ def _swap(new: Path, out: Path) -> None:
         new.rename(out)
         return
     prev = prev_folder(out)
-    if prev.exists():
+    keep = not os.path.lexists(prev) or _owned(prev)  # never replace what bipub did not make
+    if keep and os.path.lexists(prev):
         shutil.rmtree(prev)
+    aside = prev if keep else out.parent / f".{out.name}.old-{secrets.token_hex(6)}"
     if _exchange(new, out):
-        new.rename(prev)  # `new` now holds the replaced site
-        return
-    out.rename(prev)
-    try:
-        new.rename(out)
-    except BaseException:
-        prev.rename(out)
-        raise
+        new.rename(aside)  # `new` now holds the replaced site
+    else:
+        out.rename(aside)
+        try:
+            new.rename(out)
+        except BaseException:
+            aside.rename(out)
+            raise
+    if not _owned(aside):  # the empty folder the first build was published into (`claim`)
+        (aside / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+    if not keep:
+        shutil.rmtree(aside)
 
 
 _RENAME_EXCHANGE = 2
