@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import ctypes
 import errno
-import fcntl
 import os
 import secrets
 import shutil
@@ -42,28 +41,13 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from bipub.diagnostics import ConfigError, Diagnostic, DiagnosticError, Severity
+from bipub.diagnostics import Diagnostic, DiagnosticError, Severity
+from bipub.write.lock import output_lock
+from bipub.write.ownership import MARKER as MARKER  # (re-exported: callers see one module)
+from bipub.write.ownership import MARKER_TEXT, claim, owned, real_output
+from bipub.write.ownership import published_files as published_files
 
 Identity = tuple[int, int, int, int]  # (mtime_ns, ctime_ns, size, inode): `file_identity`
-
-MARKER = ".bipub-output"  # in every output folder bipub made: what proves it may replace it
-MARKER_TEXT = (
-    "This folder is made by bipub: every build replaces all of its contents.\n"
-    "bipub writes here only while this file is here.\n"
-)
-# what a project reads: an output folder may not be, hold or lie inside any of them
-INPUT_NAMES = (
-    "bipub.yaml",
-    "glossary.yaml",
-    "content",
-    "templates",
-    "locales",
-    "static",
-    "status",
-    ".git",
-    ".bipub-cache",
-)
-SERVE_FOLDER = (".bipub-cache", "serve")  # `bipub serve`'s output: bipub's own, inside its cache
 
 
 @dataclass(frozen=True)
@@ -96,7 +80,7 @@ class OutputTree:
         out = out.absolute()
         out.parent.mkdir(parents=True, exist_ok=True)
         prev = prev_folder(out)
-        if _owned(prev):  # the site before the current one: updated in place below
+        if owned(prev):  # the site before the current one: updated in place below
             staging = _staging_name(out)
             prev.rename(staging)
             os.chmod(staging, 0o777 & ~_umask())  # (made 0700 by an older bipub's mkdtemp)
@@ -233,8 +217,7 @@ def write_failed(exc: OSError) -> Diagnostic:
         None,
         None,
         "write-failed",
-        f"could not write the output: {exc.strerror or type(exc).__name__}{where}; "
-        "the output folder is as it was",
+        f"could not write the output: {exc.strerror or exc}{where}; the output folder is as it was",
     )
 
 
@@ -305,193 +288,6 @@ def _replace_with_link(src: str | Path, target: str | Path, src_ino: int | None 
         shutil.copy2(src, target)
 
 
-def _lock_owner() -> str:
-    """What the lock file says about its holder: this process, in this PID namespace."""
-    try:
-        namespace = os.readlink("/proc/self/ns/pid")
-    except OSError:
-        namespace = "-"
-    return f"{os.getpid()} {namespace}\n"
-
-
-def _owner_gone(text: str) -> int | None:
-    """The PID named in a lock file, if that process is gone (same PID namespace only: a
-    process in another container cannot be seen, and is not taken for dead)."""
-    parts = text.split()
-    if len(parts) != 2 or not parts[0].isdigit() or parts[1] != _lock_owner().split()[1]:
-        return None
-    pid = int(parts[0])
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return pid
-    except OSError:
-        return None  # (alive, another user's)
-    return None
-
-
-@contextmanager
-def output_lock(out: Path, take_over: bool = True) -> Iterator[tuple[int, list[Diagnostic]]]:
-    """A lock file beside the output keeps two builds from writing one output at once; holding
-    it also proves that staging folders left by a killed build are stale. Yields the lock
-    file's descriptor (forked workers close their copy: OutputTree.release_in_child) and the
-    warnings to report.
-
-    The lock file names the process holding it. If the lock is held but that process is gone
-    (a build killed while a worker it forked still ran), the lock is taken over, with a
-    warning. The steps are made under a short lock on the output's parent folder, so two
-    builds never both take a lock over."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    lock_path = out.parent / f".{out.name}.lock"
-    notes: list[Diagnostic] = []
-    guard = os.open(out.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        fcntl.flock(guard, fcntl.LOCK_EX)
-        lock = _take_lock(lock_path, out, notes, take_over)
-    finally:
-        os.close(guard)  # (releases the guard)
-    try:
-        yield lock, notes
-    finally:
-        with suppress(OSError):
-            os.ftruncate(lock, 0)  # no holder any more
-        os.close(lock)
-
-
-def _take_lock(lock_path: Path, out: Path, notes: list[Diagnostic], take_over: bool) -> int:
-    for _attempt in range(2):
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 200, 0).decode("utf-8", "replace")
-            os.close(fd)
-            gone = _owner_gone(holder)
-            if gone is None or not take_over:
-                raise DiagnosticError(
-                    [
-                        Diagnostic(
-                            None,
-                            None,
-                            "busy",
-                            f"another bipub process is writing {out}; try again when it is done",
-                        )
-                    ]
-                ) from None
-            # held by what a killed build left running: a fresh lock file replaces it
-            fresh = lock_path.with_name(f"{lock_path.name}.{secrets.token_hex(4)}")
-            fresh.touch()
-            os.replace(fresh, lock_path)
-            notes.append(
-                Diagnostic(
-                    None,
-                    None,
-                    "lock-taken-over",
-                    f"the lock on {out} was held for bipub process {gone}, which is gone "
-                    "(killed?); it was taken over",
-                    Severity.WARNING,
-                )
-            )
-            continue
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, _lock_owner().encode(), 0)
-        return fd
-    raise DiagnosticError(  # (only if the fresh lock was taken at once by something else)
-        [Diagnostic(None, None, "busy", f"another process holds the lock on {out}")]
-    )
-
-
-def _refuse(message: str) -> ConfigError:
-    return ConfigError([Diagnostic(None, None, "output-folder", message)])
-
-
-def _shown(path: Path, root: Path | None) -> str:
-    if root is not None:
-        with suppress(ValueError):
-            return path.relative_to(root.resolve()).as_posix() or "."
-    return str(path)
-
-
-def _owned(folder: Path) -> bool:
-    """A folder bipub made (its marker is in it)."""
-    try:
-        return stat.S_ISDIR(os.lstat(folder).st_mode) and stat.S_ISREG(
-            os.lstat(folder / MARKER).st_mode
-        )
-    except OSError:
-        return False
-
-
-def claim(
-    out: Path,
-    root: Path | None = None,
-    recorded: Callable[[], Iterable[str] | None] | None = None,
-) -> Path:
-    """Check, before anything is written, that bipub may replace `out`; returns the folder to
-    write (`out`, or the folder it points to if it is a symbolic link). Raises ConfigError:
-
-    * `out` is the project folder, or is, holds or lies inside an input (INPUT_NAMES) —
-      except `bipub serve`'s own folder in .bipub-cache/;
-    * `out` is a file, or a symbolic link to nothing or to a file;
-    * `out` is a folder with something in it but no marker: not made by bipub. A folder made by
-      a bipub from before the marker is recognised by `recorded` (the files the last build
-      recorded as published there): if it holds only those, it is bipub's.
-
-    A folder bipub did not make where it keeps the previous site (`.site.prev`: an older bipub
-    moved folders it did not own there) is left alone, with a warning (`staged`).
-    """
-    out = Path(os.path.abspath(out))
-    shown = f"the output folder {_shown(out, root)}"
-    if out.is_symlink():
-        try:
-            real = out.resolve(strict=True)
-        except (OSError, RuntimeError):
-            raise _refuse(
-                f"{shown} is a symbolic link to {os.readlink(out)}, which does not "
-                "exist: make that folder, or remove the link"
-            ) from None
-    else:
-        real = out.resolve()
-    if root is not None:
-        base = root.resolve()
-        if real == base:
-            raise _refuse(
-                f"{shown} is the project folder itself; bipub replaces "
-                "everything in its output folder: choose a folder of its own (default: site/)"
-            )
-        for name in INPUT_NAMES:
-            source = (base / name).resolve()
-            if real == base.joinpath(*SERVE_FOLDER) and name == SERVE_FOLDER[0]:
-                continue
-            if real == source or source.is_relative_to(real) or real.is_relative_to(source):
-                where = (
-                    "is"
-                    if real == source
-                    else "holds"
-                    if source.is_relative_to(real)
-                    else "is inside"
-                )
-                raise _refuse(
-                    f"{shown} {where} the project's {name} (an input); bipub "
-                    "replaces everything in its output folder: choose a folder outside "
-                    "content/, templates/, locales/, static/, status/, .git/ and .bipub-cache/"
-                )
-    if os.path.lexists(real):
-        if not real.is_dir():
-            raise _refuse(f"{shown} is a file, not a folder")
-        if not _owned(real) and any(os.scandir(real)):
-            files = recorded() if recorded is not None else None
-            if files is None or not set(published_files(real)) <= set(files):
-                raise _refuse(
-                    f"{shown} holds files bipub did not make (there is no "
-                    f"{MARKER} in it), and bipub replaces everything in its output folder: "
-                    "choose an empty or new folder; or, if all of it may be replaced, add the "
-                    f"marker (touch {_shown(out, root)}/{MARKER})"
-                )
-            (real / MARKER).write_text(MARKER_TEXT, encoding="utf-8")  # made by an older bipub
-    return real
-
-
 @contextmanager
 def staged(
     out: Path,
@@ -508,7 +304,7 @@ def staged(
         tree.lock_fd = lock
         tree.warnings.extend(notes)
         prev = prev_folder(real)
-        if os.path.lexists(prev) and not _owned(prev):
+        if os.path.lexists(prev) and not owned(prev):
             tree.warnings.append(
                 Diagnostic(
                     None,
@@ -526,12 +322,6 @@ def staged(
         except BaseException:
             tree.discard()
             raise
-
-
-def real_output(out: Path) -> Path:
-    """The folder written for `out`: the one it points to if it is a symbolic link."""
-    out = Path(os.path.abspath(out))
-    return out.resolve() if out.is_symlink() else out
 
 
 def clean_leftovers(out: Path) -> None:
@@ -629,14 +419,14 @@ def _clean_leftovers(out: Path) -> None:
     If a kill landed between the two renames of a non-atomic swap, put the previous site back.
     Only folders bipub made (their marker is in them) or empty ones are touched."""
     prev = prev_folder(out)
-    if not os.path.lexists(out) and _owned(prev):
+    if not os.path.lexists(out) and owned(prev):
         prev.rename(out)
     for leftover in sorted(out.parent.glob(f".{out.name}.tmp-*")) + sorted(
         out.parent.glob(f".{out.name}.old-*")
     ):
         if leftover.is_symlink() or not leftover.is_dir():
             continue
-        if not _owned(leftover):
+        if not owned(leftover):
             with suppress(OSError):
                 leftover.rmdir()  # empty: killed before its marker was written
             continue
@@ -706,23 +496,6 @@ def owned_by(path: str, langs: Iterable[str]) -> bool:
         if len(parts) == 2 and parts[0] == "pdf" and parts[1].startswith(f"cv-{lang}."):
             return True
     return False
-
-
-def published_files(out: Path) -> list[str]:
-    """Every file (and symbolic link) in the output folder, as sorted relative paths."""
-    found: list[str] = []
-
-    def visit(folder: str, prefix: str) -> None:
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                if entry.is_dir(follow_symlinks=False):
-                    visit(entry.path, f"{prefix}{entry.name}/")
-                else:
-                    found.append(prefix + entry.name)
-
-    if out.is_dir():
-        visit(str(out), "")
-    return sorted(found)
 
 
 def publish(tree: OutputTree, only_langs: list[str] | None = None) -> int:
@@ -820,7 +593,7 @@ def _swap(new: Path, out: Path) -> None:
         new.rename(out)
         return
     prev = prev_folder(out)
-    keep = not os.path.lexists(prev) or _owned(prev)  # never replace what bipub did not make
+    keep = not os.path.lexists(prev) or owned(prev)  # never replace what bipub did not make
     if keep and os.path.lexists(prev):
         shutil.rmtree(prev)
     aside = prev if keep else out.parent / f".{out.name}.old-{secrets.token_hex(6)}"
@@ -833,7 +606,7 @@ def _swap(new: Path, out: Path) -> None:
         except BaseException:
             aside.rename(out)
             raise
-    if not _owned(aside):  # the empty folder the first build was published into (`claim`)
+    if not owned(aside):  # the empty folder the first build was published into (`claim`)
         (aside / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
     if not keep:
         shutil.rmtree(aside)
