@@ -146,7 +146,7 @@ def test_a_lock_held_by_a_live_process_is_respected(
         assert holder.stdout.readline() == b"held\n"
         result = cli("-C", str(project), "build")
         assert result.exit_code == 1
-        assert "another bipub process is writing" in result.stderr
+        assert f"another bipub process (process {os.getpid()}) is writing" in result.stderr
         assert not (project / "site").exists()
     finally:
         holder.kill()

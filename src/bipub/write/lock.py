@@ -82,13 +82,16 @@ def _take_lock(lock_path: Path, out: Path, notes: list[Diagnostic], take_over: b
             os.close(fd)
             gone = _owner_gone(holder)
             if gone is None or not take_over:
+                pid = holder.split()[0] if holder.split() else ""
+                who = f" (process {pid})" if pid.isdigit() else ""
                 raise DiagnosticError(
                     [
                         Diagnostic(
                             None,
                             None,
                             "busy",
-                            f"another bipub process is writing {out}; try again when it is done",
+                            f"another bipub process{who} is writing {out}; try again when it "
+                            "is done",
                         )
                     ]
                 ) from None
