@@ -1,9 +1,10 @@
 """The build cache (.bipub-cache/, gitignored): work a previous build already did.
 
 * Parsed documents, keyed by path and file identity (mtime, ctime, size, inode: what the
-  up-to-date check compares, uptodate.py) and checked by content digest, so an unchanged file is neither read nor parsed again. They are spread over
-  `build-docs-NN.pickle` files by path, and only the files whose documents changed are written
-  again (an edit on a 10,000-post site rewrites one 1/32 of them).
+  up-to-date check compares, uptodate.py) and checked by content digest, so an unchanged file
+  is neither read nor parsed again. They are spread over `build-docs-NN.pickle` files by path,
+  and only the files whose documents changed are written again (an edit on a 10,000-post site
+  rewrites one 1/32 of them).
 * A fingerprint per output page: a hash of everything the page is made from (its documents,
   the cards it lists, its counterparts, templates, catalogs, config and the bipub version).
   A page whose fingerprint is unchanged and whose previous output still exists is not rendered:

@@ -447,10 +447,11 @@ def _build(
             changed = publish(tree, selected if selected != config.codes else None)
     except OSError as exc:  # the disk, not bipub: said as such (staged() kept the old site)
         raise DiagnosticError([write_failed(exc)]) from exc
-    # the output folder's own notes (a lock taken over, a folder left alone): not about the
-    # content, so not errors under --strict; and what could not be done after the swap
-    collector.extend(tree.warnings)
     warnings = sorted(set(collector.warnings), key=lambda d: (d.file or "", d.line or 0, d.message))
+    # the output folder's own notes (a lock taken over, a folder left alone) and what could not
+    # be done after the swap: not about the content, so neither errors under --strict nor
+    # repeated by the up-to-date builds that follow (they are not in the record)
+    notes = list(tree.warnings)
     if cache is not None:
         try:  # the site is published: what fails now is said, and the next build does more
             if kept_cache is None:
@@ -464,14 +465,14 @@ def _build(
             uptodate.save(project, target, record)  # last: what says the output is current
         except OSError as exc:
             uptodate.forget(project, target)
-            warnings.append(not_saved(project.cache, exc))
+            notes.append(not_saved(project.cache, exc))
     note = cache.note if cache is not None else "build cache off (--no-cache)"
     return BuildResult(
         counts,
         len(tree.files),
         changed,
         time.perf_counter() - started,
-        warnings,
+        [*warnings, *notes],
         tree.reused_pages,
         "; ".join(n for n in (quick_note, note) if n),
     )

@@ -151,3 +151,26 @@ def test_a_lock_held_by_a_live_process_is_respected(
     finally:
         holder.kill()
         holder.wait()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
+def test_a_taken_over_lock_is_not_repeated_by_up_to_date_builds(
+    make_project: Callable[[str], Path], cli: Cli
+) -> None:
+    project = make_project("minimal")
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(project / ".site.lock"), str(gone.pid)],
+        stdout=subprocess.PIPE,
+    )
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline() == b"held\n"
+        assert "taken over" in cli("-C", str(project), "build").stderr
+    finally:
+        holder.kill()
+        holder.wait()
+    again = cli("-C", str(project), "build")
+    assert "Up to date" in again.stderr
+    assert "taken over" not in again.stderr
