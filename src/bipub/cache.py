@@ -1,9 +1,10 @@
 """The build cache (.bipub-cache/, gitignored): work a previous build already did.
 
-* Parsed documents, keyed by path and file identity (mtime, size, inode) and checked by content
-  digest, so an unchanged file is neither read nor parsed again. They are spread over
-  `build-docs-NN.pickle` files by path, and only the files whose documents changed are written
-  again (an edit on a 10,000-post site rewrites one 1/32 of them).
+* Parsed documents, keyed by path and file identity (mtime, ctime, size, inode: what the
+  up-to-date check compares, uptodate.py) and checked by content digest, so an unchanged file
+  is neither read nor parsed again. They are spread over `build-docs-NN.pickle` files by path,
+  and only the files whose documents changed are written again (an edit on a 10,000-post site
+  rewrites one 1/32 of them).
 * A fingerprint per output page: a hash of everything the page is made from (its documents,
   the cards it lists, its counterparts, templates, catalogs, config and the bipub version).
   A page whose fingerprint is unchanged and whose previous output still exists is not rendered:
@@ -36,8 +37,9 @@ from pathlib import Path
 from typing import Any
 
 from bipub import __version__
+from bipub.diagnostics import Diagnostic, Severity
 
-CACHE_FORMAT = 4
+CACHE_FORMAT = 5  # 5: identities with ctime
 FILE = "build.pickle"
 DOC_SHARDS = 32  # parsed documents are kept in this many files: an edit rewrites one of them
 
@@ -50,16 +52,21 @@ def _docs_file(shard: int) -> str:
     return f"build-docs-{shard:02d}.pickle"
 
 
-def _shard_signature(docs: dict[str, tuple[tuple[int, int, int], str, Any]]) -> str:
+def _shard_signature(docs: dict[str, tuple[FileKey, str, Any]]) -> str:
     """What a shard holds: each path with its file identity and digest (a document is a
     function of its digest), so an unchanged shard is not written again."""
     listing = sorted((rel, entry[0], entry[1]) for rel, entry in docs.items())
     return hashlib.sha256(repr(listing).encode("utf-8")).hexdigest()
 
 
-def stat_key(path: Path) -> tuple[int, int, int]:
+FileKey = tuple[int, int, int, int]  # (mtime_ns, ctime_ns, size, inode)
+
+
+def stat_key(path: Path) -> FileKey:
+    """A file's identity, as the up-to-date check has it (uptodate.py): with its ctime, which
+    no tool sets back, so a same-size edit whose mtime was restored (`touch -r`) is seen."""
     st = path.stat()
-    return (st.st_mtime_ns, st.st_size, st.st_ino)
+    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
 
 
 def digest_bytes(data: bytes) -> str:
@@ -68,9 +75,9 @@ def digest_bytes(data: bytes) -> str:
 
 @dataclass
 class BuildCache:
-    docs: dict[str, tuple[tuple[int, int, int], str, Any]] = field(default_factory=dict)
-    # output folder → output path → (fingerprint, identity of the file written)
-    pages: dict[str, dict[str, tuple[str, tuple[int, int, int]]]] = field(default_factory=dict)
+    docs: dict[str, tuple[FileKey, str, Any]] = field(default_factory=dict)
+    # output folder → output path → (fingerprint, identity of the file written: write/output.py)
+    pages: dict[str, dict[str, tuple[str, FileKey]]] = field(default_factory=dict)
     # what rendering a document's body warned about (render/markdown.py MarkdownCache.notes)
     notes: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     note: str = ""  # why a previous cache was not used (for -v)
@@ -113,7 +120,7 @@ class BuildCache:
     def save(self, folder: Path | None) -> None:
         if folder is None:
             return
-        groups: dict[int, dict[str, tuple[tuple[int, int, int], str, Any]]] = {
+        groups: dict[int, dict[str, tuple[FileKey, str, Any]]] = {
             shard: {} for shard in range(DOC_SHARDS)
         }
         for rel, entry in self.docs.items():
@@ -130,6 +137,22 @@ class BuildCache:
             self._shards[shard] = signature
         data = {"pages": self.pages, "notes": self.notes}
         save_signed(folder / FILE, (self.stamp, data))
+
+
+def not_saved(folder: Path, exc: OSError) -> Diagnostic:
+    """The warning for a cache or build record that could not be saved after the site was
+    published (an unwritable or full disk): the site is fine, the next build does more work."""
+    reason = exc.strerror or type(exc).__name__
+    where = exc.filename if exc.filename is not None else folder
+    return Diagnostic(
+        None,
+        None,
+        "cache-not-saved",
+        f"the site is published, but the build cache could not be saved in {folder} "
+        f"({reason}: {where}); the next build will not know what this one did, and does "
+        "all of its work again",
+        Severity.WARNING,
+    )
 
 
 class UnsignedCache(Exception):

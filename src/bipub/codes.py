@@ -48,6 +48,11 @@ _TABLE: tuple[tuple[str, Default, str, str], ...] = (
     ("config", E, "config", "bipub.yaml is missing, not a mapping, or has an unknown or invalid key."),
     ("busy", E, "write", "Another bipub process is writing the same output folder; run again when it is done."),
     ("output-clash", E, "write", "Two sources would write the same output file; rename one of them."),
+    ("output-folder", E, "write", "The output folder is not bipub's (no marker), is the project root, or holds or is inside an input; pick another --out."),
+    ("write-failed", E, "write", "The output could not be written (disk full, permissions); the output folder is as it was."),
+    ("lock-taken-over", W, "write", "The output lock was held by a process that no longer exists; bipub took it over."),
+    ("cache-not-saved", W, "write", "The site is published, but the build cache or record could not be saved; the next build does more work."),
+    ("tag-limit", E, "pair", "A post has more tags than limits.tags_per_post in bipub.yaml allows."),
     # --- reading files
     ("encoding", E, "load", "A file is not valid UTF-8; save it as UTF-8."),
     ("yaml", E, "load", "A YAML file cannot be parsed or uses a refused feature (duplicate keys, aliases, tags, too deep)."),

@@ -81,7 +81,7 @@ class Outputs(Strict):
         description="Show machine drafts with a notice (true) or show the source instead (false).",
     )
     raw_html: StrictBool = Field(False, description="Allow raw HTML in Markdown.")
-    latest_posts: StrictInt = Field(5, ge=0, description="Posts listed on the home page.")
+    latest_posts: StrictInt = Field(5, ge=0, le=1000, description="Posts listed on the home page.")
 
 
 class PdfOptions(Strict):
@@ -147,14 +147,24 @@ class TranslateOptions(Strict):
     english: Literal["EN-US", "EN-GB"] = Field("EN-US", description="English variant of drafts.")
 
 
+class Limits(Strict):
+    """Bounds on what one input may ask of a build (the work and the size of the site grow
+    with them): going over one is an error naming the file and line."""
+
+    tags_per_post: StrictInt = Field(
+        30, ge=1, le=100_000, description="Tags one post may have (each has a page of its own)."
+    )
+
+
 class SiteConfig(Strict):
     languages: list[Language] = Field(min_length=2)
     default_language: LangCode
     base_url: StrictStr
     author: Author
     source_languages: SourceLanguages = SourceLanguages()
-    posts_per_page: StrictInt = Field(10, ge=1)
+    posts_per_page: StrictInt = Field(10, ge=1, le=1000)
     outputs: Outputs = Outputs()
+    limits: Limits = Limits()
     pdf: PdfOptions = PdfOptions()
     check: CheckOptions = CheckOptions()
     translate: TranslateOptions = TranslateOptions()

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bipub import __version__, quick, uptodate
-from bipub.cache import BuildCache, user_cache_dir
+from bipub.cache import BuildCache, not_saved, user_cache_dir
 from bipub.config import SiteConfig, load_config
 from bipub.diagnostics import Collector, ConfigError, Diagnostic, DiagnosticError, Severity
 from bipub.load.content import Content, load_content
@@ -30,7 +30,16 @@ from bipub.pair.site import Site, pair_site
 from bipub.project import Project
 from bipub.render import urls
 from bipub.render.markdown import MarkdownCache
-from bipub.write.output import OutputFile, OutputTree, publish, published_files, staged
+from bipub.write.output import (
+    OutputFile,
+    OutputTree,
+    clean_leftovers,
+    file_identity,
+    publish,
+    published_files,
+    staged,
+    write_failed,
+)
 
 THEME_DIR = Path(__file__).resolve().parent / "theme"
 
@@ -232,10 +241,17 @@ def _remember_pages(
             st = os.lstat(os.path.join(base, path))  # (plain strings: every page of the site)
         except OSError:
             continue
-        pages[path] = (fp, (st.st_mtime_ns, st.st_size, st.st_ino))
+        pages[path] = (fp, file_identity(st))
     merged = cache.pages.get(out_key, {})
     merged.update(pages)
     cache.pages[out_key] = merged
+
+
+def _recorded_files(project: Project, target: Path) -> list[str] | None:
+    """The files the last build recorded publishing into `target` (an output folder made by a
+    bipub from before the ownership marker: write/output.py claim)."""
+    record = uptodate.load(project, target)
+    return list(record.files) if record is not None else None
 
 
 OUTPUT_KINDS = ("html", "json", "feeds", "llms", "pdf")
@@ -395,6 +411,7 @@ def _build(
     prescan: uptodate.Prescan | None,  # None: --no-cache
 ) -> BuildResult:
     started = time.perf_counter()
+    clean_leftovers(target)  # what a killed build left, whatever this build turns out to do
     use_cache = prescan is not None
     inputs: dict[str, uptodate.Identity] = {}
     quick_note = ""
@@ -422,33 +439,44 @@ def _build(
     collector.raise_if_errors()
     _report_fallbacks(site, selected, collector)
     kit: dict[str, Any] | None = {} if cache is not None and selected == config.codes else None
-    with staged(target) as tree:
-        counts = render(
-            project, site, selected, tree, collector, on_pages, only, cache, on_start, kit
-        )
-        if only is not None:  # build --only: the other kinds stay as they were
-            _keep_other_kinds(tree, only)
-        silenced = collector.apply_levels(config.diagnostics)  # bipub.yaml `diagnostics:`
-        _strict(collector, strict)
-        changed = publish(tree, selected if selected != config.codes else None)
-    warnings = sorted(set(collector.warnings), key=lambda d: (d.file or "", d.line or 0, d.message))
-    if cache is not None:
-        if kept_cache is None:
-            cache.save(project.cache)
-        files, dirs = uptodate.output_state(tree.out, tree.files)
-        record = uptodate.Record(record_key, inputs, files, dirs, warnings, counts)
-        uptodate.save(project, target, record)
-        if kit is not None:
-            quick.save_kit(
-                project, target, record_key, inputs, only, kit["parts"], warnings, counts
+    try:
+        with staged(target, project.root, partial(_recorded_files, project, target)) as tree:
+            counts = render(
+                project, site, selected, tree, collector, on_pages, only, cache, on_start, kit
             )
+            if only is not None:  # build --only: the other kinds stay as they were
+                _keep_other_kinds(tree, only)
+            silenced = collector.apply_levels(config.diagnostics)  # bipub.yaml `diagnostics:`
+            _strict(collector, strict)
+            changed = publish(tree, selected if selected != config.codes else None)
+    except OSError as exc:  # the disk, not bipub: said as such (staged() kept the old site)
+        raise DiagnosticError([write_failed(exc)]) from exc
+    warnings = sorted(set(collector.warnings), key=lambda d: (d.file or "", d.line or 0, d.message))
+    # the output folder's own notes (a lock taken over, a folder left alone) and what could not
+    # be done after the swap: not about the content, so neither errors under --strict nor
+    # repeated by the up-to-date builds that follow (they are not in the record)
+    notes = list(tree.warnings)
+    if cache is not None:
+        try:  # the site is published: what fails now is said, and the next build does more
+            if kept_cache is None:
+                cache.save(project.cache)
+            if kit is not None:
+                quick.save_kit(
+                    project, target, record_key, inputs, only, kit["parts"], warnings, counts
+                )
+            files, dirs = uptodate.output_state(tree.out, tree.files)
+            record = uptodate.Record(record_key, inputs, files, dirs, warnings, counts)
+            uptodate.save(project, target, record)  # last: what says the output is current
+        except OSError as exc:
+            uptodate.forget(project, target)
+            notes.append(not_saved(project.cache, exc))
     note = cache.note if cache is not None else "build cache off (--no-cache)"
     return BuildResult(
         counts,
         len(tree.files),
         changed,
         time.perf_counter() - started,
-        warnings,
+        [*warnings, *notes],
         tree.reused_pages,
         "; ".join(n for n in (quick_note, note, _silenced_note(silenced)) if n),
     )
@@ -484,7 +512,11 @@ def _quick(
             gc.enable()
     files, dirs = uptodate.after_writes(record, target, rebuilt.written, rebuilt.removed)
     new = uptodate.Record(key, inputs, files, dirs, rebuilt.warnings, rebuilt.pages)
-    uptodate.save(project, target, new)
+    try:  # (the edits are published)
+        uptodate.save(project, target, new)
+    except OSError as exc:
+        uptodate.forget(project, target)
+        rebuilt.warnings.append(not_saved(project.cache, exc))
     total = sum(rebuilt.pages.values())
     return BuildResult(
         rebuilt.pages,

@@ -202,6 +202,14 @@ def save(project: Project, out: Path, record: Record) -> None:
     save_signed(_path(project, out), data)
 
 
+def forget(project: Project, out: Path) -> None:
+    """Remove the record of `out` (its build could not save what goes with it): the next build
+    runs in full. Nothing to remove, or no way to, is fine: a record that stays describes an
+    output that has been replaced since, which the next build sees."""
+    with contextlib.suppress(OSError):
+        _path(project, out).unlink()
+
+
 def output_intact(out: Path, record: Record) -> bool:
     """Whether the output folder is exactly as the build that saved `record` left it."""
     return _output_unchanged(out, record.files, record.dirs)

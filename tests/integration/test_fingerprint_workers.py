@@ -48,9 +48,9 @@ def test_fingerprints_in_workers_equal_those_made_here(
     calls: list[int] = []
     real = workers.fork_map
 
-    def spy(*args):  # type: ignore[no-untyped-def]
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
         calls.append(args[3])  # the number of workers
-        return real(*args)
+        return real(*args, **kwargs)
 
     monkeypatch.setattr(workers, "MIN_PAGES_FOR_WORKERS", 0)
     monkeypatch.setattr(workers, "DECIDE_CHUNK", 3)

@@ -62,7 +62,7 @@ def test_full_publish_removes_stale_files(tmp_path: Path) -> None:
     out = tmp_path / "site"
     _publish(out, {"a.html": ("a", None), "gone.html": ("g", None)})
     _publish(out, {"a.html": ("a", None)})
-    assert sorted(p.name for p in out.iterdir()) == ["a.html"]
+    assert sorted(p.name for p in out.iterdir()) == [".bipub-output", "a.html"]
 
 
 def test_failed_publish_leaves_previous_site(
@@ -130,7 +130,11 @@ def test_a_spare_copy_is_reused_and_never_leaks_old_files(tmp_path: Path) -> Non
     _publish(out, {"a.html": ("1", None), "old/x.html": ("x", None)})
     _publish(out, {"a.html": ("2", None)})
     _publish(out, {"a.html": ("3", None), "b.html": ("b", None)})
-    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*")) == ["a.html", "b.html"]
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*")) == [
+        ".bipub-output",
+        "a.html",
+        "b.html",
+    ]
     assert (out / "a.html").read_text() == "3"
 
 
@@ -198,3 +202,19 @@ def test_a_file_where_a_folder_goes_is_replaced_even_if_another_worker_did(
         monkeypatch.undo()
         assert (tree.staging / "ko/x/index.html").read_text() == "page"
         tree.discard()
+
+
+def test_a_file_where_another_output_needs_a_folder_is_an_error_and_nothing_is_published(
+    tmp_path: Path,
+) -> None:
+    """(A post whose slug is `index.html` made the blog listing a folder: issue 16 item 2. The
+    slugs are refused when paired; this is what stops any other such pair of outputs.)"""
+    out = tmp_path / "site"
+    _publish(out, {"ko/blog/index.html": ("listing", "ko")})
+    tree = OutputTree.create(out)
+    tree.add("ko/blog/index.html/index.html", "post", "ko", "post.html (ko)")
+    tree.add("ko/blog/index.html", "listing", "ko", "blog.html (ko)")
+    with pytest.raises(DiagnosticError, match=r"ko/blog/index\.html is written as a file"):
+        publish(tree)
+    assert (out / "ko/blog/index.html").read_text() == "listing"
+    assert not [p.name for p in tmp_path.iterdir() if ".tmp-" in p.name]

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bipub.cache import BuildCache, digest_bytes, stat_key
+from bipub.cache import BuildCache, FileKey, digest_bytes, stat_key
 from bipub.config import SiteConfig
 from bipub.diagnostics import Collector, Diagnostic
 from bipub.load.front_matter import FrontMatterError, split_front_matter
@@ -159,7 +159,8 @@ def load_content(
 ) -> Content:
     """Load content/<lang>/{cv.yaml,posts/*.md,pages/*.md} for every configured language.
 
-    With a cache, a file whose identity (mtime, size, inode) is unchanged is not read again.
+    With a cache, a file whose identity (mtime, ctime, size, inode) is unchanged is not read
+    again.
     """
     cache = cache if cache is not None else BuildCache()
     seen: set[str] = set()
@@ -286,7 +287,7 @@ def _load_documents(
     read and parsed in worker processes when there are many (a cold build: ~0.5 ms a file,
     which would otherwise leave every core but one idle); diagnostics keep the files' order."""
     docs: list[Document | None] = [None] * len(jobs)
-    keys: dict[int, tuple[int, int, int]] = {}
+    keys: dict[int, FileKey] = {}
     for i, job in enumerate(jobs):
         key = stat_key(job.path)
         hit = cache.docs.get(job.rel)

@@ -30,7 +30,35 @@ if TYPE_CHECKING:  # the CV's modules load when a CV is paired (a quick rebuild 
     from bipub.pair.cv_merge import MergedCv
 
 State = Literal["source", "translated", "draft", "stale", "missing"]
-RESERVED_PAGE_SLUGS = {"blog", "tags", "series", "api", "pdf", "assets", "static", "index"}
+# Names a post's or page's slug may not take (compared case-insensitively: some file systems
+# are): its folder would be, or sit beside, a file or folder of the site's own — a page at
+# /ko/feed.xml/ turns the feed into a folder, a post at /ko/blog/index.html/ the blog listing.
+RESERVED_SLUGS = frozenset(
+    {
+        # folders of the site's own
+        "api",
+        "assets",
+        "blog",
+        "index",
+        "page",
+        "pdf",
+        "series",
+        "static",
+        "tags",
+        # files of the site's own
+        "404.html",
+        "feed.xml",
+        "index.html",
+        "robots.txt",
+        "sitemap.xml",
+    }
+)
+
+
+def reserved_slug(slug: str) -> bool:
+    """Whether a post or page may not use `slug` (RESERVED_SLUGS, and every llms*.txt)."""
+    name = slug.casefold()
+    return name in RESERVED_SLUGS or (name.startswith("llms") and name.endswith(".txt"))
 
 
 @dataclass(frozen=True)
@@ -393,13 +421,14 @@ def _pair_group(
         slug_ok = False
     if not slug_ok:
         return None
-    if kind == "pages" and slug in RESERVED_PAGE_SLUGS:
+    if reserved_slug(slug):
         collector.error(
             src.rel,
             src.line_of("slug") or 1,
             "slug",
-            f"page slug {slug!r} is reserved for the site's own pages "
-            f"({', '.join(sorted(RESERVED_PAGE_SLUGS))})",
+            f"slug {slug!r} is reserved for the site's own files and folders "
+            f"({', '.join(sorted(RESERVED_SLUGS))}, llms*.txt); give this "
+            f"{kind.removesuffix('s')} another slug",
         )
         return None
     versions: dict[str, Version] = {}
@@ -476,9 +505,23 @@ def _collect_tags(site: Site, collector: Collector) -> dict[str, dict[str, Tag]]
     for lang in site.config.codes:
         spellings: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
         where: dict[str, list[str]] = defaultdict(list)
+        limit = site.config.limits.tags_per_post
         for entry in site.posts(lang):
             doc = entry.versions[lang].doc
             tags = tags_of(entry, lang)
+            if len(tags) > limit:
+                own = entry.docs.get(lang)
+                holder = own if own is not None and "tags" in own.meta.model_fields_set else None
+                holder = holder or entry.source
+                collector.error(
+                    holder.rel,
+                    holder.line_of("tags"),
+                    "tag-limit",
+                    f"tags: {len(tags)} tags, more than the {limit} a post may have "
+                    "(limits.tags_per_post in bipub.yaml)",
+                    key="tags",
+                )
+                continue
             for tag in tags:
                 slug = slugify(tag)
                 if not slug:

@@ -435,9 +435,11 @@ class HtmlRenderer:
         """The links to the tags of a post's card, in its front matter's order."""
         tags = self.site.tags.get(lang, {})
         tag_links: list[TagLink] = []
+        seen: set[str] = set()
         for t in tags_of(entry, lang):
             slug = slugify(t)
-            if slug in tags and all(link.slug != slug for link in tag_links):
+            if slug in tags and slug not in seen:
+                seen.add(slug)
                 tag_links.append(self._tag_link(lang, slug, tags[slug]))
         return tuple(tag_links)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
+import os
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -19,11 +20,11 @@ from typing import Any
 import jinja2
 
 from bipub.diagnostics import Collector, Diagnostic
-from bipub.parallel import can_fork, fork_map, worker_count
+from bipub.parallel import can_fork, die_with_parent, fork_map, worker_count
 from bipub.render import urls
 from bipub.render.html import HtmlRenderer, PageSpec, Plan
 from bipub.render.markdown import MarkdownCache
-from bipub.write.output import OutputFile, OutputTree
+from bipub.write.output import Identity, OutputFile, OutputTree
 
 CHUNK = 48
 MIN_PAGES_FOR_WORKERS = 400
@@ -43,8 +44,11 @@ class _Job:
 _JOB: _Job | None = None  # set in forked workers only (by _init), never in the parent
 
 
-def _init(job: _Job) -> None:
+def _init(job: _Job, parent: int) -> None:
+    """In each worker: die with the build's process, and let it alone hold the output lock."""
     global _JOB
+    die_with_parent(parent)
+    job.tree.release_in_child()
     _JOB = job
 
 
@@ -84,7 +88,7 @@ def render_pages(
     tree: OutputTree,
     collector: Collector,
     on_pages: Callable[[int], None] | None = None,
-    previous: dict[str, tuple[str, tuple[int, int, int]]] | None = None,
+    previous: dict[str, tuple[str, Identity]] | None = None,
     global_key: str = "",
     on_start: Callable[[int], None] | None = None,
     meanwhile: Callable[[], None] | None = None,
@@ -117,7 +121,14 @@ def render_pages(
         helpers = worker_count() - 1
         gc.freeze()  # (as below: a worker's collection would otherwise copy the whole site)
         try:
-            decided = fork_map(decide, range(len(pages)), DECIDE_CHUNK, helpers, meanwhile)
+            decided = fork_map(
+                decide,
+                range(len(pages)),
+                DECIDE_CHUNK,
+                helpers,
+                meanwhile,
+                setup=tree.release_in_child,
+            )
         finally:
             gc.unfreeze()
         meanwhile = None
@@ -164,7 +175,7 @@ def render_pages(
     gc.freeze()
     try:
         with ProcessPoolExecutor(
-            workers, mp_context=context, initializer=_init, initargs=(job,)
+            workers, mp_context=context, initializer=_init, initargs=(job, os.getpid())
         ) as pool:
             chunks = pool.map(_render_chunk, range(0, len(specs), CHUNK))  # all submitted now
             if meanwhile:
@@ -188,7 +199,7 @@ def _decide(
     plan: Plan,
     pages: list[PageSpec],
     tree: OutputTree,
-    previous: dict[str, tuple[str, tuple[int, int, int]]],
+    previous: dict[str, tuple[str, Identity]],
     global_key: str,
     n: int,
 ) -> tuple[str | None, bool]:

@@ -16,14 +16,23 @@
   + create, never truncated in place, because staged files share inodes with the live site.
 * A partial build (`--lang ko`, `--only pdf`) links the previous site's files that it does not
   rebuild.
+* Ownership: bipub writes only into a folder it made. The first build writes a marker file
+  (`.bipub-output`) into the output; a non-empty folder without it, the project folder, and any
+  folder that is, holds or lies inside an input (content/, templates/, .git/, …) is refused
+  before anything is written (`claim`), and a folder bipub does not own is never moved aside.
+* An output that is a symbolic link (a web root) is published through the link: staged and
+  swapped beside the folder it points to; the link itself stays as it is.
+* Folders and files follow the umask, like any other tool's output.
+* Two outputs where one needs a folder and the other a file of the same name are an error
+  before anything is published (`publish`), never one silently replacing the other.
 """
 
 from __future__ import annotations
 
 import ctypes
 import errno
-import fcntl
 import os
+import secrets
 import shutil
 import stat
 import tempfile
@@ -32,9 +41,13 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from bipub.diagnostics import Diagnostic, DiagnosticError
+from bipub.diagnostics import Diagnostic, DiagnosticError, Severity
+from bipub.write.lock import output_lock
+from bipub.write.ownership import MARKER as MARKER  # (re-exported: callers see one module)
+from bipub.write.ownership import MARKER_TEXT, claim, owned, real_output
+from bipub.write.ownership import published_files as published_files
 
-Identity = tuple[int, int, int]  # (mtime_ns, size, inode)
+Identity = tuple[int, int, int, int]  # (mtime_ns, ctime_ns, size, inode): `file_identity`
 
 
 @dataclass(frozen=True)
@@ -55,26 +68,41 @@ class OutputTree:
     kept: set[str] = field(default_factory=set)  # previous files reused as they were
     reused_pages: int = 0  # pages kept because their fingerprint did not change
     on_publish: list[Callable[[Path], None]] = field(default_factory=list)  # run after the swap
+    warnings: list[Diagnostic] = field(default_factory=list)  # what the caller should report
+    lock_fd: int = -1  # the output lock's file: closed in forked workers (they never hold it)
     _dirs: set[str] = field(default_factory=set)  # staging folders known to be real folders
     fresh: bool = False  # the staging folder started empty: nothing old to prune
     first: bool = False  # no site was published here yet: no published file to compare with
 
     @classmethod
     def create(cls, out: Path) -> OutputTree:
+        """A tree staged beside `out` (a folder `claim` allowed), its marker already in it."""
         out = out.absolute()
         out.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
         prev = prev_folder(out)
-        if prev.is_dir() and not prev.is_symlink():
-            staging.rmdir()
-            prev.rename(staging)  # the site before the current one: updated in place below
-            return cls(out, staging)
-        return cls(out, staging, fresh=True, first=not os.path.lexists(out))
+        if owned(prev):  # the site before the current one: updated in place below
+            staging = _staging_name(out)
+            prev.rename(staging)
+            os.chmod(staging, 0o777 & ~_umask())  # (made 0700 by an older bipub's mkdtemp)
+            tree = cls(out, staging)
+        else:
+            tree = cls(out, _make_staging(out), fresh=True, first=not os.path.lexists(out))
+        tree.add(MARKER, MARKER_TEXT, None, "bipub (output marker)")
+        return tree
 
     def attach(self) -> OutputTree:
         """Another view on this tree's staging folder, with no files yet (a render worker's:
         the files it writes are merged into this tree afterwards)."""
-        return OutputTree(self.out, self.staging, fresh=self.fresh, first=self.first)
+        return OutputTree(
+            self.out, self.staging, fresh=self.fresh, first=self.first, lock_fd=self.lock_fd
+        )
+
+    def release_in_child(self) -> None:
+        """In a forked worker: close this process's copy of the output lock's file, so that
+        only the build's own process holds the lock (closing a copy does not release it)."""
+        if self.lock_fd >= 0:
+            with suppress(OSError):
+                os.close(self.lock_fd)
 
     def add(self, path: str, data: bytes | str, lang: str | None, origin: str) -> None:
         check_relative(path)
@@ -121,14 +149,15 @@ class OutputTree:
 
     def keep(self, path: str, written: Identity) -> bool:
         """Reuse the published file for `path` if it is still exactly the file bipub wrote
-        (same mtime, size and inode). Returns False when it must be rendered again."""
+        (`file_identity`: same mtime, ctime, size and inode, as the up-to-date check compares).
+        Returns False when it must be rendered again."""
         check_relative(path)
         live = os.path.join(self.out, path)  # plain strings: called for every page of the site
         try:
             st = os.lstat(live)
         except OSError:
             return False
-        if not stat.S_ISREG(st.st_mode) or (st.st_mtime_ns, st.st_size, st.st_ino) != written:
+        if not stat.S_ISREG(st.st_mode) or file_identity(st) != written:
             return False
         self._make_parents(path)
         _replace_with_link(live, os.path.join(self.staging, path), st.st_ino)
@@ -172,6 +201,24 @@ class OutputTree:
             self.staging.rename(prev)
         else:
             shutil.rmtree(self.staging, ignore_errors=True)
+
+
+def file_identity(st: os.stat_result) -> Identity:
+    """What proves a published file is still the one bipub wrote: ctime included, which no
+    tool sets back (a same-size edit with its mtime restored by `touch -r` changes it)."""
+    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
+
+
+def write_failed(exc: OSError) -> Diagnostic:
+    """The error for a build the system stopped while it wrote its output (a full disk, a
+    folder it may not write): the output folder is as it was (`staged` discards the tree)."""
+    where = f" ({exc.filename})" if exc.filename is not None else ""
+    return Diagnostic(
+        None,
+        None,
+        "write-failed",
+        f"could not write the output: {exc.strerror or exc}{where}; the output folder is as it was",
+    )
 
 
 def _clash(path: str, first: str, second: str) -> DiagnosticError:
@@ -242,41 +289,53 @@ def _replace_with_link(src: str | Path, target: str | Path, src_ino: int | None 
 
 
 @contextmanager
-def output_lock(out: Path) -> Iterator[None]:
-    """A lock file beside the output keeps two builds from writing one output at once; holding
-    it also proves that staging folders left by a killed build are stale."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    lock_path = out.parent / f".{out.name}.lock"
-    with lock_path.open("a") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise DiagnosticError(
-                [
-                    Diagnostic(
-                        None,
-                        None,
-                        "busy",
-                        f"another bipub process is writing {out}; try again when it is done",
-                    )
-                ]
-            ) from None
-        yield
-
-
-@contextmanager
-def staged(out: Path) -> Iterator[OutputTree]:
+def staged(
+    out: Path,
+    root: Path | None = None,
+    recorded: Callable[[], Iterable[str] | None] | None = None,
+) -> Iterator[OutputTree]:
     """An OutputTree that is discarded if anything goes wrong before publish (under the
-    output lock)."""
-    out = out.absolute()
-    with output_lock(out):
-        _clean_leftovers(out)
-        tree = OutputTree.create(out)
+    output lock). `root` (the project folder) and `recorded` are for `claim`, which runs
+    first: nothing is written anywhere before it passes."""
+    real = claim(out, root, recorded)
+    with output_lock(real) as (lock, notes):
+        _clean_leftovers(real)
+        tree = OutputTree.create(real)
+        tree.lock_fd = lock
+        tree.warnings.extend(notes)
+        prev = prev_folder(real)
+        if os.path.lexists(prev) and not owned(prev):
+            tree.warnings.append(
+                Diagnostic(
+                    None,
+                    None,
+                    "output-folder",
+                    f"{prev} was not made by bipub (there is no {MARKER} in it), so bipub "
+                    "leaves it alone and keeps no spare copy of the site there; an older "
+                    "bipub may have moved a folder of yours there: check it, then move it "
+                    "away or remove it",
+                    Severity.WARNING,
+                )
+            )
         try:
             yield tree
         except BaseException:
             tree.discard()
             raise
+
+
+def clean_leftovers(out: Path) -> None:
+    """Remove what killed builds left beside `out` (staging folders), if no build is writing
+    it now; called at the start of every build, even one that finds nothing to do."""
+    real = real_output(out)
+    if not real.parent.is_dir() or not any(real.parent.glob(f".{real.name}.tmp-*")):
+        return
+    try:
+        with output_lock(real, take_over=False):
+            _clean_leftovers(real)
+    except DiagnosticError:
+        pass  # another build is writing it (it cleans up itself), or the lock is stale (the
+        # next build that writes takes it over, and says so)
 
 
 def replace_files(out: Path, files: list[tuple[str, bytes]]) -> list[str]:
@@ -285,7 +344,7 @@ def replace_files(out: Path, files: list[tuple[str, bytes]]) -> list[str]:
     file or the new one, never a partial one; the old inode (which the spare copy may share)
     is never written to. Files whose bytes are unchanged are left alone. Returns the paths
     written. The caller has checked that the output is as the last build left it."""
-    out = out.absolute()
+    out = real_output(out)
     written = []
     with output_lock(out):
         for path, data in files:
@@ -331,7 +390,7 @@ def remove_files(out: Path, paths: list[str]) -> list[str]:
     src/bipub/quick.py), and the folders they leave empty. Returns the paths removed (a path
     that is not there is skipped). The caller has checked that the output is as the last build
     left it."""
-    out = out.absolute()
+    out = real_output(out)
     removed = []
     with output_lock(out):
         for path in paths:
@@ -357,17 +416,51 @@ def remove_files(out: Path, paths: list[str]) -> list[str]:
 
 def _clean_leftovers(out: Path) -> None:
     """A killed build leaves its staging folder: reuse one as the spare copy, remove the rest.
-    If a kill landed between the two renames of a non-atomic swap, put the previous site back."""
+    If a kill landed between the two renames of a non-atomic swap, put the previous site back.
+    Only folders bipub made (their marker is in them) or empty ones are touched."""
     prev = prev_folder(out)
-    if not out.exists() and prev.is_dir() and not prev.is_symlink():
+    if not os.path.lexists(out) and owned(prev):
         prev.rename(out)
     for leftover in sorted(out.parent.glob(f".{out.name}.tmp-*")) + sorted(
         out.parent.glob(f".{out.name}.old-*")
     ):
-        if not prev.exists() and leftover.is_dir() and not leftover.is_symlink():
+        if leftover.is_symlink() or not leftover.is_dir():
+            continue
+        if not owned(leftover):
+            with suppress(OSError):
+                leftover.rmdir()  # empty: killed before its marker was written
+            continue
+        if not os.path.lexists(prev):
             leftover.rename(prev)
         else:
             shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _umask() -> int:
+    """This process's umask, read without changing it (Linux), else by setting it back."""
+    with suppress(OSError, ValueError, StopIteration):
+        with open("/proc/self/status", encoding="ascii") as f:
+            line = next(line for line in f if line.startswith("Umask:"))
+        return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _staging_name(out: Path) -> Path:
+    return out.parent / f".{out.name}.tmp-{secrets.token_hex(6)}"
+
+
+def _make_staging(out: Path) -> Path:
+    """A new, empty staging folder beside `out`, with the mode any folder made now would get
+    (not mkdtemp's 0700: the published site would carry it to the web root)."""
+    while True:
+        staging = _staging_name(out)
+        try:
+            os.mkdir(staging)  # (mode 0777 less the umask)
+        except FileExistsError:
+            continue
+        return staging
 
 
 def check_relative(path: str) -> None:
@@ -405,27 +498,11 @@ def owned_by(path: str, langs: Iterable[str]) -> bool:
     return False
 
 
-def published_files(out: Path) -> list[str]:
-    """Every file (and symbolic link) in the output folder, as sorted relative paths."""
-    found: list[str] = []
-
-    def visit(folder: str, prefix: str) -> None:
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                if entry.is_dir(follow_symlinks=False):
-                    visit(entry.path, f"{prefix}{entry.name}/")
-                else:
-                    found.append(prefix + entry.name)
-
-    if out.is_dir():
-        visit(str(out), "")
-    return sorted(found)
-
-
 def publish(tree: OutputTree, only_langs: list[str] | None = None) -> int:
     """Swap the staged tree in as the output folder. Returns the number of new or changed files."""
     out, staging = tree.out, tree.staging
     try:
+        _check_folders(tree.files)
         if only_langs is not None:
             for rel in published_files(out):
                 if rel not in tree.files and not owned_by(rel, only_langs):
@@ -452,6 +529,31 @@ def publish(tree: OutputTree, only_langs: list[str] | None = None) -> int:
     for callback in tree.on_publish:
         callback(out)
     return changed
+
+
+def _check_folders(files: dict[str, OutputFile]) -> None:
+    """No output is a file where another needs a folder (`ko/blog/index.html` written as a page
+    and as the folder of a post whose slug is `index.html`): one would replace the other."""
+    folders: dict[str, str] = {}  # folder → a file in it
+    for path in files:
+        parent = path.rpartition("/")[0]
+        while parent and parent not in folders:
+            folders[parent] = path
+            parent = parent.rpartition("/")[0]
+    clashes = sorted(set(folders) & set(files))
+    if clashes:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    None,
+                    None,
+                    "output-clash",
+                    f"{path} is written as a file ({files[path].origin}) and is the folder of "
+                    f"{folders[path]} ({files[folders[path]].origin})",
+                )
+                for path in clashes
+            ]
+        )
 
 
 def _prune(staging: Path, wanted: set[str]) -> None:
@@ -491,17 +593,23 @@ def _swap(new: Path, out: Path) -> None:
         new.rename(out)
         return
     prev = prev_folder(out)
-    if prev.exists():
+    keep = not os.path.lexists(prev) or owned(prev)  # never replace what bipub did not make
+    if keep and os.path.lexists(prev):
         shutil.rmtree(prev)
+    aside = prev if keep else out.parent / f".{out.name}.old-{secrets.token_hex(6)}"
     if _exchange(new, out):
-        new.rename(prev)  # `new` now holds the replaced site
-        return
-    out.rename(prev)
-    try:
-        new.rename(out)
-    except BaseException:
-        prev.rename(out)
-        raise
+        new.rename(aside)  # `new` now holds the replaced site
+    else:
+        out.rename(aside)
+        try:
+            new.rename(out)
+        except BaseException:
+            aside.rename(out)
+            raise
+    if not owned(aside):  # the empty folder the first build was published into (`claim`)
+        (aside / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+    if not keep:
+        shutil.rmtree(aside)
 
 
 _RENAME_EXCHANGE = 2
