@@ -65,7 +65,7 @@ def fork_map(
     `meanwhile` is run in this process while the workers work (what it changes is not seen by
     them: they were forked before); then this process takes the chunks no worker has started
     yet, from the last one back, until it meets the workers."""
-    import multiprocessing  # (imported when used: a quick rebuild forks no pool)
+    import multiprocessing  # (imported when used: a small update forks no pool)
     from concurrent.futures import ProcessPoolExecutor
 
     context = multiprocessing.get_context("fork")

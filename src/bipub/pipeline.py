@@ -19,9 +19,8 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
 
-from bipub import __version__, quick, uptodate
+from bipub import __version__, uptodate
 from bipub.cache import BuildCache, user_cache_dir
 from bipub.config import SiteConfig, load_config
 from bipub.diagnostics import Collector, ConfigError, Diagnostic, DiagnosticError, Severity
@@ -45,7 +44,6 @@ class BuildResult:
     reused: int = 0  # pages whose inputs did not change: kept from the previous build
     cache_note: str = ""  # why the build cache was not used, if it was not
     up_to_date: bool = False  # nothing changed since the last build: nothing was done
-    quick: list[str] | None = None  # a quick rebuild (quick.py) of these edited files
 
 
 def load(
@@ -70,13 +68,11 @@ def render(
     only: set[str] | None = None,
     cache: BuildCache | None = None,
     on_start: Callable[[int], None] | None = None,
-    kit: dict[str, Any] | None = None,
 ) -> dict[str, int]:
     """Stage 4: write every output of `langs` into the staged tree. Returns pages per language.
 
     `only` (build --only): the output kinds to render (OUTPUT_KINDS); None renders all.
-    With a `cache`, pages whose inputs did not change since the last build are kept.
-    With a `kit` (a dict), what a quick rebuild needs is left in kit["parts"] (quick.py)."""
+    With a `cache`, pages whose inputs did not change since the last build are kept."""
     from bipub.render import feeds, json_api, llms
     from bipub.render.html import HtmlRenderer
     from bipub.render.templates import bytecode_cache, site_environment
@@ -87,10 +83,6 @@ def render(
     markdown = MarkdownCache(
         config.outputs.raw_html, collector, cache.notes if cache is not None else None
     )
-    kept_feeds: dict[str, Any] = {}
-    kept_sitemap: list[Any] = []  # the sitemap by route (quick.py)
-    status_files: dict[str, list[tuple[str, str]]] = {}  # language → status.json's records
-    texts: dict[str, Any] = {}  # posts.json records and llms lines, by output path (quick.py)
     envs = {}
     # compiled templates are code: kept in the user's cache, never in the (cloneable) project
     bytecode = bytecode_cache(user_cache_dir() / "jinja" if cache is not None else None)
@@ -108,35 +100,30 @@ def render(
         """Everything but the pages (run while the render workers work)."""
         for lang in langs:
             if want("feeds"):
-                feed = feeds.atom_feed(site, lang, url, markdown, kept_feeds)
+                feed = feeds.atom_feed(site, lang, url, markdown)
                 tree.add(urls.feed(lang)[1:], feed, lang, "feed")
             if want("json"):
                 cv = json_api.cv_json(site, lang)
                 if cv is not None:
                     tree.add(urls.api(lang, "cv")[1:], cv, lang, "cv.json")
-                post_records = texts[urls.api(lang, "posts")[1:]] = json_api.post_records(
-                    site, lang, url
-                )
-                posts = json_api.join_records([text for _, text in post_records])
+                posts = json_api.posts_json(site, lang, url)
                 tree.add(urls.api(lang, "posts")[1:], posts, lang, "api")
-                records = status_files[lang] = json_api.status_records(site, lang)
-                status = json_api.status_json(records)
+                status = json_api.status_json(json_api.status_records(site, lang))
                 tree.add(urls.api(lang, "status")[1:], status, lang, "api")
             if want("llms"):
-                lines = texts[urls.llms(lang)[1:]] = llms.llms_lines(site, lang, url)
-                tree.add(urls.llms(lang)[1:], lines.text(), lang, "llms.txt")
-                lines = texts[urls.llms(lang, True)[1:]] = llms.llms_full_lines(site, lang, url)
-                tree.add(urls.llms(lang, True)[1:], lines.text(), lang, "llms")
+                tree.add(urls.llms(lang)[1:], llms.llms_txt(site, lang, url), lang, "llms.txt")
+                full = llms.llms_full_txt(site, lang, url)
+                tree.add(urls.llms(lang, True)[1:], full, lang, "llms")
         if langs == config.codes:  # outputs shared by all languages: only on a full build
             default = config.default_language
             if want("llms"):
-                lines = texts["llms.txt"] = llms.llms_lines(site, default, url, root=True)
-                tree.add("llms.txt", lines.text(), None, "llms.txt")
-                lines = texts["llms-full.txt"] = llms.llms_full_lines(site, default, url)
-                tree.add("llms-full.txt", lines.text(), None, "llms-full.txt")
+                text = llms.llms_txt(site, default, url, root=True)
+                tree.add("llms.txt", text, None, "llms.txt")
+                full = llms.llms_full_txt(site, default, url)
+                tree.add("llms-full.txt", full, None, "llms-full.txt")
             if want("feeds"):
-                parts = kept_sitemap[:] = feeds.sitemap_parts(site, plan, url)
-                tree.add("sitemap.xml", feeds.sitemap_join(parts), None, "sitemap")
+                sitemap = feeds.sitemap_join(feeds.sitemap_parts(site, plan, url))
+                tree.add("sitemap.xml", sitemap, None, "sitemap")
                 tree.add("robots.txt", feeds.robots(url), None, "robots")
             if want("json"):
                 for name, text in json_api.schemas().items():
@@ -188,17 +175,6 @@ def render(
             tree.add(path, data, owner, origin)
     if cache is not None:  # the notes of the documents shown now, not of every version ever
         cache.notes = markdown.used_notes()
-    if kit is not None:
-        kit["parts"] = quick.KitSource(
-            site,
-            renderer,
-            plan,
-            kept_feeds,
-            status_files,
-            fingerprints if want("html") else None,
-            texts,
-            kept_sitemap if langs == config.codes and want("feeds") else None,
-        )
     return counts
 
 
@@ -394,19 +370,15 @@ def _build(
     started = time.perf_counter()
     use_cache = prescan is not None
     inputs: dict[str, uptodate.Identity] = {}
-    quick_note = ""
+    note = ""
     if prescan is not None:
         inputs = prescan.scan().inputs
         previous = prescan.unchanged()
-        try:
-            if previous is not None:
-                done = _nothing_changed(previous, strict, started)
-            else:
-                done = _quick(project, target, record_key, prescan, strict, started)
+        if previous is not None:
+            done = _nothing_changed(previous, strict, started)
             done.cache_note = "; ".join(n for n in (prescan.note, done.cache_note) if n)
             return done
-        except quick.NotQuick as exc:
-            quick_note = "; ".join(n for n in (prescan.note, f"full build ({exc})") if n)
+        note = prescan.note
         prescan.close()  # (its child may still be checking an output the full build replaces)
     collector = Collector()
     cache: BuildCache | None = None
@@ -418,11 +390,8 @@ def _build(
     site = pair(project, config, content, collector)
     collector.raise_if_errors()
     _report_fallbacks(site, selected, collector)
-    kit: dict[str, Any] | None = {} if cache is not None and selected == config.codes else None
     with staged(target) as tree:
-        counts = render(
-            project, site, selected, tree, collector, on_pages, only, cache, on_start, kit
-        )
+        counts = render(project, site, selected, tree, collector, on_pages, only, cache, on_start)
         if only is not None:  # build --only: the other kinds stay as they were
             _keep_other_kinds(tree, only)
         _strict(collector, strict)
@@ -434,11 +403,7 @@ def _build(
         files, dirs = uptodate.output_state(tree.out, tree.files)
         record = uptodate.Record(record_key, inputs, files, dirs, warnings, counts)
         uptodate.save(project, target, record)
-        if kit is not None:
-            quick.save_kit(
-                project, target, record_key, inputs, only, kit["parts"], warnings, counts
-            )
-    note = cache.note if cache is not None else "build cache off (--no-cache)"
+    cache_note = cache.note if cache is not None else "build cache off (--no-cache)"
     return BuildResult(
         counts,
         len(tree.files),
@@ -446,51 +411,7 @@ def _build(
         time.perf_counter() - started,
         warnings,
         tree.reused_pages,
-        "; ".join(n for n in (quick_note, note) if n),
-    )
-
-
-def _quick(
-    project: Project,
-    target: Path,
-    key: str,
-    prescan: uptodate.Prescan,
-    strict: bool,
-    started: float,
-) -> BuildResult:
-    """A quick rebuild (quick.py), its record saved; raises quick.NotQuick if there can't be one."""
-
-    def check_warnings(warnings: list[Diagnostic]) -> None:  # before anything is written
-        collector = Collector()
-        collector.extend(warnings)
-        _strict(collector, strict)
-
-    scan = prescan.scan()
-    inputs, record = scan.inputs, scan.record
-    if record is None:
-        raise quick.NotQuick("no record of the last build")
-    # a quick rebuild unpickles a few hundred thousand objects and renders a few pages: the
-    # cyclic collector would only walk those objects again (~40 ms at 5,000 posts/lang)
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        rebuilt = quick.rebuild(project, target, key, inputs, prescan.intact, check_warnings)
-    finally:
-        if enabled:
-            gc.enable()
-    files, dirs = uptodate.after_writes(record, target, rebuilt.written, rebuilt.removed)
-    new = uptodate.Record(key, inputs, files, dirs, rebuilt.warnings, rebuilt.pages)
-    uptodate.save(project, target, new)
-    total = sum(rebuilt.pages.values())
-    return BuildResult(
-        rebuilt.pages,
-        len(files),
-        len(rebuilt.written) + len(rebuilt.removed),
-        time.perf_counter() - started,
-        rebuilt.warnings,
-        total - rebuilt.rendered,
-        f"quick rebuild of {', '.join(rebuilt.edited) or 'nothing (only folders changed)'}",
-        quick=rebuilt.edited,
+        "; ".join(n for n in (note, cache_note) if n),
     )
 
 

@@ -175,11 +175,7 @@ def serve(ui: Any, root: Path, host: str, port: int, out: Path | None) -> None:
             state.done([d.format() for d in exc.diagnostics])
             return
         ui.diagnostics(result.warnings)
-        if result.quick is not None:
-            rendered = sum(result.pages.values()) - result.reused
-            ui.info(f"rebuilt {rendered} edited pages quickly in {result.seconds:.2f} s")
-        else:
-            ui.info(f"rebuilt {sum(result.pages.values())} pages in {result.seconds:.2f} s")
+        ui.info(f"rebuilt {sum(result.pages.values())} pages in {result.seconds:.2f} s")
         state.done([])
         try:
             pdfs = build(root, site, only={"pdf"}, cache=cache)

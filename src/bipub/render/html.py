@@ -102,7 +102,7 @@ def series_nav(
 ) -> SeriesNav:
     """The series box and pager of a post page: the series' `name` and `slug` in `lang`, its
     members' slugs and titles as `lang` shows them (`shown`, in series order), and the place of
-    the page's own post among them (src/bipub/quick.py makes them again when a title changes)."""
+    the page's own post among them."""
     parts = tuple(
         (i + 1, title, url.href(urls.post(lang, member)), i == at)
         for i, (member, title) in enumerate(shown)
@@ -231,9 +231,7 @@ class HtmlRenderer:
         )
 
     def plan_tag(self, plan: Plan, lang: str, tag: Tag, members: Sequence[Entry]) -> None:
-        """A tag's pages: its posts (`members`, newest first), `posts_per_page` to a page.
-        (A quick rebuild plans them with stand-ins that have a `kind` and a `key` and whose
-        cards it has given `_cards`: src/bipub/quick.py.)"""
+        """A tag's pages: its posts (`members`, newest first), `posts_per_page` to a page."""
         language = self.config.language(lang)
         per_page = self.config.posts_per_page
         slug = tag.slug
@@ -361,8 +359,7 @@ class HtmlRenderer:
         }
 
     def series_context(self, lang: str, series: Series) -> dict[str, Any]:
-        """A series page's: the series and its members' cards (a quick rebuild gives stand-ins
-        with a `kind` and a `key` whose cards it has given `_cards`: src/bipub/quick.py)."""
+        """A series page's: the series and its members' cards."""
         return {"series": series, "posts": [self._card(e, lang) for e in series.entries]}
 
     # ------------------------------------------------------------------ view pieces
@@ -453,7 +450,7 @@ class HtmlRenderer:
 
     def post_shell(self, entry: Entry, lang: str) -> PostView:
         """The view of a post or page without its body (`with_body` adds it): all the page
-        shows that is not its document's Markdown (src/bipub/quick.py keeps these)."""
+        shows that is not its document's Markdown."""
         version = entry.versions[lang]
         nav = None
         series = self.site.series_by_entry.get((lang, entry.key))

@@ -138,8 +138,7 @@ def posts_json(site: Site, lang: str, url: urls.UrlBuilder) -> str:
 
 
 def post_records(site: Site, lang: str, url: urls.UrlBuilder) -> list[tuple[str, str]]:
-    """posts.json as (entry key, record text) pairs in file order: a quick rebuild
-    (src/bipub/quick.py) replaces a retitled post's record and joins them again."""
+    """posts.json as (entry key, record text) pairs in file order (`join_records` joins them)."""
     return [(entry.key, dump_record(post_record(entry, lang, url))) for entry in site.posts(lang)]
 
 
@@ -193,8 +192,7 @@ def unit_record(unit: Unit, status: StatusFile | None) -> dict[str, Any]:
 
 
 def status_records(site: Site, lang: str) -> list[tuple[str, str]]:
-    """status.json as (unit key, record text) pairs in file order: a quick rebuild
-    (src/bipub/quick.py) replaces one entry's records and joins them again."""
+    """status.json as (unit key, record text) pairs in file order (`status_json` joins them)."""
     return [(record["key"], dump_record(record)) for record in unit_states(site, lang)]
 
 

@@ -111,7 +111,7 @@ def _highlighter(unknown: list[str], blocks: Blocks | None) -> object:
         key = (name, code)
         if blocks is not None and key in blocks:
             html = blocks[key]
-        else:  # (Pygments is imported only now: a quick rebuild has most blocks already)
+        else:  # (Pygments is imported only now: an update has most blocks already)
             from bipub.render.highlight import highlight, lexer_for
 
             lexer = lexer_for(name)
@@ -147,8 +147,8 @@ def render_markdown(
     source: str, *, raw_html: bool = False, blocks: Blocks | None = None
 ) -> RenderedMarkdown:
     """`blocks`: highlighted code blocks from earlier (and for later) renders; Pygments output
-    depends on nothing but the language name and the code (src/bipub/quick.py keeps them, so a
-    quick rebuild compiles no lexer for blocks it has highlighted before)."""
+    depends on nothing but the language name and the code (`bipub serve` keeps them between
+    updates, so an update compiles no lexer for blocks it has highlighted before)."""
     return _render(_parser(raw_html), source, blocks)
 
 
