@@ -6,6 +6,7 @@ them, and nothing else (bipub's own `id` pairing keys are removed).
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -208,6 +209,13 @@ def _drop_id(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def schemas() -> dict[str, str]:
+    """The JSON schemas of the API (worked out once per process: they depend only on the
+    models, and pydantic takes ~0.1 s to make them)."""
+    return dict(_schemas())
+
+
+@functools.cache
+def _schemas() -> tuple[tuple[str, str], ...]:
     from bipub.model.cv import CV
 
     cv = _drop_id(CV.model_json_schema(mode="serialization"))
@@ -222,8 +230,8 @@ def schemas() -> dict[str, str]:
         "type": "array",
         "items": StatusApiEntry.model_json_schema(),
     }
-    return {
-        "cv.schema.json": dumps(cv),
-        "posts.schema.json": dumps(posts),
-        "status.schema.json": dumps(status),
-    }
+    return (
+        ("cv.schema.json", dumps(cv)),
+        ("posts.schema.json", dumps(posts)),
+        ("status.schema.json", dumps(status)),
+    )
