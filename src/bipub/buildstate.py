@@ -35,6 +35,7 @@ from bipub.cache import UNREADABLE, load_signed, save_signed
 from bipub.project import Project
 from bipub.render import urls
 from bipub.render.html import EntryId, HtmlRenderer, Plan
+from bipub.render.markdown import RenderedMarkdown
 
 FORMAT = 1
 
@@ -49,6 +50,9 @@ class BuildState:
     entries: dict[EntryId, str] = field(default_factory=dict)  # entry → its entry_key
     fingerprints: dict[str, str] = field(default_factory=dict)  # page's output file → its own
     cards: dict[tuple[str, str, str], str] = field(default_factory=dict)  # card keys
+    # the feeds' bodies as rendered (MarkdownCache.key → RenderedMarkdown): a part of the
+    # aggregate outputs that a build after one edit would otherwise render again
+    bodies: dict[str, RenderedMarkdown] = field(default_factory=dict)
 
 
 def entry_keys(renderer: HtmlRenderer) -> dict[EntryId, str]:

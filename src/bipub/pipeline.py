@@ -96,12 +96,17 @@ def plan(
     langs: list[str],
     collector: Collector,
     cache: BuildCache | None,
+    state: BuildState | None = None,
 ) -> RenderJob:
-    """Stage 4: every page of every language planned, with what rendering needs."""
+    """Stage 4: every page of every language planned, with what rendering needs (and the
+    bodies the last build rendered for its feeds: buildstate.py)."""
     config = site.config
     url = urls.UrlBuilder(config.base_url)
     markdown = MarkdownCache(
-        config.outputs.raw_html, collector, cache.notes if cache is not None else None
+        config.outputs.raw_html,
+        collector,
+        cache.notes if cache is not None else None,
+        earlier=state.bodies if state is not None else None,
     )
     # compiled templates are code: kept in the user's cache, never in the (cloneable) project
     bytecode = bytecode_cache(user_cache_dir() / "jinja" if cache is not None else None)
@@ -303,7 +308,7 @@ def _build(
     site = pair(project, config, content, collector)
     collector.raise_if_errors()
     _report_fallbacks(site, selected, collector)
-    job = plan(project, site, selected, collector, cache)
+    job = plan(project, site, selected, collector, cache, state)
     pages: HtmlPages | None = None
     new_state: BuildState | None = None
     global_key = ""
@@ -332,6 +337,8 @@ def _build(
     if new_state is not None and pages is not None:
         new_state.fingerprints = pages.fingerprints
         new_state.cards = job.renderer.card_keys()
+        feeds = [kind for kind in kinds if isinstance(kind, Feeds)]
+        new_state.bodies = feeds[0].bodies if feeds else dict(job.markdown.earlier)
     if cache is not None:
         fingerprints = pages.fingerprints if pages is not None else {}
         remember(project, target, tree, cache, fingerprints, kept, new_state)

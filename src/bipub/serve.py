@@ -156,6 +156,7 @@ def make_handler(site: Path, state: ServeStatus) -> type[SimpleHTTPRequestHandle
 def serve(ui: Any, root: Path, host: str, port: int, out: Path | None) -> None:
     from watchfiles import watch
 
+    from bipub import buildstate
     from bipub.cache import BuildCache
     from bipub.pipeline import OUTPUT_KINDS, Kept, build
 
@@ -167,7 +168,7 @@ def serve(ui: Any, root: Path, host: str, port: int, out: Path | None) -> None:
     # the build cache and the BuildState (buildstate.py) stay in memory between rebuilds: a
     # saved edit is loaded, paired, planned and rendered by the build's own functions, from
     # what the last rebuild worked out; the cache is saved at the end
-    kept = Kept(BuildCache.load(project.cache))
+    kept = Kept(BuildCache.load(project.cache), buildstate.load(project, site))
 
     def rebuild() -> None:
         # Pages first: open pages reload as soon as the HTML is published; the PDFs (slow to
@@ -220,3 +221,5 @@ def serve(ui: Any, root: Path, host: str, port: int, out: Path | None) -> None:
         state.close()  # open pages' event streams end, and their threads with them
         server.shutdown()
         kept.cache.save(project.cache)
+        if kept.state is not None:
+            buildstate.save(project, site, kept.state)

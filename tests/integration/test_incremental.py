@@ -19,9 +19,10 @@ CI runs 50 examples of 20 steps; `-m slow` runs 300 of 40.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
-from contextlib import ExitStack
+from contextlib import ExitStack, suppress
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -61,6 +62,8 @@ title: {title}
 # PDFs have their own cache and tests (tests/integration/test_pdf.py); leaving them out keeps
 # this test fast enough to explore many edit sequences.
 KINDS = {"html", "json", "feeds", "llms"}
+# a thousand builds write and remove small files: in memory where there is a tmpfs
+_TMP = "/dev/shm" if Path("/dev/shm").is_dir() and os.access("/dev/shm", os.W_OK) else None
 
 
 def _folders(root: Path) -> list[str]:
@@ -112,7 +115,7 @@ text = st.lists(words, min_size=1, max_size=4).map(" ".join)
 class IncrementalEqualsClean(RuleBasedStateMachine):
     @initialize(resident=st.booleans())
     def setup(self, resident: bool) -> None:
-        self.tmp = Path(tempfile.mkdtemp(prefix="bipub-incremental-"))
+        self.tmp = Path(tempfile.mkdtemp(prefix="bipub-incremental-", dir=_TMP))
         self.project = self.tmp / "p"
         shutil.copytree(PROJECTS / "minimal", self.project)
         self.names: list[str] = ["alpha", "beta"]
@@ -420,3 +423,37 @@ class TestIncrementalEqualsCleanLonger(IncrementalEqualsClean.TestCase):  # type
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow],
     )
+
+
+@pytest.mark.parametrize("resident", [False, True], ids=["restored", "resident"])
+def test_an_update_killed_at_every_write_leaves_the_old_or_the_new_site(
+    tmp_path: Path, resident: bool
+) -> None:
+    """Issue 16 item 3: a retitled post changes its pages, the listings, tag and series pages,
+    the feed, posts.json, status.json and the llms files. Killed at each write of that update
+    in turn, the site is the old one or the new one, whole; the next build equals a clean one."""
+    project = tmp_path / "p"
+    shutil.copytree(PROJECTS / "minimal", project)
+    kept = Kept(BuildCache()) if resident else None
+    build(project, only=KINDS, kept=kept)
+    post = project / "content/ko/posts/alpha.md"
+    clean = tmp_path / "clean"
+    at, outcomes = 0, set()
+    while True:
+        at += 1
+        old = tree_snapshot(project / "site")
+        post.write_text(post.read_text(encoding="utf-8").replace("title: ", f"title: {at}", 1))
+        build(project, clean, use_cache=False, only=KINDS)
+        new = tree_snapshot(clean)
+        with ExitStack() as stack:
+            seen = _killing(stack, at)
+            with suppress(Killed):
+                build(project, only=KINDS, kept=kept)
+        site = tree_snapshot(project / "site")
+        assert site in (old, new), f"killed at write {at}: a half-published site"
+        outcomes.add("old" if site == old else "new")
+        build(project, only=KINDS, kept=kept)
+        assert tree_snapshot(project / "site") == new, f"after the kill at write {at}"
+        if seen[0] < at:  # the update had fewer writes: every one was killed once
+            break
+    assert outcomes == {"old", "new"} and at > 20

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
@@ -255,8 +256,10 @@ class MarkdownCache:
         collector: Collector,
         notes: dict[str, tuple[Diagnostic, ...]] | None = None,
         blocks: Blocks | None = None,
+        earlier: Mapping[str, RenderedMarkdown] | None = None,
     ) -> None:
         self.raw_html = raw_html
+        self.earlier = earlier if earlier is not None else {}  # bodies rendered before, by key
         self.collector = collector
         self.notes = notes if notes is not None else {}
         self.blocks = blocks
@@ -268,13 +271,14 @@ class MarkdownCache:
         """Render a document's body once per build."""
         hit = self._cache.get(doc.rel)
         if hit is None:
-            hit = self._cache[doc.rel] = render_markdown(
-                doc.body, raw_html=self.raw_html, blocks=self.blocks
-            )
+            hit = self.earlier.get(self.key(doc)) if doc.digest else None
+            if hit is None:
+                hit = render_markdown(doc.body, raw_html=self.raw_html, blocks=self.blocks)
+            self._cache[doc.rel] = hit
             found = _warnings(doc.rel, hit, doc.body_line)
             self.collector.extend(found)
             if doc.digest:
-                key = self._note_key(doc)
+                key = self.key(doc)
                 self.notes[key] = found
                 self._used.add(key)
         return hit
@@ -284,12 +288,12 @@ class MarkdownCache:
         there, else by rendering it."""
         if doc.rel in self._cache or doc.rel in self._replayed:
             return
-        found = self.notes.get(self._note_key(doc)) if doc.digest else None
+        found = self.notes.get(self.key(doc)) if doc.digest else None
         if found is None:
             self(doc)
             return
         self._replayed.add(doc.rel)
-        self._used.add(self._note_key(doc))
+        self._used.add(self.key(doc))
         self.collector.extend(found)
 
     def merge(self, notes: dict[str, tuple[Diagnostic, ...]]) -> None:
@@ -302,7 +306,8 @@ class MarkdownCache:
         keeps (older versions of documents are dropped, so the cache does not grow forever)."""
         return {key: self.notes[key] for key in self._used}
 
-    def _note_key(self, doc: Document) -> str:
+    def key(self, doc: Document) -> str:
+        """What a body's rendering depends on: the document's bytes and the raw-HTML option."""
         return f"{int(self.raw_html)}:{doc.digest}:{doc.rel}"
 
 

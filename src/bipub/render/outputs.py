@@ -22,11 +22,12 @@ import jinja2
 
 from bipub.cache import BuildCache, user_cache_dir
 from bipub.diagnostics import Collector, Diagnostic, DiagnosticError
+from bipub.load.content import Document
 from bipub.pair.site import Site
 from bipub.project import Project
 from bipub.render import feeds, json_api, llms, pdf, urls
 from bipub.render.html import HtmlRenderer, Plan
-from bipub.render.markdown import MarkdownCache
+from bipub.render.markdown import MarkdownCache, RenderedMarkdown
 from bipub.render.templates import THEME_DIR
 from bipub.render.workers import render_pages
 from bipub.write.output import OutputTree
@@ -64,9 +65,18 @@ class Output(Protocol):
 class Feeds:
     kind = "feeds"
 
+    def __init__(self) -> None:
+        # the bodies the feeds show (a part of them the next build can start from:
+        # buildstate.py), by MarkdownCache.key
+        self.bodies: dict[str, RenderedMarkdown] = {}
+
     def render(self, job: RenderJob, tree: OutputTree) -> None:
+        def body(doc: Document) -> RenderedMarkdown:
+            rendered = self.bodies[job.markdown.key(doc)] = job.markdown(doc)
+            return rendered
+
         for lang in job.langs:
-            feed = feeds.atom_feed(job.site, lang, job.url, job.markdown)
+            feed = feeds.atom_feed(job.site, lang, job.url, body)
             tree.add(urls.feed(lang)[1:], feed, lang, "feed")
         if job.every_language:
             sitemap = feeds.sitemap_join(feeds.sitemap_parts(job.site, job.plan, job.url))
