@@ -181,7 +181,13 @@ def serve(ui: Any, root: Path, host: str, port: int, out: Path | None) -> None:
             state.done([d.format() for d in exc.diagnostics])
             return
         ui.diagnostics(result.warnings)
-        ui.info(f"rebuilt {sum(result.pages.values())} pages in {result.seconds:.2f} s")
+        total = sum(result.pages.values())
+        ui.info(
+            f"rebuilt {total - result.reused} of {total} pages ({result.changed} files changed) "
+            f"in {result.seconds:.2f} s"
+        )
+        if result.cache_note:
+            ui.debug(result.cache_note)  # what was reused from the last rebuild, or why not
         state.done([])
         try:
             pdfs = build(root, site, only={"pdf"}, kept=kept)
