@@ -62,7 +62,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-SHARED = REPO.parent / "shared" / "bench"
+# the corpus generator and Hugo's site (BIPUB_BENCH_SHARED: elsewhere, e.g. from a worktree)
+SHARED = Path(os.environ.get("BIPUB_BENCH_SHARED") or REPO.parent / "shared" / "bench")
 BIPUB = [sys.executable, "-m", "bipub"]
 CONFIG = """languages:
   - {code: ko, name: 한국어, title: 벤치마크, description: 벤치마크 코퍼스}

@@ -2,8 +2,9 @@
 
     config, content = load(project, ...)      # 1–2: files → validated models (build cache)
     site = pair(project, config, content, …)  # 3: translations matched, states resolved
-    job, pages = plan(project, site, …)       # 4: every page planned; what the last build
-                                              #    worked out that still holds (buildstate.py)
+    job = plan(project, site, langs, …)       # 4: every page planned
+    pages, … = html_pages(job, kinds, …)      #    what the last build worked out that still
+                                              #    holds (buildstate.py)
     render(job, kinds, tree)                  # 5: every output kind into a staging folder
     publish(tree)                             # 6: one atomic swap into the output folder
     remember(...)                             # 7: build cache, up-to-date record, BuildState
@@ -127,6 +128,46 @@ def outputs(only: frozenset[str] | None) -> list[Output]:
     """The output kinds this build renders (build --only), HTML pages aside (`HtmlPages`)."""
     kinds: list[Output] = [Feeds(), JsonApi(), Llms(), Pdfs()]
     return [kind for kind in kinds if only is None or kind.kind in only]
+
+
+def html_pages(
+    job: RenderJob,
+    kinds: list[Output],
+    project: Project,
+    target: Path,
+    options: BuildOptions,
+    state: BuildState | None,
+) -> tuple[HtmlPages | None, str]:
+    """The HTML pages output (None with `--only` without html), given what the last build
+    worked out that still holds (buildstate.carry), and what was carried or why not (`-v`)."""
+    if options.only is not None and "html" not in options.only:
+        return None, ""
+    others = [kind for kind in kinds if not isinstance(kind, Pdfs)]
+    cache = job.cache
+    if cache is None:  # --no-cache: every page rendered
+        return HtmlPages(others, "", None, {}, options.on_pages, options.on_start), ""
+    global_key = job.renderer.global_key(_inputs_key(project))
+    entries = buildstate.entry_keys(job.renderer)
+    note = buildstate.carry(state, job.renderer, job.plan, global_key, entries)
+    previous = cache.pages.get(str(target.absolute()), {})
+    return HtmlPages(
+        others, global_key, previous, entries, options.on_pages, options.on_start
+    ), note
+
+
+def _next_state(job: RenderJob, pages: HtmlPages | None, kinds: list[Output]) -> BuildState | None:
+    """What this build leaves for the next one; None if it cannot leave a true state: no
+    pages fingerprinted (--no-cache, --only without html) or only some languages'."""
+    if pages is None or job.cache is None or not job.every_language:
+        return None
+    feeds = [kind for kind in kinds if isinstance(kind, Feeds)]  # its bodies: a part of it
+    return BuildState(
+        pages.global_key,
+        pages.entries,
+        pages.fingerprints,
+        job.renderer.card_keys(),
+        feeds[0].bodies if feeds else dict(job.markdown.earlier),
+    )
 
 
 def render(job: RenderJob, kinds: list[Output], tree: OutputTree) -> None:
@@ -309,23 +350,12 @@ def _build(
     collector.raise_if_errors()
     _report_fallbacks(site, selected, collector)
     job = plan(project, site, selected, collector, cache, state)
-    pages: HtmlPages | None = None
-    new_state: BuildState | None = None
-    global_key = ""
-    previous_pages = None
-    if (options.only is None or "html" in options.only) and cache is not None:
-        global_key = job.renderer.global_key(_inputs_key(project))
-        entries = buildstate.entry_keys(job.renderer)
-        notes.append(buildstate.carry(state, job.renderer, job.plan, global_key, entries))
-        previous_pages = cache.pages.get(str(target.absolute()), {})
-        if selected == config.codes:  # (a partial build works out only some pages)
-            new_state = BuildState(global_key, entries)
     kinds = outputs(options.only)
+    pages, note = html_pages(job, kinds, project, target, options, state)
+    notes.append(note)
     steps = kinds
-    if options.only is None or "html" in options.only:  # the pages render the others meanwhile
-        others = [kind for kind in kinds if kind.kind != "pdf"]
-        pages = HtmlPages(others, global_key, previous_pages, options.on_pages, options.on_start)
-        steps = [pages, *(kind for kind in kinds if kind.kind == "pdf")]
+    if pages is not None:  # the pages render the others (not PDFs) while their workers work
+        steps = [pages, *(kind for kind in kinds if isinstance(kind, Pdfs))]
         kinds = [pages, *kinds]
     with staged(target) as tree:
         render(job, steps, tree)
@@ -334,11 +364,7 @@ def _build(
         _strict(collector, options.strict)
         changed = publish(tree, selected if selected != config.codes else None)
     warnings = sorted(set(collector.warnings), key=lambda d: (d.file or "", d.line or 0, d.message))
-    if new_state is not None and pages is not None:
-        new_state.fingerprints = pages.fingerprints
-        new_state.cards = job.renderer.card_keys()
-        feeds = [kind for kind in kinds if isinstance(kind, Feeds)]
-        new_state.bodies = feeds[0].bodies if feeds else dict(job.markdown.earlier)
+    new_state = _next_state(job, pages, kinds)
     if cache is not None:
         fingerprints = pages.fingerprints if pages is not None else {}
         remember(project, target, tree, cache, fingerprints, kept, new_state)

@@ -161,12 +161,14 @@ class HtmlPages:
         others: Sequence[Output],
         global_key: str,
         previous: dict[str, tuple[str, tuple[int, int, int]]] | None,
+        entries: dict[tuple[str, str], str],
         on_pages: Callable[[int], None] | None = None,
         on_start: Callable[[int], None] | None = None,
     ) -> None:
         self.others = others
         self.global_key = global_key
         self.previous = previous  # the last build's pages (build cache), None: render all
+        self.entries = entries  # the entries' keys the fingerprints are made from
         self.on_pages = on_pages
         self.on_start = on_start
         self.counts: dict[str, int] = {}  # pages per language, once rendered
