@@ -174,7 +174,12 @@ def render(job: RenderJob, kinds: list[Output], tree: OutputTree) -> None:
     """Stage 5: every output kind of the build into the staged tree."""
     for kind in kinds:
         kind.render(job, tree)
-    if job.cache is not None:  # the notes of the documents shown now, not of every version ever
+    if (
+        job.cache is not None
+        and job.every_language
+        and any(isinstance(kind, HtmlPages) for kind in kinds)
+    ):  # the notes of the documents shown now, not of every version ever (a build of some
+        # languages or output kinds shows some documents only: it keeps the others' notes)
         job.cache.notes = job.markdown.used_notes()
 
 

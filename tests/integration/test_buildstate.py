@@ -129,3 +129,25 @@ def test_a_resident_state_stays_in_memory(project: Path, tmp_path: Path) -> None
     assert "1 entry changed (posts/alpha)" in second.cache_note
     assert [p.stat().st_mtime_ns for p in state_files] == stamp
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+
+
+def test_a_build_of_other_output_kinds_keeps_what_rendering_warned_about(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A kept page reports its body's warnings from the build cache's notes. A build without
+    the pages (`bipub serve`'s PDF step, `--only json`) must not drop the notes of documents it
+    did not render: the next build would render every kept page's body again to find them."""
+    from bipub.render import markdown
+
+    build(project, only={"json"})
+    _edit(project, "content/ko/posts/alpha.md", "본문입니다.", "본문이 바뀌었습니다.")
+    rendered: list[str] = []
+    real = markdown.render_markdown
+
+    def spy(source: str, **kwargs: object) -> markdown.RenderedMarkdown:
+        rendered.append(source)
+        return real(source, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(markdown, "render_markdown", spy)
+    build(project, only=KINDS)
+    assert len(rendered) == 1 and "본문이 바뀌었습니다." in rendered[0]
