@@ -410,6 +410,8 @@ def remember(
     cache.save(project.cache)
     if state is not None:
         buildstate.save(project, target, state)
+    for old in project.cache.glob("quick-*.pickle"):  # the kits of bipub before the BuildState
+        old.unlink(missing_ok=True)  # (tens of MB on a big site; nothing reads them now)
 
 
 def _strict(collector: Collector, strict: bool) -> None:

@@ -151,3 +151,11 @@ def test_a_build_of_other_output_kinds_keeps_what_rendering_warned_about(
     monkeypatch.setattr(markdown, "render_markdown", spy)
     build(project, only=KINDS)
     assert len(rendered) == 1 and "본문이 바뀌었습니다." in rendered[0]
+
+
+def test_kits_of_the_old_quick_rebuild_are_removed(project: Path) -> None:
+    old = project / ".bipub-cache" / "quick-0123456789abcdef.pickle"
+    old.write_bytes(b"an old kit")
+    _edit(project, "content/ko/posts/alpha.md", "본문입니다.", "본문이 바뀌었습니다.")
+    build(project, only=KINDS)
+    assert not old.exists()
