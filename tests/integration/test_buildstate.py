@@ -159,3 +159,14 @@ def test_kits_of_the_old_quick_rebuild_are_removed(project: Path) -> None:
     _edit(project, "content/ko/posts/alpha.md", "본문입니다.", "본문이 바뀌었습니다.")
     build(project, only=KINDS)
     assert not old.exists()
+
+
+def test_a_touched_post_changes_no_entry_and_rewrites_nothing(project: Path) -> None:
+    import os
+
+    post = project / "content/ko/posts/alpha.md"
+    st = post.stat()
+    os.utime(post, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    result = build(project, only=KINDS)
+    assert result.changed == 0
+    assert "0 entries changed: 6 of 18 pages keep their fingerprints" in result.cache_note

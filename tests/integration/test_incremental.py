@@ -30,7 +30,13 @@ from unittest import mock
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    rule,
+    run_state_machine_as_test,
+)
 
 from bipub import buildstate, uptodate
 from bipub.cache import BuildCache
@@ -416,12 +422,19 @@ class TestIncrementalEqualsClean(IncrementalEqualsClean.TestCase):  # type: igno
 
 
 @pytest.mark.slow
-class TestIncrementalEqualsCleanLonger(IncrementalEqualsClean.TestCase):  # type: ignore[misc,name-defined]
-    settings = settings(
-        max_examples=300,
-        stateful_step_count=40,
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow],
+def test_incremental_equals_clean_longer(request: pytest.FixtureRequest) -> None:
+    """The nightly-style run: `pytest -m slow tests/integration/test_incremental.py` (CI runs
+    every test, so this one runs only when slow tests are asked for by name)."""
+    if "slow" not in (request.config.getoption("markexpr") or ""):
+        pytest.skip("the long run of the state machine: select it with -m slow")
+    run_state_machine_as_test(
+        IncrementalEqualsClean,
+        settings=settings(
+            max_examples=300,
+            stateful_step_count=40,
+            deadline=None,
+            suppress_health_check=[HealthCheck.too_slow],
+        ),
     )
 
 
