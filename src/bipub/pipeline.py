@@ -21,7 +21,7 @@ import gc
 import hashlib
 import os
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -219,10 +219,18 @@ def _remember_pages(
     cache.pages[out_key] = merged
 
 
-def _keep_other_kinds(tree: OutputTree, kinds: list[Output]) -> None:
-    """build --only: carry over the previous output's files of the kinds not rebuilt."""
-    for rel in published_files(tree.out):
+def _keep_other_kinds(
+    tree: OutputTree, kinds: list[Output], published: Iterable[str] | None
+) -> None:
+    """build --only: carry over the previous output's files of the kinds not rebuilt.
+    `published`: the files the last build published (its up-to-date record), else every file
+    in the output folder (walking a big site's folders costs seconds; a file not published by
+    bipub is not carried over, as a full build would not keep it either)."""
+    out = str(tree.out)
+    for rel in published if published is not None else published_files(tree.out):
         if not any(kind.owns(rel) for kind in kinds):
+            if published is not None and not os.path.lexists(os.path.join(out, rel)):
+                continue  # removed by hand since: the next build of its kind makes it again
             tree.carry_over(rel, OutputFile(None, f"previous build ({rel})"))
 
 
@@ -330,8 +338,11 @@ def _build(
     started = time.perf_counter()
     notes: list[str] = []
     inputs: dict[str, uptodate.Identity] = {}
+    published: Iterable[str] | None = None  # what the last build published (its record)
     if prescan is not None:
-        inputs = prescan.scan().inputs
+        scan = prescan.scan()
+        inputs = scan.inputs
+        published = scan.record.files if scan.record is not None else None
         previous = prescan.unchanged()
         if previous is not None:
             done = _nothing_changed(previous, options.strict, started)
@@ -365,7 +376,7 @@ def _build(
     with staged(target) as tree:
         render(job, steps, tree)
         if options.only is not None:  # build --only: the other kinds stay as they were
-            _keep_other_kinds(tree, kinds)
+            _keep_other_kinds(tree, kinds, published)
         _strict(collector, options.strict)
         changed = publish(tree, selected if selected != config.codes else None)
     warnings = sorted(set(collector.warnings), key=lambda d: (d.file or "", d.line or 0, d.message))
