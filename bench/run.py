@@ -9,24 +9,26 @@ For each size N (posts per language) it generates a corpus with ../shared/bench/
 
 * cold   — `bipub build --no-cache` into an empty output (HTML, JSON, feeds, sitemap, llms)
 * warm   — `bipub build` again with nothing changed (the up-to-date check: nothing is read)
-* touch  — one post's mtime changed, bytes the same: a quick rebuild that rewrites nothing
-* edit   — one post's body edited (a paragraph added), `bipub build`: a quick rebuild
-           (src/bipub/quick.py) when its reading time stays the same
-* edit-meta — the same post's title changed, `bipub build`: a quick rebuild too (its pages, the
+* touch  — one post's mtime changed, bytes the same: an update that rewrites nothing
+* edit   — one post's body edited (a paragraph added), `bipub build`: an update (every stage
+           runs; the BuildState of the last build, src/bipub/buildstate.py, is read back from
+           .bipub-cache/ and only the pages made of the edited entry are fingerprinted again)
+* edit-meta — the same post's title changed, `bipub build`: an update (its pages, the
            listings showing its card, feeds, posts.json, status.json, llms files)
-* edit-tags — the same post's tags changed (a new tag), `bipub build`: a quick rebuild that
-           lists it again (its tag pages made or paginated again, tag cloud, sitemap)
-* edit-date — the same post's date moved 30 days earlier, `bipub build`: a quick rebuild that
-           moves it in the home, blog and tag pages, feeds, posts.json and llms files
-* new-post — a post added (a copy of it under a new name), `bipub build`: the full incremental
-           build (pages are kept where their fingerprint did not change)
-* edit-series — post-00007 and post-00008 join a series (once, a full build not timed), then
-           post-00007's title is changed: a quick rebuild that also renders the series page and
-           the other member's page (its series box)
+* edit-tags — the same post's tags changed (a new tag), `bipub build`: an update that lists it
+           again (its tag pages made or paginated again, tag cloud, sitemap)
+* edit-date — the same post's date moved 30 days earlier, `bipub build`: an update that moves it
+           in the home, blog and tag pages, feeds, posts.json and llms files
+* new-post — a post added (a copy of it under a new name), `bipub build`: an update (every blog
+           page after it shows other posts now: rendered again)
+* edit-series — post-00007 and post-00008 join a series (once, a build not timed), then
+           post-00007's title is changed: an update that also renders the series page and the
+           other member's page (its series box)
 * check-cold — the first `bipub check` of the corpus (no QA cache yet)
 * check-edit — `bipub check` right after those edits (QA of unchanged units comes from its cache)
 * check  — `bipub check` again with nothing changed
-* serve  — `bipub serve` running; one post saved; seconds until the served page shows the edit
+* serve  — `bipub serve` running (its BuildState kept in memory); one post saved; seconds until
+           the served page shows the edit
 * hugo   — `hugo --quiet` on the same content with ../shared/bench/hugo-site (skipped with a
            message when hugo is not installed: `apt-get install hugo`)
 
@@ -60,7 +62,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-SHARED = REPO.parent / "shared" / "bench"
+# the corpus generator and Hugo's site (BIPUB_BENCH_SHARED: elsewhere, e.g. from a worktree)
+SHARED = Path(os.environ.get("BIPUB_BENCH_SHARED") or REPO.parent / "shared" / "bench")
 BIPUB = [sys.executable, "-m", "bipub"]
 CONFIG = """languages:
   - {code: ko, name: 한국어, title: 벤치마크, description: 벤치마크 코퍼스}

@@ -100,7 +100,7 @@ def fork_map(
     them: they were forked before); then this process takes the chunks no worker has started
     yet, from the last one back, until it meets the workers. `setup` is run first in each
     worker (OutputTree.release_in_child)."""
-    import multiprocessing  # (imported when used: a quick rebuild forks no pool)
+    import multiprocessing  # (imported when used: a small update forks no pool)
     from concurrent.futures import ProcessPoolExecutor
 
     context = multiprocessing.get_context("fork")

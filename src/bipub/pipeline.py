@@ -1,11 +1,18 @@
-"""The build pipeline: load → validate → pair → render → write, each a function of its own.
+"""The build pipeline: a list of named stages, each a function of its own.
 
-    config, content = load(project)          # stage 1–2: files → validated models
-    site = pair(project, config, content)    # stage 3: translations matched, states resolved
-    tree = render(project, site, langs)      # stage 4: every output as bytes, in memory
-    publish(tree, out, langs)                # stage 5: atomic swap into the output folder
+    config, content = load(project, ...)      # 1–2: files → validated models (build cache)
+    site = pair(project, config, content, …)  # 3: translations matched, states resolved
+    job = plan(project, site, langs, …)       # 4: every page planned
+    pages, … = html_pages(job, kinds, …)      #    what the last build worked out that still
+                                              #    holds (buildstate.py)
+    render(job, kinds, tree)                  # 5: every output kind into a staging folder
+    publish(tree)                             # 6: one atomic swap into the output folder
+    remember(...)                             # 7: build cache, up-to-date record, BuildState
 
-Nothing is written before every stage has succeeded; one run reports all errors it can find.
+Every build runs these stages, a cold one and one after a single edit alike: what makes the
+second fast is what the first left (cache.py, uptodate.py, buildstate.py), never a second set
+of rules. Nothing is published before every stage has succeeded; one run reports all errors
+it can find.
 """
 
 from __future__ import annotations
@@ -14,14 +21,14 @@ import gc
 import hashlib
 import os
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
 
-from bipub import __version__, quick, uptodate
+from bipub import __version__, buildstate, uptodate
+from bipub.buildstate import BuildState
 from bipub.cache import BuildCache, not_saved, user_cache_dir
 from bipub.config import SiteConfig, load_config
 from bipub.diagnostics import Collector, ConfigError, Diagnostic, DiagnosticError, Severity
@@ -29,8 +36,12 @@ from bipub.load.content import Content, load_content
 from bipub.pair.site import Site, pair_site
 from bipub.project import Project
 from bipub.render import urls
+from bipub.render.html import HtmlRenderer
 from bipub.render.markdown import MarkdownCache
+from bipub.render.outputs import Feeds, HtmlPages, JsonApi, Llms, Output, Pdfs, RenderJob
+from bipub.render.templates import THEME_DIR, bytecode_cache, site_environment
 from bipub.write.output import (
+    Identity,
     OutputFile,
     OutputTree,
     clean_leftovers,
@@ -41,7 +52,7 @@ from bipub.write.output import (
     write_failed,
 )
 
-THEME_DIR = Path(__file__).resolve().parent / "theme"
+OUTPUT_KINDS = ("html", "json", "feeds", "llms", "pdf")
 
 
 @dataclass
@@ -52,163 +63,135 @@ class BuildResult:
     seconds: float
     warnings: list[Diagnostic] = field(default_factory=list)
     reused: int = 0  # pages whose inputs did not change: kept from the previous build
-    cache_note: str = ""  # why the build cache was not used, if it was not
+    cache_note: str = ""  # what the build reused from the last one, or why not (`-v`)
     up_to_date: bool = False  # nothing changed since the last build: nothing was done
-    quick: list[str] | None = None  # a quick rebuild (quick.py) of these edited files
+    state: BuildState | None = None  # what the next build can start from (buildstate.py)
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """What the caller asked for (`bipub build`'s options)."""
+
+    langs: list[str] | None = None  # --lang (None: every language)
+    only: frozenset[str] | None = None  # --only (None: every output kind)
+    strict: bool = False
+    on_start: Callable[[int], None] | None = None  # progress: the number of pages
+    on_pages: Callable[[int], None] | None = None  # progress: pages done
+
+
+@dataclass
+class Kept:
+    """What a long-running caller (`bipub serve`) keeps in memory between builds; a `bipub
+    build` reads both back from .bipub-cache/ and saves them again."""
+
+    cache: BuildCache
+    state: BuildState | None = None
 
 
 def load(
     project: Project, collector: Collector, cache: BuildCache | None = None
 ) -> tuple[SiteConfig, Content]:
-    config = load_config(project.root)  # ConfigError (exit 2) on any problem
+    """Stages 1–2: the configuration (ConfigError, exit 2, on any problem) and the content."""
+    config = load_config(project.root)
     content = load_content(project.root, config, collector, cache)
     return config, content
 
 
 def pair(project: Project, config: SiteConfig, content: Content, collector: Collector) -> Site:
+    """Stage 3: translations matched, states resolved, tags and series collected."""
     return pair_site(project.root, config, content, collector)
 
 
-def render(
+def plan(
     project: Project,
     site: Site,
     langs: list[str],
-    tree: OutputTree,
     collector: Collector,
-    on_pages: Callable[[int], None] | None = None,
-    only: set[str] | None = None,
-    cache: BuildCache | None = None,
-    on_start: Callable[[int], None] | None = None,
-    kit: dict[str, Any] | None = None,
-) -> dict[str, int]:
-    """Stage 4: write every output of `langs` into the staged tree. Returns pages per language.
-
-    `only` (build --only): the output kinds to render (OUTPUT_KINDS); None renders all.
-    With a `cache`, pages whose inputs did not change since the last build are kept.
-    With a `kit` (a dict), what a quick rebuild needs is left in kit["parts"] (quick.py)."""
-    from bipub.render import feeds, json_api, llms
-    from bipub.render.html import HtmlRenderer
-    from bipub.render.templates import bytecode_cache, site_environment
-    from bipub.render.workers import render_pages
-
+    cache: BuildCache | None,
+    state: BuildState | None = None,
+) -> RenderJob:
+    """Stage 4: every page of every language planned, with what rendering needs (and the
+    bodies the last build rendered for its feeds: buildstate.py)."""
     config = site.config
     url = urls.UrlBuilder(config.base_url)
     markdown = MarkdownCache(
-        config.outputs.raw_html, collector, cache.notes if cache is not None else None
+        config.outputs.raw_html,
+        collector,
+        cache.notes if cache is not None else None,
+        earlier=state.bodies if state is not None else None,
     )
-    kept_feeds: dict[str, Any] = {}
-    kept_sitemap: list[Any] = []  # the sitemap by route (quick.py)
-    status_files: dict[str, list[tuple[str, str]]] = {}  # language → status.json's records
-    texts: dict[str, Any] = {}  # posts.json records and llms lines, by output path (quick.py)
-    envs = {}
     # compiled templates are code: kept in the user's cache, never in the (cloneable) project
     bytecode = bytecode_cache(user_cache_dir() / "jinja" if cache is not None else None)
-    for lang in config.codes:
-        warn = lang in langs and lang != "en"
-        envs[lang] = site_environment(project, lang, collector, bytecode, warn_untranslated=warn)
+    envs = {
+        lang: site_environment(
+            project, lang, collector, bytecode, warn_untranslated=lang in langs and lang != "en"
+        )
+        for lang in config.codes
+    }
     renderer = HtmlRenderer(site, markdown, url)
     renderer.site_root = project.root
-    plan = renderer.plan()
+    return RenderJob(
+        project, site, langs, url, markdown, envs, renderer, renderer.plan(), collector, cache
+    )
 
-    def want(kind: str) -> bool:  # build --only
-        return only is None or kind in only
 
-    def other_outputs() -> None:
-        """Everything but the pages (run while the render workers work)."""
-        for lang in langs:
-            if want("feeds"):
-                feed = feeds.atom_feed(site, lang, url, markdown, kept_feeds)
-                tree.add(urls.feed(lang)[1:], feed, lang, "feed")
-            if want("json"):
-                cv = json_api.cv_json(site, lang)
-                if cv is not None:
-                    tree.add(urls.api(lang, "cv")[1:], cv, lang, "cv.json")
-                post_records = texts[urls.api(lang, "posts")[1:]] = json_api.post_records(
-                    site, lang, url
-                )
-                posts = json_api.join_records([text for _, text in post_records])
-                tree.add(urls.api(lang, "posts")[1:], posts, lang, "api")
-                records = status_files[lang] = json_api.status_records(site, lang)
-                status = json_api.status_json(records)
-                tree.add(urls.api(lang, "status")[1:], status, lang, "api")
-            if want("llms"):
-                lines = texts[urls.llms(lang)[1:]] = llms.llms_lines(site, lang, url)
-                tree.add(urls.llms(lang)[1:], lines.text(), lang, "llms.txt")
-                lines = texts[urls.llms(lang, True)[1:]] = llms.llms_full_lines(site, lang, url)
-                tree.add(urls.llms(lang, True)[1:], lines.text(), lang, "llms")
-        if langs == config.codes:  # outputs shared by all languages: only on a full build
-            default = config.default_language
-            if want("llms"):
-                lines = texts["llms.txt"] = llms.llms_lines(site, default, url, root=True)
-                tree.add("llms.txt", lines.text(), None, "llms.txt")
-                lines = texts["llms-full.txt"] = llms.llms_full_lines(site, default, url)
-                tree.add("llms-full.txt", lines.text(), None, "llms-full.txt")
-            if want("feeds"):
-                parts = kept_sitemap[:] = feeds.sitemap_parts(site, plan, url)
-                tree.add("sitemap.xml", feeds.sitemap_join(parts), None, "sitemap")
-                tree.add("robots.txt", feeds.robots(url), None, "robots")
-            if want("json"):
-                for name, text in json_api.schemas().items():
-                    tree.add(f"api/schema/{name}", text, None, "schema")
-            if want("html"):
-                for path, html in renderer.render_root_pages(plan, envs[default], collector):
-                    tree.add(urls.output_file(path), html, None, path)
-                _static(project, tree)
+def outputs(only: frozenset[str] | None) -> list[Output]:
+    """The output kinds this build renders (build --only), HTML pages aside (`HtmlPages`)."""
+    kinds: list[Output] = [Feeds(), JsonApi(), Llms(), Pdfs()]
+    return [kind for kind in kinds if only is None or kind.kind in only]
 
-    counts: dict[str, int] = {}
-    fingerprints: dict[str, str] = {}
-    if want("html"):
-        out_key = str(tree.out)
-        previous = cache.pages.get(out_key, {}) if cache is not None else None
-        counts, fingerprints = render_pages(
-            renderer,
-            markdown,
-            plan,
-            envs,
-            langs,
-            tree,
-            collector,
-            on_pages,
-            previous,
-            renderer.global_key(_inputs_key(project)) if cache is not None else "",
-            on_start,
-            meanwhile=other_outputs,
-        )
-        if cache is not None:
-            tree.on_publish.append(partial(_remember_pages, cache, out_key, fingerprints))
-    else:
-        other_outputs()
-    # --- PDF output (issue 5): CVs, the bilingual CV (full builds only) and opted-in posts,
-    # rendered in parallel by render/pdf.py; the build's fixed time comes from SOURCE_DATE_EPOCH.
-    if want("pdf"):
-        from bipub.render import pdf
 
-        for path, data, owner, origin in pdf.render_pdfs(
-            project,
-            site,
-            langs,
-            envs,
-            markdown,
-            collector,
-            bilingual=langs == config.codes,
-            now=pdf.build_time(os.environ),
-            cache_dir=user_cache_dir() if cache is not None else None,  # --no-cache: None
-        ):
-            tree.add(path, data, owner, origin)
-    if cache is not None:  # the notes of the documents shown now, not of every version ever
-        cache.notes = markdown.used_notes()
-    if kit is not None:
-        kit["parts"] = quick.KitSource(
-            site,
-            renderer,
-            plan,
-            kept_feeds,
-            status_files,
-            fingerprints if want("html") else None,
-            texts,
-            kept_sitemap if langs == config.codes and want("feeds") else None,
-        )
-    return counts
+def html_pages(
+    job: RenderJob,
+    kinds: list[Output],
+    project: Project,
+    target: Path,
+    options: BuildOptions,
+    state: BuildState | None,
+) -> tuple[HtmlPages | None, str]:
+    """The HTML pages output (None with `--only` without html), given what the last build
+    worked out that still holds (buildstate.carry), and what was carried or why not (`-v`)."""
+    if options.only is not None and "html" not in options.only:
+        return None, ""
+    others = [kind for kind in kinds if not isinstance(kind, Pdfs)]
+    cache = job.cache
+    if cache is None:  # --no-cache: every page rendered
+        return HtmlPages(others, "", None, {}, options.on_pages, options.on_start), ""
+    global_key = job.renderer.global_key(_inputs_key(project))
+    entries = buildstate.entry_keys(job.renderer)
+    note = buildstate.carry(state, job.renderer, job.plan, global_key, entries)
+    previous = cache.pages.get(str(target.absolute()), {})
+    return HtmlPages(
+        others, global_key, previous, entries, options.on_pages, options.on_start
+    ), note
+
+
+def _next_state(job: RenderJob, pages: HtmlPages | None, kinds: list[Output]) -> BuildState | None:
+    """What this build leaves for the next one; None if it cannot leave a true state: no
+    pages fingerprinted (--no-cache, --only without html) or only some languages'."""
+    if pages is None or job.cache is None or not job.every_language:
+        return None
+    feeds = [kind for kind in kinds if isinstance(kind, Feeds)]  # its bodies: a part of it
+    return BuildState(
+        pages.global_key,
+        pages.entries,
+        pages.fingerprints,
+        job.renderer.card_keys(),
+        feeds[0].bodies if feeds else dict(job.markdown.earlier),
+    )
+
+
+def render(job: RenderJob, kinds: list[Output], tree: OutputTree) -> None:
+    """Stage 5: every output kind of the build into the staged tree."""
+    for kind in kinds:
+        kind.render(job, tree)
+    if (
+        job.cache is not None
+        and job.every_language
+        and any(isinstance(kind, HtmlPages) for kind in kinds)
+    ):  # the notes of the documents shown now, not of every version ever (a build of some
+        # languages or output kinds shows some documents only: it keeps the others' notes)
+        job.cache.notes = job.markdown.used_notes()
 
 
 def _inputs_key(project: Project) -> str:
@@ -243,8 +226,23 @@ def _remember_pages(
             continue
         pages[path] = (fp, file_identity(st))
     merged = cache.pages.get(out_key, {})
+    if not fingerprints:  # no pages this build (--only json, serve's PDF step): they were
+        _relinked(merged, base)  # carried over, as hard links: only their ctime moved
     merged.update(pages)
     cache.pages[out_key] = merged
+
+
+def _relinked(pages: dict[str, tuple[str, Identity]], base: str) -> None:
+    """Pages a build carried over by hard link keep their inode, mtime and size; the link
+    moved their ctime. Record the new ctime, so that the next build keeps them; a page whose
+    inode, mtime or size changed (written by hand since) is left to be rendered again."""
+    for path, (fp, (mtime, _ctime, size, ino)) in list(pages.items()):
+        try:
+            st = os.lstat(os.path.join(base, path))
+        except OSError:
+            continue
+        if (st.st_mtime_ns, st.st_size, st.st_ino) == (mtime, size, ino):
+            pages[path] = (fp, file_identity(st))
 
 
 def _recorded_files(project: Project, target: Path) -> list[str] | None:
@@ -254,56 +252,19 @@ def _recorded_files(project: Project, target: Path) -> list[str] | None:
     return list(record.files) if record is not None else None
 
 
-OUTPUT_KINDS = ("html", "json", "feeds", "llms", "pdf")
-
-
-def output_kind(path: str) -> str:
-    """Which `--only` kind an output file belongs to."""
-    name = path.rsplit("/", 1)[-1]
-    if name.endswith(".pdf"):
-        return "pdf"
-    if path.startswith("api/"):
-        return "json"
-    if name in ("feed.xml", "sitemap.xml", "robots.txt"):
-        return "feeds"
-    if name in ("llms.txt", "llms-full.txt"):
-        return "llms"
-    return "html"
-
-
-def _keep_other_kinds(tree: OutputTree, only: set[str]) -> None:
-    """build --only: carry over the previous output's files of the kinds not rebuilt."""
-    for rel in published_files(tree.out):
-        if output_kind(rel) not in only:
+def _keep_other_kinds(
+    tree: OutputTree, kinds: list[Output], published: Iterable[str] | None
+) -> None:
+    """build --only: carry over the previous output's files of the kinds not rebuilt.
+    `published`: the files the last build published (its up-to-date record), else every file
+    in the output folder (walking a big site's folders costs seconds; a file not published by
+    bipub is not carried over, as a full build would not keep it either)."""
+    out = str(tree.out)
+    for rel in published if published is not None else published_files(tree.out):
+        if not any(kind.owns(rel) for kind in kinds):
+            if published is not None and not os.path.lexists(os.path.join(out, rel)):
+                continue  # removed by hand since: the next build of its kind makes it again
             tree.carry_over(rel, OutputFile(None, f"previous build ({rel})"))
-
-
-def _static(project: Project, tree: OutputTree) -> None:
-    theme_static = THEME_DIR / "static"
-    project_files = {}
-    if project.static.is_dir():
-        for path in sorted(project.static.rglob("*")):
-            if path.is_symlink():
-                raise DiagnosticError(
-                    [
-                        Diagnostic(
-                            path.relative_to(project.root).as_posix(),
-                            None,
-                            "symlink",
-                            "symbolic links are not followed",
-                        )
-                    ]
-                )
-            if path.is_file():
-                project_files[path.relative_to(project.static).as_posix()] = path
-    if theme_static.is_dir():
-        for path in sorted(theme_static.rglob("*")):
-            if path.is_file():
-                rel = "assets/" + path.relative_to(theme_static).as_posix()
-                if rel not in project_files:
-                    tree.add(rel, path.read_bytes(), None, f"theme {rel}")
-    for rel, path in project_files.items():
-        tree.add(rel, path.read_bytes(), None, f"static/{rel}")
 
 
 def _report_fallbacks(site: Site, langs: list[str], collector: Collector) -> None:
@@ -380,74 +341,82 @@ def build(
     on_pages: Callable[[int], None] | None = None,
     only: set[str] | None = None,
     use_cache: bool = True,
-    cache: BuildCache | None = None,
+    kept: Kept | None = None,
     prescan: uptodate.Prescan | None = None,
 ) -> BuildResult:
     """Run every stage. Raises DiagnosticError (nothing written) or returns what was built.
 
-    `cache`: a build cache the caller keeps in memory between builds (`bipub serve`); it is
-    neither read from nor saved to .bipub-cache/ here. `prescan`: the caller's
-    uptodate.Prescan for this build (started early; the caller closes it), else one is made."""
+    `kept`: the build cache and state a caller keeps in memory between builds (`bipub serve`;
+    the result's `state` is the next one); they are neither read from nor saved to
+    .bipub-cache/ here. `prescan`: the caller's uptodate.Prescan for this build (started
+    early; the caller closes it), else one is made."""
     project = Project(root)
     target, key = uptodate.build_key(project, out, langs, only)
     if prescan is not None and (prescan.target, prescan.key) != (target, key):
         raise ValueError("the prescan was started for another output folder or other options")
+    options = BuildOptions(
+        langs, frozenset(only) if only is not None else None, strict, on_start, on_pages
+    )
     with _few_collections(), ExitStack() as stack:
         if use_cache and prescan is None:
             prescan = stack.enter_context(uptodate.Prescan(root, target, key))
-        return _build(project, target, key, langs, strict, on_start, on_pages, only, cache, prescan)
+        return _build(project, target, key, options, kept, prescan)
 
 
 def _build(
     project: Project,
     target: Path,
     record_key: str,
-    langs: list[str] | None,
-    strict: bool,
-    on_start: Callable[[int], None] | None,
-    on_pages: Callable[[int], None] | None,
-    only: set[str] | None,
-    kept_cache: BuildCache | None,
+    options: BuildOptions,
+    kept: Kept | None,
     prescan: uptodate.Prescan | None,  # None: --no-cache
 ) -> BuildResult:
     started = time.perf_counter()
     clean_leftovers(target)  # what a killed build left, whatever this build turns out to do
-    use_cache = prescan is not None
+    notes: list[str] = []
     inputs: dict[str, uptodate.Identity] = {}
-    quick_note = ""
+    published: Iterable[str] | None = None  # what the last build published (its record)
     if prescan is not None:
-        inputs = prescan.scan().inputs
+        scan = prescan.scan()
+        inputs = scan.inputs
+        published = scan.record.files if scan.record is not None else None
         previous = prescan.unchanged()
-        try:
-            if previous is not None:
-                done = _nothing_changed(previous, strict, started)
-            else:
-                done = _quick(project, target, record_key, prescan, strict, started)
+        if previous is not None:
+            done = _nothing_changed(previous, options.strict, started)
             done.cache_note = "; ".join(n for n in (prescan.note, done.cache_note) if n)
             return done
-        except quick.NotQuick as exc:
-            quick_note = "; ".join(n for n in (prescan.note, f"full build ({exc})") if n)
+        notes.append(prescan.note)
         prescan.close()  # (its child may still be checking an output the full build replaces)
     collector = Collector()
     cache: BuildCache | None = None
-    if use_cache:
-        cache = kept_cache if kept_cache is not None else BuildCache.load(project.cache)
+    state: BuildState | None = None
+    if prescan is not None:
+        if kept is not None:
+            cache, state = kept.cache, kept.state
+        else:
+            cache = BuildCache.load(project.cache)
+            state = buildstate.load(project, target)
     config, content = load(project, collector, cache)
-    check_langs(config, langs or [])
-    selected = [c for c in config.codes if not langs or c in langs]
+    check_langs(config, options.langs or [])
+    selected = [c for c in config.codes if not options.langs or c in options.langs]
     site = pair(project, config, content, collector)
     collector.raise_if_errors()
     _report_fallbacks(site, selected, collector)
-    kit: dict[str, Any] | None = {} if cache is not None and selected == config.codes else None
+    job = plan(project, site, selected, collector, cache, state)
+    kinds = outputs(options.only)
+    pages, note = html_pages(job, kinds, project, target, options, state)
+    notes.append(note)
+    steps = kinds
+    if pages is not None:  # the pages render the others (not PDFs) while their workers work
+        steps = [pages, *(kind for kind in kinds if isinstance(kind, Pdfs))]
+        kinds = [pages, *kinds]
     try:
         with staged(target, project.root, partial(_recorded_files, project, target)) as tree:
-            counts = render(
-                project, site, selected, tree, collector, on_pages, only, cache, on_start, kit
-            )
-            if only is not None:  # build --only: the other kinds stay as they were
-                _keep_other_kinds(tree, only)
+            render(job, steps, tree)
+            if options.only is not None:  # build --only: the other kinds stay as they were
+                _keep_other_kinds(tree, kinds, published)
             silenced = collector.apply_levels(config.diagnostics)  # bipub.yaml `diagnostics:`
-            _strict(collector, strict)
+            _strict(collector, options.strict)
             changed = publish(tree, selected if selected != config.codes else None)
     except OSError as exc:  # the disk, not bipub: said as such (staged() kept the old site)
         raise DiagnosticError([write_failed(exc)]) from exc
@@ -455,79 +424,55 @@ def _build(
     # the output folder's own notes (a lock taken over, a folder left alone) and what could not
     # be done after the swap: not about the content, so neither errors under --strict nor
     # repeated by the up-to-date builds that follow (they are not in the record)
-    notes = list(tree.warnings)
+    folder_notes = list(tree.warnings)
+    new_state = _next_state(job, pages, kinds)
     if cache is not None:
         try:  # the site is published: what fails now is said, and the next build does more
-            if kept_cache is None:
-                cache.save(project.cache)
-            if kit is not None:
-                quick.save_kit(
-                    project, target, record_key, inputs, only, kit["parts"], warnings, counts
-                )
+            fingerprints = pages.fingerprints if pages is not None else {}
+            remember(project, target, tree, cache, fingerprints, kept, new_state)
+            counts = pages.counts if pages is not None else {}
             files, dirs = uptodate.output_state(tree.out, tree.files)
             record = uptodate.Record(record_key, inputs, files, dirs, warnings, counts)
             uptodate.save(project, target, record)  # last: what says the output is current
         except OSError as exc:
             uptodate.forget(project, target)
-            notes.append(not_saved(project.cache, exc))
-    note = cache.note if cache is not None else "build cache off (--no-cache)"
+            folder_notes.append(not_saved(project.cache, exc))
+    notes.append(cache.note if cache is not None else "build cache off (--no-cache)")
+    notes.append(_silenced_note(silenced))
     return BuildResult(
-        counts,
+        pages.counts if pages is not None else {},
         len(tree.files),
         changed,
         time.perf_counter() - started,
-        [*warnings, *notes],
+        [*warnings, *folder_notes],
         tree.reused_pages,
-        "; ".join(n for n in (quick_note, note, _silenced_note(silenced)) if n),
+        "; ".join(n for n in notes if n),
+        state=new_state if new_state is not None else state,
     )
 
 
-def _quick(
+def remember(
     project: Project,
     target: Path,
-    key: str,
-    prescan: uptodate.Prescan,
-    strict: bool,
-    started: float,
-) -> BuildResult:
-    """A quick rebuild (quick.py), its record saved; raises quick.NotQuick if there can't be one."""
-
-    def check_warnings(warnings: list[Diagnostic]) -> None:  # before anything is written
-        collector = Collector()
-        collector.extend(warnings)
-        _strict(collector, strict)
-
-    scan = prescan.scan()
-    inputs, record = scan.inputs, scan.record
-    if record is None:
-        raise quick.NotQuick("no record of the last build")
-    # a quick rebuild unpickles a few hundred thousand objects and renders a few pages: the
-    # cyclic collector would only walk those objects again (~40 ms at 5,000 posts/lang)
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        rebuilt = quick.rebuild(project, target, key, inputs, prescan.intact, check_warnings)
-    finally:
-        if enabled:
-            gc.enable()
-    files, dirs = uptodate.after_writes(record, target, rebuilt.written, rebuilt.removed)
-    new = uptodate.Record(key, inputs, files, dirs, rebuilt.warnings, rebuilt.pages)
-    try:  # (the edits are published)
-        uptodate.save(project, target, new)
-    except OSError as exc:
-        uptodate.forget(project, target)
-        rebuilt.warnings.append(not_saved(project.cache, exc))
-    total = sum(rebuilt.pages.values())
-    return BuildResult(
-        rebuilt.pages,
-        len(files),
-        len(rebuilt.written) + len(rebuilt.removed),
-        time.perf_counter() - started,
-        rebuilt.warnings,
-        total - rebuilt.rendered,
-        f"quick rebuild of {', '.join(rebuilt.edited) or 'nothing (only folders changed)'}",
-        quick=rebuilt.edited,
-    )
+    tree: OutputTree,
+    cache: BuildCache,
+    fingerprints: dict[str, str],
+    kept: Kept | None,
+    state: BuildState | None,
+) -> None:
+    """Stage 7 (after publishing): what the next build starts from — the pages' fingerprints
+    with their published files (build cache), the cache, and the BuildState (kept in memory by
+    `bipub serve`, else saved)."""
+    _remember_pages(cache, str(tree.out), fingerprints, tree.out)
+    if kept is not None:
+        if state is not None:
+            kept.state = state
+        return
+    cache.save(project.cache)
+    if state is not None:
+        buildstate.save(project, target, state)
+    for old in project.cache.glob("quick-*.pickle"):  # the kits of bipub before the BuildState
+        old.unlink(missing_ok=True)  # (tens of MB on a big site; nothing reads them now)
 
 
 def _silenced_note(silenced: list[Diagnostic]) -> str:

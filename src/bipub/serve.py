@@ -31,7 +31,9 @@ d.style.cssText="position:fixed;bottom:0;left:0;right:0;max-height:50%;overflow:
 d.textContent=JSON.parse(e.data).join("\\n");});})();</script>"""
 
 
-class BuildState:
+class ServeStatus:
+    """The generation of the served site and the errors of the last rebuild (for open pages)."""
+
     def __init__(self) -> None:
         self.generation = 0
         self.errors: list[str] = []
@@ -69,7 +71,7 @@ def safe_path(site: Path, url_path: str) -> Path | None:
     return resolved if resolved.is_file() else None
 
 
-def _changed(state: BuildState, seen: int) -> bool:
+def _changed(state: ServeStatus, seen: int) -> bool:
     return state.generation != seen or state.closed
 
 
@@ -79,7 +81,7 @@ CONNECTION_TIMEOUT_S = 30.0
 
 
 def make_handler(
-    site: Path, state: BuildState, connection_timeout: float = CONNECTION_TIMEOUT_S
+    site: Path, state: ServeStatus, connection_timeout: float = CONNECTION_TIMEOUT_S
 ) -> type[SimpleHTTPRequestHandler]:
     class Handler(SimpleHTTPRequestHandler):
         # StreamRequestHandler sets it on the socket: a read or write that waits longer raises
@@ -165,35 +167,41 @@ def make_handler(
 def serve(ui: Any, root: Path, host: str, port: int, out: Path | None) -> None:
     from watchfiles import watch
 
+    from bipub import buildstate
     from bipub.cache import BuildCache
-    from bipub.pipeline import OUTPUT_KINDS, build
+    from bipub.pipeline import OUTPUT_KINDS, Kept, build
 
     page_kinds = {kind for kind in OUTPUT_KINDS if kind != "pdf"}
 
     site = out or (root / ".bipub-cache" / "serve")
-    state = BuildState()
+    state = ServeStatus()
     project = Project(root)
-    cache = BuildCache.load(project.cache)  # kept in memory between rebuilds, saved at the end
+    # the build cache and the BuildState (buildstate.py) stay in memory between rebuilds: a
+    # saved edit is loaded, paired, planned and rendered by the build's own functions, from
+    # what the last rebuild worked out; the cache is saved at the end
+    kept = Kept(BuildCache.load(project.cache), buildstate.load(project, site))
 
     def rebuild() -> None:
         # Pages first: open pages reload as soon as the HTML is published; the PDFs (slow to
         # lay out) follow in a second build, which keeps everything else as it is.
         try:
-            result = build(root, site, only=page_kinds, cache=cache)
+            result = build(root, site, only=page_kinds, kept=kept)
         except DiagnosticError as exc:
             ui.diagnostics(exc.diagnostics)
             ui.info(f"rebuild failed ({len(exc.diagnostics)} errors); still serving the last site")
             state.done([d.format() for d in exc.diagnostics])
             return
         ui.diagnostics(result.warnings)
-        if result.quick is not None:
-            rendered = sum(result.pages.values()) - result.reused
-            ui.info(f"rebuilt {rendered} edited pages quickly in {result.seconds:.2f} s")
-        else:
-            ui.info(f"rebuilt {sum(result.pages.values())} pages in {result.seconds:.2f} s")
+        total = sum(result.pages.values())
+        ui.info(
+            f"rebuilt {total - result.reused} of {total} pages ({result.changed} files changed) "
+            f"in {result.seconds:.2f} s"
+        )
+        if result.cache_note:
+            ui.debug(result.cache_note)  # what was reused from the last rebuild, or why not
         state.done([])
         try:
-            pdfs = build(root, site, only={"pdf"}, cache=cache)
+            pdfs = build(root, site, only={"pdf"}, kept=kept)
         except DiagnosticError as exc:
             ui.diagnostics(exc.diagnostics)
             ui.info(f"PDFs failed ({len(exc.diagnostics)} errors); the pages are up to date")
@@ -229,4 +237,6 @@ def serve(ui: Any, root: Path, host: str, port: int, out: Path | None) -> None:
     finally:
         state.close()  # open pages' event streams end, and their threads with them
         server.shutdown()
-        cache.save(project.cache)
+        kept.cache.save(project.cache)
+        if kept.state is not None:
+            buildstate.save(project, site, kept.state)

@@ -215,33 +215,6 @@ def output_intact(out: Path, record: Record) -> bool:
     return _output_unchanged(out, record.files, record.dirs)
 
 
-def after_writes(
-    record: Record, out: Path, written: Iterable[str], removed: Iterable[str] = ()
-) -> tuple[dict[str, Identity], dict[str, Identity]]:
-    """The record's output identities, with the files written and removed since
-    (src/bipub/quick.py) and their folders measured again (a folder left empty was removed)."""
-    base = str(out)
-    files = dict(record.files)
-    dirs = dict(record.dirs)
-    for rel in written:
-        files[rel] = _identity(os.lstat(os.path.join(base, rel)))
-        parent = rel
-        while parent:  # (a folder made for it changed its own parent)
-            parent = parent.rpartition("/")[0]
-            dirs[parent] = _identity(os.lstat(os.path.join(base, parent) if parent else base))
-    for rel in removed:
-        files.pop(rel, None)
-        parent = rel.rpartition("/")[0]
-        while True:
-            try:
-                dirs[parent] = _identity(os.lstat(os.path.join(base, parent) if parent else base))
-                break
-            except FileNotFoundError:
-                dirs.pop(parent, None)
-                parent = parent.rpartition("/")[0]
-    return files, dirs
-
-
 def build_key(
     project: Project, out: Path | None, langs: Iterable[str] | None, only: Iterable[str] | None
 ) -> tuple[Path, str]:
@@ -342,7 +315,7 @@ class Prescan:
 
     def intact(self) -> bool:
         """Whether the output folder is exactly as the last build into it left it (whatever
-        its options: a quick rebuild needs only that; False if there is no record)."""
+        its options; False if there is no record)."""
         record = self.scan().record
         if record is None:
             return False

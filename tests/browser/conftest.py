@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bipub.pipeline import build
-from bipub.serve import BuildState, make_handler
+from bipub.serve import ServeStatus, make_handler
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = [
@@ -39,7 +39,7 @@ def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 # load and render workers), not on the in-process paths used where forking is unsafe.
 @pytest.fixture(scope="module")
 def site_url(demo_site: Path) -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(demo_site, BuildState()))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(demo_site, ServeStatus()))
     server.daemon_threads = False  # server_close() waits for every request thread
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -358,14 +358,14 @@ def test_exception_in_the_pdf_step_leaves_the_previous_site(
     assert "새 문단".encode() in (project / "site/ko/blog/alpha/index.html").read_bytes()
 
 
-@pytest.mark.parametrize("options", [[], ["--no-cache"]], ids=["quick", "full"])
+@pytest.mark.parametrize("options", [[], ["--no-cache"]], ids=["incremental", "full"])
 def test_exception_in_a_renderer_leaves_the_previous_site(
     built: tuple[Path, dict[str, bytes]],
     cli: Cli,
     monkeypatch: pytest.MonkeyPatch,
     options: list[str],
 ) -> None:
-    """The fixture's edit is a body edit: a quick rebuild (quick.py) unless --no-cache."""
+    """The fixture's edit is a body edit: an incremental build unless --no-cache."""
     from bipub.render import feeds
 
     project, before = built
@@ -405,8 +405,8 @@ def test_sigkill_mid_build_leaves_the_previous_site(
     built: tuple[Path, dict[str, bytes]], cli: Cli, staged_at_kill: int
 ) -> None:
     """A real `bipub build` process killed once the staging folder holds some files.
-    (--no-cache: the fixture's body edit would otherwise be a quick rebuild, which stages
-    nothing — tests/integration/test_quick.py interrupts that one.)"""
+    (--no-cache: every page is staged, so there is time to kill it; incremental builds are
+    interrupted at every write by tests/integration/test_incremental.py.)"""
     project, before = built
     proc = _bipub(project, "build", "--no-cache")
     deadline = time.monotonic() + 120

@@ -1,25 +1,47 @@
 """Incremental builds equal clean builds, byte for byte, after any sequence of edits.
 
 A hypothesis state machine edits a copy of the 'minimal' project (add, edit, rename and delete
-posts; change a template, the config, a catalog, a translation's status) and after every step
-compares the incremental build (with .bipub-cache/) with a clean build (--no-cache) in another
-folder, output and warnings. Steps that change nothing, or that damage the published site by
-hand, are included: the up-to-date check must neither rebuild for nothing nor miss a damaged
-output. Body, title, tags and date edits exercise the quick rebuild (src/bipub/quick.py).
+posts; body, title, tags, date, draft and series edits; a template, the config, a catalog, a
+translation's status) and after every step compares the incremental build — every build runs
+the full build's stages, starting from what the last one left (build cache, BuildState:
+src/bipub/buildstate.py), either kept in memory as `bipub serve` keeps it or read back from
+.bipub-cache/ as `bipub build` does — with a clean build (--no-cache) in another folder, output
+and warnings. Steps that change nothing, or that damage the published site by hand, are
+included: the up-to-date check must neither rebuild for nothing nor miss a damaged output.
+
+An update can also be killed at any write (`kill_update`: an exception raised from inside the
+output writer, with no clean-up, as a kill leaves it): the site must then be the old one or the
+new one, whole, and the next build must equal a clean one.
+
+CI runs 50 examples of 20 steps; `-m slow` runs 300 of 40.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
+from contextlib import ExitStack, suppress
 from pathlib import Path
+from typing import Any
+from unittest import mock
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    rule,
+    run_state_machine_as_test,
+)
 
-from bipub.pipeline import build
+from bipub import buildstate, uptodate
+from bipub.cache import BuildCache
+from bipub.pipeline import Kept, build
+from bipub.write import output
 from tests.conftest import PROJECTS, tree_snapshot
 
 POST = """---
@@ -46,6 +68,8 @@ title: {title}
 # PDFs have their own cache and tests (tests/integration/test_pdf.py); leaving them out keeps
 # this test fast enough to explore many edit sequences.
 KINDS = {"html", "json", "feeds", "llms"}
+# a thousand builds write and remove small files: in memory where there is a tmpfs
+_TMP = "/dev/shm" if Path("/dev/shm").is_dir() and os.access("/dev/shm", os.W_OK) else None
 
 
 def _folders(root: Path) -> list[str]:
@@ -56,19 +80,60 @@ def _without_pdf(files: dict[str, bytes]) -> dict[str, bytes]:
     return {p: data for p, data in files.items() if not p.endswith(".pdf")}
 
 
+class Killed(BaseException):
+    """A kill, simulated: raised from inside the writer; nothing cleans up after it."""
+
+
+# every step of the writer that changes a file or folder, and the saves after publishing
+WRITES = [
+    (output, "_replace_with_bytes"),
+    (output, "_replace_with_link"),
+    (output, "_remove"),
+    (output, "_prune"),
+    (output, "_swap"),
+    (uptodate, "save"),
+    (buildstate, "save"),
+]
+
+
+def _killing(stack: ExitStack, at: int) -> list[int]:
+    """Patch the writer so that its `at`-th write raises Killed (and a failed build's staging
+    folder is left as a kill leaves it). Returns the count of writes seen."""
+    seen = [0]
+    for module, name in WRITES:
+        real = getattr(module, name)
+
+        def wrapper(*args: Any, _real: Any = real, **kwargs: Any) -> Any:
+            seen[0] += 1
+            if seen[0] == at:
+                raise Killed
+            return _real(*args, **kwargs)
+
+        stack.enter_context(mock.patch.object(module, name, wrapper))
+    stack.enter_context(mock.patch.object(output.OutputTree, "discard", lambda self: None))
+    return seen
+
+
 words = st.sampled_from(["캐시", "스케줄러", "배치", "cache", "KV", "서빙", "토큰"])
 text = st.lists(words, min_size=1, max_size=4).map(" ".join)
 
 
 class IncrementalEqualsClean(RuleBasedStateMachine):
-    @initialize()
-    def setup(self) -> None:
-        self.tmp = Path(tempfile.mkdtemp(prefix="bipub-incremental-"))
+    @initialize(resident=st.booleans())
+    def setup(self, resident: bool) -> None:
+        self.tmp = Path(tempfile.mkdtemp(prefix="bipub-incremental-", dir=_TMP))
         self.project = self.tmp / "p"
         shutil.copytree(PROJECTS / "minimal", self.project)
         self.names: list[str] = ["alpha", "beta"]
         self.counter = 0
-        build(self.project, only=KINDS)
+        # resident: the cache and state stay in memory (`bipub serve`); else they are read
+        # back from .bipub-cache/ by every build (`bipub build`)
+        self.kept = Kept(BuildCache()) if resident else None
+        self.killed: tuple[dict[str, bytes], dict[str, bytes]] | None = None
+        self._build()
+
+    def _build(self) -> Any:
+        return build(self.project, only=KINDS, kept=self.kept)
 
     def teardown(self) -> None:
         shutil.rmtree(self.tmp, ignore_errors=True)
@@ -121,8 +186,8 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
         extra=st.sampled_from(["", "heading", "code", "unknown-code", "unsafe-link", "long"]),
     )
     def edit_body(self, data: st.DataObject, body: str, extra: str) -> None:
-        """Only the body changes (the front matter stays byte for byte): a quick rebuild
-        (src/bipub/quick.py) unless the reading time or a translation state changes."""
+        """Only the body changes (the front matter stays byte for byte): the post's pages and,
+        when its reading time changes, the listings that show its card."""
         path = self._existing_post(data)
         if path is None:
             return
@@ -144,9 +209,8 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
         value=st.sampled_from(["캐시", "스케줄러 <b>&</b>", "[KV] cache", "캐시"]),
     )
     def retitle(self, data: st.DataObject, field: str, value: str) -> None:
-        """Only the title or the description changes (often back to an earlier one): a quick
-        rebuild (src/bipub/quick.py), in a series too (alpha and beta: the series pages and
-        every member's series box), unless the series' title-prefix warning changes."""
+        """Only the title or the description changes (often back to an earlier one), in a
+        series too (alpha and beta: the series pages and every member's series box)."""
         path = self._existing_post(data)
         if path is None:
             return
@@ -165,9 +229,8 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
         ),
     )
     def retag(self, data: st.DataObject, tags: list[str]) -> None:
-        """Only the tags change (or go): a quick rebuild (src/bipub/quick.py `_relist`) for a post
-        whose tags keep their names: tag pages re-paginated, made or removed (and the series
-        page of a series member)."""
+        """Only the tags change (or go): tag pages paginated again, made or removed, tag
+        names ranked again."""
         path = self._existing_post(data)
         if path is None:
             return
@@ -184,9 +247,8 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
         updated=st.sampled_from([None, "2026-10-01"]),
     )
     def redate(self, data: st.DataObject, day: str, updated: str | None) -> None:
-        """Only the date (and the update) of a Korean post change: a quick rebuild
-        (src/bipub/quick.py `_relist`): listings reordered (a series member that the date would
-        move in its series builds in full)."""
+        """Only the date (and the update) of a Korean post change: listings reordered, a
+        series ordered by date too."""
         if not self.names:
             return
         path = (
@@ -253,6 +315,65 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
             encoding="utf-8",
         )
 
+    @rule(data=st.data())
+    def toggle_draft(self, data: st.DataObject) -> None:
+        """A post becomes a draft (it leaves the listings, feeds and its series) or is one no
+        more."""
+        path = self._existing_post(data)
+        if path is None:
+            return
+        lines = path.read_text(encoding="utf-8").split("\n")
+        end = lines.index("---", 1)
+        head = [line for line in lines[1:end] if not line.startswith("draft:")]
+        if len(head) == end - 1:
+            head.append("draft: true")
+        path.write_text("\n".join(["---", *head, *lines[end:]]), encoding="utf-8")
+
+    @rule(
+        data=st.data(),
+        series=st.sampled_from([None, "연재", "다른 연재", "A series"]),
+        order=st.sampled_from([None, 1, 2, 3]),
+    )
+    def change_series(self, data: st.DataObject, series: str | None, order: int | None) -> None:
+        """A post joins, leaves or changes its series, or its place in it."""
+        path = self._existing_post(data)
+        if path is None:
+            return
+        lines = path.read_text(encoding="utf-8").split("\n")
+        end = lines.index("---", 1)
+        head = [ln for ln in lines[1:end] if not ln.startswith(("series:", "series_order:"))]
+        if series is not None:
+            head.append(f"series: {series}")
+            if order is not None:
+                head.append(f"series_order: {order}")
+        path.write_text("\n".join(["---", *head, *lines[end:]]), encoding="utf-8")
+
+    @rule(word=words)
+    def change_catalog(self, word: str) -> None:
+        """The project's own Korean catalog: the reading time's wording changes."""
+        theme = Path(output.__file__).parent.parent / "theme" / "locales" / "ko" / "LC_MESSAGES"
+        folder = self.project / "locales" / "ko" / "LC_MESSAGES"
+        folder.mkdir(parents=True, exist_ok=True)
+        text = (theme / "messages.po").read_text(encoding="utf-8")
+        text = text.replace('msgstr "%(n)d분 분량"', f'msgstr "%(n)d분 {word}"')
+        (folder / "messages.po").write_text(text, encoding="utf-8")
+
+    @rule(data=st.data(), at=st.integers(min_value=1, max_value=80))
+    def kill_update(self, data: st.DataObject, at: int) -> None:
+        """An edit, then an update killed at its `at`-th write (or not, if it has fewer)."""
+        path = self._existing_post(data)
+        if path is None:
+            return
+        text = path.read_text(encoding="utf-8")
+        old = tree_snapshot(self.project / "site")
+        path.write_text(text.replace("\n## ", f"\n킬 {at}.\n\n## ", 1) + f"\n킬 {at}\n")
+        with ExitStack() as stack:
+            _killing(stack, at)
+            try:
+                self._build()
+            except Killed:
+                self.killed = (old, tree_snapshot(self.project / "site"))
+
     @rule()
     def nothing(self) -> None:
         """No edit: the next build finds the output up to date (src/bipub/uptodate.py)."""
@@ -274,12 +395,16 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
     def incremental_equals_clean(self) -> None:
         if not hasattr(self, "project"):
             return
-        got = build(self.project, only=KINDS)
         clean = self.tmp / "clean"
-        shutil.rmtree(clean, ignore_errors=True)
+        # (built over the last clean build: its writes are a full build's, its pages all new)
         want = build(self.project, clean, use_cache=False, only=KINDS)
-        incremental = _without_pdf(tree_snapshot(self.project / "site"))
         expected = _without_pdf(tree_snapshot(clean))
+        if self.killed is not None:
+            old, seen = self.killed
+            self.killed = None
+            assert _without_pdf(seen) in (_without_pdf(old), expected), "a half-published site"
+        got = self._build()
+        incremental = _without_pdf(tree_snapshot(self.project / "site"))
         assert sorted(incremental) == sorted(expected)
         assert _folders(self.project / "site") == _folders(clean), got.cache_note
         differing = [p for p in expected if incremental[p] != expected[p]]
@@ -287,10 +412,61 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
         assert got.warnings == want.warnings, got.cache_note
 
 
-IncrementalEqualsClean.TestCase.settings = settings(
-    max_examples=6,
-    stateful_step_count=6,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-TestIncrementalEqualsClean = IncrementalEqualsClean.TestCase
+class TestIncrementalEqualsClean(IncrementalEqualsClean.TestCase):  # type: ignore[misc,name-defined]
+    settings = settings(
+        max_examples=50,
+        stateful_step_count=20,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
+
+
+@pytest.mark.slow
+def test_incremental_equals_clean_longer(request: pytest.FixtureRequest) -> None:
+    """The nightly-style run: `pytest -m slow tests/integration/test_incremental.py` (CI runs
+    every test, so this one runs only when slow tests are asked for by name)."""
+    if "slow" not in (request.config.getoption("markexpr") or ""):
+        pytest.skip("the long run of the state machine: select it with -m slow")
+    run_state_machine_as_test(
+        IncrementalEqualsClean,
+        settings=settings(
+            max_examples=300,
+            stateful_step_count=40,
+            deadline=None,
+            suppress_health_check=[HealthCheck.too_slow],
+        ),
+    )
+
+
+@pytest.mark.parametrize("resident", [False, True], ids=["restored", "resident"])
+def test_an_update_killed_at_every_write_leaves_the_old_or_the_new_site(
+    tmp_path: Path, resident: bool
+) -> None:
+    """Issue 16 item 3: a retitled post changes its pages, the listings, tag and series pages,
+    the feed, posts.json, status.json and the llms files. Killed at each write of that update
+    in turn, the site is the old one or the new one, whole; the next build equals a clean one."""
+    project = tmp_path / "p"
+    shutil.copytree(PROJECTS / "minimal", project)
+    kept = Kept(BuildCache()) if resident else None
+    build(project, only=KINDS, kept=kept)
+    post = project / "content/ko/posts/alpha.md"
+    clean = tmp_path / "clean"
+    at, outcomes = 0, set()
+    while True:
+        at += 1
+        old = tree_snapshot(project / "site")
+        post.write_text(post.read_text(encoding="utf-8").replace("title: ", f"title: {at}", 1))
+        build(project, clean, use_cache=False, only=KINDS)
+        new = tree_snapshot(clean)
+        with ExitStack() as stack:
+            seen = _killing(stack, at)
+            with suppress(Killed):
+                build(project, only=KINDS, kept=kept)
+        site = tree_snapshot(project / "site")
+        assert site in (old, new), f"killed at write {at}: a half-published site"
+        outcomes.add("old" if site == old else "new")
+        build(project, only=KINDS, kept=kept)
+        assert tree_snapshot(project / "site") == new, f"after the kill at write {at}"
+        if seen[0] < at:  # the update had fewer writes: every one was killed once
+            break
+    assert outcomes == {"old", "new"} and at > 20

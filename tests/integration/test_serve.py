@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bipub.serve import BuildState, make_handler, safe_path
+from bipub.serve import ServeStatus, make_handler, safe_path
 
 
 @pytest.fixture
@@ -25,8 +25,8 @@ def site(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def server(site: Path) -> Iterator[tuple[int, BuildState]]:
-    state = BuildState()
+def server(site: Path) -> Iterator[tuple[int, ServeStatus]]:
+    state = ServeStatus()
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(site, state))
     httpd.daemon_threads = False  # server_close() waits for every request thread
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
@@ -58,21 +58,21 @@ def get(port: int, path: str) -> tuple[int, bytes]:
         "/%ff%fe",
     ],
 )
-def test_requests_outside_the_site_are_404(server: tuple[int, BuildState], path: str) -> None:
+def test_requests_outside_the_site_are_404(server: tuple[int, ServeStatus], path: str) -> None:
     port, _ = server
     status, body = get(port, path)
     assert status == 404
     assert b"secret" not in body and b"root:" not in body
 
 
-def test_pages_are_served_with_the_reload_script(server: tuple[int, BuildState]) -> None:
+def test_pages_are_served_with_the_reload_script(server: tuple[int, ServeStatus]) -> None:
     port, _ = server
     status, body = get(port, "/ko/")
     assert status == 200
     assert "홈".encode() in body and b"/__bipub/events" in body
 
 
-def test_directory_without_slash_redirects(server: tuple[int, BuildState]) -> None:
+def test_directory_without_slash_redirects(server: tuple[int, ServeStatus]) -> None:
     port, _ = server
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
     conn.request("GET", "/ko")
@@ -88,7 +88,7 @@ def test_safe_path_is_component_wise(site: Path) -> None:
     assert safe_path(site, "/ko/") == (site / "ko" / "index.html").resolve()
 
 
-def test_reload_event_after_rebuild(server: tuple[int, BuildState]) -> None:
+def test_reload_event_after_rebuild(server: tuple[int, ServeStatus]) -> None:
     port, state = server
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
     conn.request("GET", "/__bipub/events")
@@ -119,7 +119,7 @@ def test_a_build_in_progress_is_never_served(tmp_path: Path) -> None:
     with staged(out) as tree:
         tree.add("ko/index.html", "<html><body>v1</body></html>", "ko", "t")
         publish(tree)
-    state = BuildState()
+    state = ServeStatus()
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(out, state))
     httpd.daemon_threads = False
     serving = threading.Thread(target=httpd.serve_forever, daemon=True)

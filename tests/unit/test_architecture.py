@@ -66,7 +66,7 @@ RANKS: dict[str, int] = {
     "i18n_catalogs": 4,
     "translate": 4,
     "pipeline": 5,
-    "quick": 5,
+    "buildstate": 4,
     "serve": 6,
     "commands": 7,
     "cli": 8,

@@ -93,15 +93,6 @@ def build(
             f"pages, {result.files} files; checked in {result.seconds:.2f} s{warn}) → {shown}/"
         )
         return
-    if result.quick is not None:
-        edited = ", ".join(result.quick) or "no file (only folders changed)"
-        rendered = sum(result.pages.values()) - result.reused
-        ui.info(
-            f"Quick rebuild of {edited}: {rendered} page{'s' if rendered != 1 else ''} "
-            f"rendered again, {result.changed} of {result.files} files changed, in "
-            f"{result.seconds:.2f} s{warn} → {shown}/"
-        )
-        return
     ui.info(
         f"Built {sum(result.pages.values())} pages ({per_lang}; {result.reused} unchanged), "
         f"{result.files} files ({result.changed} changed) in {result.seconds:.2f} s{warn} "

@@ -5,7 +5,6 @@ Every problem is collected, so one run reports all of them. Nothing here renders
 
 from __future__ import annotations
 
-import hashlib
 import os
 import unicodedata
 from dataclasses import dataclass
@@ -45,7 +44,6 @@ class Document:
     body_line: int
     yaml: YamlDoc
     digest: str = ""  # of the file's bytes: what caches and fingerprints key on
-    head: str = ""  # digest of the front matter: equal heads, equal meta (src/bipub/quick.py)
 
     @property
     def pair_key(self) -> str:
@@ -76,25 +74,6 @@ class Document:
         """The body's reading time (load/reading.py), computed once per document."""
         return reading_minutes(self.body, self.lang)
 
-    @cached_property
-    def meta_rest(self) -> str:
-        """A digest of the front matter without title and description (src/bipub/quick.py
-        `meta_rest`: an edit that leaves it equal can be rebuilt quickly)."""
-        meta = self.meta
-        fields = sorted(set(meta.model_fields_set) - RETITLABLE)
-        data = meta.model_dump(exclude=set(RETITLABLE))
-        return hashlib.sha256(repr((fields, sorted(data.items()))).encode("utf-8")).hexdigest()
-
-    @cached_property
-    def meta_fixed(self) -> str:
-        """A digest of the front matter without title, description, tags and dates
-        (src/bipub/quick.py: an edit of a post that leaves it equal can be rebuilt quickly, the
-        listings that show it with it)."""
-        meta = self.meta
-        fields = sorted(set(meta.model_fields_set) - RELISTABLE)
-        data = meta.model_dump(exclude=set(RELISTABLE))
-        return hashlib.sha256(repr((fields, sorted(data.items()))).encode("utf-8")).hexdigest()
-
     def __getstate__(self) -> dict[str, object]:
         # the build cache keeps the document with where its sections are in the body and their
         # hashes, not their texts (they would double its size): splitting 10,000 bodies and
@@ -105,8 +84,6 @@ class Document:
         return state
 
 
-RETITLABLE = frozenset({"title", "description"})  # front matter a quick rebuild can change
-RELISTABLE = RETITLABLE | {"tags", "date", "updated"}  # (a post's: with the listings)
 _SPANS = "_section_spans"  # in a pickled Document's state: section_spans()
 
 
@@ -219,19 +196,6 @@ def load_content(
     return Content(cv, documents, frozenset(failed), frozenset(failed_cv))
 
 
-def load_document(root: Path, rel: str, collector: Collector) -> Document | None:
-    """Load one post or page, `content/<lang>/<kind>/<name>.md`, as `load_content` loads it
-    (src/bipub/quick.py: the files an edit touched). Problems go to `collector`."""
-    parts = rel.split("/")
-    if len(parts) < 4 or parts[0] != CONTENT_DIR or parts[2] not in KINDS:
-        raise ValueError(f"{rel} is not a post or page")
-    lang, kind = parts[1], parts[2]
-    path = root / rel
-    data = path.read_bytes()
-    kind_dir = root / CONTENT_DIR / lang / kind
-    return _load_document(root, path, data, digest_bytes(data), lang, kind, kind_dir, collector)
-
-
 def _walk(folder: Path, root: Path, collector: Collector) -> list[Path]:
     # scandir: a folder's entries say whether they are links or folders without a system call
     # each (thousands of posts)
@@ -336,8 +300,6 @@ def _read_document(
     if doc is None:
         return digest, None, found
     doc.reading_minutes  # noqa: B018 - computed now, kept with the document
-    doc.meta_rest  # noqa: B018 - computed now, kept with the document
-    doc.meta_fixed  # noqa: B018 - computed now, kept with the document
     for section in doc.sections:
         section.digest  # noqa: B018 - computed now, kept with the document
     return digest, doc, found
@@ -374,5 +336,4 @@ def _load_document(
     except ValidationError as exc:
         collector.extend(validation_diagnostics(exc, doc, rel, model=FrontMatter))
         return None
-    head = digest_bytes(f"{split.body_line}\n{split.yaml_text}".encode())
-    return Document(rel, lang, kind, name, meta, split.body, split.body_line, doc, digest, head)
+    return Document(rel, lang, kind, name, meta, split.body, split.body_line, doc, digest)

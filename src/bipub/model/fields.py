@@ -54,8 +54,8 @@ IsoDate = Annotated[date, BeforeValidator(_parse_iso_date)]
 class Strict(BaseModel):
     """Base of every content and config model: unknown keys are errors, no type coercion."""
 
-    # defer_build: a schema is built when a model first validates, not at import (a quick
-    # rebuild validates one front matter and no CV; `bipub --help` validates nothing)
+    # defer_build: a schema is built when a model first validates, not at import (a build
+    # after one edit validates one front matter and no CV; `bipub --help` validates nothing)
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
 
 

@@ -26,7 +26,7 @@ from bipub.model.validate import validation_diagnostics
 from bipub.pair.status import StatusFile, load_status
 from bipub.pair.units import Unit, nfc
 
-if TYPE_CHECKING:  # the CV's modules load when a CV is paired (a quick rebuild pairs a post)
+if TYPE_CHECKING:  # the CV's modules load when a CV is paired
     from bipub.pair.cv_merge import MergedCv
 
 State = Literal["source", "translated", "draft", "stale", "missing"]
@@ -321,20 +321,6 @@ def _pair_documents(
         if entry is not None:
             entries.append(entry)
     return entries
-
-
-def pair_entry(
-    config: SiteConfig,
-    kind: Kind,
-    key: str,
-    docs: dict[str, Document],
-    status: dict[str, StatusFile],
-    collector: Collector,
-) -> tuple[Entry | None, list[Unit]]:
-    """One entry paired alone, as `pair_site` pairs it among the others (src/bipub/quick.py:
-    an edited post whose front matter did not change)."""
-    units: list[Unit] = []
-    return _pair_group(config, kind, key, docs, status, collector, units, {}), units
 
 
 def _pair_group(

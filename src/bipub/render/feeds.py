@@ -45,8 +45,7 @@ class FeedItem:
 
 @dataclass(frozen=True)
 class FeedParts:
-    """An Atom feed before its entries' bodies are rendered in: a quick rebuild
-    (src/bipub/quick.py) keeps these and renders only the edited post's body again."""
+    """An Atom feed before its entries' bodies are rendered in (`feed_xml` joins them)."""
 
     lang: str
     title: str
@@ -103,16 +102,13 @@ def atom_feed(
     lang: str,
     url: urls.UrlBuilder,
     render: RenderFn,
-    keep: dict[str, tuple[FeedParts, dict[str, str]]] | None = None,
 ) -> bytes:
-    """The language's Atom feed. `keep` receives its parts and bodies (src/bipub/quick.py)."""
+    """The language's Atom feed."""
     parts = feed_parts(site, lang, url)
     bodies = {}
     for entry in site.posts(lang)[:FEED_SIZE]:
         doc = entry.versions[lang].doc
         bodies[doc.rel] = render(doc).html
-    if keep is not None:
-        keep[lang] = (parts, bodies)
     return feed_xml(parts, bodies)
 
 
@@ -162,8 +158,7 @@ SitemapPart = tuple[Route, str, bool]  # a route, its <url> elements, whether th
 
 
 def sitemap_parts(site: Site, plan: Plan, url: urls.UrlBuilder) -> list[SitemapPart]:
-    """The sitemap by route, in its order (`sitemap_join` makes the file; a quick rebuild that
-    changes the tag pages replaces the parts of their routes: src/bipub/quick.py)."""
+    """The sitemap by route, in its order (`sitemap_join` makes the file)."""
     lastmods: dict[tuple[str, ...], date | None] = {
         ("post", e.key): (e.updated or e.date) for e in site.entries
     }

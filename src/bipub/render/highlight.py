@@ -22,8 +22,8 @@ Two things make that cheaper, both keeping Pygments' rule that the first rule th
   with the same rules share one pattern, and so do states that share rules (`include`).
 
 Both cost time up front (parsing a state's rules: ~10 ms for Python's main state, ~50 ms for
-CSS's; compiling a joined pattern: ~4 µs per character of pattern), and a fresh process (a quick
-rebuild) highlights a few blocks. So a state runs Pygments' loop over all its rules until that
+CSS's; compiling a joined pattern: ~4 µs per character of pattern), and a fresh process (`bipub build`
+after one edit) highlights a few blocks. So a state runs Pygments' loop over all its rules until that
 has cost about what its analysis costs, then loops over the rules that can match at each
 position, and joins each group of rules once looping over it has cost about what joining costs
 (`_PARSE_US` and the other measured costs set the thresholds). Each way gives the same tokens.
@@ -414,7 +414,7 @@ def _no_dispatch(char: str) -> Joined:  # pragma: no cover - never called: the t
 class _States(dict[str, State]):
     """A lexer's states, each prepared when first used: a lexer has dozens of states and a code
     block visits a few, and compiling a joined pattern costs far more than matching with it
-    (a quick rebuild highlights a handful of blocks in a fresh process)."""
+    (a build after one edit highlights a handful of blocks in a fresh process)."""
 
     def __init__(self, tokens: dict[str, list[Rule]]) -> None:
         super().__init__()

@@ -38,6 +38,7 @@ from bipub.render.views import (
 )
 
 Route = tuple[str, ...]
+EntryId = tuple[str, str]  # (kind, key) of a post or page
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,7 @@ class PageSpec:
     deps: Callable[[], object] | None = None  # cheap summary of what the page is made from
     doc: Document | None = None  # the document whose body the page shows (posts and pages)
     lists: tuple[str, ...] = ()  # the keys of the posts whose cards it shows (listings)
+    made_of: tuple[EntryId, ...] = ()  # a post's or page's: its entry and its series' members
 
 
 @dataclass
@@ -64,6 +66,8 @@ class Plan:
     routes: dict[Route, dict[str, PageSpec]] = field(default_factory=dict)  # route → lang → page
 
     paths: dict[str, PageSpec] = field(default_factory=dict)
+    # each entry → the pages made of it (its own, its series' members') and showing its card
+    shows: dict[EntryId, list[str]] = field(default_factory=dict)
 
     def add(self, spec: PageSpec) -> None:
         clash = self.paths.get(spec.path)
@@ -82,6 +86,10 @@ class Plan:
         self.paths[spec.path] = spec
         self.pages.setdefault(spec.lang, []).append(spec)
         self.routes.setdefault(spec.route, {})[spec.lang] = spec
+        for made_of in spec.made_of:
+            self.shows.setdefault(made_of, []).append(spec.path)
+        for key in spec.lists:
+            self.shows.setdefault(("posts", key), []).append(spec.path)
 
 
 def with_body(shell: PostView, rendered: RenderedMarkdown) -> PostView:
@@ -103,7 +111,7 @@ def series_nav(
 ) -> SeriesNav:
     """The series box and pager of a post page: the series' `name` and `slug` in `lang`, its
     members' slugs and titles as `lang` shows them (`shown`, in series order), and the place of
-    the page's own post among them (src/bipub/quick.py makes them again when a title changes)."""
+    the page's own post among them."""
     parts = tuple(
         (i + 1, title, url.href(urls.post(lang, member)), i == at)
         for i, (member, title) in enumerate(shown)
@@ -132,6 +140,9 @@ class HtmlRenderer:
         self._slugs: dict[tuple[str, str, str], set[str]] = {}
         self._tag_links: dict[tuple[str, str], TagLink] = {}  # (lang, slug) → its link
         self._pdf_posts: dict[str, set[str]] = {}
+        # page (its URL path) → its fingerprint, known without working it out (buildstate.py:
+        # its entries did not change since the build that worked it out)
+        self.known: dict[str, str] = {}
 
     # ------------------------------------------------------------------ planning
     def plan(self) -> Plan:
@@ -232,9 +243,7 @@ class HtmlRenderer:
         )
 
     def plan_tag(self, plan: Plan, lang: str, tag: Tag, members: Sequence[Entry]) -> None:
-        """A tag's pages: its posts (`members`, newest first), `posts_per_page` to a page.
-        (A quick rebuild plans them with stand-ins that have a `kind` and a `key` and whose
-        cards it has given `_cards`: src/bipub/quick.py.)"""
+        """A tag's pages: its posts (`members`, newest first), `posts_per_page` to a page."""
         language = self.config.language(lang)
         per_page = self.config.posts_per_page
         slug = tag.slug
@@ -280,12 +289,24 @@ class HtmlRenderer:
                 content_lang=doc.lang,
                 canonical_path=canonical,
                 doc=doc,
+                made_of=self._made_of(entry, lang),
             )
         )
+
+    def _made_of(self, entry: Entry, lang: str) -> tuple[EntryId, ...]:
+        """The entries a post's or page's page is made of: its own, and its series' members
+        (the series box shows their titles)."""
+        series = self.site.series_by_entry.get((lang, entry.key))
+        if series is None:
+            return ((entry.kind, entry.key),)
+        return ((entry.kind, entry.key), *((m.kind, m.key) for m in series.entries))
 
     # ------------------------------------------------------------------ fingerprints
     def fingerprint(self, plan: Plan, spec: PageSpec, global_key: str) -> str | None:
         """A hash of everything the page is made from, or None if it cannot be summarized."""
+        known = self.known.get(spec.path)
+        if known is not None:
+            return known
         if spec.deps is None:
             return None
         siblings = plan.routes.get(spec.route, {})
@@ -295,6 +316,42 @@ class HtmlRenderer:
         summary = (global_key, spec.template, spec.path, spec.title, spec.canonical_path, meta)
         data = repr((summary, spec.deps())).encode("utf-8")
         return hashlib.sha256(data).hexdigest()
+
+    def entry_key(self, entry: Entry) -> str:
+        """What an entry's own pages and its card are made of in every language, but for the
+        site-wide key (`global_key`): its documents' bytes, translation states, dates and slug,
+        its tags' shown names, its series (name and members) and its PDF. An entry with the
+        same key as in the last build has the same card; its pages, if their series' members
+        too have the same keys, have the same fingerprints (buildstate.py)."""
+        parts: list[object] = [entry.slug, entry.source_lang, entry.date, entry.updated]
+        parts.append(entry.series_order)
+        for lang, version in sorted(entry.versions.items()):
+            doc = version.doc
+            series = self.site.series_by_entry.get((lang, entry.key))
+            parts.append(
+                (
+                    lang,
+                    doc.rel,
+                    doc.digest,
+                    version.state,
+                    version.stale_keys,
+                    version.draft_keys,
+                    tuple((link.name, link.slug) for link in self.card_tags(entry, lang)),
+                    (series.name, series.slug, tuple(e.key for e in series.entries))
+                    if series is not None
+                    else None,
+                    self._post_pdf_href(entry, lang),
+                )
+            )
+        return hashlib.sha256(repr(parts).encode("utf-8")).hexdigest()
+
+    def card_keys(self) -> dict[tuple[str, str, str], str]:
+        """The keys of the cards made so far, by (kind, key, language)."""
+        return dict(self._card_key_memo)
+
+    def reuse_card_keys(self, keys: dict[tuple[str, str, str], str]) -> None:
+        """Card keys from the last build of entries whose `entry_key` did not change."""
+        self._card_key_memo.update(keys)
 
     def _card_key(self, entry: Entry, lang: str) -> str:
         """What a post's card shows, as a string (memoized: a card is on many pages). The card
@@ -367,8 +424,7 @@ class HtmlRenderer:
         }
 
     def series_context(self, lang: str, series: Series) -> dict[str, Any]:
-        """A series page's: the series and its members' cards (a quick rebuild gives stand-ins
-        with a `kind` and a `key` whose cards it has given `_cards`: src/bipub/quick.py)."""
+        """A series page's: the series and its members' cards."""
         return {"series": series, "posts": [self._card(e, lang) for e in series.entries]}
 
     # ------------------------------------------------------------------ view pieces
@@ -455,7 +511,7 @@ class HtmlRenderer:
 
     def post_shell(self, entry: Entry, lang: str) -> PostView:
         """The view of a post or page without its body (`with_body` adds it): all the page
-        shows that is not its document's Markdown (src/bipub/quick.py keeps these)."""
+        shows that is not its document's Markdown."""
         version = entry.versions[lang]
         nav = None
         series = self.site.series_by_entry.get((lang, entry.key))

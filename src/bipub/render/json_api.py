@@ -6,6 +6,7 @@ them, and nothing else (bipub's own `id` pairing keys are removed).
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -139,8 +140,7 @@ def posts_json(site: Site, lang: str, url: urls.UrlBuilder) -> str:
 
 
 def post_records(site: Site, lang: str, url: urls.UrlBuilder) -> list[tuple[str, str]]:
-    """posts.json as (entry key, record text) pairs in file order: a quick rebuild
-    (src/bipub/quick.py) replaces a retitled post's record and joins them again."""
+    """posts.json as (entry key, record text) pairs in file order (`join_records` joins them)."""
     return [(entry.key, dump_record(post_record(entry, lang, url))) for entry in site.posts(lang)]
 
 
@@ -193,8 +193,7 @@ def unit_record(unit: Unit, status: StatusFile | None) -> dict[str, Any]:
 
 
 def status_records(site: Site, lang: str) -> list[tuple[str, str]]:
-    """status.json as (unit key, record text) pairs in file order: a quick rebuild
-    (src/bipub/quick.py) replaces one entry's records and joins them again."""
+    """status.json as (unit key, record text) pairs in file order (`status_json` joins them)."""
     return [(record["key"], dump_record(record)) for record in unit_states(site, lang)]
 
 
@@ -210,6 +209,13 @@ def _drop_id(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def schemas() -> dict[str, str]:
+    """The JSON schemas of the API (worked out once per process: they depend only on the
+    models, and pydantic takes ~0.1 s to make them)."""
+    return dict(_schemas())
+
+
+@functools.cache
+def _schemas() -> tuple[tuple[str, str], ...]:
     from bipub.model.cv import CV
 
     cv = _drop_id(CV.model_json_schema(mode="serialization"))
@@ -224,8 +230,8 @@ def schemas() -> dict[str, str]:
         "type": "array",
         "items": StatusApiEntry.model_json_schema(),
     }
-    return {
-        "cv.schema.json": dumps(cv),
-        "posts.schema.json": dumps(posts),
-        "status.schema.json": dumps(status),
-    }
+    return (
+        ("cv.schema.json", dumps(cv)),
+        ("posts.schema.json", dumps(posts)),
+        ("status.schema.json", dumps(status)),
+    )

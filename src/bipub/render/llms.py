@@ -70,8 +70,7 @@ def _link_text(text: str | None) -> str:
 
 @dataclass(frozen=True)
 class Lines:
-    """A text file as its lines, with the line of each post (by entry key): a quick rebuild
-    (src/bipub/quick.py) replaces the line of a retitled post and joins them again (`text`)."""
+    """A text file as its lines, with the line of each post (by entry key); `text` joins them."""
 
     lines: list[str]
     posts: dict[str, int]

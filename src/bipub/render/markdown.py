@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
@@ -121,7 +121,7 @@ def _highlighter(unknown: list[str], blocks: Blocks | None, fast: bool) -> objec
             html = blocks[key]
         else:
             # imported here: Pygments and its lexers load only for a page with a code block
-            # (start-up time of an incremental build that renders a few pages)
+            # (start-up time of an update that renders a few pages)
             from bipub.render.highlight import highlight, lexer_for
 
             lexer = lexer_for(name, fast)
@@ -159,8 +159,8 @@ def render_markdown(
     source: str, *, raw_html: bool = False, blocks: Blocks | None = None, fast: bool | None = None
 ) -> RenderedMarkdown:
     """`blocks`: highlighted code blocks from earlier (and for later) renders; Pygments output
-    depends on nothing but the language name and the code (src/bipub/quick.py keeps them, so a
-    quick rebuild compiles no lexer for blocks it has highlighted before). `fast`: force the fast
+    depends on nothing but the language name and the code (`bipub serve` keeps them between
+    updates, so an update compiles no lexer for blocks it has highlighted before). `fast`: force the fast
     paths on or off (tests; default: on verified upstream versions only)."""
     md = _parser(raw_html, FAST_MARKDOWN if fast is None else fast)
     return _render(md, source, blocks, FAST_HIGHLIGHT if fast is None else fast)
@@ -271,8 +271,10 @@ class MarkdownCache:
         collector: Collector,
         notes: dict[str, tuple[Diagnostic, ...]] | None = None,
         blocks: Blocks | None = None,
+        earlier: Mapping[str, RenderedMarkdown] | None = None,
     ) -> None:
         self.raw_html = raw_html
+        self.earlier = earlier if earlier is not None else {}  # bodies rendered before, by key
         self.collector = collector
         self.notes = notes if notes is not None else {}
         self.blocks = blocks
@@ -284,13 +286,14 @@ class MarkdownCache:
         """Render a document's body once per build."""
         hit = self._cache.get(doc.rel)
         if hit is None:
-            hit = self._cache[doc.rel] = render_markdown(
-                doc.body, raw_html=self.raw_html, blocks=self.blocks
-            )
+            hit = self.earlier.get(self.key(doc)) if doc.digest else None
+            if hit is None:
+                hit = render_markdown(doc.body, raw_html=self.raw_html, blocks=self.blocks)
+            self._cache[doc.rel] = hit
             found = _warnings(doc.rel, hit, doc.body_line)
             self.collector.extend(found)
             if doc.digest:
-                key = self._note_key(doc)
+                key = self.key(doc)
                 self.notes[key] = found
                 self._used.add(key)
         return hit
@@ -300,12 +303,12 @@ class MarkdownCache:
         there, else by rendering it."""
         if doc.rel in self._cache or doc.rel in self._replayed:
             return
-        found = self.notes.get(self._note_key(doc)) if doc.digest else None
+        found = self.notes.get(self.key(doc)) if doc.digest else None
         if found is None:
             self(doc)
             return
         self._replayed.add(doc.rel)
-        self._used.add(self._note_key(doc))
+        self._used.add(self.key(doc))
         self.collector.extend(found)
 
     def merge(self, notes: dict[str, tuple[Diagnostic, ...]]) -> None:
@@ -318,7 +321,8 @@ class MarkdownCache:
         keeps (older versions of documents are dropped, so the cache does not grow forever)."""
         return {key: self.notes[key] for key in self._used}
 
-    def _note_key(self, doc: Document) -> str:
+    def key(self, doc: Document) -> str:
+        """What a body's rendering depends on: the document's bytes and the raw-HTML option."""
         return f"{int(self.raw_html)}:{doc.digest}:{doc.rel}"
 
 

@@ -65,10 +65,16 @@ class MemoryBytecodeCache(jinja2.BytecodeCache):
         self._store[bucket.key] = bucket.bytecode_to_string()
 
 
+# Compiled templates of every build in this process without a cache folder (--no-cache): a
+# pure memo (Jinja keys a template's code by its file and checks it against its source), so
+# `bipub serve` and the test suite compile each template once.
+_IN_MEMORY = MemoryBytecodeCache()
+
+
 def bytecode_cache(folder: Path | None) -> jinja2.BytecodeCache:
     """Compiled templates on disk (.bipub-cache/jinja/, keyed by template source) or in memory."""
     if folder is None:
-        return MemoryBytecodeCache()
+        return _IN_MEMORY
     folder.mkdir(parents=True, exist_ok=True)
     return jinja2.FileSystemBytecodeCache(str(folder))
 

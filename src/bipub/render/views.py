@@ -30,9 +30,6 @@ class ForeignText(str):
         obj.lang = lang
         return obj
 
-    def __reduce__(self) -> tuple[Any, ...]:  # pickled in the quick-rebuild kit (quick.py)
-        return (ForeignText, (str(self), self.lang))
-
     def __html__(self) -> str:
         return str(
             Markup('<span lang="{}" class="untranslated">{}</span>').format(
@@ -72,9 +69,6 @@ class View:
     def __setitem__(self, name: str, value: Any) -> None:
         self._fields[name] = value
 
-    def __reduce__(self) -> tuple[Any, ...]:  # pickled in the quick-rebuild kit (quick.py)
-        return (_view, (self._fields,))
-
     def __getitem__(self, name: str) -> Any:
         return self._fields[name]
 
@@ -89,10 +83,6 @@ class View:
 
     def __repr__(self) -> str:
         return f"View({self._fields!r})"
-
-
-def _view(fields: dict[str, Any]) -> View:
-    return View(**fields)
 
 
 def cv_view(

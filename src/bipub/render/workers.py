@@ -110,12 +110,12 @@ def render_pages(
         decided = [(None, False)] * len(pages)
     elif (
         meanwhile is not None
-        and len(pages) >= MIN_PAGES_FOR_WORKERS
+        and sum(spec.path not in renderer.known for spec in pages) >= MIN_PAGES_FOR_WORKERS
         and worker_count() > 1
         and can_fork()
     ):
-        # fingerprinting every page of a big site takes seconds: workers do it (and keep the
-        # unchanged files) while this process makes the other outputs on a core of its own
+        # fingerprinting every page of a big site takes seconds (but those it knows already:
+        # buildstate.py): workers do it (and keep the unchanged files) while this process makes the other outputs on a core of its own
         # (each worker makes every card it needs again: more workers than that cost more)
         decide = partial(_decide, renderer, plan, pages, tree, previous, global_key)
         helpers = worker_count() - 1

@@ -35,7 +35,6 @@ import os
 import secrets
 import shutil
 import stat
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -336,82 +335,6 @@ def clean_leftovers(out: Path) -> None:
     except DiagnosticError:
         pass  # another build is writing it (it cleans up itself), or the lock is stale (the
         # next build that writes takes it over, and says so)
-
-
-def replace_files(out: Path, files: list[tuple[str, bytes]]) -> list[str]:
-    """Replace a few files of the published output in place (a quick rebuild, src/bipub/quick.py):
-    each file is written beside its old self and renamed over it, so a reader sees the old
-    file or the new one, never a partial one; the old inode (which the spare copy may share)
-    is never written to. Files whose bytes are unchanged are left alone. Returns the paths
-    written. The caller has checked that the output is as the last build left it."""
-    out = real_output(out)
-    written = []
-    with output_lock(out):
-        for path, data in files:
-            check_relative(path)
-            target = out / path
-            if _same_bytes(target, data):
-                continue
-            folder = os.path.dirname(target)
-            _folders(out, path)
-            try:
-                mode = stat.S_IMODE(os.lstat(target).st_mode)  # as the build made it
-            except FileNotFoundError:
-                mode = 0o644
-            fd, tmp = tempfile.mkstemp(prefix=".bipub-", dir=folder)
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(data)
-                os.chmod(tmp, mode)
-                os.replace(tmp, target)
-            except BaseException:
-                with suppress(FileNotFoundError):
-                    os.unlink(tmp)
-                raise
-            written.append(path)
-    return written
-
-
-def _folders(out: Path, path: str) -> None:
-    """Make the folders of `path` that are not there (a new tag's page), each a real folder:
-    not a symbolic link planted since, which would lead outside the output folder."""
-    folder = str(out)
-    for part in path.split("/")[:-1]:
-        folder = os.path.join(folder, part)
-        try:
-            if not stat.S_ISDIR(os.lstat(folder).st_mode):
-                raise ValueError(f"output path {path!r} escapes the output folder")
-        except FileNotFoundError:
-            os.mkdir(folder)
-
-
-def remove_files(out: Path, paths: list[str]) -> list[str]:
-    """Remove files of the published output (a quick rebuild's tag pages that are no longer:
-    src/bipub/quick.py), and the folders they leave empty. Returns the paths removed (a path
-    that is not there is skipped). The caller has checked that the output is as the last build
-    left it."""
-    out = real_output(out)
-    removed = []
-    with output_lock(out):
-        for path in paths:
-            check_relative(path)
-            target = out / path
-            folder = os.path.dirname(target)
-            try:
-                if not stat.S_ISDIR(os.lstat(folder).st_mode):  # a symbolic link planted since
-                    raise ValueError(f"output path {path!r} escapes the output folder")
-            except FileNotFoundError:
-                continue  # its folder is not there: nor is the file
-            try:
-                os.unlink(target)
-            except FileNotFoundError:
-                continue
-            removed.append(path)
-            parent = Path(folder)
-            while parent != out and not any(parent.iterdir()):
-                parent.rmdir()
-                parent = parent.parent
-    return removed
 
 
 def _clean_leftovers(out: Path) -> None:

@@ -1,0 +1,233 @@
+"""The output kinds of a build, each one object with one interface.
+
+    kind.render(job, tree)   # write this kind's files of the build into the staged tree
+    kind.owns(path)          # whether a published file is one of this kind's (build --only)
+
+HTML pages (with the site's static files), feeds (Atom feeds, sitemap, robots.txt), the JSON
+API, llms.txt and the PDFs. A `RenderJob` carries what they all render from: the paired site,
+the languages to render, the planned pages, the Jinja environments, the Markdown cache. The
+outputs shared by every language (the sitemap, llms.txt at the root, the schemas, the root
+pages, the bilingual CV) are written only when every language is built.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import jinja2
+
+from bipub.cache import BuildCache, user_cache_dir
+from bipub.diagnostics import Collector, Diagnostic, DiagnosticError
+from bipub.load.content import Document
+from bipub.pair.site import Site
+from bipub.project import Project
+from bipub.render import feeds, json_api, llms, pdf, urls
+from bipub.render.html import HtmlRenderer, Plan
+from bipub.render.markdown import MarkdownCache, RenderedMarkdown
+from bipub.render.templates import THEME_DIR
+from bipub.render.workers import render_pages
+from bipub.write.output import OutputTree
+
+
+@dataclass(frozen=True)
+class RenderJob:
+    """What every output kind of one build renders from."""
+
+    project: Project
+    site: Site
+    langs: list[str]  # the languages this build renders
+    url: urls.UrlBuilder
+    markdown: MarkdownCache
+    envs: dict[str, jinja2.Environment]  # every language's
+    renderer: HtmlRenderer
+    plan: Plan
+    collector: Collector
+    cache: BuildCache | None  # None: --no-cache
+
+    @property
+    def every_language(self) -> bool:
+        """Whether the outputs shared by all languages are built too."""
+        return self.langs == self.site.config.codes
+
+
+class Output(Protocol):
+    kind: str  # its `build --only` name
+
+    def render(self, job: RenderJob, tree: OutputTree) -> None: ...
+
+    def owns(self, path: str) -> bool: ...
+
+
+class Feeds:
+    kind = "feeds"
+
+    def __init__(self) -> None:
+        # the bodies the feeds show (a part of them the next build can start from:
+        # buildstate.py), by MarkdownCache.key
+        self.bodies: dict[str, RenderedMarkdown] = {}
+
+    def render(self, job: RenderJob, tree: OutputTree) -> None:
+        def body(doc: Document) -> RenderedMarkdown:
+            rendered = self.bodies[job.markdown.key(doc)] = job.markdown(doc)
+            return rendered
+
+        for lang in job.langs:
+            feed = feeds.atom_feed(job.site, lang, job.url, body)
+            tree.add(urls.feed(lang)[1:], feed, lang, "feed")
+        if job.every_language:
+            sitemap = feeds.sitemap_join(feeds.sitemap_parts(job.site, job.plan, job.url))
+            tree.add("sitemap.xml", sitemap, None, "sitemap")
+            tree.add("robots.txt", feeds.robots(job.url), None, "robots")
+
+    def owns(self, path: str) -> bool:
+        return path.rsplit("/", 1)[-1] in ("feed.xml", "sitemap.xml", "robots.txt")
+
+
+class JsonApi:
+    kind = "json"
+
+    def render(self, job: RenderJob, tree: OutputTree) -> None:
+        site, url = job.site, job.url
+        for lang in job.langs:
+            cv = json_api.cv_json(site, lang)
+            if cv is not None:
+                tree.add(urls.api(lang, "cv")[1:], cv, lang, "cv.json")
+            tree.add(urls.api(lang, "posts")[1:], json_api.posts_json(site, lang, url), lang, "api")
+            status = json_api.status_json(json_api.status_records(site, lang))
+            tree.add(urls.api(lang, "status")[1:], status, lang, "api")
+        if job.every_language:
+            for name, text in json_api.schemas().items():
+                tree.add(f"api/schema/{name}", text, None, "schema")
+
+    def owns(self, path: str) -> bool:
+        return path.startswith("api/") and not path.endswith(".pdf")
+
+
+class Llms:
+    kind = "llms"
+
+    def render(self, job: RenderJob, tree: OutputTree) -> None:
+        site, url = job.site, job.url
+        for lang in job.langs:
+            tree.add(urls.llms(lang)[1:], llms.llms_txt(site, lang, url), lang, "llms.txt")
+            tree.add(urls.llms(lang, True)[1:], llms.llms_full_txt(site, lang, url), lang, "llms")
+        if job.every_language:
+            default = site.config.default_language
+            tree.add("llms.txt", llms.llms_txt(site, default, url, root=True), None, "llms.txt")
+            full = llms.llms_full_txt(site, default, url)
+            tree.add("llms-full.txt", full, None, "llms-full.txt")
+
+    def owns(self, path: str) -> bool:
+        return path.rsplit("/", 1)[-1] in ("llms.txt", "llms-full.txt")
+
+
+class Pdfs:
+    """CVs, the bilingual CV (every language built) and opted-in posts, rendered in parallel
+    by render/pdf.py; the build's fixed time comes from SOURCE_DATE_EPOCH."""
+
+    kind = "pdf"
+
+    def render(self, job: RenderJob, tree: OutputTree) -> None:
+        for path, data, owner, origin in pdf.render_pdfs(
+            job.project,
+            job.site,
+            job.langs,
+            job.envs,
+            job.markdown,
+            job.collector,
+            bilingual=job.every_language,
+            now=pdf.build_time(os.environ),
+            cache_dir=user_cache_dir() if job.cache is not None else None,  # --no-cache: None
+        ):
+            tree.add(path, data, owner, origin)
+
+    def owns(self, path: str) -> bool:
+        return path.endswith(".pdf")
+
+
+class HtmlPages:
+    """Every planned page, the root pages (/ and 404.html) and the static files. The pages
+    are rendered (or kept: their fingerprint did not change) by render/workers.py; the
+    `others` kinds (not PDFs) are rendered in this process while workers work."""
+
+    kind = "html"
+
+    def __init__(
+        self,
+        others: Sequence[Output],
+        global_key: str,
+        previous: dict[str, tuple[str, tuple[int, int, int, int]]] | None,
+        entries: dict[tuple[str, str], str],
+        on_pages: Callable[[int], None] | None = None,
+        on_start: Callable[[int], None] | None = None,
+    ) -> None:
+        self.others = others
+        self.global_key = global_key
+        self.previous = previous  # the last build's pages (build cache), None: render all
+        self.entries = entries  # the entries' keys the fingerprints are made from
+        self.on_pages = on_pages
+        self.on_start = on_start
+        self.counts: dict[str, int] = {}  # pages per language, once rendered
+        self.fingerprints: dict[str, str] = {}  # of every page rendered or kept
+
+    def render(self, job: RenderJob, tree: OutputTree) -> None:
+        def meanwhile() -> None:
+            for other in self.others:
+                other.render(job, tree)
+            if job.every_language:
+                default = job.site.config.default_language
+                for path, html in job.renderer.render_root_pages(
+                    job.plan, job.envs[default], job.collector
+                ):
+                    tree.add(urls.output_file(path), html, None, path)
+                _static(job.project, tree)
+
+        self.counts, self.fingerprints = render_pages(
+            job.renderer,
+            job.markdown,
+            job.plan,
+            job.envs,
+            job.langs,
+            tree,
+            job.collector,
+            self.on_pages,
+            self.previous,
+            self.global_key,
+            self.on_start,
+            meanwhile=meanwhile,
+        )
+
+    def owns(self, path: str) -> bool:
+        return not any(other.owns(path) for other in (Feeds(), JsonApi(), Llms(), Pdfs()))
+
+
+def _static(project: Project, tree: OutputTree) -> None:
+    theme_static = THEME_DIR / "static"
+    project_files: dict[str, Path] = {}
+    if project.static.is_dir():
+        for path in sorted(project.static.rglob("*")):
+            if path.is_symlink():
+                raise DiagnosticError(
+                    [
+                        Diagnostic(
+                            path.relative_to(project.root).as_posix(),
+                            None,
+                            "symlink",
+                            "symbolic links are not followed",
+                        )
+                    ]
+                )
+            if path.is_file():
+                project_files[path.relative_to(project.static).as_posix()] = path
+    if theme_static.is_dir():
+        for path in sorted(theme_static.rglob("*")):
+            if path.is_file():
+                rel = "assets/" + path.relative_to(theme_static).as_posix()
+                if rel not in project_files:
+                    tree.add(rel, path.read_bytes(), None, f"theme {rel}")
+    for rel, path in project_files.items():
+        tree.add(rel, path.read_bytes(), None, f"static/{rel}")

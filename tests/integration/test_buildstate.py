@@ -1,0 +1,172 @@
+"""What a build leaves for the next one (src/bipub/buildstate.py), and what the next one does
+with it: fingerprints carried for pages made only of unchanged entries, a note for `-v` that
+says what was carried or why nothing was, a signed file that is ignored when it is not ours,
+and warnings found again by the update (so --strict fails as a full build would).
+
+Byte equality with clean builds after any sequence of edits is the state machine's job
+(test_incremental.py); these pin the behaviour around it.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bipub import buildstate
+from bipub.cache import BuildCache
+from bipub.diagnostics import DiagnosticError
+from bipub.pipeline import Kept, build
+from bipub.project import Project
+from tests.conftest import PROJECTS, tree_snapshot
+
+KINDS = {"html", "json", "feeds", "llms"}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "p"
+    shutil.copytree(PROJECTS / "minimal", root)
+    build(root, only=KINDS)
+    return root
+
+
+def _edit(root: Path, rel: str, old: str, new: str) -> None:
+    path = root / rel
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def _carried(note: str) -> tuple[int, int]:
+    found = re.search(r"(\d+) of (\d+) pages keep their fingerprints", note)
+    assert found, note
+    return int(found[1]), int(found[2])
+
+
+def _clean(root: Path, tmp_path: Path) -> dict[str, bytes]:
+    build(root, tmp_path / "clean", use_cache=False, only=KINDS)
+    return tree_snapshot(tmp_path / "clean")
+
+
+def test_a_body_edit_carries_every_page_not_made_of_the_post(project: Path, tmp_path: Path) -> None:
+    """A body edit of the about page carries the fingerprints of every post page (alpha and
+    beta in both languages: beta's English page shows its Korean source); the rest (listings, home, tags, the about pages) is worked out."""
+    path = project / "content/ko/pages/about.md"
+    path.write_text(path.read_text(encoding="utf-8") + "\n더 있습니다.\n", encoding="utf-8")
+    result = build(project, only=KINDS)
+    carried, total = _carried(result.cache_note)
+    assert "1 entry changed (pages/about)" in result.cache_note
+    assert carried == 4 and total == 18  # alpha and beta, each in ko and en
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+
+
+def test_a_series_member_edit_fingerprints_the_other_members_pages(project: Path) -> None:
+    _edit(project, "content/ko/posts/beta.md", "title: 베타 글", "title: 새 베타")
+    result = build(project, only=KINDS)
+    assert "1 entry changed (posts/beta)" in result.cache_note
+    carried, _ = _carried(result.cache_note)
+    assert carried == 2  # the about pages; alpha's pages show beta's title in the series box
+    assert "새 베타".encode() in (project / "site/ko/blog/alpha/index.html").read_bytes()
+
+
+def test_a_template_edit_says_why_nothing_is_carried(project: Path, tmp_path: Path) -> None:
+    (project / "templates").mkdir()
+    (project / "templates/post.html").write_text(
+        '{% extends "base.html" %}{% block content %}<p>NEW</p>{{ post.html }}{% endblock %}\n',
+        encoding="utf-8",
+    )
+    result = build(project, only=KINDS)
+    assert "templates, catalogs, configuration or the site-wide context changed" in (
+        result.cache_note
+    )
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+
+
+def test_a_state_not_signed_by_this_user_is_ignored(project: Path, tmp_path: Path) -> None:
+    (state_file,) = (project / ".bipub-cache").glob("state-*.pickle")
+    state_file.write_bytes(b"\0" * 32 + b"planted")
+    _edit(project, "content/ko/posts/alpha.md", "본문입니다.", "본문이 바뀌었습니다.")
+    result = build(project, only=KINDS)
+    assert "no state of the last build: every page fingerprinted" in result.cache_note
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+    assert buildstate.load(Project(project), project / "site") is not None  # saved again
+
+
+def test_a_partial_build_leaves_the_state_as_it_was(project: Path) -> None:
+    before = (next((project / ".bipub-cache").glob("state-*.pickle"))).read_bytes()
+    _edit(project, "content/ko/posts/alpha.md", "본문입니다.", "본문이 바뀌었습니다.")
+    build(project, langs=["ko"], only=KINDS)
+    after = (next((project / ".bipub-cache").glob("state-*.pickle"))).read_bytes()
+    assert after == before  # (a --lang build works out the fingerprints of some pages only)
+
+
+def test_warnings_of_the_edit_are_found_and_strict_fails_before_writing(project: Path) -> None:
+    before = tree_snapshot(project / "site")
+    _edit(project, "content/ko/posts/alpha.md", "```python", "```nosuchlang")
+    with pytest.raises(DiagnosticError, match="nosuchlang"):
+        build(project, only=KINDS, strict=True)
+    assert tree_snapshot(project / "site") == before
+    result = build(project, only=KINDS)
+    assert any(d.code == "code-language" and "nosuchlang" in d.message for d in result.warnings)
+    _edit(project, "content/ko/posts/alpha.md", "```nosuchlang", "```python")
+    assert not any(d.code == "code-language" for d in build(project, only=KINDS).warnings)
+
+
+def test_a_resident_state_stays_in_memory(project: Path, tmp_path: Path) -> None:
+    """`bipub serve`: the state is kept by the caller, not written to .bipub-cache/."""
+    state_files = sorted((project / ".bipub-cache").glob("state-*.pickle"))
+    stamp = [p.stat().st_mtime_ns for p in state_files]
+    kept = Kept(BuildCache.load(project / ".bipub-cache"))
+    _edit(project, "content/ko/posts/alpha.md", "본문입니다.", "본문이 바뀌었습니다.")
+    first = build(project, only=KINDS, kept=kept)
+    assert kept.state is not None and first.state is kept.state
+    assert "no state of the last build" in first.cache_note
+    _edit(project, "content/ko/posts/alpha.md", "본문이 바뀌었습니다.", "또 바뀌었습니다.")
+    second = build(project, only=KINDS, kept=kept)
+    assert "1 entry changed (posts/alpha)" in second.cache_note
+    assert [p.stat().st_mtime_ns for p in state_files] == stamp
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+
+
+def test_a_build_of_other_output_kinds_keeps_what_rendering_warned_about(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A kept page reports its body's warnings from the build cache's notes. A build without
+    the pages (`bipub serve`'s PDF step, `--only json`) must not drop the notes of documents it
+    did not render: the next build would render every kept page's body again to find them."""
+    from bipub.render import markdown
+
+    build(project, only={"json"})
+    _edit(project, "content/ko/posts/alpha.md", "본문입니다.", "본문이 바뀌었습니다.")
+    rendered: list[str] = []
+    real = markdown.render_markdown
+
+    def spy(source: str, **kwargs: object) -> markdown.RenderedMarkdown:
+        rendered.append(source)
+        return real(source, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(markdown, "render_markdown", spy)
+    build(project, only=KINDS)
+    assert len(rendered) == 1 and "본문이 바뀌었습니다." in rendered[0]
+
+
+def test_kits_of_the_old_quick_rebuild_are_removed(project: Path) -> None:
+    old = project / ".bipub-cache" / "quick-0123456789abcdef.pickle"
+    old.write_bytes(b"an old kit")
+    _edit(project, "content/ko/posts/alpha.md", "본문입니다.", "본문이 바뀌었습니다.")
+    build(project, only=KINDS)
+    assert not old.exists()
+
+
+def test_a_touched_post_changes_no_entry_and_rewrites_nothing(project: Path) -> None:
+    import os
+
+    post = project / "content/ko/posts/alpha.md"
+    st = post.stat()
+    os.utime(post, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    result = build(project, only=KINDS)
+    assert result.changed == 0
+    assert "0 entries changed: 6 of 18 pages keep their fingerprints" in result.cache_note
