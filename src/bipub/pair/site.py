@@ -21,8 +21,9 @@ from bipub.config import SiteConfig
 from bipub.diagnostics import Collector
 from bipub.load.content import Content, Document
 from bipub.model.fields import slugify
-from bipub.model.post import Kind
+from bipub.model.post import Kind, day_of, instant_of
 from bipub.model.validate import validation_diagnostics
+from bipub.pair.assets import check_assets
 from bipub.pair.status import StatusFile, load_status
 from bipub.pair.units import Unit
 
@@ -62,13 +63,28 @@ class Entry:
     source_lang: str
     docs: dict[str, Document]
     versions: dict[str, Version]
-    date: dt.date | None
+    date: dt.date | None  # the day shown (a date-time's date in its own offset)
     updated: dt.date | None
     series_order: int | None
+    published: dt.datetime | None = None  # `date` given as a date-time with offset
+    modified: dt.datetime | None = None  # `updated` given as a date-time with offset
+    order: int | None = None  # front matter `order`: place among posts of the same day
 
     @property
     def source(self) -> Document:
         return self.docs[self.source_lang]
+
+    @property
+    def published_at(self) -> dt.date:
+        """When the post was published, as exactly as its front matter says (feeds)."""
+        return self.published or self.date or date.min
+
+    @property
+    def modified_at(self) -> dt.date | None:
+        """When the post last changed, as exactly as its front matter says (feeds, sitemap)."""
+        if self.updated is not None:
+            return self.modified or self.updated
+        return self.published or self.date
 
 
 @dataclass(frozen=True)
@@ -107,7 +123,7 @@ class Site:
                 for e in self.entries
                 if e.kind == "posts" and lang in e.versions and not e.versions[lang].doc.meta.draft
             ]
-            cached = sorted(out, key=lambda e: (e.date or date.min, e.key), reverse=True)
+            cached = sorted(out, key=post_order_key, reverse=True)
             self._posts[lang] = cached
         return cached
 
@@ -123,6 +139,7 @@ def pair_site(root: Path, config: SiteConfig, content: Content, collector: Colle
     site = Site(config, cv, entries, units, status)
     site.tags = _collect_tags(site, collector)
     site.series = _collect_series(site, collector)
+    check_assets(root, content, collector)  # issue 18: images that name a missing local file
     return site
 
 
@@ -360,7 +377,7 @@ def _pair_group(
     for lang, doc in docs.items():
         if lang == source_lang:
             continue
-        for fname in ("date", "updated", "slug", "series_order", "draft", "pdf"):
+        for fname in ("date", "updated", "slug", "series_order", "draft", "pdf", "order"):
             tv, sv = getattr(doc.meta, fname), getattr(src.meta, fname)
             if fname in doc.meta.model_fields_set and tv != sv:
                 collector.warning(
@@ -416,6 +433,7 @@ def _pair_group(
             )
         else:
             urls[url_key] = shown
+    meta = src.meta
     return Entry(
         kind,
         key,
@@ -423,9 +441,12 @@ def _pair_group(
         source_lang,
         dict(docs),
         versions,
-        src.meta.date,
-        src.meta.updated,
-        src.meta.series_order,
+        day_of(meta.date) if meta.date is not None else None,
+        day_of(meta.updated) if meta.updated is not None else None,
+        meta.series_order,
+        instant_of(meta.date) if meta.date is not None else None,
+        instant_of(meta.updated) if meta.updated is not None else None,
+        meta.order,
     )
 
 
@@ -496,6 +517,15 @@ def _tags_of(entry: Entry, lang: str) -> list[str]:
     if own is not None and "tags" in own.meta.model_fields_set:
         return list(own.meta.tags)
     return list(entry.source.meta.tags)
+
+
+def post_order_key(entry: Entry) -> tuple[dt.date, int, float, str]:
+    """Where a post goes in the lists (sorted by this, newest first, i.e. in reverse): by the
+    day shown; on the same day by `order` (higher first; none counts as 0), then by the time of
+    a date-time (its instant; a plain date comes after every timed post of that day), then by
+    key (reverse alphabetical) — the tie rule documented in docs/_incoming/real-content.md."""
+    when = entry.published.timestamp() if entry.published is not None else float("-inf")
+    return (entry.date or date.min, entry.order or 0, when, entry.key)
 
 
 def series_order_key(entry: Entry) -> tuple[int, date, str]:

@@ -1,0 +1,133 @@
+"""Issue 18, on tests/projects/real_content: a same-day post set, missing images, title-prefix
+and tag variants (one HTML + feeds build shared by the module; no PDFs)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tests.conftest import PROJECTS
+
+
+@dataclass(frozen=True)
+class Built:
+    root: Path
+    exit_code: int
+    stderr: str
+
+    def read(self, rel: str) -> str:
+        return (self.root / "site" / rel).read_text(encoding="utf-8")
+
+
+def build(root: Path, *args: str) -> tuple[int, str]:
+    from bipub.cli import main
+
+    result = CliRunner().invoke(main, ["-C", str(root), "build", *args], catch_exceptions=False)
+    return result.exit_code, result.stderr
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    with pytest.MonkeyPatch.context() as mp:  # (conftest's _fixed_environment is per test)
+        mp.setenv("SOURCE_DATE_EPOCH", "1775520000")
+        mp.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))
+        mp.delenv("DEEPL_AUTH_KEY", raising=False)
+        root = tmp_path_factory.mktemp("rc") / "real_content"
+        shutil.copytree(PROJECTS / "real_content", root)
+        yield root
+
+
+@pytest.fixture(scope="module")
+def built(project: Path) -> Built:
+    code, err = build(project, "--only", "html", "--only", "feeds")
+    return Built(project, code, err)
+
+
+def _post_links(html: str, lang: str) -> list[str]:
+    seen: list[str] = []
+    for slug in re.findall(rf'href="/{lang}/blog/([a-z-]+)/"', html):
+        if slug not in seen:
+            seen.append(slug)
+    return seen
+
+
+# ---------------------------------------------------------------- ordering
+
+
+def test_same_day_posts_follow_order_then_time_then_key(built: Built) -> None:
+    assert built.exit_code == 0, built.stderr
+    expected = ["c-pinned", "b-afternoon", "a-morning", "e-plain", "d-yesterday"]
+    assert _post_links(built.read("ko/blog/index.html"), "ko") == expected
+    assert _post_links(built.read("en/blog/index.html"), "en") == expected
+
+
+def test_date_time_is_shown_as_its_date(built: Built) -> None:
+    html = built.read("ko/blog/index.html")
+    # 2026-04-07T23:30:00-05:00 is shown as the date written (April 7), not the UTC date
+    d = html.index("/ko/blog/d-yesterday/")
+    assert "2026년 4월 7일" in html[d : d + 2000]
+    assert "T23:30" not in html
+    a = built.read("ko/blog/a-morning/index.html")
+    assert "2026년 4월 8일" in a
+
+
+def test_feed_and_sitemap_carry_the_instant(built: Built) -> None:
+    feed = built.read("ko/feed.xml")
+    published = re.findall(r"<published>([^<]+)</published>", feed)
+    assert published == [
+        "2026-04-08T00:00:00Z",  # c-pinned: a plain date
+        "2026-04-08T15:00:00+09:00",
+        "2026-04-08T09:00:00+09:00",
+        "2026-04-08T00:00:00Z",
+        "2026-04-07T23:30:00-05:00",
+    ]
+    assert "<updated>2026-04-08T15:00:00+09:00</updated>" in feed.split("<entry", 1)[0]
+    sitemap = built.read("sitemap.xml")
+    assert re.search(
+        r"<loc>https://real.example.org/ko/blog/a-morning/</loc>\s*"
+        r"<lastmod>2026-04-08T09:00:00\+09:00</lastmod>",
+        sitemap,
+    )
+    assert re.search(
+        r"<loc>https://real.example.org/ko/blog/e-plain/</loc>\s*<lastmod>2026-04-08</lastmod>",
+        sitemap,
+    )
+
+
+# ---------------------------------------------------------------- assets
+
+
+MISSING_ASSETS = [
+    "content/en/cv.yaml:13: warning: /assets/logos/gone.svg: no such file "
+    "(looked for static/assets/logos/gone.svg)",
+    "content/en/cv.yaml:17: warning: /assets/awards/best-talk.png: no such file "
+    "(looked for static/assets/awards/best-talk.png)",
+    "content/ko/posts/a-morning.md:10: warning: image /assets/img/missing.png: no such file "
+    "(looked for static/assets/img/missing.png)",
+    "content/ko/posts/a-morning.md:12: warning: image figure.png: no such file "
+    "(looked for static/ko/blog/a-morning/figure.png)",
+]
+
+
+def test_missing_local_images_are_warnings_at_the_source_line(built: Built) -> None:
+    lines = [line for line in built.stderr.splitlines() if "no such file" in line]
+    assert lines == MISSING_ASSETS
+    assert "in-code.png" not in built.stderr  # an image inside a code block is text
+    assert "acme.svg" not in built.stderr  # it exists in static/
+    assert "example.org/award.png" not in built.stderr  # remote: not checked here
+
+
+def test_missing_images_fail_a_strict_build(project: Path, tmp_path: Path) -> None:
+    root = tmp_path / "strict"
+    shutil.copytree(project, root, ignore=shutil.ignore_patterns("site", ".bipub-cache"))
+    code, err = build(root, "--strict", "--only", "html")
+    assert code == 1
+    for expected in MISSING_ASSETS:
+        location, message = expected.split(": warning: ")
+        assert f"{location}: {message} (--strict)" in err
