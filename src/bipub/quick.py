@@ -73,6 +73,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from bipub import uptodate
 from bipub.cache import UNREADABLE, load_signed, save_signed, user_cache_dir
 from bipub.diagnostics import Collector, Diagnostic
+from bipub.model.post import instant_of
 
 if TYPE_CHECKING:
     import datetime as dt
@@ -783,6 +784,10 @@ def _rebuild(
                         f"{rel}: its front matter changed (more than title, description, tags or "
                         "dates)"
                     )
+                if doc.meta.order is not None or any(  # issue 18: the order within a day
+                    instant_of(d) is not None for d in (doc.meta.date, doc.meta.updated) if d
+                ):  # (a full build places it: pair/site.py post_order_key)
+                    raise NotQuick(f"{rel}: a post with a date-time or order: changed")
                 relisted.add(rel)
             retitled.add(rel)
     groups: dict[tuple[str, str], list[str]] = defaultdict(list)

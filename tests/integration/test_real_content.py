@@ -131,3 +131,29 @@ def test_missing_images_fail_a_strict_build(project: Path, tmp_path: Path) -> No
     for expected in MISSING_ASSETS:
         location, message = expected.split(": warning: ")
         assert f"{location}: {message} (--strict)" in err
+
+
+def test_a_rebuild_after_a_time_edit_reorders_like_a_full_build(
+    project: Path, tmp_path: Path
+) -> None:
+    root = tmp_path / "edit"
+    shutil.copytree(project, root, ignore=shutil.ignore_patterns("site", ".bipub-cache"))
+    code, err = build(root, "--only", "html")
+    assert code == 0, err
+    post = root / "content/ko/posts/e-plain.md"
+    post.write_text(
+        post.read_text(encoding="utf-8").replace(
+            "date: 2026-04-08\n", "date: 2026-04-08T20:00:00+09:00\n"
+        ),
+        encoding="utf-8",
+    )
+    code, err = build(root, "--only", "html")
+    assert code == 0, err
+    html = (root / "site/ko/blog/index.html").read_text(encoding="utf-8")
+    assert _post_links(html, "ko") == [
+        "c-pinned",
+        "e-plain",
+        "b-afternoon",
+        "a-morning",
+        "d-yesterday",
+    ]
