@@ -6,12 +6,20 @@ import re
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field, StrictBool, StrictInt, StrictStr, model_validator
+from pydantic import (
+    AfterValidator,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    field_validator,
+    model_validator,
+)
 
 from bipub.diagnostics import ConfigError, Diagnostic
 from bipub.load.text import TextDecodeError, read_text
 from bipub.load.yaml_strict import YamlError, load_yaml
-from bipub.model.fields import Strict
+from bipub.model.fields import Strict, slugify
 from bipub.model.validate import validation_diagnostics
 
 CONFIG_FILE = "bipub.yaml"
@@ -129,6 +137,12 @@ class SiteConfig(Strict):
     pdf: PdfOptions = PdfOptions()
     check: CheckOptions = CheckOptions()
     translate: TranslateOptions = TranslateOptions()
+    # --- issue 18 (real content): tag spellings, home page, private fields, PDF highlight ---
+    tag_spellings: list[StrictStr] = Field(
+        [],
+        description="The spelling each listed tag is shown with (`torch.compile` over "
+        "`torch-compile`): one entry per tag, matched by its URL slug.",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> SiteConfig:
@@ -146,6 +160,29 @@ class SiteConfig(Strict):
         if not re.match(r"^https?://[^\s/]+(/.*)?$", self.base_url):
             raise ValueError(f"base_url {self.base_url!r} must be an absolute http(s) URL")
         return self
+
+    @field_validator("tag_spellings")
+    @classmethod
+    def _tag_spellings(cls, value: list[str]) -> list[str]:
+        seen: dict[str, str] = {}
+        for spelling in value:
+            slug = slugify(spelling)
+            if not slug:
+                raise ValueError(f"{spelling!r} is empty")
+            if slug in seen:
+                raise ValueError(
+                    f"{seen[slug]!r} and {spelling!r} are the same tag "
+                    f"('{slug}'); keep one"
+                )
+            seen[slug] = spelling
+        return value
+
+    def preferred_tag(self, slug: str) -> str | None:
+        """The spelling bipub.yaml `tag_spellings` names for the tag `slug`, if any."""
+        for spelling in self.tag_spellings:
+            if slugify(spelling) == slug:
+                return spelling
+        return None
 
     @property
     def codes(self) -> list[str]:

@@ -72,8 +72,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from bipub import uptodate
 from bipub.cache import UNREADABLE, load_signed, save_signed, user_cache_dir
-from bipub.diagnostics import Collector, Diagnostic
+from bipub.diagnostics import Collector, Diagnostic, Severity
 from bipub.model.post import instant_of
+from bipub.pair.assets import check_document_assets
+from bipub.pair.site import TagPlaces, add_tag_places, tag_spelling_sources, tag_spelling_warnings
 
 if TYPE_CHECKING:
     import datetime as dt
@@ -88,7 +90,7 @@ if TYPE_CHECKING:
     from bipub.render.html import HtmlRenderer, Plan
     from bipub.render.views import PageMeta, PostCard, PostView, SeriesNav, View
 
-KIT_FORMAT = 13
+KIT_FORMAT = 14  # 14: titles and tag places (issue 18)
 _T = TypeVar("_T")
 SHARDS = 128  # a quick rebuild reads one or two (~90 KB each on a 5,000-post site)
 MAX_EDITED = 24  # more edited files than this since the last full build: build in full
@@ -205,6 +207,11 @@ class Kit:
     entry_shards: list[str]  # the key of each entry shard this kit goes with
     list_shards: list[str]  # and of each listing shard
     token: str = ""  # this kit's own (random): a `Touched` record names the kit it goes with
+    # issue 18: each post document → (language, title, its line, the lines of its tags): the
+    # title-prefix and tag-spelling warnings name files and lines (pair/site.py)
+    titles: dict[str, tuple[str, str, int | None]] = field(default_factory=dict)
+    tag_places: TagPlaces = field(default_factory=dict)  # pair/site.py tag_spelling_sources
+    tag_shown: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -488,6 +495,8 @@ def save_kit(
         entry_keys,
         list_keys,
         secrets.token_hex(16),
+        _title_lines(site.entries),
+        *tag_spelling_sources(site),
     )
     _save_touched(folder, name, Touched(kit.token, frozenset(), frozenset()))
     # posts.json and the llms files by item: only a title or description edit needs them (tens
@@ -771,6 +780,8 @@ def _rebuild(
     edited = _edited(kit, inputs)
     collector = Collector()
     docs = {rel: _load_doc(project, rel, collector) for rel in edited}
+    for doc in docs.values():  # (as pair/site.py pair_site: its warnings are the file's)
+        check_document_assets(project.root, doc, collector)
     retitled: set[str] = set()  # documents whose title, description, tags or dates changed
     relisted: set[str] = set()  # … whose tags or dates changed
     for rel, doc in docs.items():
@@ -790,6 +801,10 @@ def _rebuild(
                     raise NotQuick(f"{rel}: a post with a date-time or order: changed")
                 relisted.add(rel)
             retitled.add(rel)
+    tag_messages = None
+    if retitled:
+        _same_title_warnings(kit, {rel: docs[rel] for rel in retitled})
+        tag_messages = _tag_spelling_messages(kit, {rel: docs[rel] for rel in retitled})
     groups: dict[tuple[str, str], list[str]] = defaultdict(list)
     for rel in edited:
         kind, entry_key, _, _, _ = kit.docs[rel]
@@ -881,6 +896,11 @@ def _rebuild(
 
     warnings = [w for w in kit.warnings if not found_again(w)]
     warnings += [w for w in collector.warnings if found_again(w)]
+    if tag_messages is not None:  # (they name files and lines: issue 18)
+        warnings = [w for w in warnings if w.code != "tag-spellings"]
+        warnings += [
+            Diagnostic(None, None, "tag-spellings", m, Severity.WARNING) for m in tag_messages
+        ]
     warnings = sorted(set(warnings), key=lambda d: (d.file or "", d.line or 0, d.message))
     check_warnings(warnings)
     if not intact():
@@ -1052,6 +1072,58 @@ def _pair(
             if minutes != before.get(doc.rel):
                 changed[lang] = minutes
     return entry, units, changed
+
+
+def _title_lines(entries: list[Entry]) -> dict[str, tuple[str, str, int | None]]:
+    """Kit.titles: what the title-prefix warnings of a full build read."""
+    return {
+        doc.rel: (lang, doc.meta.title, doc.line_of("title"))
+        for entry in entries
+        if entry.kind == "posts"
+        for lang, doc in entry.docs.items()
+    }
+
+
+def _tag_spelling_messages(kit: Kit, edited: dict[str, Document]) -> list[str]:
+    """The tag-spelling warnings with the edited documents' tags (their lines may have moved).
+    Raises NotQuick if a tag's spellings change (what its pages show may change)."""
+    places: TagPlaces = {
+        slug: {spelling: dict(where) for spelling, where in spellings.items()}
+        for slug, spellings in kit.tag_places.items()
+    }
+    for spellings in places.values():
+        for where in spellings.values():
+            for rel in edited:
+                where.pop(rel, None)
+    for doc in edited.values():
+        if doc.kind == "posts" and not doc.meta.draft and "tags" in doc.meta.model_fields_set:
+            add_tag_places(places, doc)
+    for slug in kit.tag_places.keys() | places.keys():
+        then = {t for t, where in kit.tag_places.get(slug, {}).items() if where}
+        now = {t for t, where in places.get(slug, {}).items() if where}
+        if then != now and len(then | now) > 1:
+            raise NotQuick(f"the spellings of tag '{slug}' change")
+    places = {
+        slug: {t: where for t, where in spellings.items() if where}
+        for slug, spellings in places.items()
+    }
+    return tag_spelling_warnings(kit.config, places, kit.tag_shown)
+
+
+def _same_title_warnings(kit: Kit, edited: dict[str, Document]) -> None:
+    """Raises NotQuick if the edited documents change a title-prefix warning (pair/site.py,
+    issue 18)."""
+    from bipub.pair.site import title_prefix_warnings
+
+    for lang in sorted({kit.titles[rel][0] for rel in edited if rel in kit.titles}):
+        then = [(t, rel, line) for rel, (code, t, line) in kit.titles.items() if code == lang]
+        now = [
+            (edited[rel].meta.title, rel, edited[rel].line_of("title")) if rel in edited else item
+            for item in then
+            for rel in (item[1],)
+        ]
+        if title_prefix_warnings(lang, then) != title_prefix_warnings(lang, now):
+            raise NotQuick(f"[{lang}] the warning about title prefixes changes")
 
 
 def _same_series(
@@ -1421,7 +1493,8 @@ def _relist(kit: Kit, lists: ListsKit, paired: list[Entry], touched: Touched) ->
         lang_now = dict(lang_lists.tags)
         for slug, counts in spellings.items():  # (as pair/site.py _collect_tags)
             ranked = sorted(((t, c) for t, c in counts.items() if c > 0), key=_by_use)
-            tag = Tag(slug, ranked[0][0], tuple(t for t, _ in ranked)) if ranked else None
+            name = config.preferred_tag(slug) or (ranked[0][0] if ranked else "")
+            tag = Tag(slug, name, tuple(t for t, _ in ranked)) if ranked else None
             before_tag = lang_lists.tags.get(slug)
             if tag != before_tag:
                 came = before_tag is None and tag is not None and len(tag.spellings) == 1

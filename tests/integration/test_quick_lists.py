@@ -129,7 +129,7 @@ def test_a_tag_spelling_change_builds_in_full(tagged: Path, tmp_path: Path) -> N
     _edit(_post(tagged, name="p2"), "tags: [serving]", "tags: [serving, VLLM]")
     result = build(tagged)
     assert result.quick is None
-    assert "the name or spellings of tag 'vllm' change" in result.cache_note
+    assert "the spellings of tag 'vllm' change" in result.cache_note  # (issue 18's check)
     _assert_clean(tagged, result, tmp_path)
 
 

@@ -189,11 +189,9 @@ def test_a_title_prefix_warning_change_builds_in_full(built: Path, tmp_path: Pat
     _edit(_post(built, "ko", "beta"), "title: 베타 글", 'title: "[kv] 베타 글"')
     result = build(built)
     assert result.quick is None
-    assert (
-        "content/ko/posts/alpha.md, content/ko/posts/beta.md: the warning about the title "
-        "prefixes of series '연재' [ko] changes" in result.cache_note
-    )
-    assert any(d.code == "series-prefix" for d in result.warnings)
+    # issue 18: title prefixes are checked across all posts of a language, not per series
+    assert "[ko] the warning about title prefixes changes" in result.cache_note
+    assert any(d.code == "title-prefix" for d in result.warnings)
     _assert_clean(built, result, tmp_path)
 
 

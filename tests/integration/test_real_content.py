@@ -157,3 +157,52 @@ def test_a_rebuild_after_a_time_edit_reorders_like_a_full_build(
         "a-morning",
         "d-yesterday",
     ]
+
+
+# ---------------------------------------------------------------- variants and warnings
+
+
+def test_title_prefix_variants_are_found_across_all_posts(built: Built) -> None:
+    """No series here: [vllm] in one post against [vLLM] in two is still reported, once."""
+    lines = [line for line in built.stderr.splitlines() if "title prefixes" in line]
+    assert lines == [
+        "bipub: warning: [ko] title prefixes differ in spelling: "
+        "[vllm] in content/ko/posts/b-afternoon.md:2; 2 posts write [vLLM]"
+    ]
+
+
+def test_tag_spelling_warnings_name_the_posts_once(built: Built) -> None:
+    lines = [line for line in built.stderr.splitlines() if "is spelled" in line]
+    assert lines == [
+        "bipub: warning: tag 'kv-cache' is spelled 'KV cache' in content/ko/posts/a-morning.md:5; "
+        "its page shows 'kv-cache' (the most used; choose with tag_spellings in bipub.yaml)",
+        "bipub: warning: tag 'torch-compile' is spelled 'torch-compile' in "
+        "content/ko/posts/e-plain.md:5; its page shows 'torch.compile' (bipub.yaml tag_spellings)",
+        "bipub: warning: tag 'vllm' is spelled 'vllm' in content/ko/posts/a-morning.md:5; "
+        "its page shows 'vLLM' (the most used; choose with tag_spellings in bipub.yaml)",
+    ]
+
+
+def test_tag_spellings_choose_the_spelling_shown(built: Built) -> None:
+    """A 1:1 tie would show 'torch-compile' (alphabetically first); bipub.yaml names
+    'torch.compile'."""
+    for lang in ("ko", "en"):
+        page = built.read(f"{lang}/tags/torch-compile/index.html")
+        assert '<h1 class="page-title">#torch.compile' in page
+        cards = built.read(f"{lang}/blog/index.html")
+        assert ">#torch.compile<" in cards and ">#torch-compile<" not in cards
+
+
+def test_tag_spellings_naming_one_tag_twice_is_a_config_error(tmp_path: Path) -> None:
+    root = tmp_path / "twice"
+    shutil.copytree(PROJECTS / "real_content", root)
+    config = root / "bipub.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + "  - torch-compile\n", encoding="utf-8"
+    )
+    code, err = build(root, "--only", "html")
+    assert code == 2
+    assert (
+        "bipub.yaml:16: tag_spellings: 'torch.compile' and 'torch-compile' are the same tag "
+        "('torch-compile'); keep one" in err
+    ), err

@@ -39,15 +39,23 @@ def check_assets(root: Path, content: Content, collector: Collector) -> None:
                     cv.rel, line, CODE, f"{ref}: no such file (looked for {missing})", key=ref
                 )
     for doc in content.documents:
-        if not _HAS_IMAGE.search(doc.body):
-            continue
-        base = _page_path(doc)
-        for line, ref in markdown_images(doc.body, doc.body_line):
-            missing = files.missing(ref, base)
-            if missing is not None:
-                collector.warning(
-                    doc.rel, line, CODE, f"image {ref}: no such file (looked for {missing})"
-                )
+        check_document_assets(root, doc, collector, files)
+
+
+def check_document_assets(
+    root: Path, doc: Document, collector: Collector, files: _StaticFiles | None = None
+) -> None:
+    """Warn about the Markdown images of one document that name a missing local file."""
+    if not _HAS_IMAGE.search(doc.body):
+        return
+    files = files or _StaticFiles(root / "static")
+    base = _page_path(doc)
+    for line, ref in markdown_images(doc.body, doc.body_line):
+        missing = files.missing(ref, base)
+        if missing is not None:
+            collector.warning(
+                doc.rel, line, CODE, f"image {ref}: no such file (looked for {missing})"
+            )
 
 
 def _cv_images(cv: CvFile) -> Iterator[tuple[int | None, str]]:

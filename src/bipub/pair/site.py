@@ -139,6 +139,10 @@ def pair_site(root: Path, config: SiteConfig, content: Content, collector: Colle
     site = Site(config, cv, entries, units, status)
     site.tags = _collect_tags(site, collector)
     site.series = _collect_series(site, collector)
+    _warn_tag_spellings(site, collector)  # issue 18: once, naming the posts
+    for lang in config.codes:
+        for message in title_prefix_warnings(lang, title_prefixes(site.entries, lang)):
+            collector.warning(None, None, "title-prefix", message)
     check_assets(root, content, collector)  # issue 18: images that name a missing local file
     return site
 
@@ -499,16 +503,111 @@ def _collect_tags(site: Site, collector: Collector) -> dict[str, dict[str, Tag]]
         tags_out: dict[str, Tag] = {}
         for slug, counts in sorted(spellings.items()):
             ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-            if len(ranked) > 1:
-                collector.warning(
-                    None,
-                    None,
-                    "tag-spellings",
-                    f"[{lang}] tag spellings {', '.join(repr(s) for s, _ in ranked)} all "
-                    f"become '{slug}'; the page shows {ranked[0][0]!r}",
-                )
-            tags_out[slug] = Tag(slug, ranked[0][0], tuple(s for s, _ in ranked))
+            name = site.config.preferred_tag(slug) or ranked[0][0]  # (tag_spellings)
+            tags_out[slug] = Tag(slug, name, tuple(s for s, _ in ranked))
         out[lang] = tags_out
+    return out
+
+
+TagPlaces = dict[str, dict[str, dict[str, int | None]]]  # slug → spelling → file → line
+
+
+def _warn_tag_spellings(site: Site, collector: Collector) -> None:
+    """One warning per tag written in more than one spelling (in any language), naming the
+    file and line of each post that writes a spelling the tag's page does not show."""
+    written, shown = tag_spelling_sources(site)
+    for message in tag_spelling_warnings(site.config, written, shown):
+        collector.warning(None, None, "tag-spellings", message)
+
+
+def tag_spelling_sources(site: Site) -> tuple[TagPlaces, dict[str, dict[str, str]]]:
+    """Where each tag spelling is written (slug → spelling → file → line of the tag) and the
+    spelling each language's tag page shows (slug → language → name)."""
+    written: TagPlaces = defaultdict(lambda: defaultdict(dict))
+    for lang in site.config.codes:
+        for entry in site.posts(lang):
+            own = entry.docs.get(lang)
+            writer = own if own is not None and "tags" in own.meta.model_fields_set else None
+            writer = writer or entry.source
+            add_tag_places(written, writer)
+    shown: dict[str, dict[str, str]] = defaultdict(dict)
+    for lang, tags in site.tags.items():
+        for slug, tag in tags.items():
+            shown[slug][lang] = tag.name
+    return {k: {s: dict(p) for s, p in v.items()} for k, v in written.items()}, dict(shown)
+
+
+def add_tag_places(written: TagPlaces, doc: Document) -> None:
+    """Add the tags `doc` writes to `written` (tag_spelling_sources)."""
+    for i, tag in enumerate(doc.meta.tags):
+        slug = slugify(tag)
+        if slug:
+            spellings = written.setdefault(slug, {})
+            spellings.setdefault(tag, {}).setdefault(doc.rel, doc.yaml.line_for(("tags", i)))
+
+
+def tag_spelling_warnings(
+    config: SiteConfig, written: TagPlaces, shown: dict[str, dict[str, str]]
+) -> list[str]:
+    """The tag-spelling warnings (tag_spelling_sources gives `written` and `shown`)."""
+    out = []
+    for slug, by_spelling in sorted(written.items()):
+        if len(by_spelling) < 2:
+            continue
+        names = sorted(set(shown.get(slug, {}).values()))
+        others = []
+        for spelling, where in sorted(by_spelling.items()):
+            if spelling in names:
+                continue
+            places = ", ".join(
+                f"{rel}:{line}" if line else rel for rel, line in sorted(where.items())
+            )
+            others.append(f"{spelling!r} in {places}")
+        if len(names) == 1:
+            showing = f"shows {names[0]!r}"
+        else:
+            showing = "shows " + ", ".join(
+                f"{name!r} [{lang}]" for lang, name in sorted(shown.get(slug, {}).items())
+            )
+        how = (
+            "bipub.yaml tag_spellings"
+            if config.preferred_tag(slug)
+            else "the most used; choose with tag_spellings in bipub.yaml"
+        )
+        out.append(f"tag '{slug}' is spelled {'; '.join(others)}; its page {showing} ({how})")
+    return out
+
+
+def title_prefixes(entries: Sequence[Entry], lang: str) -> list[tuple[str, str, int | None]]:
+    """(title, file, line) of every post written in `lang` (title-prefix check)."""
+    out = []
+    for entry in entries:
+        doc = entry.docs.get(lang)
+        if entry.kind == "posts" and doc is not None:
+            out.append((doc.meta.title, doc.rel, doc.line_of("title")))
+    return out
+
+
+def title_prefix_warnings(lang: str, titles: Sequence[tuple[str, str, int | None]]) -> list[str]:
+    """Warnings about title prefixes (`[vLLM] …`) that differ only in case across the posts of
+    a language: one per prefix, naming the posts (file:line) that spell it unlike most."""
+    groups: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for title, rel, line in titles:
+        m = _TITLE_PREFIX.match(title)
+        if m:
+            groups[m.group(1).casefold()][m.group(1)].append(f"{rel}:{line}" if line else rel)
+    out = []
+    for _, spellings in sorted(groups.items()):
+        if len(spellings) < 2:
+            continue
+        ranked = sorted(spellings.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        major, used = ranked[0]
+        minority = "; ".join(f"[{p}] in {', '.join(sorted(places))}" for p, places in ranked[1:])
+        out.append(
+            f"[{lang}] title prefixes differ in spelling: {minority}; "
+            f"{len(used)} post{'s' if len(used) != 1 else ''} write{'s' if len(used) == 1 else ''}"
+            f" [{major}]"
+        )
     return out
 
 
@@ -571,10 +670,6 @@ def _collect_series(site: Site, collector: Collector) -> dict[str, dict[str, Ser
                     name = doc.meta.series
                     break
             slug = slugify(name)
-            shown = [(e.versions[lang].doc.meta.title, e.versions[lang].doc.rel) for e in members]
-            warning = series_prefix_warning(lang, name, shown)
-            if warning is not None:
-                collector.warning(None, None, "series-prefix", warning)
             series = Series(lang, slug, name, tuple(members))
             series_out[slug] = series
             for e in members:
