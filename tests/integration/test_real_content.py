@@ -198,7 +198,10 @@ def test_tag_spellings_naming_one_tag_twice_is_a_config_error(tmp_path: Path) ->
     shutil.copytree(PROJECTS / "real_content", root)
     config = root / "bipub.yaml"
     config.write_text(
-        config.read_text(encoding="utf-8") + "  - torch-compile\n", encoding="utf-8"
+        config.read_text(encoding="utf-8").replace(
+            "  - torch.compile\n", "  - torch.compile\n  - torch-compile\n"
+        ),
+        encoding="utf-8",
     )
     code, err = build(root, "--only", "html")
     assert code == 2
@@ -206,3 +209,133 @@ def test_tag_spellings_naming_one_tag_twice_is_a_config_error(tmp_path: Path) ->
         "bipub.yaml:16: tag_spellings: 'torch.compile' and 'torch-compile' are the same tag "
         "('torch-compile'); keep one" in err
     ), err
+
+
+# ---------------------------------------------------------------- what a reader and a recruiter see
+
+
+def test_pdf_control_beside_the_name(built: Built) -> None:
+    for lang, first in (("ko", "cv-ko"), ("en", "cv-en")):
+        html = built.read(f"{lang}/index.html")
+        row = html[html.index('<div class="cv-name-row">') :]
+        row = row[: row.index("</div>")]
+        assert '<h1 class="cv-name">' in row
+        hrefs = re.findall(r'href="(/pdf/[^"]+)"', row)
+        other = "cv-en" if first == "cv-ko" else "cv-ko"
+        assert hrefs == [f"/pdf/{first}.pdf", f"/pdf/{other}.pdf", "/pdf/cv-ko-en.pdf"]
+        assert 'class="cv-pdf__link cv-pdf__link--primary"' in row
+
+
+def test_home_cv_shows_the_latest_posts_before_the_cv_details(built: Built) -> None:
+    html = built.read("ko/index.html")
+    latest = html.index('class="latest-compact"')
+    assert latest < html.index('class="cv-section')
+    block = html[latest : html.index("</nav>", latest)]
+    expected = ["c-pinned", "b-afternoon", "a-morning", "e-plain", "d-yesterday"]
+    assert _post_links(block, "ko") == expected
+    assert "2026년 4월 8일" in block
+
+
+@pytest.fixture(scope="module")
+def blog_home(project: Path) -> Built:
+    root = project.parent / "blog_home"
+    shutil.copytree(PROJECTS / "real_content", root)
+    with (root / "bipub.yaml").open("a", encoding="utf-8") as f:
+        f.write("home: blog\n")
+    code, err = build(root, "--only", "html", "--only", "feeds")
+    return Built(root, code, err)
+
+
+def test_home_blog_puts_the_cv_at_its_own_url(blog_home: Built) -> None:
+    assert blog_home.exit_code == 0, blog_home.stderr
+    home = blog_home.read("ko/index.html")
+    assert 'class="cv-header cv-header--short"' in home
+    assert '<a href="/ko/cv/">이력서 전체 보기' in home
+    assert 'class="cv-section' not in home  # the full CV is not on the home page
+    assert _post_links(home, "ko")[:5] == [
+        "c-pinned",
+        "b-afternoon",
+        "a-morning",
+        "e-plain",
+        "d-yesterday",
+    ]
+    assert home.index('class="cv-pdf"') < home.index('class="latest"')
+    cv = blog_home.read("en/cv/index.html")
+    assert 'class="cv-section' in cv and 'class="cv-pdf"' in cv
+    assert '<a href="/en/cv/" aria-current="page">CV</a>' in cv  # in the menu
+    assert '<link rel="alternate" hreflang="ko" href="https://real.example.org/ko/cv/">' in cv
+    assert "<loc>https://real.example.org/ko/cv/</loc>" in blog_home.read("sitemap.xml")
+    assert '<a href="/ko/cv/">이력서</a>' in blog_home.read("404.html")
+
+
+def test_home_must_be_cv_or_blog(tmp_path: Path) -> None:
+    root = tmp_path / "bad_home"
+    shutil.copytree(PROJECTS / "real_content", root)
+    with (root / "bipub.yaml").open("a", encoding="utf-8") as f:
+        f.write("home: posts\n")
+    code, err = build(root, "--only", "html")
+    assert code == 2
+    assert "bipub.yaml:21: home: Input should be 'cv' or 'blog'" in err, err
+
+
+@pytest.fixture(scope="module")
+def full(project: Path) -> Built:
+    """Every output, PDFs included (private_fields: contact.phone, pdf_only)."""
+    root = project.parent / "full"
+    shutil.copytree(PROJECTS / "real_content", root)
+    code, err = build(root)
+    return Built(root, code, err)
+
+
+PHONE = "1234 5678"
+
+
+def test_private_fields_stay_out_of_public_outputs(full: Built) -> None:
+    assert full.exit_code == 0, full.stderr
+    site = full.root / "site"
+    leaks = [
+        p.relative_to(site).as_posix()
+        for p in site.rglob("*")
+        if p.is_file() and p.suffix != ".pdf" and PHONE in p.read_text(encoding="utf-8")
+    ]
+    assert leaks == []
+    assert "tel:" not in full.read("ko/index.html")
+
+
+def test_pdf_only_fields_stay_in_the_pdfs(full: Built) -> None:
+    for name in ("cv-ko", "cv-en", "cv-ko-en"):
+        text = _pdf_text(full.root / "site" / "pdf" / f"{name}.pdf")
+        assert PHONE in text, name
+
+
+def test_private_fields_leave_the_pdfs_too_without_pdf_only(tmp_path: Path) -> None:
+    root = tmp_path / "private"
+    shutil.copytree(PROJECTS / "real_content", root)
+    config = root / "bipub.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8").replace("pdf_only: true", "pdf_only: false"),
+        encoding="utf-8",
+    )
+    code, err = build(root, "--only", "pdf")
+    assert code == 0, err
+    assert PHONE not in _pdf_text(root / "site" / "pdf" / "cv-en.pdf")
+
+
+def test_a_private_field_the_cv_does_not_have_is_a_config_error(tmp_path: Path) -> None:
+    root = tmp_path / "fax"
+    shutil.copytree(PROJECTS / "real_content", root)
+    config = root / "bipub.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8").replace("path: contact.phone", "path: contact.fax"),
+        encoding="utf-8",
+    )
+    code, err = build(root, "--only", "html")
+    assert code == 2
+    assert "bipub.yaml:" in err and "contact has no field 'fax'" in err, err
+
+
+def _pdf_text(path: Path) -> str:
+    import subprocess
+
+    out = subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True, check=True)
+    return out.stdout.decode("utf-8")

@@ -6,6 +6,8 @@ the renderers read. Nothing here formats or writes.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import datetime as dt
 import re
 from collections import defaultdict
@@ -113,6 +115,8 @@ class Site:
     series: dict[str, dict[str, Series]] = field(default_factory=dict)  # lang → slug → Series
     series_by_entry: dict[tuple[str, str], Series] = field(default_factory=dict)
     _posts: dict[str, list[Entry]] = field(default_factory=dict, repr=False)
+    # the CV the PDFs show: `cv` with the bipub.yaml private_fields marked pdf_only (issue 18)
+    pdf_cv: dict[str, MergedCv] = field(default_factory=dict)
 
     def posts(self, lang: str) -> list[Entry]:
         """Posts shown in a language, newest first (drafts excluded). Do not mutate the list."""
@@ -136,7 +140,8 @@ def pair_site(root: Path, config: SiteConfig, content: Content, collector: Colle
     cv = _pair_cv(config, content, collector)
     units: list[Unit] = [u for merged in cv.values() for u in merged.units]
     entries = _pair_documents(config, content, status, collector, units)
-    site = Site(config, cv, entries, units, status)
+    site = Site(config, without_private(cv, config, pdf=False), entries, units, status)
+    site.pdf_cv = without_private(cv, config, pdf=True)
     site.tags = _collect_tags(site, collector)
     site.series = _collect_series(site, collector)
     _warn_tag_spellings(site, collector)  # issue 18: once, naming the posts
@@ -145,6 +150,38 @@ def pair_site(root: Path, config: SiteConfig, content: Content, collector: Colle
             collector.warning(None, None, "title-prefix", message)
     check_assets(root, content, collector)  # issue 18: images that name a missing local file
     return site
+
+
+def without_private(cv: dict[str, MergedCv], config: SiteConfig, pdf: bool) -> dict[str, MergedCv]:
+    """The CVs without the fields bipub.yaml `private_fields` keeps out (of the PDFs too,
+    `pdf`, unless marked pdf_only)."""
+    paths = [p for p, pdf_only in config.private_paths().items() if not (pdf and pdf_only)]
+    if not paths:
+        return cv
+    out = {}
+    for lang, merged in cv.items():
+        data = copy.deepcopy(merged.data)
+        for path in paths:
+            _drop(data, path.split("."))
+        dropped = {tuple(path.split(".")) for path in paths}
+        fallbacks = {
+            fb
+            for fb in merged.fallbacks
+            if not any(tuple(n for n in fb if isinstance(n, str))[: len(d)] == d for d in dropped)
+        }
+        out[lang] = dataclasses.replace(merged, data=data, fallbacks=fallbacks)
+    return out
+
+
+def _drop(data: object, names: list[str]) -> None:
+    if isinstance(data, list):
+        for item in data:
+            _drop(item, names)
+    elif isinstance(data, dict):
+        if len(names) == 1:
+            data.pop(names[0], None)
+        elif names[0] in data:
+            _drop(data[names[0]], names[1:])
 
 
 def _pair_cv(config: SiteConfig, content: Content, collector: Collector) -> dict[str, MergedCv]:
@@ -509,7 +546,8 @@ def _collect_tags(site: Site, collector: Collector) -> dict[str, dict[str, Tag]]
     return out
 
 
-TagPlaces = dict[str, dict[str, dict[str, int | None]]]  # slug → spelling → file → line
+TagPlaces = dict[str, dict[str, dict[str, tuple[str, int | None]]]]
+"""slug → spelling → file → (its language, the line of the tag)"""
 
 
 def _warn_tag_spellings(site: Site, collector: Collector) -> None:
@@ -543,7 +581,8 @@ def add_tag_places(written: TagPlaces, doc: Document) -> None:
         slug = slugify(tag)
         if slug:
             spellings = written.setdefault(slug, {})
-            spellings.setdefault(tag, {}).setdefault(doc.rel, doc.yaml.line_for(("tags", i)))
+            where = spellings.setdefault(tag, {})
+            where.setdefault(doc.rel, (doc.lang, doc.yaml.line_for(("tags", i))))
 
 
 def tag_spelling_warnings(
@@ -555,14 +594,17 @@ def tag_spelling_warnings(
         if len(by_spelling) < 2:
             continue
         names = sorted(set(shown.get(slug, {}).values()))
-        others = []
+        others = []  # spellings unlike the one shown in the language of the file
         for spelling, where in sorted(by_spelling.items()):
-            if spelling in names:
-                continue
             places = ", ".join(
-                f"{rel}:{line}" if line else rel for rel, line in sorted(where.items())
+                f"{rel}:{line}" if line else rel
+                for rel, (lang, line) in sorted(where.items())
+                if shown.get(slug, {}).get(lang, spelling) != spelling
             )
-            others.append(f"{spelling!r} in {places}")
+            if places:
+                others.append(f"{spelling!r} in {places}")
+        if not others:  # (each language consistent: 'KV cache' in ko, 'kv-cache' in en)
+            continue
         if len(names) == 1:
             showing = f"shows {names[0]!r}"
         else:

@@ -587,7 +587,7 @@ def _walk(value: Any, path: str = "") -> Iterable[tuple[str, str]]:
 
 
 def _cv_sources(site: Site, lang: str) -> list[tuple[str | None, int | None, str | None, str]]:
-    merged = site.cv[lang]
+    merged = site.pdf_cv[lang]  # (bipub.yaml private_fields: pdf_only kept)
     where: dict[str, tuple[str, int | None]] = {}
     for unit in site.units:
         if unit.target_lang == lang and unit.translation and unit.translation_file:
@@ -858,7 +858,7 @@ def prepare_pdfs(
 
     created = w3c(now)
     for lang in langs:
-        merged = site.cv.get(lang)
+        merged = site.pdf_cv.get(lang)  # (bipub.yaml private_fields: pdf_only kept)
         if merged is None:
             continue
         cv = cv_view(CV, merged.data, merged.fallbacks, merged.source_lang)
@@ -881,7 +881,7 @@ def prepare_pdfs(
             job = PdfJob(document, korean_line_breaks(html), root_url, roots, lang, f"cv ({lang})")
             docs.append(_Doc(job, _cv_sources(site, lang)))
     if bilingual and "ko" in site.cv and "en" in site.cv and "ko" in envs and "en" in envs:
-        ko, en = site.cv["ko"], site.cv["en"]
+        ko, en = site.pdf_cv["ko"], site.pdf_cv["en"]
         en_template = envs["en"].from_string("{{ _(message) }}")
         en_labels: dict[str, Markup] = {}
 
