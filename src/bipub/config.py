@@ -82,6 +82,11 @@ class PdfOptions(Strict):
     posts: StrictBool = Field(
         False, description="Every post also as PDF; front matter `pdf:` overrides per post."
     )
+    highlight_untranslated: StrictBool = Field(  # issue 18
+        True,
+        description="Highlight untranslated CV text in yellow in the PDFs (the notice line "
+        "stays either way; the web pages always highlight).",
+    )
 
 
 class CheckIgnore(Strict):

@@ -339,3 +339,63 @@ def _pdf_text(path: Path) -> str:
 
     out = subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True, check=True)
     return out.stdout.decode("utf-8")
+
+
+# ---------------------------------------------------------------- the CV PDFs
+
+
+def test_bilingual_pdf_prints_text_equal_in_both_languages_once(full: Built) -> None:
+    """The Korean CV leaves skills, the first school and the stat's label untranslated: the
+    same text in both columns is printed once across them."""
+    text = _pdf_text(full.root / "site" / "pdf" / "cv-ko-en.pdf")
+    assert text.count("Python, Rust, Go") == 1
+    assert text.count("Programming languages") == 1
+    assert text.count("Decode throughput") == 1
+    assert text.count("Example University") == 1
+    assert text.count("Other University") == 2  # its GPA label differs (학점 / GPA): two columns
+    assert text.count("Serves models.") == 1 and "모델을 서빙합니다." in text  # translated: both
+
+
+def test_a_value_that_carries_its_label_is_not_labelled_twice(full: Built) -> None:
+    for lang in ("ko", "en"):
+        html = full.read(f"{lang}/index.html")
+        assert '<p class="school__gpa">Overall GPA: 4.17 / 4.50</p>' in html
+        label = "학점" if lang == "ko" else "GPA"
+        assert f'<p class="school__gpa"><span class="label">{label}</span> 3.9 / 4.0</p>' in html
+        pdf = _pdf_text(full.root / "site" / "pdf" / f"cv-{lang}.pdf")
+        assert "Overall GPA: 4.17" in pdf and "GPA Overall" not in pdf and "학점 Overall" not in pdf
+        assert f"{label} 3.9 / 4.0" in pdf
+
+
+YELLOW = bytes((255, 244, 194))  # print.css .untranslated
+
+
+def _yellow_pixels(pdf: Path) -> int:
+    import subprocess
+
+    ppm = subprocess.run(
+        ["pdftoppm", "-r", "40", "-f", "1", "-l", "1", str(pdf)], capture_output=True, check=True
+    ).stdout
+    # P6 header: magic, width, height, maxval, each followed by whitespace
+    parts = ppm.split(maxsplit=4)
+    pixels = parts[4]
+    return sum(1 for i in range(0, len(pixels) - 2, 3) if pixels[i : i + 3] == YELLOW)
+
+
+def test_untranslated_text_is_highlighted_in_the_pdfs_by_default(full: Built) -> None:
+    pdf = full.root / "site" / "pdf" / "cv-ko.pdf"
+    assert _yellow_pixels(pdf) > 20
+    assert "표시된 부분은 아직 번역되지 않아" in _pdf_text(pdf)
+
+
+def test_the_pdf_highlight_can_be_turned_off(tmp_path: Path) -> None:
+    root = tmp_path / "plain"
+    shutil.copytree(PROJECTS / "real_content", root)
+    with (root / "bipub.yaml").open("a", encoding="utf-8") as f:
+        f.write("pdf:\n  highlight_untranslated: false\n")
+    code, err = build(root, "--only", "pdf", "--only", "html")
+    assert code == 0, err
+    pdf = root / "site" / "pdf" / "cv-ko.pdf"
+    assert _yellow_pixels(pdf) == 0
+    assert "일부 내용은 아직 번역되지 않아 원문으로 보입니다." in _pdf_text(pdf)  # the notice stays
+    assert 'class="untranslated"' in (root / "site/ko/index.html").read_text(encoding="utf-8")

@@ -845,6 +845,7 @@ def prepare_pdfs(
             "site_url": config.site_url,
             "generator": f"bipub {__version__}",
             "pairs": pairs,
+            "highlight_untranslated": config.pdf.highlight_untranslated,  # issue 18
         }
 
     def render_template(name: str, env: jinja2.Environment, context: dict[str, Any]) -> str | None:
