@@ -74,7 +74,7 @@ _TABLE: tuple[tuple[str, Default, str, str], ...] = (
     ("url-clash", E, "pair", "Two pages map to the same URL."),
     ("tag", E, "pair", "A tag of a post is empty (or becomes empty as a URL)."),
     ("tag-spellings", W, "pair", "Several spellings of a tag become one page; the most used spelling is shown."),
-    ("series-prefix", W, "pair", "The bracketed title prefixes of one series' posts differ in spelling ([vllm] / [vLLM])."),
+    ("title-prefix", W, "pair", "The bracketed title prefixes of a language's posts differ only in case ([vllm] / [vLLM]); the message names the posts that differ from most."),
     ("translation-state", W, "build", "Pages shown with a notice because their translation is missing, a draft or stale."),
     # --- rendering
     ("template", E, "render", "A Jinja2 template has a syntax error, is missing, or failed while rendering."),

@@ -9,12 +9,14 @@ from typing import Annotated, Literal
 
 from pydantic import (
     AfterValidator,
+    BaseModel,
     Field,
     PrivateAttr,
     StrictBool,
     StrictInt,
     StrictStr,
     ValidationError,
+    field_validator,
     model_validator,
 )
 
@@ -22,7 +24,7 @@ from bipub.codes import CODES
 from bipub.diagnostics import ConfigError, Diagnostic
 from bipub.load.text import TextDecodeError, read_text
 from bipub.load.yaml_strict import YamlError, load_yaml
-from bipub.model.fields import Strict
+from bipub.model.fields import Strict, slugify
 from bipub.model.validate import validation_diagnostics
 
 CONFIG_FILE = "bipub.yaml"
@@ -96,6 +98,11 @@ class PdfOptions(Strict):
     posts: StrictBool = Field(
         False, description="Every post also as PDF; front matter `pdf:` overrides per post."
     )
+    highlight_untranslated: StrictBool = Field(  # issue 18
+        True,
+        description="Highlight untranslated CV text in yellow in the PDFs (the notice line "
+        "stays either way; the web pages always highlight).",
+    )
 
 
 class CheckIgnore(Strict):
@@ -156,6 +163,33 @@ class Limits(Strict):
     )
 
 
+class PrivateField(Strict):
+    """A CV field kept out of the public outputs (issue 18)."""
+
+    path: StrictStr = Field(description="Dotted CV path, e.g. 'contact.phone'.")
+    pdf_only: StrictBool = Field(
+        False, description="Keep it in the CV PDFs (it stays out of HTML, JSON and llms.txt)."
+    )
+
+
+def check_cv_path(path: str) -> str:
+    """A dotted path of CV fields (`contact.phone`, `experience.location`: a list's field
+    means that field of every item)."""
+    from bipub.model.cv import CV
+    from bipub.model.fields import field_kind
+
+    model: type[BaseModel] | None = CV
+    for i, name in enumerate(path.split(".")):
+        if model is None or name not in model.model_fields:
+            where = ".".join(path.split(".")[:i]) or "the CV"
+            known = ", ".join(sorted(model.model_fields)) if model is not None else "none"
+            raise ValueError(f"{path!r}: {where} has no field {name!r} (fields: {known})")
+        _, model = field_kind(model, name)
+    if path == "name":
+        raise ValueError("'name' cannot be private (every page shows it)")
+    return path
+
+
 class SiteConfig(Strict):
     languages: list[Language] = Field(min_length=2)
     default_language: LangCode
@@ -172,6 +206,22 @@ class SiteConfig(Strict):
         {},
         description="Per diagnostic code: error, warning or off (bipub/codes.py; `bipub explain`). "
         "Applies to build, serve and check; `check.severity` wins for `bipub check`.",
+    )
+    # --- issue 18 (real content): tag spellings, home page, private fields, PDF highlight ---
+    home: Literal["cv", "blog"] = Field(
+        "cv",
+        description="The home page: the CV (with the latest posts near its top), or the blog "
+        "(the latest posts under a short CV summary; the full CV at /<lang>/cv/).",
+    )
+    private_fields: list[StrictStr | PrivateField] = Field(
+        [],
+        description="CV fields kept out of the public outputs (HTML, JSON API, llms.txt; the "
+        "PDFs too unless pdf_only). Without this every CV field, phone included, is public.",
+    )
+    tag_spellings: list[StrictStr] = Field(
+        [],
+        description="The spelling each listed tag is shown with (`torch.compile` over "
+        "`torch-compile`): one entry per tag, matched by its URL slug.",
     )
 
     @model_validator(mode="after")
@@ -196,6 +246,44 @@ class SiteConfig(Strict):
         if not re.match(r"^https?://[^\s/]+(/.*)?$", self.base_url):
             raise ValueError(f"base_url {self.base_url!r} must be an absolute http(s) URL")
         return self
+
+    @field_validator("private_fields")
+    @classmethod
+    def _private_fields(cls, value: list[str | PrivateField]) -> list[str | PrivateField]:
+        for item in value:
+            check_cv_path(item if isinstance(item, str) else item.path)
+        return value
+
+    def private_paths(self) -> dict[str, bool]:
+        """Each private CV path → whether the PDFs keep it (pdf_only)."""
+        return {
+            (item if isinstance(item, str) else item.path): (
+                not isinstance(item, str) and item.pdf_only
+            )
+            for item in self.private_fields
+        }
+
+    @field_validator("tag_spellings")
+    @classmethod
+    def _tag_spellings(cls, value: list[str]) -> list[str]:
+        seen: dict[str, str] = {}
+        for spelling in value:
+            slug = slugify(spelling)
+            if not slug:
+                raise ValueError(f"{spelling!r} is empty")
+            if slug in seen:
+                raise ValueError(
+                    f"{seen[slug]!r} and {spelling!r} are the same tag ('{slug}'); keep one"
+                )
+            seen[slug] = spelling
+        return value
+
+    def preferred_tag(self, slug: str) -> str | None:
+        """The spelling bipub.yaml `tag_spellings` names for the tag `slug`, if any."""
+        for spelling in self.tag_spellings:
+            if slugify(spelling) == slug:
+                return spelling
+        return None
 
     @property
     def codes(self) -> list[str]:

@@ -6,6 +6,8 @@ the renderers read. Nothing here formats or writes.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import datetime as dt
 import re
 from collections import defaultdict
@@ -21,8 +23,9 @@ from bipub.config import SiteConfig
 from bipub.diagnostics import Collector
 from bipub.load.content import Content, Document
 from bipub.model.fields import slugify
-from bipub.model.post import Kind
+from bipub.model.post import Kind, day_of, instant_of
 from bipub.model.validate import validation_diagnostics
+from bipub.pair.assets import check_assets
 from bipub.pair.status import StatusFile, load_status
 from bipub.pair.units import Unit, nfc
 
@@ -90,13 +93,28 @@ class Entry:
     source_lang: str
     docs: dict[str, Document]
     versions: dict[str, Version]
-    date: dt.date | None
+    date: dt.date | None  # the day shown (a date-time's date in its own offset)
     updated: dt.date | None
     series_order: int | None
+    published: dt.datetime | None = None  # `date` given as a date-time with offset
+    modified: dt.datetime | None = None  # `updated` given as a date-time with offset
+    order: int | None = None  # front matter `order`: place among posts of the same day
 
     @property
     def source(self) -> Document:
         return self.docs[self.source_lang]
+
+    @property
+    def published_at(self) -> dt.date:
+        """When the post was published, as exactly as its front matter says (feeds)."""
+        return self.published or self.date or date.min
+
+    @property
+    def modified_at(self) -> dt.date | None:
+        """When the post last changed, as exactly as its front matter says (feeds, sitemap)."""
+        if self.updated is not None:
+            return self.modified or self.updated
+        return self.published or self.date
 
 
 @dataclass(frozen=True)
@@ -125,6 +143,8 @@ class Site:
     series: dict[str, dict[str, Series]] = field(default_factory=dict)  # lang → slug → Series
     series_by_entry: dict[tuple[str, str], Series] = field(default_factory=dict)
     _posts: dict[str, list[Entry]] = field(default_factory=dict, repr=False)
+    # the CV the PDFs show: `cv` with the bipub.yaml private_fields marked pdf_only (issue 18)
+    pdf_cv: dict[str, MergedCv] = field(default_factory=dict)
 
     def posts(self, lang: str) -> list[Entry]:
         """Posts shown in a language, newest first (drafts excluded). Do not mutate the list."""
@@ -135,7 +155,7 @@ class Site:
                 for e in self.entries
                 if e.kind == "posts" and lang in e.versions and not e.versions[lang].doc.meta.draft
             ]
-            cached = sorted(out, key=lambda e: (e.date or date.min, e.key), reverse=True)
+            cached = sorted(out, key=post_order_key, reverse=True)
             self._posts[lang] = cached
         return cached
 
@@ -154,10 +174,48 @@ def pair_site(root: Path, config: SiteConfig, content: Content, collector: Colle
             mark_drafts(merged, states, config.outputs.publish_drafts)
     units: list[Unit] = [u for merged in cv.values() for u in merged.units]
     entries = _pair_documents(config, content, status, collector, units)
-    site = Site(config, cv, entries, units, status)
+    site = Site(config, without_private(cv, config, pdf=False), entries, units, status)
+    site.pdf_cv = without_private(cv, config, pdf=True)
     site.tags = _collect_tags(site, collector)
     site.series = _collect_series(site, collector)
+    _warn_tag_spellings(site, collector)  # issue 18: once, naming the posts
+    for lang in config.codes:
+        for message in title_prefix_warnings(lang, title_prefixes(site.entries, lang)):
+            collector.warning(None, None, "title-prefix", message)
+    check_assets(root, content, collector)  # issue 18: images that name a missing local file
     return site
+
+
+def without_private(cv: dict[str, MergedCv], config: SiteConfig, pdf: bool) -> dict[str, MergedCv]:
+    """The CVs without the fields bipub.yaml `private_fields` keeps out (of the PDFs too,
+    `pdf`, unless marked pdf_only)."""
+    paths = [p for p, pdf_only in config.private_paths().items() if not (pdf and pdf_only)]
+    if not paths:
+        return cv
+    out = {}
+    for lang, merged in cv.items():
+        data = copy.deepcopy(merged.data)
+        for path in paths:
+            _drop(data, path.split("."))
+        dropped = {tuple(path.split(".")) for path in paths}
+        fallbacks = {
+            fb
+            for fb in merged.fallbacks
+            if not any(tuple(n for n in fb if isinstance(n, str))[: len(d)] == d for d in dropped)
+        }
+        out[lang] = dataclasses.replace(merged, data=data, fallbacks=fallbacks)
+    return out
+
+
+def _drop(data: object, names: list[str]) -> None:
+    if isinstance(data, list):
+        for item in data:
+            _drop(item, names)
+    elif isinstance(data, dict):
+        if len(names) == 1:
+            data.pop(names[0], None)
+        elif names[0] in data:
+            _drop(data[names[0]], names[1:])
 
 
 def _pair_cv(
@@ -385,7 +443,7 @@ def _pair_group(
     for lang, doc in docs.items():
         if lang == source_lang:
             continue
-        for fname in ("date", "updated", "slug", "series_order", "draft", "pdf"):
+        for fname in ("date", "updated", "slug", "series_order", "draft", "pdf", "order"):
             tv, sv = getattr(doc.meta, fname), getattr(src.meta, fname)
             if fname in doc.meta.model_fields_set and tv != sv:
                 collector.warning(
@@ -442,6 +500,7 @@ def _pair_group(
             )
         else:
             urls[url_key] = shown
+    meta = src.meta
     return Entry(
         kind,
         key,
@@ -449,9 +508,12 @@ def _pair_group(
         source_lang,
         dict(docs),
         versions,
-        src.meta.date,
-        src.meta.updated,
-        src.meta.series_order,
+        day_of(meta.date) if meta.date is not None else None,
+        day_of(meta.updated) if meta.updated is not None else None,
+        meta.series_order,
+        instant_of(meta.date) if meta.date is not None else None,
+        instant_of(meta.updated) if meta.updated is not None else None,
+        meta.order,
     )
 
 
@@ -527,16 +589,116 @@ def _collect_tags(site: Site, collector: Collector) -> dict[str, dict[str, Tag]]
         tags_out: dict[str, Tag] = {}
         for slug, counts in sorted(spellings.items()):
             ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-            if len(ranked) > 1:
-                collector.warning(
-                    None,
-                    None,
-                    "tag-spellings",
-                    f"[{lang}] tag spellings {', '.join(repr(s) for s, _ in ranked)} all "
-                    f"become '{slug}'; the page shows {ranked[0][0]!r}",
-                )
-            tags_out[slug] = Tag(slug, ranked[0][0], tuple(s for s, _ in ranked))
+            name = site.config.preferred_tag(slug) or ranked[0][0]  # (tag_spellings)
+            tags_out[slug] = Tag(slug, name, tuple(s for s, _ in ranked))
         out[lang] = tags_out
+    return out
+
+
+TagPlaces = dict[str, dict[str, dict[str, tuple[str, int | None]]]]
+"""slug → spelling → file → (its language, the line of the tag)"""
+
+
+def _warn_tag_spellings(site: Site, collector: Collector) -> None:
+    """One warning per tag written in more than one spelling (in any language), naming the
+    file and line of each post that writes a spelling the tag's page does not show."""
+    written, shown = tag_spelling_sources(site)
+    for message in tag_spelling_warnings(site.config, written, shown):
+        collector.warning(None, None, "tag-spellings", message)
+
+
+def tag_spelling_sources(site: Site) -> tuple[TagPlaces, dict[str, dict[str, str]]]:
+    """Where each tag spelling is written (slug → spelling → file → line of the tag) and the
+    spelling each language's tag page shows (slug → language → name)."""
+    written: TagPlaces = defaultdict(lambda: defaultdict(dict))
+    for lang in site.config.codes:
+        for entry in site.posts(lang):
+            own = entry.docs.get(lang)
+            writer = own if own is not None and "tags" in own.meta.model_fields_set else None
+            writer = writer or entry.source
+            add_tag_places(written, writer)
+    shown: dict[str, dict[str, str]] = defaultdict(dict)
+    for lang, tags in site.tags.items():
+        for slug, tag in tags.items():
+            shown[slug][lang] = tag.name
+    return {k: {s: dict(p) for s, p in v.items()} for k, v in written.items()}, dict(shown)
+
+
+def add_tag_places(written: TagPlaces, doc: Document) -> None:
+    """Add the tags `doc` writes to `written` (tag_spelling_sources)."""
+    for i, tag in enumerate(doc.meta.tags):
+        slug = slugify(tag)
+        if slug:
+            spellings = written.setdefault(slug, {})
+            where = spellings.setdefault(tag, {})
+            where.setdefault(doc.rel, (doc.lang, doc.yaml.line_for(("tags", i))))
+
+
+def tag_spelling_warnings(
+    config: SiteConfig, written: TagPlaces, shown: dict[str, dict[str, str]]
+) -> list[str]:
+    """The tag-spelling warnings (tag_spelling_sources gives `written` and `shown`)."""
+    out = []
+    for slug, by_spelling in sorted(written.items()):
+        if len(by_spelling) < 2:
+            continue
+        names = sorted(set(shown.get(slug, {}).values()))
+        others = []  # spellings unlike the one shown in the language of the file
+        for spelling, where in sorted(by_spelling.items()):
+            places = ", ".join(
+                f"{rel}:{line}" if line else rel
+                for rel, (lang, line) in sorted(where.items())
+                if shown.get(slug, {}).get(lang, spelling) != spelling
+            )
+            if places:
+                others.append(f"{spelling!r} in {places}")
+        if not others:  # (each language consistent: 'KV cache' in ko, 'kv-cache' in en)
+            continue
+        if len(names) == 1:
+            showing = f"shows {names[0]!r}"
+        else:
+            showing = "shows " + ", ".join(
+                f"{name!r} [{lang}]" for lang, name in sorted(shown.get(slug, {}).items())
+            )
+        how = (
+            "bipub.yaml tag_spellings"
+            if config.preferred_tag(slug)
+            else "the most used; choose with tag_spellings in bipub.yaml"
+        )
+        out.append(f"tag '{slug}' is spelled {'; '.join(others)}; its page {showing} ({how})")
+    return out
+
+
+def title_prefixes(entries: Sequence[Entry], lang: str) -> list[tuple[str, str, int | None]]:
+    """(title, file, line) of every post written in `lang` (title-prefix check)."""
+    out = []
+    for entry in entries:
+        doc = entry.docs.get(lang)
+        if entry.kind == "posts" and doc is not None:
+            out.append((doc.meta.title, doc.rel, doc.line_of("title")))
+    return out
+
+
+def title_prefix_warnings(lang: str, titles: Sequence[tuple[str, str, int | None]]) -> list[str]:
+    """Warnings about title prefixes (`[vLLM] …`) that differ only in case across the posts of
+    a language: one per prefix, naming the posts (file:line) that spell it unlike most."""
+    groups: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for title, rel, line in titles:
+        m = _TITLE_PREFIX.match(title)
+        if m:
+            groups[m.group(1).casefold()][m.group(1)].append(f"{rel}:{line}" if line else rel)
+    out = []
+    for _, spellings in sorted(groups.items()):
+        if len(spellings) < 2:
+            continue
+        ranked = sorted(spellings.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        major, used = ranked[0]
+        minority = "; ".join(f"[{p}] in {', '.join(sorted(places))}" for p, places in ranked[1:])
+        out.append(
+            f"[{lang}] title prefixes differ in spelling: {minority}; "
+            f"{len(used)} post{'s' if len(used) != 1 else ''} write{'s' if len(used) == 1 else ''}"
+            f" [{major}]"
+        )
     return out
 
 
@@ -546,6 +708,15 @@ def tags_of(entry: Entry, lang: str) -> list[str]:
     if own is not None and "tags" in own.meta.model_fields_set:
         return list(own.meta.tags)
     return list(entry.source.meta.tags)
+
+
+def post_order_key(entry: Entry) -> tuple[dt.date, int, float, str]:
+    """Where a post goes in the lists (sorted by this, newest first, i.e. in reverse): by the
+    day shown; on the same day by `order` (higher first; none counts as 0), then by the time of
+    a date-time (its instant; a plain date comes after every timed post of that day), then by
+    key (reverse alphabetical) — the tie rule documented in docs/_incoming/real-content.md."""
+    when = entry.published.timestamp() if entry.published is not None else float("-inf")
+    return (entry.date or date.min, entry.order or 0, when, entry.key)
 
 
 def series_order_key(entry: Entry) -> tuple[int, date, str]:
@@ -591,10 +762,6 @@ def _collect_series(site: Site, collector: Collector) -> dict[str, dict[str, Ser
                     name = doc.meta.series
                     break
             slug = slugify(name)
-            shown = [(e.versions[lang].doc.meta.title, e.versions[lang].doc.rel) for e in members]
-            warning = series_prefix_warning(lang, name, shown)
-            if warning is not None:
-                collector.warning(None, None, "series-prefix", warning)
             series = Series(lang, slug, name, tuple(members))
             series_out[slug] = series
             for e in members:

@@ -22,7 +22,13 @@ FEED_SIZE = 20
 
 
 def _ts(d: date) -> str:
+    if isinstance(d, datetime):  # a post's date-time with offset (model/post.py PostDate)
+        return d.isoformat().replace("+00:00", "Z")
     return datetime.combine(d, time(0, 0), tzinfo=UTC).isoformat().replace("+00:00", "Z")
+
+
+def _instant(d: date) -> datetime:
+    return d if isinstance(d, datetime) else datetime.combine(d, time(0, 0), tzinfo=UTC)
 
 
 def _xml(root: ET.Element) -> bytes:
@@ -70,7 +76,7 @@ def feed_parts(site: Site, lang: str, url: urls.UrlBuilder) -> FeedParts:
         url.absolute(urls.home(lang)),
         url.absolute(urls.feed(lang)),
         url.absolute(urls.blog(lang)),
-        feed_updated([(e.date, e.updated) for e in posts]),
+        feed_updated([(e.published_at, e.modified_at) for e in posts]),
         cfg.author.name,
         cfg.author.email,
         tuple(feed_item(entry, lang, url) for entry in posts),
@@ -79,7 +85,8 @@ def feed_parts(site: Site, lang: str, url: urls.UrlBuilder) -> FeedParts:
 
 def feed_updated(dates: list[tuple[date | None, date | None]]) -> str:
     """The feed's `updated`: the latest date or update of its posts (date, updated)."""
-    return _ts(max(((up or day) for day, up in dates if day), default=date(1970, 1, 1)))
+    latest = [(up or day) for day, up in dates if day]
+    return _ts(max(latest, key=_instant, default=date(1970, 1, 1)))
 
 
 def feed_item(entry: Entry, lang: str, url: urls.UrlBuilder) -> FeedItem:
@@ -90,8 +97,8 @@ def feed_item(entry: Entry, lang: str, url: urls.UrlBuilder) -> FeedItem:
         doc.lang,
         doc.meta.title,
         url.absolute(urls.post(lang, entry.slug)),
-        _ts(entry.date),
-        _ts(entry.updated or entry.date),
+        _ts(entry.published_at),
+        _ts(entry.modified_at or entry.published_at),
         doc.meta.description,
         tuple(doc.meta.tags),
     )
@@ -160,7 +167,7 @@ SitemapPart = tuple[Route, str, bool]  # a route, its <url> elements, whether th
 def sitemap_parts(site: Site, plan: Plan, url: urls.UrlBuilder) -> list[SitemapPart]:
     """The sitemap by route, in its order (`sitemap_join` makes the file)."""
     lastmods: dict[tuple[str, ...], date | None] = {
-        ("post", e.key): (e.updated or e.date) for e in site.entries
+        ("post", e.key): e.modified_at for e in site.entries
     }
     codes = site.config.codes
     return [

@@ -156,6 +156,7 @@ class HtmlRenderer:
         language = cfg.language(lang)
         posts = site.posts(lang)
         self.plan_home(plan, lang, posts)
+        self.plan_cv_page(plan, lang)
         self.plan_blog(plan, lang, posts)
         for entry in posts:
             self._plan_entry(plan, lang, entry)
@@ -199,6 +200,25 @@ class HtmlRenderer:
                 og_type="profile",
                 deps=lambda: ("home", self._cv_key(lang), self._card_keys(latest, lang)),
                 lists=tuple(e.key for e in latest),
+            )
+        )
+
+    def plan_cv_page(self, plan: Plan, lang: str) -> None:
+        """bipub.yaml `home: blog`: the full CV at /<lang>/cv/ (issue 18)."""
+        if self.config.home != "blog" or lang not in self.site.cv:
+            return
+        language = self.config.language(lang)
+        plan.add(
+            PageSpec(
+                ("cv",),
+                lang,
+                urls.cv(lang),
+                "home.html",
+                language.title,
+                language.description,
+                lambda: {**self._home_context(lang, []), "home_mode": "cv"},
+                og_type="profile",
+                deps=lambda: ("cv", self._cv_key(lang)),
             )
         )
 
@@ -576,6 +596,8 @@ class HtmlRenderer:
             "cv_drafts": drafts,
             "cv_source_lang": merged.source_lang if merged else None,
             "posts": [self._card(e, lang) for e in latest],
+            # issue 18: 'blog' shows a short CV summary above the latest posts
+            "home_mode": self.config.home,
         }
 
     # ------------------------------------------------------------------ rendering
@@ -634,6 +656,11 @@ class HtmlRenderer:
             feed_url=self.url.absolute(urls.feed(lang)),
             llms_href=self.url.href(urls.llms(lang)),
             api_href=self.url.href(urls.api(lang, "cv")),
+            # issue 18: where the full CV is (the home page unless bipub.yaml home: blog)
+            cv_href=self.url.href(
+                urls.cv(lang) if cfg.home == "blog" and lang in self.site.cv else urls.home(lang)
+            ),
+            home_mode=cfg.home,
             css_href=self.url.href("/assets/site.css"),
             root_href=self.url.href("/"),
             nav_pages=[

@@ -20,6 +20,11 @@ def home(lang: str) -> str:
     return f"/{lang}/"
 
 
+def cv(lang: str) -> str:
+    """The full CV's page when bipub.yaml says `home: blog` (else the CV is the home page)."""
+    return f"/{lang}/cv/"
+
+
 def blog(lang: str, page: int = 1) -> str:
     return f"/{lang}/blog/" if page == 1 else f"/{lang}/blog/page/{page}/"
 

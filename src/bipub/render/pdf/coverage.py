@@ -106,7 +106,7 @@ def _walk(value: Any, path: str = "") -> Iterable[tuple[str, str]]:
 
 
 def cv_sources(site: Site, lang: str) -> list[Source]:
-    merged = site.cv[lang]
+    merged = site.pdf_cv[lang]  # (bipub.yaml private_fields: pdf_only kept)
     where: dict[str, tuple[str, int | None]] = {}
     for unit in site.units:
         if unit.target_lang == lang and unit.translation and unit.translation_file:

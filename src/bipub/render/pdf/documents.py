@@ -159,6 +159,7 @@ def prepare_pdfs(
             "site_url": config.site_url,
             "generator": f"bipub {__version__}",
             "pairs": pairs,
+            "highlight_untranslated": config.pdf.highlight_untranslated,  # issue 18
         }
 
     def render_template(name: str, env: jinja2.Environment, context: dict[str, Any]) -> str | None:
@@ -172,7 +173,7 @@ def prepare_pdfs(
 
     created = w3c(now)
     for lang in langs:
-        merged = site.cv.get(lang)
+        merged = site.pdf_cv.get(lang)  # (bipub.yaml private_fields: pdf_only kept)
         if merged is None:
             continue
         cv = cv_view(CV, merged.data, merged.fallbacks, merged.source_lang, merged.drafts)
@@ -204,7 +205,7 @@ def prepare_pdfs(
             )
             docs.append(PdfDoc(job, cv_sources(site, lang)))
     if bilingual and "ko" in site.cv and "en" in site.cv and "ko" in envs and "en" in envs:
-        ko, en = site.cv["ko"], site.cv["en"]
+        ko, en = site.pdf_cv["ko"], site.pdf_cv["en"]
         en_template = envs["en"].from_string("{{ _(message) }}")
         en_labels: dict[str, Markup] = {}
 

@@ -1,0 +1,401 @@
+"""Issue 18, on tests/projects/real_content: a same-day post set, missing images, title-prefix
+and tag variants (one HTML + feeds build shared by the module; no PDFs)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tests.conftest import PROJECTS
+
+
+@dataclass(frozen=True)
+class Built:
+    root: Path
+    exit_code: int
+    stderr: str
+
+    def read(self, rel: str) -> str:
+        return (self.root / "site" / rel).read_text(encoding="utf-8")
+
+
+def build(root: Path, *args: str) -> tuple[int, str]:
+    from bipub.cli import main
+
+    result = CliRunner().invoke(main, ["-C", str(root), "build", *args], catch_exceptions=False)
+    return result.exit_code, result.stderr
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    with pytest.MonkeyPatch.context() as mp:  # (conftest's _fixed_environment is per test)
+        mp.setenv("SOURCE_DATE_EPOCH", "1775520000")
+        mp.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))
+        mp.delenv("DEEPL_AUTH_KEY", raising=False)
+        root = tmp_path_factory.mktemp("rc") / "real_content"
+        shutil.copytree(PROJECTS / "real_content", root)
+        yield root
+
+
+@pytest.fixture(scope="module")
+def built(project: Path) -> Built:
+    code, err = build(project, "--only", "html", "--only", "feeds")
+    return Built(project, code, err)
+
+
+def _post_links(html: str, lang: str) -> list[str]:
+    seen: list[str] = []
+    for slug in re.findall(rf'href="/{lang}/blog/([a-z-]+)/"', html):
+        if slug not in seen:
+            seen.append(slug)
+    return seen
+
+
+# ---------------------------------------------------------------- ordering
+
+
+def test_same_day_posts_follow_order_then_time_then_key(built: Built) -> None:
+    assert built.exit_code == 0, built.stderr
+    expected = ["c-pinned", "b-afternoon", "a-morning", "e-plain", "d-yesterday"]
+    assert _post_links(built.read("ko/blog/index.html"), "ko") == expected
+    assert _post_links(built.read("en/blog/index.html"), "en") == expected
+
+
+def test_date_time_is_shown_as_its_date(built: Built) -> None:
+    html = built.read("ko/blog/index.html")
+    # 2026-04-07T23:30:00-05:00 is shown as the date written (April 7), not the UTC date
+    d = html.index("/ko/blog/d-yesterday/")
+    assert "2026년 4월 7일" in html[d : d + 2000]
+    assert "T23:30" not in html
+    a = built.read("ko/blog/a-morning/index.html")
+    assert "2026년 4월 8일" in a
+
+
+def test_feed_and_sitemap_carry_the_instant(built: Built) -> None:
+    feed = built.read("ko/feed.xml")
+    published = re.findall(r"<published>([^<]+)</published>", feed)
+    assert published == [
+        "2026-04-08T00:00:00Z",  # c-pinned: a plain date
+        "2026-04-08T15:00:00+09:00",
+        "2026-04-08T09:00:00+09:00",
+        "2026-04-08T00:00:00Z",
+        "2026-04-07T23:30:00-05:00",
+    ]
+    assert "<updated>2026-04-08T15:00:00+09:00</updated>" in feed.split("<entry", 1)[0]
+    sitemap = built.read("sitemap.xml")
+    assert re.search(
+        r"<loc>https://real.example.org/ko/blog/a-morning/</loc>\s*"
+        r"<lastmod>2026-04-08T09:00:00\+09:00</lastmod>",
+        sitemap,
+    )
+    assert re.search(
+        r"<loc>https://real.example.org/ko/blog/e-plain/</loc>\s*<lastmod>2026-04-08</lastmod>",
+        sitemap,
+    )
+
+
+# ---------------------------------------------------------------- assets
+
+
+MISSING_ASSETS = [
+    "content/en/cv.yaml:13: warning: /assets/logos/gone.svg: no such file "
+    "(looked for static/assets/logos/gone.svg)",
+    "content/en/cv.yaml:17: warning: /assets/awards/best-talk.png: no such file "
+    "(looked for static/assets/awards/best-talk.png)",
+    "content/ko/posts/a-morning.md:10: warning: image /assets/img/missing.png: no such file "
+    "(looked for static/assets/img/missing.png)",
+    "content/ko/posts/a-morning.md:12: warning: image figure.png: no such file "
+    "(looked for static/ko/blog/a-morning/figure.png)",
+]
+
+
+def test_missing_local_images_are_warnings_at_the_source_line(built: Built) -> None:
+    lines = [line for line in built.stderr.splitlines() if "no such file" in line]
+    assert lines == MISSING_ASSETS
+    assert "in-code.png" not in built.stderr  # an image inside a code block is text
+    assert "acme.svg" not in built.stderr  # it exists in static/
+    assert "example.org/award.png" not in built.stderr  # remote: not checked here
+
+
+def test_missing_images_fail_a_strict_build(project: Path, tmp_path: Path) -> None:
+    root = tmp_path / "strict"
+    shutil.copytree(project, root, ignore=shutil.ignore_patterns("site", ".bipub-cache"))
+    code, err = build(root, "--strict", "--only", "html")
+    assert code == 1
+    for expected in MISSING_ASSETS:
+        location, message = expected.split(": warning: ")
+        assert f"{location}: {message} (--strict)" in err
+
+
+def test_a_rebuild_after_a_time_edit_reorders_like_a_full_build(
+    project: Path, tmp_path: Path
+) -> None:
+    root = tmp_path / "edit"
+    shutil.copytree(project, root, ignore=shutil.ignore_patterns("site", ".bipub-cache"))
+    code, err = build(root, "--only", "html")
+    assert code == 0, err
+    post = root / "content/ko/posts/e-plain.md"
+    post.write_text(
+        post.read_text(encoding="utf-8").replace(
+            "date: 2026-04-08\n", "date: 2026-04-08T20:00:00+09:00\n"
+        ),
+        encoding="utf-8",
+    )
+    code, err = build(root, "--only", "html")
+    assert code == 0, err
+    html = (root / "site/ko/blog/index.html").read_text(encoding="utf-8")
+    assert _post_links(html, "ko") == [
+        "c-pinned",
+        "e-plain",
+        "b-afternoon",
+        "a-morning",
+        "d-yesterday",
+    ]
+
+
+# ---------------------------------------------------------------- variants and warnings
+
+
+def test_title_prefix_variants_are_found_across_all_posts(built: Built) -> None:
+    """No series here: [vllm] in one post against [vLLM] in two is still reported, once."""
+    lines = [line for line in built.stderr.splitlines() if "title prefixes" in line]
+    assert lines == [
+        "bipub: warning: [ko] title prefixes differ in spelling: "
+        "[vllm] in content/ko/posts/b-afternoon.md:2; 2 posts write [vLLM]"
+    ]
+
+
+def test_tag_spelling_warnings_name_the_posts_once(built: Built) -> None:
+    lines = [line for line in built.stderr.splitlines() if "is spelled" in line]
+    assert lines == [
+        "bipub: warning: tag 'kv-cache' is spelled 'KV cache' in content/ko/posts/a-morning.md:5; "
+        "its page shows 'kv-cache' (the most used; choose with tag_spellings in bipub.yaml)",
+        "bipub: warning: tag 'torch-compile' is spelled 'torch-compile' in "
+        "content/ko/posts/e-plain.md:5; its page shows 'torch.compile' (bipub.yaml tag_spellings)",
+        "bipub: warning: tag 'vllm' is spelled 'vllm' in content/ko/posts/a-morning.md:5; "
+        "its page shows 'vLLM' (the most used; choose with tag_spellings in bipub.yaml)",
+    ]
+
+
+def test_tag_spellings_choose_the_spelling_shown(built: Built) -> None:
+    """A 1:1 tie would show 'torch-compile' (alphabetically first); bipub.yaml names
+    'torch.compile'."""
+    for lang in ("ko", "en"):
+        page = built.read(f"{lang}/tags/torch-compile/index.html")
+        assert '<h1 class="page-title">#torch.compile' in page
+        cards = built.read(f"{lang}/blog/index.html")
+        assert ">#torch.compile<" in cards and ">#torch-compile<" not in cards
+
+
+def test_tag_spellings_naming_one_tag_twice_is_a_config_error(tmp_path: Path) -> None:
+    root = tmp_path / "twice"
+    shutil.copytree(PROJECTS / "real_content", root)
+    config = root / "bipub.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8").replace(
+            "  - torch.compile\n", "  - torch.compile\n  - torch-compile\n"
+        ),
+        encoding="utf-8",
+    )
+    code, err = build(root, "--only", "html")
+    assert code == 2
+    assert (
+        "bipub.yaml:16: tag_spellings: 'torch.compile' and 'torch-compile' are the same tag "
+        "('torch-compile'); keep one" in err
+    ), err
+
+
+# ---------------------------------------------------------------- what a reader and a recruiter see
+
+
+def test_pdf_control_beside_the_name(built: Built) -> None:
+    for lang, first in (("ko", "cv-ko"), ("en", "cv-en")):
+        html = built.read(f"{lang}/index.html")
+        row = html[html.index('<div class="cv-name-row">') :]
+        row = row[: row.index("</div>")]
+        assert '<h1 class="cv-name">' in row
+        hrefs = re.findall(r'href="(/pdf/[^"]+)"', row)
+        other = "cv-en" if first == "cv-ko" else "cv-ko"
+        assert hrefs == [f"/pdf/{first}.pdf", f"/pdf/{other}.pdf", "/pdf/cv-ko-en.pdf"]
+        assert 'class="cv-pdf__link cv-pdf__link--primary"' in row
+
+
+def test_home_cv_shows_the_latest_posts_before_the_cv_details(built: Built) -> None:
+    html = built.read("ko/index.html")
+    latest = html.index('class="latest-compact"')
+    assert latest < html.index('class="cv-section')
+    block = html[latest : html.index("</nav>", latest)]
+    expected = ["c-pinned", "b-afternoon", "a-morning", "e-plain", "d-yesterday"]
+    assert _post_links(block, "ko") == expected
+    assert "2026년 4월 8일" in block
+
+
+@pytest.fixture(scope="module")
+def blog_home(project: Path) -> Built:
+    root = project.parent / "blog_home"
+    shutil.copytree(PROJECTS / "real_content", root)
+    with (root / "bipub.yaml").open("a", encoding="utf-8") as f:
+        f.write("home: blog\n")
+    code, err = build(root, "--only", "html", "--only", "feeds")
+    return Built(root, code, err)
+
+
+def test_home_blog_puts_the_cv_at_its_own_url(blog_home: Built) -> None:
+    assert blog_home.exit_code == 0, blog_home.stderr
+    home = blog_home.read("ko/index.html")
+    assert 'class="cv-header cv-header--short"' in home
+    assert '<a href="/ko/cv/">이력서 전체 보기' in home
+    assert 'class="cv-section' not in home  # the full CV is not on the home page
+    assert _post_links(home, "ko")[:5] == [
+        "c-pinned",
+        "b-afternoon",
+        "a-morning",
+        "e-plain",
+        "d-yesterday",
+    ]
+    assert home.index('class="cv-pdf"') < home.index('class="latest"')
+    cv = blog_home.read("en/cv/index.html")
+    assert 'class="cv-section' in cv and 'class="cv-pdf"' in cv
+    assert '<a href="/en/cv/" aria-current="page">CV</a>' in cv  # in the menu
+    assert '<link rel="alternate" hreflang="ko" href="https://real.example.org/ko/cv/">' in cv
+    assert "<loc>https://real.example.org/ko/cv/</loc>" in blog_home.read("sitemap.xml")
+    assert '<a href="/ko/cv/">이력서</a>' in blog_home.read("404.html")
+
+
+def test_home_must_be_cv_or_blog(tmp_path: Path) -> None:
+    root = tmp_path / "bad_home"
+    shutil.copytree(PROJECTS / "real_content", root)
+    with (root / "bipub.yaml").open("a", encoding="utf-8") as f:
+        f.write("home: posts\n")
+    code, err = build(root, "--only", "html")
+    assert code == 2
+    assert "bipub.yaml:21: home: Input should be 'cv' or 'blog'" in err, err
+
+
+@pytest.fixture(scope="module")
+def full(project: Path) -> Built:
+    """Every output, PDFs included (private_fields: contact.phone, pdf_only)."""
+    root = project.parent / "full"
+    shutil.copytree(PROJECTS / "real_content", root)
+    code, err = build(root)
+    return Built(root, code, err)
+
+
+PHONE = "1234 5678"
+
+
+def test_private_fields_stay_out_of_public_outputs(full: Built) -> None:
+    assert full.exit_code == 0, full.stderr
+    site = full.root / "site"
+    leaks = [
+        p.relative_to(site).as_posix()
+        for p in site.rglob("*")
+        if p.is_file() and p.suffix != ".pdf" and PHONE in p.read_text(encoding="utf-8")
+    ]
+    assert leaks == []
+    assert "tel:" not in full.read("ko/index.html")
+
+
+def test_pdf_only_fields_stay_in_the_pdfs(full: Built) -> None:
+    for name in ("cv-ko", "cv-en", "cv-ko-en"):
+        text = _pdf_text(full.root / "site" / "pdf" / f"{name}.pdf")
+        assert PHONE in text, name
+
+
+def test_private_fields_leave_the_pdfs_too_without_pdf_only(tmp_path: Path) -> None:
+    root = tmp_path / "private"
+    shutil.copytree(PROJECTS / "real_content", root)
+    config = root / "bipub.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8").replace("pdf_only: true", "pdf_only: false"),
+        encoding="utf-8",
+    )
+    code, err = build(root, "--only", "pdf")
+    assert code == 0, err
+    assert PHONE not in _pdf_text(root / "site" / "pdf" / "cv-en.pdf")
+
+
+def test_a_private_field_the_cv_does_not_have_is_a_config_error(tmp_path: Path) -> None:
+    root = tmp_path / "fax"
+    shutil.copytree(PROJECTS / "real_content", root)
+    config = root / "bipub.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8").replace("path: contact.phone", "path: contact.fax"),
+        encoding="utf-8",
+    )
+    code, err = build(root, "--only", "html")
+    assert code == 2
+    assert "bipub.yaml:" in err and "contact has no field 'fax'" in err, err
+
+
+def _pdf_text(path: Path) -> str:
+    import subprocess
+
+    out = subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True, check=True)
+    return out.stdout.decode("utf-8")
+
+
+# ---------------------------------------------------------------- the CV PDFs
+
+
+def test_bilingual_pdf_prints_text_equal_in_both_languages_once(full: Built) -> None:
+    """The Korean CV leaves skills, the first school and the stat's label untranslated: the
+    same text in both columns is printed once across them."""
+    text = _pdf_text(full.root / "site" / "pdf" / "cv-ko-en.pdf")
+    assert text.count("Python, Rust, Go") == 1
+    assert text.count("Programming languages") == 1
+    assert text.count("Decode throughput") == 1
+    assert text.count("Example University") == 1
+    assert text.count("Other University") == 2  # its GPA label differs (학점 / GPA): two columns
+    assert text.count("Serves models.") == 1 and "모델을 서빙합니다." in text  # translated: both
+
+
+def test_a_value_that_carries_its_label_is_not_labelled_twice(full: Built) -> None:
+    for lang in ("ko", "en"):
+        html = full.read(f"{lang}/index.html")
+        assert '<p class="school__gpa">Overall GPA: 4.17 / 4.50</p>' in html
+        label = "학점" if lang == "ko" else "GPA"
+        assert f'<p class="school__gpa"><span class="label">{label}</span> 3.9 / 4.0</p>' in html
+        pdf = _pdf_text(full.root / "site" / "pdf" / f"cv-{lang}.pdf")
+        assert "Overall GPA: 4.17" in pdf and "GPA Overall" not in pdf and "학점 Overall" not in pdf
+        assert f"{label} 3.9 / 4.0" in pdf
+
+
+YELLOW = bytes((255, 244, 194))  # print.css .untranslated
+
+
+def _yellow_pixels(pdf: Path) -> int:
+    import subprocess
+
+    ppm = subprocess.run(
+        ["pdftoppm", "-r", "40", "-f", "1", "-l", "1", str(pdf)], capture_output=True, check=True
+    ).stdout
+    # P6 header: magic, width, height, maxval, each followed by whitespace
+    parts = ppm.split(maxsplit=4)
+    pixels = parts[4]
+    return sum(1 for i in range(0, len(pixels) - 2, 3) if pixels[i : i + 3] == YELLOW)
+
+
+def test_untranslated_text_is_highlighted_in_the_pdfs_by_default(full: Built) -> None:
+    pdf = full.root / "site" / "pdf" / "cv-ko.pdf"
+    assert _yellow_pixels(pdf) > 20
+    assert "표시된 부분은 아직 번역되지 않아" in _pdf_text(pdf)
+
+
+def test_the_pdf_highlight_can_be_turned_off(tmp_path: Path) -> None:
+    root = tmp_path / "plain"
+    shutil.copytree(PROJECTS / "real_content", root)
+    with (root / "bipub.yaml").open("a", encoding="utf-8") as f:
+        f.write("pdf:\n  highlight_untranslated: false\n")
+    code, err = build(root, "--only", "pdf", "--only", "html")
+    assert code == 0, err
+    pdf = root / "site" / "pdf" / "cv-ko.pdf"
+    assert _yellow_pixels(pdf) == 0
+    assert "일부 내용은 아직 번역되지 않아 원문으로 보입니다." in _pdf_text(pdf)  # the notice stays
+    assert 'class="untranslated"' in (root / "site/ko/index.html").read_text(encoding="utf-8")
