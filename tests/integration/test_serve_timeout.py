@@ -7,12 +7,12 @@ import threading
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 
-from bipub.serve import CONNECTION_TIMEOUT_S, BuildState, make_handler
+from bipub.serve import CONNECTION_TIMEOUT_S, ServeStatus, make_handler
 
 
 def test_a_silent_connection_is_closed_by_the_server(tmp_path: Path) -> None:
     (tmp_path / "index.html").write_text("<html><body>x</body></html>")
-    state = BuildState()
+    state = ServeStatus()
     httpd = ThreadingHTTPServer(
         ("127.0.0.1", 0), make_handler(tmp_path, state, connection_timeout=0.2)
     )
