@@ -64,6 +64,7 @@ __all__ = [
     "MAX_TEXTS_PER_REQUEST",
     "FakeDeepL",
     "RecordedRequest",
+    "billed_characters",
     "hangulize_latin",
     "pseudo_translate",
     "romanize_hangul",
@@ -288,6 +289,13 @@ def translate_text_value(
         tail if stack and stack[-1][1] else _translate_text_node(tail, target_lang, glossary)
     )
     return "".join(out)
+
+
+def billed_characters(text: str, tag_handling: str | None) -> int:
+    """Characters DeepL bills for one text: all of it, or without the markup with tag handling."""
+    if tag_handling not in _TAG_HANDLING_VALUES:
+        return len(text)
+    return len(_ENTITY.sub("e", _MARKUP.sub("", text)))
 
 
 # --------------------------------------------------------------------------------------
@@ -1026,7 +1034,10 @@ class FakeDeepL:
         _tag_list(params, "splitting_tags")
         _tag_list(params, "non_splitting_tags")
 
-        billed = [len(t) for t in texts]
+        # "If tag_handling is set to xml or html, the characters of the tags (including all
+        # their attributes and values) are not counted towards billing" (DeepL support:
+        # Usage count and billing in DeepL API); an entity reference is one character
+        billed = [billed_characters(t, tag_handling) for t in texts]
         with self._lock:
             limit = self._character_limit
             if limit is not None and self._character_count + sum(billed) > limit:

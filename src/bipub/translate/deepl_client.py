@@ -21,6 +21,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
+from urllib.parse import quote, quote_plus
 
 MAX_TEXTS = 50
 MAX_BYTES = 128 * 1024
@@ -40,12 +41,15 @@ T = TypeVar("T")
 
 
 class DeepLError(Exception):
-    """A DeepL failure that stops the run: `reason` is one line, safe to print."""
+    """A DeepL failure: `reason` is one line, safe to print. `local`: the request itself was
+    refused or answered malformed (HTTP 400/413, a broken answer) — asking again with other
+    texts may work; otherwise the service is at fault (quota, key, network) and the run stops."""
 
-    def __init__(self, reason: str, *, status: int | None = None) -> None:
+    def __init__(self, reason: str, *, status: int | None = None, local: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
         self.status = status
+        self.local = local
 
 
 class MissingKeyError(DeepLError):
@@ -233,19 +237,35 @@ class DeepL:
         except deepl.DeepLException as exc:
             status = getattr(exc, "http_status_code", None)
             label = f"HTTP {status}" if status else "error"
-            raise self._error(f"DeepL {label} during {what}", exc, status) from None
+            local = status in (400, 413)
+            raise self._error(f"DeepL {label} during {what}", exc, status, local) from None
         except (IndexError, TypeError, KeyError, ValueError, AttributeError) as exc:
-            raise self._error(f"malformed response from DeepL to {what}", exc, None) from None
+            raise self._error(f"malformed response from DeepL to {what}", exc, None, True) from None
 
-    def _error(self, reason: str, exc: BaseException, status: int | None) -> DeepLError:
-        detail = " ".join(str(exc).split())
+    def _error(
+        self, reason: str, exc: BaseException, status: int | None, local: bool = False
+    ) -> DeepLError:
+        # every string from the server is scrubbed whole, before it is cut: a cut key would no
+        # longer match (issue 16)
+        detail = self.scrub(" ".join(str(exc).split()))
         if detail:
             detail = detail if len(detail) <= 160 else detail[:159] + "…"
             reason = f"{reason} ({detail})"
-        return DeepLError(self.scrub(reason), status=status)
+        return DeepLError(self.scrub(reason), status=status, local=local)
 
     def scrub(self, text: str) -> str:
-        return text.replace(self._key, "***") if self._key else text
+        """`text` without the key, in any form a server could echo it (as is, URL-encoded,
+        JSON-escaped); its first and last 8 characters alone are removed too."""
+        key = self._key
+        if not key:
+            return text
+        forms = {key, quote(key, safe=""), quote_plus(key), json.dumps(key)[1:-1]}
+        for form in sorted(forms, key=len, reverse=True):
+            text = text.replace(form, "***")
+        if len(key) >= 16:
+            for part in (key[:8], key[-8:]):
+                text = text.replace(part, "***")
+        return text
 
     def usage(self) -> Usage:
         result = self._call("the usage request", self._client.get_usage)
@@ -279,9 +299,15 @@ class DeepL:
         return str(info.glossary_id)
 
     def translate(
-        self, texts: Sequence[str], options: RequestOptions, glossary_id: str | None = None
+        self,
+        texts: Sequence[str],
+        options: RequestOptions,
+        glossary_id: str | None = None,
+        *,
+        context: str | None = None,
     ) -> list[Translation]:
-        """Translate one batch (see `plan_batches`). Exactly one result per text, or DeepLError."""
+        """Translate one batch (see `plan_batches`). Exactly one result per text, or DeepLError.
+        `context` (not translated, not billed) replaces the options' context."""
         if not texts:
             return []
         if len(texts) > MAX_TEXTS:
@@ -298,10 +324,12 @@ class DeepL:
             value = getattr(options, name)
             if value:
                 kwargs[name] = list(value)
-        for name in ("formality", "model_type", "context"):
+        for name in ("formality", "model_type"):
             value = getattr(options, name)
             if value:
                 kwargs[name] = value
+        if context or options.context:
+            kwargs["context"] = context or options.context
         if glossary_id:
             kwargs["glossary"] = glossary_id
 

@@ -1,0 +1,238 @@
+"""The run loop of `bipub translate`: send the plan's segments, save every answer, write drafts.
+
+Segments are asked per context group (one body section, or a document's front matter) with the
+group's neighbouring text as DeepL `context`, in requests within DeepL's limits. Every answer is
+saved in the cache (marked failed when it did not pass its checks, so the next run asks again)
+before anything is written from it; Ctrl-C during a request waits for that answer and saves it
+(a second Ctrl-C stops at once). A document is written as soon as all its segments have an
+answer or a cause.
+
+Faults: a request DeepL refused as such (HTTP 400, 413) or answered malformed is asked again one
+segment at a time, so only the segment at fault goes without a translation; a segment answer
+that is not well-formed XML is asked again once, alone. Faults of the service (quota 456, key
+403, 429 after the client's retries, 5xx, no connection, timeouts) and three failed requests in
+a row stop the run: what was answered before is kept and written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from bipub.translate import markdown_xml as mx
+from bipub.translate.cache import DraftCache
+from bipub.translate.deepl_client import DeepL, DeepLError, MissingKeyError, plan_batches
+from bipub.translate.files import interrupts_held
+from bipub.translate.outcome import NotWritten, Result
+from bipub.translate.plan import Item, Plan, Spec, estimate
+from bipub.translate.writers import Answers, write_group
+
+NOT_SENT_STOPPED = "not sent: the run stopped"
+NOT_SENT_BUDGET = "not sent: --max-chars reached"
+ClientFactory = Callable[[], DeepL]
+Progress = Callable[[int], None]
+#: Requests refused one after another before the run stops (the service, not a segment, is
+#: likely at fault).
+MAX_FAILED_IN_A_ROW = 3
+_NOTICE = "\nbipub translate: Ctrl-C — saving the answer in flight, then stopping (Ctrl-C again: stop now)\n"
+
+
+class _Sender:
+    """Sends items of one spec, records answers, failures and costs."""
+
+    def __init__(
+        self,
+        plan: Plan,
+        client: DeepL,
+        cache: DraftCache,
+        result: Result,
+        texts: dict[str, str],
+        failures: dict[str, str],
+        on_progress: Progress | None,
+    ) -> None:
+        self.plan = plan
+        self.client = client
+        self.cache = cache
+        self.result = result
+        self.texts = texts
+        self.failures = failures
+        self.on_progress = on_progress
+        self.failed_in_a_row = 0
+        self.glossary_ids: dict[str, str] = {}
+
+    def glossary(self, spec: Spec) -> str | None:
+        if not (spec.glossary_pair and spec.glossary_name):
+            return None
+        if spec.glossary_name not in self.glossary_ids:
+            self.glossary_ids[spec.glossary_name] = self.client.sync_glossary(
+                spec.glossary_name, spec.glossary
+            )
+        return self.glossary_ids[spec.glossary_name]
+
+    def send(self, spec: Spec, items: Sequence[Item], context: str | None) -> None:
+        """One request; a refused request is asked again one segment at a time."""
+        try:
+            with interrupts_held(_NOTICE):
+                answers = self.client.translate(
+                    [i.segment.encoded.xml for i in items],
+                    spec.options,
+                    self.glossary(spec),
+                    context=context,
+                )
+                self._save(items, [a.text for a in answers], sum(a.billed for a in answers))
+        except DeepLError as exc:
+            if not exc.local:
+                raise
+            self.failed_in_a_row += 1
+            if self.failed_in_a_row >= MAX_FAILED_IN_A_ROW:
+                raise DeepLError(
+                    f"{MAX_FAILED_IN_A_ROW} requests in a row failed, the last: {exc.reason}",
+                    status=exc.status,
+                ) from None
+            if len(items) > 1:
+                for item in items:
+                    self.send(spec, [item], context)
+            else:
+                self.failures[items[0].key] = exc.reason
+            return
+        self.failed_in_a_row = 0
+        retry = [
+            i
+            for i in items
+            if mx.decode(self.texts[i.key], i.segment.encoded).malformed and len(items) > 1
+        ]
+        for item in retry:  # a malformed answer: asked again once, alone (the first answer
+            self.send(spec, [item], context)  # stays when the second request fails)
+            self.failures.pop(item.key, None)
+
+    def _save(self, items: Sequence[Item], answers: Sequence[str], billed: int) -> None:
+        entries: dict[str, tuple[str, bool]] = {}
+        for item, text in zip(items, answers, strict=True):
+            ok = not mx.decode(text, item.segment.encoded).losses
+            entries[item.key] = (text, ok)
+        self.cache.put_batch(entries, billed)
+        self.texts.update((k, t) for k, (t, _) in entries.items())
+        for key in entries:
+            self.failures.pop(key, None)
+        self.result.requests += 1
+        self.result.sent += len(items)
+        self.result.billed += billed
+        if self.on_progress is not None:
+            self.on_progress(sum(i.segment.encoded.billable for i in items))
+
+
+def run(
+    plan: Plan,
+    client_factory: ClientFactory = DeepL.from_env,
+    *,
+    max_chars: int | None = None,
+    on_start: Callable[[int], None] | None = None,
+    on_progress: Progress | None = None,
+) -> Result:
+    """Draft every job of the plan. DeepL failures and Ctrl-C end the run early with
+    `Result.stopped` set (what was answered is kept and written); MissingKeyError propagates
+    before anything is written."""
+    cache = DraftCache(plan.root)
+    est = estimate(plan, cache)
+    result = Result(plan.target, notes=list(plan.notes))
+    for key in plan.too_long:
+        result.not_written.append(NotWritten(key, None, "a segment too long for one request"))
+    texts: dict[str, str] = {}
+    failures: dict[str, str] = {}
+    for job in plan.jobs:
+        result.kept += sum(1 for k in job.kept if k is not None)
+        for seg in job.to_send():
+            key = plan.request_key(job, seg)
+            hit = cache.get(key)
+            if hit is not None and key not in texts:
+                texts[key] = hit
+                result.cache_hits += 1
+    answers = Answers(texts, failures)
+    remaining = {j.group for j in plan.jobs}
+
+    def ready(name: str) -> bool:
+        return all(
+            plan.request_key(j, s) in texts or plan.request_key(j, s) in failures
+            for j in plan.jobs
+            if j.group == name
+            for s in j.to_send()
+        )
+
+    def flush(cause: str | None = None) -> None:
+        """Write every group whose segments are all answered (or, with `cause`, every group:
+        segments without an answer get that cause)."""
+        for name in [g for g in plan.groups if g in remaining]:
+            if cause is not None:
+                for job in plan.jobs:
+                    if job.group == name:
+                        for seg in job.to_send():
+                            key = plan.request_key(job, seg)
+                            if key not in texts:
+                                failures.setdefault(key, cause)
+            elif not ready(name):
+                continue
+            remaining.discard(name)
+            jobs = [j for j in plan.jobs if j.group == name]
+            write_group(plan, plan.groups[name], jobs, answers, result)
+
+    client: DeepL | None = None
+    try:
+        if est.to_send:
+            client = client_factory()  # MissingKeyError: nothing is written
+            result.usage = client.usage()  # a bad key stops here, before any file is written
+            if result.usage.remaining is not None and est.chars > result.usage.remaining:
+                result.notes.append(
+                    f"{est.chars:,} characters to send, {result.usage.remaining:,} left in the "
+                    "DeepL quota: the run will stop when it runs out (see --max-chars)"
+                )
+        if on_start is not None:
+            on_start(est.chars)
+        flush()
+        sent_chars = 0
+        for spec_name, items in est.to_send.items():
+            assert client is not None
+            spec = plan.specs[spec_name]
+            sender = _Sender(plan, client, cache, result, texts, failures, on_progress)
+            by_group: dict[str, list[Item]] = {}
+            for item in items:
+                by_group.setdefault(item.group, []).append(item)
+            for group, group_items in by_group.items():
+                context = plan.context(group)
+                for batch in plan_batches([i.segment.encoded.xml for i in group_items]):
+                    chosen = [group_items[i] for i in batch]
+                    if max_chars is not None:
+                        room = max_chars - sent_chars
+                        fitting: list[Item] = []
+                        for item in chosen:
+                            if item.segment.encoded.billable > room:
+                                break
+                            fitting.append(item)
+                            room -= item.segment.encoded.billable
+                        if len(fitting) < len(chosen):
+                            result.budget_reached = True
+                        chosen = fitting
+                    if chosen:
+                        sender.send(spec, chosen, context)
+                        sent_chars += sum(i.segment.encoded.billable for i in chosen)
+                        flush()
+                    if result.budget_reached:
+                        break
+                if result.budget_reached:
+                    break
+            if result.budget_reached:
+                break
+    except MissingKeyError:
+        raise
+    except DeepLError as exc:
+        result.stopped = exc.reason
+    except KeyboardInterrupt:
+        result.stopped = "interrupted (Ctrl-C)"
+    finally:
+        if client is not None:
+            client.close()
+    if result.stopped is not None:
+        flush(NOT_SENT_STOPPED)
+    elif result.budget_reached:
+        flush(NOT_SENT_BUDGET)
+    else:
+        flush("no answer from DeepL")
+    return result
