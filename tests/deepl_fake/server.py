@@ -58,6 +58,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar
 from urllib.parse import parse_qs, urlsplit
 
+from .faults import FAULTS
+
 __all__ = [
     "DEFAULT_AUTH_KEYS",
     "MAX_REQUEST_BYTES",
@@ -608,6 +610,11 @@ class FakeDeepL:
         self._glossaries: dict[str, _Glossary] = {}
         self._faults: list[_Fault] = []
         self._fail_after: tuple[int, int] | None = None  # (requests still allowed, status)
+        self._markup_fault: tuple[str, str | None] | None = None  # (kind, source substring)
+        self._fail_texts: list[tuple[str, int]] = []  # (source substring, status)
+        #: Error messages carry the request's Authorization header, as a careless proxy or
+        #: server might: bipub must never print it (issue 16).
+        self.echo_authorization = False
         self._server_errors: list[str] = []
         self._stop_event = threading.Event()
         self._idle = threading.Condition(self._lock)
@@ -774,10 +781,28 @@ class FakeDeepL:
         with self._lock:
             self._fail_after = (n_requests, status)
 
+    def markup_fault(self, kind: str | None, *, match: str | None = None) -> None:
+        """Answer every translate request (served and billed normally) with a markup fault:
+        one of ``faults.FAULTS`` applied to each answer text (only to texts whose source holds
+        ``match``, when given), or ``"swap"``: the first and the last answers of a request of
+        two or more texts are exchanged. ``None`` ends the fault."""
+        if kind is not None and kind != "swap" and kind not in FAULTS:
+            raise ValueError(f"kind must be 'swap' or one of {sorted(FAULTS)}")
+        with self._lock:
+            self._markup_fault = None if kind is None else (kind, match)
+
+    def fail_texts(self, match: str, status: int = 400) -> None:
+        """Refuse (with ``status``, not billed) every translate request holding a text that
+        contains ``match``: one segment DeepL will not translate."""
+        with self._lock:
+            self._fail_texts.append((match, status))
+
     def clear_faults(self) -> None:
         with self._lock:
             self._faults.clear()
             self._fail_after = None
+            self._markup_fault = None
+            self._fail_texts.clear()
 
     # ------------------------------------------------------------------ internals
 
@@ -926,6 +951,8 @@ class FakeDeepL:
             if fault.body is not None:
                 return _Response(fault.status, fault.body, headers=headers)
             message = _FAULT_MESSAGES.get(fault.status, _phrase(fault.status))
+            if self.echo_authorization:
+                message += f" (Authorization: {handler.headers.get('Authorization', '')})"
             return _json_response(fault.status, {"message": message}, headers)
         if fault is not None and fault.kind == "malformed":
             record.fault = f"malformed({fault.malformed})"
@@ -935,6 +962,9 @@ class FakeDeepL:
             handler.close_connection = True
             return _error_response(413, "Request Entity Too Large.")
         if not record.authorized:
+            if self.echo_authorization:
+                auth = handler.headers.get("Authorization", "")
+                return _error_response(403, f"{_MSG_FORBIDDEN} Got: {auth}")
             return _error_response(403, _MSG_FORBIDDEN)
         if parse_error is not None:
             return _error_response(parse_error.status, parse_error.message)
@@ -1014,6 +1044,10 @@ class FakeDeepL:
                 400, f"Too many texts: at most {MAX_TEXTS_PER_REQUEST} texts per request."
             )
 
+        with self._lock:
+            refused = [st for m, st in self._fail_texts if any(m in str(t) for t in texts)]
+        if refused:
+            raise _HttpError(refused[0], "Value for 'text' not supported.")
         glossary_entries = self._resolve_glossaries(params, source, target)
 
         _check_allowed(params, "split_sentences", _SPLIT_SENTENCES_VALUES)
@@ -1065,7 +1099,23 @@ class FakeDeepL:
                     "quality_optimized" if model_type.startswith("prefer_") else model_type
                 )
             translations.append(item)
+        self._apply_markup_fault(texts, translations)
         return _json_response(200, {"translations": translations})
+
+    def _apply_markup_fault(self, texts: list[Any], translations: list[dict[str, Any]]) -> None:
+        with self._lock:
+            fault = self._markup_fault
+        if fault is None:
+            return
+        kind, match = fault
+        if kind == "swap":
+            if len(translations) >= 2:
+                first, last = translations[0], translations[-1]
+                first["text"], last["text"] = last["text"], first["text"]
+            return
+        for text, item in zip(texts, translations, strict=True):
+            if match is None or match in str(text):
+                item["text"] = FAULTS[kind](item["text"])
 
     def _resolve_glossaries(
         self, params: Mapping[str, Any], source: str | None, target: str

@@ -44,6 +44,9 @@ from bipub.translate.segments import Layout, Segment, layout, ui_layout
 ENGINE = "deepl"
 Mode = Literal["fill", "replace", "beside"]
 UI_SOURCE_LANG = "en"  # msgids are English (bipub.check.parity.UI_SOURCE_LANG)
+#: Status option of a unit whose source text stands in a new translation file because DeepL
+#: gave it no translation (the next run drafts it again).
+UNTRANSLATED = "untranslated"
 #: At most this much neighbouring text goes in DeepL's `context` (free, but in the request body).
 CONTEXT_CHARS = 2000
 
@@ -148,6 +151,7 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     too_long: list[str] = field(default_factory=list)  # units left out: a segment too large
     _keys: dict[tuple[str, str], str] = field(default_factory=dict, repr=False)
+    _groups: dict[str, list[Job]] = field(default_factory=dict, repr=False)
 
     def request_key(self, job: Job, segment: Segment) -> str:
         """The cache key of one segment's text under its job's request spec."""
@@ -161,11 +165,13 @@ class Plan:
     def context(self, group: str) -> str | None:
         """DeepL `context` for the segments of one context group: bipub.yaml's context, then
         the group's source text without markup (not translated, not billed)."""
+        if not self._groups:
+            for j in self.jobs:
+                self._groups.setdefault(j.context_group, []).append(j)
         parts = [self.config.translate.context or ""]
         texts = [
             mx.plain(s.encoded.xml)
-            for j in self.jobs
-            if j.context_group == group
+            for j in self._groups.get(group, [])
             for s in j.layout.segments
             if s.needs_request
         ]
@@ -195,6 +201,14 @@ def _matches(unit: Unit, only: Sequence[str]) -> bool:
 def _mode(unit: Unit, record: StatusRecord | None) -> Mode | None:
     if unit.translation is None:
         return "fill"
+    if (
+        record is not None
+        and record.options
+        and UNTRANSLATED in record.options
+        and record.state == "draft"
+        and record.translation_hash == text_hash(unit.translation)
+    ):
+        return "replace"  # a stand-in source text an earlier run could not translate
     if record is None or record.source_hash == text_hash(unit.source):
         return None  # current (a human translation without a record counts as current)
     if (
@@ -214,6 +228,8 @@ def _kept(
     with the same segment shape as that old source; otherwise every segment is translated."""
     if record is None or not record.source or unit.translation is None:
         return ()
+    if record.options and UNTRANSLATED in record.options:
+        return ()  # the present text is the source standing in: nothing to keep
     title = unit.key.endswith(":title")
     old = layout(record.source, keep, title=title)
     now = layout(unit.translation, keep, title=title)

@@ -23,9 +23,12 @@ from bipub.translate.cache import DraftCache
 from bipub.translate.deepl_client import DeepL, DeepLError, MissingKeyError, plan_batches
 from bipub.translate.files import interrupts_held
 from bipub.translate.outcome import NotWritten, Result
-from bipub.translate.plan import Item, Plan, Spec, estimate
-from bipub.translate.writers import Answers, write_group
+from bipub.translate.plan import Item, Job, Plan, Spec, estimate
+from bipub.translate.writers import Answers, write_groups
 
+#: Documents written together (one status file write for all of them): answers are cached
+#: before, so a stop between writes loses nothing.
+WRITE_BATCH = 20
 NOT_SENT_STOPPED = "not sent: the run stopped"
 NOT_SENT_BUDGET = "not sent: --max-chars reached"
 ClientFactory = Callable[[], DeepL]
@@ -147,32 +150,33 @@ def run(
                 texts[key] = hit
                 result.cache_hits += 1
     answers = Answers(texts, failures)
-    remaining = {j.group for j in plan.jobs}
+    needed: dict[str, list[str]] = {}
+    jobs_of: dict[str, list[Job]] = {}
+    for job in plan.jobs:
+        jobs_of.setdefault(job.group, []).append(job)
+        keys = needed.setdefault(job.group, [])
+        keys.extend(plan.request_key(job, s) for s in job.to_send())
+    remaining = [g for g in plan.groups if g in jobs_of]
+    pending: list[str] = []
 
-    def ready(name: str) -> bool:
-        return all(
-            plan.request_key(j, s) in texts or plan.request_key(j, s) in failures
-            for j in plan.jobs
-            if j.group == name
-            for s in j.to_send()
-        )
-
-    def flush(cause: str | None = None) -> None:
-        """Write every group whose segments are all answered (or, with `cause`, every group:
-        segments without an answer get that cause)."""
-        for name in [g for g in plan.groups if g in remaining]:
+    def flush(cause: str | None = None, *, every: int = WRITE_BATCH) -> None:
+        """Write the groups whose segments are all answered, `every` groups at a time (one
+        status file write each time). With `cause`: every group, segments without an answer
+        get that cause."""
+        for name in list(remaining):
+            keys = needed[name]
             if cause is not None:
-                for job in plan.jobs:
-                    if job.group == name:
-                        for seg in job.to_send():
-                            key = plan.request_key(job, seg)
-                            if key not in texts:
-                                failures.setdefault(key, cause)
-            elif not ready(name):
+                for key in keys:
+                    if key not in texts:
+                        failures.setdefault(key, cause)
+            elif not all(k in texts or k in failures for k in keys):
                 continue
-            remaining.discard(name)
-            jobs = [j for j in plan.jobs if j.group == name]
-            write_group(plan, plan.groups[name], jobs, answers, result)
+            remaining.remove(name)
+            pending.append(name)
+        if pending and (len(pending) >= every or cause is not None):
+            batch = [(plan.groups[n], jobs_of[n]) for n in pending]
+            pending.clear()
+            write_groups(plan, batch, answers, result)
 
     client: DeepL | None = None
     try:

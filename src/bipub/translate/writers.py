@@ -27,7 +27,7 @@ from bipub.pair.units import Unit, nfc, split_sections, text_hash
 from bipub.translate import markdown_xml as mx
 from bipub.translate.files import interrupts_deferred, write_atomic
 from bipub.translate.outcome import NotWritten, Problem, Result
-from bipub.translate.plan import ENGINE, Group, Job, Plan, Spec
+from bipub.translate.plan import ENGINE, UNTRANSLATED, Group, Job, Plan, Spec
 from bipub.translate.segments import structure
 
 if TYPE_CHECKING:
@@ -89,6 +89,7 @@ class _Draft:
     job: Job
     text: str
     problems: tuple[tuple[str, str], ...]
+    stand_in: str | None = None  # why the source text stands in for a translation
 
 
 def _segment_problems(index: int, line: int, source: str, body: str) -> list[tuple[str, str]]:
@@ -193,7 +194,7 @@ def _options(spec: Spec, qa_codes: Iterable[str], sent: bool = True) -> dict[str
 
 def _draft_record(plan: Plan, draft: _Draft) -> StatusRecord:
     unit = draft.job.unit
-    return StatusRecord(
+    record = StatusRecord(
         source_hash=text_hash(unit.source),
         source=nfc(unit.source),
         origin="machine",
@@ -206,6 +207,10 @@ def _draft_record(plan: Plan, draft: _Draft) -> StatusRecord:
         state="draft",
         translation_hash=text_hash(draft.text),
     )
+    if draft.stand_in is not None:
+        assert record.options is not None
+        record.options[UNTRANSLATED] = draft.stand_in
+    return record
 
 
 def _status_text(root: Path, lang: str, updates: dict[str, StatusRecord]) -> str | None:
@@ -227,10 +232,37 @@ def _status_text(root: Path, lang: str, updates: dict[str, StatusRecord]) -> str
     return text
 
 
-def write_group(
-    plan: Plan, group: Group, jobs: list[Job], answers: Answers, result: Result
+def write_groups(
+    plan: Plan, batch: list[tuple[Group, list[Job]]], answers: Answers, result: Result
 ) -> None:
-    """Draft and write one group (a document, the CV, the catalog); report what is not written."""
+    """Draft and write groups (documents, the CV, the catalog) with one status file write for
+    all of them; report every unit not written and why."""
+    ready: list[tuple[Group, list[_Draft]]] = []
+    for group, jobs in batch:
+        drafts = _group_drafts(plan, group, jobs, answers, result)
+        if drafts:
+            ready.append((group, drafts))
+    prepared: list[tuple[Group, list[_Draft], str | bytes | None]] = []
+    for group, drafts in ready:
+        try:
+            prepared.append((group, drafts, _content(plan, group, drafts)))
+        except _NotWritten as exc:
+            if len(drafts) == 1 or (group.kind == "doc" and group.target_doc is None):
+                for d in drafts:
+                    result.not_written.append(NotWritten(d.job.key, group.target_file, str(exc)))
+                continue
+            for d in drafts:  # one at a time: one unit's fault does not hold back the others
+                try:
+                    _write(plan, [(group, [d], _content(plan, group, [d]))], result)
+                except _NotWritten as one:
+                    result.not_written.append(NotWritten(d.job.key, group.target_file, str(one)))
+    if prepared:
+        _write(plan, prepared, result)
+
+
+def _group_drafts(
+    plan: Plan, group: Group, jobs: list[Job], answers: Answers, result: Result
+) -> list[_Draft]:
     drafts: list[_Draft] = []
     failed: list[tuple[Job, str]] = []
     for job in jobs:
@@ -239,15 +271,23 @@ def write_group(
             failed.append((job, got))
         else:
             drafts.append(got)
+    new_doc = group.kind == "doc" and group.target_doc is None
+    stopped = [c for _, c in failed if c.startswith("not sent:")]
     for job, cause in failed:
-        result.not_written.append(NotWritten(job.key, group.target_file, cause))
-    if failed and group.kind == "doc" and group.target_doc is None:
-        first, cause = failed[0][0].key, failed[0][1]
-        if not cause.startswith("not sent:"):
-            cause = f"a new translation needs every unit, and {first} has none"
-        for d in drafts:
-            result.not_written.append(NotWritten(d.job.key, group.target_file, cause))
-        return
+        note = ""
+        if new_doc and not stopped:
+            note = " (its source text stands in the new file, marked as a draft to redo)"
+        result.not_written.append(NotWritten(job.key, group.target_file, cause + note))
+    if failed and new_doc:
+        if stopped:  # the run stopped: the whole file waits for the next run
+            cause = stopped[0]
+            for d in drafts:
+                result.not_written.append(NotWritten(d.job.key, group.target_file, cause))
+            return []
+        # a new file needs every unit: the source text stands in for a unit DeepL refused,
+        # recorded as a draft to redo (the next run drafts it again; check reports it)
+        for job, why in failed:
+            drafts.append(_Draft(job, job.unit.source, (), stand_in=why))
     unchanged = [
         d
         for d in drafts
@@ -256,55 +296,47 @@ def write_group(
     if unchanged:  # drafted by an earlier run: nothing to write, nothing new to report
         result.unchanged += len(unchanged)
         drafts = [d for d in drafts if d not in unchanged]
-    if not drafts:
-        return
-    try:
-        _write(plan, group, drafts, result)
-    except _NotWritten as exc:
-        if len(drafts) == 1 or (group.kind == "doc" and group.target_doc is None):
-            for d in drafts:
-                result.not_written.append(NotWritten(d.job.key, group.target_file, str(exc)))
-            return
-        for d in drafts:  # one at a time: one unit's fault does not hold back the others
-            try:
-                _write(plan, group, [d], result)
-            except _NotWritten as one:
-                result.not_written.append(NotWritten(d.job.key, group.target_file, str(one)))
+    return drafts
 
 
-def _write(plan: Plan, group: Group, drafts: list[_Draft], result: Result) -> None:
-    content: str | bytes | None
+def _content(plan: Plan, group: Group, drafts: list[_Draft]) -> str | bytes | None:
     if group.kind == "doc":
-        content = _doc_text(plan, group, drafts)
-    elif group.kind == "cv":
-        content = _cv_text(plan, group, drafts)
-    else:
-        content = _po_bytes(plan, group, drafts)
+        return _doc_text(plan, group, drafts)
+    if group.kind == "cv":
+        return _cv_text(plan, group, drafts)
+    return _po_bytes(plan, group, drafts)
+
+
+def _write(
+    plan: Plan, prepared: list[tuple[Group, list[_Draft], str | bytes | None]], result: Result
+) -> None:
     updates: dict[str, StatusRecord] = {}
-    for d in drafts:
-        if group.kind == "ui":
-            continue  # a UI draft is marked by the catalog's fuzzy flag
-        if d.job.mode == "beside":
-            assert d.job.record is not None
-            updates[d.job.key] = d.job.record.model_copy(update={"draft": d.text})
-        else:
-            updates[d.job.key] = _draft_record(plan, d)
+    for group, drafts, _ in prepared:
+        for d in drafts:
+            if group.kind == "ui":
+                continue  # a UI draft is marked by the catalog's fuzzy flag
+            if d.job.mode == "beside":
+                assert d.job.record is not None
+                updates[d.job.key] = d.job.record.model_copy(update={"draft": d.text})
+            else:
+                updates[d.job.key] = _draft_record(plan, d)
     status_text = _status_text(plan.root, plan.target, updates) if updates else None
-    target_path = plan.root / group.target_file
     with interrupts_deferred():
-        # the status record first: a run stopped between the two writes leaves a unit that
+        # the status records first: a run stopped between the writes leaves a unit that
         # is still missing (drafted again next time), never machine text without its record
         if status_text is not None:
             write_atomic(plan.root / status_rel(plan.target), status_text)
             _note_written(result, status_rel(plan.target))
-        if content is not None:
-            write_atomic(target_path, content)
-            _note_written(result, group.target_file)
-    result.drafted += len(drafts)
-    for d in drafts:
-        where = group.target_file if d.job.mode != "beside" else status_rel(plan.target)
-        for code, message in d.problems:
-            result.problems.append(Problem(d.job.key, where, code, message))
+        for group, _, content in prepared:
+            if content is not None:
+                write_atomic(plan.root / group.target_file, content)
+                _note_written(result, group.target_file)
+    for group, drafts, _ in prepared:
+        result.drafted += sum(1 for d in drafts if d.stand_in is None)
+        for d in drafts:
+            where = group.target_file if d.job.mode != "beside" else status_rel(plan.target)
+            for code, message in d.problems:
+                result.problems.append(Problem(d.job.key, where, code, message))
 
 
 def _note_written(result: Result, rel: str) -> None:
