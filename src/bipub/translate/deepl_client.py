@@ -28,6 +28,8 @@ MAX_BYTES = 128 * 1024
 #: Room left in every request for the parameters besides the texts, and for headers of a proxy.
 REQUEST_MARGIN = 4 * 1024
 ENV_KEY = "DEEPL_AUTH_KEY"
+#: No piece of the key this long (or longer) is ever printed.
+SCRUB_PIECE = 8
 ENV_SERVER = "DEEPL_SERVER_URL"
 
 #: DeepL target languages with a formality setting (developers.deepl.com); Korean and English
@@ -255,16 +257,19 @@ class DeepL:
 
     def scrub(self, text: str) -> str:
         """`text` without the key, in any form a server could echo it (as is, URL-encoded,
-        JSON-escaped); its first and last 8 characters alone are removed too."""
+        JSON-escaped), nor any piece of it of 8 characters or more (a server may cut it)."""
         key = self._key
         if not key:
             return text
         forms = {key, quote(key, safe=""), quote_plus(key), json.dumps(key)[1:-1]}
         for form in sorted(forms, key=len, reverse=True):
             text = text.replace(form, "***")
-        if len(key) >= 16:
-            for part in (key[:8], key[-8:]):
-                text = text.replace(part, "***")
+        shortest = SCRUB_PIECE if len(key) >= 2 * SCRUB_PIECE else len(key)
+        for size in range(len(key) - 1, shortest - 1, -1):  # longest pieces first
+            for start in range(len(key) - size + 1):
+                piece = key[start : start + size]
+                if piece in text:
+                    text = text.replace(piece, "***")
         return text
 
     def usage(self) -> Usage:
