@@ -585,6 +585,37 @@ def test_gettext_msgstr_drafted_fuzzy_with_placeholders(
     assert not (root / "status/ko.yaml").exists()  # the fuzzy flag is the draft marker
 
 
+def test_ui_strings_the_theme_translates_are_skipped_and_plurals_drafted(
+    cli: Cli, fake: FakeDeepL, tmp_path: Path
+) -> None:
+    po = (
+        'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n'
+        '"Plural-Forms: nplurals=1; plural=0;\\n"\n\n'
+        'msgid "All posts"\nmsgstr ""\n\n'  # the bundled theme translates it
+        'msgid "%(num)d comment"\nmsgid_plural "%(num)d comments"\nmsgstr[0] ""\n'
+    )
+    root = make(
+        tmp_path / "ui",
+        {"content/ko/posts/a.md": post("가", "나.\n"), "content/en/posts/a.md": post("A", "B.\n"),
+         "locales/ko/LC_MESSAGES/messages.po": po},
+    )  # fmt: skip
+    result = translate(cli, root, "--to", "ko")
+    assert result.exit_code == 0, result.stderr
+    assert "translated by the bundled theme" in result.stderr and "'All posts'" in result.stderr
+    sent = [t for r in fake.translate_requests for t in r.texts]
+    assert "All posts" not in sent
+    assert sent == ["<k>%(num)d</k> comments"]  # Korean has one plural form: the plural's
+    from babel.messages.pofile import read_po
+
+    with (root / "locales/ko/LC_MESSAGES/messages.po").open("rb") as fh:
+        catalog = read_po(fh, locale="ko")
+    assert catalog.get("All posts").string == ""  # the theme's translation is used
+    plural = catalog.get("%(num)d comment")
+    assert plural is not None and plural.fuzzy
+    assert len(plural.string) == 1 and plural.string[0].startswith("%(num)d ")
+    assert "comments" not in plural.string[0]
+
+
 def test_glossary_synced_once_and_applied_keep_terms_protected(
     cli: Cli, fake: FakeDeepL, tmp_path: Path
 ) -> None:
@@ -612,6 +643,21 @@ def test_glossary_synced_once_and_applied_keep_terms_protected(
     v3 = [r for r in fake.requests if r.path == "/v3/glossaries"]
     assert [r.method for r in v3] == ["GET", "POST", "GET"]  # created once, then reused
     assert fake.translate_requests[-1].params["glossary_id"] == request.params["glossary_id"]
+
+    # a changed glossary: a new one on DeepL, and the one it replaces is deleted there
+    (root / "glossary.yaml").write_text(
+        glossary.replace("keep:", "  - {en: block, ko: 블록}\nkeep:")
+    )
+    (root / "content/ko/posts/a.md").write_text(post("스케줄러 이야기", "블록을 본다.\n"))
+    third = translate(cli, root, "--to", "en")
+    assert third.exit_code == 0, third.stderr
+    old_id = request.params["glossary_id"]
+    assert [r.method for r in fake.requests if r.path == f"/v3/glossaries/{old_id}"] == ["DELETE"]
+    assert "deleted the DeepL glossary" in third.stderr
+    new_id = fake.translate_requests[-1].params["glossary_id"]
+    assert new_id != old_id and fake.glossary_entries(new_id)
+    with pytest.raises(KeyError):
+        fake.glossary_entries(old_id)
 
 
 def test_options_from_bipub_yaml(cli: Cli, fake: FakeDeepL, tmp_path: Path) -> None:

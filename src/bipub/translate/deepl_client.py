@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -282,26 +283,42 @@ class DeepL:
         )
 
     def sync_glossary(
-        self, name: str, dictionaries: Mapping[tuple[str, str], dict[str, str]]
-    ) -> str:
+        self,
+        name: str,
+        dictionaries: Mapping[tuple[str, str], dict[str, str]],
+        *,
+        family: str | None = None,
+    ) -> tuple[str, list[str]]:
         """The id of the multilingual glossary called `name`, created when no glossary has that
-        name (names carry the content hash, so one glossary exists per glossary content)."""
+        name (names carry the content hash, so one glossary exists per glossary content), and
+        the names of the glossaries of the same `family` (name prefix) it replaces, deleted."""
         from deepl.api_data import MultilingualGlossaryDictionaryEntries
 
         existing = self._call("the glossary list", self._client.list_multilingual_glossaries)
-        for info in existing:
-            if getattr(info, "name", None) == name:
-                return str(info.glossary_id)
-        entries = [
-            MultilingualGlossaryDictionaryEntries(src.upper(), tgt.upper(), dict(terms))
-            for (src, tgt), terms in sorted(dictionaries.items())
-            if terms
-        ]
-        info = self._call(
-            "the glossary upload",
-            lambda: self._client.create_multilingual_glossary(name, entries),
-        )
-        return str(info.glossary_id)
+        found = next((i for i in existing if getattr(i, "name", None) == name), None)
+        if found is not None:
+            glossary_id = str(found.glossary_id)
+        else:
+            entries = [
+                MultilingualGlossaryDictionaryEntries(src.upper(), tgt.upper(), dict(terms))
+                for (src, tgt), terms in sorted(dictionaries.items())
+                if terms
+            ]
+            info = self._call(
+                "the glossary upload",
+                lambda: self._client.create_multilingual_glossary(name, entries),
+            )
+            glossary_id = str(info.glossary_id)
+        deleted: list[str] = []
+        for old in existing:
+            old_name = str(getattr(old, "name", ""))
+            if family and old_name.startswith(family) and old_name != name:
+                self._call(
+                    "the deletion of a replaced glossary",
+                    functools.partial(self._client.delete_multilingual_glossary, old),
+                )
+                deleted.append(old_name)
+        return glossary_id, deleted
 
     def translate(
         self,

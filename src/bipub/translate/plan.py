@@ -66,6 +66,7 @@ class Job:
     spec: str  # request spec id (languages + options), see Plan.specs
     record: StatusRecord | None
     kept: tuple[str | None, ...] = ()
+    po: tuple[str, tuple[int, ...]] | None = None  # a plural UI entry: msgid, msgstr indexes
 
     @property
     def key(self) -> str:
@@ -101,7 +102,8 @@ class Spec:
     options: RequestOptions
     glossary: dict[tuple[str, str], dict[str, str]]  # dictionaries to sync (all pairs)
     glossary_pair: dict[str, str]  # the entries that apply to this language pair
-    glossary_name: str | None
+    glossary_name: str | None  # "bipub <site> <content hash>": one glossary per content
+    glossary_family: str | None = None  # "bipub <site> ": this site's glossaries on DeepL
 
     def fingerprint(self) -> dict[str, Any]:
         return {
@@ -286,13 +288,15 @@ def _spec(config: SiteConfig, glossary: Glossary, source: str, target: str) -> S
     )
     dictionaries = _glossary_dictionaries(glossary, config.codes) if opts.glossary else {}
     pair = dictionaries.get((deepl_source(source).lower(), deepl_source(target).lower()), {})
-    name = None
+    name = family = None
     if dictionaries:
         blob = json.dumps(
             sorted((f"{s}-{t}", sorted(e.items())) for (s, t), e in dictionaries.items())
         )
-        name = "bipub " + hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
-    return Spec(options, dictionaries, pair, name)
+        site = hashlib.sha256(str(config.base_url).encode("utf-8")).hexdigest()[:8]
+        family = f"bipub {site} "
+        name = family + hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+    return Spec(options, dictionaries, pair, name, family)
 
 
 def make_plan(root: Path, target: str, only: Sequence[str] = ()) -> Plan:
@@ -361,7 +365,8 @@ def make_plan(root: Path, target: str, only: Sequence[str] = ()) -> Plan:
         kept = _kept(lay, unit, record, keep) if mode != "fill" else ()
         plan.jobs.append(Job(unit, group, mode, lay, spec_id(unit.source_lang), record, kept))
 
-    ui_jobs, ui_group = _ui_jobs(project, config, target, only, keep, spec_id)
+    ui_jobs, ui_group, ui_notes = _ui_jobs(project, config, target, only, keep, spec_id)
+    plan.notes.extend(ui_notes)
     if ui_group is not None and ui_jobs:
         plan.groups["ui"] = ui_group
         plan.jobs.extend(ui_jobs)
@@ -419,43 +424,81 @@ def _ui_jobs(
     only: Sequence[str],
     keep: Sequence[str],
     spec_id: Callable[[str], str],
-) -> tuple[list[Job], Group | None]:
-    """Missing msgstr of the project's catalog for the target language (msgids are English)."""
+) -> tuple[list[Job], Group | None, list[str]]:
+    """Missing msgstr of the project's catalog for the target language (msgids are English),
+    except msgids the bundled theme's catalog translates (its translation is used). A plural
+    entry gets one job per msgid form the language needs: Korean has one plural form (the
+    plural msgid's translation), English two (singular, plural)."""
     from bipub.render.catalogs import po_path, read_catalog
+    from bipub.render.templates import THEME_DIR
 
     if target == UI_SOURCE_LANG:
-        return [], None
+        return [], None, []
     path = po_path(project.locales, target)
     if not path.is_file():
-        return [], None
+        return [], None, []
     rel = path.relative_to(project.root).as_posix()
     collector = Collector()
     catalog = read_catalog(path, rel, target, collector)
     collector.raise_if_errors()
     if catalog is None:
-        return [], None
+        return [], None, []
+    theme_path = po_path(THEME_DIR / "locales", target)
+    theme = (
+        read_catalog(theme_path, "(bipub theme)", target, Collector())
+        if theme_path.is_file()
+        else None
+    )
+    by_theme = {
+        str(m.id[0] if isinstance(m.id, tuple | list) else m.id)
+        for m in (theme or [])
+        if m.id and not m.fuzzy and _complete(m.string)
+    }
     jobs: list[Job] = []
+    skipped: list[str] = []
+    plurals = max(catalog.num_plurals, 1)
     for msg in catalog:
-        if not msg.id or isinstance(msg.id, tuple | list) or msg.pluralizable:
+        if not msg.id or _complete(msg.string) or (msg.string and not msg.pluralizable):
             continue
-        if msg.string:
+        ids = tuple(msg.id) if isinstance(msg.id, tuple | list) else (msg.id,)
+        singular = str(ids[0])
+        if singular in by_theme:
+            skipped.append(singular)
             continue
-        unit = Unit(
-            nfc(f"ui:{msg.id}"),
-            UI_SOURCE_LANG,
-            target,
-            msg.id,
-            rel,
-            msg.lineno,
-            None,
-            rel,
-            msg.lineno,
+        forms: list[tuple[str, str, tuple[int, ...]]]
+        if len(ids) == 1:
+            forms = [(singular, f"ui:{singular}", (0,))]
+        elif plurals == 1:
+            forms = [(str(ids[1]), f"ui:{singular}", (0,))]
+        else:
+            rest = tuple(range(1, plurals))
+            forms = [
+                (singular, f"ui:{singular}", (0,)),
+                (str(ids[1]), f"ui:{singular}#plural", rest),
+            ]
+        for text, key, indexes in forms:
+            unit = Unit(
+                nfc(key), UI_SOURCE_LANG, target, text, rel, msg.lineno, None, rel, msg.lineno
+            )
+            if not _matches(unit, only):
+                continue
+            lay = ui_layout(text, keep)
+            po = (singular, indexes) if len(ids) > 1 else None
+            jobs.append(Job(unit, "ui", "fill", lay, spec_id(UI_SOURCE_LANG), None, po=po))
+    notes = []
+    if skipped:
+        notes.append(
+            f"{rel}: {len(skipped)} msgid(s) without msgstr are translated by the bundled theme "
+            f"(its translation is used): not drafted ({', '.join(repr(s) for s in skipped[:3])}"
+            + (", …)" if len(skipped) > 3 else ")")
         )
-        if not _matches(unit, only):
-            continue
-        jobs.append(Job(unit, "ui", "fill", ui_layout(msg.id, keep), spec_id(UI_SOURCE_LANG), None))
-    group = Group("ui", "ui", rel, rel)
-    return jobs, group
+    return jobs, Group("ui", "ui", rel, rel), notes
+
+
+def _complete(string: object) -> bool:
+    if isinstance(string, tuple | list):
+        return bool(string) and all(string)
+    return bool(string)
 
 
 # --------------------------------------------------------------------------- cost

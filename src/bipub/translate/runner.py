@@ -66,9 +66,12 @@ class _Sender:
         if not (spec.glossary_pair and spec.glossary_name):
             return None
         if spec.glossary_name not in self.glossary_ids:
-            self.glossary_ids[spec.glossary_name] = self.client.sync_glossary(
-                spec.glossary_name, spec.glossary
+            glossary_id, deleted = self.client.sync_glossary(
+                spec.glossary_name, spec.glossary, family=spec.glossary_family
             )
+            self.glossary_ids[spec.glossary_name] = glossary_id
+            for old in deleted:
+                self.result.notes.append(f"deleted the DeepL glossary {old!r} (glossary changed)")
         return self.glossary_ids[spec.glossary_name]
 
     def send(self, spec: Spec, items: Sequence[Item], context: str | None) -> None:

@@ -505,12 +505,25 @@ def _po_bytes(plan: Plan, group: Group, drafts: list[_Draft]) -> bytes | None:
     if catalog is None:
         raise _NotWritten(f"{rel}: cannot be read")
     changed = False
+    plurals = max(catalog.num_plurals, 1)
     for d in drafts:
-        msgid = d.job.unit.source
-        msg = catalog.get(msgid)
-        if msg is None or msg.string:
-            continue  # edited since the plan: leave it
-        msg.string = d.text
+        if d.job.po is None:
+            msg = catalog.get(d.job.unit.source)
+            if msg is None or msg.string:
+                continue  # edited since the plan: leave it
+            msg.string = d.text
+        else:
+            msgid, indexes = d.job.po
+            msg = catalog.get(msgid)
+            if msg is None or not msg.pluralizable:
+                continue
+            strings = list(msg.string) if isinstance(msg.string, tuple | list) else []
+            strings += [""] * (plurals - len(strings))
+            if any(strings[i] for i in indexes):
+                continue  # edited since the plan: leave it
+            for i in indexes:
+                strings[i] = d.text
+            msg.string = tuple(strings)
         msg.flags.add("fuzzy")
         changed = True
     if not changed:
