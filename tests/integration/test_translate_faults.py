@@ -159,7 +159,7 @@ def test_one_refused_segment_leaves_only_its_unit_unwritten(
     fake.fail_texts(heading.removeprefix("## "), 400)
     result = cli("-C", str(root), "translate", "--to", "en")
     assert result.exit_code == 1
-    assert "posts/post-003:body#2: not written: segment 0 (line 1): DeepL HTTP 400" in (
+    assert "posts/post-003:body#2: not-written: segment 0 (line 1): DeepL HTTP 400" in (
         result.stderr
     )
     assert "1 unit NOT written" in result.stderr

@@ -33,7 +33,7 @@ class NotWritten:
 
     def format(self, lang: str) -> str:
         where = self.file or "bipub"
-        return f"{where}: error: [{lang}] {self.key}: not written: {self.cause}"
+        return f"{where}: error: [{lang}] {self.key}: not-written: {self.cause}"
 
 
 def _n(count: int, word: str) -> str:
