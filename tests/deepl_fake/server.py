@@ -611,6 +611,7 @@ class FakeDeepL:
         self._faults: list[_Fault] = []
         self._fail_after: tuple[int, int] | None = None  # (requests still allowed, status)
         self._markup_fault: tuple[str, str | None] | None = None  # (kind, source substring)
+        self._markup_times: int | None = None  # requests left to fault (None: all)
         self._fail_texts: list[tuple[str, int]] = []  # (source substring, status)
         #: Error messages carry the request's Authorization header, as a careless proxy or
         #: server might: bipub must never print it (issue 16).
@@ -781,15 +782,19 @@ class FakeDeepL:
         with self._lock:
             self._fail_after = (n_requests, status)
 
-    def markup_fault(self, kind: str | None, *, match: str | None = None) -> None:
+    def markup_fault(
+        self, kind: str | None, *, match: str | None = None, times: int | None = None
+    ) -> None:
         """Answer every translate request (served and billed normally) with a markup fault:
         one of ``faults.FAULTS`` applied to each answer text (only to texts whose source holds
         ``match``, when given), or ``"swap"``: the first and the last answers of a request of
-        two or more texts are exchanged. ``None`` ends the fault."""
+        two or more texts are exchanged. ``times``: only that many requests (that hold a
+        matching text) get the fault. ``None`` ends the fault."""
         if kind is not None and kind != "swap" and kind not in FAULTS:
             raise ValueError(f"kind must be 'swap' or one of {sorted(FAULTS)}")
         with self._lock:
             self._markup_fault = None if kind is None else (kind, match)
+            self._markup_times = times
 
     def fail_texts(self, match: str, status: int = 400) -> None:
         """Refuse (with ``status``, not billed) every translate request holding a text that
@@ -1105,9 +1110,15 @@ class FakeDeepL:
     def _apply_markup_fault(self, texts: list[Any], translations: list[dict[str, Any]]) -> None:
         with self._lock:
             fault = self._markup_fault
-        if fault is None:
-            return
-        kind, match = fault
+            if fault is None:
+                return
+            kind, match = fault
+            if match is not None and not any(match in str(t) for t in texts):
+                return
+            if self._markup_times is not None:
+                if self._markup_times <= 0:
+                    return
+                self._markup_times -= 1
         if kind == "swap":
             if len(translations) >= 2:
                 first, last = translations[0], translations[-1]

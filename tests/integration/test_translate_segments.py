@@ -121,6 +121,19 @@ def test_a_failed_answer_is_cached_as_failed_and_asked_again(
     assert "`x`reul bonda." in (root / "content/en/posts/p.md").read_text(encoding="utf-8")
 
 
+def test_a_malformed_answer_is_asked_again_once_alone(
+    cli: Cli, fake: FakeDeepL, tmp_path: Path
+) -> None:
+    root = make(tmp_path / "p", {"content/ko/posts/p.md": post("글", "`x`를 본다.\n")})
+    fake.markup_fault("malformed_xml", match="본다", times=1)
+    result = translate(cli, root)
+    assert result.exit_code == 0, result.stderr
+    sent = [t for r in fake.translate_requests for t in r.texts]
+    assert sent.count('<x i="0"/>를 본다.') == 2  # asked again, alone, and the answer was good
+    assert "markup" not in result.stderr
+    assert "`x`reul bonda." in (root / "content/en/posts/p.md").read_text(encoding="utf-8")
+
+
 def test_ctrl_c_while_an_answer_is_in_flight_saves_it(
     cli: Cli, fake: FakeDeepL, tmp_path: Path
 ) -> None:

@@ -74,8 +74,11 @@ class _Sender:
                 self.result.notes.append(f"deleted the DeepL glossary {old!r} (glossary changed)")
         return self.glossary_ids[spec.glossary_name]
 
-    def send(self, spec: Spec, items: Sequence[Item], context: str | None) -> None:
-        """One request; a refused request is asked again one segment at a time."""
+    def send(
+        self, spec: Spec, items: Sequence[Item], context: str | None, *, again: bool = True
+    ) -> None:
+        """One request; a refused request is asked again one segment at a time, and (with
+        `again`) a malformed answer once more, alone."""
         try:
             with interrupts_held(_NOTICE):
                 answers = self.client.translate(
@@ -96,18 +99,16 @@ class _Sender:
                 ) from None
             if len(items) > 1:
                 for item in items:
-                    self.send(spec, [item], context)
+                    self.send(spec, [item], context, again=again)
             else:
                 self.failures[items[0].key] = exc.reason
             return
         self.failed_in_a_row = 0
-        retry = [
-            i
-            for i in items
-            if mx.decode(self.texts[i.key], i.segment.encoded).malformed and len(items) > 1
-        ]
+        if not again:
+            return
+        retry = [i for i in items if mx.decode(self.texts[i.key], i.segment.encoded).malformed]
         for item in retry:  # a malformed answer: asked again once, alone (the first answer
-            self.send(spec, [item], context)  # stays when the second request fails)
+            self.send(spec, [item], context, again=False)  # stays when the second fails)
             self.failures.pop(item.key, None)
 
     def _save(self, items: Sequence[Item], answers: Sequence[str], billed: int) -> None:
