@@ -192,6 +192,17 @@ def _options(spec: Spec, qa_codes: Iterable[str], sent: bool = True) -> dict[str
     return out
 
 
+def _beside(draft: _Draft) -> dict[str, str]:
+    """The fields of a draft waiting beside a reviewed translation: the text, and (where the
+    status format has them: the review loop's `draft_source_hash`, `draft_engine`) what it
+    was made from."""
+    update = {"draft": draft.text}
+    if "draft_source_hash" in StatusRecord.model_fields:
+        update["draft_source_hash"] = text_hash(draft.job.unit.source)
+        update["draft_engine"] = ENGINE
+    return update
+
+
 def _draft_record(plan: Plan, draft: _Draft) -> StatusRecord:
     unit = draft.job.unit
     record = StatusRecord(
@@ -291,7 +302,10 @@ def _group_drafts(
     unchanged = [
         d
         for d in drafts
-        if d.job.mode == "beside" and d.job.record is not None and d.job.record.draft == d.text
+        if d.job.mode == "beside"
+        and d.job.record is not None
+        and d.job.record.draft == d.text
+        and _beside(d) == {k: getattr(d.job.record, k, None) for k in _beside(d)}
     ]
     if unchanged:  # drafted by an earlier run: nothing to write, nothing new to report
         result.unchanged += len(unchanged)
@@ -317,7 +331,7 @@ def _write(
                 continue  # a UI draft is marked by the catalog's fuzzy flag
             if d.job.mode == "beside":
                 assert d.job.record is not None
-                updates[d.job.key] = d.job.record.model_copy(update={"draft": d.text})
+                updates[d.job.key] = d.job.record.model_copy(update=_beside(d))
             else:
                 updates[d.job.key] = _draft_record(plan, d)
     status_text = _status_text(plan.root, plan.target, updates) if updates else None
