@@ -26,19 +26,27 @@ translations; a draft with findings is still written and its findings are report
 from __future__ import annotations
 
 from bipub.translate.outcome import NotWritten, Problem, Result
-from bipub.translate.plan import Estimate, FileCost, Job, Plan, estimate, make_plan
+from bipub.translate.plan import Estimate, FileCost, Group, Job, Plan, estimate, make_plan
 from bipub.translate.runner import ClientFactory, run
-from bipub.translate.writers import qa_problems
+from bipub.translate.writers import _cv_text, _doc_text, _Draft, _NotWritten, qa_problems
+
+# (_Draft, _doc_text, _cv_text, _NotWritten: the document writers translate/review_edits.py
+# of the review loop reuses, from the time they lived here)
 
 __all__ = [
     "ClientFactory",
     "Estimate",
     "FileCost",
+    "Group",
     "Job",
     "NotWritten",
     "Plan",
     "Problem",
     "Result",
+    "_Draft",
+    "_NotWritten",
+    "_cv_text",
+    "_doc_text",
     "estimate",
     "make_plan",
     "qa_problems",

@@ -49,7 +49,7 @@ class Encoded:
 
     xml: str
     slots: tuple[str, ...]
-    kinds: tuple[str, ...]
+    kinds: tuple[str, ...] = ()
     lead: str = ""
     trail: str = ""
 
