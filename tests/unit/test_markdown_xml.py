@@ -85,6 +85,7 @@ def test_the_skeleton_filled_with_the_source_is_the_source() -> None:
     lay = layout(DOC)
     assert lay.fill([None] * len(lay.segments)) == DOC
     assert lay.unlocated == ()
+    assert lay.html == (22,)  # the HTML block with words: reported, never sent
     for seg in lay.segments:
         well_formed(seg.encoded.xml)
 

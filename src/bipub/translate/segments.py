@@ -54,6 +54,7 @@ class Layout:
     pieces: tuple[str | int, ...]  # skeleton text, and hole numbers (segment indexes)
     segments: tuple[Segment, ...]
     unlocated: tuple[int, ...] = ()  # 1-based lines of prose blocks kept as they are
+    html: tuple[int, ...] = ()  # 1-based lines of HTML blocks with words (never sent)
 
     def fill(self, bodies: Sequence[str | None]) -> str:
         """The skeleton with hole i holding `lead + bodies[i] + trail` (None: the source)."""
@@ -171,7 +172,10 @@ def _cells(line: str, offset: int) -> list[_Hole]:
     return holes
 
 
-def _holes(text: str, unlocated: list[int]) -> list[_Hole]:
+_HTML_TAG = re.compile(r"<[^>]*>|&[#\w]+;")
+
+
+def _holes(text: str, unlocated: list[int], html: list[int]) -> list[_Hole]:
     lines = text.split("\n")
     offsets = [0, *accumulate(len(line) + 1 for line in lines)]
     holes: list[_Hole] = []
@@ -186,6 +190,9 @@ def _holes(text: str, unlocated: list[int]) -> list[_Hole]:
         elif tok.type == "tr_open" and tok.map:
             row = tok.map[0]
             holes.extend(_cells(lines[row], offsets[row]))
+        elif tok.type == "html_block" and tok.map:
+            if any(ch.isalpha() for ch in _HTML_TAG.sub("", tok.content)):
+                html.append(tok.map[0] + 1)
         elif tok.type in ("heading_open", "paragraph_open"):
             kind = "heading" if tok.type == "heading_open" else "paragraph"
         elif tok.type == "inline" and not in_table and tok.map and tok.content.strip():
@@ -210,6 +217,7 @@ def layout(text: str, keep: Sequence[str] = (), *, title: bool = False) -> Layou
     prose whose `[Prefix]` is kept; `keep`: do-not-translate terms."""
     terms = mx.keep_terms(keep)
     unlocated: list[int] = []
+    html: list[int] = []
     if title:
         m = _TITLE_PREFIX.match(text)
         lo = m.end() if m else 0
@@ -219,7 +227,7 @@ def layout(text: str, keep: Sequence[str] = (), *, title: bool = False) -> Layou
             return Layout(text, (text,), ())
         holes = [_Hole(lo, hi, "text", ())]
     else:
-        holes = _holes(text, unlocated)
+        holes = _holes(text, unlocated, html)
     pieces: list[str | int] = []
     segments: list[Segment] = []
     pos = 0
@@ -234,7 +242,7 @@ def layout(text: str, keep: Sequence[str] = (), *, title: bool = False) -> Layou
         pos = hole.end
     if pos < len(text):
         pieces.append(text[pos:])
-    return Layout(text, tuple(pieces), tuple(segments), tuple(unlocated))
+    return Layout(text, tuple(pieces), tuple(segments), tuple(unlocated), tuple(html))
 
 
 def ui_layout(text: str, keep: Sequence[str] = ()) -> Layout:

@@ -160,6 +160,13 @@ def _draft(plan: Plan, job: Job, answers: Answers) -> _Draft | str:
         text = lay.fill(bodies)
         if structure(text) != want:
             return "the drafted text would not keep the source's block structure"
+    for line in lay.html:
+        problems.append(
+            (
+                "untranslated",
+                f"line {line}: an HTML block is never sent to DeepL; translate its words by hand",
+            )
+        )
     for line in lay.unlocated:
         problems.append(
             (
