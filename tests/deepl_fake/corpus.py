@@ -75,7 +75,9 @@ def _inline(rng: random.Random) -> str:
         if kind == "code":
             parts.append(f"`{rng.choice(IDENT)}`를")
         elif kind == "link":
-            parts.append(f"[{_words(rng, 2)}](https://docs.example.org/{rng.randint(1, 999)})")
+            title = f' "{_words(rng, 2)}"' if rng.random() < 0.3 else ""
+            url = f"https://docs.example.org/{rng.randint(1, 999)}"
+            parts.append(f"[{_words(rng, 2)}]({url}{title})")
         elif kind == "strong":
             parts.append(f"**{_words(rng, 2)}**")
         elif kind == "em":

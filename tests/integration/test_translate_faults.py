@@ -83,9 +83,11 @@ def check_drafts(root: Path, stderr: str, posts: int) -> int:
         assert len(src_sections) == len(out_sections)
         for s_sec, o_sec in zip(src_sections, out_sections, strict=True):
             key = f"posts/{name}:body#{s_sec.index}"
-            s_lay, o_lay = layout(s_sec.text), layout(o_sec.text)
-            assert [s.kind for s in s_lay.segments] == [s.kind for s in o_lay.segments], key
-            for s_seg, o_seg in zip(s_lay.segments, o_lay.segments, strict=True):
+            # blocks (link titles are inline: a lost link takes its title along)
+            s_segs = [s for s in layout(s_sec.text).segments if s.parent is None]
+            o_segs = [s for s in layout(o_sec.text).segments if s.parent is None]
+            assert [s.kind for s in s_segs] == [s.kind for s in o_segs], key
+            for s_seg, o_seg in zip(s_segs, o_segs, strict=True):
                 if inline_signature(s_seg.source) == inline_signature(o_seg.source):
                     continue
                 changed += 1
@@ -176,3 +178,21 @@ def test_one_refused_segment_leaves_only_its_unit_unwritten(
     assert "Drafted 1 unit (en)" in again.stderr
     assert heading not in (root / "content/en/posts/post-003.md").read_text(encoding="utf-8")
     assert "Nothing to draft" in cli("-C", str(root), "translate", "--to", "en").stderr
+
+
+def test_two_refused_segments_of_one_section_do_not_stop_the_run(
+    cli: Cli, fake: FakeDeepL, tmp_path: Path
+) -> None:
+    root = write_corpus(tmp_path / "blog", 3)
+    # an existing translation whose body is missing: the refused section is a unit of its own
+    bad = "## 거부 제목\n\n거부 문단이다.\n\n다른 문단이다.\n"
+    (root / "content/ko/posts/extra.md").write_text(
+        '---\ntitle: "추가"\ndate: 2026-01-05\n---\n\n서론.\n\n' + bad, encoding="utf-8"
+    )
+    fake.fail_texts("거부", 400)
+    result = cli("-C", str(root), "translate", "--to", "en")
+    assert result.exit_code == 1
+    assert "stopped" not in result.stderr  # two refusals in a row are one section's fault
+    assert "posts/extra:body#1: not-written: segment 0 (line 1): DeepL HTTP 400" in result.stderr
+    assert "1 unit NOT written" in result.stderr
+    assert len(list((root / "content/en/posts").glob("*.md"))) == 4

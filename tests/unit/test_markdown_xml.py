@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from bipub.check import qa
 from bipub.translate.markdown_xml import IGNORE_TAGS, PROTECTED, Loss, decode, encode_ui
-from bipub.translate.segments import Layout, layout, structure
+from bipub.translate.segments import Layout, layout, structure, with_titles
 from tests.deepl_fake import translate_text_value
 from tests.deepl_fake.faults import FAULTS
 
@@ -25,14 +25,17 @@ def fake(xml: str, target: str) -> str:
 
 
 def fill(lay: Layout, answer: Callable[[str], str]) -> tuple[str, list[Loss]]:
-    bodies: list[str | None] = []
+    """Every segment through `answer`, link titles first (as translate/writers.py does)."""
+    bodies: list[str | None] = [None] * len(lay.segments)
+    titles: dict[int, dict[int, str]] = {}
     losses: list[Loss] = []
-    for seg in lay.segments:
+    for seg in sorted(lay.segments, key=lambda s: s.parent is None):
         if not seg.needs_request:
-            bodies.append(None)
             continue
-        decoded = decode(answer(seg.encoded.xml), seg.encoded)
-        bodies.append(decoded.text)
+        decoded = decode(answer(seg.encoded.xml), with_titles(seg, titles.get(seg.index, {})))
+        bodies[seg.index] = decoded.text
+        if seg.parent is not None:
+            titles.setdefault(seg.parent[0], {})[seg.parent[1]] = decoded.text
         losses.extend(decoded.losses)
     return lay.fill(bodies), losses
 
@@ -131,6 +134,23 @@ def test_one_segment_per_block() -> None:
     assert kinds.count("cell") == 4  # four cells: each its own text
     lay = layout("| a b | c d |\n|---|---|\n| e f | g h |")
     assert [s.encoded.xml for s in lay.segments] == ["a b", "c d", "e f", "g h"]
+
+
+def test_link_titles_are_segments_of_their_own() -> None:
+    text = (
+        '문서는 [여기](https://x.org/a "공식 문서")에 있고 그림은 ![구조](a.png (구조 그림))이다.'
+    )
+    lay = layout(text)
+    assert [(s.kind, s.source, s.parent) for s in lay.segments[1:]] == [
+        ("title", "공식 문서", (0, 1)),
+        ("title", "구조 그림", (0, 3)),
+    ]
+    assert "공식" not in lay.segments[0].encoded.xml  # the title is not in the paragraph's text
+    out = through(text, "EN-US")
+    assert out == (
+        'munseoneun [yeogi](https://x.org/a "gongsig munseo")e issgo geurimeun '
+        "![gujo](a.png (gujo geurim))ida."
+    )
 
 
 def test_keep_terms_and_title_prefix() -> None:
@@ -302,12 +322,16 @@ URL = st.sampled_from(
 def inline(draw: st.DrawFn) -> str:
     parts = []
     for _ in range(draw(st.integers(1, 4))):
-        kind = draw(st.sampled_from(["text", "code", "link", "image", "em", "strong", "url"]))
+        kind = draw(
+            st.sampled_from(["text", "code", "link", "titled", "image", "em", "strong", "url"])
+        )
         phrase = draw(PHRASE)
         if kind == "code":
             parts.append(f"`{draw(CODE)}`")
         elif kind == "link":
             parts.append(f"[{phrase}]({draw(URL)})")
+        elif kind == "titled":
+            parts.append(f'[{phrase}]({draw(URL)} "{draw(PHRASE)}")')
         elif kind == "image":
             parts.append(f"![{phrase}]({draw(URL)})")
         elif kind == "em":

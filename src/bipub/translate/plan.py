@@ -74,10 +74,16 @@ class Job:
 
     def to_send(self) -> list[Segment]:
         """The segments that need an answer from the engine."""
+
+        def kept(index: int) -> bool:
+            return index < len(self.kept) and self.kept[index] is not None
+
         return [
             s
             for s in self.layout.segments
-            if s.needs_request and (s.index >= len(self.kept) or self.kept[s.index] is None)
+            if s.needs_request
+            and not kept(s.index)
+            and not (s.parent is not None and kept(s.parent[0]))  # its link's text is kept
         ]
 
     @property
@@ -108,7 +114,6 @@ class Spec:
     def fingerprint(self) -> dict[str, Any]:
         return {
             **self.options.fingerprint(),
-            "context": None,  # bipub.yaml's context travels, but is not part of a segment's key
             "glossary": sorted(self.glossary_pair.items()),
             "encoder": mx.VERSION,
         }

@@ -75,10 +75,18 @@ class _Sender:
         return self.glossary_ids[spec.glossary_name]
 
     def send(
-        self, spec: Spec, items: Sequence[Item], context: str | None, *, again: bool = True
-    ) -> None:
-        """One request; a refused request is asked again one segment at a time, and (with
-        `again`) a malformed answer once more, alone."""
+        self,
+        spec: Spec,
+        items: Sequence[Item],
+        context: str | None,
+        *,
+        again: bool = True,
+        counted: bool = True,
+    ) -> bool:
+        """One request (True: answered). A refused request is asked again one segment at a
+        time (those single requests do not count towards MAX_FAILED_IN_A_ROW: only a request
+        none of whose segments could be answered does); with `again`, a malformed answer is
+        asked for once more, alone."""
         try:
             with interrupts_held(_NOTICE):
                 answers = self.client.translate(
@@ -91,25 +99,33 @@ class _Sender:
         except DeepLError as exc:
             if not exc.local:
                 raise
-            self.failed_in_a_row += 1
-            if self.failed_in_a_row >= MAX_FAILED_IN_A_ROW:
-                raise DeepLError(
-                    f"{MAX_FAILED_IN_A_ROW} requests in a row failed, the last: {exc.reason}",
-                    status=exc.status,
-                ) from None
             if len(items) > 1:
-                for item in items:
-                    self.send(spec, [item], context, again=again)
+                answered = [
+                    self.send(spec, [i], context, again=again, counted=False) for i in items
+                ]
+                if any(answered):
+                    self.failed_in_a_row = 0
+                    return True
             else:
                 self.failures[items[0].key] = exc.reason
-            return
+            if counted or len(items) > 1:
+                self._failed(exc)
+            return False
         self.failed_in_a_row = 0
-        if not again:
-            return
-        retry = [i for i in items if mx.decode(self.texts[i.key], i.segment.encoded).malformed]
-        for item in retry:  # a malformed answer: asked again once, alone (the first answer
-            self.send(spec, [item], context, again=False)  # stays when the second fails)
-            self.failures.pop(item.key, None)
+        if again:
+            retry = [i for i in items if mx.decode(self.texts[i.key], i.segment.encoded).malformed]
+            for item in retry:  # a malformed answer: asked again once, alone (the first
+                self.send(spec, [item], context, again=False, counted=False)  # answer stays
+                self.failures.pop(item.key, None)  # when the second request fails)
+        return True
+
+    def _failed(self, exc: DeepLError) -> None:
+        self.failed_in_a_row += 1
+        if self.failed_in_a_row >= MAX_FAILED_IN_A_ROW:
+            raise DeepLError(
+                f"{MAX_FAILED_IN_A_ROW} requests in a row failed, the last: {exc.reason}",
+                status=exc.status,
+            ) from None
 
     def _save(self, items: Sequence[Item], answers: Sequence[str], billed: int) -> None:
         entries: dict[str, tuple[str, bool]] = {}

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import accumulate, pairwise
 
 from bipub.text.markdown import parser
@@ -36,6 +36,9 @@ class Segment:
     source: str  # the hole's source text (lead + body + trail)
     line: int  # 1-based line of the hole's start in the unit's text
     encoded: mx.Encoded
+    #: a link title ("title" segment): the segment whose link it belongs to, and that link's
+    #: closing slot (`](url "title")`) in it
+    parent: tuple[int, int] | None = None
 
     @property
     def body(self) -> str:
@@ -242,7 +245,42 @@ def layout(text: str, keep: Sequence[str] = (), *, title: bool = False) -> Layou
         pos = hole.end
     if pos < len(text):
         pieces.append(text[pos:])
+    for parent in list(segments):  # link titles: segments of their own, after the holes
+        if not parent.needs_request:
+            continue
+        for slot, closer in enumerate(parent.encoded.slots):
+            m = _LINK_TITLE.match(closer) if parent.encoded.kinds[slot] == "link" else None
+            if m and any(ch.isalpha() for ch in m.group(3)):
+                enc = mx.encode_inline(m.group(3), (), terms)
+                index = len(segments)
+                segments.append(
+                    Segment(index, "title", m.group(3), parent.line, enc, (parent.index, slot))
+                )
     return Layout(text, tuple(pieces), tuple(segments), tuple(unlocated), tuple(html))
+
+
+#: A link's closing slot with a title: `](dest "title")`, `](dest 'title')`, `](dest (title))`.
+_LINK_TITLE = re.compile(
+    r"""(\]\(\s*(?:<[^<>\n]*>|\S+)\s+)("(?=[^"]*"\s*\)$)|'(?=[^']*'\s*\)$)|\()(.*)(["')]\s*\))$""",
+    re.S,
+)
+
+
+def with_titles(seg: Segment, titles: dict[int, str]) -> mx.Encoded:
+    """`seg`'s encoding with the link titles of `titles` (slot → translated title) in its
+    closing slots (the title's quote escaped inside it)."""
+    if not titles:
+        return seg.encoded
+    slots = list(seg.encoded.slots)
+    for slot, title in titles.items():
+        m = _LINK_TITLE.match(slots[slot])
+        if m is None:
+            continue
+        quote = m.group(2)
+        close = ")" if quote == "(" else quote
+        text = " ".join(title.split()).replace(close, "\\" + close)
+        slots[slot] = m.group(1) + quote + text + m.group(4)
+    return replace(seg.encoded, slots=tuple(slots))
 
 
 def ui_layout(text: str, keep: Sequence[str] = ()) -> Layout:

@@ -28,7 +28,7 @@ from bipub.translate import markdown_xml as mx
 from bipub.translate.files import interrupts_deferred, write_atomic
 from bipub.translate.outcome import NotWritten, Problem, Result
 from bipub.translate.plan import ENGINE, UNTRANSLATED, Group, Job, Plan, Spec
-from bipub.translate.segments import structure
+from bipub.translate.segments import structure, with_titles
 
 if TYPE_CHECKING:
     from babel.messages.catalog import Catalog
@@ -116,15 +116,12 @@ def _segment_problems(index: int, line: int, source: str, body: str) -> list[tup
 def _draft(plan: Plan, job: Job, answers: Answers) -> _Draft | str:
     """The job's draft text and findings, or the cause it has none."""
     lay = job.layout
-    bodies: list[str | None] = []
+    bodies: list[str | None] = [None] * len(lay.segments)
     problems: list[tuple[str, str]] = []
-    for seg in lay.segments:
-        if not seg.needs_request:
-            bodies.append(None)
-            continue
-        if seg.index < len(job.kept) and job.kept[seg.index] is not None:
-            bodies.append(job.kept[seg.index])
-            continue
+    titles: dict[int, dict[int, str]] = {}  # segment → its links' translated titles by slot
+    sent = job.to_send()
+    # link titles first: a paragraph's answer is decoded with its translated titles in place
+    for seg in sorted(sent, key=lambda s: s.parent is None):
         key = plan.request_key(job, seg)
         answer = answers.texts.get(key)
         if answer is None:
@@ -132,12 +129,18 @@ def _draft(plan: Plan, job: Job, answers: Answers) -> _Draft | str:
             if cause.startswith("not sent:"):
                 return cause
             return f"segment {seg.index} (line {seg.line}): {cause}"
-        decoded = mx.decode(answer, seg.encoded)
-        bodies.append(decoded.text)
+        decoded = mx.decode(answer, with_titles(seg, titles.get(seg.index, {})))
+        bodies[seg.index] = decoded.text
+        if seg.parent is not None:
+            titles.setdefault(seg.parent[0], {})[seg.parent[1]] = decoded.text
         for loss in decoded.losses:
             problems.append(("markup", f"segment {seg.index} (line {seg.line}): {loss.describe()}"))
         if not decoded.malformed:
             problems.extend(_segment_problems(seg.index, seg.line, seg.body, decoded.text))
+    for seg in lay.segments:  # kept translations of segments not sent
+        if seg.index < len(job.kept) and job.kept[seg.index] is not None:
+            bodies[seg.index] = job.kept[seg.index]
+    problems.sort(key=lambda p: int(p[1].split(" ", 2)[1]) if p[1].startswith("segment ") else 0)
     text = lay.fill(bodies)
     kind_text = all(s.kind == "text" for s in lay.segments)
     if not kind_text and lay.segments and structure(text) != structure(job.unit.source):
