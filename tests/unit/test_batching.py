@@ -187,3 +187,12 @@ def test_scrub_covers_the_forms_a_server_may_echo() -> None:
     for form in (LONG_KEY, quote(LONG_KEY, safe=""), LONG_KEY[:20], LONG_KEY[-12:]):
         assert not [p for p in _pieces(LONG_KEY, 8) if p in client.scrub(f"x {form} y")], form
     client.close()
+
+
+def test_an_answer_echoing_the_key_is_scrubbed_too(deepl_fake: FakeDeepL) -> None:
+    deepl_fake.auth_keys = frozenset({LONG_KEY})
+    client = DeepL(LONG_KEY, deepl_fake.url)
+    # EN-US leaves Latin text as it is: the fake "translates" the key into itself
+    (answer,) = client.translate([f"key {LONG_KEY} end"], RequestOptions("KO", "EN-US"))
+    client.close()
+    assert answer.text == "key *** end"

@@ -266,6 +266,9 @@ class DeepL:
         for form in sorted(forms, key=len, reverse=True):
             text = text.replace(form, "***")
         shortest = SCRUB_PIECE if len(key) >= 2 * SCRUB_PIECE else len(key)
+        windows = {key[i : i + shortest] for i in range(len(key) - shortest + 1)}
+        if not any(text[i : i + shortest] in windows for i in range(len(text) - shortest + 1)):
+            return text  # (the common case, checked in one pass)
         for size in range(len(key) - 1, shortest - 1, -1):  # longest pieces first
             for start in range(len(key) - size + 1):
                 piece = key[start : start + size]
@@ -317,7 +320,7 @@ class DeepL:
                     "the deletion of a replaced glossary",
                     functools.partial(self._client.delete_multilingual_glossary, old),
                 )
-                deleted.append(old_name)
+                deleted.append(self.scrub(old_name))
         return glossary_id, deleted
 
     def translate(
@@ -366,7 +369,9 @@ class DeepL:
                 if not isinstance(text, str):
                     raise TypeError("a translation without text")
                 billed = item.billed_characters
-                out.append(Translation(text, int(billed) if billed is not None else 0))
+                # every string from the server is scrubbed, answers too (they are written
+                # into content files and the cache)
+                out.append(Translation(self.scrub(text), int(billed) if billed is not None else 0))
             return out
 
         return self._call("the translate request", call)
