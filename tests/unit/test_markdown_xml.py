@@ -255,6 +255,19 @@ def test_an_answer_that_looks_like_structure_stays_words(answer: str, kind: str)
 
 
 @pytest.mark.parametrize(
+    ("text", "fault"),
+    [
+        ("https://x.y/z[^1]: n\n\n[^1]: 주석", "drop_one_tag"),  # would become a definition
+        ("[^1]\n`>나+\n\n[^1]: 주석", "drop_one_tag"),  # a line start after a trimmed lead
+        ("`x` <div>가</div>", "drop_one_tag"),  # would become an HTML block
+    ],
+)
+def test_a_segment_that_would_start_a_block_after_a_loss_stays_words(text: str, fault: str) -> None:
+    out, _ = fill(layout(text), lambda xml: FAULTS[fault](fake(xml, "EN-US")))
+    assert structure(out) == structure(text), out
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "",
@@ -407,3 +420,39 @@ def test_under_any_fault_structure_holds_and_every_loss_is_reported(text: str, f
         assert len([x for x in losses if x.kind == "protected"]) == sum(
             sum(1 for k in s.encoded.kinds if k in PROTECTED) for s in sent
         )
+
+
+#: Markdown's sharp edges, to be glued together at random.
+EDGES = st.sampled_from(
+    [
+        *list("ab 가나 \n\n\t#>-*+_`~|[]()!<>&$:\"'1.="),
+        "```",
+        "    ",
+        "- ",
+        "1. ",
+        "> ",
+        "| a | b |\n|---|---|\n",
+        "[^1]",
+        "[^1]: n\n",
+        "<div>\n",
+        "**",
+        "https://x.y/z",
+        "\\*",
+        "  \n",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(EDGES, max_size=40).map("".join), st.sampled_from([None, *sorted(FAULTS)]))
+def test_sharp_edged_markdown_keeps_its_structure_under_faults(
+    text: str, fault: str | None
+) -> None:
+    def answer(xml: str) -> str:
+        out = fake(xml, "EN-US")
+        return FAULTS[fault](out) if fault else out
+
+    lay = layout(text)
+    assert lay.fill([None] * len(lay.segments)) == text
+    out, _ = fill(lay, answer)
+    assert structure(out) == structure(text), out

@@ -77,8 +77,14 @@ class Layout:
 
 # --------------------------------------------------------------------------- escaping
 
-_BLOCK_START = re.compile(r"(?:#{1,6}|[>+*\-=]|`{3,}|~{3,})(?=[ \t]|$)|>|`{3,}|~{3,}")
+_BLOCK_START = re.compile(
+    r"(?:#{1,6}|[>+*\-=]|`{3,}|~{3,})(?=[ \t]|$)|>|`{3,}|~{3,}"
+    r"|<(?:[!?/]|(?:address|article|aside|blockquote|details|div|dl|fieldset|figure|footer|form"
+    r"|h[1-6]|header|hr|main|nav|ol|p|pre|section|table|ul|script|style|textarea)(?![\w-]))",
+    re.I,
+)
 _ORDERED = re.compile(r"(\d{1,9})([.)])(?=[ \t]|$)")
+_DEFINITION = re.compile(r"(\[[^\]\n]*\]):")
 _HEADING_CLOSE = re.compile(r"([ \t])(#+)[ \t]*$")
 _PIPE = re.compile(r"(?<!\\)\|")
 
@@ -88,9 +94,10 @@ def escape_body(body: str, seg: Segment) -> str:
     if body == seg.body:
         return body
     text = body.strip()
-    if not seg.encoded.lead and seg.kind != "text":
-        m = _ORDERED.match(text)
-        if m:
+    lead = seg.encoded.lead
+    if (not lead or "\n" in lead) and seg.kind != "text":  # the body starts a line
+        m = _ORDERED.match(text) or _DEFINITION.match(text)
+        if m:  # `1\. `, `[^1]\:`: the number or the reference stays as it is
             text = m.group(1) + "\\" + text[m.end(1) :]
         elif _BLOCK_START.match(text):
             text = "\\" + text
