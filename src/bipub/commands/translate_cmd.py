@@ -52,15 +52,15 @@ def _dry_run(ui: Ui, plan: Plan, max_chars: int | None) -> None:
     click.echo(f"bipub translate --to {plan.target} --dry-run: nothing is sent to DeepL")
     width = max((len(f.source_file) for f in est.files), default=0)
     for f in est.files:
-        extra = f", {f.cached} cached" if f.cached else ""
+        extra = f", {f.cached} answered from the cache" if f.cached else ""
         click.echo(
             f"  {f.source_lang} → {plan.target}  {f.source_file:<{width}} → {f.target_file}  "
             f"{_n(f.units, 'unit')}, {_n(f.chars, 'character')}{extra}"
         )
     click.echo(
         f"total: {_n(est.units, 'unit')}, {_n(est.chars, 'character')} to send in "
-        f"{_n(est.texts, 'text')} ({est.cached} cached, {est.duplicates} duplicate, "
-        f"{est.free} with nothing to translate)"
+        f"{_n(est.texts, 'text')} (segments: {est.cached:,} cached, {est.duplicates:,} "
+        f"duplicate; {_n(est.free, 'unit')} with nothing to send)"
     )
     if max_chars is not None and est.chars > max_chars:
         click.echo(f"--max-chars {max_chars:,}: the run would stop before sending everything")

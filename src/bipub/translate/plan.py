@@ -534,10 +534,10 @@ class Estimate:
     files: list[FileCost]
     units: int
     chars: int
-    texts: int  # distinct texts to send
-    cached: int
-    duplicates: int
-    free: int  # units with nothing to translate (code, numbers…): never sent
+    texts: int  # distinct texts (segments) to send
+    cached: int  # segments answered from the cache
+    duplicates: int  # segments the same as one sent before: sent once
+    free: int  # units with nothing to send (code, numbers…, or every segment kept)
     to_send: dict[str, list[Item]]  # spec → segments to send, in order
 
     def fits(self, usage: Usage | None) -> bool | None:
@@ -572,8 +572,8 @@ def estimate(plan: Plan, cache: DraftCache | None = None) -> Estimate:
                 to_send.setdefault(job.spec, []).append(Item(key, seg, job.context_group))
                 chars += seg.encoded.billable
                 counts[1] += seg.encoded.billable
+        cached += hits
         if hits == len(segments):
-            cached += 1
             counts[2] += 1
     files = []
     for name, (units, file_chars, file_cached) in per_file.items():
