@@ -33,11 +33,18 @@ class FakeEngine:
     def usage(self) -> Usage:
         return Usage(self.billed, None)
 
-    def sync_glossary(self, name: str, dictionaries: Any) -> str:
-        return "glossary-" + name
+    def sync_glossary(
+        self, name: str, dictionaries: Any, *, family: str | None = None
+    ) -> tuple[str, list[str]]:
+        return "glossary-" + name, []
 
     def translate(
-        self, texts: Sequence[str], options: RequestOptions, glossary_id: str | None = None
+        self,
+        texts: Sequence[str],
+        options: RequestOptions,
+        glossary_id: str | None = None,
+        *,
+        context: str | None = None,
     ) -> list[Translation]:
         if self.fail_after is not None:
             if self.fail_after <= 0:

@@ -58,12 +58,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar
 from urllib.parse import parse_qs, urlsplit
 
+from .faults import FAULTS
+
 __all__ = [
     "DEFAULT_AUTH_KEYS",
     "MAX_REQUEST_BYTES",
     "MAX_TEXTS_PER_REQUEST",
     "FakeDeepL",
     "RecordedRequest",
+    "billed_characters",
     "hangulize_latin",
     "pseudo_translate",
     "romanize_hangul",
@@ -288,6 +291,13 @@ def translate_text_value(
         tail if stack and stack[-1][1] else _translate_text_node(tail, target_lang, glossary)
     )
     return "".join(out)
+
+
+def billed_characters(text: str, tag_handling: str | None) -> int:
+    """Characters DeepL bills for one text: all of it, or without the markup with tag handling."""
+    if tag_handling not in _TAG_HANDLING_VALUES:
+        return len(text)
+    return len(_ENTITY.sub("e", _MARKUP.sub("", text)))
 
 
 # --------------------------------------------------------------------------------------
@@ -600,6 +610,12 @@ class FakeDeepL:
         self._glossaries: dict[str, _Glossary] = {}
         self._faults: list[_Fault] = []
         self._fail_after: tuple[int, int] | None = None  # (requests still allowed, status)
+        self._markup_fault: tuple[str, str | None] | None = None  # (kind, source substring)
+        self._markup_times: int | None = None  # requests left to fault (None: all)
+        self._fail_texts: list[tuple[str, int]] = []  # (source substring, status)
+        #: Error messages carry the request's Authorization header, as a careless proxy or
+        #: server might: bipub must never print it (issue 16).
+        self.echo_authorization = False
         self._server_errors: list[str] = []
         self._stop_event = threading.Event()
         self._idle = threading.Condition(self._lock)
@@ -766,10 +782,32 @@ class FakeDeepL:
         with self._lock:
             self._fail_after = (n_requests, status)
 
+    def markup_fault(
+        self, kind: str | None, *, match: str | None = None, times: int | None = None
+    ) -> None:
+        """Answer every translate request (served and billed normally) with a markup fault:
+        one of ``faults.FAULTS`` applied to each answer text (only to texts whose source holds
+        ``match``, when given), or ``"swap"``: the first and the last answers of a request of
+        two or more texts are exchanged. ``times``: only that many requests (that hold a
+        matching text) get the fault. ``None`` ends the fault."""
+        if kind is not None and kind != "swap" and kind not in FAULTS:
+            raise ValueError(f"kind must be 'swap' or one of {sorted(FAULTS)}")
+        with self._lock:
+            self._markup_fault = None if kind is None else (kind, match)
+            self._markup_times = times
+
+    def fail_texts(self, match: str, status: int = 400) -> None:
+        """Refuse (with ``status``, not billed) every translate request holding a text that
+        contains ``match``: one segment DeepL will not translate."""
+        with self._lock:
+            self._fail_texts.append((match, status))
+
     def clear_faults(self) -> None:
         with self._lock:
             self._faults.clear()
             self._fail_after = None
+            self._markup_fault = None
+            self._fail_texts.clear()
 
     # ------------------------------------------------------------------ internals
 
@@ -918,6 +956,8 @@ class FakeDeepL:
             if fault.body is not None:
                 return _Response(fault.status, fault.body, headers=headers)
             message = _FAULT_MESSAGES.get(fault.status, _phrase(fault.status))
+            if self.echo_authorization:
+                message += f" (Authorization: {handler.headers.get('Authorization', '')})"
             return _json_response(fault.status, {"message": message}, headers)
         if fault is not None and fault.kind == "malformed":
             record.fault = f"malformed({fault.malformed})"
@@ -927,6 +967,9 @@ class FakeDeepL:
             handler.close_connection = True
             return _error_response(413, "Request Entity Too Large.")
         if not record.authorized:
+            if self.echo_authorization:
+                auth = handler.headers.get("Authorization", "")
+                return _error_response(403, f"{_MSG_FORBIDDEN} Got: {auth}")
             return _error_response(403, _MSG_FORBIDDEN)
         if parse_error is not None:
             return _error_response(parse_error.status, parse_error.message)
@@ -1006,6 +1049,10 @@ class FakeDeepL:
                 400, f"Too many texts: at most {MAX_TEXTS_PER_REQUEST} texts per request."
             )
 
+        with self._lock:
+            refused = [st for m, st in self._fail_texts if any(m in str(t) for t in texts)]
+        if refused:
+            raise _HttpError(refused[0], "Value for 'text' not supported.")
         glossary_entries = self._resolve_glossaries(params, source, target)
 
         _check_allowed(params, "split_sentences", _SPLIT_SENTENCES_VALUES)
@@ -1026,7 +1073,10 @@ class FakeDeepL:
         _tag_list(params, "splitting_tags")
         _tag_list(params, "non_splitting_tags")
 
-        billed = [len(t) for t in texts]
+        # "If tag_handling is set to xml or html, the characters of the tags (including all
+        # their attributes and values) are not counted towards billing" (DeepL support:
+        # Usage count and billing in DeepL API); an entity reference is one character
+        billed = [billed_characters(t, tag_handling) for t in texts]
         with self._lock:
             limit = self._character_limit
             if limit is not None and self._character_count + sum(billed) > limit:
@@ -1054,7 +1104,29 @@ class FakeDeepL:
                     "quality_optimized" if model_type.startswith("prefer_") else model_type
                 )
             translations.append(item)
+        self._apply_markup_fault(texts, translations)
         return _json_response(200, {"translations": translations})
+
+    def _apply_markup_fault(self, texts: list[Any], translations: list[dict[str, Any]]) -> None:
+        with self._lock:
+            fault = self._markup_fault
+            if fault is None:
+                return
+            kind, match = fault
+            if match is not None and not any(match in str(t) for t in texts):
+                return
+            if self._markup_times is not None:
+                if self._markup_times <= 0:
+                    return
+                self._markup_times -= 1
+        if kind == "swap":
+            if len(translations) >= 2:
+                first, last = translations[0], translations[-1]
+                first["text"], last["text"] = last["text"], first["text"]
+            return
+        for text, item in zip(texts, translations, strict=True):
+            if match is None or match in str(text):
+                item["text"] = FAULTS[kind](item["text"])
 
     def _resolve_glossaries(
         self, params: Mapping[str, Any], source: str | None, target: str

@@ -26,7 +26,7 @@ import deepl
 import pytest
 from deepl.api_data import MultilingualGlossaryDictionaryEntries
 
-from tests.deepl_fake import MAX_REQUEST_BYTES, MAX_TEXTS_PER_REQUEST, FakeDeepL
+from tests.deepl_fake import MAX_REQUEST_BYTES, MAX_TEXTS_PER_REQUEST, FakeDeepL, pseudo_translate
 from tests.deepl_fake.fixtures import (  # noqa: F401
     deepl_fake,
     deepl_fast_backoff,
@@ -620,3 +620,54 @@ def test_concurrent_requests_are_counted_exactly(deepl_fake: FakeDeepL) -> None:
     assert len(deepl_fake.translate_requests) == 40
     assert deepl_fake.billed_chars == 40 * 2
     assert deepl_fake.character_count == 80
+
+
+# ------------------------------------------------------------------ markup faults (issue 15)
+
+
+def test_tags_are_not_billed_with_tag_handling(
+    translator: deepl.Translator, deepl_fake: FakeDeepL
+) -> None:
+    """DeepL support, "Usage count and billing in DeepL API": with tag_handling the characters
+    of the tags, attributes included, are not counted; an entity is one character."""
+    result = translator.translate_text(
+        'Run <x i="0"/> now &amp; <g i="1">then</g>', target_lang="KO", tag_handling="xml"
+    )
+    assert result.billed_characters == len("Run  now & then")
+    plain = translator.translate_text('Run <x i="0"/>', target_lang="KO")
+    assert plain.billed_characters == len('Run <x i="0"/>')
+
+
+@pytest.mark.parametrize(
+    ("kind", "source", "expected"),
+    [
+        ("drop_tags", 'Run <x i="0"/> <g i="1">it</g>', "Run  it"),
+        ("drop_one_tag", 'Run <x i="0"/> <g i="1">it</g>', 'Run  <g i="1">it</g>'),
+        ("move_leading_tag", '<x i="0"/> Run <g i="1">it</g>', 'Run <x i="0"/> <g i="1">it</g>'),
+        ("malformed_xml", 'Run <x i="0"/> <g i="1">it</g>', 'Run <x i="0"> <g i="1">it</g>'),
+    ],
+)
+def test_markup_faults_change_every_answer(
+    translator: deepl.Translator, deepl_fake: FakeDeepL, kind: str, source: str, expected: str
+) -> None:
+    # EN-US leaves Latin letters as they are: the answer is the fault's work alone
+    deepl_fake.markup_fault(kind)
+    result = translator.translate_text(source, target_lang="EN-US", tag_handling="xml")
+    assert result.text == expected
+    deepl_fake.markup_fault(None)
+    assert translator.translate_text(source, target_lang="EN-US", tag_handling="xml").text == (
+        source
+    )
+
+
+def test_swap_and_refused_texts(translator: deepl.Translator, deepl_fake: FakeDeepL) -> None:
+    deepl_fake.markup_fault("swap")
+    answers = translator.translate_text(["one", "two", "three"], target_lang="KO")
+    assert [a.text for a in answers] == [pseudo_translate(t, "KO") for t in ("three", "two", "one")]
+    deepl_fake.clear_faults()
+    deepl_fake.fail_texts("bad", 400)
+    with pytest.raises(deepl.DeepLException):
+        translator.translate_text(["good", "bad text"], target_lang="KO")
+    assert translator.translate_text(["good"], target_lang="KO")[0].text == pseudo_translate(
+        "good", "KO"
+    )

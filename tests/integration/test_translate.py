@@ -107,6 +107,11 @@ def translate(cli: Cli, root: Path, *args: str) -> CliResult:
     return cli("-C", str(root), "translate", *args)
 
 
+def billable(xml: str) -> int:
+    """Characters DeepL bills for a text sent with tag_handling=xml (tags are free)."""
+    return len(re.sub(r"&[#\w]+;", "e", re.sub(r"<[^>]*>", "", xml)))
+
+
 def translate_requests(fake: FakeDeepL) -> int:
     return len(fake.translate_requests)
 
@@ -243,7 +248,8 @@ def test_identical_texts_are_sent_once_and_cached(
     )
     result = translate(cli, root, "--to", "en")
     assert result.exit_code == 0, result.stderr
-    assert [len(r.texts) for r in fake.translate_requests] == [2]
+    texts = [t for r in fake.translate_requests for t in r.texts]
+    assert sorted(texts) == ["같은 문단.", "같은 제목"]  # each segment once, not per post
     assert (root / "content/en/posts/a.md").read_text() == (
         root / "content/en/posts/b.md"
     ).read_text()
@@ -253,14 +259,14 @@ def test_identical_texts_are_sent_once_and_cached(
 def test_quota_456_midway_keeps_earlier_batches_and_a_rerun_completes(
     cli: Cli, fake: FakeDeepL, small: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(deepl_client, "MAX_TEXTS", 2)
-    fake.fail_after(3, 456)
+    fake.fail_after(4, 456)
     first = translate(cli, small, "--to", "en")
     assert first.exit_code == 1
     assert "DeepL quota exceeded (HTTP 456)" in first.stderr
     assert "run again to resume" in first.stderr
+    assert "6 units NOT written (6 not sent: the run stopped)" in first.stderr
     assert first.stderr.count("\n") < 10
-    # three requests of two texts: alpha's five texts and beta's title; alpha is written
+    # four requests (alpha's front matter and its three sections): alpha is written
     assert (small / "content/en/posts/alpha.md").is_file()
     assert not (small / "content/en/posts/beta.md").exists()
     assert set(status(small, "en")) == {f"posts/alpha:{k}" for k in
@@ -275,9 +281,9 @@ def test_quota_456_midway_keeps_earlier_batches_and_a_rerun_completes(
     assert (small / "content/en/posts/gamma.md").is_file()
     assert (small / "content/en/posts/alpha.md").read_bytes() == alpha
     texts = [t for r in fake.translate_requests if r.status == 200 for t in r.texts]
-    assert len(texts) == len(set(texts)) == 11  # every text paid for exactly once
+    assert len(texts) == len(set(texts)) == 16  # every segment paid for exactly once
     resent = [t for r in fake.translate_requests[done:] for t in r.texts]
-    assert fake.billed_chars - billed_first == sum(len(t) for t in resent)
+    assert fake.billed_chars - billed_first == sum(billable(t) for t in resent)
     third = translate(cli, small, "--to", "en")
     assert "Nothing to draft" in third.stderr
 
@@ -285,13 +291,12 @@ def test_quota_456_midway_keeps_earlier_batches_and_a_rerun_completes(
 def test_ctrl_c_behaves_like_a_fault(
     cli: Cli, fake: FakeDeepL, small: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(deepl_client, "MAX_TEXTS", 6)
     original = deepl_client.DeepL.translate
     calls: list[int] = []
 
     def interrupted(self: Any, *args: Any, **kwargs: Any) -> Any:
         calls.append(1)
-        if len(calls) == 2:
+        if len(calls) == 5:  # alpha took four requests
             raise KeyboardInterrupt
         return original(self, *args, **kwargs)
 
@@ -316,11 +321,12 @@ def test_ctrl_c_behaves_like_a_fault(
 def test_max_chars_stops_before_the_budget(
     cli: Cli, fake: FakeDeepL, small: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(deepl_client, "MAX_TEXTS", 3)
-    result = translate(cli, small, "--to", "en", "--max-chars", "300")
-    assert result.exit_code == 0, result.stderr
-    assert 0 < sum(len(t) for r in fake.translate_requests for t in r.texts) <= 300
-    assert "--max-chars reached" in result.stderr and "left" in result.stderr
+    result = translate(cli, small, "--to", "en", "--max-chars", "60")
+    assert result.exit_code == 1, result.stderr  # units in scope were not written
+    sent = [t for r in fake.translate_requests for t in r.texts]
+    # only characters DeepL bills count (tags are free): more than 60 with tags
+    assert 0 < fake.billed_chars == sum(billable(t) for t in sent) <= 60 < sum(map(len, sent))
+    assert "--max-chars reached" in result.stderr and "not sent: --max-chars" in result.stderr
     rest = translate(cli, small, "--to", "en")
     assert rest.exit_code == 0
     assert all((small / f"content/en/posts/{n}.md").is_file() for n in ("alpha", "beta", "gamma"))
@@ -371,7 +377,8 @@ def test_failures_stop_with_one_line(
 ) -> None:
     speed_up_deepl_client(monkeypatch, timeout=0.3, max_retries=1)
     if fault == "malformed":
-        fake.malformed_next("wrong_count", path="/v2/translate")
+        # a malformed answer is asked again segment by segment; three in a row stop the run
+        fake.malformed_next("wrong_count", times=10, path="/v2/translate")
     elif fault == "hang":
         fake.hang_next(5, times=2, path="/v2/translate")
     else:
@@ -402,7 +409,8 @@ def test_429_is_retried_by_the_client(cli: Cli, fake: FakeDeepL, small: Path) ->
     fake.fail_next(429, path="/v2/translate")
     result = translate(cli, small, "--to", "en")
     assert result.exit_code == 0, result.stderr
-    assert [r.status for r in fake.translate_requests] == [429, 200]
+    statuses = [r.status for r in fake.translate_requests]
+    assert statuses[:2] == [429, 200] and set(statuses[2:]) == {200}
 
 
 def test_the_key_never_appears_in_output_or_files(cli: Cli, fake: FakeDeepL, small: Path) -> None:
@@ -577,6 +585,37 @@ def test_gettext_msgstr_drafted_fuzzy_with_placeholders(
     assert not (root / "status/ko.yaml").exists()  # the fuzzy flag is the draft marker
 
 
+def test_ui_strings_the_theme_translates_are_skipped_and_plurals_drafted(
+    cli: Cli, fake: FakeDeepL, tmp_path: Path
+) -> None:
+    po = (
+        'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n'
+        '"Plural-Forms: nplurals=1; plural=0;\\n"\n\n'
+        'msgid "All posts"\nmsgstr ""\n\n'  # the bundled theme translates it
+        'msgid "%(num)d comment"\nmsgid_plural "%(num)d comments"\nmsgstr[0] ""\n'
+    )
+    root = make(
+        tmp_path / "ui",
+        {"content/ko/posts/a.md": post("가", "나.\n"), "content/en/posts/a.md": post("A", "B.\n"),
+         "locales/ko/LC_MESSAGES/messages.po": po},
+    )  # fmt: skip
+    result = translate(cli, root, "--to", "ko")
+    assert result.exit_code == 0, result.stderr
+    assert "translated by the bundled theme" in result.stderr and "'All posts'" in result.stderr
+    sent = [t for r in fake.translate_requests for t in r.texts]
+    assert "All posts" not in sent
+    assert sent == ["<k>%(num)d</k> comments"]  # Korean has one plural form: the plural's
+    from babel.messages.pofile import read_po
+
+    with (root / "locales/ko/LC_MESSAGES/messages.po").open("rb") as fh:
+        catalog = read_po(fh, locale="ko")
+    assert catalog.get("All posts").string == ""  # the theme's translation is used
+    plural = catalog.get("%(num)d comment")
+    assert plural is not None and plural.fuzzy
+    assert len(plural.string) == 1 and plural.string[0].startswith("%(num)d ")
+    assert "comments" not in plural.string[0]
+
+
 def test_glossary_synced_once_and_applied_keep_terms_protected(
     cli: Cli, fake: FakeDeepL, tmp_path: Path
 ) -> None:
@@ -595,7 +634,7 @@ def test_glossary_synced_once_and_applied_keep_terms_protected(
     request = fake.translate_requests[-1]
     assert request.params.get("glossary_id")
     assert request.params["ignore_tags"] == ["k"]
-    assert "<k>vLLM</k>" in request.texts[1]
+    assert any("<k>vLLM</k>" in t for r in fake.translate_requests for t in r.texts)
 
     (root / "content/ko/posts/a.md").write_text(
         post("스케줄러 이야기", "vLLM의 스케줄러를 다시 본다.\n")
@@ -604,6 +643,21 @@ def test_glossary_synced_once_and_applied_keep_terms_protected(
     v3 = [r for r in fake.requests if r.path == "/v3/glossaries"]
     assert [r.method for r in v3] == ["GET", "POST", "GET"]  # created once, then reused
     assert fake.translate_requests[-1].params["glossary_id"] == request.params["glossary_id"]
+
+    # a changed glossary: a new one on DeepL, and the one it replaces is deleted there
+    (root / "glossary.yaml").write_text(
+        glossary.replace("keep:", "  - {en: block, ko: 블록}\nkeep:")
+    )
+    (root / "content/ko/posts/a.md").write_text(post("스케줄러 이야기", "블록을 본다.\n"))
+    third = translate(cli, root, "--to", "en")
+    assert third.exit_code == 0, third.stderr
+    old_id = request.params["glossary_id"]
+    assert [r.method for r in fake.requests if r.path == f"/v3/glossaries/{old_id}"] == ["DELETE"]
+    assert "deleted the DeepL glossary" in third.stderr
+    new_id = fake.translate_requests[-1].params["glossary_id"]
+    assert new_id != old_id and fake.glossary_entries(new_id)
+    with pytest.raises(KeyError):
+        fake.glossary_entries(old_id)
 
 
 def test_options_from_bipub_yaml(cli: Cli, fake: FakeDeepL, tmp_path: Path) -> None:
@@ -616,7 +670,8 @@ def test_options_from_bipub_yaml(cli: Cli, fake: FakeDeepL, tmp_path: Path) -> N
     assert result.exit_code == 0, result.stderr
     params = fake.translate_requests[-1].params
     assert params["formality"] == "prefer_more"  # DeepL has no formality for English
-    assert params["context"] == "LLM serving blog"
+    # bipub.yaml's context, then the neighbouring source text (free of charge)
+    assert params["context"].startswith("LLM serving blog\n\n")
     assert params["tag_handling"] == "xml" and params["source_lang"] == "KO"
     assert "glossary_id" not in params
     assert not [r for r in fake.requests if "glossar" in r.path]  # glossary sync is off

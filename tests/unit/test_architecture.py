@@ -53,6 +53,7 @@ RANKS: dict[str, int] = {
     "project": 0,
     "cache": 0,
     "parallel": 0,
+    "text": 0,
     "uptodate": 0,
     "write": 0,
     "linkcheck": 0,

@@ -134,3 +134,65 @@ def test_language_and_formality_mapping() -> None:
     assert sent_formality("prefer_less", "KO") == "prefer_less"
     assert sent_formality("more", "DE") == "more"
     assert sent_formality("default", "KO") is None
+
+
+# a real DeepL key's shape: 36 characters and ":fx"
+LONG_KEY = "3f9c2a71-0b4e-4d8a-9e5f-6c1d2b7a8e90:fx"
+
+
+def _pieces(secret: str, size: int = 6) -> set[str]:
+    return {secret[i : i + size] for i in range(len(secret) - size + 1)}
+
+
+@pytest.mark.parametrize("status", [400, 403, 456, 500])
+def test_a_server_echoing_the_key_never_gets_it_printed(
+    deepl_fake: FakeDeepL, monkeypatch: pytest.MonkeyPatch, status: int
+) -> None:
+    """Issue 16: the message was cut to 160 characters before the key was scrubbed, so a key
+    the cut split was printed in part. Every error path, with a server echoing the header."""
+    from tests.deepl_fake.fixtures import speed_up_deepl_client
+
+    speed_up_deepl_client(monkeypatch, max_retries=0)
+    deepl_fake.auth_keys = frozenset({LONG_KEY})
+    deepl_fake.echo_authorization = True
+    client = DeepL(LONG_KEY, deepl_fake.url)
+    for path, call in (
+        ("/v2/translate", lambda: client.translate(["a"], RequestOptions("EN", "KO"))),
+        ("/v2/usage", client.usage),
+    ):
+        deepl_fake.fail_next(status, path=path)
+        with pytest.raises(DeepLError) as excinfo:
+            call()
+        text = excinfo.value.reason
+        assert "Authorization" in text or status == 500 or "***" in text
+        leaked = [p for p in _pieces(LONG_KEY) if p in text]
+        assert not leaked, (status, path, text)
+    client.close()
+
+
+def test_a_wrong_key_echoed_back_is_scrubbed(deepl_fake: FakeDeepL) -> None:
+    deepl_fake.echo_authorization = True
+    client = DeepL(LONG_KEY, deepl_fake.url)  # not a key the fake knows: 403
+    with pytest.raises(DeepLError) as excinfo:
+        client.usage()
+    client.close()
+    assert excinfo.value.status == 403
+    assert not [p for p in _pieces(LONG_KEY) if p in excinfo.value.reason]
+
+
+def test_scrub_covers_the_forms_a_server_may_echo() -> None:
+    client = DeepL(LONG_KEY, "http://127.0.0.1:9")
+    from urllib.parse import quote
+
+    for form in (LONG_KEY, quote(LONG_KEY, safe=""), LONG_KEY[:20], LONG_KEY[-12:]):
+        assert not [p for p in _pieces(LONG_KEY, 8) if p in client.scrub(f"x {form} y")], form
+    client.close()
+
+
+def test_an_answer_echoing_the_key_is_scrubbed_too(deepl_fake: FakeDeepL) -> None:
+    deepl_fake.auth_keys = frozenset({LONG_KEY})
+    client = DeepL(LONG_KEY, deepl_fake.url)
+    # EN-US leaves Latin text as it is: the fake "translates" the key into itself
+    (answer,) = client.translate([f"key {LONG_KEY} end"], RequestOptions("KO", "EN-US"))
+    client.close()
+    assert answer.text == "key *** end"

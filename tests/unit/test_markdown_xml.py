@@ -1,22 +1,22 @@
-"""Markdown ↔ XML for DeepL (bipub.translate.markdown_xml): lossless, and Markdown-safe."""
+"""Segments (bipub.translate.segments) and inline XML (bipub.translate.markdown_xml): structure
+stays local, every byte is accounted for, every loss is reported."""
 
 from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections import Counter
+from collections.abc import Callable
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bipub.check import qa
-from bipub.translate.markdown_xml import (
-    IGNORE_TAGS,
-    decode,
-    encode_markdown,
-    encode_ui,
-)
+from bipub.translate.markdown_xml import IGNORE_TAGS, PROTECTED, Loss, decode, encode_ui
+from bipub.translate.segments import Layout, layout, structure, with_titles
 from tests.deepl_fake import translate_text_value
+from tests.deepl_fake.faults import FAULTS
 
 
 def fake(xml: str, target: str) -> str:
@@ -24,11 +24,26 @@ def fake(xml: str, target: str) -> str:
     return translate_text_value(xml, target, tag_handling="xml", ignore_tags=IGNORE_TAGS)
 
 
+def fill(lay: Layout, answer: Callable[[str], str]) -> tuple[str, list[Loss]]:
+    """Every segment through `answer`, link titles first (as translate/writers.py does)."""
+    bodies: list[str | None] = [None] * len(lay.segments)
+    titles: dict[int, dict[int, str]] = {}
+    losses: list[Loss] = []
+    for seg in sorted(lay.segments, key=lambda s: s.parent is None):
+        if not seg.needs_request:
+            continue
+        decoded = decode(answer(seg.encoded.xml), with_titles(seg, titles.get(seg.index, {})))
+        bodies[seg.index] = decoded.text
+        if seg.parent is not None:
+            titles.setdefault(seg.parent[0], {})[seg.parent[1]] = decoded.text
+        losses.extend(decoded.losses)
+    return lay.fill(bodies), losses
+
+
 def through(text: str, target: str, keep: tuple[str, ...] = (), title: bool = False) -> str:
-    enc = encode_markdown(text, keep, title=title)
-    decoded = decode(fake(enc.xml, target), enc.slots)
-    assert decoded.problems == ()
-    return decoded.text
+    out, losses = fill(layout(text, keep, title=title), lambda x: fake(x, target))
+    assert losses == []
+    return out
 
 
 def well_formed(xml: str) -> None:
@@ -50,7 +65,7 @@ DOC = """\
 |---|---:|
 | H100 `nvlink` | 14.2 μs |
 
-> 인용문 <kbd>Ctrl</kbd>+<kbd>C</kbd> 그리고 $O(n^2)$.
+> 인용문 <kbd>Ctrl</kbd>+<kbd>C</kbd> 그리고 $O(n^2)$ 각주[^1] 참고.
 
 ```python
 def f(x):  # 주석도 그대로
@@ -69,14 +84,25 @@ raw HTML block
 """
 
 
-def test_roundtrip_is_identity_on_a_rich_document() -> None:
-    enc = encode_markdown(DOC)
-    assert decode(enc.xml, enc.slots).text == DOC
-    well_formed(enc.xml)
+def test_the_skeleton_filled_with_the_source_is_the_source() -> None:
+    lay = layout(DOC)
+    assert lay.fill([None] * len(lay.segments)) == DOC
+    assert lay.unlocated == ()
+    assert lay.html == (22,)  # the HTML block with words: reported, never sent
+    for seg in lay.segments:
+        well_formed(seg.encoded.xml)
 
 
-def test_protected_parts_never_reach_deepl() -> None:
-    xml = encode_markdown(DOC).xml
+def test_an_identity_engine_keeps_the_structure_and_every_code_span() -> None:
+    out, losses = fill(layout(DOC), lambda xml: xml)
+    assert losses == []
+    assert structure(out) == structure(DOC)
+    assert qa.facts(out).code_spans == qa.facts(DOC).code_spans
+    assert qa.facts(out).links == qa.facts(DOC).links
+
+
+def test_structure_never_reaches_deepl() -> None:
+    sent = "\n".join(s.encoded.xml for s in layout(DOC).segments if s.needs_request)
     for secret in (
         "block_size",
         "https://docs.vllm.ai",
@@ -92,74 +118,153 @@ def test_protected_parts_never_reach_deepl() -> None:
         "```",
         "## ",
         "|",
-        "\n",
     ):
-        assert secret not in xml, secret
+        assert secret not in sent, secret
+    plain = re.sub(r"<[^>]*>", "", sent)
+    assert not re.search(r"^(?:[-*>]|\d+\.) ", plain, re.M)  # no bullets, numbers, quotes
     for prose in ("처리량은", "측정 결과", "첫째 항목", "이어지는 줄", "인용문", "각주 내용"):
-        assert prose in xml, prose
-    assert '<a i="' in xml and ">문서</a>" in xml  # link text is translated, the target is not
+        assert prose in sent, prose
+    assert '<a i="' in sent and ">문서</a>" in sent  # link text is translated, the target is not
+    assert all("\n" not in s.encoded.xml for s in layout(DOC).segments)
 
 
-def test_table_cells_are_separate_blocks() -> None:
-    xml = encode_markdown("| a b | c d |\n|---|---|\n| e f | g h |").xml
-    assert xml.count("<t>") == 4
-    assert "a b" in xml and "g h" in xml
+def test_one_segment_per_block() -> None:
+    kinds = [s.kind for s in layout(DOC).segments]
+    assert kinds.count("heading") == 1
+    assert kinds.count("cell") == 4  # four cells: each its own text
+    lay = layout("| a b | c d |\n|---|---|\n| e f | g h |")
+    assert [s.encoded.xml for s in lay.segments] == ["a b", "c d", "e f", "g h"]
+
+
+def test_link_titles_are_segments_of_their_own() -> None:
+    text = (
+        '문서는 [여기](https://x.org/a "공식 문서")에 있고 그림은 ![구조](a.png (구조 그림))이다.'
+    )
+    lay = layout(text)
+    assert [(s.kind, s.source, s.parent) for s in lay.segments[1:]] == [
+        ("title", "공식 문서", (0, 1)),
+        ("title", "구조 그림", (0, 3)),
+    ]
+    assert "공식" not in lay.segments[0].encoded.xml  # the title is not in the paragraph's text
+    out = through(text, "EN-US")
+    assert out == (
+        'munseoneun [yeogi](https://x.org/a "gongsig munseo")e issgo geurimeun '
+        "![gujo](a.png (gujo geurim))ida."
+    )
 
 
 def test_keep_terms_and_title_prefix() -> None:
-    enc = encode_markdown(
-        "[vLLM] vLLM의 스케줄러와 PagedAttention", ("vLLM", "PagedAttention"), title=True
-    )
-    assert enc.xml.startswith('<x i="0"/><t>')
-    assert "<k>vLLM</k>" in enc.xml and "<k>PagedAttention</k>" in enc.xml
-    assert enc.slots[0] == "[vLLM] "
+    lay = layout("[vLLM] vLLM의 스케줄러와 PagedAttention", ("vLLM", "PagedAttention"), title=True)
+    (seg,) = lay.segments
+    assert seg.encoded.xml.startswith("<k>vLLM</k>의")
+    assert "<k>PagedAttention</k>" in seg.encoded.xml
+    assert lay.pieces[0] == "[vLLM] "
     out = through("[vLLM] vLLM의 스케줄러", "EN-US", ("vLLM",), title=True)
     assert out.startswith("[vLLM] vLLM") and "seukejulreo" in out
 
 
 def test_keep_terms_match_whole_words_only() -> None:
-    xml = encode_markdown("vLLMx and vLLM, pre-vLLM", ("vLLM",)).xml
-    assert xml.count("<k>vLLM</k>") == 2
+    (seg,) = layout("vLLMx and vLLM, pre-vLLM", ("vLLM",)).segments
+    assert seg.encoded.xml.count("<k>vLLM</k>") == 2
 
 
 def test_only_code_or_numbers_has_no_prose() -> None:
-    assert not encode_markdown("```sh\nmake\n```").has_prose
-    assert not encode_markdown("| 4 | 14.2 |").has_prose
-    assert not encode_markdown("`x` https://a.b/c").has_prose
-    assert encode_markdown("run `x` now").has_prose
+    assert not layout("```sh\nmake\n```").segments
+    assert not any(s.needs_request for s in layout("| 4 | 14.2 |\n|--|--|").segments)
+    assert not any(s.needs_request for s in layout("`x` https://a.b/c").segments)
+    assert all(s.needs_request for s in layout("run `x` now").segments)
+
+
+def test_edges_that_are_not_words_are_trimmed_before_sending() -> None:
+    (seg,) = layout("<b>주의</b>: 본문[^1]\n\n[^1]: 각주").segments[:1]
+    assert seg.encoded.lead == "<b>" and seg.encoded.trail == "[^1]"
+    assert seg.encoded.xml == '주의<x i="0"/>: 본문'
+    (code,) = layout("`kubectl`로 배포한다").segments
+    assert code.encoded.xml.startswith('<x i="0"/>')  # a code span is a word: it stays
 
 
 def test_ui_strings_keep_placeholders_as_ignored_tags() -> None:
-    enc = encode_ui("Posted on %(date)s by {name} — <b>new</b> &amp; 100%%")
+    source = "Posted on %(date)s by {name} — <b>new</b> &amp; 100%%"
+    enc = encode_ui(source)
     assert "<k>%(date)s</k>" in enc.xml and "<k>{name}</k>" in enc.xml and "<k>%%</k>" in enc.xml
     assert "<b>" not in enc.xml and "&amp;amp;" not in enc.xml
-    translated = decode(fake(enc.xml, "KO"), enc.slots).text
-    assert (
-        qa.check_placeholders("Posted on %(date)s by {name} — <b>new</b> &amp; 100%%", translated)
-        == []
-    )
+    decoded = decode(fake(enc.xml, "KO"), enc)
+    translated = enc.lead + decoded.text + enc.trail
+    assert qa.check_placeholders(source, translated) == []
     assert "%(date)s" in translated and "{name}" in translated and "<b>" in translated
 
 
-def test_decode_reports_lost_and_unknown_placeholders() -> None:
-    enc = encode_markdown("Run `make` and `test` now.")
-    broken = enc.xml.replace('<x i="1"/>', "") + '<x i="99"/>'
-    decoded = decode(broken, enc.slots)
-    assert "`test`" not in decoded.text
-    assert any("lost" in p for p in decoded.problems)
-    assert any("unknown" in p for p in decoded.problems)
+# --------------------------------------------------------------------------- losses
+
+
+def test_a_lost_code_span_is_put_back_at_the_end_with_a_loss() -> None:
+    (seg,) = layout("Run `make` and `test` now.").segments
+    decoded = decode(seg.encoded.xml.replace('<x i="1"/>', ""), seg.encoded)
+    assert decoded.text == "Run `make` and  now. `test`"
+    assert decoded.losses == (Loss("protected", "`test`"),)
+
+
+def test_a_lost_emphasis_or_link_keeps_the_words() -> None:
+    (seg,) = layout("a **bold** word and [docs](https://x.org/d)").segments
+    decoded = decode(re.sub(r"</?[ga][^>]*>", "", seg.encoded.xml), seg.encoded)
+    assert decoded.text == "a bold word and docs"
+    assert [loss.kind for loss in decoded.losses] == ["emphasis", "link"]
+    assert "https://x.org/d" in decoded.losses[1].describe()
+
+
+def test_unknown_placeholders_and_malformed_xml_are_reported() -> None:
+    (seg,) = layout("Run `make` now.").segments
+    decoded = decode(seg.encoded.xml + '<x i="99"/>', seg.encoded)
+    assert decoded.malformed and any(loss.kind == "unknown" for loss in decoded.losses)
+    broken = decode('Run <g i="0">make now', seg.encoded)
+    assert broken.malformed and any(loss.kind == "malformed" for loss in broken.losses)
+    assert "`make`" in broken.text  # the protected slot is still put back
 
 
 def test_decode_closes_dangling_emphasis() -> None:
-    enc = encode_markdown("a **bold** word")
-    decoded = decode(enc.xml.replace("</g>", ""), enc.slots)
+    (seg,) = layout("a **bold** word").segments
+    decoded = decode(seg.encoded.xml.replace("</g>", ""), seg.encoded)
     assert decoded.text.count("**") == 2
 
 
 def test_decode_accepts_reformatted_tags() -> None:
-    enc = encode_markdown("Use `x` here.")
-    xml = enc.xml.replace('<x i="0"/>', "<x i='0'></x>")
-    assert decode(xml, enc.slots).text == "Use `x` here."
+    (seg,) = layout("Use `x` here.").segments
+    xml = seg.encoded.xml.replace('<x i="0"/>', "<x i='0'></x>")
+    assert decode(xml, seg.encoded).text == "Use `x` here."
+
+
+@pytest.mark.parametrize(
+    ("answer", "kind"),
+    [
+        ("# 제목처럼", "paragraph"),
+        ("1. 목록처럼", "paragraph"),
+        ("- 목록처럼", "paragraph"),
+        ("> 인용처럼", "paragraph"),
+        ("```", "paragraph"),
+        ("a | b", "cell"),
+        ("제목 #", "heading"),
+    ],
+)
+def test_an_answer_that_looks_like_structure_stays_words(answer: str, kind: str) -> None:
+    text = {"paragraph": "- 항목\n\n문단", "cell": "| 칸 | 둘 |\n|--|--|", "heading": "## 제목"}[
+        kind
+    ]
+    lay = layout(text)
+    out = lay.fill([answer] * len(lay.segments))
+    assert structure(out) == structure(text), out
+
+
+@pytest.mark.parametrize(
+    ("text", "fault"),
+    [
+        ("https://x.y/z[^1]: n\n\n[^1]: 주석", "drop_one_tag"),  # would become a definition
+        ("[^1]\n`>나+\n\n[^1]: 주석", "drop_one_tag"),  # a line start after a trimmed lead
+        ("`x` <div>가</div>", "drop_one_tag"),  # would become an HTML block
+    ],
+)
+def test_a_segment_that_would_start_a_block_after_a_loss_stays_words(text: str, fault: str) -> None:
+    out, _ = fill(layout(text), lambda xml: FAULTS[fault](fake(xml, "EN-US")))
+    assert structure(out) == structure(text), out
 
 
 @pytest.mark.parametrize(
@@ -186,10 +291,13 @@ def test_decode_accepts_reformatted_tags() -> None:
         "  \\*not emphasis\\* `` a ` b ``",
     ],
 )
-def test_roundtrip_edge_cases(text: str) -> None:
-    enc = encode_markdown(text)
-    assert decode(enc.xml, enc.slots).text == text
-    well_formed(enc.xml)
+def test_edge_cases(text: str) -> None:
+    lay = layout(text)
+    assert lay.fill([None] * len(lay.segments)) == text
+    out, _ = fill(lay, lambda xml: xml)
+    assert structure(out) == structure(text)
+    for seg in lay.segments:
+        well_formed(seg.encoded.xml)
 
 
 # --------------------------------------------------------------------------- properties
@@ -197,18 +305,19 @@ def test_roundtrip_edge_cases(text: str) -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(st.text())
-def test_roundtrip_is_identity_for_any_text(text: str) -> None:
-    enc = encode_markdown(text)
-    assert decode(enc.xml, enc.slots).text == text
-    assert "\n" not in enc.xml
-    well_formed(enc.xml)
+def test_the_skeleton_is_lossless_for_any_text(text: str) -> None:
+    lay = layout(text)
+    assert lay.fill([None] * len(lay.segments)) == text
+    for seg in lay.segments:
+        assert "\n" not in seg.encoded.xml
+        well_formed(seg.encoded.xml)
 
 
 @settings(max_examples=100, deadline=None)
 @given(st.text())
 def test_ui_roundtrip_is_identity_for_any_text(text: str) -> None:
     enc = encode_ui(text)
-    assert decode(enc.xml, enc.slots).text == text
+    assert enc.lead + decode(enc.xml, enc).text + enc.trail == text
     well_formed(enc.xml)
 
 
@@ -226,12 +335,16 @@ URL = st.sampled_from(
 def inline(draw: st.DrawFn) -> str:
     parts = []
     for _ in range(draw(st.integers(1, 4))):
-        kind = draw(st.sampled_from(["text", "code", "link", "image", "em", "strong", "url"]))
+        kind = draw(
+            st.sampled_from(["text", "code", "link", "titled", "image", "em", "strong", "url"])
+        )
         phrase = draw(PHRASE)
         if kind == "code":
             parts.append(f"`{draw(CODE)}`")
         elif kind == "link":
             parts.append(f"[{phrase}]({draw(URL)})")
+        elif kind == "titled":
+            parts.append(f'[{phrase}]({draw(URL)} "{draw(PHRASE)}")')
         elif kind == "image":
             parts.append(f"![{phrase}]({draw(URL)})")
         elif kind == "em":
@@ -279,14 +392,6 @@ def markdown(draw: st.DrawFn) -> str:
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(markdown())
-def test_generated_markdown_roundtrips(text: str) -> None:
-    enc = encode_markdown(text)
-    assert decode(enc.xml, enc.slots).text == text
-    well_formed(enc.xml)
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(markdown(), st.sampled_from(["KO", "EN-US"]))
 def test_pseudo_translation_keeps_code_links_numbers_and_structure(text: str, target: str) -> None:
     out = through(text, target)
@@ -295,5 +400,59 @@ def test_pseudo_translation_keeps_code_links_numbers_and_structure(text: str, ta
     assert tr.blocks == src.blocks
     assert tr.links == src.links
     assert tr.skeleton == src.skeleton  # headings, list items, tables, images
+    assert structure(out) == structure(text)
     assert re.findall(r"\d+", out) == re.findall(r"\d+", text)
-    assert out.count("\n") == text.count("\n")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(markdown(), st.sampled_from(sorted(FAULTS)))
+def test_under_any_fault_structure_holds_and_every_loss_is_reported(text: str, fault: str) -> None:
+    lay = layout(text)
+    out, losses = fill(lay, lambda xml: FAULTS[fault](fake(xml, "EN-US")))
+    assert structure(out) == structure(text)
+    assert qa.facts(out).blocks == qa.facts(text).blocks
+    # every code span is there (a lost one put back), and each one put back is reported
+    assert not Counter(qa.facts(text).code_spans) - Counter(qa.facts(out).code_spans)
+    moved = Counter(qa.facts(out).code_spans) - Counter(qa.facts(text).code_spans)
+    assert not moved
+    if fault == "drop_tags":
+        sent = [s for s in lay.segments if s.needs_request]
+        assert len([x for x in losses if x.kind == "protected"]) == sum(
+            sum(1 for k in s.encoded.kinds if k in PROTECTED) for s in sent
+        )
+
+
+#: Markdown's sharp edges, to be glued together at random.
+EDGES = st.sampled_from(
+    [
+        *list("ab 가나 \n\n\t#>-*+_`~|[]()!<>&$:\"'1.="),
+        "```",
+        "    ",
+        "- ",
+        "1. ",
+        "> ",
+        "| a | b |\n|---|---|\n",
+        "[^1]",
+        "[^1]: n\n",
+        "<div>\n",
+        "**",
+        "https://x.y/z",
+        "\\*",
+        "  \n",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(EDGES, max_size=40).map("".join), st.sampled_from([None, *sorted(FAULTS)]))
+def test_sharp_edged_markdown_keeps_its_structure_under_faults(
+    text: str, fault: str | None
+) -> None:
+    def answer(xml: str) -> str:
+        out = fake(xml, "EN-US")
+        return FAULTS[fault](out) if fault else out
+
+    lay = layout(text)
+    assert lay.fill([None] * len(lay.segments)) == text
+    out, _ = fill(lay, answer)
+    assert structure(out) == structure(text), out

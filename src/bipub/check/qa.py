@@ -58,15 +58,11 @@ class Facts:
     skeleton: Skeleton = field(default_factory=Skeleton)
 
 
-@lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
-    from markdown_it import MarkdownIt
-    from mdit_py_plugins.footnote import footnote_plugin
+    """The dialect the drafter reads too (bipub.text.markdown), imported when first needed."""
+    from bipub.text.markdown import parser
 
-    md = MarkdownIt("commonmark", {"html": True, "typographer": False})
-    md.enable(["table", "strikethrough"])
-    md.use(footnote_plugin)
-    return md
+    return parser()
 
 
 _URL = re.compile(r"https?://[^\s<>()\[\]\"'`]+")

@@ -5,10 +5,11 @@
     bipub translate --to en --dry-run          # what would be sent, and whether it fits the quota
     bipub translate --to en --max-chars 20000  # stop before sending more than 20,000 characters
 
-Exit status: 0 drafts written (QA findings on drafts are warnings); 1 the content has errors, or
-DeepL stopped the run (quota, key, network, timeout, malformed answer) or Ctrl-C — what was
-drafted before is saved and the next run resumes; 2 a bad invocation or configuration, including
-DEEPL_AUTH_KEY not set.
+Exit status: 0 every unit in scope drafted and written (QA and markup findings on drafts are
+warnings); 1 the content has errors, or a unit in scope was not written — DeepL refused a
+segment, stopped the run (quota, key, network, timeout), Ctrl-C, or --max-chars left it for
+later; the summary names each cause, what was drafted is saved and the next run resumes; 2 a
+bad invocation or configuration, including DEEPL_AUTH_KEY not set.
 """
 
 from __future__ import annotations
@@ -51,15 +52,15 @@ def _dry_run(ui: Ui, plan: Plan, max_chars: int | None) -> None:
     click.echo(f"bipub translate --to {plan.target} --dry-run: nothing is sent to DeepL")
     width = max((len(f.source_file) for f in est.files), default=0)
     for f in est.files:
-        extra = f", {f.cached} cached" if f.cached else ""
+        extra = f", {f.cached} answered from the cache" if f.cached else ""
         click.echo(
             f"  {f.source_lang} → {plan.target}  {f.source_file:<{width}} → {f.target_file}  "
             f"{_n(f.units, 'unit')}, {_n(f.chars, 'character')}{extra}"
         )
     click.echo(
         f"total: {_n(est.units, 'unit')}, {_n(est.chars, 'character')} to send in "
-        f"{_n(est.texts, 'text')} ({est.cached} cached, {est.duplicates} duplicate, "
-        f"{est.free} with nothing to translate)"
+        f"{_n(est.texts, 'text')} (segments: {est.cached:,} cached, {est.duplicates:,} "
+        f"duplicate; {_n(est.free, 'unit')} with nothing to send)"
     )
     if max_chars is not None and est.chars > max_chars:
         click.echo(f"--max-chars {max_chars:,}: the run would stop before sending everything")
@@ -120,6 +121,10 @@ def _report(ui: Ui, result: Result) -> None:
     colour = "yellow" if sys.stderr.isatty() else None
     for problem in result.problems:
         click.secho(problem.format(result.target), err=True, fg=colour)
+    red = "red" if sys.stderr.isatty() else None
+    for item in result.not_written:  # units merely not sent are counted in the summary
+        if not item.cause.startswith("not sent:"):
+            click.secho(item.format(result.target), err=True, fg=red)
     for note in result.notes:
         ui.info(f"note: {note}")
     for rel in result.written:
@@ -151,9 +156,9 @@ def translate(
     """Draft missing and stale translations into LANG with DeepL, for review.
 
     Needs DEEPL_AUTH_KEY (and optionally DEEPL_SERVER_URL). Drafts are marked as such in
-    status/<lang>.yaml; a reviewed translation is never overwritten. Exit status: 0 done,
-    1 content errors or DeepL stopped the run (resume by running again), 2 bad invocation or
-    configuration (including DEEPL_AUTH_KEY not set).
+    status/<lang>.yaml; a reviewed translation is never overwritten. Exit status: 0 every unit
+    written, 1 content errors or a unit not written (each cause is listed; resume by running
+    again), 2 bad invocation or configuration (including DEEPL_AUTH_KEY not set).
     """
     from bipub.diagnostics import DiagnosticError
     from bipub.translate.deepl_client import MissingKeyError
@@ -186,6 +191,13 @@ def translate(
         click.echo(
             f"bipub translate: stopped — {result.stopped}; drafts saved so far are kept, "
             "run again to resume",
+            err=True,
+        )
+        sys.exit(1)
+    if not result.ok:
+        click.echo(
+            f"bipub translate: {len(result.not_written):,} unit(s) not written (see above); "
+            "run again to retry them",
             err=True,
         )
         sys.exit(1)

@@ -1,11 +1,16 @@
 """The local translation cache: `.bipub-cache/deepl/`, so nothing is paid for twice.
 
-Each entry maps a key — the SHA-256 of the text sent (the XML of `markdown_xml`), the language
-pair, the request options, the glossary entries used and the encoder version — to the text
-DeepL answered. Each completed request is saved as one file (`<hash>.json`, written atomically)
-before anything is written from it, so a run that stops (quota, network, Ctrl-C) keeps every
-answer it paid for and the next run sends only what is left. The cache holds no credentials.
-Deleting the folder only costs characters.
+Each entry maps a key — the SHA-256 of one segment's text as sent (the XML of `markdown_xml`),
+the language pair, the request options, the glossary entries used and the encoder version — to
+the text DeepL answered and whether that answer passed its checks (`ok`). An answer that did
+not (a lost placeholder, XML that is not well-formed) is kept for the record but never served:
+the next run asks again. DeepL's `context` (the neighbouring text) is not part of the key, so
+editing one paragraph does not make its neighbours' answers stale.
+
+Each completed request is saved as one file (`<hash>.json`, written atomically) before anything
+is written from it, so a run that stops (quota, network, Ctrl-C) keeps every answer it paid for
+and the next run sends only what is left. The cache holds no credentials. Deleting the folder
+only costs characters. Files of the earlier format (whole sections) are ignored.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from typing import Any
 from bipub.translate.files import write_atomic
 
 CACHE_DIR = Path(".bipub-cache") / "deepl"
-FORMAT = 1
+FORMAT = 2
 
 
 def cache_key(spec: Mapping[str, Any], text: str) -> str:
@@ -32,6 +37,7 @@ class DraftCache:
     def __init__(self, root: Path) -> None:
         self.folder = root / CACHE_DIR
         self.entries: dict[str, str] = {}
+        self.failed: dict[str, str] = {}  # answers that did not pass their checks
         if self.folder.is_dir():
             for path in sorted(self.folder.glob("*.json")):
                 try:
@@ -41,23 +47,38 @@ class DraftCache:
                 if isinstance(data, dict) and data.get("format") == FORMAT:
                     entries = data.get("entries")
                     if isinstance(entries, dict):
-                        self.entries.update(
-                            (k, v)
-                            for k, v in entries.items()
-                            if isinstance(k, str) and isinstance(v, str)
-                        )
+                        for k, v in entries.items():
+                            self._load(k, v)
+
+    def _load(self, key: object, value: object) -> None:
+        if not isinstance(key, str) or not isinstance(value, dict):
+            return
+        text, ok = value.get("text"), value.get("ok")
+        if not isinstance(text, str) or not isinstance(ok, bool):
+            return
+        if ok:
+            self.entries[key] = text
+            self.failed.pop(key, None)
+        elif key not in self.entries:
+            self.failed[key] = text
 
     def get(self, key: str) -> str | None:
+        """A stored answer that passed its checks (a failed one is never served)."""
         return self.entries.get(key)
 
     def __contains__(self, key: str) -> bool:
         return key in self.entries
 
-    def put_batch(self, entries: Mapping[str, str], billed: int) -> Path:
-        """Save one request's answers as one file (atomically) and remember them."""
+    def put_batch(self, entries: Mapping[str, tuple[str, bool]], billed: int) -> Path:
+        """Save one request's answers (text, passed its checks) as one file, atomically."""
         digest = hashlib.sha256("\n".join(sorted(entries)).encode()).hexdigest()[:24]
         path = self.folder / f"{digest}.json"
-        body = {"format": FORMAT, "billed_characters": billed, "entries": dict(entries)}
+        body = {
+            "format": FORMAT,
+            "billed_characters": billed,
+            "entries": {k: {"text": t, "ok": ok} for k, (t, ok) in entries.items()},
+        }
         write_atomic(path, json.dumps(body, ensure_ascii=False, indent=0, sort_keys=True) + "\n")
-        self.entries.update(entries)
+        for key, (text, ok) in entries.items():
+            self._load(key, {"text": text, "ok": ok})
         return path

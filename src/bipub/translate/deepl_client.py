@@ -16,17 +16,21 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
+from urllib.parse import quote, quote_plus
 
 MAX_TEXTS = 50
 MAX_BYTES = 128 * 1024
 #: Room left in every request for the parameters besides the texts, and for headers of a proxy.
 REQUEST_MARGIN = 4 * 1024
 ENV_KEY = "DEEPL_AUTH_KEY"
+#: No piece of the key this long (or longer) is ever printed.
+SCRUB_PIECE = 8
 ENV_SERVER = "DEEPL_SERVER_URL"
 
 #: DeepL target languages with a formality setting (developers.deepl.com); Korean and English
@@ -40,12 +44,15 @@ T = TypeVar("T")
 
 
 class DeepLError(Exception):
-    """A DeepL failure that stops the run: `reason` is one line, safe to print."""
+    """A DeepL failure: `reason` is one line, safe to print. `local`: the request itself was
+    refused or answered malformed (HTTP 400/413, a broken answer) — asking again with other
+    texts may work; otherwise the service is at fault (quota, key, network) and the run stops."""
 
-    def __init__(self, reason: str, *, status: int | None = None) -> None:
+    def __init__(self, reason: str, *, status: int | None = None, local: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
         self.status = status
+        self.local = local
 
 
 class MissingKeyError(DeepLError):
@@ -233,19 +240,41 @@ class DeepL:
         except deepl.DeepLException as exc:
             status = getattr(exc, "http_status_code", None)
             label = f"HTTP {status}" if status else "error"
-            raise self._error(f"DeepL {label} during {what}", exc, status) from None
+            local = status in (400, 413)
+            raise self._error(f"DeepL {label} during {what}", exc, status, local) from None
         except (IndexError, TypeError, KeyError, ValueError, AttributeError) as exc:
-            raise self._error(f"malformed response from DeepL to {what}", exc, None) from None
+            raise self._error(f"malformed response from DeepL to {what}", exc, None, True) from None
 
-    def _error(self, reason: str, exc: BaseException, status: int | None) -> DeepLError:
-        detail = " ".join(str(exc).split())
+    def _error(
+        self, reason: str, exc: BaseException, status: int | None, local: bool = False
+    ) -> DeepLError:
+        # every string from the server is scrubbed whole, before it is cut: a cut key would no
+        # longer match (issue 16)
+        detail = self.scrub(" ".join(str(exc).split()))
         if detail:
             detail = detail if len(detail) <= 160 else detail[:159] + "…"
             reason = f"{reason} ({detail})"
-        return DeepLError(self.scrub(reason), status=status)
+        return DeepLError(self.scrub(reason), status=status, local=local)
 
     def scrub(self, text: str) -> str:
-        return text.replace(self._key, "***") if self._key else text
+        """`text` without the key, in any form a server could echo it (as is, URL-encoded,
+        JSON-escaped), nor any piece of it of 8 characters or more (a server may cut it)."""
+        key = self._key
+        if not key:
+            return text
+        forms = {key, quote(key, safe=""), quote_plus(key), json.dumps(key)[1:-1]}
+        for form in sorted(forms, key=len, reverse=True):
+            text = text.replace(form, "***")
+        shortest = SCRUB_PIECE if len(key) >= 2 * SCRUB_PIECE else len(key)
+        windows = {key[i : i + shortest] for i in range(len(key) - shortest + 1)}
+        if not any(text[i : i + shortest] in windows for i in range(len(text) - shortest + 1)):
+            return text  # (the common case, checked in one pass)
+        for size in range(len(key) - 1, shortest - 1, -1):  # longest pieces first
+            for start in range(len(key) - size + 1):
+                piece = key[start : start + size]
+                if piece in text:
+                    text = text.replace(piece, "***")
+        return text
 
     def usage(self) -> Usage:
         result = self._call("the usage request", self._client.get_usage)
@@ -257,31 +286,53 @@ class DeepL:
         )
 
     def sync_glossary(
-        self, name: str, dictionaries: Mapping[tuple[str, str], dict[str, str]]
-    ) -> str:
+        self,
+        name: str,
+        dictionaries: Mapping[tuple[str, str], dict[str, str]],
+        *,
+        family: str | None = None,
+    ) -> tuple[str, list[str]]:
         """The id of the multilingual glossary called `name`, created when no glossary has that
-        name (names carry the content hash, so one glossary exists per glossary content)."""
+        name (names carry the content hash, so one glossary exists per glossary content), and
+        the names of the glossaries of the same `family` (name prefix) it replaces, deleted."""
         from deepl.api_data import MultilingualGlossaryDictionaryEntries
 
         existing = self._call("the glossary list", self._client.list_multilingual_glossaries)
-        for info in existing:
-            if getattr(info, "name", None) == name:
-                return str(info.glossary_id)
-        entries = [
-            MultilingualGlossaryDictionaryEntries(src.upper(), tgt.upper(), dict(terms))
-            for (src, tgt), terms in sorted(dictionaries.items())
-            if terms
-        ]
-        info = self._call(
-            "the glossary upload",
-            lambda: self._client.create_multilingual_glossary(name, entries),
-        )
-        return str(info.glossary_id)
+        found = next((i for i in existing if getattr(i, "name", None) == name), None)
+        if found is not None:
+            glossary_id = str(found.glossary_id)
+        else:
+            entries = [
+                MultilingualGlossaryDictionaryEntries(src.upper(), tgt.upper(), dict(terms))
+                for (src, tgt), terms in sorted(dictionaries.items())
+                if terms
+            ]
+            info = self._call(
+                "the glossary upload",
+                lambda: self._client.create_multilingual_glossary(name, entries),
+            )
+            glossary_id = str(info.glossary_id)
+        deleted: list[str] = []
+        for old in existing:
+            old_name = str(getattr(old, "name", ""))
+            if family and old_name.startswith(family) and old_name != name:
+                self._call(
+                    "the deletion of a replaced glossary",
+                    functools.partial(self._client.delete_multilingual_glossary, old),
+                )
+                deleted.append(self.scrub(old_name))
+        return glossary_id, deleted
 
     def translate(
-        self, texts: Sequence[str], options: RequestOptions, glossary_id: str | None = None
+        self,
+        texts: Sequence[str],
+        options: RequestOptions,
+        glossary_id: str | None = None,
+        *,
+        context: str | None = None,
     ) -> list[Translation]:
-        """Translate one batch (see `plan_batches`). Exactly one result per text, or DeepLError."""
+        """Translate one batch (see `plan_batches`). Exactly one result per text, or DeepLError.
+        `context` (not translated, not billed) replaces the options' context."""
         if not texts:
             return []
         if len(texts) > MAX_TEXTS:
@@ -298,10 +349,12 @@ class DeepL:
             value = getattr(options, name)
             if value:
                 kwargs[name] = list(value)
-        for name in ("formality", "model_type", "context"):
+        for name in ("formality", "model_type"):
             value = getattr(options, name)
             if value:
                 kwargs[name] = value
+        if context or options.context:
+            kwargs["context"] = context or options.context
         if glossary_id:
             kwargs["glossary"] = glossary_id
 
@@ -316,7 +369,9 @@ class DeepL:
                 if not isinstance(text, str):
                     raise TypeError("a translation without text")
                 billed = item.billed_characters
-                out.append(Translation(text, int(billed) if billed is not None else 0))
+                # every string from the server is scrubbed, answers too (they are written
+                # into content files and the cache)
+                out.append(Translation(self.scrub(text), int(billed) if billed is not None else 0))
             return out
 
         return self._call("the translate request", call)

@@ -47,3 +47,28 @@ def interrupts_deferred() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
     if received:
         raise KeyboardInterrupt
+
+
+@contextmanager
+def interrupts_held(notice: str | None = None) -> Iterator[None]:
+    """Hold a first Ctrl-C until the block ends (a request in flight is answered and saved),
+    then raise KeyboardInterrupt; a second Ctrl-C raises at once."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+
+    def hold(signum: int, frame: FrameType | None) -> None:
+        received.append(signum)
+        if len(received) > 1:
+            raise KeyboardInterrupt
+        if notice:
+            os.write(2, notice.encode("utf-8", "replace"))
+
+    previous = signal.signal(signal.SIGINT, hold)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if received:
+        raise KeyboardInterrupt

@@ -30,9 +30,9 @@ from bipub.load.text import read_text
 from bipub.load.yaml_strict import YamlError, load_yaml
 from bipub.pair.units import Unit, nfc, split_sections
 from bipub.translate import drafts as dr
-from bipub.translate import markdown_xml as mx
 from bipub.translate.cv_tree import apply_cv_drafts
 from bipub.translate.files import interrupts_deferred, write_atomic
+from bipub.translate.segments import Layout
 
 if TYPE_CHECKING:
     from bipub.check.run import Analysis
@@ -109,7 +109,7 @@ def _plan(analysis: Analysis, lang: str) -> dr.Plan:
 
 
 def _draft(unit: Unit, group: str, text: str) -> dr._Draft:
-    job = dr.Job(unit, group, "replace", mx.Encoded("", ()), "", None)
+    job = dr.Job(unit, group, "replace", Layout("", (), ()), "", None)
     return dr._Draft(job, text, ())
 
 

@@ -1,0 +1,4 @@
+"""Text helpers every stage may use (the lowest layer: imports nothing of bipub).
+
+markdown.py  the Markdown dialect QA and the drafter read (one parser, so they agree on code)
+"""

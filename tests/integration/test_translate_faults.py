@@ -1,0 +1,198 @@
+# ruff: noqa: F811 - pytest fixtures imported by name
+"""Drafting a generated Korean blog through engines that break markup (issue 15).
+
+Under every fault each post is written, its block structure (headings, list and table shape,
+code blocks byte for byte) equals the source's, and every segment whose inline elements (code
+spans, link targets, emphasis, footnote references) differ from its source's has a finding.
+With one segment DeepL refuses, every other unit is written and the exit status is 1.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from bipub.pair.units import split_sections
+from bipub.text.markdown import parser
+from bipub.translate.segments import layout, structure
+from tests.conftest import CliResult
+from tests.deepl_fake import FakeDeepL
+from tests.deepl_fake.corpus import write_corpus
+from tests.deepl_fake.fixtures import deepl_fake, speed_up_deepl_client  # noqa: F401
+
+SECRET = "bipub-test-secret-faults"
+Cli = Callable[..., CliResult]
+FINDING = re.compile(r"^\S+: warning: \[en\] (\S+): (\w[\w-]*): (.*)$", re.M)
+
+
+@pytest.fixture
+def fake(deepl_fake: FakeDeepL, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeDeepL]:
+    deepl_fake.auth_keys = frozenset({SECRET})
+    monkeypatch.setenv("DEEPL_AUTH_KEY", SECRET)
+    monkeypatch.setenv("DEEPL_SERVER_URL", deepl_fake.url)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
+    speed_up_deepl_client(monkeypatch, timeout=2.0, max_retries=1)
+    yield deepl_fake
+
+
+def body(text: str) -> str:
+    return text.split("---\n", 2)[2]
+
+
+def inline_signature(text: str) -> tuple[tuple[str, str], ...]:
+    """The inline elements of one segment, in order."""
+    out: list[tuple[str, str]] = []
+    for tok in parser().parse(text):
+        for child in tok.children or []:
+            if child.type == "code_inline":
+                out.append(("code", child.content))
+            elif child.type == "link_open":
+                out.append(("link", str(child.attrGet("href"))))
+            elif child.type in ("em_open", "strong_open", "s_open"):
+                out.append(("emphasis", child.type))
+            elif child.type == "footnote_ref":
+                out.append(("ref", str(child.meta.get("label"))))
+    return tuple(out)
+
+
+def findings(stderr: str) -> dict[str, list[tuple[str, str]]]:
+    out: dict[str, list[tuple[str, str]]] = {}
+    for key, code, message in FINDING.findall(stderr):
+        out.setdefault(key, []).append((code, message))
+    return out
+
+
+def check_drafts(root: Path, stderr: str, posts: int) -> int:
+    """Every post written with the source's structure; each segment whose inline elements
+    changed has a finding. Returns the number of segments that changed."""
+    found = findings(stderr)
+    changed = 0
+    for i in range(posts):
+        name = f"post-{i:03d}"
+        src = (root / f"content/ko/posts/{name}.md").read_text(encoding="utf-8")
+        out_path = root / f"content/en/posts/{name}.md"
+        assert out_path.is_file(), name
+        out = out_path.read_text(encoding="utf-8")
+        assert structure(body(out)) == structure(body(src)), name
+        src_sections = split_sections(body(src), 1)
+        out_sections = split_sections(body(out), 1)
+        assert len(src_sections) == len(out_sections)
+        for s_sec, o_sec in zip(src_sections, out_sections, strict=True):
+            key = f"posts/{name}:body#{s_sec.index}"
+            # blocks (link titles are inline: a lost link takes its title along)
+            s_segs = [s for s in layout(s_sec.text).segments if s.parent is None]
+            o_segs = [s for s in layout(o_sec.text).segments if s.parent is None]
+            assert [s.kind for s in s_segs] == [s.kind for s in o_segs], key
+            for s_seg, o_seg in zip(s_segs, o_segs, strict=True):
+                if inline_signature(s_seg.source) == inline_signature(o_seg.source):
+                    continue
+                changed += 1
+                mine = [m for _, m in found.get(key, []) if m.startswith(f"segment {s_seg.index} ")]
+                assert mine, f"{key} segment {s_seg.index}: {s_seg.source!r} → {o_seg.source!r}"
+    return changed
+
+
+@pytest.mark.parametrize(
+    ("fault", "posts"),
+    [
+        ("drop_tags", 100),  # DeepL's own mock server: every tag dropped, every request
+        ("drop_one_tag", 30),
+        ("move_leading_tag", 30),
+        ("malformed_xml", 30),
+        (None, 30),
+    ],
+)
+def test_a_generated_blog_survives_markup_faults(
+    cli: Cli, fake: FakeDeepL, tmp_path: Path, fault: str | None, posts: int
+) -> None:
+    root = write_corpus(tmp_path / "blog", posts)
+    fake.markup_fault(fault)
+    result = cli("-C", str(root), "translate", "--to", "en")
+    assert result.exit_code == 0, result.stderr[-2000:]
+    changed = check_drafts(root, result.stderr, posts)
+    if fault in ("drop_tags", "drop_one_tag", "malformed_xml"):
+        assert changed > posts  # the fault did hit, and every hit was reported
+    if fault is None:
+        assert changed == 0 and "finding" in result.stderr
+    if fault == "malformed_xml":  # each malformed answer was asked again once, alone
+        assert any(len(r.texts) == 1 for r in fake.translate_requests)
+
+
+def test_two_answers_swapped_by_the_engine_are_reported(
+    cli: Cli, fake: FakeDeepL, tmp_path: Path
+) -> None:
+    posts = 20
+    root = write_corpus(tmp_path / "blog", posts)
+    fake.markup_fault("swap")
+    result = cli("-C", str(root), "translate", "--to", "en")
+    assert result.exit_code == 0, result.stderr[-2000:]
+    check_drafts(root, result.stderr, posts)
+    found = findings(result.stderr)
+    swapped = {
+        t
+        for r in fake.translate_requests
+        if len(r.texts) >= 2
+        for t in (r.texts[0], r.texts[-1])
+        if t != r.texts[-1] or t != r.texts[0]
+    }
+    assert swapped
+    # every unit whose request had two answers exchanged has a finding saying so
+    for i in range(posts):
+        for sec in split_sections(body(
+            (root / f"content/ko/posts/post-{i:03d}.md").read_text(encoding="utf-8")), 1):  # fmt: skip
+            sent = [s.encoded.xml for s in layout(sec.text).segments if s.needs_request]
+            if len(sent) >= 2 and sent[0] != sent[-1]:
+                key = f"posts/post-{i:03d}:body#{sec.index}"
+                codes = {c for c, _ in found.get(key, [])}
+                assert codes & {"mismatch", "numbers", "markup", "code", "links"}, key
+
+
+def test_one_refused_segment_leaves_only_its_unit_unwritten(
+    cli: Cli, fake: FakeDeepL, tmp_path: Path
+) -> None:
+    posts = 10
+    root = write_corpus(tmp_path / "blog", posts)
+    src = (root / "content/ko/posts/post-003.md").read_text(encoding="utf-8")
+    heading = split_sections(body(src), 1)[2].text.split("\n")[0]  # "## … 2"
+    fake.fail_texts(heading.removeprefix("## "), 400)
+    result = cli("-C", str(root), "translate", "--to", "en")
+    assert result.exit_code == 1
+    assert "posts/post-003:body#2: not-written: segment 0 (line 1): DeepL HTTP 400" in (
+        result.stderr
+    )
+    assert "1 unit NOT written" in result.stderr
+    # every other unit is written: post 3 too, its section 2 holding the source text as a
+    # draft to redo (a new file needs every section)
+    assert len(list((root / "content/en/posts").glob("*.md"))) == posts
+    out = (root / "content/en/posts/post-003.md").read_text(encoding="utf-8")
+    assert heading in out
+    assert structure(body(out)) == structure(body(src))
+
+    fake.clear_faults()
+    again = cli("-C", str(root), "translate", "--to", "en")
+    assert again.exit_code == 0, again.stderr
+    assert "Drafted 1 unit (en)" in again.stderr
+    assert heading not in (root / "content/en/posts/post-003.md").read_text(encoding="utf-8")
+    assert "Nothing to draft" in cli("-C", str(root), "translate", "--to", "en").stderr
+
+
+def test_two_refused_segments_of_one_section_do_not_stop_the_run(
+    cli: Cli, fake: FakeDeepL, tmp_path: Path
+) -> None:
+    root = write_corpus(tmp_path / "blog", 3)
+    # an existing translation whose body is missing: the refused section is a unit of its own
+    bad = "## 거부 제목\n\n거부 문단이다.\n\n다른 문단이다.\n"
+    (root / "content/ko/posts/extra.md").write_text(
+        '---\ntitle: "추가"\ndate: 2026-01-05\n---\n\n서론.\n\n' + bad, encoding="utf-8"
+    )
+    fake.fail_texts("거부", 400)
+    result = cli("-C", str(root), "translate", "--to", "en")
+    assert result.exit_code == 1
+    assert "stopped" not in result.stderr  # two refusals in a row are one section's fault
+    assert "posts/extra:body#1: not-written: segment 0 (line 1): DeepL HTTP 400" in result.stderr
+    assert "1 unit NOT written" in result.stderr
+    assert len(list((root / "content/en/posts").glob("*.md"))) == 4
