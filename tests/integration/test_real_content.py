@@ -117,7 +117,7 @@ MISSING_ASSETS = [
 
 def test_missing_local_images_are_warnings_at_the_source_line(built: Built) -> None:
     lines = [line for line in built.stderr.splitlines() if "no such file" in line]
-    assert lines == MISSING_ASSETS
+    assert lines == [f"{line} [missing-asset]" for line in MISSING_ASSETS]  # warnings: code
     assert "in-code.png" not in built.stderr  # an image inside a code block is text
     assert "acme.svg" not in built.stderr  # it exists in static/
     assert "example.org/award.png" not in built.stderr  # remote: not checked here
@@ -167,7 +167,7 @@ def test_title_prefix_variants_are_found_across_all_posts(built: Built) -> None:
     lines = [line for line in built.stderr.splitlines() if "title prefixes" in line]
     assert lines == [
         "bipub: warning: [ko] title prefixes differ in spelling: "
-        "[vllm] in content/ko/posts/b-afternoon.md:2; 2 posts write [vLLM]"
+        "[vllm] in content/ko/posts/b-afternoon.md:2; 2 posts write [vLLM] [title-prefix]"
     ]
 
 
@@ -175,11 +175,14 @@ def test_tag_spelling_warnings_name_the_posts_once(built: Built) -> None:
     lines = [line for line in built.stderr.splitlines() if "is spelled" in line]
     assert lines == [
         "bipub: warning: tag 'kv-cache' is spelled 'KV cache' in content/ko/posts/a-morning.md:5; "
-        "its page shows 'kv-cache' (the most used; choose with tag_spellings in bipub.yaml)",
+        "its page shows 'kv-cache' (the most used; choose with tag_spellings in bipub.yaml) "
+        "[tag-spellings]",
         "bipub: warning: tag 'torch-compile' is spelled 'torch-compile' in "
-        "content/ko/posts/e-plain.md:5; its page shows 'torch.compile' (bipub.yaml tag_spellings)",
+        "content/ko/posts/e-plain.md:5; its page shows 'torch.compile' (bipub.yaml tag_spellings) "
+        "[tag-spellings]",
         "bipub: warning: tag 'vllm' is spelled 'vllm' in content/ko/posts/a-morning.md:5; "
-        "its page shows 'vLLM' (the most used; choose with tag_spellings in bipub.yaml)",
+        "its page shows 'vLLM' (the most used; choose with tag_spellings in bipub.yaml) "
+        "[tag-spellings]",
     ]
 
 
