@@ -63,6 +63,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_every_pdf_is_written_and_nothing_else(built: Path) -> None:
     files = sorted(p.relative_to(built).as_posix() for p in built.rglob("*") if p.is_file())
     assert files == [
+        ".bipub-output",  # (the output folder's marker: write/ownership.py)
         "en/blog/alpha/alpha.pdf",
         "ko/blog/alpha/alpha.pdf",
         "pdf/cv-en.pdf",
