@@ -70,11 +70,12 @@ _TABLE: tuple[tuple[str, Default, str, str], ...] = (
     ("shared-differs", W, "pair", "A shared (untranslated) field differs from the source; the source value is used."),
     ("list-length", W, "pair", "A CV list has a different number of items than the source; items pair by position."),
     ("pairing", W, "pair", "CV list items are paired by position; add the identifying field so reordering cannot mismatch them."),
-    ("slug", E, "pair", "A slug is not a single safe path segment."),
+    ("slug", E, "pair", "A slug is not a single safe path segment, or is one of the site's own names (index.html, feed.xml, blog, ...)."),
     ("url-clash", E, "pair", "Two pages map to the same URL."),
     ("tag", E, "pair", "A tag of a post is empty (or becomes empty as a URL)."),
     ("tag-spellings", W, "pair", "Several spellings of a tag become one page; the most used spelling is shown."),
     ("title-prefix", W, "pair", "The bracketed title prefixes of a language's posts differ only in case ([vllm] / [vLLM]); the message names the posts that differ from most."),
+    ("missing-asset", W, "pair", "A CV logo or award image, or a Markdown image, names a local file that does not exist."),
     ("translation-state", W, "build", "Pages shown with a notice because their translation is missing, a draft or stale."),
     # --- rendering
     ("template", E, "render", "A Jinja2 template has a syntax error, is missing, or failed while rendering."),

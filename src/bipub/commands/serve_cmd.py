@@ -16,7 +16,7 @@ from bipub.commands.ui import Ui, pass_ui
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Output folder (default: site/ in the project).",
+    help="Output folder (default: .bipub-cache/serve/ in the project, so site/ is left alone).",
 )
 @pass_ui
 def serve(ui: Ui, port: int, host: str, out: Path | None) -> None:

@@ -23,7 +23,6 @@ from bipub.diagnostics import Collector
 from bipub.load.content import Content, CvFile, Document
 
 THEME_STATIC = Path(__file__).resolve().parent.parent / "theme" / "static"
-CODE = "missing-asset"
 CV_IMAGE_FIELDS = {("experience", "logo"), ("awards", "image")}
 _HAS_IMAGE = re.compile(r"!\[")
 
@@ -36,7 +35,11 @@ def check_assets(root: Path, content: Content, collector: Collector) -> None:
             missing = files.missing(ref, "/")
             if missing is not None:
                 collector.warning(
-                    cv.rel, line, CODE, f"{ref}: no such file (looked for {missing})", key=ref
+                    cv.rel,
+                    line,
+                    "missing-asset",
+                    f"{ref}: no such file (looked for {missing})",
+                    key=ref,
                 )
     for doc in content.documents:
         check_document_assets(root, doc, collector, files)
@@ -54,7 +57,7 @@ def check_document_assets(
         missing = files.missing(ref, base)
         if missing is not None:
             collector.warning(
-                doc.rel, line, CODE, f"image {ref}: no such file (looked for {missing})"
+                doc.rel, line, "missing-asset", f"image {ref}: no such file (looked for {missing})"
             )
 
 

@@ -727,22 +727,6 @@ def series_order_key(entry: Entry) -> tuple[int, date, str]:
 _TITLE_PREFIX = re.compile(r"^\s*\[([^\]]+)\]")
 
 
-def series_prefix_warning(lang: str, name: str, shown: Sequence[tuple[str, str]]) -> str | None:
-    """The warning about a series whose members' title prefixes (`[vLLM] …`) differ only in
-    spelling, or None. `shown`: each member's title and document as the language shows them,
-    in series order."""
-    prefixes: dict[str, str] = {}
-    for title, rel in shown:
-        m = _TITLE_PREFIX.match(title)
-        if m:
-            prefixes.setdefault(m.group(1), rel)
-    if len({p.casefold() for p in prefixes}) == 1 and len(prefixes) > 1:
-        return f"[{lang}] series '{name}': title prefixes differ in spelling: " + ", ".join(
-            f"[{p}] in {rel}" for p, rel in sorted(prefixes.items())
-        )
-    return None
-
-
 def _collect_series(site: Site, collector: Collector) -> dict[str, dict[str, Series]]:
     """Series are identified by the source's series name; each language shows its own name
     (from a translated member) and gets its own URL slug."""

@@ -42,7 +42,9 @@ class MachineText(str):
     """A CV field shown as an unreviewed machine translation: marked like a machine-drafted
     post (class `machine-draft`), with the page's note explaining the mark."""
 
-    def __reduce__(self) -> tuple[Any, ...]:  # pickled in the quick-rebuild kit (quick.py)
+    def __reduce__(
+        self,
+    ) -> tuple[Any, ...]:  # pickles as itself, not as a plain str
         return (MachineText, (str(self),))
 
     def __html__(self) -> str:
