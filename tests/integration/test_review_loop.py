@@ -333,6 +333,9 @@ def test_cv_drafts_are_marked_counted_and_flagged(cv_drafted: Path, cli: Cli) ->
     status = json.loads((root / "site/api/en/status.json").read_text(encoding="utf-8"))
     flagged = sorted(r["key"] for r in status if r["machine_draft"])
     assert flagged == ["cv:summary", "cv:title"]
+    # keys and states only: no repository paths or line numbers are published (issue 18)
+    assert all(set(r) == {"key", "state", "machine_draft"} for r in status)
+    assert "content/" not in (root / "site/api/en/status.json").read_text(encoding="utf-8")
     # reviewed: no mark, no note, not counted
     assert review(cli, root, "approve", "cv:", "--reviewer", "r").exit_code == 0
     result = cli("-C", str(root), "build", "--only", "html", "--only", "json")

@@ -125,13 +125,12 @@ class PostApiEntry(BaseModel):
 
 
 class StatusApiEntry(BaseModel):
+    """One item of status.json: a unit's key and state only — repository paths, lines and
+    hashes stay with `bipub check` (issue 18)."""
+
     model_config = ConfigDict(extra="forbid")
     key: str
-    state: str
-    source_lang: str
-    source_hash: str
-    file: str | None
-    line: int | None
+    state: str  # missing | untracked | stale | draft | reviewed
     machine_draft: bool  # the translation is an unreviewed machine draft (posts, pages, CV)
 
 
@@ -184,10 +183,6 @@ def unit_record(unit: Unit, status: StatusFile | None) -> dict[str, Any]:
     return {
         "key": unit.key,
         "state": state,
-        "source_lang": unit.source_lang,
-        "source_hash": unit.source_hash,
-        "file": unit.translation_file or unit.source_file,
-        "line": unit.translation_line or unit.source_line,
         "machine_draft": unit.translation is not None and rec is not None and rec.state == "draft",
     }
 
