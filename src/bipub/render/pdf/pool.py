@@ -19,6 +19,7 @@ from functools import partial
 from multiprocessing.context import BaseContext
 
 from bipub.diagnostics import Diagnostic, DiagnosticError
+from bipub.parallel import die_with_parent
 from bipub.render.pdf.engine import render_job, warm_up
 from bipub.render.pdf.jobs import PdfJob, PdfResult
 
@@ -72,7 +73,16 @@ def run_jobs(jobs: list[PdfJob], workers: int = WORKERS) -> list[PdfResult]:
         return [render_job(job) for job in jobs]
     # Biggest first so the two workers finish together; results are put back in job order.
     order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i].html))
-    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context) as pool:
+    # forked workers die with this process (a SIGKILLed build leaves none behind holding the
+    # output lock it forked them with); a forkserver's workers never had the lock (the
+    # forkserver starts from a clean process)
+    parent = os.getpid()
+    fork = context.get_start_method() == "fork"
+    with ProcessPoolExecutor(
+        max_workers=min(workers, len(jobs)),
+        mp_context=context,
+        initializer=partial(die_with_parent, parent) if fork else None,
+    ) as pool:
         done = list(pool.map(render_job, [jobs[i] for i in order]))
     results: list[PdfResult | None] = [None] * len(jobs)
     for i, result in zip(order, done, strict=True):
@@ -87,7 +97,10 @@ def _run_bounded(
     warm_up(jobs[0])
     order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i].html))
     pool = ProcessPoolExecutor(
-        max_workers=min(workers, len(jobs)), mp_context=multiprocessing.get_context("fork")
+        max_workers=min(workers, len(jobs)),
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=die_with_parent,
+        initargs=(os.getpid(),),
     )
     try:
         done = list(
