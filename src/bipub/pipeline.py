@@ -30,7 +30,15 @@ from bipub.pair.site import Site, pair_site
 from bipub.project import Project
 from bipub.render import urls
 from bipub.render.markdown import MarkdownCache
-from bipub.write.output import OutputFile, OutputTree, publish, published_files, staged
+from bipub.write.output import (
+    OutputFile,
+    OutputTree,
+    publish,
+    published_files,
+    remove_files,
+    replace_files,
+    staged,
+)
 
 THEME_DIR = Path(__file__).resolve().parent / "theme"
 
@@ -186,6 +194,13 @@ def render(
             cache_dir=user_cache_dir() if cache is not None else None,  # --no-cache: None
         ):
             tree.add(path, data, owner, origin)
+    if want("search") and config.outputs.search:  # after the pages: it indexes them
+        fresh = want("html")  # else (--only search) the published pages are indexed
+        folder = tree.staging if fresh else tree.out
+        found = tree.paths() if fresh else published_files(tree.out)
+        read = partial(_read_text, folder)
+        for lang, path, data in search_files(found, read, langs, url):
+            tree.add(path, data, lang, "search index")
     if cache is not None:  # the notes of the documents shown now, not of every version ever
         cache.notes = markdown.used_notes()
     if kit is not None:
@@ -238,7 +253,30 @@ def _remember_pages(
     cache.pages[out_key] = merged
 
 
-OUTPUT_KINDS = ("html", "json", "feeds", "llms", "pdf")
+def search_files(
+    paths: Sequence[str], read: Callable[[str], str], langs: Sequence[str], url: urls.UrlBuilder
+) -> Iterator[tuple[str, str, bytes]]:
+    """Issue 19: the search index of each language (render/search.py), made from the pages among
+    `paths` that mark text for it (`data-pagefind-body`: the theme's posts and pages in their
+    own language). Yields (language, output path, bytes)."""
+    from bipub.render.search import BUNDLE, SearchPage, Stemmer, is_indexed, search_index
+
+    stemmer = Stemmer()  # Kiwi loads on the first Korean page, once per build
+    for lang in langs:
+        pages = []
+        for rel in paths:
+            wanted = rel.startswith(f"{lang}/") and rel.endswith("index.html")
+            if wanted and output_kind(rel) == "html" and is_indexed(html := read(rel)):
+                pages.append(SearchPage(url.href("/" + rel[: -len("index.html")]), html))
+        for name, data in search_index(pages, lang, stemmer).items():
+            yield lang, f"{lang}/{BUNDLE}/{name}", data
+
+
+def _read_text(folder: Path, rel: str) -> str:
+    return (folder / rel).read_text("utf-8")
+
+
+OUTPUT_KINDS = ("html", "json", "feeds", "llms", "pdf", "search")
 
 
 def output_kind(path: str) -> str:
@@ -246,6 +284,8 @@ def output_kind(path: str) -> str:
     name = path.rsplit("/", 1)[-1]
     if name.endswith(".pdf"):
         return "pdf"
+    if path.split("/")[1:2] == ["pagefind"]:
+        return "search"
     if path.startswith("api/"):
         return "json"
     if name in ("feed.xml", "sitemap.xml", "robots.txt"):
@@ -479,20 +519,46 @@ def _quick(
     finally:
         if enabled:
             gc.enable()
-    files, dirs = uptodate.after_writes(record, target, rebuilt.written, rebuilt.removed)
+    written, removed = rebuilt.written, rebuilt.removed
+    langs = {path.split("/", 1)[0] for path in written if path.endswith(".html")}
+    config = load_config(project.root) if langs else None
+    if config is not None and config.outputs.search:  # issue 19: the index of the pages now
+        more, gone = _quick_search(target, config, [c for c in config.codes if c in langs])
+        written, removed = [*written, *more], [*removed, *gone]
+    files, dirs = uptodate.after_writes(record, target, written, removed)
     new = uptodate.Record(key, inputs, files, dirs, rebuilt.warnings, rebuilt.pages)
     uptodate.save(project, target, new)
     total = sum(rebuilt.pages.values())
     return BuildResult(
         rebuilt.pages,
         len(files),
-        len(rebuilt.written) + len(rebuilt.removed),
+        len(written) + len(removed),
         time.perf_counter() - started,
         rebuilt.warnings,
         total - rebuilt.rendered,
         f"quick rebuild of {', '.join(rebuilt.edited) or 'nothing (only folders changed)'}",
         quick=rebuilt.edited,
     )
+
+
+def _quick_search(
+    target: Path, config: SiteConfig, langs: list[str]
+) -> tuple[list[str], list[str]]:
+    """A quick rebuild's search index: made again from the published pages; the bundle's
+    files that are no longer (Pagefind names them by content) are removed."""
+    published = published_files(target)
+    url = urls.UrlBuilder(config.base_url)
+    new = [
+        (path, data)
+        for _, path, data in search_files(published, partial(_read_text, target), config.codes, url)
+    ]
+    wanted = {path for path, _ in new}
+    old = [
+        p
+        for p in published
+        if output_kind(p) == "search" and p.split("/", 1)[0] in langs and p not in wanted
+    ]
+    return replace_files(target, new), remove_files(target, old)
 
 
 def _silenced_note(silenced: list[Diagnostic]) -> str:
