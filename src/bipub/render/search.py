@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Protocol
+from urllib.parse import unquote
 
 if TYPE_CHECKING:
     from kiwipiepy import Kiwi
@@ -66,6 +67,7 @@ class Stemmer:
 
     def __init__(self) -> None:
         self._kiwi: Kiwi | None = None
+        self._known: dict[str, list[str]] = {}  # word → its stems (this build's words so far)
 
     def _analyzer(self) -> Kiwi:
         if self._kiwi is None:
@@ -74,12 +76,19 @@ class Stemmer:
             self._kiwi = Kiwi()
         return self._kiwi
 
-    def stems(self, texts: Sequence[str]) -> list[list[tuple[int, list[str]]]]:
-        """For each text: (end offset of a word, its stems that are not the word itself)."""
-        if not texts:
-            return []
-        results = self._analyzer().tokenize(list(texts))
-        return [_word_stems(text, tokens) for text, tokens in zip(texts, results, strict=True)]
+    def __call__(self, words: Iterable[str]) -> dict[str, list[str]]:
+        """Each Korean word's stems that are not the word itself (words without any: left out).
+
+        Each distinct word is analysed once per build, on its own (so its stems do not depend on
+        the pages around it): a site's vocabulary is far smaller than its text."""
+        asked = set(words)
+        new = sorted(w for w in asked if w not in self._known)
+        if new:
+            results = self._analyzer().tokenize(new)
+            for word, tokens in zip(new, results, strict=True):
+                found = _word_stems(word, tokens)
+                self._known[word] = found[0][1] if found else []
+        return {w: self._known[w] for w in sorted(asked) if self._known.get(w)}
 
 
 def _word_stems(text: str, tokens: Iterable[_Token]) -> list[tuple[int, list[str]]]:
@@ -130,16 +139,15 @@ def indexing_copies(pages: Sequence[SearchPage], stemmer: Stemmer) -> list[str]:
                     raw = max(raw, 0)
             elif not raw and _HANGUL.search(part):
                 wanted.append((p, i))
-    stems = stemmer.stems([split[p][i] for p, i in wanted])
-    for (p, i), found in zip(wanted, stems, strict=True):
-        text = split[p][i]
-        pieces, at = [], 0
-        for end, words in found:
-            pieces.append(text[at:end])
-            pieces.append(f" {OPEN}{' '.join(words)}{CLOSE}")
-            at = end
-        pieces.append(text[at:])
-        split[p][i] = "".join(pieces)
+    words = {m.group() for p, i in wanted for m in _WORD.finditer(split[p][i])}
+    stems = stemmer(w for w in words if _HANGUL.search(w))
+
+    def add_stems(m: re.Match[str]) -> str:
+        found = stems.get(m.group())
+        return f"{m.group()} {OPEN}{' '.join(found)}{CLOSE}" if found else m.group()
+
+    for p, i in wanted:
+        split[p][i] = _WORD.sub(add_stems, split[p][i])
     return ["".join(parts) for parts in split]
 
 
@@ -152,15 +160,27 @@ def search_index(pages: Sequence[SearchPage], lang: str, stemmer: Stemmer) -> di
 
 
 async def _pagefind(pages: list[tuple[str, str]], lang: str) -> dict[str, bytes]:
+    """Pagefind's bundle of `pages` (URL, HTML). The pages are written to a temporary folder and
+    indexed from there in one request: adding them one by one through the API costs ~0.1 s a
+    page (bench/search_bench.py), the folder ~7 ms."""
     from pagefind.index import IndexConfig, PagefindIndex  # the binary: only when indexing
 
     with tempfile.TemporaryDirectory(prefix="bipub-search-") as tmp:
-        out = Path(tmp) / "bundle"
+        site, out = Path(tmp) / "site", Path(tmp) / "bundle"
+        for url, html in pages:
+            rel = unquote(url).strip("/")
+            if ".." in rel.split("/"):
+                raise ValueError(f"search: refusing page URL {url!r}")
+            path = site / rel / "index.html"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(html, encoding="utf-8")
+        site.mkdir(exist_ok=True)
         # formulas (render/mathml.py) are MathML: their characters in a row are no words
         config = IndexConfig(output_path=str(out), force_language=lang, exclude_selectors=[".math"])
         async with PagefindIndex(config) as index:  # writes the files to `out` on success
-            for url, html in pages:
-                await index.add_html_file(content=html, url=url)
+            found = await index.add_directory(str(site))
+            if found["page_count"] != len(pages):
+                raise RuntimeError(f"Pagefind indexed {found['page_count']} of {len(pages)} pages")
         files = {}
         for path in sorted(out.rglob("*")):
             rel = path.relative_to(out).as_posix()
