@@ -442,7 +442,7 @@ def _build(
             if previous is not None:
                 done = _nothing_changed(previous, strict, started)
             else:
-                done = _quick(project, target, record_key, prescan, strict, started)
+                done = _quick(project, target, record_key, prescan, strict, started, only)
             done.cache_note = "; ".join(n for n in (prescan.note, done.cache_note) if n)
             return done
         except quick.NotQuick as exc:
@@ -498,6 +498,7 @@ def _quick(
     prescan: uptodate.Prescan,
     strict: bool,
     started: float,
+    only: set[str] | None = None,
 ) -> BuildResult:
     """A quick rebuild (quick.py), its record saved; raises quick.NotQuick if there can't be one."""
 
@@ -521,7 +522,7 @@ def _quick(
             gc.enable()
     written, removed = rebuilt.written, rebuilt.removed
     langs = {path.split("/", 1)[0] for path in written if path.endswith(".html")}
-    config = load_config(project.root) if langs else None
+    config = load_config(project.root) if langs and (only is None or "search" in only) else None
     if config is not None and config.outputs.search:  # issue 19: the index of the pages now
         more, gone = _quick_search(target, config, [c for c in config.codes if c in langs])
         written, removed = [*written, *more], [*removed, *gone]
@@ -550,7 +551,7 @@ def _quick_search(
     url = urls.UrlBuilder(config.base_url)
     new = [
         (path, data)
-        for _, path, data in search_files(published, partial(_read_text, target), config.codes, url)
+        for _, path, data in search_files(published, partial(_read_text, target), langs, url)
     ]
     wanted = {path for path, _ in new}
     old = [

@@ -131,3 +131,18 @@ def test_without_javascript_the_page_still_works(browser: Any, site_url: str) ->
     page.goto(f"{site_url}/ko/search/?q=x", wait_until="load")
     assert "JavaScript" in page.locator("main").inner_text()
     context.close()
+
+
+def test_heading_anchors_show_on_hover_and_posts_show_reading_time(
+    browser: Any, site_url: str
+) -> None:
+    page = browser.new_page()
+    page.goto(f"{site_url}/en{MATH_POST}", wait_until="load")
+    heading = page.locator(".prose h2").first
+    anchor = heading.locator(".header-anchor")
+    page.mouse.move(0, 0)
+    assert anchor.evaluate("a => getComputedStyle(a).opacity") == "0"
+    heading.hover()
+    page.wait_for_function("a => getComputedStyle(a).opacity === '1'", arg=anchor.element_handle())
+    assert "min read" in page.locator(".post-header .meta").inner_text()
+    page.close()
