@@ -2,10 +2,15 @@
  * (issue 19). Served at /assets/reader.js.
  *  - a Copy button on every code block;
  *  - the light/dark toggle: the OS setting until the reader chooses; the choice is kept in
- *    localStorage ("bipub-theme") and applied by the inline script in <head>. */
+ *    localStorage ("bipub-theme") and applied at once (this file is loaded in <head>). */
 (function () {
   "use strict";
   var root = document.documentElement;
+  /* loaded in <head> without `defer`: the reader's choice applies before the page is drawn */
+  try {
+    var chosen = localStorage.getItem("bipub-theme");
+    if (chosen === "light" || chosen === "dark") root.dataset.theme = chosen;
+  } catch (e) { /* storage refused: the OS setting applies */ }
 
   function osDark() {
     return window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
