@@ -38,7 +38,7 @@ from bipub.project import Project
 from bipub.render import urls
 from bipub.render.html import HtmlRenderer
 from bipub.render.markdown import MarkdownCache
-from bipub.render.outputs import Feeds, HtmlPages, JsonApi, Llms, Output, Pdfs, RenderJob
+from bipub.render.outputs import Feeds, HtmlPages, JsonApi, Llms, Output, Pdfs, RenderJob, Search
 from bipub.render.templates import THEME_DIR, bytecode_cache, site_environment
 from bipub.write.output import (
     Identity,
@@ -52,7 +52,7 @@ from bipub.write.output import (
     write_failed,
 )
 
-OUTPUT_KINDS = ("html", "json", "feeds", "llms", "pdf")
+OUTPUT_KINDS = ("html", "json", "feeds", "llms", "pdf", "search")
 
 
 @dataclass
@@ -137,7 +137,8 @@ def plan(
 
 def outputs(only: frozenset[str] | None) -> list[Output]:
     """The output kinds this build renders (build --only), HTML pages aside (`HtmlPages`)."""
-    kinds: list[Output] = [Feeds(), JsonApi(), Llms(), Pdfs()]
+    fresh = only is None or "html" in only  # the search index reads the pages of this build
+    kinds: list[Output] = [Feeds(), JsonApi(), Llms(), Pdfs(), Search(fresh)]
     return [kind for kind in kinds if only is None or kind.kind in only]
 
 
@@ -153,7 +154,7 @@ def html_pages(
     worked out that still holds (buildstate.carry), and what was carried or why not (`-v`)."""
     if options.only is not None and "html" not in options.only:
         return None, ""
-    others = [kind for kind in kinds if not isinstance(kind, Pdfs)]
+    others = [kind for kind in kinds if not isinstance(kind, (Pdfs, Search))]  # (after pages)
     cache = job.cache
     if cache is None:  # --no-cache: every page rendered
         return HtmlPages(others, "", None, {}, options.on_pages, options.on_start), ""
@@ -408,7 +409,7 @@ def _build(
     notes.append(note)
     steps = kinds
     if pages is not None:  # the pages render the others (not PDFs) while their workers work
-        steps = [pages, *(kind for kind in kinds if isinstance(kind, Pdfs))]
+        steps = [pages, *(kind for kind in kinds if isinstance(kind, (Pdfs, Search)))]
         kinds = [pages, *kinds]
     try:
         with staged(target, project.root, partial(_recorded_files, project, target)) as tree:

@@ -59,7 +59,9 @@ def test_a_body_edit_carries_every_page_not_made_of_the_post(project: Path, tmp_
     result = build(project, only=KINDS)
     carried, total = _carried(result.cache_note)
     assert "1 entry changed (pages/about)" in result.cache_note
-    assert carried == 4 and total == 18  # alpha and beta, each in ko and en
+    assert (
+        carried == 4 and total == 20
+    )  # alpha and beta, each in ko and en (20: the search pages too)
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
 
 
@@ -169,4 +171,4 @@ def test_a_touched_post_changes_no_entry_and_rewrites_nothing(project: Path) -> 
     os.utime(post, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
     result = build(project, only=KINDS)
     assert result.changed == 0
-    assert "0 entries changed: 6 of 18 pages keep their fingerprints" in result.cache_note
+    assert "0 entries changed: 6 of 20 pages keep their fingerprints" in result.cache_note

@@ -170,6 +170,21 @@ class HtmlRenderer:
         self.plan_tag_cloud(plan, lang, tags, {slug: len(by_tag.get(slug, ())) for slug in tags})
         for slug, tag in tags.items():
             self.plan_tag(plan, lang, tag, by_tag.get(slug, []))
+        if cfg.outputs.search:  # issue 19: the search page (render/search.py builds its index)
+            bundle = self.url.href(urls.search(lang)[: -len("search/")] + "pagefind/")
+            plan.add(
+                PageSpec(
+                    ("search",),
+                    lang,
+                    urls.search(lang),
+                    "search.html",
+                    language.title,
+                    language.description,
+                    lambda: {"search": View(bundle=bundle)},
+                    noindex=True,
+                    deps=lambda: ("search", bundle),
+                )
+            )
         for series in site.series.get(lang, {}).values():
             plan.add(
                 PageSpec(
@@ -662,6 +677,8 @@ class HtmlRenderer:
             ),
             home_mode=cfg.home,
             css_href=self.url.href("/assets/site.css"),
+            js_href=self.url.href("/assets/reader.js"),  # issue 19: copy buttons, colour toggle
+            search_href=self.url.href(urls.search(lang)) if cfg.outputs.search else None,
             root_href=self.url.href("/"),
             nav_pages=[
                 View(

@@ -15,17 +15,18 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 from html import escape, unescape
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from mdit_py_plugins.anchors import anchors_plugin
+from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
 from bipub.diagnostics import Collector, Diagnostic, Severity
-from bipub.render import upstream
+from bipub.render import mathml, upstream
 
 # Which paths a render takes: the fast ones only on verified upstream versions (render/upstream.py).
 FAST_MARKDOWN: Final = upstream.fast_markdown()
@@ -74,6 +75,7 @@ class RenderedMarkdown:
     text: str  # plain text (for reading time, llms-full.txt, search)
     unknown_languages: tuple[str, ...] = ()
     dropped_links: tuple[DroppedLink, ...] = ()
+    math_errors: tuple[tuple[int | None, str], ...] = ()  # (line in the body, why): issue 19
 
 
 # Per render call: the refused URLs and the source line of the inline being parsed.
@@ -141,6 +143,8 @@ def _stock_parser(raw_html: bool) -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": raw_html, "typographer": False})
     md.enable(["table", "strikethrough"])
     md.use(footnote_plugin)
+    # issue 19: $…$ and $$…$$, typeset to MathML (render/mathml.py); "$5 or $10" stays text
+    md.use(dollarmath_plugin, allow_space=False, allow_digits=False, renderer=_math)
     md.use(anchors_plugin, min_level=1, max_level=6, slug_func=heading_slug, permalink=True)
     md.validateLink = _validate_link  # type: ignore[method-assign]
     md.core.ruler.at("inline", _inline_with_lines)
@@ -201,7 +205,34 @@ def _render(
         "\n".join(text_parts),
         tuple(unknown),
         _locate(dropped, source),
+        _math_errors(tokens),
     )
+
+
+def _math(latex: str, options: dict[str, Any]) -> str:
+    return mathml.render(latex, bool(options.get("display_mode")))
+
+
+def _math_errors(tokens: list[Token]) -> tuple[tuple[int | None, str], ...]:
+    """Each formula that cannot be typeset, with its line in the body (issue 19)."""
+    found: list[tuple[int | None, str]] = []
+    for tok in tokens:
+        formulas: list[tuple[str, bool, int | None]] = []
+        line = tok.map[0] + 1 if tok.map else None
+        if tok.type.startswith("math_block"):
+            formulas.append((tok.content, True, line))
+        elif tok.type == "inline":
+            for child in tok.children or []:
+                if child.type.startswith("math_inline"):
+                    at = tok.content.find(child.content)
+                    row = line + tok.content[:at].count("\n") if line and at >= 0 else line
+                    formulas.append((child.content, child.type != "math_inline", row))
+        for latex, display, row in formulas:
+            try:
+                mathml.to_mathml(latex.strip(), display)
+            except mathml.MathSyntaxError as exc:
+                found.append((row, f"math ${latex.strip()}$ cannot be typeset: {exc}"))
+    return tuple(found)
 
 
 def _canonical(text: str) -> str:
@@ -347,5 +378,9 @@ def _warnings(rel: str, hit: RenderedMarkdown, first_line: int) -> tuple[Diagnos
             Severity.WARNING,
         )
         for dropped in hit.dropped_links
+    ]
+    found += [
+        Diagnostic(rel, first_line + line - 1 if line else None, "math", message, Severity.ERROR)
+        for line, message in hit.math_errors
     ]
     return tuple(found)

@@ -30,7 +30,7 @@ from bipub.render.html import HtmlRenderer, Plan
 from bipub.render.markdown import MarkdownCache, RenderedMarkdown
 from bipub.render.templates import THEME_DIR
 from bipub.render.workers import render_pages
-from bipub.write.output import OutputTree
+from bipub.write.output import OutputTree, published_files
 
 
 @dataclass(frozen=True)
@@ -149,6 +149,49 @@ class Pdfs:
         return path.endswith(".pdf")
 
 
+class Search:
+    """Issue 19: the search index of each language (render/search.py), made from the built
+    pages that mark text for it (`data-pagefind-body`: the theme's posts and pages in their own
+    language). It runs after the pages: with them in this build (`fresh`) it reads the staged
+    pages, else (`build --only search`) the published ones."""
+
+    kind = "search"
+
+    def __init__(self, fresh: bool = True) -> None:
+        self.fresh = fresh
+
+    def render(self, job: RenderJob, tree: OutputTree) -> None:
+        from bipub.render.search import (  # (Kiwi and Pagefind load only for a search build)
+            BUNDLE,
+            SearchPage,
+            Stemmer,
+            is_indexed,
+            search_index,
+        )
+
+        if not job.site.config.outputs.search:
+            return
+        folder = tree.staging if self.fresh else tree.out
+        paths = tree.paths() if self.fresh else published_files(tree.out)
+        stemmer = Stemmer()  # Kiwi loads on the first Korean page, once per build
+        for lang in job.langs:
+            pages = []
+            for rel in paths:
+                if not (rel.startswith(f"{lang}/") and rel.endswith("index.html")):
+                    continue
+                if self.owns(rel) or rel.startswith(f"{lang}/api/"):
+                    continue
+                html = (folder / rel).read_text("utf-8")
+                if is_indexed(html):
+                    href = job.url.href("/" + rel[: -len("index.html")])
+                    pages.append(SearchPage(href, html))
+            for name, data in search_index(pages, lang, stemmer).items():
+                tree.add(f"{lang}/{BUNDLE}/{name}", data, lang, "search index")
+
+    def owns(self, path: str) -> bool:
+        return path.split("/")[1:2] == ["pagefind"]
+
+
 class HtmlPages:
     """Every planned page, the root pages (/ and 404.html) and the static files. The pages
     are rendered (or kept: their fingerprint did not change) by render/workers.py; the
@@ -202,7 +245,8 @@ class HtmlPages:
         )
 
     def owns(self, path: str) -> bool:
-        return not any(other.owns(path) for other in (Feeds(), JsonApi(), Llms(), Pdfs()))
+        kinds = (Feeds(), JsonApi(), Llms(), Pdfs(), Search())
+        return not any(other.owns(path) for other in kinds)
 
 
 def _static(project: Project, tree: OutputTree) -> None:

@@ -49,6 +49,10 @@ def series(lang: str, slug: str) -> str:
     return f"/{lang}/series/{slug}/"
 
 
+def search(lang: str) -> str:
+    return f"/{lang}/search/"
+
+
 def feed(lang: str) -> str:
     return f"/{lang}/feed.xml"
 

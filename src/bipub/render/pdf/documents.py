@@ -23,6 +23,7 @@ from bipub import __version__
 from bipub.diagnostics import Collector, DiagnosticError
 from bipub.render import urls
 from bipub.render.markdown import pygments_css
+from bipub.render.mathml import for_print
 from bipub.render.pdf.breaks import korean_line_breaks
 from bipub.render.pdf.cache import RenderCache
 from bipub.render.pdf.coverage import check_documents, cv_sources, place, post_sources
@@ -262,7 +263,8 @@ def prepare_pdfs(
                         tags=list(doc.meta.tags or entry.source.meta.tags),
                         state=version.state,
                         content_lang=doc.lang,
-                        html=Markup(rendered.html),  # noqa: S704 - markdown-it output
+                        # issue 19: math as SVG (WeasyPrint draws no MathML)
+                        html=Markup(for_print(rendered.html)),  # noqa: S704 - markdown-it output
                         href=base_url.absolute(urls.post(lang, entry.slug)),
                     ),
                     "pygments_css": Markup(pygments_css()),  # noqa: S704 - Pygments' own CSS

@@ -1,0 +1,189 @@
+"""The static search index of each language: Pagefind, with Korean stems from Kiwi.
+
+    files = search_index(pages, lang)      # {"ko/pagefind/pagefind.js": b"...", ...}
+
+`pages` are rendered pages (their site URL and HTML, in memory). Pagefind indexes what the page
+marks `data-pagefind-body` (the theme marks a post's title, lead and body). English is stemmed by
+Pagefind itself. Korean words carry particles and endings (캐시를, 캐시가, 비웠다): Pagefind
+would index those surface forms only, so each Korean page is indexed from a copy in which Kiwi's
+stems follow the words they come from, between ⟦ and ⟧ (`캐시를 ⟦캐시⟧`, `비웠다 ⟦비우다⟧`).
+The published page is not changed; the search page's script (theme static/search.js) removes
+the ⟦…⟧ from the excerpts it shows and strips particles from the words of a Korean query.
+
+The index is a function of the pages: the same pages give the same bytes (Pagefind names its
+files by content hash; pages are added in URL order).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Final, Protocol
+from urllib.parse import unquote
+
+if TYPE_CHECKING:
+    from kiwipiepy import Kiwi
+
+BUNDLE: Final = "pagefind"  # the index's folder under /<lang>/
+OPEN, CLOSE = "⟦", "⟧"  # around the stems added to the indexing copy (static/search.js)
+# Pagefind's own UIs and the highlighter: bipub's search page does not use them (~400 kB)
+_UNUSED = re.compile(r"^pagefind-(?:component-ui|modular-ui|ui|highlight)\.(?:js|css)$")
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+_SPLIT = re.compile(r"(<[^>]*>)")
+_WORD = re.compile(r"\S+")
+_MARKED = re.compile(r"<[A-Za-z][^>]*\sdata-pagefind-body[\s>=/]")
+_RAW = ("script", "style", "pre", "code", "textarea")  # text left as it is
+# Kiwi's part-of-speech tags whose forms are indexed as stems (Sejong tag set)
+_NOUNS: Final = frozenset({"NNG", "NNP", "NR", "SL", "SH", "XR"})
+_VERBS: Final = frozenset({"VV", "VA", "VV-R", "VA-R", "VV-I", "VA-I"})
+_ROOTS: Final = frozenset({"XR", "NNG", "MAG"})  # + 하 (XSA, XSV): 평평하다, 계산하다, 뾰족하다
+
+
+@dataclass(frozen=True)
+class SearchPage:
+    url: str  # the page's href (with the site's path prefix): what a result links to
+    html: str  # the rendered page
+
+
+def is_indexed(html: str) -> bool:
+    """Does the page mark text for the index? (The theme marks posts and pages shown in their
+    own language; a page showing another language's text until it is translated is left out.)"""
+    return _MARKED.search(html) is not None
+
+
+class _Token(Protocol):
+    form: str
+    tag: str
+    start: int
+    len: int
+
+
+class Stemmer:
+    """Kiwi, loaded once (it takes a few seconds) and only when a Korean page is indexed."""
+
+    def __init__(self) -> None:
+        self._kiwi: Kiwi | None = None
+        self._known: dict[str, list[str]] = {}  # word → its stems (this build's words so far)
+
+    def _analyzer(self) -> Kiwi:
+        if self._kiwi is None:
+            from kiwipiepy import Kiwi  # numpy and the model: only for a site with Korean pages
+
+            self._kiwi = Kiwi()
+        return self._kiwi
+
+    def __call__(self, words: Iterable[str]) -> dict[str, list[str]]:
+        """Each Korean word's stems that are not the word itself (words without any: left out).
+
+        Each distinct word is analysed once per build, on its own (so its stems do not depend on
+        the pages around it): a site's vocabulary is far smaller than its text."""
+        asked = set(words)
+        new = sorted(w for w in asked if w not in self._known)
+        if new:
+            results = self._analyzer().tokenize(new)
+            for word, tokens in zip(new, results, strict=True):
+                found = _word_stems(word, tokens)
+                self._known[word] = found[0][1] if found else []
+        return {w: self._known[w] for w in sorted(asked) if self._known.get(w)}
+
+
+def _word_stems(text: str, tokens: Iterable[_Token]) -> list[tuple[int, list[str]]]:
+    words = [(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]
+    found: dict[int, list[str]] = {}
+    lead: dict[int, int] = {}  # word → end of its leading run of nouns (처리량이 → 처리량)
+    w = 0
+    previous: tuple[int, str] | None = None  # (word, form) of a root that 하 can follow
+    for tok in tokens:
+        while w < len(words) and words[w][1] <= tok.start:
+            w += 1
+        if w == len(words) or tok.start < words[w][0]:
+            continue
+        start, end, word = words[w]
+        stems = found.setdefault(w, [])
+        if tok.tag in _NOUNS:
+            if lead.get(w, start) == tok.start:
+                lead[w] = tok.start + tok.len
+            if len(tok.form) >= 2 or tok.tag == "SL":
+                stems.append(tok.form)
+        elif tok.tag in _VERBS:
+            stems.append(tok.form + "다")  # the dictionary form: 비웠다 → 비우다
+        elif tok.tag in ("XSA", "XSV") and previous is not None and previous[0] == w:
+            stems.append(previous[1] + tok.form + "다")  # 평평해진다 → 평평하다
+        previous = (w, tok.form) if tok.tag in _ROOTS else None
+    out = []
+    for w, stems in sorted(found.items()):
+        start, end, word = words[w]
+        if w in lead and lead[w] < end:
+            stems.insert(0, text[start : lead[w]])
+        kept = [s for s in dict.fromkeys(stems) if s and s != word and _HANGUL.search(s + word)]
+        if kept:
+            out.append((end, kept))
+    return out
+
+
+def indexing_copies(pages: Sequence[SearchPage], stemmer: Stemmer) -> list[str]:
+    """Each page's HTML with the stems of its Korean words added (as ⟦stems⟧ after each word)."""
+    split = [_SPLIT.split(page.html) for page in pages]
+    wanted: list[tuple[int, int]] = []  # (page, part) of the text parts with Hangul
+    for p, parts in enumerate(split):
+        raw = 0
+        for i, part in enumerate(parts):
+            if i % 2:  # a tag
+                name = part[1:].lstrip("/").split(None, 1)[0].rstrip(">").lower() if part else ""
+                if name in _RAW and not part.endswith("/>"):
+                    raw += -1 if part.startswith("</") else 1
+                    raw = max(raw, 0)
+            elif not raw and _HANGUL.search(part):
+                wanted.append((p, i))
+    words = {m.group() for p, i in wanted for m in _WORD.finditer(split[p][i])}
+    stems = stemmer(w for w in words if _HANGUL.search(w))
+
+    def add_stems(m: re.Match[str]) -> str:
+        found = stems.get(m.group())
+        return f"{m.group()} {OPEN}{' '.join(found)}{CLOSE}" if found else m.group()
+
+    for p, i in wanted:
+        split[p][i] = _WORD.sub(add_stems, split[p][i])
+    return ["".join(parts) for parts in split]
+
+
+def search_index(pages: Sequence[SearchPage], lang: str, stemmer: Stemmer) -> dict[str, bytes]:
+    """The search bundle of one language's pages: {path under /<lang>/pagefind/: bytes}."""
+    ordered = sorted(pages, key=lambda page: page.url)
+    copies = indexing_copies(ordered, stemmer) if lang.split("-")[0] == "ko" else None
+    htmls = copies if copies is not None else [page.html for page in ordered]
+    return asyncio.run(_pagefind(list(zip((p.url for p in ordered), htmls, strict=True)), lang))
+
+
+async def _pagefind(pages: list[tuple[str, str]], lang: str) -> dict[str, bytes]:
+    """Pagefind's bundle of `pages` (URL, HTML). The pages are written to a temporary folder and
+    indexed from there in one request: adding them one by one through the API costs ~0.1 s a
+    page (bench/search_bench.py), the folder ~7 ms."""
+    from pagefind.index import IndexConfig, PagefindIndex  # the binary: only when indexing
+
+    with tempfile.TemporaryDirectory(prefix="bipub-search-") as tmp:
+        site, out = Path(tmp) / "site", Path(tmp) / "bundle"
+        for url, html in pages:
+            rel = unquote(url).strip("/")
+            if ".." in rel.split("/"):
+                raise ValueError(f"search: refusing page URL {url!r}")
+            path = site / rel / "index.html"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(html, encoding="utf-8")
+        site.mkdir(exist_ok=True)
+        # formulas (render/mathml.py) are MathML: their characters in a row are no words
+        config = IndexConfig(output_path=str(out), force_language=lang, exclude_selectors=[".math"])
+        async with PagefindIndex(config) as index:  # writes the files to `out` on success
+            found = await index.add_directory(str(site))
+            if found["page_count"] != len(pages):
+                raise RuntimeError(f"Pagefind indexed {found['page_count']} of {len(pages)} pages")
+        files = {}
+        for path in sorted(out.rglob("*")):
+            rel = path.relative_to(out).as_posix()
+            if path.is_file() and not _UNUSED.match(rel):
+                files[rel] = path.read_bytes()
+        return files

@@ -1,0 +1,148 @@
+"""Issue 19 in real headless Chromium, on the shared built demo: Korean-aware search, MathML,
+the light/dark toggle, the copy button, and what is left without JavaScript."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+MATH_POST = "/blog/attention-math/"
+
+
+def search(browser: Any, site_url: str, lang: str, query: str) -> list[str]:
+    """Type `query` into the search page of `lang`; the hrefs of the results, best first."""
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{site_url}/{lang}/search/", wait_until="load")
+    page.locator("#search-q").fill(query)
+    page.locator("#search-q").press("Enter")
+    page.wait_for_function("document.querySelector('.search-status').textContent !== ''")
+    hrefs = [a.get_attribute("href") for a in page.locator(".search-result__title").all()]
+    excerpts = page.locator(".search-result__excerpt").all_inner_texts()
+    page.close()
+    assert errors == []
+    assert not any("⟦" in text or "⟧" in text for text in excerpts)  # the stems stay hidden
+    return hrefs
+
+
+def test_a_korean_query_with_a_particle_finds_the_word_with_another(
+    browser: Any, site_url: str
+) -> None:
+    # the post writes 소프트맥스를/소프트맥스의 and never 소프트맥스가
+    hrefs = search(browser, site_url, "ko", "소프트맥스가")
+    assert hrefs and hrefs[0] == "/ko" + MATH_POST
+
+
+def test_a_korean_dictionary_form_finds_its_conjugated_form(browser: Any, site_url: str) -> None:
+    # the post writes only 식혀 (식히- + -어): found through Kiwi's stem in the index
+    hrefs = search(browser, site_url, "ko", "식히다")
+    assert hrefs and hrefs[0] == "/ko" + MATH_POST
+
+
+def test_an_english_query_is_stemmed(browser: Any, site_url: str) -> None:
+    hrefs = search(browser, site_url, "en", "temperatures")
+    assert hrefs and hrefs[0] == "/en" + MATH_POST
+
+
+def test_the_header_box_goes_to_the_search_page(browser: Any, site_url: str) -> None:
+    page = browser.new_page()
+    page.goto(f"{site_url}/en/", wait_until="load")
+    page.locator("#site-search-q").fill("softmax")
+    page.locator("#site-search-q").press("Enter")
+    page.wait_for_url("**/en/search/?q=softmax")
+    page.wait_for_selector(".search-result__title")
+    assert page.locator(".search-result__title").first.get_attribute("href") == "/en" + MATH_POST
+    page.close()
+
+
+def test_math_is_mathml_drawn_without_scripts(browser: Any, site_url: str) -> None:
+    page = browser.new_page()
+    page.goto(f"{site_url}/ko{MATH_POST}", wait_until="load")
+    blocks = page.locator(".math.block math")
+    assert blocks.count() == 2
+    box = blocks.first.bounding_box()
+    assert box is not None and box["height"] > 30  # a fraction: taller than a line of text
+    assert page.locator(".math.inline math").count() >= 5
+    scripts = page.locator("script[src]").evaluate_all("s => s.map(x => x.src)")
+    assert all(src.endswith("/assets/reader.js") for src in scripts)
+    page.close()
+
+
+def background(page: Any) -> str:
+    return str(page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--bg')"))
+
+
+def test_the_toggle_keeps_the_os_default_until_chosen(browser: Any, site_url: str) -> None:
+    context = browser.new_context(color_scheme="dark")
+    page = context.new_page()
+    page.goto(f"{site_url}/en/", wait_until="load")
+    dark = background(page)
+    assert page.locator("html").get_attribute("data-theme") is None  # the OS decides
+    toggle = page.locator(".theme-toggle")
+    assert toggle.is_visible()
+    toggle.click()
+    assert page.locator("html").get_attribute("data-theme") == "light"
+    light = background(page)
+    assert light != dark
+    page.goto(f"{site_url}/ko/", wait_until="load")  # the choice is kept across pages
+    assert page.locator("html").get_attribute("data-theme") == "light"
+    assert background(page) == light
+    toggle = page.locator(".theme-toggle")
+    toggle.click()
+    assert background(page) == dark
+    context.close()
+    # a fresh reader with a light OS gets light, and the toggle offers dark
+    context = browser.new_context(color_scheme="light")
+    page = context.new_page()
+    page.goto(f"{site_url}/en/", wait_until="load")
+    assert background(page) == light
+    page.locator(".theme-toggle").click()
+    assert background(page) == dark
+    context.close()
+
+
+def test_the_copy_button_copies_the_code(browser: Any, site_url: str) -> None:
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    page.goto(f"{site_url}/en/blog/prefix-caching/", wait_until="load")
+    block = page.locator(".prose .has-copy").first
+    expected = block.locator("pre").inner_text().rstrip("\n")
+    block.hover()
+    button = block.locator(".copy-button")
+    button.click()
+    page.wait_for_function("document.querySelector('.copy-button').textContent === 'Copied'")
+    assert page.evaluate("navigator.clipboard.readText()") == expected
+    assert expected.startswith("def block_hash")
+    context.close()
+
+
+def test_without_javascript_the_page_still_works(browser: Any, site_url: str) -> None:
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{site_url}/ko{MATH_POST}", wait_until="load")
+    assert page.locator(".copy-button").count() == 0
+    assert not page.locator(".theme-toggle").is_visible()  # it needs JavaScript: not shown
+    assert page.locator(".math.block math").first.is_visible()
+    assert page.locator("#site-search-q").is_visible()  # a plain form to the search page
+    page.goto(f"{site_url}/ko/search/?q=x", wait_until="load")
+    assert "JavaScript" in page.locator("main").inner_text()
+    context.close()
+
+
+def test_heading_anchors_show_on_hover_and_posts_show_reading_time(
+    browser: Any, site_url: str
+) -> None:
+    page = browser.new_page()
+    page.goto(f"{site_url}/en{MATH_POST}", wait_until="load")
+    heading = page.locator(".prose h2").first
+    anchor = heading.locator(".header-anchor")
+    page.mouse.move(0, 0)
+    assert anchor.evaluate("a => getComputedStyle(a).opacity") == "0"
+    heading.hover()
+    page.wait_for_function("a => getComputedStyle(a).opacity === '1'", arg=anchor.element_handle())
+    assert "min read" in page.locator(".post-header .meta").inner_text()
+    page.close()

@@ -1,0 +1,75 @@
+"""Issue 19: math typeset at build time (render/mathml.py, render/markdown.py), and kept from
+DeepL (translate/segments.py's layout: a formula stays in the skeleton or in a slot)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from bipub.render.markdown import render_markdown
+from bipub.render.mathml import MathSyntaxError, for_print, to_mathml
+from bipub.translate.segments import layout
+
+REPO = Path(__file__).resolve().parents[2]
+DEMO_MATH = [REPO / "content" / lang / "posts" / "attention-math.md" for lang in ("ko", "en")]
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_inline_and_block_math_become_mathml(fast: bool) -> None:
+    html = render_markdown("Let $x^2$ be.\n\n$$\n\\frac{a}{b}\n$$\n", fast=fast).html
+    assert '<span class="math inline"><math xmlns="http://www.w3.org/1998/Math/MathML"' in html
+    assert '<div class="math block">\n<math' in html and "<mfrac>" in html
+    assert "$" not in html
+
+
+def test_dollars_beside_digits_or_spaces_are_money_not_math() -> None:
+    html = render_markdown("It costs $5 or $10, and $ x $ too.").html
+    assert "<math" not in html and "$5 or $10" in html
+
+
+@pytest.mark.parametrize(
+    ("latex", "why"),
+    [
+        ("\\frac{1}{\\sqrt{d}", "a '{' is never closed"),
+        ("a}", "a '}' closes no '{'"),
+        ("\\foo x", "unknown command \\foo"),
+        ("\\left( x", "extra left or missing right"),
+        ("x^", "missing super script or subscript"),
+    ],
+)
+def test_a_formula_that_cannot_be_typeset_says_why(latex: str, why: str) -> None:
+    with pytest.raises(MathSyntaxError, match=re.escape(why)):
+        to_mathml(latex, False)
+
+
+def test_math_errors_carry_their_line_in_the_body() -> None:
+    body = "Intro $x$.\n\nTwo\nlines $\\foo$ here\n\n$$\n\\frac{a\n$$\n"
+    rendered = render_markdown(body)
+    assert [line for line, _ in rendered.math_errors] == [4, 6]
+    assert "<code>\\foo</code>" in rendered.html  # shown as source (the build fails anyway)
+
+
+def test_pdf_html_gets_svg_instead_of_mathml() -> None:
+    html = render_markdown("$$\n\\sum_j e^{x_j}\n$$\n\nand $y$").html
+    printed = for_print(html)
+    assert "<math" not in printed
+    assert printed.count("<svg") == 2
+    assert for_print(printed) == printed  # nothing left to replace
+    assert for_print("<p>no math</p>") == "<p>no math</p>"
+
+
+@pytest.mark.parametrize("path", DEMO_MATH, ids=lambda p: p.parent.parent.name)
+def test_deepl_never_sees_a_formula(path: Path) -> None:
+    body = path.read_text(encoding="utf-8").split("---\n", 2)[2]
+    unit = layout(body)
+    formulas = re.findall(r"\$\$(.+?)\$\$|\$([^$\n]+)\$", body, re.S)
+    assert len(formulas) >= 8
+    skeleton = "".join(p for p in unit.pieces if isinstance(p, str))
+    slots = [slot for seg in unit.segments for slot in seg.encoded.slots]
+    for block, inline in formulas:
+        latex = (block or inline).strip()
+        assert latex in skeleton or any(latex in slot for slot in slots), latex
+    prose = re.sub(r"<x i=\"\d+\"/>", " ", "".join(seg.encoded.xml for seg in unit.segments))
+    assert "\\frac" not in prose and "\\sqrt" not in prose and "d_k" not in prose

@@ -1,0 +1,66 @@
+"""Issue 19: the search index (render/search.py): Kiwi's stems in the indexing copy, Pagefind's
+bundle deterministic and per language."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pytest
+
+from bipub.render.search import SearchPage, Stemmer, indexing_copies, search_index
+
+
+@pytest.fixture(scope="module")
+def stemmer() -> Stemmer:
+    return Stemmer()  # Kiwi loads once for the module (a few seconds)
+
+
+class CountingStemmer(Stemmer):
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: list[str] = []
+
+    def __call__(self, words: Iterable[str]) -> dict[str, list[str]]:
+        self.asked += words
+        return {}
+
+
+def page(body: str, url: str = "/ko/blog/a/") -> SearchPage:
+    return SearchPage(
+        url, f'<html lang="ko"><body><div data-pagefind-body>{body}</div></body></html>'
+    )
+
+
+def test_korean_words_get_their_stems_after_them(stemmer: Stemmer) -> None:
+    [copy] = indexing_copies([page("<p>KV 캐시를 비웠다. 처리량이 늘었다</p>")], stemmer)
+    assert "캐시를 ⟦캐시⟧" in copy
+    assert "비웠다. ⟦비우다⟧" in copy  # verbs: the dictionary form
+    assert "처리량이 ⟦처리량" in copy  # a compound noun: the whole noun before the particle
+    assert "KV ⟦" not in copy  # a word that is its own stem gets nothing
+
+
+def test_code_and_tags_are_left_alone() -> None:
+    counting = CountingStemmer()
+    html = '<p title="캐시를">캐시를</p><pre><code class="x">캐시를 a</code></pre><script>"캐시를"</script>'
+    [copy] = indexing_copies([page(html)], counting)
+    assert counting.asked == ["캐시를"]  # the paragraph's words only: not attributes, code, scripts
+    assert copy == page(html).html
+
+
+def test_the_index_is_deterministic_and_holds_only_what_the_page_needs(stemmer: Stemmer) -> None:
+    pages = [page("<p>캐시를 비웠다</p>"), page("<p>스케줄러의 큐</p>", "/ko/blog/b/")]
+    first = search_index(pages, "ko", stemmer)
+    again = search_index(list(reversed(pages)), "ko", stemmer)
+    assert first == again
+    assert "pagefind.js" in first and "pagefind-entry.json" in first
+    assert not any("-ui." in name or "highlight" in name for name in first)
+    assert any(name.startswith("index/ko_") for name in first)
+
+
+def test_english_pages_do_not_load_kiwi() -> None:
+    counting = CountingStemmer()
+    files = search_index(
+        [SearchPage("/en/blog/a/", "<html lang=en><body>cache</body></html>")], "en", counting
+    )
+    assert counting.asked == []
+    assert any(name.startswith("index/en_") for name in files)
