@@ -21,6 +21,7 @@ import re
 import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Protocol
 from urllib.parse import unquote
@@ -62,6 +63,16 @@ class _Token(Protocol):
     len: int
 
 
+@lru_cache(maxsize=1)
+def _kiwi() -> Kiwi:
+    """The analyzer, loaded once per process: its model takes ~1 s to load and its first
+    analysis ~2 s more, so `bipub serve` (a rebuild per save) and a process that builds several
+    times load it once. It holds no state between analyses that changes their results."""
+    from kiwipiepy import Kiwi  # numpy and the model: only for a site with Korean pages
+
+    return Kiwi()
+
+
 class Stemmer:
     """Kiwi, loaded once (it takes a few seconds) and only when a Korean page is indexed."""
 
@@ -71,9 +82,7 @@ class Stemmer:
 
     def _analyzer(self) -> Kiwi:
         if self._kiwi is None:
-            from kiwipiepy import Kiwi  # numpy and the model: only for a site with Korean pages
-
-            self._kiwi = Kiwi()
+            self._kiwi = _kiwi()
         return self._kiwi
 
     def __call__(self, words: Iterable[str]) -> dict[str, list[str]]:
