@@ -52,7 +52,8 @@ def _alive(pid: int) -> bool:
 def _wait(condition: Callable[[], bool], what: str) -> None:
     deadline = time.monotonic() + 120  # a hang guard, not a timed assertion
     while not condition():
-        assert time.monotonic() < deadline, f"gave up waiting: {what}"
+        if time.monotonic() >= deadline:
+            pytest.fail(f"gave up waiting: {what}")
         time.sleep(0.02)
 
 

@@ -131,21 +131,6 @@ class Group:
     target_cv: CvFile | None = None
 
 
-@dataclass(frozen=True)
-class Problem:
-    """A QA finding (or a placement problem) of one draft."""
-
-    key: str
-    file: str | None
-    code: str
-    message: str
-    written: bool = True
-
-    def format(self, lang: str) -> str:
-        where = self.file or "bipub"
-        return f"{where}: warning: [{lang}] {self.key}: {self.code}: {self.message}"
-
-
 @dataclass
 class Plan:
     root: Path
