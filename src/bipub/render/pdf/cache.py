@@ -35,7 +35,7 @@ class RenderCache:
                 st = Path(face.path).stat()
             except OSError:
                 continue
-            parts.append(f"{face.path}:{face.index}:{st.st_size}:{st.st_mtime_ns}")
+            parts.append(f"{face.path}:{face.index}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}")
         self.base = hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
     def _key(self, job: PdfJob) -> str:
@@ -56,7 +56,7 @@ class RenderCache:
             st = Path(path).stat()
         except OSError:
             return None
-        return [path, st.st_size, st.st_mtime_ns]
+        return [path, st.st_size, st.st_mtime_ns, st.st_ctime_ns]  # ctime: as the up-to-date check
 
     def get(self, job: PdfJob) -> PdfResult | None:
         if self.folder is None:
