@@ -88,6 +88,13 @@ class Outputs(Strict):
         True,
         description="A search page and index per language (Pagefind; Korean stems from Kiwi).",
     )
+    search_shard_pages: StrictInt = Field(
+        400,
+        ge=1,
+        le=100_000,
+        description="Pages per search-index shard: a build makes again only the shards whose "
+        "pages changed.",
+    )
 
 
 class PdfOptions(Strict):

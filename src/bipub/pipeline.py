@@ -414,6 +414,7 @@ def _build(
     try:
         with staged(target, project.root, partial(_recorded_files, project, target)) as tree:
             render(job, steps, tree)
+            notes.extend(n for kind in steps if isinstance(kind, Search) for n in kind.notes)
             if options.only is not None:  # build --only: the other kinds stay as they were
                 _keep_other_kinds(tree, kinds, published)
             silenced = collector.apply_levels(config.diagnostics)  # bipub.yaml `diagnostics:`

@@ -28,6 +28,7 @@ from bipub.project import Project
 from bipub.render import feeds, json_api, llms, pdf, urls
 from bipub.render.html import HtmlRenderer, Plan
 from bipub.render.markdown import MarkdownCache, RenderedMarkdown
+from bipub.render.search_shards import SearchRecord, index_site
 from bipub.render.templates import THEME_DIR
 from bipub.render.workers import render_pages
 from bipub.write.output import OutputTree, published_files
@@ -159,34 +160,26 @@ class Search:
 
     def __init__(self, fresh: bool = True) -> None:
         self.fresh = fresh
+        self.notes: list[str] = []  # what each language's index did (build -v)
 
     def render(self, job: RenderJob, tree: OutputTree) -> None:
-        from bipub.render.search import (  # (Kiwi and Pagefind load only for a search build)
-            BUNDLE,
-            SearchPage,
-            Stemmer,
-            is_indexed,
-            search_index,
-        )
-
         if not job.site.config.outputs.search:
             return
         folder = tree.staging if self.fresh else tree.out
         paths = tree.paths() if self.fresh else published_files(tree.out)
-        stemmer = Stemmer()  # Kiwi loads on the first Korean page, once per build
-        for lang in job.langs:
-            pages = []
-            for rel in paths:
-                if not (rel.startswith(f"{lang}/") and rel.endswith("index.html")):
-                    continue
-                if self.owns(rel) or rel.startswith(f"{lang}/api/"):
-                    continue
-                html = (folder / rel).read_text("utf-8")
-                if is_indexed(html):
-                    href = job.url.href("/" + rel[: -len("index.html")])
-                    pages.append(SearchPage(href, html))
-            for name, data in search_index(pages, lang, stemmer).items():
-                tree.add(f"{lang}/{BUNDLE}/{name}", data, lang, "search index")
+        record = None
+        if job.cache is not None:  # --no-cache: every shard is made again, nothing is recorded
+            record = SearchRecord.path(job.project.cache, tree.out)
+        done = index_site(
+            tree,
+            folder,
+            paths,
+            job.langs,
+            lambda rel: job.url.href("/" + rel),
+            job.site.config.outputs.search_shard_pages,
+            record,
+        )
+        self.notes.extend(done)
 
     def owns(self, path: str) -> bool:
         return path.split("/")[1:2] == ["pagefind"]
