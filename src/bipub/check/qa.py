@@ -26,8 +26,12 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from functools import lru_cache
 from typing import TYPE_CHECKING
+
+from bipub.render.catalogs import placeholders, tags
+from bipub.text.markdown import parser
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -60,7 +64,6 @@ class Facts:
 
 def _parser() -> MarkdownIt:
     """The dialect the drafter reads too (bipub.text.markdown), imported when first needed."""
-    from bipub.text.markdown import parser
 
     return parser()
 
@@ -258,7 +261,6 @@ class Numbers:
 
 
 def _canon(m: re.Match[str]) -> str:
-    from decimal import Decimal
 
     integer = m.group("int").replace(",", "")
     if m.group("den"):
@@ -450,7 +452,6 @@ def check_markup(source: str, translation: str) -> list[str]:
 
 def check_placeholders(source: str, translation: str) -> list[str]:
     """gettext msgid vs msgstr: the same placeholder set and no new HTML tags."""
-    from bipub.render.catalogs import placeholders, tags
 
     problems: list[str] = []
     sp, tp = set(placeholders(source)), set(placeholders(translation))

@@ -10,10 +10,12 @@ The pairing and parity stages read these markers; nothing else decides what is t
 from __future__ import annotations
 
 import re
+import types
 import unicodedata
 from datetime import date
 from functools import lru_cache
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Union, get_args, get_origin
+from typing import Annotated as _A
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictBool, StrictInt, StrictStr
 
@@ -107,8 +109,6 @@ FieldKind = str  # "text" | "shared" | "text_list" | "shared_list" | "model" | "
 
 def classify(annotation: Any) -> tuple[FieldKind, type[BaseModel] | None]:
     """What a field holds, from its annotation: text, shared value, nested model, or lists of those."""
-    from typing import Annotated as _A
-    from typing import Union, get_args, get_origin
 
     origin = get_origin(annotation)
     if origin is _A:
@@ -128,7 +128,6 @@ def classify(annotation: Any) -> tuple[FieldKind, type[BaseModel] | None]:
             if kind != "shared":
                 return kind, model
         return "shared", None
-    import types
 
     if isinstance(annotation, types.UnionType):
         return classify(__import__("typing").Union[annotation.__args__])

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from markdown_it import MarkdownIt
+
 from bipub.diagnostics import Collector
 from bipub.load.content import Content, CvFile, Document
 
@@ -102,7 +104,6 @@ def markdown_images(body: str, body_line: int) -> list[tuple[int, str]]:
 
 @lru_cache(maxsize=1)
 def _parser() -> Any:
-    from markdown_it import MarkdownIt
 
     md = MarkdownIt("commonmark", {"html": False})
     md.enable(["table", "strikethrough"])

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from bipub.model.cv import CV
 from bipub.pair.site import Entry, Site, tags_of
 from bipub.pair.status import StatusFile
 from bipub.pair.units import Unit
@@ -211,7 +212,6 @@ def schemas() -> dict[str, str]:
 
 @functools.cache
 def _schemas() -> tuple[tuple[str, str], ...]:
-    from bipub.model.cv import CV
 
     cv = _drop_id(CV.model_json_schema(mode="serialization"))
     cv["$schema"] = "https://json-schema.org/draft/2020-12/schema"

@@ -20,6 +20,7 @@ from markupsafe import Markup
 
 from bipub.diagnostics import Collector, Diagnostic
 from bipub.render import locale_format
+from bipub.render.catalogs import load_translations
 from bipub.render.josa import josa
 from bipub.render.markdown import is_safe_url
 
@@ -112,7 +113,6 @@ def site_environment(
 ) -> jinja2.Environment:
     """One language's environment for a project: its templates over the theme's, its catalogs
     over the theme's (catalog problems go to `collector`)."""
-    from bipub.render.catalogs import load_translations
 
     translations = load_translations(
         lang,
