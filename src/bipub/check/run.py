@@ -10,12 +10,16 @@ NFC keys, and which status files could not be read (those are never rewritten).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from bipub import __version__
+from bipub.cache import BuildCache
+from bipub.check import qa
 from bipub.check.findings import KNOWN_CODES, PAIR_CODES, Finding, WaitingDraft, kind_of
 from bipub.check.glossary import Glossary, load_glossary
 from bipub.check.parity import (
@@ -37,12 +41,11 @@ from bipub.check.severity import (
 )
 from bipub.config import SiteConfig
 from bipub.diagnostics import Collector, Diagnostic, Severity
+from bipub.load.content import Content
 from bipub.pair.site import Site
 from bipub.pair.units import Unit, nfc, text_hash
+from bipub.pipeline import check_langs, load, pair
 from bipub.project import Project
-
-if TYPE_CHECKING:
-    from bipub.load.content import Content
 
 THEME_LOCALES = Path(__file__).resolve().parent.parent / "theme" / "locales"
 
@@ -105,12 +108,6 @@ class QaCache:
     NAME = "check-qa.json"
 
     def __init__(self, root: Path | None, glossary: Glossary) -> None:
-        import hashlib
-        import json
-
-        from bipub import __version__
-        from bipub.check import qa
-
         self.path = root / ".bipub-cache" / self.NAME if root is not None else None
         code = hashlib.sha256(Path(qa.__file__).read_bytes()).hexdigest()[:16]
         self.salt = f"{__version__}\0{code}\0{glossary.fingerprint()}\0"
@@ -128,14 +125,10 @@ class QaCache:
                 self.entries = {}
 
     def key(self, kind: str, unit: Unit) -> str:
-        import hashlib
-
         text = f"{kind}\0{unit.source_lang}\0{unit.target_lang}\0{unit.source}\0{unit.translation}"
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
     def save(self) -> None:
-        import json
-
         if self.path is None or not self.dirty:
             return
         keep = {k: v for k, v in self.entries.items() if k in self.used}
@@ -189,8 +182,6 @@ def _qa(
 
 
 def _qa_problems(unit: Unit, kind: str, glossary: Glossary) -> list[tuple[str, str]]:
-    from bipub.check import qa
-
     assert unit.translation is not None
     s, t = unit.source, unit.translation
     checks: list[tuple[str, list[str]]]
@@ -294,9 +285,6 @@ def analyze(
     strict: bool = False,
 ) -> Analysis:
     """Run every check. ConfigError (exit 2) for a bad bipub.yaml or --lang."""
-    from bipub.cache import BuildCache
-    from bipub.pipeline import check_langs, load, pair
-
     project = Project(root)
     collector = Collector()
     build_cache = BuildCache.load(project.cache)  # parsed documents shared with `bipub build`
