@@ -109,6 +109,9 @@ def test_llms_full_carries_every_post_in_full(project: Path) -> None:
     for slug in ("a-morning", "b-afternoon", "c-pinned", "d-yesterday", "e-plain", "f-english"):
         assert f"(https://real.example.org/ko/blog/{slug}/)" in posts, slug
     assert "```markdown\n![코드 안의 그림](/assets/img/in-code.png)\n```" in posts  # the body
+    # its images and links resolved as on the page (the file is read away from the site)
+    assert "![로고](https://real.example.org/assets/logos/acme.svg)" in posts
+    assert "![상대 경로](https://real.example.org/ko/blog/a-morning/figure.png)" in posts
     # the English-only post: its English text, marked as the Korean pages mark it
     english = posts.split("### [An English-only post]", 1)[1]
     assert "**아직 번역되지 않음 (English)**: 이 글은 아직 번역되지 않아 원문으로" in english

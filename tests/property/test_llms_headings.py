@@ -99,3 +99,64 @@ def test_text_gettext_is_plain_text() -> None:
     assert _("Experience") == "경력"
     assert _("a < b & c") == "a < b & c"  # not escaped
     assert _("100%%") == "100%"  # as the templates format it
+
+
+PAGE = "https://x.example.org/ko/blog/post/"
+LINK_LINES = st.sampled_from(
+    [
+        "[a](b.md)",
+        "![그림](figure.png)",
+        '[t](/assets/x.svg "title")',
+        "[f](#part)",
+        "[abs](https://example.org/a)",
+        "[mail](mailto:a@example.org)",
+        "[sp](<a b.png>)",
+        "[ref] and ![img][ref]",
+        "[ref]: ../other/",
+        "`[c](code-span)`",
+        "    [i](indented-code)",
+        "```",
+        "<div>",
+        "plain ](not a link)",
+        "",
+        "- [item](item.md)",
+        "> [q](quoted.md)",
+    ]
+)
+
+
+def _texts(text: str) -> list[tuple[str, str]]:
+    """Every token's type and content but link and image targets."""
+    out = []
+    for token in PARSER.parse(text):
+        if token.children:
+            out += [(c.type, c.content) for c in token.children if c.type != "image"]
+        else:
+            out.append((token.type, token.content))
+    return out
+
+
+def _targets(text: str) -> list[str]:
+    out = []
+    for token in PARSER.parse(text):
+        for child in token.children or ():
+            for name in ("href", "src"):
+                if name in child.attrs:
+                    out.append(str(child.attrs[name]))
+    return out
+
+
+@settings(max_examples=400)
+@given(st.lists(LINK_LINES, max_size=10))
+def test_relative_links_become_absolute_and_nothing_else_changes(lines: list[str]) -> None:
+    from urllib.parse import urljoin
+
+    from bipub.render.llms import absolute_links
+
+    body = "\n".join(lines)
+    out = absolute_links(body, PAGE)
+    assert _texts(out) == _texts(body)
+    before, after = _targets(body), _targets(out)
+    assert len(after) == len(before)
+    for old, new in zip(before, after, strict=True):
+        assert new == PARSER.normalizeLink(urljoin(PAGE, old)) or new == urljoin(PAGE, old)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin
 
 from markdown_it import MarkdownIt
 
@@ -241,6 +242,66 @@ def shift_headings(body: str, top: int) -> str:
     return "\n".join(lines)
 
 
+_INLINE_LINK = re.compile(r"\]\(\s*(<[^>\n]*>|[^\s()<>]+)")
+_REFERENCE = re.compile(r"^( {0,3}\[[^\]\n]+\]:[ \t]*)(<[^>\n]*>|\S+)", re.M)
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_CODE_BLOCKS = ("fence", "code_block", "html_block")
+
+
+def absolute_links(body: str, page: str) -> str:
+    """A post's Markdown with its relative links and images made absolute against its page's
+    URL, as a browser resolves them on the page (`figure.png`, `/assets/x.svg`, `#part`): the
+    file is read away from the site. Only what the Markdown parser takes for a link or image
+    target is changed — never code, never text that merely looks like one."""
+    md = _block_parser()
+    tokens = md.parse(body)
+    targets: set[str] = set()
+    code: set[int] = set()
+    blocks: set[int] = set()  # the lines of blocks: the others hold link reference definitions
+    for token in tokens:
+        if token.map is not None and token.level == 0:
+            blocks.update(range(*token.map))
+        if token.type in _CODE_BLOCKS and token.map is not None:
+            code.update(range(*token.map))
+        for child in token.children or ():
+            for name in ("href", "src"):
+                value = child.attrs.get(name)
+                if isinstance(value, str):
+                    targets.add(value)
+    if not targets:
+        return body
+
+    def resolve(raw: str) -> str | None:
+        url = raw[1:-1] if raw.startswith("<") else raw
+        if not url or _SCHEME.match(url) or url.startswith("//"):
+            return None  # absolute already
+        if md.normalizeLink(url) not in targets:
+            return None
+        absolute = urljoin(page, url)
+        return f"<{absolute}>" if raw.startswith("<") else absolute
+
+    lines = body.split("\n")
+    for i, line in enumerate(lines):
+        if i in code or ("](" not in line and "]:" not in line):
+            continue
+
+        def inline(m: re.Match[str], line: str = line) -> str:
+            if line[: m.start()].count("`") % 2:  # inside a code span
+                return m.group(0)
+            new = resolve(m.group(1))
+            return m.group(0) if new is None else m.group(0)[: m.start(1) - m.start()] + new
+
+        def reference(m: re.Match[str]) -> str:
+            new = resolve(m.group(2))
+            return m.group(0) if new is None else m.group(1) + new
+
+        if i in blocks:
+            lines[i] = _INLINE_LINK.sub(inline, line)
+        else:
+            lines[i] = _REFERENCE.sub(reference, line)
+    return "\n".join(lines)
+
+
 def full_post(entry: Entry, lang: str, url: urls.UrlBuilder, _: Gettext, names: Names) -> str:
     """A post in llms-full.txt: its title and link, dates, tags, description, translation state
     and its whole Markdown (headings moved under the post's own)."""
@@ -273,7 +334,8 @@ def full_post(entry: Entry, lang: str, url: urls.UrlBuilder, _: Gettext, names: 
         out += ["", f"**{state}**: {notice}{original}"]
     if doc.meta.description:
         out += ["", f"> {_one_line(doc.meta.description)}"]
-    body = shift_headings(doc.body.strip("\n"), 4)
+    page = url.absolute(urls.post(lang, entry.slug))
+    body = shift_headings(absolute_links(doc.body.strip("\n"), page), 4)
     if body.strip():
         out += ["", body.rstrip()]
     return "\n".join(out)
