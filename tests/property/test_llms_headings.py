@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from bipub.render.llms import shift_headings
+from bipub.render.llms_body import shift_headings
 
 PARSER = MarkdownIt("commonmark")
 
@@ -151,7 +151,7 @@ def _targets(text: str) -> list[str]:
 def test_relative_links_become_absolute_and_nothing_else_changes(lines: list[str]) -> None:
     from urllib.parse import urljoin
 
-    from bipub.render.llms import absolute_links
+    from bipub.render.llms_body import absolute_links
 
     body = "\n".join(lines)
     out = absolute_links(body, PAGE)
