@@ -156,15 +156,17 @@ def test_llms_txt_follows_the_proposal(demo: Path) -> None:
     assert "https://seoyeon.example.org/en/llms.txt" in text
     full = (demo / "site/en/llms-full.txt").read_text(encoding="utf-8")
     for heading in (
-        "Summary",
-        "Contact",
-        "Experience",
-        "Problem:",
+        "## Contact",
+        "## Experience",
+        "- Problem:",
         "Open source",
         "Projects",
         "Education",
     ):
         assert heading in full
+    # a machine-drafted post says so, as its page does (issue 18)
+    batching = full.split("/en/blog/continuous-batching/)", 1)[1].split("\n### [", 1)[0]
+    assert "**Machine translation, not reviewed**: This is a machine translation" in batching
 
 
 def test_build_lang_ko_writes_only_korean_outputs(demo: Path, cli) -> None:

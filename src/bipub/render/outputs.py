@@ -6,8 +6,9 @@
 HTML pages (with the site's static files), feeds (Atom feeds, sitemap, robots.txt), the JSON
 API, llms.txt and the PDFs. A `RenderJob` carries what they all render from: the paired site,
 the languages to render, the planned pages, the Jinja environments, the Markdown cache. The
-outputs shared by every language (the sitemap, llms.txt at the root, the schemas, the root
-pages, the bilingual CV) are written only when every language is built.
+outputs shared by every language (the sitemap, the schemas, the root pages, the bilingual CV)
+are written only when every language is built; llms.txt and llms-full.txt at the root, copies
+of the default language's, whenever that language is built.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from bipub.render import feeds, json_api, llms, pdf, urls
 from bipub.render.html import HtmlRenderer, Plan
 from bipub.render.markdown import MarkdownCache, RenderedMarkdown
 from bipub.render.search_shards import SearchRecord, index_site
-from bipub.render.templates import THEME_DIR
+from bipub.render.templates import THEME_DIR, text_gettext
 from bipub.render.workers import render_pages
 from bipub.write.output import OutputTree, published_files
 
@@ -113,14 +114,15 @@ class Llms:
 
     def render(self, job: RenderJob, tree: OutputTree) -> None:
         site, url = job.site, job.url
+        default = site.config.default_language
         for lang in job.langs:
-            tree.add(urls.llms(lang)[1:], llms.llms_txt(site, lang, url), lang, "llms.txt")
-            tree.add(urls.llms(lang, True)[1:], llms.llms_full_txt(site, lang, url), lang, "llms")
-        if job.every_language:
-            default = site.config.default_language
-            tree.add("llms.txt", llms.llms_txt(site, default, url, root=True), None, "llms.txt")
-            full = llms.llms_full_txt(site, default, url)
-            tree.add("llms-full.txt", full, None, "llms-full.txt")
+            _ = text_gettext(job.envs[lang])
+            index, full = llms.llms_txt(site, lang, url, _), llms.llms_full_txt(site, lang, url, _)
+            tree.add(urls.llms(lang)[1:], index, lang, "llms.txt")
+            tree.add(urls.llms(lang, True)[1:], full, lang, "llms")
+            if lang == default:  # the root copies are the default language's: built with it
+                tree.add("llms.txt", index, None, "llms.txt")
+                tree.add("llms-full.txt", full, None, "llms-full.txt")
 
     def owns(self, path: str) -> bool:
         return path.rsplit("/", 1)[-1] in ("llms.txt", "llms-full.txt")

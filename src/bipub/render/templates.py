@@ -184,6 +184,21 @@ def _memoized_gettext(gettext: Callable[..., str]) -> Callable[..., str]:
     return memo_gettext
 
 
+def text_gettext(env: jinja2.Environment) -> Callable[[str], str]:
+    """The environment's `_()` for plain text (llms.txt): the same catalogs, nothing escaped,
+    `%%` written `%` as in the templates. Remembers each string it translated."""
+    template = env.from_string("{% autoescape false %}{{ _(message) }}{% endautoescape %}")
+    memo: dict[str, str] = {}
+
+    def gettext(message: str) -> str:
+        text = memo.get(message)
+        if text is None:
+            text = memo[message] = template.render(message=message)
+        return text
+
+    return gettext
+
+
 def _post_card_renderer(env: jinja2.Environment) -> Callable[..., Markup]:
     """`post_card(card, level, number)`: partials/post_card.html, rendered once per card, heading
     level and list number in this environment's language (a card is on the blog, tag, series
