@@ -118,8 +118,9 @@ _KIND_NAMES = {
 def only_summary(
     built: dict[str, int], pages: dict[str, int], reused: int, files: int, changed: int
 ) -> str:
-    """What a `build --only` built, e.g. "6 PDFs (2 changed; 126 other files kept as they
-    were)" or "64 pages (ko 32, en 32; 0 unchanged) and 6 PDFs, 140 files (…)"."""
+    """What a `build --only` built, e.g. "6 PDFs, 132 files in all (2 changed)" or "64 pages
+    (ko 32, en 32; 0 unchanged) and 6 PDFs, 140 files in all (3 changed)": the files in all
+    are the output's (the other kinds' kept as they were); changed, those new or changed."""
     parts: list[str] = []
     for kind, count in built.items():
         if kind == "html":
@@ -129,9 +130,4 @@ def only_summary(
             one, many = _KIND_NAMES.get(kind, (f"{kind} file", f"{kind} files"))
             parts.append(f"{count} {one if count == 1 else many}")
     text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    rebuilt = sum(built.values())
-    if "html" in built or len(built) > 1:
-        text += f", {rebuilt} file{'s' if rebuilt != 1 else ''}"
-    kept = files - rebuilt
-    others = "1 other file kept as it was" if kept == 1 else f"{kept} other files kept as they were"
-    return f"{text} ({changed} changed; {others})"
+    return f"{text}, {files} file{'s' if files != 1 else ''} in all ({changed} changed)"
