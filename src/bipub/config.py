@@ -97,6 +97,57 @@ class Outputs(Strict):
     )
 
 
+def _short_section(name: str) -> str:
+    from bipub.model.cv import SHORT_HEADER, short_sections
+
+    if name in SHORT_HEADER:
+        raise ValueError(
+            f"{name!r} is always in the short CV (its header: {', '.join(SHORT_HEADER)}); "
+            "list only the sections after it"
+        )
+    known = short_sections()
+    if name not in known:
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise ValueError(f"{name!r} is not a CV section ({hint}sections: {', '.join(known)})")
+    return name
+
+
+ShortSection = Annotated[StrictStr, AfterValidator(_short_section)]
+
+
+class ShortCv(Strict):
+    """The short CV PDFs, cv-<lang>-short.pdf (issue 18; render/pdf/short.py)."""
+
+    enabled: StrictBool | None = Field(
+        None,
+        description="Build the short CV PDFs (default: when cv.yaml marks an item `short: "
+        "true` or `sections` is given).",
+    )
+    sections: list[ShortSection] = Field(
+        ["summary"],
+        description="CV sections shown in full in the short CV (items marked `short: false` "
+        "aside); items marked `short: true` are shown wherever they are.",
+    )
+    pages: StrictInt = Field(
+        2, ge=1, le=50, description="The short CV's page budget: more pages is a warning."
+    )
+
+    @field_validator("sections")
+    @classmethod
+    def _sections(cls, value: list[str]) -> list[str]:
+        twice = sorted({name for name in value if value.count(name) > 1})
+        if twice:
+            raise ValueError(f"listed twice: {', '.join(twice)}")
+        return value
+
+    def wanted(self, marked: bool) -> bool:
+        """Whether the short CV PDFs are built; `marked`: the CV marks an item `short: true`."""
+        if self.enabled is not None:
+            return self.enabled
+        return marked or "sections" in self.model_fields_set
+
+
 class PdfOptions(Strict):
     page_size: Literal["A4", "Letter"] = "A4"
     fonts: list[StrictStr] = ["Noto Sans CJK KR", "NanumGothic"]
@@ -114,6 +165,7 @@ class PdfOptions(Strict):
         description="Highlight untranslated CV text in yellow in the PDFs (the notice line "
         "stays either way; the web pages always highlight).",
     )
+    short: ShortCv = ShortCv()  # issue 18: the short CV PDFs
 
 
 class CheckIgnore(Strict):

@@ -66,6 +66,7 @@ class BuildResult:
     cache_note: str = ""  # what the build reused from the last one, or why not (`-v`)
     up_to_date: bool = False  # nothing changed since the last build: nothing was done
     state: BuildState | None = None  # what the next build can start from (buildstate.py)
+    built: dict[str, int] = field(default_factory=dict)  # build --only: files per kind rebuilt
 
 
 @dataclass(frozen=True)
@@ -415,6 +416,7 @@ def _build(
         with staged(target, project.root, partial(_recorded_files, project, target)) as tree:
             render(job, steps, tree)
             notes.extend(n for kind in steps if isinstance(kind, Search) for n in kind.notes)
+            built = {kind.kind: sum(map(kind.owns, tree.files)) for kind in kinds}
             if options.only is not None:  # build --only: the other kinds stay as they were
                 _keep_other_kinds(tree, kinds, published)
             silenced = collector.apply_levels(config.diagnostics)  # bipub.yaml `diagnostics:`
@@ -450,6 +452,7 @@ def _build(
         tree.reused_pages,
         "; ".join(n for n in notes if n),
         state=new_state if new_state is not None else state,
+        built=built if options.only is not None else {},
     )
 
 

@@ -70,6 +70,10 @@ class ListItem(Strict):
 
     identity: ClassVar[tuple[str, ...]] = ()
     id: Annotated[StrictStr | None, SHARED] = None
+    # issue 18: whether the item is in the short CV PDF (true: shown even when its section is
+    # not listed in bipub.yaml pdf.short.sections; false: left out even when it is). bipub's
+    # own, like `id`: never in the JSON API (render/pdf/short.py reads it).
+    short: Annotated[StrictBool | None, SHARED] = None
 
 
 def marker_of(annotation_metadata: list[Any]) -> _Marker | None:

@@ -691,12 +691,19 @@ class HtmlRenderer:
             # issue 5: the CV PDFs (this language first, then the others, then ko+en):
             # View(label, lang, href) each; see render/pdf.py pdf_links.
             pdf_links=[View(**link) for link in self._pdf_links(lang)],
+            # issue 18: the short CV PDFs (render/pdf/documents.py short_pdf_links)
+            short_pdf_links=[View(**link) for link in self._short_pdf_links(lang)],
         )
 
     def _pdf_links(self, lang: str) -> list[dict[str, str]]:
         from bipub.render.pdf import pdf_links  # issue 5 (does not import WeasyPrint)
 
         return pdf_links(self.site, lang, self.url)
+
+    def _short_pdf_links(self, lang: str) -> list[dict[str, str]]:
+        from bipub.render.pdf import short_pdf_links  # (does not import WeasyPrint)
+
+        return short_pdf_links(self.site, lang, self.url)
 
     def render_page(
         self, plan: Plan, spec: PageSpec, env: jinja2.Environment, collector: Collector
