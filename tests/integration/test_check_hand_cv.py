@@ -28,14 +28,15 @@ from tests.conftest import TESTS, check_golden
 
 Cli = Callable[..., Any]
 
-# the Korean CV's 20 units: 7 identical to the English (the stats context, Python, Rust, CUDA,
-# the university and two periods), 2 with changed numbers, 11 translated soundly
+# the Korean CV's 20 units: 5 identical to the English (the stats context, Python, Rust, CUDA
+# and the university; the two periods "2016 – 2020" are the same in every language), 2 with
+# changed numbers, 13 translated soundly
 KO_CV = {
     "units": 20,
     "current": 20,
     "reviewed": 0,
-    "unreviewed": 11,
-    "untranslated": 7,
+    "unreviewed": 13,
+    "untranslated": 5,
     "failing_qa": 2,
     "draft": 0,
     "stale": 0,
@@ -70,7 +71,7 @@ def test_coverage_tells_reviewed_unreviewed_untranslated_and_failing_qa_apart(
         "lang kind  units reviewed unreviewed untranslated QA errors draft stale missing done"
     )
     row = next(line for line in text.splitlines() if line.startswith("ko   cv"))
-    assert row.split() == ["ko", "cv", "20", "0", "11", "7", "2", "0", "0", "0", "55%"]
+    assert row.split() == ["ko", "cv", "20", "0", "13", "5", "2", "0", "0", "0", "65%"]
     assert "done = reviewed + unreviewed" in text
 
 
@@ -84,12 +85,12 @@ def test_the_html_bar_shows_each_part(root: Path, cli: Cli) -> None:
         s.get("class"): float(re.search(r"width:([\d.]+)%", s.get("style")).group(1))  # type: ignore[union-attr]
         for s in row.xpath('.//div[@class="bar"]/span')
     }
-    assert segments == {"unreviewed": 55.0, "untranslated": 35.0, "failing_qa": 10.0}
-    assert "11 unreviewed, 7 untranslated, 2 QA errors" in row.xpath("string(.//div/@aria-label)")
+    assert segments == {"unreviewed": 65.0, "untranslated": 25.0, "failing_qa": 10.0}
+    assert "13 unreviewed, 5 untranslated, 2 QA errors" in row.xpath("string(.//div/@aria-label)")
     cells = {
         td.get("class").split()[1]: td.text for td in row.xpath('./td[contains(@class, "n ")]')
     }
-    assert cells["reviewed"] == "0" and cells["failing_qa"] == "2" and cells["done"] == "55%"
+    assert cells["reviewed"] == "0" and cells["failing_qa"] == "2" and cells["done"] == "65%"
     legend = tree.xpath('//p[@class="legend"]/span/@class')
     assert legend == [
         "reviewed",
@@ -129,7 +130,7 @@ def test_a_machine_draft_is_never_counted_as_reviewed(root: Path, cli: Cli) -> N
     _record(root, "cv:summary", origin="human", state="reviewed", reviewer="r")
     doc = check_json(cli, root)
     cv = doc["summary"]["coverage"]["ko"]["cv"]
-    assert (cv["draft"], cv["reviewed"], cv["unreviewed"]) == (1, 1, 9)
+    assert (cv["draft"], cv["reviewed"], cv["unreviewed"]) == (1, 1, 11)
     listed = cli("-C", str(root), "review", "--human").stdout
     assert re.search(r"draft\s+cv:title", listed)  # offered as the draft it is
     assert "cv:summary" not in listed  # reviewed
@@ -162,7 +163,7 @@ def test_review_names_and_offers_translations_by_hand(root: Path, cli: Cli) -> N
     rec = load_status(root, "ko", Collector()).records["cv:title"]
     assert (rec.origin, rec.state, rec.reviewer) == ("human", "reviewed", "min")
     cv = check_json(cli, root)["summary"]["coverage"]["ko"]["cv"]
-    assert (cv["reviewed"], cv["unreviewed"]) == (1, 10)
+    assert (cv["reviewed"], cv["unreviewed"]) == (1, 12)
     assert cli("-C", str(root), "review", "--human").stdout.startswith("ko: 21 units to review")
 
     # a QA error is refused as for any translation (--force approves it anyway)

@@ -7,8 +7,9 @@ Every unit is counted once, in the first of these parts that applies (result.COV
 - draft         a machine draft (or fuzzy catalog entry) not reviewed yet;
 - failing_qa    the translation has a QA error (numbers, code, links, markup, …);
 - untranslated  check reports it `untranslated` (identical to a source with words to
-                translate, or a Korean text without Hangul), or it is identical to its source
-                and not reviewed (a name stays the same: approving it says so);
+                translate, or a Korean text without Hangul), or it is identical to a source
+                with letters and not reviewed (a name stays the same: approving it says so;
+                a number or a date range like "2016 – 2020" is the same in every language);
 - reviewed      recorded as reviewed for the current source (a UI string: a catalog entry
                 that is not fuzzy — the catalog is its review record);
 - unreviewed    a current translation without a review record: written by hand, or edited
@@ -33,8 +34,13 @@ from bipub.pair.units import Unit, nfc
 KINDS = ("cv", "posts", "pages", "ui", "other")
 
 
-def _same(a: str, b: str) -> bool:
-    return unicodedata.normalize("NFC", a).strip() == unicodedata.normalize("NFC", b).strip()
+def _same_words(source: str, translation: str) -> bool:
+    """The translation is its source, and the source has letters (a number, a date range or a
+    symbol is the same in every language)."""
+    src = unicodedata.normalize("NFC", source).strip()
+    return src == unicodedata.normalize("NFC", translation).strip() and any(
+        ch.isalpha() for ch in src
+    )
 
 
 def standing(unit: Unit, parity: ParityResult, findings: Sequence[Finding] = ()) -> str | None:
@@ -54,7 +60,7 @@ def standing(unit: Unit, parity: ParityResult, findings: Sequence[Finding] = ())
         reviewed = (lang, key) in parity.reviewed
     if any(f.code == "untranslated" for f in findings):
         return "untranslated"
-    if not reviewed and unit.translation is not None and _same(unit.source, unit.translation):
+    if not reviewed and unit.translation is not None and _same_words(unit.source, unit.translation):
         return "untranslated"
     return "reviewed" if reviewed else "unreviewed"
 

@@ -119,12 +119,12 @@ def _file_lines(items: list[Finding], color: bool, verbose: bool) -> list[str]:
     grouped: dict[tuple[str | None, Severity], list[Finding]] = defaultdict(list)
     if not verbose:
         for f in items:
-            if f.code == "missing" and f.diff is None and f.waiting is None:
+            if f.code == "missing":  # (a missing unit has no diff and no waiting draft)
                 grouped[(f.lang, f.severity)].append(f)
     done: set[tuple[str | None, Severity]] = set()
     for f in items:
         group = grouped.get((f.lang, f.severity)) if f.code == "missing" else None
-        if group is not None and len(group) > 1 and f in group:
+        if group is not None and len(group) > 1:
             if (f.lang, f.severity) not in done:
                 done.add((f.lang, f.severity))
                 out.append(_grouped_missing(group, color))
@@ -170,17 +170,19 @@ def write_text(
     for file in sorted(groups, key=lambda k: (k == "(project)", k)):
         body = _file_lines(groups[file], color, verbose)
         if not verbose and len(body) == 1 and all(f.code == "missing" for f in groups[file]):
-            if lines and not compact:
-                lines.append("")
-            lines.append(_paint(file, "bold", color) + ":" + body[0].lstrip())
+            where, rest = body[0].lstrip().split("  ", 1)
+            at = "" if where == "-" else f":{where}"
+            lines.append(f"{_paint(file, 'bold', color)}{at}  {rest}")
             compact = True
             continue
         if compact:
-            lines.append("")
+            lines.append("")  # a blank line closes a run of one-line files
         lines.append(_paint(file, "bold", color))
         lines.extend(body)
         lines.append("")
         compact = False
+    if compact:
+        lines.append("")
     if lines:
         out.write("\n".join(lines) + "\n")
     console = Console(
