@@ -293,11 +293,13 @@ body { font: 15px/1.5 var(--prose); margin: 0 auto; max-width: 78rem; padding: 1
   color: #1b1b1b; word-break: keep-all; overflow-wrap: break-word; }
 h1 { margin-bottom: .2rem; } .total { margin-top: 0; color: #555; }
 table.coverage { border-collapse: collapse; width: 100%; margin-bottom: .5rem; }
-table.coverage th, table.coverage td { text-align: left; padding: .3rem .5rem;
+table.coverage th, table.coverage td { text-align: left; padding: .3rem .4rem;
   border-bottom: 1px solid var(--line); }
 table.coverage td.n { text-align: right; font-variant-numeric: tabular-nums; }
-.bar { display: flex; height: .9rem; width: 18rem; background: #eee; border-radius: 3px;
-  overflow: hidden; }
+.scroll { overflow-x: auto; }
+td.coverage { width: 30%; }
+.bar { display: flex; height: .9rem; width: 100%; min-width: 6rem; background: #eee;
+  border-radius: 3px; overflow: hidden; }
 .bar span { display: block; height: 100%; }
 .bar .reviewed, .legend .reviewed { background: var(--reviewed); }
 .bar .unreviewed, .legend .unreviewed { background: var(--unreviewed); }
@@ -463,7 +465,7 @@ def to_html(result: CheckResult, title: str = "bipub translation report") -> str
         '<p class="legend">'
         + "".join(f'<span class="{n}"></span>{_PART_HEADS[n]}' for n in COVERAGE_PARTS)
         + "</p>",
-        '<table class="coverage"><thead><tr><th>language</th><th>kind</th><th>units</th>'
+        '<div class="scroll"><table class="coverage"><thead><tr><th>language</th><th>kind</th><th>units</th>'
         "<th>coverage</th>"
         + "".join(f'<th class="{n}">{_PART_HEADS[n]}</th>' for n in COVERAGE_PARTS)
         + "<th>done</th></tr></thead><tbody>",
@@ -484,11 +486,12 @@ def to_html(result: CheckResult, title: str = "bipub translation report") -> str
             parts.append(
                 f'<tr data-lang="{escape(lang)}" data-kind="{escape(kind)}">'
                 f'<td>{escape(lang)}</td><td>{escape(kind)}</td><td class="n">{c["units"]}</td>'
-                f'<td><div class="bar" role="img" aria-label="{escape(label)}">{segs}</div></td>'
+                f'<td class="coverage"><div class="bar" role="img" aria-label="{escape(label)}">'
+                f"{segs}</div></td>"
                 f'{cells}<td class="n done">{_pct(done_units(c), c["units"])}</td></tr>'
             )
     parts.append(
-        "</tbody></table>"
+        "</tbody></table></div>"
         f'<p class="note">{escape(_DONE_NOTE)} Each unit counts once, in the first part that '
         "applies: missing, stale, draft, QA errors, untranslated, reviewed, unreviewed.</p>"
         "</section>"
