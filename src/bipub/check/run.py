@@ -19,8 +19,9 @@ from pathlib import Path
 
 from bipub import __version__
 from bipub.cache import BuildCache
+from bipub.check import coverage as cov
 from bipub.check import qa
-from bipub.check.findings import KNOWN_CODES, PAIR_CODES, Finding, WaitingDraft, kind_of
+from bipub.check.findings import KNOWN_CODES, PAIR_CODES, Finding, WaitingDraft
 from bipub.check.glossary import Glossary, load_glossary
 from bipub.check.parity import (
     ParityResult,
@@ -32,7 +33,7 @@ from bipub.check.parity import (
     ui_units,
     word_diff,
 )
-from bipub.check.result import COVERAGE_FIELDS, CheckResult
+from bipub.check.result import CheckResult
 from bipub.check.severity import (
     apply_policy,
     inline_problems,
@@ -63,6 +64,7 @@ class Analysis:
     result: CheckResult
     by_unit: dict[tuple[str, str], list[Finding]] = field(default_factory=dict)
     content: Content | None = None  # the loaded files (review writes adopted drafts with them)
+    standing: dict[tuple[str, str], str] = field(default_factory=dict)  # check/coverage.py
 
 
 def _lang_of(file: str | None, langs: Sequence[str]) -> str | None:
@@ -86,18 +88,28 @@ def _pipeline_findings(
                 continue  # build warnings that are not about translation (tags, files…)
             if d.code == "source-lang" and d.file in skip_files:
                 continue  # reported as an orphan document
+        key = nfc(d.key) if d.key and d.key.startswith("cv:") else d.key
         out.append(
             Finding(
                 d.code,
                 d.lang or _lang_of(d.file, langs),
-                nfc(d.key) if d.key and d.key.startswith("cv:") else d.key,
+                key,
                 d.file,
                 d.line,
-                d.message,
+                _without_key(d.message, d.key, key),
                 d.severity,
             )
         )
     return out
+
+
+def _without_key(message: str, *keys: str | None) -> str:
+    """A build diagnostic names its key at the head of its message (the build prints no key);
+    a finding carries the key apart, and every report prints it once, before the message."""
+    for key in keys:
+        if key and message.startswith(f"{key}: "):
+            return message[len(key) + 2 :]
+    return message
 
 
 class QaCache:
@@ -377,13 +389,17 @@ def analyze(
     outcome = apply_policy([*raw, *inline_findings], config.check, strict=strict, inline=inline)
     findings = sorted(_dedupe(outcome.findings), key=Finding.sort_key)
 
-    coverage = _coverage(selected, parity, config.codes, langs)
+    by_unit: dict[tuple[str, str], list[Finding]] = {}
+    for f in findings:
+        if f.lang and f.key:
+            by_unit.setdefault((f.lang, f.key), []).append(f)
+    parts = cov.standings(selected, parity, by_unit)
+    coverage = cov.tally(parts, config.codes, langs)
     result = CheckResult(findings, outcome.ignored, coverage, [*(langs or config.codes)])
     analysis = Analysis(root, config, site, units, status, broken, parity, glossary, result)
     analysis.content = content
-    for f in findings:
-        if f.lang and f.key:
-            analysis.by_unit.setdefault((f.lang, f.key), []).append(f)
+    analysis.by_unit = by_unit
+    analysis.standing = parts
     return analysis
 
 
@@ -426,29 +442,6 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
             seen.add(ident)
             out.append(f)
     return out
-
-
-def _coverage(
-    units: Sequence[Unit], parity: ParityResult, codes: Sequence[str], langs: Sequence[str]
-) -> dict[str, dict[str, dict[str, int]]]:
-    out: dict[str, dict[str, dict[str, int]]] = {}
-    for unit in units:
-        lang, key = unit.target_lang, nfc(unit.key)
-        state = parity.states.get((lang, key))
-        if state is None:
-            continue
-        per = out.setdefault(lang, {}).setdefault(kind_of(key), dict.fromkeys(COVERAGE_FIELDS, 0))
-        per["units"] += 1
-        per["current" if state == "translated" else state] += 1
-        if (lang, key) in parity.reviewed and state == "translated":
-            per["reviewed"] += 1
-    order = {c: i for i, c in enumerate(codes)}
-    kinds = ("cv", "posts", "pages", "ui", "other")
-    return {
-        lang: {k: out[lang][k] for k in kinds if k in out[lang]}
-        for lang in sorted(out, key=lambda c: order.get(c, 99))
-        if not langs or lang in langs
-    }
 
 
 def qa_findings(analysis: Analysis, unit: Unit, *, on_draft: bool) -> list[Finding]:
