@@ -456,11 +456,22 @@ class HtmlRenderer:
             "posts": [self._card(e, lang) for e in chunk],
             "total": total,
             "pagination": self._pagination(partial(urls.tag, lang, tag.slug), n, pages),
+            "feeds": self.feed_links(urls.tag(lang, tag.slug)) if total else [],
         }
 
     def series_context(self, lang: str, series: Series) -> dict[str, Any]:
-        """A series page's: the series and its members' cards."""
-        return {"series": series, "posts": [self._card(e, lang) for e in series.entries]}
+        """A series page's: the series and its members' cards (and its feeds: issue 19)."""
+        posts = [self._card(e, lang) for e in series.entries]
+        shown = any(not e.versions[lang].doc.meta.draft for e in series.entries)
+        feeds = self.feed_links(urls.series(lang, series.slug)) if shown else []
+        return {"series": series, "posts": posts, "feeds": feeds}
+
+    def feed_links(self, page: str) -> list[View]:
+        """The feeds of a tag's or series' page (render/feeds.py: beside the page)."""
+        return [
+            View(type="application/atom+xml", href=self.url.href(page + "feed.xml")),
+            View(type="application/feed+json", href=self.url.href(page + "feed.json")),
+        ]
 
     # ------------------------------------------------------------------ view pieces
     def _tag_slugs(self, entry: Entry, lang: str) -> set[str]:
@@ -669,6 +680,7 @@ class HtmlRenderer:
             tags_href=self.url.href(urls.tags(lang)),
             feed_href=self.url.href(urls.feed(lang)),
             feed_url=self.url.absolute(urls.feed(lang)),
+            json_feed_href=self.url.href(urls.json_feed(lang)),  # issue 19: JSON Feed 1.1
             llms_href=self.url.href(urls.llms(lang)),
             api_href=self.url.href(urls.api(lang, "cv")),
             # issue 18: where the full CV is (the home page unless bipub.yaml home: blog)
