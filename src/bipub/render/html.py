@@ -368,6 +368,7 @@ class HtmlRenderer:
                     lang,
                     doc.rel,
                     doc.digest,
+                    self.site.images.key(doc.rel),  # issue 19: its images' sizes, variants
                     version.state,
                     version.stale_keys,
                     version.draft_keys,
@@ -417,6 +418,7 @@ class HtmlRenderer:
             self._card_key(entry, lang),
             version.doc.rel,
             version.doc.digest,  # the body it shows
+            self.site.images.key(version.doc.rel),  # and its images (issue 19)
             version.stale_keys,
             version.draft_keys,
             entry.source_lang,
@@ -429,6 +431,7 @@ class HtmlRenderer:
         if merged is None:
             return None
         return (
+            self.site.images.cv_key(),  # issue 19: the CV images' sizes and variants
             repr(merged.data),
             tuple(sorted(map(repr, merged.fallbacks))),
             merged.source_lang,
@@ -624,7 +627,24 @@ class HtmlRenderer:
             "posts": [self._card(e, lang) for e in latest],
             # issue 18: 'blog' shows a short CV summary above the latest posts
             "home_mode": self.config.home,
+            "cv_image": self.cv_image,  # issue 19: a CV image's size and variants
         }
+
+    def cv_image(self, kind: str, ref: object) -> View | None:
+        """A CV `logo` or award `image` (`kind`): its width, height and srcset (pair/images.py),
+        or None (remote)."""
+        image = self.site.images.cv_image(kind, str(ref or "").strip())
+        if image is None:
+            return None
+        info = image.info
+        href = {v.path: self.url.href(v.path) for v in image.variants}
+        fmt = "webp" if "webp" in image.formats() else None  # an <img srcset>: the safe format
+        return View(
+            width=info.width,
+            height=info.height,
+            srcset=image.srcset(fmt, href) if fmt else "",
+            sizes=image.sizes,
+        )
 
     # ------------------------------------------------------------------ rendering
     def page_meta(self, plan: Plan, spec: PageSpec) -> PageMeta:

@@ -27,6 +27,7 @@ from bipub.pair.site import Site
 from bipub.project import Project
 from bipub.render import feeds, json_api, llms, pdf, urls
 from bipub.render.html import HtmlRenderer, Plan
+from bipub.render.images import variant_files
 from bipub.render.markdown import MarkdownCache, RenderedMarkdown
 from bipub.render.templates import THEME_DIR, template_error
 from bipub.render.workers import render_pages
@@ -258,6 +259,11 @@ class HtmlPages:
                 ):
                     tree.add(urls.output_file(path), html, None, path)
                 _static(job.project, tree)
+                # issue 19: the resized variants of the local images (render/images.py)
+                cache_dir = user_cache_dir() if job.cache is not None else None
+                quality = job.site.config.images.quality
+                for rel, data in variant_files(job.site.images, cache_dir, quality, job.collector):
+                    tree.add(rel, data, None, "image variant")
 
         self.counts, self.fingerprints = render_pages(
             job.renderer,
