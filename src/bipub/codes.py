@@ -75,7 +75,9 @@ _TABLE: tuple[tuple[str, Default, str, str], ...] = (
     ("tag", E, "pair", "A tag of a post is empty (or becomes empty as a URL)."),
     ("tag-spellings", W, "pair", "Several spellings of a tag become one page; the most used spelling is shown."),
     ("title-prefix", W, "pair", "The bracketed title prefixes of a language's posts differ only in case ([vllm] / [vLLM]); the message names the posts that differ from most."),
-    ("missing-asset", W, "pair", "A CV logo or award image, or a Markdown image, names a local file that does not exist."),
+    ("missing-asset", E, "pair", "A CV logo or award image, or a Markdown image, names a local file that does not exist (an error since issue 19)."),
+    ("image-unreadable", E, "pair", "A CV or Markdown image names a local file that cannot be read as an image (corrupt, truncated, not an image); fix or replace the file."),
+    ("image-format", W, "pair", "bipub.yaml images.formats names a format this Pillow cannot write (AVIF needs Pillow with libavif); those variants are not made."),
     ("translation-state", W, "build", "Pages shown with a notice because their translation is missing, a draft or stale."),
     # --- rendering
     ("template", E, "render", "A Jinja2 template has a syntax error, is missing, or failed while rendering."),

@@ -148,6 +148,26 @@ class ShortCv(Strict):
         return marked or "sections" in self.model_fields_set
 
 
+class ImageOptions(Strict):
+    """Issue 19: resized variants of the local images (pair/images.py, render/images.py)."""
+
+    widths: list[Annotated[StrictInt, Field(ge=16, le=8192)]] = Field(
+        [480, 960, 1440],
+        max_length=12,
+        description="Widths (px) of the resized variants of a Markdown image (none wider "
+        "than the image); [] for none.",
+    )
+    formats: list[Literal["avif", "webp"]] = Field(
+        ["avif", "webp"],
+        description="Variant formats, best first (avif only where Pillow can write it).",
+    )
+    quality: StrictInt = Field(80, ge=1, le=100, description="Encoder quality of the variants.")
+    sizes: StrictStr = Field(
+        "(max-width: 46rem) 100vw, 46rem",
+        description="The `sizes` of a Markdown image's srcset: how wide the theme shows it.",
+    )
+
+
 class PdfOptions(Strict):
     page_size: Literal["A4", "Letter"] = "A4"
     fonts: list[StrictStr] = ["Noto Sans CJK KR", "NanumGothic"]
@@ -263,6 +283,7 @@ class SiteConfig(Strict):
     outputs: Outputs = Outputs()
     limits: Limits = Limits()
     pdf: PdfOptions = PdfOptions()
+    images: ImageOptions = ImageOptions()
     check: CheckOptions = CheckOptions()
     translate: TranslateOptions = TranslateOptions()
     diagnostics: dict[DiagnosticCode, Level] = Field(

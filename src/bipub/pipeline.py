@@ -120,6 +120,7 @@ def plan(
         collector,
         cache.notes if cache is not None else None,
         earlier=state.bodies if state is not None else None,
+        images=site.images,  # issue 19: sizes and variants of the local images
     )
     # compiled templates are code: kept in the user's cache, never in the (cloneable) project
     bytecode = bytecode_cache(user_cache_dir() / "jinja" if cache is not None else None)

@@ -368,6 +368,7 @@ class HtmlRenderer:
                     lang,
                     doc.rel,
                     doc.digest,
+                    self.site.images.key(doc.rel),  # issue 19: its images' sizes, variants
                     version.state,
                     version.stale_keys,
                     version.draft_keys,
@@ -417,6 +418,7 @@ class HtmlRenderer:
             self._card_key(entry, lang),
             version.doc.rel,
             version.doc.digest,  # the body it shows
+            self.site.images.key(version.doc.rel),  # and its images (issue 19)
             version.stale_keys,
             version.draft_keys,
             entry.source_lang,
@@ -429,6 +431,7 @@ class HtmlRenderer:
         if merged is None:
             return None
         return (
+            self.site.images.cv_key(),  # issue 19: the CV images' sizes and variants
             repr(merged.data),
             tuple(sorted(map(repr, merged.fallbacks))),
             merged.source_lang,
@@ -456,11 +459,22 @@ class HtmlRenderer:
             "posts": [self._card(e, lang) for e in chunk],
             "total": total,
             "pagination": self._pagination(partial(urls.tag, lang, tag.slug), n, pages),
+            "feeds": self.feed_links(urls.tag(lang, tag.slug)) if total else [],
         }
 
     def series_context(self, lang: str, series: Series) -> dict[str, Any]:
-        """A series page's: the series and its members' cards."""
-        return {"series": series, "posts": [self._card(e, lang) for e in series.entries]}
+        """A series page's: the series and its members' cards (and its feeds: issue 19)."""
+        posts = [self._card(e, lang) for e in series.entries]
+        shown = any(not e.versions[lang].doc.meta.draft for e in series.entries)
+        feeds = self.feed_links(urls.series(lang, series.slug)) if shown else []
+        return {"series": series, "posts": posts, "feeds": feeds}
+
+    def feed_links(self, page: str) -> list[View]:
+        """The feeds of a tag's or series' page (render/feeds.py: beside the page)."""
+        return [
+            View(type="application/atom+xml", href=self.url.href(page + "feed.xml")),
+            View(type="application/feed+json", href=self.url.href(page + "feed.json")),
+        ]
 
     # ------------------------------------------------------------------ view pieces
     def _tag_slugs(self, entry: Entry, lang: str) -> set[str]:
@@ -613,7 +627,24 @@ class HtmlRenderer:
             "posts": [self._card(e, lang) for e in latest],
             # issue 18: 'blog' shows a short CV summary above the latest posts
             "home_mode": self.config.home,
+            "cv_image": self.cv_image,  # issue 19: a CV image's size and variants
         }
+
+    def cv_image(self, kind: str, ref: object) -> View | None:
+        """A CV `logo` or award `image` (`kind`): its width, height and srcset (pair/images.py),
+        or None (remote)."""
+        image = self.site.images.cv_image(kind, str(ref or "").strip())
+        if image is None:
+            return None
+        info = image.info
+        href = {v.path: self.url.href(v.path) for v in image.variants}
+        fmt = "webp" if "webp" in image.formats() else None  # an <img srcset>: the safe format
+        return View(
+            width=info.width,
+            height=info.height,
+            srcset=image.srcset(fmt, href) if fmt else "",
+            sizes=image.sizes,
+        )
 
     # ------------------------------------------------------------------ rendering
     def page_meta(self, plan: Plan, spec: PageSpec) -> PageMeta:
@@ -669,6 +700,7 @@ class HtmlRenderer:
             tags_href=self.url.href(urls.tags(lang)),
             feed_href=self.url.href(urls.feed(lang)),
             feed_url=self.url.absolute(urls.feed(lang)),
+            json_feed_href=self.url.href(urls.json_feed(lang)),  # issue 19: JSON Feed 1.1
             llms_href=self.url.href(urls.llms(lang)),
             api_href=self.url.href(urls.api(lang, "cv")),
             # issue 18: where the full CV is (the home page unless bipub.yaml home: blog)

@@ -26,6 +26,7 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
 from bipub.diagnostics import Collector, Diagnostic, Severity
+from bipub.pair.images import Images, LocalImage
 from bipub.render import mathml, upstream
 
 # Which paths a render takes: the fast ones only on verified upstream versions (render/upstream.py).
@@ -148,6 +149,7 @@ def _stock_parser(raw_html: bool) -> MarkdownIt:
     md.use(anchors_plugin, min_level=1, max_level=6, slug_func=heading_slug, permalink=True)
     md.validateLink = _validate_link  # type: ignore[method-assign]
     md.core.ruler.at("inline", _inline_with_lines)
+    md.add_render_rule("image", _render_image)  # issue 19: <picture> around a local image
     return md
 
 
@@ -160,18 +162,32 @@ def _parser(raw_html: bool, fast: bool = FAST_MARKDOWN) -> MarkdownIt:
 
 
 def render_markdown(
-    source: str, *, raw_html: bool = False, blocks: Blocks | None = None, fast: bool | None = None
+    source: str,
+    *,
+    raw_html: bool = False,
+    blocks: Blocks | None = None,
+    fast: bool | None = None,
+    images: Mapping[str, LocalImage] | None = None,
+    prefix: str = "",
 ) -> RenderedMarkdown:
     """`blocks`: highlighted code blocks from earlier (and for later) renders; Pygments output
     depends on nothing but the language name and the code (`bipub serve` keeps them between
     updates, so an update compiles no lexer for blocks it has highlighted before). `fast`: force the fast
-    paths on or off (tests; default: on verified upstream versions only)."""
+    paths on or off (tests; default: on verified upstream versions only). `images`: the body's
+    local images by their `src` (pair/images.py), `prefix`: the site's base path (variants'
+    hrefs)."""
     md = _parser(raw_html, FAST_MARKDOWN if fast is None else fast)
-    return _render(md, source, blocks, FAST_HIGHLIGHT if fast is None else fast)
+    fast_highlight = FAST_HIGHLIGHT if fast is None else fast
+    return _render(md, source, blocks, fast_highlight, images or {}, prefix)
 
 
 def _render(
-    md: MarkdownIt, source: str, blocks: Blocks | None, fast_highlight: bool = FAST_HIGHLIGHT
+    md: MarkdownIt,
+    source: str,
+    blocks: Blocks | None,
+    fast_highlight: bool = FAST_HIGHLIGHT,
+    images: Mapping[str, LocalImage] | None = None,
+    prefix: str = "",
 ) -> RenderedMarkdown:
     unknown: list[str] = []
     env: dict[str, object] = {}
@@ -182,6 +198,7 @@ def _render(
     finally:
         _DROPPED.reset(reset)
     _mark_code_blocks(tokens)
+    _mark_images(tokens, images or {}, prefix)
     md.options["highlight"] = _highlighter(unknown, blocks, fast_highlight)
     try:
         html = md.renderer.render(tokens, md.options, env)
@@ -282,6 +299,52 @@ def _mark_code_blocks(tokens: list[Token]) -> None:
                 tok.attrSet("data-lang", escape(lang))
 
 
+def _mark_images(tokens: list[Token], images: Mapping[str, LocalImage], prefix: str) -> None:
+    """Issue 19: a local image gets its width and height (no layout shift), `decoding="async"`,
+    `loading="lazy"` unless it is the body's first image (likely in view), and its variants
+    (rendered as <picture> sources by `_render_image`). Remote images are left as written."""
+    first = True
+    for tok in tokens:
+        if tok.type != "inline" or not tok.children:
+            continue
+        for child in tok.children:
+            if child.type != "image":
+                continue
+            image = images.get(str(child.attrGet("src") or ""))
+            lazy = not first
+            first = False
+            if image is None:
+                continue
+            info = image.info
+            if info.width and info.height:
+                child.attrSet("width", str(info.width))
+                child.attrSet("height", str(info.height))
+            if lazy:
+                child.attrSet("loading", "lazy")
+            child.attrSet("decoding", "async")
+            if image.variants:
+                href = {v.path: prefix + v.path for v in image.variants}
+                child.meta["sources"] = [
+                    (f"image/{fmt}", image.srcset(fmt, href)) for fmt in image.formats()
+                ]
+                child.meta["sizes"] = image.sizes
+
+
+def _render_image(
+    self: Any, tokens: list[Token], idx: int, options: Any, env: Any
+) -> str:  # a renderer rule: `self` is the renderer (RendererHTML)
+    html: str = self.image(tokens, idx, options, env)
+    sources = tokens[idx].meta.get("sources")
+    if not sources:
+        return html
+    sizes = escape(tokens[idx].meta.get("sizes") or "")
+    parts = [
+        f'<source type="{escape(mime)}" srcset="{escape(srcset)}" sizes="{sizes}">'
+        for mime, srcset in sources
+    ]
+    return f"<picture>{''.join(parts)}{html}</picture>"
+
+
 def pygments_css(style: str = "default") -> str:
     from pygments.formatters import HtmlFormatter  # Pygments only when asked (start-up time)
 
@@ -303,8 +366,10 @@ class MarkdownCache:
         notes: dict[str, tuple[Diagnostic, ...]] | None = None,
         blocks: Blocks | None = None,
         earlier: Mapping[str, RenderedMarkdown] | None = None,
+        images: Images | None = None,
     ) -> None:
         self.raw_html = raw_html
+        self.images = images if images is not None else Images()  # the site's (pair/images.py)
         self.earlier = earlier if earlier is not None else {}  # bodies rendered before, by key
         self.collector = collector
         self.notes = notes if notes is not None else {}
@@ -319,7 +384,13 @@ class MarkdownCache:
         if hit is None:
             hit = self.earlier.get(self.key(doc)) if doc.digest else None
             if hit is None:
-                hit = render_markdown(doc.body, raw_html=self.raw_html, blocks=self.blocks)
+                hit = render_markdown(
+                    doc.body,
+                    raw_html=self.raw_html,
+                    blocks=self.blocks,
+                    images=self.images.of(doc.rel),
+                    prefix=self.images.prefix,
+                )
             self._cache[doc.rel] = hit
             found = _warnings(doc.rel, hit, doc.body_line)
             self.collector.extend(found)
@@ -353,8 +424,11 @@ class MarkdownCache:
         return {key: self.notes[key] for key in self._used}
 
     def key(self, doc: Document) -> str:
-        """What a body's rendering depends on: the document's bytes and the raw-HTML option."""
-        return f"{int(self.raw_html)}:{doc.digest}:{doc.rel}"
+        """What a body's rendering depends on: the document's bytes, the raw-HTML option and
+        its local images (their sizes and variants: issue 19)."""
+        images = self.images.key(doc.rel)
+        key = f"{int(self.raw_html)}:{doc.digest}:{doc.rel}"
+        return f"{key}:{images}" if images else key
 
 
 def _warnings(rel: str, hit: RenderedMarkdown, first_line: int) -> tuple[Diagnostic, ...]:

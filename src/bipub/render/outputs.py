@@ -28,9 +28,10 @@ from bipub.pair.site import Site
 from bipub.project import Project
 from bipub.render import feeds, json_api, llms, pdf, urls
 from bipub.render.html import HtmlRenderer, Plan
+from bipub.render.images import variant_files
 from bipub.render.markdown import MarkdownCache, RenderedMarkdown
 from bipub.render.search_shards import SearchRecord, index_site
-from bipub.render.templates import THEME_DIR, text_gettext
+from bipub.render.templates import THEME_DIR, template_error, text_gettext
 from bipub.render.workers import render_pages
 from bipub.write.output import OutputTree, published_files
 
@@ -78,15 +79,45 @@ class Feeds:
             return rendered
 
         for lang in job.langs:
-            feed = feeds.atom_feed(job.site, lang, job.url, body)
-            tree.add(urls.feed(lang)[1:], feed, lang, "feed")
+            notes = feed_notes(job, lang)
+            docs = feeds.feed_docs(job.site, lang)
+            # each entry is made once, whichever feeds show it (a pure function of its item,
+            # body and note: atom_entry, json_item)
+            atom: dict[feeds.FeedItem, str] = {}
+            items: dict[feeds.FeedItem, dict[str, object]] = {}
+            for parts in feeds.feed_sets(job.site, lang, job.url):
+                for it in parts.items:
+                    if it not in atom:
+                        html = body(docs[it.rel]).html
+                        atom[it] = feeds.atom_entry(it, html, notes.get(it.state, ""))
+                        items[it] = feeds.json_item(it, html, notes.get(it.state, ""))
+                path = parts.path[1:]
+                xml = feeds.feed_xml(parts, [atom[it] for it in parts.items])
+                tree.add(path, xml, lang, "feed")
+                json_feed = feeds.json_feed(parts, [items[it] for it in parts.items])
+                tree.add(path[: -len("xml")] + "json", json_feed, lang, "feed")
         if job.every_language:
             sitemap = feeds.sitemap_join(feeds.sitemap_parts(job.site, job.plan, job.url))
             tree.add("sitemap.xml", sitemap, None, "sitemap")
             tree.add("robots.txt", feeds.robots(job.url), None, "robots")
 
     def owns(self, path: str) -> bool:
-        return path.rsplit("/", 1)[-1] in ("feed.xml", "sitemap.xml", "robots.txt")
+        return path.rsplit("/", 1)[-1] in ("feed.xml", "feed.json", "sitemap.xml", "robots.txt")
+
+
+def feed_notes(job: RenderJob, lang: str) -> dict[str, str]:
+    """The note each translation state puts at the top of a feed entry in `lang`
+    (templates/partials/feed_note.html; nothing for a reviewed text)."""
+    out = {}
+    for state in ("source", "translated", "draft", "stale", "missing"):
+        try:
+            template = job.envs[lang].get_template("partials/feed_note.html")
+            note = template.render(state=state).strip()
+        except jinja2.TemplateError as exc:
+            raise DiagnosticError([template_error(exc, job.project.root)]) from exc
+        if note:
+            out[state] = note + "\n"
+    return out
 
 
 class JsonApi:
@@ -223,6 +254,11 @@ class HtmlPages:
                 ):
                     tree.add(urls.output_file(path), html, None, path)
                 _static(job.project, tree)
+                # issue 19: the resized variants of the local images (render/images.py)
+                cache_dir = user_cache_dir() if job.cache is not None else None
+                quality = job.site.config.images.quality
+                for rel, data in variant_files(job.site.images, cache_dir, quality, job.collector):
+                    tree.add(rel, data, None, "image variant")
 
         self.counts, self.fingerprints = render_pages(
             job.renderer,
