@@ -36,6 +36,7 @@ from bipub.load.content import Content, load_content
 from bipub.pair.site import Site, pair_site
 from bipub.project import Project
 from bipub.render import urls
+from bipub.render.diagrams import Diagrams
 from bipub.render.html import HtmlRenderer
 from bipub.render.markdown import MarkdownCache
 from bipub.render.outputs import Feeds, HtmlPages, JsonApi, Llms, Output, Pdfs, RenderJob, Search
@@ -121,7 +122,10 @@ def plan(
         cache.notes if cache is not None else None,
         earlier=state.bodies if state is not None else None,
         images=site.images,  # issue 19: sizes and variants of the local images
+        diagrams=Diagrams(user_cache_dir() if cache is not None else None, config.pdf.fonts),
     )
+    # ```mermaid diagrams: every one not yet cached, drawn in one browser run (issue 19)
+    markdown.prepare_diagrams(e.versions[lang].doc for e in site.entries for lang in e.versions)
     # compiled templates are code: kept in the user's cache, never in the (cloneable) project
     bytecode = bytecode_cache(user_cache_dir() / "jinja" if cache is not None else None)
     envs = {

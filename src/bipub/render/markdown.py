@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from mdit_py_plugins.anchors import anchors_plugin
@@ -28,6 +29,7 @@ from mdit_py_plugins.footnote import footnote_plugin
 from bipub.diagnostics import Collector, Diagnostic, Severity
 from bipub.pair.images import Images, LocalImage
 from bipub.render import mathml, upstream
+from bipub.render.diagrams import Diagrams
 
 # Which paths a render takes: the fast ones only on verified upstream versions (render/upstream.py).
 FAST_MARKDOWN: Final = upstream.fast_markdown()
@@ -77,6 +79,7 @@ class RenderedMarkdown:
     unknown_languages: tuple[str, ...] = ()
     dropped_links: tuple[DroppedLink, ...] = ()
     math_errors: tuple[tuple[int | None, str], ...] = ()  # (line in the body, why): issue 19
+    diagram_errors: tuple[tuple[int | None, str], ...] = ()  # (line of the fence, why): issue 19
 
 
 # Per render call: the refused URLs and the source line of the inline being parsed.
@@ -150,7 +153,27 @@ def _stock_parser(raw_html: bool) -> MarkdownIt:
     md.validateLink = _validate_link  # type: ignore[method-assign]
     md.core.ruler.at("inline", _inline_with_lines)
     md.add_render_rule("image", _render_image)  # issue 19: <picture> around a local image
+    md.add_render_rule("fence", _fence)  # ```mermaid: a diagram (render/diagrams.py)
     return md
+
+
+def is_diagram(info: str) -> bool:
+    return info.strip().split(maxsplit=1)[:1] == ["mermaid"]
+
+
+def _fence(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]
+) -> str:
+    tok = tokens[idx]
+    diagrams = env.get("diagrams")
+    if not is_diagram(tok.info) or not isinstance(diagrams, Diagrams):
+        return str(RendererHTML.fence(self, tokens, idx, options, env))
+    drawn = diagrams.get(tok.content)
+    if drawn.svg is None:  # an error at the fence's line (the build fails: nothing published)
+        line = tok.map[0] + 1 if tok.map else None
+        env.setdefault("diagram_errors", []).append((line, drawn.error or "not drawn"))
+        return f'<pre class="diagram-error"><code>{escape(tok.content)}</code></pre>\n'
+    return f'<figure class="diagram">{drawn.svg}</figure>\n'
 
 
 @lru_cache(maxsize=4)
@@ -169,16 +192,18 @@ def render_markdown(
     fast: bool | None = None,
     images: Mapping[str, LocalImage] | None = None,
     prefix: str = "",
+    diagrams: Diagrams | None = None,
 ) -> RenderedMarkdown:
     """`blocks`: highlighted code blocks from earlier (and for later) renders; Pygments output
     depends on nothing but the language name and the code (`bipub serve` keeps them between
     updates, so an update compiles no lexer for blocks it has highlighted before). `fast`: force the fast
     paths on or off (tests; default: on verified upstream versions only). `images`: the body's
     local images by their `src` (pair/images.py), `prefix`: the site's base path (variants'
-    hrefs)."""
+    hrefs). `diagrams`: where ```mermaid fences get their SVG (render/diagrams.py; None: drawn
+    on demand, not cached)."""
     md = _parser(raw_html, FAST_MARKDOWN if fast is None else fast)
     fast_highlight = FAST_HIGHLIGHT if fast is None else fast
-    return _render(md, source, blocks, fast_highlight, images or {}, prefix)
+    return _render(md, source, blocks, fast_highlight, images or {}, prefix, diagrams)
 
 
 def _render(
@@ -188,9 +213,10 @@ def _render(
     fast_highlight: bool = FAST_HIGHLIGHT,
     images: Mapping[str, LocalImage] | None = None,
     prefix: str = "",
+    diagrams: Diagrams | None = None,
 ) -> RenderedMarkdown:
     unknown: list[str] = []
-    env: dict[str, object] = {}
+    env: dict[str, Any] = {}
     dropped: list[tuple[str, int | None]] = []
     reset = _DROPPED.set(dropped)
     try:
@@ -199,6 +225,7 @@ def _render(
         _DROPPED.reset(reset)
     _mark_code_blocks(tokens)
     _mark_images(tokens, images or {}, prefix)
+    env["diagrams"] = diagrams if diagrams is not None else Diagrams(None)
     md.options["highlight"] = _highlighter(unknown, blocks, fast_highlight)
     try:
         html = md.renderer.render(tokens, md.options, env)
@@ -223,7 +250,17 @@ def _render(
         tuple(unknown),
         _locate(dropped, source),
         _math_errors(tokens),
+        tuple(env.get("diagram_errors", ())),
     )
+
+
+def diagram_sources(body: str, raw_html: bool = False) -> list[str]:
+    """The source of every ```mermaid fence of a Markdown body (what `render_markdown` will
+    ask `Diagrams` for)."""
+    if "mermaid" not in body:  # (most bodies: no parse)
+        return []
+    tokens = _parser(raw_html).parse(body, {})
+    return [tok.content for tok in tokens if tok.type == "fence" and is_diagram(tok.info)]
 
 
 def _math(latex: str, options: dict[str, Any]) -> str:
@@ -367,9 +404,11 @@ class MarkdownCache:
         blocks: Blocks | None = None,
         earlier: Mapping[str, RenderedMarkdown] | None = None,
         images: Images | None = None,
+        diagrams: Diagrams | None = None,
     ) -> None:
         self.raw_html = raw_html
         self.images = images if images is not None else Images()  # the site's (pair/images.py)
+        self.diagrams = diagrams if diagrams is not None else Diagrams(None)
         self.earlier = earlier if earlier is not None else {}  # bodies rendered before, by key
         self.collector = collector
         self.notes = notes if notes is not None else {}
@@ -390,6 +429,7 @@ class MarkdownCache:
                     blocks=self.blocks,
                     images=self.images.of(doc.rel),
                     prefix=self.images.prefix,
+                    diagrams=self.diagrams,
                 )
             self._cache[doc.rel] = hit
             found = _warnings(doc.rel, hit, doc.body_line)
@@ -399,6 +439,13 @@ class MarkdownCache:
                 self.notes[key] = found
                 self._used.add(key)
         return hit
+
+    def prepare_diagrams(self, docs: Iterable[Document]) -> None:
+        """Draw the ```mermaid diagrams of `docs` that are not in the cache, in one renderer
+        run (render/diagrams.py), before bodies are rendered (here or in forked workers)."""
+        self.diagrams.prepare(
+            source for doc in docs for source in diagram_sources(doc.body, self.raw_html)
+        )
 
     def replay(self, doc: Document) -> None:
         """Report what rendering this document's body warns about: from `notes` if they are
@@ -457,4 +504,17 @@ def _warnings(rel: str, hit: RenderedMarkdown, first_line: int) -> tuple[Diagnos
         Diagnostic(rel, first_line + line - 1 if line else None, "math", message, Severity.ERROR)
         for line, message in hit.math_errors
     ]
+    for line, message in hit.diagram_errors:
+        at = first_line + line - 1 if line else None
+        inner = _DIAGRAM_LINE.match(message)
+        if inner and at is not None:  # mermaid counts the diagram's lines: name the file's
+            message = f"{message} (line {at + int(inner.group(1))} of the file)"
+        found.append(
+            Diagnostic(
+                rel, at, "diagram", f"mermaid diagram cannot be drawn: {message}", Severity.ERROR
+            )
+        )
     return tuple(found)
+
+
+_DIAGRAM_LINE = re.compile(r"(?:Parse|Lexical) error on line (\d+)")
