@@ -59,9 +59,9 @@ def test_a_body_edit_carries_every_page_not_made_of_the_post(project: Path, tmp_
     result = build(project, only=KINDS)
     carried, total = _carried(result.cache_note)
     assert "1 entry changed (pages/about)" in result.cache_note
-    assert (
-        carried == 4 and total == 20
-    )  # alpha and beta, each in ko and en (20: the search pages too)
+    # alpha and beta, each in ko and en, and alpha's side-by-side pages in ko and en (22: the
+    # search pages too)
+    assert carried == 6 and total == 22
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
 
 
@@ -70,7 +70,9 @@ def test_a_series_member_edit_fingerprints_the_other_members_pages(project: Path
     result = build(project, only=KINDS)
     assert "1 entry changed (posts/beta)" in result.cache_note
     carried, _ = _carried(result.cache_note)
-    assert carried == 2  # the about pages; alpha's pages show beta's title in the series box
+    # the about pages and alpha's side-by-side pages; alpha's pages show beta's title in the
+    # series box (and in the link to the next post)
+    assert carried == 4
     assert "새 베타".encode() in (project / "site/ko/blog/alpha/index.html").read_bytes()
 
 
@@ -171,4 +173,4 @@ def test_a_touched_post_changes_no_entry_and_rewrites_nothing(project: Path) -> 
     os.utime(post, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
     result = build(project, only=KINDS)
     assert result.changed == 0
-    assert "0 entries changed: 6 of 20 pages keep their fingerprints" in result.cache_note
+    assert "0 entries changed: 8 of 22 pages keep their fingerprints" in result.cache_note

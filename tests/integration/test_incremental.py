@@ -40,6 +40,7 @@ from hypothesis.stateful import (
 
 from bipub import buildstate, uptodate
 from bipub.cache import BuildCache
+from bipub.load.sections import split_sections, text_hash
 from bipub.pipeline import Kept, build
 from bipub.write import output
 from tests.conftest import PROJECTS, tree_snapshot
@@ -314,6 +315,34 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
             f"posts/alpha:title:\n  source_hash: '000000000000'\n  state: {state}\n",
             encoding="utf-8",
         )
+
+    @rule(
+        data=st.data(),
+        state=st.sampled_from(["draft", "reviewed"]),
+        current=st.booleans(),
+        translation=st.sampled_from([None, "000000000000"]),
+    )
+    def review_section(
+        self, data: st.DataObject, state: str, current: bool, translation: str | None
+    ) -> None:
+        """A post's first section gets a review record (or a machine draft's), of its current
+        source or an older one: only the side-by-side pages show it (issue 19)."""
+        if not self.names:
+            return
+        name = data.draw(st.sampled_from(self.names))
+        source = self.project / "content" / "ko" / "posts" / f"{name}.md"
+        if not source.exists():
+            return
+        text = source.read_text(encoding="utf-8")
+        body = text[text.index("\n---\n", 4) + 5 :]
+        sections = split_sections(body, 1)
+        digest = text_hash(sections[0].text) if current and sections else "000000000000"
+        status = self.project / "status"
+        status.mkdir(exist_ok=True)
+        lines = [f"posts/{name}:body#0:", f"  source_hash: '{digest}'", f"  state: {state}"]
+        if translation is not None:
+            lines.append(f"  translation_hash: '{translation}'")
+        (status / "en.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
     @rule(data=st.data())
     def toggle_draft(self, data: st.DataObject) -> None:

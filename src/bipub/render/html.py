@@ -21,7 +21,7 @@ from bipub.diagnostics import Collector, Diagnostic, DiagnosticError
 from bipub.load.content import Document
 from bipub.model.fields import slugify
 from bipub.pair.site import Entry, Series, Site, Tag, tags_of
-from bipub.render import urls
+from bipub.render import both, urls
 from bipub.render.markdown import RenderedMarkdown
 from bipub.render.templates import template_error
 from bipub.render.views import (
@@ -30,6 +30,7 @@ from bipub.render.views import (
     PageMeta,
     Pagination,
     PostCard,
+    PostLink,
     PostView,
     SeriesNav,
     TagLink,
@@ -140,6 +141,9 @@ class HtmlRenderer:
         self._slugs: dict[tuple[str, str, str], set[str]] = {}
         self._tag_links: dict[tuple[str, str], TagLink] = {}  # (lang, slug) → its link
         self._pdf_posts: dict[str, set[str]] = {}
+        self._sections = both.SectionCache(site.config.outputs.raw_html)  # issue 19
+        # lang → post key → (the post before it, the post after it), in post order
+        self._neighbours: dict[str, dict[str, tuple[Entry | None, Entry | None]]] = {}
         # page (its URL path) → its fingerprint, known without working it out (buildstate.py:
         # its entries did not change since the build that worked it out)
         self.known: dict[str, str] = {}
@@ -160,6 +164,7 @@ class HtmlRenderer:
         self.plan_blog(plan, lang, posts)
         for entry in posts:
             self._plan_entry(plan, lang, entry)
+            self._plan_both(plan, lang, entry)
         for entry in site.pages(lang):
             self._plan_entry(plan, lang, entry)
         by_tag: dict[str, list[Entry]] = {}
@@ -328,13 +333,86 @@ class HtmlRenderer:
             )
         )
 
+    def _plan_both(self, plan: Plan, lang: str, entry: Entry) -> None:
+        """A post's side-by-side page (issue 19, render/both.py), if it has one in `lang`."""
+        other = both.partner(self.site, entry, lang)
+        if other is None:
+            return
+        doc = entry.versions[lang].doc
+        plan.add(
+            PageSpec(
+                ("both", entry.key),
+                lang,
+                urls.both(lang, entry.slug),
+                "both.html",
+                doc.meta.title,
+                doc.meta.description or "",
+                lambda: {"both": self.both_view(entry, lang, other)},
+                noindex=True,  # the post pages' text again: not for search engines
+                deps=partial(self._both_key, entry, lang, other),
+                made_of=((entry.kind, entry.key),),
+            )
+        )
+
+    def both_view(self, entry: Entry, lang: str, other: str) -> both.BothView:
+        """The view of a post's side-by-side page in `lang`, `other` beside it."""
+        return both.both_view(
+            self.site,
+            entry,
+            lang,
+            other,
+            self._sections,
+            lambda code: self.url.href(urls.post(code, entry.slug)),
+            self._both_pdf_href(entry, lang),
+        )
+
+    def _both_key(self, entry: Entry, lang: str, other: str) -> object:
+        docs = tuple((d.rel, d.digest) for d in (entry.docs[lang], entry.docs[other]))
+        names = tuple(self.config.language(code).name for code in (lang, other))
+        return (
+            docs,
+            names,
+            both.review_key(self.site, entry),
+            self.config.outputs.raw_html,
+            self._both_pdf_href(entry, lang),
+        )
+
+    def _both_pdf_href(self, entry: Entry, lang: str) -> str | None:  # issue 19
+        from bipub.render.pdf import both_pdf_path  # (does not import WeasyPrint)
+
+        path = both_pdf_path(self.site, entry, lang)
+        return self.url.href(path) if path is not None else None
+
+    def neighbours(self, entry: Entry, lang: str) -> tuple[Entry | None, Entry | None]:
+        """The posts published just before and just after `entry` in `lang`'s post order
+        (drafts left out, as the listings leave them out); (None, None) for a page."""
+        table = self._neighbours.get(lang)
+        if table is None:
+            posts = self.site.posts(lang)  # newest first
+            table = self._neighbours[lang] = {
+                e.key: (
+                    posts[i + 1] if i + 1 < len(posts) else None,
+                    posts[i - 1] if i > 0 else None,
+                )
+                for i, e in enumerate(posts)
+            }
+        return table.get(entry.key, (None, None)) if entry.kind == "posts" else (None, None)
+
+    def _post_link(self, entry: Entry | None, lang: str) -> PostLink | None:
+        if entry is None:
+            return None
+        card = self._card(entry, lang)
+        return PostLink(card.title, card.href, card.content_lang)
+
     def _made_of(self, entry: Entry, lang: str) -> tuple[EntryId, ...]:
-        """The entries a post's or page's page is made of: its own, and its series' members
-        (the series box shows their titles)."""
+        """The entries a post's or page's page is made of: its own, its series' members (the
+        series box shows their titles) and the posts before and after it (issue 19)."""
+        made: list[EntryId] = [(entry.kind, entry.key)]
         series = self.site.series_by_entry.get((lang, entry.key))
-        if series is None:
-            return ((entry.kind, entry.key),)
-        return ((entry.kind, entry.key), *((m.kind, m.key) for m in series.entries))
+        if series is not None:
+            made.extend((m.kind, m.key) for m in series.entries)
+        made.extend((n.kind, n.key) for n in self.neighbours(entry, lang) if n is not None)
+        return tuple(made)
 
     # ------------------------------------------------------------------ fingerprints
     def fingerprint(self, plan: Plan, spec: PageSpec, global_key: str) -> str | None:
@@ -377,8 +455,13 @@ class HtmlRenderer:
                     if series is not None
                     else None,
                     self._post_pdf_href(entry, lang),
+                    # issue 19: its neighbours in the post order (a post added, deleted or
+                    # re-dated changes them) and what its side-by-side pages show
+                    tuple(n.key if n is not None else None for n in self.neighbours(entry, lang)),
+                    self._both_pdf_href(entry, lang),
                 )
             )
+        parts.append(both.review_key(self.site, entry))
         return hashlib.sha256(repr(parts).encode("utf-8")).hexdigest()
 
     def card_keys(self) -> dict[tuple[str, str, str], str]:
@@ -424,6 +507,13 @@ class HtmlRenderer:
             entry.source_lang,
             members,
             self._post_pdf_href(entry, lang),
+            # issue 19: the side-by-side view and its PDF, the posts before and after it
+            both.partner(self.site, entry, lang),
+            self._both_pdf_href(entry, lang),
+            tuple(
+                self._card_key(n, lang) if n is not None else None
+                for n in self.neighbours(entry, lang)
+            ),
         )
 
     def _cv_key(self, lang: str) -> object:
@@ -574,6 +664,8 @@ class HtmlRenderer:
             source_href = self.url.href(
                 urls.post(src, entry.slug) if entry.kind == "posts" else urls.page(src, entry.slug)
             )
+        other = both.partner(self.site, entry, lang)
+        before, after = self.neighbours(entry, lang)
         return PostView(
             self._card(entry, lang),
             Markup(""),
@@ -582,6 +674,11 @@ class HtmlRenderer:
             source_href,
             entry.source_lang,
             self._post_pdf_href(entry, lang),  # issue 5: the post's PDF, if it has one
+            # issue 19: the side-by-side view, its PDF, the posts before and after it
+            self.url.href(urls.both(lang, entry.slug)) if other is not None else None,
+            self._both_pdf_href(entry, lang),
+            self._post_link(before, lang),
+            self._post_link(after, lang),
         )
 
     def _post_pdf_href(self, entry: Entry, lang: str) -> str | None:  # issue 5 (render/pdf.py)

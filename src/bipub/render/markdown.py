@@ -517,4 +517,47 @@ def _warnings(rel: str, hit: RenderedMarkdown, first_line: int) -> tuple[Diagnos
     return tuple(found)
 
 
+def render_sections(
+    source: str,
+    starts: tuple[int, ...],
+    *,
+    raw_html: bool = False,
+    blocks: Blocks | None = None,
+    id_prefix: str = "",
+) -> tuple[tuple[str, ...], str]:
+    """A body rendered as `render_markdown` renders it, cut into the parts that begin at the
+    0-based lines `starts` of `source` (load/sections.py: where each section begins; the
+    side-by-side view, render/both.py), and its footnotes apart. One parse: footnote numbers,
+    reference links and heading ids are those of the whole body. `id_prefix` goes before every
+    id the body makes (headings, footnotes), so two bodies can share a page."""
+    md = _parser(raw_html, FAST_MARKDOWN)
+    env: dict[str, object] = {"docId": id_prefix} if id_prefix else {}
+    tokens = md.parse(source, env)
+    _mark_code_blocks(tokens)
+    parts: list[list[Token]] = [[] for _ in starts] or [[]]
+    notes: list[Token] = []
+    at = 0
+    for tok in tokens:
+        if tok.type == "footnote_block_open" or notes:
+            notes.append(tok)
+            continue
+        if tok.level == 0 and tok.nesting >= 0 and tok.map is not None:
+            while at + 1 < len(starts) and tok.map[0] >= starts[at + 1]:
+                at += 1
+        if tok.type == "heading_open" and id_prefix:
+            tok.attrSet("id", f"{id_prefix}-{tok.attrGet('id')}")
+        parts[at].append(tok)
+    unknown: list[str] = []
+    md.options["highlight"] = _highlighter(unknown, blocks, FAST_HIGHLIGHT)
+    try:
+        html = tuple(md.renderer.render(part, md.options, env) for part in parts)
+        foot = md.renderer.render(notes, md.options, env) if notes else ""
+    finally:
+        md.options["highlight"] = None
+    if id_prefix:  # links to the headings (their permalinks, the body's own) follow them
+        old, new = f'href="#{HEADING_PREFIX}', f'href="#{id_prefix}-{HEADING_PREFIX}'
+        html = tuple(part.replace(old, new) for part in html)
+    return html, foot
+
+
 _DIAGRAM_LINE = re.compile(r"(?:Parse|Lexical) error on line (\d+)")

@@ -33,6 +33,16 @@ def post(lang: str, slug: str) -> str:
     return f"/{lang}/blog/{slug}/"
 
 
+def both(lang: str, slug: str) -> str:
+    """A post's side-by-side reading view (render/both.py)."""
+    return f"/{lang}/blog/{slug}/both/"
+
+
+def both_pdf(slug: str, first: str, second: str) -> str:
+    """A post's bilingual PDF (the side-by-side view's layout, as the bilingual CV's)."""
+    return f"/pdf/blog/{slug}-{first}-{second}.pdf"
+
+
 def page(lang: str, slug: str) -> str:
     return f"/{lang}/{slug}/"
 

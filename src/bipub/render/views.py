@@ -208,6 +208,19 @@ class PostView:
     source_href: str | None  # the original, when this is a translation or a fallback
     source_lang: str
     pdf_href: str | None = None
+    both_href: str | None = None  # issue 19: the side-by-side view (render/both.py)
+    both_pdf_href: str | None = None  # issue 19: its bilingual PDF
+    prev: PostLink | None = None  # issue 19: the post published before (post order)
+    next: PostLink | None = None  # issue 19: the post published after
+
+
+@dataclass(frozen=True)
+class PostLink:
+    """A link to a neighbouring post: its title as the page's language shows it."""
+
+    title: str
+    href: str
+    lang: str  # the title's language (a fallback shows the original's)
 
 
 @dataclass(frozen=True)

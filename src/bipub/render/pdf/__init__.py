@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from bipub.render.pdf.coverage import check_documents
 from bipub.render.pdf.documents import (
+    both_pdf_entries,
+    both_pdf_path,
     pdf_links,
     post_pdf_entries,
     post_pdf_path,
@@ -40,6 +42,8 @@ __all__ = [
     "WORKERS",
     "PdfJob",
     "PdfResult",
+    "both_pdf_entries",
+    "both_pdf_path",
     "build_time",
     "check_documents",
     "environment_time",

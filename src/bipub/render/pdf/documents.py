@@ -22,6 +22,7 @@ from markupsafe import Markup
 from bipub import __version__
 from bipub.diagnostics import Collector, DiagnosticError
 from bipub.render import urls
+from bipub.render.both import SectionCache, partner, section_states
 from bipub.render.markdown import pygments_css
 from bipub.render.mathml import for_print
 from bipub.render.pdf.breaks import korean_line_breaks
@@ -149,7 +150,9 @@ def prepare_pdfs(
     from bipub.model.cv import CV  # (the CV model loads only when PDFs are built)
 
     config = site.config
-    if not any(lang in site.cv or post_pdf_entries(site, lang) for lang in langs):
+    if not any(lang in site.cv or post_pdf_entries(site, lang) for lang in langs) and not (
+        bilingual and both_pdf_entries(site)
+    ):
         return None  # nothing to render: no font needed
     try:
         fonts, font_warnings = choose_fonts(config.pdf, project.root)
@@ -334,7 +337,118 @@ def prepare_pdfs(
                     mounts=(*mounts, (page, str(post_dir))),
                 )
                 docs.append(PdfDoc(job, post_sources(entry, lang)))
+    # issue 19: a post in two languages, side by side section by section (render/both.py), in
+    # the bilingual CV's two-column layout; built when every language is, as that CV is
+    sections = SectionCache(config.outputs.raw_html)
+    for entry, first, second in both_pdf_entries(site) if bilingual else ():
+        if first not in envs or second not in envs:
+            continue
+        other_template = envs[second].from_string("{{ _(message) }}")
+
+        def other_gettext(message: str, _template: Any = other_template) -> Markup:
+            """The second column's labels: `_` of its language's environment."""
+            return Markup(_template.render(message=message))  # noqa: S704 - a catalog's text
+
+        target = second if first == entry.source_lang else first
+        states = section_states(site, entry, target)
+        cols = []
+        for code in (first, second):
+            doc = entry.docs[code]
+            parts, notes = sections(doc)
+            cols.append(
+                View(
+                    lang=code,
+                    title=doc.meta.title,
+                    description=doc.meta.description or "",
+                    href=base_url.absolute(urls.post(code, entry.slug)),
+                    source=code == entry.source_lang,
+                    parts=[Markup(for_print(p)) for p in parts],  # noqa: S704 - markdown-it
+                    notes=Markup(for_print(notes)),  # noqa: S704 - markdown-it output
+                )
+            )
+        rows = [
+            View(
+                number=i + 1,
+                state=st.state,
+                machine=st.machine,
+                target=target,
+                cells=[
+                    View(
+                        lang=col.lang,
+                        html=col.parts[i] if i < len(col.parts) else None,
+                        translation=col.lang == target,
+                    )
+                    for col in cols
+                ],
+            )
+            for i, st in enumerate(states)
+        ]
+        html = render_template(
+            "pdf/post-bilingual.html",
+            envs[first],
+            {
+                **common(first),
+                "columns": cols,
+                "rows": rows,
+                "other_": other_gettext,
+                "post": View(date=entry.date, updated=entry.updated),
+                "pygments_css": Markup(pygments_css()),  # noqa: S704 - Pygments' own CSS
+                "doc": View(
+                    created=w3c(entry.date) or created,
+                    modified=w3c(entry.updated or entry.date) or created,
+                    keywords=", ".join(entry.source.meta.tags),
+                ),
+            },
+        )
+        if html is not None:
+            page = base_url.absolute(urls.post(first, entry.slug))
+            dirs = [(project.root / entry.docs[c].rel).parent.resolve() for c in (first, second)]
+            job = PdfJob(
+                both_pdf_document(entry, first, second),
+                korean_line_breaks(html),
+                page,
+                roots,
+                None,
+                f"{entry.source.rel} (pdf, {first}+{second})",
+                # each column's relative images: from its own post's folder
+                mounts=(*mounts, *((page, str(d)) for d in dirs)),
+            )
+            docs.append(PdfDoc(job, post_sources(entry, first) + post_sources(entry, second)))
     return fonts, docs
+
+
+def both_pdf_langs(site: Site, entry: Entry, lang: str) -> tuple[str, str] | None:
+    """The languages of the bilingual PDF a post's pages in `lang` link (issue 19), in
+    bipub.yaml's order, or None: a post that gets a PDF (wants_pdf) and has a side-by-side
+    view (render/both.py partner)."""
+    other = partner(site, entry, lang)
+    if other is None or not wants_pdf(site, entry, lang):
+        return None
+    codes = site.config.codes
+    first, second = sorted((lang, other), key=codes.index)
+    return first, second
+
+
+def both_pdf_path(site: Site, entry: Entry, lang: str) -> str | None:
+    """The site path of the bilingual PDF a post's pages in `lang` link, or None."""
+    langs = both_pdf_langs(site, entry, lang)
+    return urls.both_pdf(entry.slug, *langs) if langs is not None else None
+
+
+def both_pdf_document(entry: Entry, first: str, second: str) -> str:
+    """Output path of a post's bilingual PDF."""
+    return urls.both_pdf(entry.slug, first, second).lstrip("/")
+
+
+def both_pdf_entries(site: Site) -> list[tuple[Entry, str, str]]:
+    """Every bilingual post PDF of the site: (post, first language, second language)."""
+    out: dict[tuple[str, str, str], tuple[Entry, str, str]] = {}
+    for lang in site.config.codes:
+        for entry in site.posts(lang):
+            langs = both_pdf_langs(site, entry, lang)
+            if langs is not None:
+                out.setdefault((entry.key, *langs), (entry, *langs))
+    return list(out.values())
 
 
 def post_pdf_entries(site: Site, lang: str) -> list[Entry]:

@@ -1,0 +1,209 @@
+"""The side-by-side reading view of a post (issue 19): `/<lang>/blog/<slug>/both/`.
+
+A post that the site shows in two languages (each its own text: not a fallback, not a draft, so
+an unpublished machine draft never appears here) is shown in two columns, the page's language
+first, cut into bipub's units: the body sections of load/sections.py, which the pairing aligns
+by index (pair/site.py `_doc_units`: `posts/<key>:body#<i>`). Each row is one unit, and shows
+the state of its translation as status.json states it (render/json_api.py `unit_record`):
+
+    reviewed   a review record whose source is the current one
+    untracked  translated, without a review record (written by hand, never reviewed)
+    draft      an unreviewed machine draft
+    stale      the source changed since the translation was made (machine draft or not)
+    edited     reviewed, but the translation changed after the review (bipub check: `edited`)
+    missing    the translation has no such section yet
+    extra      the translation has a section the source does not (bipub check: orphan)
+
+The language paired with a page's language is the post's source language; on the source's own
+page, the first language of bipub.yaml that has a translation of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from markupsafe import Markup
+
+from bipub.load.sections import nfc
+from bipub.render.markdown import render_sections
+
+if TYPE_CHECKING:
+    from bipub.load.content import Document
+    from bipub.pair.site import Entry, Site
+
+# the states of a section's translation (the module's text), in the order the legend shows them
+STATES = ("reviewed", "untracked", "draft", "stale", "edited", "missing", "extra")
+
+
+@dataclass(frozen=True)
+class SectionState:
+    state: str  # one of STATES
+    machine: bool  # the translation is an unreviewed machine draft (status.json machine_draft)
+
+
+@dataclass(frozen=True)
+class BothCell:
+    lang: str
+    html: Markup | None  # None: this language has no such section
+    translation: bool  # the cell of the translation (the row's state is its state)
+
+
+@dataclass(frozen=True)
+class BothRow:
+    number: int  # 1-based
+    cells: tuple[BothCell, ...]  # in column order
+    state: str
+    machine: bool
+
+
+@dataclass(frozen=True)
+class BothColumn:
+    lang: str
+    name: str  # the language's name
+    title: str
+    description: str
+    href: str  # the post's own page in this language
+    source: bool  # the post's original
+    notes: Markup  # the body's footnotes
+
+
+@dataclass(frozen=True)
+class BothView:
+    columns: tuple[BothColumn, ...]  # the page's language first
+    rows: tuple[BothRow, ...]
+    counts: tuple[tuple[str, int], ...]  # (state, sections in it), in STATES order; none at 0
+    pdf_href: str | None  # the bilingual PDF of the post (render/pdf: pdf: true posts)
+
+
+def shows_own(entry: Entry, lang: str) -> bool:
+    """The post is shown in `lang` in its own text (not a fallback) and is not a draft."""
+    version = entry.versions.get(lang)
+    return version is not None and not version.is_fallback and not version.doc.meta.draft
+
+
+def partner(site: Site, entry: Entry, lang: str) -> str | None:
+    """The language shown beside `lang` on the post's side-by-side page, or None: no page."""
+    if entry.kind != "posts" or not shows_own(entry, lang):
+        return None
+    if lang != entry.source_lang:
+        return entry.source_lang if shows_own(entry, entry.source_lang) else None
+    return next((c for c in site.config.codes if c != lang and shows_own(entry, c)), None)
+
+
+def section_states(site: Site, entry: Entry, target: str) -> tuple[SectionState, ...]:
+    """The state of each body section's translation into `target` (the module's text)."""
+    src = entry.docs[entry.source_lang]
+    tr = entry.docs.get(target)
+    status = site.status.get(target)
+    records = status.records if status is not None else {}
+    s_secs, t_secs = src.sections, tr.sections if tr is not None else ()
+    base = f"{entry.kind}/{entry.key}:body#"
+    out: list[SectionState] = []
+    for i in range(max(len(s_secs), len(t_secs))):
+        if i >= len(s_secs):
+            out.append(SectionState("extra", False))
+            continue
+        if i >= len(t_secs):
+            out.append(SectionState("missing", False))
+            continue
+        key = f"{base}{i}"
+        rec = records.get(key) or records.get(nfc(key))
+        if rec is None:
+            out.append(SectionState("untracked", False))
+            continue
+        machine = rec.state == "draft"
+        if rec.source_hash != s_secs[i].digest:
+            state = "stale"
+        elif machine:
+            state = "draft"
+        elif rec.translation_hash and rec.translation_hash != t_secs[i].digest:
+            state = "edited"
+        else:
+            state = "reviewed"
+        out.append(SectionState(state, machine))
+    return tuple(out)
+
+
+def review_key(site: Site, entry: Entry) -> object:
+    """What the side-by-side pages of `entry` show that its documents and versions do not
+    say: the states of its sections (a review recorded, say). Part of the entry's key
+    (HtmlRenderer.entry_key), so that a review re-renders its pages in an incremental build."""
+    if entry.kind != "posts":
+        return None
+    return tuple(
+        (lang, section_states(site, entry, lang))
+        for lang in site.config.codes
+        if lang != entry.source_lang and partner(site, entry, lang) is not None
+    )
+
+
+Parts = tuple[tuple[str, ...], str]  # the sections' HTML, the footnotes' HTML
+
+
+class SectionCache:
+    """Each body cut into its sections' HTML once per build (render_sections), by language
+    prefix: the two side-by-side pages of a post show the same two bodies."""
+
+    def __init__(self, raw_html: bool) -> None:
+        self.raw_html = raw_html
+        self._cache: dict[tuple[str, str, str], Parts] = {}
+
+    def __call__(self, doc: Document) -> Parts:
+        key = (doc.rel, doc.digest, doc.lang)
+        hit = self._cache.get(key)
+        if hit is None:
+            starts = tuple(sec.line - doc.body_line for sec in doc.sections)
+            hit = self._cache[key] = render_sections(
+                doc.body, starts, raw_html=self.raw_html, id_prefix=doc.lang
+            )
+        return hit
+
+
+def both_view(
+    site: Site,
+    entry: Entry,
+    lang: str,
+    other: str,
+    parts: Callable[[Document], Parts],
+    href: Callable[[str], str],
+    pdf_href: str | None,
+) -> BothView:
+    """The view of the side-by-side page of `entry` in `lang`, `other` beside it (`partner`);
+    `href(lang)` is the post's own page in a language."""
+    order = (lang, other)
+    target = other if lang == entry.source_lang else lang
+    states = section_states(site, entry, target)
+    rendered = {code: parts(entry.docs[code]) for code in order}
+    columns = []
+    for code in order:
+        doc = entry.docs[code]
+        columns.append(
+            BothColumn(
+                code,
+                site.config.language(code).name,
+                doc.meta.title,
+                doc.meta.description or "",
+                href(code),
+                code == entry.source_lang,
+                Markup(rendered[code][1]),  # noqa: S704 - markdown-it output
+            )
+        )
+    rows = []
+    for i, st in enumerate(states):
+        cells = []
+        for code in order:
+            html = rendered[code][0]
+            cells.append(
+                BothCell(
+                    code,
+                    Markup(html[i]) if i < len(html) else None,  # noqa: S704 - markdown-it output
+                    code == target,
+                )
+            )
+        rows.append(BothRow(i + 1, tuple(cells), st.state, st.machine))
+    counts = tuple(
+        (state, n) for state in STATES if (n := sum(1 for s in states if s.state == state))
+    )
+    return BothView(tuple(columns), tuple(rows), counts, pdf_href)
