@@ -22,7 +22,7 @@ from bipub.load.content import Document
 from bipub.model.fields import slugify
 from bipub.pair.site import Entry, Series, Site, Tag, tags_of
 from bipub.render import both, urls
-from bipub.render.markdown import RenderedMarkdown
+from bipub.render.markdown import MarkdownCache, RenderedMarkdown
 from bipub.render.templates import template_error
 from bipub.render.views import (
     Alternate,
@@ -127,7 +127,7 @@ class HtmlRenderer:
     def __init__(
         self,
         site: Site,
-        rendered: Callable[[Document], RenderedMarkdown],  # render/markdown.py MarkdownCache
+        rendered: MarkdownCache,  # each body rendered once per build
         url: urls.UrlBuilder,
     ) -> None:
         self.site = site
@@ -141,7 +141,7 @@ class HtmlRenderer:
         self._slugs: dict[tuple[str, str, str], set[str]] = {}
         self._tag_links: dict[tuple[str, str], TagLink] = {}  # (lang, slug) → its link
         self._pdf_posts: dict[str, set[str]] = {}
-        self._sections = both.SectionCache(site.config.outputs.raw_html)  # issue 19
+        self._sections = both.SectionCache(site.config.outputs.raw_html, rendered)  # issue 19
         # lang → post key → (the post before it, the post after it), in post order
         self._neighbours: dict[str, dict[str, tuple[Entry | None, Entry | None]]] = {}
         # page (its URL path) → its fingerprint, known without working it out (buildstate.py:

@@ -524,16 +524,22 @@ def render_sections(
     raw_html: bool = False,
     blocks: Blocks | None = None,
     id_prefix: str = "",
+    images: Mapping[str, LocalImage] | None = None,
+    prefix: str = "",
+    diagrams: Diagrams | None = None,
 ) -> tuple[tuple[str, ...], str]:
     """A body rendered as `render_markdown` renders it, cut into the parts that begin at the
     0-based lines `starts` of `source` (load/sections.py: where each section begins; the
     side-by-side view, render/both.py), and its footnotes apart. One parse: footnote numbers,
     reference links and heading ids are those of the whole body. `id_prefix` goes before every
-    id the body makes (headings, footnotes), so two bodies can share a page."""
+    id the body makes (headings, footnotes), so two bodies can share a page. `images`, `prefix`
+    and `diagrams` as for `render_markdown` (the same figures as the post's own page)."""
     md = _parser(raw_html, FAST_MARKDOWN)
-    env: dict[str, object] = {"docId": id_prefix} if id_prefix else {}
+    env: dict[str, Any] = {"docId": id_prefix} if id_prefix else {}
     tokens = md.parse(source, env)
     _mark_code_blocks(tokens)
+    _mark_images(tokens, images or {}, prefix)
+    env["diagrams"] = diagrams if diagrams is not None else Diagrams(None)
     parts: list[list[Token]] = [[] for _ in starts] or [[]]
     notes: list[Token] = []
     at = 0

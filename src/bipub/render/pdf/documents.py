@@ -23,7 +23,7 @@ from bipub import __version__
 from bipub.diagnostics import Collector, DiagnosticError
 from bipub.render import urls
 from bipub.render.both import SectionCache, partner, section_states
-from bipub.render.markdown import pygments_css
+from bipub.render.markdown import MarkdownCache, pygments_css
 from bipub.render.mathml import for_print
 from bipub.render.pdf.breaks import korean_line_breaks
 from bipub.render.pdf.cache import RenderCache
@@ -339,7 +339,10 @@ def prepare_pdfs(
                 docs.append(PdfDoc(job, post_sources(entry, lang)))
     # issue 19: a post in two languages, side by side section by section (render/both.py), in
     # the bilingual CV's two-column layout; built when every language is, as that CV is
-    sections = SectionCache(config.outputs.raw_html)
+    # (the build's MarkdownCache: the same images and drawn diagrams as the post's own PDF)
+    sections = SectionCache(
+        config.outputs.raw_html, markdown if isinstance(markdown, MarkdownCache) else None
+    )
     for entry, first, second in both_pdf_entries(site) if bilingual else ():
         if first not in envs or second not in envs:
             continue
