@@ -6,7 +6,9 @@ percent-decoded, any '..' segment or absolute path is a 404, and the resolved fi
 the site folder. HTML responses get a small script that listens on /__bipub/events (server-sent
 events) and reloads the page after each successful rebuild; a failed rebuild keeps the previous
 site and shows the errors in the page and the terminal. A rebuild publishes the pages first and
-the PDFs in a second step, so a saved edit shows without waiting for PDF layout.
+the PDFs in a second step, so a saved edit shows without waiting for PDF layout. A rebuild prints
+only the build warnings that are new since the previous rebuild (`WarningMemo`), and how many
+known ones it left out.
 """
 
 from __future__ import annotations

@@ -1,11 +1,13 @@
 """Output formats of `bipub check`: text, json, github, html. Each is a function of the result.
 
-- text: findings grouped by file (coloured on a terminal), then a coverage table per language
-  and content kind, then a one-line total;
+- text: findings grouped by file (coloured on a terminal; a file's missing units on one line
+  with their count unless verbose), then a coverage table per language and content kind (the
+  parts of check/coverage.py), then a one-line total;
 - json: `{"version": 1, "findings": [...], "summary": {...}}` (findings.schema.json);
 - github: workflow commands (`::error file=…,line=…,title=…::message`), one per finding;
 - html: a standalone reviewer report (no external assets): coverage bars, then every unit that is
-  not clean with source and translation side by side and the source diff of stale units; a few
+  not clean with source and translation side by side and the source diff of stale units (prose
+  in proportional type with word-break: keep-all, code in monospace); a few
   lines of inline JS add a filter by finding code (without JS everything is shown). A machine
   draft waiting beside a translation is shown with its word diff and its QA findings.
 """
