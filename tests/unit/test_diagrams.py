@@ -1,6 +1,6 @@
 """Issue 19: ```mermaid diagrams (render/diagrams.py) with a fake renderer: batching, the cache,
 errors at file:line, the missing tool; and the QA rule for translated diagrams (check/qa.py).
-The real mermaid-cli in Chromium: tests/browser/test_diagrams.py."""
+The real mermaid-cli in Chromium: tests/browser/test_diagrams_in_chromium.py."""
 
 from __future__ import annotations
 
