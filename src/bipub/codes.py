@@ -82,6 +82,7 @@ _TABLE: tuple[tuple[str, Default, str, str], ...] = (
     # --- rendering
     ("template", E, "render", "A Jinja2 template has a syntax error, is missing, or failed while rendering."),
     ("code-language", W, "render", "A code block names a language Pygments does not know; it is shown unhighlighted."),
+    ("footnote-unused", W, "render", "A footnote definition ([^x]: …) that no [^x] in the text references: it is not shown on the page nor sent for translation."),
     ("math", E, "render", "A $…$ or $$…$$ formula cannot be typeset (unknown command, unbalanced braces, bad syntax); fix the LaTeX at the line named."),
     ("diagram", E, "render", "A ```mermaid diagram cannot be drawn (a syntax error, or mermaid-cli, node or Chromium missing: run scripts/bootstrap.sh); fix it at the fence's line."),
     ("unsafe-link", W, "render", "A link target with a refused scheme (javascript:, data:, ...) was dropped."),

@@ -80,6 +80,7 @@ class RenderedMarkdown:
     dropped_links: tuple[DroppedLink, ...] = ()
     math_errors: tuple[tuple[int | None, str], ...] = ()  # (line in the body, why): issue 19
     diagram_errors: tuple[tuple[int | None, str], ...] = ()  # (line of the fence, why): issue 19
+    unused_footnotes: tuple[tuple[int | None, str], ...] = ()  # (line, label): never referenced
 
 
 # Per render call: the refused URLs and the source line of the inline being parsed.
@@ -251,7 +252,26 @@ def _render(
         _locate(dropped, source),
         _math_errors(tokens),
         tuple(env.get("diagram_errors", ())),
+        _unused_footnotes(env, source),
     )
+
+
+def _unused_footnotes(env: dict[str, Any], source: str) -> tuple[tuple[int | None, str], ...]:
+    """Footnote definitions no reference points to: markdown-it drops them from the page (and
+    the translation skips them), so the author is told rather than left to find them gone."""
+    refs = env.get("footnotes", {}).get("refs", {})
+    unused = [key[1:] for key, index in refs.items() if index == -1]
+    if not unused:
+        return ()
+    lines = source.split("\n")
+    found: list[tuple[int | None, str]] = []
+    for label in unused:
+        start = f"[^{label}]:"
+        row = next(
+            (i + 1 for i, line in enumerate(lines) if line.lstrip(" ").startswith(start)), None
+        )
+        found.append((row, label))
+    return tuple(sorted(found, key=lambda f: (f[0] or 0, f[1])))
 
 
 def diagram_sources(body: str, raw_html: bool = False) -> list[str]:
@@ -503,6 +523,17 @@ def _warnings(rel: str, hit: RenderedMarkdown, first_line: int) -> tuple[Diagnos
     found += [
         Diagnostic(rel, first_line + line - 1 if line else None, "math", message, Severity.ERROR)
         for line, message in hit.math_errors
+    ]
+    found += [
+        Diagnostic(
+            rel,
+            first_line + line - 1 if line else None,
+            "footnote-unused",
+            f"footnote [^{label}] is defined but never referenced: it is not shown on the page "
+            "(nor sent for translation); reference it with [^" + label + "] or remove it",
+            Severity.WARNING,
+        )
+        for line, label in hit.unused_footnotes
     ]
     for line, message in hit.diagram_errors:
         at = first_line + line - 1 if line else None
