@@ -415,8 +415,9 @@ def _build(
     try:
         with staged(target, project.root, partial(_recorded_files, project, target)) as tree:
             render(job, steps, tree)
-            built = {kind.kind: sum(map(kind.owns, tree.files)) for kind in kinds}
+            built: dict[str, int] = {}
             if options.only is not None:  # build --only: the other kinds stay as they were
+                built = {kind.kind: sum(map(kind.owns, tree.files)) for kind in kinds}
                 _keep_other_kinds(tree, kinds, published)
             silenced = collector.apply_levels(config.diagnostics)  # bipub.yaml `diagnostics:`
             _strict(collector, options.strict)
@@ -451,7 +452,7 @@ def _build(
         tree.reused_pages,
         "; ".join(n for n in notes if n),
         state=new_state if new_state is not None else state,
-        built=built if options.only is not None else {},
+        built=built,
     )
 
 
