@@ -421,8 +421,9 @@ def _build(
         with staged(target, project.root, partial(_recorded_files, project, target)) as tree:
             render(job, steps, tree)
             notes.extend(n for kind in steps if isinstance(kind, Search) for n in kind.notes)
-            built = {kind.kind: sum(map(kind.owns, tree.files)) for kind in kinds}
+            built: dict[str, int] = {}
             if options.only is not None:  # build --only: the other kinds stay as they were
+                built = {kind.kind: sum(map(kind.owns, tree.files)) for kind in kinds}
                 _keep_other_kinds(tree, kinds, published)
             silenced = collector.apply_levels(config.diagnostics)  # bipub.yaml `diagnostics:`
             _strict(collector, options.strict)
@@ -457,7 +458,7 @@ def _build(
         tree.reused_pages,
         "; ".join(n for n in notes if n),
         state=new_state if new_state is not None else state,
-        built=built if options.only is not None else {},
+        built=built,
     )
 
 

@@ -138,3 +138,11 @@ def test_pages_link_the_short_pdfs(project: Path, cli: Cli) -> None:
     assert footer.index('href="/pdf/cv-en-short.pdf"') < footer.index("</li>")
     ko = (project / "site" / "ko" / "index.html").read_text(encoding="utf-8")
     assert "요약 이력서 (PDF)</a>" in ko and 'href="/pdf/cv-ko-short.pdf"' in ko
+
+
+def test_llms_txt_links_the_short_pdfs(project: Path, cli: Cli) -> None:
+    result = cli("-C", str(project), "-q", "build", "--only", "llms")
+    assert result.exit_code == 0, result.stderr
+    ko = (project / "site" / "ko" / "llms.txt").read_text(encoding="utf-8")
+    assert "요약 이력서 (PDF)" in ko and "/pdf/cv-ko-short.pdf" in ko
+    assert ko.index("/pdf/cv-ko-short.pdf") < ko.index("/pdf/cv-en-short.pdf")  # its own first

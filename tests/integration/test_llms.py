@@ -5,13 +5,12 @@ right after `build --lang`. Only the llms files are built (`--only llms`: no pag
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from tests.conftest import PROJECTS
+from tests.integration.test_real_content import copy_project
 
 ENGLISH_POST = """\
 ---
@@ -53,7 +52,7 @@ def build(root: Path, *args: str) -> None:
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "real_content"
-    shutil.copytree(PROJECTS / "real_content", root)
+    copy_project(root)  # with the images it names (a missing one is an error since issue 19)
     (root / "content/en/posts/f-english.md").write_text(ENGLISH_POST, encoding="utf-8")
     ko_cv = root / "content/ko/cv.yaml"
     text = ko_cv.read_text(encoding="utf-8").replace("summary: 모델을 서빙합니다.\n", SUMMARY)

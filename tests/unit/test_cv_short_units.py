@@ -4,6 +4,7 @@ renders them."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ from bipub.diagnostics import Collector
 from bipub.load.yaml_strict import load_yaml
 from bipub.model.cv import CV
 from bipub.pair.cv_merge import merge_cv
-from bipub.render.json_api import strip_ids
+from bipub.render.json_api import schemas, strip_ids
 from bipub.render.pdf.short import count_marked, has_marks, short_cv
 from bipub.render.views import View, cv_view
 
@@ -135,6 +136,8 @@ def test_short_must_be_true_or_false() -> None:
 def test_the_json_api_leaves_the_mark_out() -> None:
     data = load_yaml(SOURCE, "content/en/cv.yaml").data
     assert "short" not in repr(strip_ids(data))
+    assert '"short"' not in schemas()["cv.schema.json"]
+    assert '"short"' in json.dumps(CV.model_json_schema(mode="serialization"))  # (dropped)
 
 
 def test_config_sections_are_checked() -> None:

@@ -31,6 +31,7 @@ from bipub.pair.site import Entry, Site, tags_of
 from bipub.render import urls
 from bipub.render.llms_body import absolute_links, shift_headings
 from bipub.render.locale_format import format_iso
+from bipub.render.pdf.documents import short_wanted
 from bipub.render.views import ForeignText, MachineText, View, cv_view
 
 if TYPE_CHECKING:  # the CV's modules load when a CV is rendered
@@ -113,6 +114,14 @@ def cv_pdfs(site: Site, lang: str) -> list[tuple[str, str]]:
     return out
 
 
+def short_cv_pdfs(site: Site, lang: str) -> list[tuple[str, str]]:
+    """(label, site path) of the short CV PDFs (issue 18; none unless the build makes them)."""
+    if not short_wanted(site):
+        return []
+    codes = sorted((c for c in site.config.codes if c in site.cv), key=lambda c: c != lang)
+    return [(site.config.language(c).name, urls.cv_pdf(f"{c}-short")) for c in codes]
+
+
 def header(site: Site, lang: str, url: urls.UrlBuilder, _: Gettext) -> list[str]:
     """The title, the summary and the header line: where the machine-readable versions are,
     the website and the date of its latest content."""
@@ -132,6 +141,10 @@ def header(site: Site, lang: str, url: urls.UrlBuilder, _: Gettext) -> list[str]
     if pdfs:
         links = ", ".join(f"[{_link_text(label)}]({url.absolute(p)})" for label, p in pdfs)
         versions.append(_("CV (PDF)") + f" ({links})")
+    shorts = short_cv_pdfs(site, lang)
+    if shorts:
+        links = ", ".join(f"[{_link_text(label)}]({url.absolute(p)})" for label, p in shorts)
+        versions.append(_("Short CV (PDF)") + f" ({links})")
     lines.append(_("Machine-readable versions") + f": {' · '.join(versions)}")
     source = _("Website") + f": {url.absolute(urls.home(lang))}"
     day = updated(site.posts(lang))
@@ -187,6 +200,9 @@ def llms_txt(
         pdf = _("CV (PDF)")
         for label, path in cv_pdfs(site, lang):
             lines.append(f"- [{pdf}: {_link_text(label)}]({url.absolute(path)})")
+        short = _("Short CV (PDF)")
+        for label, path in short_cv_pdfs(site, lang):
+            lines.append(f"- [{short}: {_link_text(label)}]({url.absolute(path)})")
         lines.append(f"- [{cv} ({api})]({url.absolute(urls.api(lang, 'cv'))})")
     full = _("Full text")
     lines.append(f"- [{full}]({url.absolute(urls.llms(lang, full=True))})")
