@@ -20,10 +20,13 @@ from bipub.render.pdf import documents
 from bipub.render.pdf.breaks import korean_line_breaks
 from tests.conftest import CliResult
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("pdftotext") is None or shutil.which("fc-list") is None,
-    reason="needs poppler-utils and fontconfig",
-)
+pytestmark = [
+    pytest.mark.pdf,
+    pytest.mark.skipif(
+        shutil.which("pdftotext") is None or shutil.which("fc-list") is None,
+        reason="needs poppler-utils and fontconfig",
+    ),
+]
 
 Cli = Callable[..., CliResult]
 
