@@ -36,8 +36,9 @@ from bipub.project import Project
 from bipub.render import urls
 from bipub.render.html import EntryId, HtmlRenderer, Plan
 from bipub.render.markdown import RenderedMarkdown
+from bipub.render.outputs import Parts
 
-FORMAT = 1
+FORMAT = 2
 
 
 @dataclass
@@ -53,6 +54,8 @@ class BuildState:
     # the feeds' bodies as rendered (MarkdownCache.key → RenderedMarkdown): a part of the
     # aggregate outputs that a build after one edit would otherwise render again
     bodies: dict[str, RenderedMarkdown] = field(default_factory=dict)
+    # the texts of the other aggregates' parts by the values they are made of (outputs.Parts)
+    parts: Parts = field(default_factory=Parts)
 
 
 def entry_keys(renderer: HtmlRenderer) -> dict[EntryId, str]:
