@@ -520,7 +520,8 @@ def remember(
 
 def _paired_note(memo: PairMemo, entries: int) -> str:
     again = entries - memo.reused
-    return f"{again} of {entries} entr{'y' if entries == 1 else 'ies'} paired again"
+    why = f" ({memo.why})" if memo.why else ""
+    return f"{again} of {entries} entr{'y' if entries == 1 else 'ies'} paired again{why}"
 
 
 def _silenced_note(silenced: list[Diagnostic]) -> str:

@@ -195,6 +195,10 @@ def test_a_resident_pairing_pairs_again_only_what_changed(project: Path, tmp_pat
     result = build(project, only=KINDS, kept=kept)
     assert "1 of 3 entries paired again" in result.cache_note
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+    _edit(project, "bipub.yaml", "title: 테스트", "title: 고친 테스트")
+    result = build(project, only=KINDS, kept=kept)
+    assert "3 of 3 entries paired again (bipub.yaml changed)" in result.cache_note
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
 
 
 def test_an_update_joins_the_unchanged_parts_of_json_and_sitemap(

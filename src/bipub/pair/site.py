@@ -380,10 +380,14 @@ class PairMemo:
         default_factory=dict
     )
     reused: int = 0  # entries taken as they were by the last pairing
+    why: str = ""  # why it took none, if it had some (`-v`)
 
     def start(self, config: SiteConfig) -> None:
         """A pairing starts: with another configuration, every entry is paired again."""
+        self.why = ""
         if config != self.config:
+            if self.config is not None:
+                self.why = "bipub.yaml changed"
             self.config, self.paired = config, {}
         self.reused, self._next = 0, {}
 
