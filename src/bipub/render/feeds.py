@@ -302,14 +302,18 @@ Route = tuple[str, ...]
 SitemapPart = tuple[Route, str, bool]  # a route, its <url> elements, whether they have alternates
 
 
-def sitemap_parts(site: Site, plan: Plan, url: urls.UrlBuilder) -> list[SitemapPart]:
-    """The sitemap by route, in its order (`sitemap_join` makes the file)."""
+def sitemap_parts(
+    site: Site, plan: Plan, url: urls.UrlBuilder, part: RoutePartFn | None = None
+) -> list[SitemapPart]:
+    """The sitemap by route, in its order (`sitemap_join` makes the file); `part`: `route_part`
+    or a memo of it (render/outputs.py)."""
+    part = part or route_part
     lastmods: dict[tuple[str, ...], date | None] = {
         ("post", e.key): e.modified_at for e in site.entries
     }
     codes = site.config.codes
     return [
-        route_part(route, codes, plan.routes[route], url, lastmods.get(route))
+        part(route, codes, plan.routes[route], url, lastmods.get(route))
         for route in sorted(plan.routes, key=route_order)
     ]
 
@@ -325,7 +329,8 @@ def route_part(
     url: urls.UrlBuilder,
     lastmod: date | None,
 ) -> SitemapPart:
-    """The sitemap's URLs of one route: its indexable page in each language."""
+    """The sitemap's URLs of one route: its indexable page in each language (made only of
+    each page's path, canonical_path and noindex: render/outputs.py keeps parts by them)."""
     indexable = {code: s for code, s in specs.items() if s.canonical_path is None and not s.noindex}
     alternates = (
         [(other, url.absolute(indexable[other].path)) for other in codes if other in indexable]
@@ -396,3 +401,6 @@ def robots(url: urls.UrlBuilder) -> str:
 from collections.abc import Callable  # noqa: E402
 
 RenderFn = Callable[[Document], RenderedMarkdown]  # render/markdown.py MarkdownCache
+RoutePartFn = Callable[
+    [Route, list[str], "dict[str, PageSpec]", urls.UrlBuilder, date | None], SitemapPart
+]

@@ -138,6 +138,7 @@ class HtmlRenderer:
         self._site_cache: dict[str, View] = {}
         self._cards: dict[tuple[str, str, str], PostCard] = {}
         self._card_key_memo: dict[tuple[str, str, str], str] = {}
+        self._made_card_keys: list[tuple[tuple[str, str, str], str]] = []  # (made_card_keys)
         self._slugs: dict[tuple[str, str, str], set[str]] = {}
         self._tag_links: dict[tuple[str, str], TagLink] = {}  # (lang, slug) → its link
         self._pdf_posts: dict[str, set[str]] = {}
@@ -469,8 +470,15 @@ class HtmlRenderer:
         return dict(self._card_key_memo)
 
     def reuse_card_keys(self, keys: dict[tuple[str, str, str], str]) -> None:
-        """Card keys from the last build of entries whose `entry_key` did not change."""
+        """Card keys from the last build of entries whose `entry_key` did not change (or made
+        by a render worker: `made_card_keys`)."""
         self._card_key_memo.update(keys)
+
+    def made_card_keys(self) -> list[tuple[tuple[str, str, str], str]]:
+        """The card keys made since the last call: a worker that fingerprints pages sends them
+        to the build's process, so that the BuildState keeps every card key (buildstate.py)."""
+        made, self._made_card_keys = self._made_card_keys, []
+        return made
 
     def _card_key(self, entry: Entry, lang: str) -> str:
         """What a post's card shows, as a string (memoized: a card is on many pages). The card
@@ -483,6 +491,7 @@ class HtmlRenderer:
             # repr it again, and a short ASCII string costs far less to repr than a Korean one
             card = repr(self._card(entry, lang)).encode("utf-8")
             key = self._card_key_memo[memo] = hashlib.sha256(card).hexdigest()
+            self._made_card_keys.append((memo, key))
         return key
 
     def _card_keys(self, entries: list[Entry], lang: str) -> tuple[object, ...]:
