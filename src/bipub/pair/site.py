@@ -443,7 +443,7 @@ def _pair_group(
     for lang, doc in docs.items():
         if lang == source_lang:
             continue
-        for fname in ("date", "updated", "slug", "series_order", "draft", "pdf", "order"):
+        for fname in ("date", "updated", "slug", "series_order", "draft", "pdf", "order", "image"):
             tv, sv = getattr(doc.meta, fname), getattr(src.meta, fname)
             if fname in doc.meta.model_fields_set and tv != sv:
                 collector.warning(

@@ -26,6 +26,7 @@ from bipub.load.content import Document
 from bipub.pair.site import Site
 from bipub.project import Project
 from bipub.render import feeds, json_api, llms, pdf, urls
+from bipub.render.cards import Cards
 from bipub.render.html import HtmlRenderer, Plan
 from bipub.render.markdown import MarkdownCache, RenderedMarkdown
 from bipub.render.templates import THEME_DIR
@@ -245,7 +246,7 @@ class HtmlPages:
         )
 
     def owns(self, path: str) -> bool:
-        kinds = (Feeds(), JsonApi(), Llms(), Pdfs(), Search())
+        kinds = (Feeds(), JsonApi(), Llms(), Pdfs(), Search(), Cards())
         return not any(other.owns(path) for other in kinds)
 
 
