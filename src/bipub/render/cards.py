@@ -185,13 +185,15 @@ class CardMaker:
     cache_dir: Path | None
     regular: FontFile
     bold: FontFile
+    _fonts: str = ""  # the font files' identity, read once per build
 
     def key(self, text: CardText) -> str:
+        if not self._fonts:
+            self._fonts = f"{self.regular.identity()}|{self.bold.identity()}"
         h = hashlib.sha256()
         parts: Sequence[str] = (
             CARD_VERSION,
-            self.regular.identity(),
-            self.bold.identity(),
+            self._fonts,
             text.title,
             text.footer_left,
             text.footer_right,
