@@ -181,3 +181,17 @@ def test_a_translated_diagram_may_change_its_labels_not_its_structure() -> None:
 def _doc(body: str, body_line: int) -> Any:
     """A stand-in with the fields MarkdownCache reads (digest "": not kept between builds)."""
     return SimpleNamespace(rel="content/ko/posts/x.md", digest="", body=body, body_line=body_line)
+
+
+def test_diagram_text_is_not_sent_for_translation() -> None:
+    """A ```mermaid block stays out of the DeepL segments (docs: its labels are translated by
+    hand), like any fenced block: a machine draft carries it unchanged."""
+    from bipub.translate.segments import layout
+
+    unit = f"## 흐름\n\n요청은 이렇게 흐른다.\n\n```mermaid\n{GOOD}```\n\n끝.\n"
+    lay = layout(unit)
+    sources = [seg.source for seg in lay.segments]
+    assert any("요청은" in s for s in sources)
+    assert not any("요청]" in s or "flowchart" in s for s in sources)
+    skeleton = "".join(p for p in lay.pieces if isinstance(p, str))
+    assert f"```mermaid\n{GOOD}```" in skeleton
