@@ -50,6 +50,7 @@ RESERVED_SLUGS = frozenset(
         "tags",
         # files of the site's own
         "404.html",
+        "card.png",  # issue 19: a language's social card (render/cards.py)
         "feed.xml",
         "index.html",
         "robots.txt",
