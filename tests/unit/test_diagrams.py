@@ -5,6 +5,7 @@ The real mermaid-cli in Chromium: tests/browser/test_diagrams.py."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -195,3 +196,15 @@ def test_diagram_text_is_not_sent_for_translation() -> None:
     assert not any("요청]" in s or "flowchart" in s for s in sources)
     skeleton = "".join(p for p in lay.pieces if isinstance(p, str))
     assert f"```mermaid\n{GOOD}```" in skeleton
+
+
+def test_the_same_diagram_twice_in_a_body_gets_unique_ids(
+    tool: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(dg, "chromium_path", lambda: "/usr/bin/chromium")
+    diagrams = _diagrams(None, tool, FakeRenderer())
+    block = f"```mermaid\n{GOOD}```\n"
+    html = render_markdown(f"{block}\n{block}\n{block}", diagrams=diagrams).html
+    ids = re.findall(r'<svg id="([^"]+)"', html)
+    assert len(ids) == 3 and len(set(ids)) == 3, ids
+    assert ids[1] == f"{ids[0]}-2"
