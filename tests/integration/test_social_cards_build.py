@@ -128,3 +128,15 @@ def test_a_card_image_that_is_not_a_url_or_site_path_is_refused(
     result = cli("-C", str(project), "-q", "build", "--only", "html")
     assert result.exit_code == 1
     assert "content/ko/posts/alpha.md:2" in result.stderr and "image" in result.stderr
+
+
+def test_a_title_character_the_card_font_lacks_is_a_warning(make_project, cli) -> None:
+    project = make_project("minimal")
+    alpha = project / "content" / "ko" / "posts" / "alpha.md"
+    alpha.write_text(
+        alpha.read_text("utf-8").replace("title: 알파 글", "title: 알파 글 🚀"), "utf-8"
+    )
+    result = cli("-C", str(project), "build", "--only", "cards")
+    assert result.exit_code == 0, result.stderr
+    assert "content/ko/posts/alpha.md:2: " in result.stderr
+    assert "U+1F680" in result.stderr and "[card-glyph]" in result.stderr

@@ -277,12 +277,14 @@ class Cards:
         text_font = fonts.text
         regular = FontFile(text_font.regular.path, text_font.regular.index)
         bold_face = text_font.bold or text_font.regular
+        cache_dir = user_cache_dir() if job.cache is not None else None
         maker = CardMaker(
-            user_cache_dir() if job.cache is not None else None,
+            cache_dir,
             regular,
             FontFile(bold_face.path, bold_face.index),
         )
-        cover = cmap(bold_face) | cmap(text_font.regular)
+        fonts_cache = cache_dir / "fonts" if cache_dir is not None else None  # (as the PDFs)
+        cover = cmap(bold_face, fonts_cache) | cmap(text_font.regular, fonts_cache)
         entries: dict[tuple[str, str], Entry] = {(e.kind, e.key): e for e in job.site.entries}
         host = urlsplit(config.site_url).hostname or ""
         todo: list[tuple[str, str | None, CardText]] = []
