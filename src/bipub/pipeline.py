@@ -36,6 +36,7 @@ from bipub.load.content import Content, load_content
 from bipub.pair.site import PairMemo, Site, pair_site
 from bipub.project import Project
 from bipub.render import urls
+from bipub.render.cards import Cards
 from bipub.render.diagrams import Diagrams
 from bipub.render.html import HtmlRenderer
 from bipub.render.markdown import MarkdownCache
@@ -63,7 +64,7 @@ from bipub.write.output import (
     write_failed,
 )
 
-OUTPUT_KINDS = ("html", "json", "feeds", "llms", "pdf", "search")
+OUTPUT_KINDS = ("html", "json", "feeds", "llms", "pdf", "search", "cards")
 
 
 @dataclass
@@ -173,7 +174,7 @@ def plan(
 def outputs(only: frozenset[str] | None) -> list[Output]:
     """The output kinds this build renders (build --only), HTML pages aside (`HtmlPages`)."""
     fresh = only is None or "html" in only  # the search index reads the pages of this build
-    kinds: list[Output] = [Feeds(), JsonApi(), Llms(), Pdfs(), Search(fresh)]
+    kinds: list[Output] = [Feeds(), JsonApi(), Llms(), Pdfs(), Search(fresh), Cards()]
     return [kind for kind in kinds if only is None or kind.kind in only]
 
 
@@ -189,7 +190,7 @@ def html_pages(
     worked out that still holds (buildstate.carry), and what was carried or why not (`-v`)."""
     if options.only is not None and "html" not in options.only:
         return None, ""
-    others = [kind for kind in kinds if not isinstance(kind, (Pdfs, Search))]  # (after pages)
+    others = [kind for kind in kinds if not isinstance(kind, (Pdfs, Search, Cards))]  # (after)
     cache = job.cache
     if cache is None:  # --no-cache: every page rendered
         return HtmlPages(others, "", None, {}, options.on_pages, options.on_start), ""
@@ -454,7 +455,7 @@ def _build(
     notes.append(note)
     steps = kinds
     if pages is not None:  # the pages render the others (not PDFs) while their workers work
-        steps = [pages, *(kind for kind in kinds if isinstance(kind, (Pdfs, Search)))]
+        steps = [pages, *(kind for kind in kinds if isinstance(kind, (Pdfs, Search, Cards)))]
         kinds = [pages, *kinds]
     try:
         with staged(target, project.root, partial(_recorded_files, project, target)) as tree:

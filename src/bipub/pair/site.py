@@ -63,6 +63,7 @@ RESERVED_SLUGS = frozenset(
         "tags",
         # files of the site's own
         "404.html",
+        "card.png",  # issue 19: a language's social card (render/cards.py)
         "feed.xml",
         "index.html",
         "robots.txt",
@@ -487,7 +488,7 @@ def _pair_group(
     for lang, doc in docs.items():
         if lang == source_lang:
             continue
-        for fname in ("date", "updated", "slug", "series_order", "draft", "pdf", "order"):
+        for fname in ("date", "updated", "slug", "series_order", "draft", "pdf", "order", "image"):
             tv, sv = getattr(doc.meta, fname), getattr(src.meta, fname)
             if fname in doc.meta.model_fields_set and tv != sv:
                 collector.warning(

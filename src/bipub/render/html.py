@@ -59,6 +59,7 @@ class PageSpec:
     doc: Document | None = None  # the document whose body the page shows (posts and pages)
     lists: tuple[str, ...] = ()  # the keys of the posts whose cards it shows (listings)
     made_of: tuple[EntryId, ...] = ()  # a post's or page's: its entry and its series' members
+    image: str | None = None  # og:image: a URL or site path (None: the language's site card)
 
 
 @dataclass
@@ -331,6 +332,7 @@ class HtmlRenderer:
                 canonical_path=canonical,
                 doc=doc,
                 made_of=self._made_of(entry, lang),
+                image=_og_image(entry, path),
             )
         )
 
@@ -776,6 +778,7 @@ class HtmlRenderer:
                 )
             )
         canonical = self.url.absolute(spec.canonical_path or spec.path)
+        image = spec.image or urls.site_card(spec.lang)  # issue 19: social cards
         return PageMeta(
             spec.lang,
             spec.title,
@@ -788,6 +791,8 @@ class HtmlRenderer:
             spec.og_type,
             spec.content_lang or spec.lang,
             spec.noindex,
+            image if image.startswith(("https://", "http://")) else self.url.absolute(image),
+            image == urls.site_card(spec.lang) or image == urls.post_card(spec.path),
         )
 
     def site_context(self, lang: str) -> View:
@@ -906,3 +911,11 @@ class HtmlRenderer:
         if cached is None:
             cached = self._site_cache[lang] = self.site_context(lang)
         return cached
+
+
+def _og_image(entry: Entry, path: str) -> str | None:
+    """A post's og:image: its `image:` (shared: the source's), else its own generated card
+    (render/cards.py); a page: None (the language's site card)."""
+    if entry.kind != "posts":
+        return None
+    return entry.source.meta.image or urls.post_card(path)

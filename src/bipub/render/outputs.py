@@ -30,6 +30,7 @@ from bipub.load.content import Document
 from bipub.pair.site import Site
 from bipub.project import Project
 from bipub.render import feeds, json_api, llms, pdf, urls
+from bipub.render.cards import Cards
 from bipub.render.html import HtmlRenderer, PageSpec, Plan
 from bipub.render.images import variant_files
 from bipub.render.markdown import MarkdownCache, RenderedMarkdown
@@ -337,7 +338,7 @@ class HtmlPages:
         )
 
     def owns(self, path: str) -> bool:
-        kinds = (Feeds(), JsonApi(), Llms(), Pdfs(), Search())
+        kinds = (Feeds(), JsonApi(), Llms(), Pdfs(), Search(), Cards())
         return not any(other.owns(path) for other in kinds)
 
 
