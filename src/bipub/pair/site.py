@@ -51,6 +51,7 @@ RESERVED_SLUGS = frozenset(
         "tags",
         # files of the site's own
         "404.html",
+        "feed.json",  # issue 19: the JSON Feed
         "feed.xml",
         "index.html",
         "robots.txt",
