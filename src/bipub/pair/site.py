@@ -64,6 +64,7 @@ RESERVED_SLUGS = frozenset(
         # files of the site's own
         "404.html",
         "card.png",  # issue 19: a language's social card (render/cards.py)
+        "feed.json",  # issue 19: the JSON Feed
         "feed.xml",
         "index.html",
         "robots.txt",

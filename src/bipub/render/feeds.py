@@ -36,6 +36,9 @@ XHTML = "http://www.w3.org/1999/xhtml"
 BIPUB_NS = "https://bipub.invalid/ns/feed"  # the Atom extension element's namespace
 JSON_FEED_VERSION = "https://jsonfeed.org/version/1.1"
 FEED_SIZE = 20
+# an entry's categories: the first 30 of its post's tags (a post with thousands of tags, which
+# limits.tags_per_post allows, is in thousands of tag feeds: each entry must stay small)
+FEED_TAGS = 30
 # what each translation state means, in the feeds' extension data (pair/site.py State)
 REVIEWED = {"source": True, "translated": True, "draft": False, "stale": False, "missing": False}
 
@@ -175,7 +178,7 @@ def feed_item(entry: Entry, lang: str, url: urls.UrlBuilder) -> FeedItem:
         _ts(entry.published_at),
         _ts(entry.modified_at or entry.published_at),
         doc.meta.description,
-        tuple(doc.meta.tags),
+        tuple(doc.meta.tags[:FEED_TAGS]),
         version.state,
         entry.source_lang,
     )

@@ -32,7 +32,7 @@ from bipub.project import Project
 from bipub.render import feeds, json_api, llms, pdf, urls
 from bipub.render.cards import Cards
 from bipub.render.html import HtmlRenderer, PageSpec, Plan
-from bipub.render.images import variant_files
+from bipub.render.images import encode_variants, variant_files
 from bipub.render.markdown import MarkdownCache, RenderedMarkdown
 from bipub.render.search_shards import SearchRecord, index_site
 from bipub.render.templates import THEME_DIR, template_error, text_gettext
@@ -306,6 +306,15 @@ class HtmlPages:
         self.fingerprints: dict[str, str] = {}  # of every page rendered or kept
 
     def render(self, job: RenderJob, tree: OutputTree) -> None:
+        # issue 19: the image variants not encoded yet (render/images.py), before any thread
+        cache_dir = user_cache_dir() if job.cache is not None else None
+        quality = job.site.config.images.quality
+        images, fresh = job.site.images, {}
+        if job.every_language:
+            fresh = encode_variants(
+                images, cache_dir, quality, job.collector, tree.release_in_child
+            )
+
         def meanwhile() -> None:
             for other in self.others:
                 other.render(job, tree)
@@ -316,10 +325,7 @@ class HtmlPages:
                 ):
                     tree.add(urls.output_file(path), html, None, path)
                 _static(job.project, tree)
-                # issue 19: the resized variants of the local images (render/images.py)
-                cache_dir = user_cache_dir() if job.cache is not None else None
-                quality = job.site.config.images.quality
-                for rel, data in variant_files(job.site.images, cache_dir, quality, job.collector):
+                for rel, data in variant_files(images, cache_dir, quality, job.collector, fresh):
                     tree.add(rel, data, None, "image variant")
 
         self.counts, self.fingerprints = render_pages(
