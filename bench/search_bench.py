@@ -3,9 +3,10 @@
 
     PYTHONPATH=src .venv/bin/python bench/search_bench.py [--posts 1000] [--demo]
 
-Builds the project once without the index (`bipub build --no-cache --only html`), then times,
-in this process, the parts of the search step on the built pages: Kiwi's model load, and
-per language the Korean stems and Pagefind's indexing (`pipeline.search_files`). `--posts N`
+Builds the project once without the index (`bipub build --no-cache --only html`), then times
+the index made from nothing (`build --only search`: every shard, Kiwi's model) and a build after
+one Korean post's edit (the shard of that post only, render/search_shards.py), with the lines
+`-v` prints about the shards. `--posts N`
 uses the synthetic corpus of ../shared/bench/gen_corpus.py (N posts per language); `--demo`
 this repository's demo; `--project DIR` a project already there. Nothing here is a test; machines are noisy (other builds running).
 """
@@ -19,13 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from functools import partial
 from pathlib import Path
-
-from bipub.config import load_config
-from bipub.pipeline import _read_text, search_files
-from bipub.render import search, urls
-from bipub.write.output import published_files
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -40,30 +35,35 @@ def cpu() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def measure(project: Path) -> None:
-    start = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-m", "bipub", "-q", "build", "--no-cache", "--only", "html"],
+def _run(project: Path, *args: str) -> tuple[float, float, str]:
+    """One `bipub` command: its wall time, its CPU (children's) and its -v output."""
+    start, used = time.perf_counter(), cpu()
+    done = subprocess.run(
+        [sys.executable, "-m", "bipub", "-v", *args],
         cwd=project,
         check=True,
+        capture_output=True,
+        text=True,
     )
-    print(f"html build (no index): {time.perf_counter() - start:.2f} s")
-    site = project / "site"
-    config = load_config(project)
-    url = urls.UrlBuilder(config.base_url)
-    found = published_files(site)
-    start, used = time.perf_counter(), cpu()
-    search.Stemmer()._analyzer()
-    print(f"Kiwi model load: {time.perf_counter() - start:.2f} s (CPU {cpu() - used:.2f} s)")
-    for lang in config.codes:
-        start, used = time.perf_counter(), cpu()
-        files = list(search_files(found, partial(_read_text, site), [lang], url))
-        size = sum(len(data) for _, _, data in files)
-        print(
-            f"[{lang}] index (read pages, stems, Pagefind): {time.perf_counter() - start:.2f} s "
-            f"(CPU {cpu() - used:.2f} s), "
-            f"{len(files)} files, {size / 1024:.0f} KiB"
-        )
+    return time.perf_counter() - start, cpu() - used, done.stdout + done.stderr
+
+
+def _search_lines(output: str) -> str:
+    return "; ".join(
+        part.strip() for part in output.replace("\n", ";").split(";") if "search index (" in part
+    )
+
+
+def measure(project: Path) -> None:
+    wall, used, _ = _run(project, "build", "--no-cache", "--only", "html")
+    print(f"html build (no index): {wall:.2f} s (CPU {used:.2f} s)")
+    wall, used, out = _run(project, "build", "--only", "search")
+    print(f"index, cold (every shard, Kiwi): {wall:.2f} s (CPU {used:.2f} s): {_search_lines(out)}")
+    post = next(iter(sorted((project / "content" / "ko").rglob("*.md"))))
+    text = post.read_text(encoding="utf-8")
+    post.write_text(text + "\n" + text.split("\n")[-2] + "\n", encoding="utf-8")
+    wall, used, out = _run(project, "build")
+    print(f"build after one Korean edit: {wall:.2f} s (CPU {used:.2f} s): {_search_lines(out)}")
 
 
 def main() -> None:

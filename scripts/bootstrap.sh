@@ -4,7 +4,7 @@
 #   bash scripts/bootstrap.sh demo   # install, build the demo site in both languages
 #   bash scripts/bootstrap.sh test   # install, then ruff, mypy and the full test suite
 #
-# System packages: Chromium (browser tests), Noto CJK fonts and HarfBuzz subsetting (Korean PDFs),
+# System packages: Chromium (browser tests, Mermaid diagrams), Noto CJK fonts and HarfBuzz subsetting (Korean PDFs),
 # Pango (WeasyPrint), poppler-utils (PDF checks), gettext tools. Python packages go into .venv with
 # the exact versions of requirements.lock (pyproject.toml holds compatible ranges).
 set -euo pipefail
@@ -23,6 +23,24 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+# Mermaid diagrams (issue 19): mermaid-cli from npm, exact versions from tools/mermaid/package-lock.json
+# (`npm ci`), drawing in the Chromium above: PUPPETEER_SKIP_DOWNLOAD, so no browser is downloaded.
+# Debian 12's nodejs (18.20) is recent enough.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  echo "bootstrap: installing system packages: nodejs npm" >&2
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+fi
+mermaid_stamp=tools/mermaid/node_modules/.bipub-installed
+mermaid_want="$(cat tools/mermaid/package.json tools/mermaid/package-lock.json | sha256sum | cut -c1-16)"
+if [ ! -f "$mermaid_stamp" ] || [ "$(cat "$mermaid_stamp")" != "$mermaid_want" ]; then
+  echo "bootstrap: installing mermaid-cli (tools/mermaid, npm ci)" >&2
+  (cd tools/mermaid && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error >&2) \
+    || { echo "bootstrap: npm ci failed in tools/mermaid" >&2; exit 1; }
+  echo "$mermaid_want" > "$mermaid_stamp"
 fi
 
 # The venv's Python: $PYTHON if set, else Debian's own python3 (3.11 on Debian 12), else the

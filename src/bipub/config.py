@@ -93,6 +93,84 @@ class Outputs(Strict):
         description="A side-by-side page (and, for PDF posts, a bilingual PDF) for every post "
         "shown in two languages in its own text.",
     )
+    search_shard_pages: StrictInt = Field(
+        400,
+        ge=1,
+        le=100_000,
+        description="Pages per search-index shard: a build makes again only the shards whose "
+        "pages changed.",
+    )
+
+
+def _short_section(name: str) -> str:
+    from bipub.model.cv import SHORT_HEADER, short_sections
+
+    if name in SHORT_HEADER:
+        raise ValueError(
+            f"{name!r} is always in the short CV (its header: {', '.join(SHORT_HEADER)}); "
+            "list only the sections after it"
+        )
+    known = short_sections()
+    if name not in known:
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise ValueError(f"{name!r} is not a CV section ({hint}sections: {', '.join(known)})")
+    return name
+
+
+ShortSection = Annotated[StrictStr, AfterValidator(_short_section)]
+
+
+class ShortCv(Strict):
+    """The short CV PDFs, cv-<lang>-short.pdf (issue 18; render/pdf/short.py)."""
+
+    enabled: StrictBool | None = Field(
+        None,
+        description="Build the short CV PDFs (default: when cv.yaml marks an item `short: "
+        "true` or `sections` is given).",
+    )
+    sections: list[ShortSection] = Field(
+        ["summary"],
+        description="CV sections shown in full in the short CV (items marked `short: false` "
+        "aside); items marked `short: true` are shown wherever they are.",
+    )
+    pages: StrictInt = Field(
+        2, ge=1, le=50, description="The short CV's page budget: more pages is a warning."
+    )
+
+    @field_validator("sections")
+    @classmethod
+    def _sections(cls, value: list[str]) -> list[str]:
+        twice = sorted({name for name in value if value.count(name) > 1})
+        if twice:
+            raise ValueError(f"listed twice: {', '.join(twice)}")
+        return value
+
+    def wanted(self, marked: bool) -> bool:
+        """Whether the short CV PDFs are built; `marked`: the CV marks an item `short: true`."""
+        if self.enabled is not None:
+            return self.enabled
+        return marked or "sections" in self.model_fields_set
+
+
+class ImageOptions(Strict):
+    """Issue 19: resized variants of the local images (pair/images.py, render/images.py)."""
+
+    widths: list[Annotated[StrictInt, Field(ge=16, le=8192)]] = Field(
+        [480, 960, 1440],
+        max_length=12,
+        description="Widths (px) of the resized variants of a Markdown image (none wider "
+        "than the image); [] for none.",
+    )
+    formats: list[Literal["avif", "webp"]] = Field(
+        ["avif", "webp"],
+        description="Variant formats, best first (avif only where Pillow can write it).",
+    )
+    quality: StrictInt = Field(80, ge=1, le=100, description="Encoder quality of the variants.")
+    sizes: StrictStr = Field(
+        "(max-width: 46rem) 100vw, 46rem",
+        description="The `sizes` of a Markdown image's srcset: how wide the theme shows it.",
+    )
 
 
 class PdfOptions(Strict):
@@ -112,6 +190,7 @@ class PdfOptions(Strict):
         description="Highlight untranslated CV text in yellow in the PDFs (the notice line "
         "stays either way; the web pages always highlight).",
     )
+    short: ShortCv = ShortCv()  # issue 18: the short CV PDFs
 
 
 class CheckIgnore(Strict):
@@ -209,6 +288,7 @@ class SiteConfig(Strict):
     outputs: Outputs = Outputs()
     limits: Limits = Limits()
     pdf: PdfOptions = PdfOptions()
+    images: ImageOptions = ImageOptions()
     check: CheckOptions = CheckOptions()
     translate: TranslateOptions = TranslateOptions()
     diagnostics: dict[DiagnosticCode, Level] = Field(

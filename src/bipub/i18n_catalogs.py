@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
-from babel.messages.extract import extract_from_dir
+from babel.messages.extract import extract_from_dir, extract_from_file
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
@@ -26,6 +26,8 @@ from bipub.project import Project
 from bipub.render.catalogs import DOMAIN, check_message, po_path, read_catalog
 
 THEME_TEMPLATES = Path(__file__).resolve().parent / "theme" / "templates"
+# The theme's UI strings written outside its templates: `_("…")` calls in Python (llms.txt)
+THEME_SOURCES = (Path(__file__).resolve().parent / "render" / "llms.py",)
 METHOD_MAP = [("**.html", "jinja2.ext:babel_extract"), ("**.xml", "jinja2.ext:babel_extract")]
 OPTIONS = {"**.html": {"extensions": "jinja2.ext.i18n", "trimmed": "true"}}
 
@@ -60,6 +62,16 @@ def extract_catalog(template_dirs: list[Path]) -> Catalog:
             catalog.add(
                 message, None, [(filename, lineno)], auto_comments=comments, context=context
             )
+        if folder == THEME_TEMPLATES:
+            for source in THEME_SOURCES:
+                for lineno, message, comments, context in extract_from_file("python", source):
+                    catalog.add(
+                        message,
+                        None,
+                        [(source.name, lineno)],
+                        auto_comments=comments,
+                        context=context,
+                    )
     return catalog
 
 

@@ -36,6 +36,7 @@ from bipub.load.content import Content, load_content
 from bipub.pair.site import Site, pair_site
 from bipub.project import Project
 from bipub.render import urls
+from bipub.render.diagrams import Diagrams
 from bipub.render.html import HtmlRenderer
 from bipub.render.markdown import MarkdownCache
 from bipub.render.outputs import Feeds, HtmlPages, JsonApi, Llms, Output, Pdfs, RenderJob, Search
@@ -66,6 +67,7 @@ class BuildResult:
     cache_note: str = ""  # what the build reused from the last one, or why not (`-v`)
     up_to_date: bool = False  # nothing changed since the last build: nothing was done
     state: BuildState | None = None  # what the next build can start from (buildstate.py)
+    built: dict[str, int] = field(default_factory=dict)  # build --only: files per kind rebuilt
 
 
 @dataclass(frozen=True)
@@ -119,7 +121,11 @@ def plan(
         collector,
         cache.notes if cache is not None else None,
         earlier=state.bodies if state is not None else None,
+        images=site.images,  # issue 19: sizes and variants of the local images
+        diagrams=Diagrams(user_cache_dir() if cache is not None else None, config.pdf.fonts),
     )
+    # ```mermaid diagrams: every one not yet cached, drawn in one browser run (issue 19)
+    markdown.prepare_diagrams(e.versions[lang].doc for e in site.entries for lang in e.versions)
     # compiled templates are code: kept in the user's cache, never in the (cloneable) project
     bytecode = bytecode_cache(user_cache_dir() / "jinja" if cache is not None else None)
     envs = {
@@ -414,7 +420,10 @@ def _build(
     try:
         with staged(target, project.root, partial(_recorded_files, project, target)) as tree:
             render(job, steps, tree)
+            notes.extend(n for kind in steps if isinstance(kind, Search) for n in kind.notes)
+            built: dict[str, int] = {}
             if options.only is not None:  # build --only: the other kinds stay as they were
+                built = {kind.kind: sum(map(kind.owns, tree.files)) for kind in kinds}
                 _keep_other_kinds(tree, kinds, published)
             silenced = collector.apply_levels(config.diagnostics)  # bipub.yaml `diagnostics:`
             _strict(collector, options.strict)
@@ -449,6 +458,7 @@ def _build(
         tree.reused_pages,
         "; ".join(n for n in notes if n),
         state=new_state if new_state is not None else state,
+        built=built,
     )
 
 

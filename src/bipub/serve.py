@@ -6,7 +6,9 @@ percent-decoded, any '..' segment or absolute path is a 404, and the resolved fi
 the site folder. HTML responses get a small script that listens on /__bipub/events (server-sent
 events) and reloads the page after each successful rebuild; a failed rebuild keeps the previous
 site and shows the errors in the page and the terminal. A rebuild publishes the pages first and
-the PDFs in a second step, so a saved edit shows without waiting for PDF layout.
+the PDFs in a second step, so a saved edit shows without waiting for PDF layout. A rebuild prints
+only the build warnings that are new since the previous rebuild (`WarningMemo`), and how many
+known ones it left out.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import json
 import posixpath
 import threading
+from collections.abc import Iterable
 from functools import partial
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -21,7 +24,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from bipub.diagnostics import DiagnosticError
+from bipub.diagnostics import Diagnostic, DiagnosticError
 from bipub.project import Project
 
 RELOAD_SCRIPT = b"""<script>(function(){var s=new EventSource("/__bipub/events");
@@ -50,6 +53,44 @@ class ServeStatus:
         with self.cond:
             self.closed = True
             self.cond.notify_all()
+
+
+class WarningMemo:
+    """The build warnings of the previous rebuild, so that each rebuild prints only new ones.
+
+    A rebuild calls `begin()` once it has built (a failed rebuild leaves the memo as it was),
+    then `sort()` with its warnings — once or several times (the pages, then the PDFs): each
+    warning comes back either new (not printed at the previous rebuild) or known."""
+
+    def __init__(self) -> None:
+        self.previous: frozenset[Diagnostic] = frozenset()
+        self.current: set[Diagnostic] = set()
+
+    def begin(self) -> None:
+        self.previous, self.current = frozenset(self.current), set()
+
+    def sort(self, warnings: Iterable[Diagnostic]) -> tuple[list[Diagnostic], int]:
+        """(new warnings, in order; how many known ones are not repeated)."""
+        new: list[Diagnostic] = []
+        known = 0
+        for d in warnings:
+            if d in self.current:
+                continue  # already sorted in this rebuild
+            self.current.add(d)
+            if d in self.previous:
+                known += 1
+            else:
+                new.append(d)
+        return new, known
+
+
+def report_warnings(ui: Any, memo: WarningMemo, warnings: Iterable[Diagnostic]) -> None:
+    """Print a rebuild's warnings that are new since the previous rebuild, and how many known
+    ones were left out ("(3 warnings as before)")."""
+    new, known = memo.sort(warnings)
+    ui.diagnostics(new)
+    if known:
+        ui.info(f"({known} warning{'s' if known != 1 else ''} as before)")
 
 
 def safe_path(site: Path, url_path: str) -> Path | None:
@@ -180,6 +221,7 @@ def serve(ui: Any, root: Path, host: str, port: int, out: Path | None) -> None:
     # saved edit is loaded, paired, planned and rendered by the build's own functions, from
     # what the last rebuild worked out; the cache is saved at the end
     kept = Kept(BuildCache.load(project.cache), buildstate.load(project, site))
+    memo = WarningMemo()  # each rebuild prints only the warnings the previous one did not
 
     def rebuild() -> None:
         # Pages first: open pages reload as soon as the HTML is published; the PDFs (slow to
@@ -191,7 +233,8 @@ def serve(ui: Any, root: Path, host: str, port: int, out: Path | None) -> None:
             ui.info(f"rebuild failed ({len(exc.diagnostics)} errors); still serving the last site")
             state.done([d.format() for d in exc.diagnostics])
             return
-        ui.diagnostics(result.warnings)
+        memo.begin()
+        report_warnings(ui, memo, result.warnings)
         total = sum(result.pages.values())
         ui.info(
             f"rebuilt {total - result.reused} of {total} pages ({result.changed} files changed) "
@@ -207,7 +250,7 @@ def serve(ui: Any, root: Path, host: str, port: int, out: Path | None) -> None:
             ui.info(f"PDFs failed ({len(exc.diagnostics)} errors); the pages are up to date")
             state.done([d.format() for d in exc.diagnostics])
             return
-        ui.diagnostics([d for d in pdfs.warnings if d not in result.warnings])
+        report_warnings(ui, memo, pdfs.warnings)
         if not pdfs.up_to_date:
             ui.info(f"PDFs rebuilt in {pdfs.seconds:.2f} s")
 

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import IO
 
 from bipub import __version__
+from bipub.cache import UNREADABLE, load_signed, save_signed
 from bipub.diagnostics import Diagnostic, Severity
 from bipub.parallel import can_fork
 from bipub.project import Project
@@ -161,7 +162,6 @@ def _path(project: Project, out: Path) -> Path:
 
 
 def load(project: Project, out: Path) -> Record | None:
-    from bipub.cache import UNREADABLE, load_signed
 
     try:
         data = load_signed(_path(project, out))
@@ -185,7 +185,6 @@ def load(project: Project, out: Path) -> Record | None:
 def save(project: Project, out: Path, record: Record) -> None:
     """Kept signed like every cache file (cache.py), pickled: on a 5,000-post site it holds
     ~40,000 identities, which JSON took 0.06 s to read and as long to write."""
-    from bipub.cache import save_signed
 
     data = {
         "format": FORMAT,

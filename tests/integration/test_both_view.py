@@ -12,6 +12,7 @@ import shutil
 import subprocess
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -278,3 +279,25 @@ def test_a_pdf_post_gets_a_bilingual_pdf_side_by_side(tmp_path: Path) -> None:
     )
     assert "Translation may be outdated" in text and "Not translated yet" in text
     assert "번역 없음" in text
+
+
+def test_sections_show_the_same_diagrams_and_image_sizes_as_the_post(tmp_path: Path) -> None:
+    """The side-by-side view renders a body as the post page does: a ```mermaid fence is its
+    drawn SVG (render/diagrams.py), a local image gets its size (pair/images.py)."""
+    from bipub.pair.images import ImageInfo, LocalImage
+    from bipub.render.diagrams import Diagrams, Drawn
+
+    def runner(job: dict[str, Any], tool: Path) -> dict[str, Drawn]:
+        return {d["key"]: Drawn("<svg><text>그림</text></svg>") for d in job["diagrams"]}
+
+    source = (
+        "Intro.\n\n```mermaid\nflowchart LR\n  A --> B\n```\n\n## Two\n\n![a chart](chart.png)\n"
+    )
+    image = LocalImage("/blog/p/chart.png", tmp_path / "chart.png", ImageInfo("d", 640, 480, "PNG"))
+    diagrams = Diagrams(None, runner=runner, _version="test", _version_read=True)
+    parts, _ = render_sections(
+        source, (0, 6), images={"chart.png": image}, diagrams=diagrams, id_prefix="en"
+    )
+    assert '<figure class="diagram"><svg><text>그림</text></svg></figure>' in parts[0]
+    assert "flowchart LR" not in parts[0]
+    assert 'width="640"' in parts[1] and 'height="480"' in parts[1]

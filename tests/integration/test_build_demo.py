@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bipub.load.yaml_strict import load_yaml
+from bipub.render.json_api import strip_ids
 from tests.conftest import tree_snapshot
 
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -68,6 +69,8 @@ def test_cv_json_equals_the_yaml_key_for_key_and_in_order(demo: Path) -> None:
     api = json.loads((demo / "site/api/en/cv.json").read_text(encoding="utf-8"))
     assert "phone" not in api["contact"]  # the demo's bipub.yaml: private_fields (pdf_only)
     del source["contact"]["phone"]
+    assert '"short": true' in json.dumps(source)  # the demo marks items for the short CV PDF ...
+    source = strip_ids(source)  # ... bipub's own keys (id, short), never in the API
     assert api == source
     assert json.dumps(api, ensure_ascii=False) == json.dumps(source, ensure_ascii=False)
 
@@ -156,15 +159,17 @@ def test_llms_txt_follows_the_proposal(demo: Path) -> None:
     assert "https://seoyeon.example.org/en/llms.txt" in text
     full = (demo / "site/en/llms-full.txt").read_text(encoding="utf-8")
     for heading in (
-        "Summary",
-        "Contact",
-        "Experience",
-        "Problem:",
+        "## Contact",
+        "## Experience",
+        "- Problem:",
         "Open source",
         "Projects",
         "Education",
     ):
         assert heading in full
+    # a machine-drafted post says so, as its page does (issue 18)
+    batching = full.split("/en/blog/continuous-batching/)", 1)[1].split("\n### [", 1)[0]
+    assert "**Machine translation, not reviewed**: This is a machine translation" in batching
 
 
 def test_build_lang_ko_writes_only_korean_outputs(demo: Path, cli) -> None:
@@ -180,7 +185,9 @@ def test_build_lang_ko_writes_only_korean_outputs(demo: Path, cli) -> None:
     assert result.exit_code == 0, result.stderr
     after = tree_snapshot(site)
     changed = {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
-    assert all(p.startswith(("ko/", "api/ko/", "pdf/cv-ko.")) for p in changed), changed
+    assert all(
+        p.startswith(("ko/", "api/ko/", "pdf/cv-ko.", "pdf/cv-ko-short.")) for p in changed
+    ), changed
     assert b"CHANGED" not in after["en/blog/continuous-batching/index.html"]
 
 

@@ -213,6 +213,9 @@ def test_the_base_project_is_clean(project: Callable[..., Path], cli: Callable[.
         "units": 4,
         "current": 4,
         "reviewed": 0,
+        "unreviewed": 4,  # written by hand, no review record
+        "untranslated": 0,
+        "failing_qa": 0,
         "draft": 0,
         "stale": 0,
         "missing": 0,
@@ -475,10 +478,13 @@ def test_html_report_is_standalone_and_structured(
     numbers = by_codes["numbers"]
     assert "posts/p:body#0" in numbers.xpath("string(h3)")
     src, tr = numbers.xpath('.//div[@class="pair"]/div')
-    assert "157 → 382" in src.xpath("string(.//pre)")
-    assert "157 → 328" in tr.xpath("string(.//pre)")
+    assert "157 → 382" in src.xpath('string(.//div[@class="text"])')
+    assert "157 → 328" in tr.xpath('string(.//div[@class="text"])')
+    assert tr.xpath('.//div[@class="text"]/code')[0].text == "`max_num_seqs`"  # code: monospace
     stale = by_codes["stale"]
-    assert stale.xpath('.//details[@class="stale-diff"]//pre[@class="diff"]/span[@class="add"]')
+    assert stale.xpath(
+        './/details[@class="stale-diff"]//div[@class="text diff"]/span[@class="add"]'
+    )
     form = tree.xpath('//form[@id="filters"]')[0]
     assert form.get("hidden") is not None  # shown by the script; without JS everything is visible
     assert {i.get("value") for i in form.xpath(".//input")} == {"numbers", "stale"}

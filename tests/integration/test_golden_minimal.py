@@ -27,6 +27,8 @@ FILES = [
     "api/en/posts.json",
     "api/en/status.json",
     "ko/feed.xml",
+    "en/feed.json",
+    "en/tags/kv-cache/feed.xml",
     "sitemap.xml",
     "robots.txt",
     "llms.txt",

@@ -40,7 +40,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         mp.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))
         mp.delenv("DEEPL_AUTH_KEY", raising=False)
         root = tmp_path_factory.mktemp("rc") / "real_content"
-        shutil.copytree(PROJECTS / "real_content", root)
+        copy_project(root)
         yield root
 
 
@@ -105,33 +105,61 @@ def test_feed_and_sitemap_carry_the_instant(built: Built) -> None:
 
 
 MISSING_ASSETS = [
-    "content/en/cv.yaml:13: warning: /assets/logos/gone.svg: no such file "
+    "content/en/cv.yaml:13: /assets/logos/gone.svg: no such file "
     "(looked for static/assets/logos/gone.svg)",
-    "content/en/cv.yaml:17: warning: /assets/awards/best-talk.png: no such file "
+    "content/en/cv.yaml:17: /assets/awards/best-talk.png: no such file "
     "(looked for static/assets/awards/best-talk.png)",
-    "content/ko/posts/a-morning.md:10: warning: image /assets/img/missing.png: no such file "
+    "content/ko/posts/a-morning.md:10: image /assets/img/missing.png: no such file "
     "(looked for static/assets/img/missing.png)",
-    "content/ko/posts/a-morning.md:12: warning: image figure.png: no such file "
+    "content/ko/posts/a-morning.md:12: image figure.png: no such file "
     "(looked for static/ko/blog/a-morning/figure.png)",
+]
+MADE_IMAGES = [
+    "assets/logos/gone.svg",
+    "assets/awards/best-talk.png",
+    "assets/img/missing.png",
+    "ko/blog/a-morning/figure.png",
 ]
 
 
-def test_missing_local_images_are_warnings_at_the_source_line(built: Built) -> None:
-    lines = [line for line in built.stderr.splitlines() if "no such file" in line]
-    assert lines == [f"{line} [missing-asset]" for line in MISSING_ASSETS]  # warnings: code
-    assert "in-code.png" not in built.stderr  # an image inside a code block is text
-    assert "acme.svg" not in built.stderr  # it exists in static/
-    assert "example.org/award.png" not in built.stderr  # remote: not checked here
+def add_image(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix == ".svg":
+        path.write_text('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 8 4"/>', "utf-8")
+    else:
+        from PIL import Image
+
+        Image.new("RGB", (64, 32), (10, 120, 200)).save(path)
 
 
-def test_missing_images_fail_a_strict_build(project: Path, tmp_path: Path) -> None:
-    root = tmp_path / "strict"
-    shutil.copytree(project, root, ignore=shutil.ignore_patterns("site", ".bipub-cache"))
-    code, err = build(root, "--strict", "--only", "html")
+def copy_project(root: Path) -> None:
+    """The project, with the images it names but does not have (an error since issue 19: see
+    test_missing_local_images_are_errors_at_the_source_line)."""
+    shutil.copytree(PROJECTS / "real_content", root)
+    for rel in MADE_IMAGES:
+        add_image(root / "static" / rel)
+
+
+def test_missing_local_images_are_errors_at_the_source_line(tmp_path: Path) -> None:
+    """Issue 19: a missing local image is an error (it was a warning, an error under --strict,
+    until then: this test expected warnings) at the line that names it; nothing is built."""
+    root = tmp_path / "missing"
+    shutil.copytree(PROJECTS / "real_content", root)  # as it is: four images missing
+    code, err = build(root, "--only", "html")
     assert code == 1
-    for expected in MISSING_ASSETS:
-        location, message = expected.split(": warning: ")
-        assert f"{location}: {message} (--strict)" in err
+    lines = [line for line in err.splitlines() if "no such file" in line]
+    assert lines == MISSING_ASSETS  # errors: "path:line: message", the code for warnings only
+    assert "in-code.png" not in err  # an image inside a code block is text
+    assert "acme.svg" not in err  # it exists in static/
+    assert "example.org/award.png" not in err  # remote: not checked here
+    assert not (root / "site").exists()
+
+
+def test_the_made_images_get_their_sizes(built: Built) -> None:
+    assert built.exit_code == 0, built.stderr
+    html = built.read("ko/blog/a-morning/index.html")
+    assert 'src="figure.png" alt="상대 경로" width="64" height="32" loading="lazy"' in html
+    assert 'src="/assets/logos/acme.svg" alt="로고"' in html
 
 
 def test_a_rebuild_after_a_time_edit_reorders_like_a_full_build(
@@ -199,7 +227,7 @@ def test_tag_spellings_choose_the_spelling_shown(built: Built) -> None:
 
 def test_tag_spellings_naming_one_tag_twice_is_a_config_error(tmp_path: Path) -> None:
     root = tmp_path / "twice"
-    shutil.copytree(PROJECTS / "real_content", root)
+    copy_project(root)
     config = root / "bipub.yaml"
     config.write_text(
         config.read_text(encoding="utf-8").replace(
@@ -243,7 +271,7 @@ def test_home_cv_shows_the_latest_posts_before_the_cv_details(built: Built) -> N
 @pytest.fixture(scope="module")
 def blog_home(project: Path) -> Built:
     root = project.parent / "blog_home"
-    shutil.copytree(PROJECTS / "real_content", root)
+    copy_project(root)
     with (root / "bipub.yaml").open("a", encoding="utf-8") as f:
         f.write("home: blog\n")
     code, err = build(root, "--only", "html", "--only", "feeds")
@@ -274,7 +302,7 @@ def test_home_blog_puts_the_cv_at_its_own_url(blog_home: Built) -> None:
 
 def test_home_must_be_cv_or_blog(tmp_path: Path) -> None:
     root = tmp_path / "bad_home"
-    shutil.copytree(PROJECTS / "real_content", root)
+    copy_project(root)
     with (root / "bipub.yaml").open("a", encoding="utf-8") as f:
         f.write("home: posts\n")
     code, err = build(root, "--only", "html")
@@ -286,7 +314,7 @@ def test_home_must_be_cv_or_blog(tmp_path: Path) -> None:
 def full(project: Path) -> Built:
     """Every output, PDFs included (private_fields: contact.phone, pdf_only)."""
     root = project.parent / "full"
-    shutil.copytree(PROJECTS / "real_content", root)
+    copy_project(root)
     code, err = build(root)
     return Built(root, code, err)
 
@@ -320,7 +348,7 @@ def test_pdf_only_fields_stay_in_the_pdfs(full: Built) -> None:
 
 def test_private_fields_leave_the_pdfs_too_without_pdf_only(tmp_path: Path) -> None:
     root = tmp_path / "private"
-    shutil.copytree(PROJECTS / "real_content", root)
+    copy_project(root)
     config = root / "bipub.yaml"
     config.write_text(
         config.read_text(encoding="utf-8").replace("pdf_only: true", "pdf_only: false"),
@@ -333,7 +361,7 @@ def test_private_fields_leave_the_pdfs_too_without_pdf_only(tmp_path: Path) -> N
 
 def test_a_private_field_the_cv_does_not_have_is_a_config_error(tmp_path: Path) -> None:
     root = tmp_path / "fax"
-    shutil.copytree(PROJECTS / "real_content", root)
+    copy_project(root)
     config = root / "bipub.yaml"
     config.write_text(
         config.read_text(encoding="utf-8").replace("path: contact.phone", "path: contact.fax"),
@@ -400,7 +428,7 @@ def test_untranslated_text_is_highlighted_in_the_pdfs_by_default(full: Built) ->
 
 def test_the_pdf_highlight_can_be_turned_off(tmp_path: Path) -> None:
     root = tmp_path / "plain"
-    shutil.copytree(PROJECTS / "real_content", root)
+    copy_project(root)
     with (root / "bipub.yaml").open("a", encoding="utf-8") as f:
         f.write("pdf:\n  highlight_untranslated: false\n")
     code, err = build(root, "--only", "pdf", "--only", "html")

@@ -22,7 +22,7 @@ def _bundle(site: Path, lang: str) -> dict[str, bytes]:
 
 def _indexed_urls(site: Path, lang: str) -> set[str]:
     urls = set()
-    for path in (site / lang / "pagefind" / "fragment").iterdir():
+    for path in (site / lang / "pagefind").glob("*/fragment/*"):
         text = gzip.decompress(path.read_bytes()).decode("utf-8")
         urls.add(text.split('"url":"', 1)[1].split('"', 1)[0])
     return urls

@@ -1,18 +1,21 @@
 """The review state machine (issue 15): translate (with engine faults), source edits, approve,
-approve --keep-current, reject and edits by hand, in any order, on a tiny project (one post of
-three units and a CV of two), calling the same functions as the commands.
+approve --keep-current, reject, edits by hand and translations written by hand (issue 18:
+`review --human` offers them, approving records their review), in any order, on a tiny
+project (one post of three units and a CV of two), calling the same functions as the commands.
 
 A model follows what each unit's translation file should hold and what it is; after every step:
 - the files hold exactly what the model says (no reviewed text is lost, nothing is written that
   should not be);
 - each status record says what its text is: a machine text unreviewed is a `draft` record; a
   reviewed one is recorded for the source it was made or approved for; a waiting draft is kept;
-- `check` reports exactly the units that are not reviewed and current;
+- `check` and `review --human` report exactly the units that are not reviewed and current; a
+  translation written by hand has no record until it is approved, is offered by `--human`, and
+  is never counted as reviewed before that; a machine text never counts as reviewed (coverage);
 - the site shows each post with the notice its units call for (a machine draft → draft notice,
   a text of an older source → outdated notice), marks every machine-drafted CV field, and the
   JSON status flags exactly the machine drafts.
 
-Each of the four starting states runs 20 examples of up to 20 steps by default (80 in all);
+Each of the five starting states runs 20 examples of up to 20 steps by default (100 in all);
 `-m slow` runs 150 of up to 40 each.
 """
 
@@ -88,6 +91,7 @@ class Model:
     text: str | None = None  # the translation in the content file
     # none | machine (an unreviewed draft) | edited-draft (a draft edited by hand, unreviewed)
     # | reviewed | human (a reviewed or human text edited by hand since)
+    # | hand (written by hand where there was none: no record until approved)
     kind: str = "none"
     made_for: str | None = None  # the source a machine or reviewed text was made/approved for
     rec_source: str | None = None  # the source its status record names (None: no record)
@@ -163,6 +167,27 @@ def hand_edit(root: Path, key: str, old: str, new: str) -> None:
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
+def write_translation(root: Path, key: str, text: str) -> None:
+    """A new translation of one unit, written by hand (the unit has none)."""
+    import yaml
+
+    if key in POST:
+        assert key == "posts/p:title"
+        path = root / EN_POST
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"---\ntitle: {json.dumps(text)}\n---\n", encoding="utf-8")
+        return
+    path = root / EN_CV
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else None
+    data = dict(data or {})
+    assert data.get(key.split(":", 1)[1]) is None
+    data[key.split(":", 1)[1]] = text
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=1000), encoding="utf-8"
+    )
+
+
 class ReviewMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
@@ -181,11 +206,15 @@ class ReviewMachine(RuleBasedStateMachine):
     @initialize()
     def project(self) -> None:
         """A project with nothing translated (START empty), everything drafted, everything
-        reviewed, or everything reviewed with a new draft waiting beside (the sources changed
-        since). Each start is its own test, so that every run begins in the state it names."""
+        reviewed, everything reviewed with a new draft waiting beside (the sources changed
+        since), or the CV and the post's title translated by hand (by-hand). Each start is its
+        own test, so that every run begins in the state it names."""
         (self.root / "bipub.yaml").write_text(CONFIG, encoding="utf-8")
         write_sources(self.root, self.src)
-        if self.START != "empty":
+        if self.START == "by-hand":  # the CV and the post's title translated by hand
+            for key in ("cv:title", "cv:summary", "posts/p:title"):
+                self.write_by_hand(key)
+        elif self.START != "empty":
             self.translate(None, 0)
         if self.START in ("reviewed", "waiting"):
             self.approve(UNITS, False, False)
@@ -275,9 +304,13 @@ class ReviewMachine(RuleBasedStateMachine):
             f"approve{' --keep-current' if keep else ''}{' with a waiting draft' if waiting else ''}"
         )
         assert all(e is not None for e in expected.values()), expected
+        recs = records(self.root)
         for key in keys:
             text = expected[key]
             assert text is not None
+            if self.model[key].kind == "hand":
+                event("approve a translation written by hand")
+                assert recs[key].origin == "human" and recs[key].state == "reviewed", recs[key]
             self.model[key] = Model(text, "reviewed", self.src[key], self.src[key], None)
 
     @rule(index=st.integers(0, 4), keep=st.booleans(), force=st.booleans(), reject=st.booleans())
@@ -345,8 +378,34 @@ class ReviewMachine(RuleBasedStateMachine):
             return
         new = m.text + " edited"
         hand_edit(self.root, key, m.text, new)
-        kind = "edited-draft" if m.kind in ("machine", "edited-draft") else "human"
+        if m.kind == "hand":
+            kind = "hand"  # still no record
+        elif m.kind in ("machine", "edited-draft"):
+            kind = "edited-draft"
+        else:
+            kind = "human"
         self.model[key] = replace(m, text=new, kind=kind, made_for=None)
+
+    @rule(index=st.integers(0, 2), keep=st.booleans())
+    def approve_a_translation_by_hand(self, index: int, keep: bool) -> None:
+        """What `review --human` offers: a translation written by hand, without a record."""
+        offered = [it.key for it in rv.queue(self.analysis(), ["en"], human=True)]
+        hand = [k for k in offered if self.model[k].kind == "hand"]
+        if hand:
+            self.approve((hand[index % len(hand)],), keep, False)
+
+    @rule(key=st.sampled_from(("cv:title", "cv:summary", "posts/p:title")))
+    def write_by_hand(self, key: str) -> None:
+        """A person writes a translation where there is none (a CV field, or a post's title
+        in a new translation file): no status record, until it is approved."""
+        if self.model[key].text is not None:
+            return
+        if key in POST and any(self.model[k].text is not None for k in POST):
+            return  # the file holds other units: only a new file is written here
+        text = f"Written by hand for {key.rsplit(':', 1)[1]}"
+        write_translation(self.root, key, text)
+        event("write a translation by hand")
+        self.model[key] = Model(text, "hand", None, None, None)
 
     # ------------------------------------------------------------------ invariants
 
@@ -360,6 +419,9 @@ class ReviewMachine(RuleBasedStateMachine):
             assert files[key] == m.text, f"{key}: the file holds {files[key]!r}, not {m.text!r}"
             if m.kind == "none":
                 assert rec is None, f"{key}: a record without a text: {rec}"
+                continue
+            if m.kind == "hand":
+                assert rec is None, f"{key}: a translation by hand got a record: {rec}"
                 continue
             assert rec is not None, f"{key}: {m.kind} text without a status record"
             if m.kind == "machine":
@@ -385,12 +447,28 @@ class ReviewMachine(RuleBasedStateMachine):
                 reported.update(CV)
             elif f.key:
                 reported.add(f.key)
+        offered = {it.key for it in rv.queue(analysis, ["en"], human=True) if "human" in it.states}
+        assert offered == {k for k, m in self.model.items() if m.kind == "hand"}, offered
+        reported |= offered
         expected = {
             k
             for k, m in self.model.items()
             if not (m.kind == "reviewed" and m.made_for == self.src[k] and m.waiting is None)
         }
         assert reported == expected, (reported, expected)
+
+        # coverage: each unit in the part its model says (check/coverage.py)
+        for key, m in self.model.items():
+            part = analysis.standing[("en", key)]
+            current = m.made_for == self.src[key]
+            if m.kind == "none":
+                assert part == "missing", (key, part)
+            elif m.kind in ("machine", "edited-draft"):
+                assert part in ("draft", "stale"), (key, m.kind, part)  # never reviewed
+            elif m.kind in ("hand", "human"):
+                assert part in ("unreviewed", "untranslated", "failing_qa", "stale"), (key, part)
+            if part == "reviewed":
+                assert m.kind == "reviewed" and current, (key, m)
 
         # the site: the post's notice, and every machine-drafted CV field marked
         entry = next(e for e in analysis.site.entries if e.key == "p")
@@ -416,7 +494,7 @@ class ReviewMachine(RuleBasedStateMachine):
         assert flagged == machine, (flagged, machine)
 
 
-STARTS = ("empty", "drafted", "reviewed", "waiting")
+STARTS = ("empty", "drafted", "reviewed", "waiting", "by-hand")
 
 
 def _run(start: str, examples: int, steps: int) -> None:

@@ -109,3 +109,15 @@ def test_no_private_name_is_imported_from_another_package() -> None:
                 if private and (node.module or "").rsplit(".", 1)[0] != package:
                     found.append(f"{path.relative_to(REPO)}:{node.lineno} {alias.name}")
     assert not found, "private names imported across packages:\n" + "\n".join(found)
+
+
+def test_no_two_test_files_share_a_name() -> None:
+    """The test folders are not packages: pytest imports each file by its name, and a second
+    file of the same name stops the whole collection ("import file mismatch")."""
+    tests = Path(__file__).resolve().parent.parent
+    seen: dict[str, list[str]] = {}
+    for path in tests.rglob("test_*.py"):
+        if "bad_inputs" in path.parts or "projects" in path.parts:
+            continue
+        seen.setdefault(path.name, []).append(str(path.relative_to(tests)))
+    assert not {name: paths for name, paths in seen.items() if len(paths) > 1}

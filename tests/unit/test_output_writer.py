@@ -102,6 +102,8 @@ def test_ownership() -> None:
     assert owned_by("api/ko/cv.json", ["ko"])
     assert owned_by("pdf/cv-ko.pdf", ["ko"])
     assert not owned_by("pdf/cv-ko-en.pdf", ["ko"])
+    assert owned_by("pdf/cv-ko-short.pdf", ["ko"])  # a --lang ko build removes a stale one
+    assert not owned_by("pdf/cv-en-short.pdf", ["ko"])
     assert not owned_by("en/index.html", ["ko"])
     assert not owned_by("sitemap.xml", ["ko"])
 

@@ -3,6 +3,7 @@
 run.py        load → pair → parity → QA → severity (`analyze`); renders nothing
 cached.py     `run_check` / `CheckRun`: the check with its result cache (a warm check reads one file)
 result.py     `CheckResult`: findings, ignored findings, coverage
+coverage.py   where each unit stands (reviewed, unreviewed, untranslated, failing QA, …), counts
 parity.py     state findings: missing, orphan, untranslated, stale, draft, edited; UI catalogs
 qa.py         QA of a translation against its source, one small function per finding code
 glossary.py   glossary.yaml: term pairs and do-not-translate terms

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from bipub import uptodate
 from bipub.cache import CACHE_FORMAT, UNREADABLE, load_signed, save_signed
-from bipub.check.result import CheckResult
+from bipub.check.result import RESULT_FORMAT, CheckResult
 from bipub.project import Project
 
 
@@ -36,7 +36,9 @@ class CheckRun:
         self.langs, self.only, self.strict = langs, only, strict
         self.use_cache = use_cache
         project = Project(root)
-        key = uptodate.options_key("check", CACHE_FORMAT, sorted(langs), sorted(only), strict)
+        key = uptodate.options_key(
+            "check", CACHE_FORMAT, RESULT_FORMAT, sorted(langs), sorted(only), strict
+        )
         self.path = project.cache / f"check-{key[:16]}.pickle"
         self.stamp = b""
         if use_cache:

@@ -20,6 +20,7 @@ The drafting feature uses the first rendering of each pair and protects `keep` t
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -75,7 +76,6 @@ class Glossary(Strict):
     keep: list[StrictStr] = Field(default_factory=list)
 
     def fingerprint(self) -> str:
-        import hashlib
 
         return hashlib.sha256(self.model_dump_json().encode()).hexdigest()[:12]
 

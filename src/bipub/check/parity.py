@@ -30,6 +30,7 @@ from bipub.load.content import Content, Document
 from bipub.pair.site import Site
 from bipub.pair.status import StatusFile, StatusRecord
 from bipub.pair.units import Unit, nfc, text_hash
+from bipub.render.catalogs import DOMAIN, po_path, read_catalog
 
 UnitState = Literal["missing", "draft", "stale", "translated"]
 UI_SOURCE_LANG = "en"  # the language of the templates' msgids (as the renderer assumes)
@@ -119,7 +120,6 @@ class ParityResult:
 
 def stale_diff(old: str, new: str, file: str | None = None, first_line: int | None = None) -> str:
     """Unified diff of the source as translated → now; hunk lines are file lines when known."""
-    import re
 
     offset = (first_line or 1) - 1
     lines = list(
@@ -454,7 +454,6 @@ def ui_units(
 
     `catalog_dirs`: (locales folder, project-relative label), later folders override earlier.
     A msgid of `pot` (locales/messages.pot) that no catalog of a language has is `missing`."""
-    from bipub.render.catalogs import DOMAIN, po_path, read_catalog
 
     units: list[Unit] = []
     fuzzy: set[tuple[str, str]] = set()

@@ -11,7 +11,8 @@ not by regular expressions over raw text. What each check compares:
   `1월` both read as month numbers. Spelled-out numbers ("three", "세 배", "tripled") cannot
   cause a finding but can stand for a digit on the other side.
 - links: the set of link and image targets, autolinks and bare URLs.
-- code: inline code spans (as a multiset) and fenced/indented blocks (in order), byte for byte.
+- code: inline code spans (as a multiset) and fenced/indented blocks (in order), byte for byte;
+  a ```mermaid diagram's labels may differ (they are translated), its structure may not.
 - refs: `#1234` and `owner/repo#1234` references.
 - markup: heading levels in order, number of list items, table shapes, number of images.
 - placeholders (UI strings): gettext `%(name)s` / `{name}` sets, and no new HTML tags.
@@ -26,8 +27,12 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from functools import lru_cache
 from typing import TYPE_CHECKING
+
+from bipub.render.catalogs import placeholders, tags
+from bipub.text.markdown import parser
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -60,7 +65,6 @@ class Facts:
 
 def _parser() -> MarkdownIt:
     """The dialect the drafter reads too (bipub.text.markdown), imported when first needed."""
-    from bipub.text.markdown import parser
 
     return parser()
 
@@ -258,7 +262,6 @@ class Numbers:
 
 
 def _canon(m: re.Match[str]) -> str:
-    from decimal import Decimal
 
     integer = m.group("int").replace(",", "")
     if m.group("den"):
@@ -397,6 +400,14 @@ def check_code(source: str, translation: str) -> list[str]:
         if sb[0] != tb[0]:
             problems.append(f"code block {i}: info string {tb[0]!r}, the source has {sb[0]!r}")
             continue
+        if sb[0].split(maxsplit=1)[:1] == ["mermaid"]:  # a diagram: its labels are translated
+            at = _diagram_differs(sb[1], tb[1])
+            if at is not None:
+                problems.append(
+                    f"diagram (code block {i}) differs from the source in more than its labels "
+                    f"(first at its line {at})"
+                )
+            continue
         s_lines, t_lines = sb[1].split("\n"), tb[1].split("\n")
         at = next(
             (n for n, (a, b) in enumerate(zip(s_lines, t_lines, strict=False), 1) if a != b),
@@ -404,6 +415,34 @@ def check_code(source: str, translation: str) -> list[str]:
         )
         problems.append(f"code block {i} differs from the source (first at its line {at})")
     return problems
+
+
+# a Mermaid label: quoted, in node brackets or between edge pipes (nested shapes: repeated)
+_DIAGRAM_LABEL = re.compile(r'"[^"\n]*"|\[[^\[\]\n]*\]|\([^()\n]*\)|\{[^{}\n]*\}|\|[^|\n]*\|')
+_DIAGRAM_TEXT_LINE = re.compile(r"(?:title|accTitle|accDescr|section|note|Note)\b")
+
+
+def _diagram_line(line: str) -> str:
+    """A Mermaid line without what a translator translates: labels, text after `:` (messages),
+    titles, notes and section names; comments dropped."""
+    text = line.split("%%", 1)[0].strip()
+    if _DIAGRAM_TEXT_LINE.match(text):
+        return text.split(maxsplit=1)[0]
+    previous = None
+    while previous != text:
+        previous, text = text, _DIAGRAM_LABEL.sub("", text)
+    return " ".join(text.split(":", 1)[0].split())
+
+
+def _diagram_differs(source: str, translation: str) -> int | None:
+    """The first line (of the translation's diagram) whose structure differs from the
+    source's: node ids, arrows, keywords; None if only labels differ."""
+    s = [x for x in map(_diagram_line, source.split("\n")) if x]
+    t = [(n, x) for n, x in enumerate(map(_diagram_line, translation.split("\n")), 1) if x]
+    for k, (n, x) in enumerate(t):
+        if k >= len(s) or s[k] != x:
+            return n
+    return None if len(s) == len(t) else len(translation.split("\n"))
 
 
 def refs_of(text: str) -> Counter[str]:
@@ -450,7 +489,6 @@ def check_markup(source: str, translation: str) -> list[str]:
 
 def check_placeholders(source: str, translation: str) -> list[str]:
     """gettext msgid vs msgstr: the same placeholder set and no new HTML tags."""
-    from bipub.render.catalogs import placeholders, tags
 
     problems: list[str] = []
     sp, tp = set(placeholders(source)), set(placeholders(translation))

@@ -1,11 +1,13 @@
 """Output formats of `bipub check`: text, json, github, html. Each is a function of the result.
 
-- text: findings grouped by file (coloured on a terminal), then a coverage table per language
-  and content kind, then a one-line total;
+- text: findings grouped by file (coloured on a terminal; a file's missing units on one line
+  with their count unless verbose), then a coverage table per language and content kind (the
+  parts of check/coverage.py), then a one-line total;
 - json: `{"version": 1, "findings": [...], "summary": {...}}` (findings.schema.json);
 - github: workflow commands (`::error file=…,line=…,title=…::message`), one per finding;
 - html: a standalone reviewer report (no external assets): coverage bars, then every unit that is
-  not clean with source and translation side by side and the source diff of stale units; a few
+  not clean with source and translation side by side and the source diff of stale units (prose
+  in proportional type with word-break: keep-all, code in monospace); a few
   lines of inline JS add a filter by finding code (without JS everything is shown). A machine
   draft waiting beside a translation is shown with its word diff and its QA findings.
 """
@@ -13,13 +15,15 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from html import escape
 from typing import IO
 
+from bipub.check.coverage import done as done_units
 from bipub.check.findings import JSON_VERSION, Finding, WaitingDraft
-from bipub.check.result import COVERAGE_FIELDS, CheckResult
+from bipub.check.result import COVERAGE_PARTS, CheckResult
 from bipub.diagnostics import Severity
 
 FORMATS = ("text", "json", "github", "html")
@@ -86,9 +90,77 @@ def waiting_lines(
     return lines
 
 
-def write_text(result: CheckResult, out: IO[str], *, color: bool, width: int | None = None) -> None:
+def _finding_line(f: Finding, color: bool) -> str:
+    style = "red" if f.severity is Severity.ERROR else "yellow"
+    line = str(f.line) if f.line else "-"
+    lang = f"[{f.lang}] " if f.lang else ""
+    key = f"{f.key}: " if f.key else ""
+    return (
+        f"  {line:>5}  {_paint(f'{f.severity.value:<7}', style, color)} "
+        f"{_paint(f.code, 'bold', color)}  {lang}{key}{f.message}"
+    )
+
+
+def _grouped_missing(items: list[Finding], color: bool) -> str:
+    """Several `missing` findings of one file and language on one line, with their count."""
+    f = items[0]
+    style = "red" if f.severity is Severity.ERROR else "yellow"
+    lines = sorted({x.line for x in items if x.line})
+    where = f", lines {lines[0]}–{lines[-1]}" if len(lines) > 1 else ""
+    return (
+        f"  {f.line or '-':>5}  {_paint(f'{f.severity.value:<7}', style, color)} "
+        f"{_paint(f.code, 'bold', color)}  [{f.lang}] {len(items)} units have no {f.lang} "
+        f"translation{where} (-v lists every key)"
+    )
+
+
+def _file_lines(items: list[Finding], color: bool, verbose: bool) -> list[str]:
+    """A file's findings as report lines: without `verbose`, the `missing` findings of each
+    language and severity are one line with their count."""
+    out: list[str] = []
+    grouped: dict[tuple[str | None, Severity], list[Finding]] = defaultdict(list)
+    if not verbose:
+        for f in items:
+            if f.code == "missing":  # (a missing unit has no diff and no waiting draft)
+                grouped[(f.lang, f.severity)].append(f)
+    done: set[tuple[str | None, Severity]] = set()
+    for f in items:
+        group = grouped.get((f.lang, f.severity)) if f.code == "missing" else None
+        if group is not None and len(group) > 1:
+            if (f.lang, f.severity) not in done:
+                done.add((f.lang, f.severity))
+                out.append(_grouped_missing(group, color))
+            continue
+        out.append(_finding_line(f, color))
+        if f.diff:
+            for dl in f.diff.split("\n"):
+                dstyle = (
+                    "green"
+                    if dl.startswith("+") and not dl.startswith("+++")
+                    else "red"
+                    if dl.startswith("-") and not dl.startswith("---")
+                    else "dim"
+                )
+                out.append(f"         {_paint(dl, dstyle, color)}")
+        if f.waiting is not None:
+            out.extend("         " + wl for wl in waiting_lines(f.waiting, color))
+    return out
+
+
+def write_text(
+    result: CheckResult,
+    out: IO[str],
+    *,
+    color: bool,
+    width: int | None = None,
+    verbose: bool = False,
+) -> None:
     """Findings as plain lines (ANSI colours on a terminal) — written directly, since a big
-    site has tens of thousands of them — then the coverage table (rich) and the total."""
+    site has tens of thousands of them — then the coverage table (rich) and the total.
+
+    Without `verbose`, a file's `missing` units are one line per language with their count,
+    and a file whose report is that one line is printed as `file:line  …` on one line (a blog
+    with 95 untranslated posts gets 95 lines, not 285)."""
     from rich.console import Console
     from rich.table import Table
 
@@ -96,29 +168,22 @@ def write_text(result: CheckResult, out: IO[str], *, color: bool, width: int | N
     for f in result.findings:
         groups[f.file or "(project)"].append(f)
     lines: list[str] = []
+    compact = False  # the previous file was one line: no blank line between such files
     for file in sorted(groups, key=lambda k: (k == "(project)", k)):
+        body = _file_lines(groups[file], color, verbose)
+        if not verbose and len(body) == 1 and all(f.code == "missing" for f in groups[file]):
+            where, rest = body[0].lstrip().split("  ", 1)
+            at = "" if where == "-" else f":{where}"
+            lines.append(f"{_paint(file, 'bold', color)}{at}  {rest}")
+            compact = True
+            continue
+        if compact:
+            lines.append("")  # a blank line closes a run of one-line files
         lines.append(_paint(file, "bold", color))
-        for f in groups[file]:
-            style = "red" if f.severity is Severity.ERROR else "yellow"
-            line = str(f.line) if f.line else "-"
-            lang = f"[{f.lang}] " if f.lang else ""
-            key = f"{f.key}: " if f.key else ""
-            lines.append(
-                f"  {line:>5}  {_paint(f'{f.severity.value:<7}', style, color)} "
-                f"{_paint(f.code, 'bold', color)}  {lang}{key}{f.message}"
-            )
-            if f.diff:
-                for dl in f.diff.split("\n"):
-                    dstyle = (
-                        "green"
-                        if dl.startswith("+") and not dl.startswith("+++")
-                        else "red"
-                        if dl.startswith("-") and not dl.startswith("---")
-                        else "dim"
-                    )
-                    lines.append(f"         {_paint(dl, dstyle, color)}")
-            if f.waiting is not None:
-                lines.extend("         " + wl for wl in waiting_lines(f.waiting, color))
+        lines.extend(body)
+        lines.append("")
+        compact = False
+    if compact:
         lines.append("")
     if lines:
         out.write("\n".join(lines) + "\n")
@@ -133,24 +198,50 @@ def write_text(result: CheckResult, out: IO[str], *, color: bool, width: int | N
         width=width or (None if color else 100),
     )
     if result.coverage:
-        table = Table(title="Coverage", title_justify="left", show_edge=False)
+        from rich import box
+
+        table = Table(
+            title="Coverage",
+            title_justify="left",
+            show_edge=False,
+            box=box.SIMPLE_HEAD,
+            padding=(0, 0),
+        )
         table.add_column("lang")
         table.add_column("kind")
-        for name in COVERAGE_FIELDS:
-            table.add_column(name, justify="right")
+        table.add_column("units", justify="right")
+        for name in COVERAGE_PARTS:
+            table.add_column(_PART_HEADS[name], justify="right")
         table.add_column("done", justify="right")
         for lang, kinds in result.coverage.items():
             for kind, counts in kinds.items():
                 table.add_row(
                     lang,
                     kind,
-                    *(str(counts[n]) for n in COVERAGE_FIELDS),
-                    _pct(counts["current"], counts["units"]),
+                    str(counts["units"]),
+                    *(str(counts[n]) for n in COVERAGE_PARTS),
+                    _pct(done_units(counts), counts["units"]),
                 )
         console.print(table)
+        console.print(_DONE_NOTE, style="dim")
     style = "red" if result.errors else ("yellow" if result.warnings else "green")
     console.file.flush()
     out.write(_paint(total_line(result), style, color) + "\n")
+
+
+_DONE_NOTE = (
+    "done = reviewed + unreviewed: current translations, not identical to their source, "
+    "without QA errors."
+)
+_PART_HEADS = {
+    "reviewed": "reviewed",
+    "unreviewed": "unreviewed",
+    "untranslated": "untranslated",
+    "failing_qa": "QA errors",
+    "draft": "draft",
+    "stale": "stale",
+    "missing": "missing",
+}
 
 
 # --------------------------------------------------------------------------- json, github
@@ -193,40 +284,61 @@ def to_github(result: CheckResult) -> str:
 # --------------------------------------------------------------------------- html
 
 _CSS = """
-:root { --ok:#2e7d32; --draft:#1565c0; --stale:#ef6c00; --missing:#c62828; --line:#ddd; }
-body { font: 15px/1.5 system-ui, sans-serif; margin: 0 auto; max-width: 78rem; padding: 1rem 2rem;
-  color: #1b1b1b; }
+:root { --reviewed:#2e7d32; --unreviewed:#8bc34a; --untranslated:#9e9e9e; --failing_qa:#7b1fa2;
+  --draft:#1565c0; --stale:#ef6c00; --missing:#c62828; --line:#ddd;
+  --prose: system-ui, -apple-system, "Segoe UI", "Apple SD Gothic Neo", "Noto Sans KR",
+    "Noto Sans CJK KR", "Malgun Gothic", sans-serif;
+  --mono: ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", "Noto Sans Mono CJK KR",
+    monospace; }
+/* prose in any language: proportional type; Korean breaks between words, never inside one */
+body { font: 15px/1.5 var(--prose); margin: 0 auto; max-width: 78rem; padding: 1rem 2rem;
+  color: #1b1b1b; word-break: keep-all; overflow-wrap: break-word; }
 h1 { margin-bottom: .2rem; } .total { margin-top: 0; color: #555; }
-table.coverage { border-collapse: collapse; width: 100%; margin-bottom: 2rem; }
-table.coverage th, table.coverage td { text-align: left; padding: .3rem .5rem;
+table.coverage { border-collapse: collapse; width: 100%; margin-bottom: .5rem; }
+table.coverage th, table.coverage td { text-align: left; padding: .3rem .4rem;
   border-bottom: 1px solid var(--line); }
-.bar { display: flex; height: .9rem; width: 18rem; background: #eee; border-radius: 3px;
-  overflow: hidden; }
+table.coverage td.n { text-align: right; font-variant-numeric: tabular-nums; }
+.scroll { overflow-x: auto; }
+td.coverage { width: 30%; }
+.bar { display: flex; height: .9rem; width: 100%; min-width: 6rem; background: #eee;
+  border-radius: 3px; overflow: hidden; }
 .bar span { display: block; height: 100%; }
-.bar .current { background: var(--ok); } .bar .draft { background: var(--draft); }
-.bar .stale { background: var(--stale); } .bar .missing { background: var(--missing); }
+.bar .reviewed, .legend .reviewed { background: var(--reviewed); }
+.bar .unreviewed, .legend .unreviewed { background: var(--unreviewed); }
+.bar .untranslated, .legend .untranslated { background: var(--untranslated); }
+.bar .failing_qa, .legend .failing_qa { background: var(--failing_qa); }
+.bar .draft, .legend .draft { background: var(--draft); }
+.bar .stale, .legend .stale { background: var(--stale); }
+.bar .missing, .legend .missing { background: var(--missing); }
 .legend span { display: inline-block; width: .8rem; height: .8rem; margin: 0 .2rem 0 .8rem; }
+.note { color: #555; font-size: .85rem; margin-top: 0; }
 #filters { margin: 1rem 0; } #filters label { margin-right: 1rem; white-space: nowrap; }
 article.unit { border: 1px solid var(--line); border-radius: 6px; padding: .6rem 1rem;
   margin: 1rem 0; }
-article.unit h3 { font-size: 1rem; margin: .2rem 0 .5rem; font-family: ui-monospace, monospace; }
-.lang { font: 600 .75rem/1 system-ui; background: #eee; padding: .15rem .35rem;
+article.unit h3 { font-size: 1rem; margin: .2rem 0 .5rem; font-family: var(--mono);
+  word-break: break-all; }
+.lang { font: 600 .75rem/1 var(--prose); background: #eee; padding: .15rem .35rem;
   border-radius: 3px; }
 ul.findings { padding-left: 1.2rem; margin: .3rem 0; }
 .finding.error .sev { color: var(--missing); font-weight: 600; }
 .finding.warning .sev { color: var(--stale); font-weight: 600; }
-.code { font-family: ui-monospace, monospace; background: #f3f3f3; padding: 0 .3rem; }
+.code { font-family: var(--mono); background: #f3f3f3; padding: 0 .3rem; }
 .where { color: #666; font-size: .85rem; }
-.pair { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; margin-top: .5rem; }
+.pair { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 1rem;
+  margin-top: .5rem; }
 .pair h4 { margin: 0 0 .3rem; font-size: .85rem; color: #555; }
-pre { white-space: pre-wrap; word-break: break-word; background: #fafafa;
-  border: 1px solid var(--line); padding: .5rem; margin: 0; font-size: .85rem; }
-pre.diff .add { background: #e6ffed; } pre.diff .del { background: #ffeef0; }
-pre.diff .hunk { color: #6f42c1; }
-pre.word-diff del { background: #ffeef0; } pre.word-diff ins { background: #e6ffed; }
+/* a unit's text, its diffs: prose (line breaks kept); code spans and blocks in monospace */
+.text { white-space: pre-wrap; font-family: var(--prose); background: #fafafa;
+  border: 1px solid var(--line); padding: .5rem; margin: 0; font-size: .9rem; }
+.text code, .text .fence { font-family: var(--mono); font-size: .85em; background: #f0f0f0;
+  word-break: break-all; }
+.text .fence { display: block; }
+.diff .add { background: #e6ffed; } .diff .del { background: #ffeef0; }
+.diff .hunk { color: #6f42c1; font-family: var(--mono); }
+.word-diff del { background: #ffeef0; } .word-diff ins { background: #e6ffed; }
 details.waiting-draft { margin-top: .6rem; }
 .absent { color: #999; font-style: italic; }
-@media (max-width: 50rem) { .pair { grid-template-columns: 1fr; } }
+@media (max-width: 50rem) { .pair { grid-template-columns: minmax(0, 1fr); } }
 """
 
 _JS = """
@@ -247,6 +359,44 @@ _JS = """
 """
 
 
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_INLINE_CODE = re.compile(r"(`+)(.+?)\1")
+
+
+def _inline_html(text: str) -> str:
+    out: list[str] = []
+    at = 0
+    for m in _INLINE_CODE.finditer(text):
+        out.append(escape(text[at : m.start()]))
+        out.append(f"<code>{escape(m.group(0))}</code>")
+        at = m.end()
+    out.append(escape(text[at:]))
+    return "".join(out)
+
+
+def _prose_html(text: str) -> str:
+    """A unit's text as HTML: prose escaped as it is (the block keeps its line breaks), code
+    spans and fenced code blocks in <code> (monospace; prose is proportional)."""
+    lines: list[str] = []
+    fence: str | None = None
+    block: list[str] = []
+    for line in text.split("\n"):
+        m = _FENCE.match(line)
+        if fence is None and m:
+            fence, block = m.group(1), [line]
+            continue
+        if fence is not None:
+            block.append(line)
+            if line.strip().startswith(fence[0] * len(fence)) and not line.strip().strip(fence[0]):
+                lines.append('<code class="fence">' + escape("\n".join(block)) + "</code>")
+                fence = None
+            continue
+        lines.append(_inline_html(line))
+    if fence is not None:  # an unclosed fence: the rest is code
+        lines.append('<code class="fence">' + escape("\n".join(block)) + "</code>")
+    return "\n".join(lines)
+
+
 def _diff_html(diff: str) -> str:
     out = []
     for line in diff.split("\n"):
@@ -258,14 +408,15 @@ def _diff_html(diff: str) -> str:
         elif line.startswith("-") and not line.startswith("---"):
             cls = "del"
         out.append(f'<span class="{cls}">{escape(line)}</span>' if cls else escape(line))
-    return '<pre class="diff">' + "\n".join(out) + "</pre>"
+    return '<div class="text diff">' + "\n".join(out) + "</div>"
 
 
-def _text_block(text: str | None, where: str | None) -> str:
+def _text_block(text: str | None, where: str | None, lang: str | None = None) -> str:
     head = f'<span class="where">{escape(where)}</span>' if where else ""
     if text is None:
-        return f'{head}<pre class="absent">(none)</pre>'
-    return f"{head}<pre>{escape(text)}</pre>"
+        return f'{head}<div class="text absent">(none)</div>'
+    lang_attr = f' lang="{escape(lang)}"' if lang else ""
+    return f'{head}<div class="text"{lang_attr}>{_prose_html(text)}</div>'
 
 
 def _waiting_html(w: WaitingDraft) -> str:
@@ -297,9 +448,9 @@ def _waiting_html(w: WaitingDraft) -> str:
         '<details class="waiting-draft" open><summary>Machine draft waiting beside the '
         f"translation ({made})</summary>"
         '<div class="pair"><div><h4>Waiting draft</h4>'
-        f"<pre>{escape(w.text)}</pre></div>"
+        f'<div class="text">{_prose_html(w.text)}</div></div>'
         "<div><h4>Word diff, translation → draft</h4>"
-        f'<pre class="word-diff">{diff}</pre></div></div>'
+        f'<div class="text word-diff">{diff}</div></div></div>'
         f"<h4>QA of the draft</h4>{qa}</details>"
     )
 
@@ -313,36 +464,40 @@ def to_html(result: CheckResult, title: str = "bipub translation report") -> str
         f"<header><h1>{escape(title)}</h1>",
         f'<p class="total" id="total">{escape(total_line(result))}</p></header>',
         '<section id="coverage"><h2>Coverage</h2>',
-        '<p class="legend"><span style="background:var(--ok)"></span>current'
-        '<span style="background:var(--draft)"></span>draft'
-        '<span style="background:var(--stale)"></span>stale'
-        '<span style="background:var(--missing)"></span>missing</p>',
-        '<table class="coverage"><thead><tr><th>language</th><th>kind</th><th>units</th>'
-        "<th>coverage</th><th>current</th><th>reviewed</th><th>draft</th><th>stale</th>"
-        "<th>missing</th></tr></thead><tbody>",
+        '<p class="legend">'
+        + "".join(f'<span class="{n}"></span>{_PART_HEADS[n]}' for n in COVERAGE_PARTS)
+        + "</p>",
+        '<div class="scroll"><table class="coverage"><thead><tr><th>language</th><th>kind</th><th>units</th>'
+        "<th>coverage</th>"
+        + "".join(f'<th class="{n}">{_PART_HEADS[n]}</th>' for n in COVERAGE_PARTS)
+        + "<th>done</th></tr></thead><tbody>",
     ]
     for lang, kinds in result.coverage.items():
         for kind, c in kinds.items():
             total = c["units"] or 1
             segs = "".join(
                 f'<span class="{name}" style="width:{100 * c[name] / total:.2f}%" '
-                f'title="{name}: {c[name]}"></span>'
-                for name in ("current", "draft", "stale", "missing")
+                f'title="{_PART_HEADS[name]}: {c[name]}"></span>'
+                for name in COVERAGE_PARTS
                 if c[name]
             )
-            label = (
-                f"{lang} {kind}: {c['current']} of {c['units']} current, {c['draft']} draft, "
-                f"{c['stale']} stale, {c['missing']} missing"
+            label = f"{lang} {kind}: " + ", ".join(
+                f"{c[n]} {_PART_HEADS[n]}" for n in COVERAGE_PARTS if c[n]
             )
+            cells = "".join(f'<td class="n {n}">{c[n]}</td>' for n in COVERAGE_PARTS)
             parts.append(
                 f'<tr data-lang="{escape(lang)}" data-kind="{escape(kind)}">'
-                f"<td>{escape(lang)}</td><td>{escape(kind)}</td><td>{c['units']}</td>"
-                f'<td><div class="bar" role="img" aria-label="{escape(label)}">{segs}</div></td>'
-                f"<td>{c['current']} ({_pct(c['current'], c['units'])})</td>"
-                f"<td>{c['reviewed']}</td><td>{c['draft']}</td><td>{c['stale']}</td>"
-                f"<td>{c['missing']}</td></tr>"
+                f'<td>{escape(lang)}</td><td>{escape(kind)}</td><td class="n">{c["units"]}</td>'
+                f'<td class="coverage"><div class="bar" role="img" aria-label="{escape(label)}">'
+                f"{segs}</div></td>"
+                f'{cells}<td class="n done">{_pct(done_units(c), c["units"])}</td></tr>'
             )
-    parts.append("</tbody></table></section>")
+    parts.append(
+        "</tbody></table></div>"
+        f'<p class="note">{escape(_DONE_NOTE)} Each unit counts once, in the first part that '
+        "applies: missing, stale, draft, QA errors, untranslated, reviewed, unreviewed.</p>"
+        "</section>"
+    )
 
     groups: dict[tuple[str, str, str], list[Finding]] = {}
     for f in result.findings:
@@ -394,7 +549,7 @@ def to_html(result: CheckResult, title: str = "bipub translation report") -> str
                 '<div class="pair"><div class="source"><h4>Source</h4>'
                 f"{_text_block(src, s_where)}</div>"
                 f'<div class="translation"><h4>Translation{" (" + escape(lang) + ")" if lang else ""}'
-                f"</h4>{_text_block(tr, t_where)}</div></div>"
+                f"</h4>{_text_block(tr, t_where, lang or None)}</div></div>"
             )
         for f in items:
             if f.diff:
@@ -411,9 +566,12 @@ def to_html(result: CheckResult, title: str = "bipub translation report") -> str
     return "\n".join(parts) + "\n"
 
 
-def render(result: CheckResult, fmt: str, out: IO[str], *, color: bool = False) -> None:
+def render(
+    result: CheckResult, fmt: str, out: IO[str], *, color: bool = False, verbose: bool = False
+) -> None:
+    """Write the report in `fmt`; `verbose` (text only): every missing key on its own line."""
     if fmt == "text":
-        write_text(result, out, color=color)
+        write_text(result, out, color=color, verbose=verbose)
     elif fmt == "json":
         out.write(to_json(result))
     elif fmt == "github":

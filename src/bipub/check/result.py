@@ -10,7 +10,20 @@ from dataclasses import dataclass
 from bipub.check.findings import Finding
 from bipub.diagnostics import Severity
 
-COVERAGE_FIELDS = ("units", "current", "reviewed", "draft", "stale", "missing")
+#: The parts of a language's units (check/coverage.py): each unit counts in exactly one.
+COVERAGE_PARTS = (
+    "reviewed",
+    "unreviewed",
+    "untranslated",
+    "failing_qa",
+    "draft",
+    "stale",
+    "missing",
+)
+#: Per language and kind: units, its parts, and `current` (the first four parts together).
+COVERAGE_FIELDS = ("units", *COVERAGE_PARTS, "current")
+#: Bumped when a cached CheckResult (check/cached.py) no longer fits the code that reads it.
+RESULT_FORMAT = 2
 
 
 @dataclass

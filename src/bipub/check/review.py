@@ -33,7 +33,9 @@ from bipub.diagnostics import Diagnostic, DiagnosticError, Severity
 from bipub.pair.status import StatusRecord, dump_status, status_rel
 from bipub.pair.units import Unit, nfc, text_hash
 
-ReviewState = Literal["draft", "stale", "edited"]
+#: Why a unit is in the review queue: a machine draft, a stale or edited translation, or (with
+#: `--human`) a current translation that has no review record (written by hand).
+ReviewState = Literal["draft", "stale", "edited", "human"]
 
 
 def _error(message: str, file: str | None = None, line: int | None = None) -> DiagnosticError:
@@ -88,26 +90,52 @@ class Item:
     record: StatusRecord | None
 
 
+def is_unreviewed_human(analysis: Analysis, lang: str, key: str) -> bool:
+    """A current translation without a review record (none, or not for this text): written or
+    edited by a person, never reviewed. Never a machine draft (its state is `draft`); a UI
+    string is reviewed in its catalog. An edited reviewed translation is `edited` instead."""
+    unit = analysis.units.get((lang, key))
+    if unit is None or unit.translation is None or key.startswith("ui:"):
+        return False
+    if analysis.parity.states.get((lang, key)) != "translated":
+        return False
+    if (lang, key) in analysis.parity.reviewed:
+        return False
+    return not any(f.code == "edited" for f in analysis.by_unit.get((lang, key), ()))
+
+
 def item(analysis: Analysis, lang: str, key: str) -> Item:
     unit = analysis.units[(lang, key)]
     findings = tuple(analysis.by_unit.get((lang, key), ()))
     codes = {f.code for f in findings}
     order: tuple[ReviewState, ...] = ("draft", "stale", "edited")
     states = tuple(s for s in order if s in codes)
+    if not states and is_unreviewed_human(analysis, lang, key):
+        states = ("human",)
     return Item(lang, key, unit, states, findings, record_of(analysis, lang, key))
 
 
-def queue(analysis: Analysis, langs: Sequence[str] = ()) -> list[Item]:
-    """Drafts, stale and edited units, by language, file and line."""
+def unreviewed_human(analysis: Analysis, langs: Sequence[str] = ()) -> list[tuple[str, str]]:
+    """(lang, key) of every current translation without a review record, by language and key."""
+    return [
+        (lang, key)
+        for (lang, key) in sorted(analysis.units)
+        if (not langs or lang in langs) and is_unreviewed_human(analysis, lang, key)
+    ]
+
+
+def queue(analysis: Analysis, langs: Sequence[str] = (), *, human: bool = False) -> list[Item]:
+    """Drafts, stale and edited units (with `human`: also current translations that have no
+    review record), by language, file and line."""
     wanted = {"draft", "stale", "edited"}
-    keys = sorted(
-        {
-            (f.lang, f.key)
-            for f in analysis.result.findings
-            if f.code in wanted and f.lang and f.key and (f.lang, f.key) in analysis.units
-        }
-    )
-    items = [item(analysis, lang, key) for lang, key in keys if not langs or lang in langs]
+    keys = {
+        (f.lang, f.key)
+        for f in analysis.result.findings
+        if f.code in wanted and f.lang and f.key and (f.lang, f.key) in analysis.units
+    }
+    if human:
+        keys.update(unreviewed_human(analysis, langs))
+    items = [item(analysis, lang, key) for lang, key in sorted(keys) if not langs or lang in langs]
     order = {c: i for i, c in enumerate(analysis.config.codes)}
     return sorted(
         items,

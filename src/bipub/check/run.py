@@ -10,13 +10,18 @@ NFC keys, and which status files could not be read (those are never rewritten).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from bipub.check.findings import KNOWN_CODES, PAIR_CODES, Finding, WaitingDraft, kind_of
+from bipub import __version__
+from bipub.cache import BuildCache
+from bipub.check import coverage as cov
+from bipub.check import qa
+from bipub.check.findings import KNOWN_CODES, PAIR_CODES, Finding, WaitingDraft
 from bipub.check.glossary import Glossary, load_glossary
 from bipub.check.parity import (
     ParityResult,
@@ -28,7 +33,7 @@ from bipub.check.parity import (
     ui_units,
     word_diff,
 )
-from bipub.check.result import COVERAGE_FIELDS, CheckResult
+from bipub.check.result import CheckResult
 from bipub.check.severity import (
     apply_policy,
     inline_problems,
@@ -37,12 +42,11 @@ from bipub.check.severity import (
 )
 from bipub.config import SiteConfig
 from bipub.diagnostics import Collector, Diagnostic, Severity
+from bipub.load.content import Content
 from bipub.pair.site import Site
 from bipub.pair.units import Unit, nfc, text_hash
+from bipub.pipeline import check_langs, load, pair
 from bipub.project import Project
-
-if TYPE_CHECKING:
-    from bipub.load.content import Content
 
 THEME_LOCALES = Path(__file__).resolve().parent.parent / "theme" / "locales"
 
@@ -60,6 +64,7 @@ class Analysis:
     result: CheckResult
     by_unit: dict[tuple[str, str], list[Finding]] = field(default_factory=dict)
     content: Content | None = None  # the loaded files (review writes adopted drafts with them)
+    standing: dict[tuple[str, str], str] = field(default_factory=dict)  # check/coverage.py
 
 
 def _lang_of(file: str | None, langs: Sequence[str]) -> str | None:
@@ -83,18 +88,28 @@ def _pipeline_findings(
                 continue  # build warnings that are not about translation (tags, files…)
             if d.code == "source-lang" and d.file in skip_files:
                 continue  # reported as an orphan document
+        key = nfc(d.key) if d.key and d.key.startswith("cv:") else d.key
         out.append(
             Finding(
                 d.code,
                 d.lang or _lang_of(d.file, langs),
-                nfc(d.key) if d.key and d.key.startswith("cv:") else d.key,
+                key,
                 d.file,
                 d.line,
-                d.message,
+                _without_key(d.message, d.key, key),
                 d.severity,
             )
         )
     return out
+
+
+def _without_key(message: str, *keys: str | None) -> str:
+    """A build diagnostic names its key at the head of its message (the build prints no key);
+    a finding carries the key apart, and every report prints it once, before the message."""
+    for key in keys:
+        if key and message.startswith(f"{key}: "):
+            return message[len(key) + 2 :]
+    return message
 
 
 class QaCache:
@@ -105,12 +120,6 @@ class QaCache:
     NAME = "check-qa.json"
 
     def __init__(self, root: Path | None, glossary: Glossary) -> None:
-        import hashlib
-        import json
-
-        from bipub import __version__
-        from bipub.check import qa
-
         self.path = root / ".bipub-cache" / self.NAME if root is not None else None
         code = hashlib.sha256(Path(qa.__file__).read_bytes()).hexdigest()[:16]
         self.salt = f"{__version__}\0{code}\0{glossary.fingerprint()}\0"
@@ -128,14 +137,10 @@ class QaCache:
                 self.entries = {}
 
     def key(self, kind: str, unit: Unit) -> str:
-        import hashlib
-
         text = f"{kind}\0{unit.source_lang}\0{unit.target_lang}\0{unit.source}\0{unit.translation}"
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
     def save(self) -> None:
-        import json
-
         if self.path is None or not self.dirty:
             return
         keep = {k: v for k, v in self.entries.items() if k in self.used}
@@ -189,8 +194,6 @@ def _qa(
 
 
 def _qa_problems(unit: Unit, kind: str, glossary: Glossary) -> list[tuple[str, str]]:
-    from bipub.check import qa
-
     assert unit.translation is not None
     s, t = unit.source, unit.translation
     checks: list[tuple[str, list[str]]]
@@ -294,9 +297,6 @@ def analyze(
     strict: bool = False,
 ) -> Analysis:
     """Run every check. ConfigError (exit 2) for a bad bipub.yaml or --lang."""
-    from bipub.cache import BuildCache
-    from bipub.pipeline import check_langs, load, pair
-
     project = Project(root)
     collector = Collector()
     build_cache = BuildCache.load(project.cache)  # parsed documents shared with `bipub build`
@@ -389,13 +389,17 @@ def analyze(
     outcome = apply_policy([*raw, *inline_findings], config.check, strict=strict, inline=inline)
     findings = sorted(_dedupe(outcome.findings), key=Finding.sort_key)
 
-    coverage = _coverage(selected, parity, config.codes, langs)
+    by_unit: dict[tuple[str, str], list[Finding]] = {}
+    for f in findings:
+        if f.lang and f.key:
+            by_unit.setdefault((f.lang, f.key), []).append(f)
+    parts = cov.standings(selected, parity, by_unit)
+    coverage = cov.tally(parts, config.codes, langs)
     result = CheckResult(findings, outcome.ignored, coverage, [*(langs or config.codes)])
     analysis = Analysis(root, config, site, units, status, broken, parity, glossary, result)
     analysis.content = content
-    for f in findings:
-        if f.lang and f.key:
-            analysis.by_unit.setdefault((f.lang, f.key), []).append(f)
+    analysis.by_unit = by_unit
+    analysis.standing = parts
     return analysis
 
 
@@ -438,29 +442,6 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
             seen.add(ident)
             out.append(f)
     return out
-
-
-def _coverage(
-    units: Sequence[Unit], parity: ParityResult, codes: Sequence[str], langs: Sequence[str]
-) -> dict[str, dict[str, dict[str, int]]]:
-    out: dict[str, dict[str, dict[str, int]]] = {}
-    for unit in units:
-        lang, key = unit.target_lang, nfc(unit.key)
-        state = parity.states.get((lang, key))
-        if state is None:
-            continue
-        per = out.setdefault(lang, {}).setdefault(kind_of(key), dict.fromkeys(COVERAGE_FIELDS, 0))
-        per["units"] += 1
-        per["current" if state == "translated" else state] += 1
-        if (lang, key) in parity.reviewed and state == "translated":
-            per["reviewed"] += 1
-    order = {c: i for i, c in enumerate(codes)}
-    kinds = ("cv", "posts", "pages", "ui", "other")
-    return {
-        lang: {k: out[lang][k] for k in kinds if k in out[lang]}
-        for lang in sorted(out, key=lambda c: order.get(c, 99))
-        if not langs or lang in langs
-    }
 
 
 def qa_findings(analysis: Analysis, unit: Unit, *, on_draft: bool) -> list[Finding]:

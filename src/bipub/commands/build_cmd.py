@@ -88,13 +88,46 @@ def build(
         shown = target
     warn = f", {len(result.warnings)} warnings" if result.warnings else ""
     if result.up_to_date:
+        counted = f"{sum(result.pages.values())} pages, " if not only or "html" in only else ""
         ui.info(
-            f"Up to date: nothing changed since the last build ({sum(result.pages.values())} "
-            f"pages, {result.files} files; checked in {result.seconds:.2f} s{warn}) → {shown}/"
+            f"Up to date: nothing changed since the last build ({counted}{result.files} files; "
+            f"checked in {result.seconds:.2f} s{warn}) → {shown}/"
         )
+        return
+    if result.built:  # build --only: what was rebuilt, and what was kept as it was
+        what = only_summary(result.built, result.pages, result.reused, result.files, result.changed)
+        ui.info(f"Built {what} in {result.seconds:.2f} s{warn} → {shown}/")
         return
     ui.info(
         f"Built {sum(result.pages.values())} pages ({per_lang}; {result.reused} unchanged), "
         f"{result.files} files ({result.changed} changed) in {result.seconds:.2f} s{warn} "
         f"→ {shown}/"
     )
+
+
+# build --only: each kind's files, as the summary line names them (singular, plural)
+_KIND_NAMES = {
+    "pdf": ("PDF", "PDFs"),
+    "json": ("JSON API file", "JSON API files"),
+    "feeds": ("feed file", "feed files"),  # Atom feeds, sitemap.xml, robots.txt
+    "llms": ("llms.txt file", "llms.txt files"),
+    "search": ("search index file", "search index files"),
+}
+
+
+def only_summary(
+    built: dict[str, int], pages: dict[str, int], reused: int, files: int, changed: int
+) -> str:
+    """What a `build --only` built, e.g. "6 PDFs, 132 files in all (2 changed)" or "64 pages
+    (ko 32, en 32; 0 unchanged) and 6 PDFs, 140 files in all (3 changed)": the files in all
+    are the output's (the other kinds' kept as they were); changed, those new or changed."""
+    parts: list[str] = []
+    for kind, count in built.items():
+        if kind == "html":
+            per_lang = ", ".join(f"{lang} {n}" for lang, n in pages.items())
+            parts.append(f"{sum(pages.values())} pages ({per_lang}; {reused} unchanged)")
+        else:
+            one, many = _KIND_NAMES.get(kind, (f"{kind} file", f"{kind} files"))
+            parts.append(f"{count} {one if count == 1 else many}")
+    text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"{text}, {files} file{'s' if files != 1 else ''} in all ({changed} changed)"

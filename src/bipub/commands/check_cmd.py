@@ -37,6 +37,13 @@ from bipub.diagnostics import DiagnosticError
     "(repeatable), e.g. 'posts/kv-cache' or 'content/en/posts/*.md'.",
 )
 @click.option("--strict", is_flag=True, help="Treat warnings as errors.")
+@click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    help="Text report: list every missing unit on its own line (by default a file's missing "
+    "units are one line with their count). `bipub -v check` does the same.",
+)
 @click.option(  # issue 6: the link checker for users (commands/links.py)
     "--links",
     is_flag=True,
@@ -57,6 +64,7 @@ def check(
     langs: tuple[str, ...],
     only: tuple[str, ...],
     strict: bool,
+    verbose: bool,
     links: bool,
     out: Path | None,
 ) -> None:
@@ -76,20 +84,22 @@ def check(
 
         sys.exit(run_link_check(ui, out, fmt, output))
     color = output is None and fmt == "text" and sys.stdout.isatty()
+    verbose = verbose or ui.verbosity > 0
+    kind = f"{fmt}-v" if verbose and fmt == "text" else fmt  # the cached report's name
     try:
         run = CheckRun(ui.root, langs=langs, only=only, strict=strict)
         # a terminal's report is coloured to its width: only plain reports are kept
-        done = None if color else run.cached_report(fmt)
+        done = None if color else run.cached_report(kind)
         if done is None:
             # imported here: the report's formatters are needed only when no cached report fits
             from bipub.check import report
 
             result = run.result()
             buffer = io.StringIO()
-            report.render(result, fmt, buffer, color=color)
+            report.render(result, fmt, buffer, color=color, verbose=verbose)
             done = CachedReport(buffer.getvalue(), report.total_line(result), result.exit_code)
             if not color:
-                run.save_report(fmt, done)
+                run.save_report(kind, done)
     except DiagnosticError as exc:
         ui.fail(exc)
     if output is not None:

@@ -1,12 +1,13 @@
 """`bipub review`: list what needs review, show a unit, approve, reject, prune, or walk the queue.
 
 bipub review                       # list drafts, stale and edited units per language
+bipub review --human               # … and translations written by hand, not reviewed yet
 bipub review show KEY              # source, translation, findings, source diff
 bipub review approve KEY… | --file PATH | --all --lang ko [--reviewer NAME] [--force]
                                    [--keep-current]
 bipub review reject KEY…           # drop machine drafts (a drafted text is removed from its file)
 bipub review prune                 # remove status records whose source is gone
-bipub review -i [--lang ko]        # interactive: approve / edit / skip / reject / quit
+bipub review -i [--lang ko] [--human]  # interactive: approve / edit / skip / reject / quit
 """
 
 from __future__ import annotations
@@ -47,9 +48,12 @@ def _fail(ui: Ui, exc: Exception) -> NoReturn:
     sys.exit(exc.exit_code)
 
 
+_STATE_NAMES = {"human": "not reviewed (no review record)"}
+
+
 def _echo_item(it: Item, *, full: bool) -> None:
     u = it.unit
-    state = ", ".join(it.states) or "current"
+    state = ", ".join(_STATE_NAMES.get(s, s) for s in it.states) or "current"
     click.echo(click.style(f"{it.key}  [{it.lang}]  {state}", bold=True))
     src_where = f"{u.source_file}:{u.source_line}" if u.source_line else u.source_file
     click.echo(click.style(f"── source ({u.source_lang})  {src_where}", fg="cyan"))
@@ -112,35 +116,57 @@ def _clip(text: str, lines: int = 30) -> str:
     return "\n".join(parts[:lines]) + f"\n… ({len(parts) - lines} more lines)"
 
 
+_HUMAN_HELP = (
+    "Also translations written by hand that have no review record (approving one records "
+    "its review)."
+)
+
+
 @click.group(invoke_without_command=True)
 @click.option("-i", "--interactive", is_flag=True, help="Walk the review queue interactively.")
 @click.option("--lang", "langs", multiple=True, help="Only this target language (repeatable).")
 @click.option("--reviewer", default=None, help="Reviewer name (default: git config user.name).")
+@click.option("--human", is_flag=True, help=_HUMAN_HELP)
 @click.pass_context
 def review(
-    ctx: click.Context, interactive: bool, langs: tuple[str, ...], reviewer: str | None
+    ctx: click.Context,
+    interactive: bool,
+    langs: tuple[str, ...],
+    reviewer: str | None,
+    human: bool,
 ) -> None:
     """Review translations: list, show, approve, reject, prune (-i: interactively)."""
     if ctx.invoked_subcommand is not None:
         return
     ui: Ui = ctx.obj
     if interactive:
-        _interactive(ui, langs, reviewer)
+        _interactive(ui, langs, reviewer, human)
     else:
-        ctx.invoke(list_cmd, langs=langs)
+        ctx.invoke(list_cmd, langs=langs, human=human)
+
+
+def _human_note(count: int) -> str:
+    s = "s" if count != 1 else ""
+    have = "have" if count != 1 else "has"
+    return (
+        f"{count} translation{s} written by hand {have} no review record "
+        "(bipub review --human lists them)."
+    )
 
 
 @review.command("list")
 @click.option("--lang", "langs", multiple=True, help="Only this target language (repeatable).")
+@click.option("--human", is_flag=True, help=_HUMAN_HELP)
 @click.pass_obj
-def list_cmd(ui: Ui, langs: tuple[str, ...]) -> None:
+def list_cmd(ui: Ui, langs: tuple[str, ...], human: bool) -> None:
     """List drafts, stale and edited units per language (the default)."""
-    from bipub.check.review import queue
+    from bipub.check.review import queue, unreviewed_human
 
     analysis = _analyze(ui)
-    items = queue(analysis, langs)
+    items = queue(analysis, langs, human=human)
+    by_hand = 0 if human else len(unreviewed_human(analysis, langs))
     if not items:
-        click.echo("Nothing to review.")
+        click.echo("Nothing to review." + (f" {_human_note(by_hand)}" if by_hand else ""))
         return
     current = None
     for it in items:
@@ -157,6 +183,8 @@ def list_cmd(ui: Ui, langs: tuple[str, ...]) -> None:
             else u.translation_file
         )
         click.echo(f"  {'/'.join(it.states):<12} {it.key}  {where}")
+    if by_hand:
+        click.echo(_human_note(by_hand))
 
 
 @review.command()
@@ -310,7 +338,7 @@ def prune_cmd(ui: Ui, langs: tuple[str, ...]) -> None:
     )
 
 
-def _interactive(ui: Ui, langs: tuple[str, ...], reviewer: str | None) -> None:
+def _interactive(ui: Ui, langs: tuple[str, ...], reviewer: str | None, human: bool) -> None:
     """Show each queued unit and ask: [a]pprove, [k]eep current (when a draft waits), [e]dit in
     $EDITOR, [s]kip, [r]eject, [q]uit. An edit by hand is the reviewer's own translation:
     approving it afterwards records origin human (and dismisses a waiting draft)."""
@@ -324,9 +352,10 @@ def _interactive(ui: Ui, langs: tuple[str, ...], reviewer: str | None) -> None:
         day = rv.review_date()
     except Exception as exc:
         _fail(ui, exc)
-    todo = [(it.lang, it.key) for it in rv.queue(analysis, langs)]
+    todo = [(it.lang, it.key) for it in rv.queue(analysis, langs, human=human)]
     if not todo:
-        click.echo("Nothing to review.")
+        by_hand = 0 if human else len(rv.unreviewed_human(analysis, langs))
+        click.echo("Nothing to review." + (f" {_human_note(by_hand)}" if by_hand else ""))
         return
     approved = rejected = skipped = 0
     edited: set[tuple[str, str]] = set()
@@ -344,6 +373,9 @@ def _interactive(ui: Ui, langs: tuple[str, ...], reviewer: str | None) -> None:
         choices = ["a", "k", "e", "s", "r", "q"] if waiting or "stale" in it.states else []
         if waiting:
             prompt = "[a]dopt the draft, [k]eep current, [e]dit, [s]kip, [r]eject the draft, [q]uit"
+        elif "human" in it.states:  # a translation by hand: nothing to reject
+            choices = ["a", "e", "s", "q"]
+            prompt = "[a]pprove, [e]dit, [s]kip, [q]uit"
         elif choices:
             prompt = (
                 "[a]pprove, [k]eep current for the new source, [e]dit, [s]kip, [r]eject, [q]uit"

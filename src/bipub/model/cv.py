@@ -158,3 +158,15 @@ class CV(Strict):
     openSourceSpotlight: OpenSourceSpotlight | None = None
     openSource: list[OpenSource] = []
     projects: list[Project] = []
+
+
+# The short CV PDF (issue 18; render/pdf/short.py): the header is always in it; these are the
+# names bipub.yaml `pdf.short.sections` may list — the top-level sections, and the case
+# studies, which a short edition leaves out unless listed or marked `short: true`.
+SHORT_HEADER = ("name", "nameKo", "title", "contact")
+SHORT_CASE_STUDIES = ("experience.details", "openSource.contributions")
+
+
+def short_sections() -> list[str]:
+    """Every name `pdf.short.sections` accepts, in the CV's order."""
+    return [name for name in CV.model_fields if name not in SHORT_HEADER] + list(SHORT_CASE_STUDIES)

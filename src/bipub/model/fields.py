@@ -10,10 +10,12 @@ The pairing and parity stages read these markers; nothing else decides what is t
 from __future__ import annotations
 
 import re
+import types
 import unicodedata
 from datetime import date
 from functools import lru_cache
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Union, get_args, get_origin
+from typing import Annotated as _A
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictBool, StrictInt, StrictStr
 
@@ -68,6 +70,10 @@ class ListItem(Strict):
 
     identity: ClassVar[tuple[str, ...]] = ()
     id: Annotated[StrictStr | None, SHARED] = None
+    # issue 18: whether the item is in the short CV PDF (true: shown even when its section is
+    # not listed in bipub.yaml pdf.short.sections; false: left out even when it is). bipub's
+    # own, like `id`: never in the JSON API (render/pdf/short.py reads it).
+    short: Annotated[StrictBool | None, SHARED] = None
 
 
 def marker_of(annotation_metadata: list[Any]) -> _Marker | None:
@@ -107,8 +113,6 @@ FieldKind = str  # "text" | "shared" | "text_list" | "shared_list" | "model" | "
 
 def classify(annotation: Any) -> tuple[FieldKind, type[BaseModel] | None]:
     """What a field holds, from its annotation: text, shared value, nested model, or lists of those."""
-    from typing import Annotated as _A
-    from typing import Union, get_args, get_origin
 
     origin = get_origin(annotation)
     if origin is _A:
@@ -128,7 +132,6 @@ def classify(annotation: Any) -> tuple[FieldKind, type[BaseModel] | None]:
             if kind != "shared":
                 return kind, model
         return "shared", None
-    import types
 
     if isinstance(annotation, types.UnionType):
         return classify(__import__("typing").Union[annotation.__args__])

@@ -115,6 +115,8 @@ def validation_diagnostics(
                 hint = " (quote the value to keep it as text)"
             if kind == "bool_type" and isinstance(value, str):
                 hint = " (YAML 1.1 words such as yes/no/on/off are not booleans here)"
+                if value.strip().lower() in ("true", "false"):
+                    hint = " (a quoted word is text: write true or false without quotes)"
             message = f"{key}: expected {expected}, got {value!r}{hint}"
         elif kind in ("list_type", "model_type", "dict_type", "model_attributes_type"):
             shape = "a list" if kind == "list_type" else "a mapping"

@@ -1,11 +1,13 @@
-"""References to local files that do not exist: CV images and Markdown images.
+"""Local images: CV images and Markdown images, checked and probed (pair/images.py).
 
 A CV `logo` or award `image`, or a Markdown image, that names a site path (`/assets/logo.svg`,
 `../img.png`) is served from the project's `static/` folder (or the theme's `assets/`). When that
-file is not there the page shows an empty box and the server answers 404, so each such reference
-is a build warning (`missing-asset`; an error under `--strict`) naming the line of the source
-file that wrote it — not the output HTML. Remote URLs (http:, https:, //host, data:) are not
-checked here (`bipub check --links` does).
+file is not there the page would show an empty box and the server answer 404, so each such
+reference is an error (`missing-asset`, issue 19; a warning before) naming the line of the
+source file that wrote it — not the output HTML. A file that is there but is not an image that
+can be read (corrupt, truncated, not an image) is an error too (`image-unreadable`). Remote URLs
+(http:, https:, //host, data:) are not checked here (`bipub check --links` does) and are left
+as they are.
 """
 
 from __future__ import annotations
@@ -19,49 +21,160 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from markdown_it import MarkdownIt
+
+from bipub.config import SiteConfig
 from bipub.diagnostics import Collector
 from bipub.load.content import Content, CvFile, Document
+from bipub.pair.images import (
+    CV_SIZES,
+    CV_WIDTHS,
+    ImageError,
+    Images,
+    LocalImage,
+    ProbeCache,
+    variants_of,
+)
 
 THEME_STATIC = Path(__file__).resolve().parent.parent / "theme" / "static"
 CV_IMAGE_FIELDS = {("experience", "logo"), ("awards", "image")}
 _HAS_IMAGE = re.compile(r"!\[")
 
 
-def check_assets(root: Path, content: Content, collector: Collector) -> None:
-    """Warn about every CV image and Markdown image that names a missing local file."""
+def check_assets(
+    root: Path, content: Content, collector: Collector, config: SiteConfig | None = None
+) -> Images:
+    """Report every CV image and Markdown image that names a missing or unreadable local file;
+    the site's local images, probed, with their variants (`config.images`)."""
     files = _StaticFiles(root / "static")
+    probes = ProbeCache(root)
+    found = _Found(files, probes, collector, config)
     for cv in content.cv.values():
-        for line, ref in _cv_images(cv):
-            missing = files.missing(ref, "/")
-            if missing is not None:
-                collector.warning(
-                    cv.rel,
-                    line,
-                    "missing-asset",
-                    f"{ref}: no such file (looked for {missing})",
-                    key=ref,
-                )
+        for line, kind, ref in _cv_images(cv):
+            image = found.image(cv.rel, line, ref, "/", CV_WIDTHS[kind], CV_SIZES[kind], ref)
+            if image is not None:
+                found.images.cv[f"{kind}:{ref}"] = image
     for doc in content.documents:
-        check_document_assets(root, doc, collector, files)
+        check_document_assets(root, doc, collector, files, found)
+    problem = probes.save()
+    if problem is not None:
+        collector.add(problem)
+    return found.images
 
 
 def check_document_assets(
-    root: Path, doc: Document, collector: Collector, files: _StaticFiles | None = None
+    root: Path,
+    doc: Document,
+    collector: Collector,
+    files: _StaticFiles | None = None,
+    found: _Found | None = None,
 ) -> None:
-    """Warn about the Markdown images of one document that name a missing local file."""
+    """Report the Markdown images of one document that name a missing or unreadable local
+    file (and record the others in `found`)."""
     if not _HAS_IMAGE.search(doc.body):
         return
     files = files or _StaticFiles(root / "static")
+    found = found or _Found(files, ProbeCache(root), collector, None)
     base = _page_path(doc)
-    for line, ref in markdown_images(doc.body, doc.body_line):
-        missing = files.missing(ref, base)
-        if missing is not None:
-            collector.warning(
-                doc.rel, line, "missing-asset", f"image {ref}: no such file (looked for {missing})"
+    refs = found.probes.doc_refs(doc.digest) if doc.digest else None
+    if refs is None:
+        refs = markdown_images(doc.body, 0)  # (line in the body, from 0; src)
+        if doc.digest:
+            found.probes.keep_refs(doc.digest, refs)
+    options = found.config.images if found.config is not None else None
+    widths = tuple(options.widths) if options is not None else ()
+    sizes = options.sizes if options is not None else ""
+    for offset, src in refs:
+        line = doc.body_line + offset
+        image = found.image(doc.rel, line, src, base, widths, sizes, f"image {src}")
+        if image is not None:
+            found.images.docs.setdefault(doc.rel, {})[src] = image
+
+
+class _Found:
+    """The images found so far, and how to probe one."""
+
+    def __init__(
+        self,
+        files: _StaticFiles,
+        probes: ProbeCache,
+        collector: Collector,
+        config: SiteConfig | None,
+    ) -> None:
+        self.files = files
+        self.probes = probes
+        self.collector = collector
+        self.config = config
+        prefix = urlsplit(config.base_url).path.rstrip("/") if config is not None else ""
+        self.images = Images(prefix=prefix)
+        self._formats: list[str] | None = None
+
+    def formats(self) -> list[str]:
+        """The variant formats asked for that this Pillow can write (a warning names any
+        other, once)."""
+        if self._formats is None:
+            asked = list(self.config.images.formats) if self.config is not None else []
+            from PIL import features  # (Pillow loads only for a site with images)
+
+            self._formats = [f for f in asked if features.check(f)]
+            for fmt in asked:
+                if fmt not in self._formats:
+                    self.collector.warning(
+                        "bipub.yaml",
+                        None,
+                        "image-format",
+                        f"images.formats: {fmt} variants are not made: this Pillow cannot "
+                        "write them",
+                    )
+        return self._formats
+
+    def image(
+        self,
+        rel: str,
+        line: int | None,
+        ref: str,
+        base: str,
+        widths: tuple[int, ...],
+        sizes: str,
+        shown: str,
+    ) -> LocalImage | None:
+        """The image `ref` names (None: remote, or missing or unreadable: reported)."""
+        where = self.files.find(ref, base)
+        if where is None:
+            return None  # remote, data:, mailto: or a bare #fragment: left as it is
+        site_path, path = where
+        if path is None:
+            self.collector.error(
+                rel,
+                line,
+                "missing-asset",
+                f"{shown}: no such file (looked for static{site_path})",
+                key=ref,
             )
+            return None
+        try:
+            info = self.probes.info(path)
+        except (ImageError, OSError) as exc:
+            why = str(exc) if isinstance(exc, ImageError) else (exc.strerror or str(exc))
+            shown_file = _shown(path, self.files.static)
+            self.collector.error(
+                rel, line, "image-unreadable", f"{shown}: {shown_file} cannot be read: {why}",
+                key=ref,
+            )  # fmt: skip
+            return None
+        formats = self.formats() if info.resizable and widths else []
+        variants = variants_of(site_path, info, widths, formats)
+        return LocalImage(site_path, path, info, variants, sizes if variants else "")
 
 
-def _cv_images(cv: CvFile) -> Iterator[tuple[int | None, str]]:
+def _shown(path: Path, static: Path) -> str:
+    if path.is_relative_to(static):
+        return "static/" + path.relative_to(static).as_posix()
+    return f"the theme's assets/{path.relative_to(THEME_STATIC).as_posix()}"
+
+
+def _cv_images(cv: CvFile) -> Iterator[tuple[int | None, str, str]]:
+    """(line, field name, ref) of each CV image."""
     data: Any = cv.raw
     for section, name in sorted(CV_IMAGE_FIELDS):
         items = data.get(section)
@@ -69,7 +182,7 @@ def _cv_images(cv: CvFile) -> Iterator[tuple[int | None, str]]:
             continue
         for i, item in enumerate(items):
             if isinstance(item, dict) and isinstance(item.get(name), str) and item[name].strip():
-                yield cv.yaml.line_for((section, i, name)), item[name].strip()
+                yield cv.yaml.line_for((section, i, name)), name, item[name].strip()
 
 
 def _page_path(doc: Document) -> str:
@@ -102,7 +215,6 @@ def markdown_images(body: str, body_line: int) -> list[tuple[int, str]]:
 
 @lru_cache(maxsize=1)
 def _parser() -> Any:
-    from markdown_it import MarkdownIt
 
     md = MarkdownIt("commonmark", {"html": False})
     md.enable(["table", "strikethrough"])
@@ -117,6 +229,13 @@ class _StaticFiles:
 
     def missing(self, ref: str, base: str) -> str | None:
         """None when `ref` is remote or its file exists; else where it was looked for."""
+        where = self.find(ref, base)
+        if where is None or where[1] is not None:
+            return None
+        return f"static{where[0]}"
+
+    def find(self, ref: str, base: str) -> tuple[str, Path | None] | None:
+        """None when `ref` is remote; else its site path and its file (None: not there)."""
         parts = urlsplit(ref)
         if parts.scheme or parts.netloc or not parts.path:
             return None  # remote, data:, mailto: or a bare #fragment
@@ -124,9 +243,10 @@ class _StaticFiles:
         site_path = posixpath.normpath(posixpath.join(base, path))
         rel = site_path.lstrip("/")
         if not rel or rel.startswith(".."):
-            return f"static/{rel}"
+            return f"/{rel}", None
         if (self.static / rel).is_file():
-            return None
-        if rel.startswith("assets/") and (THEME_STATIC / rel.removeprefix("assets/")).is_file():
-            return None
-        return f"static/{rel}"
+            return f"/{rel}", self.static / rel
+        theme = THEME_STATIC / rel.removeprefix("assets/")
+        if rel.startswith("assets/") and theme.is_file():
+            return f"/{rel}", theme
+        return f"/{rel}", None

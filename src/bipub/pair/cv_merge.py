@@ -150,6 +150,16 @@ def _merge_obj(
                     f"({ctx.src_rel}) does not; it is ignored",
                     key=_join(key, k),
                 )
+            elif k not in src and field_kind(model, k)[0] in ("shared", "shared_list"):
+                # (e.g. `short: true` marked in the translation only: never silently dropped)
+                ctx.collector.warning(
+                    ctx.tr_rel,
+                    ctx.tr_line((*tpath, k)),
+                    "shared-differs",
+                    f"{_join(key, k)}: shared field is {tr[k]!r} here but {ctx.src_rel} has "
+                    "none; it is ignored (shared fields belong in the source only)",
+                    key=_join(key, k),
+                )
     out: dict[str, Any] = {}
     for k, sv in src.items():
         if k not in model.model_fields:

@@ -26,6 +26,7 @@ from bipub.model.fields import slugify
 from bipub.model.post import Kind, day_of, instant_of
 from bipub.model.validate import validation_diagnostics
 from bipub.pair.assets import check_assets
+from bipub.pair.images import Images
 from bipub.pair.status import StatusFile, load_status
 from bipub.pair.units import Unit, nfc
 
@@ -145,6 +146,7 @@ class Site:
     _posts: dict[str, list[Entry]] = field(default_factory=dict, repr=False)
     # the CV the PDFs show: `cv` with the bipub.yaml private_fields marked pdf_only (issue 18)
     pdf_cv: dict[str, MergedCv] = field(default_factory=dict)
+    images: Images = field(default_factory=Images)  # the local images (pair/images.py)
 
     def posts(self, lang: str) -> list[Entry]:
         """Posts shown in a language, newest first (drafts excluded). Do not mutate the list."""
@@ -182,7 +184,8 @@ def pair_site(root: Path, config: SiteConfig, content: Content, collector: Colle
     for lang in config.codes:
         for message in title_prefix_warnings(lang, title_prefixes(site.entries, lang)):
             collector.warning(None, None, "title-prefix", message)
-    check_assets(root, content, collector)  # issue 18: images that name a missing local file
+    # issue 18/19: images that name a missing or unreadable local file; the others, probed
+    site.images = check_assets(root, content, collector, config)
     return site
 
 

@@ -26,6 +26,7 @@ from datetime import date
 from pathlib import Path
 from typing import Literal
 
+import yaml
 from pydantic import StrictStr, ValidationError
 
 from bipub.diagnostics import Collector
@@ -96,7 +97,6 @@ def load_status(root: Path, lang: str, collector: Collector) -> StatusFile:
 
 def dump_status(records: dict[str, StatusRecord]) -> str:
     """Deterministic text of a status file (sorted keys, fixed field order)."""
-    import yaml
 
     out: dict[str, dict[str, object]] = {}
     for key in sorted(records):

@@ -29,7 +29,7 @@ from urllib.parse import urljoin
 from markupsafe import Markup
 
 from bipub.load.sections import nfc
-from bipub.render.markdown import render_sections
+from bipub.render.markdown import MarkdownCache, render_sections
 
 if TYPE_CHECKING:
     from bipub.load.content import Document
@@ -176,8 +176,9 @@ class SectionCache:
     """Each body cut into its sections' HTML once per build (render_sections), by language
     prefix: the two side-by-side pages of a post show the same two bodies."""
 
-    def __init__(self, raw_html: bool) -> None:
+    def __init__(self, raw_html: bool, markdown: MarkdownCache | None = None) -> None:
         self.raw_html = raw_html
+        self.markdown = markdown  # the build's: its images' variants and drawn diagrams
         self._cache: dict[tuple[str, str, str], Parts] = {}
 
     def __call__(self, doc: Document) -> Parts:
@@ -185,8 +186,15 @@ class SectionCache:
         hit = self._cache.get(key)
         if hit is None:
             starts = tuple(sec.line - doc.body_line for sec in doc.sections)
+            md = self.markdown
             hit = self._cache[key] = render_sections(
-                doc.body, starts, raw_html=self.raw_html, id_prefix=doc.lang
+                doc.body,
+                starts,
+                raw_html=self.raw_html,
+                id_prefix=doc.lang,
+                images=md.images.of(doc.rel) if md is not None else None,
+                prefix=md.images.prefix if md is not None else "",
+                diagrams=md.diagrams if md is not None else None,
             )
         return hit
 

@@ -1,14 +1,29 @@
-"""Atom feeds (site/<lang>/feed.xml), sitemap.xml with hreflang alternates, robots.txt."""
+"""Feeds and the sitemap: an Atom feed and a JSON Feed 1.1 per language, per tag and per series
+(site/<lang>/feed.xml and feed.json, <lang>/tags/<slug>/feed.*, <lang>/series/<slug>/feed.*),
+sitemap.xml with hreflang alternates, robots.txt.
+
+A feed is made in two steps, so that its entries can be cached apart (each is a function of its
+item, its rendered body and its note only): `feed_sets` lists every feed of a language with its
+items; `atom_entry` / `json_item` make one entry; `feed_xml` / `json_feed` join them.
+
+Each entry carries its translation state (issue 19): in Atom a `bipub:translation` extension
+element (namespace `BIPUB_NS`), in JSON Feed a `_bipub` extension object, and for a machine
+draft, a stale translation or a post shown in its original language a visible note at the top
+of its content (templates/partials/feed_note.html), so a machine draft is never shown as
+reviewed.
+"""
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from typing import TYPE_CHECKING
 
 from bipub.load.content import Document
-from bipub.pair.site import Entry, Site
+from bipub.model.fields import slugify
+from bipub.pair.site import Entry, Site, post_order_key, tags_of
 from bipub.render import urls
 from bipub.render.markdown import RenderedMarkdown
 
@@ -18,7 +33,11 @@ if TYPE_CHECKING:
 ATOM = "http://www.w3.org/2005/Atom"
 SITEMAP = "http://www.sitemaps.org/schemas/sitemap/0.9"
 XHTML = "http://www.w3.org/1999/xhtml"
+BIPUB_NS = "https://bipub.invalid/ns/feed"  # the Atom extension element's namespace
+JSON_FEED_VERSION = "https://jsonfeed.org/version/1.1"
 FEED_SIZE = 20
+# what each translation state means, in the feeds' extension data (pair/site.py State)
+REVIEWED = {"source": True, "translated": True, "draft": False, "stale": False, "missing": False}
 
 
 def _ts(d: date) -> str:
@@ -40,32 +59,85 @@ def _xml(root: ET.Element) -> bytes:
 @dataclass(frozen=True)
 class FeedItem:
     rel: str  # the document whose rendered body is the entry's content
-    lang: str
+    lang: str  # the content's language (the source's, for a post not translated yet)
     title: str
-    link: str
+    link: str  # absolute: the entry's id too (stable while the slug and base_url are)
     published: str
     updated: str
     summary: str | None
     tags: tuple[str, ...]
+    state: str = "source"  # the translation state (pair/site.py State)
+    source_lang: str = ""  # the language the post was written in
 
 
 @dataclass(frozen=True)
 class FeedParts:
-    """An Atom feed before its entries' bodies are rendered in (`feed_xml` joins them)."""
+    """A feed before its entries are made (`feed_xml` and `json_feed` join them)."""
 
     lang: str
     title: str
     subtitle: str | None
     id: str
-    self_href: str
-    html_href: str
+    self_href: str  # the Atom feed's absolute URL
+    html_href: str  # the page the feed follows
     updated: str
     author: str
     email: str | None
     items: tuple[FeedItem, ...]
+    json_href: str = ""  # the JSON Feed's absolute URL
+    path: str = ""  # the Atom feed's site path; the JSON Feed's is beside it (feed.json)
+
+
+def feed_sets(site: Site, lang: str, url: urls.UrlBuilder) -> list[FeedParts]:
+    """Every feed of a language: the language's, then each tag's and each series' (in the
+    order of their slugs)."""
+    posts = site.posts(lang)
+    out = [feed_parts(site, lang, url)]
+    by_tag: dict[str, list[Entry]] = {}
+    for entry in posts:
+        for slug in sorted({slugify(t) for t in tags_of(entry, lang)}):
+            by_tag.setdefault(slug, []).append(entry)
+    title = site.config.language(lang).title
+    for slug, tag in sorted(site.tags.get(lang, {}).items()):
+        members = by_tag.get(slug)
+        if members:
+            name = f"{title} · #{tag.name}"
+            out.append(_scoped(site, lang, url, members, name, urls.tag(lang, slug)))
+    shown = {e.key for e in posts}
+    for slug, series in sorted(site.series.get(lang, {}).items()):
+        members = sorted(
+            (e for e in series.entries if e.key in shown), key=post_order_key, reverse=True
+        )
+        if members:
+            name = f"{title} · {series.name}"
+            out.append(_scoped(site, lang, url, members, name, urls.series(lang, slug)))
+    return out
+
+
+def _scoped(
+    site: Site, lang: str, url: urls.UrlBuilder, posts: list[Entry], title: str, page: str
+) -> FeedParts:
+    """The feed of a tag's or a series' page (`page`): its id is that page's URL."""
+    cfg = site.config
+    posts = posts[:FEED_SIZE]
+    return FeedParts(
+        lang,
+        title,
+        cfg.language(lang).description,
+        url.absolute(page),
+        url.absolute(page + "feed.xml"),
+        url.absolute(page),
+        feed_updated([(e.published_at, e.modified_at) for e in posts]),
+        cfg.author.name,
+        cfg.author.email,
+        tuple(feed_item(entry, lang, url) for entry in posts),
+        url.absolute(page + "feed.json"),
+        page + "feed.xml",
+    )
 
 
 def feed_parts(site: Site, lang: str, url: urls.UrlBuilder) -> FeedParts:
+    """The language's own feed (all its posts, newest first)."""
     cfg = site.config
     language = cfg.language(lang)
     posts = site.posts(lang)[:FEED_SIZE]
@@ -80,6 +152,8 @@ def feed_parts(site: Site, lang: str, url: urls.UrlBuilder) -> FeedParts:
         cfg.author.name,
         cfg.author.email,
         tuple(feed_item(entry, lang, url) for entry in posts),
+        url.absolute(urls.json_feed(lang)),
+        urls.feed(lang),
     )
 
 
@@ -90,7 +164,8 @@ def feed_updated(dates: list[tuple[date | None, date | None]]) -> str:
 
 
 def feed_item(entry: Entry, lang: str, url: urls.UrlBuilder) -> FeedItem:
-    doc = entry.versions[lang].doc
+    version = entry.versions[lang]
+    doc = version.doc
     assert entry.date is not None
     return FeedItem(
         doc.rel,
@@ -101,6 +176,8 @@ def feed_item(entry: Entry, lang: str, url: urls.UrlBuilder) -> FeedItem:
         _ts(entry.modified_at or entry.published_at),
         doc.meta.description,
         tuple(doc.meta.tags),
+        version.state,
+        entry.source_lang,
     )
 
 
@@ -109,50 +186,111 @@ def atom_feed(
     lang: str,
     url: urls.UrlBuilder,
     render: RenderFn,
+    notes: dict[str, str] | None = None,
 ) -> bytes:
-    """The language's Atom feed."""
+    """The language's Atom feed (`notes`: translation state → the note its entries start
+    with)."""
     parts = feed_parts(site, lang, url)
-    bodies = {}
-    for entry in site.posts(lang)[:FEED_SIZE]:
-        doc = entry.versions[lang].doc
-        bodies[doc.rel] = render(doc).html
-    return feed_xml(parts, bodies)
+    docs = feed_docs(site, lang)
+    entries = [
+        atom_entry(it, render(docs[it.rel]).html, (notes or {}).get(it.state, ""))
+        for it in parts.items
+    ]
+    return feed_xml(parts, entries)
 
 
-def feed_xml(parts: FeedParts, bodies: dict[str, str]) -> bytes:
-    """The feed, with each entry's content from `bodies` (document → rendered HTML)."""
-    ET.register_namespace("", ATOM)
-    xml_lang = "{http://www.w3.org/XML/1998/namespace}lang"
-    feed = ET.Element(f"{{{ATOM}}}feed", {xml_lang: parts.lang})
-    ET.SubElement(feed, f"{{{ATOM}}}title").text = parts.title
-    if parts.subtitle:
-        ET.SubElement(feed, f"{{{ATOM}}}subtitle").text = parts.subtitle
-    ET.SubElement(feed, f"{{{ATOM}}}id").text = parts.id
-    ET.SubElement(feed, f"{{{ATOM}}}link", {"rel": "self", "href": parts.self_href})
-    ET.SubElement(
-        feed,
-        f"{{{ATOM}}}link",
-        {"rel": "alternate", "type": "text/html", "href": parts.html_href},
+def feed_docs(site: Site, lang: str) -> dict[str, Document]:
+    """The documents a language's feeds show, by path (FeedItem.rel)."""
+    return {(doc := e.versions[lang].doc).rel: doc for e in site.posts(lang)}
+
+
+def atom_entry(it: FeedItem, body: str, note: str = "") -> str:
+    """One Atom `<entry>` (indented for its place in the feed): a pure function of the item,
+    its rendered body and its note, so it can be cached by them."""
+    out = [
+        f'\n  <entry xml:lang="{_attrib(it.lang)}">',
+        f"\n    <title>{_cdata(it.title)}</title>",
+        f"\n    <id>{_cdata(it.link)}</id>",
+        f'\n    <link rel="alternate" href="{_attrib(it.link)}" />',
+        f"\n    <published>{_cdata(it.published)}</published>",
+        f"\n    <updated>{_cdata(it.updated)}</updated>",
+    ]
+    if it.summary:
+        out.append(f"\n    <summary>{_cdata(it.summary)}</summary>")
+    out.append(f'\n    <content type="html" xml:base="{_attrib(it.link)}">')
+    out.append(f"{_cdata(note + body)}</content>")
+    out.extend(f'\n    <category term="{_attrib(tag)}" />' for tag in it.tags)
+    reviewed = "true" if REVIEWED.get(it.state, False) else "false"
+    out.append(
+        f'\n    <bipub:translation state="{_attrib(it.state)}" reviewed="{reviewed}" '
+        f'source-lang="{_attrib(it.source_lang)}" />'
     )
-    ET.SubElement(feed, f"{{{ATOM}}}updated").text = parts.updated
-    author = ET.SubElement(feed, f"{{{ATOM}}}author")
-    ET.SubElement(author, f"{{{ATOM}}}name").text = parts.author
+    out.append("\n  </entry>")
+    return "".join(out)
+
+
+def feed_xml(parts: FeedParts, entries: list[str]) -> bytes:
+    """The Atom feed: its head, then `entries` (from `atom_entry`) as they are."""
+    out = [
+        "<?xml version='1.0' encoding='utf-8'?>\n",
+        f'<feed xmlns="{ATOM}" xmlns:bipub="{BIPUB_NS}" xml:lang="{_attrib(parts.lang)}">',
+        f"\n  <title>{_cdata(parts.title)}</title>",
+    ]
+    if parts.subtitle:
+        out.append(f"\n  <subtitle>{_cdata(parts.subtitle)}</subtitle>")
+    out += [
+        f"\n  <id>{_cdata(parts.id)}</id>",
+        f'\n  <link rel="self" href="{_attrib(parts.self_href)}" />',
+        f'\n  <link rel="alternate" type="text/html" href="{_attrib(parts.html_href)}" />',
+        f"\n  <updated>{_cdata(parts.updated)}</updated>",
+        f"\n  <author>\n    <name>{_cdata(parts.author)}</name>",
+    ]
     if parts.email:
-        ET.SubElement(author, f"{{{ATOM}}}email").text = parts.email
-    ET.SubElement(feed, f"{{{ATOM}}}generator").text = "bipub"
-    for it in parts.items:
-        item = ET.SubElement(feed, f"{{{ATOM}}}entry", {xml_lang: it.lang})
-        ET.SubElement(item, f"{{{ATOM}}}title").text = it.title
-        ET.SubElement(item, f"{{{ATOM}}}id").text = it.link
-        ET.SubElement(item, f"{{{ATOM}}}link", {"rel": "alternate", "href": it.link})
-        ET.SubElement(item, f"{{{ATOM}}}published").text = it.published
-        ET.SubElement(item, f"{{{ATOM}}}updated").text = it.updated
-        if it.summary:
-            ET.SubElement(item, f"{{{ATOM}}}summary").text = it.summary
-        ET.SubElement(item, f"{{{ATOM}}}content", {"type": "html"}).text = bodies[it.rel]
-        for tag in it.tags:
-            ET.SubElement(item, f"{{{ATOM}}}category", {"term": tag})
-    return _xml(feed)
+        out.append(f"\n    <email>{_cdata(parts.email)}</email>")
+    out += ["\n  </author>", "\n  <generator>bipub</generator>", *entries, "\n</feed>\n"]
+    return "".join(out).encode("utf-8", "xmlcharrefreplace")
+
+
+def json_item(it: FeedItem, body: str, note: str = "") -> dict[str, object]:
+    """One JSON Feed 1.1 item (a pure function, like `atom_entry`); `_bipub` is the extension
+    object with the translation state (the spec lets a publisher add objects named `_…`)."""
+    item: dict[str, object] = {
+        "id": it.link,
+        "url": it.link,
+        "title": it.title,
+        "content_html": note + body,
+    }
+    if it.summary:
+        item["summary"] = it.summary
+    item["date_published"] = it.published
+    item["date_modified"] = it.updated
+    if it.tags:
+        item["tags"] = list(it.tags)
+    item["language"] = it.lang
+    item["_bipub"] = {
+        "about": "https://bipub.invalid/ns/feed",
+        "translation_state": it.state,
+        "reviewed": REVIEWED.get(it.state, False),
+        "source_language": it.source_lang,
+    }
+    return item
+
+
+def json_feed(parts: FeedParts, items: list[dict[str, object]]) -> bytes:
+    """The JSON Feed 1.1 document of `parts`, with `items` (from `json_item`)."""
+    author: dict[str, object] = {"name": parts.author}
+    feed: dict[str, object] = {
+        "version": JSON_FEED_VERSION,
+        "title": parts.title,
+        "home_page_url": parts.html_href,
+        "feed_url": parts.json_href,
+    }
+    if parts.subtitle:
+        feed["description"] = parts.subtitle
+    feed["language"] = parts.lang
+    feed["authors"] = [author]
+    feed["items"] = items
+    return (json.dumps(feed, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
 
 SitemapUrl = tuple[str, str | None, list[tuple[str, str]]]  # loc, lastmod, (hreflang, href)s

@@ -22,7 +22,7 @@ from bipub.load.content import Document
 from bipub.model.fields import slugify
 from bipub.pair.site import Entry, Series, Site, Tag, tags_of
 from bipub.render import both, urls
-from bipub.render.markdown import RenderedMarkdown
+from bipub.render.markdown import MarkdownCache, RenderedMarkdown
 from bipub.render.templates import template_error
 from bipub.render.views import (
     Alternate,
@@ -127,7 +127,7 @@ class HtmlRenderer:
     def __init__(
         self,
         site: Site,
-        rendered: Callable[[Document], RenderedMarkdown],  # render/markdown.py MarkdownCache
+        rendered: MarkdownCache,  # each body rendered once per build
         url: urls.UrlBuilder,
     ) -> None:
         self.site = site
@@ -141,7 +141,7 @@ class HtmlRenderer:
         self._slugs: dict[tuple[str, str, str], set[str]] = {}
         self._tag_links: dict[tuple[str, str], TagLink] = {}  # (lang, slug) → its link
         self._pdf_posts: dict[str, set[str]] = {}
-        self._sections = both.SectionCache(site.config.outputs.raw_html)  # issue 19
+        self._sections = both.SectionCache(site.config.outputs.raw_html, rendered)  # issue 19
         # lang → post key → (the post before it, the post after it), in post order
         self._neighbours: dict[str, dict[str, tuple[Entry | None, Entry | None]]] = {}
         # page (its URL path) → its fingerprint, known without working it out (buildstate.py:
@@ -446,6 +446,7 @@ class HtmlRenderer:
                     lang,
                     doc.rel,
                     doc.digest,
+                    self.site.images.key(doc.rel),  # issue 19: its images' sizes, variants
                     version.state,
                     version.stale_keys,
                     version.draft_keys,
@@ -500,6 +501,7 @@ class HtmlRenderer:
             self._card_key(entry, lang),
             version.doc.rel,
             version.doc.digest,  # the body it shows
+            self.site.images.key(version.doc.rel),  # and its images (issue 19)
             version.stale_keys,
             version.draft_keys,
             entry.source_lang,
@@ -519,6 +521,7 @@ class HtmlRenderer:
         if merged is None:
             return None
         return (
+            self.site.images.cv_key(),  # issue 19: the CV images' sizes and variants
             repr(merged.data),
             tuple(sorted(map(repr, merged.fallbacks))),
             merged.source_lang,
@@ -546,11 +549,22 @@ class HtmlRenderer:
             "posts": [self._card(e, lang) for e in chunk],
             "total": total,
             "pagination": self._pagination(partial(urls.tag, lang, tag.slug), n, pages),
+            "feeds": self.feed_links(urls.tag(lang, tag.slug)) if total else [],
         }
 
     def series_context(self, lang: str, series: Series) -> dict[str, Any]:
-        """A series page's: the series and its members' cards."""
-        return {"series": series, "posts": [self._card(e, lang) for e in series.entries]}
+        """A series page's: the series and its members' cards (and its feeds: issue 19)."""
+        posts = [self._card(e, lang) for e in series.entries]
+        shown = any(not e.versions[lang].doc.meta.draft for e in series.entries)
+        feeds = self.feed_links(urls.series(lang, series.slug)) if shown else []
+        return {"series": series, "posts": posts, "feeds": feeds}
+
+    def feed_links(self, page: str) -> list[View]:
+        """The feeds of a tag's or series' page (render/feeds.py: beside the page)."""
+        return [
+            View(type="application/atom+xml", href=self.url.href(page + "feed.xml")),
+            View(type="application/feed+json", href=self.url.href(page + "feed.json")),
+        ]
 
     # ------------------------------------------------------------------ view pieces
     def _tag_slugs(self, entry: Entry, lang: str) -> set[str]:
@@ -710,7 +724,24 @@ class HtmlRenderer:
             "posts": [self._card(e, lang) for e in latest],
             # issue 18: 'blog' shows a short CV summary above the latest posts
             "home_mode": self.config.home,
+            "cv_image": self.cv_image,  # issue 19: a CV image's size and variants
         }
+
+    def cv_image(self, kind: str, ref: object) -> View | None:
+        """A CV `logo` or award `image` (`kind`): its width, height and srcset (pair/images.py),
+        or None (remote)."""
+        image = self.site.images.cv_image(kind, str(ref or "").strip())
+        if image is None:
+            return None
+        info = image.info
+        href = {v.path: self.url.href(v.path) for v in image.variants}
+        fmt = "webp" if "webp" in image.formats() else None  # an <img srcset>: the safe format
+        return View(
+            width=info.width,
+            height=info.height,
+            srcset=image.srcset(fmt, href) if fmt else "",
+            sizes=image.sizes,
+        )
 
     # ------------------------------------------------------------------ rendering
     def page_meta(self, plan: Plan, spec: PageSpec) -> PageMeta:
@@ -766,6 +797,7 @@ class HtmlRenderer:
             tags_href=self.url.href(urls.tags(lang)),
             feed_href=self.url.href(urls.feed(lang)),
             feed_url=self.url.absolute(urls.feed(lang)),
+            json_feed_href=self.url.href(urls.json_feed(lang)),  # issue 19: JSON Feed 1.1
             llms_href=self.url.href(urls.llms(lang)),
             api_href=self.url.href(urls.api(lang, "cv")),
             # issue 18: where the full CV is (the home page unless bipub.yaml home: blog)
@@ -788,12 +820,19 @@ class HtmlRenderer:
             # issue 5: the CV PDFs (this language first, then the others, then ko+en):
             # View(label, lang, href) each; see render/pdf.py pdf_links.
             pdf_links=[View(**link) for link in self._pdf_links(lang)],
+            # issue 18: the short CV PDFs (render/pdf/documents.py short_pdf_links)
+            short_pdf_links=[View(**link) for link in self._short_pdf_links(lang)],
         )
 
     def _pdf_links(self, lang: str) -> list[dict[str, str]]:
         from bipub.render.pdf import pdf_links  # issue 5 (does not import WeasyPrint)
 
         return pdf_links(self.site, lang, self.url)
+
+    def _short_pdf_links(self, lang: str) -> list[dict[str, str]]:
+        from bipub.render.pdf import short_pdf_links  # (does not import WeasyPrint)
+
+        return short_pdf_links(self.site, lang, self.url)
 
     def render_page(
         self, plan: Plan, spec: PageSpec, env: jinja2.Environment, collector: Collector

@@ -1,7 +1,8 @@
 """The JSON API: site/api/<lang>/cv.json, posts.json, status.json and site/api/schema/.
 
 `cv.json` is a public contract: exactly the CV field names, in the order the source file gives
-them, and nothing else (bipub's own `id` pairing keys are removed).
+them, and nothing else (bipub's own keys are removed: `id`, the pairing key, and `short`, the
+short CV PDF's mark).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from bipub.model.cv import CV
 from bipub.pair.site import Entry, Site, tags_of
 from bipub.pair.status import StatusFile
 from bipub.pair.units import Unit
@@ -93,9 +95,12 @@ def join_records(texts: list[str]) -> str:
     return "[\n  " + RECORD_SEP.join(texts) + "\n]\n"
 
 
+OWN_KEYS = ("id", "short")  # bipub's own keys on CV list items (model/fields.py ListItem)
+
+
 def strip_ids(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: strip_ids(v) for k, v in value.items() if k != "id"}
+        return {k: strip_ids(v) for k, v in value.items() if k not in OWN_KEYS}
     if isinstance(value, list):
         return [strip_ids(v) for v in value]
     return value
@@ -198,8 +203,10 @@ def status_json(records: list[tuple[str, str]]) -> str:
 
 def _drop_id(schema: dict[str, Any]) -> dict[str, Any]:
     for definition in schema.get("$defs", {}).values():
-        definition.get("properties", {}).pop("id", None)
-    schema.get("properties", {}).pop("id", None)
+        for key in OWN_KEYS:
+            definition.get("properties", {}).pop(key, None)
+    for key in OWN_KEYS:
+        schema.get("properties", {}).pop(key, None)
     return schema
 
 
@@ -211,7 +218,6 @@ def schemas() -> dict[str, str]:
 
 @functools.cache
 def _schemas() -> tuple[tuple[str, str], ...]:
-    from bipub.model.cv import CV
 
     cv = _drop_id(CV.model_json_schema(mode="serialization"))
     cv["$schema"] = "https://json-schema.org/draft/2020-12/schema"

@@ -1,58 +1,72 @@
-"""llms.txt and llms-full.txt (https://llmstxt.org): H1 title, blockquote summary, H2 sections of
-`- [name](url): notes` links; llms-full.txt carries the whole CV as structured plain text and the
-post index. Generated from the same paired data as the HTML site and the JSON API.
+"""llms.txt and llms-full.txt (https://llmstxt.org), one pair per language.
+
+    # Site title
+    > description
+    header: the machine-readable versions (llms.txt, llms-full.txt, JSON API, CV PDFs),
+            the website's URL and the date of the latest content
+    ## sections of `- [name](url): notes` links      (llms.txt)
+    ## the CV, section by section; every post's Markdown (llms-full.txt)
+
+Every heading and label is a UI string of the theme's catalogs (`_`, a plain-text gettext of the
+file's language: render/templates.py text_gettext), so the Korean file reads Korean. Text shown
+in another language than the file's, and machine translations not reviewed, say so, as on the
+HTML pages. Generated from the same paired data as the HTML site and the JSON API (the CV without
+bipub.yaml `private_fields`).
+
+The files are per-entry parts joined at the end: `post_line` (llms.txt) and `full_post`
+(llms-full.txt) for a post, one function per CV section — pure functions of their arguments, so
+a build may keep a part it made before. A post's Markdown is prepared by render/llms_body.py.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from datetime import UTC, date, datetime, time
+from typing import TYPE_CHECKING, Any
 
-from bipub.pair.site import Entry, Site
+from bipub.model.fields import slugify
+from bipub.pair.site import Entry, Site, tags_of
 from bipub.render import urls
+from bipub.render.llms_body import absolute_links, shift_headings
 from bipub.render.locale_format import format_iso
+from bipub.render.pdf.documents import short_wanted
+from bipub.render.views import ForeignText, MachineText, View, cv_view
 
-LABELS = {
-    "ko": {
-        "cv": "이력서",
-        "cv_html": "이력서 (HTML)",
-        "cv_json": "이력서 (JSON API)",
-        "cv_pdf": "이력서 (PDF)",
-        "posts": "글",
-        "posts_json": "글 목록 (JSON API)",
-        "full": "전체 텍스트",
-        "other": "다른 언어",
-        "optional": "Optional",
-        "generated": "이 파일은 웹사이트 및 JSON API와 같은 데이터에서 생성되었습니다.",
-        "untranslated": "아직 번역되지 않음",
-        "draft": "기계 번역, 검토 전",
-        "stale": "번역이 원문보다 오래됨",
-    },
-    "en": {
-        "cv": "CV",
-        "cv_html": "CV (HTML)",
-        "cv_json": "CV (JSON API)",
-        "cv_pdf": "CV (PDF)",
-        "posts": "Posts",
-        "posts_json": "Post index (JSON API)",
-        "full": "Full text",
-        "other": "Other languages",
-        "optional": "Optional",
-        "generated": "This file is generated from the same data as the website and the JSON API.",
-        "untranslated": "not translated yet",
-        "draft": "machine translation, not reviewed",
-        "stale": "translation older than the original",
-    },
-}
+if TYPE_CHECKING:  # the CV's modules load when a CV is rendered
+    from bipub.pair.cv_merge import MergedCv
+
+Gettext = Callable[[str], str]  # a UI string in the file's language (plain text)
 
 
-def _labels(lang: str) -> dict[str, str]:
-    return LABELS.get(lang.split("-")[0], LABELS["en"])
+@dataclass(frozen=True)
+class Names:
+    """The names a post's part shows that the whole site decides."""
+
+    languages: dict[str, str]  # language code → its name (bipub.yaml)
+    tags: dict[str, str]  # tag slug → the spelling the site shows in this language
 
 
-def _one_line(text: str | None) -> str:
-    return " ".join((text or "").split())
+def names(site: Site, lang: str) -> Names:
+    tags = {slug: tag.name for slug, tag in site.tags.get(lang, {}).items()}
+    return Names({language.code: language.name for language in site.config.languages}, tags)
+
+
+PostPart = Callable[[Entry, str, urls.UrlBuilder, Gettext, Names], str]
+
+# Section names the proposal gives a meaning to: never translated.
+OPTIONAL = "Optional"
+
+
+def _one_line(text: Any) -> str:
+    return " ".join(str(text or "").split())
+
+
+def _paragraphs(text: Any) -> str:
+    """A multi-paragraph field: its paragraphs (blank-line separated) kept, each on one line."""
+    parts = re.split(r"\n\s*\n", str(text or "").strip())
+    return "\n\n".join(line for line in (_one_line(p) for p in parts) if line)
 
 
 _MARKDOWN_SPECIAL = str.maketrans({c: "\\" + c for c in "\\[]<>"})
@@ -68,214 +82,449 @@ def _link_text(text: str | None) -> str:
     return line.translate(_MARKDOWN_SPECIAL)
 
 
-@dataclass(frozen=True)
-class Lines:
-    """A text file as its lines, with the line of each post (by entry key); `text` joins them."""
-
-    lines: list[str]
-    posts: dict[str, int]
-
-    def text(self) -> str:
-        return "\n".join(self.lines).rstrip() + "\n"
+def _join(*parts: Any) -> str:
+    return " · ".join(_one_line(p) for p in parts if p not in (None, "", []))
 
 
-def llms_txt(site: Site, lang: str, url: urls.UrlBuilder, *, root: bool = False) -> str:
-    return llms_lines(site, lang, url, root=root).text()
+# ---------------------------------------------------------------- the header
 
 
-def llms_lines(site: Site, lang: str, url: urls.UrlBuilder, *, root: bool = False) -> Lines:
-    cfg = site.config
-    language = cfg.language(lang)
-    t = _labels(lang)
-    lines = [f"# {language.title}", ""]
+def _instant(d: date) -> datetime:
+    return d if isinstance(d, datetime) else datetime.combine(d, time(0, 0), tzinfo=UTC)
+
+
+def updated(posts: Iterable[Entry]) -> date | None:
+    """The date of the latest content: the latest date or update of the posts, as the Atom
+    feed's `updated` (a reproducible date: no clock is read). None without posts."""
+    days = [e.modified_at or e.published_at for e in posts if e.date is not None]
+    if not days:
+        return None
+    latest = max(days, key=_instant)
+    return latest.date() if isinstance(latest, datetime) else latest
+
+
+def cv_pdfs(site: Site, lang: str) -> list[tuple[str, str]]:
+    """(label, site path) of the CV PDFs, as the CV page links them: this language's first,
+    the other languages', the bilingual edition."""
+    codes = sorted((c for c in site.config.codes if c in site.cv), key=lambda c: c != lang)
+    out = [(site.config.language(c).name, urls.cv_pdf(c)) for c in codes]
+    if "ko" in site.cv and "en" in site.cv:
+        names = " + ".join(site.config.language(c).name for c in ("ko", "en"))
+        out.append((names, urls.cv_pdf("ko-en")))
+    return out
+
+
+def short_cv_pdfs(site: Site, lang: str) -> list[tuple[str, str]]:
+    """(label, site path) of the short CV PDFs (issue 18; none unless the build makes them)."""
+    if not short_wanted(site):
+        return []
+    codes = sorted((c for c in site.config.codes if c in site.cv), key=lambda c: c != lang)
+    return [(site.config.language(c).name, urls.cv_pdf(f"{c}-short")) for c in codes]
+
+
+def header(site: Site, lang: str, url: urls.UrlBuilder, _: Gettext) -> list[str]:
+    """The title, the summary and the header line: where the machine-readable versions are,
+    the website and the date of its latest content."""
+    language = site.config.language(lang)
+    lines = [f"# {_one_line(language.title)}", ""]
     if language.description:
         lines += [f"> {_one_line(language.description)}", ""]
-    lines += [t["generated"], ""]
-    lines += [f"## {t['cv']}", ""]
+    versions = [
+        f"[llms.txt]({url.absolute(urls.llms(lang))})",
+        f"[llms-full.txt]({url.absolute(urls.llms(lang, full=True))})",
+    ]
+    api = [f"[posts.json]({url.absolute(urls.api(lang, 'posts'))})"]
     if lang in site.cv:
-        lines.append(f"- [{t['cv_html']}]({url.absolute(urls.home(lang))})")
-        lines.append(f"- [{t['cv_json']}]({url.absolute(urls.api(lang, 'cv'))})")
-    lines.append(f"- [{t['full']}]({url.absolute(urls.llms(lang, full=True))})")
-    lines += ["", f"## {t['posts']}", ""]
-    posts = {}
+        api.insert(0, f"[cv.json]({url.absolute(urls.api(lang, 'cv'))})")
+    versions.append(_("JSON API") + f" ({', '.join(api)})")
+    pdfs = cv_pdfs(site, lang)
+    if pdfs:
+        links = ", ".join(f"[{_link_text(label)}]({url.absolute(p)})" for label, p in pdfs)
+        versions.append(_("CV (PDF)") + f" ({links})")
+    shorts = short_cv_pdfs(site, lang)
+    if shorts:
+        links = ", ".join(f"[{_link_text(label)}]({url.absolute(p)})" for label, p in shorts)
+        versions.append(_("Short CV (PDF)") + f" ({links})")
+    lines.append(_("Machine-readable versions") + f": {' · '.join(versions)}")
+    source = _("Website") + f": {url.absolute(urls.home(lang))}"
+    day = updated(site.posts(lang))
+    if day is not None:
+        source += " · " + _("Updated") + f": {format_iso(day)}"
+    lines += [
+        source,
+        "",
+        _("This file is made from the same data as the website and the JSON API."),
+    ]
+    return lines
+
+
+def _state_note(entry: Entry, lang: str, site_names: Names, _: Gettext) -> str:
+    """How a post's text stands in this language, as its page's notice says; "" if reviewed or
+    its original."""
+    version = entry.versions[lang]
+    if version.state == "missing":
+        name = site_names.languages.get(version.doc.lang, version.doc.lang)
+        return _("Not translated yet") + f" ({name})"
+    if version.state == "draft":
+        return _("Machine translation, not reviewed")
+    if version.state == "stale":
+        return _("Translation may be outdated")
+    return ""
+
+
+# ---------------------------------------------------------------- llms.txt
+
+
+def post_line(entry: Entry, lang: str, url: urls.UrlBuilder, _: Gettext, names: Names) -> str:
+    """A post's line in llms.txt: its title, link, description and translation state."""
+    doc = entry.versions[lang].doc
+    note = _link_text(doc.meta.description)
+    state = _state_note(entry, lang, names, _)
+    if state:
+        note = f"{note} ({state})" if note else f"({state})"
+    link = f"- [{_link_text(doc.meta.title)}]({url.absolute(urls.post(lang, entry.slug))})"
+    return f"{link}: {note}" if note else link
+
+
+def llms_txt(
+    site: Site, lang: str, url: urls.UrlBuilder, _: Gettext, part: PostPart | None = None
+) -> str:
+    """llms.txt of a language: the header, the CV's links, every post's line, then Optional."""
+    shared = names(site, lang)
+    cv, api = _("CV"), _("JSON API")
+    lines = header(site, lang, url, _)
+    lines += ["", f"## {cv}", ""]
+    if lang in site.cv:
+        cv_page = urls.cv(lang) if site.config.home == "blog" else urls.home(lang)
+        lines.append(f"- [{cv} (HTML)]({url.absolute(cv_page)})")
+        pdf = _("CV (PDF)")
+        for label, path in cv_pdfs(site, lang):
+            lines.append(f"- [{pdf}: {_link_text(label)}]({url.absolute(path)})")
+        short = _("Short CV (PDF)")
+        for label, path in short_cv_pdfs(site, lang):
+            lines.append(f"- [{short}: {_link_text(label)}]({url.absolute(path)})")
+        lines.append(f"- [{cv} ({api})]({url.absolute(urls.api(lang, 'cv'))})")
+    full = _("Full text")
+    lines.append(f"- [{full}]({url.absolute(urls.llms(lang, full=True))})")
+    lines += ["", "## " + _("Posts"), ""]
     for entry in site.posts(lang):
-        posts[entry.key] = len(lines)
-        lines.append(post_line(entry, lang, url))
-    lines += ["", f"## {t['optional']}", ""]
-    lines.append(f"- [{t['posts_json']}]({url.absolute(urls.api(lang, 'posts'))})")
-    for other in cfg.languages:
+        lines.append((part or post_line)(entry, lang, url, _, shared))
+    lines += ["", f"## {OPTIONAL}", ""]
+    index = _("Post index")
+    lines.append(f"- [{index} ({api})]({url.absolute(urls.api(lang, 'posts'))})")
+    others = _("Other languages")
+    for other in site.config.languages:
         if other.code != lang:
-            lines.append(f"- [{other.name}]({url.absolute(urls.llms(other.code))}): {t['other']}")
-    return Lines(lines, posts)
+            link = url.absolute(urls.llms(other.code))
+            lines.append(f"- [{_link_text(other.name)}]({link}): {others}")
+    return _text(lines)
 
 
-def post_line(entry: Entry, lang: str, url: urls.UrlBuilder) -> str:
-    """A post's line in llms.txt."""
-    t = _labels(lang)
+def _text(lines: list[str]) -> str:
+    return "\n".join(lines).rstrip() + "\n"
+
+
+# ---------------------------------------------------------------- llms-full.txt: posts
+
+
+def full_post(entry: Entry, lang: str, url: urls.UrlBuilder, _: Gettext, names: Names) -> str:
+    """A post in llms-full.txt: its title and link, dates, tags, description, translation state
+    and its whole Markdown (headings moved under the post's own)."""
     version = entry.versions[lang]
     doc = version.doc
-    note = _link_text(doc.meta.description)
-    if version.state in ("missing", "draft", "stale"):
-        note = f"{note} ({t['untranslated' if version.state == 'missing' else version.state]})"
-    return f"- [{_link_text(doc.meta.title)}]({url.absolute(urls.post(lang, entry.slug))}): {note}"
+    out = [f"### [{_link_text(doc.meta.title)}]({url.absolute(urls.post(lang, entry.slug))})", ""]
+    facts = []
+    if entry.date is not None:
+        facts.append(_("Published") + f": {format_iso(entry.date)}")
+    if entry.updated is not None:
+        facts.append(_("Updated") + f": {format_iso(entry.updated)}")
+    tags = [names.tags.get(slugify(t), t) for t in tags_of(entry, lang)]
+    if tags:
+        facts.append(_("Tags") + f": {', '.join(_one_line(t) for t in tags)}")
+    if facts:
+        out.append(" · ".join(facts))
+    state = _state_note(entry, lang, names, _)
+    if state:
+        notice = {
+            "missing": _(
+                "This post has not been translated yet, so it is shown in its original language."
+            ),
+            "draft": _("This is a machine translation that has not been reviewed yet."),
+            "stale": _("The original was updated after this translation."),
+        }[version.state]
+        original = ""
+        if version.state != "missing" and entry.source_lang != lang:
+            source_url = url.absolute(urls.post(entry.source_lang, entry.slug))
+            original = " [" + _("Read the original") + f"]({source_url})"
+        out += ["", f"**{state}**: {notice}{original}"]
+    if doc.meta.description:
+        out += ["", f"> {_one_line(doc.meta.description)}"]
+    page = url.absolute(urls.post(lang, entry.slug))
+    body = shift_headings(absolute_links(doc.body.strip("\n"), page), 4)
+    if body.strip():
+        out += ["", body.rstrip()]
+    return "\n".join(out)
 
 
-def _section(out: list[str], title: str) -> None:
-    out += ["", f"## {title}", ""]
+# ---------------------------------------------------------------- llms-full.txt: the CV
 
 
-def _join(*parts: Any) -> str:
-    return " · ".join(str(p) for p in parts if p not in (None, "", []))
+def _marked(value: Any, _: Gettext) -> str:
+    """A CV value, with the state the HTML page highlights: shown in the original language, or
+    a machine translation not reviewed."""
+    for item in value if isinstance(value, list) else [value]:
+        if isinstance(item, MachineText):
+            return " (" + _("Machine translation, not reviewed") + ")"
+    for item in value if isinstance(value, list) else [value]:
+        if isinstance(item, ForeignText):
+            return " (" + _("Not translated yet") + ")"
+    return ""
 
 
-def llms_full_txt(site: Site, lang: str, url: urls.UrlBuilder) -> str:
-    return llms_full_lines(site, lang, url).text()
+def _line(_: Gettext, *values: Any, prefix: str = "- ", sep: str = " · ") -> str:
+    """One list line of CV values (None and empty skipped), marked when any value is."""
+    parts = [v for v in values if v not in (None, "", [])]
+    text = sep.join(_one_line(p) for p in parts)
+    return f"{prefix}{text}{''.join(dict.fromkeys(_marked(p, _) for p in parts))}"
 
 
-def llms_full_lines(site: Site, lang: str, url: urls.UrlBuilder) -> Lines:
-    cfg = site.config
-    language = cfg.language(lang)
-    t = _labels(lang)
-    out = [f"# {language.title}", ""]
-    if language.description:
-        out += [f"> {_one_line(language.description)}", ""]
-    out.append(t["generated"])
-    out.append(f"CV JSON: {url.absolute(urls.api(lang, 'cv'))}")
+def _block(value: Any, _: Gettext) -> str:
+    """A paragraph field (a summary, a lead): its paragraphs kept, marked when it must be."""
+    return _paragraphs(value) + _marked(value, _)
+
+
+def _section(title: str, lines: list[str]) -> str:
+    return "\n".join([f"## {title}", "", *lines]).rstrip() if lines else ""
+
+
+def cv_intro(cv: View, _: Gettext) -> str:
+    """The name, title and summary (its paragraphs kept)."""
+    name = _one_line(cv.name) + (f" ({_one_line(cv.nameKo)})" if cv.nameKo else "")
+    out = [f"## {name}"]
+    if cv.title:
+        out += ["", _one_line(cv.title) + _marked(cv.title, _)]
+    if cv.summary:
+        out += ["", _block(cv.summary, _)]
+    return "\n".join(out)
+
+
+def cv_contact(cv: View, _: Gettext) -> str:
+    c = cv.contact
+    if c is None:
+        return ""
+    lines = []
+    for label, value in (
+        (_("Email"), c.email),
+        (_("Phone"), c.phone),
+        (_("Location"), c.location),
+        ("LinkedIn", c.linkedin),
+        ("GitHub", c.github),
+    ):
+        if value:
+            lines.append(f"- {label}: {_one_line(value)}{_marked(value, _)}")
+    return _section(_("Contact"), lines)
+
+
+def cv_stats(cv: View, _: Gettext) -> str:
+    lines = [_line(_, s.number, s.label, s.context) for s in cv.stats]
+    return _section(_("Key numbers"), lines)
+
+
+def cv_highlights(cv: View, _: Gettext) -> str:
+    lines = [_line(_, h.label, h.text, sep=": ") for h in cv.highlights]
+    return _section(_("Highlights"), lines)
+
+
+def _breakdown(
+    _: Gettext, problem: Any, cause: Any, fix: list[Any], result: list[Any], next: Any = None
+) -> str:
+    """Problem, cause, fix, result and next steps: a list, one labelled line each."""
+    out = []
+    if problem:
+        out.append(_line(_, problem, prefix="- " + _("Problem") + ": "))
+    if cause:
+        out.append(_line(_, cause, prefix="- " + _("Cause") + ": "))
+    out += [_line(_, f, prefix="- " + _("Fix") + ": ") for f in fix]
+    out += [_line(_, r, prefix="- " + _("Result") + ": ") for r in result]
+    if next:
+        out.append(_line(_, next, prefix="- " + _("Next steps") + ": "))
+    return "\n".join(out)
+
+
+def _blocks(*blocks: str | list[str]) -> str:
+    """Markdown blocks (a list: one block of lines) with a blank line between them."""
+    texts = ["\n".join(b) if isinstance(b, list) else b for b in blocks]
+    return "\n\n".join(t for t in texts if t)
+
+
+def _links(links: list[Any]) -> list[str]:
+    return [f"- [{_link_text(ln.label or ln.url)}]({ln.url})" for ln in links if ln.url]
+
+
+def _cv_section(title: str, blocks: list[str]) -> str:
+    return _blocks(f"## {title}", *blocks) if any(blocks) else ""
+
+
+def cv_experience(cv: View, _: Gettext) -> str:
+    jobs = []
+    for job in cv.experience:
+        intern = " (" + _("Internship") + ")" if job.internship else ""
+        parts: list[str | list[str]] = [
+            _line(_, job.position, job.company, prefix="### ") + intern,
+            _line(_, job.period, job.location, prefix="").strip(),
+            [_line(_, a) for a in job.achievements],
+            _line(_, *job.tags, prefix=_("Technologies") + ": ", sep=", ") if job.tags else "",
+        ]
+        for d in job.details:
+            b = d.breakdown
+            parts += [
+                _line(_, d.title, prefix="#### ") if d.title else "",
+                _block(d.headline, _) if d.headline else "",
+                _breakdown(_, b.problem, b.cause, b.fix, b.result) if b is not None else "",
+            ]
+        jobs.append(_blocks(*parts))
+    return _cv_section(_("Experience"), jobs)
+
+
+def cv_open_source(cv: View, _: Gettext) -> str:
+    spot = cv.openSourceSpotlight
+    items = []
+    if spot is not None:
+        head = _line(_, spot.eyebrow, spot.project, spot.role, spot.badge, prefix="### ")
+        items.append(
+            _blocks(
+                head if head != "### " else "### " + _("Open source spotlight"),
+                str(spot.projectUrl or ""),
+                _block(spot.lead, _) if spot.lead else "",
+                [_line(_, en.ref, en.text, en.url) for en in spot.entries],
+                _links(spot.links),
+            )
+        )
+    for o in cv.openSource:
+        parts: list[str | list[str]] = [
+            _line(_, o.project, o.repo, prefix="### "),
+            _line(_, o.role, prefix="") if o.role else "",
+            _block(o.summary, _) if o.summary else "",
+        ]
+        for c in o.contributions:
+            parts += [
+                _line(_, c.title, c.period, c.status, prefix="#### "),
+                ", ".join(_one_line(r) for r in c.refs),
+                _breakdown(_, c.problem, c.cause, c.fix, c.result, c.next),
+                _links(c.links),
+            ]
+        items.append(_blocks(*parts))
+    return _cv_section(_("Open source"), items)
+
+
+def cv_projects(cv: View, _: Gettext) -> str:
+    items = []
+    for p in cv.projects:
+        stack = _line(_, *p.stack, prefix=_("Technologies") + ": ", sep=", ") if p.stack else ""
+        items.append(
+            _blocks(
+                _line(_, p.name, p.period, prefix="### "),
+                _block(p.summary, _) if p.summary else "",
+                [_line(_, h) for h in p.highlights],
+                stack,
+                _links(p.links),
+            )
+        )
+    return _cv_section(_("Projects"), items)
+
+
+def _gpa(value: Any, _: Gettext) -> str:
+    """The GPA line, labelled unless the value carries its label (as the HTML page does)."""
+    text = _one_line(value)
+    if isinstance(value, str) and ("gpa" in text.lower() or _("GPA").lower() in text.lower()):
+        return f"  - {text}{_marked(value, _)}"
+    return "  - " + _("GPA") + f" {text}{_marked(value, _)}"
+
+
+def cv_education(cv: View, _: Gettext) -> str:
+    lines = []
+    for ed in cv.education:
+        lines.append(_line(_, ed.institution, ed.location, ed.period))
+        lines += [_line(_, deg, prefix="  - ") for deg in ed.degrees]
+        if ed.gpa is not None:
+            lines.append(_gpa(ed.gpa, _))
+    return _section(_("Education"), lines)
+
+
+def cv_awards(cv: View, _: Gettext) -> str:
+    lines = []
+    for a in cv.awards:
+        lines.append(_line(_, a.title, a.organization, a.year))
+        if a.description:
+            lines.append(_line(_, a.description, prefix="  "))
+    return _section(_("Awards"), lines)
+
+
+def cv_skills(cv: View, _: Gettext) -> str:
+    lines = []
+    for s in cv.skills:
+        items = ", ".join(_one_line(i) for i in s.items)
+        lines.append(f"- {_one_line(s.category)}: {items}{_marked([s.category, *s.items], _)}")
+    return _section(_("Skills"), lines)
+
+
+def cv_languages(cv: View, _: Gettext) -> str:
+    return _section(_("Languages"), [_line(_, item) for item in cv.languages])
+
+
+def cv_certifications(cv: View, _: Gettext) -> str:
+    return _section(_("Certifications"), [_line(_, item) for item in cv.certifications])
+
+
+CV_SECTIONS: tuple[Callable[[View, Gettext], str], ...] = (
+    cv_intro,
+    cv_contact,
+    cv_stats,
+    cv_highlights,
+    cv_experience,
+    cv_open_source,
+    cv_projects,
+    cv_education,
+    cv_awards,
+    cv_skills,
+    cv_languages,
+    cv_certifications,
+)
+
+
+def cv_parts(merged: MergedCv, _: Gettext) -> list[str]:
+    """The CV's sections in llms-full.txt, in the CV page's order ("" for an empty one), after
+    a note when some of its text is not translated or not reviewed."""
+    from bipub.model.cv import CV  # (the CV model loads only when a CV is rendered)
+
+    cv = cv_view(CV, merged.data, merged.fallbacks, merged.source_lang, merged.drafts)
+    notes = []
+    if merged.fallbacks:
+        notes.append(
+            _("Some text has not been translated yet and is shown in its original language.")
+        )
+    if merged.drafts:
+        notes.append(_("Marked text is a machine translation that has not been reviewed yet."))
+    parts = [section(cv, _) for section in CV_SECTIONS]
+    if notes:
+        parts[0] += "\n\n" + " ".join(notes)
+    return parts
+
+
+# ---------------------------------------------------------------- llms-full.txt
+
+
+def llms_full_txt(
+    site: Site, lang: str, url: urls.UrlBuilder, _: Gettext, part: PostPart | None = None
+) -> str:
+    """llms-full.txt of a language: the header, the whole CV, every post's whole text."""
+    shared = names(site, lang)
+    parts = ["\n".join(header(site, lang, url, _))]
     merged = site.cv.get(lang)
     if merged is not None:
-        cv = merged.data
-        out += ["", f"## {cv.get('name')}" + (f" ({cv['nameKo']})" if cv.get("nameKo") else "")]
-        if cv.get("title"):
-            out += ["", str(cv["title"])]
-        if cv.get("summary"):
-            _section(out, "Summary")
-            out.append(_one_line(cv["summary"]))
-        contact = cv.get("contact") or {}
-        if contact:
-            _section(out, "Contact")
-            for k in ("email", "phone", "location", "linkedin", "github"):
-                if contact.get(k):
-                    out.append(f"- {k}: {contact[k]}")
-        if cv.get("stats"):
-            _section(out, "Stats")
-            for s in cv["stats"]:
-                out.append(f"- {_join(s.get('number'), s.get('label'), s.get('context'))}")
-        if cv.get("highlights"):
-            _section(out, "Highlights")
-            for h in cv["highlights"]:
-                out.append(f"- {_join(h.get('label'), h.get('text'))}")
-        if cv.get("experience"):
-            _section(out, "Experience")
-            for e in cv["experience"]:
-                intern = " (internship)" if e.get("internship") else ""
-                out += [
-                    "",
-                    f"### {_join(e.get('position'), e.get('company'))}{intern}",
-                    _join(e.get("period"), e.get("location")),
-                ]
-                for a in e.get("achievements", []):
-                    out.append(f"- {a}")
-                if e.get("tags"):
-                    out.append(f"Tags: {', '.join(e['tags'])}")
-                for d in e.get("details", []):
-                    out += ["", f"#### {d.get('title', '')}"]
-                    if d.get("headline"):
-                        out.append(str(d["headline"]))
-                    b = d.get("breakdown") or {}
-                    if b.get("problem"):
-                        out.append(f"Problem: {_one_line(b['problem'])}")
-                    if b.get("cause"):
-                        out.append(f"Cause: {_one_line(b['cause'])}")
-                    for f in b.get("fix", []):
-                        out.append(f"Fix: {_one_line(f)}")
-                    for r in b.get("result", []):
-                        out.append(f"Result: {_one_line(r)}")
-        spot = cv.get("openSourceSpotlight")
-        if spot or cv.get("openSource"):
-            _section(out, "Open source")
-        if spot:
-            out.append(
-                _join(spot.get("eyebrow"), spot.get("project"), spot.get("role"), spot.get("badge"))
-            )
-            if spot.get("projectUrl"):
-                out.append(str(spot["projectUrl"]))
-            if spot.get("lead"):
-                out.append(_one_line(spot["lead"]))
-            for en in spot.get("entries", []):
-                out.append(f"- {_join(en.get('ref'), en.get('text'), en.get('url'))}")
-            for ln in spot.get("links", []):
-                out.append(f"- [{ln.get('label')}]({ln.get('url')})")
-        for o in cv.get("openSource", []):
-            out += ["", f"### {_join(o.get('project'), o.get('repo'))}"]
-            if o.get("role"):
-                out.append(f"Role: {o['role']}")
-            if o.get("summary"):
-                out.append(_one_line(o["summary"]))
-            for c in o.get("contributions", []):
-                out += ["", f"#### {_join(c.get('title'), c.get('period'), c.get('status'))}"]
-                if c.get("refs"):
-                    out.append(f"Refs: {', '.join(c['refs'])}")
-                for label, k in (("Problem", "problem"), ("Cause", "cause")):
-                    if c.get(k):
-                        out.append(f"{label}: {_one_line(c[k])}")
-                for f in c.get("fix", []):
-                    out.append(f"Fix: {_one_line(f)}")
-                for r in c.get("result", []):
-                    out.append(f"Result: {_one_line(r)}")
-                if c.get("next"):
-                    out.append(f"Next: {_one_line(c['next'])}")
-                for ln in c.get("links", []):
-                    out.append(f"- [{ln.get('label')}]({ln.get('url')})")
-        if cv.get("projects"):
-            _section(out, "Projects")
-            for p in cv["projects"]:
-                out += ["", f"### {_join(p.get('name'), p.get('period'))}"]
-                if p.get("summary"):
-                    out.append(_one_line(p["summary"]))
-                for h in p.get("highlights", []):
-                    out.append(f"- {h}")
-                if p.get("stack"):
-                    out.append(f"Stack: {', '.join(p['stack'])}")
-                for ln in p.get("links", []):
-                    out.append(f"- [{ln.get('label')}]({ln.get('url')})")
-        if cv.get("education"):
-            _section(out, "Education")
-            for ed in cv["education"]:
-                out.append(
-                    f"- {_join(ed.get('institution'), ed.get('location'), ed.get('period'))}"
-                )
-                for deg in ed.get("degrees", []):
-                    out.append(f"  - {deg}")
-                if ed.get("gpa") is not None:
-                    out.append(f"  - GPA {ed['gpa']}")
-        if cv.get("awards"):
-            _section(out, "Awards")
-            for a in cv["awards"]:
-                out.append(f"- {_join(a.get('title'), a.get('organization'), a.get('year'))}")
-                if a.get("description"):
-                    out.append(f"  {_one_line(a['description'])}")
-        if cv.get("skills"):
-            _section(out, "Skills")
-            for s in cv["skills"]:
-                out.append(f"- {s.get('category')}: {', '.join(s.get('items', []))}")
-        if cv.get("languages") or cv.get("certifications"):
-            _section(out, "Languages and certifications")
-            for item in [*cv.get("languages", []), *cv.get("certifications", [])]:
-                out.append(f"- {item}")
-    _section(out, t["posts"])
-    posts = {}
-    for entry in site.posts(lang):
-        posts[entry.key] = len(out)
-        out.append(full_post_line(entry, lang, url))
-    return Lines(out, posts)
-
-
-def full_post_line(entry: Entry, lang: str, url: urls.UrlBuilder) -> str:
-    """A post's line in llms-full.txt."""
-    version = entry.versions[lang]
-    doc = version.doc
-    date = format_iso(entry.date) if entry.date else ""
-    return (
-        f"- [{_link_text(doc.meta.title)}]({url.absolute(urls.post(lang, entry.slug))}) "
-        f"({date}, {doc.lang}, {version.state}): {_link_text(doc.meta.description)}"
-    )
+        parts += cv_parts(merged, _)
+    posts = site.posts(lang)
+    parts.append("## " + _("Posts"))
+    for entry in posts:
+        parts.append((part or full_post)(entry, lang, url, _, shared))
+    return "\n\n".join(p for p in parts if p).rstrip() + "\n"

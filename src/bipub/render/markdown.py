@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from mdit_py_plugins.anchors import anchors_plugin
@@ -26,7 +27,9 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
 from bipub.diagnostics import Collector, Diagnostic, Severity
+from bipub.pair.images import Images, LocalImage
 from bipub.render import mathml, upstream
+from bipub.render.diagrams import Diagrams
 
 # Which paths a render takes: the fast ones only on verified upstream versions (render/upstream.py).
 FAST_MARKDOWN: Final = upstream.fast_markdown()
@@ -76,6 +79,8 @@ class RenderedMarkdown:
     unknown_languages: tuple[str, ...] = ()
     dropped_links: tuple[DroppedLink, ...] = ()
     math_errors: tuple[tuple[int | None, str], ...] = ()  # (line in the body, why): issue 19
+    diagram_errors: tuple[tuple[int | None, str], ...] = ()  # (line of the fence, why): issue 19
+    unused_footnotes: tuple[tuple[int | None, str], ...] = ()  # (line, label): never referenced
 
 
 # Per render call: the refused URLs and the source line of the inline being parsed.
@@ -148,7 +153,28 @@ def _stock_parser(raw_html: bool) -> MarkdownIt:
     md.use(anchors_plugin, min_level=1, max_level=6, slug_func=heading_slug, permalink=True)
     md.validateLink = _validate_link  # type: ignore[method-assign]
     md.core.ruler.at("inline", _inline_with_lines)
+    md.add_render_rule("image", _render_image)  # issue 19: <picture> around a local image
+    md.add_render_rule("fence", _fence)  # ```mermaid: a diagram (render/diagrams.py)
     return md
+
+
+def is_diagram(info: str) -> bool:
+    return info.strip().split(maxsplit=1)[:1] == ["mermaid"]
+
+
+def _fence(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]
+) -> str:
+    tok = tokens[idx]
+    diagrams = env.get("diagrams")
+    if not is_diagram(tok.info) or not isinstance(diagrams, Diagrams):
+        return str(RendererHTML.fence(self, tokens, idx, options, env))
+    drawn = diagrams.get(tok.content)
+    if drawn.svg is None:  # an error at the fence's line (the build fails: nothing published)
+        line = tok.map[0] + 1 if tok.map else None
+        env.setdefault("diagram_errors", []).append((line, drawn.error or "not drawn"))
+        return f'<pre class="diagram-error"><code>{escape(tok.content)}</code></pre>\n'
+    return f'<figure class="diagram">{drawn.svg}</figure>\n'
 
 
 @lru_cache(maxsize=4)
@@ -160,21 +186,38 @@ def _parser(raw_html: bool, fast: bool = FAST_MARKDOWN) -> MarkdownIt:
 
 
 def render_markdown(
-    source: str, *, raw_html: bool = False, blocks: Blocks | None = None, fast: bool | None = None
+    source: str,
+    *,
+    raw_html: bool = False,
+    blocks: Blocks | None = None,
+    fast: bool | None = None,
+    images: Mapping[str, LocalImage] | None = None,
+    prefix: str = "",
+    diagrams: Diagrams | None = None,
 ) -> RenderedMarkdown:
     """`blocks`: highlighted code blocks from earlier (and for later) renders; Pygments output
     depends on nothing but the language name and the code (`bipub serve` keeps them between
     updates, so an update compiles no lexer for blocks it has highlighted before). `fast`: force the fast
-    paths on or off (tests; default: on verified upstream versions only)."""
+    paths on or off (tests; default: on verified upstream versions only). `images`: the body's
+    local images by their `src` (pair/images.py), `prefix`: the site's base path (variants'
+    hrefs). `diagrams`: where ```mermaid fences get their SVG (render/diagrams.py; None: drawn
+    on demand, not cached)."""
     md = _parser(raw_html, FAST_MARKDOWN if fast is None else fast)
-    return _render(md, source, blocks, FAST_HIGHLIGHT if fast is None else fast)
+    fast_highlight = FAST_HIGHLIGHT if fast is None else fast
+    return _render(md, source, blocks, fast_highlight, images or {}, prefix, diagrams)
 
 
 def _render(
-    md: MarkdownIt, source: str, blocks: Blocks | None, fast_highlight: bool = FAST_HIGHLIGHT
+    md: MarkdownIt,
+    source: str,
+    blocks: Blocks | None,
+    fast_highlight: bool = FAST_HIGHLIGHT,
+    images: Mapping[str, LocalImage] | None = None,
+    prefix: str = "",
+    diagrams: Diagrams | None = None,
 ) -> RenderedMarkdown:
     unknown: list[str] = []
-    env: dict[str, object] = {}
+    env: dict[str, Any] = {}
     dropped: list[tuple[str, int | None]] = []
     reset = _DROPPED.set(dropped)
     try:
@@ -182,6 +225,8 @@ def _render(
     finally:
         _DROPPED.reset(reset)
     _mark_code_blocks(tokens)
+    _mark_images(tokens, images or {}, prefix)
+    env["diagrams"] = diagrams if diagrams is not None else Diagrams(None)
     md.options["highlight"] = _highlighter(unknown, blocks, fast_highlight)
     try:
         html = md.renderer.render(tokens, md.options, env)
@@ -206,7 +251,36 @@ def _render(
         tuple(unknown),
         _locate(dropped, source),
         _math_errors(tokens),
+        tuple(env.get("diagram_errors", ())),
+        _unused_footnotes(env, source),
     )
+
+
+def _unused_footnotes(env: dict[str, Any], source: str) -> tuple[tuple[int | None, str], ...]:
+    """Footnote definitions no reference points to: markdown-it drops them from the page (and
+    the translation skips them), so the author is told rather than left to find them gone."""
+    refs = env.get("footnotes", {}).get("refs", {})
+    unused = [key[1:] for key, index in refs.items() if index == -1]
+    if not unused:
+        return ()
+    lines = source.split("\n")
+    found: list[tuple[int | None, str]] = []
+    for label in unused:
+        start = f"[^{label}]:"
+        row = next(
+            (i + 1 for i, line in enumerate(lines) if line.lstrip(" ").startswith(start)), None
+        )
+        found.append((row, label))
+    return tuple(sorted(found, key=lambda f: (f[0] or 0, f[1])))
+
+
+def diagram_sources(body: str, raw_html: bool = False) -> list[str]:
+    """The source of every ```mermaid fence of a Markdown body (what `render_markdown` will
+    ask `Diagrams` for)."""
+    if "mermaid" not in body:  # (most bodies: no parse)
+        return []
+    tokens = _parser(raw_html).parse(body, {})
+    return [tok.content for tok in tokens if tok.type == "fence" and is_diagram(tok.info)]
 
 
 def _math(latex: str, options: dict[str, Any]) -> str:
@@ -282,6 +356,52 @@ def _mark_code_blocks(tokens: list[Token]) -> None:
                 tok.attrSet("data-lang", escape(lang))
 
 
+def _mark_images(tokens: list[Token], images: Mapping[str, LocalImage], prefix: str) -> None:
+    """Issue 19: a local image gets its width and height (no layout shift), `decoding="async"`,
+    `loading="lazy"` unless it is the body's first image (likely in view), and its variants
+    (rendered as <picture> sources by `_render_image`). Remote images are left as written."""
+    first = True
+    for tok in tokens:
+        if tok.type != "inline" or not tok.children:
+            continue
+        for child in tok.children:
+            if child.type != "image":
+                continue
+            image = images.get(str(child.attrGet("src") or ""))
+            lazy = not first
+            first = False
+            if image is None:
+                continue
+            info = image.info
+            if info.width and info.height:
+                child.attrSet("width", str(info.width))
+                child.attrSet("height", str(info.height))
+            if lazy:
+                child.attrSet("loading", "lazy")
+            child.attrSet("decoding", "async")
+            if image.variants:
+                href = {v.path: prefix + v.path for v in image.variants}
+                child.meta["sources"] = [
+                    (f"image/{fmt}", image.srcset(fmt, href)) for fmt in image.formats()
+                ]
+                child.meta["sizes"] = image.sizes
+
+
+def _render_image(
+    self: Any, tokens: list[Token], idx: int, options: Any, env: Any
+) -> str:  # a renderer rule: `self` is the renderer (RendererHTML)
+    html: str = self.image(tokens, idx, options, env)
+    sources = tokens[idx].meta.get("sources")
+    if not sources:
+        return html
+    sizes = escape(tokens[idx].meta.get("sizes") or "")
+    parts = [
+        f'<source type="{escape(mime)}" srcset="{escape(srcset)}" sizes="{sizes}">'
+        for mime, srcset in sources
+    ]
+    return f"<picture>{''.join(parts)}{html}</picture>"
+
+
 def pygments_css(style: str = "default") -> str:
     from pygments.formatters import HtmlFormatter  # Pygments only when asked (start-up time)
 
@@ -303,8 +423,12 @@ class MarkdownCache:
         notes: dict[str, tuple[Diagnostic, ...]] | None = None,
         blocks: Blocks | None = None,
         earlier: Mapping[str, RenderedMarkdown] | None = None,
+        images: Images | None = None,
+        diagrams: Diagrams | None = None,
     ) -> None:
         self.raw_html = raw_html
+        self.images = images if images is not None else Images()  # the site's (pair/images.py)
+        self.diagrams = diagrams if diagrams is not None else Diagrams(None)
         self.earlier = earlier if earlier is not None else {}  # bodies rendered before, by key
         self.collector = collector
         self.notes = notes if notes is not None else {}
@@ -319,7 +443,14 @@ class MarkdownCache:
         if hit is None:
             hit = self.earlier.get(self.key(doc)) if doc.digest else None
             if hit is None:
-                hit = render_markdown(doc.body, raw_html=self.raw_html, blocks=self.blocks)
+                hit = render_markdown(
+                    doc.body,
+                    raw_html=self.raw_html,
+                    blocks=self.blocks,
+                    images=self.images.of(doc.rel),
+                    prefix=self.images.prefix,
+                    diagrams=self.diagrams,
+                )
             self._cache[doc.rel] = hit
             found = _warnings(doc.rel, hit, doc.body_line)
             self.collector.extend(found)
@@ -328,6 +459,13 @@ class MarkdownCache:
                 self.notes[key] = found
                 self._used.add(key)
         return hit
+
+    def prepare_diagrams(self, docs: Iterable[Document]) -> None:
+        """Draw the ```mermaid diagrams of `docs` that are not in the cache, in one renderer
+        run (render/diagrams.py), before bodies are rendered (here or in forked workers)."""
+        self.diagrams.prepare(
+            source for doc in docs for source in diagram_sources(doc.body, self.raw_html)
+        )
 
     def replay(self, doc: Document) -> None:
         """Report what rendering this document's body warns about: from `notes` if they are
@@ -353,8 +491,11 @@ class MarkdownCache:
         return {key: self.notes[key] for key in self._used}
 
     def key(self, doc: Document) -> str:
-        """What a body's rendering depends on: the document's bytes and the raw-HTML option."""
-        return f"{int(self.raw_html)}:{doc.digest}:{doc.rel}"
+        """What a body's rendering depends on: the document's bytes, the raw-HTML option and
+        its local images (their sizes and variants: issue 19)."""
+        images = self.images.key(doc.rel)
+        key = f"{int(self.raw_html)}:{doc.digest}:{doc.rel}"
+        return f"{key}:{images}" if images else key
 
 
 def _warnings(rel: str, hit: RenderedMarkdown, first_line: int) -> tuple[Diagnostic, ...]:
@@ -383,6 +524,27 @@ def _warnings(rel: str, hit: RenderedMarkdown, first_line: int) -> tuple[Diagnos
         Diagnostic(rel, first_line + line - 1 if line else None, "math", message, Severity.ERROR)
         for line, message in hit.math_errors
     ]
+    found += [
+        Diagnostic(
+            rel,
+            first_line + line - 1 if line else None,
+            "footnote-unused",
+            f"footnote [^{label}] is defined but never referenced: it is not shown on the page "
+            "(nor sent for translation); reference it with [^" + label + "] or remove it",
+            Severity.WARNING,
+        )
+        for line, label in hit.unused_footnotes
+    ]
+    for line, message in hit.diagram_errors:
+        at = first_line + line - 1 if line else None
+        inner = _DIAGRAM_LINE.match(message)
+        if inner and at is not None:  # mermaid counts the diagram's lines: name the file's
+            message = f"{message} (line {at + int(inner.group(1))} of the file)"
+        found.append(
+            Diagnostic(
+                rel, at, "diagram", f"mermaid diagram cannot be drawn: {message}", Severity.ERROR
+            )
+        )
     return tuple(found)
 
 
@@ -393,16 +555,22 @@ def render_sections(
     raw_html: bool = False,
     blocks: Blocks | None = None,
     id_prefix: str = "",
+    images: Mapping[str, LocalImage] | None = None,
+    prefix: str = "",
+    diagrams: Diagrams | None = None,
 ) -> tuple[tuple[str, ...], str]:
     """A body rendered as `render_markdown` renders it, cut into the parts that begin at the
     0-based lines `starts` of `source` (load/sections.py: where each section begins; the
     side-by-side view, render/both.py), and its footnotes apart. One parse: footnote numbers,
     reference links and heading ids are those of the whole body. `id_prefix` goes before every
-    id the body makes (headings, footnotes), so two bodies can share a page."""
+    id the body makes (headings, footnotes), so two bodies can share a page. `images`, `prefix`
+    and `diagrams` as for `render_markdown` (the same figures as the post's own page)."""
     md = _parser(raw_html, FAST_MARKDOWN)
-    env: dict[str, object] = {"docId": id_prefix} if id_prefix else {}
+    env: dict[str, Any] = {"docId": id_prefix} if id_prefix else {}
     tokens = md.parse(source, env)
     _mark_code_blocks(tokens)
+    _mark_images(tokens, images or {}, prefix)
+    env["diagrams"] = diagrams if diagrams is not None else Diagrams(None)
     parts: list[list[Token]] = [[] for _ in starts] or [[]]
     notes: list[Token] = []
     at = 0
@@ -427,3 +595,6 @@ def render_sections(
         old, new = f'href="#{HEADING_PREFIX}', f'href="#{id_prefix}-{HEADING_PREFIX}'
         html = tuple(part.replace(old, new) for part in html)
     return html, foot
+
+
+_DIAGRAM_LINE = re.compile(r"(?:Parse|Lexical) error on line (\d+)")

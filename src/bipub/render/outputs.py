@@ -6,8 +6,9 @@
 HTML pages (with the site's static files), feeds (Atom feeds, sitemap, robots.txt), the JSON
 API, llms.txt and the PDFs. A `RenderJob` carries what they all render from: the paired site,
 the languages to render, the planned pages, the Jinja environments, the Markdown cache. The
-outputs shared by every language (the sitemap, llms.txt at the root, the schemas, the root
-pages, the bilingual CV) are written only when every language is built.
+outputs shared by every language (the sitemap, the schemas, the root pages, the bilingual CV)
+are written only when every language is built; llms.txt and llms-full.txt at the root, copies
+of the default language's, whenever that language is built.
 """
 
 from __future__ import annotations
@@ -27,8 +28,10 @@ from bipub.pair.site import Site
 from bipub.project import Project
 from bipub.render import feeds, json_api, llms, pdf, urls
 from bipub.render.html import HtmlRenderer, Plan
+from bipub.render.images import variant_files
 from bipub.render.markdown import MarkdownCache, RenderedMarkdown
-from bipub.render.templates import THEME_DIR
+from bipub.render.search_shards import SearchRecord, index_site
+from bipub.render.templates import THEME_DIR, template_error, text_gettext
 from bipub.render.workers import render_pages
 from bipub.write.output import OutputTree, published_files
 
@@ -76,15 +79,45 @@ class Feeds:
             return rendered
 
         for lang in job.langs:
-            feed = feeds.atom_feed(job.site, lang, job.url, body)
-            tree.add(urls.feed(lang)[1:], feed, lang, "feed")
+            notes = feed_notes(job, lang)
+            docs = feeds.feed_docs(job.site, lang)
+            # each entry is made once, whichever feeds show it (a pure function of its item,
+            # body and note: atom_entry, json_item)
+            atom: dict[feeds.FeedItem, str] = {}
+            items: dict[feeds.FeedItem, dict[str, object]] = {}
+            for parts in feeds.feed_sets(job.site, lang, job.url):
+                for it in parts.items:
+                    if it not in atom:
+                        html = body(docs[it.rel]).html
+                        atom[it] = feeds.atom_entry(it, html, notes.get(it.state, ""))
+                        items[it] = feeds.json_item(it, html, notes.get(it.state, ""))
+                path = parts.path[1:]
+                xml = feeds.feed_xml(parts, [atom[it] for it in parts.items])
+                tree.add(path, xml, lang, "feed")
+                json_feed = feeds.json_feed(parts, [items[it] for it in parts.items])
+                tree.add(path[: -len("xml")] + "json", json_feed, lang, "feed")
         if job.every_language:
             sitemap = feeds.sitemap_join(feeds.sitemap_parts(job.site, job.plan, job.url))
             tree.add("sitemap.xml", sitemap, None, "sitemap")
             tree.add("robots.txt", feeds.robots(job.url), None, "robots")
 
     def owns(self, path: str) -> bool:
-        return path.rsplit("/", 1)[-1] in ("feed.xml", "sitemap.xml", "robots.txt")
+        return path.rsplit("/", 1)[-1] in ("feed.xml", "feed.json", "sitemap.xml", "robots.txt")
+
+
+def feed_notes(job: RenderJob, lang: str) -> dict[str, str]:
+    """The note each translation state puts at the top of a feed entry in `lang`
+    (templates/partials/feed_note.html; nothing for a reviewed text)."""
+    out = {}
+    for state in ("source", "translated", "draft", "stale", "missing"):
+        try:
+            template = job.envs[lang].get_template("partials/feed_note.html")
+            note = template.render(state=state).strip()
+        except jinja2.TemplateError as exc:
+            raise DiagnosticError([template_error(exc, job.project.root)]) from exc
+        if note:
+            out[state] = note + "\n"
+    return out
 
 
 class JsonApi:
@@ -112,14 +145,15 @@ class Llms:
 
     def render(self, job: RenderJob, tree: OutputTree) -> None:
         site, url = job.site, job.url
+        default = site.config.default_language
         for lang in job.langs:
-            tree.add(urls.llms(lang)[1:], llms.llms_txt(site, lang, url), lang, "llms.txt")
-            tree.add(urls.llms(lang, True)[1:], llms.llms_full_txt(site, lang, url), lang, "llms")
-        if job.every_language:
-            default = site.config.default_language
-            tree.add("llms.txt", llms.llms_txt(site, default, url, root=True), None, "llms.txt")
-            full = llms.llms_full_txt(site, default, url)
-            tree.add("llms-full.txt", full, None, "llms-full.txt")
+            _ = text_gettext(job.envs[lang])
+            index, full = llms.llms_txt(site, lang, url, _), llms.llms_full_txt(site, lang, url, _)
+            tree.add(urls.llms(lang)[1:], index, lang, "llms.txt")
+            tree.add(urls.llms(lang, True)[1:], full, lang, "llms")
+            if lang == default:  # the root copies are the default language's: built with it
+                tree.add("llms.txt", index, None, "llms.txt")
+                tree.add("llms-full.txt", full, None, "llms-full.txt")
 
     def owns(self, path: str) -> bool:
         return path.rsplit("/", 1)[-1] in ("llms.txt", "llms-full.txt")
@@ -159,34 +193,26 @@ class Search:
 
     def __init__(self, fresh: bool = True) -> None:
         self.fresh = fresh
+        self.notes: list[str] = []  # what each language's index did (build -v)
 
     def render(self, job: RenderJob, tree: OutputTree) -> None:
-        from bipub.render.search import (  # (Kiwi and Pagefind load only for a search build)
-            BUNDLE,
-            SearchPage,
-            Stemmer,
-            is_indexed,
-            search_index,
-        )
-
         if not job.site.config.outputs.search:
             return
         folder = tree.staging if self.fresh else tree.out
         paths = tree.paths() if self.fresh else published_files(tree.out)
-        stemmer = Stemmer()  # Kiwi loads on the first Korean page, once per build
-        for lang in job.langs:
-            pages = []
-            for rel in paths:
-                if not (rel.startswith(f"{lang}/") and rel.endswith("index.html")):
-                    continue
-                if self.owns(rel) or rel.startswith(f"{lang}/api/"):
-                    continue
-                html = (folder / rel).read_text("utf-8")
-                if is_indexed(html):
-                    href = job.url.href("/" + rel[: -len("index.html")])
-                    pages.append(SearchPage(href, html))
-            for name, data in search_index(pages, lang, stemmer).items():
-                tree.add(f"{lang}/{BUNDLE}/{name}", data, lang, "search index")
+        record = None
+        if job.cache is not None:  # --no-cache: every shard is made again, nothing is recorded
+            record = SearchRecord.path(job.project.cache, tree.out)
+        done = index_site(
+            tree,
+            folder,
+            paths,
+            job.langs,
+            lambda rel: job.url.href("/" + rel),
+            job.site.config.outputs.search_shard_pages,
+            record,
+        )
+        self.notes.extend(done)
 
     def owns(self, path: str) -> bool:
         return path.split("/")[1:2] == ["pagefind"]
@@ -228,6 +254,11 @@ class HtmlPages:
                 ):
                     tree.add(urls.output_file(path), html, None, path)
                 _static(job.project, tree)
+                # issue 19: the resized variants of the local images (render/images.py)
+                cache_dir = user_cache_dir() if job.cache is not None else None
+                quality = job.site.config.images.quality
+                for rel, data in variant_files(job.site.images, cache_dir, quality, job.collector):
+                    tree.add(rel, data, None, "image variant")
 
         self.counts, self.fingerprints = render_pages(
             job.renderer,

@@ -70,15 +70,31 @@ def _kiwi() -> Kiwi:
     times load it once. It holds no state between analyses that changes their results."""
     from kiwipiepy import Kiwi  # numpy and the model: only for a site with Korean pages
 
-    return Kiwi()
+    # Without the multi-word dictionary: it costs ~1.4 s of CPU to load and its first analysis,
+    # and changed the stems of none of the 2,232 distinct Korean words of the demo and the test
+    # projects (bench/RESULTS.md, "Search index").
+    return Kiwi(load_multi_dict=False)
+
+
+MEMO_WORDS: Final = 200_000  # stems remembered between builds (search_shards.py), at most
 
 
 class Stemmer:
-    """Kiwi, loaded once (it takes a few seconds) and only when a Korean page is indexed."""
+    """Kiwi, loaded once (it takes a second) and only when a Korean word not seen before is
+    indexed. `known`: the stems found by earlier builds (each word's are analysed on their own,
+    so they do not depend on the build that found them)."""
 
-    def __init__(self) -> None:
+    def __init__(self, known: dict[str, list[str]] | None = None) -> None:
         self._kiwi: Kiwi | None = None
-        self._known: dict[str, list[str]] = {}  # word → its stems (this build's words so far)
+        self._known: dict[str, list[str]] = dict(known or {})  # word → its stems
+        self._asked: set[str] = set()  # this build's words
+
+    def known(self) -> dict[str, list[str]]:
+        """The stems to remember for the next build: all found so far, or this build's words
+        only once they are more than MEMO_WORDS."""
+        if len(self._known) <= MEMO_WORDS:
+            return dict(self._known)
+        return {w: self._known[w] for w in self._asked}
 
     def _analyzer(self) -> Kiwi:
         if self._kiwi is None:
@@ -91,6 +107,7 @@ class Stemmer:
         Each distinct word is analysed once per build, on its own (so its stems do not depend on
         the pages around it): a site's vocabulary is far smaller than its text."""
         asked = set(words)
+        self._asked |= asked
         new = sorted(w for w in asked if w not in self._known)
         if new:
             results = self._analyzer().tokenize(new)

@@ -20,6 +20,7 @@ from markupsafe import Markup
 
 from bipub.diagnostics import Collector, Diagnostic
 from bipub.render import locale_format
+from bipub.render.catalogs import load_translations
 from bipub.render.josa import josa
 from bipub.render.markdown import is_safe_url
 
@@ -112,7 +113,6 @@ def site_environment(
 ) -> jinja2.Environment:
     """One language's environment for a project: its templates over the theme's, its catalogs
     over the theme's (catalog problems go to `collector`)."""
-    from bipub.render.catalogs import load_translations
 
     translations = load_translations(
         lang,
@@ -182,6 +182,21 @@ def _memoized_gettext(gettext: Callable[..., str]) -> Callable[..., str]:
         return text
 
     return memo_gettext
+
+
+def text_gettext(env: jinja2.Environment) -> Callable[[str], str]:
+    """The environment's `_()` for plain text (llms.txt): the same catalogs, nothing escaped,
+    `%%` written `%` as in the templates. Remembers each string it translated."""
+    template = env.from_string("{% autoescape false %}{{ _(message) }}{% endautoescape %}")
+    memo: dict[str, str] = {}
+
+    def gettext(message: str) -> str:
+        text = memo.get(message)
+        if text is None:
+            text = memo[message] = template.render(message=message)
+        return text
+
+    return gettext
 
 
 def _post_card_renderer(env: jinja2.Environment) -> Callable[..., Markup]:

@@ -67,6 +67,11 @@ def feed(lang: str) -> str:
     return f"/{lang}/feed.xml"
 
 
+def json_feed(lang: str) -> str:
+    """The language's JSON Feed (a tag's or series' feeds are in its page's folder)."""
+    return f"/{lang}/feed.json"
+
+
 def api(lang: str, name: str) -> str:
     return f"/api/{lang}/{name}.json"
 

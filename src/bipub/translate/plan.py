@@ -23,12 +23,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 from bipub.check.glossary import Glossary, load_glossary
+from bipub.check.parity import check_documents, normalize_status
 from bipub.config import SiteConfig
 from bipub.diagnostics import Collector, ConfigError, Diagnostic, DiagnosticError
 from bipub.load.content import Content, CvFile, Document
 from bipub.pair.status import StatusRecord
 from bipub.pair.units import Unit, nfc, text_hash
+from bipub.pipeline import load, pair
 from bipub.project import Project
+from bipub.render.catalogs import po_path, read_catalog
+from bipub.render.templates import THEME_DIR
 from bipub.translate import markdown_xml as mx
 from bipub.translate.cache import DraftCache, cache_key
 from bipub.translate.deepl_client import (
@@ -292,8 +296,6 @@ def _spec(config: SiteConfig, glossary: Glossary, source: str, target: str) -> S
 def make_plan(root: Path, target: str, only: Sequence[str] = ()) -> Plan:
     """Read the project and decide what to draft. DiagnosticError when the content has errors
     (nothing is drafted from a broken project); ConfigError (exit 2) for a bad --to."""
-    from bipub.check.parity import check_documents, normalize_status
-    from bipub.pipeline import load, pair
 
     project = Project(root)
     collector = Collector()
@@ -419,8 +421,6 @@ def _ui_jobs(
     except msgids the bundled theme's catalog translates (its translation is used). A plural
     entry gets one job per msgid form the language needs: Korean has one plural form (the
     plural msgid's translation), English two (singular, plural)."""
-    from bipub.render.catalogs import po_path, read_catalog
-    from bipub.render.templates import THEME_DIR
 
     if target == UI_SOURCE_LANG:
         return [], None, []

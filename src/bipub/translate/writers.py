@@ -18,17 +18,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from babel.messages.pofile import write_po
+
+from bipub.check import qa
 from bipub.check.glossary import Glossary
+from bipub.check.parity import normalize_status
 from bipub.diagnostics import Collector, Diagnostic, DiagnosticError
 from bipub.load.front_matter import split_front_matter
+from bipub.load.text import read_text
 from bipub.load.yaml_strict import YamlError, load_yaml
+from bipub.pair.cv_merge import merge_cv
 from bipub.pair.status import StatusRecord, dump_status, load_status, status_rel
 from bipub.pair.units import Unit, nfc, split_sections, text_hash
+from bipub.render.catalogs import read_catalog
 from bipub.translate import markdown_xml as mx
+from bipub.translate.cv_tree import apply_cv_drafts
 from bipub.translate.files import interrupts_deferred, write_atomic
 from bipub.translate.outcome import NotWritten, Problem, Result
 from bipub.translate.plan import ENGINE, UNTRANSLATED, Group, Job, Plan, Spec
 from bipub.translate.segments import structure, with_titles
+from bipub.translate.yaml_patch import PatchError, dump_yaml, patch_yaml, quote
 
 if TYPE_CHECKING:
     from babel.messages.catalog import Catalog
@@ -52,7 +61,6 @@ class Answers:
 
 def qa_problems(unit: Unit, draft: str, glossary: Glossary) -> list[tuple[str, str]]:
     """The checks `bipub check` runs on a translation (bipub.check.qa), on one draft."""
-    from bipub.check import qa
 
     s = unit.source
     if unit.key.startswith("ui:"):
@@ -95,7 +103,6 @@ class _Draft:
 def _segment_problems(index: int, line: int, source: str, body: str) -> list[tuple[str, str]]:
     """A translated segment grossly unlike its source: numbers or code spans that differ, or
     a length far off (e.g. two segments' answers swapped by the engine)."""
-    from bipub.check import qa
 
     where = f"segment {index} (line {line})"
     out = [("mismatch", f"{where}: {m}") for m in qa.check_numbers(source, body)]
@@ -236,7 +243,6 @@ def _draft_record(plan: Plan, draft: _Draft) -> StatusRecord:
 
 def _status_text(root: Path, lang: str, updates: dict[str, StatusRecord]) -> str | None:
     """The status file with `updates` applied, or None when nothing changes."""
-    from bipub.check.parity import normalize_status
 
     collector = Collector()
     current = load_status(root, lang, collector)
@@ -376,7 +382,6 @@ _FM_TEXT = ("title", "description", "series")
 
 def _doc_text(plan: Plan, group: Group, drafts: list[_Draft]) -> str | None:
     """The new text of a post or page file (None: the file stays as it is)."""
-    from bipub.translate.yaml_patch import PatchError, patch_yaml, quote
 
     src = group.source_doc
     assert src is not None
@@ -401,8 +406,6 @@ def _doc_text(plan: Plan, group: Group, drafts: list[_Draft]) -> str | None:
         body = "\n\n".join(texts[f"body#{i}"] for i in range(n_src))
         text = "\n".join(lines) + "\n" + ("\n" + body + "\n" if body else "")
     else:
-        from bipub.load.text import read_text
-
         rel = group.target_file
         current = read_text(plan.root / rel, rel)
         parts = split_front_matter(current, rel)
@@ -473,10 +476,6 @@ def _verify_doc(text: str, rel: str, texts: dict[str, str]) -> None:
 
 
 def _cv_text(plan: Plan, group: Group, drafts: list[_Draft]) -> str | None:
-    from bipub.load.text import read_text
-    from bipub.pair.cv_merge import merge_cv
-    from bipub.translate.cv_tree import apply_cv_drafts
-    from bipub.translate.yaml_patch import PatchError, dump_yaml, patch_yaml
 
     src = group.source_cv
     assert src is not None
@@ -519,9 +518,6 @@ def _cv_text(plan: Plan, group: Group, drafts: list[_Draft]) -> str | None:
 
 
 def _po_bytes(plan: Plan, group: Group, drafts: list[_Draft]) -> bytes | None:
-    from babel.messages.pofile import write_po
-
-    from bipub.render.catalogs import read_catalog
 
     rel = group.target_file
     collector = Collector()

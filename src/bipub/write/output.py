@@ -416,7 +416,13 @@ def owned_by(path: str, langs: Iterable[str]) -> bool:
             return True
         if len(parts) >= 2 and parts[0] == "api" and parts[1] == lang:
             return True
-        if len(parts) == 2 and parts[0] == "pdf" and parts[1].startswith(f"cv-{lang}."):
+        if (
+            len(parts) == 2
+            and parts[0] == "pdf"
+            and parts[1].startswith(
+                (f"cv-{lang}.", f"cv-{lang}-short.")  # (the short CV PDF: issue 18)
+            )
+        ):
             return True
     return False
 

@@ -30,6 +30,8 @@ from bipub.render.pdf.documents import (
     post_pdf_path,
     prepare_pdfs,
     render_pdfs,
+    short_pdf_links,
+    short_wanted,
     wants_pdf,
 )
 from bipub.render.pdf.engine import fast_subsetting_available, render_job
@@ -53,6 +55,8 @@ __all__ = [
     "render_job",
     "render_pdfs",
     "run_jobs",
+    "short_pdf_links",
+    "short_wanted",
     "w3c",
     "wants_pdf",
 ]

@@ -68,16 +68,19 @@ class RenderCache:
                 return None
             if any(self._stamp(f[0]) != f for f in meta.get("files", [])):
                 return None
+            pages = meta["pages"]  # (an entry of an older bipub has none: rendered again)
+            if not isinstance(pages, int) or isinstance(pages, bool):
+                return None
             data = slot.with_suffix(".pdf").read_bytes()
             warnings = tuple(
                 Diagnostic(job.document, None, code, message, Severity.WARNING)
                 for code, message in meta.get("warnings", [])
             )
-        except (OSError, ValueError, TypeError, AttributeError, IndexError):
+        except (OSError, ValueError, TypeError, AttributeError, IndexError, KeyError):
             return None
         if _sha256(data) != meta.get("sha256"):
             return None
-        return PdfResult(job.document, data, warnings)
+        return PdfResult(job.document, data, warnings, pages=pages)
 
     def put(self, job: PdfJob, result: PdfResult) -> None:
         if (
@@ -95,6 +98,7 @@ class RenderCache:
             "sha256": _sha256(result.data),
             "files": stamps,
             "warnings": [[d.code, d.message] for d in result.diagnostics],
+            "pages": result.pages,
         }
         slot = self._slot(job)
         try:

@@ -23,7 +23,7 @@ from bipub import __version__
 from bipub.diagnostics import Collector, DiagnosticError
 from bipub.render import urls
 from bipub.render.both import SectionCache, partner, rebase, section_states
-from bipub.render.markdown import pygments_css
+from bipub.render.markdown import MarkdownCache, pygments_css
 from bipub.render.mathml import for_print
 from bipub.render.pdf.breaks import korean_line_breaks
 from bipub.render.pdf.cache import RenderCache
@@ -34,6 +34,7 @@ from bipub.render.pdf.fonts import Fonts, choose_fonts
 from bipub.render.pdf.jobs import PdfDoc, PdfJob, PdfResult, w3c
 from bipub.render.pdf.log import SUBSETTING_MESSAGE
 from bipub.render.pdf.pool import WORKERS, run_jobs
+from bipub.render.pdf.short import count_marked, has_marks, short_cv
 from bipub.render.templates import template_error
 from bipub.render.views import View, cv_view
 
@@ -93,6 +94,7 @@ def render_pdfs(
         return []
     fonts, docs = prepared
     sources = {doc.job.document: doc.sources for doc in docs}
+    limits = {doc.job.document: doc.page_limit for doc in docs if doc.page_limit is not None}
     jobs = check_documents(docs, fonts, collector, cache_dir / "fonts" if cache_dir else None)
     if not jobs or collector.errors:
         return []  # the build fails anyway: do not spend seconds rendering
@@ -121,6 +123,15 @@ def render_pdfs(
             collector.add(place(d, job, sources.get(job.document, [])))
         if result.data is not None:
             out.append((job.document, result.data, job.lang, job.origin))
+            limit = limits.get(job.document)
+            if limit is not None and result.pages > limit[0]:  # issue 18: the short CV
+                collector.warning(
+                    job.document,
+                    None,
+                    "short-cv-overflow",
+                    f"the short CV has {result.pages} pages, over its budget of {limit[0]} "
+                    f"(bipub.yaml pdf.short.pages): {limit[1]}",
+                )
     return out
 
 
@@ -208,6 +219,41 @@ def prepare_pdfs(
                 mounts=mounts,
             )
             docs.append(PdfDoc(job, cv_sources(site, lang)))
+        if short_wanted(site):  # issue 18: the short edition (render/pdf/short.py)
+            options = config.pdf.short
+            brief = short_cv(cv, options.sections)
+            untranslated, drafts = count_marked(brief)
+            html = render_template(
+                "pdf/cv.html",
+                envs[lang],
+                {
+                    **common(lang),
+                    "cv": brief,
+                    "short": True,
+                    "doc": View(
+                        created=created,
+                        keywords=_keywords(merged.data),
+                        href=base_url.absolute(urls.home(lang)),
+                    ),
+                    "untranslated": untranslated,
+                    "drafts": drafts,
+                },
+            )
+            if html is not None:
+                job = PdfJob(
+                    urls.cv_pdf(f"{lang}-short").lstrip("/"),
+                    korean_line_breaks(html),
+                    base_url.absolute(urls.home(lang)),
+                    roots,
+                    lang,
+                    f"short cv ({lang})",
+                    mounts=mounts,
+                )
+                advice = (
+                    f"mark fewer items `short: true` in content/{merged.source_lang}/cv.yaml "
+                    "or list fewer sections in pdf.short.sections"
+                )
+                docs.append(PdfDoc(job, cv_sources(site, lang), (options.pages, advice)))
     if bilingual and "ko" in site.cv and "en" in site.cv and "ko" in envs and "en" in envs:
         ko, en = site.pdf_cv["ko"], site.pdf_cv["en"]
         en_template = envs["en"].from_string("{{ _(message) }}")
@@ -293,7 +339,10 @@ def prepare_pdfs(
                 docs.append(PdfDoc(job, post_sources(entry, lang)))
     # issue 19: a post in two languages, side by side section by section (render/both.py), in
     # the bilingual CV's two-column layout; built when every language is, as that CV is
-    sections = SectionCache(config.outputs.raw_html)
+    # (the build's MarkdownCache: the same images and drawn diagrams as the post's own PDF)
+    sections = SectionCache(
+        config.outputs.raw_html, markdown if isinstance(markdown, MarkdownCache) else None
+    )
     for entry, first, second in both_pdf_entries(site) if bilingual else ():
         if first not in envs or second not in envs:
             continue
@@ -431,6 +480,28 @@ def wants_pdf(site: Site, entry: Entry, lang: str) -> bool:
 def post_pdf_path(lang: str, slug: str) -> str:
     """Output path of a post's PDF: <lang>/blog/<slug>/<slug>.pdf."""
     return urls.post(lang, slug).lstrip("/") + f"{slug}.pdf"
+
+
+def short_wanted(site: Site) -> bool:
+    """Whether the build has short CV PDFs (bipub.yaml pdf.short; items marked `short: true`)."""
+    return bool(site.cv) and site.config.pdf.short.wanted(
+        any(has_marks(merged.data) for merged in site.cv.values())
+    )
+
+
+def short_pdf_links(site: Site, lang: str, url: urls.UrlBuilder) -> list[dict[str, str]]:
+    """The short CV PDFs a page in `lang` links (issue 18): this language's first."""
+    if not short_wanted(site):
+        return []
+    codes = [c for c in site.config.codes if c in site.cv]
+    return [
+        {
+            "label": site.config.language(code).name,
+            "lang": code,
+            "href": url.href(urls.cv_pdf(f"{code}-short")),
+        }
+        for code in sorted(codes, key=lambda c: c != lang)
+    ]
 
 
 def pdf_links(site: Site, lang: str, url: urls.UrlBuilder) -> list[dict[str, str]]:

@@ -101,6 +101,7 @@ def render_job(job: PdfJob) -> PdfResult:
     logger.propagate = False
     data: bytes | None = None
     diagnostics: list[Diagnostic] = []
+    pages = 0
     try:
         options: dict[str, Any] = {"pdf_variant": job.variant, "pdf_identifier": False}
         document = weasyprint.HTML(
@@ -123,6 +124,7 @@ def render_job(job: PdfJob) -> PdfResult:
                 ):
                     bad_links.append(target_url)
         data = document.write_pdf(**options)
+        pages = len(document.pages)
     except FatalURLFetchingError as exc:
         diagnostics.append(job_diagnostic(job, "pdf-fetch", f"rendering stopped: {exc}"))
     finally:
@@ -157,6 +159,7 @@ def render_job(job: PdfJob) -> PdfResult:
         tuple(diagnostics),
         time.perf_counter() - started,
         tuple(sorted(set(read))),
+        pages if data is not None else 0,
     )
 
 

@@ -38,6 +38,7 @@ class PdfResult:
     diagnostics: tuple[Diagnostic, ...] = ()
     seconds: float = 0.0
     files: tuple[str, ...] = ()  # project files WeasyPrint read (images…), for the cache
+    pages: int = 0  # the rendered document's page count (0: not rendered)
 
 
 @dataclass
@@ -46,6 +47,7 @@ class PdfDoc:
 
     job: PdfJob
     sources: list[Source] = field(default_factory=list)
+    page_limit: tuple[int, str] | None = None  # (pages, advice): more is a warning (short CV)
 
 
 def job_diagnostic(

@@ -1,5 +1,6 @@
 /* bipub default theme: the search page (issue 19). Served at /assets/search.js.
- * The index is Pagefind's (/<lang>/pagefind/, built by `bipub build`: render/search.py). Korean
+ * The index is Pagefind's (/<lang>/pagefind/<n>/ shards listed in shards.json, built by
+ * `bipub build`: render/search.py, render/search_shards.py). Korean
  * pages are indexed with Kiwi's stems after each word between ⟦ and ⟧; they are removed from the
  * excerpts here. A Korean query word loses a trailing particle (캐시를 → 캐시), so that it meets
  * the stems whichever particle the post used. */
@@ -39,8 +40,20 @@ async function main() {
   const list = document.querySelector(".search-results");
   let pagefind;
   try {
-    pagefind = await import(form.dataset.bundle + "pagefind.js");
-    await pagefind.options({ baseUrl: "/" });
+    /* the index is in shards (render/search_shards.py): open the first, merge the others */
+    const shards = await fetch(form.dataset.bundle + "shards.json").then((r) => {
+      if (!r.ok) throw new Error(`shards.json: HTTP ${r.status}`);
+      return r.json();
+    });
+    if (!shards.bundles.length) {  /* no page of this language is indexed */
+      pagefind = { search: async () => ({ results: [] }) };
+    } else {
+      pagefind = await import(form.dataset.bundle + shards.bundles[0] + "pagefind.js");
+      await pagefind.options({ baseUrl: "/" });
+      for (const other of shards.bundles.slice(1)) {
+        await pagefind.mergeIndex(form.dataset.bundle + other, { baseUrl: "/" });
+      }
+    }
   } catch (e) {
     status.textContent = status.dataset.failed;
     throw e;

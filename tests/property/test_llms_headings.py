@@ -1,0 +1,162 @@
+"""llms.py shift_headings: a post's headings move under the file's, nothing else changes (code,
+quotes, lists, paragraphs), whatever Markdown a post is made of; and text_gettext gives the
+catalog's plain text."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+
+from bipub.render.llms_body import shift_headings
+
+PARSER = MarkdownIt("commonmark")
+
+LINES = st.sampled_from(
+    [
+        "# Title",
+        "## Part",
+        "### Sub",
+        "###### Deep",
+        "   ## indented heading",
+        "#no space",
+        "## closed ##",
+        "Setext",
+        "======",
+        "------",
+        "```",
+        "~~~",
+        "    # indented code",
+        "> ## quoted",
+        "- ## in a list",
+        "paragraph text",
+        "한국어 문단",
+        "$$",
+        "",
+        "#",
+    ]
+)
+
+
+def _blocks(text: str) -> list[tuple[str, str]]:
+    """The content of every token but the headings' own (their text is checked apart)."""
+    out = []
+    inside = False
+    for token in PARSER.parse(text):
+        if token.type == "heading_open" and token.level == 0:
+            inside = True
+            continue
+        if token.type == "heading_close" and token.level == 0:
+            inside = False
+            continue
+        if not inside:
+            out.append((token.type, token.content))
+    return out
+
+
+def _headings(text: str) -> list[tuple[int, str]]:
+    tokens = PARSER.parse(text)
+    return [
+        (int(t.tag[1]), " ".join(tokens[i + 1].content.split()))
+        for i, t in enumerate(tokens)
+        if t.type == "heading_open" and t.level == 0
+    ]
+
+
+@settings(max_examples=400)
+@given(st.lists(LINES, max_size=14), st.integers(min_value=1, max_value=6))
+def test_only_headings_move(lines: list[str], top: int) -> None:
+    body = "\n".join(lines)
+    shifted = shift_headings(body, top)
+    assert _blocks(shifted) == _blocks(body)
+    before, after = _headings(body), _headings(shifted)
+    assert [text for _, text in after] == [text for _, text in before]
+    if before:
+        highest = min(level for level, _ in before)
+        assert [level for level, _ in after] == [
+            min(6, level - highest + top) for level, _ in before
+        ]
+
+
+def test_examples() -> None:
+    body = "Intro\n\n## A\n\ntext\n\n### B\n\n```\n## code\n```\n\nSet\n---\n\n> ## quote"
+    assert shift_headings(body, 4) == (
+        "Intro\n\n#### A\n\ntext\n\n##### B\n\n```\n## code\n```\n\n#### Set\n\n> ## quote"
+    )
+    assert shift_headings("no heading\n", 4) == "no heading\n"
+    assert shift_headings("# a\n###### b", 4) == "#### a\n###### b"  # at most 6
+
+
+def test_text_gettext_is_plain_text() -> None:
+    from bipub.diagnostics import Collector
+    from bipub.render.catalogs import load_translations
+    from bipub.render.templates import THEME_DIR, make_environment, text_gettext
+
+    ko = load_translations(
+        "ko", [(THEME_DIR / "locales", "theme")], Collector(), warn_untranslated=False
+    )
+    _ = text_gettext(make_environment(None, "ko", ko))
+    assert _("Experience") == "경력"
+    assert _("a < b & c") == "a < b & c"  # not escaped
+    assert _("100%%") == "100%"  # as the templates format it
+
+
+PAGE = "https://x.example.org/ko/blog/post/"
+LINK_LINES = st.sampled_from(
+    [
+        "[a](b.md)",
+        "![그림](figure.png)",
+        '[t](/assets/x.svg "title")',
+        "[f](#part)",
+        "[abs](https://example.org/a)",
+        "[mail](mailto:a@example.org)",
+        "[sp](<a b.png>)",
+        "[ref] and ![img][ref]",
+        "[ref]: ../other/",
+        "`[c](code-span)`",
+        "    [i](indented-code)",
+        "```",
+        "<div>",
+        "plain ](not a link)",
+        "",
+        "- [item](item.md)",
+        "> [q](quoted.md)",
+    ]
+)
+
+
+def _texts(text: str) -> list[tuple[str, str]]:
+    """Every token's type and content but link and image targets."""
+    out = []
+    for token in PARSER.parse(text):
+        if token.children:
+            out += [(c.type, c.content) for c in token.children if c.type != "image"]
+        else:
+            out.append((token.type, token.content))
+    return out
+
+
+def _targets(text: str) -> list[str]:
+    out = []
+    for token in PARSER.parse(text):
+        for child in token.children or ():
+            for name in ("href", "src"):
+                if name in child.attrs:
+                    out.append(str(child.attrs[name]))
+    return out
+
+
+@settings(max_examples=400)
+@given(st.lists(LINK_LINES, max_size=10))
+def test_relative_links_become_absolute_and_nothing_else_changes(lines: list[str]) -> None:
+    from urllib.parse import urljoin
+
+    from bipub.render.llms_body import absolute_links
+
+    body = "\n".join(lines)
+    out = absolute_links(body, PAGE)
+    assert _texts(out) == _texts(body)
+    before, after = _targets(body), _targets(out)
+    assert len(after) == len(before)
+    for old, new in zip(before, after, strict=True):
+        assert new == PARSER.normalizeLink(urljoin(PAGE, old)) or new == urljoin(PAGE, old)

@@ -1,0 +1,183 @@
+"""Issue 19: ```mermaid diagrams (render/diagrams.py) with a fake renderer: batching, the cache,
+errors at file:line, the missing tool; and the QA rule for translated diagrams (check/qa.py).
+The real mermaid-cli in Chromium: tests/browser/test_diagrams_in_chromium.py."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from bipub.check.qa import check_code
+from bipub.diagnostics import Collector
+from bipub.render import diagrams as dg
+from bipub.render.markdown import MarkdownCache, diagram_sources, render_markdown
+
+GOOD = "flowchart LR\n  A[요청] --> B[응답]\n"
+OTHER = "flowchart TD\n  X --> Y\n"
+BAD = "flowchart LR\n  A[[[ -->\n"
+
+
+class FakeRenderer:
+    """Models render.mjs: one call for a batch; a diagram with '[[[' is a parse error; it can
+    also stop half-way (the browser crashed), returning nothing for the rest."""
+
+    def __init__(self, stop_after: int | None = None) -> None:
+        self.calls: list[list[str]] = []
+        self.stop_after = stop_after
+
+    def __call__(self, job: dict[str, Any], tool: Path) -> dict[str, dg.Drawn]:
+        self.calls.append([d["source"] for d in job["diagrams"]])
+        assert json.dumps(job)  # what goes to node is JSON
+        out: dict[str, dg.Drawn] = {}
+        for n, d in enumerate(job["diagrams"]):
+            if self.stop_after is not None and n >= self.stop_after:
+                break
+            if "[[[" in d["source"]:
+                out[d["key"]] = dg.Drawn(None, "Parse error on line 2: Expecting 'TAGEND'")
+            else:
+                out[d["key"]] = dg.Drawn(f'<?xml version="1.0"?><svg id="{d["id"]}"><text/></svg>')
+        return out
+
+
+@pytest.fixture
+def tool(tmp_path: Path) -> Path:
+    """A tool folder that looks installed (versions read from node_modules)."""
+    root = tmp_path / "tool"
+    for package, version in (("@mermaid-js/mermaid-cli", "11.17.0"), ("mermaid", "11.14.0")):
+        (root / "node_modules" / package).mkdir(parents=True)
+        (root / "node_modules" / package / "package.json").write_text(
+            json.dumps({"version": version})
+        )
+    (root / "render.mjs").write_text("// fake\n")
+    return root
+
+
+def _diagrams(cache: Path | None, tool: Path, fake: FakeRenderer) -> dg.Diagrams:
+    return dg.Diagrams(cache, tool=tool, runner=fake)
+
+
+def test_every_missing_diagram_is_drawn_in_one_run_then_read_from_the_cache(
+    tmp_path: Path, tool: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(dg, "chromium_path", lambda: "/usr/bin/chromium")
+    fake = FakeRenderer()
+    first = _diagrams(tmp_path / "cache", tool, fake)
+    first.prepare([GOOD, OTHER, GOOD])
+    assert fake.calls == [[GOOD, OTHER]]  # one run, each source once
+    svg = first.get(GOOD).svg
+    assert svg is not None and svg.startswith('<svg id="mermaid-')  # no XML declaration
+    assert first.get(GOOD).svg != first.get(OTHER).svg  # ids differ: unique on a page
+    assert fake.calls == [[GOOD, OTHER]]
+
+    again = _diagrams(tmp_path / "cache", tool, fake)  # the next build: a new process
+    again.prepare([GOOD, OTHER])
+    assert again.get(GOOD).svg == svg
+    assert again.runs == 0 and fake.calls == [[GOOD, OTHER]]  # nothing started
+
+    (tool / "node_modules" / "mermaid" / "package.json").write_text('{"version": "11.15.0"}')
+    upgraded = _diagrams(tmp_path / "cache", tool, fake)  # another mermaid: drawn again
+    upgraded.prepare([GOOD])
+    assert fake.calls[-1] == [GOOD]
+
+
+def test_a_failed_diagram_is_not_cached_and_a_crash_fails_the_rest(
+    tmp_path: Path, tool: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(dg, "chromium_path", lambda: "/usr/bin/chromium")
+    fake = FakeRenderer(stop_after=1)
+    diagrams = _diagrams(tmp_path / "cache", tool, fake)
+    diagrams.prepare([BAD, GOOD])
+    assert diagrams.get(BAD).error == "Parse error on line 2: Expecting 'TAGEND'"
+    assert diagrams.get(GOOD).svg is None  # the renderer stopped before it
+    assert list((tmp_path / "cache" / "diagrams").glob("*")) == []
+
+
+def test_an_unprepared_diagram_is_drawn_when_asked(
+    tool: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(dg, "chromium_path", lambda: "/usr/bin/chromium")
+    fake = FakeRenderer()
+    diagrams = _diagrams(None, tool, fake)  # --no-cache: nothing kept
+    out = render_markdown(f"text\n\n```mermaid\n{GOOD}```\n", diagrams=diagrams)
+    assert '<figure class="diagram"><svg id="mermaid-' in out.html
+    assert "```" not in out.html and "요청" not in out.html  # the fake's SVG, not the source
+    assert fake.calls == [[GOOD]] and out.diagram_errors == ()
+
+
+def test_a_bad_diagram_is_an_error_at_the_fence_line(
+    tmp_path: Path, tool: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(dg, "chromium_path", lambda: "/usr/bin/chromium")
+    collector = Collector()
+    cache = MarkdownCache(False, collector, diagrams=_diagrams(None, tool, FakeRenderer()))
+    body = f"para\n\n```mermaid\n{GOOD}```\n\n- item\n\n  ```mermaid\n  {BAD}  ```\n"
+    doc = _doc(body, body_line=5)
+    cache.prepare_diagrams([doc])
+    assert cache.diagrams.runs == 1
+    out = cache(doc)
+    assert [(d.file, d.line, d.code) for d in collector.errors] == [
+        ("content/ko/posts/x.md", 5 + 10 - 1, "diagram")  # the fence: body line 10
+    ]
+    assert "Parse error on line 2" in collector.errors[0].message
+    assert '<pre class="diagram-error">' in out.html  # (the build fails: never published)
+
+
+def test_a_missing_tool_is_an_error_that_says_how_to_install(tmp_path: Path) -> None:
+    diagrams = dg.Diagrams(tmp_path, tool=tmp_path / "nowhere", runner=FakeRenderer())
+    drawn = diagrams.get(GOOD)
+    assert drawn.svg is None and drawn.error is not None
+    assert "mermaid-cli is not installed" in drawn.error and "bootstrap.sh" in drawn.error
+    assert diagrams.runs == 0
+
+
+def test_no_chromium_is_an_error(tool: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dg, "chromium_path", lambda: None)
+    drawn = dg.Diagrams(None, tool=tool, runner=FakeRenderer()).get(GOOD)
+    assert drawn.error is not None and "Chromium is not installed" in drawn.error
+
+
+def test_node_output_is_read_line_by_line_and_a_short_output_fails_the_rest(
+    tool: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """run_node against a fake render.mjs that answers for the first diagram and dies."""
+    (tool / "render.mjs").write_text(
+        "let s='';process.stdin.on('data',c=>s+=c).on('end',()=>{const j=JSON.parse(s);"
+        "const d=j.diagrams[0];process.stdout.write(JSON.stringify({key:d.key,svg:'<svg/>'})"
+        "+'\\n');process.stderr.write('browser crashed\\n');process.exit(1)});"
+    )
+    if dg.shutil.which("node") is None:
+        pytest.skip("needs node")
+    job = {"diagrams": [{"key": "a", "source": GOOD}, {"key": "b", "source": OTHER}]}
+    out = dg.run_node(job, tool)
+    assert out["a"] == dg.Drawn("<svg/>")
+    assert out["b"].svg is None and "exit status 1" in str(out["b"].error)
+    assert "browser crashed" in str(out["b"].error)
+
+
+def test_diagram_sources_are_the_mermaid_fences_only() -> None:
+    body = f"```python\nx = 1\n```\n\n```mermaid\n{GOOD}```\n\n~~~ mermaid\n{OTHER}~~~\n"
+    assert diagram_sources(body) == [GOOD, OTHER]
+    assert diagram_sources("no diagrams here") == []
+
+
+def test_a_translated_diagram_may_change_its_labels_not_its_structure() -> None:
+    ko = "```mermaid\nflowchart LR\n  Q[쿼리] --> S{점수}\n  S -->|배치| D((나누기))\n```\n"
+    en = "```mermaid\nflowchart LR\n  Q[Query] --> S{Scores}\n  S -->|batch| D((Divide))\n```\n"
+    assert check_code(ko, en) == []
+    moved = en.replace("S -->|batch| D", "Q -->|batch| D")
+    assert check_code(ko, moved) == [
+        "diagram (code block 1) differs from the source in more than its labels (first at its line 3)"
+    ]
+    longer = en.replace("\n```\n", "\n  D --> E\n```\n")
+    assert check_code(ko, longer)
+    python = "```python\nx = 1\n```\n"
+    assert check_code(python, python.replace("1", "2"))  # other code: byte for byte
+
+
+def _doc(body: str, body_line: int) -> Any:
+    """A stand-in with the fields MarkdownCache reads (digest "": not kept between builds)."""
+    return SimpleNamespace(rel="content/ko/posts/x.md", digest="", body=body, body_line=body_line)
