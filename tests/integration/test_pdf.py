@@ -455,3 +455,19 @@ def test_unchanged_pdfs_are_reused_and_a_changed_image_renders_again(
     assert cli("-C", str(project), "build", "--only", "pdf", "--lang", "ko").exit_code == 0
     assert rendered == ["ko/blog/alpha/alpha.pdf"]  # the image it read changed
     assert post.read_bytes() != first
+
+
+@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler-utils")
+def test_a_post_with_a_footnote_builds_its_pdf(project: Path, cli: Cli) -> None:
+    """markdown-it's way back from a footnote is ↩︎ (U+21A9), in no CJK font: the font check
+    stopped every `pdf: true` post with a footnote. The PDF draws ↑ instead."""
+    _add_pdf_post(project, "각주가 있는 문장[^1].\n\n[^1]: 각주 내용.")
+    result = cli("-C", str(project), "build", "--only", "pdf", "--lang", "ko")
+    assert result.exit_code == 0, result.stderr
+    text = subprocess.run(
+        ["pdftotext", str(project / "site/ko/blog/alpha/alpha.pdf"), "-"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "각주 내용. ↑" in text
