@@ -266,10 +266,16 @@ def test_pdf_control_beside_the_name(built: Built) -> None:
         row = html[html.index('<div class="cv-name-row">') :]
         row = row[: row.index("</div>")]
         assert '<h1 class="cv-name">' in row
-        hrefs = re.findall(r'href="(/pdf/[^"]+)"', row)
-        other = "cv-en" if first == "cv-ko" else "cv-ko"
-        assert hrefs == [f"/pdf/{first}.pdf", f"/pdf/{other}.pdf", "/pdf/cv-ko-en.pdf"]
+        # beside the name: this language's PDF; under it, the other editions
+        assert re.findall(r'href="(/pdf/[^"]+)"', row) == [f"/pdf/{first}.pdf"]
         assert 'class="cv-pdf__link cv-pdf__link--primary"' in row
+        more = html[html.index('<ul class="cv-pdf cv-pdf--more"') :]
+        more = more[: more.index("</ul>")]
+        other = "cv-en" if first == "cv-ko" else "cv-ko"
+        assert re.findall(r'href="(/pdf/[^"]+)"', more) == [
+            f"/pdf/{other}.pdf",
+            "/pdf/cv-ko-en.pdf",
+        ]
 
 
 def test_home_cv_shows_the_latest_posts_before_the_cv_details(built: Built) -> None:
