@@ -109,3 +109,20 @@ def test_no_cache_makes_every_shard(sharded: Path) -> None:
     result = build(sharded, use_cache=False)
     shards, made, _ = _made(result.cache_note, "ko")
     assert made == shards
+
+
+def test_an_index_pagefind_cannot_make_whole_stops_the_build(
+    sharded: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bipub.diagnostics import DiagnosticError
+    from bipub.render import search_shards
+
+    def broken(*args: object) -> dict[str, bytes]:
+        raise search.SearchIndexError("Pagefind wrote an incomplete search index for ko")
+
+    monkeypatch.setattr(search_shards, "search_index", broken)
+    with pytest.raises(DiagnosticError) as caught:
+        build(sharded)
+    [diagnostic] = caught.value.diagnostics
+    assert diagnostic.code == "search-index" and "incomplete search index" in diagnostic.message
+    assert not (sharded / "site").exists()  # nothing published

@@ -64,3 +64,25 @@ def test_english_pages_do_not_load_kiwi() -> None:
     )
     assert counting.asked == []
     assert any(name.startswith("index/en_") for name in files)
+
+
+def test_an_incomplete_pagefind_bundle_is_made_again_then_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Under load Pagefind's service has left files empty with no error (a 0-byte
+    pagefind-entry.json: a search page that finds nothing). An incomplete bundle is asked for
+    again, and after three tries the build stops with a message instead of publishing it."""
+    from bipub.render import search
+
+    good = {"pagefind.js": b"js", "pagefind-entry.json": b'{"languages": {"en": {}}}'}
+    answers = [{**good, "pagefind-entry.json": b""}, good]
+
+    async def flaky(pages: object, lang: str) -> dict[str, bytes]:
+        return answers.pop(0) if answers else {**good, "wasm.en.pagefind": b""}
+
+    monkeypatch.setattr(search, "_pagefind", flaky)
+    page = SearchPage("/en/blog/a/", "<html lang=en><body>cache</body></html>")
+    assert search_index([page], "en", CountingStemmer()) == good  # the second answer
+    with pytest.raises(search.SearchIndexError, match=r"empty wasm\.en\.pagefind\) 3 times"):
+        search_index([page], "en", CountingStemmer())
+    assert search.incomplete({"pagefind.js": b"x"}) == "no pagefind-entry.json"

@@ -17,6 +17,7 @@ files by content hash; pages are added in URL order).
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import tempfile
 from collections.abc import Iterable, Sequence
@@ -182,7 +183,44 @@ def search_index(pages: Sequence[SearchPage], lang: str, stemmer: Stemmer) -> di
     ordered = sorted(pages, key=lambda page: page.url)
     copies = indexing_copies(ordered, stemmer) if lang.split("-")[0] == "ko" else None
     htmls = copies if copies is not None else [page.html for page in ordered]
-    return asyncio.run(_pagefind(list(zip((p.url for p in ordered), htmls, strict=True)), lang))
+    job = list(zip((p.url for p in ordered), htmls, strict=True))
+    why = ""
+    for _ in range(ATTEMPTS):
+        files = asyncio.run(_pagefind(job, lang))
+        why = incomplete(files)
+        if not why:
+            return files
+    raise SearchIndexError(
+        f"Pagefind wrote an incomplete search index for {lang} ({why}) {ATTEMPTS} times; "
+        "nothing was published"
+    )
+
+
+ATTEMPTS: Final = 3
+_REQUIRED: Final = ("pagefind.js", "pagefind-entry.json")
+
+
+class SearchIndexError(RuntimeError):
+    """Pagefind's bundle came out incomplete: the build stops rather than publish it."""
+
+
+def incomplete(files: dict[str, bytes]) -> str:
+    """What is wrong with a Pagefind bundle, or "" if nothing: under load its service has been
+    seen to leave files empty (a 0-byte pagefind-entry.json or wasm file, with no error), which
+    would publish a search page that finds nothing."""
+    missing = [name for name in _REQUIRED if name not in files]
+    if missing:
+        return "no " + ", ".join(missing)
+    empty = sorted(name for name, data in files.items() if not data)
+    if empty:
+        return "empty " + ", ".join(empty[:3]) + (" …" if len(empty) > 3 else "")
+    try:
+        entry = json.loads(files["pagefind-entry.json"])
+    except ValueError as exc:
+        return f"pagefind-entry.json is not JSON ({exc})"
+    if not isinstance(entry, dict) or not entry.get("languages"):
+        return "pagefind-entry.json names no language"
+    return ""
 
 
 async def _pagefind(pages: list[tuple[str, str]], lang: str) -> dict[str, bytes]:
@@ -206,7 +244,9 @@ async def _pagefind(pages: list[tuple[str, str]], lang: str) -> dict[str, bytes]
         async with PagefindIndex(config) as index:  # writes the files to `out` on success
             found = await index.add_directory(str(site))
             if found["page_count"] != len(pages):
-                raise RuntimeError(f"Pagefind indexed {found['page_count']} of {len(pages)} pages")
+                raise SearchIndexError(
+                    f"Pagefind indexed {found['page_count']} of {len(pages)} pages for {lang}"
+                )
         files = {}
         for path in sorted(out.rglob("*")):
             rel = path.relative_to(out).as_posix()

@@ -31,7 +31,15 @@ from pathlib import Path
 from typing import Final
 
 from bipub.cache import UNREADABLE, load_signed, save_signed
-from bipub.render.search import BUNDLE, SearchPage, Stemmer, is_indexed, search_index
+from bipub.diagnostics import Diagnostic, DiagnosticError
+from bipub.render.search import (
+    BUNDLE,
+    SearchIndexError,
+    SearchPage,
+    Stemmer,
+    is_indexed,
+    search_index,
+)
 from bipub.write.output import OutputFile, OutputTree
 
 SHARDS_FILE: Final = "shards.json"  # under /<lang>/pagefind/: the bundles to search
@@ -162,7 +170,13 @@ def index_site(
                     for p in members
                 ]
                 files = {}
-                for rel, data in search_index(shard, lang, stemmer).items():
+                try:
+                    bundle = search_index(shard, lang, stemmer)
+                except SearchIndexError as exc:  # said, and nothing is published
+                    raise DiagnosticError(
+                        [Diagnostic(None, None, "search-index", f"{prefix}: {exc}")]
+                    ) from exc
+                for rel, data in bundle.items():
                     tree.add(prefix + rel, data, lang, "search index")
                     files[rel] = _ident(os.stat(tree.staging / (prefix + rel)))
             new.shards[name] = (key, files)
