@@ -90,7 +90,7 @@ def _resolve_plain(value: str) -> Any:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _scalar(event: yaml.ScalarEvent, rel: str, line_offset: int) -> Any:
+def _scalar(event: yaml.ScalarEvent, rel: str, line: int | None) -> Any:
     # libyaml refuses a "\ud800" escape, PyYAML's pure-Python scanner keeps it: a lone surrogate
     # is not a character and would crash the UTF-8 writer much later, so it is an error here.
     bad = _SURROGATE.search(event.value)
@@ -99,7 +99,7 @@ def _scalar(event: yaml.ScalarEvent, rel: str, line_offset: int) -> Any:
             [
                 _diag(
                     rel,
-                    _line(event, line_offset),
+                    line,
                     f"invalid YAML: {bad.group()!r} is a lone surrogate, not a character "
                     "(write the character itself or a \\U0001xxxx escape)",
                 )
@@ -109,7 +109,7 @@ def _scalar(event: yaml.ScalarEvent, rel: str, line_offset: int) -> Any:
     if tag is not None and tag != "!":
         full = tag
         if full not in _ALLOWED_TAGS:
-            raise YamlError([_diag(rel, _line(event, line_offset), f"tag {tag} is not allowed")])
+            raise YamlError([_diag(rel, line, f"tag {tag} is not allowed")])
         value = event.value
         if full == _STD + "str":
             return value
@@ -122,7 +122,7 @@ def _scalar(event: yaml.ScalarEvent, rel: str, line_offset: int) -> Any:
                 [
                     _diag(
                         rel,
-                        _line(event, line_offset),
+                        line,
                         f"{value!r} is not a valid {full.removeprefix(_STD)}",
                     )
                 ]
@@ -139,8 +139,19 @@ def describe_char(char: str) -> str:
     return f"{kind} U+{ord(char):04X}"
 
 
-def _line(event: yaml.Event, line_offset: int) -> int | None:
-    return event.start_mark.line + 1 + line_offset if event.start_mark else None
+def _mark_line(mark: Any, text: str, line_offset: int) -> int | None:
+    """The file line of a YAML mark. YAML also breaks lines at U+0085, U+2028 and U+2029, so
+    its own line count runs ahead of the file's (which only "\n" breaks) when the text holds
+    one: count the "\n" before the mark's character index instead (both parsers count
+    characters)."""
+    if mark is None:
+        return None
+    if not _OTHER_BREAKS.search(text):
+        return int(mark.line) + 1 + line_offset
+    return text.count("\n", 0, mark.index) + 1 + line_offset
+
+
+_OTHER_BREAKS = re.compile("[\x85\u2028\u2029]")
 
 
 def _diag(rel: str, line: int | None, message: str) -> Diagnostic:
@@ -195,7 +206,7 @@ def load_yaml(text: str, rel: str, line_offset: int = 0) -> YamlDoc:
 
     try:
         for event in yaml.parse(text, Loader=_Loader):
-            line = event.start_mark.line + 1 + line_offset if event.start_mark else None
+            line = _mark_line(event.start_mark, text, line_offset)
             if isinstance(event, yaml.DocumentStartEvent):
                 documents += 1
                 if documents > 1:
@@ -212,7 +223,7 @@ def load_yaml(text: str, rel: str, line_offset: int = 0) -> YamlDoc:
                         [_diag(rel, line, f"YAML anchors (&{event.anchor}) are not allowed")]
                     )
                 if isinstance(event, yaml.ScalarEvent):
-                    place(_scalar(event, rel, line_offset), line or 0)
+                    place(_scalar(event, rel, line), line or 0)
                     continue
                 tag = event.tag
                 if tag is not None and tag not in _ALLOWED_TAGS:
@@ -227,8 +238,7 @@ def load_yaml(text: str, rel: str, line_offset: int = 0) -> YamlDoc:
             elif isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
                 stack.pop()
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 + line_offset if mark else None
+        line = _mark_line(exc.problem_mark or exc.context_mark, text, line_offset)
         problem = exc.problem or "invalid YAML"
         if "invalid Unicode character escape" in problem:  # libyaml: "\ud800" and the like
             problem = "a \\u escape of a lone surrogate or of no character"
