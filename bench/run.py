@@ -21,6 +21,10 @@ For each size N (posts per language) it generates a corpus with ../shared/bench/
            in the home, blog and tag pages, feeds, posts.json and llms files
 * new-post — a post added (a copy of it under a new name), `bipub build`: an update (every blog
            page after it shows other posts now: rendered again)
+* delete-post — that new post removed again, `bipub build`: an update (its pages pruned, the
+           listings after it rendered again)
+* draft  — post-00009 set `draft: true`, then back (each timed: the median of both), `bipub
+           build`: an update that takes it out of (and puts it back into) every list
 * edit-series — post-00007 and post-00008 join a series (once, a build not timed), then
            post-00007's title is changed: an update that also renders the series page and the
            other member's page (its series box)
@@ -29,6 +33,7 @@ For each size N (posts per language) it generates a corpus with ../shared/bench/
 * check  — `bipub check` again with nothing changed
 * serve  — `bipub serve` running (its BuildState kept in memory); one post saved; seconds until
            the served page shows the edit
+* serve-new — the same server, a new post saved; seconds until its page is served
 * hugo   — `hugo --quiet` on the same content with ../shared/bench/hugo-site (skipped with a
            message when hugo is not installed: `apt-get install hugo`)
 
@@ -65,6 +70,8 @@ REPO = HERE.parent
 # the corpus generator and Hugo's site (BIPUB_BENCH_SHARED: elsewhere, e.g. from a worktree)
 SHARED = Path(os.environ.get("BIPUB_BENCH_SHARED") or REPO.parent / "shared" / "bench")
 BIPUB = [sys.executable, "-m", "bipub"]
+# The search index is off: Hugo builds none, and it is measured apart (bench/search_bench.py;
+# Pagefind cannot update an index, so every edit would make both languages' indexes again).
 CONFIG = """languages:
   - {code: ko, name: 한국어, title: 벤치마크, description: 벤치마크 코퍼스}
   - {code: en, name: English, title: Benchmark, description: Benchmark corpus}
@@ -72,6 +79,8 @@ default_language: ko
 base_url: https://bench.example.org/
 author: {name: Bench}
 posts_per_page: 10
+outputs:
+  search: false
 """
 
 
@@ -121,8 +130,11 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def serve_latency(project: Path, env: dict[str, str], i: int, timeout: float = 300) -> float:
-    """Seconds from saving a post to `bipub serve` serving the edited page."""
+def serve_latency(
+    project: Path, env: dict[str, str], i: int, timeout: float = 300
+) -> tuple[float, float]:
+    """Seconds from saving a post to `bipub serve` serving the edited page, and from saving a
+    new post to its page being served."""
     port = _free_port()
     proc = subprocess.Popen(
         [*BIPUB, "serve", "--port", str(port)],
@@ -152,7 +164,23 @@ def serve_latency(project: Path, env: dict[str, str], i: int, timeout: float = 3
             if time.perf_counter() - start > timeout:
                 sys.exit("bench: bipub serve never showed the edit")
             time.sleep(0.02)
-        return time.perf_counter() - start
+        edited = time.perf_counter() - start
+        time.sleep(5.0)  # the second build (feeds, JSON, llms.txt, PDFs) of that save
+        name = f"serve-new-{i}-{time.time_ns()}"
+        new = f"http://127.0.0.1:{port}/ko/blog/{name}/"
+        start = time.perf_counter()
+        (post.parent / f"{name}.md").write_text(text, encoding="utf-8")
+        while True:
+            try:
+                urllib.request.urlopen(new, timeout=30).read()
+                break
+            except OSError:
+                if time.perf_counter() - start > timeout:
+                    sys.exit("bench: bipub serve never showed the new post")
+                time.sleep(0.02)
+        added = time.perf_counter() - start
+        (post.parent / f"{name}.md").unlink()
+        return edited, added
     finally:
         proc.terminate()
         proc.wait(timeout=30)
@@ -212,7 +240,9 @@ def cold_only(root: Path, n: int, repeat: int) -> None:
     )
 
 
-def bench_size(root: Path, n: int, repeat: int, hugo: bool) -> dict[str, float]:
+def bench_size(
+    root: Path, n: int, repeat: int, hugo: bool, check: bool = True, rss: bool = True
+) -> dict[str, float]:
     project = generate(root, n)
     out = project / "site"
     results: dict[str, list[float]] = {
@@ -226,11 +256,14 @@ def bench_size(root: Path, n: int, repeat: int, hugo: bool) -> dict[str, float]:
             "edit-tags",
             "edit-date",
             "new-post",
+            "delete-post",
+            "draft",
             "edit-series",
             "check-cold",
             "check-edit",
             "check",
             "serve",
+            "serve-new",
             "hugo",
         )
     }
@@ -239,7 +272,7 @@ def bench_size(root: Path, n: int, repeat: int, hugo: bool) -> dict[str, float]:
     for i in range(repeat):
         results["cold"].append(bipub_cold(project, env))
         run([*BIPUB, "-q", "build"], project, env)  # fill the cache
-        if has_check:
+        if has_check and check:
             results["check-cold"].append(run([*BIPUB, "-q", "check"], project, env, ok=(0, 1))[0])
         results["warm"].append(run([*BIPUB, "-q", "build"], project, env)[0])
         post = project / "content" / "ko" / "posts" / "post-00007.md"
@@ -262,6 +295,14 @@ def bench_size(root: Path, n: int, repeat: int, hugo: bool) -> dict[str, float]:
         results["edit-date"].append(run([*BIPUB, "-q", "build"], project, env)[0])
         shutil.copy(post, post.with_name(f"bench-new-{i}.md"))
         results["new-post"].append(run([*BIPUB, "-q", "build"], project, env)[0])
+        post.with_name(f"bench-new-{i}.md").unlink()
+        results["delete-post"].append(run([*BIPUB, "-q", "build"], project, env)[0])
+        other = project / "content" / "ko" / "posts" / "post-00009.md"
+        original = other.read_text(encoding="utf-8")
+        other.write_text(original.replace("\ntitle: ", "\ndraft: true\ntitle: ", 1), "utf-8")
+        results["draft"].append(run([*BIPUB, "-q", "build"], project, env)[0])
+        other.write_text(original, encoding="utf-8")
+        results["draft"].append(run([*BIPUB, "-q", "build"], project, env)[0])
         if i == 0:  # the corpus has no series: two posts join one (a full build, not timed)
             for lang, name in (("ko", "벤치 연재"), ("en", "Bench series")):
                 for order, number in enumerate(("00007", "00008"), 1):
@@ -273,14 +314,18 @@ def bench_size(root: Path, n: int, repeat: int, hugo: bool) -> dict[str, float]:
         text = post.read_text(encoding="utf-8")
         post.write_text(text.replace("\ntitle: ", f"\ntitle: s{i} ", 1), encoding="utf-8")
         results["edit-series"].append(run([*BIPUB, "-q", "build"], project, env)[0])
-        if has_check:
+        if has_check and check:
             # the synthetic corpus has QA findings (exit 1); only the time matters here
             results["check-edit"].append(run([*BIPUB, "-q", "check"], project, env, ok=(0, 1))[0])
             results["check"].append(run([*BIPUB, "-q", "check"], project, env, ok=(0, 1))[0])
-        results["serve"].append(serve_latency(project, env, i))
+        edited, added = serve_latency(project, env, i)
+        results["serve"].append(edited)
+        results["serve-new"].append(added)
         if hugo:
             results["hugo"].append(hugo_cold(root, n, project))
     summary = {k: median(v) for k, v in results.items()}
+    if not rss:
+        return summary
     shutil.rmtree(out, ignore_errors=True)
     summary["rss_bipub"] = peak_rss([*BIPUB, "-q", "build", "--no-cache"], project) / 1024
     if hugo:
@@ -312,6 +357,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-hugo", action="store_true")
     parser.add_argument("--workdir", type=Path, default=None)
+    parser.add_argument("--no-check", action="store_true", help="skip the `bipub check` columns")
+    parser.add_argument("--no-rss", action="store_true", help="skip the peak-memory columns")
     parser.add_argument(
         "--cold-only",
         action="store_true",
@@ -336,18 +383,20 @@ def main() -> None:
         return
     print(
         "| posts/lang | cold | Hugo | cold/Hugo | warm | touch | one edit | title edit "
-        "| tags edit | date edit | new post | series edit | serve edit | check cold | check after edit | check "
-        "| RSS bipub | RSS Hugo |"
+        "| tags edit | date edit | new post | delete post | draft toggle | series edit | serve edit "
+        "| serve new post | check cold | check after edit | check | RSS bipub | RSS Hugo |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for n in args.posts:
-        s = bench_size(root, n, args.repeat, hugo)
+        s = bench_size(root, n, args.repeat, hugo, not args.no_check, not args.no_rss)
+        s = {"rss_bipub": float("nan"), "rss_hugo": float("nan"), **s}
         ratio = s["cold"] / s["hugo"] if hugo and s.get("hugo") else float("nan")
         print(
             f"| {n} | {s['cold']:.1f} s | {s.get('hugo', float('nan')):.1f} s | {ratio:.2f} | "
             f"{s['warm']:.2f} s | {s['touch']:.2f} s | {s['edit']:.2f} s | "
             f"{s['edit-meta']:.2f} s | {s['edit-tags']:.2f} s | {s['edit-date']:.2f} s | "
-            f"{s['new-post']:.2f} s | {s['edit-series']:.2f} s | {s['serve']:.2f} s | "
+            f"{s['new-post']:.2f} s | {s['delete-post']:.2f} s | {s['draft']:.2f} s | "
+            f"{s['edit-series']:.2f} s | {s['serve']:.2f} s | {s['serve-new']:.2f} s | "
             f"{s['check-cold']:.2f} s | {s['check-edit']:.2f} s | {s['check']:.2f} s | "
             f"{s['rss_bipub']:.0f} MB | {s.get('rss_hugo', float('nan')):.0f} MB |",
             flush=True,

@@ -2,19 +2,34 @@
 
 Golden files: run `pytest --update-golden` to rewrite every golden file from the current output
 (then review the diff with `git diff tests/`).
+
+PDFs: a build run inside the test process writes placeholder PDFs (`placeholder_pdf`: no
+WeasyPrint, no worker processes) unless the test, its class or its module is marked
+`@pytest.mark.pdf`; a test that reads a PDF, or WeasyPrint's warnings, must carry the mark (a
+placeholder is no PDF: pypdf and pdftotext fail on it loudly). Everything around the render
+runs as usual: the PDF jobs, font coverage, the PDF cache (placeholders in a folder of their
+own), writing and ownership of the files.
+Builds in a subprocess (`python -m bipub`) always render real PDFs.
 """
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
+from bipub.render.pdf import documents as pdf_documents
+from bipub.render.pdf.cache import RenderCache
+from bipub.render.pdf.fonts import Fonts
+from bipub.render.pdf.jobs import PdfJob, PdfResult
 from tests.deepl_fake.fixtures import deepl_fake  # noqa: F401 - fixture
 
 TESTS = Path(__file__).resolve().parent
@@ -31,6 +46,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked `slow` (the long, nightly-style runs) are skipped unless the `-m`
+    expression names them: `pytest -m slow` runs them alone, `-m "slow or not slow"` all."""
+    if "slow" in (config.getoption("markexpr") or ""):
+        return
+    skip = pytest.mark.skip(reason="a long run: select it with pytest -m slow")
+    for item in items:
+        if item.get_closest_marker("slow") is not None:
+            item.add_marker(skip)
+
+
 @pytest.fixture
 def update_golden(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-golden"))
@@ -45,6 +71,77 @@ def _fixed_environment(
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))
     monkeypatch.delenv("DEEPL_AUTH_KEY", raising=False)
     monkeypatch.delenv("DEEPL_SERVER_URL", raising=False)
+
+
+# ------------------------------------------------------------------ PDFs: real or placeholder
+
+PLACEHOLDER_PDF = b"%PDF-placeholder (tests/conftest.py: mark the test pdf for a real one)\n"
+_REAL_RUN_JOBS = pdf_documents.run_jobs
+
+
+def placeholder_pdf(job: PdfJob) -> PdfResult:
+    """What a test build writes for a PDF: not a PDF, but its bytes follow the print HTML
+    (an edit that changes the PDF changes the placeholder), with no diagnostics."""
+    digest = hashlib.sha256(job.html.encode("utf-8")).hexdigest()
+    return PdfResult(job.document, PLACEHOLDER_PDF + digest.encode() + b"\n")
+
+
+class _PdfSwitch:
+    """Whether builds in this process render real PDFs now (set per module and per test)."""
+
+    real = True
+
+    @classmethod
+    def run_jobs(cls, jobs: list[PdfJob], *args: Any, **kwargs: Any) -> list[PdfResult]:
+        if cls.real:
+            return _REAL_RUN_JOBS(jobs, *args, **kwargs)
+        return [placeholder_pdf(job) for job in jobs]
+
+
+class _PdfCache(RenderCache):
+    """The PDF cache, with placeholders kept apart from real PDFs (in pdf-placeholders/ beside
+    pdf/ in the user's cache): a subprocess build of the same project (real PDFs, same
+    XDG_CACHE_HOME) never finds a placeholder, an in-process build never a real PDF."""
+
+    def __init__(self, folder: Path | None, project_root: Path, fonts: Fonts) -> None:
+        if folder is not None and not _PdfSwitch.real:
+            folder = folder.with_name(folder.name + "-placeholders")
+        super().__init__(folder, project_root, fonts)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _pdf_switch() -> Iterator[None]:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pdf_documents, "run_jobs", _PdfSwitch.run_jobs)
+        mp.setattr(pdf_documents, "RenderCache", _PdfCache)
+        yield
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _pdf_switch_module(request: pytest.FixtureRequest, _pdf_switch: None) -> Iterator[None]:
+    """(Module-scoped: a module's own module-scoped fixtures build under its mark too.)"""
+    _PdfSwitch.real = request.node.get_closest_marker("pdf") is not None
+    yield
+    _PdfSwitch.real = True
+
+
+@pytest.fixture(autouse=True)
+def _pdf_switch_test(request: pytest.FixtureRequest, _pdf_switch_module: None) -> Iterator[None]:
+    before = _PdfSwitch.real
+    _PdfSwitch.real = request.node.get_closest_marker("pdf") is not None
+    yield
+    _PdfSwitch.real = before
+
+
+@contextmanager
+def real_pdfs() -> Iterator[None]:
+    """Real PDFs inside the block (a session fixture building a project for everyone)."""
+    before = _PdfSwitch.real
+    _PdfSwitch.real = True
+    try:
+        yield
+    finally:
+        _PdfSwitch.real = before
 
 
 DEMO_PARTS = ("bipub.yaml", "glossary.yaml", "content", "templates", "locales", "static", "status")

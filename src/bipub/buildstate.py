@@ -9,7 +9,10 @@ left, never a second set of rules:
 * this `BuildState`: the site-wide key of the last build (`HtmlRenderer.global_key`: templates,
   catalogs, configuration, version, every language's site-wide context), each entry's key
   (`HtmlRenderer.entry_key`: what its own pages and its card are made of), each page's
-  fingerprint and the keys of the cards.
+  fingerprint and the keys of the cards (those made by render workers too);
+* the parts of the aggregate outputs: the feeds' rendered bodies, and the text of each
+  posts.json and status.json record and of each sitemap route (render/outputs.py `Parts`, by
+  the values they are made of), which an update joins again as a full build does.
 
 After pairing and planning the site again with the same functions, `carry` gives each page of
 a post or page that is made only of entries whose key did not change (its own entry and its
@@ -20,7 +23,8 @@ the last build's are kept, the others rendered by the same renderer. When the si
 changed (a template, a catalog, the configuration, a page's title in the navigation), nothing
 is carried and every page is fingerprinted, as in a build without a state; the note says why.
 
-`bipub serve` keeps the state in memory between saves; `bipub build` reads it back from
+`bipub serve` keeps the state in memory between saves (and, beside it, what pairing worked out
+per entry: pair/site.py `PairMemo`, too big to save with it); `bipub build` reads it back from
 .bipub-cache/ (pickled and signed like every cache file: a planted file is never unpickled)
 and leaves a new one after each full-language build that rendered the pages.
 """
@@ -36,8 +40,9 @@ from bipub.project import Project
 from bipub.render import urls
 from bipub.render.html import EntryId, HtmlRenderer, Plan
 from bipub.render.markdown import RenderedMarkdown
+from bipub.render.outputs import Parts
 
-FORMAT = 1
+FORMAT = 2
 
 
 @dataclass
@@ -53,6 +58,8 @@ class BuildState:
     # the feeds' bodies as rendered (MarkdownCache.key → RenderedMarkdown): a part of the
     # aggregate outputs that a build after one edit would otherwise render again
     bodies: dict[str, RenderedMarkdown] = field(default_factory=dict)
+    # the texts of the other aggregates' parts by the values they are made of (outputs.Parts)
+    parts: Parts = field(default_factory=Parts)
 
 
 def entry_keys(renderer: HtmlRenderer) -> dict[EntryId, str]:

@@ -39,7 +39,7 @@ from typing import Any
 from bipub import __version__
 from bipub.diagnostics import Diagnostic, Severity
 
-CACHE_FORMAT = 5  # 5: identities with ctime
+CACHE_FORMAT = 6  # 5: identities with ctime; 6: front matter `image` (issue 19)
 FILE = "build.pickle"
 DOC_SHARDS = 32  # parsed documents are kept in this many files: an edit rewrites one of them
 

@@ -85,6 +85,7 @@ _TABLE: tuple[tuple[str, Default, str, str], ...] = (
     ("footnote-unused", W, "render", "A footnote definition ([^x]: …) that no [^x] in the text references: it is not shown on the page nor sent for translation."),
     ("math", E, "render", "A $…$ or $$…$$ formula cannot be typeset (unknown command, unbalanced braces, bad syntax); fix the LaTeX at the line named."),
     ("diagram", E, "render", "A ```mermaid diagram cannot be drawn (a syntax error, or mermaid-cli, node or Chromium missing: run scripts/bootstrap.sh); fix it at the fence's line."),
+    ("card-glyph", W, "render", "A post title has a character the social card's font (pdf.fonts) lacks; the card shows a box for it. Give the post an image: or another font."),
     ("unsafe-link", W, "render", "A link target with a refused scheme (javascript:, data:, ...) was dropped."),
     ("fuzzy", W, "render", "Fuzzy entries of a .po catalog are not published; review them and drop the fuzzy flag."),
     ("ui-untranslated", W, "render", "UI strings without a translation show in the template's language."),

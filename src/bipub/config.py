@@ -88,6 +88,11 @@ class Outputs(Strict):
         True,
         description="A search page and index per language (Pagefind; Korean stems from Kiwi).",
     )
+    side_by_side: StrictBool = Field(  # issue 19 (render/both.py)
+        True,
+        description="A side-by-side page (and, for PDF posts, a bilingual PDF) for every post "
+        "shown in two languages in its own text.",
+    )
     search_shard_pages: StrictInt = Field(
         400,
         ge=1,

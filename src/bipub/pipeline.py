@@ -33,13 +33,24 @@ from bipub.cache import BuildCache, not_saved, user_cache_dir
 from bipub.config import SiteConfig, load_config
 from bipub.diagnostics import Collector, ConfigError, Diagnostic, DiagnosticError, Severity
 from bipub.load.content import Content, load_content
-from bipub.pair.site import Site, pair_site
+from bipub.pair.site import PairMemo, Site, pair_site
 from bipub.project import Project
 from bipub.render import urls
+from bipub.render.cards import Cards
 from bipub.render.diagrams import Diagrams
 from bipub.render.html import HtmlRenderer
 from bipub.render.markdown import MarkdownCache
-from bipub.render.outputs import Feeds, HtmlPages, JsonApi, Llms, Output, Pdfs, RenderJob, Search
+from bipub.render.outputs import (
+    Feeds,
+    HtmlPages,
+    JsonApi,
+    Llms,
+    Output,
+    Parts,
+    Pdfs,
+    RenderJob,
+    Search,
+)
 from bipub.render.templates import THEME_DIR, bytecode_cache, site_environment
 from bipub.write.output import (
     Identity,
@@ -53,7 +64,7 @@ from bipub.write.output import (
     write_failed,
 )
 
-OUTPUT_KINDS = ("html", "json", "feeds", "llms", "pdf", "search")
+OUTPUT_KINDS = ("html", "json", "feeds", "llms", "pdf", "search", "cards")
 
 
 @dataclass
@@ -88,6 +99,7 @@ class Kept:
 
     cache: BuildCache
     state: BuildState | None = None
+    pairs: PairMemo = field(default_factory=PairMemo)  # what pairing worked out per entry
 
 
 def load(
@@ -99,9 +111,16 @@ def load(
     return config, content
 
 
-def pair(project: Project, config: SiteConfig, content: Content, collector: Collector) -> Site:
-    """Stage 3: translations matched, states resolved, tags and series collected."""
-    return pair_site(project.root, config, content, collector)
+def pair(
+    project: Project,
+    config: SiteConfig,
+    content: Content,
+    collector: Collector,
+    memo: PairMemo | None = None,
+) -> Site:
+    """Stage 3: translations matched, states resolved, tags and series collected (`memo`: what
+    the last pairing of a resident caller worked out per entry, pair/site.py PairMemo)."""
+    return pair_site(project.root, config, content, collector, memo)
 
 
 def plan(
@@ -136,15 +155,26 @@ def plan(
     }
     renderer = HtmlRenderer(site, markdown, url)
     renderer.site_root = project.root
+    parts = Parts(state.parts.earlier if state is not None else {})
     return RenderJob(
-        project, site, langs, url, markdown, envs, renderer, renderer.plan(), collector, cache
+        project,
+        site,
+        langs,
+        url,
+        markdown,
+        envs,
+        renderer,
+        renderer.plan(),
+        collector,
+        cache,
+        parts,
     )
 
 
 def outputs(only: frozenset[str] | None) -> list[Output]:
     """The output kinds this build renders (build --only), HTML pages aside (`HtmlPages`)."""
     fresh = only is None or "html" in only  # the search index reads the pages of this build
-    kinds: list[Output] = [Feeds(), JsonApi(), Llms(), Pdfs(), Search(fresh)]
+    kinds: list[Output] = [Feeds(), JsonApi(), Llms(), Pdfs(), Search(fresh), Cards()]
     return [kind for kind in kinds if only is None or kind.kind in only]
 
 
@@ -160,7 +190,7 @@ def html_pages(
     worked out that still holds (buildstate.carry), and what was carried or why not (`-v`)."""
     if options.only is not None and "html" not in options.only:
         return None, ""
-    others = [kind for kind in kinds if not isinstance(kind, (Pdfs, Search))]  # (after pages)
+    others = [kind for kind in kinds if not isinstance(kind, (Pdfs, Search, Cards))]  # (after)
     cache = job.cache
     if cache is None:  # --no-cache: every page rendered
         return HtmlPages(others, "", None, {}, options.on_pages, options.on_start), ""
@@ -185,6 +215,7 @@ def _next_state(job: RenderJob, pages: HtmlPages | None, kinds: list[Output]) ->
         pages.fingerprints,
         job.renderer.card_keys(),
         feeds[0].bodies if feeds else dict(job.markdown.earlier),
+        job.parts.next(),
     )
 
 
@@ -222,16 +253,21 @@ def _inputs_key(project: Project) -> str:
 
 
 def _remember_pages(
-    cache: BuildCache, out_key: str, fingerprints: dict[str, str], out: Path
+    cache: BuildCache,
+    out_key: str,
+    fingerprints: dict[str, str],
+    out: Path,
+    published: dict[str, uptodate.Identity],
 ) -> None:
+    """Each page's fingerprint with its published file's identity (`published`: of every file
+    of the output, just read by uptodate.output_state), for the next build's `keep`."""
     pages = {}
     base = str(out)
     for path, fp in fingerprints.items():
-        try:
-            st = os.lstat(os.path.join(base, path))  # (plain strings: every page of the site)
-        except OSError:
+        ident = published.get(path)
+        if ident is None:
             continue
-        pages[path] = (fp, file_identity(st))
+        pages[path] = (fp, uptodate.file_identity(ident))
     merged = cache.pages.get(out_key, {})
     if not fingerprints:  # no pages this build (--only json, serve's PDF step): they were
         _relinked(merged, base)  # carried over, as hard links: only their ctime moved
@@ -268,6 +304,8 @@ def _keep_other_kinds(
     bipub is not carried over, as a full build would not keep it either)."""
     out = str(tree.out)
     for rel in published if published is not None else published_files(tree.out):
+        if rel in tree.files:  # (rebuilt: most of them; asking every kind costs ~0.1 s)
+            continue
         if not any(kind.owns(rel) for kind in kinds):
             if published is not None and not os.path.lexists(os.path.join(out, rel)):
                 continue  # removed by hand since: the next build of its kind makes it again
@@ -406,7 +444,9 @@ def _build(
     config, content = load(project, collector, cache)
     check_langs(config, options.langs or [])
     selected = [c for c in config.codes if not options.langs or c in options.langs]
-    site = pair(project, config, content, collector)
+    site = pair(project, config, content, collector, kept.pairs if kept is not None else None)
+    if kept is not None:
+        notes.append(_paired_note(kept.pairs, len(site.entries)))
     collector.raise_if_errors()
     _report_fallbacks(site, selected, collector)
     job = plan(project, site, selected, collector, cache, state)
@@ -415,7 +455,7 @@ def _build(
     notes.append(note)
     steps = kinds
     if pages is not None:  # the pages render the others (not PDFs) while their workers work
-        steps = [pages, *(kind for kind in kinds if isinstance(kind, (Pdfs, Search)))]
+        steps = [pages, *(kind for kind in kinds if isinstance(kind, (Pdfs, Search, Cards)))]
         kinds = [pages, *kinds]
     try:
         with staged(target, project.root, partial(_recorded_files, project, target)) as tree:
@@ -436,12 +476,14 @@ def _build(
     # repeated by the up-to-date builds that follow (they are not in the record)
     folder_notes = list(tree.warnings)
     new_state = _next_state(job, pages, kinds)
+    if new_state is None and state is not None and job.cache is not None:
+        state.parts = job.parts.next()  # (a build of some outputs: the parts it made are true)
     if cache is not None:
         try:  # the site is published: what fails now is said, and the next build does more
             fingerprints = pages.fingerprints if pages is not None else {}
-            remember(project, target, tree, cache, fingerprints, kept, new_state)
-            counts = pages.counts if pages is not None else {}
             files, dirs = uptodate.output_state(tree.out, tree.files)
+            remember(project, target, tree, cache, fingerprints, files, kept, new_state)
+            counts = pages.counts if pages is not None else {}
             record = uptodate.Record(record_key, inputs, files, dirs, warnings, counts)
             uptodate.save(project, target, record)  # last: what says the output is current
         except OSError as exc:
@@ -468,13 +510,14 @@ def remember(
     tree: OutputTree,
     cache: BuildCache,
     fingerprints: dict[str, str],
+    published: dict[str, uptodate.Identity],
     kept: Kept | None,
     state: BuildState | None,
 ) -> None:
     """Stage 7 (after publishing): what the next build starts from — the pages' fingerprints
     with their published files (build cache), the cache, and the BuildState (kept in memory by
     `bipub serve`, else saved)."""
-    _remember_pages(cache, str(tree.out), fingerprints, tree.out)
+    _remember_pages(cache, str(tree.out), fingerprints, tree.out, published)
     if kept is not None:
         if state is not None:
             kept.state = state
@@ -484,6 +527,12 @@ def remember(
         buildstate.save(project, target, state)
     for old in project.cache.glob("quick-*.pickle"):  # the kits of bipub before the BuildState
         old.unlink(missing_ok=True)  # (tens of MB on a big site; nothing reads them now)
+
+
+def _paired_note(memo: PairMemo, entries: int) -> str:
+    again = entries - memo.reused
+    why = f" ({memo.why})" if memo.why else ""
+    return f"{again} of {entries} entr{'y' if entries == 1 else 'ies'} paired again{why}"
 
 
 def _silenced_note(silenced: list[Diagnostic]) -> str:

@@ -5,8 +5,9 @@ request never sees a half-built tree. Requests are confined to the built site: t
 percent-decoded, any '..' segment or absolute path is a 404, and the resolved file must lie inside
 the site folder. HTML responses get a small script that listens on /__bipub/events (server-sent
 events) and reloads the page after each successful rebuild; a failed rebuild keeps the previous
-site and shows the errors in the page and the terminal. A rebuild publishes the pages first and
-the PDFs in a second step, so a saved edit shows without waiting for PDF layout. A rebuild prints
+site and shows the errors in the page and the terminal. A rebuild publishes the HTML pages first
+and everything else (feeds, sitemap, JSON API, llms.txt, search index, PDFs) in a second build,
+so a saved edit shows without waiting for them; open pages reload after the first. A rebuild prints
 only the build warnings that are new since the previous rebuild (`WarningMemo`), and how many
 known ones it left out.
 """
@@ -212,7 +213,7 @@ def serve(ui: Any, root: Path, host: str, port: int, out: Path | None) -> None:
     from bipub.cache import BuildCache
     from bipub.pipeline import OUTPUT_KINDS, Kept, build
 
-    page_kinds = {kind for kind in OUTPUT_KINDS if kind != "pdf"}
+    later = {kind for kind in OUTPUT_KINDS if kind != "html"}  # (after the pages show)
 
     site = out or (root / ".bipub-cache" / "serve")
     state = ServeStatus()
@@ -224,10 +225,11 @@ def serve(ui: Any, root: Path, host: str, port: int, out: Path | None) -> None:
     memo = WarningMemo()  # each rebuild prints only the warnings the previous one did not
 
     def rebuild() -> None:
-        # Pages first: open pages reload as soon as the HTML is published; the PDFs (slow to
-        # lay out) follow in a second build, which keeps everything else as it is.
+        # Pages first: open pages reload as soon as the HTML is published; the other outputs
+        # (made from every post: a few seconds on a big site, PDFs slow to lay out, the search
+        # index made again from every page) follow in a second build, which keeps the pages.
         try:
-            result = build(root, site, only=page_kinds, kept=kept)
+            result = build(root, site, only={"html"}, kept=kept)
         except DiagnosticError as exc:
             ui.diagnostics(exc.diagnostics)
             ui.info(f"rebuild failed ({len(exc.diagnostics)} errors); still serving the last site")
@@ -244,15 +246,18 @@ def serve(ui: Any, root: Path, host: str, port: int, out: Path | None) -> None:
             ui.debug(result.cache_note)  # what was reused from the last rebuild, or why not
         state.done([])
         try:
-            pdfs = build(root, site, only={"pdf"}, kept=kept)
+            rest = build(root, site, only=later, kept=kept)
         except DiagnosticError as exc:
             ui.diagnostics(exc.diagnostics)
-            ui.info(f"PDFs failed ({len(exc.diagnostics)} errors); the pages are up to date")
+            ui.info(
+                f"feeds, JSON, llms.txt, search or PDFs failed ({len(exc.diagnostics)} errors); "
+                "the pages are up to date"
+            )
             state.done([d.format() for d in exc.diagnostics])
             return
-        report_warnings(ui, memo, pdfs.warnings)
-        if not pdfs.up_to_date:
-            ui.info(f"PDFs rebuilt in {pdfs.seconds:.2f} s")
+        report_warnings(ui, memo, rest.warnings)
+        if not rest.up_to_date:
+            ui.info(f"feeds, JSON, llms.txt, search and PDFs rebuilt in {rest.seconds:.2f} s")
 
     rebuild()
     server = ThreadingHTTPServer((host, port), make_handler(site, state))

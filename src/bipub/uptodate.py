@@ -62,6 +62,12 @@ def _identity(st: os.stat_result) -> Identity:
     return _pack(st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino, st.st_mode)
 
 
+def file_identity(ident: Identity) -> tuple[int, int, int, int]:
+    """(mtime_ns, ctime_ns, size, inode): write/output.py's `file_identity` of the same file."""
+    mtime, ctime, size, ino, _mode = _PACKED.unpack(ident)
+    return (mtime, ctime, size, ino)
+
+
 def mode(ident: Identity) -> int:
     """The file mode in an identity (stat.S_ISDIR and friends read it)."""
     return int(struct.unpack_from("<Q", ident, 32)[0])

@@ -26,8 +26,10 @@ def _rows(browser: Any, url: str, width: int) -> list[list[dict[str, float]]]:
         "section.both-row[data-state]",
         """rows => rows.map(row => Array.from(row.querySelectorAll(':scope > .both-cell'))
             .map(cell => { const r = cell.getBoundingClientRect();
+                           const first = cell.querySelector('.prose > *, .both-cell__empty');
                            return {x: r.left, y: r.top, right: r.right, bottom: r.bottom,
-                                   lang: cell.lang}; }))""",
+                                   lang: cell.lang,
+                                   text: first.getBoundingClientRect().top}; }))""",
     )
     context.close()
     return rows
@@ -43,6 +45,7 @@ def test_wide_sections_are_columns_whose_tops_line_up(
         assert first["lang"] == lang  # the page's language is the first column
         assert second["x"] >= first["right"]  # next to each other, not overlapping
         assert abs(first["y"] - second["y"]) < 1  # each section's two languages start level
+        assert abs(first["text"] - second["text"]) < 1  # their text too, under the labels
     for above, below in pairwise(rows):
         assert below[0]["y"] >= max(above[0]["bottom"], above[1]["bottom"]) - 1
 
@@ -68,7 +71,7 @@ def test_the_states_show_and_the_post_links_the_view(browser: Any, site_url: str
         "section.both-row[data-state]", "r => r.map(x => x.dataset.state)"
     )
     assert "reviewed" in states and "stale" in states
-    stale = page.locator("section.both-row--stale .both-state").first
+    stale = page.locator("section.both-row--stale .both-cell--translation .both-state").first
     assert stale.is_visible()
     assert stale.inner_text() == "번역이 오래되었을 수 있음"
     context.close()

@@ -122,6 +122,12 @@ def test_the_diagram_is_inverted_in_dark_mode(browser: Any, site_url: str) -> No
     try:
         page.goto(f"{site_url}/ko/blog/attention-math/")
         svg = page.locator("figure.diagram svg").first
+        label = page.locator("figure.diagram svg g.label text").first  # the theme has a .label
+        style = label.evaluate(
+            "e => [getComputedStyle(e).textTransform, getComputedStyle(e).fontSize,"
+            " getComputedStyle(e).fontWeight]"
+        )
+        assert style == ["none", "16px", "400"]  # as mermaid measured it: the text fits its box
         assert svg.evaluate("e => getComputedStyle(e).filter") == "none"
         assert svg.bounding_box()["height"] > 50
         page.evaluate("document.documentElement.dataset.theme = 'dark'")

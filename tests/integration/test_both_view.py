@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from bipub.pipeline import build
+from bipub.render.both import rebase
 from bipub.render.markdown import render_sections
 from tests.conftest import PROJECTS, tree_snapshot
 
@@ -69,6 +70,8 @@ def test_each_section_is_a_row_of_both_languages_with_its_state(site: Path) -> N
     assert "기계 번역" in machine[0][1] and "Machine translation" in machine[1][1]
     assert "새 문장이 있습니다" in stale[0][1] and "Changed original" in stale[1][1]
     assert "번역 없음" in missing[0][1] and "이 절은 아직 번역되지 않았습니다" in missing[1][1]
+    # a relative link goes where it goes on the post's own page (a folder up from this one)
+    assert 'href="/ko/blog/older/"' in missing[0][1]
     # the states, in the page's language, on the translation's cells
     assert "검토됨" in first[1][1] and "검토됨" not in first[0][1]
     assert "기계 번역, 검토 전" in machine[1][1]
@@ -115,6 +118,21 @@ def test_no_view_shows_a_machine_draft_the_site_does_not_publish(tmp_path: Path)
     assert "post-both-link" not in _read(root / "site", "ko/blog/paired/index.html")
     for page in (root / "site").rglob("*.html"):
         assert "nobody has reviewed" not in page.read_text(encoding="utf-8"), page
+
+
+def test_side_by_side_false_turns_the_view_and_its_links_off(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    shutil.copytree(PROJECTS / "side_by_side", root)
+    config = root / "bipub.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8").replace(
+            "  publish_drafts: true\n", "  publish_drafts: true\n  side_by_side: false\n"
+        )
+    )
+    build(root, only={"html"})
+    assert not list((root / "site").rglob("both"))
+    post = _read(root / "site", "ko/blog/paired/index.html")
+    assert "post-both-link" not in post and "paired-ko-en.pdf" not in post
 
 
 def _pager(html: str) -> dict[str, str]:
@@ -218,6 +236,21 @@ def test_sections_are_cut_from_one_render_of_the_body() -> None:
     assert 'id="en-h-one-1"' in parts[2]  # heading ids unique across the body, as on the post
     assert 'href="#en-h-one"' in parts[2]  # the body's own link follows its heading's id
     assert "The note." not in "".join(parts)
+
+
+def test_relative_urls_are_resolved_against_the_post_page() -> None:
+    html = (
+        '<p><a href="../older/">x</a> <a href="#h-a">y</a> <a href="https://e.org/">z</a> '
+        '<img src="img.png" srcset="a.webp 480w, b.webp 800w" alt=""> <a href="/ko/">h</a> '
+        '<a href="mailto:a@b.c">m</a> <a href="?q=1&amp;r=2">q</a></p>'
+    )
+    out = rebase(html, "/base/ko/blog/post/")
+    assert 'href="/base/ko/blog/older/"' in out
+    assert 'src="/base/ko/blog/post/img.png"' in out
+    assert 'srcset="/base/ko/blog/post/a.webp 480w, /base/ko/blog/post/b.webp 800w"' in out
+    for kept in ('href="#h-a"', 'href="https://e.org/"', 'href="/ko/"', 'href="mailto:a@b.c"'):
+        assert kept in out
+    assert 'href="?q=1&amp;r=2"' in out
 
 
 @pytest.mark.skipif(

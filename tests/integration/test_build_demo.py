@@ -201,7 +201,8 @@ def test_second_build_changes_nothing(demo: Path, cli) -> None:
     cli("-C", str(demo), "-q", "build")
     before = {p: (demo / "site" / p).stat().st_mtime_ns for p in tree_snapshot(demo / "site")}
     result = cli("-C", str(demo), "build")
-    assert "Up to date: nothing changed since the last build (64 pages" in result.stderr
+    # (80 pages: 64, and the side-by-side pages of the 8 posts in both languages)
+    assert "Up to date: nothing changed since the last build (80 pages" in result.stderr
     # rendering everything again (--no-cache) finds the same bytes: no file is rewritten
     result = cli("-C", str(demo), "build", "--no-cache")
     assert "(0 changed)" in result.stderr
@@ -214,3 +215,13 @@ def test_every_internal_link_and_anchor_resolves(demo: Path) -> None:
 
     problems = check_links(demo / "site", "https://seoyeon.example.org/")
     assert [d.format() for d in problems] == []
+
+
+def test_the_demo_post_image_has_its_size_and_variants(demo: Path) -> None:
+    """Issue 19: the demo shows a Markdown image (ko post, shown on the English side too)."""
+    for lang in ("ko", "en"):
+        html = (demo / f"site/{lang}/blog/tensor-parallel-allreduce/index.html").read_text("utf-8")
+        assert 'src="/assets/img/ring-allreduce.png"' in html
+        assert 'width="1600" height="800" decoding="async" /></picture>' in html
+        assert '<source type="image/webp" srcset="/_img/ring-allreduce-' in html
+    assert len(list((demo / "site/_img").glob("ring-allreduce-*-480.webp"))) == 1

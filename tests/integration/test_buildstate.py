@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -174,3 +175,57 @@ def test_a_touched_post_changes_no_entry_and_rewrites_nothing(project: Path) -> 
     result = build(project, only=KINDS)
     assert result.changed == 0
     assert "0 entries changed: 8 of 22 pages keep their fingerprints" in result.cache_note
+
+
+def test_a_resident_pairing_pairs_again_only_what_changed(project: Path, tmp_path: Path) -> None:
+    """`bipub serve` keeps what pairing worked out per entry (pair/site.py PairMemo): an edit
+    pairs only its entry again; a status record pairs again the entry it is about (its English
+    page shows the machine-draft notice), and the site equals a clean build's each time."""
+    kept = Kept(BuildCache.load(project / ".bipub-cache"))
+    _edit(project, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
+    result = build(project, only=KINDS, kept=kept)
+    assert "3 of 3 entries paired again" in result.cache_note  # (nothing kept yet)
+    _edit(project, "content/ko/posts/alpha.md", "title: 고친 알파", "title: 또 고친 알파")
+    result = build(project, only=KINDS, kept=kept)
+    assert "1 of 3 entries paired again" in result.cache_note
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+    status = project / "status"
+    status.mkdir(exist_ok=True)
+    (status / "en.yaml").write_text(
+        "posts/alpha:title:\n  source_hash: '000000000000'\n  state: draft\n", encoding="utf-8"
+    )
+    result = build(project, only=KINDS, kept=kept)
+    assert "1 of 3 entries paired again" in result.cache_note
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+    _edit(project, "bipub.yaml", "title: 테스트", "title: 고친 테스트")
+    result = build(project, only=KINDS, kept=kept)
+    assert "3 of 3 entries paired again (bipub.yaml changed)" in result.cache_note
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+
+
+def test_an_update_joins_the_unchanged_parts_of_json_and_sitemap(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """posts.json, status.json and sitemap.xml are joined from the parts the last build left
+    (render/outputs.py Parts): only the parts whose values changed are made again."""
+    from bipub.render import feeds, json_api
+
+    made: list[str] = []
+    real_dump, real_route = json_api.dump_record, feeds.route_part
+
+    def dump(record: dict[str, object]) -> str:
+        made.append(f"json {record.get('key') or record.get('slug')}")
+        return real_dump(record)
+
+    def route(*args: Any) -> feeds.SitemapPart:
+        made.append(f"sitemap {'/'.join(args[0])}")
+        return real_route(*args)
+
+    monkeypatch.setattr(json_api, "dump_record", dump)
+    monkeypatch.setattr(feeds, "route_part", route)
+    _edit(project, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
+    build(project, only=KINDS)
+    # alpha's Korean posts.json record; the rest (its English record, status.json, every
+    # route of the sitemap: their values did not change) joined from the last build's parts
+    assert made == ["json alpha"]
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)

@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from bipub import buildstate
 from bipub.cache import BuildCache
 from bipub.pipeline import build
+from bipub.project import Project
 from bipub.render import workers
 from tests.conftest import tree_snapshot
 
@@ -31,6 +33,12 @@ def _fingerprints(project: Path) -> dict[str, str]:
     cache = BuildCache.load(project / ".bipub-cache")
     (pages,) = cache.pages.values()
     return {path: fp for path, (fp, _) in pages.items()}
+
+
+def _card_keys(project: Path) -> dict[tuple[str, str, str], str]:
+    state = buildstate.load(Project(project), project / "site")
+    assert state is not None
+    return state.cards
 
 
 def _warnings(result) -> list[tuple[str | None, int | None, str]]:  # type: ignore[no-untyped-def]
@@ -74,6 +82,8 @@ def test_fingerprints_in_workers_equal_those_made_here(
     )
     assert _warnings(many) == _warnings(one)
     assert _fingerprints(there) == _fingerprints(here)
+    # the card keys the workers made are kept for the next build, as those made here are
+    assert _card_keys(there) == _card_keys(here)
     assert tree_snapshot(there / "site") == tree_snapshot(here / "site")
     monkeypatch.setenv("BIPUB_WORKERS", "1")
     clean = build(there, tmp_path / "clean", only=KINDS, use_cache=False)

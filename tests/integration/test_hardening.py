@@ -26,7 +26,7 @@ import pytest
 
 from bipub.render.markdown import is_safe_url
 from bipub.render.templates import BLOCKED_URL
-from tests.conftest import PROJECTS, REPO, CliResult, tree_snapshot
+from tests.conftest import PROJECTS, REPO, CliResult, real_pdfs, tree_snapshot
 
 Cli = Callable[..., CliResult]
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -152,7 +152,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ),
         encoding="utf-8",
     )
-    with pytest.MonkeyPatch.context() as mp:
+    with pytest.MonkeyPatch.context() as mp, real_pdfs():
         mp.setenv("SOURCE_DATE_EPOCH", "1775520000")
         result = CliRunner().invoke(main, ["-C", str(root), "build"], catch_exceptions=False)
     assert result.exit_code == 0, result.stderr
@@ -220,6 +220,7 @@ def test_title_is_text_in_feeds_json_and_llms_txt(hostile: Path) -> None:
     assert "<script" not in html and "<img" not in html
 
 
+@pytest.mark.pdf
 def test_title_is_plain_text_in_pdf_bookmarks_and_metadata(hostile: Path) -> None:
     pypdf = pytest.importorskip("pypdf")
     reader = pypdf.PdfReader(hostile / "ko/blog/alpha/alpha.pdf")
@@ -236,6 +237,7 @@ def test_title_is_plain_text_in_pdf_bookmarks_and_metadata(hostile: Path) -> Non
     assert reader.metadata is not None and reader.metadata.title == TITLE
 
 
+@pytest.mark.pdf
 def test_cv_urls_go_through_the_url_filter(hostile: Path) -> None:
     for lang in ("en", "ko"):
         html = (hostile / lang / "index.html").read_text(encoding="utf-8")
@@ -405,7 +407,6 @@ def _bipub(project: Path, *args: str, **kwargs: object) -> subprocess.Popen[byte
     )
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("staged_at_kill", [1, 25])
 def test_sigkill_mid_build_leaves_the_previous_site(
     built: tuple[Path, dict[str, bytes]], cli: Cli, staged_at_kill: int
@@ -455,6 +456,7 @@ main()
 """
 
 
+@pytest.mark.pdf  # the site a subprocess published is compared with in-process builds
 @pytest.mark.parametrize("when", ["before", "after"])
 def test_a_kill_at_the_swap_leaves_a_complete_site(
     built: tuple[Path, dict[str, bytes]], when: str, cli: Cli, tmp_path: Path
@@ -507,7 +509,6 @@ def test_a_planted_build_cache_does_not_run_code(make_project, cli: Cli, name: s
 
 
 # ---------------------------------------------------------------------------- size
-@pytest.mark.slow
 def test_a_5_mb_single_paragraph_post_builds_or_fails_cleanly(make_project) -> None:
     project = make_project("minimal")
     sentence = (

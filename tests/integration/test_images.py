@@ -72,6 +72,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
         base = tmp_path_factory.mktemp("images")
         mp.setenv("XDG_CACHE_HOME", str(base / "user-cache"))  # no variant of other tests
         mp.setenv("SOURCE_DATE_EPOCH", "1775520000")
+        mp.setenv("BIPUB_WORKERS", "1")  # probes and encodes counted here (see the last test)
         root = base / "minimal"
         shutil.copytree(TESTS / "projects" / "minimal", root)
         make_images(root / "static")
@@ -225,3 +226,40 @@ def test_an_edited_image_renders_its_pages_again(built: Built, tmp_path: Path) -
     assert 'width="1200" height="300"' in (root / "site/en/feed.xml").read_text(encoding="utf-8")
     old = re.findall(r"/_img/(wide-\w+)-480\.webp", before)[0]
     assert not list((root / "site/_img").glob(f"{old}-*")), "the old variants stay published"
+
+
+def test_workers_probe_and_encode_what_one_process_does(
+    built: Built, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first build of a site with many new images probes and encodes them in forked workers
+    (forced here): the same site as the one-process build, the same cache for the next."""
+    from bipub import parallel
+    from bipub.pipeline import build
+    from tests.conftest import tree_snapshot
+
+    root = tmp_path / "workers"
+    shutil.copytree(built.root, root, ignore=shutil.ignore_patterns("site", ".bipub-cache"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+    monkeypatch.setenv("BIPUB_WORKERS", "2")
+    monkeypatch.setattr(pair_images, "MIN_PROBES_FOR_WORKERS", 0)
+    monkeypatch.setattr(render_images, "MIN_ENCODES_FOR_WORKERS", 0)
+    calls: list[int] = []
+    real = parallel.fork_map
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(len(args[1]))
+        return real(*args, **kwargs)
+
+    for module in (pair_images, render_images):
+        monkeypatch.setattr(module, "fork_map", spy)
+        monkeypatch.setattr(module, "can_fork", lambda: True)
+    build(root, only={"html", "feeds"})
+    assert calls == [6, 20], "the images were not probed and encoded by workers"
+    ours, theirs = tree_snapshot(root / "site"), tree_snapshot(built.site)
+    images = sorted(p for p in theirs if p.startswith("_img/"))
+    assert images and sorted(p for p in ours if p.startswith("_img/")) == images
+    for rel in [*images, "en/blog/alpha/index.html", "en/index.html"]:
+        assert ours[rel] == theirs[rel], rel
+    calls.clear()
+    build(root, only={"html", "feeds"})  # nothing new: no worker forked
+    assert calls == []

@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
 from bipub.write.output import MARKER
 from tests.conftest import CliResult
 
@@ -45,7 +43,6 @@ def test_3000_tags_are_an_error_at_the_front_matter_line(
     ]
 
 
-@pytest.mark.slow
 def test_3000_tags_allowed_make_a_site_linear_in_size(
     make_project: Callable[[str], Path], cli: Cli
 ) -> None:

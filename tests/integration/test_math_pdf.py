@@ -12,7 +12,10 @@ from pypdf import PdfReader
 from bipub.pipeline import build
 from tests.conftest import PROJECTS
 
-pytestmark = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler-utils")
+pytestmark = [
+    pytest.mark.pdf,
+    pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler-utils"),
+]
 
 
 def test_a_formula_is_drawn_in_the_pdf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -57,7 +57,6 @@ def _wait(condition: Callable[[], bool], what: str) -> None:
         time.sleep(0.02)
 
 
-@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
 def test_killing_the_build_process_leaves_no_worker_and_no_lock(
     make_project: Callable[[str], Path], cli: Cli, tmp_path: Path

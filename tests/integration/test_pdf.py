@@ -20,10 +20,13 @@ from bipub.render.pdf import documents
 from bipub.render.pdf.breaks import korean_line_breaks
 from tests.conftest import CliResult
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("pdftotext") is None or shutil.which("fc-list") is None,
-    reason="needs poppler-utils and fontconfig",
-)
+pytestmark = [
+    pytest.mark.pdf,
+    pytest.mark.skipif(
+        shutil.which("pdftotext") is None or shutil.which("fc-list") is None,
+        reason="needs poppler-utils and fontconfig",
+    ),
+]
 
 Cli = Callable[..., CliResult]
 
@@ -66,6 +69,7 @@ def test_every_pdf_is_written_and_nothing_else(built: Path) -> None:
         ".bipub-output",  # (the output folder's marker: write/ownership.py)
         "en/blog/alpha/alpha.pdf",
         "ko/blog/alpha/alpha.pdf",
+        "pdf/blog/alpha-ko-en.pdf",  # (alpha in both languages side by side: issue 19)
         "pdf/cv-en.pdf",
         "pdf/cv-ko-en.pdf",
         "pdf/cv-ko.pdf",

@@ -15,6 +15,8 @@ from click.testing import CliRunner
 
 from tests.conftest import PROJECTS
 
+pytestmark = pytest.mark.pdf  # the `full` build's PDFs are read (its other builds make none)
+
 
 @dataclass(frozen=True)
 class Built:

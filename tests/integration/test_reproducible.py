@@ -11,8 +11,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import DEMO_PARTS, REPO, tree_snapshot
 
 PARTS = DEMO_PARTS
@@ -75,7 +73,6 @@ def _env(**changes: str) -> dict[str, str]:
     return env
 
 
-@pytest.mark.slow
 def test_the_demo_builds_byte_identical_in_any_environment(tmp_path: Path) -> None:
     runs = {
         "a": (["-m", "bipub"], False, _env(TZ="UTC", LANG="C.UTF-8", PYTHONHASHSEED="0")),

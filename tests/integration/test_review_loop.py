@@ -360,6 +360,7 @@ def test_cv_drafts_are_not_shown_when_drafts_are_not_published(cv_drafted: Path,
     assert "[en] shown with a notice: 2 CV fields in ko" in result.stderr
 
 
+@pytest.mark.pdf
 def test_cv_pdf_carries_the_draft_notice(cv_drafted: Path, cli: Cli) -> None:
     from pypdf import PdfReader
 

@@ -517,9 +517,6 @@ def test_review_state_machine(start: str) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("start", STARTS)
-def test_review_state_machine_long(start: str, request: pytest.FixtureRequest) -> None:
-    """Several minutes: run only when asked for (pytest -m slow)."""
-    expr = str(request.config.getoption("-m") or "")
-    if "slow" not in expr or "not slow" in expr:
-        pytest.skip("the long run of the review state machine: pytest -m slow")
+def test_review_state_machine_long(start: str) -> None:
+    """Several minutes: run only when asked for (pytest -m slow; tests/conftest.py)."""
     _run(start, 150, 40)

@@ -5,6 +5,7 @@ The real mermaid-cli in Chromium: tests/browser/test_diagrams_in_chromium.py."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -181,3 +182,29 @@ def test_a_translated_diagram_may_change_its_labels_not_its_structure() -> None:
 def _doc(body: str, body_line: int) -> Any:
     """A stand-in with the fields MarkdownCache reads (digest "": not kept between builds)."""
     return SimpleNamespace(rel="content/ko/posts/x.md", digest="", body=body, body_line=body_line)
+
+
+def test_diagram_text_is_not_sent_for_translation() -> None:
+    """A ```mermaid block stays out of the DeepL segments (docs: its labels are translated by
+    hand), like any fenced block: a machine draft carries it unchanged."""
+    from bipub.translate.segments import layout
+
+    unit = f"## 흐름\n\n요청은 이렇게 흐른다.\n\n```mermaid\n{GOOD}```\n\n끝.\n"
+    lay = layout(unit)
+    sources = [seg.source for seg in lay.segments]
+    assert any("요청은" in s for s in sources)
+    assert not any("요청]" in s or "flowchart" in s for s in sources)
+    skeleton = "".join(p for p in lay.pieces if isinstance(p, str))
+    assert f"```mermaid\n{GOOD}```" in skeleton
+
+
+def test_the_same_diagram_twice_in_a_body_gets_unique_ids(
+    tool: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(dg, "chromium_path", lambda: "/usr/bin/chromium")
+    diagrams = _diagrams(None, tool, FakeRenderer())
+    block = f"```mermaid\n{GOOD}```\n"
+    html = render_markdown(f"{block}\n{block}\n{block}", diagrams=diagrams).html
+    ids = re.findall(r'<svg id="([^"]+)"', html)
+    assert len(ids) == 3 and len(set(ids)) == 3, ids
+    assert ids[1] == f"{ids[0]}-2"

@@ -31,7 +31,7 @@ from bipub.project import Project
     "--only",
     "only",
     multiple=True,
-    type=click.Choice(["pdf", "html", "json", "feeds", "llms", "search"]),
+    type=click.Choice(["pdf", "html", "json", "feeds", "llms", "search", "cards"]),
     help="Build only this kind of output (repeatable); the other kinds stay as they were.",
 )
 @click.option(

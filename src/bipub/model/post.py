@@ -89,6 +89,16 @@ def parse_post_date(value: Any) -> Any:
     raise ValueError(f"{value!r} is not a date; write it as {POST_DATE_FORMS}")
 
 
+def check_image(value: str) -> str:
+    if value.startswith(("https://", "http://")) and len(value) > 8:
+        return value
+    if value.startswith("/") and not value.startswith("//") and ".." not in value.split("/"):
+        return value
+    raise ValueError("must be an http(s) URL or a site path starting with '/' (e.g. /images/x.png)")
+
+
+Image = Annotated[StrictStr, AfterValidator(check_image), SHARED]
+
 PostDate = Annotated[datetime | date, BeforeValidator(parse_post_date)]
 """A date, or a `datetime` with an offset (a subclass of date: `day_of` gives the date shown)."""
 
@@ -120,6 +130,9 @@ class FrontMatter(Strict):
     source_lang: Lang | None = None
     order: Annotated[StrictInt, SHARED] | None = None
     """Where the post goes among posts of the same day: higher is newer (listed first)."""
+    image: Image | None = None
+    """The link preview's picture (og:image): an http(s) URL or a site path such as
+    /images/cover.png; without it a post gets a generated card (issue 19)."""
 
 
 Kind = Literal["posts", "pages"]

@@ -49,6 +49,7 @@ def check_assets(
     files = _StaticFiles(root / "static")
     probes = ProbeCache(root)
     found = _Found(files, probes, collector, config)
+    probes.prefetch(_local_files(files, content, probes))  # new images: by workers if many
     for cv in content.cv.values():
         for line, kind, ref in _cv_images(cv):
             image = found.image(cv.rel, line, ref, "/", CV_WIDTHS[kind], CV_SIZES[kind], ref)
@@ -60,6 +61,28 @@ def check_assets(
     if problem is not None:
         collector.add(problem)
     return found.images
+
+
+def _local_files(files: _StaticFiles, content: Content, probes: ProbeCache) -> Iterator[Path]:
+    """The files of the site's local images (as `check_assets` finds them)."""
+    for cv in content.cv.values():
+        for _, _, ref in _cv_images(cv):
+            where = files.find(ref, "/")
+            if where is not None and where[1] is not None:
+                yield where[1]
+    for doc in content.documents:
+        if not _HAS_IMAGE.search(doc.body):
+            continue
+        refs = probes.doc_refs(doc.digest) if doc.digest else None
+        if refs is None:
+            refs = markdown_images(doc.body, 0)
+            if doc.digest:
+                probes.keep_refs(doc.digest, refs)
+        base = _page_path(doc)
+        for _, src in refs:
+            where = files.find(src, base)
+            if where is not None and where[1] is not None:
+                yield where[1]
 
 
 def check_document_assets(

@@ -33,9 +33,11 @@ from pathlib import Path
 
 from bipub.cache import FileKey, stat_key, user_cache_dir
 from bipub.diagnostics import Diagnostic, Severity
+from bipub.parallel import can_fork, fork_map, worker_count
 
 VARIANT_FOLDER = "_img"  # the site folder of the variants (owned by the HTML output kind)
 PROBE_FORMAT = 1
+MIN_PROBES_FOR_WORKERS = 16  # below this many new images, forking costs more than it saves
 # the widths (CSS px) a CV image is shown at, with 2x and 3x: templates/home.html, site.css
 CV_WIDTHS = {"logo": (48, 96, 144), "image": (72, 144, 216)}
 CV_SIZES = {"logo": "3rem", "image": "4.5rem"}
@@ -190,7 +192,8 @@ def probe(path: Path) -> ImageInfo:
     ImageFile.LOAD_TRUNCATED_IMAGES = False
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            # a big photo (over 89 Mpx) is decoded; Pillow refuses only a likely bomb (2x that)
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             with Image.open(BytesIO(data)) as im:
                 fmt = str(im.format or "")
                 width, height = im.size
@@ -199,7 +202,7 @@ def probe(path: Path) -> ImageInfo:
                 im.load()  # decode it all: a truncated or corrupt file fails here
     except UnidentifiedImageError:
         raise ImageError("not an image Pillow can read") from None
-    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+    except Image.DecompressionBombError as exc:
         raise ImageError(f"too large to decode safely ({exc})") from None
     except (SyntaxError, ValueError, EOFError, struct.error) as exc:
         raise ImageError(f"corrupt image ({exc})") from None
@@ -241,6 +244,16 @@ def _length(value: str | None) -> int | None:
     return round(float(match.group(1))) or None if match else None
 
 
+def _probe_or_why(path: Path) -> ImageInfo | str:
+    """A probe, or why the file cannot be read (a worker's result)."""
+    try:
+        return probe(path)
+    except ImageError as exc:
+        return str(exc)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+
+
 class ProbeCache:
     """Probes by file identity, and each Markdown body's image references by its digest: a
     JSON file in the user's cache folder, one per project. Unreadable: started afresh."""
@@ -253,6 +266,8 @@ class ProbeCache:
         self._used_files: dict[str, list[object]] = {}
         self._used_refs: dict[str, list[list[object]]] = {}
         self.probed = 0  # files probed by this build (not found in the cache)
+        # probed by workers (`prefetch`) for this build: path → (its identity then, result)
+        self._fresh: dict[str, tuple[FileKey, ImageInfo | str]] = {}
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
             if isinstance(data, dict) and data.get("format") == PROBE_FORMAT:
@@ -261,11 +276,7 @@ class ProbeCache:
         except (OSError, ValueError, TypeError):
             pass
 
-    def info(self, path: Path) -> ImageInfo:
-        """The image's probe (ImageError / OSError as `probe`), from the cache when the file
-        is the one probed before."""
-        key = str(path.absolute())
-        ident: FileKey = stat_key(path)
+    def _hit(self, key: str, ident: FileKey) -> ImageInfo | None:
         hit = self.files.get(key)
         if isinstance(hit, list) and len(hit) == 9 and hit[:4] == list(ident):
             digest, width, height, fmt, animated = hit[4:]
@@ -276,14 +287,52 @@ class ProbeCache:
             ):
                 self._used_files[key] = hit
                 return ImageInfo(digest, width, height, fmt, bool(animated))  # type: ignore[arg-type]
-        info = probe(path)
+        return None
+
+    def prefetch(self, paths: Iterable[Path]) -> None:
+        """Probe the files the cache does not know in forked workers, when there are many (a
+        first build of a site with many images); `info` then takes their results."""
+        todo: list[tuple[Path, FileKey]] = []
+        for path in dict.fromkeys(paths):
+            try:
+                ident = stat_key(path)
+            except OSError:
+                continue  # `info` reports it
+            if self._hit(str(path.absolute()), ident) is None:
+                todo.append((path, ident))
+        workers = worker_count()
+        if len(todo) < MIN_PROBES_FOR_WORKERS or workers < 2 or not can_fork():
+            return
+        results = fork_map(_probe_or_why, [path for path, _ in todo], 4, workers)
+        for (path, ident), result in zip(todo, results, strict=True):
+            self._fresh[str(path.absolute())] = (ident, result)
+
+    def info(self, path: Path) -> ImageInfo:
+        """The image's probe (ImageError / OSError as `probe`), from the cache when the file
+        is the one probed before."""
+        key = str(path.absolute())
+        ident: FileKey = stat_key(path)
+        cached = self._hit(key, ident)
+        if cached is not None:
+            return cached
+        fresh = self._fresh.pop(key, None)
+        if fresh is not None and fresh[0] == ident:  # probed by a worker, unchanged since
+            if isinstance(fresh[1], str):
+                raise ImageError(fresh[1])
+            info = fresh[1]
+        else:
+            info = probe(path)
         self.probed += 1
         self._used_files[key] = [*ident, info.digest, info.width, info.height, info.format,
                                  info.animated]  # fmt: skip
         return info
 
     def doc_refs(self, key: str) -> list[tuple[int, str]] | None:
-        found = self.refs.get(key)
+        """A body's image references (line in the body from 0, src), by its document's digest
+        (None: not known; `keep_refs` them)."""
+        found = self._used_refs.get(key)
+        if found is None:
+            found = self.refs.get(key)
         if not isinstance(found, list):
             return None
         out = []

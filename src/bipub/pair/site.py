@@ -1,39 +1,51 @@
 """Pair documents across languages and decide what each language shows.
 
-Input: the loaded `Content` and status files. Output: a `Site` — complete, immutable values that
-the renderers read. Nothing here formats or writes.
+Input: the loaded `Content` and status files. Output: a `Site` (pair/model.py) — complete,
+immutable values that the renderers read; its tags and series are collected by
+pair/taxonomy.py. Nothing here formats or writes.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
-import datetime as dt
-import re
 from collections import defaultdict
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
 from bipub.config import SiteConfig
-from bipub.diagnostics import Collector
+from bipub.diagnostics import Collector, Diagnostic
 from bipub.load.content import Content, Document
-from bipub.model.fields import slugify
 from bipub.model.post import Kind, day_of, instant_of
 from bipub.model.validate import validation_diagnostics
 from bipub.pair.assets import check_assets
-from bipub.pair.images import Images
-from bipub.pair.status import StatusFile, load_status
+
+# what pairing produces, and its orders (pair/model.py), as the renderers import them from here
+from bipub.pair.model import Entry as Entry
+from bipub.pair.model import Series as Series
+from bipub.pair.model import Site as Site
+from bipub.pair.model import State as State
+from bipub.pair.model import Tag as Tag
+from bipub.pair.model import Version as Version
+from bipub.pair.model import post_order_key as post_order_key
+from bipub.pair.model import series_order_key as series_order_key
+from bipub.pair.model import tags_of as tags_of
+from bipub.pair.status import StatusFile, StatusRecord, load_status
+from bipub.pair.taxonomy import (
+    collect_series,
+    collect_tags,
+    title_prefix_warnings,
+    title_prefixes,
+    warn_tag_spellings,
+)
 from bipub.pair.units import Unit, nfc
 
 if TYPE_CHECKING:  # the CV's modules load when a CV is paired
     from bipub.pair.cv_merge import MergedCv
 
-State = Literal["source", "translated", "draft", "stale", "missing"]
 # Names a post's or page's slug may not take (compared case-insensitively: some file systems
 # are): its folder would be, or sit beside, a file or folder of the site's own — a page at
 # /ko/feed.xml/ turns the feed into a folder, a post at /ko/blog/index.html/ the blog listing.
@@ -51,6 +63,8 @@ RESERVED_SLUGS = frozenset(
         "tags",
         # files of the site's own
         "404.html",
+        "card.png",  # issue 19: a language's social card (render/cards.py)
+        "feed.json",  # issue 19: the JSON Feed
         "feed.xml",
         "index.html",
         "robots.txt",
@@ -65,107 +79,15 @@ def reserved_slug(slug: str) -> bool:
     return name in RESERVED_SLUGS or (name.startswith("llms") and name.endswith(".txt"))
 
 
-@dataclass(frozen=True)
-class Version:
-    """What the page of one entry shows in one language."""
-
-    lang: str  # the page's language (its URL)
-    doc: Document  # the document shown: the translation, or the source when missing
-    state: State
-    stale_keys: tuple[str, ...] = ()
-    draft_keys: tuple[str, ...] = ()
-
-    @property
-    def content_lang(self) -> str:
-        return self.doc.lang
-
-    @property
-    def is_fallback(self) -> bool:
-        return self.doc.lang != self.lang
-
-
-@dataclass(frozen=True)
-class Entry:
-    """A post or page across languages."""
-
-    kind: Kind
-    key: str
-    slug: str
-    source_lang: str
-    docs: dict[str, Document]
-    versions: dict[str, Version]
-    date: dt.date | None  # the day shown (a date-time's date in its own offset)
-    updated: dt.date | None
-    series_order: int | None
-    published: dt.datetime | None = None  # `date` given as a date-time with offset
-    modified: dt.datetime | None = None  # `updated` given as a date-time with offset
-    order: int | None = None  # front matter `order`: place among posts of the same day
-
-    @property
-    def source(self) -> Document:
-        return self.docs[self.source_lang]
-
-    @property
-    def published_at(self) -> dt.date:
-        """When the post was published, as exactly as its front matter says (feeds)."""
-        return self.published or self.date or date.min
-
-    @property
-    def modified_at(self) -> dt.date | None:
-        """When the post last changed, as exactly as its front matter says (feeds, sitemap)."""
-        if self.updated is not None:
-            return self.modified or self.updated
-        return self.published or self.date
-
-
-@dataclass(frozen=True)
-class Tag:
-    slug: str
-    name: str  # most used spelling
-    spellings: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Series:
-    lang: str
-    slug: str
-    name: str
-    entries: tuple[Entry, ...]  # in series order
-
-
-@dataclass
-class Site:
-    config: SiteConfig
-    cv: dict[str, MergedCv]  # per language
-    entries: list[Entry]
-    units: list[Unit]
-    status: dict[str, StatusFile]
-    tags: dict[str, dict[str, Tag]] = field(default_factory=dict)  # lang → slug → Tag
-    series: dict[str, dict[str, Series]] = field(default_factory=dict)  # lang → slug → Series
-    series_by_entry: dict[tuple[str, str], Series] = field(default_factory=dict)
-    _posts: dict[str, list[Entry]] = field(default_factory=dict, repr=False)
-    # the CV the PDFs show: `cv` with the bipub.yaml private_fields marked pdf_only (issue 18)
-    pdf_cv: dict[str, MergedCv] = field(default_factory=dict)
-    images: Images = field(default_factory=Images)  # the local images (pair/images.py)
-
-    def posts(self, lang: str) -> list[Entry]:
-        """Posts shown in a language, newest first (drafts excluded). Do not mutate the list."""
-        cached = self._posts.get(lang)
-        if cached is None:
-            out = [
-                e
-                for e in self.entries
-                if e.kind == "posts" and lang in e.versions and not e.versions[lang].doc.meta.draft
-            ]
-            cached = sorted(out, key=post_order_key, reverse=True)
-            self._posts[lang] = cached
-        return cached
-
-    def pages(self, lang: str) -> list[Entry]:
-        return [e for e in self.entries if e.kind == "pages" and lang in e.versions]
-
-
-def pair_site(root: Path, config: SiteConfig, content: Content, collector: Collector) -> Site:
+def pair_site(
+    root: Path,
+    config: SiteConfig,
+    content: Content,
+    collector: Collector,
+    memo: PairMemo | None = None,
+) -> Site:
+    """Pair the loaded content. `memo`: what the last pairing worked out per entry (`PairMemo`),
+    updated with this one's."""
     status = {lang: load_status(root, lang, collector) for lang in config.codes}
     cv = _pair_cv(config, content, status, collector)
     if cv:  # machine-drafted CV fields get the drafts' notice (or show the source)
@@ -175,12 +97,12 @@ def pair_site(root: Path, config: SiteConfig, content: Content, collector: Colle
             states = {nfc(k): r.state for k, r in status[lang].records.items()}
             mark_drafts(merged, states, config.outputs.publish_drafts)
     units: list[Unit] = [u for merged in cv.values() for u in merged.units]
-    entries = _pair_documents(config, content, status, collector, units)
+    entries = _pair_documents(config, content, status, collector, units, memo)
     site = Site(config, without_private(cv, config, pdf=False), entries, units, status)
     site.pdf_cv = without_private(cv, config, pdf=True)
-    site.tags = _collect_tags(site, collector)
-    site.series = _collect_series(site, collector)
-    _warn_tag_spellings(site, collector)  # issue 18: once, naming the posts
+    site.tags = collect_tags(site, collector)
+    site.series = collect_series(site, collector)
+    warn_tag_spellings(site, collector)  # issue 18: once, naming the posts
     for lang in config.codes:
         for message in title_prefix_warnings(lang, title_prefixes(site.entries, lang)):
             collector.warning(None, None, "title-prefix", message)
@@ -349,6 +271,7 @@ def _pair_documents(
     status: dict[str, StatusFile],
     collector: Collector,
     units: list[Unit],
+    memo: PairMemo | None = None,
 ) -> list[Entry]:
     groups: dict[tuple[Kind, str], dict[str, Document]] = defaultdict(dict)
     for doc in content.documents:
@@ -372,16 +295,136 @@ def _pair_documents(
 
     entries: list[Entry] = []
     urls: dict[tuple[str, str, str], Document] = {}
+    if memo is not None:
+        memo.start(config)
     for (kind, key), docs in sorted(groups.items()):
         if (
             any((kind, d.name) in content.failed for d in docs.values())
             or (kind, key) in content.failed
         ):
             continue  # a version failed to load and was reported; pairing it would only cascade
-        entry = _pair_group(config, kind, key, docs, status, collector, units, urls)
-        if entry is not None:
-            entries.append(entry)
+        paired = memo.get((kind, key), docs, status) if memo is not None else None
+        if paired is None:
+            first = len(collector.items)
+            found: list[Unit] = []
+            entry = _pair_group(config, kind, key, docs, status, collector, found)
+            paired = Paired(_doc_ids(docs), entry, tuple(found), tuple(collector.items[first:]))
+            if memo is not None:
+                memo.keep((kind, key), paired, status)
+        else:
+            collector.extend(paired.diagnostics)
+        units.extend(paired.units)
+        if paired.entry is not None:
+            _check_urls(paired.entry, config, urls, collector)
+            entries.append(paired.entry)
+    if memo is not None:
+        memo.done()
     return entries
+
+
+def _check_urls(
+    entry: Entry,
+    config: SiteConfig,
+    urls: dict[tuple[str, str, str], Document],
+    collector: Collector,
+) -> None:
+    """An error for each version of `entry` whose URL an earlier entry took (`urls`: each
+    language's URLs so far, by kind and case-folded slug)."""
+    for lang in config.codes:
+        version = entry.versions.get(lang)
+        if version is None:
+            continue
+        url_key = (lang, entry.kind, entry.slug.casefold())
+        clash = urls.get(url_key)
+        shown = version.doc
+        if clash is not None:
+            collector.error(
+                shown.rel,
+                shown.line_of("slug") or 1,
+                "url-clash",
+                f"{shown.rel} and {clash.rel} both map to the {lang} URL of "
+                f"{entry.kind} '{entry.slug}'; give one of them another slug",
+            )
+        else:
+            urls[url_key] = shown
+
+
+DocIds = tuple[tuple[str, str, str], ...]  # each version's (language, file, digest of its bytes)
+
+
+def _doc_ids(docs: dict[str, Document]) -> DocIds:
+    return tuple((lang, doc.rel, doc.digest) for lang, doc in docs.items())
+
+
+@dataclass(frozen=True)
+class Paired:
+    """One entry as `_pair_group` paired it, with what it said."""
+
+    docs: DocIds  # what it was paired from
+    entry: Entry | None  # None: it could not be paired (said in `diagnostics`)
+    units: tuple[Unit, ...]
+    diagnostics: tuple[Diagnostic, ...]
+
+
+@dataclass
+class PairMemo:
+    """What the last pairing worked out for each entry, for a caller that pairs the site again
+    after an edit (`bipub serve`, which keeps it in memory): an entry whose documents (by file
+    and digest), status records and configuration are as they were is taken as it was paired,
+    with its units and diagnostics, instead of paired again by `_pair_group` — the same
+    function, so the result is the same. What depends on other entries (URL clashes, tags,
+    series, the tag-spelling and title-prefix warnings) is worked out again every time."""
+
+    config: SiteConfig | None = None
+    paired: dict[tuple[Kind, str], tuple[Paired, tuple[StatusRecord | None, ...]]] = field(
+        default_factory=dict
+    )
+    _next: dict[tuple[Kind, str], tuple[Paired, tuple[StatusRecord | None, ...]]] = field(
+        default_factory=dict
+    )
+    reused: int = 0  # entries taken as they were by the last pairing
+    why: str = ""  # why it took none, if it had some (`-v`)
+
+    def start(self, config: SiteConfig) -> None:
+        """A pairing starts: with another configuration, every entry is paired again."""
+        self.why = ""
+        if config != self.config:
+            if self.config is not None:
+                self.why = "bipub.yaml changed"
+            self.config, self.paired = config, {}
+        self.reused, self._next = 0, {}
+
+    def get(
+        self, group: tuple[Kind, str], docs: dict[str, Document], status: dict[str, StatusFile]
+    ) -> Paired | None:
+        """The entry as the last pairing left it, if its inputs are as they were (kept)."""
+        known = self.paired.get(group)
+        if known is None:
+            return None
+        paired, records = known
+        if paired.docs != _doc_ids(docs) or _records(paired.units, status) != records:
+            return None
+        self.reused += 1
+        self._next[group] = known
+        return paired
+
+    def keep(self, group: tuple[Kind, str], paired: Paired, status: dict[str, StatusFile]) -> None:
+        """An entry paired now (by `_pair_group`)."""
+        self._next[group] = (paired, _records(paired.units, status))
+
+    def done(self) -> None:
+        """The pairing is over: what it worked out replaces what the last one did (entries
+        removed since are forgotten)."""
+        self.paired, self._next = self._next, {}
+
+
+def _records(
+    units: tuple[Unit, ...], status: dict[str, StatusFile]
+) -> tuple[StatusRecord | None, ...]:
+    """The status records `_resolve_version` reads for these units (each unit's target
+    language has a status file: pair_site loads one for every language)."""
+    records = {lang: file.records for lang, file in status.items()}
+    return tuple(records[unit.target_lang].get(unit.key) for unit in units)
 
 
 def _pair_group(
@@ -392,9 +435,9 @@ def _pair_group(
     status: dict[str, StatusFile],
     collector: Collector,
     units: list[Unit],
-    urls: dict[tuple[str, str, str], Document],
 ) -> Entry | None:
-    """Pair one entry's documents (language → document); its units are added to `units`."""
+    """Pair one entry's documents (language → document); its units are added to `units`
+    (its URLs are checked against the other entries' by `_check_urls`)."""
     declared = {d.meta.source_lang for d in docs.values() if d.meta.source_lang}
     default = getattr(config.source_languages, kind)
     if len(declared) > 1:
@@ -446,7 +489,7 @@ def _pair_group(
     for lang, doc in docs.items():
         if lang == source_lang:
             continue
-        for fname in ("date", "updated", "slug", "series_order", "draft", "pdf", "order"):
+        for fname in ("date", "updated", "slug", "series_order", "draft", "pdf", "order", "image"):
             tv, sv = getattr(doc.meta, fname), getattr(src.meta, fname)
             if fname in doc.meta.model_fields_set and tv != sv:
                 collector.warning(
@@ -481,28 +524,14 @@ def _pair_group(
     versions: dict[str, Version] = {}
     for lang in config.codes:
         tr = docs.get(lang)
-        url_key = (lang, kind, slug.casefold())
         if lang == source_lang:
             versions[lang] = Version(lang, src, "source")
         else:
             doc_units = _doc_units(key, kind, src, tr, lang)
             units.extend(doc_units)
             version = _resolve_version(config, lang, src, tr, doc_units, status[lang])
-            if version is None:
-                continue
-            versions[lang] = version
-        clash = urls.get(url_key)
-        shown = versions[lang].doc
-        if clash is not None:
-            collector.error(
-                shown.rel,
-                shown.line_of("slug") or 1,
-                "url-clash",
-                f"{shown.rel} and {clash.rel} both map to the {lang} URL of "
-                f"{kind} '{slug}'; give one of them another slug",
-            )
-        else:
-            urls[url_key] = shown
+            if version is not None:
+                versions[lang] = version
     meta = src.meta
     return Entry(
         kind,
@@ -549,209 +578,3 @@ def _resolve_version(
     if stale_keys:
         return Version(lang, tr, "stale", tuple(stale_keys))
     return Version(lang, tr, "translated")
-
-
-def _collect_tags(site: Site, collector: Collector) -> dict[str, dict[str, Tag]]:
-    out: dict[str, dict[str, Tag]] = {}
-    for lang in site.config.codes:
-        spellings: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-        where: dict[str, list[str]] = defaultdict(list)
-        limit = site.config.limits.tags_per_post
-        for entry in site.posts(lang):
-            doc = entry.versions[lang].doc
-            tags = tags_of(entry, lang)
-            if len(tags) > limit:
-                own = entry.docs.get(lang)
-                holder = own if own is not None and "tags" in own.meta.model_fields_set else None
-                holder = holder or entry.source
-                collector.error(
-                    holder.rel,
-                    holder.line_of("tags"),
-                    "tag-limit",
-                    f"tags: {len(tags)} tags, more than the {limit} a post may have "
-                    "(limits.tags_per_post in bipub.yaml)",
-                    key="tags",
-                )
-                continue
-            for tag in tags:
-                slug = slugify(tag)
-                if not slug:
-                    collector.error(
-                        doc.rel,
-                        doc.line_of("tags"),
-                        "tag",
-                        f"tags: {tag!r} has no letter or digit to make its tag page's URL "
-                        f"from (tags/<slug>/); add a word to it (e.g. '{tag.strip()} launch') "
-                        "or remove it"
-                        if tag.strip()
-                        else "tags: an empty tag; remove it",
-                    )
-                    continue
-                spellings[slug][tag] += 1
-                where[slug].append(doc.rel)
-        tags_out: dict[str, Tag] = {}
-        for slug, counts in sorted(spellings.items()):
-            ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-            name = site.config.preferred_tag(slug) or ranked[0][0]  # (tag_spellings)
-            tags_out[slug] = Tag(slug, name, tuple(s for s, _ in ranked))
-        out[lang] = tags_out
-    return out
-
-
-TagPlaces = dict[str, dict[str, dict[str, tuple[str, int | None]]]]
-"""slug → spelling → file → (its language, the line of the tag)"""
-
-
-def _warn_tag_spellings(site: Site, collector: Collector) -> None:
-    """One warning per tag written in more than one spelling (in any language), naming the
-    file and line of each post that writes a spelling the tag's page does not show."""
-    written, shown = tag_spelling_sources(site)
-    for message in tag_spelling_warnings(site.config, written, shown):
-        collector.warning(None, None, "tag-spellings", message)
-
-
-def tag_spelling_sources(site: Site) -> tuple[TagPlaces, dict[str, dict[str, str]]]:
-    """Where each tag spelling is written (slug → spelling → file → line of the tag) and the
-    spelling each language's tag page shows (slug → language → name)."""
-    written: TagPlaces = defaultdict(lambda: defaultdict(dict))
-    for lang in site.config.codes:
-        for entry in site.posts(lang):
-            own = entry.docs.get(lang)
-            writer = own if own is not None and "tags" in own.meta.model_fields_set else None
-            writer = writer or entry.source
-            add_tag_places(written, writer)
-    shown: dict[str, dict[str, str]] = defaultdict(dict)
-    for lang, tags in site.tags.items():
-        for slug, tag in tags.items():
-            shown[slug][lang] = tag.name
-    return {k: {s: dict(p) for s, p in v.items()} for k, v in written.items()}, dict(shown)
-
-
-def add_tag_places(written: TagPlaces, doc: Document) -> None:
-    """Add the tags `doc` writes to `written` (tag_spelling_sources)."""
-    for i, tag in enumerate(doc.meta.tags):
-        slug = slugify(tag)
-        if slug:
-            spellings = written.setdefault(slug, {})
-            where = spellings.setdefault(tag, {})
-            where.setdefault(doc.rel, (doc.lang, doc.yaml.line_for(("tags", i))))
-
-
-def tag_spelling_warnings(
-    config: SiteConfig, written: TagPlaces, shown: dict[str, dict[str, str]]
-) -> list[str]:
-    """The tag-spelling warnings (tag_spelling_sources gives `written` and `shown`)."""
-    out = []
-    for slug, by_spelling in sorted(written.items()):
-        if len(by_spelling) < 2:
-            continue
-        names = sorted(set(shown.get(slug, {}).values()))
-        others = []  # spellings unlike the one shown in the language of the file
-        for spelling, where in sorted(by_spelling.items()):
-            places = ", ".join(
-                f"{rel}:{line}" if line else rel
-                for rel, (lang, line) in sorted(where.items())
-                if shown.get(slug, {}).get(lang, spelling) != spelling
-            )
-            if places:
-                others.append(f"{spelling!r} in {places}")
-        if not others:  # (each language consistent: 'KV cache' in ko, 'kv-cache' in en)
-            continue
-        if len(names) == 1:
-            showing = f"shows {names[0]!r}"
-        else:
-            showing = "shows " + ", ".join(
-                f"{name!r} [{lang}]" for lang, name in sorted(shown.get(slug, {}).items())
-            )
-        how = (
-            "bipub.yaml tag_spellings"
-            if config.preferred_tag(slug)
-            else "the most used; choose with tag_spellings in bipub.yaml"
-        )
-        out.append(f"tag '{slug}' is spelled {'; '.join(others)}; its page {showing} ({how})")
-    return out
-
-
-def title_prefixes(entries: Sequence[Entry], lang: str) -> list[tuple[str, str, int | None]]:
-    """(title, file, line) of every post written in `lang` (title-prefix check)."""
-    out = []
-    for entry in entries:
-        doc = entry.docs.get(lang)
-        if entry.kind == "posts" and doc is not None:
-            out.append((doc.meta.title, doc.rel, doc.line_of("title")))
-    return out
-
-
-def title_prefix_warnings(lang: str, titles: Sequence[tuple[str, str, int | None]]) -> list[str]:
-    """Warnings about title prefixes (`[vLLM] …`) that differ only in case across the posts of
-    a language: one per prefix, naming the posts (file:line) that spell it unlike most."""
-    groups: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
-    for title, rel, line in titles:
-        m = _TITLE_PREFIX.match(title)
-        if m:
-            groups[m.group(1).casefold()][m.group(1)].append(f"{rel}:{line}" if line else rel)
-    out = []
-    for _, spellings in sorted(groups.items()):
-        if len(spellings) < 2:
-            continue
-        ranked = sorted(spellings.items(), key=lambda kv: (-len(kv[1]), kv[0]))
-        major, used = ranked[0]
-        minority = "; ".join(f"[{p}] in {', '.join(sorted(places))}" for p, places in ranked[1:])
-        out.append(
-            f"[{lang}] title prefixes differ in spelling: {minority}; "
-            f"{len(used)} post{'s' if len(used) != 1 else ''} write{'s' if len(used) == 1 else ''}"
-            f" [{major}]"
-        )
-    return out
-
-
-def tags_of(entry: Entry, lang: str) -> list[str]:
-    """A post's tags in `lang`: its own front matter's if it sets them, else the source's."""
-    own = entry.docs.get(lang)
-    if own is not None and "tags" in own.meta.model_fields_set:
-        return list(own.meta.tags)
-    return list(entry.source.meta.tags)
-
-
-def post_order_key(entry: Entry) -> tuple[dt.date, int, float, str]:
-    """Where a post goes in the lists (sorted by this, newest first, i.e. in reverse): by the
-    day shown; on the same day by `order` (higher first; none counts as 0), then by the time of
-    a date-time (its instant; a plain date comes after every timed post of that day), then by
-    key (reverse alphabetical) — the tie rule documented in docs/_incoming/real-content.md."""
-    when = entry.published.timestamp() if entry.published is not None else float("-inf")
-    return (entry.date or date.min, entry.order or 0, when, entry.key)
-
-
-def series_order_key(entry: Entry) -> tuple[int, date, str]:
-    """Where a post goes in its series: by `series_order`, then date, then key."""
-    return (entry.series_order or 0, entry.date or date.min, entry.key)
-
-
-_TITLE_PREFIX = re.compile(r"^\s*\[([^\]]+)\]")
-
-
-def _collect_series(site: Site, collector: Collector) -> dict[str, dict[str, Series]]:
-    """Series are identified by the source's series name; each language shows its own name
-    (from a translated member) and gets its own URL slug."""
-    out: dict[str, dict[str, Series]] = {}
-    for lang in site.config.codes:
-        groups: dict[str, list[Entry]] = defaultdict(list)
-        for entry in site.posts(lang):
-            if entry.source.meta.series:
-                groups[slugify(entry.source.meta.series)].append(entry)
-        series_out: dict[str, Series] = {}
-        for members in groups.values():
-            members.sort(key=series_order_key)
-            name = members[0].source.meta.series or ""
-            for e in members:
-                doc = e.versions[lang].doc
-                if doc.lang == lang and doc.meta.series:
-                    name = doc.meta.series
-                    break
-            slug = slugify(name)
-            series = Series(lang, slug, name, tuple(members))
-            series_out[slug] = series
-            for e in members:
-                site.series_by_entry[(lang, e.key)] = series
-        out[lang] = dict(sorted(series_out.items()))
-    return out

@@ -20,9 +20,11 @@ page, the first language of bipub.yaml that has a translation of its own.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+from urllib.parse import urljoin
 
 from markupsafe import Markup
 
@@ -84,7 +86,10 @@ def shows_own(entry: Entry, lang: str) -> bool:
 
 
 def partner(site: Site, entry: Entry, lang: str) -> str | None:
-    """The language shown beside `lang` on the post's side-by-side page, or None: no page."""
+    """The language shown beside `lang` on the post's side-by-side page, or None: no page
+    (bipub.yaml `outputs.side_by_side: false` turns every one off)."""
+    if not site.config.outputs.side_by_side:
+        return None
     if entry.kind != "posts" or not shows_own(entry, lang):
         return None
     if lang != entry.source_lang:
@@ -141,6 +146,31 @@ def review_key(site: Site, entry: Entry) -> object:
 
 Parts = tuple[tuple[str, ...], str]  # the sections' HTML, the footnotes' HTML
 
+# a URL attribute of rendered Markdown (its text escapes every '"', so this finds only
+# attributes); a URL that is not relative to the page it is on
+_URL_ATTR = re.compile(r'\b(href|src|srcset)="([^"]*)"')
+_NOT_RELATIVE = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|/|#|\?|$)")
+
+
+def rebase(html: str, base: str) -> str:
+    """`html` of a post's body with its relative link and image URLs resolved against `base`,
+    the post's own page, where they were written for: the side-by-side page is a folder
+    deeper (and shows the other language's body too), the PDF's base is one language's page."""
+
+    def one(url: str) -> str:
+        return url if _NOT_RELATIVE.match(url) else urljoin(base, url)
+
+    def attr(m: re.Match[str]) -> str:
+        name, value = m.group(1), m.group(2)
+        if name == "srcset":  # "a.webp 480w, b.webp 800w"
+            items = (item.strip().split(" ", 1) for item in value.split(","))
+            value = ", ".join(" ".join([one(i[0]), *i[1:]]) for i in items if i[0])
+        else:
+            value = one(value)
+        return f'{name}="{value}"'
+
+    return _URL_ATTR.sub(attr, html)
+
 
 class SectionCache:
     """Each body cut into its sections' HTML once per build (render_sections), by language
@@ -183,7 +213,11 @@ def both_view(
     order = (lang, other)
     target = other if lang == entry.source_lang else lang
     states = section_states(site, entry, target)
-    rendered = {code: parts(entry.docs[code]) for code in order}
+    rendered = {}
+    for code in order:
+        html, notes = parts(entry.docs[code])
+        base = href(code)
+        rendered[code] = (tuple(rebase(p, base) for p in html), rebase(notes, base))
     columns = []
     for code in order:
         doc = entry.docs[code]

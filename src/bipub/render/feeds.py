@@ -36,6 +36,9 @@ XHTML = "http://www.w3.org/1999/xhtml"
 BIPUB_NS = "https://bipub.invalid/ns/feed"  # the Atom extension element's namespace
 JSON_FEED_VERSION = "https://jsonfeed.org/version/1.1"
 FEED_SIZE = 20
+# an entry's categories: the first 30 of its post's tags (a post with thousands of tags, which
+# limits.tags_per_post allows, is in thousands of tag feeds: each entry must stay small)
+FEED_TAGS = 30
 # what each translation state means, in the feeds' extension data (pair/site.py State)
 REVIEWED = {"source": True, "translated": True, "draft": False, "stale": False, "missing": False}
 
@@ -175,7 +178,7 @@ def feed_item(entry: Entry, lang: str, url: urls.UrlBuilder) -> FeedItem:
         _ts(entry.published_at),
         _ts(entry.modified_at or entry.published_at),
         doc.meta.description,
-        tuple(doc.meta.tags),
+        tuple(doc.meta.tags[:FEED_TAGS]),
         version.state,
         entry.source_lang,
     )
@@ -302,14 +305,18 @@ Route = tuple[str, ...]
 SitemapPart = tuple[Route, str, bool]  # a route, its <url> elements, whether they have alternates
 
 
-def sitemap_parts(site: Site, plan: Plan, url: urls.UrlBuilder) -> list[SitemapPart]:
-    """The sitemap by route, in its order (`sitemap_join` makes the file)."""
+def sitemap_parts(
+    site: Site, plan: Plan, url: urls.UrlBuilder, part: RoutePartFn | None = None
+) -> list[SitemapPart]:
+    """The sitemap by route, in its order (`sitemap_join` makes the file); `part`: `route_part`
+    or a memo of it (render/outputs.py)."""
+    part = part or route_part
     lastmods: dict[tuple[str, ...], date | None] = {
         ("post", e.key): e.modified_at for e in site.entries
     }
     codes = site.config.codes
     return [
-        route_part(route, codes, plan.routes[route], url, lastmods.get(route))
+        part(route, codes, plan.routes[route], url, lastmods.get(route))
         for route in sorted(plan.routes, key=route_order)
     ]
 
@@ -325,7 +332,8 @@ def route_part(
     url: urls.UrlBuilder,
     lastmod: date | None,
 ) -> SitemapPart:
-    """The sitemap's URLs of one route: its indexable page in each language."""
+    """The sitemap's URLs of one route: its indexable page in each language (made only of
+    each page's path, canonical_path and noindex: render/outputs.py keeps parts by them)."""
     indexable = {code: s for code, s in specs.items() if s.canonical_path is None and not s.noindex}
     alternates = (
         [(other, url.absolute(indexable[other].path)) for other in codes if other in indexable]
@@ -396,3 +404,6 @@ def robots(url: urls.UrlBuilder) -> str:
 from collections.abc import Callable  # noqa: E402
 
 RenderFn = Callable[[Document], RenderedMarkdown]  # render/markdown.py MarkdownCache
+RoutePartFn = Callable[
+    [Route, list[str], "dict[str, PageSpec]", urls.UrlBuilder, date | None], SitemapPart
+]

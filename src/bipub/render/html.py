@@ -59,6 +59,7 @@ class PageSpec:
     doc: Document | None = None  # the document whose body the page shows (posts and pages)
     lists: tuple[str, ...] = ()  # the keys of the posts whose cards it shows (listings)
     made_of: tuple[EntryId, ...] = ()  # a post's or page's: its entry and its series' members
+    image: str | None = None  # og:image: a URL or site path (None: the language's site card)
 
 
 @dataclass
@@ -138,6 +139,7 @@ class HtmlRenderer:
         self._site_cache: dict[str, View] = {}
         self._cards: dict[tuple[str, str, str], PostCard] = {}
         self._card_key_memo: dict[tuple[str, str, str], str] = {}
+        self._made_card_keys: list[tuple[tuple[str, str, str], str]] = []  # (made_card_keys)
         self._slugs: dict[tuple[str, str, str], set[str]] = {}
         self._tag_links: dict[tuple[str, str], TagLink] = {}  # (lang, slug) → its link
         self._pdf_posts: dict[str, set[str]] = {}
@@ -330,6 +332,7 @@ class HtmlRenderer:
                 canonical_path=canonical,
                 doc=doc,
                 made_of=self._made_of(entry, lang),
+                image=_og_image(entry, path),
             )
         )
 
@@ -469,8 +472,15 @@ class HtmlRenderer:
         return dict(self._card_key_memo)
 
     def reuse_card_keys(self, keys: dict[tuple[str, str, str], str]) -> None:
-        """Card keys from the last build of entries whose `entry_key` did not change."""
+        """Card keys from the last build of entries whose `entry_key` did not change (or made
+        by a render worker: `made_card_keys`)."""
         self._card_key_memo.update(keys)
+
+    def made_card_keys(self) -> list[tuple[tuple[str, str, str], str]]:
+        """The card keys made since the last call: a worker that fingerprints pages sends them
+        to the build's process, so that the BuildState keeps every card key (buildstate.py)."""
+        made, self._made_card_keys = self._made_card_keys, []
+        return made
 
     def _card_key(self, entry: Entry, lang: str) -> str:
         """What a post's card shows, as a string (memoized: a card is on many pages). The card
@@ -483,6 +493,7 @@ class HtmlRenderer:
             # repr it again, and a short ASCII string costs far less to repr than a Korean one
             card = repr(self._card(entry, lang)).encode("utf-8")
             key = self._card_key_memo[memo] = hashlib.sha256(card).hexdigest()
+            self._made_card_keys.append((memo, key))
         return key
 
     def _card_keys(self, entries: list[Entry], lang: str) -> tuple[object, ...]:
@@ -767,6 +778,7 @@ class HtmlRenderer:
                 )
             )
         canonical = self.url.absolute(spec.canonical_path or spec.path)
+        image = spec.image or urls.site_card(spec.lang)  # issue 19: social cards
         return PageMeta(
             spec.lang,
             spec.title,
@@ -779,6 +791,8 @@ class HtmlRenderer:
             spec.og_type,
             spec.content_lang or spec.lang,
             spec.noindex,
+            image if image.startswith(("https://", "http://")) else self.url.absolute(image),
+            image == urls.site_card(spec.lang) or image == urls.post_card(spec.path),
         )
 
     def site_context(self, lang: str) -> View:
@@ -897,3 +911,11 @@ class HtmlRenderer:
         if cached is None:
             cached = self._site_cache[lang] = self.site_context(lang)
         return cached
+
+
+def _og_image(entry: Entry, path: str) -> str | None:
+    """A post's og:image: its `image:` (shared: the source's), else its own generated card
+    (render/cards.py); a page: None (the language's site card)."""
+    if entry.kind != "posts":
+        return None
+    return entry.source.meta.image or urls.post_card(path)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -139,13 +140,18 @@ class StatusApiEntry(BaseModel):
     machine_draft: bool  # the translation is an unreviewed machine draft (posts, pages, CV)
 
 
-def posts_json(site: Site, lang: str, url: urls.UrlBuilder) -> str:
-    return join_records([text for _, text in post_records(site, lang, url)])
+Dump = Callable[[dict[str, Any]], str]  # `dump_record`, or a memo of it (render/outputs.py)
 
 
-def post_records(site: Site, lang: str, url: urls.UrlBuilder) -> list[tuple[str, str]]:
+def posts_json(site: Site, lang: str, url: urls.UrlBuilder, dump: Dump = dump_record) -> str:
+    return join_records([text for _, text in post_records(site, lang, url, dump)])
+
+
+def post_records(
+    site: Site, lang: str, url: urls.UrlBuilder, dump: Dump = dump_record
+) -> list[tuple[str, str]]:
     """posts.json as (entry key, record text) pairs in file order (`join_records` joins them)."""
-    return [(entry.key, dump_record(post_record(entry, lang, url))) for entry in site.posts(lang)]
+    return [(entry.key, dump(post_record(entry, lang, url))) for entry in site.posts(lang)]
 
 
 def post_record(entry: Entry, lang: str, url: urls.UrlBuilder) -> dict[str, Any]:
@@ -192,9 +198,9 @@ def unit_record(unit: Unit, status: StatusFile | None) -> dict[str, Any]:
     }
 
 
-def status_records(site: Site, lang: str) -> list[tuple[str, str]]:
+def status_records(site: Site, lang: str, dump: Dump = dump_record) -> list[tuple[str, str]]:
     """status.json as (unit key, record text) pairs in file order (`status_json` joins them)."""
-    return [(record["key"], dump_record(record)) for record in unit_states(site, lang)]
+    return [(record["key"], dump(record)) for record in unit_states(site, lang)]
 
 
 def status_json(records: list[tuple[str, str]]) -> str:

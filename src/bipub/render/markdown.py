@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 HEADING_PREFIX = "h-"
 _SAFE_SCHEME = re.compile(r"^(?:https?:|mailto:|tel:|#|/|\./|\.\./|[^:/?#]*(?:[/?#]|$))", re.I)
 _CTRL = re.compile(r"[\x00-\x20\x7f]+")
+_SVG_ID = re.compile(r'<svg id="(mermaid-[0-9a-f]+)"')
 
 
 @lru_cache(maxsize=65536)  # pure; asked for every link of every page
@@ -174,7 +175,14 @@ def _fence(
         line = tok.map[0] + 1 if tok.map else None
         env.setdefault("diagram_errors", []).append((line, drawn.error or "not drawn"))
         return f'<pre class="diagram-error"><code>{escape(tok.content)}</code></pre>\n'
-    return f'<figure class="diagram">{drawn.svg}</figure>\n'
+    svg = drawn.svg
+    found = _SVG_ID.match(svg)  # its id scopes its styles and prefixes its inner ids
+    if found:
+        seen = env.setdefault("diagram_ids", {})
+        seen[found[1]] = n = seen.get(found[1], 0) + 1
+        if n > 1:  # the same diagram again in this body: ids must stay unique on the page
+            svg = svg.replace(found[1], f"{found[1]}-{n}")
+    return f'<figure class="diagram">{svg}</figure>\n'
 
 
 @lru_cache(maxsize=4)

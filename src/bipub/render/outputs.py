@@ -13,11 +13,14 @@ of the default language's, whenever that language is built.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import date
+from functools import partial
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import jinja2
 
@@ -27,13 +30,68 @@ from bipub.load.content import Document
 from bipub.pair.site import Site
 from bipub.project import Project
 from bipub.render import feeds, json_api, llms, pdf, urls
-from bipub.render.html import HtmlRenderer, Plan
-from bipub.render.images import variant_files
+from bipub.render.cards import Cards
+from bipub.render.html import HtmlRenderer, PageSpec, Plan
+from bipub.render.images import encode_variants, variant_files
 from bipub.render.markdown import MarkdownCache, RenderedMarkdown
 from bipub.render.search_shards import SearchRecord, index_site
 from bipub.render.templates import THEME_DIR, template_error, text_gettext
 from bipub.render.workers import render_pages
 from bipub.write.output import OutputTree, published_files
+
+
+@dataclass
+class Parts:
+    """The texts of the aggregate outputs' parts — a posts.json or status.json record, the
+    sitemap's <url> elements of a route — by the values they are made from, worked out by the
+    same functions as ever (json_api.dump_record, feeds.route_part). A build after an edit
+    takes the text of every part whose values did not change from the last build
+    (buildstate.py keeps them; `bipub serve` in memory) and joins them as a full build does."""
+
+    earlier: dict[bytes, Any] = field(default_factory=dict)
+    now: dict[bytes, Any] = field(default_factory=dict)
+
+    def get(self, key: bytes, make: Callable[[], Any]) -> Any:
+        found = self.now.get(key)
+        if found is None:
+            found = self.earlier.get(key)
+            if found is None:
+                found = make()
+            self.now[key] = found
+        return found
+
+    def next(self) -> Parts:
+        """What the next build starts from: the parts this one used (or, if it used none,
+        as it found them)."""
+        return Parts(self.now or self.earlier)
+
+    def dump_record(self, record: dict[str, Any]) -> str:
+        """json_api.dump_record, by the record's values."""
+        key = _digest(("json", record))
+        text: str = self.get(key, partial(json_api.dump_record, record))
+        return text
+
+    def route_part(
+        self,
+        route: feeds.Route,
+        codes: list[str],
+        specs: dict[str, PageSpec],
+        url: urls.UrlBuilder,
+        lastmod: date | None,
+    ) -> feeds.SitemapPart:
+        """feeds.route_part, by the values it reads."""
+        pages = tuple((c, s.path, s.canonical_path, s.noindex) for c, s in specs.items())
+        key = _digest(("sitemap", route, codes, url.base_url, lastmod, pages))
+        part: feeds.SitemapPart = self.get(
+            key, partial(feeds.route_part, route, codes, specs, url, lastmod)
+        )
+        return part
+
+
+def _digest(values: object) -> bytes:
+    """A part's key: a digest of its values' repr (a repr, not the values: True and 1 are
+    equal keys; a digest: the state keeps ~50,000 parts on a big site, saved at every build)."""
+    return hashlib.blake2b(repr(values).encode("utf-8"), digest_size=16).digest()
 
 
 @dataclass(frozen=True)
@@ -50,6 +108,7 @@ class RenderJob:
     plan: Plan
     collector: Collector
     cache: BuildCache | None  # None: --no-cache
+    parts: Parts = field(default_factory=Parts)  # the aggregates' parts of the last build
 
     @property
     def every_language(self) -> bool:
@@ -97,7 +156,8 @@ class Feeds:
                 json_feed = feeds.json_feed(parts, [items[it] for it in parts.items])
                 tree.add(path[: -len("xml")] + "json", json_feed, lang, "feed")
         if job.every_language:
-            sitemap = feeds.sitemap_join(feeds.sitemap_parts(job.site, job.plan, job.url))
+            routes = feeds.sitemap_parts(job.site, job.plan, job.url, job.parts.route_part)
+            sitemap = feeds.sitemap_join(routes)
             tree.add("sitemap.xml", sitemap, None, "sitemap")
             tree.add("robots.txt", feeds.robots(job.url), None, "robots")
 
@@ -129,8 +189,10 @@ class JsonApi:
             cv = json_api.cv_json(site, lang)
             if cv is not None:
                 tree.add(urls.api(lang, "cv")[1:], cv, lang, "cv.json")
-            tree.add(urls.api(lang, "posts")[1:], json_api.posts_json(site, lang, url), lang, "api")
-            status = json_api.status_json(json_api.status_records(site, lang))
+            dump = job.parts.dump_record
+            posts = json_api.posts_json(site, lang, url, dump)
+            tree.add(urls.api(lang, "posts")[1:], posts, lang, "api")
+            status = json_api.status_json(json_api.status_records(site, lang, dump))
             tree.add(urls.api(lang, "status")[1:], status, lang, "api")
         if job.every_language:
             for name, text in json_api.schemas().items():
@@ -244,6 +306,15 @@ class HtmlPages:
         self.fingerprints: dict[str, str] = {}  # of every page rendered or kept
 
     def render(self, job: RenderJob, tree: OutputTree) -> None:
+        # issue 19: the image variants not encoded yet (render/images.py), before any thread
+        cache_dir = user_cache_dir() if job.cache is not None else None
+        quality = job.site.config.images.quality
+        images, fresh = job.site.images, {}
+        if job.every_language:
+            fresh = encode_variants(
+                images, cache_dir, quality, job.collector, tree.release_in_child
+            )
+
         def meanwhile() -> None:
             for other in self.others:
                 other.render(job, tree)
@@ -254,10 +325,7 @@ class HtmlPages:
                 ):
                     tree.add(urls.output_file(path), html, None, path)
                 _static(job.project, tree)
-                # issue 19: the resized variants of the local images (render/images.py)
-                cache_dir = user_cache_dir() if job.cache is not None else None
-                quality = job.site.config.images.quality
-                for rel, data in variant_files(job.site.images, cache_dir, quality, job.collector):
+                for rel, data in variant_files(images, cache_dir, quality, job.collector, fresh):
                     tree.add(rel, data, None, "image variant")
 
         self.counts, self.fingerprints = render_pages(
@@ -276,7 +344,7 @@ class HtmlPages:
         )
 
     def owns(self, path: str) -> bool:
-        kinds = (Feeds(), JsonApi(), Llms(), Pdfs(), Search())
+        kinds = (Feeds(), JsonApi(), Llms(), Pdfs(), Search(), Cards())
         return not any(other.owns(path) for other in kinds)
 
 

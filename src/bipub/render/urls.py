@@ -85,6 +85,17 @@ def cv_pdf(langs: str) -> str:
     return f"/pdf/cv-{langs}.pdf"
 
 
+def site_card(lang: str) -> str:
+    """A language's social card (issue 19: render/cards.py): its home page and every page
+    without a card of its own show it."""
+    return f"/{lang}/card.png"
+
+
+def post_card(page_path: str) -> str:
+    """A post's own social card, next to its page (`/<lang>/blog/<slug>/card.png`)."""
+    return f"{page_path}card.png"
+
+
 def output_file(path: str) -> str:
     """The file a URL path is written to, relative to the output folder."""
     rel = path.lstrip("/")

@@ -165,6 +165,8 @@ class PageMeta:
     og_type: str = "website"
     content_lang: str = ""
     noindex: bool = False
+    image: str = ""  # og:image, an absolute URL (issue 19)
+    card: bool = False  # the image is a card bipub draws (1200×630)
 
 
 @dataclass(frozen=True)

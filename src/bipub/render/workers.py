@@ -27,6 +27,7 @@ from bipub.render.markdown import MarkdownCache
 from bipub.write.output import Identity, OutputFile, OutputTree
 
 CHUNK = 48
+Decided = tuple[str | None, bool, list[tuple[tuple[str, str, str], str]]]  # (_decide)
 MIN_PAGES_FOR_WORKERS = 400
 DECIDE_CHUNK = 500  # pages fingerprinted at a time by a worker (a few ms of work each)
 
@@ -105,9 +106,9 @@ def render_pages(
     specs: list[PageSpec] = []
     kept = 0
     pages = [spec for lang in langs for spec in plan.pages.get(lang, [])]
-    decided: list[tuple[str | None, bool]]
+    decided: list[Decided]
     if previous is None:
-        decided = [(None, False)] * len(pages)
+        decided = [(None, False, [])] * len(pages)
     elif (
         meanwhile is not None
         and sum(spec.path not in renderer.known for spec in pages) >= MIN_PAGES_FOR_WORKERS
@@ -136,7 +137,9 @@ def render_pages(
         decided = [
             _decide(renderer, plan, pages, tree, previous, global_key, i) for i in range(len(pages))
         ]
-    for spec, (fp, keep) in zip(pages, decided, strict=True):
+    for spec, (fp, keep, cards) in zip(pages, decided, strict=True):
+        if cards:  # made by a worker: kept for the next build (they are its own otherwise)
+            renderer.reuse_card_keys(dict(cards))
         path = urls.output_file(spec.path)
         if fp is not None:
             fingerprints[path] = fp
@@ -202,15 +205,17 @@ def _decide(
     previous: dict[str, tuple[str, Identity]],
     global_key: str,
     n: int,
-) -> tuple[str | None, bool]:
-    """Page `n`'s fingerprint, and whether its previous file was kept (linked into the staging
-    folder: OutputTree.keep) because the fingerprint did not change. In a worker process, or
-    here; the caller records the kept files in its tree (OutputTree.record_kept)."""
+) -> Decided:
+    """Page `n`'s fingerprint, whether its previous file was kept (linked into the staging
+    folder: OutputTree.keep) because the fingerprint did not change, and the card keys made to
+    work it out. In a worker process, or here; the caller records the kept files in its tree
+    (OutputTree.record_kept) and the card keys in its renderer."""
     spec = pages[n]
     path = urls.output_file(spec.path)
     fp = renderer.fingerprint(plan, spec, global_key)
     old = previous.get(path)
-    return fp, fp is not None and old is not None and old[0] == fp and tree.keep(path, old[1])
+    keep = fp is not None and old is not None and old[0] == fp and tree.keep(path, old[1])
+    return fp, keep, renderer.made_card_keys()
 
 
 def _written(fingerprints: dict[str, str], tree: OutputTree) -> dict[str, str]:

@@ -22,7 +22,7 @@ from markupsafe import Markup
 from bipub import __version__
 from bipub.diagnostics import Collector, DiagnosticError
 from bipub.render import urls
-from bipub.render.both import SectionCache, partner, section_states
+from bipub.render.both import SectionCache, partner, rebase, section_states
 from bipub.render.markdown import MarkdownCache, pygments_css
 from bipub.render.mathml import for_print
 from bipub.render.pdf.breaks import korean_line_breaks
@@ -358,15 +358,16 @@ def prepare_pdfs(
         for code in (first, second):
             doc = entry.docs[code]
             parts, notes = sections(doc)
+            own = base_url.absolute(urls.post(code, entry.slug))  # (its relative URLs' base)
             cols.append(
                 View(
                     lang=code,
                     title=doc.meta.title,
                     description=doc.meta.description or "",
-                    href=base_url.absolute(urls.post(code, entry.slug)),
+                    href=own,
                     source=code == entry.source_lang,
-                    parts=[Markup(for_print(p)) for p in parts],  # noqa: S704 - markdown-it
-                    notes=Markup(for_print(notes)),  # noqa: S704 - markdown-it output
+                    parts=[Markup(for_print(rebase(p, own))) for p in parts],  # noqa: S704
+                    notes=Markup(for_print(rebase(notes, own))),  # noqa: S704 - markdown-it
                 )
             )
         rows = [
@@ -405,7 +406,14 @@ def prepare_pdfs(
         )
         if html is not None:
             page = base_url.absolute(urls.post(first, entry.slug))
-            dirs = [(project.root / entry.docs[c].rel).parent.resolve() for c in (first, second)]
+            # each column's relative images (made absolute by `rebase`): from its post's folder
+            own_dirs = tuple(
+                (
+                    base_url.absolute(urls.post(code, entry.slug)),
+                    str((project.root / entry.docs[code].rel).parent.resolve()),
+                )
+                for code in (first, second)
+            )
             job = PdfJob(
                 both_pdf_document(entry, first, second),
                 korean_line_breaks(html),
@@ -413,8 +421,7 @@ def prepare_pdfs(
                 roots,
                 None,
                 f"{entry.source.rel} (pdf, {first}+{second})",
-                # each column's relative images: from its own post's folder
-                mounts=(*mounts, *((page, str(d)) for d in dirs)),
+                mounts=(*mounts, *own_dirs),
             )
             docs.append(PdfDoc(job, post_sources(entry, first) + post_sources(entry, second)))
     return fonts, docs

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""CPU seconds of an update after one edit, per kind of edit: for a machine that other work
+shares, where wall times say more about the neighbours than about bipub.
+
+    python ../shared/bench/gen_corpus.py /tmp/corpus-5000 5000   # + bench/run.py's bipub.yaml
+    .venv/bin/bipub -C /tmp/corpus-5000 build                      # once: the cache and state
+    PYTHONPATH=$PWD/src .venv/bin/python bench/cpu_edits.py /tmp/corpus-5000
+
+For each edit — a body, a title, the tags, the date, two posts joining a series, a new post,
+that post deleted, a post made a draft and back — it measures
+
+* `build`: `bipub build` in a child process (the build state read back from .bipub-cache/):
+  its user + system CPU seconds, its forked workers' included, and its wall seconds;
+* `serve`: the build `bipub serve` runs first after a save (the HTML pages, with the build
+  cache, the BuildState and the pairing kept in memory, as the server keeps them): CPU seconds
+  of this process and of the workers it forked, and wall seconds.
+
+Each edit is made again (with another word) for the second column, so both measure one edit.
+The project is left edited (a scratch corpus). Nothing here is a test.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import resource
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def _replace(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, (path, old)
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def edits(posts: Path, run: int) -> list[tuple[str, Callable[[int], None]]]:
+    """The edits, each called with a number that makes its change new (`run`: which pass)."""
+    post, other, third = (posts / f"post-{n}.md" for n in ("00007", "00008", "00009"))
+
+    def body(i: int) -> None:
+        post.write_text(post.read_text(encoding="utf-8") + f"\n추가 문단 {i}.\n", "utf-8")
+
+    def title(i: int) -> None:
+        _replace(post, "\ntitle: ", f"\ntitle: ({i}) ")
+
+    def tags(i: int) -> None:
+        _replace(post, "\ntags: [", f"\ntags: [cpu{i}-{time.time_ns()}, ")
+
+    def date(i: int) -> None:
+        text = post.read_text(encoding="utf-8")
+        day = re.search(r"\ndate: (\d{4}-\d\d-\d\d)", text)
+        assert day is not None
+        earlier = dt.date.fromisoformat(day.group(1)) - dt.timedelta(days=30)
+        post.write_text(text.replace(day.group(0), f"\ndate: {earlier}", 1), encoding="utf-8")
+
+    def series(i: int) -> None:
+        for number, member in enumerate((post, other), 1):
+            text = re.sub(r"\nseries: [^\n]*\nseries_order: \d+", "", member.read_text("utf-8"))
+            extra = f"\nseries: cpu series {i}\nseries_order: {number}\ntitle: "
+            member.write_text(text.replace("\ntitle: ", extra, 1), encoding="utf-8")
+
+    def new(i: int) -> None:
+        (posts / f"cpu-new-{run}.md").write_text(post.read_text(encoding="utf-8"), "utf-8")
+
+    def delete(i: int) -> None:
+        (posts / f"cpu-new-{run}.md").unlink()
+
+    def draft(i: int) -> None:
+        text = third.read_text(encoding="utf-8")
+        if "\ndraft: true" in text:
+            third.write_text(text.replace("\ndraft: true", "", 1), encoding="utf-8")
+        else:
+            third.write_text(text.replace("\ntitle: ", "\ndraft: true\ntitle: ", 1), "utf-8")
+
+    return [
+        ("body", body),
+        ("title", title),
+        ("tags", tags),
+        ("date", date),
+        ("series", series),
+        ("new post", new),
+        ("delete post", delete),
+        ("draft on", draft),
+        ("draft off", draft),
+    ]
+
+
+def main() -> None:
+    project = Path(sys.argv[1]).absolute()
+    env = dict(os.environ, SOURCE_DATE_EPOCH=os.environ.get("SOURCE_DATE_EPOCH", "1775520000"))
+    os.environ.update(env)
+    posts = project / "content" / "ko" / "posts"
+    rows: dict[str, list[float]] = {}
+    for i, (name, edit) in enumerate(edits(posts, 0)):
+        edit(i)
+        before, start = _children_cpu(), time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "bipub", "-q", "-C", str(project), "build"],
+            env=env,
+            check=True,
+        )
+        rows[name] = [_children_cpu() - before, time.perf_counter() - start]
+    from bipub import buildstate  # (after the builds above: this process's own start-up)
+    from bipub.cache import BuildCache
+    from bipub.pipeline import Kept, build
+    from bipub.project import Project
+
+    kept = Kept(BuildCache.load(project / ".bipub-cache"))
+    kept.state = buildstate.load(Project(project), project / "site")
+    build(project, only={"html"}, kept=kept)  # the server's first build (pairs every entry)
+    for i, (name, edit) in enumerate(edits(posts, 1)):
+        edit(100 + i)
+        cpu, children, start = time.process_time(), _children_cpu(), time.perf_counter()
+        build(project, only={"html"}, kept=kept)
+        rows[name] += [
+            time.process_time() - cpu + _children_cpu() - children,
+            time.perf_counter() - start,
+        ]
+    print("| edit | build CPU | build wall | serve (pages) CPU | serve (pages) wall |")
+    print("|---|---|---|---|---|")
+    for name, (b_cpu, b_wall, s_cpu, s_wall) in rows.items():
+        print(f"| {name} | {b_cpu:.2f} s | {b_wall:.2f} s | {s_cpu:.2f} s | {s_wall:.2f} s |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,143 @@
+"""What pairing produces: the `Site` the renderers read, its entries, their versions in each
+language, tags and series; and the orders every list of posts follows (pair/site.py makes it)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from datetime import date
+from typing import TYPE_CHECKING, Literal
+
+from bipub.config import SiteConfig
+from bipub.load.content import Document
+from bipub.model.post import Kind
+from bipub.pair.images import Images
+from bipub.pair.status import StatusFile
+from bipub.pair.units import Unit
+
+if TYPE_CHECKING:  # the CV's modules load when a CV is paired
+    from bipub.pair.cv_merge import MergedCv
+
+State = Literal["source", "translated", "draft", "stale", "missing"]
+
+
+@dataclass(frozen=True)
+class Version:
+    """What the page of one entry shows in one language."""
+
+    lang: str  # the page's language (its URL)
+    doc: Document  # the document shown: the translation, or the source when missing
+    state: State
+    stale_keys: tuple[str, ...] = ()
+    draft_keys: tuple[str, ...] = ()
+
+    @property
+    def content_lang(self) -> str:
+        return self.doc.lang
+
+    @property
+    def is_fallback(self) -> bool:
+        return self.doc.lang != self.lang
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A post or page across languages."""
+
+    kind: Kind
+    key: str
+    slug: str
+    source_lang: str
+    docs: dict[str, Document]
+    versions: dict[str, Version]
+    date: dt.date | None  # the day shown (a date-time's date in its own offset)
+    updated: dt.date | None
+    series_order: int | None
+    published: dt.datetime | None = None  # `date` given as a date-time with offset
+    modified: dt.datetime | None = None  # `updated` given as a date-time with offset
+    order: int | None = None  # front matter `order`: place among posts of the same day
+
+    @property
+    def source(self) -> Document:
+        return self.docs[self.source_lang]
+
+    @property
+    def published_at(self) -> dt.date:
+        """When the post was published, as exactly as its front matter says (feeds)."""
+        return self.published or self.date or date.min
+
+    @property
+    def modified_at(self) -> dt.date | None:
+        """When the post last changed, as exactly as its front matter says (feeds, sitemap)."""
+        if self.updated is not None:
+            return self.modified or self.updated
+        return self.published or self.date
+
+
+@dataclass(frozen=True)
+class Tag:
+    slug: str
+    name: str  # most used spelling
+    spellings: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Series:
+    lang: str
+    slug: str
+    name: str
+    entries: tuple[Entry, ...]  # in series order
+
+
+@dataclass
+class Site:
+    config: SiteConfig
+    cv: dict[str, MergedCv]  # per language
+    entries: list[Entry]
+    units: list[Unit]
+    status: dict[str, StatusFile]
+    tags: dict[str, dict[str, Tag]] = field(default_factory=dict)  # lang → slug → Tag
+    series: dict[str, dict[str, Series]] = field(default_factory=dict)  # lang → slug → Series
+    series_by_entry: dict[tuple[str, str], Series] = field(default_factory=dict)
+    _posts: dict[str, list[Entry]] = field(default_factory=dict, repr=False)
+    # the CV the PDFs show: `cv` with the bipub.yaml private_fields marked pdf_only (issue 18)
+    pdf_cv: dict[str, MergedCv] = field(default_factory=dict)
+    images: Images = field(default_factory=Images)  # the local images (pair/images.py)
+
+    def posts(self, lang: str) -> list[Entry]:
+        """Posts shown in a language, newest first (drafts excluded). Do not mutate the list."""
+        cached = self._posts.get(lang)
+        if cached is None:
+            out = [
+                e
+                for e in self.entries
+                if e.kind == "posts" and lang in e.versions and not e.versions[lang].doc.meta.draft
+            ]
+            cached = sorted(out, key=post_order_key, reverse=True)
+            self._posts[lang] = cached
+        return cached
+
+    def pages(self, lang: str) -> list[Entry]:
+        return [e for e in self.entries if e.kind == "pages" and lang in e.versions]
+
+
+def tags_of(entry: Entry, lang: str) -> list[str]:
+    """A post's tags in `lang`: its own front matter's if it sets them, else the source's."""
+    own = entry.docs.get(lang)
+    if own is not None and "tags" in own.meta.model_fields_set:
+        return list(own.meta.tags)
+    return list(entry.source.meta.tags)
+
+
+def post_order_key(entry: Entry) -> tuple[dt.date, int, float, str]:
+    """Where a post goes in the lists (sorted by this, newest first, i.e. in reverse): by the
+    day shown; on the same day by `order` (higher first; none counts as 0), then by the time of
+    a date-time (its instant; a plain date comes after every timed post of that day), then by
+    key (reverse alphabetical) — the tie rule documented in docs/_incoming/real-content.md."""
+    when = entry.published.timestamp() if entry.published is not None else float("-inf")
+    return (entry.date or date.min, entry.order or 0, when, entry.key)
+
+
+def series_order_key(entry: Entry) -> tuple[int, date, str]:
+    """Where a post goes in its series: by `series_order`, then date, then key."""
+    return (entry.series_order or 0, entry.date or date.min, entry.key)

@@ -1,0 +1,142 @@
+"""Issue 19: link previews. Every page of every kind has og:image (an absolute URL) and
+twitter:card with the other og tags; a post without `image:` gets a generated 1200×630 card next
+to its page, a post with one uses it; the home page (the CV) uses the site card; cards are drawn
+once (the next build reads them from the cache). One shared build of the 'minimal' project."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import dataclass
+from io import BytesIO
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from bipub.pipeline import build
+from bipub.render import cards
+from tests.conftest import PROJECTS
+
+BASE = "https://test.example.org/"
+REQUIRED = ("og:title", "og:url", "og:type", "og:locale", "og:image", "og:site_name")
+
+
+@dataclass
+class Built:
+    root: Path
+    site: Path
+    drawn: list[int]  # cards drawn by each build
+    warnings: list[str]  # of the first build
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    root = tmp_path_factory.mktemp("cards") / "minimal"
+    shutil.copytree(PROJECTS / "minimal", root)
+    beta = root / "content" / "ko" / "posts" / "beta.md"
+    beta.write_text(
+        beta.read_text("utf-8").replace("---\n", "---\nimage: /images/beta.png\n", 1), "utf-8"
+    )
+    drawn: list[int] = []
+    real = cards.draw
+
+    def counting(*args: object) -> bytes:
+        drawn[-1] += 1
+        return real(*args)  # type: ignore[arg-type]
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cards, "draw", counting)
+        mp.setenv("XDG_CACHE_HOME", str(root.parent / "xdg-cache"))  # (before the autouse one)
+        mp.setenv("SOURCE_DATE_EPOCH", "1775520000")
+        warnings = []
+        for _ in range(2):
+            drawn.append(0)
+            result = build(root, root / "site", only={"html", "cards"})
+            warnings = warnings or [w.format() for w in result.warnings]
+            (root / "content" / "ko" / "pages" / "about.md").write_text(
+                (root / "content" / "ko" / "pages" / "about.md").read_text("utf-8") + "\n고침.\n",
+                "utf-8",
+            )
+    return Built(root, root / "site", drawn, warnings)
+
+
+def _meta(html: str) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for tag in re.findall(r"<meta\s[^>]*>", html):
+        name = re.search(r'(?:property|name)="([^"]+)"', tag)
+        content = re.search(r'content="([^"]*)"', tag)
+        if name and content:
+            found.setdefault(name.group(1), content.group(1))
+    return found
+
+
+def test_every_page_has_the_link_preview_tags(built: Built) -> None:
+    # (404.html aside: served for any missing URL, noindex, never a link anyone shares)
+    pages = sorted(p for p in built.site.rglob("*.html") if p.name != "404.html")
+    kinds = {p.relative_to(built.site).parts[1:2] for p in pages}
+    assert len(pages) > 15 and {("blog",), ("tags",), ("series",), ("index.html",)} <= kinds
+    for page in pages:
+        meta = _meta(page.read_text("utf-8"))
+        rel = page.relative_to(built.site)
+        missing = [key for key in REQUIRED if key not in meta]
+        assert not missing, f"{rel}: no {missing}"
+        assert meta["twitter:card"] == "summary_large_image", rel
+        assert meta["og:image"].startswith(BASE), f"{rel}: og:image {meta['og:image']}"
+
+
+def test_a_post_without_image_gets_its_card_and_the_home_page_the_site_card(
+    built: Built,
+) -> None:
+    alpha = _meta((built.site / "ko" / "blog" / "alpha" / "index.html").read_text("utf-8"))
+    assert alpha["og:image"] == f"{BASE}ko/blog/alpha/card.png"
+    assert (alpha["og:image:width"], alpha["og:image:height"]) == ("1200", "630")
+    assert alpha["og:type"] == "article" and alpha["og:locale"] == "ko_KR"
+    card = Image.open(BytesIO((built.site / "ko" / "blog" / "alpha" / "card.png").read_bytes()))
+    assert card.size == (1200, 630)
+    home = _meta((built.site / "ko" / "index.html").read_text("utf-8"))  # the CV
+    assert home["og:image"] == f"{BASE}ko/card.png"
+    assert (built.site / "ko" / "card.png").is_file() and (built.site / "en" / "card.png").is_file()
+    tags = _meta((built.site / "en" / "tags" / "index.html").read_text("utf-8"))
+    assert tags["og:image"] == f"{BASE}en/card.png"
+
+
+def test_a_post_with_an_image_uses_it_and_gets_no_card(built: Built) -> None:
+    """(beta's image: is not in static/: the build warned, see below)"""
+    beta = _meta((built.site / "ko" / "blog" / "beta" / "index.html").read_text("utf-8"))
+    assert beta["og:image"] == f"{BASE}images/beta.png"
+    assert "og:image:width" not in beta  # its size is not known
+    assert not (built.site / "ko" / "blog" / "beta" / "card.png").exists()
+    missing = [w for w in built.warnings if "images/beta.png" in w]
+    assert missing and missing[0].startswith("content/ko/posts/beta.md:2:"), built.warnings
+
+
+def test_cards_are_drawn_once(built: Built) -> None:
+    first, second = built.drawn
+    assert first >= 4  # two site cards, alpha (ko, en), …
+    assert second == 0  # an unrelated edit: every card from the cache
+
+
+def test_a_card_image_that_is_not_a_url_or_site_path_is_refused(
+    tmp_path: Path, make_project, cli
+) -> None:
+    project = make_project("minimal")
+    alpha = project / "content" / "ko" / "posts" / "alpha.md"
+    alpha.write_text(
+        alpha.read_text("utf-8").replace("---\n", "---\nimage: cover.png\n", 1), "utf-8"
+    )
+    result = cli("-C", str(project), "-q", "build", "--only", "html")
+    assert result.exit_code == 1
+    assert "content/ko/posts/alpha.md:2" in result.stderr and "image" in result.stderr
+
+
+def test_a_title_character_the_card_font_lacks_is_a_warning(make_project, cli) -> None:
+    project = make_project("minimal")
+    alpha = project / "content" / "ko" / "posts" / "alpha.md"
+    alpha.write_text(
+        alpha.read_text("utf-8").replace("title: 알파 글", "title: 알파 글 🚀"), "utf-8"
+    )
+    result = cli("-C", str(project), "build", "--only", "cards")
+    assert result.exit_code == 0, result.stderr
+    assert "content/ko/posts/alpha.md:2: " in result.stderr
+    assert "U+1F680" in result.stderr and "[card-glyph]" in result.stderr

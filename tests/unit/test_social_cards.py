@@ -1,0 +1,102 @@
+"""Issue 19: social cards (render/cards.py): size, Korean glyphs drawn (not boxes), keep-all line
+breaks, the cache key."""
+
+from __future__ import annotations
+
+from io import BytesIO
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageChops
+
+from bipub.config import PdfOptions
+from bipub.render import cards
+from bipub.render.cards import CardMaker, CardText, FontFile, wrap
+from bipub.render.pdf.fonts import choose_fonts
+
+DEJAVU = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")  # no Hangul
+
+
+@pytest.fixture(scope="module")
+def noto() -> tuple[FontFile, FontFile]:
+    fonts, _ = choose_fonts(PdfOptions(), Path("."))  # as the PDFs find them (fontconfig)
+    bold = fonts.text.bold or fonts.text.regular
+    return (
+        FontFile(fonts.text.regular.path, fonts.text.regular.index),
+        FontFile(bold.path, bold.index),
+    )
+
+
+def _image(data: bytes) -> Image.Image:
+    image = Image.open(BytesIO(data))
+    image.load()
+    return image.convert("L")
+
+
+def _title_area(data: bytes) -> Image.Image:
+    return _image(data).crop((cards.MARGIN, cards.MARGIN, cards.WIDTH - cards.MARGIN, 420))
+
+
+def test_a_card_is_a_1200_by_630_png(noto: tuple[FontFile, FontFile]) -> None:
+    data = cards.draw(
+        CardText("어텐션을 수식으로 다시 읽기", "기술 블로그", "2026년 2월 20일"), *noto
+    )
+    assert data.startswith(b"\x89PNG\r\n\x1a\n")
+    image = Image.open(BytesIO(data))
+    assert image.size == (1200, 630)
+    assert len(data) < 60_000
+
+
+def test_korean_is_drawn_in_the_korean_font_not_as_boxes(noto: tuple[FontFile, FontFile]) -> None:
+    """Two different Korean titles draw differently with the Korean font; with a font that has
+    no Hangul both are rows of the same box (.notdef), so they draw the same: the test can
+    tell boxes from glyphs."""
+    one, other = CardText("가나다라 마바사", "", ""), CardText("하파타카 차자아", "", "")
+    with_noto = [_title_area(cards.draw(text, *noto)) for text in (one, other)]
+    assert ImageChops.difference(*with_noto).getbbox() is not None
+    if not DEJAVU.is_file():
+        pytest.skip("needs fonts-dejavu-core for the counter-example")
+    dejavu = FontFile(str(DEJAVU), 0)
+    boxes = [_title_area(cards.draw(text, dejavu, dejavu)) for text in (one, other)]
+    assert ImageChops.difference(*boxes).getbbox() is None  # the counter-example: all boxes
+    ink = with_noto[0].histogram()[:128]
+    assert sum(ink) > 3000  # and the title is drawn at all
+
+
+def test_titles_break_at_spaces_only(noto: tuple[FontFile, FontFile]) -> None:
+    font = cards._font(noto[1].path, noto[1].index, 68)
+    title = "스케줄러의 선점 정책을 처음부터 다시 읽어 보기: continuous batching의 경우"
+    lines = wrap(title, 600, font)
+    assert len(lines) > 2
+    assert " ".join(lines) == title  # every break at a space: no word was cut
+    assert all(font.getlength(line) <= 600 for line in lines)
+    long_word = "가" * 40  # wider than a line: the only case cut by characters
+    cut = wrap(long_word, 600, font)
+    assert "".join(cut) == long_word and len(cut) > 1
+
+
+def test_a_title_too_long_ends_in_an_ellipsis(noto: tuple[FontFile, FontFile]) -> None:
+    font = cards._font(noto[1].path, noto[1].index, 46)
+    lines, used = cards._fit("아주 긴 제목 " * 40, cards.WIDTH - 2 * cards.MARGIN, noto[1])
+    assert len(lines) == cards.MAX_LINES and lines[-1].endswith(cards.ELLIPSIS)
+    assert used.size == font.size  # the smallest size was tried first
+
+
+def test_cards_are_cached_by_what_they_show_and_the_font(
+    tmp_path: Path, noto: tuple[FontFile, FontFile]
+) -> None:
+    maker = CardMaker(tmp_path, *noto)
+    text = CardText("제목", "사이트", "2026년 1월 1일")
+    assert maker.cached(text) is None
+    data = maker.draw(text)
+    maker.store(text, data)
+    assert CardMaker(tmp_path, *noto).cached(text) == data  # the next build: no drawing
+    keys = {
+        maker.key(text),
+        maker.key(CardText("제목!", "사이트", "2026년 1월 1일")),
+        maker.key(CardText("제목", "다른 사이트", "2026년 1월 1일")),
+        maker.key(CardText("제목", "사이트", "2026년 1월 2일")),
+        CardMaker(tmp_path, noto[0], noto[0]).key(text),  # another font file
+    }
+    assert len(keys) == 5
+    assert CardMaker(None, *noto).cached(text) is None  # --no-cache
