@@ -19,7 +19,10 @@ from bipub.pipeline import build
 from bipub.render import diagrams as dg
 from tests.conftest import PROJECTS
 
-pytestmark = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler-utils")
+pytestmark = [
+    pytest.mark.pdf,  # real PDFs (tests/conftest.py): the diagram is read back from one
+    pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler-utils"),
+]
 
 POST = """---
 title: 다이어그램 글

@@ -253,6 +253,7 @@ def test_relative_urls_are_resolved_against_the_post_page() -> None:
     assert 'href="?q=1&amp;r=2"' in out
 
 
+@pytest.mark.pdf
 @pytest.mark.skipif(
     shutil.which("pdftotext") is None or shutil.which("fc-list") is None,
     reason="needs poppler-utils and fontconfig",

@@ -15,10 +15,13 @@ import pytest
 
 from tests.conftest import PROJECTS, CliResult
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("pdftotext") is None or shutil.which("pdfinfo") is None,
-    reason="needs poppler-utils",
-)
+pytestmark = [
+    pytest.mark.pdf,  # real PDFs (tests/conftest.py): their pages are counted and read
+    pytest.mark.skipif(
+        shutil.which("pdftotext") is None or shutil.which("pdfinfo") is None,
+        reason="needs poppler-utils",
+    ),
+]
 
 Cli = Callable[..., CliResult]
 

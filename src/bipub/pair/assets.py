@@ -68,7 +68,7 @@ def _local_files(files: _StaticFiles, content: Content, probes: ProbeCache) -> I
     for cv in content.cv.values():
         for _, _, ref in _cv_images(cv):
             where = files.find(ref, "/")
-            if where is not None and where[1] is not None:
+            if where is not None and where[1] is not None and not files.through_link(where[1]):
                 yield where[1]
     for doc in content.documents:
         if not _HAS_IMAGE.search(doc.body):
@@ -81,7 +81,7 @@ def _local_files(files: _StaticFiles, content: Content, probes: ProbeCache) -> I
         base = _page_path(doc)
         for _, src in refs:
             where = files.find(src, base)
-            if where is not None and where[1] is not None:
+            if where is not None and where[1] is not None and not files.through_link(where[1]):
                 yield where[1]
 
 
@@ -175,6 +175,15 @@ class _Found:
                 key=ref,
             )
             return None
+        if self.files.through_link(path):
+            self.collector.error(
+                rel,
+                line,
+                "symlink",
+                f"{shown}: {_shown(path, self.files.static)}: symbolic links are not followed",
+                key=ref,
+            )
+            return None
         try:
             info = self.probes.info(path)
         except (ImageError, OSError) as exc:
@@ -249,6 +258,19 @@ class _StaticFiles:
 
     def __init__(self, static: Path) -> None:
         self.static = static
+
+    def through_link(self, path: Path) -> bool:
+        """Whether a file under static/ is, or lies behind, a symbolic link (which bipub does
+        not follow: load/static.py refuses it; read here, it could be a file outside the
+        project)."""
+        if not path.is_relative_to(self.static):
+            return False
+        p = path
+        while p != self.static:
+            if p.is_symlink():
+                return True
+            p = p.parent
+        return False
 
     def missing(self, ref: str, base: str) -> str | None:
         """None when `ref` is remote or its file exists; else where it was looked for."""

@@ -11,6 +11,7 @@ page's public URL (render/pdf/fetch.py), so links are absolute URLs under `base_
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from itertools import zip_longest
@@ -24,7 +25,7 @@ from bipub.diagnostics import Collector, DiagnosticError
 from bipub.render import urls
 from bipub.render.both import SectionCache, partner, rebase, section_states
 from bipub.render.markdown import MarkdownCache, pygments_css
-from bipub.render.mathml import for_print
+from bipub.render.mathml import for_print as math_for_print
 from bipub.render.pdf.breaks import korean_line_breaks
 from bipub.render.pdf.cache import RenderCache
 from bipub.render.pdf.coverage import check_documents, cv_sources, place, post_sources
@@ -47,6 +48,16 @@ if TYPE_CHECKING:
     from bipub.render.markdown import RenderedMarkdown
 
 THEME_STATIC = Path(__file__).resolve().parent.parent.parent / "theme" / "static"
+
+
+_BACKREF = re.compile(r'(<a [^>]*class="footnote-backref"[^>]*>)\u21a9\ufe0e?(</a>)')
+
+
+def for_print(html: str) -> str:
+    """A body's HTML as the PDFs draw it: formulas as SVG (render/mathml.py), and a footnote's
+    way back as ↑ (markdown-it writes ↩︎, U+21A9, which no CJK font has: the PDF would show a
+    box, and the font check stops the build)."""
+    return _BACKREF.sub(r"\1↑\2", math_for_print(html))
 
 
 def _font_css(fonts: Fonts) -> Markup:

@@ -1,0 +1,520 @@
+"""What the templates are given: the views and contexts of every page kind (cards, tag links,
+post shells, listings, the site-wide context), and rendering one planned page. `HtmlRenderer`
+(render/html.py) adds the page plan and the keys its fingerprints are made of."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from bipub.diagnostics import Collector
+from bipub.load.content import Document
+from bipub.model.fields import slugify
+from bipub.pair.site import Entry, Series, Site, Tag, tags_of
+from bipub.render import both, urls
+from bipub.render.markdown import MarkdownCache, RenderedMarkdown
+from bipub.render.page_plan import PageSpec, Plan
+from bipub.render.templates import template_error
+from bipub.render.views import (
+    Alternate,
+    LangLink,
+    PageMeta,
+    Pagination,
+    PostCard,
+    PostLink,
+    PostView,
+    SeriesNav,
+    TagLink,
+    View,
+    cv_view,
+)
+
+
+def with_body(shell: PostView, rendered: RenderedMarkdown) -> PostView:
+    """A post's view: its shell (HtmlRenderer.post_shell) with the rendered body."""
+    return replace(
+        shell,
+        html=Markup(rendered.html),  # noqa: S704 - markdown-it output, raw HTML off by default
+        headings=rendered.headings,
+    )
+
+
+def series_nav(
+    url: urls.UrlBuilder,
+    lang: str,
+    name: str,
+    slug: str,
+    shown: Sequence[tuple[str, str]],
+    at: int | None,
+) -> SeriesNav:
+    """The series box and pager of a post page: the series' `name` and `slug` in `lang`, its
+    members' slugs and titles as `lang` shows them (`shown`, in series order), and the place of
+    the page's own post among them."""
+    parts = tuple(
+        (i + 1, title, url.href(urls.post(lang, member)), i == at)
+        for i, (member, title) in enumerate(shown)
+    )
+    idx = at or 0
+    prev = parts[idx - 1][1:3] if idx > 0 else None
+    nxt = parts[idx + 1][1:3] if idx + 1 < len(parts) else None
+    return SeriesNav(name, url.href(urls.series(lang, slug)), parts, prev, nxt)
+
+
+class PageViews:
+    """The views of a site's pages (the state they share is made here)."""
+
+    def __init__(
+        self,
+        site: Site,
+        rendered: MarkdownCache,  # each body rendered once per build
+        url: urls.UrlBuilder,
+    ) -> None:
+        self.site = site
+        self.config = site.config
+        self.rendered = rendered
+        self.url = url
+        self.site_root: Path | None = None
+        self._site_cache: dict[str, View] = {}
+        self._cards: dict[tuple[str, str, str], PostCard] = {}
+        self._card_key_memo: dict[tuple[str, str, str], str] = {}
+        self._made_card_keys: list[tuple[tuple[str, str, str], str]] = []  # (made_card_keys)
+        self._slugs: dict[tuple[str, str, str], set[str]] = {}
+        self._tag_links: dict[tuple[str, str], TagLink] = {}  # (lang, slug) → its link
+        self._pdf_posts: dict[str, set[str]] = {}
+        self._sections = both.SectionCache(site.config.outputs.raw_html, rendered)  # issue 19
+        # lang → post key → (the post before it, the post after it), in post order
+        self._neighbours: dict[str, dict[str, tuple[Entry | None, Entry | None]]] = {}
+        # page (its URL path) → its fingerprint, known without working it out (buildstate.py:
+        # its entries did not change since the build that worked it out)
+        self.known: dict[str, str] = {}
+
+    def both_view(self, entry: Entry, lang: str, other: str) -> both.BothView:
+        """The view of a post's side-by-side page in `lang`, `other` beside it."""
+        return both.both_view(
+            self.site,
+            entry,
+            lang,
+            other,
+            self._sections,
+            lambda code: self.url.href(urls.post(code, entry.slug)),
+            self._both_pdf_href(entry, lang),
+        )
+
+    def _both_key(self, entry: Entry, lang: str, other: str) -> object:
+        docs = tuple((d.rel, d.digest) for d in (entry.docs[lang], entry.docs[other]))
+        names = tuple(self.config.language(code).name for code in (lang, other))
+        return (
+            docs,
+            names,
+            both.review_key(self.site, entry),
+            self.config.outputs.raw_html,
+            self._both_pdf_href(entry, lang),
+        )
+
+    def _both_pdf_href(self, entry: Entry, lang: str) -> str | None:  # issue 19
+        from bipub.render.pdf import both_pdf_path  # (does not import WeasyPrint)
+
+        path = both_pdf_path(self.site, entry, lang)
+        return self.url.href(path) if path is not None else None
+
+    def neighbours(self, entry: Entry, lang: str) -> tuple[Entry | None, Entry | None]:
+        """The posts published just before and just after `entry` in `lang`'s post order
+        (drafts left out, as the listings leave them out); (None, None) for a page."""
+        table = self._neighbours.get(lang)
+        if table is None:
+            posts = self.site.posts(lang)  # newest first
+            table = self._neighbours[lang] = {
+                e.key: (
+                    posts[i + 1] if i + 1 < len(posts) else None,
+                    posts[i - 1] if i > 0 else None,
+                )
+                for i, e in enumerate(posts)
+            }
+        return table.get(entry.key, (None, None)) if entry.kind == "posts" else (None, None)
+
+    def _post_link(self, entry: Entry | None, lang: str) -> PostLink | None:
+        if entry is None:
+            return None
+        card = self._card(entry, lang)
+        return PostLink(card.title, card.href, card.content_lang)
+
+    # ------------------------------------------------------------------ contexts
+    def _listing_context(self, lang: str, chunk: list[Entry], n: int, pages: int) -> dict[str, Any]:
+        return {
+            "posts": [self._card(e, lang) for e in chunk],
+            "pagination": self._pagination(partial(urls.blog, lang), n, pages),
+        }
+
+    def _tag_context(
+        self, lang: str, tag: Tag, chunk: list[Entry], n: int, pages: int, total: int
+    ) -> dict[str, Any]:
+        return {
+            "tag": tag,
+            "posts": [self._card(e, lang) for e in chunk],
+            "total": total,
+            "pagination": self._pagination(partial(urls.tag, lang, tag.slug), n, pages),
+            "feeds": self.feed_links(urls.tag(lang, tag.slug)) if total else [],
+        }
+
+    def series_context(self, lang: str, series: Series) -> dict[str, Any]:
+        """A series page's: the series and its members' cards (and its feeds: issue 19)."""
+        posts = [self._card(e, lang) for e in series.entries]
+        shown = any(not e.versions[lang].doc.meta.draft for e in series.entries)
+        feeds = self.feed_links(urls.series(lang, series.slug)) if shown else []
+        return {"series": series, "posts": posts, "feeds": feeds}
+
+    def feed_links(self, page: str) -> list[View]:
+        """The feeds of a tag's or series' page (render/feeds.py: beside the page)."""
+        return [
+            View(type="application/atom+xml", href=self.url.href(page + "feed.xml")),
+            View(type="application/feed+json", href=self.url.href(page + "feed.json")),
+        ]
+
+    # ------------------------------------------------------------------ view pieces
+    def _tag_slugs(self, entry: Entry, lang: str) -> set[str]:
+        key = (entry.kind, entry.key, lang)
+        slugs = self._slugs.get(key)
+        if slugs is None:
+            slugs = self._slugs[key] = {slugify(t) for t in tags_of(entry, lang)}
+        return slugs
+
+    def tag_cloud(
+        self, lang: str, tags: dict[str, Tag], counts: dict[str, int]
+    ) -> list[tuple[TagLink, int]]:
+        out = [(self._tag_link(lang, slug, tag), counts.get(slug, 0)) for slug, tag in tags.items()]
+        return sorted(out, key=lambda tc: (-tc[1], tc[0].slug))
+
+    def _tag_link(self, lang: str, slug: str, tag: Tag) -> TagLink:
+        """The link to a tag's page (the same on every card that shows the tag: made once)."""
+        key = (lang, slug)
+        link = self._tag_links.get(key)
+        if link is None:
+            link = self._tag_links[key] = TagLink(
+                tag.name, slug, self.url.href(urls.tag(lang, slug))
+            )
+        return link
+
+    def card(self, entry: Entry, lang: str) -> PostCard:
+        """A post's card (as every listing shows it)."""
+        return self._card(entry, lang)
+
+    def _card(self, entry: Entry, lang: str) -> PostCard:
+        key = (entry.kind, entry.key, lang)
+        card = self._cards.get(key)
+        if card is None:
+            card = self._cards[key] = self._make_card(entry, lang)
+        return card
+
+    def _make_card(self, entry: Entry, lang: str) -> PostCard:
+        version = entry.versions[lang]
+        doc = version.doc
+        tag_links = self.card_tags(entry, lang)
+        series = self.site.series_by_entry.get((lang, entry.key))
+        series_name = series.name if series else None
+        series_href = self.url.href(urls.series(lang, series.slug)) if series else None
+        href = self.url.href(
+            urls.post(lang, entry.slug) if entry.kind == "posts" else urls.page(lang, entry.slug)
+        )
+        return PostCard(
+            entry.key,
+            doc.meta.title,
+            doc.meta.description or "",
+            href,
+            entry.date,
+            entry.updated,
+            tag_links,
+            series_name,
+            series_href,
+            version.state,
+            doc.lang,
+            self.minutes_of(doc),
+        )
+
+    def card_tags(self, entry: Entry, lang: str) -> tuple[TagLink, ...]:
+        """The links to the tags of a post's card, in its front matter's order."""
+        tags = self.site.tags.get(lang, {})
+        tag_links: list[TagLink] = []
+        seen: set[str] = set()
+        for t in tags_of(entry, lang):
+            slug = slugify(t)
+            if slug in tags and slug not in seen:
+                seen.add(slug)
+                tag_links.append(self._tag_link(lang, slug, tags[slug]))
+        return tuple(tag_links)
+
+    def minutes_of(self, doc: Document) -> int:
+        """The document's reading time (worked out once per document, kept with it in the
+        build cache: load/content.py)."""
+        return doc.reading_minutes
+
+    def _post_view(self, entry: Entry, lang: str) -> PostView:
+        doc = entry.versions[lang].doc
+        rendered = self.rendered(doc)
+        return with_body(self.post_shell(entry, lang), rendered)
+
+    def post_shell(self, entry: Entry, lang: str) -> PostView:
+        """The view of a post or page without its body (`with_body` adds it): all the page
+        shows that is not its document's Markdown."""
+        version = entry.versions[lang]
+        nav = None
+        series = self.site.series_by_entry.get((lang, entry.key))
+        if entry.kind == "posts" and series is not None:
+            at = next((i for i, member in enumerate(series.entries) if member is entry), None)
+            shown = [(m.slug, m.versions[lang].doc.meta.title) for m in series.entries]
+            nav = series_nav(self.url, lang, series.name, series.slug, shown, at)
+        source_href = None
+        if version.state != "source":
+            src = entry.source_lang
+            source_href = self.url.href(
+                urls.post(src, entry.slug) if entry.kind == "posts" else urls.page(src, entry.slug)
+            )
+        other = both.partner(self.site, entry, lang)
+        before, after = self.neighbours(entry, lang)
+        return PostView(
+            self._card(entry, lang),
+            Markup(""),
+            (),
+            nav,
+            source_href,
+            entry.source_lang,
+            self._post_pdf_href(entry, lang),  # issue 5: the post's PDF, if it has one
+            # issue 19: the side-by-side view, its PDF, the posts before and after it
+            self.url.href(urls.both(lang, entry.slug)) if other is not None else None,
+            self._both_pdf_href(entry, lang),
+            self._post_link(before, lang),
+            self._post_link(after, lang),
+        )
+
+    def _post_pdf_href(self, entry: Entry, lang: str) -> str | None:  # issue 5 (render/pdf.py)
+        from bipub.render.pdf import post_pdf_entries, post_pdf_path
+
+        wanted = self._pdf_posts.get(lang)
+        if wanted is None:
+            wanted = self._pdf_posts[lang] = {e.key for e in post_pdf_entries(self.site, lang)}
+        if entry.kind != "posts" or entry.key not in wanted:
+            return None
+        return self.url.href("/" + post_pdf_path(lang, entry.slug))
+
+    def _pagination(self, href: Callable[[int], str], n: int, pages: int) -> Pagination:
+        shown = sorted({1, pages, *range(max(1, n - 2), min(pages, n + 2) + 1)})
+        window: list[tuple[int, str] | None] = []
+        for i, number in enumerate(shown):
+            if i and number != shown[i - 1] + 1:
+                window.append(None)
+            window.append((number, self.url.href(href(number))))
+        return Pagination(
+            n,
+            pages,
+            self.url.href(href(n - 1)) if n > 1 else None,
+            self.url.href(href(n + 1)) if n < pages else None,
+            tuple(window),
+        )
+
+    def _home_context(self, lang: str, latest: list[Entry]) -> dict[str, Any]:
+        """The home's CV and the cards of the `latest` posts (plan_home chose them)."""
+        merged = self.site.cv.get(lang)
+        cv = None
+        untranslated = drafts = 0
+        if merged is not None:
+            from bipub.model.cv import CV
+
+            cv = cv_view(CV, merged.data, merged.fallbacks, merged.source_lang, merged.drafts)
+            untranslated, drafts = len(merged.fallbacks), len(merged.drafts)
+        return {
+            "cv": cv,
+            "cv_untranslated": untranslated,
+            "cv_drafts": drafts,
+            "cv_source_lang": merged.source_lang if merged else None,
+            "posts": [self._card(e, lang) for e in latest],
+            # issue 18: 'blog' shows a short CV summary above the latest posts
+            "home_mode": self.config.home,
+            "cv_image": self.cv_image,  # issue 19: a CV image's size and variants
+        }
+
+    def cv_image(self, kind: str, ref: object) -> View | None:
+        """A CV `logo` or award `image` (`kind`): its width, height and srcset (pair/images.py),
+        or None (remote)."""
+        image = self.site.images.cv_image(kind, str(ref or "").strip())
+        if image is None:
+            return None
+        info = image.info
+        href = {v.path: self.url.href(v.path) for v in image.variants}
+        fmt = "webp" if "webp" in image.formats() else None  # an <img srcset>: the safe format
+        return View(
+            width=info.width,
+            height=info.height,
+            srcset=image.srcset(fmt, href) if fmt else "",
+            sizes=image.sizes,
+        )
+
+    # ------------------------------------------------------------------ rendering
+    def page_meta(self, plan: Plan, spec: PageSpec) -> PageMeta:
+        siblings = plan.routes.get(spec.route, {})
+        alternates = []
+        for code in self.config.codes:
+            other = siblings.get(code)
+            if other is not None and other.canonical_path is None:
+                alternates.append(Alternate(code, self.url.absolute(other.path)))
+        default = siblings.get(self.config.default_language)
+        if alternates and default is not None and default.canonical_path is None:
+            alternates.append(Alternate("x-default", self.url.absolute(default.path)))
+        switcher = []
+        for language in self.config.languages:
+            other = siblings.get(language.code)
+            switcher.append(
+                LangLink(
+                    language.code,
+                    language.name,
+                    self.url.href(other.path if other else urls.home(language.code)),
+                    other is not None,
+                    language.code == spec.lang,
+                )
+            )
+        canonical = self.url.absolute(spec.canonical_path or spec.path)
+        image = spec.image or urls.site_card(spec.lang)  # issue 19: social cards
+        return PageMeta(
+            spec.lang,
+            spec.title,
+            spec.description,
+            spec.path,
+            self.url.href(spec.path),
+            canonical,
+            tuple(alternates) if spec.canonical_path is None else (),
+            tuple(switcher),
+            spec.og_type,
+            spec.content_lang or spec.lang,
+            spec.noindex,
+            image if image.startswith(("https://", "http://")) else self.url.absolute(image),
+            image == urls.site_card(spec.lang) or image == urls.post_card(spec.path),
+        )
+
+    def site_context(self, lang: str) -> View:
+        cfg = self.config
+        language = cfg.language(lang)
+        return View(
+            title=language.title,
+            description=language.description,
+            lang=lang,
+            lang_name=language.name,
+            languages=[View(code=x.code, name=x.name) for x in cfg.languages],
+            author=cfg.author,
+            base_url=cfg.site_url,
+            home_href=self.url.href(urls.home(lang)),
+            blog_href=self.url.href(urls.blog(lang)),
+            tags_href=self.url.href(urls.tags(lang)),
+            feed_href=self.url.href(urls.feed(lang)),
+            feed_url=self.url.absolute(urls.feed(lang)),
+            json_feed_href=self.url.href(urls.json_feed(lang)),  # issue 19: JSON Feed 1.1
+            llms_href=self.url.href(urls.llms(lang)),
+            api_href=self.url.href(urls.api(lang, "cv")),
+            # issue 18: where the full CV is (the home page unless bipub.yaml home: blog)
+            cv_href=self.url.href(
+                urls.cv(lang) if cfg.home == "blog" and lang in self.site.cv else urls.home(lang)
+            ),
+            home_mode=cfg.home,
+            css_href=self.url.href("/assets/site.css"),
+            js_href=self.url.href("/assets/reader.js"),  # issue 19: copy buttons, colour toggle
+            search_href=self.url.href(urls.search(lang)) if cfg.outputs.search else None,
+            root_href=self.url.href("/"),
+            nav_pages=[
+                View(
+                    title=e.versions[lang].doc.meta.title,
+                    href=self.url.href(urls.page(lang, e.slug)),
+                )
+                for e in self.site.pages(lang)
+            ],
+            names=[lang_code for lang_code in cfg.codes],
+            # issue 5: the CV PDFs (this language first, then the others, then ko+en):
+            # View(label, lang, href) each; see render/pdf.py pdf_links.
+            pdf_links=[View(**link) for link in self._pdf_links(lang)],
+            # issue 18: the short CV PDFs (render/pdf/documents.py short_pdf_links)
+            short_pdf_links=[View(**link) for link in self._short_pdf_links(lang)],
+        )
+
+    def _pdf_links(self, lang: str) -> list[dict[str, str]]:
+        from bipub.render.pdf import pdf_links  # issue 5 (does not import WeasyPrint)
+
+        return pdf_links(self.site, lang, self.url)
+
+    def _short_pdf_links(self, lang: str) -> list[dict[str, str]]:
+        from bipub.render.pdf import short_pdf_links  # (does not import WeasyPrint)
+
+        return short_pdf_links(self.site, lang, self.url)
+
+    def render_page(
+        self, plan: Plan, spec: PageSpec, env: jinja2.Environment, collector: Collector
+    ) -> str | None:
+        """Render one planned page; a template problem becomes a diagnostic naming file and line."""
+        context = {
+            "site": self.site_view(spec.lang),
+            "page": self.page_meta(plan, spec),
+            **spec.context(),
+        }
+        try:
+            return env.get_template(spec.template).render(context)
+        except jinja2.TemplateError as exc:
+            collector.add(template_error(exc, self.site_root))
+        except Exception as exc:
+            located = template_error(exc, self.site_root)
+            if located.file is None:
+                raise  # not raised from a template: a bug in bipub, not a user error
+            collector.add(located)
+        return None
+
+    def render_root_pages(
+        self, plan: Plan, env: jinja2.Environment, collector: Collector
+    ) -> list[tuple[str, str]]:
+        """The language entry page (/) and 404.html, in the default language's environment."""
+        cfg = self.config
+        default = cfg.language(cfg.default_language)
+        languages = [
+            View(
+                code=x.code,
+                name=x.name,
+                title=x.title,
+                description=x.description,
+                href=self.url.href(urls.home(x.code)),
+            )
+            for x in cfg.languages
+        ]
+        homes = plan.routes.get(("home",), {})
+        alternates = (
+            *tuple(Alternate(code, self.url.absolute(spec.path)) for code, spec in homes.items()),
+            Alternate("x-default", self.url.absolute("/")),
+        )
+        out = []
+        for template, path in (("root.html", "/"), ("404.html", "/404.html")):
+            spec = PageSpec(
+                (template,), default.code, path, template, default.title, default.description, dict
+            )
+            meta = replace(
+                self.page_meta(plan, spec),
+                alternates=alternates if template == "root.html" else (),
+                noindex=template == "404.html",
+            )
+            context = {"site": self.site_view(default.code), "page": meta, "languages": languages}
+            try:
+                out.append((path, env.get_template(template).render(context)))
+            except jinja2.TemplateError as exc:
+                collector.add(template_error(exc, self.site_root))
+        return out
+
+    def site_view(self, lang: str) -> View:
+        cached = self._site_cache.get(lang)
+        if cached is None:
+            cached = self._site_cache[lang] = self.site_context(lang)
+        return cached
+
+
+def og_image(entry: Entry, path: str) -> str | None:
+    """A post's og:image: its `image:` (shared: the source's), else its own generated card
+    (render/cards.py); a page: None (the language's site card)."""
+    if entry.kind != "posts":
+        return None
+    return entry.source.meta.image or urls.post_card(path)
