@@ -160,8 +160,20 @@ def test_missing_local_images_are_errors_at_the_source_line(tmp_path: Path) -> N
 def test_the_made_images_get_their_sizes(built: Built) -> None:
     assert built.exit_code == 0, built.stderr
     html = built.read("ko/blog/a-morning/index.html")
-    assert 'src="figure.png" alt="상대 경로" width="64" height="32" loading="lazy"' in html
+    # the site path, not the relative path as written (test_a_fallback_page_finds_the_image)
+    assert (
+        'src="/ko/blog/a-morning/figure.png" alt="상대 경로" width="64" height="32" loading="lazy"'
+    ) in html
     assert 'src="/assets/logos/acme.svg" alt="로고"' in html
+
+
+def test_a_fallback_page_finds_the_relative_image(built: Built) -> None:
+    """A Korean post shown on the English side until it is translated (its English page shows
+    the Korean body): its relative image names the file's site path, which exists, not
+    /en/blog/<slug>/figure.png, which does not."""
+    html = built.read("en/blog/a-morning/index.html")
+    assert 'src="/ko/blog/a-morning/figure.png"' in html
+    assert (built.root / "site/ko/blog/a-morning/figure.png").is_file()
 
 
 def test_a_rebuild_after_a_time_edit_reorders_like_a_full_build(

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from html import escape, unescape
 from typing import TYPE_CHECKING, Any, Final
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.renderer import RendererHTML
@@ -367,7 +367,8 @@ def _mark_code_blocks(tokens: list[Token]) -> None:
 def _mark_images(tokens: list[Token], images: Mapping[str, LocalImage], prefix: str) -> None:
     """Issue 19: a local image gets its width and height (no layout shift), `decoding="async"`,
     `loading="lazy"` unless it is the body's first image (likely in view), and its variants
-    (rendered as <picture> sources by `_render_image`). Remote images are left as written."""
+    (rendered as <picture> sources by `_render_image`), and its `src` is its site path. Remote
+    images are left as written."""
     first = True
     for tok in tokens:
         if tok.type != "inline" or not tok.children:
@@ -380,6 +381,10 @@ def _mark_images(tokens: list[Token], images: Mapping[str, LocalImage], prefix: 
             first = False
             if image is None:
                 continue
+            # the file's site path, not the path as written: the body is also shown on pages at
+            # other URLs (another language's page while it is untranslated, the side-by-side
+            # view, feeds), where a relative path would name a file that is not there
+            child.attrSet("src", prefix + quote(image.site_path, safe="/:@!$&'()*+,;=~-._"))
             info = image.info
             if info.width and info.height:
                 child.attrSet("width", str(info.width))
