@@ -4,7 +4,7 @@ shares, where wall times say more about the neighbours than about bipub.
 
     python ../shared/bench/gen_corpus.py /tmp/corpus-5000 5000   # + bench/run.py's bipub.yaml
     .venv/bin/bipub -C /tmp/corpus-5000 build                      # once: the cache and state
-    PYTHONPATH=$PWD/src .venv/bin/python bench/cpu_edits.py /tmp/corpus-5000
+    PYTHONPATH=$PWD/src .venv/bin/python bench/cpu_edits.py /tmp/corpus-5000 [KIND,...]
 
 For each edit — a body, a title, the tags, the date, two posts joining a series, a new post,
 that post deleted, a post made a draft and back — it measures
@@ -13,7 +13,9 @@ that post deleted, a post made a draft and back — it measures
   its user + system CPU seconds, its forked workers' included, and its wall seconds;
 * `serve`: the build `bipub serve` runs first after a save (the HTML pages, with the build
   cache, the BuildState and the pairing kept in memory, as the server keeps them): CPU seconds
-  of this process and of the workers it forked, and wall seconds.
+  of this process and of the workers it forked, and wall seconds. The second argument names
+  the output kinds of that build (`html` by default; `html,json,feeds,llms` for a bipub from
+  before the server published its pages first).
 
 Each edit is made again (with another word) for the second column, so both measure one edit.
 The project is left edited (a scratch corpus). Nothing here is a test.
@@ -97,18 +99,17 @@ def edits(posts: Path, run: int) -> list[tuple[str, Callable[[int], None]]]:
 
 def main() -> None:
     project = Path(sys.argv[1]).absolute()
+    first = set(sys.argv[2].split(",")) if len(sys.argv) > 2 else {"html"}
     env = dict(os.environ, SOURCE_DATE_EPOCH=os.environ.get("SOURCE_DATE_EPOCH", "1775520000"))
     os.environ.update(env)
     posts = project / "content" / "ko" / "posts"
     rows: dict[str, list[float]] = {}
+    build_cmd = [sys.executable, "-m", "bipub", "-q", "-C", str(project), "build"]
+    subprocess.run(build_cmd, env=env, check=True)  # (not timed: a state of this bipub's own)
     for i, (name, edit) in enumerate(edits(posts, 0)):
         edit(i)
         before, start = _children_cpu(), time.perf_counter()
-        subprocess.run(
-            [sys.executable, "-m", "bipub", "-q", "-C", str(project), "build"],
-            env=env,
-            check=True,
-        )
+        subprocess.run(build_cmd, env=env, check=True)
         rows[name] = [_children_cpu() - before, time.perf_counter() - start]
     from bipub import buildstate  # (after the builds above: this process's own start-up)
     from bipub.cache import BuildCache
@@ -117,11 +118,11 @@ def main() -> None:
 
     kept = Kept(BuildCache.load(project / ".bipub-cache"))
     kept.state = buildstate.load(Project(project), project / "site")
-    build(project, only={"html"}, kept=kept)  # the server's first build (pairs every entry)
+    build(project, only=first, kept=kept)  # the server's first build (pairs every entry)
     for i, (name, edit) in enumerate(edits(posts, 1)):
         edit(100 + i)
         cpu, children, start = time.process_time(), _children_cpu(), time.perf_counter()
-        build(project, only={"html"}, kept=kept)
+        build(project, only=first, kept=kept)
         rows[name] += [
             time.process_time() - cpu + _children_cpu() - children,
             time.perf_counter() - start,

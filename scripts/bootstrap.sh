@@ -94,7 +94,9 @@ case "$mode" in
     .venv/bin/ruff check .
     .venv/bin/ruff format --check .
     .venv/bin/mypy
-    .venv/bin/python -m pytest -q -p no:cacheprovider
+    # one test process per core (pytest-xdist), each test file in one of them: a file's
+    # module-scoped fixtures (built sites) are built once (docs/_incoming/suite.md)
+    .venv/bin/python -m pytest -q -p no:cacheprovider -n auto --dist loadfile
     ;;
   *)
     echo "usage: bash scripts/bootstrap.sh demo|test" >&2

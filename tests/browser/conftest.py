@@ -39,11 +39,14 @@ def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 # load and render workers), not on the in-process paths used where forking is unsafe.
 @pytest.fixture(scope="module")
 def site_url(demo_site: Path) -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(demo_site, ServeStatus()))
+    status = ServeStatus()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(demo_site, status))
     server.daemon_threads = False  # server_close() waits for every request thread
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
+    status.close()  # as `bipub serve` stops: the pages' live-reload streams end now (else each
+    # waits for its next keep-alive write, 15-30 s, to find the browser gone)
     server.shutdown()
     server.server_close()
     thread.join()

@@ -71,3 +71,20 @@ def test_a_word_in_many_posts_finds_them_in_every_shard(
         for b in bundles["bundles"]
     )
     assert len(hrefs) > largest  # more results than any one shard holds pages
+
+
+def test_an_index_that_cannot_load_is_said_and_enter_does_not_reload(
+    browser: Any, site_url: str
+) -> None:
+    """Enter pressed before (or without) the index: the page stays, and says the index could
+    not be loaded (static/search.js attaches the form at once and waits for the index)."""
+    page = browser.new_page()
+    page.route("**/shards.json", lambda route: route.fulfill(status=404, body="gone"))
+    page.goto(f"{site_url}/en/search/", wait_until="load")
+    page.locator("#search-q").fill("temperatures")
+    page.locator("#search-q").press("Enter")
+    page.wait_for_function("document.querySelector('.search-status').textContent !== ''")
+    status = page.locator(".search-status")
+    assert status.inner_text() == status.get_attribute("data-failed")
+    assert page.url.endswith("/en/search/?q=temperatures")  # (history, not a new request)
+    page.close()

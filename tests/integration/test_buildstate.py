@@ -225,7 +225,8 @@ def test_an_update_joins_the_unchanged_parts_of_json_and_sitemap(
     monkeypatch.setattr(feeds, "route_part", route)
     _edit(project, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
     build(project, only=KINDS)
-    # alpha's Korean posts.json record; the rest (its English record, status.json, every
-    # route of the sitemap: their values did not change) joined from the last build's parts
-    assert made == ["json alpha"]
+    # alpha's Korean posts.json record and its route of the sitemap (its document changed);
+    # the rest (its English record, status.json, every other route: their values did not
+    # change) joined from the last build's parts
+    assert sorted(made) == ["json alpha", "sitemap post/alpha"]
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)

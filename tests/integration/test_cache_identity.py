@@ -79,3 +79,27 @@ def test_a_published_page_edited_in_place_is_rendered_again(
     _same_size_edit(page, b"<html", b"<HTML")
     _full_build_for_another_reason(cli, project)
     assert page.read_bytes() == original
+
+
+def test_an_edited_cv_gets_a_new_pdf_from_the_pdf_cache(
+    make_project: Callable[[str], Path], cli: Cli, tmp_path: Path
+) -> None:
+    """The PDF cache (render/pdf/cache.py) reuses a PDF only for the same print HTML: a CV edit
+    gives the PDF a clean build gives, on an incremental build and on a full one with the
+    cache. (Placeholder PDFs, tests/conftest.py, go through the same cache and follow the HTML.)"""
+    project = make_project("minimal")
+    assert cli("-C", str(project), "-q", "build").exit_code == 0
+    pdf = project / "site/pdf/cv-en.pdf"
+    before = pdf.read_bytes()
+    cv = project / "content/en/cv.yaml"
+    cv.write_text(
+        cv.read_text(encoding="utf-8").replace("Builds things.", "Builds other things."),
+        encoding="utf-8",
+    )
+    assert cli("-C", str(project), "-q", "build").exit_code == 0
+    clean = tmp_path / "clean"
+    assert cli("-C", str(project), "-q", "build", "--no-cache", "--out", str(clean)).exit_code == 0
+    assert (clean / "pdf/cv-en.pdf").read_bytes() != before
+    assert pdf.read_bytes() == (clean / "pdf/cv-en.pdf").read_bytes()
+    _full_build_for_another_reason(cli, project)
+    assert pdf.read_bytes() == (clean / "pdf/cv-en.pdf").read_bytes()

@@ -133,10 +133,11 @@ def test_pages_link_the_short_pdfs(project: Path, cli: Cli) -> None:
     result = cli("-C", str(project), "-q", "build", "--only", "html")
     assert result.exit_code == 0, result.stderr
     en = (project / "site" / "en" / "index.html").read_text(encoding="utf-8")
-    control = en[en.index('<ul class="cv-pdf"') :]
+    control = en[en.index('<ul class="cv-pdf"') :]  # beside the name: this language's two
     control = control[: control.index("</ul>")]
-    assert 'href="/pdf/cv-en-short.pdf"' in control and 'href="/pdf/cv-ko-short.pdf"' in control
-    assert "Short CV (PDF)</a>" in control
+    assert 'href="/pdf/cv-en-short.pdf"' in control and "Short CV (PDF)</a>" in control
+    more = en[en.index('<ul class="cv-pdf cv-pdf--more"') :]  # under it: the others
+    assert 'href="/pdf/cv-ko-short.pdf"' in more[: more.index("</ul>")]
     footer = en[en.index('class="site-footer__pdf site-footer__pdf--short"') :]
     assert footer.index('href="/pdf/cv-en-short.pdf"') < footer.index("</li>")
     ko = (project / "site" / "ko" / "index.html").read_text(encoding="utf-8")

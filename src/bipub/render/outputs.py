@@ -79,8 +79,12 @@ class Parts:
         url: urls.UrlBuilder,
         lastmod: date | None,
     ) -> feeds.SitemapPart:
-        """feeds.route_part, by the values it reads."""
-        pages = tuple((c, s.path, s.canonical_path, s.noindex) for c, s in specs.items())
+        """feeds.route_part, by the values it reads (and each page's document, by its digest:
+        should the sitemap ever show something of a post's own, an edit makes its part again)."""
+        pages = tuple(
+            (c, s.path, s.canonical_path, s.noindex, s.doc.digest if s.doc is not None else None)
+            for c, s in specs.items()
+        )
         key = _digest(("sitemap", route, codes, url.base_url, lastmod, pages))
         part: feeds.SitemapPart = self.get(
             key, partial(feeds.route_part, route, codes, specs, url, lastmod)

@@ -38,31 +38,39 @@ async function main() {
   const input = form.querySelector("input[name=q]");
   const status = document.querySelector(".search-status");
   const list = document.querySelector(".search-results");
-  let pagefind;
-  try {
+  /* the index loads in the background; the form works at once (a query typed before it is
+   * ready waits for it instead of submitting the page again) */
+  const ready = (async () => {
     /* the index is in shards (render/search_shards.py): open the first, merge the others */
     const shards = await fetch(form.dataset.bundle + "shards.json").then((r) => {
       if (!r.ok) throw new Error(`shards.json: HTTP ${r.status}`);
       return r.json();
     });
     if (!shards.bundles.length) {  /* no page of this language is indexed */
-      pagefind = { search: async () => ({ results: [] }) };
-    } else {
-      pagefind = await import(form.dataset.bundle + shards.bundles[0] + "pagefind.js");
-      await pagefind.options({ baseUrl: "/" });
-      for (const other of shards.bundles.slice(1)) {
-        await pagefind.mergeIndex(form.dataset.bundle + other, { baseUrl: "/" });
-      }
+      return { search: async () => ({ results: [] }) };
     }
-  } catch (e) {
+    const pagefind = await import(form.dataset.bundle + shards.bundles[0] + "pagefind.js");
+    await pagefind.options({ baseUrl: "/" });
+    for (const other of shards.bundles.slice(1)) {
+      await pagefind.mergeIndex(form.dataset.bundle + other, { baseUrl: "/" });
+    }
+    return pagefind;
+  })();
+  ready.catch((e) => {
     status.textContent = status.dataset.failed;
-    throw e;
-  }
+    console.error(e);
+  });
   let latest = 0;
   async function run(query) {
     const mine = ++latest;
     const text = normalize(query);
     if (!text) { list.replaceChildren(); status.textContent = ""; return; }
+    let pagefind;
+    try {
+      pagefind = await ready;
+    } catch (e) {
+      return;  /* said in the status line (ready.catch) */
+    }
     const found = await pagefind.search(text);
     const data = await Promise.all(found.results.slice(0, 20).map((r) => r.data()));
     if (mine !== latest) return;
