@@ -208,3 +208,16 @@ def test_the_same_diagram_twice_in_a_body_gets_unique_ids(
     ids = re.findall(r'<svg id="([^"]+)"', html)
     assert len(ids) == 3 and len(set(ids)) == 3, ids
     assert ids[1] == f"{ids[0]}-2"
+
+
+def test_a_diagram_the_cache_cannot_keep_is_still_drawn_and_leaves_no_temporary_file(
+    tmp_path: Path, tool: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(dg, "chromium_path", lambda: "/usr/bin/chromium")
+    fake = FakeRenderer()
+    diagrams = _diagrams(tmp_path / "cache", tool, fake)
+    slot = tmp_path / "cache" / "diagrams" / f"{diagrams.key(GOOD)}.svg"
+    (slot / "in-the-way").mkdir(parents=True)  # a folder where the file goes: the rename fails
+    diagrams.prepare([GOOD])
+    assert (diagrams.get(GOOD).svg or "").startswith("<svg")  # drawn all the same
+    assert sorted(p.name for p in slot.parent.iterdir()) == [slot.name]  # no temporary file

@@ -20,10 +20,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import struct
-import tempfile
 import unicodedata
 import warnings
 import xml.etree.ElementTree as ET
@@ -34,7 +32,7 @@ from io import BytesIO
 from pathlib import Path
 
 from bipub import __version__
-from bipub.cache import FileKey, stat_key, user_cache_dir
+from bipub.cache import FileKey, stat_key, user_cache_dir, write_cache_file
 from bipub.diagnostics import Diagnostic, Severity
 from bipub.parallel import can_fork, fork_map, worker_count
 
@@ -375,15 +373,7 @@ class ProbeCache:
         data = {"stamp": self._stamp, "files": self._used_files, "refs": self._used_refs}
         folder = self.path.parent
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".probes-", dir=folder)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as f:
-                    json.dump(data, f, ensure_ascii=False)
-                os.replace(tmp, self.path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            write_cache_file(self.path, json.dumps(data, ensure_ascii=False).encode("utf-8"))
         except OSError as exc:
             return Diagnostic(
                 None,

@@ -27,11 +27,12 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
+
+from bipub.cache import write_cache_file
 
 RENDERER_VERSION: Final = "1"
 THEME: Final = "neutral"
@@ -281,10 +282,6 @@ class Diagrams:
         if path is None:
             return
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(svg)
-            os.replace(tmp, path)
+            write_cache_file(path, svg.encode("utf-8"))
         except OSError:
-            pass  # only an optimization: the next build draws it again
+            return  # only an optimization: this build has the SVG, the next one draws it again
