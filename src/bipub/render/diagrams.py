@@ -196,14 +196,21 @@ class Diagrams:
             self._version_read = True
         return self._version
 
+    def stamp(self) -> str:
+        """What every diagram of this build is drawn by and with (the renderer, mermaid-cli's
+        and mermaid's versions, the configuration and its fonts): a body's cached rendering
+        depends on it too (render/markdown.py MarkdownCache.key)."""
+        return "\0".join(
+            (
+                RENDERER_VERSION,
+                self._tool_version() or "missing",
+                json.dumps(mermaid_config(self.fonts), sort_keys=True),
+            )
+        )
+
     def key(self, source: str) -> str:
         h = hashlib.sha256()
-        for part in (
-            RENDERER_VERSION,
-            self._tool_version() or "missing",
-            json.dumps(mermaid_config(self.fonts), sort_keys=True),
-            source,
-        ):
+        for part in (self.stamp(), source):
             h.update(part.encode("utf-8"))
             h.update(b"\0")
         return h.hexdigest()[:32]
