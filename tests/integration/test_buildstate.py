@@ -230,3 +230,13 @@ def test_an_update_joins_the_unchanged_parts_of_json_and_sitemap(
     # change) joined from the last build's parts
     assert sorted(made) == ["json alpha", "sitemap post/alpha"]
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+
+
+def test_a_state_left_by_another_bipub_version_is_not_read(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its parts (posts.json records, sitemap routes) and bodies are keyed by their values, not
+    by the code that made them: another bipub's are not joined into this one's outputs."""
+    assert buildstate.load(Project(project), project / "site") is not None
+    monkeypatch.setattr(buildstate, "__version__", "0.0.0-other", raising=False)
+    assert buildstate.load(Project(project), project / "site") is None
