@@ -255,3 +255,13 @@ def test_an_update_makes_again_only_the_edited_posts_llms_bodies(
     build(project, only=KINDS)
     assert made == ["alpha"]  # the Korean body of alpha; the English one kept
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+
+
+def test_a_state_left_by_another_bipub_version_is_not_read(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its parts (posts.json records, sitemap routes) and bodies are keyed by their values, not
+    by the code that made them: another bipub's are not joined into this one's outputs."""
+    assert buildstate.load(Project(project), project / "site") is not None
+    monkeypatch.setattr(buildstate, "__version__", "0.0.0-other", raising=False)
+    assert buildstate.load(Project(project), project / "site") is None
