@@ -35,6 +35,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bipub import __version__
 from bipub.cache import UNREADABLE, load_signed, save_signed
 from bipub.project import Project
 from bipub.render import urls
@@ -111,9 +112,16 @@ def _path(project: Project, target: Path) -> Path:
     return project.cache / f"state-{name}.pickle"
 
 
+def _stamp() -> str:
+    """The state's format and the bipub that wrote it: the parts and bodies it keeps are keyed
+    by the values they are made of, not by the code that made them (another bipub may write a
+    posts.json record or a sitemap route otherwise)."""
+    return f"{FORMAT}:{__version__}"
+
+
 def load(project: Project, target: Path) -> BuildState | None:
     """The state the last build into `target` left, or None (none, unreadable, not signed by
-    this user's key, or of another format)."""
+    this user's key, or of another format or bipub version)."""
     try:
         data = load_signed(_path(project, target))
     except UNREADABLE:
@@ -121,11 +129,11 @@ def load(project: Project, target: Path) -> BuildState | None:
     if not isinstance(data, tuple) or len(data) != 2:
         return None
     fmt, state = data
-    return state if fmt == FORMAT and isinstance(state, BuildState) else None
+    return state if fmt == _stamp() and isinstance(state, BuildState) else None
 
 
 def save(project: Project, target: Path, state: BuildState) -> None:
-    save_signed(_path(project, target), (FORMAT, state))
+    save_signed(_path(project, target), (_stamp(), state))
 
 
 def forget(project: Project, target: Path) -> None:

@@ -214,6 +214,21 @@ def save_signed(path: Path, value: object, prefix: bytes = b"") -> None:
         raise
 
 
+def write_cache_file(path: Path, data: bytes) -> None:
+    """Write a file of a cache atomically: a temporary file in its folder (made if missing),
+    then a rename, so a reader sees the old file or the whole new one; a failed write leaves no
+    temporary file behind. Raises OSError (the caller says what not keeping it costs)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def user_cache_dir() -> Path:
     """bipub's folder in the user's cache ($XDG_CACHE_HOME/bipub or ~/.cache/bipub)."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")

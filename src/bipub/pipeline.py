@@ -269,8 +269,10 @@ def _remember_pages(
             continue
         pages[path] = (fp, uptodate.file_identity(ident))
     merged = cache.pages.get(out_key, {})
-    if not fingerprints:  # no pages this build (--only json, serve's PDF step): they were
-        _relinked(merged, base)  # carried over, as hard links: only their ctime moved
+    # no pages this build (--only json; serve's second build, of all but the pages): they were
+    # carried over, as hard links: only their ctime moved
+    if not fingerprints:
+        _relinked(merged, base)
     merged.update(pages)
     cache.pages[out_key] = merged
 

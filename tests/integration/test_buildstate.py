@@ -230,3 +230,38 @@ def test_an_update_joins_the_unchanged_parts_of_json_and_sitemap(
     # change) joined from the last build's parts
     assert sorted(made) == ["json alpha", "sitemap post/alpha"]
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+
+
+def test_an_update_makes_again_only_the_edited_posts_llms_bodies(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """llms-full.txt's post bodies (a parse of each: most of its cost) are kept by their values
+    (Parts.llms_body): an edit makes again only the edited post's, and the file equals a clean
+    build's."""
+    from bipub.render import llms
+
+    made: list[str] = []
+    real = llms.post_body
+
+    def post_body(body: str, page: str) -> str:
+        made.append(page.rstrip("/").rsplit("/", 1)[-1])
+        return real(body, page)
+
+    monkeypatch.setattr(llms, "post_body", post_body)
+    _edit(project, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
+    build(project, only=KINDS)
+    assert made == []  # a title is no part of the body: every body from the last build
+    _edit(project, "content/ko/posts/alpha.md", "\n---\n", "\n---\n\n새 첫 문단.\n")
+    build(project, only=KINDS)
+    assert made == ["alpha"]  # the Korean body of alpha; the English one kept
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+
+
+def test_a_state_left_by_another_bipub_version_is_not_read(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its parts (posts.json records, sitemap routes) and bodies are keyed by their values, not
+    by the code that made them: another bipub's are not joined into this one's outputs."""
+    assert buildstate.load(Project(project), project / "site") is not None
+    monkeypatch.setattr(buildstate, "__version__", "0.0.0-other", raising=False)
+    assert buildstate.load(Project(project), project / "site") is None

@@ -111,6 +111,7 @@ LINK_LINES = st.sampled_from(
         "[abs](https://example.org/a)",
         "[mail](mailto:a@example.org)",
         "[sp](<a b.png>)",
+        "[paren](a_(b).png)",  # balanced parentheses belong to the target
         "[ref] and ![img][ref]",
         "[ref]: ../other/",
         "`[c](code-span)`",

@@ -208,3 +208,52 @@ def test_the_same_diagram_twice_in_a_body_gets_unique_ids(
     ids = re.findall(r'<svg id="([^"]+)"', html)
     assert len(ids) == 3 and len(set(ids)) == 3, ids
     assert ids[1] == f"{ids[0]}-2"
+
+
+def test_a_diagram_the_cache_cannot_keep_is_still_drawn_and_leaves_no_temporary_file(
+    tmp_path: Path, tool: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(dg, "chromium_path", lambda: "/usr/bin/chromium")
+    fake = FakeRenderer()
+    diagrams = _diagrams(tmp_path / "cache", tool, fake)
+    slot = tmp_path / "cache" / "diagrams" / f"{diagrams.key(GOOD)}.svg"
+    (slot / "in-the-way").mkdir(parents=True)  # a folder where the file goes: the rename fails
+    diagrams.prepare([GOOD])
+    assert (diagrams.get(GOOD).svg or "").startswith("<svg")  # drawn all the same
+    assert sorted(p.name for p in slot.parent.iterdir()) == [slot.name]  # no temporary file
+
+
+def test_a_body_kept_from_an_earlier_build_is_not_reused_once_the_diagram_fonts_change(
+    tool: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bodies a build keeps for the next (buildstate.py `bodies`, MarkdownCache `earlier`)
+    are keyed by what renders them too: after pdf.fonts changes, a diagram is drawn again
+    with the new fonts, not taken from the old body."""
+    monkeypatch.setattr(dg, "chromium_path", lambda: "/usr/bin/chromium")
+
+    def fonts_in_svg(job: dict[str, Any], tool: Path) -> dict[str, dg.Drawn]:
+        family = job["config"]["themeVariables"]["fontFamily"]
+        return {d["key"]: dg.Drawn(f"<svg data-fonts='{family}'></svg>") for d in job["diagrams"]}
+
+    doc: Any = SimpleNamespace(  # the fields MarkdownCache reads
+        rel="content/ko/posts/x.md", digest="d1", body=f"```mermaid\n{GOOD}```\n", body_line=5
+    )
+    first = MarkdownCache(
+        False, Collector(), diagrams=dg.Diagrams(None, ("Old Font",), tool, fonts_in_svg)
+    )
+    kept = {first.key(doc): first(doc)}
+    assert "Old Font" in kept[first.key(doc)].html
+    same = MarkdownCache(
+        False,
+        Collector(),
+        earlier=kept,
+        diagrams=dg.Diagrams(None, ("Old Font",), tool, fonts_in_svg),
+    )
+    assert same(doc) is kept[first.key(doc)]  # reused: nothing changed
+    again = MarkdownCache(
+        False,
+        Collector(),
+        earlier=kept,
+        diagrams=dg.Diagrams(None, ("New Font",), tool, fonts_in_svg),
+    )
+    assert "New Font" in again(doc).html

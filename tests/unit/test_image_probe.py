@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
-from bipub.pair.images import ImageError, ImageInfo, probe, variants_of
+from bipub.pair.images import ImageError, ImageInfo, ProbeCache, probe, variants_of
 
 SVG = '<svg xmlns="http://www.w3.org/2000/svg" {}><rect width="1" height="1"/></svg>'
 
@@ -82,3 +83,22 @@ def test_variants_are_never_wider_than_the_image() -> None:
     )
     animated = ImageInfo("ab" * 16, 1000, 500, "GIF", animated=True)
     assert variants_of("/a.gif", animated, [480], ["webp"]) == ()
+
+
+def test_the_probe_cache_of_another_version_is_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cached image references and probes are what one version of bipub, Pillow and
+    markdown-it-py found: a file written by another (here: one with no stamp) is not read."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    cache = ProbeCache(tmp_path / "site")
+    cache.keep_refs("doc", [(3, "a.png")])
+    assert cache.save() is None
+    assert ProbeCache(tmp_path / "site").doc_refs("doc") == [(3, "a.png")]  # read back
+    data = json.loads(cache.path.read_text(encoding="utf-8"))
+    data["stamp"] = [*data["stamp"][:-1], "markdown-it-py=0.0.1"]
+    cache.path.write_text(json.dumps(data), encoding="utf-8")
+    assert ProbeCache(tmp_path / "site").doc_refs("doc") is None
+    del data["stamp"]
+    cache.path.write_text(json.dumps({**data, "format": 1}), encoding="utf-8")  # an older bipub
+    assert ProbeCache(tmp_path / "site").doc_refs("doc") is None

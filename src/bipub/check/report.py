@@ -51,6 +51,15 @@ def _paint(text: str, style: str, color: bool) -> str:
     return f"\x1b[{_ANSI[style]}m{text}\x1b[0m" if color else text
 
 
+def diff_colour(line: str) -> str | None:
+    """The colour of a line of a finding's source diff: green added, red removed, else None."""
+    if line.startswith("+") and not line.startswith("+++"):
+        return "green"
+    if line.startswith("-") and not line.startswith("---"):
+        return "red"
+    return None
+
+
 def waiting_lines(
     w: WaitingDraft,
     color: bool,
@@ -134,14 +143,7 @@ def _file_lines(items: list[Finding], color: bool, verbose: bool) -> list[str]:
         out.append(_finding_line(f, color))
         if f.diff:
             for dl in f.diff.split("\n"):
-                dstyle = (
-                    "green"
-                    if dl.startswith("+") and not dl.startswith("+++")
-                    else "red"
-                    if dl.startswith("-") and not dl.startswith("---")
-                    else "dim"
-                )
-                out.append(f"         {_paint(dl, dstyle, color)}")
+                out.append(f"         {_paint(dl, diff_colour(dl) or 'dim', color)}")
         if f.waiting is not None:
             out.extend("         " + wl for wl in waiting_lines(f.waiting, color))
     return out

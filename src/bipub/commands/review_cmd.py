@@ -83,22 +83,15 @@ def _echo_item(it: Item, *, full: bool) -> None:
         for f in it.findings:
             colour = "red" if f.severity.value == "error" else "yellow"
             click.echo(f"  {click.style(f.severity.value, fg=colour)} {f.code}: {f.message}")
+    from bipub.check.report import diff_colour, waiting_lines
+
     for f in it.findings:
         if f.diff:
             click.echo(click.style("── source diff (as translated → now)", fg="cyan"))
             for line in f.diff.split("\n"):
-                fg = (
-                    "green"
-                    if line.startswith("+") and not line.startswith("+++")
-                    else "red"
-                    if line.startswith("-") and not line.startswith("---")
-                    else None
-                )
-                click.echo("  " + click.style(line, fg=fg))
+                click.echo("  " + click.style(line, fg=diff_colour(line)))
     for f in it.findings:
         if f.waiting is not None:
-            from bipub.check.report import waiting_lines
-
             for line in waiting_lines(
                 f.waiting, color=True, head=lambda t: click.style(f"── {t}", fg="cyan")
             ):

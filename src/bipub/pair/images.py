@@ -8,7 +8,8 @@ EXIF orientation, as browsers show it; an SVG's from its width/height or viewBox
 kept in the user's cache folder by the file's identity (mtime, ctime, size, inode: what the
 up-to-date check compares) so a build reopens only the images that changed; the image
 references of a Markdown body are kept there too, by the document's digest, so a build does not
-parse every body again to find them.
+parse every body again to find them. The file is read only if it was written by the same
+bipub, Pillow and markdown-it-py (`cache_stamp`): another version may probe or find otherwise.
 
 A raster image (not an animated one) gets variants: WebP (and AVIF where Pillow has it) at the
 widths `images.widths` asks for that are smaller than the image (and one at its own width, at
@@ -19,19 +20,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import struct
-import tempfile
 import unicodedata
 import warnings
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
 from io import BytesIO
 from pathlib import Path
 
-from bipub.cache import FileKey, stat_key, user_cache_dir
+from bipub import __version__
+from bipub.cache import FileKey, stat_key, user_cache_dir, write_cache_file
 from bipub.diagnostics import Diagnostic, Severity
 from bipub.parallel import can_fork, fork_map, worker_count
 
@@ -244,6 +245,18 @@ def _length(value: str | None) -> int | None:
     return round(float(match.group(1))) or None if match else None
 
 
+def cache_stamp() -> list[str]:
+    """What the cached probes and references were made by: a file written by another version
+    of bipub (`probe`, pair/assets.py `markdown_images`), Pillow or markdown-it-py is not read."""
+    found = [str(PROBE_FORMAT), __version__]
+    for dist in ("pillow", "markdown-it-py"):
+        try:
+            found.append(f"{dist}={version(dist)}")
+        except PackageNotFoundError:  # pragma: no cover - both are dependencies
+            found.append(f"{dist}=?")
+    return found
+
+
 def _probe_or_why(path: Path) -> ImageInfo | str:
     """A probe, or why the file cannot be read (a worker's result)."""
     try:
@@ -256,7 +269,9 @@ def _probe_or_why(path: Path) -> ImageInfo | str:
 
 class ProbeCache:
     """Probes by file identity, and each Markdown body's image references by its digest: a
-    JSON file in the user's cache folder, one per project. Unreadable: started afresh."""
+    JSON file in the user's cache folder, one per project. Unreadable, or written by another
+    version (`cache_stamp`): started afresh, which costs only the time (nothing read from it
+    is trusted without its key)."""
 
     def __init__(self, root: Path) -> None:
         name = hashlib.sha256(str(root.absolute()).encode("utf-8")).hexdigest()[:16]
@@ -268,9 +283,10 @@ class ProbeCache:
         self.probed = 0  # files probed by this build (not found in the cache)
         # probed by workers (`prefetch`) for this build: path → (its identity then, result)
         self._fresh: dict[str, tuple[FileKey, ImageInfo | str]] = {}
+        self._stamp = cache_stamp()
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
-            if isinstance(data, dict) and data.get("format") == PROBE_FORMAT:
+            if isinstance(data, dict) and data.get("stamp") == self._stamp:
                 self.files = dict(data.get("files") or {})
                 self.refs = dict(data.get("refs") or {})
         except (OSError, ValueError, TypeError):
@@ -354,18 +370,10 @@ class ProbeCache:
         warning to report if it could not be written (the next build probes again)."""
         if self._used_files == self.files and self._used_refs == self.refs:
             return None
-        data = {"format": PROBE_FORMAT, "files": self._used_files, "refs": self._used_refs}
+        data = {"stamp": self._stamp, "files": self._used_files, "refs": self._used_refs}
         folder = self.path.parent
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".probes-", dir=folder)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as f:
-                    json.dump(data, f, ensure_ascii=False)
-                os.replace(tmp, self.path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            write_cache_file(self.path, json.dumps(data, ensure_ascii=False).encode("utf-8"))
         except OSError as exc:
             return Diagnostic(
                 None,

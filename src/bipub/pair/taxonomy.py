@@ -175,21 +175,43 @@ def collect_series(site: Site, collector: Collector) -> dict[str, dict[str, Seri
     """Series are identified by the source's series name; each language shows its own name
     (from a translated member) and gets its own URL slug."""
     out: dict[str, dict[str, Series]] = {}
+    said: set[str] = set()  # the files told that their series makes no URL (once each)
+
+    def no_slug(doc: Document, name: str) -> None:
+        if doc.rel not in said:
+            said.add(doc.rel)
+            collector.error(
+                doc.rel,
+                doc.line_of("series"),
+                "slug",
+                f"series: {name!r} has no letter or digit to make its series page's URL "
+                "from (series/<slug>/); add a word to it",
+                key="series",
+            )
+
     for lang in site.config.codes:
         groups: dict[str, list[Entry]] = defaultdict(list)
         for entry in site.posts(lang):
             if entry.source.meta.series:
-                groups[slugify(entry.source.meta.series)].append(entry)
+                key = slugify(entry.source.meta.series)
+                if not key:
+                    no_slug(entry.source, entry.source.meta.series)
+                    continue
+                groups[key].append(entry)
         series_out: dict[str, Series] = {}
         for members in groups.values():
             members.sort(key=series_order_key)
             name = members[0].source.meta.series or ""
+            named_in = members[0].source
             for e in members:
                 doc = e.versions[lang].doc
                 if doc.lang == lang and doc.meta.series:
-                    name = doc.meta.series
+                    name, named_in = doc.meta.series, doc
                     break
             slug = slugify(name)
+            if not slug:  # a translated name with no letter or digit
+                no_slug(named_in, name)
+                continue
             series = Series(lang, slug, name, tuple(members))
             series_out[slug] = series
             for e in members:

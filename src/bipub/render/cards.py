@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -25,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, Protocol
 from urllib.parse import unquote, urlsplit
 
-from bipub.cache import user_cache_dir
+from bipub.cache import user_cache_dir, write_cache_file
 from bipub.parallel import can_fork, fork_map, worker_count
 from bipub.render.locale_format import format_date
 from bipub.render.pdf.fonts import choose_fonts, cmap, describe, uncovered
@@ -227,17 +226,9 @@ class CardMaker:
         if path is None:
             return
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(data)
-                os.replace(tmp, path)
-            except OSError:
-                os.unlink(tmp)
-                raise
+            write_cache_file(path, data)
         except OSError:
-            return
+            return  # this build has the card: the output is the same
 
 
 DRAW_CHUNK: Final = 32

@@ -27,11 +27,12 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
+
+from bipub.cache import write_cache_file
 
 RENDERER_VERSION: Final = "1"
 THEME: Final = "neutral"
@@ -195,14 +196,21 @@ class Diagrams:
             self._version_read = True
         return self._version
 
+    def stamp(self) -> str:
+        """What every diagram of this build is drawn by and with (the renderer, mermaid-cli's
+        and mermaid's versions, the configuration and its fonts): a body's cached rendering
+        depends on it too (render/markdown.py MarkdownCache.key)."""
+        return "\0".join(
+            (
+                RENDERER_VERSION,
+                self._tool_version() or "missing",
+                json.dumps(mermaid_config(self.fonts), sort_keys=True),
+            )
+        )
+
     def key(self, source: str) -> str:
         h = hashlib.sha256()
-        for part in (
-            RENDERER_VERSION,
-            self._tool_version() or "missing",
-            json.dumps(mermaid_config(self.fonts), sort_keys=True),
-            source,
-        ):
+        for part in (self.stamp(), source):
             h.update(part.encode("utf-8"))
             h.update(b"\0")
         return h.hexdigest()[:32]
@@ -281,10 +289,6 @@ class Diagrams:
         if path is None:
             return
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(svg)
-            os.replace(tmp, path)
+            write_cache_file(path, svg.encode("utf-8"))
         except OSError:
-            pass  # only an optimization: the next build draws it again
+            return  # only an optimization: this build has the SVG, the next one draws it again

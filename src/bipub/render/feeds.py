@@ -25,7 +25,6 @@ from bipub.load.content import Document
 from bipub.model.fields import slugify
 from bipub.pair.site import Entry, Site, post_order_key, tags_of
 from bipub.render import urls
-from bipub.render.markdown import RenderedMarkdown
 
 if TYPE_CHECKING:
     from bipub.render.html import PageSpec, Plan
@@ -182,24 +181,6 @@ def feed_item(entry: Entry, lang: str, url: urls.UrlBuilder) -> FeedItem:
         version.state,
         entry.source_lang,
     )
-
-
-def atom_feed(
-    site: Site,
-    lang: str,
-    url: urls.UrlBuilder,
-    render: RenderFn,
-    notes: dict[str, str] | None = None,
-) -> bytes:
-    """The language's Atom feed (`notes`: translation state → the note its entries start
-    with)."""
-    parts = feed_parts(site, lang, url)
-    docs = feed_docs(site, lang)
-    entries = [
-        atom_entry(it, render(docs[it.rel]).html, (notes or {}).get(it.state, ""))
-        for it in parts.items
-    ]
-    return feed_xml(parts, entries)
 
 
 def feed_docs(site: Site, lang: str) -> dict[str, Document]:
@@ -403,7 +384,6 @@ def robots(url: urls.UrlBuilder) -> str:
 
 from collections.abc import Callable  # noqa: E402
 
-RenderFn = Callable[[Document], RenderedMarkdown]  # render/markdown.py MarkdownCache
 RoutePartFn = Callable[
     [Route, list[str], "dict[str, PageSpec]", urls.UrlBuilder, date | None], SitemapPart
 ]

@@ -9,13 +9,12 @@ encodes them again and keeps nothing.
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from functools import partial
 from io import BytesIO
 from pathlib import Path
 
+from bipub.cache import write_cache_file
 from bipub.diagnostics import Collector, Diagnostic, DiagnosticError
 from bipub.pair.images import Images, LocalImage, Variant
 from bipub.parallel import can_fork, fork_map, worker_count
@@ -123,15 +122,7 @@ def _cached(folder: Path | None, image: LocalImage, variant: Variant, quality: i
 def _save(path: Path, data: bytes) -> str | None:
     """Keep a variant in the cache; why it could not be kept, if it could not."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".variant-", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_cache_file(path, data)
     except OSError as exc:
         return (
             f"image variants could not be kept in {path.parent} "

@@ -54,6 +54,16 @@ def names(site: Site, lang: str) -> Names:
 
 
 PostPart = Callable[[Entry, str, urls.UrlBuilder, Gettext, Names], str]
+# a post's Markdown as llms-full.txt carries it, from its body and its page's URL (`post_body`;
+# the build passes one that keeps earlier results: render/outputs.py Parts.llms_body)
+BodyText = Callable[[str, str], str]
+
+
+def post_body(body: str, page: str) -> str:
+    """A post's whole Markdown for llms-full.txt: relative links made absolute against its page,
+    headings moved under the post's own (render/llms_body.py)."""
+    return shift_headings(absolute_links(body.strip("\n"), page), 4)
+
 
 # Section names the proposal gives a meaning to: never translated.
 OPTIONAL = "Optional"
@@ -227,7 +237,14 @@ def _text(lines: list[str]) -> str:
 # ---------------------------------------------------------------- llms-full.txt: posts
 
 
-def full_post(entry: Entry, lang: str, url: urls.UrlBuilder, _: Gettext, names: Names) -> str:
+def full_post(
+    entry: Entry,
+    lang: str,
+    url: urls.UrlBuilder,
+    _: Gettext,
+    names: Names,
+    body_text: BodyText = post_body,
+) -> str:
     """A post in llms-full.txt: its title and link, dates, tags, description, translation state
     and its whole Markdown (headings moved under the post's own)."""
     version = entry.versions[lang]
@@ -260,7 +277,7 @@ def full_post(entry: Entry, lang: str, url: urls.UrlBuilder, _: Gettext, names: 
     if doc.meta.description:
         out += ["", f"> {_one_line(doc.meta.description)}"]
     page = url.absolute(urls.post(lang, entry.slug))
-    body = shift_headings(absolute_links(doc.body.strip("\n"), page), 4)
+    body = body_text(doc.body, page)
     if body.strip():
         out += ["", body.rstrip()]
     return "\n".join(out)
@@ -515,9 +532,15 @@ def cv_parts(merged: MergedCv, _: Gettext) -> list[str]:
 
 
 def llms_full_txt(
-    site: Site, lang: str, url: urls.UrlBuilder, _: Gettext, part: PostPart | None = None
+    site: Site,
+    lang: str,
+    url: urls.UrlBuilder,
+    _: Gettext,
+    part: PostPart | None = None,
+    body_text: BodyText = post_body,
 ) -> str:
-    """llms-full.txt of a language: the header, the whole CV, every post's whole text."""
+    """llms-full.txt of a language: the header, the whole CV, every post's whole text
+    (`body_text`: what makes a post's Markdown, `post_body` or one that keeps its results)."""
     shared = names(site, lang)
     parts = ["\n".join(header(site, lang, url, _))]
     merged = site.cv.get(lang)
@@ -526,5 +549,8 @@ def llms_full_txt(
     posts = site.posts(lang)
     parts.append("## " + _("Posts"))
     for entry in posts:
-        parts.append((part or full_post)(entry, lang, url, _, shared))
+        if part is not None:
+            parts.append(part(entry, lang, url, _, shared))
+        else:
+            parts.append(full_post(entry, lang, url, _, shared, body_text))
     return "\n\n".join(p for p in parts if p).rstrip() + "\n"

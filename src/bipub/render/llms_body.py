@@ -49,7 +49,8 @@ def shift_headings(body: str, top: int) -> str:
     return "\n".join(lines)
 
 
-_INLINE_LINK = re.compile(r"\]\(\s*(<[^>\n]*>|[^\s()<>]+)")
+# a target as written: `<…>`, or bare with balanced parentheses one deep (`a_(b).png`)
+_INLINE_LINK = re.compile(r"\]\(\s*(<[^>\n]*>|(?:[^\s()<>]|\([^\s()<>]*\))+)")
 _REFERENCE = re.compile(r"^( {0,3}\[[^\]\n]+\]:[ \t]*)(<[^>\n]*>|\S+)", re.M)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _CODE_BLOCKS = ("fence", "code_block", "html_block")

@@ -8,6 +8,7 @@ with the page's own ids.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -26,6 +27,7 @@ from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
+from bipub import __version__
 from bipub.diagnostics import Collector, Diagnostic, Severity
 from bipub.pair.images import Images, LocalImage
 from bipub.render import mathml, upstream
@@ -449,6 +451,7 @@ class MarkdownCache:
         self._cache: dict[str, RenderedMarkdown] = {}
         self._replayed: set[str] = set()
         self._used: set[str] = set()  # the notes of this build's documents
+        self._renderer = ""  # (renderer(), worked out once)
 
     def __call__(self, doc: Document) -> RenderedMarkdown:
         """Render a document's body once per build."""
@@ -504,11 +507,21 @@ class MarkdownCache:
         return {key: self.notes[key] for key in self._used}
 
     def key(self, doc: Document) -> str:
-        """What a body's rendering depends on: the document's bytes, the raw-HTML option and
-        its local images (their sizes and variants: issue 19)."""
+        """What a body's rendering depends on: the document's bytes, the raw-HTML option, its
+        local images (their sizes and variants: issue 19) and what renders it (`renderer`)."""
         images = self.images.key(doc.rel)
-        key = f"{int(self.raw_html)}:{doc.digest}:{doc.rel}"
+        key = f"{self.renderer()}:{int(self.raw_html)}:{doc.digest}:{doc.rel}"
         return f"{key}:{images}" if images else key
+
+    def renderer(self) -> str:
+        """A digest of what renders every body, the same for each: bipub's version, the
+        versions of markdown-it-py, its plugins and Pygments, and what draws the diagrams (their
+        tool and the fonts of pdf.fonts: Diagrams.stamp). Bodies kept from an earlier build
+        (`earlier`, `notes`) by a key without it were reused after any of these changed."""
+        if not self._renderer:
+            parts = (__version__, sorted(upstream.installed().items()), self.diagrams.stamp())
+            self._renderer = hashlib.sha256(repr(parts).encode("utf-8")).hexdigest()[:16]
+        return self._renderer
 
 
 def _warnings(rel: str, hit: RenderedMarkdown, first_line: int) -> tuple[Diagnostic, ...]:

@@ -71,6 +71,14 @@ class Parts:
         text: str = self.get(key, partial(json_api.dump_record, record))
         return text
 
+    def llms_body(self, body: str, page: str) -> str:
+        """llms.post_body (a parse of the whole body: the bulk of llms-full.txt's cost), by its
+        two values."""
+        text: str = self.get(
+            _digest(("llms-body", body, page)), partial(llms.post_body, body, page)
+        )
+        return text
+
     def route_part(
         self,
         route: feeds.Route,
@@ -214,7 +222,8 @@ class Llms:
         default = site.config.default_language
         for lang in job.langs:
             _ = text_gettext(job.envs[lang])
-            index, full = llms.llms_txt(site, lang, url, _), llms.llms_full_txt(site, lang, url, _)
+            index = llms.llms_txt(site, lang, url, _)
+            full = llms.llms_full_txt(site, lang, url, _, body_text=job.parts.llms_body)
             tree.add(urls.llms(lang)[1:], index, lang, "llms.txt")
             tree.add(urls.llms(lang, True)[1:], full, lang, "llms")
             if lang == default:  # the root copies are the default language's: built with it
