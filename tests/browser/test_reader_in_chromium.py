@@ -117,6 +117,14 @@ def test_the_copy_button_copies_the_code(browser: Any, site_url: str) -> None:
     page.wait_for_function("document.querySelector('.copy-button').textContent === 'Copied'")
     assert page.evaluate("navigator.clipboard.readText()") == expected
     assert expected.startswith("def block_hash")
+    # the block's language label ("PYTHON", a ::before) is not under the button: it moved left
+    label = page.evaluate(
+        "(() => { const code = document.querySelector('.prose .has-copy pre > code[data-lang]');"
+        " const s = getComputedStyle(code, '::before');"
+        " return [s.content, parseFloat(s.left), code.parentElement.getBoundingClientRect().width]"
+        " })()"
+    )
+    assert label[0] == '"python"' and label[1] < label[2] / 2, label
     context.close()
 
 
