@@ -140,3 +140,19 @@ def test_a_title_character_the_card_font_lacks_is_a_warning(make_project, cli) -
     assert result.exit_code == 0, result.stderr
     assert "content/ko/posts/alpha.md:2: " in result.stderr
     assert "U+1F680" in result.stderr and "[card-glyph]" in result.stderr
+
+
+def test_a_font_without_bold_is_said_by_a_build_of_the_cards_alone(tmp_path: Path) -> None:
+    """The cards draw titles in the bold face; without one they use the regular face. The PDFs
+    said so, but a build without PDFs (here only the cards) said nothing."""
+    project = tmp_path / "minimal"
+    shutil.copytree(PROJECTS / "minimal", project)
+    (project / "fonts").mkdir()
+    shutil.copy("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", project / "fonts")
+    config = project / "bipub.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + "pdf:\n  font_file: fonts/DejaVuSans.ttf\n",
+        encoding="utf-8",
+    )
+    result = build(project, only={"cards"}, use_cache=False)
+    assert any(w.code == "pdf-font" and "no bold face" in w.message for w in result.warnings)

@@ -264,7 +264,11 @@ class Cards:
 
     def render(self, job: CardJob, tree: OutputTree) -> None:
         config = job.site.config
-        fonts, _warnings = choose_fonts(config.pdf, job.project.root)  # (bold: the PDFs warn)
+        fonts, font_warnings = choose_fonts(config.pdf, job.project.root)
+        # said here too: a build without PDFs (`--only html`, a site without a CV or PDF posts)
+        # would otherwise draw the titles in the regular face without a word; when the PDFs
+        # say the same, the build reports the warning once (it reports a set of them)
+        job.collector.extend(font_warnings)
         text_font = fonts.text
         regular = FontFile(text_font.regular.path, text_font.regular.index)
         bold_face = text_font.bold or text_font.regular
