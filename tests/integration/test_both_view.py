@@ -17,8 +17,7 @@ from typing import Any
 import pytest
 
 from bipub.pipeline import build
-from bipub.render.both import rebase
-from bipub.render.markdown import render_sections
+from bipub.render.both import rebase, render_sections
 from tests.conftest import PROJECTS, tree_snapshot
 
 KINDS = {"html", "json", "feeds", "llms"}

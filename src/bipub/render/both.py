@@ -21,15 +21,28 @@ page, the first language of bipub.yaml that has a translation of its own.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
+from markdown_it.token import Token
 from markupsafe import Markup
 
 from bipub.load.sections import nfc
-from bipub.render.markdown import MarkdownCache, render_sections
+from bipub.pair.images import LocalImage
+from bipub.render.diagrams import Diagrams
+from bipub.render.markdown import (
+    FAST_HIGHLIGHT,
+    FAST_MARKDOWN,
+    HEADING_PREFIX,
+    Blocks,
+    MarkdownCache,
+    _highlighter,
+    _mark_code_blocks,
+    _mark_images,
+    _parser,
+)
 
 if TYPE_CHECKING:
     from bipub.load.content import Document
@@ -249,3 +262,52 @@ def both_view(
         (state, n) for state in STATES if (n := sum(1 for s in states if s.state == state))
     )
     return BothView(tuple(columns), tuple(rows), counts, pdf_href)
+
+
+def render_sections(
+    source: str,
+    starts: tuple[int, ...],
+    *,
+    raw_html: bool = False,
+    blocks: Blocks | None = None,
+    id_prefix: str = "",
+    images: Mapping[str, LocalImage] | None = None,
+    prefix: str = "",
+    diagrams: Diagrams | None = None,
+) -> tuple[tuple[str, ...], str]:
+    """A body rendered as `render_markdown` renders it, cut into the parts that begin at the
+    0-based lines `starts` of `source` (load/sections.py: where each section begins; the
+    side-by-side view, render/both.py), and its footnotes apart. One parse: footnote numbers,
+    reference links and heading ids are those of the whole body. `id_prefix` goes before every
+    id the body makes (headings, footnotes), so two bodies can share a page. `images`, `prefix`
+    and `diagrams` as for `render_markdown` (the same figures as the post's own page)."""
+    md = _parser(raw_html, FAST_MARKDOWN)
+    env: dict[str, Any] = {"docId": id_prefix} if id_prefix else {}
+    tokens = md.parse(source, env)
+    _mark_code_blocks(tokens)
+    _mark_images(tokens, images or {}, prefix)
+    env["diagrams"] = diagrams if diagrams is not None else Diagrams(None)
+    parts: list[list[Token]] = [[] for _ in starts] or [[]]
+    notes: list[Token] = []
+    at = 0
+    for tok in tokens:
+        if tok.type == "footnote_block_open" or notes:
+            notes.append(tok)
+            continue
+        if tok.level == 0 and tok.nesting >= 0 and tok.map is not None:
+            while at + 1 < len(starts) and tok.map[0] >= starts[at + 1]:
+                at += 1
+        if tok.type == "heading_open" and id_prefix:
+            tok.attrSet("id", f"{id_prefix}-{tok.attrGet('id')}")
+        parts[at].append(tok)
+    unknown: list[str] = []
+    md.options["highlight"] = _highlighter(unknown, blocks, FAST_HIGHLIGHT)
+    try:
+        html = tuple(md.renderer.render(part, md.options, env) for part in parts)
+        foot = md.renderer.render(notes, md.options, env) if notes else ""
+    finally:
+        md.options["highlight"] = None
+    if id_prefix:  # links to the headings (their permalinks, the body's own) follow them
+        old, new = f'href="#{HEADING_PREFIX}', f'href="#{id_prefix}-{HEADING_PREFIX}'
+        html = tuple(part.replace(old, new) for part in html)
+    return html, foot
