@@ -95,7 +95,7 @@ case "$mode" in
     .venv/bin/ruff format --check .
     .venv/bin/mypy
     # one test process per core (pytest-xdist), each test file in one of them: a file's
-    # module-scoped fixtures (built sites) are built once (docs/_incoming/suite.md)
+    # module-scoped fixtures (built sites) are built once (docs/architecture.md, "Developing bipub")
     .venv/bin/python -m pytest -q -p no:cacheprovider -n auto --dist loadfile
     ;;
   *)
