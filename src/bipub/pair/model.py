@@ -133,7 +133,7 @@ def post_order_key(entry: Entry) -> tuple[dt.date, int, float, str]:
     """Where a post goes in the lists (sorted by this, newest first, i.e. in reverse): by the
     day shown; on the same day by `order` (higher first; none counts as 0), then by the time of
     a date-time (its instant; a plain date comes after every timed post of that day), then by
-    key (reverse alphabetical) — the tie rule documented in docs/_incoming/real-content.md."""
+    key (reverse alphabetical) — the tie rule documented in docs/content.md."""
     when = entry.published.timestamp() if entry.published is not None else float("-inf")
     return (entry.date or date.min, entry.order or 0, when, entry.key)
 
