@@ -6,7 +6,7 @@ import os
 import signal
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from types import FrameType
 
@@ -28,31 +28,20 @@ def write_atomic(path: Path, data: str | bytes) -> None:
             tmp.unlink()
 
 
-@contextmanager
-def interrupts_deferred() -> Iterator[None]:
+def interrupts_deferred() -> AbstractContextManager[None]:
     """Hold SIGINT (Ctrl-C) until the block ends, then raise KeyboardInterrupt: files that
     belong together (a status record and its content file) are written both or neither."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    received: list[int] = []
+    return _interrupts(second_raises=False)
 
-    def hold(signum: int, frame: FrameType | None) -> None:
-        received.append(signum)
 
-    previous = signal.signal(signal.SIGINT, hold)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if received:
-        raise KeyboardInterrupt
+def interrupts_held(notice: str | None = None) -> AbstractContextManager[None]:
+    """Hold a first Ctrl-C until the block ends (a request in flight is answered and saved),
+    then raise KeyboardInterrupt; a second Ctrl-C raises at once."""
+    return _interrupts(second_raises=True, notice=notice)
 
 
 @contextmanager
-def interrupts_held(notice: str | None = None) -> Iterator[None]:
-    """Hold a first Ctrl-C until the block ends (a request in flight is answered and saved),
-    then raise KeyboardInterrupt; a second Ctrl-C raises at once."""
+def _interrupts(second_raises: bool, notice: str | None = None) -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -60,7 +49,7 @@ def interrupts_held(notice: str | None = None) -> Iterator[None]:
 
     def hold(signum: int, frame: FrameType | None) -> None:
         received.append(signum)
-        if len(received) > 1:
+        if second_raises and len(received) > 1:
             raise KeyboardInterrupt
         if notice:
             os.write(2, notice.encode("utf-8", "replace"))
