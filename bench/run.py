@@ -38,7 +38,11 @@ For each size N (posts per language) it generates a corpus with ../shared/bench/
            message when hugo is not installed: `apt-get install hugo`)
 
 `--cold-only` runs just the cold build and Hugo, one after the other, and prints each pair's
-ratio with the median and range (the VM's speed drifts by minutes; a pair shares the drift).
+ratio with the median and range (the VM's speed drifts by minutes; a pair shares the drift), in
+wall and in CPU seconds. `--out-dir /dev/shm` makes both tools write their output to a tmpfs: this
+VM's ext4 has no journal, and then the kernel skips every inode deleted in the last 60-360 s when
+it allocates one (`recently_deleted` in fs/ext4/ialloc.c), so creating files right after anyone's
+`rm -rf` costs up to ~300 µs each (perf: 40 % of a cold build's CPU at 1,000 posts/lang).
 
 bipub's modules are compiled to bytecode first (`compile_bytecode`: what `pip install` does for
 a wheel; an editable checkout under PYTHONDONTWRITEBYTECODE=1 would compile them at every start).
@@ -207,37 +211,64 @@ def hugo_site(root: Path, n: int, project: Path) -> Path:
     return site
 
 
-def hugo_cold(root: Path, n: int, project: Path) -> float:
-    shutil.rmtree(root / f"hugo-out-{n}", ignore_errors=True)
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def hugo_cold(root: Path, n: int, project: Path, out_dir: Path | None = None) -> float:
+    out = (out_dir or root) / f"hugo-out-{n}"
+    shutil.rmtree(out, ignore_errors=True)
     site = hugo_site(root, n, project)
-    return run(["hugo", "--quiet", "-d", str(root / f"hugo-out-{n}")], site)[0]
+    return run(["hugo", "--quiet", "-d", str(out)], site)[0]
 
 
-def bipub_cold(project: Path, env: dict[str, str]) -> float:
-    for leftover in (project / "site", project / ".site.prev", project / ".bipub-cache"):
+def bipub_cold(project: Path, env: dict[str, str], out_dir: Path | None = None) -> float:
+    out = out_dir / f"bipub-out-{project.name}" if out_dir else project / "site"
+    for leftover in (out, out.parent / f".{out.name}.prev", project / ".bipub-cache"):
         shutil.rmtree(leftover, ignore_errors=True)
-    return run([*BIPUB, *COLD], project, env)[0]
+    return run([*BIPUB, *COLD, *(["--out", str(out)] if out_dir else [])], project, env)[0]
 
 
-def cold_only(root: Path, n: int, repeat: int) -> None:
+def cold_only(root: Path, n: int, repeat: int, out_dir: Path | None = None) -> None:
     """--cold-only: bipub's cold build and Hugo's, one after the other, `repeat` times; each
-    pair's ratio (the machine's speed drifts from minute to minute: a pair shares the drift)."""
+    pair's ratio (the machine's speed drifts from minute to minute: a pair shares the drift),
+    in wall seconds and in CPU seconds (user + system, workers included: what the machine's
+    neighbours disturb least). With `out_dir` both tools write their output there (a tmpfs
+    such as /dev/shm takes the file system's inode allocation out of the comparison)."""
     project = generate(root, n)
     env = dict(os.environ, SOURCE_DATE_EPOCH="1775520000")
-    print("\n| posts/lang | run | bipub cold | Hugo | ratio |\n|---|---|---|---|---|", flush=True)
-    ratios, colds, hugos = [], [], []
+    print(
+        "\n| posts/lang | run | bipub cold | Hugo | ratio | bipub CPU | Hugo CPU | CPU ratio |"
+        "\n|---|---|---|---|---|---|---|---|",
+        flush=True,
+    )
+    ratios, colds, hugos, cpu_ratios = [], [], [], []
     for i in range(repeat):
-        cold = bipub_cold(project, env)
-        hugo = hugo_cold(root, n, project)
+        before = _children_cpu()
+        cold = bipub_cold(project, env, out_dir)
+        middle = _children_cpu()
+        hugo = hugo_cold(root, n, project, out_dir)
+        bipub_cpu, hugo_cpu = middle - before, _children_cpu() - middle
         colds.append(cold)
         hugos.append(hugo)
         ratios.append(cold / hugo)
-        print(f"| {n} | {i + 1} | {cold:.1f} s | {hugo:.1f} s | {cold / hugo:.2f} |", flush=True)
+        cpu_ratios.append(bipub_cpu / hugo_cpu)
+        print(
+            f"| {n} | {i + 1} | {cold:.1f} s | {hugo:.1f} s | {cold / hugo:.2f} | "
+            f"{bipub_cpu:.1f} s | {hugo_cpu:.1f} s | {bipub_cpu / hugo_cpu:.2f} |",
+            flush=True,
+        )
     print(
         f"| {n} | median | {median(colds):.1f} s | {median(hugos):.1f} s | "
-        f"{median(ratios):.2f} (range {min(ratios):.2f}-{max(ratios):.2f}) |",
+        f"{median(ratios):.2f} (range {min(ratios):.2f}-{max(ratios):.2f}) | | | "
+        f"{median(cpu_ratios):.2f} (range {min(cpu_ratios):.2f}-{max(cpu_ratios):.2f}) |",
         flush=True,
     )
+    if out_dir:  # (a tmpfs holds its files in memory)
+        bipub_out = out_dir / f"bipub-out-{project.name}"
+        for leftover in (out_dir / f"hugo-out-{n}", bipub_out, out_dir / f".{bipub_out.name}.prev"):
+            shutil.rmtree(leftover, ignore_errors=True)
 
 
 def bench_size(
@@ -366,6 +397,13 @@ def main() -> None:
         action="store_true",
         help="only the cold build and Hugo, alternating, with each pair's ratio",
     )
+    parser.add_argument(
+        "--out-dir",
+        type=Path,
+        default=None,
+        help="with --cold-only: both tools write their output into this folder (e.g. /dev/shm: "
+        "a tmpfs, where creating files does not pay for the file system's recent deletions)",
+    )
     args = parser.parse_args()
     hugo = not args.no_hugo and shutil.which("hugo") is not None
     if not args.no_hugo and not hugo:
@@ -381,7 +419,7 @@ def main() -> None:
         if not hugo:
             sys.exit("bench: --cold-only compares with Hugo, which is not installed")
         for n in args.posts:
-            cold_only(root, n, args.repeat)
+            cold_only(root, n, args.repeat, args.out_dir)
         return
     print(
         "| posts/lang | cold | Hugo | cold/Hugo | warm | touch | one edit | title edit "
