@@ -54,6 +54,7 @@ def tool(tmp_path: Path) -> Path:
             json.dumps({"version": version})
         )
     (root / "render.mjs").write_text("// fake\n")
+    (root / "package.json").write_text('{"type": "module"}')
     return root
 
 
@@ -133,6 +134,23 @@ def test_a_missing_tool_is_an_error_that_says_how_to_install(tmp_path: Path) -> 
     assert drawn.svg is None and drawn.error is not None
     assert "mermaid-cli is not installed" in drawn.error and "bootstrap.sh" in drawn.error
     assert diagrams.runs == 0
+
+
+def test_the_installed_versions_are_in_the_diagram_key(tool: Path) -> None:
+    before = dg.Diagrams(None, tool=tool).key(GOOD)
+    cli = tool / "node_modules" / "@mermaid-js" / "mermaid-cli" / "package.json"
+    cli.write_text(json.dumps({"version": "11.18.0"}))
+    assert dg.Diagrams(None, tool=tool).key(GOOD) != before
+
+
+def test_only_a_body_with_a_diagram_fence_has_a_body_key(tool: Path) -> None:
+    diagrams = dg.Diagrams(None, tool=tool)
+    assert diagrams.body_key("no diagram, though mermaid is named\n```python\nx\n```\n") == ""
+    key = diagrams.body_key(f"```mermaid\n{GOOD}```\n")
+    assert key and diagrams.body_key(f"> ~~~~ mermaid\n> {GOOD}> ~~~~\n") == key
+    cli = tool / "node_modules" / "@mermaid-js" / "mermaid-cli" / "package.json"
+    cli.write_text(json.dumps({"version": "11.18.0"}))
+    assert dg.Diagrams(None, tool=tool).body_key(f"```mermaid\n{GOOD}```\n") != key
 
 
 def test_no_chromium_is_an_error(tool: Path, monkeypatch: pytest.MonkeyPatch) -> None:
