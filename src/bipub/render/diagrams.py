@@ -175,11 +175,17 @@ class Diagrams:
     _done: dict[str, Drawn] = field(default_factory=dict)
     _version: str | None = None
     _version_read: bool = False
+    _broken: str | None = None  # why the installed tool cannot be used (a damaged file)
     _body_key: str | None = None
 
     def _tool_version(self) -> str | None:
+        """mermaid-cli's and mermaid's installed versions (None: not installed, or damaged:
+        `_broken` says how)."""
         if not self._version_read:
-            self._version = mermaid_cli.installed(self.tool)
+            try:
+                self._version = mermaid_cli.installed(self.tool)
+            except mermaid_cli.ToolBroken as exc:
+                self._broken = str(exc)
             self._version_read = True
         return self._version
 
@@ -190,7 +196,7 @@ class Diagrams:
         return "\0".join(
             (
                 RENDERER_VERSION,
-                self._tool_version() or "missing",
+                self._tool_version() or ("broken" if self._broken else "missing"),
                 json.dumps(mermaid_config(self.fonts), sort_keys=True),
             )
         )
@@ -239,6 +245,8 @@ class Diagrams:
             return
         if self._tool_version() is None:
             why = f"mermaid-cli is not installed in {self.tool}; {INSTALL_HINT}"
+            if self._broken is not None:
+                why = f"mermaid-cli in {self.tool} is damaged: {self._broken}; re{INSTALL_HINT}"
             for source in todo.values():
                 self._done[source] = Drawn(None, why)
             return
