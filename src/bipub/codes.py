@@ -84,6 +84,7 @@ _TABLE: tuple[tuple[str, Default, str, str], ...] = (
     ("code-language", W, "render", "A code block names a language Pygments does not know; it is shown unhighlighted."),
     ("footnote-unused", W, "render", "A footnote definition ([^x]: …) that no [^x] in the text references: it is not shown on the page nor sent for translation."),
     ("search-index", E, "render", "Pagefind returned an incomplete search index (a missing or empty file) three times in a row; nothing is published. Build again; if it persists, report it with `bipub -v build`."),
+    ("search-record", W, "render", "The search index's record (.bipub-cache/search-<hash>.pickle) could not be saved (disk full, no permission): the site is complete, but the next build makes every search shard again. Free space or fix .bipub-cache/'s permissions."),
     ("math", E, "render", "A $…$ or $$…$$ formula cannot be typeset (unknown command, unbalanced braces, bad syntax); fix the LaTeX at the line named."),
     ("diagram", E, "render", "A ```mermaid diagram cannot be drawn (a syntax error, or mermaid-cli, node or Chromium missing: run scripts/bootstrap.sh); fix it at the fence's line."),
     ("card-glyph", W, "render", "A post title has a character the social card's font (pdf.fonts) lacks; the card shows a box for it. Give the post an image: or another font."),

@@ -3,7 +3,8 @@
 After a successful build, bipub records (in .bipub-cache/, one file per output folder):
 
 * the identity of every input file — (mtime, ctime, size, inode) of each file under content/,
-  templates/, locales/, static/, status/, bipub.yaml, glossary.yaml and the bundled theme — and
+  templates/, locales/, static/, status/, bipub.yaml, glossary.yaml, the bundled theme and the
+  version files of the installed mermaid-cli (mermaid_cli.VERSION_FILES) — and
   the build's options (languages, output kinds, bipub and Python version, SOURCE_DATE_EPOCH);
 * the identity of every output file it published and of every folder of the output (a file
   added to or removed from a folder changes the folder's mtime);
@@ -42,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from bipub import __version__
+from bipub import __version__, mermaid_cli
 from bipub.cache import UNREADABLE, load_signed, save_signed
 from bipub.diagnostics import Diagnostic, Severity
 from bipub.parallel import can_fork
@@ -100,6 +101,10 @@ def scan_inputs(project: Project) -> dict[str, Identity]:
     for name in INPUT_DIRS:
         _walk(os.path.join(root, name), f"{name}/", found)
     _walk(str(THEME_DIR), "(theme)/", found)
+    tool = mermaid_cli.tool_dir()  # which mermaid-cli draws the diagrams: an upgrade is a change
+    for name in mermaid_cli.VERSION_FILES:
+        with contextlib.suppress(OSError):
+            found[f"(mermaid)/{name}"] = _identity(os.lstat(tool / name))
     return found
 
 

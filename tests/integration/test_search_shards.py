@@ -126,3 +126,25 @@ def test_an_index_pagefind_cannot_make_whole_stops_the_build(
     [diagnostic] = caught.value.diagnostics
     assert diagnostic.code == "search-index" and "incomplete search index" in diagnostic.message
     assert not (sharded / "site").exists()  # nothing published
+
+
+def test_a_record_that_cannot_be_saved_is_a_warning_and_the_next_build_makes_every_shard(
+    sharded: Path,
+) -> None:
+    """The record is what lets the next build keep shards: when it cannot be saved the user
+    is told (a warning, not a -v note), and the next build indeed makes every shard."""
+    from bipub.render.search_shards import SearchRecord
+
+    record = SearchRecord.path(sharded / ".bipub-cache", sharded / "site")
+    (record / "in-the-way").mkdir(parents=True)  # a folder where the file goes: it cannot be
+    first = build(sharded)
+    [warning] = [d for d in first.warnings if d.code == "search-record"]
+    assert str(record) in warning.message
+    assert "the next build will make every search shard again" in warning.message
+    assert (sharded / "site" / "ko" / "pagefind" / "shards.json").is_file()  # the site is whole
+    post = sharded / "content" / "ko" / "posts" / "alpha.md"
+    post.write_text(post.read_text(encoding="utf-8") + "\n추가 문장.\n", encoding="utf-8")
+    second = build(sharded)
+    shards, made, _ = _made(second.cache_note, "ko")
+    assert made == shards  # as the warning said
+    assert any(d.code == "search-record" for d in second.warnings)

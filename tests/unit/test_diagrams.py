@@ -54,6 +54,7 @@ def tool(tmp_path: Path) -> Path:
             json.dumps({"version": version})
         )
     (root / "render.mjs").write_text("// fake\n")
+    (root / "package.json").write_text('{"type": "module"}')
     return root
 
 
@@ -133,6 +134,66 @@ def test_a_missing_tool_is_an_error_that_says_how_to_install(tmp_path: Path) -> 
     assert drawn.svg is None and drawn.error is not None
     assert "mermaid-cli is not installed" in drawn.error and "bootstrap.sh" in drawn.error
     assert diagrams.runs == 0
+
+
+@pytest.mark.parametrize(
+    ("damaged", "text", "why"),
+    [
+        ("package.json", '{"type": "module",\n}', "is not valid JSON: Expecting property name"),
+        ("node_modules/mermaid/package.json", "", "is not valid JSON: Expecting value"),
+        ("node_modules/@mermaid-js/mermaid-cli/package.json", "[]", "not an object"),
+        ("node_modules/@mermaid-js/mermaid-cli/package.json", "{}", "has no version"),
+        ("node_modules/mermaid/package.json", b"\xff\xfe", "cannot be read"),
+    ],
+)
+def test_a_damaged_tool_is_reported_as_damaged_not_as_missing(
+    tool: Path, damaged: str, text: str | bytes, why: str
+) -> None:
+    """A version file that is there but damaged names the file and the error (never "not
+    installed", which would send the user to install what is installed)."""
+    path = tool / damaged
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text)
+    fake = FakeRenderer()
+    diagrams = dg.Diagrams(None, tool=tool, runner=fake)
+    drawn = diagrams.get(GOOD)
+    assert drawn.svg is None and drawn.error is not None
+    assert "not installed" not in drawn.error
+    assert f"mermaid-cli in {tool} is damaged: {path} " in drawn.error
+    assert why in drawn.error and "reinstall it with `bash scripts/bootstrap.sh`" in drawn.error
+    assert fake.calls == []
+    assert "broken" in diagrams.stamp()  # (a damaged tool's failures are never cached anyway)
+
+
+def test_a_tool_with_a_file_missing_is_not_installed(
+    tool: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(dg, "chromium_path", lambda: "/usr/bin/chromium")
+    for name in ("package.json", "render.mjs", "node_modules/mermaid/package.json"):
+        (tool / name).rename(tool / f"{name}.away")
+        drawn = dg.Diagrams(None, tool=tool, runner=FakeRenderer()).get(GOOD)
+        assert drawn.error is not None and "mermaid-cli is not installed" in drawn.error, name
+        (tool / f"{name}.away").rename(tool / name)
+    assert dg.Diagrams(None, tool=tool, runner=FakeRenderer()).get(GOOD).svg is not None
+
+
+def test_the_installed_versions_are_in_the_diagram_key(tool: Path) -> None:
+    before = dg.Diagrams(None, tool=tool).key(GOOD)
+    cli = tool / "node_modules" / "@mermaid-js" / "mermaid-cli" / "package.json"
+    cli.write_text(json.dumps({"version": "11.18.0"}))
+    assert dg.Diagrams(None, tool=tool).key(GOOD) != before
+
+
+def test_only_a_body_with_a_diagram_fence_has_a_body_key(tool: Path) -> None:
+    diagrams = dg.Diagrams(None, tool=tool)
+    assert diagrams.body_key("no diagram, though mermaid is named\n```python\nx\n```\n") == ""
+    key = diagrams.body_key(f"```mermaid\n{GOOD}```\n")
+    assert key and diagrams.body_key(f"> ~~~~ mermaid\n> {GOOD}> ~~~~\n") == key
+    cli = tool / "node_modules" / "@mermaid-js" / "mermaid-cli" / "package.json"
+    cli.write_text(json.dumps({"version": "11.18.0"}))
+    assert dg.Diagrams(None, tool=tool).body_key(f"```mermaid\n{GOOD}```\n") != key
 
 
 def test_no_chromium_is_an_error(tool: Path, monkeypatch: pytest.MonkeyPatch) -> None:

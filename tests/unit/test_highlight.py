@@ -31,6 +31,7 @@ from pygments.token import (
     _TokenType,
 )
 
+import bipub.render.first_chars as fc
 import bipub.render.highlight as hl
 from bipub.render.highlight import _format, _joined, accelerate, highlight, lexer_for
 
@@ -374,8 +375,8 @@ def test_random_text_tokenizes_identically_in_more_languages(
 # First characters: the rules that can match where a character comes next
 
 
-def _first_chars(pattern: str, flags: int = 0) -> hl._FirstChars | None:
-    return hl._first_test(re.compile(pattern, flags))
+def _first_chars(pattern: str, flags: int = 0) -> fc.FirstChars | None:
+    return fc.first_test(re.compile(pattern, flags))
 
 
 FIRST_CHARS = [  # pattern, flags, characters it must include, characters it must leave out
@@ -484,13 +485,13 @@ def test_first_items_survive_their_regex_text() -> None:
                 if not isinstance(pattern, re.Pattern):
                     continue
                 parsed = _parser.parse(pattern.pattern, pattern.flags)
-                items: list[hl.Item] = []
+                items: list[fc.Item] = []
                 try:
-                    hl._first_items(parsed, parsed.state.flags, items)
-                except hl._Unknown:
+                    fc.first_items(parsed, parsed.state.flags, items)
+                except fc.Unknown:
                     continue
                 for _flags, op, av in items:
-                    assert _parser.parse(hl._item_regex(op, av)).data == [(op, av)]
+                    assert _parser.parse(fc.item_regex(op, av)).data == [(op, av)]
                     checked += 1
     assert checked > 500
 

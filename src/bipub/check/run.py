@@ -112,6 +112,15 @@ def _without_key(message: str, *keys: str | None) -> str:
     return message
 
 
+def rules_fingerprint(files: Sequence[Path]) -> str:
+    """One hash of the QA rules' source files (bipub.check.qa.RULE_FILES): any change to any of
+    them gives a new QA cache salt, so no result of the old rules is reused."""
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.name.encode("utf-8") + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
 class QaCache:
     """QA results on disk (.bipub-cache/check-qa.json), keyed by the texts compared, the kind
     of unit, the languages, the glossary and the QA code itself: a warm `bipub check` parses
@@ -121,7 +130,7 @@ class QaCache:
 
     def __init__(self, root: Path | None, glossary: Glossary) -> None:
         self.path = root / ".bipub-cache" / self.NAME if root is not None else None
-        code = hashlib.sha256(Path(qa.__file__).read_bytes()).hexdigest()[:16]
+        code = rules_fingerprint(qa.RULE_FILES)
         self.salt = f"{__version__}\0{code}\0{glossary.fingerprint()}\0"
         self.entries: dict[str, list[list[str]]] = {}
         self.used: set[str] = set()

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from bipub import mermaid_cli
 from bipub.cache import write_cache_file
 
 RENDERER_VERSION: Final = "1"
@@ -42,12 +43,14 @@ INSTALL_HINT: Final = (
     "PUPPETEER_SKIP_DOWNLOAD=1 npm ci`); set BIPUB_MERMAID_DIR to a folder holding "
     "render.mjs and its node_modules if bipub runs outside its source tree"
 )
-_TOOL_ENV: Final = "BIPUB_MERMAID_DIR"
 _CHROMIUM_ENV: Final = "PUPPETEER_EXECUTABLE_PATH"
 # the first lines of mermaid's message; its stack trace (file URLs of the bundle) is dropped
 _STACK = re.compile(r"^\s*(?:at\s|[\w.$]+ \(https?://|[\w.$]+@)")
 _CARET = re.compile(r"^-*\^$")
 _XML_DECL = re.compile(r"^<\?xml[^>]*>\s*")
+# a ```mermaid (or ~~~mermaid) fence's opening anywhere in a line, in a quote or a list item too:
+# found without parsing, a superset of the fences render/markdown.py draws
+_FENCE_OPEN = re.compile(r"(?:`{3,}|~{3,})[ \t]*mermaid")
 
 
 @dataclass(frozen=True)
@@ -64,10 +67,7 @@ Runner = Callable[[dict[str, Any], Path], dict[str, Drawn]]
 
 def default_tool_dir() -> Path:
     """tools/mermaid of bipub's source tree, or $BIPUB_MERMAID_DIR."""
-    configured = os.environ.get(_TOOL_ENV)
-    if configured:
-        return Path(configured)
-    return Path(__file__).resolve().parents[3] / "tools" / "mermaid"
+    return mermaid_cli.tool_dir()
 
 
 def chromium_path() -> str | None:
@@ -78,20 +78,6 @@ def chromium_path() -> str | None:
     if found:
         return found
     return "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
-
-
-def _tool_version(tool: Path) -> str | None:
-    """mermaid-cli's and mermaid's versions as installed in `tool`, None if not installed."""
-    versions = []
-    for package in ("@mermaid-js/mermaid-cli", "mermaid"):
-        try:
-            data = json.loads((tool / "node_modules" / package / "package.json").read_text("utf-8"))
-        except (OSError, ValueError):
-            return None
-        versions.append(f"{package}@{data.get('version')}")
-    if not (tool / "render.mjs").is_file():
-        return None
-    return " ".join(versions)
 
 
 def font_family(fonts: Sequence[str]) -> str:
@@ -189,10 +175,17 @@ class Diagrams:
     _done: dict[str, Drawn] = field(default_factory=dict)
     _version: str | None = None
     _version_read: bool = False
+    _broken: str | None = None  # why the installed tool cannot be used (a damaged file)
+    _body_key: str | None = None
 
     def _tool_version(self) -> str | None:
+        """mermaid-cli's and mermaid's installed versions (None: not installed, or damaged:
+        `_broken` says how)."""
         if not self._version_read:
-            self._version = _tool_version(self.tool)
+            try:
+                self._version = mermaid_cli.installed(self.tool)
+            except mermaid_cli.ToolBroken as exc:
+                self._broken = str(exc)
             self._version_read = True
         return self._version
 
@@ -203,10 +196,22 @@ class Diagrams:
         return "\0".join(
             (
                 RENDERER_VERSION,
-                self._tool_version() or "missing",
+                self._tool_version() or ("broken" if self._broken else "missing"),
                 json.dumps(mermaid_config(self.fonts), sort_keys=True),
             )
         )
+
+    def body_key(self, body: str) -> str:
+        """What a page showing the Markdown `body` depends on through its diagrams: "" for a
+        body without a ```mermaid fence, else a digest of `stamp` (mermaid-cli's and mermaid's
+        installed versions among it). The fingerprints of the pages and PDFs that show the body
+        include it (render/html.py, render/page_views.py), so upgrading mermaid-cli draws their
+        diagrams again and writes those pages again; other pages are kept."""
+        if "mermaid" not in body or _FENCE_OPEN.search(body) is None:
+            return ""
+        if self._body_key is None:
+            self._body_key = hashlib.sha256(self.stamp().encode("utf-8")).hexdigest()[:16]
+        return self._body_key
 
     def key(self, source: str) -> str:
         h = hashlib.sha256()
@@ -240,6 +245,8 @@ class Diagrams:
             return
         if self._tool_version() is None:
             why = f"mermaid-cli is not installed in {self.tool}; {INSTALL_HINT}"
+            if self._broken is not None:
+                why = f"mermaid-cli in {self.tool} is damaged: {self._broken}; re{INSTALL_HINT}"
             for source in todo.values():
                 self._done[source] = Drawn(None, why)
             return

@@ -278,6 +278,7 @@ class HtmlRenderer(PageViews):
                     lang,
                     doc.rel,
                     doc.digest,
+                    self.rendered.diagrams.body_key(doc.body),  # what draws its diagrams
                     self.site.images.key(doc.rel),  # issue 19: its images' sizes, variants
                     version.state,
                     version.stale_keys,
@@ -341,6 +342,7 @@ class HtmlRenderer(PageViews):
             self._card_key(entry, lang),
             version.doc.rel,
             version.doc.digest,  # the body it shows
+            self.rendered.diagrams.body_key(version.doc.body),  # what draws its diagrams
             self.site.images.key(version.doc.rel),  # and its images (issue 19)
             version.stale_keys,
             version.draft_keys,

@@ -286,6 +286,7 @@ class Search:
             lambda rel: job.url.href("/" + rel),
             job.site.config.outputs.search_shard_pages,
             record,
+            job.collector,
         )
         self.notes.extend(done)
 

@@ -107,7 +107,10 @@ class PageViews:
         )
 
     def _both_key(self, entry: Entry, lang: str, other: str) -> object:
-        docs = tuple((d.rel, d.digest) for d in (entry.docs[lang], entry.docs[other]))
+        docs = tuple(
+            (d.rel, d.digest, self.rendered.diagrams.body_key(d.body))
+            for d in (entry.docs[lang], entry.docs[other])
+        )
         names = tuple(self.config.language(code).name for code in (lang, other))
         return (
             docs,

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Final
 
 from bipub.cache import UNREADABLE, load_signed, save_signed
-from bipub.diagnostics import Diagnostic, DiagnosticError
+from bipub.diagnostics import Collector, Diagnostic, DiagnosticError, Severity
 from bipub.render.search import (
     BUNDLE,
     SearchIndexError,
@@ -121,11 +121,12 @@ def index_site(
     href: Callable[[str], str],
     per_shard: int,
     record_path: Path | None,
+    collector: Collector,
 ) -> list[str]:
     """Write each language's search shards (made again or carried over) and shards.json into
     `tree`. `folder` holds the pages (`paths`: every file of the build, relative to it);
     `href` turns a page's path into its site URL. Returns what it did, one line a language
-    (for -v)."""
+    (for -v); a record that cannot be saved is a warning in `collector` (`search-record`)."""
     stamp = (RECORD_FORMAT, *_tool_versions())
     old = SearchRecord.load(record_path, stamp)
     new = SearchRecord(stamp, stems=old.stems)
@@ -191,9 +192,17 @@ def index_site(
     if record_path is not None:
         try:
             save_signed(record_path, new)
-        except OSError as exc:  # the next build makes every shard again: said, not fatal
-            said.append(
-                f"search record not saved ({exc.strerror or type(exc).__name__}: {record_path})"
+        except OSError as exc:  # the site is whole; the next build makes every shard again
+            collector.add(
+                Diagnostic(
+                    None,
+                    None,
+                    "search-record",
+                    f"the search index's record could not be saved "
+                    f"({exc.strerror or type(exc).__name__}: {record_path}): the next build "
+                    "will make every search shard again",
+                    Severity.WARNING,
+                )
             )
     return said
 

@@ -3,7 +3,8 @@
 - render/markdown_fast.py replaces rules inside markdown-it-py (and the footnote plugin of
   mdit-py-plugins) with dispatchers that give the same tokens faster;
 - render/highlight.py tokenizes with Pygments' lexers through joined regexes, reading patterns
-  with CPython's private `re._parser`, and formats HTML itself instead of `HtmlFormatter`.
+  with CPython's private `re._parser` (render/first_chars.py), and formats HTML itself instead
+  of `HtmlFormatter`.
 
 Both rely on how those libraries work inside, not only on what they promise. They are used only
 on the versions below, which the tests compared with the stock code (tests/unit/

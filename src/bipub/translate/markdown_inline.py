@@ -102,7 +102,7 @@ _INLINE_HTML = re.compile(
     r"|</?[A-Za-z][A-Za-z0-9\-]*(?:\s+[A-Za-z_:][\w:.\-]*(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+))?)*\s*/?>",
     re.S,
 )
-#: Bare URLs exactly as the QA link check reads them (bipub.check.qa._URL / _URL_TRAIL).
+#: Bare URLs exactly as the QA link check reads them (bipub.check.qa_facts.URL / URL_TRAIL).
 _URL = re.compile(r"https?://[^\s<>()\[\]\"'`]+")
 _URL_TRAIL = ".,;:!?'\")]}"
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")

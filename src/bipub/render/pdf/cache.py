@@ -3,6 +3,7 @@ could plant files there); `bipub build --no-cache` renders all."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -101,14 +102,20 @@ class RenderCache:
             "pages": result.pages,
         }
         slot = self._slot(job)
+        tmp: Path | None = None
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             for suffix, payload in ((".pdf", result.data), (".json", json.dumps(meta).encode())):
                 tmp = slot.with_suffix(f"{suffix}.{os.getpid()}.tmp")
                 tmp.write_bytes(payload)
                 tmp.replace(slot.with_suffix(suffix))
+                tmp = None
         except OSError:
-            pass  # a read-only project: no cache, same output
+            # a cache folder that cannot be written (full, read-only): no cache, same output;
+            # the half-written temporary file is not left behind to fill it further
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    tmp.unlink(missing_ok=True)
 
 
 def _sha256(data: bytes) -> str:

@@ -1,0 +1,129 @@
+"""What the QA rules (bipub.check.qa, bipub.check.qa_numbers) read from a text, parsed once.
+
+Markdown is read with markdown-it-py tokens (the same CommonMark + tables + footnotes dialect as
+the renderer), so code, links and text are told apart by the parser, not by regular expressions
+over raw text. `facts` splits a text into its prose (outside code, HTML and link targets), its
+code spans and blocks, its link targets (with autolinks and bare URLs) and its skeleton
+(headings, list items, tables, images).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from bipub.text.markdown import parser
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
+
+# --------------------------------------------------------------------------- Markdown facts
+
+
+@dataclass(frozen=True)
+class Skeleton:
+    headings: tuple[int, ...] = ()
+    list_items: int = 0
+    tables: tuple[tuple[int, int], ...] = ()  # (rows, columns) per table
+    images: int = 0
+
+
+@dataclass(frozen=True)
+class Facts:
+    """Everything the checks need from one text, read once."""
+
+    prose: str  # text outside code, HTML and link targets (for numbers, refs, words)
+    code_spans: tuple[str, ...]
+    blocks: tuple[tuple[str, str], ...]  # (info string, content) of fenced/indented code
+    links: tuple[str, ...]
+    skeleton: Skeleton = field(default_factory=Skeleton)
+
+
+def _parser() -> MarkdownIt:
+    """The dialect the drafter reads too (bipub.text.markdown), imported when first needed."""
+
+    return parser()
+
+
+URL = re.compile(r"https?://[^\s<>()\[\]\"'`]+")
+URL_TRAIL = ".,;:!?'\")]}"
+
+
+def bare_urls(text: str) -> list[str]:
+    return [m.group(0).rstrip(URL_TRAIL) for m in URL.finditer(text)]
+
+
+@lru_cache(maxsize=65536)
+def facts(text: str) -> Facts:
+    """Parse `text` as Markdown and collect its prose, code, links and skeleton."""
+    tokens = _parser().parse(unicodedata.normalize("NFC", text))
+    prose: list[str] = []
+    spans: list[str] = []
+    blocks: list[tuple[str, str]] = []
+    links: list[str] = []
+    headings: list[int] = []
+    list_items = 0
+    tables: list[tuple[int, int]] = []
+    images = 0
+    rows = cols = 0
+    in_table = False
+
+    def inline(children: Iterable[Token]) -> None:
+        nonlocal images
+        for tok in children:
+            if tok.type == "text":
+                prose.append(tok.content)
+                links.extend(bare_urls(tok.content))
+            elif tok.type == "code_inline":
+                spans.append(tok.content)
+                prose.append(" ")
+            elif tok.type == "link_open":
+                href = tok.attrGet("href")
+                if href is not None:
+                    links.append(str(href))
+            elif tok.type == "image":
+                images += 1
+                src = tok.attrGet("src")
+                if src is not None:
+                    links.append(str(src))
+                inline(tok.children or [])
+            elif tok.type in ("softbreak", "hardbreak"):
+                prose.append(" ")
+
+    for tok in tokens:
+        t = tok.type
+        if t in ("fence", "code_block"):
+            blocks.append((tok.info.strip(), tok.content))
+            prose.append("\n")
+        elif t == "heading_open":
+            headings.append(int(tok.tag[1:]))
+        elif t == "list_item_open":
+            list_items += 1
+        elif t == "table_open":
+            in_table, rows, cols = True, 0, 0
+        elif t == "tr_open" and in_table:
+            rows += 1
+        elif t in ("th_open", "td_open") and in_table and rows == 1:
+            cols += 1
+        elif t == "table_close":
+            tables.append((rows, cols))
+            in_table = False
+        elif t == "inline":
+            inline(tok.children or [])
+            prose.append("\n")
+    skeleton = Skeleton(tuple(headings), list_items, tuple(tables), images)
+    return Facts("".join(prose), tuple(spans), tuple(blocks), tuple(links), skeleton)
+
+
+#: `#1234` and `owner/repo#1234` references (a number that names an issue, not a quantity).
+REF = re.compile(r"(?<![\w&])(?:[\w.-]+/[\w.-]+)?#\d+(?!\d)")
+HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
+
+
+def has_hangul(text: str) -> bool:
+    return HANGUL.search(text) is not None

@@ -1,0 +1,242 @@
+"""QA rule `numbers`: the numbers of a translation against its source's.
+
+The multiset of numbers outside code and link targets (bipub.check.qa_facts), thousands
+separators removed, unicode dashes and `~` read as range separators, with `%`/`×` kept as part
+of the number (`%p`, "percent", "퍼센트" → `%`; `x`, `배`, "times", "-fold" → `×`), month names
+and `1월` both read as month numbers. Spelled-out numbers ("three", "세 배", "tripled") cannot
+cause a finding but can stand for a digit on the other side.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from decimal import Decimal
+from functools import lru_cache
+
+from bipub.check.qa_facts import HANGUL, REF, bare_urls, facts
+
+_DASHES = dict.fromkeys(map(ord, "‐‑‒–—―−～〜"), "-")
+_NUM = re.compile(
+    r"(?<![\d.,/])(?P<int>\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?P<frac>\.\d+)?(?P<den>/\d+)?"
+    r"(?P<mag>\s?(?:만|억|조)|\s(?:thousand|million|billion|trillion)\b)?"
+    r"(?P<suffix>\s?(?:%\s?p\b|%\s?포인트|%|퍼센트|percent(?:age points?)?|per cent)"
+    r"|\s?(?:×|x(?![A-Za-z])|배|times\b|-?fold\b))?"
+    r"(?P<ordinal>st|nd|rd|th)?",
+    re.IGNORECASE,
+)
+_MAGNITUDE = {
+    "만": 10**4,
+    "억": 10**8,
+    "조": 10**12,
+    "thousand": 10**3,
+    "million": 10**6,
+    "billion": 10**9,
+    "trillion": 10**12,
+}
+_RANGE_SEP = re.compile(r"^\s*(?:-|to|~|→)?\s*$")
+_MONTHS = {
+    name: i
+    for i, names in enumerate(
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ],
+        start=1,
+    )
+    for name in names
+}
+_MONTH_NAMES = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_MONTH = re.compile(
+    r"\b(" + _MONTH_NAMES + r")\.?(?=\s+\d)|(?<=\d\s)(" + _MONTH_NAMES + r")\b", re.IGNORECASE
+)
+#: Spelled-out numbers: they never cause a finding but may stand for a digit on the other side.
+_WORD_NUMBERS = {
+    "zero": "0",
+    "no": "0",
+    "none": "0",
+    "one": "1",
+    "two": "2",
+    "three": "3",
+    "four": "4",
+    "five": "5",
+    "six": "6",
+    "seven": "7",
+    "eight": "8",
+    "nine": "9",
+    "ten": "10",
+    "eleven": "11",
+    "twelve": "12",
+    "thirteen": "13",
+    "fourteen": "14",
+    "fifteen": "15",
+    "sixteen": "16",
+    "seventeen": "17",
+    "eighteen": "18",
+    "nineteen": "19",
+    "twenty": "20",
+    "thirty": "30",
+    "forty": "40",
+    "fifty": "50",
+    "hundred": "100",
+    "thousand": "1000",
+    "million": "1000000",
+    "billion": "1000000000",
+    "dozen": "12",
+    "once": "1",
+    "twice": "2×",
+    "double": "2×",
+    "doubled": "2×",
+    "doubles": "2×",
+    "triple": "3×",
+    "tripled": "3×",
+    "triples": "3×",
+    "quadruple": "4×",
+    "quadrupled": "4×",
+    "half": "1/2",
+    "halved": "1/2",
+    "third": "1/3",
+    "quarter": "1/4",
+}
+_ASCII_WORD = re.compile(r"[A-Za-z]+")
+_KO_NATIVE = {
+    "한": "1",
+    "두": "2",
+    "세": "3",
+    "네": "4",
+    "다섯": "5",
+    "여섯": "6",
+    "일곱": "7",
+    "여덟": "8",
+    "아홉": "9",
+    "열": "10",
+}
+_KO_WORD = re.compile(
+    r"(?<![가-힣])(" + "|".join(_KO_NATIVE) + r")\s?(배|번|개|가지|명|장|줄|단계|시간|달|주|해|건)"
+)
+#: Words for "a/each/per": an unmatched plain 1 is forgiven when the other side has one.
+_ONE_WORDS = frozenset(["a", "an", "one", "each", "per", "single", "once", "first"])
+
+
+@dataclass(frozen=True)
+class Numbers:
+    required: Counter[str]
+    optional: Counter[str]  # spelled-out numbers: may stand for a digit, never required
+    has_one_word: bool = False
+
+
+def _canon(m: re.Match[str]) -> str:
+
+    integer = m.group("int").replace(",", "")
+    if m.group("den"):
+        return f"{int(integer)}{m.group('den')}"
+    value = Decimal(integer + (m.group("frac") or ""))
+    mag = (m.group("mag") or "").strip().lower()
+    if mag:
+        value *= _MAGNITUDE[mag]
+    text = format(value.normalize(), "f") if mag else f"{int(integer)}{m.group('frac') or ''}"
+    suffix = m.group("suffix")
+    if suffix:
+        s = suffix.strip().lower()
+        text += "%" if ("%" in s or "퍼센트" in s or "cent" in s) else "×"
+    return text
+
+
+@lru_cache(maxsize=65536)
+def numbers_of(text: str) -> Numbers:
+    """The numbers of a text's prose (see the module docstring for the normalization).
+
+    Numbers inside identifiers (directly after an ASCII letter: H100, p99, E2E, W8A8) are
+    left out; they are names, not quantities."""
+    prose = facts(text).prose.translate(_DASHES)
+    prose = REF.sub(" ", prose)
+    for url in bare_urls(prose):
+        prose = prose.replace(url, " ")
+    required: Counter[str] = Counter()
+    optional: Counter[str] = Counter()
+    found: list[tuple[int, int, str, bool]] = []  # start, end, token, has a unit
+    for m in _NUM.finditer(prose):
+        if m.start() > 0 and prose[m.start() - 1].isascii() and prose[m.start() - 1].isalpha():
+            continue
+        token = _canon(m)
+        if m.group("ordinal"):
+            optional[token] += 1
+            continue
+        found.append((m.start(), m.end(), token, m.group("suffix") is not None))
+    # a range such as 2.4–2.7× gives its unit to both ends
+    for i in range(len(found) - 2, -1, -1):
+        start, end, token, has_suffix = found[i]
+        nxt = found[i + 1]
+        if not has_suffix and nxt[3] and _RANGE_SEP.match(prose[end : nxt[0]]):
+            found[i] = (start, end, token + nxt[2][-1], True)
+    required.update(t for _, _, t, _ in found)
+    words = [w.lower() for w in _ASCII_WORD.findall(prose)]
+    vocabulary = set(words)
+    if not vocabulary.isdisjoint(_MONTHS):
+        for mm in _MONTH.finditer(prose):
+            name = (mm.group(1) or mm.group(2)).lower()
+            required[str(_MONTHS[name])] += 1
+    for w in words:
+        value = _WORD_NUMBERS.get(w)
+        if value is not None:
+            optional[value] += 1
+    if HANGUL.search(prose):
+        for mm in _KO_WORD.finditer(prose):
+            value = _KO_NATIVE[mm.group(1)]
+            optional[value + "×" if mm.group(2) == "배" else value] += 1
+    has_one = not vocabulary.isdisjoint(_ONE_WORDS) or any(c in prose for c in "매각한첫")
+    return Numbers(required, optional, has_one)
+
+
+def _bare(token: str) -> str:
+    return token.rstrip("%×")
+
+
+def _absorb(unmatched: Counter[str], other: Numbers) -> Counter[str]:
+    """Remove from `unmatched` what a spelled-out number on the other side stands for."""
+    left = Counter(unmatched)
+    spare = Counter({k: v for k, v in other.optional.items()})
+    for token in sorted(left):
+        for word in sorted(spare):
+            while left[token] and spare[word] and (word == token or _bare(word) == _bare(token)):
+                left[token] -= 1
+                spare[word] -= 1
+    if left["1"] and other.has_one_word:
+        left["1"] = 0
+    return +left
+
+
+def _fmt(c: Counter[str]) -> str:
+    return ", ".join(sorted(c.elements(), key=lambda t: (len(t), t)))
+
+
+def check_numbers(source: str, translation: str) -> list[str]:
+    s, t = numbers_of(source), numbers_of(translation)
+    lost = _absorb(s.required - t.required, t)
+    added = _absorb(t.required - s.required, s)
+    # "51번" / "51 times", "3배" / "3 times": a multiplier sign alone is not a different number
+    for token in sorted(lost):
+        other = token[:-1] if token.endswith("×") else token + "×"
+        while lost[token] and added[other]:
+            lost[token] -= 1
+            added[other] -= 1
+    lost, added = +lost, +added
+    if not lost and not added:
+        return []
+    parts = []
+    if lost:
+        parts.append(f"the source has {_fmt(lost)}")
+    if added:
+        parts.append(f"the translation has {_fmt(added)}")
+    return [f"numbers differ: {' but '.join(parts)}"]
