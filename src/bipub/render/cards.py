@@ -11,6 +11,9 @@ A title too long for the card ends in an ellipsis.
 
 Cards are cached by content in the user's cache folder (`cards/<key>.png`): the key is the text
 drawn, the font files' identity and CARD_VERSION, so a build draws only new or changed cards.
+The build cache records each published card's key with its file's identity (`remember`): a
+build after an edit keeps every card whose key did not change as the published file
+(OutputTree.keep), without reading it or its cached copy.
 """
 
 from __future__ import annotations
@@ -24,11 +27,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, Protocol
 from urllib.parse import unquote, urlsplit
 
+from bipub import uptodate
 from bipub.cache import user_cache_dir, write_cache_file
 from bipub.parallel import can_fork, fork_map, worker_count
 from bipub.render.locale_format import format_date
 from bipub.render.pdf.fonts import choose_fonts, cmap, describe, uncovered
 from bipub.render.urls import post_card, site_card
+from bipub.uptodate import Identity as Published
+from bipub.write.output import Identity, OutputFile, OutputTree
 
 if TYPE_CHECKING:
     from PIL import ImageFont
@@ -39,7 +45,6 @@ if TYPE_CHECKING:
     from bipub.pair.site import Entry, Site
     from bipub.project import Project
     from bipub.render.html import Plan
-    from bipub.write.output import OutputTree
 
 CARD_VERSION: Final = "1"
 WIDTH: Final = 1200
@@ -53,6 +58,7 @@ RULE: Final = (226, 229, 234)  # --border
 TITLE_SIZES: Final = (68, 60, 52, 46)  # the largest that fits in MAX_LINES
 MAX_LINES: Final = 4
 ELLIPSIS: Final = "…"
+ORIGIN: Final = "social card"  # (what made the file, for a clash's message)
 
 
 @dataclass(frozen=True)
@@ -261,6 +267,8 @@ class Cards:
 
     def __init__(self) -> None:
         self.drawn = 0  # cards this build drew (not from the cache)
+        self.kept = 0  # published cards kept as they were (their key did not change)
+        self.keys: dict[str, str] = {}  # output path → key of every card of this build
 
     def render(self, job: CardJob, tree: OutputTree) -> None:
         config = job.site.config
@@ -309,6 +317,8 @@ class Cards:
                         f"{', '.join(describe(ch) for ch in missing)}: drawn as a box on the "
                         "card (give the post an image: or set pdf.fonts)",
                     )
+        previous = job.cache.cards.get(str(tree.out), {}) if job.cache is not None else {}
+        todo = [item for item in todo if not self._kept(item, maker, previous, tree)]
         datas: list[bytes | None] = [maker.cached(text) for _path, _lang, text in todo]
         misses = [n for n, data in enumerate(datas) if data is None]
         texts = [todo[n][2] for n in misses]
@@ -324,12 +334,56 @@ class Cards:
         self.drawn += len(misses)
         for (path, owner, _text), data in zip(todo, datas, strict=True):
             assert data is not None
-            tree.add(path.lstrip("/"), data, owner, "social card")
+            tree.add(path.lstrip("/"), data, owner, ORIGIN)
+
+    def _kept(
+        self,
+        item: tuple[str, str | None, CardText],
+        maker: CardMaker,
+        previous: dict[str, tuple[str, Identity]],
+        tree: OutputTree,
+    ) -> bool:
+        """Keep the published card if its key did not change and it is still the file the
+        last build published (OutputTree.keep: two lstats, no open: an edit build reads and
+        compares only the cards that changed)."""
+        path, owner, text = item
+        rel = path.lstrip("/")
+        key = maker.key(text)
+        self.keys[rel] = key
+        old = previous.get(rel)
+        if old is None or old[0] != key or not tree.keep(rel, old[1]):
+            return False
+        tree.record_kept(rel, OutputFile(owner, ORIGIN))
+        self.kept += 1
+        return True
 
     def owns(self, path: str) -> bool:
         return path.endswith("/card.png") and (
             path.count("/") == 1 or path.split("/")[1:2] == ["blog"]
         )
+
+
+def remember(
+    cache: BuildCache, out: Path, keys: dict[str, str] | None, published: dict[str, Published]
+) -> None:
+    """After publishing: each published card's key with the identity of its file (`published`:
+    uptodate.output_state's, of every published file), for the next build's `Cards._kept`.
+    `keys`: the cards this build made (None: it made none, `build --only html`). A card this
+    build did not make but carried over (by hard link: only its ctime moved) keeps its key
+    with its new identity; a card no longer published is forgotten."""
+    entries = cache.cards.get(str(out), {})
+    now: dict[str, tuple[str, Identity]] = {}
+    for rel, (key, (mtime, _ctime, size, ino)) in entries.items():
+        ident = published.get(rel)
+        if ident is not None and (keys is None or rel not in keys):
+            new = uptodate.file_identity(ident)
+            if (new[0], new[2], new[3]) == (mtime, size, ino):
+                now[rel] = (key, new)
+    for rel, key in (keys or {}).items():
+        ident = published.get(rel)
+        if ident is not None:
+            now[rel] = (key, uptodate.file_identity(ident))
+    cache.cards[str(out)] = now
 
 
 def _check_image(job: CardJob, image: str, doc: Document | None) -> None:
