@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import struct
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -58,6 +60,7 @@ RULE: Final = (226, 229, 234)  # --border
 TITLE_SIZES: Final = (68, 60, 52, 46)  # the largest that fits in MAX_LINES
 MAX_LINES: Final = 4
 ELLIPSIS: Final = "…"
+X: Final = 1  # where the card starts in the image drawn (`_base`: column 0 is the filter bytes)
 ORIGIN: Final = "social card"  # (what made the file, for a clash's message)
 
 
@@ -148,9 +151,7 @@ def _level(colour: tuple[int, int, int]) -> int:
 
 
 def draw(text: CardText, regular: FontFile, bold: FontFile) -> bytes:
-    """The card as PNG bytes (a palette PNG: small, and quick to write)."""
-    from io import BytesIO
-
+    """The card as PNG bytes (an 8-bit palette PNG: small, and quick to write)."""
     from PIL import ImageDraw
 
     inner = WIDTH - 2 * MARGIN
@@ -167,33 +168,70 @@ def draw(text: CardText, regular: FontFile, bold: FontFile) -> bytes:
     size = font.size
     y = MARGIN + 20
     for line in lines:
-        pen.text((MARGIN, y), line, font=font, fill=1)
+        pen.text((X + MARGIN, y), line, font=font, fill=1)
         y += round(size * 1.3)
     if right:
         pen.text(
-            (WIDTH - MARGIN, HEIGHT - MARGIN), right, font=small, fill=_level(MUTED), anchor="rs"
+            (X + WIDTH - MARGIN, HEIGHT - MARGIN),
+            right,
+            font=small,
+            fill=_level(MUTED),
+            anchor="rs",
         )
-    image.putpalette(_palette())  # (grey levels become palette indexes: no copy)
-    out = BytesIO()
-    image.save(out, "PNG", compress_level=3)  # (the default 6: twice the time, 20 % smaller)
-    return out.getvalue()
+    return png(image.tobytes(), WIDTH, HEIGHT, _palette())
 
 
 @lru_cache(maxsize=8)
 def _base(left: str, regular: FontFile) -> Image.Image:
     """What every card of a site shares, drawn once per process (copied for each card): the
-    background, the accent bar, the rule and the site's name (`left`) in grey levels. The
-    title and the date are drawn apart from them, so the order does not change a pixel."""
+    background, the accent bar, the rule and the site's name (`left`), in the grey levels that
+    are the palette's indexes. The title and the date are drawn apart from them (the order
+    changes no pixel). The image is one column wider than the card (`X`): its first column is
+    each PNG scanline's filter byte (0: none), so that its bytes are the PNG's pixel data."""
     from PIL import Image, ImageDraw
 
-    image = Image.new("L", (WIDTH, HEIGHT), 255)
+    image = Image.new("L", (X + WIDTH, HEIGHT), 255)
     pen = ImageDraw.Draw(image)
-    pen.rectangle((0, 0, WIDTH, 14), fill=0)  # the accent bar
+    pen.rectangle((0, 0, 0, HEIGHT), fill=0)  # (the filter bytes)
+    pen.rectangle((X, 0, X + WIDTH, 14), fill=0)  # the accent bar
     base = HEIGHT - MARGIN
-    pen.line((MARGIN, base - 56, WIDTH - MARGIN, base - 56), fill=_level(RULE), width=2)
+    pen.line((X + MARGIN, base - 56, X + WIDTH - MARGIN, base - 56), fill=_level(RULE), width=2)
     small = _font(regular.path, regular.index, 30)
-    pen.text((MARGIN, base), left, font=small, fill=_level(MUTED), anchor="ls")
+    pen.text((X + MARGIN, base), left, font=small, fill=_level(MUTED), anchor="ls")
     return image
+
+
+PNG_SIGNATURE: Final = b"\x89PNG\r\n\x1a\n"
+
+
+def png(scanlines: bytes, width: int, height: int, palette: bytes) -> bytes:
+    """An 8-bit palette PNG (colour type 3): `scanlines` are `height` rows of a filter byte
+    and `width` palette indexes. Written here rather than by Pillow, for its compressor: zlib
+    (Pillow's) takes ~1.5 ms for a card's 760 KB, half the cost of a card; ISA-L's deflate
+    (isal) ~0.15 ms, into a smaller stream. Any PNG reader reads it (a standard zlib stream)."""
+    from isal import isal_zlib
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)  # 8 bits, palette
+    return b"".join(
+        (
+            PNG_SIGNATURE,
+            _chunk(b"IHDR", header),
+            _chunk(b"PLTE", palette),
+            _chunk(b"IDAT", isal_zlib.compress(scanlines, 1)),
+            _chunk(b"IEND", b""),
+        )
+    )
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return b"".join(
+        (
+            struct.pack(">I", len(data)),
+            kind,
+            data,
+            struct.pack(">I", zlib.crc32(data, zlib.crc32(kind))),
+        )
+    )
 
 
 @dataclass
