@@ -8,6 +8,9 @@ For each size N (posts per language) it generates a corpus with ../shared/bench/
 (or bench/gen_corpus.py if copied), then measures, each `--repeat` times (median reported):
 
 * cold   — `bipub build --no-cache` into an empty output (HTML, JSON, feeds, sitemap, llms)
+* cards  — `bipub build --no-cache --only cards` right after: every social card drawn (none
+           from ~/.cache/bipub/cards), which the cold build above leaves out; the timed updates
+           below build the cards too (their cards cost: reading and keeping the published ones)
 * warm   — `bipub build` again with nothing changed (the up-to-date check: nothing is read)
 * touch  — one post's mtime changed, bytes the same: an update that rewrites nothing
 * edit   — one post's body edited (a paragraph added), `bipub build`: an update (every stage
@@ -202,6 +205,9 @@ COLD = [
 ]
 
 
+CARDS = ["-q", "build", "--no-cache", "--only", "cards"]  # (into the cold build's output)
+
+
 def hugo_site(root: Path, n: int, project: Path) -> Path:
     """The Hugo skeleton with this corpus's content (made once per size)."""
     site = root / f"hugo-{n}"
@@ -280,6 +286,7 @@ def bench_size(
         k: []
         for k in (
             "cold",
+            "cards",
             "warm",
             "touch",
             "edit",
@@ -302,6 +309,7 @@ def bench_size(
     has_check = subprocess.run([*BIPUB, "check", "--help"], capture_output=True).returncode == 0
     for i in range(repeat):
         results["cold"].append(bipub_cold(project, env))
+        results["cards"].append(run([*BIPUB, *CARDS], project, env)[0])
         run([*BIPUB, "-q", "build"], project, env)  # fill the cache
         if has_check and check:
             results["check-cold"].append(run([*BIPUB, "-q", "check"], project, env, ok=(0, 1))[0])
@@ -422,18 +430,18 @@ def main() -> None:
             cold_only(root, n, args.repeat, args.out_dir)
         return
     print(
-        "| posts/lang | cold | Hugo | cold/Hugo | warm | touch | one edit | title edit "
+        "| posts/lang | cold | Hugo | cold/Hugo | cards cold | warm | touch | one edit | title edit "
         "| tags edit | date edit | new post | delete post | draft toggle | series edit | serve edit "
         "| serve new post | check cold | check after edit | check | RSS bipub | RSS Hugo |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|" + "---|" * 22)
     for n in args.posts:
         s = bench_size(root, n, args.repeat, hugo, not args.no_check, not args.no_rss)
         s = {"rss_bipub": float("nan"), "rss_hugo": float("nan"), **s}
         ratio = s["cold"] / s["hugo"] if hugo and s.get("hugo") else float("nan")
         print(
             f"| {n} | {s['cold']:.1f} s | {s.get('hugo', float('nan')):.1f} s | {ratio:.2f} | "
-            f"{s['warm']:.2f} s | {s['touch']:.2f} s | {s['edit']:.2f} s | "
+            f"{s['cards']:.1f} s | {s['warm']:.2f} s | {s['touch']:.2f} s | {s['edit']:.2f} s | "
             f"{s['edit-meta']:.2f} s | {s['edit-tags']:.2f} s | {s['edit-date']:.2f} s | "
             f"{s['new-post']:.2f} s | {s['delete-post']:.2f} s | {s['draft']:.2f} s | "
             f"{s['edit-series']:.2f} s | {s['serve']:.2f} s | {s['serve-new']:.2f} s | "

@@ -78,6 +78,8 @@ class BuildCache:
     docs: dict[str, tuple[FileKey, str, Any]] = field(default_factory=dict)
     # output folder → output path → (fingerprint, identity of the file written: write/output.py)
     pages: dict[str, dict[str, tuple[str, FileKey]]] = field(default_factory=dict)
+    # output folder → social card path → (card key, identity of the file published: cards.py)
+    cards: dict[str, dict[str, tuple[str, FileKey]]] = field(default_factory=dict)
     # what rendering a document's body warned about (render/markdown.py MarkdownCache.notes)
     notes: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     note: str = ""  # why a previous cache was not used (for -v)
@@ -102,6 +104,7 @@ class BuildCache:
         if stamp != cache.stamp or not isinstance(data, dict):
             return cls(note="build cache ignored (made by another bipub or Python version)")
         cache.pages = data.get("pages", {})
+        cache.cards = data.get("cards", {})
         for shard in range(DOC_SHARDS):
             shard_path = folder / _docs_file(shard)
             if not shard_path.is_file():
@@ -135,7 +138,7 @@ class BuildCache:
             else:
                 shard_path.unlink(missing_ok=True)
             self._shards[shard] = signature
-        data = {"pages": self.pages, "notes": self.notes}
+        data = {"pages": self.pages, "cards": self.cards, "notes": self.notes}
         save_signed(folder / FILE, (self.stamp, data))
 
 

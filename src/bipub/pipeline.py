@@ -35,7 +35,7 @@ from bipub.diagnostics import Collector, ConfigError, Diagnostic, DiagnosticErro
 from bipub.load.content import Content, load_content
 from bipub.pair.site import PairMemo, Site, pair_site
 from bipub.project import Project
-from bipub.render import urls
+from bipub.render import cards, urls
 from bipub.render.cards import Cards
 from bipub.render.diagrams import Diagrams
 from bipub.render.html import HtmlRenderer
@@ -484,6 +484,8 @@ def _build(
         try:  # the site is published: what fails now is said, and the next build does more
             fingerprints = pages.fingerprints if pages is not None else {}
             files, dirs = uptodate.output_state(tree.out, tree.files)
+            made = [kind.keys for kind in steps if isinstance(kind, Cards)]
+            cards.remember(cache, tree.out, made[0] if made else None, files)
             remember(project, target, tree, cache, fingerprints, files, kept, new_state)
             counts = pages.counts if pages is not None else {}
             record = uptodate.Record(record_key, inputs, files, dirs, warnings, counts)

@@ -5,8 +5,10 @@ once (the next build reads them from the cache). One shared build of the 'minima
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import sys
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
@@ -14,8 +16,10 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from bipub import pipeline
 from bipub.pipeline import build
 from bipub.render import cards
+from bipub.render.outputs import Output
 from tests.conftest import PROJECTS
 
 BASE = "https://test.example.org/"
@@ -156,3 +160,78 @@ def test_a_font_without_bold_is_said_by_a_build_of_the_cards_alone(tmp_path: Pat
     )
     result = build(project, only={"cards"}, use_cache=False)
     assert any(w.code == "pdf-font" and "no bold face" in w.message for w in result.warnings)
+
+
+_OPENED: list[list[str]] = []  # the paths opened while a test listens (sys.addaudithook)
+
+
+def _listen(event: str, args: tuple[object, ...]) -> None:
+    if event == "open" and _OPENED and isinstance(args[0], str | bytes | Path):
+        _OPENED[-1].append(os.fsdecode(args[0]))
+
+
+sys.addaudithook(_listen)  # (a hook cannot be removed: it records only inside `_opens`)
+
+
+def _card_files(site: Path) -> dict[str, int]:
+    return {p.relative_to(site).as_posix(): p.stat().st_ino for p in site.rglob("card.png")}
+
+
+def test_an_edit_opens_only_the_card_that_changed(make_project) -> None:
+    """Issue 17: a build after an edit keeps every published card whose key did not change
+    (OutputTree.keep: the file the last build published, by its identity) without opening it
+    or its copy in the cards cache; the edited post's card alone is looked up, drawn and
+    written. A card changed by hand in the output is made again."""
+    project = make_project("minimal")
+    site = project / "site"
+    build(project, site, only={"cards"})
+    before = _card_files(site)
+    assert len(before) >= 5
+    (site / "en" / "card.png").write_bytes(b"changed by hand")
+    alpha = project / "content" / "ko" / "posts" / "alpha.md"
+    alpha.write_text(
+        alpha.read_text("utf-8").replace("title: 알파 글", "title: 알파 글 2"), "utf-8"
+    )
+    _OPENED.append([])
+    try:
+        kind = cards.Cards()
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(pipeline, "outputs", lambda only: [kind])
+            build(project, site, only={"cards"})
+        opened = [Path(p) for p in _OPENED[-1]]
+    finally:
+        _OPENED.pop()
+    after = _card_files(site)
+    assert after.keys() == before.keys()
+    changed = {rel for rel in after if after[rel] != before[rel]}
+    assert changed == {"ko/blog/alpha/card.png", "en/card.png"}
+    assert Image.open(site / "en" / "card.png").size == (1200, 630)
+    # the published cards and their staged copies (a folder beside the site)
+    in_site = {
+        p.relative_to(project).as_posix().split("/", 1)[1]
+        for p in opened
+        if p.name == "card.png" and p.is_relative_to(project)
+    }
+    assert in_site <= changed, in_site
+    cached = {p.name.lstrip(".")[:32] for p in opened if p.parent.name == "cards"}
+    assert len(cached) == 2, cached  # alpha's new card (not there: drawn, stored), en/card.png
+    assert kind.kept == len(before) - 2 and kind.drawn == 1
+
+
+def test_cards_carried_over_by_a_build_without_them_are_kept_by_the_next(make_project) -> None:
+    """`build --only html` carries the cards over by hard link, which moves their ctime (part of
+    the identity `keep` compares): the cache records their new identity, so the next build of
+    the cards still keeps them (and the cards of one language's build, the other's)."""
+    project = make_project("minimal")
+    site = project / "site"
+    about = project / "content" / "ko" / "pages" / "about.md"
+    build(project, site, only={"cards"})
+    for only, langs in (({"html"}, None), ({"cards"}, ["en"]), ({"cards"}, None)):
+        about.write_text(about.read_text("utf-8") + "\n고침.\n", "utf-8")
+        kind = cards.Cards()
+        made: list[Output] = [kind] if "cards" in only else []
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(pipeline, "outputs", lambda _only, made=made: made)
+            build(project, site, langs=langs, only=only)
+        if "cards" in only:
+            assert (kind.kept, kind.drawn) == (len(_card_files(site)) // (2 if langs else 1), 0)

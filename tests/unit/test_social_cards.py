@@ -47,6 +47,73 @@ def test_a_card_is_a_1200_by_630_png(noto: tuple[FontFile, FontFile]) -> None:
     assert len(data) < 60_000
 
 
+def _drawn_by_pillow(text: CardText, regular: FontFile, bold: FontFile) -> Image.Image:
+    """The card as bipub drew it before issue 17's speed-ups (one image in the card's order,
+    then Pillow's PNG writer): what `draw` must still show, pixel for pixel."""
+    from PIL import ImageDraw
+
+    image = Image.new("L", (cards.WIDTH, cards.HEIGHT), 255)
+    pen = ImageDraw.Draw(image)
+    pen.rectangle((0, 0, cards.WIDTH, 14), fill=0)
+    inner = cards.WIDTH - 2 * cards.MARGIN
+    lines, font = cards._fit(" ".join(text.title.split()), inner, bold)
+    y = cards.MARGIN + 20
+    for line in lines:
+        pen.text((cards.MARGIN, y), line, font=font, fill=1)
+        y += round(font.size * 1.3)
+    small = cards._font(regular.path, regular.index, 30)
+    base = cards.HEIGHT - cards.MARGIN
+    room = inner - small.getlength(text.footer_right) - 40
+    left = text.footer_left
+    while left and small.getlength(left) > room:
+        left = left[:-2].rstrip() + cards.ELLIPSIS
+    muted, rule = cards._level(cards.MUTED), cards._level(cards.RULE)
+    pen.line((cards.MARGIN, base - 56, cards.WIDTH - cards.MARGIN, base - 56), fill=rule, width=2)
+    pen.text((cards.MARGIN, base), left, font=small, fill=muted, anchor="ls")
+    pen.text(
+        (cards.WIDTH - cards.MARGIN, base), text.footer_right, font=small, fill=muted, anchor="rs"
+    )
+    card = Image.frombytes("P", image.size, image.tobytes())
+    card.putpalette(list(cards._palette()))
+    out = BytesIO()
+    card.save(out, "PNG")
+    return Image.open(BytesIO(out.getvalue())).convert("RGB")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        CardText("어텐션을 수식으로 다시 읽기: KV 캐시의 경우", "기술 블로그", "2026년 2월 20일"),
+        CardText("Reading attention as equations, again " * 3, "A tech blog " * 9, "Feb 20, 2026"),
+    ],
+)
+def test_a_card_looks_as_pillow_drew_it_in_an_8_bit_palette_png(
+    text: CardText, noto: tuple[FontFile, FontFile]
+) -> None:
+    """`draw` writes the PNG itself (render/cards.py `png`) from parts drawn once: Pillow reads
+    it back as an 8-bit palette image of the card's size, with the card's colours, and its
+    pixels are those of the card drawn the plain way."""
+    data = cards.draw(text, *noto)
+    image = Image.open(BytesIO(data))
+    image.load()
+    assert (image.format, image.mode, image.size) == ("PNG", "P", (1200, 630))
+    palette = image.getpalette()
+    assert palette is not None and tuple(palette[:3]) == cards.ACCENT
+    assert tuple(palette[3:6]) == cards.FOREGROUND and tuple(palette[-3:]) == cards.BACKGROUND
+    reference = _drawn_by_pillow(text, *noto)
+    assert ImageChops.difference(image.convert("RGB"), reference).getbbox() is None
+
+
+def test_png_is_read_back_by_pillow_as_written() -> None:
+    width, height = 7, 3
+    rows = [bytes([0, *((x * 37 + y * 11) % 256 for x in range(width))]) for y in range(height)]
+    palette = bytes(range(256)) * 3
+    image = Image.open(BytesIO(cards.png(b"".join(rows), width, height, palette)))
+    assert (image.mode, image.size) == ("P", (width, height))
+    assert image.tobytes() == b"".join(row[1:] for row in rows)
+    assert bytes(image.getpalette() or []) == palette
+
+
 def test_korean_is_drawn_in_the_korean_font_not_as_boxes(noto: tuple[FontFile, FontFile]) -> None:
     """Two different Korean titles draw differently with the Korean font; with a font that has
     no Hangul both are rows of the same box (.notdef), so they draw the same: the test can
