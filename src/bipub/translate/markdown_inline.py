@@ -355,6 +355,8 @@ class Inline:
         if s[i] == "!":
             if i + 1 >= hi or s[i + 1] != "[":
                 return None
+            if _FOOTNOTE_REF.match(s, i + 1, hi):
+                return None  # `![^1]` is "!" and a footnote reference (a slot), not an image
             i += 1
         close = self.bracket_end(i, hi)
         if close is None or (close == i + 1 and s[start] == "["):
