@@ -93,7 +93,9 @@ def test_a_card_looks_as_pillow_drew_it_in_an_8_bit_palette_png(
     """`draw` writes the PNG itself (render/cards.py `png`) from parts drawn once: Pillow reads
     it back as an 8-bit palette image of the card's size, with the card's colours, and its
     pixels are those of the card drawn the plain way."""
-    data = cards.draw(text, *noto)
+    canvas = cards.Canvas()  # (as a build draws: on the image of the card before)
+    cards.draw(CardText("먼저 그린 카드 " * 12, "사이트", "2026년 1월 1일"), *noto, canvas)
+    data = cards.draw(text, *noto, canvas)
     image = Image.open(BytesIO(data))
     image.load()
     assert (image.format, image.mode, image.size) == ("PNG", "P", (1200, 630))
