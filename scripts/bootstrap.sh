@@ -95,8 +95,9 @@ case "$mode" in
     .venv/bin/ruff format --check .
     .venv/bin/mypy
     # one test process per core (pytest-xdist), each test file in one of them: a file's
-    # module-scoped fixtures (built sites) are built once (docs/architecture.md, "Developing bipub")
-    .venv/bin/python -m pytest -q -p no:cacheprovider -n auto --dist loadfile
+    # module-scoped fixtures (built sites) are built once; the slowest files first (tests/conftest.py
+    # RUN_FIRST; no reorder by xdist) (docs/architecture.md, "Developing bipub")
+    .venv/bin/python -m pytest -q -p no:cacheprovider -n auto --dist loadfile --no-loadscope-reorder
     ;;
   *)
     echo "usage: bash scripts/bootstrap.sh demo|test" >&2
