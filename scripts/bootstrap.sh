@@ -34,14 +34,34 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
 fi
+# npm ci runs in the background while the Python packages install (both mostly wait on the
+# network: on a fresh machine this saves the shorter of the two); its output is shown, and its
+# exit status checked, after them.
 mermaid_stamp=tools/mermaid/node_modules/.bipub-installed
 mermaid_want="$(cat tools/mermaid/package.json tools/mermaid/package-lock.json | sha256sum | cut -c1-16)"
+mermaid_pid=""
 if [ ! -f "$mermaid_stamp" ] || [ "$(cat "$mermaid_stamp")" != "$mermaid_want" ]; then
   echo "bootstrap: installing mermaid-cli (tools/mermaid, npm ci)" >&2
-  (cd tools/mermaid && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error >&2) \
-    || { echo "bootstrap: npm ci failed in tools/mermaid" >&2; exit 1; }
-  echo "$mermaid_want" > "$mermaid_stamp"
+  mermaid_log="$(mktemp)"
+  (cd tools/mermaid && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error) \
+    >"$mermaid_log" 2>&1 &
+  mermaid_pid=$!
+  # never leave it running behind us (a failed Python install exits early)
+  trap 'if [ -n "$mermaid_pid" ]; then wait "$mermaid_pid" 2>/dev/null || true; rm -f "$mermaid_log"; fi' EXIT
 fi
+mermaid_wait() {
+  [ -n "$mermaid_pid" ] || return 0
+  local status=0
+  wait "$mermaid_pid" || status=$?
+  mermaid_pid=""
+  cat "$mermaid_log" >&2
+  rm -f "$mermaid_log"
+  if [ "$status" -ne 0 ]; then
+    echo "bootstrap: npm ci failed in tools/mermaid (exit status $status)" >&2
+    exit 1
+  fi
+  echo "$mermaid_want" > "$mermaid_stamp"
+}
 
 # The venv's Python: $PYTHON if set, else Debian's own python3 (3.11 on Debian 12), else the
 # first python3 on PATH. Debian builds its Python with profile-guided and link-time optimization;
@@ -78,6 +98,8 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   .venv/bin/python -c "import bipub, weasyprint, deepl, markdown_it" || { echo "bootstrap: Python install failed" >&2; exit 1; }
   echo "$want" > "$stamp"
 fi
+mermaid_wait
+
 # bipub's own modules as bytecode, as a wheel install leaves them (an editable install does not,
 # and with PYTHONDONTWRITEBYTECODE=1 every command would compile them again: ~0.15 s a start)
 .venv/bin/python -m compileall -q src/bipub >/dev/null
@@ -95,8 +117,9 @@ case "$mode" in
     .venv/bin/ruff format --check .
     .venv/bin/mypy
     # one test process per core (pytest-xdist), each test file in one of them: a file's
-    # module-scoped fixtures (built sites) are built once (docs/architecture.md, "Developing bipub")
-    .venv/bin/python -m pytest -q -p no:cacheprovider -n auto --dist loadfile
+    # module-scoped fixtures (built sites) are built once; the slowest files first (tests/conftest.py
+    # RUN_FIRST; no reorder by xdist) (docs/architecture.md, "Developing bipub")
+    .venv/bin/python -m pytest -q -p no:cacheprovider -n auto --dist loadfile --no-loadscope-reorder
     ;;
   *)
     echo "usage: bash scripts/bootstrap.sh demo|test" >&2

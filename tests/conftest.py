@@ -15,6 +15,7 @@ Builds in a subprocess (`python -m bipub`) always render real PDFs.
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import threading
 from collections.abc import Callable, Iterator
@@ -46,9 +47,41 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+# The test files that take longest (each a minute or more of one core: state machines, many
+# builds), longest first. They run first, so that with `-n auto --dist loadfile
+# --no-loadscope-reorder` (scripts/bootstrap.sh) one xdist worker starts each of them at once
+# while the others share out the many short files; queued last (xdist's default order puts
+# files of few tests last), one would run alone at the end while the other cores idle.
+RUN_FIRST = (
+    "integration/test_incremental.py",
+    "property/test_review_machine.py",
+    "integration/test_hardening.py",
+    "integration/test_translate_faults.py",
+    "integration/test_reproducible.py",
+    "integration/test_limits.py",
+)
+
+
+def _run_order(items: list[pytest.Item]) -> list[pytest.Item]:
+    """RUN_FIRST's files first, in its order; then the others, the files of most tests first
+    (as xdist's own --loadscope-reorder sorts them); the tests of a file keep their order."""
+    files: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        files.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+
+    def rank(name: str) -> tuple[int, int]:
+        rel = name.removeprefix("tests/")
+        first = RUN_FIRST.index(rel) if rel in RUN_FIRST else len(RUN_FIRST)
+        return first, -len(files[name])
+
+    return [item for name in sorted(files, key=rank) for item in files[name]]
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests marked `slow` (the long, nightly-style runs) are skipped unless the `-m`
-    expression names them: `pytest -m slow` runs them alone, `-m "slow or not slow"` all."""
+    expression names them: `pytest -m slow` runs them alone, `-m "slow or not slow"` all.
+    The slowest files run first (RUN_FIRST)."""
+    items[:] = _run_order(items)
     if "slow" in (config.getoption("markexpr") or ""):
         return
     skip = pytest.mark.skip(reason="a long run: select it with pytest -m slow")
@@ -205,11 +238,22 @@ def check_golden(path: Path, actual: str, update: bool) -> None:
 
 
 def tree_snapshot(root: Path) -> dict[str, bytes]:
-    return {
-        p.relative_to(root).as_posix(): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
+    """Every file under `root` (a symlink to a file too; no symlinked folder is entered), by
+    its relative POSIX path, in path order. (os.walk: half the CPU of Path.rglob, and the state
+    machines of tests/integration/test_incremental.py take hundreds of snapshots.)"""
+    top = str(root)
+    found: list[list[str]] = []
+    for folder, _folders, files in os.walk(top):
+        rel = os.path.relpath(folder, top).replace(os.sep, "/")
+        for name in files:
+            if os.path.isfile(os.path.join(folder, name)):
+                found.append([name] if rel == "." else [*rel.split("/"), name])
+    found.sort()  # as sorted(Path): part by part
+    snapshot = {}
+    for parts in found:
+        with open(os.path.join(top, *parts), "rb") as f:
+            snapshot["/".join(parts)] = f.read()
+    return snapshot
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -139,14 +139,15 @@ def describe_char(char: str) -> str:
     return f"{kind} U+{ord(char):04X}"
 
 
-def _mark_line(mark: Any, text: str, line_offset: int) -> int | None:
+def _mark_line(mark: Any, text: str, line_offset: int, other_breaks: bool) -> int | None:
     """The file line of a YAML mark. YAML also breaks lines at U+0085, U+2028 and U+2029, so
     its own line count runs ahead of the file's (which only "\n" breaks) when the text holds
-    one: count the "\n" before the mark's character index instead (both parsers count
-    characters)."""
+    one (`other_breaks`: searched once per document, not per event, which made loading a
+    large status file quadratic): count the "\n" before the mark's character index instead
+    (both parsers count characters)."""
     if mark is None:
         return None
-    if not _OTHER_BREAKS.search(text):
+    if not other_breaks:
         return int(mark.line) + 1 + line_offset
     return text.count("\n", 0, mark.index) + 1 + line_offset
 
@@ -204,9 +205,10 @@ def load_yaml(text: str, rel: str, line_offset: int = 0) -> YamlDoc:
         doc.lines[value_path] = key_lines[key]
         return value_path
 
+    other_breaks = _OTHER_BREAKS.search(text) is not None
     try:
         for event in yaml.parse(text, Loader=_Loader):
-            line = _mark_line(event.start_mark, text, line_offset)
+            line = _mark_line(event.start_mark, text, line_offset, other_breaks)
             if isinstance(event, yaml.DocumentStartEvent):
                 documents += 1
                 if documents > 1:
@@ -238,7 +240,7 @@ def load_yaml(text: str, rel: str, line_offset: int = 0) -> YamlDoc:
             elif isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
                 stack.pop()
     except yaml.MarkedYAMLError as exc:
-        line = _mark_line(exc.problem_mark or exc.context_mark, text, line_offset)
+        line = _mark_line(exc.problem_mark or exc.context_mark, text, line_offset, other_breaks)
         problem = exc.problem or "invalid YAML"
         if "invalid Unicode character escape" in problem:  # libyaml: "\ud800" and the like
             problem = "a \\u escape of a lone surrogate or of no character"
