@@ -308,3 +308,14 @@ def test_a_state_left_by_another_bipub_version_is_not_read(
     assert buildstate.load(Project(project), project / "site") is not None
     monkeypatch.setattr(buildstate, "__version__", "0.0.0-other", raising=False)
     assert buildstate.load(Project(project), project / "site") is None
+
+
+def test_an_image_added_to_a_body_without_one_is_checked(project: Path) -> None:
+    """Each body's image references are kept by its document's digest, an image-less body's
+    too (pair/assets.py `_doc_refs`: not searched again on the next build); an edit that adds
+    a missing image to such a body is an error all the same."""
+    _edit(project, "content/ko/pages/about.md", "\n---\n", "\n---\n\n![그림](/img/nowhere.png)\n")
+    with pytest.raises(DiagnosticError) as raised:
+        build(project, only=KINDS)
+    assert [d.code for d in raised.value.diagnostics] == ["missing-asset"]
+    assert raised.value.diagnostics[0].file == "content/ko/pages/about.md"
