@@ -10,9 +10,10 @@ left, never a second set of rules:
   catalogs, configuration, version, every language's site-wide context), each entry's key
   (`HtmlRenderer.entry_key`: what its own pages and its card are made of), each page's
   fingerprint and the keys of the cards (those made by render workers too);
-* the parts of the aggregate outputs: the feeds' rendered bodies, and the text of each
-  posts.json and status.json record and of each sitemap route (render/outputs.py `Parts`, by
-  the values they are made of), which an update joins again as a full build does.
+* the parts of the aggregate outputs: the text of each feed entry (Atom and JSON Feed, by its
+  item, its body's MarkdownCache.key and its note), of each posts.json and status.json record
+  and of each sitemap route, and the API's schemas (render/outputs.py `Parts`, by the values
+  they are made of), which an update joins again as a full build does.
 
 After pairing and planning the site again with the same functions, `carry` gives each page of
 a post or page that is made only of entries whose key did not change (its own entry and its
@@ -40,10 +41,9 @@ from bipub.cache import UNREADABLE, load_signed, save_signed
 from bipub.project import Project
 from bipub.render import urls
 from bipub.render.html import EntryId, HtmlRenderer, Plan
-from bipub.render.markdown import RenderedMarkdown
 from bipub.render.outputs import Parts
 
-FORMAT = 2
+FORMAT = 3  # 3: the feeds' entries are parts (no rendered bodies kept)
 
 
 @dataclass
@@ -56,10 +56,7 @@ class BuildState:
     entries: dict[EntryId, str] = field(default_factory=dict)  # entry → its entry_key
     fingerprints: dict[str, str] = field(default_factory=dict)  # page's output file → its own
     cards: dict[tuple[str, str, str], str] = field(default_factory=dict)  # card keys
-    # the feeds' bodies as rendered (MarkdownCache.key → RenderedMarkdown): a part of the
-    # aggregate outputs that a build after one edit would otherwise render again
-    bodies: dict[str, RenderedMarkdown] = field(default_factory=dict)
-    # the texts of the other aggregates' parts by the values they are made of (outputs.Parts)
+    # the texts of the aggregates' parts by the values they are made of (outputs.Parts)
     parts: Parts = field(default_factory=Parts)
 
 
@@ -113,7 +110,7 @@ def _path(project: Project, target: Path) -> Path:
 
 
 def _stamp() -> str:
-    """The state's format and the bipub that wrote it: the parts and bodies it keeps are keyed
+    """The state's format and the bipub that wrote it: the parts it keeps are keyed
     by the values they are made of, not by the code that made them (another bipub may write a
     posts.json record or a sitemap route otherwise)."""
     return f"{FORMAT}:{__version__}"

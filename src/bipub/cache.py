@@ -181,7 +181,7 @@ UNREADABLE: tuple[type[Exception], ...] = (
 def load_signed(path: Path, skip: int = 0) -> Any:
     """Unpickle a file written by save_signed, after checking its signature. `skip`: the
     length of the plain `prefix` it was saved with."""
-    blob = path.read_bytes()[skip:]
+    blob = memoryview(path.read_bytes())[skip:]  # (a view: a state file is tens of MB)
     signature, payload = blob[:32], blob[32:]
     if not hmac.compare_digest(signature, _sign(payload)):
         raise UnsignedCache("not signed by this user's key")
@@ -261,5 +261,5 @@ def _key() -> bytes:
     return path.read_bytes()
 
 
-def _sign(payload: bytes) -> bytes:
+def _sign(payload: bytes | memoryview) -> bytes:
     return hmac.new(_key(), payload, hashlib.sha256).digest()

@@ -132,14 +132,13 @@ def plan(
     state: BuildState | None = None,
 ) -> RenderJob:
     """Stage 4: every page of every language planned, with what rendering needs (and the
-    bodies the last build rendered for its feeds: buildstate.py)."""
+    parts of the aggregate outputs the last build made: buildstate.py)."""
     config = site.config
     url = urls.UrlBuilder(config.base_url)
     markdown = MarkdownCache(
         config.outputs.raw_html,
         collector,
         cache.notes if cache is not None else None,
-        earlier=state.bodies if state is not None else None,
         images=site.images,  # issue 19: sizes and variants of the local images
         diagrams=Diagrams(user_cache_dir() if cache is not None else None, config.pdf.fonts),
     )
@@ -208,13 +207,11 @@ def _next_state(job: RenderJob, pages: HtmlPages | None, kinds: list[Output]) ->
     pages fingerprinted (--no-cache, --only without html) or only some languages'."""
     if pages is None or job.cache is None or not job.every_language:
         return None
-    feeds = [kind for kind in kinds if isinstance(kind, Feeds)]  # its bodies: a part of it
     return BuildState(
         pages.global_key,
         pages.entries,
         pages.fingerprints,
         job.renderer.card_keys(),
-        feeds[0].bodies if feeds else dict(job.markdown.earlier),
         job.parts.next(),
     )
 

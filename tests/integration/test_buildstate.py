@@ -232,6 +232,49 @@ def test_an_update_joins_the_unchanged_parts_of_json_and_sitemap(
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
 
 
+def test_an_update_makes_again_only_the_edited_posts_feed_entries(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each feed entry (Atom and JSON Feed) is kept by its item, its body's key and its note
+    (Parts.feed_entry): an edit makes again only the entries whose values changed — the new
+    title is in every feed that shows the post, a slug set in the source changes its
+    translation's entry too (its document did not change) — and the feeds equal a clean
+    build's; what a kept entry's body warns about is said again (`--only feeds`)."""
+    from bipub.render import feeds
+
+    made: list[str] = []
+    real = feeds.atom_entry
+
+    def atom_entry(it: feeds.FeedItem, body: str, note: str = "") -> str:
+        made.append("/".join(it.link.rstrip("/").split("/")[-3:]))  # ko/blog/alpha
+        return real(it, body, note)
+
+    monkeypatch.setattr(feeds, "atom_entry", atom_entry)
+    _edit(project, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
+    build(project, only=KINDS)
+    assert made == ["ko/blog/alpha"]  # its Korean entry, once for every feed that shows it
+    for feed in (
+        "ko/feed.xml",
+        "ko/feed.json",
+        "ko/series/연재/feed.xml",
+        "ko/tags/vllm/feed.json",
+    ):
+        assert "고친 알파".encode() in (project / "site" / feed).read_bytes(), feed
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+    made.clear()
+    _edit(project, "content/ko/posts/alpha.md", "series_order: 1\n", "series_order: 1\nslug: a2\n")
+    build(project, only=KINDS)
+    assert sorted(made) == ["en/blog/a2", "ko/blog/a2"]
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+    _edit(project, "content/ko/posts/beta.md", "\n---\n", "\n---\n\n```nosuchlang\nx\n```\n")
+    build(project, only=KINDS)
+    made.clear()
+    _edit(project, "content/ko/posts/alpha.md", "title: 고친 알파", "title: 다시 알파")
+    result = build(project, only={"feeds"})
+    assert made == ["ko/blog/a2"]  # beta's entries kept: their body's warning said again
+    assert any("nosuchlang" in w.message for w in result.warnings)
+
+
 def test_an_update_makes_again_only_the_edited_posts_llms_bodies(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -265,3 +308,14 @@ def test_a_state_left_by_another_bipub_version_is_not_read(
     assert buildstate.load(Project(project), project / "site") is not None
     monkeypatch.setattr(buildstate, "__version__", "0.0.0-other", raising=False)
     assert buildstate.load(Project(project), project / "site") is None
+
+
+def test_an_image_added_to_a_body_without_one_is_checked(project: Path) -> None:
+    """Each body's image references are kept by its document's digest, an image-less body's
+    too (pair/assets.py `_doc_refs`: not searched again on the next build); an edit that adds
+    a missing image to such a body is an error all the same."""
+    _edit(project, "content/ko/pages/about.md", "\n---\n", "\n---\n\n![그림](/img/nowhere.png)\n")
+    with pytest.raises(DiagnosticError) as raised:
+        build(project, only=KINDS)
+    assert [d.code for d in raised.value.diagnostics] == ["missing-asset"]
+    assert raised.value.diagnostics[0].file == "content/ko/pages/about.md"

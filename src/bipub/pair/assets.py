@@ -71,13 +71,9 @@ def _local_files(files: _StaticFiles, content: Content, probes: ProbeCache) -> I
             if where is not None and where[1] is not None and not files.through_link(where[1]):
                 yield where[1]
     for doc in content.documents:
-        if not _HAS_IMAGE.search(doc.body):
+        refs = _doc_refs(doc, probes)
+        if not refs:
             continue
-        refs = probes.doc_refs(doc.digest) if doc.digest else None
-        if refs is None:
-            refs = markdown_images(doc.body, 0)
-            if doc.digest:
-                probes.keep_refs(doc.digest, refs)
         base = _page_path(doc)
         for _, src in refs:
             where = files.find(src, base)
@@ -94,16 +90,12 @@ def check_document_assets(
 ) -> None:
     """Report the Markdown images of one document that name a missing or unreadable local
     file (and record the others in `found`)."""
-    if not _HAS_IMAGE.search(doc.body):
-        return
     files = files or _StaticFiles(root / "static")
     found = found or _Found(files, ProbeCache(root), collector, None)
+    refs = _doc_refs(doc, found.probes)
+    if not refs:
+        return
     base = _page_path(doc)
-    refs = found.probes.doc_refs(doc.digest) if doc.digest else None
-    if refs is None:
-        refs = markdown_images(doc.body, 0)  # (line in the body, from 0; src)
-        if doc.digest:
-            found.probes.keep_refs(doc.digest, refs)
     options = found.config.images if found.config is not None else None
     widths = tuple(options.widths) if options is not None else ()
     sizes = options.sizes if options is not None else ""
@@ -112,6 +104,18 @@ def check_document_assets(
         image = found.image(doc.rel, line, src, base, widths, sizes, f"image {src}")
         if image is not None:
             found.images.docs.setdefault(doc.rel, {})[src] = image
+
+
+def _doc_refs(doc: Document, probes: ProbeCache) -> list[tuple[int, str]]:
+    """The Markdown images of a document's body (line in the body from 0, src), kept by its
+    digest (ProbeCache.doc_refs): a body without any — most of them — is not searched again
+    on the next build either (a search of every body costs ~0.15 s on a 5,000-post site)."""
+    refs = probes.doc_refs(doc.digest) if doc.digest else None
+    if refs is None:
+        refs = markdown_images(doc.body, 0) if _HAS_IMAGE.search(doc.body) else []
+        if doc.digest:
+            probes.keep_refs(doc.digest, refs)
+    return refs
 
 
 class _Found:

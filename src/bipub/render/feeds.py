@@ -262,6 +262,23 @@ def json_item(it: FeedItem, body: str, note: str = "") -> dict[str, object]:
 
 def json_feed(parts: FeedParts, items: list[dict[str, object]]) -> bytes:
     """The JSON Feed 1.1 document of `parts`, with `items` (from `json_item`)."""
+    return json_feed_join(parts, [json_item_text(item) for item in items])
+
+
+ITEM_INDENT = "\n    "  # an item's lines in the feed: two levels in (the feed, its "items")
+
+
+def json_item_text(item: dict[str, object]) -> str:
+    """One item (`json_item`) as `json_feed` writes it in its list: a pure function of the
+    item, so it can be cached with it (the indentation of `json.dumps(..., indent=2)` at its
+    depth: JSON strings hold no raw line break)."""
+    return json.dumps(item, ensure_ascii=False, indent=2).replace("\n", ITEM_INDENT)
+
+
+def json_feed_join(parts: FeedParts, items: list[str]) -> bytes:
+    """The JSON Feed 1.1 document of `parts` with `items` as `json_item_text` wrote them:
+    byte for byte `json.dumps` of the whole feed (tests/unit/test_feeds_join.py), without
+    encoding each item again."""
     author: dict[str, object] = {"name": parts.author}
     feed: dict[str, object] = {
         "version": JSON_FEED_VERSION,
@@ -273,8 +290,9 @@ def json_feed(parts: FeedParts, items: list[dict[str, object]]) -> bytes:
         feed["description"] = parts.subtitle
     feed["language"] = parts.lang
     feed["authors"] = [author]
-    feed["items"] = items
-    return (json.dumps(feed, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+    head = json.dumps(feed, ensure_ascii=False, indent=2).removesuffix("\n}")
+    listed = ITEM_INDENT + ("," + ITEM_INDENT).join(items) + "\n  ]" if items else "]"
+    return f'{head},\n  "items": [{listed}\n}}\n'.encode()
 
 
 SitemapUrl = tuple[str, str | None, list[tuple[str, str]]]  # loc, lastmod, (hreflang, href)s

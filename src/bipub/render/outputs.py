@@ -33,7 +33,7 @@ from bipub.render import feeds, json_api, llms, pdf, urls
 from bipub.render.cards import Cards
 from bipub.render.html import HtmlRenderer, PageSpec, Plan
 from bipub.render.images import encode_variants, variant_files
-from bipub.render.markdown import MarkdownCache, RenderedMarkdown
+from bipub.render.markdown import MarkdownCache
 from bipub.render.search_shards import SearchRecord, index_site
 from bipub.render.templates import THEME_DIR, template_error, text_gettext
 from bipub.render.workers import render_pages
@@ -78,6 +78,26 @@ class Parts:
             _digest(("llms-body", body, page)), partial(llms.post_body, body, page)
         )
         return text
+
+    def feed_entry(
+        self, item: feeds.FeedItem, doc: Document, note: str, markdown: MarkdownCache
+    ) -> tuple[str, str]:
+        """feeds.atom_entry and feeds.json_item_text of one feed entry, by its item, its body
+        (MarkdownCache.key: what its rendering depends on) and its note. A body kept from the
+        last build is not rendered again; what rendering it warned about is said again
+        (MarkdownCache.replay), as for a page kept."""
+
+        def make() -> tuple[str, str]:
+            html = markdown(doc).html
+            atom = feeds.atom_entry(item, html, note)
+            return atom, feeds.json_item_text(feeds.json_item(item, html, note))
+
+        key = _digest(("feed-entry", item, markdown.key(doc), note))
+        fresh = key not in self.now and key not in self.earlier
+        entry: tuple[str, str] = self.get(key, make)
+        if not fresh:
+            markdown.replay(doc)
+        return entry
 
     def route_part(
         self,
@@ -139,33 +159,23 @@ class Output(Protocol):
 class Feeds:
     kind = "feeds"
 
-    def __init__(self) -> None:
-        # the bodies the feeds show (a part of them the next build can start from:
-        # buildstate.py), by MarkdownCache.key
-        self.bodies: dict[str, RenderedMarkdown] = {}
-
     def render(self, job: RenderJob, tree: OutputTree) -> None:
-        def body(doc: Document) -> RenderedMarkdown:
-            rendered = self.bodies[job.markdown.key(doc)] = job.markdown(doc)
-            return rendered
-
         for lang in job.langs:
             notes = feed_notes(job, lang)
             docs = feeds.feed_docs(job.site, lang)
-            # each entry is made once, whichever feeds show it (a pure function of its item,
-            # body and note: atom_entry, json_item)
-            atom: dict[feeds.FeedItem, str] = {}
-            items: dict[feeds.FeedItem, dict[str, object]] = {}
+            # each entry is made once, whichever feeds show it, and kept by its values (a pure
+            # function of its item, its body and its note: Parts.feed_entry)
+            entries: dict[feeds.FeedItem, tuple[str, str]] = {}
             for parts in feeds.feed_sets(job.site, lang, job.url):
                 for it in parts.items:
-                    if it not in atom:
-                        html = body(docs[it.rel]).html
-                        atom[it] = feeds.atom_entry(it, html, notes.get(it.state, ""))
-                        items[it] = feeds.json_item(it, html, notes.get(it.state, ""))
+                    if it not in entries:
+                        entries[it] = job.parts.feed_entry(
+                            it, docs[it.rel], notes.get(it.state, ""), job.markdown
+                        )
                 path = parts.path[1:]
-                xml = feeds.feed_xml(parts, [atom[it] for it in parts.items])
+                xml = feeds.feed_xml(parts, [entries[it][0] for it in parts.items])
                 tree.add(path, xml, lang, "feed")
-                json_feed = feeds.json_feed(parts, [items[it] for it in parts.items])
+                json_feed = feeds.json_feed_join(parts, [entries[it][1] for it in parts.items])
                 tree.add(path[: -len("xml")] + "json", json_feed, lang, "feed")
         if job.every_language:
             routes = feeds.sitemap_parts(job.site, job.plan, job.url, job.parts.route_part)
@@ -207,7 +217,7 @@ class JsonApi:
             status = json_api.status_json(json_api.status_records(site, lang, dump))
             tree.add(urls.api(lang, "status")[1:], status, lang, "api")
         if job.every_language:
-            for name, text in json_api.schemas().items():
+            for name, text in job.parts.get(_digest("json-schemas"), json_api.schemas).items():
                 tree.add(f"api/schema/{name}", text, None, "schema")
 
     def owns(self, path: str) -> bool:
@@ -318,6 +328,10 @@ class HtmlPages:
         self.on_start = on_start
         self.counts: dict[str, int] = {}  # pages per language, once rendered
         self.fingerprints: dict[str, str] = {}  # of every page rendered or kept
+        # the other kinds' `owns`, asked by this one's (made once: build --only asks about
+        # every file of the site, twice)
+        kinds: tuple[Output, ...] = (Feeds(), JsonApi(), Llms(), Pdfs(), Search(), Cards())
+        self._others_own = tuple(other.owns for other in kinds)
 
     def render(self, job: RenderJob, tree: OutputTree) -> None:
         # issue 19: the image variants not encoded yet (render/images.py), before any thread
@@ -358,8 +372,10 @@ class HtmlPages:
         )
 
     def owns(self, path: str) -> bool:
-        kinds = (Feeds(), JsonApi(), Llms(), Pdfs(), Search(), Cards())
-        return not any(other.owns(path) for other in kinds)
+        for owns in self._others_own:  # noqa: SIM110 (a loop: half the cost of any(generator))
+            if owns(path):
+                return False
+        return True
 
 
 def _static(project: Project, tree: OutputTree) -> None:
