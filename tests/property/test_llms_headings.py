@@ -1,6 +1,7 @@
-"""llms.py shift_headings: a post's headings move under the file's, nothing else changes (code,
-quotes, lists, paragraphs), whatever Markdown a post is made of; and text_gettext gives the
-catalog's plain text."""
+"""llms.py shift_headings: a post's headings (those its page shows: bipub's Markdown) move under
+the file's, nothing else changes (code, math, quotes, lists, paragraphs), whatever Markdown a post
+is made of; where they are is the same whether the page's render found them or a parse of the
+body alone; and text_gettext gives the catalog's plain text."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
+from bipub.render import markdown as bm
 from bipub.render.llms_body import shift_headings
 
-PARSER = MarkdownIt("commonmark")
+PARSER = MarkdownIt("commonmark")  # (what absolute_links takes for a link)
+SITE = bm._parser(False)  # bipub's Markdown: what the page shows as a heading
 
 LINES = st.sampled_from(
     [
@@ -32,6 +35,11 @@ LINES = st.sampled_from(
         "paragraph text",
         "한국어 문단",
         "$$",
+        "| a | b |",
+        "|---|---|",
+        "[^n]: a note",
+        "    ## in a note",
+        "<div>",
         "",
         "#",
     ]
@@ -42,7 +50,7 @@ def _blocks(text: str) -> list[tuple[str, str]]:
     """The content of every token but the headings' own (their text is checked apart)."""
     out = []
     inside = False
-    for token in PARSER.parse(text):
+    for token in SITE.parse(text, {}):
         if token.type == "heading_open" and token.level == 0:
             inside = True
             continue
@@ -55,7 +63,7 @@ def _blocks(text: str) -> list[tuple[str, str]]:
 
 
 def _headings(text: str) -> list[tuple[int, str]]:
-    tokens = PARSER.parse(text)
+    tokens = SITE.parse(text, {})
     return [
         (int(t.tag[1]), " ".join(tokens[i + 1].content.split()))
         for i, t in enumerate(tokens)
@@ -78,6 +86,19 @@ def test_only_headings_move(lines: list[str], top: int) -> None:
         ]
 
 
+@settings(max_examples=300)
+@given(st.lists(LINES, max_size=14), st.booleans())
+def test_the_render_finds_the_headings_a_parse_of_the_body_finds(
+    lines: list[str], raw_html: bool
+) -> None:
+    """llms-full.txt moves the headings the page's render found (MarkdownCache.heads) or, for
+    a body no render of the build parsed, those a block parse finds: the same, or an update
+    and a clean build would make different files."""
+    body = "\n".join(lines)
+    _, sections = bm.render_body(body, (0,), raw_html=raw_html)
+    assert sections.heads == bm.body_headings(body, raw_html)
+
+
 def test_examples() -> None:
     body = "Intro\n\n## A\n\ntext\n\n### B\n\n```\n## code\n```\n\nSet\n---\n\n> ## quote"
     assert shift_headings(body, 4) == (
@@ -85,6 +106,8 @@ def test_examples() -> None:
     )
     assert shift_headings("no heading\n", 4) == "no heading\n"
     assert shift_headings("# a\n###### b", 4) == "#### a\n###### b"  # at most 6
+    # a formula, not a heading (as the page shows it)
+    assert shift_headings("# a\n\n$$\n# x\n$$", 4) == "#### a\n\n$$\n# x\n$$"
 
 
 def test_text_gettext_is_plain_text() -> None:

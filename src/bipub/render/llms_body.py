@@ -12,40 +12,35 @@ from urllib.parse import urljoin
 
 from markdown_it import MarkdownIt
 
+from bipub.render.markdown import body_headings
+from bipub.render.markdown_sections import Heads
+
 
 @lru_cache(maxsize=1)
 def _block_parser() -> MarkdownIt:
     return MarkdownIt("commonmark")
 
 
-@lru_cache(maxsize=1)
-def _blocks_only() -> MarkdownIt:
-    """The same block parse without the inline one (headings need no more): half the cost."""
-    md = MarkdownIt("commonmark")
-    md.core.ruler.disable(["inline"])
-    return md
-
-
-def shift_headings(body: str, top: int) -> str:
+def shift_headings(body: str, top: int, heads: Heads | None = None, raw_html: bool = False) -> str:
     """A post's Markdown with its headings moved under the file's: the body's highest heading
-    becomes level `top` (at most 6). ATX and setext headings outside code, quotes and lists are
-    moved; everything else is kept as written."""
-    tokens = [t for t in _blocks_only().parse(body) if t.type == "heading_open" and t.level == 0]
-    if not tokens:
+    becomes level `top` (at most 6). The headings the post's page shows (bipub's Markdown, with
+    the site's `raw_html`: ATX and setext headings outside code, math, quotes and lists) are
+    moved; everything else is kept as written. `heads`: where they are, from the render of the
+    page (MarkdownCache.heads: no parse here), else found by a parse of `body`."""
+    if heads is None:
+        heads = body_headings(body, raw_html)
+    if not heads:
         return body
-    highest = min(int(t.tag[1]) for t in tokens)
+    highest = min(level for _, _, level, _ in heads)
     lines = body.split("\n")
-    for token in reversed(tokens):  # (a setext heading's lines become one)
-        if token.map is None:
-            continue
-        start, end = token.map
-        level = min(6, int(token.tag[1]) - highest + top)
-        if token.markup.startswith("#"):
+    for start, end, level, atx in reversed(heads):  # (a setext heading's lines become one)
+        moved = min(6, level - highest + top)
+        if atx:
             text = re.sub(r"^ {0,3}#+", "", lines[start])
-            lines[start] = "#" * level + text
+            lines[start] = "#" * moved + text
         else:  # setext: the text lines, then the underline
             text = " ".join(line.strip() for line in lines[start : end - 1])
-            lines[start:end] = ["#" * level + " " + text]
+            lines[start:end] = ["#" * moved + " " + text]
     return "\n".join(lines)
 
 
