@@ -1,8 +1,7 @@
 """Every body is parsed once per build (issue 19's cold-build cost): its post page, the
 side-by-side pages that show it (render/both.py: the same render cut into sections) and
-llms-full.txt (render/llms_body.py: where the headings are) all come from one parse, in whichever
-process renders them. (Not counted: llms_body.absolute_links's own parse of a body with a relative
-link, to find what CommonMark takes for a link.)
+llms-full.txt (render/llms_body.py: where the headings are, what the links point to) all come
+from one parse, in whichever process renders them.
 
 Markdown parses are counted by source text in a file every process appends to (the render
 workers are forked: a counter in memory would not see theirs).
@@ -22,7 +21,6 @@ from markdown_it import MarkdownIt
 
 from bipub.pipeline import build
 from bipub.render import workers
-from bipub.render.llms_body import _block_parser
 from tests.conftest import PROJECTS
 
 KINDS = {"html", "json", "feeds", "llms"}
@@ -32,8 +30,6 @@ def _count_parses(monkeypatch: pytest.MonkeyPatch, log: Path) -> None:
     real = MarkdownIt.parse
 
     def parse(self: MarkdownIt, src: str, env: Any = None) -> Any:
-        if self is _block_parser():  # absolute_links: (only) a body with a relative link
-            return real(self, src, env)
         digest = hashlib.sha256(src.strip("\n").encode("utf-8")).hexdigest()[:16]
         fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         try:

@@ -7,13 +7,11 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from markdown_it import MarkdownIt
 
 from bipub.render import markdown as bm
 from bipub.render.llms_body import shift_headings
 
-PARSER = MarkdownIt("commonmark")  # (what absolute_links takes for a link)
-SITE = bm._parser(False)  # bipub's Markdown: what the page shows as a heading
+SITE = bm._parser(False)  # bipub's Markdown: what the page shows as a heading or a link
 
 LINES = st.sampled_from(
     [
@@ -86,19 +84,6 @@ def test_only_headings_move(lines: list[str], top: int) -> None:
         ]
 
 
-@settings(max_examples=300)
-@given(st.lists(LINES, max_size=14), st.booleans())
-def test_the_render_finds_the_headings_a_parse_of_the_body_finds(
-    lines: list[str], raw_html: bool
-) -> None:
-    """llms-full.txt moves the headings the page's render found (MarkdownCache.heads) or, for
-    a body no render of the build parsed, those a block parse finds: the same, or an update
-    and a clean build would make different files."""
-    body = "\n".join(lines)
-    _, sections = bm.render_body(body, (0,), raw_html=raw_html)
-    assert sections.heads == bm.body_headings(body, raw_html)
-
-
 def test_examples() -> None:
     body = "Intro\n\n## A\n\ntext\n\n### B\n\n```\n## code\n```\n\nSet\n---\n\n> ## quote"
     assert shift_headings(body, 4) == (
@@ -106,8 +91,12 @@ def test_examples() -> None:
     )
     assert shift_headings("no heading\n", 4) == "no heading\n"
     assert shift_headings("# a\n###### b", 4) == "#### a\n###### b"  # at most 6
-    # a formula, not a heading (as the page shows it)
+    # a formula, not a heading nor a link (as the page shows it)
     assert shift_headings("# a\n\n$$\n# x\n$$", 4) == "#### a\n\n$$\n# x\n$$"
+    from bipub.render.llms_body import absolute_links
+
+    body = "$$\n[a](b.md)\n$$\n\n[a](b.md)"
+    assert absolute_links(body, PAGE) == f"$$\n[a](b.md)\n$$\n\n[a]({PAGE}b.md)"
 
 
 def test_text_gettext_is_plain_text() -> None:
@@ -145,6 +134,9 @@ LINK_LINES = st.sampled_from(
         "",
         "- [item](item.md)",
         "> [q](quoted.md)",
+        "$$",  # a formula's lines: no link
+        "see[^n]",
+        "[^n]: a [note](note.md)",  # a footnote's link (its lines are moved to the end)
     ]
 )
 
@@ -152,7 +144,7 @@ LINK_LINES = st.sampled_from(
 def _texts(text: str) -> list[tuple[str, str]]:
     """Every token's type and content but link and image targets."""
     out = []
-    for token in PARSER.parse(text):
+    for token in SITE.parse(text, {}):
         if token.children:
             out += [(c.type, c.content) for c in token.children if c.type != "image"]
         else:
@@ -162,7 +154,7 @@ def _texts(text: str) -> list[tuple[str, str]]:
 
 def _targets(text: str) -> list[str]:
     out = []
-    for token in PARSER.parse(text):
+    for token in SITE.parse(text, {}):
         for child in token.children or ():
             for name in ("href", "src"):
                 if name in child.attrs:
@@ -183,4 +175,17 @@ def test_relative_links_become_absolute_and_nothing_else_changes(lines: list[str
     before, after = _targets(body), _targets(out)
     assert len(after) == len(before)
     for old, new in zip(before, after, strict=True):
-        assert new == PARSER.normalizeLink(urljoin(PAGE, old)) or new == urljoin(PAGE, old)
+        assert new == SITE.normalizeLink(urljoin(PAGE, old)) or new == urljoin(PAGE, old)
+
+
+@settings(max_examples=300)
+@given(st.lists(LINES | LINK_LINES, max_size=14), st.booleans())
+def test_the_render_finds_the_outline_a_parse_of_the_body_finds(
+    lines: list[str], raw_html: bool
+) -> None:
+    """llms-full.txt moves the headings and makes absolute the links the page's render found
+    (MarkdownCache.outlines) or, for a body no render of the build parsed, those a parse of its
+    own finds: the same, or an update and a clean build would make different files."""
+    body = "\n".join(lines)
+    _, sections = bm.render_body(body, (0,), raw_html=raw_html)
+    assert sections.outline == bm.body_outline(body, raw_html)

@@ -32,8 +32,8 @@ from bipub.pair.site import Entry, Site, tags_of
 from bipub.render import urls
 from bipub.render.llms_body import absolute_links, shift_headings
 from bipub.render.locale_format import format_iso
-from bipub.render.markdown import body_headings
-from bipub.render.markdown_sections import Heads
+from bipub.render.markdown import body_outline
+from bipub.render.markdown_sections import Outline
 from bipub.render.pdf.documents import short_wanted
 from bipub.render.views import ForeignText, MachineText, View, cv_view
 
@@ -63,18 +63,19 @@ PostPart = Callable[[Entry, str, urls.UrlBuilder, Gettext, Names], str]
 BodyText = Callable[[str, str], str]
 
 
-def post_body(body: str, page: str, raw_html: bool = False, heads: Heads | None = None) -> str:
+def post_body(body: str, page: str, raw_html: bool = False, outline: Outline | None = None) -> str:
     """A post's whole Markdown for llms-full.txt: relative links made absolute against its page,
-    headings moved under the post's own (render/llms_body.py). `heads`: where the headings of
-    `body` are (MarkdownCache.heads), else found by a parse (bipub's Markdown with the site's
-    `raw_html`, as the page's render finds them)."""
+    headings moved under the post's own (render/llms_body.py). `outline`: where the headings of
+    `body` are and what its links point to (MarkdownCache.outlines), else found by a parse
+    (bipub's Markdown with the site's `raw_html`, as the page's render finds them)."""
     text = body.strip("\n")
-    if heads is None:
-        heads = body_headings(text, raw_html)
+    if outline is None:
+        outline = body_outline(text, raw_html)
     else:  # (lines of `body`: its leading blank lines are gone)
-        skip = len(body) - len(body.lstrip("\n"))
-        heads = tuple((start - skip, end - skip, level, atx) for start, end, level, atx in heads)
-    return shift_headings(absolute_links(text, page), 4, heads)
+        outline = outline.skipped(len(body) - len(body.lstrip("\n")))
+    if outline.links is not None:  # (None: no relative link)
+        text = absolute_links(text, page, outline.links)
+    return shift_headings(text, 4, outline.heads)
 
 
 # Section names the proposal gives a meaning to: never translated.

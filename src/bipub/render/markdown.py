@@ -36,9 +36,11 @@ from bipub.render.markdown_findings import DroppedLink, locate, math_errors, unu
 from bipub.render.markdown_sections import (
     HEADING_PREFIX,
     MARK,
-    Heads,
+    Outline,
     Sections,
     cut,
+    outline,
+    relative_candidates,
     top_headings,
     unmarked,
 )
@@ -196,10 +198,13 @@ def _blocks_parser(raw_html: bool) -> MarkdownIt:
     return md
 
 
-def body_headings(source: str, raw_html: bool = False) -> Heads:
-    """Where a body's top-level headings are, as its render finds them (MarkdownCache.heads)
-    without rendering it: for a body no render of this build parsed."""
-    return top_headings(_blocks_parser(raw_html).parse(source, {}))
+def body_outline(source: str, raw_html: bool = False) -> Outline:
+    """A body's Outline as its render finds it (MarkdownCache.outlines) without rendering it,
+    for a body no render of this build parsed: a block parse (a parse with the inline one for
+    a body that may have a relative link)."""
+    if relative_candidates(source):
+        return outline(_parser(raw_html).parse(source, {}), source)
+    return Outline(top_headings(_blocks_parser(raw_html).parse(source, {})))
 
 
 @lru_cache(maxsize=4)
@@ -283,6 +288,7 @@ def _render_body(
         tokens = md.parse(source, env)
     finally:
         _DROPPED.reset(reset)
+    found = outline(tokens, source) if starts is not None else None  # (before _mark_images)
     _mark_code_blocks(tokens)
     _mark_images(tokens, images or {}, prefix)
     headings: list[Heading] = []
@@ -308,7 +314,7 @@ def _render_body(
             sections = Sections(
                 tuple(md.renderer.render(part, md.options, env) for part in parts),
                 md.renderer.render(notes, md.options, env) if notes else "",
-                top_headings(tokens),
+                found or Outline(()),
             )
             html = "".join(unmarked(part) for part in sections.parts) + unmarked(sections.notes)
     finally:
@@ -443,9 +449,10 @@ class MarkdownCache:
         self.blocks = blocks
         self._cache: dict[str, RenderedMarkdown] = {}
         self._sections: dict[str, Sections] = {}  # the same renders cut into sections
-        # where the top-level headings of each body rendered in this build are (llms-full.txt
-        # moves them: render/llms_body.py), by path: render workers send theirs back (`merge`)
-        self.heads: dict[str, Heads] = {}
+        # the Outline of each body rendered in this build (where llms-full.txt moves headings
+        # and makes links absolute: render/llms_body.py), by path: render workers send theirs
+        # back (`merge`)
+        self.outlines: dict[str, Outline] = {}
         # the paths whose renders a render worker sends back (`shipped`, then `merge`): bodies
         # an output made in the build's own process after the pages shows (feeds)
         self.wanted: frozenset[str] = frozenset()
@@ -496,7 +503,7 @@ class MarkdownCache:
             diagrams=self.diagrams,
         )
         self._sections[doc.rel] = sections
-        self.heads[doc.rel] = sections.heads
+        self.outlines[doc.rel] = sections.outline
         return rendered
 
     def prepare_diagrams(self, docs: Iterable[Document]) -> None:
@@ -522,15 +529,15 @@ class MarkdownCache:
     def merge(
         self,
         notes: dict[str, tuple[Diagnostic, ...]],
-        heads: Mapping[str, Heads] | None = None,
+        outlines: Mapping[str, Outline] | None = None,
         shipped: Mapping[str, RenderedMarkdown] | None = None,
     ) -> None:
-        """What a render worker worked out rendering bodies for this build: their notes, where
-        their headings are, the renders of the `wanted` ones (rendered here, now: the worker
+        """What a render worker worked out rendering bodies for this build: their notes, their
+        Outlines, the renders of the `wanted` ones (rendered here, now: the worker
         reported their warnings)."""
         self.notes.update(notes)
         self._used.update(notes)
-        self.heads.update(heads or {})
+        self.outlines.update(outlines or {})
         self._cache.update(shipped or {})
 
     def used_notes(self) -> dict[str, tuple[Diagnostic, ...]]:

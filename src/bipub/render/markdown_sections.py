@@ -1,10 +1,13 @@
-"""A body's HTML cut into its sections (load/sections.py: the units bipub pairs and aligns by
-index) from the render of its page (render/markdown.py render_body): the side-by-side page
-(render/both.py) shows two bodies' sections in rows, each body's ids prefixed by its language.
+"""What other outputs take from the one render of a body's page (render/markdown.py
+render_body), so that none parses it again: its HTML cut into its sections (load/sections.py: the
+units bipub pairs and aligns by index), which the side-by-side page (render/both.py) shows in rows,
+each body's ids prefixed by its language; and its `Outline` for llms-full.txt
+(render/llms_body.py): where its headings are, what its links point to.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Final
 
@@ -34,14 +37,98 @@ def top_headings(tokens: list[Token]) -> Heads:
     )
 
 
+# a link target as written: `<…>`, or bare with balanced parentheses one deep (`a_(b).png`)
+INLINE_LINK = re.compile(r"\]\(\s*(<[^>\n]*>|(?:[^\s()<>]|\([^\s()<>]*\))+)")
+REFERENCE = re.compile(r"^( {0,3}\[[^\]\n]+\]:[ \t]*)(<[^>\n]*>|\S+)", re.M)
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+# what holds no link: code, raw HTML, math (dollarmath's blocks)
+_CODE_BLOCKS = frozenset({"fence", "code_block", "html_block", "math_block", "math_block_label"})
+
+
+def is_relative(raw: str) -> bool:
+    """Whether a link target as written (`<…>` or bare) is relative: what llms-full.txt makes
+    absolute (the same test decides both whether to look for links and what to change)."""
+    url = raw[1:-1] if raw.startswith("<") else raw
+    return bool(url) and not _SCHEME.match(url) and not url.startswith("//")
+
+
+def relative_candidates(body: str) -> bool:
+    """Whether the body has text that may be a relative link (most bodies have none)."""
+    return any(is_relative(m.group(1)) for m in INLINE_LINK.finditer(body)) or any(
+        is_relative(m.group(2)) for m in REFERENCE.finditer(body)
+    )
+
+
+Spans = tuple[tuple[int, int], ...]  # line ranges: 0-based, the end excluded
+
+
+@dataclass(frozen=True)
+class Links:
+    """A body's links as its render found them: the targets of its links and images (as
+    markdown-it normalized them), the lines of its code (and raw HTML and math) blocks, and
+    those of its blocks (the other lines hold link reference definitions)."""
+
+    targets: frozenset[str]
+    code: Spans
+    blocks: Spans
+
+
+@dataclass(frozen=True)
+class Outline:
+    """What llms-full.txt needs of a body's parse (render/llms_body.py): where its top-level
+    headings are, and its links (None: no relative link, nothing to make absolute)."""
+
+    heads: Heads
+    links: Links | None = None
+
+    def skipped(self, skip: int) -> Outline:
+        """The same, for the body without its first `skip` lines (its leading blank lines)."""
+        if not skip:
+            return self
+
+        def move(spans: Spans) -> Spans:
+            return tuple((start - skip, end - skip) for start, end in spans)
+
+        heads = tuple(
+            (start - skip, end - skip, level, atx) for start, end, level, atx in self.heads
+        )
+        links = self.links
+        if links is not None:
+            links = Links(links.targets, move(links.code), move(links.blocks))
+        return Outline(heads, links)
+
+
+def outline(tokens: list[Token], source: str) -> Outline:
+    """The Outline of a body's tokens (as parsed: before the render marks its images)."""
+    if not relative_candidates(source):
+        return Outline(top_headings(tokens))
+    targets: set[str] = set()
+    code: list[tuple[int, int]] = []
+    blocks: list[tuple[int, int]] = []
+    for token in tokens:
+        if token.map is not None:  # (a footnote's blocks too: they are moved to the end)
+            blocks.append((token.map[0], token.map[1]))
+        if token.type in _CODE_BLOCKS and token.map is not None:
+            code.append((token.map[0], token.map[1]))
+        for child in token.children or ():
+            if child.attrs.get("class") == "header-anchor":
+                continue  # a heading's permalink (anchors_plugin): not in the Markdown
+            for name in ("href", "src"):
+                value = child.attrs.get(name)
+                if isinstance(value, str):
+                    targets.add(value)
+    links = Links(frozenset(targets), tuple(code), tuple(blocks))
+    return Outline(top_headings(tokens), links)
+
+
 @dataclass(frozen=True)
 class Sections:
     """A body's HTML cut into its sections and its footnotes apart (`render_body`), each id it
-    makes marked: `prefixed`; and where its top-level headings are."""
+    makes marked: `prefixed`; and its Outline."""
 
     parts: tuple[str, ...]
     notes: str
-    heads: Heads = ()
+    outline: Outline = Outline(())
 
     def prefixed(self, id_prefix: str) -> tuple[tuple[str, ...], str]:
         """The parts and the footnotes with `id_prefix` before every id the body makes (and

@@ -34,7 +34,7 @@ from bipub.render.cards import Cards
 from bipub.render.html import HtmlRenderer, PageSpec, Plan
 from bipub.render.images import encode_variants, variant_files
 from bipub.render.markdown import MarkdownCache, RenderedMarkdown
-from bipub.render.markdown_sections import Heads
+from bipub.render.markdown_sections import Outline
 from bipub.render.search_shards import SearchRecord, index_site
 from bipub.render.templates import THEME_DIR, template_error, text_gettext
 from bipub.render.workers import render_pages
@@ -73,13 +73,13 @@ class Parts:
         return text
 
     def llms_body(
-        self, body: str, page: str, raw_html: bool = False, heads: Heads | None = None
+        self, body: str, page: str, raw_html: bool = False, outline: Outline | None = None
     ) -> str:
-        """llms.post_body (without `heads`, a parse of the whole body), by its values (`heads`
-        is where the body's headings are: worked out from the body and `raw_html`)."""
+        """llms.post_body (without `outline`, a parse of the whole body), by its values (the
+        body's `outline` is worked out from the body and `raw_html`)."""
         text: str = self.get(
             _digest(("llms-body", body, page, raw_html)),
-            partial(llms.post_body, body, page, raw_html, heads),
+            partial(llms.post_body, body, page, raw_html, outline),
         )
         return text
 
@@ -230,7 +230,7 @@ class JsonApi:
 
 class Llms:
     kind = "llms"
-    after_pages = True  # where the posts' headings are: from the pages' renders (HtmlPages)
+    after_pages = True  # the posts' Outlines: from the pages' renders (HtmlPages)
 
     def render(self, job: RenderJob, tree: OutputTree) -> None:
         site, url = job.site, job.url
@@ -239,15 +239,15 @@ class Llms:
         for lang in job.langs:
             _ = text_gettext(job.envs[lang])
             index = llms.llms_txt(site, lang, url, _)
-            heads = {}  # body → where its headings are, for those rendered in this build
+            outlines = {}  # body → its Outline, for those rendered in this build
             for entry in site.posts(lang):
                 doc = entry.versions[lang].doc
-                found = job.markdown.heads.get(doc.rel)
+                found = job.markdown.outlines.get(doc.rel)
                 if found is not None:
-                    heads[doc.body] = found
+                    outlines[doc.body] = found
 
-            def body_text(body: str, page: str, heads: dict[str, Heads] = heads) -> str:
-                return job.parts.llms_body(body, page, raw_html, heads.get(body))
+            def body_text(body: str, page: str, known: dict[str, Outline] = outlines) -> str:
+                return job.parts.llms_body(body, page, raw_html, known.get(body))
 
             full = llms.llms_full_txt(site, lang, url, _, body_text=body_text)
             tree.add(urls.llms(lang)[1:], index, lang, "llms.txt")

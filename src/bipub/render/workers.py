@@ -84,10 +84,15 @@ def _render_chunk(
     collector = Collector()
     # this process's copy of the Markdown cache: its warnings and notes go back to the parent
     job.markdown.collector = collector
-    job.markdown.notes, job.markdown.heads, job.markdown.shipped = {}, {}, {}
+    job.markdown.notes, job.markdown.outlines, job.markdown.shipped = {}, {}, {}
     counts = _render_specs(job, job.specs[bounds[0] : bounds[1]], tree, collector)
     markdown = job.markdown
-    return tree.files, collector.items, counts, (markdown.notes, markdown.heads, markdown.shipped)
+    return (
+        tree.files,
+        collector.items,
+        counts,
+        (markdown.notes, markdown.outlines, markdown.shipped),
+    )
 
 
 def _render_specs(
@@ -206,10 +211,10 @@ def render_pages(
             done = pool.map(_render_chunk, chunks(specs))  # all submitted now
             if meanwhile:
                 meanwhile()
-            for files, diagnostics, part, (notes, heads, shipped) in done:
+            for files, diagnostics, part, (notes, outlines, shipped) in done:
                 results.append(files)
                 collector.extend(diagnostics)
-                markdown.merge(notes, heads, shipped)
+                markdown.merge(notes, outlines, shipped)
                 _add_counts(counts, part)
                 if on_pages:
                     on_pages(sum(part.values()))
