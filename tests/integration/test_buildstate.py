@@ -147,15 +147,21 @@ def test_a_build_of_other_output_kinds_keeps_what_rendering_warned_about(
     build(project, only={"json"})
     _edit(project, "content/ko/posts/alpha.md", "본문입니다.", "본문이 바뀌었습니다.")
     rendered: list[str] = []
-    real = markdown.render_markdown
+    real = markdown.render_body
 
-    def spy(source: str, **kwargs: object) -> markdown.RenderedMarkdown:
+    def spy(
+        source: str, starts: tuple[int, ...], **kwargs: object
+    ) -> tuple[markdown.RenderedMarkdown, markdown.Sections]:
         rendered.append(source)
-        return real(source, **kwargs)  # type: ignore[arg-type]
+        return real(source, starts, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(markdown, "render_markdown", spy)
+    monkeypatch.setattr(markdown, "render_body", spy)
     build(project, only=KINDS)
-    assert len(rendered) == 1 and "본문이 바뀌었습니다." in rendered[0]
+    # the edited body, and alpha's English one for its side-by-side pages (they show the
+    # edited Korean body beside it); no kept page's body
+    assert len(rendered) == 2
+    assert ["본문이 바뀌었습니다." in r or "Body text." in r for r in rendered] == [True, True]
+    assert any("본문이 바뀌었습니다." in r for r in rendered)
 
 
 def test_kits_of_the_old_quick_rebuild_are_removed(project: Path) -> None:
@@ -286,9 +292,10 @@ def test_an_update_makes_again_only_the_edited_posts_llms_bodies(
     made: list[str] = []
     real = llms.post_body
 
-    def post_body(body: str, page: str) -> str:
+    def post_body(body: str, page: str, *more: Any) -> str:
         made.append(page.rstrip("/").rsplit("/", 1)[-1])
-        return real(body, page)
+        text: str = real(body, page, *more)
+        return text
 
     monkeypatch.setattr(llms, "post_body", post_body)
     _edit(project, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")

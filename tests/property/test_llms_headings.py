@@ -1,16 +1,17 @@
-"""llms.py shift_headings: a post's headings move under the file's, nothing else changes (code,
-quotes, lists, paragraphs), whatever Markdown a post is made of; and text_gettext gives the
-catalog's plain text."""
+"""llms.py shift_headings: a post's headings (those its page shows: bipub's Markdown) move under
+the file's, nothing else changes (code, math, quotes, lists, paragraphs), whatever Markdown a post
+is made of; where they are is the same whether the page's render found them or a parse of the
+body alone; and text_gettext gives the catalog's plain text."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from markdown_it import MarkdownIt
 
+from bipub.render import markdown as bm
 from bipub.render.llms_body import shift_headings
 
-PARSER = MarkdownIt("commonmark")
+SITE = bm._parser(False)  # bipub's Markdown: what the page shows as a heading or a link
 
 LINES = st.sampled_from(
     [
@@ -32,6 +33,11 @@ LINES = st.sampled_from(
         "paragraph text",
         "한국어 문단",
         "$$",
+        "| a | b |",
+        "|---|---|",
+        "[^n]: a note",
+        "    ## in a note",
+        "<div>",
         "",
         "#",
     ]
@@ -42,7 +48,7 @@ def _blocks(text: str) -> list[tuple[str, str]]:
     """The content of every token but the headings' own (their text is checked apart)."""
     out = []
     inside = False
-    for token in PARSER.parse(text):
+    for token in SITE.parse(text, {}):
         if token.type == "heading_open" and token.level == 0:
             inside = True
             continue
@@ -55,7 +61,7 @@ def _blocks(text: str) -> list[tuple[str, str]]:
 
 
 def _headings(text: str) -> list[tuple[int, str]]:
-    tokens = PARSER.parse(text)
+    tokens = SITE.parse(text, {})
     return [
         (int(t.tag[1]), " ".join(tokens[i + 1].content.split()))
         for i, t in enumerate(tokens)
@@ -85,6 +91,12 @@ def test_examples() -> None:
     )
     assert shift_headings("no heading\n", 4) == "no heading\n"
     assert shift_headings("# a\n###### b", 4) == "#### a\n###### b"  # at most 6
+    # a formula, not a heading nor a link (as the page shows it)
+    assert shift_headings("# a\n\n$$\n# x\n$$", 4) == "#### a\n\n$$\n# x\n$$"
+    from bipub.render.llms_body import absolute_links
+
+    body = "$$\n[a](b.md)\n$$\n\n[a](b.md)"
+    assert absolute_links(body, PAGE) == f"$$\n[a](b.md)\n$$\n\n[a]({PAGE}b.md)"
 
 
 def test_text_gettext_is_plain_text() -> None:
@@ -122,6 +134,9 @@ LINK_LINES = st.sampled_from(
         "",
         "- [item](item.md)",
         "> [q](quoted.md)",
+        "$$",  # a formula's lines: no link
+        "see[^n]",
+        "[^n]: a [note](note.md)",  # a footnote's link (its lines are moved to the end)
     ]
 )
 
@@ -129,7 +144,7 @@ LINK_LINES = st.sampled_from(
 def _texts(text: str) -> list[tuple[str, str]]:
     """Every token's type and content but link and image targets."""
     out = []
-    for token in PARSER.parse(text):
+    for token in SITE.parse(text, {}):
         if token.children:
             out += [(c.type, c.content) for c in token.children if c.type != "image"]
         else:
@@ -139,7 +154,7 @@ def _texts(text: str) -> list[tuple[str, str]]:
 
 def _targets(text: str) -> list[str]:
     out = []
-    for token in PARSER.parse(text):
+    for token in SITE.parse(text, {}):
         for child in token.children or ():
             for name in ("href", "src"):
                 if name in child.attrs:
@@ -160,4 +175,17 @@ def test_relative_links_become_absolute_and_nothing_else_changes(lines: list[str
     before, after = _targets(body), _targets(out)
     assert len(after) == len(before)
     for old, new in zip(before, after, strict=True):
-        assert new == PARSER.normalizeLink(urljoin(PAGE, old)) or new == urljoin(PAGE, old)
+        assert new == SITE.normalizeLink(urljoin(PAGE, old)) or new == urljoin(PAGE, old)
+
+
+@settings(max_examples=300)
+@given(st.lists(LINES | LINK_LINES, max_size=14), st.booleans())
+def test_the_render_finds_the_outline_a_parse_of_the_body_finds(
+    lines: list[str], raw_html: bool
+) -> None:
+    """llms-full.txt moves the headings and makes absolute the links the page's render found
+    (MarkdownCache.outlines) or, for a body no render of the build parsed, those a parse of its
+    own finds: the same, or an update and a clean build would make different files."""
+    body = "\n".join(lines)
+    _, sections = bm.render_body(body, (0,), raw_html=raw_html)
+    assert sections.outline == bm.body_outline(body, raw_html)

@@ -23,26 +23,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
-from markdown_it.token import Token
 from markupsafe import Markup
 
 from bipub.load.sections import nfc
 from bipub.pair.images import LocalImage
 from bipub.render.diagrams import Diagrams
-from bipub.render.markdown import (
-    FAST_HIGHLIGHT,
-    FAST_MARKDOWN,
-    HEADING_PREFIX,
-    Blocks,
-    MarkdownCache,
-    _highlighter,
-    _mark_code_blocks,
-    _mark_images,
-    _parser,
-)
+from bipub.render.markdown import Blocks, MarkdownCache, render_body
 
 if TYPE_CHECKING:
     from bipub.load.content import Document
@@ -186,8 +175,9 @@ def rebase(html: str, base: str) -> str:
 
 
 class SectionCache:
-    """Each body cut into its sections' HTML once per build (render_sections), by language
-    prefix: the two side-by-side pages of a post show the same two bodies."""
+    """Each body cut into its sections' HTML, with its ids prefixed by its language: from the
+    build's render of the body (MarkdownCache.sections: one parse for its page and the
+    side-by-side pages that show it), or rendered here, once per build (no MarkdownCache)."""
 
     def __init__(self, raw_html: bool, markdown: MarkdownCache | None = None) -> None:
         self.raw_html = raw_html
@@ -195,19 +185,14 @@ class SectionCache:
         self._cache: dict[tuple[str, str, str], Parts] = {}
 
     def __call__(self, doc: Document) -> Parts:
+        if self.markdown is not None:
+            return self.markdown.sections(doc).prefixed(doc.lang)
         key = (doc.rel, doc.digest, doc.lang)
         hit = self._cache.get(key)
         if hit is None:
             starts = tuple(sec.line - doc.body_line for sec in doc.sections)
-            md = self.markdown
             hit = self._cache[key] = render_sections(
-                doc.body,
-                starts,
-                raw_html=self.raw_html,
-                id_prefix=doc.lang,
-                images=md.images.of(doc.rel) if md is not None else None,
-                prefix=md.images.prefix if md is not None else "",
-                diagrams=md.diagrams if md is not None else None,
+                doc.body, starts, raw_html=self.raw_html, id_prefix=doc.lang
             )
         return hit
 
@@ -276,38 +261,18 @@ def render_sections(
     diagrams: Diagrams | None = None,
 ) -> tuple[tuple[str, ...], str]:
     """A body rendered as `render_markdown` renders it, cut into the parts that begin at the
-    0-based lines `starts` of `source` (load/sections.py: where each section begins; the
-    side-by-side view, render/both.py), and its footnotes apart. One parse: footnote numbers,
-    reference links and heading ids are those of the whole body. `id_prefix` goes before every
-    id the body makes (headings, footnotes), so two bodies can share a page. `images`, `prefix`
-    and `diagrams` as for `render_markdown` (the same figures as the post's own page)."""
-    md = _parser(raw_html, FAST_MARKDOWN)
-    env: dict[str, Any] = {"docId": id_prefix} if id_prefix else {}
-    tokens = md.parse(source, env)
-    _mark_code_blocks(tokens)
-    _mark_images(tokens, images or {}, prefix)
-    env["diagrams"] = diagrams if diagrams is not None else Diagrams(None)
-    parts: list[list[Token]] = [[] for _ in starts] or [[]]
-    notes: list[Token] = []
-    at = 0
-    for tok in tokens:
-        if tok.type == "footnote_block_open" or notes:
-            notes.append(tok)
-            continue
-        if tok.level == 0 and tok.nesting >= 0 and tok.map is not None:
-            while at + 1 < len(starts) and tok.map[0] >= starts[at + 1]:
-                at += 1
-        if tok.type == "heading_open" and id_prefix:
-            tok.attrSet("id", f"{id_prefix}-{tok.attrGet('id')}")
-        parts[at].append(tok)
-    unknown: list[str] = []
-    md.options["highlight"] = _highlighter(unknown, blocks, FAST_HIGHLIGHT)
-    try:
-        html = tuple(md.renderer.render(part, md.options, env) for part in parts)
-        foot = md.renderer.render(notes, md.options, env) if notes else ""
-    finally:
-        md.options["highlight"] = None
-    if id_prefix:  # links to the headings (their permalinks, the body's own) follow them
-        old, new = f'href="#{HEADING_PREFIX}', f'href="#{id_prefix}-{HEADING_PREFIX}'
-        html = tuple(part.replace(old, new) for part in html)
-    return html, foot
+    0-based lines `starts` of `source` (load/sections.py: where each section begins), and its
+    footnotes apart (markdown.py render_body). One parse: footnote numbers, reference links and
+    heading ids are those of the whole body. `id_prefix` goes before every id the body makes
+    (headings, footnotes), so two bodies can share a page. `images`, `prefix` and `diagrams` as
+    for `render_markdown` (the same figures as the post's own page)."""
+    _, sections = render_body(
+        source,
+        starts,
+        raw_html=raw_html,
+        blocks=blocks,
+        images=images,
+        prefix=prefix,
+        diagrams=diagrams,
+    )
+    return sections.prefixed(id_prefix)

@@ -24,6 +24,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from bipub.model.fields import slugify
@@ -31,6 +32,8 @@ from bipub.pair.site import Entry, Site, tags_of
 from bipub.render import urls
 from bipub.render.llms_body import absolute_links, shift_headings
 from bipub.render.locale_format import format_iso
+from bipub.render.markdown import body_outline
+from bipub.render.markdown_sections import Outline
 from bipub.render.pdf.documents import short_wanted
 from bipub.render.views import ForeignText, MachineText, View, cv_view
 
@@ -55,14 +58,24 @@ def names(site: Site, lang: str) -> Names:
 
 PostPart = Callable[[Entry, str, urls.UrlBuilder, Gettext, Names], str]
 # a post's Markdown as llms-full.txt carries it, from its body and its page's URL (`post_body`;
-# the build passes one that keeps earlier results: render/outputs.py Parts.llms_body)
+# the build passes one that keeps earlier results and takes where the headings are from the
+# render of the post's page: render/outputs.py Parts.llms_body)
 BodyText = Callable[[str, str], str]
 
 
-def post_body(body: str, page: str) -> str:
+def post_body(body: str, page: str, raw_html: bool = False, outline: Outline | None = None) -> str:
     """A post's whole Markdown for llms-full.txt: relative links made absolute against its page,
-    headings moved under the post's own (render/llms_body.py)."""
-    return shift_headings(absolute_links(body.strip("\n"), page), 4)
+    headings moved under the post's own (render/llms_body.py). `outline`: where the headings of
+    `body` are and what its links point to (MarkdownCache.outlines), else found by a parse
+    (bipub's Markdown with the site's `raw_html`, as the page's render finds them)."""
+    text = body.strip("\n")
+    if outline is None:
+        outline = body_outline(text, raw_html)
+    else:  # (lines of `body`: its leading blank lines are gone)
+        outline = outline.skipped(len(body) - len(body.lstrip("\n")))
+    if outline.links is not None:  # (None: no relative link)
+        text = absolute_links(text, page, outline.links)
+    return shift_headings(text, 4, outline.heads)
 
 
 # Section names the proposal gives a meaning to: never translated.
@@ -537,10 +550,12 @@ def llms_full_txt(
     url: urls.UrlBuilder,
     _: Gettext,
     part: PostPart | None = None,
-    body_text: BodyText = post_body,
+    body_text: BodyText | None = None,
 ) -> str:
     """llms-full.txt of a language: the header, the whole CV, every post's whole text
     (`body_text`: what makes a post's Markdown, `post_body` or one that keeps its results)."""
+    if body_text is None:
+        body_text = partial(post_body, raw_html=site.config.outputs.raw_html)
     shared = names(site, lang)
     parts = ["\n".join(header(site, lang, url, _))]
     merged = site.cv.get(lang)

@@ -1,7 +1,9 @@
 """A post's Markdown as llms-full.txt carries it: read away from the site, under the file's own
 headings. `shift_headings` moves a body's headings under the post's title; `absolute_links` makes
-its relative links and images absolute. Both change only what the Markdown parser takes for a
-heading or a link target — never code, never text that merely looks like one.
+its relative links and images absolute. Both change only what the post's page shows as a heading
+or a link target (bipub's Markdown) — never code, never text that merely looks like one; both
+take where those are from the render of the page (render/markdown_sections.py Outline), else
+from a parse of their own.
 """
 
 from __future__ import annotations
@@ -12,89 +14,72 @@ from urllib.parse import urljoin
 
 from markdown_it import MarkdownIt
 
+from bipub.render.markdown import body_outline
+from bipub.render.markdown_sections import (
+    INLINE_LINK,
+    REFERENCE,
+    Heads,
+    Links,
+    is_relative,
+    relative_candidates,
+)
+
 
 @lru_cache(maxsize=1)
-def _block_parser() -> MarkdownIt:
-    return MarkdownIt("commonmark")
+def _normalizer() -> MarkdownIt:
+    return MarkdownIt("commonmark")  # (its normalizeLink: what markdown-it makes of a target)
 
 
-@lru_cache(maxsize=1)
-def _blocks_only() -> MarkdownIt:
-    """The same block parse without the inline one (headings need no more): half the cost."""
-    md = MarkdownIt("commonmark")
-    md.core.ruler.disable(["inline"])
-    return md
+def _normalize(url: str) -> str:
+    return str(_normalizer().normalizeLink(url))
 
 
-def shift_headings(body: str, top: int) -> str:
+def shift_headings(body: str, top: int, heads: Heads | None = None, raw_html: bool = False) -> str:
     """A post's Markdown with its headings moved under the file's: the body's highest heading
-    becomes level `top` (at most 6). ATX and setext headings outside code, quotes and lists are
-    moved; everything else is kept as written."""
-    tokens = [t for t in _blocks_only().parse(body) if t.type == "heading_open" and t.level == 0]
-    if not tokens:
+    becomes level `top` (at most 6). The headings the post's page shows (bipub's Markdown, with
+    the site's `raw_html`: ATX and setext headings outside code, math, quotes and lists) are
+    moved; everything else is kept as written. `heads`: where they are, from the render of the
+    page (MarkdownCache.outlines: no parse here), else found by a parse of `body`."""
+    if heads is None:
+        heads = body_outline(body, raw_html).heads
+    if not heads:
         return body
-    highest = min(int(t.tag[1]) for t in tokens)
+    highest = min(level for _, _, level, _ in heads)
     lines = body.split("\n")
-    for token in reversed(tokens):  # (a setext heading's lines become one)
-        if token.map is None:
-            continue
-        start, end = token.map
-        level = min(6, int(token.tag[1]) - highest + top)
-        if token.markup.startswith("#"):
+    for start, end, level, atx in reversed(heads):  # (a setext heading's lines become one)
+        moved = min(6, level - highest + top)
+        if atx:
             text = re.sub(r"^ {0,3}#+", "", lines[start])
-            lines[start] = "#" * level + text
+            lines[start] = "#" * moved + text
         else:  # setext: the text lines, then the underline
             text = " ".join(line.strip() for line in lines[start : end - 1])
-            lines[start:end] = ["#" * level + " " + text]
+            lines[start:end] = ["#" * moved + " " + text]
     return "\n".join(lines)
 
 
-# a target as written: `<…>`, or bare with balanced parentheses one deep (`a_(b).png`)
-_INLINE_LINK = re.compile(r"\]\(\s*(<[^>\n]*>|(?:[^\s()<>]|\([^\s()<>]*\))+)")
-_REFERENCE = re.compile(r"^( {0,3}\[[^\]\n]+\]:[ \t]*)(<[^>\n]*>|\S+)", re.M)
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-_CODE_BLOCKS = ("fence", "code_block", "html_block")
-
-
-def _relative(raw: str) -> bool:
-    """Whether a link target as written (`<…>` or bare) is relative: what `absolute_links`
-    changes (the same test decides both whether to parse and what to change)."""
-    url = raw[1:-1] if raw.startswith("<") else raw
-    return bool(url) and not _SCHEME.match(url) and not url.startswith("//")
-
-
-def absolute_links(body: str, page: str) -> str:
+def absolute_links(body: str, page: str, links: Links | None = None, raw_html: bool = False) -> str:
     """A post's Markdown with its relative links and images made absolute against its page's
     URL, as a browser resolves them on the page (`figure.png`, `/assets/x.svg`, `#part`): the
-    file is read away from the site. Only what the Markdown parser takes for a link or image
-    target is changed — never code, never text that merely looks like one."""
-    if not any(_relative(m.group(1)) for m in _INLINE_LINK.finditer(body)) and not any(
-        _relative(m.group(2)) for m in _REFERENCE.finditer(body)
-    ):
-        return body  # no candidate the lines below could change: no parse (most posts)
-    md = _block_parser()
-    tokens = md.parse(body)
-    targets: set[str] = set()
-    code: set[int] = set()
-    blocks: set[int] = set()  # the lines of blocks: the others hold link reference definitions
-    for token in tokens:
-        if token.map is not None and token.level == 0:
-            blocks.update(range(*token.map))
-        if token.type in _CODE_BLOCKS and token.map is not None:
-            code.update(range(*token.map))
-        for child in token.children or ():
-            for name in ("href", "src"):
-                value = child.attrs.get(name)
-                if isinstance(value, str):
-                    targets.add(value)
+    file is read away from the site. Only what the post's page shows as a link or image target
+    (bipub's Markdown with the site's `raw_html`) is changed — never code or math, never text
+    that merely looks like one. `links`: the body's links as its page's render found them
+    (MarkdownCache.outlines: no parse here), else found by a parse of `body`."""
+    if links is None:
+        if not relative_candidates(body):
+            return body  # no candidate the lines below could change: no parse (most posts)
+        links = body_outline(body, raw_html).links
+        assert links is not None  # (a candidate)
+    targets = links.targets
     if not targets:
         return body
+    code = {i for start, end in links.code for i in range(start, end)}
+    blocks = {i for start, end in links.blocks for i in range(start, end)}
 
     def resolve(raw: str) -> str | None:
-        if not _relative(raw):
+        if not is_relative(raw):
             return None  # absolute already
         url = raw[1:-1] if raw.startswith("<") else raw
-        if md.normalizeLink(url) not in targets:
+        if _normalize(url) not in targets:
             return None
         absolute = urljoin(page, url)
         return f"<{absolute}>" if raw.startswith("<") else absolute
@@ -115,7 +100,7 @@ def absolute_links(body: str, page: str) -> str:
             return m.group(0) if new is None else m.group(1) + new
 
         if i in blocks:
-            lines[i] = _INLINE_LINK.sub(inline, line)
+            lines[i] = INLINE_LINK.sub(inline, line)
         else:
-            lines[i] = _REFERENCE.sub(reference, line)
+            lines[i] = REFERENCE.sub(reference, line)
     return "\n".join(lines)

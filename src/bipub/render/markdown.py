@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
-from html import escape, unescape
+from html import escape
 from typing import TYPE_CHECKING, Any, Final
-from urllib.parse import quote, unquote
+from urllib.parse import quote
 
 from markdown_it import MarkdownIt
 from markdown_it.renderer import RendererHTML
@@ -32,6 +32,18 @@ from bipub.diagnostics import Collector, Diagnostic, Severity
 from bipub.pair.images import Images, LocalImage
 from bipub.render import mathml, upstream
 from bipub.render.diagrams import Diagrams
+from bipub.render.markdown_findings import DroppedLink, locate, math_errors, unused_footnotes
+from bipub.render.markdown_sections import (
+    HEADING_PREFIX,
+    MARK,
+    Outline,
+    Sections,
+    cut,
+    outline,
+    relative_candidates,
+    top_headings,
+    unmarked,
+)
 
 # Which paths a render takes: the fast ones only on verified upstream versions (render/upstream.py).
 FAST_MARKDOWN: Final = upstream.fast_markdown()
@@ -43,7 +55,6 @@ if FAST_MARKDOWN:  # markdown_fast reaches into markdown-it-py: not even importe
 if TYPE_CHECKING:
     from bipub.load.content import Document
 
-HEADING_PREFIX = "h-"
 _SAFE_SCHEME = re.compile(r"^(?:https?:|mailto:|tel:|#|/|\./|\.\./|[^:/?#]*(?:[/?#]|$))", re.I)
 _CTRL = re.compile(r"[\x00-\x20\x7f]+")
 _SVG_ID = re.compile(r'<svg id="(mermaid-[0-9a-f]+)"')
@@ -64,14 +75,6 @@ class Heading:
     level: int
     id: str
     text: str
-
-
-@dataclass(frozen=True)
-class DroppedLink:
-    """A link or image whose target was refused (it stays as literal text in the output)."""
-
-    url: str  # as markdown-it saw it, entities decoded
-    line: int | None  # 1-based line in the Markdown source (add the body's first line - 1)
 
 
 @dataclass(frozen=True)
@@ -187,6 +190,23 @@ def _fence(
     return f'<figure class="diagram">{svg}</figure>\n'
 
 
+@lru_cache(maxsize=2)
+def _blocks_parser(raw_html: bool) -> MarkdownIt:
+    """bipub's dialect without the inline parse: the blocks a render finds (half its cost)."""
+    md = _stock_parser(raw_html)
+    md.core.ruler.disable(["inline"])
+    return md
+
+
+def body_outline(source: str, raw_html: bool = False) -> Outline:
+    """A body's Outline as its render finds it (MarkdownCache.outlines) without rendering it,
+    for a body no render of this build parsed: a block parse (a parse with the inline one for
+    a body that may have a relative link)."""
+    if relative_candidates(source):
+        return outline(_parser(raw_html).parse(source, {}), source)
+    return Outline(top_headings(_blocks_parser(raw_html).parse(source, {})))
+
+
 @lru_cache(maxsize=4)
 def _parser(raw_html: bool, fast: bool = FAST_MARKDOWN) -> MarkdownIt:
     """The parser of every render: `_stock_parser`, sped up (the same tokens, see markdown_fast)
@@ -217,6 +237,27 @@ def render_markdown(
     return _render(md, source, blocks, fast_highlight, images or {}, prefix, diagrams)
 
 
+def render_body(
+    source: str,
+    starts: tuple[int, ...],
+    *,
+    raw_html: bool = False,
+    blocks: Blocks | None = None,
+    images: Mapping[str, LocalImage] | None = None,
+    prefix: str = "",
+    diagrams: Diagrams | None = None,
+) -> tuple[RenderedMarkdown, Sections]:
+    """`render_markdown`, and the same render cut into the parts that begin at the 0-based
+    lines `starts` of `source` (load/sections.py: where each section begins; the side-by-side
+    view, render/both.py): one parse of the body for both."""
+    md = _parser(raw_html, FAST_MARKDOWN)
+    rendered, sections = _render_body(
+        md, source, blocks, FAST_HIGHLIGHT, images or {}, prefix, diagrams, starts
+    )
+    assert sections is not None  # (asked for: starts)
+    return rendered, sections
+
+
 def _render(
     md: MarkdownIt,
     source: str,
@@ -226,6 +267,19 @@ def _render(
     prefix: str = "",
     diagrams: Diagrams | None = None,
 ) -> RenderedMarkdown:
+    return _render_body(md, source, blocks, fast_highlight, images, prefix, diagrams)[0]
+
+
+def _render_body(
+    md: MarkdownIt,
+    source: str,
+    blocks: Blocks | None,
+    fast_highlight: bool = FAST_HIGHLIGHT,
+    images: Mapping[str, LocalImage] | None = None,
+    prefix: str = "",
+    diagrams: Diagrams | None = None,
+    starts: tuple[int, ...] | None = None,
+) -> tuple[RenderedMarkdown, Sections | None]:
     unknown: list[str] = []
     env: dict[str, Any] = {}
     dropped: list[tuple[str, int | None]] = []
@@ -234,14 +288,9 @@ def _render(
         tokens = md.parse(source, env)
     finally:
         _DROPPED.reset(reset)
+    found = outline(tokens, source) if starts is not None else None  # (before _mark_images)
     _mark_code_blocks(tokens)
     _mark_images(tokens, images or {}, prefix)
-    env["diagrams"] = diagrams if diagrams is not None else Diagrams(None)
-    md.options["highlight"] = _highlighter(unknown, blocks, fast_highlight)
-    try:
-        html = md.renderer.render(tokens, md.options, env)
-    finally:
-        md.options["highlight"] = None
     headings: list[Heading] = []
     text_parts: list[str] = []
     for i, tok in enumerate(tokens):
@@ -254,34 +303,33 @@ def _render(
             text_parts.append(_inline_text(tok))
         elif tok.type in ("fence", "code_block"):
             text_parts.append(tok.content)
-    return RenderedMarkdown(
+    env["diagrams"] = diagrams if diagrams is not None else Diagrams(None)
+    md.options["highlight"] = _highlighter(unknown, blocks, fast_highlight)
+    try:
+        if starts is None:
+            html, sections = md.renderer.render(tokens, md.options, env), None
+        else:
+            env["docId"] = MARK  # (the footnotes' ids)
+            parts, notes = cut(tokens, starts)
+            sections = Sections(
+                tuple(md.renderer.render(part, md.options, env) for part in parts),
+                md.renderer.render(notes, md.options, env) if notes else "",
+                found or Outline(()),
+            )
+            html = "".join(unmarked(part) for part in sections.parts) + unmarked(sections.notes)
+    finally:
+        md.options["highlight"] = None
+    rendered = RenderedMarkdown(
         html,
         tuple(headings),
         "\n".join(text_parts),
         tuple(unknown),
-        _locate(dropped, source),
-        _math_errors(tokens),
+        locate(dropped, source),
+        math_errors(tokens),
         tuple(env.get("diagram_errors", ())),
-        _unused_footnotes(env, source),
+        unused_footnotes(env, source),
     )
-
-
-def _unused_footnotes(env: dict[str, Any], source: str) -> tuple[tuple[int | None, str], ...]:
-    """Footnote definitions no reference points to: markdown-it drops them from the page (and
-    the translation skips them), so the author is told rather than left to find them gone."""
-    refs = env.get("footnotes", {}).get("refs", {})
-    unused = [key[1:] for key, index in refs.items() if index == -1]
-    if not unused:
-        return ()
-    lines = source.split("\n")
-    found: list[tuple[int | None, str]] = []
-    for label in unused:
-        start = f"[^{label}]:"
-        row = next(
-            (i + 1 for i, line in enumerate(lines) if line.lstrip(" ").startswith(start)), None
-        )
-        found.append((row, label))
-    return tuple(sorted(found, key=lambda f: (f[0] or 0, f[1])))
+    return rendered, sections
 
 
 def diagram_sources(body: str, raw_html: bool = False) -> list[str]:
@@ -295,55 +343,6 @@ def diagram_sources(body: str, raw_html: bool = False) -> list[str]:
 
 def _math(latex: str, options: dict[str, Any]) -> str:
     return mathml.render(latex, bool(options.get("display_mode")))
-
-
-def _math_errors(tokens: list[Token]) -> tuple[tuple[int | None, str], ...]:
-    """Each formula that cannot be typeset, with its line in the body (issue 19)."""
-    found: list[tuple[int | None, str]] = []
-    for tok in tokens:
-        formulas: list[tuple[str, bool, int | None]] = []
-        line = tok.map[0] + 1 if tok.map else None
-        if tok.type.startswith("math_block"):
-            formulas.append((tok.content, True, line))
-        elif tok.type == "inline":
-            for child in tok.children or []:
-                if child.type.startswith("math_inline"):
-                    at = tok.content.find(child.content)
-                    row = line + tok.content[:at].count("\n") if line and at >= 0 else line
-                    formulas.append((child.content, child.type != "math_inline", row))
-        for latex, display, row in formulas:
-            try:
-                mathml.to_mathml(latex.strip(), display)
-            except mathml.MathSyntaxError as exc:
-                found.append((row, f"math ${latex.strip()}$ cannot be typeset: {exc}"))
-    return tuple(found)
-
-
-def _canonical(text: str) -> str:
-    """Entities and %-escapes decoded, controls and spaces removed, lower case: for matching."""
-    return _CTRL.sub("", unquote(unescape(text))).lower()
-
-
-def _locate(dropped: list[tuple[str, int | None]], source: str) -> tuple[DroppedLink, ...]:
-    """The line of each refused URL: the line of its text inside the paragraph, if found."""
-    if not dropped:
-        return ()
-    lines = [_canonical(line) for line in source.split("\n")]
-    out: dict[tuple[str, int | None], None] = {}
-    for url, start in dropped:
-        found = start
-        first = (start or 1) - 1
-        needle = _canonical(url)[:40]
-        for i in range(first, len(lines)):
-            if needle and needle in lines[i]:
-                found = i + 1
-                break
-            if start is not None and i > first and not lines[i].strip():
-                break  # end of the paragraph
-        out[(url, found)] = None
-    return tuple(
-        DroppedLink(url, line) for url, line in sorted(out, key=lambda d: (d[1] or 0, d[0]))
-    )
 
 
 def _inline_text(tok: Token) -> str:
@@ -449,6 +448,15 @@ class MarkdownCache:
         self.notes = notes if notes is not None else {}
         self.blocks = blocks
         self._cache: dict[str, RenderedMarkdown] = {}
+        self._sections: dict[str, Sections] = {}  # the same renders cut into sections
+        # the Outline of each body rendered in this build (where llms-full.txt moves headings
+        # and makes links absolute: render/llms_body.py), by path: render workers send theirs
+        # back (`merge`)
+        self.outlines: dict[str, Outline] = {}
+        # the paths whose renders a render worker sends back (`shipped`, then `merge`): bodies
+        # an output made in the build's own process after the pages shows (feeds)
+        self.wanted: frozenset[str] = frozenset()
+        self.shipped: dict[str, RenderedMarkdown] = {}
         self._replayed: set[str] = set()
         self._used: set[str] = set()  # the notes of this build's documents
         self._renderer = ""  # (renderer(), worked out once)
@@ -459,14 +467,9 @@ class MarkdownCache:
         if hit is None:
             hit = self.earlier.get(self.key(doc)) if doc.digest else None
             if hit is None:
-                hit = render_markdown(
-                    doc.body,
-                    raw_html=self.raw_html,
-                    blocks=self.blocks,
-                    images=self.images.of(doc.rel),
-                    prefix=self.images.prefix,
-                    diagrams=self.diagrams,
-                )
+                hit = self._render(doc)
+                if doc.rel in self.wanted:
+                    self.shipped[doc.rel] = hit
             self._cache[doc.rel] = hit
             found = _warnings(doc.rel, hit, doc.body_line)
             self.collector.extend(found)
@@ -475,6 +478,33 @@ class MarkdownCache:
                 self.notes[key] = found
                 self._used.add(key)
         return hit
+
+    def sections(self, doc: Document) -> Sections:
+        """The document's body cut into its sections (load/sections.py), from the same render
+        as its page's (`render_body`): what the side-by-side page shows (render/both.py)."""
+        found = self._sections.get(doc.rel)
+        if found is None:
+            self(doc)  # (its warnings, once)
+            found = self._sections.get(doc.rel)
+            if found is None:  # its render was kept from an earlier build: none of these
+                self._render(doc)
+                found = self._sections[doc.rel]
+        return found
+
+    def _render(self, doc: Document) -> RenderedMarkdown:
+        """One parse of the body: its page's render, and the same cut into sections."""
+        rendered, sections = render_body(
+            doc.body,
+            tuple(sec.line - doc.body_line for sec in doc.sections),
+            raw_html=self.raw_html,
+            blocks=self.blocks,
+            images=self.images.of(doc.rel),
+            prefix=self.images.prefix,
+            diagrams=self.diagrams,
+        )
+        self._sections[doc.rel] = sections
+        self.outlines[doc.rel] = sections.outline
+        return rendered
 
     def prepare_diagrams(self, docs: Iterable[Document]) -> None:
         """Draw the ```mermaid diagrams of `docs` that are not in the cache, in one renderer
@@ -496,10 +526,19 @@ class MarkdownCache:
         self._used.add(self.key(doc))
         self.collector.extend(found)
 
-    def merge(self, notes: dict[str, tuple[Diagnostic, ...]]) -> None:
-        """Notes of documents a render worker rendered for this build."""
+    def merge(
+        self,
+        notes: dict[str, tuple[Diagnostic, ...]],
+        outlines: Mapping[str, Outline] | None = None,
+        shipped: Mapping[str, RenderedMarkdown] | None = None,
+    ) -> None:
+        """What a render worker worked out rendering bodies for this build: their notes, their
+        Outlines, the renders of the `wanted` ones (rendered here, now: the worker
+        reported their warnings)."""
         self.notes.update(notes)
         self._used.update(notes)
+        self.outlines.update(outlines or {})
+        self._cache.update(shipped or {})
 
     def used_notes(self) -> dict[str, tuple[Diagnostic, ...]]:
         """The notes of the documents this build rendered or replayed: what the build cache

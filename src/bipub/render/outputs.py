@@ -34,6 +34,7 @@ from bipub.render.cards import Cards
 from bipub.render.html import HtmlRenderer, PageSpec, Plan
 from bipub.render.images import encode_variants, variant_files
 from bipub.render.markdown import MarkdownCache
+from bipub.render.markdown_sections import Outline
 from bipub.render.search_shards import SearchRecord, index_site
 from bipub.render.templates import THEME_DIR, template_error, text_gettext
 from bipub.render.workers import render_pages
@@ -71,11 +72,14 @@ class Parts:
         text: str = self.get(key, partial(json_api.dump_record, record))
         return text
 
-    def llms_body(self, body: str, page: str) -> str:
-        """llms.post_body (a parse of the whole body: the bulk of llms-full.txt's cost), by its
-        two values."""
+    def llms_body(
+        self, body: str, page: str, raw_html: bool = False, outline: Outline | None = None
+    ) -> str:
+        """llms.post_body (without `outline`, a parse of the whole body), by its values (the
+        body's `outline` is worked out from the body and `raw_html`)."""
         text: str = self.get(
-            _digest(("llms-body", body, page)), partial(llms.post_body, body, page)
+            _digest(("llms-body", body, page, raw_html)),
+            partial(llms.post_body, body, page, raw_html, outline),
         )
         return text
 
@@ -158,6 +162,7 @@ class Output(Protocol):
 
 class Feeds:
     kind = "feeds"
+    after_pages = True  # its bodies: the pages' renders (HtmlPages)
 
     def render(self, job: RenderJob, tree: OutputTree) -> None:
         for lang in job.langs:
@@ -182,6 +187,15 @@ class Feeds:
             sitemap = feeds.sitemap_join(routes)
             tree.add("sitemap.xml", sitemap, None, "sitemap")
             tree.add("robots.txt", feeds.robots(job.url), None, "robots")
+
+    def wanted(self, job: RenderJob) -> set[str]:
+        """The documents whose bodies the feeds show (their paths)."""
+        return {
+            it.rel
+            for lang in job.langs
+            for parts in feeds.feed_sets(job.site, lang, job.url)
+            for it in parts.items
+        }
 
     def owns(self, path: str) -> bool:
         return path.rsplit("/", 1)[-1] in ("feed.xml", "feed.json", "sitemap.xml", "robots.txt")
@@ -226,14 +240,26 @@ class JsonApi:
 
 class Llms:
     kind = "llms"
+    after_pages = True  # the posts' Outlines: from the pages' renders (HtmlPages)
 
     def render(self, job: RenderJob, tree: OutputTree) -> None:
         site, url = job.site, job.url
         default = site.config.default_language
+        raw_html = site.config.outputs.raw_html
         for lang in job.langs:
             _ = text_gettext(job.envs[lang])
             index = llms.llms_txt(site, lang, url, _)
-            full = llms.llms_full_txt(site, lang, url, _, body_text=job.parts.llms_body)
+            outlines = {}  # body → its Outline, for those rendered in this build
+            for entry in site.posts(lang):
+                doc = entry.versions[lang].doc
+                found = job.markdown.outlines.get(doc.rel)
+                if found is not None:
+                    outlines[doc.body] = found
+
+            def body_text(body: str, page: str, known: dict[str, Outline] = outlines) -> str:
+                return job.parts.llms_body(body, page, raw_html, known.get(body))
+
+            full = llms.llms_full_txt(site, lang, url, _, body_text=body_text)
             tree.add(urls.llms(lang)[1:], index, lang, "llms.txt")
             tree.add(urls.llms(lang, True)[1:], full, lang, "llms")
             if lang == default:  # the root copies are the default language's: built with it
@@ -343,9 +369,20 @@ class HtmlPages:
                 images, cache_dir, quality, job.collector, tree.release_in_child
             )
 
+        # the outputs that show what rendering a page works out (its body's render, where its
+        # headings are) are made after the pages, from what the render workers sent back (each
+        # body is parsed once per build: MarkdownCache.merge); the others while they work
+        after = [other for other in self.others if getattr(other, "after_pages", False)]
+        wanted: set[str] = set()
+        for other in after:
+            if isinstance(other, Feeds):
+                wanted |= other.wanted(job)
+        job.markdown.wanted = frozenset(wanted)
+
         def meanwhile() -> None:
             for other in self.others:
-                other.render(job, tree)
+                if other not in after:
+                    other.render(job, tree)
             if job.every_language:
                 default = job.site.config.default_language
                 for path, html in job.renderer.render_root_pages(
@@ -370,6 +407,8 @@ class HtmlPages:
             self.on_start,
             meanwhile=meanwhile,
         )
+        for other in after:
+            other.render(job, tree)
 
     def owns(self, path: str) -> bool:
         for owns in self._others_own:  # noqa: SIM110 (a loop: half the cost of any(generator))

@@ -53,18 +53,46 @@ def _init(job: _Job, parent: int) -> None:
     _JOB = job
 
 
+def chunks(specs: list[PageSpec]) -> list[tuple[int, int]]:
+    """(start, end) of the chunks of `specs` (sorted by route): about CHUNK pages each, a
+    chunk never ending between the pages of one entry (its post pages and side-by-side pages
+    in every language show the same bodies: rendered once, in the process of its chunk)."""
+    out: list[tuple[int, int]] = []
+    start = 0
+    while start < len(specs):
+        end = min(start + CHUNK, len(specs))
+        while end < len(specs) and _entry(specs[end]) == _entry(specs[end - 1]):
+            end += 1
+        out.append((start, end))
+        start = end
+    return out
+
+
+def _entry(spec: PageSpec) -> object:
+    """What a page is of: a post's or page's key (its pages and side-by-side pages), else its
+    route."""
+    kind = spec.route[0]
+    return spec.route[1] if kind in ("post", "page", "both") and len(spec.route) > 1 else spec.route
+
+
 def _render_chunk(
-    start: int,
-) -> tuple[dict[str, OutputFile], list[Diagnostic], dict[str, int], dict[str, Any]]:
+    bounds: tuple[int, int],
+) -> tuple[dict[str, OutputFile], list[Diagnostic], dict[str, int], tuple[Any, Any, Any]]:
     assert _JOB is not None
     job = _JOB
     tree = job.tree.attach()
     collector = Collector()
     # this process's copy of the Markdown cache: its warnings and notes go back to the parent
     job.markdown.collector = collector
-    job.markdown.notes = {}
-    counts = _render_specs(job, job.specs[start : start + CHUNK], tree, collector)
-    return tree.files, collector.items, counts, job.markdown.notes
+    job.markdown.notes, job.markdown.outlines, job.markdown.shipped = {}, {}, {}
+    counts = _render_specs(job, job.specs[bounds[0] : bounds[1]], tree, collector)
+    markdown = job.markdown
+    return (
+        tree.files,
+        collector.items,
+        counts,
+        (markdown.notes, markdown.outlines, markdown.shipped),
+    )
 
 
 def _render_specs(
@@ -163,8 +191,8 @@ def render_pages(
     job = _Job(renderer, markdown, plan, envs, specs, tree)
     workers = worker_count()
     if workers == 1 or len(specs) < MIN_PAGES_FOR_WORKERS:  # forking costs more than it saves
-        for start in range(0, len(specs), CHUNK):
-            part = _render_specs(job, specs[start : start + CHUNK], tree, collector)
+        for start, end in chunks(specs):
+            part = _render_specs(job, specs[start:end], tree, collector)
             _add_counts(counts, part)
             if on_pages:
                 on_pages(sum(part.values()))
@@ -180,13 +208,13 @@ def render_pages(
         with ProcessPoolExecutor(
             workers, mp_context=context, initializer=_init, initargs=(job, os.getpid())
         ) as pool:
-            chunks = pool.map(_render_chunk, range(0, len(specs), CHUNK))  # all submitted now
+            done = pool.map(_render_chunk, chunks(specs))  # all submitted now
             if meanwhile:
                 meanwhile()
-            for files, diagnostics, part, notes in chunks:
+            for files, diagnostics, part, (notes, outlines, shipped) in done:
                 results.append(files)
                 collector.extend(diagnostics)
-                markdown.merge(notes)
+                markdown.merge(notes, outlines, shipped)
                 _add_counts(counts, part)
                 if on_pages:
                     on_pages(sum(part.values()))

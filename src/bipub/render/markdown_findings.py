@@ -1,0 +1,92 @@
+"""What rendering a body finds wrong, with its line in the body (render/markdown.py reports them
+as warnings and errors: MarkdownCache): refused link targets, formulas that cannot be typeset,
+footnotes never referenced."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from html import unescape
+from typing import Any
+from urllib.parse import unquote
+
+from markdown_it.token import Token
+
+from bipub.render import mathml
+
+_CTRL = re.compile(r"[\x00-\x20\x7f]+")
+
+
+@dataclass(frozen=True)
+class DroppedLink:
+    """A link or image whose target was refused (it stays as literal text in the output)."""
+
+    url: str  # as markdown-it saw it, entities decoded
+    line: int | None  # 1-based line in the Markdown source (add the body's first line - 1)
+
+
+def unused_footnotes(env: dict[str, Any], source: str) -> tuple[tuple[int | None, str], ...]:
+    """Footnote definitions no reference points to: markdown-it drops them from the page (and
+    the translation skips them), so the author is told rather than left to find them gone."""
+    refs = env.get("footnotes", {}).get("refs", {})
+    unused = [key[1:] for key, index in refs.items() if index == -1]
+    if not unused:
+        return ()
+    lines = source.split("\n")
+    found: list[tuple[int | None, str]] = []
+    for label in unused:
+        start = f"[^{label}]:"
+        row = next(
+            (i + 1 for i, line in enumerate(lines) if line.lstrip(" ").startswith(start)), None
+        )
+        found.append((row, label))
+    return tuple(sorted(found, key=lambda f: (f[0] or 0, f[1])))
+
+
+def math_errors(tokens: list[Token]) -> tuple[tuple[int | None, str], ...]:
+    """Each formula that cannot be typeset, with its line in the body (issue 19)."""
+    found: list[tuple[int | None, str]] = []
+    for tok in tokens:
+        formulas: list[tuple[str, bool, int | None]] = []
+        line = tok.map[0] + 1 if tok.map else None
+        if tok.type.startswith("math_block"):
+            formulas.append((tok.content, True, line))
+        elif tok.type == "inline":
+            for child in tok.children or []:
+                if child.type.startswith("math_inline"):
+                    at = tok.content.find(child.content)
+                    row = line + tok.content[:at].count("\n") if line and at >= 0 else line
+                    formulas.append((child.content, child.type != "math_inline", row))
+        for latex, display, row in formulas:
+            try:
+                mathml.to_mathml(latex.strip(), display)
+            except mathml.MathSyntaxError as exc:
+                found.append((row, f"math ${latex.strip()}$ cannot be typeset: {exc}"))
+    return tuple(found)
+
+
+def _canonical(text: str) -> str:
+    """Entities and %-escapes decoded, controls and spaces removed, lower case: for matching."""
+    return _CTRL.sub("", unquote(unescape(text))).lower()
+
+
+def locate(dropped: list[tuple[str, int | None]], source: str) -> tuple[DroppedLink, ...]:
+    """The line of each refused URL: the line of its text inside the paragraph, if found."""
+    if not dropped:
+        return ()
+    lines = [_canonical(line) for line in source.split("\n")]
+    out: dict[tuple[str, int | None], None] = {}
+    for url, start in dropped:
+        found = start
+        first = (start or 1) - 1
+        needle = _canonical(url)[:40]
+        for i in range(first, len(lines)):
+            if needle and needle in lines[i]:
+                found = i + 1
+                break
+            if start is not None and i > first and not lines[i].strip():
+                break  # end of the paragraph
+        out[(url, found)] = None
+    return tuple(
+        DroppedLink(url, line) for url, line in sorted(out, key=lambda d: (d[1] or 0, d[0]))
+    )

@@ -1,0 +1,170 @@
+"""What other outputs take from the one render of a body's page (render/markdown.py
+render_body), so that none parses it again: its HTML cut into its sections (load/sections.py: the
+units bipub pairs and aligns by index), which the side-by-side page (render/both.py) shows in rows,
+each body's ids prefixed by its language; and its `Outline` for llms-full.txt
+(render/llms_body.py): where its headings are, what its links point to.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from markdown_it.token import Token
+
+HEADING_PREFIX: Final = "h-"  # before every heading id (render/markdown.py heading_slug)
+
+# Marks every id a body makes (its headings', its footnotes') in a render cut into sections:
+# `Sections.prefixed` puts a prefix there, or nothing. A parsed body never holds it (markdown-it
+# turns NUL into U+FFFD), nor does anything rendered from it.
+MARK: Final = "\x00"
+_FOOTNOTE_MARK: Final = f"-{MARK}-"  # the footnote plugin's ids: fn-<docId>-1, fnref-<docId>-1
+
+
+# Where a body's top-level headings are: (first line, end line, level, ATX) of each, lines
+# 0-based and the end excluded (a setext heading's underline is in it); llms-full.txt moves
+# them (render/llms_body.py shift_headings).
+Heads = tuple[tuple[int, int, int, bool], ...]
+
+
+def top_headings(tokens: list[Token]) -> Heads:
+    """The Heads of a body's block tokens."""
+    return tuple(
+        (t.map[0], t.map[1], int(t.tag[1]), t.markup.startswith("#"))
+        for t in tokens
+        if t.type == "heading_open" and t.level == 0 and t.map is not None
+    )
+
+
+# a link target as written: `<…>`, or bare with balanced parentheses one deep (`a_(b).png`)
+INLINE_LINK = re.compile(r"\]\(\s*(<[^>\n]*>|(?:[^\s()<>]|\([^\s()<>]*\))+)")
+REFERENCE = re.compile(r"^( {0,3}\[[^\]\n]+\]:[ \t]*)(<[^>\n]*>|\S+)", re.M)
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+# what holds no link: code, raw HTML, math (dollarmath's blocks)
+_CODE_BLOCKS = frozenset({"fence", "code_block", "html_block", "math_block", "math_block_label"})
+
+
+def is_relative(raw: str) -> bool:
+    """Whether a link target as written (`<…>` or bare) is relative: what llms-full.txt makes
+    absolute (the same test decides both whether to look for links and what to change)."""
+    url = raw[1:-1] if raw.startswith("<") else raw
+    return bool(url) and not _SCHEME.match(url) and not url.startswith("//")
+
+
+def relative_candidates(body: str) -> bool:
+    """Whether the body has text that may be a relative link (most bodies have none)."""
+    return any(is_relative(m.group(1)) for m in INLINE_LINK.finditer(body)) or any(
+        is_relative(m.group(2)) for m in REFERENCE.finditer(body)
+    )
+
+
+Spans = tuple[tuple[int, int], ...]  # line ranges: 0-based, the end excluded
+
+
+@dataclass(frozen=True)
+class Links:
+    """A body's links as its render found them: the targets of its links and images (as
+    markdown-it normalized them), the lines of its code (and raw HTML and math) blocks, and
+    those of its blocks (the other lines hold link reference definitions)."""
+
+    targets: frozenset[str]
+    code: Spans
+    blocks: Spans
+
+
+@dataclass(frozen=True)
+class Outline:
+    """What llms-full.txt needs of a body's parse (render/llms_body.py): where its top-level
+    headings are, and its links (None: no relative link, nothing to make absolute)."""
+
+    heads: Heads
+    links: Links | None = None
+
+    def skipped(self, skip: int) -> Outline:
+        """The same, for the body without its first `skip` lines (its leading blank lines)."""
+        if not skip:
+            return self
+
+        def move(spans: Spans) -> Spans:
+            return tuple((start - skip, end - skip) for start, end in spans)
+
+        heads = tuple(
+            (start - skip, end - skip, level, atx) for start, end, level, atx in self.heads
+        )
+        links = self.links
+        if links is not None:
+            links = Links(links.targets, move(links.code), move(links.blocks))
+        return Outline(heads, links)
+
+
+def outline(tokens: list[Token], source: str) -> Outline:
+    """The Outline of a body's tokens (as parsed: before the render marks its images)."""
+    if not relative_candidates(source):
+        return Outline(top_headings(tokens))
+    targets: set[str] = set()
+    code: list[tuple[int, int]] = []
+    blocks: list[tuple[int, int]] = []
+    for token in tokens:
+        if token.map is not None:  # (a footnote's blocks too: they are moved to the end)
+            blocks.append((token.map[0], token.map[1]))
+        if token.type in _CODE_BLOCKS and token.map is not None:
+            code.append((token.map[0], token.map[1]))
+        for child in token.children or ():
+            if child.attrs.get("class") == "header-anchor":
+                continue  # a heading's permalink (anchors_plugin): not in the Markdown
+            for name in ("href", "src"):
+                value = child.attrs.get(name)
+                if isinstance(value, str):
+                    targets.add(value)
+    links = Links(frozenset(targets), tuple(code), tuple(blocks))
+    return Outline(top_headings(tokens), links)
+
+
+@dataclass(frozen=True)
+class Sections:
+    """A body's HTML cut into its sections and its footnotes apart (`render_body`), each id it
+    makes marked: `prefixed`; and its Outline."""
+
+    parts: tuple[str, ...]
+    notes: str
+    outline: Outline = Outline(())
+
+    def prefixed(self, id_prefix: str) -> tuple[tuple[str, ...], str]:
+        """The parts and the footnotes with `id_prefix` before every id the body makes (and
+        the body's links to its headings, its permalinks, following them), so two bodies can
+        share a page; "": the ids of the post's own page (`"".join(parts) + notes` is its
+        HTML)."""
+        if not id_prefix:
+            return tuple(unmarked(p) for p in self.parts), unmarked(self.notes)
+        foot, head = f"-{id_prefix}-", f"{id_prefix}-"
+        old, new = f'href="#{HEADING_PREFIX}', f'href="#{id_prefix}-{HEADING_PREFIX}'
+        parts = tuple(
+            p.replace(_FOOTNOTE_MARK, foot).replace(MARK, head).replace(old, new)
+            for p in self.parts
+        )
+        return parts, self.notes.replace(_FOOTNOTE_MARK, foot).replace(MARK, head)
+
+
+def unmarked(html: str) -> str:
+    return html.replace(_FOOTNOTE_MARK, "").replace(MARK, "") if MARK in html else html
+
+
+def cut(tokens: list[Token], starts: tuple[int, ...]) -> tuple[list[list[Token]], list[Token]]:
+    """The tokens of each part that begins at a line of `starts` (a part is cut only before a
+    block of the top level, which renders as it does in the whole: no rule looks past it), with
+    each heading's id marked (MARK), and the footnotes' tokens."""
+    parts: list[list[Token]] = [[] for _ in starts] or [[]]
+    notes: list[Token] = []
+    at = 0
+    for tok in tokens:
+        if tok.type == "footnote_block_open" or notes:
+            notes.append(tok)
+            continue
+        if tok.level == 0 and tok.nesting >= 0 and tok.map is not None:
+            while at + 1 < len(starts) and tok.map[0] >= starts[at + 1]:
+                at += 1
+        if tok.type == "heading_open":
+            tok.attrSet("id", f"{MARK}{tok.attrGet('id')}")
+        parts[at].append(tok)
+    return parts, notes
