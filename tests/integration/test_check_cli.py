@@ -717,3 +717,17 @@ def test_qa_of_a_stale_unit_counts_only_problems_it_had_before(
     exit_code, doc = check_json(cli, root)
     assert ("numbers", "error", "posts/p:body#0") in own(doc)
     assert exit_code == 1
+
+
+def test_a_qa_cache_that_cannot_be_saved_is_a_warning_not_silence(
+    project: Callable[..., Path], cli: Callable[..., Any]
+) -> None:
+    root = project()
+    # a folder where the cache file goes: the rename that saves it fails (as on a full disk)
+    (root / ".bipub-cache" / "check-qa.json").mkdir(parents=True)
+    result = cli("-C", str(root), "check")
+    assert result.exit_code == 0, result.stdout  # a warning: the check itself is complete
+    out = result.stdout + (result.stderr or "")
+    assert "check-qa.json could not be saved" in out, out
+    assert "cache-not-saved" in out, out
+    assert not list((root / ".bipub-cache").glob(".check-qa.json.tmp"))

@@ -43,7 +43,8 @@ def test_a_failed_rename_leaves_no_temporary_file(tmp_path: Path) -> None:
     cache, job, result = _cache(tmp_path)
     slot = cache._slot(job)
     (slot.with_suffix(".pdf") / "in-the-way").mkdir(parents=True)  # the rename fails
-    cache.put(job, result)
+    problem = cache.put(job, result)
+    assert problem is not None and "could not be kept in the PDF cache" in problem  # told
     assert sorted(p.name for p in slot.parent.iterdir()) == [slot.with_suffix(".pdf").name]
     assert cache.get(job) is None
 
@@ -60,9 +61,10 @@ def test_a_write_that_fails_half_way_leaves_no_temporary_file(
         raise OSError(errno.ENOSPC, "No space left on device", str(self))
 
     monkeypatch.setattr(Path, "write_bytes", disk_full)
-    cache.put(job, result)
+    problem = cache.put(job, result)
     monkeypatch.undo()
+    assert problem is not None and "No space left on device" in problem
     assert list((tmp_path / "pdf").iterdir()) == []
-    cache.put(job, result)  # room again: it is cached
+    assert cache.put(job, result) is None  # room again: it is cached
     hit = cache.get(job)
     assert hit is not None and hit.data == result.data

@@ -10,6 +10,7 @@ NFC keys, and which status files could not be read (those are never rewritten).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections.abc import Sequence
@@ -84,7 +85,7 @@ def _pipeline_findings(
     out: list[Finding] = []
     for d in diagnostics:
         if d.severity is not Severity.ERROR:
-            if d.code not in (*PAIR_CODES, "orphan"):
+            if d.code not in (*PAIR_CODES, "orphan", "cache-not-saved"):
                 continue  # build warnings that are not about translation (tags, files…)
             if d.code == "source-lang" and d.file in skip_files:
                 continue  # reported as an orphan document
@@ -149,9 +150,11 @@ class QaCache:
         text = f"{kind}\0{unit.source_lang}\0{unit.target_lang}\0{unit.source}\0{unit.translation}"
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
-    def save(self) -> None:
+    def save(self) -> str | None:
+        """Write the cache; a problem (disk full, no permission) is returned as a message: the
+        check's result is the same, but the next check analyses every unit again."""
         if self.path is None or not self.dirty:
-            return
+            return None
         keep = {k: v for k, v in self.entries.items() if k in self.used}
         if len(self.entries) < 200_000:
             keep = self.entries
@@ -163,8 +166,14 @@ class QaCache:
                 encoding="utf-8",
             )
             tmp.replace(self.path)
-        except OSError:
-            pass  # a cache that cannot be written only costs time
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                self.path.with_name(f".{self.path.name}.tmp").unlink(missing_ok=True)
+            return (
+                f"the QA cache {self.path} could not be saved ({exc.strerror or exc}): the next "
+                "check analyses every unit again"
+            )
+        return None
 
 
 def _qa(
@@ -374,7 +383,9 @@ def analyze(
             else:
                 found = [replace(f, on_draft=True) for f in found]
         qa_found.extend(found)
-    cache.save()
+    problem = cache.save()
+    if problem is not None:
+        collector.warning(None, None, "cache-not-saved", problem)
 
     raw = [
         *_pipeline_findings(collector.items, config.codes, orphan_files),

@@ -83,16 +83,18 @@ class RenderCache:
             return None
         return PdfResult(job.document, data, warnings, pages=pages)
 
-    def put(self, job: PdfJob, result: PdfResult) -> None:
+    def put(self, job: PdfJob, result: PdfResult) -> str | None:
+        """Keep a rendered PDF; a cache that cannot be written (full, read-only) changes no
+        output, and is returned as a message (the next build renders the PDF again)."""
         if (
             self.folder is None
             or result.data is None
             or any(d.severity is Severity.ERROR for d in result.diagnostics)
         ):
-            return
+            return None
         stamps = [self._stamp(f) for f in result.files]
         if any(s is None for s in stamps):
-            return
+            return None
         meta = {
             "document": job.document,
             "key": self._key(job),
@@ -110,12 +112,17 @@ class RenderCache:
                 tmp.write_bytes(payload)
                 tmp.replace(slot.with_suffix(suffix))
                 tmp = None
-        except OSError:
+        except OSError as exc:
             # a cache folder that cannot be written (full, read-only): no cache, same output;
             # the half-written temporary file is not left behind to fill it further
             if tmp is not None:
                 with contextlib.suppress(OSError):
                     tmp.unlink(missing_ok=True)
+            return (
+                f"{job.document} could not be kept in the PDF cache {self.folder} "
+                f"({exc.strerror or exc}): the next build renders it again"
+            )
+        return None
 
 
 def _sha256(data: bytes) -> str:

@@ -120,7 +120,9 @@ def render_pdfs(
             if hit is None:
                 fresh = next(rendered)
                 results[i] = fresh
-                cache.put(jobs[i], fresh)
+                problem = cache.put(jobs[i], fresh)
+                if problem is not None:
+                    collector.warning(None, None, "cache-not-saved", problem)
     out: list[tuple[str, bytes, str | None, str]] = []
     subsetting_reported = any(d.code == "pdf-subsetting" for d in collector.items)
     for job, result in zip(jobs, results, strict=True):
