@@ -51,7 +51,7 @@ _TABLE: tuple[tuple[str, Default, str, str], ...] = (
     ("output-folder", E, "write", "The output folder is not bipub's (no marker), is the project root, or holds or is inside an input; pick another --out."),
     ("write-failed", E, "write", "The output could not be written (disk full, permissions); the output folder is as it was."),
     ("lock-taken-over", W, "write", "The output lock was held by a process that no longer exists; bipub took it over."),
-    ("cache-not-saved", W, "write", "The site is published, but the build cache or record could not be saved; the next build does more work."),
+    ("cache-not-saved", W, "write", "A cache or record could not be saved (the site or the check's result is complete and correct); the next build or check does that work again. The message names the file and the error."),
     ("tag-limit", E, "pair", "A post has more tags than limits.tags_per_post in bipub.yaml allows."),
     # --- reading files
     ("encoding", E, "load", "A file is not valid UTF-8; save it as UTF-8."),
