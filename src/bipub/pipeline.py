@@ -103,11 +103,20 @@ class Kept:
 
 
 def load(
-    project: Project, collector: Collector, cache: BuildCache | None = None
+    project: Project,
+    collector: Collector,
+    cache: BuildCache | None = None,
+    inputs: dict[str, uptodate.Identity] | None = None,
 ) -> tuple[SiteConfig, Content]:
-    """Stages 1–2: the configuration (ConfigError, exit 2, on any problem) and the content."""
+    """Stages 1–2: the configuration (ConfigError, exit 2, on any problem) and the content.
+    `inputs`: the identities of the input files this build's scan found (uptodate.py)."""
     config = load_config(project.root)
-    content = load_content(project.root, config, collector, cache)
+    known = {
+        rel: uptodate.file_identity(ident)
+        for rel, ident in (inputs or {}).items()
+        if rel.startswith("content/")
+    }
+    content = load_content(project.root, config, collector, cache, known)
     return config, content
 
 
@@ -294,6 +303,16 @@ def _recorded_files(project: Project, target: Path) -> list[str] | None:
     return list(record.files) if record is not None else None
 
 
+def _known_output(prescan: uptodate.Prescan, notes: list[str]) -> uptodate.Record | None:
+    """What the last build left in the output folder and its spare copy (for the writer), if
+    their folders are as it recorded: the prescan's child looked at them while this build
+    loaded and planned (uptodate.Prescan.known_output)."""
+    known = prescan.known_output()
+    if known is not None and known.changed:
+        notes.append(f"{known.changed} since the last build: every file of it compared")
+    return known
+
+
 def _keep_other_kinds(
     tree: OutputTree, kinds: list[Output], published: Iterable[str] | None
 ) -> None:
@@ -430,7 +449,6 @@ def _build(
             done.cache_note = "; ".join(n for n in (prescan.note, done.cache_note) if n)
             return done
         notes.append(prescan.note)
-        prescan.close()  # (its child may still be checking an output the full build replaces)
     collector = Collector()
     cache: BuildCache | None = None
     state: BuildState | None = None
@@ -440,7 +458,7 @@ def _build(
         else:
             cache = BuildCache.load(project.cache)
             state = buildstate.load(project, target)
-    config, content = load(project, collector, cache)
+    config, content = load(project, collector, cache, inputs)
     check_langs(config, options.langs or [])
     selected = [c for c in config.codes if not options.langs or c in options.langs]
     site = pair(project, config, content, collector, kept.pairs if kept is not None else None)
@@ -456,8 +474,14 @@ def _build(
     if pages is not None:  # the pages render the others (not PDFs) while their workers work
         steps = [pages, *(kind for kind in kinds if isinstance(kind, (Pdfs, Search, Cards)))]
         kinds = [pages, *kinds]
+    known = _known_output(prescan, notes) if prescan is not None else None
     try:
-        with staged(target, project.root, partial(_recorded_files, project, target)) as tree:
+        with staged(
+            target,
+            project.root,
+            partial(_recorded_files, project, target),
+            known.output() if known is not None else None,
+        ) as tree:
             render(job, steps, tree)
             notes.extend(n for kind in steps if isinstance(kind, Search) for n in kind.notes)
             built: dict[str, int] = {}
@@ -480,16 +504,27 @@ def _build(
     if cache is not None:
         try:  # the site is published: what fails now is said, and the next build does more
             fingerprints = pages.fingerprints if pages is not None else {}
-            files, dirs = uptodate.output_state(tree.out, tree.files)
+            output = tree.next_record()
+            files = output.files
             made = [kind.keys for kind in steps if isinstance(kind, Cards)]
             cards.remember(cache, tree.out, made[0] if made else None, files)
             remember(project, target, tree, cache, fingerprints, files, kept, new_state)
             counts = pages.counts if pages is not None else {}
-            record = uptodate.Record(record_key, inputs, files, dirs, warnings, counts)
+            record = uptodate.Record(
+                record_key,
+                inputs,
+                files,
+                output.dirs,
+                warnings,
+                counts,
+                output.digests,
+                output.spare,
+            )
             uptodate.save(project, target, record)  # last: what says the output is current
         except OSError as exc:
             uptodate.forget(project, target)
             folder_notes.append(not_saved(project.cache, exc))
+    notes.append(tree.note)
     notes.append(cache.note if cache is not None else "build cache off (--no-cache)")
     notes.append(_silenced_note(silenced))
     return BuildResult(

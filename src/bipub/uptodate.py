@@ -30,6 +30,7 @@ bipub (pydantic, Markdown, Jinja: ~0.3 s), so that the answer is ready when the 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import os
 import pickle
@@ -39,7 +40,7 @@ import struct
 import sys
 import tempfile
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
@@ -48,24 +49,23 @@ from bipub.cache import UNREADABLE, load_signed, save_signed
 from bipub.diagnostics import Diagnostic, Severity
 from bipub.parallel import can_fork
 from bipub.project import Project
+from bipub.write.folders import prev_folder
+from bipub.write.ownership import real_output
+from bipub.write.record import PACKED, OutputRecord, TreeRecord
+from bipub.write.record import Identity as Identity  # (re-exported: the record's identities)
+from bipub.write.record import identity as _identity
 
-FORMAT = 3
+FORMAT = 4  # 4: the output's record for the next build's writer (write/record.py)
 THEME_DIR = Path(__file__).resolve().parent / "theme"
 INPUT_FILES = ("bipub.yaml", "glossary.yaml")
 INPUT_DIRS = ("content", "templates", "locales", "static", "status")
 
-Identity = bytes  # (mtime_ns, ctime_ns, size, inode, mode), packed: `_PACKED`
-_PACKED = struct.Struct("<qqqQQ")  # (inode numbers can use all 64 bits)
-_pack = _PACKED.pack
-
-
-def _identity(st: os.stat_result) -> Identity:
-    return _pack(st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino, st.st_mode)
+_pack = PACKED.pack
 
 
 def file_identity(ident: Identity) -> tuple[int, int, int, int]:
     """(mtime_ns, ctime_ns, size, inode): write/output.py's `file_identity` of the same file."""
-    mtime, ctime, size, ino, _mode = _PACKED.unpack(ident)
+    mtime, ctime, size, ino, _mode = PACKED.unpack(ident)
     return (mtime, ctime, size, ino)
 
 
@@ -165,6 +165,16 @@ class Record:
     dirs: dict[str, Identity]
     warnings: list[Diagnostic]
     pages: dict[str, int]
+    digests: dict[str, bytes] = field(default_factory=dict)  # of each published file's bytes
+    spare: TreeRecord | None = None  # the spare copy beside the output (write/record.py)
+    spare_note: str = ""  # why the spare copy's record was set aside (not saved)
+    changed: str = ""  # how the output was found changed since (not saved)
+
+    def output(self) -> OutputRecord:
+        """What the next build's writer needs to know of the output folder (write/output.py)."""
+        return OutputRecord(
+            self.files, self.dirs, self.digests, self.spare, self.spare_note, self.changed
+        )
 
 
 def _path(project: Project, out: Path) -> Path:
@@ -188,6 +198,8 @@ def load(project: Project, out: Path) -> Record | None:
                 for d in data["warnings"]
             ],
             data["pages"],
+            data["digests"],
+            TreeRecord(*data["spare"]) if data["spare"] is not None else None,
         )
     except UNREADABLE:
         return None  # no record, or one we cannot read (or not signed by us): the build runs
@@ -208,6 +220,8 @@ def save(project: Project, out: Path, record: Record) -> None:
             for d in record.warnings
         ],
         "pages": record.pages,
+        "digests": record.digests,
+        "spare": (record.spare.files, record.spare.dirs) if record.spare is not None else None,
     }
     save_signed(_path(project, out), data)
 
@@ -223,6 +237,19 @@ def forget(project: Project, out: Path) -> None:
 def output_intact(out: Path, record: Record) -> bool:
     """Whether the output folder is exactly as the build that saved `record` left it."""
     return _output_unchanged(out, record.files, record.dirs)
+
+
+def folders_intact(out: Path, record: Record) -> bytes:
+    """Whether every folder of the output, and of its spare copy (`.site.prev`), is as the
+    build that saved `record` left it: nothing added to, removed from or replaced in any of
+    them (a file edited in place does not show here: `output_intact` looks at every file).
+    b"+": both are; b"s": the output's are, the spare copy's are not; b"-": the output's are not."""
+    if not _output_unchanged(out, {}, record.dirs):
+        return b"-"
+    if record.spare is None:
+        return b"+"
+    prev = prev_folder(real_output(out))
+    return b"+" if _output_unchanged(prev, {}, record.spare.dirs) else b"s"
 
 
 def build_key(
@@ -246,8 +273,10 @@ class Prescan:
 
     The command line starts it before importing the rest of bipub; the child scans the inputs
     (~10,000 lstat calls on a 5,000-post site), reads the record, sends both back through an
-    unlinked temporary file and then checks the output folder (~28,000 lstat calls) while the
-    parent goes on importing, loading and rendering. `scan()` and `intact()` wait for the
+    unlinked temporary file and then checks the output folder while the parent goes on
+    importing, loading and rendering: every file and folder (~28,000 lstat calls) if the
+    inputs and options are those of the record (only then can the build be up to date), else
+    only its folders (what the writer needs to know: `known_output`). `scan()` and `intact()` wait for the
     child's answers. Where forking is unsafe (other threads running, as in `bipub serve`) or
     impossible, or if the child gives no answer, the same functions run here instead, when
     first asked — so an error (an unreadable folder) is raised by the build as usual.
@@ -260,6 +289,7 @@ class Prescan:
         self.target, self.key = target, key
         self._scan: Scan | None = None
         self._intact: bool | None = None
+        self._folders: bytes | None = None  # `folders_intact`'s answer
         self._pid = 0
         self._pipe = -1
         self._file: IO[bytes] | None = None
@@ -294,8 +324,14 @@ class Prescan:
         file.write(data)
         file.flush()
         os.write(pipe, struct.pack("<Q", len(data)))
-        if scan.record is not None:
-            os.write(pipe, b"1" if output_intact(self.target, scan.record) else b"0")
+        if scan.record is None:
+            return
+        if scan.record.key != self.key or scan.record.inputs != scan.inputs:
+            # not up to date whatever the output holds: only its folders are checked, for
+            # the writer (`known_output`)
+            os.write(pipe, folders_intact(self.target, scan.record))
+            return
+        os.write(pipe, b"1" if output_intact(self.target, scan.record) else b"0")
 
     def _read(self, size: int) -> bytes:
         data = b""
@@ -334,7 +370,10 @@ class Prescan:
             if self._pid and not answer:
                 self.note = "output checked in-process (the prescan gave no answer)"
             self.close()
-            self._intact = answer == b"1" if answer else output_intact(self.target, record)
+            if answer in (b"0", b"1"):
+                self._intact = answer == b"1"
+            else:  # (no answer, or the child did not check: the inputs changed)
+                self._intact = output_intact(self.target, record)
         return self._intact
 
     def unchanged(self) -> Record | None:
@@ -343,6 +382,32 @@ class Prescan:
         if scan.record is None or scan.record.key != self.key or scan.record.inputs != scan.inputs:
             return None
         return scan.record if self.intact() else None
+
+    def known_output(self) -> Record | None:
+        """The last build's record, for the writer (write/output.py), with what is known not
+        to be as it says: every folder of the output and of its spare copy is checked (a file
+        added, removed or replaced by hand changes its folder) — and every file, if the
+        up-to-date check ran. The writer looks at every file of a tree that was changed."""
+        record = self.scan().record
+        if record is None:
+            return None
+        if self._intact is not None:
+            if self._intact:
+                return record
+            return dataclasses.replace(record, changed="a file of the output folder was changed")
+        if self._folders is None:
+            answer = self._read(1) if self._pid else b""
+            self.close()
+            if answer not in (b"+", b"s", b"-"):  # (no child, or no answer)
+                answer = folders_intact(self.target, record)
+            self._folders = answer
+        how = "a file added, removed or replaced"
+        if self._folders == b"-":
+            return dataclasses.replace(record, changed=f"the output folder was changed ({how})")
+        if self._folders == b"s" and record.spare is not None:
+            why = f"it was changed since the last build ({how})"
+            return dataclasses.replace(record, spare=None, spare_note=why)
+        return record
 
     def close(self) -> None:
         if self._pid:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property, partial
 from pathlib import Path
@@ -132,12 +133,18 @@ def _rel(root: Path, path: Path) -> str:
 
 
 def load_content(
-    root: Path, config: SiteConfig, collector: Collector, cache: BuildCache | None = None
+    root: Path,
+    config: SiteConfig,
+    collector: Collector,
+    cache: BuildCache | None = None,
+    known: Mapping[str, FileKey] | None = None,
 ) -> Content:
     """Load content/<lang>/{cv.yaml,posts/*.md,pages/*.md} for every configured language.
 
     With a cache, a file whose identity (mtime, ctime, size, inode) is unchanged is not read
-    again.
+    again. `known`: the identities of the files as this build's scan of the inputs found them
+    (uptodate.py; by their path relative to the project, as on the disk), so that they are
+    not looked up a second time.
     """
     cache = cache if cache is not None else BuildCache()
     seen: set[str] = set()
@@ -181,7 +188,8 @@ def load_content(
                 continue
             for path in sorted(_walk(kind_dir, root, collector)):
                 jobs.append(_Job(path, _rel(root, path), lang, kind, kind_dir))
-    for job, doc in zip(jobs, _load_documents(root, jobs, collector, cache), strict=True):
+    documents_read = _load_documents(root, jobs, collector, cache, known or {})
+    for job, doc in zip(jobs, documents_read, strict=True):
         seen.add(job.rel)
         if doc is not None:
             documents.append(doc)
@@ -243,7 +251,11 @@ _CHUNK = 64
 
 
 def _load_documents(
-    root: Path, jobs: list[_Job], collector: Collector, cache: BuildCache
+    root: Path,
+    jobs: list[_Job],
+    collector: Collector,
+    cache: BuildCache,
+    known: Mapping[str, FileKey],
 ) -> list[Document | None]:
     """The document of each job (None where it did not load; its problems are in `collector`).
 
@@ -252,8 +264,11 @@ def _load_documents(
     which would otherwise leave every core but one idle); diagnostics keep the files' order."""
     docs: list[Document | None] = [None] * len(jobs)
     keys: dict[int, FileKey] = {}
+    base = str(root) + os.sep
     for i, job in enumerate(jobs):
-        key = stat_key(job.path)
+        text = str(job.path)  # (as on the disk: `job.rel` is NFC)
+        scanned = known.get(text[len(base) :]) if text.startswith(base) else None
+        key = scanned if scanned is not None else stat_key(job.path)
         hit = cache.docs.get(job.rel)
         if hit is not None and hit[0] == key and isinstance(hit[2], Document):
             docs[i] = hit[2]

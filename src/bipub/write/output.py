@@ -11,6 +11,15 @@
   re-creating a whole tree on every build is what makes big sites slow (on disks mounted with
   `discard`, removing 15,000 folders takes longer than rendering them), so nothing is deleted
   but files that really went away.
+* An update touches only what changed (issue 17). The last build's record (write/record.py)
+  says what the published site and the spare copy hold; with it, a file rendered with the
+  bytes it had is recognised by its hash, a file the last build did not change is already in
+  the spare copy (the same inode), and what went away is removed by name: nothing else in
+  either tree is looked at. The record is used only if the up-to-date check found every folder
+  of the output as recorded (uptodate.py `known_output`) and the spare copy's folder has not
+  been moved, added to or removed from since; every path the update writes is checked against
+  it first. Anything that does not match (`-v` says what) makes the build compare every file
+  with the published one and walk every folder, as without a record.
 * A file whose bytes equal the published one is linked to it instead of written, so unchanged
   files keep their mtime (rsync uploads only what changed); files are always replaced by unlink
   + create, never truncated in place, because staged files share inodes with the live site.
@@ -38,13 +47,37 @@ import stat
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from bipub.diagnostics import Diagnostic, DiagnosticError, Severity
+from bipub.write.folders import check_folders as _check_folders
+from bipub.write.folders import check_relative as check_relative
+from bipub.write.folders import clean_leftovers as clean_leftovers
+from bipub.write.folders import clean_leftovers_locked as _clean_leftovers
+from bipub.write.folders import inside as inside
+from bipub.write.folders import make_staging as _make_staging
+from bipub.write.folders import owned_by as owned_by
+from bipub.write.folders import prev_folder as prev_folder
+from bipub.write.folders import prune as _prune
+from bipub.write.folders import staging_name as _staging_name
+from bipub.write.folders import umask as _umask
+from bipub.write.folders import under_file
 from bipub.write.lock import output_lock
 from bipub.write.ownership import MARKER as MARKER  # (re-exported: callers see one module)
-from bipub.write.ownership import MARKER_TEXT, claim, owned, real_output
+from bipub.write.ownership import MARKER_TEXT, claim, owned
 from bipub.write.ownership import published_files as published_files
+from bipub.write.record import (
+    OutputRecord,
+    TreeRecord,
+    describe,
+    folders_of,
+    four,
+    inode,
+    next_record,
+    trusted_live,
+    trusted_spare,
+)
+from bipub.write.record import digest as record_digest
 
 Identity = tuple[int, int, int, int]  # (mtime_ns, ctime_ns, size, inode): `file_identity`
 
@@ -53,10 +86,9 @@ Identity = tuple[int, int, int, int]  # (mtime_ns, ctime_ns, size, inode): `file
 class OutputFile:
     lang: str | None  # the language that owns it; None = shared by all languages
     origin: str  # what produced it (for clash messages)
-
-
-def prev_folder(out: Path) -> Path:
-    return out.parent / f".{out.name}.prev"
+    digest: bytes | None = None  # the hash of its bytes (record.digest), where this build has it
+    done: str = ""  # "written" (new bytes), "linked" (the published file, linked), "" (neither)
+    found: str = ""  # what the staging folder held at its path, where that was not recorded
 
 
 @dataclass
@@ -72,20 +104,34 @@ class OutputTree:
     _dirs: set[str] = field(default_factory=set)  # staging folders known to be real folders
     fresh: bool = False  # the staging folder started empty: nothing old to prune
     first: bool = False  # no site was published here yet: no published file to compare with
+    known: OutputRecord | None = None  # the last build's record of the output, if any
+    # the same, if the output folder is as it says (else None)
+    live: OutputRecord | None = None
+    # what the staging folder holds (the spare copy's record), if it matches: then only the
+    # paths this build changes are touched (else every file is compared, every folder walked)
+    spare: TreeRecord | None = None
+    note: str = ""  # why the output was checked in full (`bipub -v build`)
+    removed: list[str] = field(default_factory=list)  # files and folders `publish` removed
 
     @classmethod
-    def create(cls, out: Path) -> OutputTree:
-        """A tree staged beside `out` (a folder `claim` allowed), its marker already in it."""
+    def create(cls, out: Path, known: OutputRecord | None = None) -> OutputTree:
+        """A tree staged beside `out` (a folder `claim` allowed), its marker already in it.
+        `known`: the last build's record of the output (write/record.py), checked here."""
         out = out.absolute()
         out.parent.mkdir(parents=True, exist_ok=True)
         prev = prev_folder(out)
+        live, why = trusted_live(out, known)
         if owned(prev):  # the site before the current one: updated in place below
+            spare, why = trusted_spare(prev, live, why)
             staging = _staging_name(out)
             prev.rename(staging)
             os.chmod(staging, 0o777 & ~_umask())  # (made 0700 by an older bipub's mkdtemp)
-            tree = cls(out, staging)
+            tree = cls(out, staging, known=known, live=live, spare=spare)
+            if spare is None and not (known is not None and known.changed):  # (said: pipeline)
+                tree.note = f"the spare copy of the site ({prev.name}) checked in full: {why}"
         else:
-            tree = cls(out, _make_staging(out), fresh=True, first=not os.path.lexists(out))
+            first = not os.path.lexists(out)
+            tree = cls(out, _make_staging(out), fresh=True, first=first, known=known, live=live)
         tree.add(MARKER, MARKER_TEXT, None, "bipub (output marker)")
         return tree
 
@@ -93,7 +139,14 @@ class OutputTree:
         """Another view on this tree's staging folder, with no files yet (a render worker's:
         the files it writes are merged into this tree afterwards)."""
         return OutputTree(
-            self.out, self.staging, fresh=self.fresh, first=self.first, lock_fd=self.lock_fd
+            self.out,
+            self.staging,
+            fresh=self.fresh,
+            first=self.first,
+            lock_fd=self.lock_fd,
+            known=self.known,
+            live=self.live,
+            spare=self.spare,
         )
 
     def release_in_child(self) -> None:
@@ -108,16 +161,88 @@ class OutputTree:
         existing = self.files.get(path)
         if existing is not None:
             raise _clash(path, existing.origin, origin)
+        raw = data.encode("utf-8") if isinstance(data, str) else data
+        digest = record_digest(raw)
+        if self.spare is not None and self.live is not None:
+            self.files[path] = self._add_known(path, raw, digest, lang, origin)
+            return
         target = os.path.join(self.staging, path)
         self._make_parents(path)
-        raw = data.encode("utf-8") if isinstance(data, str) else data
         live = os.path.join(self.out, path)
         if not self.first and _same_bytes(live, raw):
             # unchanged: keep the published file and its mtime (its folder was made above)
             _replace_with_link(Path(live), Path(target))
+            done = "linked"
         else:
             _replace_with_bytes(target, raw, self.fresh)
-        self.files[path] = OutputFile(lang, origin)
+            done = "written"
+        self.files[path] = OutputFile(lang, origin, digest, done)
+
+    def _add_known(
+        self, path: str, raw: bytes, digest: bytes, lang: str | None, origin: str
+    ) -> OutputFile:
+        """`add` with the records of both trees: the published file is neither read nor
+        looked at when the record says it has these bytes; the staging folder is touched only
+        where it must change (and what is there is checked against its record first)."""
+        assert self.live is not None
+        old = self.live.files.get(path)
+        same = False
+        if old is not None:
+            recorded = self.live.digests.get(path)
+            if recorded is not None:
+                same = recorded == digest
+            else:  # (a file kept since before the hashes were recorded)
+                same = _same_bytes(os.path.join(self.out, path), raw)
+        if same and old is not None:
+            if self._in_spare(path, old):
+                return OutputFile(lang, origin, digest)  # the staging folder has it already
+            found = self._link_known(path, old)
+            return OutputFile(lang, origin, digest, "linked", found)
+        self._make_parents(path)
+        target = os.path.join(self.staging, path)
+        found = self._check(path, target)
+        _replace_with_bytes(target, raw, not found and path not in self._spare_files())
+        return OutputFile(lang, origin, digest, "written", found)
+
+    def _spare_files(self) -> dict[str, bytes]:
+        return self.spare.files if self.spare is not None else {}
+
+    def _spare_folder(self, path: str) -> bool:
+        return self.spare is not None and path in self.spare.dirs
+
+    def _in_spare(self, path: str, live: bytes) -> bool:
+        """The spare copy's file at `path` is the published one (the same inode): the last
+        build did not change it."""
+        spare = self._spare_files().get(path)
+        return spare is not None and inode(spare) == inode(live)
+
+    def _check(self, path: str, target: str) -> str:
+        """Empty if the staging folder holds at `target` what its record says (the spare
+        copy's file, or nothing), else what it holds instead."""
+        expected = self._spare_files().get(path)
+        try:
+            st = os.lstat(target)
+        except FileNotFoundError:
+            return "" if expected is None else "nothing"
+        if expected is None:
+            if stat.S_ISDIR(st.st_mode) and self._spare_folder(path):
+                return ""  # a folder of the spare copy where this build writes a file
+            return describe(st)
+        if not stat.S_ISREG(st.st_mode) or st.st_ino != inode(expected):
+            return describe(st)
+        return ""
+
+    def _link_known(self, path: str, live: bytes, found: str | None = None) -> str:
+        """Link the published file at `path` into the staging folder (whose record says it
+        holds another file there, or none); returns what `_check` found there."""
+        target = os.path.join(self.staging, path)
+        if found is None:
+            self._make_parents(path)
+            found = self._check(path, target)
+        if found or path in self._spare_files() or self._spare_folder(path):
+            _remove(target)
+        _link_or_copy(os.path.join(self.out, path), target)
+        return found
 
     def _make_parents(self, path: str) -> None:
         """Create the folders above `path` in the staging folder, refusing symbolic links (one
@@ -151,6 +276,18 @@ class OutputTree:
         (`file_identity`: same mtime, ctime, size and inode, as the up-to-date check compares).
         Returns False when it must be rendered again."""
         check_relative(path)
+        if self.spare is not None and self.live is not None:
+            old = self.live.files.get(path)  # (as the record has it: not looked at)
+            if old is None or four(old) != written:
+                return False
+            if not self._in_spare(path, old):
+                self._make_parents(path)
+                found = self._check(path, os.path.join(self.staging, path))
+                if found:
+                    return False  # rendered again: `add` says what it found
+                self._link_known(path, old, found)
+            self.kept.add(path)
+            return True
         live = os.path.join(self.out, path)  # plain strings: called for every page of the site
         try:
             st = os.lstat(live)
@@ -176,8 +313,14 @@ class OutputTree:
         """Keep a published file that this (partial) build does not rebuild."""
         if path in self.files:
             return
-        self._make_parents(path)
-        _replace_with_link(self.out / path, self.staging / path)
+        old = self.live.files.get(path) if self.live is not None else None
+        if self.spare is not None and old is not None:
+            if not self._in_spare(path, old):
+                found = self._link_known(path, old)
+                info = OutputFile(info.lang, info.origin, found=found)
+        else:
+            self._make_parents(path)
+            _replace_with_link(self.out / path, self.staging / path)
         self.files[path] = info
         self.kept.add(path)
 
@@ -192,9 +335,18 @@ class OutputTree:
     def paths(self) -> list[str]:
         return sorted(self.files)
 
+    def next_record(self) -> OutputRecord:
+        """After `publish`: the record of the site now published and of the spare copy, for
+        the next build (write/record.py `next_record`)."""
+        spare = self.spare if self.live is not None else None
+        return next_record(
+            self.out, prev_folder(self.out), self.files, self.known, self.live, spare, self.removed
+        )
+
     def discard(self) -> None:
         """Give up this build: the staging folder becomes the spare copy again (nothing is
-        published; its contents are brought up to date by the next build)."""
+        published; its contents are brought up to date by the next build, which finds it
+        moved since its record was made and so checks it in full)."""
         prev = prev_folder(self.out)
         if self.staging.is_dir() and not prev.exists():
             self.staging.rename(prev)
@@ -281,6 +433,18 @@ def _replace_with_link(src: str | Path, target: str | Path, src_ino: int | None 
     except OSError:
         pass
     _remove(target)
+    _link_or_copy(src, target)
+
+
+def _unlink(path: str) -> None:
+    os.unlink(path)
+
+
+def _rmdir(path: str) -> None:
+    os.rmdir(path)
+
+
+def _link_or_copy(src: str | Path, target: str | Path) -> None:
     try:
         os.link(src, target)
     except OSError:
@@ -292,14 +456,16 @@ def staged(
     out: Path,
     root: Path | None = None,
     recorded: Callable[[], Iterable[str] | None] | None = None,
+    known: OutputRecord | None = None,
 ) -> Iterator[OutputTree]:
     """An OutputTree that is discarded if anything goes wrong before publish (under the
     output lock). `root` (the project folder) and `recorded` are for `claim`, which runs
-    first: nothing is written anywhere before it passes."""
+    first: nothing is written anywhere before it passes. `known`: the last build's record of
+    the output (`OutputTree.next_record`), which spares looking at what did not change."""
     real = claim(out, root, recorded)
     with output_lock(real) as (lock, notes):
         _clean_leftovers(real)
-        tree = OutputTree.create(real)
+        tree = OutputTree.create(real, known)
         tree.lock_fd = lock
         tree.warnings.extend(notes)
         prev = prev_folder(real)
@@ -323,134 +489,38 @@ def staged(
             raise
 
 
-def clean_leftovers(out: Path) -> None:
-    """Remove what killed builds left beside `out` (staging folders), if no build is writing
-    it now; called at the start of every build, even one that finds nothing to do."""
-    real = real_output(out)
-    if not real.parent.is_dir() or not any(real.parent.glob(f".{real.name}.tmp-*")):
-        return
-    try:
-        with output_lock(real, take_over=False):
-            _clean_leftovers(real)
-    except DiagnosticError:
-        pass  # another build is writing it (it cleans up itself), or the lock is stale (the
-        # next build that writes takes it over, and says so)
-
-
-def _clean_leftovers(out: Path) -> None:
-    """A killed build leaves its staging folder: reuse one as the spare copy, remove the rest.
-    If a kill landed between the two renames of a non-atomic swap, put the previous site back.
-    Only folders bipub made (their marker is in them) or empty ones are touched."""
-    prev = prev_folder(out)
-    if not os.path.lexists(out) and owned(prev):
-        prev.rename(out)
-    for leftover in sorted(out.parent.glob(f".{out.name}.tmp-*")) + sorted(
-        out.parent.glob(f".{out.name}.old-*")
-    ):
-        if leftover.is_symlink() or not leftover.is_dir():
-            continue
-        if not owned(leftover):
-            with suppress(OSError):
-                leftover.rmdir()  # empty: killed before its marker was written
-            continue
-        if not os.path.lexists(prev):
-            leftover.rename(prev)
-        else:
-            shutil.rmtree(leftover, ignore_errors=True)
-
-
-def _umask() -> int:
-    """This process's umask, read without changing it (Linux), else by setting it back."""
-    with suppress(OSError, ValueError, StopIteration):
-        with open("/proc/self/status", encoding="ascii") as f:
-            line = next(line for line in f if line.startswith("Umask:"))
-        return int(line.split()[1], 8)
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def _staging_name(out: Path) -> Path:
-    return out.parent / f".{out.name}.tmp-{secrets.token_hex(6)}"
-
-
-def _make_staging(out: Path) -> Path:
-    """A new, empty staging folder beside `out`, with the mode any folder made now would get
-    (not mkdtemp's 0700: the published site would carry it to the web root)."""
-    while True:
-        staging = _staging_name(out)
-        try:
-            os.mkdir(staging)  # (mode 0777 less the umask)
-        except FileExistsError:
-            continue
-        return staging
-
-
-def check_relative(path: str) -> None:
-    parts = path.split("/")
-    if (
-        not path
-        or path.startswith("/")
-        or ".." in parts
-        or not any(p not in ("", ".") for p in parts)
-        or "\\" in path
-        or "\x00" in path
-    ):
-        raise ValueError(f"output path {path!r} is not a plain relative path")
-
-
-def inside(root: Path, candidate: Path) -> bool:
-    """True if `candidate` resolves inside `root` (component-wise, not a string prefix)."""
-    try:
-        candidate.resolve().relative_to(root.resolve())
-    except ValueError:
-        return False
-    return True
-
-
-def owned_by(path: str, langs: Iterable[str]) -> bool:
-    """Whether an existing output file belongs to one of `langs` (replaced by a partial build)."""
-    parts = PurePosixPath(path).parts
-    for lang in langs:
-        if parts and parts[0] == lang:
-            return True
-        if len(parts) >= 2 and parts[0] == "api" and parts[1] == lang:
-            return True
-        if (
-            len(parts) == 2
-            and parts[0] == "pdf"
-            and parts[1].startswith(
-                (f"cv-{lang}.", f"cv-{lang}-short.")  # (the short CV PDF: issue 18)
-            )
-        ):
-            return True
-    return False
-
-
 def publish(tree: OutputTree, only_langs: list[str] | None = None) -> int:
-    """Swap the staged tree in as the output folder. Returns the number of new or changed files."""
+    """Swap the staged tree in as the output folder. Returns the number of new or changed files.
+
+    With the spare copy's record (`OutputTree.spare`), what this build did not write is taken
+    from the record: the paths it no longer has are removed, nothing else is looked at. If a
+    path it touched was not as recorded, the staging folder is checked and repaired in full
+    (every file compared with the published one, every folder walked) before the swap."""
     out, staging = tree.out, tree.staging
     try:
         _check_folders(tree.files)
         if only_langs is not None:
-            for rel in published_files(out):
+            listing = (
+                tree.live.files
+                if tree.live is not None and tree.spare is not None
+                else published_files(out)
+            )
+            for rel in list(listing):
                 if rel not in tree.files and not owned_by(rel, only_langs):
                     tree.carry_over(rel, OutputFile(None, f"previous build ({rel})"))
-        if not tree.fresh:
-            _prune(staging, set(tree.files))
-        changed = 0
-        new_base, out_base = str(staging), str(out)
-        for path in tree.files:
-            if path in tree.kept:
-                continue
-            try:
-                same = (
-                    os.lstat(os.path.join(new_base, path)).st_ino
-                    == os.lstat(os.path.join(out_base, path)).st_ino
+        if tree.spare is not None:
+            found = [f"{rel}: {info.found}" for rel, info in tree.files.items() if info.found]
+            if not found:
+                found = _prune_known(tree, tree.spare)
+            if found:
+                tree.note = (
+                    f"the spare copy of the site ({prev_folder(out).name}) was not as the last "
+                    f"build left it ({_shorten(found)}): checked and repaired in full"
                 )
-            except OSError:
-                same = False
-            changed += not same
+                _repair(tree)
+        elif not tree.fresh:
+            _prune(staging, set(tree.files))
+        changed = sum(info.done == "written" for info in tree.files.values())
         _swap(staging, out)
     except BaseException:
         tree.discard()
@@ -460,54 +530,53 @@ def publish(tree: OutputTree, only_langs: list[str] | None = None) -> int:
     return changed
 
 
-def _check_folders(files: dict[str, OutputFile]) -> None:
-    """No output is a file where another needs a folder (`ko/blog/index.html` written as a page
-    and as the folder of a post whose slug is `index.html`): one would replace the other."""
-    folders: dict[str, str] = {}  # folder → a file in it
-    for path in files:
-        parent = path.rpartition("/")[0]
-        while parent and parent not in folders:
-            folders[parent] = path
-            parent = parent.rpartition("/")[0]
-    clashes = sorted(set(folders) & set(files))
-    if clashes:
-        raise DiagnosticError(
-            [
-                Diagnostic(
-                    None,
-                    None,
-                    "output-clash",
-                    f"{path} is written as a file ({files[path].origin}) and is the folder of "
-                    f"{folders[path]} ({files[folders[path]].origin})",
-                )
-                for path in clashes
-            ]
-        )
+def _shorten(found: list[str]) -> str:
+    more = f" and {len(found) - 2} more" if len(found) > 2 else ""
+    return "; ".join(sorted(found)[:2]) + more
 
 
-def _prune(staging: Path, wanted: set[str]) -> None:
-    """Remove what the staging folder still has from an older build but this build did not
-    write (posts deleted or renamed since); then empty folders. Plain strings and scandir: this
-    visits every file of the site."""
-    base = str(staging)
+def _prune_known(tree: OutputTree, spare: TreeRecord) -> list[str]:
+    """Remove what the staging folder holds (by its record) that this build did not write,
+    then the folders left empty. Returns what was not as recorded (then nothing more is
+    removed: `_repair` walks the folder)."""
+    base, wanted = str(tree.staging), tree.files
+    folders = folders_of(wanted)
+    for rel in spare.files:
+        if rel in wanted or rel in folders or under_file(rel, wanted):
+            continue  # kept; or a file where this build made a folder (or the reverse): gone
+        try:
+            _unlink(os.path.join(base, rel))
+        except FileNotFoundError:
+            return [f"{rel}: nothing"]
+        except IsADirectoryError:
+            return [f"{rel}: a folder"]
+        tree.removed.append(rel)
+    gone = [d for d in spare.dirs if d not in folders and d not in wanted]
+    for folder in sorted(gone, key=lambda d: d.count("/"), reverse=True):
+        if under_file(folder, wanted):
+            continue
+        try:
+            _rmdir(os.path.join(base, folder))
+        except FileNotFoundError:
+            return [f"{folder}/: nothing"]
+        except OSError:
+            return [f"{folder}/: files that were not recorded"]
+        tree.removed.append(folder)
+    return []
 
-    def visit(folder: str, prefix: str) -> bool:  # True if the folder is left empty
-        empty = True
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                rel = prefix + entry.name
-                if entry.is_dir(follow_symlinks=False):
-                    if visit(entry.path, rel + "/"):
-                        os.rmdir(entry.path)
-                    else:
-                        empty = False
-                elif rel in wanted:
-                    empty = False
-                else:
-                    os.unlink(entry.path)  # a file or a symbolic link left from an older build
-        return empty
 
-    visit(base, "")
+def _repair(tree: OutputTree) -> None:
+    """The staging folder was not as recorded: make every file this build did not write the
+    published one (compared, linked where it differs) and walk every folder for what this
+    build did not write (`_prune`)."""
+    base, out = str(tree.staging), str(tree.out)
+    for rel, info in tree.files.items():
+        if info.done:
+            continue  # written or linked by this build: as it should be
+        tree._make_parents(rel)
+        _replace_with_link(os.path.join(out, rel), os.path.join(base, rel))
+    _prune(tree.staging, set(tree.files))
+    tree.spare = None  # (what it holds now is read from the disk: `next_record`)
 
 
 def _swap(new: Path, out: Path) -> None:

@@ -1,0 +1,194 @@
+"""The output's folders: the staging folder beside it, what killed builds left there, which
+paths may be written, and what a staging folder still holds that a build did not write
+(write/output.py writes the files and swaps the folders).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+from collections.abc import Container, Iterable, Mapping
+from contextlib import suppress
+from pathlib import Path, PurePosixPath
+from typing import Protocol
+
+from bipub.diagnostics import Diagnostic, DiagnosticError
+from bipub.write.lock import output_lock
+from bipub.write.ownership import owned, real_output
+
+
+class Origin(Protocol):
+    @property
+    def origin(self) -> str: ...  # what produced a file (for clash messages)
+
+
+def prev_folder(out: Path) -> Path:
+    """Where the site a build replaced is kept (the spare copy the next build stages in)."""
+    return out.parent / f".{out.name}.prev"
+
+
+def clean_leftovers(out: Path) -> None:
+    """Remove what killed builds left beside `out` (staging folders), if no build is writing
+    it now; called at the start of every build, even one that finds nothing to do."""
+    real = real_output(out)
+    if not real.parent.is_dir() or not any(real.parent.glob(f".{real.name}.tmp-*")):
+        return
+    try:
+        with output_lock(real, take_over=False):
+            clean_leftovers_locked(real)
+    except DiagnosticError:
+        pass  # another build is writing it (it cleans up itself), or the lock is stale (the
+        # next build that writes takes it over, and says so)
+
+
+def clean_leftovers_locked(out: Path) -> None:
+    """A killed build leaves its staging folder: reuse one as the spare copy, remove the rest.
+    If a kill landed between the two renames of a non-atomic swap, put the previous site back.
+    Only folders bipub made (their marker is in them) or empty ones are touched."""
+    prev = prev_folder(out)
+    if not os.path.lexists(out) and owned(prev):
+        prev.rename(out)
+    for leftover in sorted(out.parent.glob(f".{out.name}.tmp-*")) + sorted(
+        out.parent.glob(f".{out.name}.old-*")
+    ):
+        if leftover.is_symlink() or not leftover.is_dir():
+            continue
+        if not owned(leftover):
+            with suppress(OSError):
+                leftover.rmdir()  # empty: killed before its marker was written
+            continue
+        if not os.path.lexists(prev):
+            leftover.rename(prev)
+        else:
+            shutil.rmtree(leftover, ignore_errors=True)
+
+
+def umask() -> int:
+    """This process's umask, read without changing it (Linux), else by setting it back."""
+    with suppress(OSError, ValueError, StopIteration):
+        with open("/proc/self/status", encoding="ascii") as f:
+            line = next(line for line in f if line.startswith("Umask:"))
+        return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def staging_name(out: Path) -> Path:
+    return out.parent / f".{out.name}.tmp-{secrets.token_hex(6)}"
+
+
+def make_staging(out: Path) -> Path:
+    """A new, empty staging folder beside `out`, with the mode any folder made now would get
+    (not mkdtemp's 0700: the published site would carry it to the web root)."""
+    while True:
+        staging = staging_name(out)
+        try:
+            os.mkdir(staging)  # (mode 0777 less the umask)
+        except FileExistsError:
+            continue
+        return staging
+
+
+def check_relative(path: str) -> None:
+    parts = path.split("/")
+    if (
+        not path
+        or path.startswith("/")
+        or ".." in parts
+        or not any(p not in ("", ".") for p in parts)
+        or "\\" in path
+        or "\x00" in path
+    ):
+        raise ValueError(f"output path {path!r} is not a plain relative path")
+
+
+def inside(root: Path, candidate: Path) -> bool:
+    """True if `candidate` resolves inside `root` (component-wise, not a string prefix)."""
+    try:
+        candidate.resolve().relative_to(root.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def owned_by(path: str, langs: Iterable[str]) -> bool:
+    """Whether an existing output file belongs to one of `langs` (replaced by a partial build)."""
+    parts = PurePosixPath(path).parts
+    for lang in langs:
+        if parts and parts[0] == lang:
+            return True
+        if len(parts) >= 2 and parts[0] == "api" and parts[1] == lang:
+            return True
+        if (
+            len(parts) == 2
+            and parts[0] == "pdf"
+            and parts[1].startswith(
+                (f"cv-{lang}.", f"cv-{lang}-short.")  # (the short CV PDF: issue 18)
+            )
+        ):
+            return True
+    return False
+
+
+def check_folders(files: Mapping[str, Origin]) -> None:
+    """No output is a file where another needs a folder (`ko/blog/index.html` written as a page
+    and as the folder of a post whose slug is `index.html`): one would replace the other."""
+    folders: dict[str, str] = {}  # folder → a file in it
+    for path in files:
+        parent = path.rpartition("/")[0]
+        while parent and parent not in folders:
+            folders[parent] = path
+            parent = parent.rpartition("/")[0]
+    clashes = sorted(set(folders) & set(files))
+    if clashes:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    None,
+                    None,
+                    "output-clash",
+                    f"{path} is written as a file ({files[path].origin}) and is the folder of "
+                    f"{folders[path]} ({files[folders[path]].origin})",
+                )
+                for path in clashes
+            ]
+        )
+
+
+def prune(staging: Path, wanted: set[str]) -> None:
+    """Remove what the staging folder still has from an older build but this build did not
+    write (posts deleted or renamed since); then empty folders. Plain strings and scandir: this
+    visits every file of the site."""
+    base = str(staging)
+
+    def visit(folder: str, prefix: str) -> bool:  # True if the folder is left empty
+        empty = True
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                rel = prefix + entry.name
+                if entry.is_dir(follow_symlinks=False):
+                    if visit(entry.path, rel + "/"):
+                        os.rmdir(entry.path)
+                    else:
+                        empty = False
+                elif rel in wanted:
+                    empty = False
+                else:
+                    os.unlink(entry.path)  # a file or a symbolic link left from an older build
+        return empty
+
+    visit(base, "")
+
+
+def under_file(rel: str, files: Container[str]) -> bool:
+    """A folder above `rel` is one of `files` (so `rel` went with that folder)."""
+    return any(folder in files for folder in ancestors(rel) if folder)
+
+
+def ancestors(path: str) -> Iterable[str]:
+    """The folders above `path`, nearest first, ending with "" (the root)."""
+    while path:
+        path = path.rpartition("/")[0]
+        yield path

@@ -1,0 +1,230 @@
+"""What the last build left in the output folder and in its spare copy (write/output.py).
+
+An update stages the new site in the spare copy beside the output (`.site.prev`, the site of
+the build before last) and swaps it in. To bring that copy up to date without walking it, the
+build needs to know exactly what it holds and what the published site holds: this record,
+saved with the up-to-date record after every build (uptodate.py) and handed to the next one.
+
+* `files`, `dirs`: the identity of every file and folder of the published site ("" is the
+  folder itself), as it was when the build that made it ended;
+* `digests`: a hash of each published file's bytes, so that a file rendered again with the
+  same bytes is recognised without reading the published one;
+* `spare`: the same for the spare copy (the site the last build replaced); its "" entry is
+  the identity of the spare copy's folder after it was moved aside. None when the build did
+  not know what that site held (it was not described by a record it trusted).
+
+A record is only a claim: the build checks it against the two folders it is about (their
+identity changes when anything is added to or removed from them, when they are moved or
+replaced) and against every path it writes, and walks both trees in full when anything does
+not match (write/output.py `OutputTree.create`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import struct
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from bipub.write.folders import ancestors
+from bipub.write.ownership import owned
+
+Identity = bytes  # (mtime_ns, ctime_ns, size, inode, mode), packed: `PACKED`
+PACKED = struct.Struct("<qqqQQ")  # (inode numbers can use all 64 bits)
+_INODE = struct.Struct("<Q")
+_pack = PACKED.pack
+
+
+def identity(st: os.stat_result) -> Identity:
+    """A file's or folder's identity: what changes when it is written, replaced, moved, or
+    (a folder) when anything is added to or removed from it. ctime is in it: no tool sets it
+    back (a same-size edit with its mtime restored by `touch -r` changes it)."""
+    return _pack(st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino, st.st_mode)
+
+
+def inode(ident: Identity) -> int:
+    return int(_INODE.unpack_from(ident, 24)[0])
+
+
+def four(ident: Identity) -> tuple[int, int, int, int]:
+    """(mtime_ns, ctime_ns, size, inode): write/output.py's `file_identity` of the same file."""
+    mtime, ctime, size, ino, _mode = PACKED.unpack(ident)
+    return (mtime, ctime, size, ino)
+
+
+def digest(data: bytes) -> bytes:
+    """The hash a record keeps of a published file's bytes (SHA-256, which processors hash
+    fastest: ~1 GB/s, twice BLAKE2's; a build hashes every file it renders: ~35 MB on a
+    1,000-post site)."""
+    return hashlib.sha256(data).digest()[:16]
+
+
+@dataclass
+class TreeRecord:
+    """The files and folders of one site tree (the published site or the spare copy)."""
+
+    files: dict[str, Identity]
+    dirs: dict[str, Identity]
+
+
+@dataclass
+class OutputRecord:
+    """What the last build left: the published site, its files' hashes, the spare copy."""
+
+    files: dict[str, Identity]
+    dirs: dict[str, Identity]
+    digests: dict[str, bytes]
+    spare: TreeRecord | None = None
+    spare_note: str = ""  # why `spare` is None though the last build recorded it
+    changed: str = ""  # how the published site was found changed since (then only `digests`
+    # of files whose identity did not change are used)
+
+
+def folders_of(paths: Iterable[str]) -> set[str]:
+    """Every folder that holds one of `paths` (relative file paths), and "" (the root)."""
+    found: set[str] = {""}
+    for rel in paths:
+        parent = rel.rpartition("/")[0]
+        while parent and parent not in found:
+            found.add(parent)
+            parent = parent.rpartition("/")[0]
+    return found
+
+
+def tree_state(out: str, files: Iterable[str]) -> TreeRecord:
+    """The identities of `files` in the folder `out` and of every folder that holds them,
+    read from the disk (one lstat each, relative to the open folder)."""
+    found, dirs = {}, {}
+    fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        listed = list(files)
+        for rel in listed:
+            found[rel] = identity(os.stat(rel, dir_fd=fd, follow_symlinks=False))
+        for folder in sorted(folders_of(listed)):
+            dirs[folder] = identity(os.stat(folder or ".", dir_fd=fd, follow_symlinks=False))
+    finally:
+        os.close(fd)
+    return TreeRecord(found, dirs)
+
+
+def describe(st: os.stat_result | None) -> str:
+    """What is at a path, for a note (a record that does not match the folder)."""
+    if st is None:
+        return "nothing"
+    if stat.S_ISDIR(st.st_mode):
+        return "a folder"
+    if stat.S_ISLNK(st.st_mode):
+        return "a symbolic link"
+    return "another file" if stat.S_ISREG(st.st_mode) else "a special file"
+
+
+class Done(Protocol):
+    @property
+    def digest(self) -> bytes | None: ...  # the hash of the bytes written, if known
+    @property
+    def done(self) -> str: ...  # "written", "linked" or "" (nothing done to the file)
+
+
+def next_record(
+    out: Path,
+    prev: Path,
+    files: Mapping[str, Done],
+    known: OutputRecord | None,
+    live: OutputRecord | None,
+    spare: TreeRecord | None,
+    removed: Iterable[str],
+) -> OutputRecord:
+    """After a build published `files` into `out`: the record for the next build. `known`:
+    the last build's record; `live`: the same, if the site it describes (now in `prev`) was as
+    recorded; `spare`: the record of the folder the build staged in, if that was as recorded
+    (then only the files and folders this build touched, or `removed`, are looked at; else
+    every one)."""
+    if spare is not None and live is not None:
+        state = _touched_state(str(out), files, live, spare, removed)
+    else:
+        state = tree_state(str(out), files)
+    digests = {rel: info.digest for rel, info in files.items() if info.digest}
+    if known is not None:
+        for rel in files.keys() - digests.keys():  # kept: the published file's, if it is it
+            old, new = known.files.get(rel), state.files[rel]
+            if old is not None and rel in known.digests and _same_file(old, new):
+                digests[rel] = known.digests[rel]
+    aside = None
+    if live is not None and owned(prev):  # the site this build replaced, as recorded
+        aside = TreeRecord(live.files, {**live.dirs, "": identity(os.lstat(prev))})
+    return OutputRecord(state.files, state.dirs, digests, aside)
+
+
+def _touched_state(
+    out: str,
+    files: Mapping[str, Done],
+    live: OutputRecord,
+    spare: TreeRecord,
+    removed: Iterable[str],
+) -> TreeRecord:
+    """The identities of the files and folders of `out` where a build staged in a folder
+    that was as `spare` says, and replaced a site that was as `live` says: the files it did
+    not touch are the published ones (the same inode in both), and the folders where nothing
+    was made or removed are the spare copy's, so only the others are looked at."""
+    found: dict[str, Identity] = {}
+    touched: set[str] = set()
+    fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for rel, info in files.items():
+            old = live.files.get(rel)
+            was = spare.files.get(rel)
+            if info.done or old is None or was is None or inode(was) != inode(old):
+                found[rel] = identity(os.stat(rel, dir_fd=fd, follow_symlinks=False))
+                touched.add(rel)
+            else:
+                found[rel] = old
+        # the folders where entries were made or removed, and the folder itself (moved)
+        changed = {d for rel in (*touched, *removed) for d in ancestors(rel)}
+        changed.add("")
+        dirs = {}
+        for folder in folders_of(files):
+            known = spare.dirs.get(folder)
+            if known is None or folder in changed:
+                known = identity(os.stat(folder or ".", dir_fd=fd, follow_symlinks=False))
+            dirs[folder] = known
+    finally:
+        os.close(fd)
+    return TreeRecord(found, dirs)
+
+
+def _same_file(a: bytes, b: bytes) -> bool:
+    """The same file, its ctime aside (a hard link to it moves its ctime)."""
+    x, y = four(a), four(b)
+    return (x[0], x[2], x[3]) == (y[0], y[2], y[3])
+
+
+def trusted_live(out: Path, known: OutputRecord | None) -> tuple[OutputRecord | None, str]:
+    """The last build's record of the published site, if the output folder is as it left
+    it (its identity changes when anything is added to or removed from it, when it is moved
+    or replaced: another build, a kill after the swap, a file added by hand); else why not."""
+    if known is None:
+        return None, "no record of the last build's output"
+    if known.changed:
+        return None, f"{known.changed} since the last build"
+    try:
+        now = identity(os.lstat(out))
+    except OSError:
+        return None, "no output folder"
+    if known.dirs.get("") != now:
+        return None, "the output folder was changed since the last build"
+    return known, ""
+
+
+def trusted_spare(prev: Path, live: OutputRecord | None, why: str) -> tuple[TreeRecord | None, str]:
+    """The record of the spare copy, if the folder is as the last build left it."""
+    if live is None:
+        return None, why
+    if live.spare is None:
+        return None, live.spare_note or "the last build did not record what it holds"
+    if live.spare.dirs.get("") != identity(os.lstat(prev)):
+        return None, "it was changed since the last build"
+    return live.spare, ""
