@@ -54,11 +54,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 # files of few tests last), one would run alone at the end while the other cores idle.
 RUN_FIRST = (
     "integration/test_incremental.py",
-    "property/test_review_machine.py",
     "integration/test_hardening.py",
-    "integration/test_translate_faults.py",
+    "property/test_review_machine.py",
     "integration/test_reproducible.py",
     "integration/test_limits.py",
+    "integration/test_translate_faults.py",
+    "browser/test_search_shards_in_chromium.py",
+    "integration/test_fingerprint_workers.py",
 )
 
 
