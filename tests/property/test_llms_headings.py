@@ -178,7 +178,7 @@ def test_relative_links_become_absolute_and_nothing_else_changes(lines: list[str
         assert new == SITE.normalizeLink(urljoin(PAGE, old)) or new == urljoin(PAGE, old)
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(st.lists(LINES | LINK_LINES, max_size=14), st.booleans())
 def test_the_render_finds_the_outline_a_parse_of_the_body_finds(
     lines: list[str], raw_html: bool

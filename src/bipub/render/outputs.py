@@ -333,7 +333,8 @@ class Search:
 class HtmlPages:
     """Every planned page, the root pages (/ and 404.html) and the static files. The pages
     are rendered (or kept: their fingerprint did not change) by render/workers.py; the
-    `others` kinds (not PDFs) are rendered in this process while workers work."""
+    `others` kinds (not PDFs) are rendered in this process while workers work, but those that
+    show what rendering the pages worked out (`after_pages`: feeds, llms files), after them."""
 
     kind = "html"
 
