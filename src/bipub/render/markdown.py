@@ -28,11 +28,17 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
 from bipub import __version__
-from bipub.diagnostics import Collector, Diagnostic, Severity
+from bipub.diagnostics import Collector, Diagnostic
 from bipub.pair.images import Images, LocalImage
 from bipub.render import mathml, upstream
 from bipub.render.diagrams import Diagrams
-from bipub.render.markdown_findings import DroppedLink, locate, math_errors, unused_footnotes
+from bipub.render.markdown_findings import (
+    DroppedLink,
+    locate,
+    math_errors,
+    render_findings,
+    unused_footnotes,
+)
 from bipub.render.markdown_sections import (
     HEADING_PREFIX,
     MARK,
@@ -471,7 +477,7 @@ class MarkdownCache:
                 if doc.rel in self.wanted:
                     self.shipped[doc.rel] = hit
             self._cache[doc.rel] = hit
-            found = _warnings(doc.rel, hit, doc.body_line)
+            found = render_findings(doc.rel, hit, doc.body_line)
             self.collector.extend(found)
             if doc.digest:
                 key = self.key(doc)
@@ -561,56 +567,3 @@ class MarkdownCache:
             parts = (__version__, sorted(upstream.installed().items()), self.diagrams.stamp())
             self._renderer = hashlib.sha256(repr(parts).encode("utf-8")).hexdigest()[:16]
         return self._renderer
-
-
-def _warnings(rel: str, hit: RenderedMarkdown, first_line: int) -> tuple[Diagnostic, ...]:
-    found = [
-        Diagnostic(
-            rel,
-            None,
-            "code-language",
-            f"code block language {name!r} is unknown to Pygments; shown unhighlighted",
-            Severity.WARNING,
-        )
-        for name in hit.unknown_languages
-    ]
-    found += [
-        Diagnostic(
-            rel,
-            first_line + dropped.line - 1 if dropped.line else None,
-            "unsafe-link",
-            f"link target {dropped.url!r} dropped (only http(s), mailto, tel and "
-            "relative links are allowed); its text is shown as written",
-            Severity.WARNING,
-        )
-        for dropped in hit.dropped_links
-    ]
-    found += [
-        Diagnostic(rel, first_line + line - 1 if line else None, "math", message, Severity.ERROR)
-        for line, message in hit.math_errors
-    ]
-    found += [
-        Diagnostic(
-            rel,
-            first_line + line - 1 if line else None,
-            "footnote-unused",
-            f"footnote [^{label}] is defined but never referenced: it is not shown on the page "
-            "(nor sent for translation); reference it with [^" + label + "] or remove it",
-            Severity.WARNING,
-        )
-        for line, label in hit.unused_footnotes
-    ]
-    for line, message in hit.diagram_errors:
-        at = first_line + line - 1 if line else None
-        inner = _DIAGRAM_LINE.match(message)
-        if inner and at is not None:  # mermaid counts the diagram's lines: name the file's
-            message = f"{message} (line {at + int(inner.group(1))} of the file)"
-        found.append(
-            Diagnostic(
-                rel, at, "diagram", f"mermaid diagram cannot be drawn: {message}", Severity.ERROR
-            )
-        )
-    return tuple(found)
-
-
-_DIAGRAM_LINE = re.compile(r"(?:Parse|Lexical) error on line (\d+)")

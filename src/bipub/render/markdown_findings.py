@@ -7,11 +7,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from html import unescape
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import unquote
 
 from markdown_it.token import Token
 
+from bipub.diagnostics import Diagnostic, Severity
 from bipub.render import mathml
 
 _CTRL = re.compile(r"[\x00-\x20\x7f]+")
@@ -90,3 +91,73 @@ def locate(dropped: list[tuple[str, int | None]], source: str) -> tuple[DroppedL
     return tuple(
         DroppedLink(url, line) for url, line in sorted(out, key=lambda d: (d[1] or 0, d[0]))
     )
+
+
+class Findings(Protocol):
+    """What a body's render found (render/markdown.py's RenderedMarkdown)."""
+
+    @property
+    def unknown_languages(self) -> tuple[str, ...]: ...
+    @property
+    def dropped_links(self) -> tuple[DroppedLink, ...]: ...
+    @property
+    def math_errors(self) -> tuple[tuple[int | None, str], ...]: ...
+    @property
+    def diagram_errors(self) -> tuple[tuple[int | None, str], ...]: ...
+    @property
+    def unused_footnotes(self) -> tuple[tuple[int | None, str], ...]: ...
+
+
+def render_findings(rel: str, hit: Findings, first_line: int) -> tuple[Diagnostic, ...]:
+    """The warnings and errors of one body's render, at their lines in the file `rel` (whose
+    body starts at `first_line`)."""
+    found = [
+        Diagnostic(
+            rel,
+            None,
+            "code-language",
+            f"code block language {name!r} is unknown to Pygments; shown unhighlighted",
+            Severity.WARNING,
+        )
+        for name in hit.unknown_languages
+    ]
+    found += [
+        Diagnostic(
+            rel,
+            first_line + dropped.line - 1 if dropped.line else None,
+            "unsafe-link",
+            f"link target {dropped.url!r} dropped (only http(s), mailto, tel and "
+            "relative links are allowed); its text is shown as written",
+            Severity.WARNING,
+        )
+        for dropped in hit.dropped_links
+    ]
+    found += [
+        Diagnostic(rel, first_line + line - 1 if line else None, "math", message, Severity.ERROR)
+        for line, message in hit.math_errors
+    ]
+    found += [
+        Diagnostic(
+            rel,
+            first_line + line - 1 if line else None,
+            "footnote-unused",
+            f"footnote [^{label}] is defined but never referenced: it is not shown on the page "
+            "(nor sent for translation); reference it with [^" + label + "] or remove it",
+            Severity.WARNING,
+        )
+        for line, label in hit.unused_footnotes
+    ]
+    for line, message in hit.diagram_errors:
+        at = first_line + line - 1 if line else None
+        inner = _DIAGRAM_LINE.match(message)
+        if inner and at is not None:  # mermaid counts the diagram's lines: name the file's
+            message = f"{message} (line {at + int(inner.group(1))} of the file)"
+        found.append(
+            Diagnostic(
+                rel, at, "diagram", f"mermaid diagram cannot be drawn: {message}", Severity.ERROR
+            )
+        )
+    return tuple(found)
+
+
+_DIAGRAM_LINE = re.compile(r"(?:Parse|Lexical) error on line (\d+)")
