@@ -266,7 +266,8 @@ def _remember_pages(
     published: dict[str, uptodate.Identity],
 ) -> None:
     """Each page's fingerprint with its published file's identity (`published`: of every file
-    of the output, just read by uptodate.output_state), for the next build's `keep`."""
+    of the output, as the writer recorded them: OutputTree.next_record), for the next build's
+    `keep`."""
     pages = {}
     base = str(out)
     for path, fp in fingerprints.items():

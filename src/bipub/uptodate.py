@@ -115,24 +115,6 @@ def options_key(*parts: object) -> str:
     return hashlib.sha256(data.encode("utf-8")).hexdigest()
 
 
-def output_state(
-    out: Path, files: Iterable[str]
-) -> tuple[dict[str, Identity], dict[str, Identity]]:
-    """Identities of the published files and of every folder that holds them (and `out`)."""
-    base = str(out)
-    file_ids: dict[str, Identity] = {}
-    dirs: set[str] = {""}
-    for rel in files:
-        st = os.lstat(os.path.join(base, rel))
-        file_ids[rel] = _identity(st)
-        parent = rel.rpartition("/")[0]
-        while parent and parent not in dirs:
-            dirs.add(parent)
-            parent = parent.rpartition("/")[0]
-    dir_ids = {d: _identity(os.lstat(os.path.join(base, d) if d else base)) for d in sorted(dirs)}
-    return file_ids, dir_ids
-
-
 def _output_unchanged(out: Path, files: dict[str, Identity], dirs: dict[str, Identity]) -> bool:
     """Every recorded folder (first: a folder swapped for a symbolic link fails here) and file
     has its recorded identity. Paths are looked up relative to the open output folder, which
