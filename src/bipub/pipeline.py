@@ -33,6 +33,7 @@ from bipub.cache import BuildCache, not_saved, user_cache_dir
 from bipub.config import SiteConfig, load_config
 from bipub.diagnostics import Collector, ConfigError, Diagnostic, DiagnosticError, Severity
 from bipub.load.content import Content, load_content
+from bipub.pair.model import report_fallbacks
 from bipub.pair.site import PairMemo, Site, pair_site
 from bipub.project import Project
 from bipub.render import cards, urls
@@ -331,40 +332,6 @@ def _keep_other_kinds(
             tree.carry_over(rel, OutputFile(None, f"previous build ({rel})"))
 
 
-def _report_fallbacks(site: Site, langs: list[str], collector: Collector) -> None:
-    """Say what each language shows untranslated or as a machine draft: never a silent fallback."""
-    for lang in langs:
-        parts = []
-        merged = site.cv.get(lang)
-        if merged is not None and merged.fallbacks:
-            n = len(merged.fallbacks)
-            parts.append(f"{n} CV field{'s' if n != 1 else ''} in {merged.source_lang}")
-        if merged is not None and merged.drafts:
-            n = len(merged.drafts)
-            parts.append(f"{n} CV field{'s' if n != 1 else ''} machine draft")
-        for state, label in (
-            ("missing", "untranslated"),
-            ("draft", "machine draft"),
-            ("stale", "outdated translation"),
-        ):
-            names = [
-                f"{e.kind}/{e.key}"
-                for e in site.entries
-                if lang in e.versions and e.versions[lang].state == state
-            ]
-            if names:
-                parts.append(
-                    f"{len(names)} {label} ({', '.join(names[:3])}{' …' if len(names) > 3 else ''})"
-                )
-        if parts:
-            collector.warning(
-                None,
-                None,
-                "translation-state",
-                f"[{lang}] shown with a notice: {'; '.join(parts)} — see `bipub check`",
-            )
-
-
 def check_langs(config: SiteConfig, langs: Sequence[str]) -> None:
     """`--lang` values must be languages of the site (a usage error, exit 2)."""
     unknown = [lang for lang in langs if lang not in config.codes]
@@ -466,7 +433,7 @@ def _build(
     if kept is not None:
         notes.append(_paired_note(kept.pairs, len(site.entries)))
     collector.raise_if_errors()
-    _report_fallbacks(site, selected, collector)
+    report_fallbacks(site, selected, collector)
     job = plan(project, site, selected, collector, cache, state)
     kinds = outputs(options.only)
     pages, note = html_pages(job, kinds, project, target, options, state)

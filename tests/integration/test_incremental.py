@@ -46,6 +46,7 @@ from bipub.cache import BuildCache
 from bipub.diagnostics import Diagnostic
 from bipub.load.sections import split_sections, text_hash
 from bipub.pipeline import Kept, build
+from bipub.write import files as write_files
 from bipub.write import output
 from tests.conftest import PROJECTS, tree_snapshot
 
@@ -144,12 +145,12 @@ class Killed(BaseException):
 
 # every step of the writer that changes a file or folder, and the saves after publishing
 WRITES = [
-    (output, "_replace_with_bytes"),
-    (output, "_replace_with_link"),
-    (output, "_remove"),
-    (output, "_link_or_copy"),
-    (output, "_unlink"),
-    (output, "_rmdir"),
+    (write_files, "replace_with_bytes"),
+    (write_files, "replace_with_link"),
+    (write_files, "remove"),
+    (write_files, "link_or_copy"),
+    (write_files, "unlink"),
+    (write_files, "rmdir"),
     (output, "_prune"),
     (output, "_swap"),
     (uptodate, "save"),

@@ -9,6 +9,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Literal
 
 from bipub.config import SiteConfig
+from bipub.diagnostics import Collector
 from bipub.load.content import Document
 from bipub.model.post import Kind
 from bipub.pair.images import Images
@@ -141,3 +142,37 @@ def post_order_key(entry: Entry) -> tuple[dt.date, int, float, str]:
 def series_order_key(entry: Entry) -> tuple[int, date, str]:
     """Where a post goes in its series: by `series_order`, then date, then key."""
     return (entry.series_order or 0, entry.date or date.min, entry.key)
+
+
+def report_fallbacks(site: Site, langs: list[str], collector: Collector) -> None:
+    """Say what each language shows untranslated or as a machine draft: never a silent fallback."""
+    for lang in langs:
+        parts = []
+        merged = site.cv.get(lang)
+        if merged is not None and merged.fallbacks:
+            n = len(merged.fallbacks)
+            parts.append(f"{n} CV field{'s' if n != 1 else ''} in {merged.source_lang}")
+        if merged is not None and merged.drafts:
+            n = len(merged.drafts)
+            parts.append(f"{n} CV field{'s' if n != 1 else ''} machine draft")
+        for state, label in (
+            ("missing", "untranslated"),
+            ("draft", "machine draft"),
+            ("stale", "outdated translation"),
+        ):
+            names = [
+                f"{e.kind}/{e.key}"
+                for e in site.entries
+                if lang in e.versions and e.versions[lang].state == state
+            ]
+            if names:
+                parts.append(
+                    f"{len(names)} {label} ({', '.join(names[:3])}{' …' if len(names) > 3 else ''})"
+                )
+        if parts:
+            collector.warning(
+                None,
+                None,
+                "translation-state",
+                f"[{lang}] shown with a notice: {'; '.join(parts)} — see `bipub check`",
+            )

@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bipub.diagnostics import Diagnostic, DiagnosticError, Severity
+from bipub.write import files
 from bipub.write.folders import check_folders as _check_folders
 from bipub.write.folders import check_relative as check_relative
 from bipub.write.folders import clean_leftovers as clean_leftovers
@@ -169,12 +170,12 @@ class OutputTree:
         target = os.path.join(self.staging, path)
         self._make_parents(path)
         live = os.path.join(self.out, path)
-        if not self.first and _same_bytes(live, raw):
+        if not self.first and files.same_bytes(live, raw):
             # unchanged: keep the published file and its mtime (its folder was made above)
-            _replace_with_link(Path(live), Path(target))
+            files.replace_with_link(Path(live), Path(target))
             done = "linked"
         else:
-            _replace_with_bytes(target, raw, self.fresh)
+            files.replace_with_bytes(target, raw, self.fresh)
             done = "written"
         self.files[path] = OutputFile(lang, origin, digest, done)
 
@@ -192,7 +193,7 @@ class OutputTree:
             if recorded is not None:
                 same = recorded == digest
             else:  # (a file kept since before the hashes were recorded)
-                same = _same_bytes(os.path.join(self.out, path), raw)
+                same = files.same_bytes(os.path.join(self.out, path), raw)
         if same and old is not None:
             if self._in_spare(path, old):
                 return OutputFile(lang, origin, digest)  # the staging folder has it already
@@ -201,7 +202,7 @@ class OutputTree:
         self._make_parents(path)
         target = os.path.join(self.staging, path)
         found = self._check(path, target)
-        _replace_with_bytes(target, raw, not found and path not in self._spare_files())
+        files.replace_with_bytes(target, raw, not found and path not in self._spare_files())
         return OutputFile(lang, origin, digest, "written", found)
 
     def _spare_files(self) -> dict[str, bytes]:
@@ -240,8 +241,8 @@ class OutputTree:
             self._make_parents(path)
             found = self._check(path, target)
         if found or path in self._spare_files() or self._spare_folder(path):
-            _remove(target)
-        _link_or_copy(os.path.join(self.out, path), target)
+            files.remove(target)
+        files.link_or_copy(os.path.join(self.out, path), target)
         return found
 
     def _make_parents(self, path: str) -> None:
@@ -258,7 +259,7 @@ class OutputTree:
             try:
                 st = os.lstat(folder)
             except FileNotFoundError:
-                if _made_folder(folder):
+                if files.made_folder(folder):
                     self._dirs.add(rel)
                     continue
                 st = os.lstat(folder)  # another render worker made it since the lstat
@@ -267,7 +268,7 @@ class OutputTree:
             if not stat.S_ISDIR(st.st_mode):  # a file of an older build where a folder goes
                 with suppress(FileNotFoundError):  # (or another render worker removed it)
                     os.unlink(folder)
-                if not _made_folder(folder) and not stat.S_ISDIR(os.lstat(folder).st_mode):
+                if not files.made_folder(folder) and not stat.S_ISDIR(os.lstat(folder).st_mode):
                     raise ValueError(f"output path {path!r}: {rel} is not a folder")
             self._dirs.add(rel)
 
@@ -296,7 +297,7 @@ class OutputTree:
         if not stat.S_ISREG(st.st_mode) or file_identity(st) != written:
             return False
         self._make_parents(path)
-        _replace_with_link(live, os.path.join(self.staging, path), st.st_ino)
+        files.replace_with_link(live, os.path.join(self.staging, path), st.st_ino)
         self.kept.add(path)
         return True
 
@@ -320,7 +321,7 @@ class OutputTree:
                 info = OutputFile(info.lang, info.origin, found=found)
         else:
             self._make_parents(path)
-            _replace_with_link(self.out / path, self.staging / path)
+            files.replace_with_link(self.out / path, self.staging / path)
         self.files[path] = info
         self.kept.add(path)
 
@@ -376,79 +377,6 @@ def _clash(path: str, first: str, second: str) -> DiagnosticError:
     return DiagnosticError(
         [Diagnostic(None, None, "output-clash", f"two sources write {path}: {first} and {second}")]
     )
-
-
-def _made_folder(folder: str) -> bool:
-    """mkdir; False if something is there already (render workers share the staging folder:
-    two of them can find a folder missing and make it at the same time)."""
-    try:
-        os.mkdir(folder)
-    except FileExistsError:
-        return False
-    return True
-
-
-def _same_bytes(live: str | Path, data: bytes) -> bool:
-    try:
-        st = os.lstat(live)
-    except OSError:
-        return False
-    if not stat.S_ISREG(st.st_mode) or st.st_size != len(data):
-        return False
-    with open(live, "rb") as f:
-        return f.read() == data
-
-
-def _remove(target: str | Path) -> None:
-    """Remove whatever is at `target` (never truncate a file: its inode may be the live site's)."""
-    try:
-        os.unlink(target)
-    except FileNotFoundError:
-        pass
-    except IsADirectoryError:
-        shutil.rmtree(target)
-
-
-def _replace_with_bytes(target: str, data: bytes, fresh: bool = False) -> None:
-    """Write `data` as a new file at `target` (its folder exists: OutputTree._make_parents).
-    `fresh`: the staging folder started empty, so there is usually nothing to remove first."""
-    if fresh:
-        try:
-            with open(target, "xb") as f:
-                f.write(data)
-            return
-        except FileExistsError:
-            pass
-    _remove(target)
-    with open(target, "xb") as f:
-        f.write(data)
-
-
-def _replace_with_link(src: str | Path, target: str | Path, src_ino: int | None = None) -> None:
-    """Make `target` the same file as `src` (a hard link; a copy where links are refused).
-    The target's folder exists (OutputTree._make_parents)."""
-    try:
-        if os.lstat(target).st_ino == (src_ino if src_ino is not None else os.lstat(src).st_ino):
-            return
-    except OSError:
-        pass
-    _remove(target)
-    _link_or_copy(src, target)
-
-
-def _unlink(path: str) -> None:
-    os.unlink(path)
-
-
-def _rmdir(path: str) -> None:
-    os.rmdir(path)
-
-
-def _link_or_copy(src: str | Path, target: str | Path) -> None:
-    try:
-        os.link(src, target)
-    except OSError:
-        shutil.copy2(src, target)
 
 
 @contextmanager
@@ -545,7 +473,7 @@ def _prune_known(tree: OutputTree, spare: TreeRecord) -> list[str]:
         if rel in wanted or rel in folders or under_file(rel, wanted):
             continue  # kept; or a file where this build made a folder (or the reverse): gone
         try:
-            _unlink(os.path.join(base, rel))
+            files.unlink(os.path.join(base, rel))
         except FileNotFoundError:
             return [f"{rel}: nothing"]
         except IsADirectoryError:
@@ -556,7 +484,7 @@ def _prune_known(tree: OutputTree, spare: TreeRecord) -> list[str]:
         if under_file(folder, wanted):
             continue
         try:
-            _rmdir(os.path.join(base, folder))
+            files.rmdir(os.path.join(base, folder))
         except FileNotFoundError:
             return [f"{folder}/: nothing"]
         except OSError:
@@ -574,7 +502,7 @@ def _repair(tree: OutputTree) -> None:
         if info.done:
             continue  # written or linked by this build: as it should be
         tree._make_parents(rel)
-        _replace_with_link(os.path.join(out, rel), os.path.join(base, rel))
+        files.replace_with_link(os.path.join(out, rel), os.path.join(base, rel))
     _prune(tree.staging, set(tree.files))
     tree.spare = None  # (what it holds now is read from the disk: `next_record`)
 
