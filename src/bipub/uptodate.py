@@ -222,11 +222,14 @@ def output_intact(out: Path, record: Record) -> bool:
 
 
 def folders_intact(out: Path, record: Record) -> bytes:
-    """Whether every folder of the output, and of its spare copy (`.site.prev`), is as the
-    build that saved `record` left it: nothing added to, removed from or replaced in any of
-    them (a file edited in place does not show here: `output_intact` looks at every file).
+    """Whether the output, and its spare copy (`.site.prev`), are as the build that saved
+    `record` left them: nothing added to, removed from or replaced in any folder (the folder's
+    identity shows it) and no published file edited in place (only the file's own identity
+    shows that). The spare copy's files are not looked at one by one: those the last build
+    did not change are hard links to the published ones (an edit in place shows there), and
+    every other one is written or linked again by the next update.
     b"+": both are; b"s": the output's are, the spare copy's are not; b"-": the output's are not."""
-    if not _output_unchanged(out, {}, record.dirs):
+    if not _output_unchanged(out, record.files, record.dirs):
         return b"-"
     if record.spare is None:
         return b"+"
@@ -258,7 +261,7 @@ class Prescan:
     unlinked temporary file and then checks the output folder while the parent goes on
     importing, loading and rendering: every file and folder (~28,000 lstat calls) if the
     inputs and options are those of the record (only then can the build be up to date), else
-    only its folders (what the writer needs to know: `known_output`). `scan()` and `intact()` wait for the
+    the same for the output and its spare copy, for the writer (`folders_intact`, `known_output`). `scan()` and `intact()` wait for the
     child's answers. Where forking is unsafe (other threads running, as in `bipub serve`) or
     impossible, or if the child gives no answer, the same functions run here instead, when
     first asked — so an error (an unreadable folder) is raised by the build as usual.
@@ -309,8 +312,8 @@ class Prescan:
         if scan.record is None:
             return
         if scan.record.key != self.key or scan.record.inputs != scan.inputs:
-            # not up to date whatever the output holds: only its folders are checked, for
-            # the writer (`known_output`)
+            # not up to date whatever the output holds: the output and its spare copy are
+            # checked for the writer (`known_output`)
             os.write(pipe, folders_intact(self.target, scan.record))
             return
         os.write(pipe, b"1" if output_intact(self.target, scan.record) else b"0")
@@ -367,9 +370,9 @@ class Prescan:
 
     def known_output(self) -> Record | None:
         """The last build's record, for the writer (write/output.py), with what is known not
-        to be as it says: every folder of the output and of its spare copy is checked (a file
-        added, removed or replaced by hand changes its folder) — and every file, if the
-        up-to-date check ran. The writer looks at every file of a tree that was changed."""
+        to be as it says: every folder and file of the output and of its spare copy is checked
+        (a file added, removed, replaced or edited in place by hand). The writer looks at every
+        file of a tree that was changed."""
         record = self.scan().record
         if record is None:
             return None
@@ -383,7 +386,7 @@ class Prescan:
             if answer not in (b"+", b"s", b"-"):  # (no child, or no answer)
                 answer = folders_intact(self.target, record)
             self._folders = answer
-        how = "a file added, removed or replaced"
+        how = "a file added, removed, replaced or edited"
         if self._folders == b"-":
             return dataclasses.replace(record, changed=f"the output folder was changed ({how})")
         if self._folders == b"s" and record.spare is not None:

@@ -168,11 +168,12 @@ def test_an_update_looks_at_what_changed_not_at_the_whole_site(
     assert visits.post_stats == 0, "the posts were looked up again after the scan of the inputs"
 
 
-def test_the_prescan_looks_at_each_folder_once(
+def test_the_prescan_looks_at_each_folder_and_file_once(
     updated: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """What the update trusts the record for is checked ahead, in the prescan: one lstat per
-    folder of the output and of its spare copy (not per file)."""
+    folder and file of the output (a file edited in place shows only in its own identity) and
+    per folder of its spare copy, and not one more."""
     record = uptodate.load(Project(updated), updated / "site")
     assert record is not None and record.spare is not None
     calls = []
@@ -186,7 +187,7 @@ def test_the_prescan_looks_at_each_folder_once(
     with monkeypatch.context() as patch:
         patch.setattr(os, "stat", counted)
         assert uptodate.folders_intact(updated / "site", record) == b"+"
-    assert len(calls) == len(record.dirs) + len(record.spare.dirs)
+    assert len(calls) == sum(len(table) for table in (record.dirs, record.files, record.spare.dirs))
 
 
 def _assert_records_match_the_disk(project: Path) -> None:
@@ -272,6 +273,15 @@ def _replace(path: Path, data: bytes) -> None:
     temp.replace(path)
 
 
+def _edit_in_place(path: Path) -> None:
+    """An edit that keeps the file (its inode, its size, its folder, even its mtime): only the
+    file's own ctime tells. The page is a hard link shared with the other tree, so both see it."""
+    st = path.stat()
+    with open(path, "r+b") as f:
+        f.write(b"<!-- by hand -->"[: st.st_size])
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
 def _page(tree: Path, n: int = 12) -> Path:
     return tree / "ko" / "blog" / f"post-{n:02d}" / "index.html"
 
@@ -281,6 +291,7 @@ TAMPER: dict[str, Callable[[Path], None]] = {
     "file added at the top": lambda tree: (tree / "planted.txt").write_bytes(b"planted"),
     "file replaced": lambda tree: _replace(_page(tree), b"replaced by hand"),
     "file removed": lambda tree: _page(tree).unlink(),
+    "file edited in place": lambda tree: _edit_in_place(_page(tree)),
     "folder added": lambda tree: (_page(tree).parent / "extra").mkdir(),
 }
 
@@ -299,9 +310,10 @@ def test_a_tree_changed_by_hand_is_found_and_repaired(
     _edit(updated, "손")
     result = _build(updated)
     assert tree_snapshot(updated / "site") == _clean(updated, tmp_path)
-    if where == "spare copy":
+    if where == "spare copy" and how in ("file added", "file added at the top", "folder added"):
         assert "spare copy of the site (.site.prev)" in result.cache_note, result.cache_note
-    else:
+    else:  # the page is a hard link shared with the published site: removing, replacing or
+        # editing it in the spare copy changes the published file's identity too (its ctime)
         assert "the output folder was changed (" in result.cache_note
     _assert_records_match_the_disk(updated)
     _edit(updated, "다음")
