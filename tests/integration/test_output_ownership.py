@@ -348,7 +348,7 @@ def test_a_full_disk_while_staging_is_an_error_without_a_traceback(
 ) -> None:
     import errno
 
-    from bipub.write import output
+    from bipub.write import files
 
     assert _build(cli, project).exit_code == 0
     before = tree_snapshot(project / "site")
@@ -358,7 +358,7 @@ def test_a_full_disk_while_staging_is_an_error_without_a_traceback(
     def full(target: str, data: bytes, fresh: bool = False) -> None:
         raise OSError(errno.ENOSPC, "No space left on device", target)
 
-    monkeypatch.setattr(output, "_replace_with_bytes", full)
+    monkeypatch.setattr(files, "replace_with_bytes", full)
     result = cli("-C", str(project), "build", "--no-cache")
     assert result.exit_code == 1
     assert "could not write the output: No space left on device" in result.stderr
