@@ -23,7 +23,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,22 +78,31 @@ KINDS = {"html", "json", "feeds", "llms"}
 _TMP = "/dev/shm" if Path("/dev/shm").is_dir() and os.access("/dev/shm", os.W_OK) else None
 
 
-def _walk(root: Path, skip: tuple[str, ...] = ()) -> Iterator[tuple[list[str], list[str]]]:
+def _walk(
+    root: Path, skip: Callable[[str], bool] = lambda name: False
+) -> Iterator[tuple[list[str], list[str], list[str]]]:
     """(relative path parts of a folder, its sub-folders (a symlinked one too, not entered),
-    and its files) for every folder under `root` but the top-level ones named in `skip`
-    (os.walk: Path.rglob costs twice the CPU, and these run at every step)."""
+    its files) for every folder under `root`, but no top-level file or folder whose name
+    `skip` names (os.walk: Path.rglob costs twice the CPU, and these run at every step)."""
     top = str(root)
     for folder, folders, files in os.walk(top):
         rel = os.path.relpath(folder, top).replace(os.sep, "/")
         parts = [] if rel == "." else rel.split("/")
         if not parts:
-            folders[:] = [name for name in folders if name not in skip]
+            folders[:] = [name for name in folders if not skip(name)]
+            files = [name for name in files if not skip(name)]
         yield parts, folders, files
 
 
 def _folders(root: Path) -> list[str]:
     found = [[*parts, name] for parts, folders, _ in _walk(root) for name in folders]
     return ["/".join(parts) for parts in sorted(found)]  # as sorted(Path): part by part
+
+
+def _output(name: str) -> bool:
+    """What bipub writes into the project, no input: the site, its lock, spare copy and
+    staging folders (.site.lock, .site.prev, .site.tmp-*), the build cache."""
+    return name in ("site", ".bipub-cache") or name.startswith(".site.")
 
 
 def _without_pdf(files: dict[str, bytes]) -> dict[str, bytes]:
@@ -105,13 +114,10 @@ def _digests(files: dict[str, bytes]) -> dict[str, str]:
 
 
 def _inputs_digest(project: Path) -> str:
-    """Every input file of the project (all but site/ and .bipub-cache/), path and bytes."""
-    found = [
-        [*parts, name]
-        for parts, _, files in _walk(project, skip=("site", ".bipub-cache"))
-        for name in files
-        if parts or name not in ("site", ".bipub-cache")
-    ]
+    """Every input file of the project (none of bipub's outputs: `_output`), path and bytes.
+    (The previous site in .site.prev/ is no input: counted, it made a new key, and a clean
+    build again, of every state of the inputs reached with another site before it.)"""
+    found = [[*parts, name] for parts, _, files in _walk(project, _output) for name in files]
     h = hashlib.sha256()
     for parts in sorted(found):
         path = project.joinpath(*parts)
