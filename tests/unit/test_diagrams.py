@@ -242,7 +242,9 @@ def test_a_translated_diagram_may_change_its_labels_not_its_structure() -> None:
 
 def _doc(body: str, body_line: int) -> Any:
     """A stand-in with the fields MarkdownCache reads (digest "": not kept between builds)."""
-    return SimpleNamespace(rel="content/ko/posts/x.md", digest="", body=body, body_line=body_line)
+    return SimpleNamespace(
+        rel="content/ko/posts/x.md", digest="", body=body, body_line=body_line, sections=()
+    )
 
 
 def test_diagram_text_is_not_sent_for_translation() -> None:
@@ -297,7 +299,11 @@ def test_a_body_kept_from_an_earlier_build_is_not_reused_once_the_diagram_fonts_
         return {d["key"]: dg.Drawn(f"<svg data-fonts='{family}'></svg>") for d in job["diagrams"]}
 
     doc: Any = SimpleNamespace(  # the fields MarkdownCache reads
-        rel="content/ko/posts/x.md", digest="d1", body=f"```mermaid\n{GOOD}```\n", body_line=5
+        rel="content/ko/posts/x.md",
+        digest="d1",
+        body=f"```mermaid\n{GOOD}```\n",
+        body_line=5,
+        sections=(),
     )
     first = MarkdownCache(
         False, Collector(), diagrams=dg.Diagrams(None, ("Old Font",), tool, fonts_in_svg)

@@ -19,7 +19,9 @@ def test_an_unreferenced_definition_is_named_with_its_line() -> None:
 
 def test_the_build_warns_at_the_file_line() -> None:
     body = "Body.\n\n[^gone]: lost note\n"
-    doc = SimpleNamespace(rel="content/en/posts/p.md", digest="", body=body, body_line=6)
+    doc = SimpleNamespace(
+        rel="content/en/posts/p.md", digest="", body=body, body_line=6, sections=()
+    )
     collector = Collector()
     MarkdownCache(False, collector)(doc)  # type: ignore[arg-type] - the fields it reads
     found = [d for d in collector.items if d.code == "footnote-unused"]
