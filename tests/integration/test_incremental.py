@@ -554,19 +554,28 @@ def _clean_site(project: Path, clean: Path) -> dict[str, bytes]:
     return _CLEAN_SITES[key]
 
 
+@pytest.fixture
+def shm_path() -> Iterator[Path]:
+    """A temporary folder, in memory where there is a tmpfs (as the state machine's): the test
+    below makes some 270 builds."""
+    folder = Path(tempfile.mkdtemp(prefix="bipub-kill-", dir=_TMP))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 @pytest.mark.parametrize("resident", [False, True], ids=["restored", "resident"])
 def test_an_update_killed_at_every_write_leaves_the_old_or_the_new_site(
-    tmp_path: Path, resident: bool
+    shm_path: Path, resident: bool
 ) -> None:
     """Issue 16 item 3: a retitled post changes its pages, the listings, tag and series pages,
     the feed, posts.json, status.json and the llms files. Killed at each write of that update
     in turn, the site is the old one or the new one, whole; the next build equals a clean one."""
-    project = tmp_path / "p"
+    project = shm_path / "p"
     shutil.copytree(PROJECTS / "minimal", project)
     kept = Kept(BuildCache()) if resident else None
     build(project, only=KINDS, kept=kept)
     post = project / "content/ko/posts/alpha.md"
-    clean = tmp_path / "clean"
+    clean = shm_path / "clean"
     at, outcomes = 0, set()
     while True:
         at += 1
