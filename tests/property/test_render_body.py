@@ -54,3 +54,6 @@ def test_the_sections_join_into_the_page(lines: list[str], raw_html: bool) -> No
     assert len(parts) == max(1, len(starts))
     prefixed, foot = sections.prefixed("en")
     assert MARK not in "".join(prefixed) + foot
+    # every link to one of the body's headings follows its prefixed id, the footnotes' too
+    # (a footnote's link back to a heading pointed nowhere on the side-by-side page)
+    assert 'href="#h-' not in "".join(prefixed) + foot

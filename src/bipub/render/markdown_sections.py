@@ -143,7 +143,8 @@ class Sections:
             p.replace(_FOOTNOTE_MARK, foot).replace(MARK, head).replace(old, new)
             for p in self.parts
         )
-        return parts, self.notes.replace(_FOOTNOTE_MARK, foot).replace(MARK, head)
+        notes = self.notes.replace(_FOOTNOTE_MARK, foot).replace(MARK, head).replace(old, new)
+        return parts, notes
 
 
 def unmarked(html: str) -> str:
