@@ -275,6 +275,7 @@ def cold_only(root: Path, n: int, repeat: int, out_dir: Path | None = None) -> N
         bipub_out = out_dir / f"bipub-out-{project.name}"
         for leftover in (out_dir / f"hugo-out-{n}", bipub_out, out_dir / f".{bipub_out.name}.prev"):
             shutil.rmtree(leftover, ignore_errors=True)
+        (out_dir / f".{bipub_out.name}.lock").unlink(missing_ok=True)  # (the output's lock file)
 
 
 def bench_size(
