@@ -4,7 +4,7 @@ sitemap.xml with hreflang alternates, robots.txt.
 
 A feed is made in two steps, so that its entries can be cached apart (each is a function of its
 item, its rendered body and its note only): `feed_sets` lists every feed of a language with its
-items; `atom_entry` / `json_item` make one entry; `feed_xml` / `json_feed` join them.
+items; `atom_entry` / `json_item` make one entry; `feed_xml` / `json_feed_join` join them.
 
 Each entry carries its translation state (issue 19): in Atom a `bipub:translation` extension
 element (namespace `BIPUB_NS`), in JSON Feed a `_bipub` extension object, and for a machine
@@ -74,7 +74,7 @@ class FeedItem:
 
 @dataclass(frozen=True)
 class FeedParts:
-    """A feed before its entries are made (`feed_xml` and `json_feed` join them)."""
+    """A feed before its entries are made (`feed_xml` and `json_feed_join` join them)."""
 
     lang: str
     title: str
@@ -260,16 +260,11 @@ def json_item(it: FeedItem, body: str, note: str = "") -> dict[str, object]:
     return item
 
 
-def json_feed(parts: FeedParts, items: list[dict[str, object]]) -> bytes:
-    """The JSON Feed 1.1 document of `parts`, with `items` (from `json_item`)."""
-    return json_feed_join(parts, [json_item_text(item) for item in items])
-
-
 ITEM_INDENT = "\n    "  # an item's lines in the feed: two levels in (the feed, its "items")
 
 
 def json_item_text(item: dict[str, object]) -> str:
-    """One item (`json_item`) as `json_feed` writes it in its list: a pure function of the
+    """One item (`json_item`) as `json_feed_join` writes it in its list: a pure function of the
     item, so it can be cached with it (the indentation of `json.dumps(..., indent=2)` at its
     depth: JSON strings hold no raw line break)."""
     return json.dumps(item, ensure_ascii=False, indent=2).replace("\n", ITEM_INDENT)
@@ -277,7 +272,7 @@ def json_item_text(item: dict[str, object]) -> str:
 
 def json_feed_join(parts: FeedParts, items: list[str]) -> bytes:
     """The JSON Feed 1.1 document of `parts` with `items` as `json_item_text` wrote them:
-    byte for byte `json.dumps` of the whole feed (tests/unit/test_feeds_join.py), without
+    byte for byte `json.dumps` of the whole feed (tests/property/test_feed_json.py), without
     encoding each item again."""
     author: dict[str, object] = {"name": parts.author}
     feed: dict[str, object] = {
