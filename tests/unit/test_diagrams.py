@@ -289,8 +289,8 @@ def test_a_diagram_the_cache_cannot_keep_is_still_drawn_and_leaves_no_temporary_
 def test_a_body_kept_from_an_earlier_build_is_not_reused_once_the_diagram_fonts_change(
     tool: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The bodies a build keeps for the next (buildstate.py `bodies`, MarkdownCache `earlier`)
-    are keyed by what renders them too: after pdf.fonts changes, a diagram is drawn again
+    """What a build keeps for the next by a body's key (MarkdownCache.key: its warnings, the
+    feed entries made of it) is keyed by what renders the body too: after pdf.fonts changes, a diagram is drawn again
     with the new fonts, not taken from the old body."""
     monkeypatch.setattr(dg, "chromium_path", lambda: "/usr/bin/chromium")
 
@@ -308,19 +308,13 @@ def test_a_body_kept_from_an_earlier_build_is_not_reused_once_the_diagram_fonts_
     first = MarkdownCache(
         False, Collector(), diagrams=dg.Diagrams(None, ("Old Font",), tool, fonts_in_svg)
     )
-    kept = {first.key(doc): first(doc)}
-    assert "Old Font" in kept[first.key(doc)].html
+    assert "Old Font" in first(doc).html
     same = MarkdownCache(
-        False,
-        Collector(),
-        earlier=kept,
-        diagrams=dg.Diagrams(None, ("Old Font",), tool, fonts_in_svg),
+        False, Collector(), diagrams=dg.Diagrams(None, ("Old Font",), tool, fonts_in_svg)
     )
-    assert same(doc) is kept[first.key(doc)]  # reused: nothing changed
     again = MarkdownCache(
-        False,
-        Collector(),
-        earlier=kept,
-        diagrams=dg.Diagrams(None, ("New Font",), tool, fonts_in_svg),
+        False, Collector(), diagrams=dg.Diagrams(None, ("New Font",), tool, fonts_in_svg)
     )
+    assert same.key(doc) == first.key(doc)  # what the build keeps by this key is reused
+    assert again.key(doc) != first.key(doc)  # ... and not once the fonts changed
     assert "New Font" in again(doc).html

@@ -442,14 +442,12 @@ class MarkdownCache:
         collector: Collector,
         notes: dict[str, tuple[Diagnostic, ...]] | None = None,
         blocks: Blocks | None = None,
-        earlier: Mapping[str, RenderedMarkdown] | None = None,
         images: Images | None = None,
         diagrams: Diagrams | None = None,
     ) -> None:
         self.raw_html = raw_html
         self.images = images if images is not None else Images()  # the site's (pair/images.py)
         self.diagrams = diagrams if diagrams is not None else Diagrams(None)
-        self.earlier = earlier if earlier is not None else {}  # bodies rendered before, by key
         self.collector = collector
         self.notes = notes if notes is not None else {}
         self.blocks = blocks
@@ -471,11 +469,9 @@ class MarkdownCache:
         """Render a document's body once per build."""
         hit = self._cache.get(doc.rel)
         if hit is None:
-            hit = self.earlier.get(self.key(doc)) if doc.digest else None
-            if hit is None:
-                hit = self._render(doc)
-                if doc.rel in self.wanted:
-                    self.shipped[doc.rel] = hit
+            hit = self._render(doc)
+            if doc.rel in self.wanted:
+                self.shipped[doc.rel] = hit
             self._cache[doc.rel] = hit
             found = render_findings(doc.rel, hit, doc.body_line)
             self.collector.extend(found)
@@ -492,7 +488,7 @@ class MarkdownCache:
         if found is None:
             self(doc)  # (its warnings, once)
             found = self._sections.get(doc.rel)
-            if found is None:  # its render was kept from an earlier build: none of these
+            if found is None:  # its render came from a render worker (`merge`): not its cut
                 self._render(doc)
                 found = self._sections[doc.rel]
         return found
