@@ -178,13 +178,17 @@ UNREADABLE: tuple[type[Exception], ...] = (
 )
 
 
-def load_signed(path: Path, skip: int = 0) -> Any:
+def load_signed(path: Path, skip: int = 0, signature: bytes | None = None) -> Any:
     """Unpickle a file written by save_signed, after checking its signature. `skip`: the
-    length of the plain `prefix` it was saved with."""
+    length of the plain `prefix` it was saved with; `signature`: the one the file must have
+    (as `save_signed` returned it: a file that names this one expects this very file, not
+    another one signed with the same key)."""
     blob = memoryview(path.read_bytes())[skip:]  # (a view: a state file is tens of MB)
-    signature, payload = blob[:32], blob[32:]
-    if not hmac.compare_digest(signature, _sign(payload)):
-        raise UnsignedCache("not signed by this user's key")
+    found, payload = blob[:32], blob[32:]
+    if signature is not None and not hmac.compare_digest(found, signature):
+        raise UnsignedCache("not the file expected (another build's, or one put in its place)")
+    if not hmac.compare_digest(found, _sign(payload)):
+        raise UnsignedCache("damaged, or not signed by this user's key")
     # unpickling makes hundreds of thousands of objects and no garbage: without the cyclic
     # collector, which would otherwise walk them all in vain (~⅓ of reading the build cache)
     enabled = gc.isenabled()
@@ -196,25 +200,28 @@ def load_signed(path: Path, skip: int = 0) -> Any:
             gc.enable()
 
 
-def save_signed(path: Path, value: object, prefix: bytes = b"") -> None:
+def save_signed(path: Path, value: object, prefix: bytes = b"") -> bytes:
     """Pickle `value` to `path` atomically, signed with this user's key. A `prefix` (written
-    first, in the clear) lets a reader reject the file without reading all of it."""
+    first, in the clear) lets a reader reject the file without reading all of it. Returns the
+    signature (`load_signed` can require it)."""
     folder = path.parent
     folder.mkdir(parents=True, exist_ok=True)
     gitignore = folder / ".gitignore"
     if not gitignore.exists():  # the cache folder is never committed
         gitignore.write_text("*\n", encoding="utf-8")
     payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    signature = _sign(payload)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(prefix)
-            f.write(_sign(payload))
+            f.write(signature)
             f.write(payload)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return signature
 
 
 def write_cache_file(path: Path, data: bytes) -> None:

@@ -425,7 +425,8 @@ def _build(
             cache, state = kept.cache, kept.state
         else:
             cache = BuildCache.load(project.cache)
-            state = buildstate.load(project, target)
+            state, why = buildstate.load_noted(project, target)
+            notes.append(why)
     config, content = load(project, collector, cache, inputs)
     check_langs(config, options.langs or [])
     selected = [c for c in config.codes if not options.langs or c in options.langs]
@@ -467,6 +468,8 @@ def _build(
     # repeated by the up-to-date builds that follow (they are not in the record)
     folder_notes = list(tree.warnings)
     new_state = _next_state(job, pages, kinds)
+    if new_state is not None and state is not None:  # the files its parts are kept in: only
+        new_state.stored = state.stored  # the parts they lack are written (buildstate.save)
     if new_state is None and state is not None and job.cache is not None:
         state.parts = job.parts.next()  # (a build of some outputs: the parts it made are true)
     if cache is not None:

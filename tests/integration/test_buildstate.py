@@ -100,6 +100,22 @@ def test_a_state_not_signed_by_this_user_is_ignored(project: Path, tmp_path: Pat
     assert buildstate.load(Project(project), project / "site") is not None  # saved again
 
 
+def test_a_state_with_a_damaged_parts_file_is_refused_and_said(
+    project: Path, tmp_path: Path
+) -> None:
+    """The state's parts are in files it names (buildstate.py): one of them truncated makes
+    the whole state refused, said at -v, and the build runs as without a state."""
+    (parts,) = (project / ".bipub-cache").glob("parts-*.pickle")
+    parts.write_bytes(parts.read_bytes()[:-10])
+    _edit(project, "content/ko/posts/alpha.md", "본문입니다.", "본문이 바뀌었습니다.")
+    result = build(project, only=KINDS)
+    assert f"build state ignored ({parts.name}: damaged, or not signed" in result.cache_note
+    assert "no state of the last build: every page fingerprinted" in result.cache_note
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+    assert buildstate.load(Project(project), project / "site") is not None  # saved again
+    assert not parts.exists()  # (the files the new state does not name are removed)
+
+
 def test_a_partial_build_leaves_the_state_as_it_was(project: Path) -> None:
     before = (next((project / ".bipub-cache").glob("state-*.pickle"))).read_bytes()
     _edit(project, "content/ko/posts/alpha.md", "본문입니다.", "본문이 바뀌었습니다.")
