@@ -16,9 +16,11 @@ The cache is only an optimization: output with and without it is byte-identical 
 unreadable or incompatible cache file is ignored and rebuilt (said at -v).
 
 The cache files are pickled, and unpickling runs code, so a cache planted in a cloned repository
-must never be loaded: every cache file is signed (HMAC-SHA256) with a key kept outside the
-project, in the user's cache folder (`$XDG_CACHE_HOME/bipub/cache-key`, mode 0600). A file
-without a valid signature is ignored.
+must never be loaded: every cache file is signed (keyed BLAKE3, a MAC) with a key kept outside
+the project, in the user's cache folder (`$XDG_CACHE_HOME/bipub/cache-key`, mode 0600). A file
+without a valid signature is ignored. (BLAKE3 rather than HMAC-SHA256: an update signs and
+checks ~40 MB of cache per 1,000 posts, which BLAKE3 hashes at ~6 GB/s on one core, SHA-256 at
+~1.7 GB/s even with the processor's SHA instructions.)
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from blake3 import blake3
 
 from bipub import __version__
 from bipub.diagnostics import Diagnostic, Severity
@@ -269,4 +273,7 @@ def _key() -> bytes:
 
 
 def _sign(payload: bytes | memoryview) -> bytes:
-    return hmac.new(_key(), payload, hashlib.sha256).digest()
+    key = _key()
+    if len(key) != 32:  # (a key file of another length: BLAKE3 takes 32 bytes)
+        key = blake3(key, derive_key_context="bipub 2026 cache-key").digest()
+    return blake3(payload, key=key).digest()

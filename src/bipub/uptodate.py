@@ -55,7 +55,7 @@ from bipub.write.record import PACKED, OutputRecord, TreeRecord
 from bipub.write.record import Identity as Identity  # (re-exported: the record's identities)
 from bipub.write.record import identity as _identity
 
-FORMAT = 4  # 4: the output's record for the next build's writer (write/record.py)
+FORMAT = 5  # 4: the output's record for the next build's writer (write/record.py); 5: BLAKE3
 THEME_DIR = Path(__file__).resolve().parent / "theme"
 INPUT_FILES = ("bipub.yaml", "glossary.yaml")
 INPUT_DIRS = ("content", "templates", "locales", "static", "status")

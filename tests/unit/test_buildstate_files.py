@@ -258,3 +258,35 @@ def test_a_save_killed_at_any_step_leaves_the_old_state_or_the_new_one(
         if done:
             break
     assert outcomes[0] == "old" and outcomes[-1] == "new"
+
+
+def test_a_cache_file_signed_with_another_key_or_none_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Signing is keyed (cache.py): a file signed by another user's key, or carrying a plain
+    hash of its payload (BLAKE3 without the key, or SHA-256), is not unpickled."""
+    import hashlib
+    import pickle
+
+    from blake3 import blake3
+
+    path = tmp_path / "f.pickle"
+    cache.save_signed(path, {"a": 1})
+    assert cache.load_signed(path) == {"a": 1}
+    payload = pickle.dumps({"a": 2})
+    for plain in (blake3(payload).digest(), hashlib.sha256(payload).digest()):
+        path.write_bytes(plain + payload)
+        with pytest.raises(cache.UnsignedCache):
+            cache.load_signed(path)
+    cache.save_signed(path, {"a": 3})
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "another-user"))
+    with pytest.raises(cache.UnsignedCache):
+        cache.load_signed(path)
+    for size in (32, 48):  # (a key file longer than BLAKE3's 32 bytes is derived from)
+        key = cache.user_cache_dir() / "cache-key"
+        key.write_bytes(bytes(range(size)))
+        cache.save_signed(path, {"a": size})
+        assert cache.load_signed(path) == {"a": size}
+        key.write_bytes(bytes(range(1, size + 1)))
+        with pytest.raises(cache.UnsignedCache):
+            cache.load_signed(path)

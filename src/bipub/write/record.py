@@ -21,7 +21,6 @@ not match (write/output.py `OutputTree.create`).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 import struct
@@ -29,6 +28,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
+
+from blake3 import blake3
 
 from bipub.write.folders import ancestors
 from bipub.write.ownership import owned
@@ -57,10 +58,10 @@ def four(ident: Identity) -> tuple[int, int, int, int]:
 
 
 def digest(data: bytes) -> bytes:
-    """The hash a record keeps of a published file's bytes (SHA-256, which processors hash
-    fastest: ~1 GB/s, twice BLAKE2's; a build hashes every file it renders: ~35 MB on a
-    1,000-post site)."""
-    return hashlib.sha256(data).digest()[:16]
+    """The hash a record keeps of a published file's bytes (BLAKE3: ~6 GB/s on one core,
+    SHA-256 ~1.7 GB/s; an update hashes every file it writes: ~35 MB on a 1,000-post site,
+    the llms-full.txt files most of it)."""
+    return blake3(data).digest(16)
 
 
 @dataclass
