@@ -56,11 +56,11 @@ def _docs_file(shard: int) -> str:
     return f"build-docs-{shard:02d}.pickle"
 
 
-def _shard_signature(docs: dict[str, tuple[FileKey, str, Any]]) -> str:
-    """What a shard holds: each path with its file identity and digest (a document is a
-    function of its digest), so an unchanged shard is not written again."""
-    listing = sorted((rel, entry[0], entry[1]) for rel, entry in docs.items())
-    return hashlib.sha256(repr(listing).encode("utf-8")).hexdigest()
+def _same_shard(before: dict[str, Any], now: dict[str, Any]) -> bool:
+    """A shard holds what it held when it was read or written: the same paths, each with the
+    very entry it had (the loader keeps the entry of a file it did not read again, and makes
+    a new one for each file it read), so an unchanged shard is not written again."""
+    return len(before) == len(now) and all(before.get(rel) is entry for rel, entry in now.items())
 
 
 FileKey = tuple[int, int, int, int]  # (mtime_ns, ctime_ns, size, inode)
@@ -87,7 +87,8 @@ class BuildCache:
     # what rendering a document's body warned about (render/markdown.py MarkdownCache.notes)
     notes: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     note: str = ""  # why a previous cache was not used (for -v)
-    _shards: dict[int, str] = field(default_factory=dict, repr=False)  # as loaded: signatures
+    # each shard's documents as read or written (`_same_shard`)
+    _shards: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
 
     @property
     def stamp(self) -> tuple[int, str, str]:
@@ -120,7 +121,7 @@ class BuildCache:
                 continue
             if shard_stamp == cache.stamp and isinstance(docs, dict):
                 cache.docs.update(docs)
-                cache._shards[shard] = _shard_signature(docs)
+                cache._shards[shard] = docs
         cache.notes = data.get("notes", {})
         return cache
 
@@ -133,15 +134,15 @@ class BuildCache:
         for rel, entry in self.docs.items():
             groups[_shard(rel)][rel] = entry
         for shard, docs in groups.items():
-            signature = _shard_signature(docs)
             shard_path = folder / _docs_file(shard)
-            if self._shards.get(shard) == signature and shard_path.is_file():
+            before = self._shards.get(shard)
+            if before is not None and _same_shard(before, docs) and shard_path.is_file():
                 continue  # unchanged since it was read
             if docs:
                 save_signed(shard_path, (self.stamp, docs))
             else:
                 shard_path.unlink(missing_ok=True)
-            self._shards[shard] = signature
+            self._shards[shard] = docs
         data = {"pages": self.pages, "cards": self.cards, "notes": self.notes}
         save_signed(folder / FILE, (self.stamp, data))
 

@@ -290,3 +290,33 @@ def test_a_cache_file_signed_with_another_key_or_none_is_refused(
         key.write_bytes(bytes(range(1, size + 1)))
         with pytest.raises(cache.UnsignedCache):
             cache.load_signed(path)
+
+
+def test_the_build_cache_writes_only_the_shards_whose_documents_changed(tmp_path: Path) -> None:
+    folder = tmp_path / "cache"
+    first = cache.BuildCache()
+    for i in range(200):
+        first.docs[f"content/ko/posts/p{i}.md"] = ((i, i, i, i), f"d{i}", f"doc {i}")
+    first.save(folder)
+
+    def stamps() -> dict[str, int]:
+        return {p.name: p.stat().st_mtime_ns for p in folder.glob("build-docs-*.pickle")}
+
+    def ino() -> dict[str, int]:
+        return {p.name: p.stat().st_ino for p in folder.glob("build-docs-*.pickle")}
+
+    loaded = cache.BuildCache.load(folder)
+    assert loaded.docs == first.docs
+    before = ino()
+    loaded.save(folder)
+    assert ino() == before  # nothing changed: no shard written
+    edited, gone = "content/ko/posts/p7.md", "content/ko/posts/p9.md"
+    loaded.docs[edited] = ((1, 2, 3, 4), "new", "edited")  # (a file read again: a new entry)
+    del loaded.docs[gone]
+    loaded.save(folder)
+    after = ino()
+    changed = {name for name in before if after.get(name) != before[name]}
+    expected = {cache._docs_file(cache._shard(edited)), cache._docs_file(cache._shard(gone))}
+    assert changed == expected
+    assert cache.BuildCache.load(folder).docs == loaded.docs
+    assert stamps()

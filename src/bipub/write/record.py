@@ -37,6 +37,7 @@ from bipub.write.ownership import owned
 Identity = bytes  # (mtime_ns, ctime_ns, size, inode, mode), packed: `PACKED`
 PACKED = struct.Struct("<qqqQQ")  # (inode numbers can use all 64 bits)
 _INODE = struct.Struct("<Q")
+_INODE_AT = slice(24, 32)  # where an identity keeps the inode number
 _pack = PACKED.pack
 
 
@@ -149,11 +150,18 @@ def next_record(
     else:
         state = tree_state(str(out), files)
     digests = {rel: info.digest for rel, info in files.items() if info.digest}
-    if known is not None:
-        for rel in files.keys() - digests.keys():  # kept: the published file's, if it is it
-            old, new = known.files.get(rel), state.files[rel]
-            if old is not None and rel in known.digests and _same_file(old, new):
-                digests[rel] = known.digests[rel]
+    if known is not None:  # kept: the published file's, if it is it
+        known_files, known_digests, now = known.files, known.digests, state.files
+        for rel, info in files.items():
+            if info.digest:
+                continue
+            recorded = known_digests.get(rel)
+            old = known_files.get(rel)
+            if recorded is None or old is None:
+                continue
+            new = now[rel]
+            if old is new or _same_file(old, new):  # (the same object: not looked at again)
+                digests[rel] = recorded
     aside = None
     if live is not None and owned(prev):  # the site this build replaced, as recorded
         aside = TreeRecord(live.files, {**live.dirs, "": identity(os.lstat(prev))})
@@ -172,23 +180,25 @@ def _touched_state(
     not touch are the published ones (the same inode in both), and the folders where nothing
     was made or removed are the spare copy's, so only the others are looked at."""
     found: dict[str, Identity] = {}
-    touched: set[str] = set()
+    touched: list[str] = []
+    live_files, spare_files, spare_dirs = live.files, spare.files, spare.dirs
     fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        for rel, info in files.items():
-            old = live.files.get(rel)
-            was = spare.files.get(rel)
-            if info.done or old is None or was is None or inode(was) != inode(old):
-                found[rel] = identity(os.stat(rel, dir_fd=fd, follow_symlinks=False))
-                touched.add(rel)
-            else:
-                found[rel] = old
+        for rel, info in files.items():  # (every file of the site: plain operations)
+            old = live_files.get(rel)
+            if not info.done and old is not None:
+                was = spare_files.get(rel)
+                if was is not None and was[_INODE_AT] == old[_INODE_AT]:  # the same inode
+                    found[rel] = old
+                    continue
+            found[rel] = identity(os.stat(rel, dir_fd=fd, follow_symlinks=False))
+            touched.append(rel)
         # the folders where entries were made or removed, and the folder itself (moved)
         changed = {d for rel in (*touched, *removed) for d in ancestors(rel)}
         changed.add("")
         dirs = {}
         for folder in folders_of(files):
-            known = spare.dirs.get(folder)
+            known = spare_dirs.get(folder)
             if known is None or folder in changed:
                 known = identity(os.stat(folder or ".", dir_fd=fd, follow_symlinks=False))
             dirs[folder] = known
