@@ -39,7 +39,6 @@ import stat
 import struct
 import sys
 import tempfile
-import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -265,11 +264,7 @@ class Prescan:
     the same for the output and its spare copy, for the writer (`folders_intact`, `known_output`). `scan()` and `intact()` wait for the
     child's answers. Where forking is unsafe (other threads running, as in `bipub serve`) or
     impossible, or if the child gives no answer, the same functions run here instead, when
-    first asked — so an error (an unreadable folder) is raised by the build as usual. Without
-    a child, the check for the writer runs in a thread from the moment the scan finds the
-    inputs changed (mostly system calls, which run while the build loads and plans: ~0.3 s
-    on a 5,000-post site, which `bipub serve` would otherwise wait for); `known_output` waits
-    for it, and does the check here if the thread failed.
+    first asked — so an error (an unreadable folder) is raised by the build as usual.
 
     Use it as a context manager: leaving it ends the child (killed if it is still checking
     an output nobody asked about: it writes nothing)."""
@@ -282,8 +277,6 @@ class Prescan:
         self._folders: bytes | None = None  # `folders_intact`'s answer
         self._pid = 0
         self._pipe = -1
-        self._thread: threading.Thread | None = None  # `folders_intact` without a child
-        self._threaded: bytes | None = None  # its answer (None: it failed)
         self._file: IO[bytes] | None = None
         self.note = ""  # why the child did not do its work, if so (`bipub -v build` says it)
         if can_fork():  # (not while other threads run)
@@ -349,24 +342,7 @@ class Prescan:
                     self.note = "inputs scanned in-process (the prescan gave no answer)"
                 self.close()
                 self._scan = Scan(scan_inputs(self.project), load(self.project, self.target))
-                self._check_meanwhile(self._scan)
         return self._scan
-
-    def _check_meanwhile(self, scan: Scan) -> None:
-        """Without a child: start `folders_intact` in a thread if the build will ask for it
-        (`known_output`: the inputs or options are not those of the record)."""
-        record = scan.record
-        if record is None or (record.key == self.key and record.inputs == scan.inputs):
-            return
-
-        def check() -> None:
-            try:
-                self._threaded = folders_intact(self.target, record)
-            except Exception:  # not lost: `known_output` checks again here,
-                self._threaded = None  # and what it raises reaches the build
-
-        self._thread = threading.Thread(target=check, name="bipub-output-check", daemon=True)
-        self._thread.start()
 
     def intact(self) -> bool:
         """Whether the output folder is exactly as the last build into it left it (whatever
@@ -406,11 +382,8 @@ class Prescan:
             return dataclasses.replace(record, changed="a file of the output folder was changed")
         if self._folders is None:
             answer = self._read(1) if self._pid else b""
-            if self._thread is not None:
-                self._thread.join()
-                answer = self._threaded or b""
             self.close()
-            if answer not in (b"+", b"s", b"-"):  # (no child, or no answer, or it failed)
+            if answer not in (b"+", b"s", b"-"):  # (no child, or no answer)
                 answer = folders_intact(self.target, record)
             self._folders = answer
         how = "a file added, removed, replaced or edited"
@@ -422,9 +395,6 @@ class Prescan:
         return record
 
     def close(self) -> None:
-        if self._thread is not None:  # (its system calls end soon; no thread is left behind)
-            self._thread.join()
-            self._thread = None
         if self._pid:
             # done, or still checking an output nobody will ask about: it writes nothing
             with contextlib.suppress(ProcessLookupError):

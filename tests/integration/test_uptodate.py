@@ -188,59 +188,6 @@ def test_prescan_without_a_child_answers_here(built: Path) -> None:
         other.join()
 
 
-@pytest.mark.parametrize("damage", ["none", "output", "spare", "fails"])
-def test_prescan_without_a_child_checks_the_output_in_a_thread(
-    built: Path, damage: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """With other threads running (`bipub serve`) and the inputs changed, the writer's check
-    of the output and its spare copy runs in a thread while the build goes on: the same
-    answer as here; a thread that fails leaves the check to `known_output`, which raises."""
-    post = built / "content" / "ko" / "posts" / "alpha.md"
-    post.write_text(post.read_text(encoding="utf-8") + "\n더.\n", encoding="utf-8")
-    build(built, only=KINDS)  # (an update: a spare copy beside the output, recorded)
-    post.write_text(post.read_text(encoding="utf-8") + "\n또.\n", encoding="utf-8")
-    if damage == "output":
-        (built / "site" / "ko" / "index.html").write_text("by hand", encoding="utf-8")
-    elif damage == "spare":
-        (built / ".site.prev" / "added.html").write_text("by hand", encoding="utf-8")
-    target, _ = uptodate.build_key(Project(built), None, None, KINDS)
-    record = uptodate.load(Project(built), target)
-    assert record is not None and record.spare is not None
-    expected = uptodate.folders_intact(target, record)
-    assert expected == {"none": b"+", "output": b"-", "spare": b"s", "fails": b"+"}[damage]
-    calls: list[str] = []
-    real = uptodate.folders_intact
-
-    def spy(out: Path, rec: uptodate.Record) -> bytes:
-        calls.append(threading.current_thread().name)
-        if damage == "fails" and len(calls) == 1:
-            raise PermissionError("site/ko: permission denied")
-        return real(out, rec)
-
-    monkeypatch.setattr(uptodate, "folders_intact", spy)
-    stop = threading.Event()
-    other = threading.Thread(target=stop.wait)
-    other.start()
-    try:
-        with _prescan(built) as prescan:
-            assert prescan._pid == 0
-            prescan.scan()
-            assert prescan._thread is not None
-            known = prescan.known_output()
-            assert known is not None
-        assert calls[0] == "bipub-output-check"
-        if damage == "fails":  # checked again here
-            assert calls[1:] == [threading.current_thread().name]
-        else:
-            assert len(calls) == 1
-        assert bool(known.changed) is (expected == b"-")
-        assert (known.spare is None) is (expected == b"s")
-        assert not any(t.name == "bipub-output-check" for t in threading.enumerate())
-    finally:
-        stop.set()
-        other.join()
-
-
 def test_prescan_child_that_dies_is_replaced_by_the_process(
     built: Path, monkeypatch: pytest.MonkeyPatch, forking: None
 ) -> None:
