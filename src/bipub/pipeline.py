@@ -101,6 +101,14 @@ class Kept:
     cache: BuildCache
     state: BuildState | None = None
     pairs: PairMemo = field(default_factory=PairMemo)  # what pairing worked out per entry
+    # the up-to-date record of each output folder, once a build made it here (uptodate.py;
+    # saved by the caller when it stops: `save_records`)
+    records: dict[Path, uptodate.Record | None] = field(default_factory=dict)
+
+    def save_records(self, project: Project) -> None:
+        for target, record in self.records.items():
+            if record is not None:
+                uptodate.save(project, target, record)
 
 
 def load(
@@ -390,7 +398,8 @@ def build(
     )
     with _few_collections(), ExitStack() as stack:
         if use_cache and prescan is None:
-            prescan = stack.enter_context(uptodate.Prescan(root, target, key))
+            records = kept.records if kept is not None else None
+            prescan = stack.enter_context(uptodate.Prescan(root, target, key, records))
         return _build(project, target, key, options, kept, prescan)
 
 
@@ -491,9 +500,14 @@ def _build(
                 output.digests,
                 output.spare,
             )
-            uptodate.save(project, target, record)  # last: what says the output is current
+            if kept is not None:  # (the file describes an older output: not trusted)
+                kept.records[target] = record
+            else:
+                uptodate.save(project, target, record)  # last: what says the output is current
         except OSError as exc:
             uptodate.forget(project, target)
+            if kept is not None:
+                kept.records[target] = None
             folder_notes.append(not_saved(project.cache, exc))
     notes.append(tree.note)
     notes.append(cache.note if cache is not None else "build cache off (--no-cache)")
