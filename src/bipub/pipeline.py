@@ -361,6 +361,7 @@ def _few_collections() -> Iterator[None]:
         yield
     finally:
         gc.set_threshold(*threshold)
+        gc.unfreeze()  # what the render stage froze (render/workers.py): collectable again
 
 
 def build(

@@ -6,6 +6,7 @@ process's."""
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 
 from bipub.pipeline import build
-from bipub.render import workers
+from bipub.render import outputs, workers
 from tests.conftest import PROJECTS
 
 KINDS = {"html", "json", "feeds", "llms"}
@@ -56,3 +57,28 @@ def test_the_first_chunk_is_rendered_here_and_helpers_render_the_rest(
     assert len(helpers) == 1, chunks  # BIPUB_WORKERS 2: this process and one helper
     assert len(chunks) == len({start for _, start in chunks}) > 2  # each chunk rendered once
     assert _files(root / "site") == alone
+
+
+@pytest.mark.parametrize("workers_", ["1", "2"])
+def test_the_rendered_site_is_frozen_until_the_build_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers_: str
+) -> None:
+    """The outputs made after the pages (feeds, llms-full.txt) run with the rendered site out
+    of the garbage collector's reach; the build leaves nothing frozen."""
+    root = tmp_path / "p"
+    shutil.copytree(PROJECTS / "side_by_side", root)
+    frozen: list[int] = []
+    real = outputs.Feeds.render
+
+    def render(self: outputs.Feeds, job: Any, tree: Any) -> None:
+        frozen.append(gc.get_freeze_count())
+        real(self, job, tree)
+
+    monkeypatch.setenv("BIPUB_WORKERS", workers_)
+    monkeypatch.setattr(workers, "MIN_PAGES_FOR_WORKERS", 0)
+    monkeypatch.setattr(workers, "CHUNK", 1)
+    monkeypatch.setattr(outputs.Feeds, "render", render)
+    assert gc.get_freeze_count() == 0
+    build(root, only=KINDS, use_cache=False)
+    assert frozen and frozen[-1] > 10_000, frozen  # (the feeds are made after the pages)
+    assert gc.get_freeze_count() == 0
