@@ -163,7 +163,8 @@ def plan(
     # ```mermaid diagrams: every one not yet cached, drawn in one browser run (issue 19)
     markdown.prepare_diagrams(e.versions[lang].doc for e in site.entries for lang in e.versions)
     # compiled templates are code: kept in the user's cache, never in the (cloneable) project
-    bytecode = bytecode_cache(user_cache_dir() / "jinja" if cache is not None else None)
+    # (the theme's even with --no-cache: they are part of bipub, as its compiled modules are)
+    bytecode = bytecode_cache(user_cache_dir() / "jinja", project_too=cache is not None)
     envs = {
         lang: site_environment(
             project, lang, collector, bytecode, warn_untranslated=lang in langs and lang != "en"
@@ -368,6 +369,7 @@ def _few_collections() -> Iterator[None]:
         yield
     finally:
         gc.set_threshold(*threshold)
+        gc.unfreeze()  # what the render stage froze (render/workers.py): collectable again
 
 
 def build(

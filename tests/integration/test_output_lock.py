@@ -67,7 +67,7 @@ def test_killing_the_build_process_leaves_no_worker_and_no_lock(
     env = {
         **os.environ,
         "PYTHONPATH": str(REPO / "src"),
-        "BIPUB_WORKERS": "2",
+        "BIPUB_WORKERS": "3",  # two forked helpers (the build's own process renders too)
         "STARTED": str(started),
     }
     proc = subprocess.Popen(
