@@ -285,22 +285,23 @@ def test_an_update_makes_again_only_the_edited_posts_llms_bodies(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """llms-full.txt's post bodies (a parse of each: most of its cost) are kept by their values
-    (Parts.llms_body): an edit makes again only the edited post's, and the file equals a clean
-    build's."""
+    (Parts.llms_post, with the post's line in llms.txt): an edit makes again only the edited
+    post's, and the file equals a clean build's."""
     from bipub.render import llms
 
     made: list[str] = []
     real = llms.post_body
 
-    def post_body(body: str, page: str, *more: Any) -> str:
+    def post_body(body: str, page: str, *more: Any, **named: Any) -> str:
         made.append(page.rstrip("/").rsplit("/", 1)[-1])
-        text: str = real(body, page, *more)
+        text: str = real(body, page, *more, **named)
         return text
 
     monkeypatch.setattr(llms, "post_body", post_body)
     _edit(project, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
     build(project, only=KINDS)
-    assert made == []  # a title is no part of the body: every body from the last build
+    assert made == ["alpha"]  # the Korean part of alpha (its document changed); the rest kept
+    made.clear()
     _edit(project, "content/ko/posts/alpha.md", "\n---\n", "\n---\n\n새 첫 문단.\n")
     build(project, only=KINDS)
     assert made == ["alpha"]  # the Korean body of alpha; the English one kept

@@ -27,9 +27,9 @@ import jinja2
 from bipub.cache import BuildCache, user_cache_dir
 from bipub.diagnostics import Collector, Diagnostic, DiagnosticError
 from bipub.load.content import Document
-from bipub.pair.site import Site
+from bipub.pair.site import Entry, Site
 from bipub.project import Project
-from bipub.render import feeds, json_api, llms, pdf, urls
+from bipub.render import feeds, json_api, llms, llms_parts, pdf, urls
 from bipub.render.cards import Cards
 from bipub.render.html import HtmlRenderer, PageSpec, Plan
 from bipub.render.images import encode_variants, variant_files
@@ -72,16 +72,31 @@ class Parts:
         text: str = self.get(key, partial(json_api.dump_record, record))
         return text
 
-    def llms_body(
-        self, body: str, page: str, raw_html: bool = False, outline: Outline | None = None
-    ) -> str:
-        """llms.post_body (without `outline`, a parse of the whole body), by its values (the
-        body's `outline` is worked out from the body and `raw_html`)."""
-        text: str = self.get(
-            _digest(("llms-body", body, page, raw_html)),
-            partial(llms.post_body, body, page, raw_html, outline),
-        )
-        return text
+    def llms_post(
+        self,
+        entry: Entry,
+        lang: str,
+        url: urls.UrlBuilder,
+        _: llms.Gettext,
+        shown: llms.Names,
+        labels: bytes,
+        raw_html: bool,
+        outlines: dict[str, Outline],
+    ) -> tuple[str, str]:
+        """A post's line in llms.txt (llms.post_line) and its text in llms-full.txt
+        (llms.full_post), by its values (llms_parts.post_key) and `labels` (the digest of this
+        language's translations of llms_parts.POST_LABELS). Its body is made with the Outline its
+        page's render found (`outlines`, by path), else parsed."""
+
+        def make() -> tuple[str, str]:
+            doc = entry.versions[lang].doc
+            body = partial(llms.post_body, raw_html=raw_html, outline=outlines.get(doc.rel))
+            line = llms.post_line(entry, lang, url, _, shown)
+            return line, llms.full_post(entry, lang, url, _, shown, body)
+
+        key = _digest(("llms-post", labels, llms_parts.post_key(entry, lang, url, shown, raw_html)))
+        made: tuple[str, str] = self.get(key, make)
+        return made
 
     def feed_entry(
         self, item: feeds.FeedItem, doc: Document, note: str, markdown: MarkdownCache
@@ -246,25 +261,33 @@ class Llms:
         site, url = job.site, job.url
         default = site.config.default_language
         raw_html = site.config.outputs.raw_html
+        outlines = job.markdown.outlines  # by path: those of the bodies rendered in this build
         for lang in job.langs:
             _ = text_gettext(job.envs[lang])
-            index = llms.llms_txt(site, lang, url, _)
-            outlines = {}  # body → its Outline, for those rendered in this build
-            for entry in site.posts(lang):
-                doc = entry.versions[lang].doc
-                found = job.markdown.outlines.get(doc.rel)
-                if found is not None:
-                    outlines[doc.body] = found
+            shown = llms.names(site, lang)
+            labels = _digest(tuple(_(label) for label in llms_parts.POST_LABELS))
+            # each post's two parts, kept by their values (Parts.llms_post): an update makes
+            # again those of the posts it changed and joins them with the others as they were
+            made = {
+                entry.key: job.parts.llms_post(
+                    entry, lang, url, _, shown, labels, raw_html, outlines
+                )
+                for entry in site.posts(lang)
+            }
 
-            def body_text(body: str, page: str, known: dict[str, Outline] = outlines) -> str:
-                return job.parts.llms_body(body, page, raw_html, known.get(body))
+            def line(entry: Entry, *_args: object, made: dict[str, tuple[str, str]] = made) -> str:
+                return made[entry.key][0]
 
-            full = llms.llms_full_txt(site, lang, url, _, body_text=body_text)
+            def full(entry: Entry, *_args: object, made: dict[str, tuple[str, str]] = made) -> str:
+                return made[entry.key][1]
+
+            index = llms.llms_txt(site, lang, url, _, part=line)
+            text = llms.llms_full_txt(site, lang, url, _, part=full)
             tree.add(urls.llms(lang)[1:], index, lang, "llms.txt")
-            tree.add(urls.llms(lang, True)[1:], full, lang, "llms")
+            tree.add(urls.llms(lang, True)[1:], text, lang, "llms")
             if lang == default:  # the root copies are the default language's: built with it
                 tree.add("llms.txt", index, None, "llms.txt")
-                tree.add("llms-full.txt", full, None, "llms-full.txt")
+                tree.add("llms-full.txt", text, None, "llms-full.txt")
 
     def owns(self, path: str) -> bool:
         return path.rsplit("/", 1)[-1] in ("llms.txt", "llms-full.txt")
