@@ -209,32 +209,26 @@ def test_a_resident_pairing_pairs_again_only_what_changed(project: Path, tmp_pat
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
 
 
-def test_an_update_joins_the_unchanged_parts_of_json_and_sitemap(
+def test_an_update_joins_the_unchanged_records_of_posts_json(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """posts.json, status.json and sitemap.xml are joined from the parts the last build left
-    (render/outputs.py Parts): only the parts whose values changed are made again."""
-    from bipub.render import feeds, json_api
+    """posts.json is joined from the records the last build left (render/outputs.py Parts,
+    by json_api.post_key): only the records whose values changed are made again."""
+    from bipub.render import json_api
 
     made: list[str] = []
-    real_dump, real_route = json_api.dump_record, feeds.route_part
+    real_record = json_api.post_record
 
-    def dump(record: dict[str, object]) -> str:
-        made.append(f"json {record.get('key') or record.get('slug')}")
-        return real_dump(record)
+    def record(entry: Any, lang: str, url: Any) -> dict[str, Any]:
+        made.append(f"{lang} {entry.key}")
+        return real_record(entry, lang, url)
 
-    def route(*args: Any) -> feeds.SitemapPart:
-        made.append(f"sitemap {'/'.join(args[0])}")
-        return real_route(*args)
-
-    monkeypatch.setattr(json_api, "dump_record", dump)
-    monkeypatch.setattr(feeds, "route_part", route)
+    monkeypatch.setattr(json_api, "post_record", record)
     _edit(project, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
     build(project, only=KINDS)
-    # alpha's Korean posts.json record and its route of the sitemap (its document changed);
-    # the rest (its English record, status.json, every other route: their values did not
-    # change) joined from the last build's parts
-    assert sorted(made) == ["json alpha", "sitemap post/alpha"]
+    # alpha's Korean record (its document changed); the others (its English record too: its
+    # values did not change) joined from the last build's
+    assert made == ["ko alpha"]
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
 
 

@@ -1,8 +1,9 @@
-"""An update joins llms.txt and llms-full.txt from each post's parts kept by their values
-(render/outputs.py Parts.llms_post, render/llms_parts.py post_key), and works the pages' fingerprints
-out from the entries' keys (buildstate.py): these pin that nothing of the last build stays in
-place that an edit changed — a post's line and text, the listings that show its title, the
-name the site shows for a tag another post spells, a deleted post.
+"""An update joins llms.txt, llms-full.txt and posts.json from each post's parts kept by their
+values (render/outputs.py Parts.llms_post and Parts.post_record: render/llms_parts.py and
+json_api.py post_key), and works the pages' fingerprints out from the entries' keys
+(buildstate.py): these pin that nothing of the last build stays in place that an edit changed —
+a post's line and text, the listings that show its title, the name the site shows for a tag
+another post spells, a deleted post, the tags a translation takes from its source.
 
 Byte equality with clean builds after any sequence of edits is test_incremental.py's job;
 these look at the very lines an edit changes, in a build (state read back from disk) and in
@@ -11,6 +12,7 @@ these look at the very lines an edit changes, in a build (state read back from d
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -100,4 +102,17 @@ def test_a_deleted_post_vanishes_from_the_llms_files(
         assert "/blog/beta/" not in _text(root, rel), rel
         assert "베타 글" not in _text(root, rel), rel
     assert "/blog/beta/" not in _text(root, "en/llms-full.txt")
+    assert tree_snapshot(root / "site") == _clean(root, tmp_path)
+
+
+def test_a_source_tag_edit_changes_the_translations_posts_json_record(
+    kept: tuple[Path, Kept | None], tmp_path: Path
+) -> None:
+    """alpha's English document sets no tags: its record shows the Korean source's. Its own
+    file does not change; its record in posts.json does (json_api.post_key: the post's tags)."""
+    root, memory = kept
+    _edit(root, "content/ko/posts/alpha.md", "tags: [vllm,", "tags: [sglang,")
+    build(root, only=KINDS, kept=memory)
+    [alpha] = [r for r in json.loads(_text(root, "api/en/posts.json")) if r["slug"] == "alpha"]
+    assert alpha["tags"] == ["sglang", "KV cache"]
     assert tree_snapshot(root / "site") == _clean(root, tmp_path)
