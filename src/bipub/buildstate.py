@@ -11,9 +11,9 @@ left, never a second set of rules:
   (`HtmlRenderer.entry_key`: what its own pages and its card are made of), each page's
   fingerprint and the keys of the cards (those made by render workers too);
 * the parts of the aggregate outputs: the text of each feed entry (Atom and JSON Feed, by its
-  item, its body's MarkdownCache.key and its note), of each posts.json and status.json record
-  and of each sitemap route, and the API's schemas (render/outputs.py `Parts`, by the values
-  they are made of), which an update joins again as a full build does.
+  item, its body's MarkdownCache.key and its note), of each post's posts.json record and its
+  parts of llms.txt and llms-full.txt, and the API's schemas (render/outputs.py `Parts`, by the
+  values they are made of), which an update joins again as a full build does.
 
 After pairing and planning the site again with the same functions, `carry` gives each page of
 a post or page that is made only of entries whose key did not change (its own entry and its

@@ -58,7 +58,6 @@ from bipub.write.output import (
     OutputFile,
     OutputTree,
     clean_leftovers,
-    file_identity,
     publish,
     published_files,
     staged,
@@ -279,7 +278,6 @@ def _remember_pages(
     of the output, as the writer recorded them: OutputTree.next_record), for the next build's
     `keep`."""
     pages = {}
-    base = str(out)
     for path, fp in fingerprints.items():
         ident = published.get(path)
         if ident is None:
@@ -289,22 +287,25 @@ def _remember_pages(
     # no pages this build (--only json; serve's second build, of all but the pages): they were
     # carried over, as hard links: only their ctime moved
     if not fingerprints:
-        _relinked(merged, base)
+        _relinked(merged, published)
     merged.update(pages)
     cache.pages[out_key] = merged
 
 
-def _relinked(pages: dict[str, tuple[str, Identity]], base: str) -> None:
+def _relinked(
+    pages: dict[str, tuple[str, Identity]], published: dict[str, uptodate.Identity]
+) -> None:
     """Pages a build carried over by hard link keep their inode, mtime and size; the link
-    moved their ctime. Record the new ctime, so that the next build keeps them; a page whose
-    inode, mtime or size changed (written by hand since) is left to be rendered again."""
+    moved their ctime. Record the new ctime (from the writer's record of the output: no file
+    looked at), so that the next build keeps them; a page whose inode, mtime or size changed
+    (written by hand since) is left to be rendered again."""
     for path, (fp, (mtime, _ctime, size, ino)) in list(pages.items()):
-        try:
-            st = os.lstat(os.path.join(base, path))
-        except OSError:
+        ident = published.get(path)
+        if ident is None:
             continue
-        if (st.st_mtime_ns, st.st_size, st.st_ino) == (mtime, size, ino):
-            pages[path] = (fp, file_identity(st))
+        now = uptodate.file_identity(ident)
+        if (now[0], now[2], now[3]) == (mtime, size, ino):
+            pages[path] = (fp, now)
 
 
 def _recorded_files(project: Project, target: Path) -> list[str] | None:

@@ -59,7 +59,7 @@ def names(site: Site, lang: str) -> Names:
 PostPart = Callable[[Entry, str, urls.UrlBuilder, Gettext, Names], str]
 # a post's Markdown as llms-full.txt carries it, from its body and its page's URL (`post_body`;
 # the build passes one that keeps earlier results and takes where the headings are from the
-# render of the post's page: render/outputs.py Parts.llms_body)
+# render of the post's page: render/outputs.py Parts.llms_post)
 BodyText = Callable[[str, str], str]
 
 
