@@ -147,6 +147,7 @@ def review_key(site: Site, entry: Entry) -> object:
 
 
 Parts = tuple[tuple[str, ...], str]  # the sections' HTML, the footnotes' HTML
+MarkupParts = tuple[tuple[Markup, ...], Markup]
 
 # a URL attribute of rendered Markdown (its text escapes every '"', so this finds only
 # attributes): what `rebase` changes, found by `str.find` (a regex scan of a body costs ~10×
@@ -211,10 +212,16 @@ class SectionCache:
     build's render of the body (MarkdownCache.sections: one parse for its page and the
     side-by-side pages that show it), or rendered here, once per build (no MarkdownCache)."""
 
+    # `rebased` keeps the last few bodies: the side-by-side pages of a post in each language
+    # show the same two bodies against the same bases, and are rendered one after the other
+    # (render/workers.py sorts pages by route)
+    KEEP_REBASED = 8
+
     def __init__(self, raw_html: bool, markdown: MarkdownCache | None = None) -> None:
         self.raw_html = raw_html
         self.markdown = markdown  # the build's: its images' variants and drawn diagrams
         self._cache: dict[tuple[str, str, str], Parts] = {}
+        self._rebased: dict[tuple[str, str, str], MarkupParts] = {}
 
     def __call__(self, doc: Document) -> Parts:
         if self.markdown is not None:
@@ -228,26 +235,39 @@ class SectionCache:
             )
         return hit
 
+    def rebased(self, doc: Document, base: str) -> MarkupParts:
+        """`self(doc)` with its relative URLs resolved against `base` (`rebase`), as Markup."""
+        key = (doc.rel, doc.digest, base)
+        hit = self._rebased.get(key)
+        if hit is None:
+            html, notes = self(doc)
+            hit = (
+                tuple(Markup(rebase(p, base)) for p in html),  # noqa: S704 - markdown-it output
+                Markup(rebase(notes, base)),  # noqa: S704 - markdown-it output
+            )
+            if len(self._rebased) >= self.KEEP_REBASED:
+                del self._rebased[next(iter(self._rebased))]  # the oldest
+            self._rebased[key] = hit
+        return hit
+
 
 def both_view(
     site: Site,
     entry: Entry,
     lang: str,
     other: str,
-    parts: Callable[[Document], Parts],
+    parts: Callable[[Document, str], MarkupParts],
     href: Callable[[str], str],
     pdf_href: str | None,
 ) -> BothView:
     """The view of the side-by-side page of `entry` in `lang`, `other` beside it (`partner`);
-    `href(lang)` is the post's own page in a language."""
+    `parts(doc, base)` is a body's sections and footnotes, their relative URLs resolved
+    against `base` (SectionCache.rebased); `href(lang)` is the post's own page in a language."""
     order = (lang, other)
     target = other if lang == entry.source_lang else lang
     states = section_states(site, entry, target)
-    rendered = {}
-    for code in order:
-        html, notes = parts(entry.docs[code])
-        base = href(code)
-        rendered[code] = (tuple(rebase(p, base) for p in html), rebase(notes, base))
+    hrefs = {code: href(code) for code in order}
+    rendered = {code: parts(entry.docs[code], hrefs[code]) for code in order}
     columns = []
     for code in order:
         doc = entry.docs[code]
@@ -257,9 +277,9 @@ def both_view(
                 site.config.language(code).name,
                 doc.meta.title,
                 doc.meta.description or "",
-                href(code),
+                hrefs[code],
                 code == entry.source_lang,
-                Markup(rendered[code][1]),  # noqa: S704 - markdown-it output
+                rendered[code][1],
             )
         )
     rows = []
@@ -267,13 +287,7 @@ def both_view(
         cells = []
         for code in order:
             html = rendered[code][0]
-            cells.append(
-                BothCell(
-                    code,
-                    Markup(html[i]) if i < len(html) else None,  # noqa: S704 - markdown-it output
-                    code == target,
-                )
-            )
+            cells.append(BothCell(code, html[i] if i < len(html) else None, code == target))
         rows.append(BothRow(i + 1, tuple(cells), st.state, st.machine))
     counts = tuple(
         (state, n) for state in STATES if (n := sum(1 for s in states if s.state == state))
