@@ -17,7 +17,7 @@ nothing is written. Any difference, however small, runs the real build, which it
 every page whose inputs did not change. ctime cannot be set back by tools like `touch -d`, so a
 file edited and re-dated still counts as changed.
 
-The record is pickled and signed like every cache file (cache.py: HMAC with a key kept outside
+The record is pickled and signed like every cache file (cache.py: keyed BLAKE3, a key kept outside
 the project), so a planted file is never unpickled — nor trusted to claim an output is up to
 date. An identity is kept packed in 40 bytes (`Identity`): a record holds ~25,000 of them on a
 5,000-post site, and bytes pickle and compare much faster than lists of five numbers.

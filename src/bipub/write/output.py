@@ -75,6 +75,7 @@ from bipub.write.record import (
     four,
     inode,
     next_record,
+    same_inode,
     trusted_live,
     trusted_spare,
 )
@@ -228,7 +229,7 @@ class OutputTree:
         """The spare copy's file at `path` is the published one (the same inode): the last
         build did not change it."""
         spare = self._spare_files().get(path)
-        return spare is not None and inode(spare) == inode(live)
+        return spare is not None and same_inode(spare, live)
 
     def _check(self, path: str, target: str) -> str:
         """Empty if the staging folder holds at `target` what its record says (the spare

@@ -38,6 +38,7 @@ Identity = bytes  # (mtime_ns, ctime_ns, size, inode, mode), packed: `PACKED`
 PACKED = struct.Struct("<qqqQQ")  # (inode numbers can use all 64 bits)
 _INODE = struct.Struct("<Q")
 _INODE_AT = slice(24, 32)  # where an identity keeps the inode number
+_FOUR = struct.Struct("<qqqQ")  # (the first four: all but the mode)
 _pack = PACKED.pack
 
 
@@ -54,8 +55,12 @@ def inode(ident: Identity) -> int:
 
 def four(ident: Identity) -> tuple[int, int, int, int]:
     """(mtime_ns, ctime_ns, size, inode): write/output.py's `file_identity` of the same file."""
-    mtime, ctime, size, ino, _mode = PACKED.unpack(ident)
-    return (mtime, ctime, size, ino)
+    found: tuple[int, int, int, int] = _FOUR.unpack_from(ident)
+    return found
+
+
+def same_inode(a: Identity, b: Identity) -> bool:
+    return a[_INODE_AT] == b[_INODE_AT]
 
 
 def digest(data: bytes) -> bytes:
@@ -188,7 +193,7 @@ def _touched_state(
             old = live_files.get(rel)
             if not info.done and old is not None:
                 was = spare_files.get(rel)
-                if was is not None and was[_INODE_AT] == old[_INODE_AT]:  # the same inode
+                if was is not None and same_inode(was, old):
                     found[rel] = old
                     continue
             found[rel] = identity(os.stat(rel, dir_fd=fd, follow_symlinks=False))
