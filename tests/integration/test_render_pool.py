@@ -44,7 +44,7 @@ def test_the_first_chunk_is_rendered_here_and_helpers_render_the_rest(
         return real(job, specs, *args)
 
     monkeypatch.setenv("BIPUB_WORKERS", "2")
-    monkeypatch.setattr(workers, "MIN_PAGES_FOR_WORKERS", 0)
+    monkeypatch.setattr(workers, "MIN_PAGES_TO_RENDER_IN_WORKERS", 0)
     monkeypatch.setattr(workers, "CHUNK", 1)
     monkeypatch.setattr(workers, "_render_specs", logged)
     shutil.rmtree(root / "site")
@@ -75,7 +75,7 @@ def test_the_rendered_site_is_frozen_until_the_build_ends(
         real(self, job, tree)
 
     monkeypatch.setenv("BIPUB_WORKERS", workers_)
-    monkeypatch.setattr(workers, "MIN_PAGES_FOR_WORKERS", 0)
+    monkeypatch.setattr(workers, "MIN_PAGES_TO_RENDER_IN_WORKERS", 0)
     monkeypatch.setattr(workers, "CHUNK", 1)
     monkeypatch.setattr(outputs.Feeds, "render", render)
     assert gc.get_freeze_count() == 0
