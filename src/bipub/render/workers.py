@@ -27,6 +27,7 @@ from bipub.render.markdown import MarkdownCache
 from bipub.write.output import Identity, OutputFile, OutputTree
 
 CHUNK = 48
+MIN_CHUNK = 12  # (a chunk's results are sent back by the helper: a round trip each)
 Decided = tuple[str | None, bool, list[tuple[tuple[str, str, str], str]]]  # (_decide)
 MIN_PAGES_FOR_WORKERS = 400  # pages to fingerprint (`_decide`) before workers do it
 # pages to render before helpers do some: the first chunk is rendered before forking, and a
@@ -58,14 +59,15 @@ def _init(job: _Job, parent: int) -> None:
     _JOB = job
 
 
-def chunks(specs: list[PageSpec]) -> list[tuple[int, int]]:
-    """(start, end) of the chunks of `specs` (sorted by route): about CHUNK pages each, a
-    chunk never ending between the pages of one entry (its post pages and side-by-side pages
-    in every language show the same bodies: rendered once, in the process of its chunk)."""
+def chunks(specs: list[PageSpec], size: int = 0, start: int = 0) -> list[tuple[int, int]]:
+    """(start, end) of the chunks of `specs` (sorted by route) from `start`: about `size`
+    (default CHUNK) pages each, a chunk never ending between the pages of one entry (its post
+    pages and side-by-side pages in every language show the same bodies: rendered once, in
+    the process of its chunk)."""
+    size = size or CHUNK
     out: list[tuple[int, int]] = []
-    start = 0
     while start < len(specs):
-        end = min(start + CHUNK, len(specs))
+        end = min(start + size, len(specs))
         while end < len(specs) and _entry(specs[end]) == _entry(specs[end - 1]):
             end += 1
         out.append((start, end))
@@ -207,7 +209,12 @@ def render_pages(
     # (compiled templates, locale data, highlighters, the Markdown parser) is then loaded once,
     # not by every worker (~70 ms each at 100 posts/lang). The pages of its chunk go first.
     _render_here(job, parts[0], tree, collector, counts, on_pages)
-    parts = parts[1:]
+    # the others in smaller chunks on a small site: when this process meets the helpers, each
+    # may hold two chunks it cannot give back (started, or queued to start): what this process
+    # then waits for is kept small (~8 chunks a process; 48 pages from ~400 pages a process on)
+    left = len(specs) - parts[0][1]
+    size = min(CHUNK, max(MIN_CHUNK, left // (8 * workers)))
+    parts = chunks(specs, size, parts[0][1])
     # `workers - 1` forked helpers and this process: it makes the other outputs (`meanwhile`)
     # and then renders the chunks no helper has started yet, from the last one back
     context = multiprocessing.get_context("fork")
