@@ -198,7 +198,9 @@ def render_pages(
     job = _Job(renderer, markdown, plan, envs, specs, tree)
     workers = worker_count()
     parts = chunks(specs)
-    if workers == 1 or len(specs) < MIN_PAGES_TO_RENDER_IN_WORKERS:  # (forking costs more)
+    # (below the threshold forking costs more than it saves; while other threads run, as in
+    # `bipub serve`'s rebuilds, forking is unsafe)
+    if workers == 1 or len(specs) < MIN_PAGES_TO_RENDER_IN_WORKERS or not can_fork():
         for start, end in parts:
             _render_here(job, (start, end), tree, collector, counts, on_pages)
         if meanwhile:
