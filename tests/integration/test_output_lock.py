@@ -28,7 +28,7 @@ SLOW_WORKERS = """
 import os, sys, time
 from pathlib import Path
 from bipub.render import workers
-workers.MIN_PAGES_FOR_WORKERS = 0
+workers.MIN_PAGES_TO_RENDER_IN_WORKERS = 0
 workers.CHUNK = 1
 real = workers._render_chunk
 def slow_chunk(start):

@@ -44,8 +44,9 @@ def test_the_first_chunk_is_rendered_here_and_helpers_render_the_rest(
         return real(job, specs, *args)
 
     monkeypatch.setenv("BIPUB_WORKERS", "2")
-    monkeypatch.setattr(workers, "MIN_PAGES_FOR_WORKERS", 0)
+    monkeypatch.setattr(workers, "MIN_PAGES_TO_RENDER_IN_WORKERS", 0)
     monkeypatch.setattr(workers, "CHUNK", 1)
+    monkeypatch.setattr(workers, "can_fork", lambda: True)  # (a thread other tests left)
     monkeypatch.setattr(workers, "_render_specs", logged)
     shutil.rmtree(root / "site")
     build(root, only=KINDS, use_cache=False)
@@ -75,10 +76,27 @@ def test_the_rendered_site_is_frozen_until_the_build_ends(
         real(self, job, tree)
 
     monkeypatch.setenv("BIPUB_WORKERS", workers_)
-    monkeypatch.setattr(workers, "MIN_PAGES_FOR_WORKERS", 0)
+    monkeypatch.setattr(workers, "MIN_PAGES_TO_RENDER_IN_WORKERS", 0)
     monkeypatch.setattr(workers, "CHUNK", 1)
+    monkeypatch.setattr(workers, "can_fork", lambda: True)
     monkeypatch.setattr(outputs.Feeds, "render", render)
     assert gc.get_freeze_count() == 0
     build(root, only=KINDS, use_cache=False)
     assert frozen and frozen[-1] > 10_000, frozen  # (the feeds are made after the pages)
     assert gc.get_freeze_count() == 0
+
+
+def test_no_helper_is_forked_while_other_threads_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`bipub serve` rebuilds while its server thread runs: forking then is unsafe (a lock
+    another thread holds stays held in the child), so the pages are rendered here."""
+    root = tmp_path / "p"
+    shutil.copytree(PROJECTS / "side_by_side", root)
+    monkeypatch.setenv("BIPUB_WORKERS", "2")
+    monkeypatch.setattr(workers, "MIN_PAGES_TO_RENDER_IN_WORKERS", 0)
+    monkeypatch.setattr(workers, "CHUNK", 1)
+    monkeypatch.setattr(workers, "can_fork", lambda: False)
+    monkeypatch.setattr(workers, "ProcessPoolExecutor", None)  # (used: a TypeError)
+    build(root, only=KINDS, use_cache=False)
+    assert (root / "site/en/blog/paired/both/index.html").is_file()

@@ -27,8 +27,14 @@ from bipub.render.markdown import MarkdownCache
 from bipub.write.output import Identity, OutputFile, OutputTree
 
 CHUNK = 48
+MIN_CHUNK = 12  # (a chunk's results are sent back by the helper: a round trip each)
 Decided = tuple[str | None, bool, list[tuple[tuple[str, str, str], str]]]  # (_decide)
-MIN_PAGES_FOR_WORKERS = 400
+MIN_PAGES_FOR_WORKERS = 400  # pages to fingerprint (`_decide`) before workers do it
+# pages to render before helpers do some: the first chunk is rendered before forking, and a
+# helper pays for itself (its fork, its results sent back) once two chunks are left to share
+# (measured at 10/20/40/100 posts per language: ~60 pages +0.06 s CPU and wall with a helper;
+# ~110 pages the same CPU and -0.05 s wall; ~200 pages -0.15 s wall; 494 pages -0.5 s)
+MIN_PAGES_TO_RENDER_IN_WORKERS = 3 * CHUNK
 DECIDE_CHUNK = 500  # pages fingerprinted at a time by a worker (a few ms of work each)
 
 
@@ -53,14 +59,15 @@ def _init(job: _Job, parent: int) -> None:
     _JOB = job
 
 
-def chunks(specs: list[PageSpec]) -> list[tuple[int, int]]:
-    """(start, end) of the chunks of `specs` (sorted by route): about CHUNK pages each, a
-    chunk never ending between the pages of one entry (its post pages and side-by-side pages
-    in every language show the same bodies: rendered once, in the process of its chunk)."""
+def chunks(specs: list[PageSpec], size: int = 0, start: int = 0) -> list[tuple[int, int]]:
+    """(start, end) of the chunks of `specs` (sorted by route) from `start`: about `size`
+    (default CHUNK) pages each, a chunk never ending between the pages of one entry (its post
+    pages and side-by-side pages in every language show the same bodies: rendered once, in
+    the process of its chunk)."""
+    size = size or CHUNK
     out: list[tuple[int, int]] = []
-    start = 0
     while start < len(specs):
-        end = min(start + CHUNK, len(specs))
+        end = min(start + size, len(specs))
         while end < len(specs) and _entry(specs[end]) == _entry(specs[end - 1]):
             end += 1
         out.append((start, end))
@@ -191,7 +198,9 @@ def render_pages(
     job = _Job(renderer, markdown, plan, envs, specs, tree)
     workers = worker_count()
     parts = chunks(specs)
-    if workers == 1 or len(specs) < MIN_PAGES_FOR_WORKERS:  # forking costs more than it saves
+    # (below the threshold forking costs more than it saves; while other threads run, as in
+    # `bipub serve`'s rebuilds, forking is unsafe)
+    if workers == 1 or len(specs) < MIN_PAGES_TO_RENDER_IN_WORKERS or not can_fork():
         for start, end in parts:
             _render_here(job, (start, end), tree, collector, counts, on_pages)
         if meanwhile:
@@ -202,7 +211,12 @@ def render_pages(
     # (compiled templates, locale data, highlighters, the Markdown parser) is then loaded once,
     # not by every worker (~70 ms each at 100 posts/lang). The pages of its chunk go first.
     _render_here(job, parts[0], tree, collector, counts, on_pages)
-    parts = parts[1:]
+    # the others in smaller chunks on a small site: when this process meets the helpers, each
+    # may hold two chunks it cannot give back (started, or queued to start): what this process
+    # then waits for is kept small (~8 chunks a process; 48 pages from ~400 pages a process on)
+    left = len(specs) - parts[0][1]
+    size = min(CHUNK, max(MIN_CHUNK, left // (8 * workers)))
+    parts = chunks(specs, size, parts[0][1])
     # `workers - 1` forked helpers and this process: it makes the other outputs (`meanwhile`)
     # and then renders the chunks no helper has started yet, from the last one back
     context = multiprocessing.get_context("fork")
