@@ -585,6 +585,5 @@ def _joined(chunks: list[bytes]) -> bytes:
     tail = ""
     while chunks and not tail:  # (a text of spaces only: the strip reaches the one before)
         tail = chunks.pop().decode("utf-8").rstrip()
-    if tail:
-        chunks.append(tail.encode("utf-8"))
-    return b"\n\n".join(chunks) + b"\n"
+    chunks.append(tail.encode("utf-8") + b"\n")  # (not after the join: a copy of it all)
+    return b"\n\n".join(chunks)

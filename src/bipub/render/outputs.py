@@ -101,7 +101,9 @@ class Parts:
             line = llms.post_line(entry, lang, url, _, shown)
             return line, llms.full_post(entry, lang, url, _, shown, body).encode("utf-8")
 
-        key = _digest(("llms-post", labels, llms_parts.post_key(entry, lang, url, shown, raw_html)))
+        key = _digest(
+            ("llms-post-utf8", labels, llms_parts.post_key(entry, lang, url, shown, raw_html))
+        )
         made: tuple[str, bytes] = self.get(key, make)
         return made
 
