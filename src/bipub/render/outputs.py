@@ -88,20 +88,23 @@ class Parts:
         labels: bytes,
         raw_html: bool,
         outlines: dict[str, Outline],
-    ) -> tuple[str, str]:
+    ) -> tuple[str, bytes]:
         """A post's line in llms.txt (llms.post_line) and its text in llms-full.txt
-        (llms.full_post), by its values (llms_parts.post_key) and `labels` (the digest of this
-        language's translations of llms_parts.POST_LABELS). Its body is made with the Outline its
-        page's render found (`outlines`, by path), else parsed."""
+        (llms.full_post, UTF-8: the file is joined as bytes), by its values
+        (llms_parts.post_key) and `labels` (the digest of this language's translations of
+        llms_parts.POST_LABELS). Its body is made with the Outline its page's render found
+        (`outlines`, by path), else parsed."""
 
-        def make() -> tuple[str, str]:
+        def make() -> tuple[str, bytes]:
             doc = entry.versions[lang].doc
             body = partial(llms.post_body, raw_html=raw_html, outline=outlines.get(doc.rel))
             line = llms.post_line(entry, lang, url, _, shown)
-            return line, llms.full_post(entry, lang, url, _, shown, body)
+            return line, llms.full_post(entry, lang, url, _, shown, body).encode("utf-8")
 
-        key = _digest(("llms-post", labels, llms_parts.post_key(entry, lang, url, shown, raw_html)))
-        made: tuple[str, str] = self.get(key, make)
+        key = _digest(
+            ("llms-post-utf8", labels, llms_parts.post_key(entry, lang, url, shown, raw_html))
+        )
+        made: tuple[str, bytes] = self.get(key, make)
         return made
 
     def feed_entry(
@@ -262,14 +265,18 @@ class Llms:
                 for entry in site.posts(lang)
             }
 
-            def line(entry: Entry, *_args: object, made: dict[str, tuple[str, str]] = made) -> str:
+            def line(
+                entry: Entry, *_args: object, made: dict[str, tuple[str, bytes]] = made
+            ) -> str:
                 return made[entry.key][0]
 
-            def full(entry: Entry, *_args: object, made: dict[str, tuple[str, str]] = made) -> str:
+            def full(
+                entry: Entry, *_args: object, made: dict[str, tuple[str, bytes]] = made
+            ) -> bytes:
                 return made[entry.key][1]
 
-            index = llms.llms_txt(site, lang, url, _, part=line)
-            text = llms.llms_full_txt(site, lang, url, _, part=full)
+            index = llms.llms_txt(site, lang, url, _, part=line).encode("utf-8")
+            text = llms.llms_full_txt(site, lang, url, _, part=full)  # (the root copies: the same)
             tree.add(urls.llms(lang)[1:], index, lang, "llms.txt")
             tree.add(urls.llms(lang, True)[1:], text, lang, "llms")
             if lang == default:  # the root copies are the default language's: built with it
