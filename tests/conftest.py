@@ -179,6 +179,25 @@ def real_pdfs() -> Iterator[None]:
         _PdfSwitch.real = before
 
 
+# Python that a test's subprocess runs before bipub's CLI (with the repository on its
+# PYTHONPATH: `subprocess_env`) so that its builds write placeholder PDFs, as the in-process
+# builds of a test not marked `pdf` do (no WeasyPrint; placeholders in their own cache folder):
+# for a test that compares what a subprocess published with in-process builds and reads no PDF.
+SUBPROCESS_PLACEHOLDER_PDFS = """
+from bipub.render.pdf import documents as _documents
+from tests import conftest as _conftest
+_conftest._PdfSwitch.real = False
+_documents.run_jobs = _conftest._PdfSwitch.run_jobs
+_documents.RenderCache = _conftest._PdfCache
+"""
+
+
+def subprocess_env(**changes: str) -> dict[str, str]:
+    """The environment of a `python -m bipub` (or `-c`) subprocess: this one's, with bipub's
+    sources and the repository (for `tests`, SUBPROCESS_PLACEHOLDER_PDFS) on PYTHONPATH."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO)]), **changes}
+
+
 DEMO_PARTS = ("bipub.yaml", "glossary.yaml", "content", "templates", "locales", "static", "status")
 
 
