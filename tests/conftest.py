@@ -327,6 +327,31 @@ def tree_snapshot(root: Path) -> dict[str, bytes]:
     return snapshot
 
 
+def inputs_digest(project: Path) -> str:
+    """Every file of a project but what bipub writes into it (site/, .bipub-cache/, .site.*),
+    path and bytes: a key for a clean build's output, which is a function of the inputs."""
+    h = hashlib.sha256()
+    for rel in sorted(_input_names(project)):
+        h.update(rel.encode("utf-8") + b"\0" + (project / rel).read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def _input_names(project: Path) -> list[str]:
+    """The relative paths of a project's input files (as `inputs_digest` reads them)."""
+    top = str(project)
+    names = []
+    for folder, folders, files in os.walk(top):
+        rel = os.path.relpath(folder, top).replace(os.sep, "/")
+        if rel == ".":
+            folders[:] = [d for d in folders if d not in ("site", ".bipub-cache")]
+            folders[:] = [d for d in folders if not d.startswith(".site.")]
+            files = [f for f in files if not f.startswith(".site.")]
+        for name in files:
+            if os.path.isfile(os.path.join(folder, name)):
+                names.append(name if rel == "." else f"{rel}/{name}")
+    return names
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _no_thread_left() -> Iterator[None]:
     """Each test module leaves no thread running (fixtures stop their servers): with another
