@@ -97,18 +97,26 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         )
 
 
-# The test files that take longest (each a minute or more of one core: state machines, many
-# builds), longest first. They run first, so that with `-n auto --dist loadfile
-# --no-loadscope-reorder` (scripts/bootstrap.sh) one xdist worker starts each of them at once
-# while the others share out the many short files; queued last (xdist's default order puts
-# files of few tests last), one would run alone at the end while the other cores idle.
+# The test files that take longest (each from ~8 s to two minutes of one core: state machines,
+# many builds, Chromium), longest first (measured in CPU seconds per file). They run first, so
+# that with `-n auto --dist loadfile --no-loadscope-reorder` (scripts/bootstrap.sh) the workers
+# start on them while the many short files share out the end; a long file queued last would
+# run alone at the end while the other cores idle.
 RUN_FIRST = (
     "integration/test_incremental.py",
+    "integration/test_bad_inputs.py",
     "integration/test_hardening.py",
-    "property/test_review_machine.py",
     "integration/test_reproducible.py",
-    "integration/test_limits.py",
+    "property/test_review_machine.py",
     "integration/test_translate_faults.py",
+    "browser/test_demo_in_chromium.py",
+    "unit/test_fast_paths.py",
+    "unit/test_markdown_fast.py",
+    "integration/test_pdf.py",
+    "integration/test_output_record.py",
+    "integration/test_output_ownership.py",
+    "browser/test_diagrams_in_chromium.py",
+    "integration/test_build_demo.py",
     "browser/test_search_shards_in_chromium.py",
     "integration/test_fingerprint_workers.py",
 )
