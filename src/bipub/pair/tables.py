@@ -13,8 +13,10 @@ hold no list or dict they gave out: a table given to a `Site` is never changed a
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import chain
 
 from bipub.config import SiteConfig
 from bipub.diagnostics import Collector, Diagnostic
@@ -24,26 +26,11 @@ from bipub.pair.taxonomy import (
     EntryTaxa,
     TagPlaces,
     Taxa,
-    TitlePlace,
     tag_spelling_warnings,
     title_prefix_warnings,
 )
 
 Held = dict[EntryId, tuple[Entry, EntryTaxa]]  # the entries as the tables hold them
-
-
-@dataclass(slots=True)
-class _At:
-    """Where a file writes a tag spelling (its first tag of that spelling), and how many of
-    the parts moved in write it there (a source's tags are those of each language that does
-    not set its own)."""
-
-    doc: Document
-    index: int  # in its `tags:` list (the line is looked up for a warning only)
-    parts: int = 0
-
-
-Places = dict[str, dict[str, dict[str, _At]]]  # slug → spelling → file → where
 
 
 @dataclass
@@ -63,11 +50,12 @@ class Tables:
 
     config: SiteConfig | None = None  # the configuration they were joined with
     langs: dict[str, LangTags] = field(default_factory=dict)
-    places: Places = field(default_factory=dict)
+    # slug → spelling → how many parts write it (in any language; `_places` finds where)
+    spellings: dict[str, dict[str, int]] = field(default_factory=dict)
     spelling: dict[str, list[str]] = field(default_factory=dict)  # slug → its warning (or none)
     entries: Held = field(default_factory=dict)  # every entry (titles are checked in drafts too)
-    # language → lower-cased prefix → the titles that write it, and its warning (or none)
-    prefixes: dict[str, dict[str, dict[TitlePlace, None]]] = field(default_factory=dict)
+    # language → lower-cased prefix → file → the prefix as it writes it; and its warning
+    prefixes: dict[str, dict[str, dict[str, tuple[str, Document]]]] = field(default_factory=dict)
     prefix_warnings: dict[str, dict[str, list[str]]] = field(default_factory=dict)
 
 
@@ -83,10 +71,18 @@ def join_tables(site: Site, taxa: Taxa, collector: Collector, tables: Tables | N
         lang: _changes(tables.langs.setdefault(lang, LangTags()).shown, site.posts(lang), taxa)
         for lang in config.codes
     }
-    for sign in (-1, 1):  # every part out first: a file's places are moved in as they are now
-        for lang, (gone, come) in moves.items():
-            moved = gone if sign < 0 else come
-            touched.update(_move_places(lang, moved, tables.places, sign))
+    for lang, (gone, come) in moves.items():
+        delta = Counter(chain.from_iterable(own.spelled[lang] for _, own in come.values()))
+        delta.subtract(chain.from_iterable(own.spelled[lang] for _, own in gone.values()))
+        for (slug, spelling), n in delta.items():
+            touched.add(slug)  # (a changed post's file may write it on another line)
+            if n:
+                counts = tables.spellings.setdefault(slug, {})
+                counts[spelling] = counts.get(spelling, 0) + n
+                if not counts[spelling]:
+                    del counts[spelling]
+                    if not counts:
+                        del tables.spellings[slug]
     for lang, (gone, come) in moves.items():
         lt = tables.langs[lang]
         touched.update(_move_tags(config, lang, lt, gone, come))
@@ -95,22 +91,13 @@ def join_tables(site: Site, taxa: Taxa, collector: Collector, tables: Tables | N
         for errors in lt.errors.values():
             collector.extend(errors)
     for slug in touched:
-        places = tables.places.get(slug)
-        if not places or len(places) < 2:  # (one spelling: nothing to say)
+        if len(tables.spellings.get(slug, ())) < 2:  # (one spelling: nothing to say)
             tables.spelling.pop(slug, None)
             continue
         shown = {
             lang: tags.tags[slug].name for lang, tags in tables.langs.items() if slug in tags.tags
         }
-        written: TagPlaces = {
-            slug: {
-                spelling: {
-                    rel: (at.doc.lang, at.doc.yaml.line_for(("tags", at.index)))
-                    for rel, at in where.items()
-                }
-                for spelling, where in places.items()
-            }
-        }
+        written: TagPlaces = {slug: _places(tables, slug)}
         tables.spelling[slug] = tag_spelling_warnings(config, written, {slug: shown})
     for slug in sorted(tables.spelling):  # issue 18: once, naming the posts
         for message in tables.spelling[slug]:
@@ -133,50 +120,45 @@ def _changes(held: Held, now: Iterable[Entry], taxa: Taxa) -> tuple[Held, Held]:
     return gone, come
 
 
-def _move_places(lang: str, moved: Held, places: Places, sign: int) -> set[str]:
-    """Move where the parts `moved` write their tags in `lang` out of `places` (`sign` -1) or
-    into it (1); returns the slugs they touch."""
-    touched: set[str] = set()
-    for _entry, own in moved.values():
-        for slug, spelling, doc, index in own.places[lang]:
-            where = places.setdefault(slug, {}).setdefault(spelling, {})
-            at = where.get(doc.rel)
-            if at is None:
-                at = where[doc.rel] = _At(doc, index)
-            at.parts += sign
-            if not at.parts:
-                del where[doc.rel]
-                if not where:
-                    del places[slug][spelling]
-                    if not places[slug]:
-                        del places[slug]
-            touched.add(slug)
-    return touched
+def _places(tables: Tables, slug: str) -> dict[str, dict[str, tuple[str, int | None]]]:
+    """Where the posts the languages list write the tag `slug`: spelling → file → (its
+    language, the line of its first tag of that spelling). A post writing it lists it (its
+    tag's members), unless its tags are wrong (its errors): only those are looked at."""
+    out: dict[str, dict[str, tuple[str, int | None]]] = {}
+    for lang, lt in tables.langs.items():
+        idents = [(e.kind, e.key) for e in lt.members.get(slug, ())]
+        for ident in [*idents, *lt.errors]:
+            for s, spelling, doc, index in lt.shown[ident][1].places[lang]:
+                if s == slug:
+                    where = out.setdefault(spelling, {})
+                    if doc.rel not in where:
+                        where[doc.rel] = (doc.lang, doc.yaml.line_for(("tags", index)))
+    return out
 
 
 def _move_tags(config: SiteConfig, lang: str, lt: LangTags, gone: Held, come: Held) -> set[str]:
     """Move the changed posts' tags in `lang` out of (`gone`) and into (`come`) `lt`, and work
     out again each tag they touch; returns the slugs they touch."""
+    delta = Counter(chain.from_iterable(own.tags[lang] for _, own in come.values()))
+    delta.subtract(chain.from_iterable(own.tags[lang] for _, own in gone.values()))
     touched: set[str] = set()
+    for (slug, spelling), n in delta.items():
+        touched.add(slug)
+        if n:
+            counts = lt.counts.setdefault(slug, {})
+            counts[spelling] = counts.get(spelling, 0) + n
+            if not counts[spelling]:
+                del counts[spelling]
+    for ident in gone:
+        del lt.shown[ident]
+        lt.errors.pop(ident, None)
     listing: dict[str, list[Entry]] = {}  # slug → the posts moved in that list it
-    for sign, parts in ((-1, gone), (1, come)):
-        for ident, (entry, own) in parts.items():
-            if sign > 0:
-                for slug in dict.fromkeys(slug for slug, _ in own.tags[lang]):
-                    listing.setdefault(slug, []).append(entry)
-            for slug, spelling in own.tags[lang]:
-                counts = lt.counts.setdefault(slug, {})
-                counts[spelling] = counts.get(spelling, 0) + sign
-                if not counts[spelling]:
-                    del counts[spelling]
-                touched.add(slug)
-            if sign < 0:
-                del lt.shown[ident]
-                lt.errors.pop(ident, None)
-            else:
-                lt.shown[ident] = parts[ident]
-                if lang in own.errors:
-                    lt.errors[ident] = own.errors[lang]
+    for ident, (entry, own) in come.items():
+        lt.shown[ident] = (entry, own)
+        if lang in own.errors:
+            lt.errors[ident] = own.errors[lang]
+        for slug in {slug for slug, _ in own.tags[lang]}:
+            listing.setdefault(slug, []).append(entry)
     for slug in touched:
         if not lt.counts.get(slug):
             lt.counts.pop(slug, None)
@@ -200,16 +182,17 @@ def _move_titles(config: SiteConfig, tables: Tables, entries: list[Entry], taxa:
     again the warnings of the groups they touch."""
     gone, come = _changes(tables.entries, entries, taxa)
     touched: set[tuple[str, str]] = set()
+    groups = {lang: tables.prefixes.setdefault(lang, {}) for lang in config.codes}
     for sign, parts in ((-1, gone), (1, come)):
         for ident, (_entry, own) in parts.items():
-            for lang, (folded, title) in own.titles.items():
-                if lang not in config.codes:
+            for lang, (folded, prefix, doc) in own.titles.items():
+                if lang not in groups:
                     continue
-                group = tables.prefixes.setdefault(lang, {}).setdefault(folded, {})
+                group = groups[lang].setdefault(folded, {})
                 if sign < 0:
-                    group.pop(title, None)
+                    group.pop(doc.rel, None)
                 else:
-                    group[title] = None
+                    group[doc.rel] = (prefix, doc)
                 touched.add((lang, folded))
             if sign < 0:
                 del tables.entries[ident]
@@ -220,6 +203,8 @@ def _move_titles(config: SiteConfig, tables: Tables, entries: list[Entry], taxa:
         warnings = tables.prefix_warnings.setdefault(lang, {})
         if not group:
             del tables.prefixes[lang][folded]
+        if len({prefix for prefix, _ in group.values()}) < 2:  # (one way: nothing to say)
             warnings.pop(folded, None)
         else:
-            warnings[folded] = title_prefix_warnings(lang, list(group))
+            titles = [(d.meta.title, d.rel, d.line_of("title")) for _, d in group.values()]
+            warnings[folded] = title_prefix_warnings(lang, titles)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from bipub.config import SiteConfig
 from bipub.diagnostics import Collector, Diagnostic, Severity
@@ -25,8 +25,7 @@ TagPlace = tuple[str, str, Document, int]  # slug, spelling, the file writing it
 TitlePlace = tuple[str, str, int | None]  # title, file, line
 
 
-@dataclass(frozen=True)
-class EntryTaxa:
+class EntryTaxa(NamedTuple):
     """What one entry brings to the site's tags, series and spelling checks (`taxa_of`)."""
 
     # language → (slug, spelling) of each tag its post in that language lists (tag-limit and
@@ -34,9 +33,10 @@ class EntryTaxa:
     tags: dict[str, tuple[tuple[str, str], ...]]
     errors: dict[str, tuple[Diagnostic, ...]]  # language → what is wrong with its tags there
     places: dict[str, tuple[TagPlace, ...]]  # language → where its tags there are written
+    spelled: dict[str, tuple[tuple[str, str], ...]]  # language → (slug, spelling) of those
     # language → the lower-cased prefix of its post's title written in that language
-    # (`[vLLM] …`), with the title, file and line; titles without a prefix are left out
-    titles: dict[str, tuple[str, TitlePlace]]
+    # and the prefix as written (`[vLLM] …`), and the file; titles without a prefix left out
+    titles: dict[str, tuple[str, str, Document]]
     series: str  # the slug of its source's series name ("" when it has none or no slug)
 
 
@@ -50,9 +50,10 @@ def taxa_of(entry: Entry, config: SiteConfig) -> EntryTaxa:
     tags: dict[str, tuple[tuple[str, str], ...]] = {}
     errors: dict[str, tuple[Diagnostic, ...]] = {}
     places: dict[str, tuple[TagPlace, ...]] = {}
-    titles: dict[str, tuple[str, TitlePlace]] = {}
+    spelled: dict[str, tuple[tuple[str, str], ...]] = {}
+    titles: dict[str, tuple[str, str, Document]] = {}
     if entry.kind != "posts":
-        return EntryTaxa(tags, errors, places, titles, "")
+        return EntryTaxa(tags, errors, places, spelled, titles, "")
     limit = config.limits.tags_per_post
     by_file: dict[str, Written] = {}  # (a source's tags are those of every language without)
     for lang, version in entry.versions.items():
@@ -64,6 +65,7 @@ def taxa_of(entry: Entry, config: SiteConfig) -> EntryTaxa:
         if written is None:
             written = by_file[writer.rel] = _written(writer, listed)
         found, places[lang], no_slug = written
+        spelled[lang] = found
         wrong: list[Diagnostic] = []
         if len(listed) > limit:
             wrong.append(
@@ -98,24 +100,25 @@ def taxa_of(entry: Entry, config: SiteConfig) -> EntryTaxa:
     for lang, doc in entry.docs.items():
         prefix = title_prefix(doc.meta.title)
         if prefix is not None:
-            titles[lang] = (prefix.casefold(), (doc.meta.title, doc.rel, doc.line_of("title")))
+            titles[lang] = (prefix.casefold(), prefix, doc)
     name = entry.source.meta.series
-    return EntryTaxa(tags, errors, places, titles, slugify(name) if name else "")
+    return EntryTaxa(tags, errors, places, spelled, titles, slugify(name) if name else "")
 
 
 def _written(doc: Document, listed: Sequence[str]) -> Written:
     """What `doc` writes as `listed` tags: (slug, spelling) of each that has a slug, where it
     writes each of those, and the tags that have none."""
-    slugs = [slugify(tag) for tag in listed]
-    return (
-        tuple((slug, tag) for tag, slug in zip(listed, slugs, strict=True) if slug),
-        tuple(
-            (slug, tag, doc, i)
-            for i, (tag, slug) in enumerate(zip(listed, slugs, strict=True))
-            if slug
-        ),
-        tuple(tag for tag, slug in zip(listed, slugs, strict=True) if not slug),
-    )
+    found: list[tuple[str, str]] = []
+    places: list[TagPlace] = []
+    no_slug: list[str] = []
+    for i, tag in enumerate(listed):
+        slug = slugify(tag)
+        if slug:
+            found.append((slug, tag))
+            places.append((slug, tag, doc, i))
+        else:
+            no_slug.append(tag)
+    return tuple(found), tuple(places), tuple(no_slug)
 
 
 def entry_taxa(
@@ -185,7 +188,7 @@ def title_prefix(title: str) -> str | None:
     return m.group(1) if m else None
 
 
-def title_prefix_warnings(lang: str, titles: Sequence[tuple[str, str, int | None]]) -> list[str]:
+def title_prefix_warnings(lang: str, titles: Sequence[TitlePlace]) -> list[str]:
     """Warnings about title prefixes (`[vLLM] …`) that differ only in case across the posts of
     a language: one per prefix, naming the posts (file:line) that spell it unlike most."""
     groups: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
