@@ -52,6 +52,7 @@ from bipub.render.outputs import (
     RenderJob,
     Search,
 )
+from bipub.render.page_plan import PageMemo
 from bipub.render.templates import THEME_DIR, bytecode_cache, site_environment
 from bipub.write.output import (
     Identity,
@@ -100,6 +101,7 @@ class Kept:
     cache: BuildCache
     state: BuildState | None = None
     pairs: PairMemo = field(default_factory=PairMemo)  # what pairing worked out per entry
+    pages: PageMemo = field(default_factory=PageMemo)  # what planning made per entry
     # the up-to-date record of each output folder, once a build made it here (uptodate.py;
     # saved by the caller when it stops: `save_records`)
     records: dict[Path, uptodate.Record | None] = field(default_factory=dict)
@@ -147,9 +149,11 @@ def plan(
     collector: Collector,
     cache: BuildCache | None,
     state: BuildState | None = None,
+    memo: PageMemo | None = None,
 ) -> RenderJob:
     """Stage 4: every page of every language planned, with what rendering needs (and the
-    parts of the aggregate outputs the last build made: buildstate.py)."""
+    parts of the aggregate outputs the last build made: buildstate.py; `memo`: the pages the
+    last plan of a resident caller made per entry, render/page_plan.py PageMemo)."""
     config = site.config
     url = urls.UrlBuilder(config.base_url)
     markdown = MarkdownCache(
@@ -170,7 +174,7 @@ def plan(
         )
         for lang in config.codes
     }
-    renderer = HtmlRenderer(site, markdown, url)
+    renderer = HtmlRenderer.again(memo, site, markdown, url)
     renderer.site_root = project.root
     parts = Parts(state.parts.earlier if state is not None else {})
     return RenderJob(
@@ -447,7 +451,7 @@ def _build(
         notes.append(_paired_note(kept.pairs, len(site.entries)))
     collector.raise_if_errors()
     report_fallbacks(site, selected, collector)
-    job = plan(project, site, selected, collector, cache, state)
+    job = plan(project, site, selected, collector, cache, state, kept.pages if kept else None)
     kinds = outputs(options.only)
     pages, note = html_pages(job, kinds, project, target, options, state)
     notes.append(note)

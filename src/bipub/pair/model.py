@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # the CV's modules load when a CV is paired
     from bipub.pair.cv_merge import MergedCv
 
 State = Literal["source", "translated", "draft", "stale", "missing"]
+EntryId = tuple[str, str]  # (kind, key) of a post or page
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,8 @@ class Site:
     tags: dict[str, dict[str, Tag]] = field(default_factory=dict)  # lang → slug → Tag
     series: dict[str, dict[str, Series]] = field(default_factory=dict)  # lang → slug → Series
     series_by_entry: dict[tuple[str, str], Series] = field(default_factory=dict)
+    # lang → tag slug → the posts listing it, newest first (pair/taxonomy.py collect_tags)
+    tag_posts: dict[str, dict[str, list[Entry]]] = field(default_factory=dict)
     _posts: dict[str, list[Entry]] = field(default_factory=dict, repr=False)
     # the CV the PDFs show: `cv` with the bipub.yaml private_fields marked pdf_only (issue 18)
     pdf_cv: dict[str, MergedCv] = field(default_factory=dict)

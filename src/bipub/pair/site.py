@@ -34,13 +34,8 @@ from bipub.pair.model import post_order_key as post_order_key
 from bipub.pair.model import series_order_key as series_order_key
 from bipub.pair.model import tags_of as tags_of
 from bipub.pair.status import StatusFile, StatusRecord, load_status
-from bipub.pair.taxonomy import (
-    collect_series,
-    collect_tags,
-    title_prefix_warnings,
-    title_prefixes,
-    warn_tag_spellings,
-)
+from bipub.pair.tables import Tables, join_tables
+from bipub.pair.taxonomy import EntryTaxa, collect_series, entry_taxa
 from bipub.pair.units import Unit, nfc
 
 if TYPE_CHECKING:  # the CV's modules load when a CV is paired
@@ -100,12 +95,14 @@ def pair_site(
     entries = _pair_documents(config, content, status, collector, units, memo)
     site = Site(config, without_private(cv, config, pdf=False), entries, units, status)
     site.pdf_cv = without_private(cv, config, pdf=True)
-    site.tags = collect_tags(site, collector)
-    site.series = collect_series(site, collector)
-    warn_tag_spellings(site, collector)  # issue 18: once, naming the posts
-    for lang in config.codes:
-        for message in title_prefix_warnings(lang, title_prefixes(site.entries, lang)):
-            collector.warning(None, None, "title-prefix", message)
+    # what each entry brings to the tags and series (kept for the entries paired as they were)
+    taxa = entry_taxa(entries, config, memo.taxa if memo is not None else None)
+    # the tags and the spelling warnings: the last pairing's tables, with the changed entries
+    # moved out and in (pair/tables.py), or new ones
+    tables = join_tables(site, taxa, collector, memo.tables if memo is not None else None)
+    if memo is not None:
+        memo.tables = tables
+    site.series = collect_series(site, collector, taxa)
     # issue 18/19: images that name a missing or unreadable local file; the others, probed
     site.images = check_assets(root, content, collector, config)
     return site
@@ -384,6 +381,9 @@ class PairMemo:
     )
     reused: int = 0  # entries taken as they were by the last pairing
     why: str = ""  # why it took none, if it had some (`-v`)
+    # what each entry brought to the tags and series, with the entry (pair/taxonomy.py)
+    taxa: dict[tuple[str, str], tuple[Entry, EntryTaxa]] = field(default_factory=dict)
+    tables: Tables | None = None  # the tags and spellings joined from them (pair/tables.py)
 
     def start(self, config: SiteConfig) -> None:
         """A pairing starts: with another configuration, every entry is paired again."""
@@ -391,7 +391,7 @@ class PairMemo:
         if config != self.config:
             if self.config is not None:
                 self.why = "bipub.yaml changed"
-            self.config, self.paired = config, {}
+            self.config, self.paired, self.taxa, self.tables = config, {}, {}, None
         self.reused, self._next = 0, {}
 
     def get(

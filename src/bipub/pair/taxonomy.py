@@ -1,103 +1,150 @@
 """Tags and series, collected from the paired entries, and the warnings about how tags and
-title prefixes are spelled across posts (pair/site.py calls them once the entries are paired)."""
+title prefixes are spelled across posts (pair/site.py calls them once the entries are paired).
+
+What each entry brings to them is worked out once per entry (`taxa_of`: its tags' slugs and
+spellings with where they are written, its titles, its series' slug): a function of the entry
+and the configuration alone. A pairing after an edit takes it as it was for every entry that
+the last pairing left as it was (`entry_taxa` with pair/site.py's PairMemo), so only the
+changed entries' tags are slugified again; the site-wide tables are then joined from the
+entries' parts by the same functions as in a full build."""
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 from bipub.config import SiteConfig
-from bipub.diagnostics import Collector
+from bipub.diagnostics import Collector, Diagnostic, Severity
 from bipub.load.content import Document
 from bipub.model.fields import slugify
-from bipub.pair.model import Entry, Series, Site, Tag, series_order_key, tags_of
+from bipub.pair.model import Entry, EntryId, Series, Site, series_order_key, tags_of
+
+TagPlace = tuple[str, str, Document, int]  # slug, spelling, the file writing it, its index
+TitlePlace = tuple[str, str, int | None]  # title, file, line
 
 
-def collect_tags(site: Site, collector: Collector) -> dict[str, dict[str, Tag]]:
-    out: dict[str, dict[str, Tag]] = {}
-    for lang in site.config.codes:
-        spellings: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-        where: dict[str, list[str]] = defaultdict(list)
-        limit = site.config.limits.tags_per_post
-        for entry in site.posts(lang):
-            doc = entry.versions[lang].doc
-            tags = tags_of(entry, lang)
-            if len(tags) > limit:
-                own = entry.docs.get(lang)
-                holder = own if own is not None and "tags" in own.meta.model_fields_set else None
-                holder = holder or entry.source
-                collector.error(
-                    holder.rel,
-                    holder.line_of("tags"),
+class EntryTaxa(NamedTuple):
+    """What one entry brings to the site's tags, series and spelling checks (`taxa_of`)."""
+
+    # language → (slug, spelling) of each tag its post in that language lists (tag-limit and
+    # tags without a slug left out: `errors` says why)
+    tags: dict[str, tuple[tuple[str, str], ...]]
+    errors: dict[str, tuple[Diagnostic, ...]]  # language → what is wrong with its tags there
+    places: dict[str, tuple[TagPlace, ...]]  # language → where its tags there are written
+    spelled: dict[str, tuple[tuple[str, str], ...]]  # language → (slug, spelling) of those
+    # language → the lower-cased prefix of its post's title written in that language
+    # and the prefix as written (`[vLLM] …`), and the file; titles without a prefix left out
+    titles: dict[str, tuple[str, str, Document]]
+    series: str  # the slug of its source's series name ("" when it has none or no slug)
+
+
+Taxa = dict[EntryId, EntryTaxa]
+Written = tuple[tuple[tuple[str, str], ...], tuple[TagPlace, ...], tuple[str, ...]]
+
+
+def taxa_of(entry: Entry, config: SiteConfig) -> EntryTaxa:
+    """What `entry` brings to the tags, series and spelling checks in each language it has a
+    version in (whether a language's lists show it is `Site.posts`'s to say)."""
+    tags: dict[str, tuple[tuple[str, str], ...]] = {}
+    errors: dict[str, tuple[Diagnostic, ...]] = {}
+    places: dict[str, tuple[TagPlace, ...]] = {}
+    spelled: dict[str, tuple[tuple[str, str], ...]] = {}
+    titles: dict[str, tuple[str, str, Document]] = {}
+    if entry.kind != "posts":
+        return EntryTaxa(tags, errors, places, spelled, titles, "")
+    limit = config.limits.tags_per_post
+    by_file: dict[str, Written] = {}  # (a source's tags are those of every language without)
+    for lang, version in entry.versions.items():
+        own = entry.docs.get(lang)
+        holder = own if own is not None and "tags" in own.meta.model_fields_set else None
+        writer = holder or entry.source  # (the file whose tags tags_of gives)
+        listed = tags_of(entry, lang)
+        written = by_file.get(writer.rel)
+        if written is None:
+            written = by_file[writer.rel] = _written(writer, listed)
+        found, places[lang], no_slug = written
+        spelled[lang] = found
+        wrong: list[Diagnostic] = []
+        if len(listed) > limit:
+            wrong.append(
+                Diagnostic(
+                    writer.rel,
+                    writer.line_of("tags"),
                     "tag-limit",
-                    f"tags: {len(tags)} tags, more than the {limit} a post may have "
+                    f"tags: {len(listed)} tags, more than the {limit} a post may have "
                     "(limits.tags_per_post in bipub.yaml)",
-                    key="tags",
+                    Severity.ERROR,
+                    "tags",
                 )
-                continue
-            for tag in tags:
-                slug = slugify(tag)
-                if not slug:
-                    collector.error(
-                        doc.rel,
-                        doc.line_of("tags"),
-                        "tag",
-                        f"tags: {tag!r} has no letter or digit to make its tag page's URL "
-                        f"from (tags/<slug>/); add a word to it (e.g. '{tag.strip()} launch') "
-                        "or remove it"
-                        if tag.strip()
-                        else "tags: an empty tag; remove it",
-                    )
-                    continue
-                spellings[slug][tag] += 1
-                where[slug].append(doc.rel)
-        tags_out: dict[str, Tag] = {}
-        for slug, counts in sorted(spellings.items()):
-            ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-            name = site.config.preferred_tag(slug) or ranked[0][0]  # (tag_spellings)
-            tags_out[slug] = Tag(slug, name, tuple(s for s, _ in ranked))
-        out[lang] = tags_out
+            )
+            found, no_slug = (), ()
+        doc = version.doc
+        for tag in no_slug:
+            wrong.append(
+                Diagnostic(
+                    doc.rel,
+                    doc.line_of("tags"),
+                    "tag",
+                    f"tags: {tag!r} has no letter or digit to make its tag page's URL "
+                    f"from (tags/<slug>/); add a word to it (e.g. '{tag.strip()} launch') "
+                    "or remove it"
+                    if tag.strip()
+                    else "tags: an empty tag; remove it",
+                )
+            )
+        tags[lang] = found
+        if wrong:
+            errors[lang] = tuple(wrong)
+    for lang, doc in entry.docs.items():
+        prefix = title_prefix(doc.meta.title)
+        if prefix is not None:
+            titles[lang] = (prefix.casefold(), prefix, doc)
+    name = entry.source.meta.series
+    return EntryTaxa(tags, errors, places, spelled, titles, slugify(name) if name else "")
+
+
+def _written(doc: Document, listed: Sequence[str]) -> Written:
+    """What `doc` writes as `listed` tags: (slug, spelling) of each that has a slug, where it
+    writes each of those, and the tags that have none."""
+    found: list[tuple[str, str]] = []
+    places: list[TagPlace] = []
+    no_slug: list[str] = []
+    for i, tag in enumerate(listed):
+        slug = slugify(tag)
+        if slug:
+            found.append((slug, tag))
+            places.append((slug, tag, doc, i))
+        else:
+            no_slug.append(tag)
+    return tuple(found), tuple(places), tuple(no_slug)
+
+
+def entry_taxa(
+    entries: Iterable[Entry],
+    config: SiteConfig,
+    known: dict[EntryId, tuple[Entry, EntryTaxa]] | None = None,
+) -> Taxa:
+    """Each entry's `taxa_of`, taken from `known` (entry id → the entry it was worked out
+    for, and it) for an entry that is that very entry (PairMemo: paired as it was); `known`
+    is left holding this pairing's."""
+    out: Taxa = {}
+    kept: dict[EntryId, tuple[Entry, EntryTaxa]] = {}
+    for entry in entries:
+        ident = (entry.kind, entry.key)
+        last = known.get(ident) if known is not None else None
+        taxa = last[1] if last is not None and last[0] is entry else taxa_of(entry, config)
+        out[ident] = taxa
+        kept[ident] = (entry, taxa)
+    if known is not None:
+        known.clear()
+        known.update(kept)
     return out
 
 
 TagPlaces = dict[str, dict[str, dict[str, tuple[str, int | None]]]]
 """slug → spelling → file → (its language, the line of the tag)"""
-
-
-def warn_tag_spellings(site: Site, collector: Collector) -> None:
-    """One warning per tag written in more than one spelling (in any language), naming the
-    file and line of each post that writes a spelling the tag's page does not show."""
-    written, shown = tag_spelling_sources(site)
-    for message in tag_spelling_warnings(site.config, written, shown):
-        collector.warning(None, None, "tag-spellings", message)
-
-
-def tag_spelling_sources(site: Site) -> tuple[TagPlaces, dict[str, dict[str, str]]]:
-    """Where each tag spelling is written (slug → spelling → file → line of the tag) and the
-    spelling each language's tag page shows (slug → language → name)."""
-    written: TagPlaces = defaultdict(lambda: defaultdict(dict))
-    for lang in site.config.codes:
-        for entry in site.posts(lang):
-            own = entry.docs.get(lang)
-            writer = own if own is not None and "tags" in own.meta.model_fields_set else None
-            writer = writer or entry.source
-            add_tag_places(written, writer)
-    shown: dict[str, dict[str, str]] = defaultdict(dict)
-    for lang, tags in site.tags.items():
-        for slug, tag in tags.items():
-            shown[slug][lang] = tag.name
-    return {k: {s: dict(p) for s, p in v.items()} for k, v in written.items()}, dict(shown)
-
-
-def add_tag_places(written: TagPlaces, doc: Document) -> None:
-    """Add the tags `doc` writes to `written` (tag_spelling_sources)."""
-    for i, tag in enumerate(doc.meta.tags):
-        slug = slugify(tag)
-        if slug:
-            spellings = written.setdefault(slug, {})
-            where = spellings.setdefault(tag, {})
-            where.setdefault(doc.rel, (doc.lang, doc.yaml.line_for(("tags", i))))
 
 
 def tag_spelling_warnings(
@@ -135,24 +182,20 @@ def tag_spelling_warnings(
     return out
 
 
-def title_prefixes(entries: Sequence[Entry], lang: str) -> list[tuple[str, str, int | None]]:
-    """(title, file, line) of every post written in `lang` (title-prefix check)."""
-    out = []
-    for entry in entries:
-        doc = entry.docs.get(lang)
-        if entry.kind == "posts" and doc is not None:
-            out.append((doc.meta.title, doc.rel, doc.line_of("title")))
-    return out
+def title_prefix(title: str) -> str | None:
+    """A title's prefix (`[vLLM] …` → `vLLM`), if it has one."""
+    m = _TITLE_PREFIX.match(title)
+    return m.group(1) if m else None
 
 
-def title_prefix_warnings(lang: str, titles: Sequence[tuple[str, str, int | None]]) -> list[str]:
+def title_prefix_warnings(lang: str, titles: Sequence[TitlePlace]) -> list[str]:
     """Warnings about title prefixes (`[vLLM] …`) that differ only in case across the posts of
     a language: one per prefix, naming the posts (file:line) that spell it unlike most."""
     groups: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for title, rel, line in titles:
-        m = _TITLE_PREFIX.match(title)
-        if m:
-            groups[m.group(1).casefold()][m.group(1)].append(f"{rel}:{line}" if line else rel)
+        prefix = title_prefix(title)
+        if prefix is not None:
+            groups[prefix.casefold()][prefix].append(f"{rel}:{line}" if line else rel)
     out = []
     for _, spellings in sorted(groups.items()):
         if len(spellings) < 2:
@@ -171,9 +214,12 @@ def title_prefix_warnings(lang: str, titles: Sequence[tuple[str, str, int | None
 _TITLE_PREFIX = re.compile(r"^\s*\[([^\]]+)\]")
 
 
-def collect_series(site: Site, collector: Collector) -> dict[str, dict[str, Series]]:
+def collect_series(
+    site: Site, collector: Collector, taxa: Taxa | None = None
+) -> dict[str, dict[str, Series]]:
     """Series are identified by the source's series name; each language shows its own name
     (from a translated member) and gets its own URL slug."""
+    taxa = taxa if taxa is not None else entry_taxa(site.entries, site.config)
     out: dict[str, dict[str, Series]] = {}
     said: set[str] = set()  # the files told that their series makes no URL (once each)
 
@@ -193,7 +239,7 @@ def collect_series(site: Site, collector: Collector) -> dict[str, dict[str, Seri
         groups: dict[str, list[Entry]] = defaultdict(list)
         for entry in site.posts(lang):
             if entry.source.meta.series:
-                key = slugify(entry.source.meta.series)
+                key = taxa[(entry.kind, entry.key)].series
                 if not key:
                     no_slug(entry.source, entry.source.meta.series)
                     continue

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 
-from bipub.pair.site import Entry, Tag
+from bipub.pair.site import Entry, Site, Tag
 from bipub.render import both, urls
+from bipub.render.markdown import MarkdownCache
 from bipub.render.page_plan import EntryId as EntryId
+from bipub.render.page_plan import PageMemo
 from bipub.render.page_plan import PageSpec as PageSpec
 from bipub.render.page_plan import Plan as Plan
 from bipub.render.page_plan import Route as Route
@@ -30,10 +32,35 @@ class HtmlRenderer(PageViews):
     fingerprint is made of (`fingerprint`, `entry_key`); the views are `PageViews`'."""
 
     # ------------------------------------------------------------------ planning
+    _page_memo: PageMemo | None = None  # (again)
+
+    @classmethod
+    def again(
+        cls, memo: PageMemo | None, site: Site, rendered: MarkdownCache, url: urls.UrlBuilder
+    ) -> HtmlRenderer:
+        """The renderer of a build: with a `memo` (`bipub serve`), the one that planned the
+        pages it keeps, started again with the new site (PageViews.start: nothing of the last
+        build's is left in it); a new one otherwise, or when the configuration changed."""
+        if memo is None:
+            return cls(site, rendered, url)
+        renderer = memo.renderer
+        if not isinstance(renderer, cls) or memo.config != site.config:
+            renderer = cls(site, rendered, url)
+            memo.renderer, memo.config, memo.pages = renderer, site.config, {}
+        else:
+            renderer.start(site, rendered, url)
+        renderer._page_memo = memo
+        return renderer
+
     def plan(self) -> Plan:
         plan = Plan()
+        memo = self._page_memo
+        if memo is not None:
+            memo.reused = 0
         for lang in self.config.codes:
             self._plan_lang(plan, lang)
+        if memo is not None:
+            memo.done()
         return plan
 
     def _plan_lang(self, plan: Plan, lang: str) -> None:
@@ -48,10 +75,7 @@ class HtmlRenderer(PageViews):
             self._plan_both(plan, lang, entry)
         for entry in site.pages(lang):
             self._plan_entry(plan, lang, entry)
-        by_tag: dict[str, list[Entry]] = {}
-        for entry in posts:
-            for slug in sorted(self._tag_slugs(entry, lang)):
-                by_tag.setdefault(slug, []).append(entry)
+        by_tag = site.tag_posts.get(lang, {})  # each tag's posts (pair/taxonomy.py)
         tags = site.tags.get(lang, {})
         self.plan_tag_cloud(plan, lang, tags, {slug: len(by_tag.get(slug, ())) for slug in tags})
         for slug, tag in tags.items():
@@ -125,25 +149,28 @@ class HtmlRenderer(PageViews):
 
     def plan_blog(self, plan: Plan, lang: str, posts: Sequence[Entry]) -> None:
         """The blog's pages: `posts` (newest first), `posts_per_page` to a page."""
-        language = self.config.language(lang)
         per_page = self.config.posts_per_page
         pages = max(1, math.ceil(len(posts) / per_page))
         for n in range(1, pages + 1):
             chunk = list(posts[(n - 1) * per_page : n * per_page])
-            plan.add(
-                PageSpec(
-                    ("blog", str(n)),
-                    lang,
-                    urls.blog(lang, n),
-                    "blog.html",
-                    language.title,
-                    language.description,
-                    partial(self._listing_context, lang, chunk, n, pages),
-                    noindex=n > 1,
-                    deps=partial(self._list_key, "blog", lang, chunk, n, pages),
-                    lists=tuple(e.key for e in chunk),
-                )
-            )
+            make = partial(self._blog_page, lang, chunk, n, pages)
+            self._add(plan, ("blog", lang, str(n)), tuple(chunk), pages, make)
+
+    def _blog_page(self, lang: str, chunk: list[Entry], n: int, pages: int) -> tuple[PageSpec]:
+        language = self.config.language(lang)
+        spec = PageSpec(
+            ("blog", str(n)),
+            lang,
+            urls.blog(lang, n),
+            "blog.html",
+            language.title,
+            language.description,
+            partial(self._listing_context, lang, chunk, n, pages),
+            noindex=n > 1,
+            deps=partial(self._list_key, "blog", lang, chunk, n, pages),
+            lists=tuple(e.key for e in chunk),
+        )
+        return (spec,)
 
     def plan_tag_cloud(
         self, plan: Plan, lang: str, tags: dict[str, Tag], counts: dict[str, int]
@@ -165,28 +192,40 @@ class HtmlRenderer(PageViews):
 
     def plan_tag(self, plan: Plan, lang: str, tag: Tag, members: Sequence[Entry]) -> None:
         """A tag's pages: its posts (`members`, newest first), `posts_per_page` to a page."""
-        language = self.config.language(lang)
         per_page = self.config.posts_per_page
-        slug = tag.slug
         tag_pages = max(1, math.ceil(len(members) / per_page))
         for n in range(1, tag_pages + 1):
             chunk = list(members[(n - 1) * per_page : n * per_page])
-            plan.add(
-                PageSpec(
-                    ("tag", slug, str(n)),
-                    lang,
-                    urls.tag(lang, slug, n),
-                    "tag.html",
-                    f"#{tag.name}",
-                    language.description,
-                    partial(self._tag_context, lang, tag, chunk, n, tag_pages, len(members)),
-                    noindex=n > 1,
-                    deps=partial(self._list_key, tag, lang, chunk, n, tag_pages, len(members)),
-                    lists=tuple(e.key for e in chunk),
-                )
-            )
+            make = partial(self._tag_page, lang, tag, chunk, n, tag_pages, len(members))
+            key = ("tag", lang, tag.slug, str(n))
+            self._add(plan, key, tuple(chunk), (tag, tag_pages, len(members)), make)
+
+    def _tag_page(
+        self, lang: str, tag: Tag, chunk: list[Entry], n: int, tag_pages: int, total: int
+    ) -> tuple[PageSpec]:
+        language = self.config.language(lang)
+        spec = PageSpec(
+            ("tag", tag.slug, str(n)),
+            lang,
+            urls.tag(lang, tag.slug, n),
+            "tag.html",
+            f"#{tag.name}",
+            language.description,
+            partial(self._tag_context, lang, tag, chunk, n, tag_pages, total),
+            noindex=n > 1,
+            deps=partial(self._list_key, tag, lang, chunk, n, tag_pages, total),
+            lists=tuple(e.key for e in chunk),
+        )
+        return (spec,)
 
     def _plan_entry(self, plan: Plan, lang: str, entry: Entry) -> None:
+        made_of = self._made_of(entry, lang)
+        key = ("entry", entry.kind, entry.key, lang)
+        self._add(plan, key, (entry,), made_of, partial(self._entry_page, lang, entry, made_of))
+
+    def _entry_page(
+        self, lang: str, entry: Entry, made_of: tuple[EntryId, ...]
+    ) -> tuple[PageSpec, ...]:
         version = entry.versions[lang]
         doc = version.doc
         path = urls.post(lang, entry.slug) if entry.kind == "posts" else urls.page(lang, entry.slug)
@@ -196,45 +235,72 @@ class HtmlRenderer(PageViews):
             canonical = (
                 urls.post(src, entry.slug) if entry.kind == "posts" else urls.page(src, entry.slug)
             )
-        plan.add(
-            PageSpec(
-                ("post" if entry.kind == "posts" else "page", entry.key),
-                lang,
-                path,
-                "post.html" if entry.kind == "posts" else "page.html",
-                doc.meta.title,
-                doc.meta.description or "",
-                lambda: {"post": self._post_view(entry, lang)},
-                deps=partial(self._post_key, entry, lang),
-                og_type="article" if entry.kind == "posts" else "website",
-                content_lang=doc.lang,
-                canonical_path=canonical,
-                doc=doc,
-                made_of=self._made_of(entry, lang),
-                image=og_image(entry, path),
-            )
+        spec = PageSpec(
+            ("post" if entry.kind == "posts" else "page", entry.key),
+            lang,
+            path,
+            "post.html" if entry.kind == "posts" else "page.html",
+            doc.meta.title,
+            doc.meta.description or "",
+            lambda: {"post": self._post_view(entry, lang)},
+            deps=partial(self._post_key, entry, lang),
+            og_type="article" if entry.kind == "posts" else "website",
+            content_lang=doc.lang,
+            canonical_path=canonical,
+            doc=doc,
+            made_of=made_of,
+            image=og_image(entry, path),
         )
+        return (spec,)
 
     def _plan_both(self, plan: Plan, lang: str, entry: Entry) -> None:
-        """A post's side-by-side page (issue 19, render/both.py), if it has one in `lang`."""
+        """A post's side-by-side page (issue 19, render/both.py), if it has one in `lang` (the
+        language beside it is a function of the entry and the configuration)."""
+        self._add(
+            plan,
+            ("both", entry.kind, entry.key, lang),
+            (entry,),
+            (),
+            partial(self._both_page, lang, entry),
+        )
+
+    def _both_page(self, lang: str, entry: Entry) -> tuple[PageSpec, ...]:
         other = both.partner(self.site, entry, lang)
         if other is None:
-            return
+            return ()
         doc = entry.versions[lang].doc
-        plan.add(
-            PageSpec(
-                ("both", entry.key),
-                lang,
-                urls.both(lang, entry.slug),
-                "both.html",
-                doc.meta.title,
-                doc.meta.description or "",
-                lambda: {"both": self.both_view(entry, lang, other)},
-                noindex=True,  # the post pages' text again: not for search engines
-                deps=partial(self._both_key, entry, lang, other),
-                made_of=((entry.kind, entry.key),),
-            )
+        spec = PageSpec(
+            ("both", entry.key),
+            lang,
+            urls.both(lang, entry.slug),
+            "both.html",
+            doc.meta.title,
+            doc.meta.description or "",
+            lambda: {"both": self.both_view(entry, lang, other)},
+            noindex=True,  # the post pages' text again: not for search engines
+            deps=partial(self._both_key, entry, lang, other),
+            made_of=((entry.kind, entry.key),),
         )
+        return (spec,)
+
+    def _add(
+        self,
+        plan: Plan,
+        key: tuple[str, ...],
+        entries: tuple[Entry, ...],
+        inputs: object,
+        make: Callable[[], tuple[PageSpec, ...]],
+    ) -> None:
+        """Add the pages `make` makes of `entries` and `inputs` to `plan`, or the ones the
+        last plan made of the same (PageMemo: `bipub serve`)."""
+        memo = self._page_memo
+        specs = memo.get(key, entries, inputs) if memo is not None else None
+        if specs is None:
+            specs = make()
+            if memo is not None:
+                memo.keep(key, entries, inputs, specs)
+        for spec in specs:
+            plan.add(spec)
 
     def _made_of(self, entry: Entry, lang: str) -> tuple[EntryId, ...]:
         """The entries a post's or page's page is made of: its own, its series' members (the

@@ -64,3 +64,54 @@ class Plan:
             self.shows.setdefault(made_of, []).append(spec.path)
         for key in spec.lists:
             self.shows.setdefault(("posts", key), []).append(spec.path)
+
+
+@dataclass
+class PageMemo:
+    """What the last plan of a resident caller (`bipub serve`, which keeps it between builds)
+    made for each post, page and listing page: a page is taken as it was when the entries it
+    was planned for are the very objects it was planned for (pair/site.py PairMemo keeps an
+    unchanged entry as it was) and what else it is made of (`inputs`: a post's series members
+    and neighbours, a listing page's number and count) is equal; else it is planned again by
+    the same function. A kept page's context and fingerprint are worked out, when asked, by
+    the renderer that planned it, which render/html.py `HtmlRenderer.again` starts again with
+    the new site before each plan."""
+
+    renderer: Any = None  # the HtmlRenderer the kept pages belong to (render/html.py)
+    config: Any = None  # the configuration it was made with (another: nothing is kept)
+    pages: dict[tuple[str, ...], Kept] = field(default_factory=dict)
+    _next: dict[tuple[str, ...], Kept] = field(default_factory=dict)
+    reused: int = 0  # pages taken as they were by the last plan
+
+    def get(
+        self, key: tuple[str, ...], entries: tuple[object, ...], inputs: object
+    ) -> tuple[PageSpec, ...] | None:
+        """The pages the last plan made for `key`, if made of the same entries and inputs."""
+        known = self.pages.get(key)
+        if (
+            known is None
+            or len(known[0]) != len(entries)
+            or any(a is not b for a, b in zip(known[0], entries, strict=True))
+            or known[1] != inputs
+        ):
+            return None
+        self.reused += len(known[2])
+        self._next[key] = known
+        return known[2]
+
+    def keep(
+        self,
+        key: tuple[str, ...],
+        entries: tuple[object, ...],
+        inputs: object,
+        specs: tuple[PageSpec, ...],
+    ) -> None:
+        self._next[key] = (entries, inputs, specs)
+
+    def done(self) -> None:
+        """The plan is made: its pages replace the last plan's (those of removed entries go)."""
+        self.pages, self._next = self._next, {}
+
+
+# what PageMemo keeps for a key: the entries and inputs the pages were made of, and the pages
+Kept = tuple[tuple[object, ...], object, tuple[PageSpec, ...]]

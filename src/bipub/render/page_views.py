@@ -75,6 +75,11 @@ class PageViews:
         rendered: MarkdownCache,  # each body rendered once per build
         url: urls.UrlBuilder,
     ) -> None:
+        self.start(site, rendered, url)
+
+    def start(self, site: Site, rendered: MarkdownCache, url: urls.UrlBuilder) -> None:
+        """Start from nothing, for `site` (__init__; html.py `HtmlRenderer.again` starts a
+        kept renderer again for a new build: nothing of the last one's is left in it)."""
         self.site = site
         self.config = site.config
         self.rendered = rendered

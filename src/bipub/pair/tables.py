@@ -1,0 +1,210 @@
+"""The site-wide tables pairing joins from what each entry brings (pair/taxonomy.py
+`EntryTaxa`): each language's tags (the spelling each tag page shows) and their posts, what is
+wrong with the tags, and the tag-spelling and title-prefix warnings.
+
+Every pairing moves the parts of the entries that changed out of the tables and the new ones
+in, then works out again only the tags, spellings and title prefixes those parts touch: a full
+build starts from empty tables (every entry is new to them), `bipub serve` from the tables the
+last pairing left (kept in pair/site.py PairMemo). An entry has changed when it is not the
+very object the tables hold for it: PairMemo keeps an entry whose files, status records and
+configuration are as they were as it was paired, and pairs every other one again. The tables
+hold no list or dict they gave out: a table given to a `Site` is never changed afterwards.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from itertools import chain
+
+from bipub.config import SiteConfig
+from bipub.diagnostics import Collector, Diagnostic
+from bipub.load.content import Document
+from bipub.pair.model import Entry, EntryId, Site, Tag, post_order_key
+from bipub.pair.taxonomy import (
+    EntryTaxa,
+    TagPlaces,
+    Taxa,
+    tag_spelling_warnings,
+    title_prefix_warnings,
+)
+
+Held = dict[EntryId, tuple[Entry, EntryTaxa]]  # the entries as the tables hold them
+
+
+@dataclass
+class LangTags:
+    """One language's tags, joined from the posts it lists."""
+
+    shown: Held = field(default_factory=dict)  # the posts the language lists
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)  # slug → spelling → posts
+    tags: dict[str, Tag] = field(default_factory=dict)
+    members: dict[str, list[Entry]] = field(default_factory=dict)  # slug → posts, newest first
+    errors: dict[EntryId, tuple[Diagnostic, ...]] = field(default_factory=dict)
+
+
+@dataclass
+class Tables:
+    """What the last pairing joined (module text); empty for a full build."""
+
+    config: SiteConfig | None = None  # the configuration they were joined with
+    langs: dict[str, LangTags] = field(default_factory=dict)
+    # slug → spelling → how many parts write it (in any language; `_places` finds where)
+    spellings: dict[str, dict[str, int]] = field(default_factory=dict)
+    spelling: dict[str, list[str]] = field(default_factory=dict)  # slug → its warning (or none)
+    entries: Held = field(default_factory=dict)  # every entry (titles are checked in drafts too)
+    # language → lower-cased prefix → file → the prefix as it writes it; and its warning
+    prefixes: dict[str, dict[str, dict[str, tuple[str, Document]]]] = field(default_factory=dict)
+    prefix_warnings: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+
+
+def join_tables(site: Site, taxa: Taxa, collector: Collector, tables: Tables | None) -> Tables:
+    """Set `site.tags` and `site.tag_posts` and report what is wrong with the tags and how tags
+    and title prefixes are spelled, from `tables` (the last pairing's, None: empty) moved to
+    this pairing's entries. Returns the tables for the next pairing."""
+    config = site.config
+    if tables is None or tables.config != config:
+        tables = Tables(config)
+    touched: set[str] = set()  # slugs whose tag or spellings may have changed
+    moves = {
+        lang: _changes(tables.langs.setdefault(lang, LangTags()).shown, site.posts(lang), taxa)
+        for lang in config.codes
+    }
+    for lang, (gone, come) in moves.items():
+        delta = Counter(chain.from_iterable(own.spelled[lang] for _, own in come.values()))
+        delta.subtract(chain.from_iterable(own.spelled[lang] for _, own in gone.values()))
+        for (slug, spelling), n in delta.items():
+            touched.add(slug)  # (a changed post's file may write it on another line)
+            if n:
+                counts = tables.spellings.setdefault(slug, {})
+                counts[spelling] = counts.get(spelling, 0) + n
+                if not counts[spelling]:
+                    del counts[spelling]
+                    if not counts:
+                        del tables.spellings[slug]
+    for lang, (gone, come) in moves.items():
+        lt = tables.langs[lang]
+        touched.update(_move_tags(config, lang, lt, gone, come))
+        site.tags[lang] = dict(sorted(lt.tags.items()))
+        site.tag_posts[lang] = dict(lt.members)
+        for errors in lt.errors.values():
+            collector.extend(errors)
+    for slug in touched:
+        if len(tables.spellings.get(slug, ())) < 2:  # (one spelling: nothing to say)
+            tables.spelling.pop(slug, None)
+            continue
+        shown = {
+            lang: tags.tags[slug].name for lang, tags in tables.langs.items() if slug in tags.tags
+        }
+        written: TagPlaces = {slug: _places(tables, slug)}
+        tables.spelling[slug] = tag_spelling_warnings(config, written, {slug: shown})
+    for slug in sorted(tables.spelling):  # issue 18: once, naming the posts
+        for message in tables.spelling[slug]:
+            collector.warning(None, None, "tag-spellings", message)
+    _move_titles(config, tables, site.entries, taxa)
+    for lang in config.codes:
+        warnings = tables.prefix_warnings.get(lang, {})
+        for folded in sorted(warnings):
+            for message in warnings[folded]:
+                collector.warning(None, None, "title-prefix", message)
+    return tables
+
+
+def _changes(held: Held, now: Iterable[Entry], taxa: Taxa) -> tuple[Held, Held]:
+    """(the parts to move out, the parts to move in): of the entries `held` holds that are not
+    in `now` as the same object, and of those of `now` that `held` does not hold as such."""
+    current: dict[EntryId, Entry] = {(e.kind, e.key): e for e in now}
+    gone = {i: held[i] for i in held if current.get(i) is not held[i][0]}
+    come = {i: (e, taxa[i]) for i, e in current.items() if i not in held or i in gone}
+    return gone, come
+
+
+def _places(tables: Tables, slug: str) -> dict[str, dict[str, tuple[str, int | None]]]:
+    """Where the posts the languages list write the tag `slug`: spelling → file → (its
+    language, the line of its first tag of that spelling). A post writing it lists it (its
+    tag's members), unless its tags are wrong (its errors): only those are looked at."""
+    out: dict[str, dict[str, tuple[str, int | None]]] = {}
+    for lang, lt in tables.langs.items():
+        idents = [(e.kind, e.key) for e in lt.members.get(slug, ())]
+        for ident in [*idents, *lt.errors]:
+            for s, spelling, doc, index in lt.shown[ident][1].places[lang]:
+                if s == slug:
+                    where = out.setdefault(spelling, {})
+                    if doc.rel not in where:
+                        where[doc.rel] = (doc.lang, doc.yaml.line_for(("tags", index)))
+    return out
+
+
+def _move_tags(config: SiteConfig, lang: str, lt: LangTags, gone: Held, come: Held) -> set[str]:
+    """Move the changed posts' tags in `lang` out of (`gone`) and into (`come`) `lt`, and work
+    out again each tag they touch; returns the slugs they touch."""
+    delta = Counter(chain.from_iterable(own.tags[lang] for _, own in come.values()))
+    delta.subtract(chain.from_iterable(own.tags[lang] for _, own in gone.values()))
+    touched: set[str] = set()
+    for (slug, spelling), n in delta.items():
+        touched.add(slug)
+        if n:
+            counts = lt.counts.setdefault(slug, {})
+            counts[spelling] = counts.get(spelling, 0) + n
+            if not counts[spelling]:
+                del counts[spelling]
+    for ident in gone:
+        del lt.shown[ident]
+        lt.errors.pop(ident, None)
+    listing: dict[str, list[Entry]] = {}  # slug → the posts moved in that list it
+    for ident, (entry, own) in come.items():
+        lt.shown[ident] = (entry, own)
+        if lang in own.errors:
+            lt.errors[ident] = own.errors[lang]
+        for slug in {slug for slug, _ in own.tags[lang]}:
+            listing.setdefault(slug, []).append(entry)
+    for slug in touched:
+        if not lt.counts.get(slug):
+            lt.counts.pop(slug, None)
+            lt.tags.pop(slug, None)
+            lt.members.pop(slug, None)
+            continue
+        ranked = sorted(lt.counts[slug].items(), key=lambda kv: (-kv[1], kv[0]))
+        name = config.preferred_tag(slug) or ranked[0][0]  # (tag_spellings)
+        lt.tags[slug] = Tag(slug, name, tuple(s for s, _ in ranked))
+        kept = [e for e in lt.members.get(slug, ()) if (e.kind, e.key) not in gone]
+        new = listing.get(slug, [])  # (in post order, as `come` is)
+        members = [*kept, *new]
+        if kept and new:  # (both in post order already)
+            members.sort(key=post_order_key, reverse=True)
+        lt.members[slug] = members
+    return touched
+
+
+def _move_titles(config: SiteConfig, tables: Tables, entries: list[Entry], taxa: Taxa) -> None:
+    """Move the changed entries' titles out of and into the title-prefix groups, and work out
+    again the warnings of the groups they touch."""
+    gone, come = _changes(tables.entries, entries, taxa)
+    touched: set[tuple[str, str]] = set()
+    groups = {lang: tables.prefixes.setdefault(lang, {}) for lang in config.codes}
+    for sign, parts in ((-1, gone), (1, come)):
+        for ident, (_entry, own) in parts.items():
+            for lang, (folded, prefix, doc) in own.titles.items():
+                if lang not in groups:
+                    continue
+                group = groups[lang].setdefault(folded, {})
+                if sign < 0:
+                    group.pop(doc.rel, None)
+                else:
+                    group[doc.rel] = (prefix, doc)
+                touched.add((lang, folded))
+            if sign < 0:
+                del tables.entries[ident]
+            else:
+                tables.entries[ident] = parts[ident]
+    for lang, folded in touched:
+        group = tables.prefixes[lang][folded]
+        warnings = tables.prefix_warnings.setdefault(lang, {})
+        if not group:
+            del tables.prefixes[lang][folded]
+        if len({prefix for prefix, _ in group.values()}) < 2:  # (one way: nothing to say)
+            warnings.pop(folded, None)
+        else:
+            titles = [(d.meta.title, d.rel, d.line_of("title")) for _, d in group.values()]
+            warnings[folded] = title_prefix_warnings(lang, titles)
