@@ -167,7 +167,9 @@ def plan(
     markdown.prepare_diagrams(e.versions[lang].doc for e in site.entries for lang in e.versions)
     # compiled templates are code: kept in the user's cache, never in the (cloneable) project
     # (the theme's even with --no-cache: they are part of bipub, as its compiled modules are)
-    bytecode = bytecode_cache(user_cache_dir() / "jinja", project_too=cache is not None)
+    bytecode = bytecode_cache(
+        user_cache_dir() / "jinja", project_too=cache is not None, collector=collector
+    )
     envs = {
         lang: site_environment(
             project, lang, collector, bytecode, warn_untranslated=lang in langs and lang != "en"

@@ -11,14 +11,22 @@ import jinja2
 import pytest
 from babel.support import NullTranslations
 
+from bipub.diagnostics import Collector
 from bipub.render.templates import bytecode_cache, compile_key, make_environment
 
 
 def _env(
-    templates: Path | None, folder: Path, *, project_too: bool, lang: str = "en"
+    templates: Path | None,
+    folder: Path,
+    *,
+    project_too: bool,
+    lang: str = "en",
+    collector: Collector | None = None,
 ) -> jinja2.Environment:
     env = make_environment(templates, lang, NullTranslations())
-    env.bytecode_cache = bytecode_cache(folder, project_too=project_too)
+    env.bytecode_cache = bytecode_cache(
+        folder, project_too=project_too, collector=collector or Collector()
+    )
     return env
 
 
@@ -87,9 +95,13 @@ def test_the_folder_follows_what_the_compiled_code_depends_on(tmp_path: Path) ->
     assert compile_key(old_style) != compile_key(en)
 
 
-def test_an_unwritable_cache_folder_only_costs_compiling(tmp_path: Path) -> None:
+def test_an_unwritable_cache_folder_costs_compiling_and_says_so(tmp_path: Path) -> None:
     blocked = tmp_path / "file"
     blocked.write_text("not a folder", encoding="utf-8")
-    env = _env(None, blocked / "jinja", project_too=True)
+    collector = Collector()
+    env = _env(None, blocked / "jinja", project_too=True, collector=collector)
     assert isinstance(env.get_template("post.html"), jinja2.Template)  # nothing raised
     assert blocked.read_text(encoding="utf-8") == "not a folder"
+    warned = [d for d in collector.items if d.code == "cache-not-saved"]
+    assert warned, "a compiled template that could not be kept is a warning, not silence"
+    assert str(blocked) in warned[0].message

@@ -7,7 +7,6 @@ page's own catalog (one environment per language, no global state).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import sys
@@ -86,11 +85,14 @@ class CompiledTemplates(jinja2.BytecodeCache):
     The folder is named by everything a template's compiled code depends on besides its source
     (`compile_key`); Jinja checks each file against its template's source and name. A compiled
     template that cannot be written is compiled again by the next build (the output is the
-    same): nothing to say."""
+    same): a `cache-not-saved` warning names the file and the error, through `collector` (the
+    collector of the process that compiled it: a render worker sets its own)."""
 
-    def __init__(self, folder: Path, *, project_too: bool) -> None:
+    def __init__(self, folder: Path, *, project_too: bool, collector: Collector) -> None:
         self.folder = folder
         self.project_too = project_too
+        self.collector = collector
+        self.warned = False  # (one warning per process: every template fails alike)
         self._on_disk: dict[str, Path] = {}  # bucket key -> its folder, if kept on disk
         self._keys: dict[int, str] = {}  # id of an environment (alive for the build) -> its key
 
@@ -122,8 +124,20 @@ class CompiledTemplates(jinja2.BytecodeCache):
         if folder is None:
             _IN_MEMORY.dump_bytecode(bucket)
             return
-        with contextlib.suppress(OSError):  # (see the class: compiled again next time)
-            write_cache_file(folder / f"{bucket.key}.cache", bucket.bytecode_to_string())
+        path = folder / f"{bucket.key}.cache"
+        try:
+            write_cache_file(path, bucket.bytecode_to_string())
+        except OSError as err:
+            if self.warned:
+                return
+            self.warned = True
+            self.collector.warning(
+                None,
+                None,
+                "cache-not-saved",
+                f"compiled template not saved to {path}: {err.strerror or err}"
+                " (the next build compiles it again)",
+            )
 
 
 def compile_key(env: jinja2.Environment) -> str:
@@ -162,10 +176,11 @@ def compile_key(env: jinja2.Environment) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:24]
 
 
-def bytecode_cache(folder: Path, *, project_too: bool) -> CompiledTemplates:
+def bytecode_cache(folder: Path, *, project_too: bool, collector: Collector) -> CompiledTemplates:
     """Compiled templates: the theme's in `folder` (the user's cache), the project's there too
-    if `project_too` (the build cache is on), else in memory."""
-    return CompiledTemplates(folder, project_too=project_too)
+    if `project_too` (the build cache is on), else in memory; a failed save is a warning in
+    `collector`."""
+    return CompiledTemplates(folder, project_too=project_too, collector=collector)
 
 
 class TemplateOutsideError(jinja2.TemplateError):

@@ -24,6 +24,7 @@ from bipub.parallel import can_fork, die_with_parent, fork_map, worker_count
 from bipub.render import urls
 from bipub.render.html import HtmlRenderer, PageSpec, Plan
 from bipub.render.markdown import MarkdownCache
+from bipub.render.templates import CompiledTemplates
 from bipub.write.output import Identity, OutputFile, OutputTree
 
 CHUNK = 48
@@ -91,6 +92,9 @@ def _render_chunk(
     collector = Collector()
     # this process's copy of the Markdown cache: its warnings and notes go back to the parent
     job.markdown.collector = collector
+    for env in job.envs.values():  # and its compiled templates' warnings
+        if isinstance(env.bytecode_cache, CompiledTemplates):
+            env.bytecode_cache.collector = collector
     job.markdown.notes, job.markdown.outlines, job.markdown.shipped = {}, {}, {}
     counts = _render_specs(job, job.specs[bounds[0] : bounds[1]], tree, collector)
     markdown = job.markdown
