@@ -147,7 +147,7 @@ def _segment_glob(target: Path) -> str:
 def _stamp() -> str:
     """The state's format and the bipub that wrote it: the parts it keeps are keyed
     by the values they are made of, not by the code that made them (another bipub may write a
-    posts.json record or a sitemap route otherwise)."""
+    posts.json record or a post's llms-full.txt text otherwise)."""
     return f"{FORMAT}:{__version__}"
 
 

@@ -327,7 +327,7 @@ def route_part(
     lastmod: date | None,
 ) -> SitemapPart:
     """The sitemap's URLs of one route: its indexable page in each language (made only of
-    each page's path, canonical_path and noindex: render/outputs.py keeps parts by them)."""
+    each page's path, canonical_path and noindex)."""
     indexable = {code: s for code, s in specs.items() if s.canonical_path is None and not s.noindex}
     alternates = (
         [(other, url.absolute(indexable[other].path)) for other in codes if other in indexable]

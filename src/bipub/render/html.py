@@ -393,7 +393,14 @@ class HtmlRenderer(PageViews):
         return key
 
     def _card_keys(self, entries: list[Entry], lang: str) -> tuple[object, ...]:
-        return tuple(self._card_key(e, lang) for e in entries)
+        # (the memo looked at here first: a listing page shows ten cards, and a big site has
+        # thousands of listing pages to fingerprint after an edit, their cards all known)
+        memo = self._card_key_memo
+        keys = []
+        for e in entries:
+            key = memo.get((e.kind, e.key, lang))
+            keys.append(key if key is not None else self._card_key(e, lang))
+        return tuple(keys)
 
     def _list_key(
         self, what: object, lang: str, chunk: list[Entry], n: int, pages: int, total: int = 0
