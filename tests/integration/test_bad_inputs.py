@@ -1,7 +1,8 @@
 """One fixture per bad input (tests/bad_inputs/<case>/files overlay the 'minimal' project).
 
-For each case: a good build first, then the bad files, then `bipub build` must exit with the
-golden exit code and print the golden diagnostics, and leave the previous site/ byte-identical.
+For each case: a good build first (made once for all, its project copied by each), then the bad
+files, then `bipub build` must exit with the golden exit code and print the golden diagnostics,
+and leave the previous site/ byte-identical.
 Regenerate the golden `expected.txt` files with `pytest --update-golden`.
 
 A case may also hold `outside/` (copied next to the project, i.e. outside it) and `symlinks.txt`
@@ -16,16 +17,32 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import TESTS, check_golden, tree_snapshot
+from tests.conftest import PROJECTS, TESTS, check_golden, tree_snapshot
 
 CASES = sorted(p.name for p in (TESTS / "bad_inputs").iterdir() if (p / "files").is_dir())
 
 
-@pytest.mark.parametrize("case", CASES)
-def test_bad_input(case: str, make_project, cli, update_golden: bool) -> None:
-    project = make_project("minimal")
-    good = cli("-C", str(project), "-q", "build")
+@pytest.fixture(scope="module")
+def built_minimal(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The 'minimal' project after a good build (its site, build cache and record): built once,
+    copied by each case (a build costs more than the copy)."""
+    from click.testing import CliRunner
+
+    from bipub.cli import main
+
+    project = tmp_path_factory.mktemp("built") / "minimal"
+    shutil.copytree(PROJECTS / "minimal", project)
+    good = CliRunner().invoke(main, ["-C", str(project), "-q", "build"], catch_exceptions=False)
     assert good.exit_code == 0, good.stderr
+    return project
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_bad_input(
+    case: str, built_minimal: Path, tmp_path: Path, cli, update_golden: bool
+) -> None:
+    project = tmp_path / "minimal"
+    shutil.copytree(built_minimal, project, symlinks=True)
     before = tree_snapshot(project / "site")
     assert before, "the good build wrote nothing"
 
