@@ -277,18 +277,16 @@ def _remember_pages(
     cache: BuildCache,
     out_key: str,
     fingerprints: dict[str, str],
-    out: Path,
     published: dict[str, uptodate.Identity],
 ) -> None:
     """Each page's fingerprint with its published file's identity (`published`: of every file
     of the output, as the writer recorded them: OutputTree.next_record), for the next build's
     `keep`."""
-    pages = {}
-    for path, fp in fingerprints.items():
-        ident = published.get(path)
-        if ident is None:
-            continue
-        pages[path] = (fp, uptodate.file_identity(ident))
+    pages = {
+        path: (fp, uptodate.file_identity(ident))
+        for path, fp in fingerprints.items()
+        if (ident := published.get(path)) is not None
+    }
     merged = cache.pages.get(out_key, {})
     # no pages this build (--only json; serve's second build, of all but the pages): they were
     # carried over, as hard links: only their ctime moved
@@ -547,7 +545,7 @@ def remember(
     """Stage 7 (after publishing): what the next build starts from — the pages' fingerprints
     with their published files (build cache), the cache, and the BuildState (kept in memory by
     `bipub serve`, else saved)."""
-    _remember_pages(cache, str(tree.out), fingerprints, tree.out, published)
+    _remember_pages(cache, str(tree.out), fingerprints, published)
     if kept is not None:
         if state is not None:
             kept.state = state
