@@ -115,11 +115,27 @@ case "$mode" in
   test)
     .venv/bin/ruff check .
     .venv/bin/ruff format --check .
-    .venv/bin/mypy
+    # mypy (one core, ~10 s with no cache) checks beside the tests: it fills the cores the
+    # tests leave idle (their start, waits, the last file) instead of running before them;
+    # its report follows the tests', and either failing fails the run
+    mypy_log="$(mktemp)"
+    .venv/bin/mypy >"$mypy_log" 2>&1 &
+    mypy_pid=$!
     # one test process per core (pytest-xdist), each test file in one of them: a file's
     # module-scoped fixtures (built sites) are built once; the slowest files first (tests/conftest.py
     # RUN_FIRST; no reorder by xdist) (docs/architecture.md, "Developing bipub")
-    .venv/bin/python -m pytest -q -p no:cacheprovider -n auto --dist loadfile --no-loadscope-reorder
+    tests_status=0
+    .venv/bin/python -m pytest -q -p no:cacheprovider -n auto --dist loadfile --no-loadscope-reorder \
+      || tests_status=$?
+    mypy_status=0
+    wait "$mypy_pid" || mypy_status=$?
+    cat "$mypy_log"
+    rm -f "$mypy_log"
+    if [ "$mypy_status" -ne 0 ]; then
+      echo "bootstrap: mypy failed (exit status $mypy_status)" >&2
+      exit 1
+    fi
+    exit "$tests_status"
     ;;
   *)
     echo "usage: bash scripts/bootstrap.sh demo|test" >&2

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -47,18 +48,75 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-# The test files that take longest (each a minute or more of one core: state machines, many
-# builds), longest first. They run first, so that with `-n auto --dist loadfile
-# --no-loadscope-reorder` (scripts/bootstrap.sh) one xdist worker starts each of them at once
-# while the others share out the many short files; queued last (xdist's default order puts
-# files of few tests last), one would run alone at the end while the other cores idle.
+# Where the tests' temporary folders go (pytest's basetemp; each xdist worker its own folder in
+# it): a tmpfs (/dev/shm) when it has room, unless --basetemp names one. The tests build
+# hundreds of sites and throw them away; on a disk they cost a third more CPU (on an ext4
+# without a journal, as on the benchmark machine, creating a file after many were deleted
+# scans past them: tests/integration/test_output_record.py took 29 CPU s on it, 21.5 here).
+# Removed at the end of a run that passed; kept (and named) after a failure, for a look.
+SHM = Path("/dev/shm")
+SHM_ROOM = 4 << 30  # bytes free that /dev/shm must have (a container's 64 MB one is not used)
+_SHM_KEY = pytest.StashKey[Path]()  # the folder made for this run
+_SHM_KEPT = pytest.StashKey[Path]()  # ... kept after a failure
+
+
+def _shm_basetemp() -> Path | None:
+    try:
+        stat = os.statvfs(SHM)
+    except OSError:
+        return None
+    if stat.f_bavail * stat.f_frsize < SHM_ROOM or not os.access(SHM, os.W_OK):
+        return None
+    return Path(tempfile.mkdtemp(prefix="bipub-tests-", dir=SHM))
+
+
+@pytest.hookimpl(tryfirst=True)  # (before pytest's own tmp_path set-up reads the option)
+def pytest_configure(config: pytest.Config) -> None:
+    if config.option.basetemp is None and not hasattr(config, "workerinput"):
+        folder = _shm_basetemp()
+        if folder is not None:
+            config.option.basetemp = str(folder)
+            config.stash[_SHM_KEY] = folder
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    folder = session.config.stash.get(_SHM_KEY, None)
+    if folder is None:
+        return
+    if exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+        shutil.rmtree(folder, ignore_errors=True)
+    else:
+        session.config.stash[_SHM_KEPT] = folder
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    kept = config.stash.get(_SHM_KEPT, None)
+    if kept is not None:
+        terminalreporter.write_line(
+            f"the tests' temporary folders are kept in {kept} (in memory): remove it when done"
+        )
+
+
+# The test files that take longest (each from ~8 s to two minutes of one core: state machines,
+# many builds, Chromium), longest first (measured in CPU seconds per file). They run first, so
+# that with `-n auto --dist loadfile --no-loadscope-reorder` (scripts/bootstrap.sh) the workers
+# start on them while the many short files share out the end; a long file queued last would
+# run alone at the end while the other cores idle.
 RUN_FIRST = (
     "integration/test_incremental.py",
+    "integration/test_bad_inputs.py",
     "integration/test_hardening.py",
-    "property/test_review_machine.py",
     "integration/test_reproducible.py",
-    "integration/test_limits.py",
+    "property/test_review_machine.py",
     "integration/test_translate_faults.py",
+    "browser/test_demo_in_chromium.py",
+    "unit/test_fast_paths.py",
+    "unit/test_markdown_fast.py",
+    "integration/test_pdf.py",
+    "integration/test_output_record.py",
+    "integration/test_output_ownership.py",
+    "browser/test_diagrams_in_chromium.py",
+    "integration/test_build_demo.py",
     "browser/test_search_shards_in_chromium.py",
     "integration/test_fingerprint_workers.py",
 )
@@ -179,6 +237,25 @@ def real_pdfs() -> Iterator[None]:
         _PdfSwitch.real = before
 
 
+# Python that a test's subprocess runs before bipub's CLI (with the repository on its
+# PYTHONPATH: `subprocess_env`) so that its builds write placeholder PDFs, as the in-process
+# builds of a test not marked `pdf` do (no WeasyPrint; placeholders in their own cache folder):
+# for a test that compares what a subprocess published with in-process builds and reads no PDF.
+SUBPROCESS_PLACEHOLDER_PDFS = """
+from bipub.render.pdf import documents as _documents
+from tests import conftest as _conftest
+_conftest._PdfSwitch.real = False
+_documents.run_jobs = _conftest._PdfSwitch.run_jobs
+_documents.RenderCache = _conftest._PdfCache
+"""
+
+
+def subprocess_env(**changes: str) -> dict[str, str]:
+    """The environment of a `python -m bipub` (or `-c`) subprocess: this one's, with bipub's
+    sources and the repository (for `tests`, SUBPROCESS_PLACEHOLDER_PDFS) on PYTHONPATH."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO)]), **changes}
+
+
 DEMO_PARTS = ("bipub.yaml", "glossary.yaml", "content", "templates", "locales", "static", "status")
 
 
@@ -256,6 +333,31 @@ def tree_snapshot(root: Path) -> dict[str, bytes]:
         with open(os.path.join(top, *parts), "rb") as f:
             snapshot["/".join(parts)] = f.read()
     return snapshot
+
+
+def inputs_digest(project: Path) -> str:
+    """Every file of a project but what bipub writes into it (site/, .bipub-cache/, .site.*),
+    path and bytes: a key for a clean build's output, which is a function of the inputs."""
+    h = hashlib.sha256()
+    for rel in sorted(_input_names(project)):
+        h.update(rel.encode("utf-8") + b"\0" + (project / rel).read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def _input_names(project: Path) -> list[str]:
+    """The relative paths of a project's input files (as `inputs_digest` reads them)."""
+    top = str(project)
+    names = []
+    for folder, folders, files in os.walk(top):
+        rel = os.path.relpath(folder, top).replace(os.sep, "/")
+        if rel == ".":
+            folders[:] = [d for d in folders if d not in ("site", ".bipub-cache")]
+            folders[:] = [d for d in folders if not d.startswith(".site.")]
+            files = [f for f in files if not f.startswith(".site.")]
+        for name in files:
+            if os.path.isfile(os.path.join(folder, name)):
+                names.append(name if rel == "." else f"{rel}/{name}")
+    return names
 
 
 @pytest.fixture(scope="module", autouse=True)

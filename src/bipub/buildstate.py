@@ -11,9 +11,9 @@ left, never a second set of rules:
   (`HtmlRenderer.entry_key`: what its own pages and its card are made of), each page's
   fingerprint and the keys of the cards (those made by render workers too);
 * the parts of the aggregate outputs: the text of each feed entry (Atom and JSON Feed, by its
-  item, its body's MarkdownCache.key and its note), of each posts.json and status.json record
-  and of each sitemap route, and the API's schemas (render/outputs.py `Parts`, by the values
-  they are made of), which an update joins again as a full build does.
+  item, its body's MarkdownCache.key and its note), of each post's posts.json record and its
+  parts of llms.txt and llms-full.txt, and the API's schemas (render/outputs.py `Parts`, by the
+  values they are made of), which an update joins again as a full build does.
 
 After pairing and planning the site again with the same functions, `carry` gives each page of
 a post or page that is made only of entries whose key did not change (its own entry and its
@@ -28,13 +28,29 @@ is carried and every page is fingerprinted, as in a build without a state; the n
 per entry: pair/site.py `PairMemo`, too big to save with it); `bipub build` reads it back from
 .bipub-cache/ (pickled and signed like every cache file: a planted file is never unpickled)
 and leaves a new one after each full-language build that rendered the pages.
+
+On disk the state is one file (`state-<output>.pickle`: the keys and fingerprints) that names
+the files holding its parts (`parts-<output>-<id>.pickle`, each with its signature: a file
+swapped for another one, even one signed by this user, is refused). The parts are most of the
+state (the texts of every feed entry, llms.txt body, JSON record: ~100 MB on a 5,000-post
+site) and an edit changes a few of them, so a save writes only the parts the files on disk
+lack, into one more file, then the state's own file (last, atomically: a kill at any point
+leaves the old state or the new one whole), then removes the parts files no state names. Parts
+that are no longer used stay in their file (a part is keyed by what it is made of: one more is
+never wrong) until they are a quarter of all, or the files are `MAX_SEGMENTS`: then all the
+parts are written again into one file. A state whose file or any of its parts files is
+missing, damaged, not signed by this user or not the one named is not used (`-v` says why):
+the build fingerprints every page, as without a state, and saves a new one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from bipub import __version__
 from bipub.cache import UNREADABLE, load_signed, save_signed
@@ -43,7 +59,17 @@ from bipub.render import urls
 from bipub.render.html import EntryId, HtmlRenderer, Plan
 from bipub.render.outputs import Parts
 
-FORMAT = 3  # 3: the feeds' entries are parts (no rendered bodies kept)
+FORMAT = 4  # 3: the feeds' entries are parts (no rendered bodies kept); 4: parts files
+MAX_SEGMENTS = 12  # parts files of one state at most (then they are written again as one)
+
+
+@dataclass(frozen=True)
+class Stored:
+    """The parts files a state was read from or saved to: their names and signatures, and the
+    keys of the parts they hold (so a save writes only the others)."""
+
+    segments: tuple[tuple[str, bytes], ...]
+    keys: frozenset[bytes]
 
 
 @dataclass
@@ -58,6 +84,8 @@ class BuildState:
     cards: dict[tuple[str, str, str], str] = field(default_factory=dict)  # card keys
     # the texts of the aggregates' parts by the values they are made of (outputs.Parts)
     parts: Parts = field(default_factory=Parts)
+    # the parts files on disk this state's parts were read from or saved to (not compared)
+    stored: Stored | None = field(default=None, compare=False, repr=False)
 
 
 def entry_keys(renderer: HtmlRenderer) -> dict[EntryId, str]:
@@ -104,9 +132,16 @@ def carry(
     )
 
 
+def _name(target: Path) -> str:
+    return hashlib.sha256(str(target.absolute()).encode("utf-8")).hexdigest()[:16]
+
+
 def _path(project: Project, target: Path) -> Path:
-    name = hashlib.sha256(str(target.absolute()).encode("utf-8")).hexdigest()[:16]
-    return project.cache / f"state-{name}.pickle"
+    return project.cache / f"state-{_name(target)}.pickle"
+
+
+def _segment_glob(target: Path) -> str:
+    return f"parts-{_name(target)}-*.pickle"
 
 
 def _stamp() -> str:
@@ -118,21 +153,84 @@ def _stamp() -> str:
 
 def load(project: Project, target: Path) -> BuildState | None:
     """The state the last build into `target` left, or None (none, unreadable, not signed by
-    this user's key, or of another format or bipub version)."""
+    this user's key, or of another format or bipub version): `load_noted`."""
+    return load_noted(project, target)[0]
+
+
+def load_noted(project: Project, target: Path) -> tuple[BuildState | None, str]:
+    """`load`, and why the state was not used if there was one (for `-v`)."""
+    path = _path(project, target)
+    if not path.exists():
+        return None, ""
+    name = path.name
     try:
-        data = load_signed(_path(project, target))
-    except UNREADABLE:
-        return None
-    if not isinstance(data, tuple) or len(data) != 2:
-        return None
-    fmt, state = data
-    return state if fmt == _stamp() and isinstance(state, BuildState) else None
+        data = load_signed(path)
+        if not isinstance(data, tuple) or len(data) != 6 or data[0] != _stamp():
+            return None, f"build state ignored ({name}: made by another bipub version)"
+        _, global_key, entries, fingerprints, cards, segments = data
+        name = "its parts"
+        parts: dict[bytes, Any] = {}
+        for name, signature in segments:
+            stamp, found = load_signed(project.cache / name, signature=signature)
+            if stamp != _stamp() or not isinstance(found, dict):
+                raise ValueError("made by another bipub version")
+            parts.update(found)
+    except UNREADABLE as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return None, (
+            f"build state ignored ({name}: {why or type(exc).__name__}); "
+            "it is made again by this build"
+        )
+    state = BuildState(global_key, entries, fingerprints, cards, Parts(parts))
+    state.stored = Stored(tuple(segments), frozenset(parts))
+    return state, ""
 
 
 def save(project: Project, target: Path, state: BuildState) -> None:
-    save_signed(_path(project, target), (_stamp(), state))
+    """Save `state` for the next build into `target`: the parts the files of `state.stored`
+    lack, in a new parts file (all of them, in one file, when too many are unused or the
+    files too many), then the state's own file, then remove the parts files it does not name."""
+    live: dict[bytes, Any] = state.parts.now or state.parts.earlier
+    stored = _still_there(project, state.stored)
+    new = live
+    if stored is not None:
+        new = {k: v for k, v in live.items() if k not in stored.keys}
+        unused = len(stored.keys) - (len(live) - len(new))
+        if unused * 4 > len(stored.keys) or len(stored.segments) >= MAX_SEGMENTS:
+            stored, new = None, live
+    segments = list(stored.segments) if stored is not None else []
+    keys = set(stored.keys) if stored is not None else set()
+    if new or not segments:
+        name = f"parts-{_name(target)}-{secrets.token_hex(8)}.pickle"
+        segments.append((name, save_signed(project.cache / name, (_stamp(), new))))
+        keys.update(new)
+    data = (_stamp(), state.global_key, state.entries, state.fingerprints, state.cards, segments)
+    save_signed(_path(project, target), data)  # last: the state is the old one until here
+    state.stored = Stored(tuple(segments), frozenset(keys))
+    named = {name for name, _ in segments}
+    for old in project.cache.glob(_segment_glob(target)):
+        if old.name not in named:
+            old.unlink(missing_ok=True)
+
+
+def _still_there(project: Project, stored: Stored | None) -> Stored | None:
+    """`stored`, if each of its files is still the one it names (another build into the same
+    output folder may have saved its own state since)."""
+    if stored is None:
+        return None
+    for name, signature in stored.segments:
+        try:
+            with open(project.cache / name, "rb") as f:
+                if f.read(32) != signature:
+                    return None
+        except OSError:
+            return None
+    return stored
 
 
 def forget(project: Project, target: Path) -> None:
     """Remove the saved state (a build that cannot leave a true one)."""
     _path(project, target).unlink(missing_ok=True)
+    for old in project.cache.glob(_segment_glob(target)):
+        with contextlib.suppress(OSError):
+            old.unlink()

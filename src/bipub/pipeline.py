@@ -59,7 +59,6 @@ from bipub.write.output import (
     OutputFile,
     OutputTree,
     clean_leftovers,
-    file_identity,
     publish,
     published_files,
     staged,
@@ -103,6 +102,14 @@ class Kept:
     state: BuildState | None = None
     pairs: PairMemo = field(default_factory=PairMemo)  # what pairing worked out per entry
     pages: PageMemo = field(default_factory=PageMemo)  # what planning made per entry
+    # the up-to-date record of each output folder, once a build made it here (uptodate.py;
+    # saved by the caller when it stops: `save_records`)
+    records: dict[Path, uptodate.Record | None] = field(default_factory=dict)
+
+    def save_records(self, project: Project) -> None:
+        for target, record in self.records.items():
+            if record is not None:
+                uptodate.save(project, target, record)
 
 
 def load(
@@ -159,7 +166,8 @@ def plan(
     # ```mermaid diagrams: every one not yet cached, drawn in one browser run (issue 19)
     markdown.prepare_diagrams(e.versions[lang].doc for e in site.entries for lang in e.versions)
     # compiled templates are code: kept in the user's cache, never in the (cloneable) project
-    bytecode = bytecode_cache(user_cache_dir() / "jinja" if cache is not None else None)
+    # (the theme's even with --no-cache: they are part of bipub, as its compiled modules are)
+    bytecode = bytecode_cache(user_cache_dir() / "jinja", project_too=cache is not None)
     envs = {
         lang: site_environment(
             project, lang, collector, bytecode, warn_untranslated=lang in langs and lang != "en"
@@ -274,7 +282,6 @@ def _remember_pages(
     of the output, as the writer recorded them: OutputTree.next_record), for the next build's
     `keep`."""
     pages = {}
-    base = str(out)
     for path, fp in fingerprints.items():
         ident = published.get(path)
         if ident is None:
@@ -284,22 +291,25 @@ def _remember_pages(
     # no pages this build (--only json; serve's second build, of all but the pages): they were
     # carried over, as hard links: only their ctime moved
     if not fingerprints:
-        _relinked(merged, base)
+        _relinked(merged, published)
     merged.update(pages)
     cache.pages[out_key] = merged
 
 
-def _relinked(pages: dict[str, tuple[str, Identity]], base: str) -> None:
+def _relinked(
+    pages: dict[str, tuple[str, Identity]], published: dict[str, uptodate.Identity]
+) -> None:
     """Pages a build carried over by hard link keep their inode, mtime and size; the link
-    moved their ctime. Record the new ctime, so that the next build keeps them; a page whose
-    inode, mtime or size changed (written by hand since) is left to be rendered again."""
+    moved their ctime. Record the new ctime (from the writer's record of the output: no file
+    looked at), so that the next build keeps them; a page whose inode, mtime or size changed
+    (written by hand since) is left to be rendered again."""
     for path, (fp, (mtime, _ctime, size, ino)) in list(pages.items()):
-        try:
-            st = os.lstat(os.path.join(base, path))
-        except OSError:
+        ident = published.get(path)
+        if ident is None:
             continue
-        if (st.st_mtime_ns, st.st_size, st.st_ino) == (mtime, size, ino):
-            pages[path] = (fp, file_identity(st))
+        now = uptodate.file_identity(ident)
+        if (now[0], now[2], now[3]) == (mtime, size, ino):
+            pages[path] = (fp, now)
 
 
 def _recorded_files(project: Project, target: Path) -> list[str] | None:
@@ -364,6 +374,7 @@ def _few_collections() -> Iterator[None]:
         yield
     finally:
         gc.set_threshold(*threshold)
+        gc.unfreeze()  # what the render stage froze (render/workers.py): collectable again
 
 
 def build(
@@ -394,7 +405,8 @@ def build(
     )
     with _few_collections(), ExitStack() as stack:
         if use_cache and prescan is None:
-            prescan = stack.enter_context(uptodate.Prescan(root, target, key))
+            records = kept.records if kept is not None else None
+            prescan = stack.enter_context(uptodate.Prescan(root, target, key, records))
         return _build(project, target, key, options, kept, prescan)
 
 
@@ -429,7 +441,8 @@ def _build(
             cache, state = kept.cache, kept.state
         else:
             cache = BuildCache.load(project.cache)
-            state = buildstate.load(project, target)
+            state, why = buildstate.load_noted(project, target)
+            notes.append(why)
     config, content = load(project, collector, cache, inputs)
     check_langs(config, options.langs or [])
     selected = [c for c in config.codes if not options.langs or c in options.langs]
@@ -471,6 +484,8 @@ def _build(
     # repeated by the up-to-date builds that follow (they are not in the record)
     folder_notes = list(tree.warnings)
     new_state = _next_state(job, pages, kinds)
+    if new_state is not None and state is not None:  # the files its parts are kept in: only
+        new_state.stored = state.stored  # the parts they lack are written (buildstate.save)
     if new_state is None and state is not None and job.cache is not None:
         state.parts = job.parts.next()  # (a build of some outputs: the parts it made are true)
     if cache is not None:
@@ -492,9 +507,14 @@ def _build(
                 output.digests,
                 output.spare,
             )
-            uptodate.save(project, target, record)  # last: what says the output is current
+            if kept is not None:  # (the file describes an older output: not trusted)
+                kept.records[target] = record
+            else:
+                uptodate.save(project, target, record)  # last: what says the output is current
         except OSError as exc:
             uptodate.forget(project, target)
+            if kept is not None:
+                kept.records[target] = None
             folder_notes.append(not_saved(project.cache, exc))
     notes.append(tree.note)
     notes.append(cache.note if cache is not None else "build cache off (--no-cache)")

@@ -288,3 +288,4 @@ def serve(ui: Any, root: Path, host: str, port: int, out: Path | None) -> None:
         kept.cache.save(project.cache)
         if kept.state is not None:
             buildstate.save(project, site, kept.state)
+        kept.save_records(project)

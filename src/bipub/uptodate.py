@@ -17,7 +17,7 @@ nothing is written. Any difference, however small, runs the real build, which it
 every page whose inputs did not change. ctime cannot be set back by tools like `touch -d`, so a
 file edited and re-dated still counts as changed.
 
-The record is pickled and signed like every cache file (cache.py: HMAC with a key kept outside
+The record is pickled and signed like every cache file (cache.py: keyed BLAKE3, a key kept outside
 the project), so a planted file is never unpickled — nor trusted to claim an output is up to
 date. An identity is kept packed in 40 bytes (`Identity`): a record holds ~25,000 of them on a
 5,000-post site, and bytes pickle and compare much faster than lists of five numbers.
@@ -55,7 +55,7 @@ from bipub.write.record import PACKED, OutputRecord, TreeRecord
 from bipub.write.record import Identity as Identity  # (re-exported: the record's identities)
 from bipub.write.record import identity as _identity
 
-FORMAT = 4  # 4: the output's record for the next build's writer (write/record.py)
+FORMAT = 5  # 4: the output's record for the next build's writer (write/record.py); 5: BLAKE3
 THEME_DIR = Path(__file__).resolve().parent / "theme"
 INPUT_FILES = ("bipub.yaml", "glossary.yaml")
 INPUT_DIRS = ("content", "templates", "locales", "static", "status")
@@ -269,9 +269,14 @@ class Prescan:
     Use it as a context manager: leaving it ends the child (killed if it is still checking
     an output nobody asked about: it writes nothing)."""
 
-    def __init__(self, root: Path, target: Path, key: str) -> None:
+    def __init__(
+        self, root: Path, target: Path, key: str, records: dict[Path, Record | None] | None = None
+    ) -> None:
         self.project = Project(root)
         self.target, self.key = target, key
+        # the records a caller keeps in memory (`bipub serve`: `Records`), used instead of the
+        # file when they hold one for `target` (None: the last build left none)
+        self._records = records
         self._scan: Scan | None = None
         self._intact: bool | None = None
         self._folders: bytes | None = None  # `folders_intact`'s answer
@@ -304,7 +309,7 @@ class Prescan:
         self._pid, self._pipe = pid, read
 
     def _child(self, file: IO[bytes], pipe: int) -> None:
-        scan = Scan(scan_inputs(self.project), load(self.project, self.target))
+        scan = Scan(scan_inputs(self.project), self._record())
         data = pickle.dumps(scan, protocol=pickle.HIGHEST_PROTOCOL)
         file.write(data)
         file.flush()
@@ -341,8 +346,13 @@ class Prescan:
                 if self._pid:
                     self.note = "inputs scanned in-process (the prescan gave no answer)"
                 self.close()
-                self._scan = Scan(scan_inputs(self.project), load(self.project, self.target))
+                self._scan = Scan(scan_inputs(self.project), self._record())
         return self._scan
+
+    def _record(self) -> Record | None:
+        if self._records is not None and self.target in self._records:
+            return self._records[self.target]
+        return load(self.project, self.target)
 
     def intact(self) -> bool:
         """Whether the output folder is exactly as the last build into it left it (whatever

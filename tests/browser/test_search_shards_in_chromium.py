@@ -38,11 +38,13 @@ def sharded_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def site_url(sharded_site: Path) -> Iterator[str]:  # (overrides conftest's: the sharded demo)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(sharded_site, ServeStatus()))
+    status = ServeStatus()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(sharded_site, status))
     server.daemon_threads = False
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
+    status.close()  # the pages' live-reload streams end now (as conftest's site_url does)
     server.shutdown()
     server.server_close()
     thread.join()

@@ -12,12 +12,14 @@ import shutil
 import subprocess
 from collections import Counter
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from markupsafe import Markup
 
 from bipub.pipeline import build
-from bipub.render.both import rebase, render_sections
+from bipub.render.both import SectionCache, rebase, render_sections
 from tests.conftest import PROJECTS, tree_snapshot
 
 KINDS = {"html", "json", "feeds", "llms"}
@@ -301,3 +303,29 @@ def test_sections_show_the_same_diagrams_and_image_sizes_as_the_post(tmp_path: P
     assert '<figure class="diagram"><svg><text>그림</text></svg></figure>' in parts[0]
     assert "flowchart LR" not in parts[0]
     assert 'width="640"' in parts[1] and 'height="480"' in parts[1]
+
+
+def test_rebased_sections_are_kept_for_the_next_pages_only() -> None:
+    """SectionCache.rebased: a body's sections with relative URLs resolved against a base,
+    as Markup; the same object again for the side-by-side page in the other language (the
+    next page rendered), recomputed (equal) once KEEP_REBASED other bodies came after it."""
+    cache = SectionCache(raw_html=False)
+    doc = SimpleNamespace(
+        rel="content/ko/posts/a.md",
+        digest="d",
+        lang="ko",
+        body="## One\n\n![x](img.png)\n\n## Two\n\n[up](../b/)\n",
+        body_line=1,
+        sections=(SimpleNamespace(line=1), SimpleNamespace(line=5)),
+    )
+    parts, notes = cache(doc)  # type: ignore[arg-type]
+    first = cache.rebased(doc, "/ko/blog/a/")  # type: ignore[arg-type]
+    assert first == (tuple(rebase(p, "/ko/blog/a/") for p in parts), rebase(notes, "/ko/blog/a/"))
+    assert all(isinstance(p, Markup) for p in first[0]) and isinstance(first[1], Markup)
+    assert 'src="/ko/blog/a/img.png"' in first[0][0] and 'href="/ko/blog/b/"' in first[0][1]
+    assert cache.rebased(doc, "/ko/blog/a/") is first  # type: ignore[arg-type]
+    assert cache.rebased(doc, "/x/")[0][0] != first[0][0]  # type: ignore[arg-type]
+    for i in range(SectionCache.KEEP_REBASED):
+        cache.rebased(doc, f"/other/{i}/")  # type: ignore[arg-type]
+    again = cache.rebased(doc, "/ko/blog/a/")  # type: ignore[arg-type]
+    assert again == first and again is not first

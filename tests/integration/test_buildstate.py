@@ -100,6 +100,22 @@ def test_a_state_not_signed_by_this_user_is_ignored(project: Path, tmp_path: Pat
     assert buildstate.load(Project(project), project / "site") is not None  # saved again
 
 
+def test_a_state_with_a_damaged_parts_file_is_refused_and_said(
+    project: Path, tmp_path: Path
+) -> None:
+    """The state's parts are in files it names (buildstate.py): one of them truncated makes
+    the whole state refused, said at -v, and the build runs as without a state."""
+    (parts,) = (project / ".bipub-cache").glob("parts-*.pickle")
+    parts.write_bytes(parts.read_bytes()[:-10])
+    _edit(project, "content/ko/posts/alpha.md", "본문입니다.", "본문이 바뀌었습니다.")
+    result = build(project, only=KINDS)
+    assert f"build state ignored ({parts.name}: damaged, or not signed" in result.cache_note
+    assert "no state of the last build: every page fingerprinted" in result.cache_note
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+    assert buildstate.load(Project(project), project / "site") is not None  # saved again
+    assert not parts.exists()  # (the files the new state does not name are removed)
+
+
 def test_a_partial_build_leaves_the_state_as_it_was(project: Path) -> None:
     before = (next((project / ".bipub-cache").glob("state-*.pickle"))).read_bytes()
     _edit(project, "content/ko/posts/alpha.md", "본문입니다.", "본문이 바뀌었습니다.")
@@ -209,32 +225,26 @@ def test_a_resident_pairing_pairs_again_only_what_changed(project: Path, tmp_pat
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
 
 
-def test_an_update_joins_the_unchanged_parts_of_json_and_sitemap(
+def test_an_update_joins_the_unchanged_records_of_posts_json(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """posts.json, status.json and sitemap.xml are joined from the parts the last build left
-    (render/outputs.py Parts): only the parts whose values changed are made again."""
-    from bipub.render import feeds, json_api
+    """posts.json is joined from the records the last build left (render/outputs.py Parts,
+    by json_api.post_key): only the records whose values changed are made again."""
+    from bipub.render import json_api
 
     made: list[str] = []
-    real_dump, real_route = json_api.dump_record, feeds.route_part
+    real_record = json_api.post_record
 
-    def dump(record: dict[str, object]) -> str:
-        made.append(f"json {record.get('key') or record.get('slug')}")
-        return real_dump(record)
+    def record(entry: Any, lang: str, url: Any) -> dict[str, Any]:
+        made.append(f"{lang} {entry.key}")
+        return real_record(entry, lang, url)
 
-    def route(*args: Any) -> feeds.SitemapPart:
-        made.append(f"sitemap {'/'.join(args[0])}")
-        return real_route(*args)
-
-    monkeypatch.setattr(json_api, "dump_record", dump)
-    monkeypatch.setattr(feeds, "route_part", route)
+    monkeypatch.setattr(json_api, "post_record", record)
     _edit(project, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
     build(project, only=KINDS)
-    # alpha's Korean posts.json record and its route of the sitemap (its document changed);
-    # the rest (its English record, status.json, every other route: their values did not
-    # change) joined from the last build's parts
-    assert sorted(made) == ["json alpha", "sitemap post/alpha"]
+    # alpha's Korean record (its document changed); the others (its English record too: its
+    # values did not change) joined from the last build's
+    assert made == ["ko alpha"]
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
 
 
@@ -285,22 +295,23 @@ def test_an_update_makes_again_only_the_edited_posts_llms_bodies(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """llms-full.txt's post bodies (a parse of each: most of its cost) are kept by their values
-    (Parts.llms_body): an edit makes again only the edited post's, and the file equals a clean
-    build's."""
+    (Parts.llms_post, with the post's line in llms.txt): an edit makes again only the edited
+    post's, and the file equals a clean build's."""
     from bipub.render import llms
 
     made: list[str] = []
     real = llms.post_body
 
-    def post_body(body: str, page: str, *more: Any) -> str:
+    def post_body(body: str, page: str, *more: Any, **named: Any) -> str:
         made.append(page.rstrip("/").rsplit("/", 1)[-1])
-        text: str = real(body, page, *more)
+        text: str = real(body, page, *more, **named)
         return text
 
     monkeypatch.setattr(llms, "post_body", post_body)
     _edit(project, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
     build(project, only=KINDS)
-    assert made == []  # a title is no part of the body: every body from the last build
+    assert made == ["alpha"]  # the Korean part of alpha (its document changed); the rest kept
+    made.clear()
     _edit(project, "content/ko/posts/alpha.md", "\n---\n", "\n---\n\n새 첫 문단.\n")
     build(project, only=KINDS)
     assert made == ["alpha"]  # the Korean body of alpha; the English one kept

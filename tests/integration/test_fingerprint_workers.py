@@ -4,17 +4,17 @@ result must be what the same build does in one process, and what a clean build m
 
 from __future__ import annotations
 
-import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from bipub import buildstate
 from bipub.cache import BuildCache
-from bipub.pipeline import build
+from bipub.pipeline import BuildResult, build
 from bipub.project import Project
 from bipub.render import workers
-from tests.conftest import tree_snapshot
+from tests.conftest import copy_demo, tree_snapshot
 
 POST = Path("content/ko/posts/continuous-batching.md")
 KINDS = {"html", "json", "feeds", "llms"}  # PDFs have their own tests
@@ -45,14 +45,9 @@ def _warnings(result) -> list[tuple[str | None, int | None, str]]:  # type: igno
     return [(d.file, d.line, d.message) for d in result.warnings]
 
 
-@pytest.mark.parametrize("cores", ["2", "3"])
-def test_fingerprints_in_workers_equal_those_made_here(
-    make_project, monkeypatch, tmp_path: Path, cores: str
-) -> None:  # type: ignore[no-untyped-def]
-    here: Path = make_project("demo")
-    there = tmp_path / "there"
-    shutil.copytree(here, there)
-    calls: list[int] = []
+def _forced(monkeypatch: pytest.MonkeyPatch, calls: list[int]) -> None:
+    """Pages fingerprinted in workers on any site (the demo is small), the fork allowed, and
+    every call of `fork_map` counted (its number of workers, into `calls`)."""
     real = workers.fork_map
 
     def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
@@ -63,16 +58,54 @@ def test_fingerprints_in_workers_equal_those_made_here(
     monkeypatch.setattr(workers, "DECIDE_CHUNK", 3)
     monkeypatch.setattr(workers, "can_fork", lambda: True)
     monkeypatch.setattr(workers, "fork_map", spy)
-    results = {}
-    for project, n in ((here, "1"), (there, cores)):
-        monkeypatch.setenv("BIPUB_WORKERS", n)
+
+
+@dataclass
+class Here:
+    """The demo built twice in one process (BIPUB_WORKERS=1): the second build, the page
+    fingerprints and card keys it kept, its site; and a clean build of the same inputs."""
+
+    second: BuildResult
+    fingerprints: dict[str, str]
+    card_keys: dict[tuple[str, str, str], str]
+    site: dict[str, bytes]
+    clean: dict[str, bytes]
+    clean_result: BuildResult
+
+
+@pytest.fixture(scope="module")
+def here(tmp_path_factory: pytest.TempPathFactory) -> Here:
+    """(Shared by both tests below: it does not depend on their number of cores.)"""
+    root = tmp_path_factory.mktemp("here")
+    project = copy_demo(root / "demo")
+    calls: list[int] = []
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _forced(monkeypatch, calls)
+        monkeypatch.setenv("BIPUB_WORKERS", "1")
         build(project, only=KINDS)
         _edit_tags(project, "extra-tag")
-        results[n] = build(project, only=KINDS)
+        second = build(project, only=KINDS)
+        kept = (_fingerprints(project), _card_keys(project), tree_snapshot(project / "site"))
+        clean = build(project, root / "clean", only=KINDS, use_cache=False)
+    assert calls == [], "one process forked workers"
+    return Here(second, *kept, tree_snapshot(root / "clean"), clean)
+
+
+@pytest.mark.parametrize("cores", ["2", "3"])
+def test_fingerprints_in_workers_equal_those_made_here(
+    here: Here, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, cores: str
+) -> None:
+    there = copy_demo(tmp_path / "there")
+    calls: list[int] = []
+    _forced(monkeypatch, calls)
+    monkeypatch.setenv("BIPUB_WORKERS", cores)
+    build(there, only=KINDS)
+    _edit_tags(there, "extra-tag")
+    many = build(there, only=KINDS)
     # in both builds of `there` (the first has an empty cache: every page fingerprinted, none
     # kept), by all cores but the one making the other outputs
     assert calls == [int(cores) - 1] * 2, "the pages were not fingerprinted by workers"
-    one, many = results["1"], results[cores]
+    one = here.second
     assert many.reused > 0
     assert (many.pages, many.files, many.changed, many.reused) == (
         one.pages,
@@ -81,11 +114,10 @@ def test_fingerprints_in_workers_equal_those_made_here(
         one.reused,
     )
     assert _warnings(many) == _warnings(one)
-    assert _fingerprints(there) == _fingerprints(here)
+    assert _fingerprints(there) == here.fingerprints
     # the card keys the workers made are kept for the next build, as those made here are
-    assert _card_keys(there) == _card_keys(here)
-    assert tree_snapshot(there / "site") == tree_snapshot(here / "site")
-    monkeypatch.setenv("BIPUB_WORKERS", "1")
-    clean = build(there, tmp_path / "clean", only=KINDS, use_cache=False)
-    assert tree_snapshot(there / "site") == tree_snapshot(tmp_path / "clean")
-    assert _warnings(clean) == _warnings(many)
+    assert _card_keys(there) == here.card_keys
+    assert tree_snapshot(there / "site") == here.site
+    # (a clean build of the same inputs, made once for both: `here`)
+    assert tree_snapshot(there / "site") == here.clean
+    assert _warnings(here.clean_result) == _warnings(many)

@@ -26,7 +26,15 @@ import pytest
 
 from bipub.render.markdown import is_safe_url
 from bipub.render.templates import BLOCKED_URL
-from tests.conftest import PROJECTS, REPO, CliResult, real_pdfs, tree_snapshot
+from tests.conftest import (
+    PROJECTS,
+    REPO,
+    SUBPROCESS_PLACEHOLDER_PDFS,
+    CliResult,
+    real_pdfs,
+    subprocess_env,
+    tree_snapshot,
+)
 
 Cli = Callable[..., CliResult]
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -441,7 +449,9 @@ def test_sigkill_mid_build_leaves_the_previous_site(
     assert tree_snapshot(project / "site") == tree_snapshot(fresh / "site")
 
 
-KILL_AT_SWAP = """
+KILL_AT_SWAP = (
+    SUBPROCESS_PLACEHOLDER_PDFS
+    + """
 import os, sys
 from bipub.write import output
 real = output._exchange
@@ -454,9 +464,9 @@ output._exchange = exchange
 from bipub.cli import main
 main()
 """
+)
 
 
-@pytest.mark.pdf  # the site a subprocess published is compared with in-process builds
 @pytest.mark.parametrize("when", ["before", "after"])
 def test_a_kill_at_the_swap_leaves_a_complete_site(
     built: tuple[Path, dict[str, bytes]], when: str, cli: Cli, tmp_path: Path
@@ -464,12 +474,8 @@ def test_a_kill_at_the_swap_leaves_a_complete_site(
     """The swap is one atomic exchange: killed just before it, the previous site is intact;
     just after it, the new site is complete; either way the next build cleans up."""
     project, before = built
-    env = {
-        **os.environ,
-        "SOURCE_DATE_EPOCH": "1775520000",
-        "PYTHONPATH": str(REPO / "src"),
-        "KILL": when,
-    }
+    # (the subprocess writes placeholder PDFs, as the in-process builds it is compared with)
+    env = subprocess_env(SOURCE_DATE_EPOCH="1775520000", KILL=when)
     run = subprocess.run(
         [sys.executable, "-c", KILL_AT_SWAP, "-C", str(project), "-q", "build", "--no-cache"],
         env=env,
@@ -518,7 +524,7 @@ def test_a_5_mb_single_paragraph_post_builds_or_fails_cleanly(make_project) -> N
     post = project / "content/ko/posts/huge.md"
     post.write_text(f"---\ntitle: 큰 글\ndate: 2026-04-08\n---\n\n{body}\n", encoding="utf-8")
     assert post.stat().st_size >= 5_000_000 and "\n\n" not in body
-    proc = _bipub(project, "build")
+    proc = _bipub(project, "build", *NOT_PDF)  # (the post has no PDF; the CV's are not read)
     _, err = proc.communicate(timeout=1800)  # a hang would be the failure, not slowness
     assert proc.returncode in (0, 1), err.decode()
     assert b"Traceback" not in err

@@ -28,7 +28,7 @@ SLOW_WORKERS = """
 import os, sys, time
 from pathlib import Path
 from bipub.render import workers
-workers.MIN_PAGES_FOR_WORKERS = 0
+workers.MIN_PAGES_TO_RENDER_IN_WORKERS = 0
 workers.CHUNK = 1
 real = workers._render_chunk
 def slow_chunk(start):
@@ -67,7 +67,7 @@ def test_killing_the_build_process_leaves_no_worker_and_no_lock(
     env = {
         **os.environ,
         "PYTHONPATH": str(REPO / "src"),
-        "BIPUB_WORKERS": "2",
+        "BIPUB_WORKERS": "3",  # two forked helpers (the build's own process renders too)
         "STARTED": str(started),
     }
     proc = subprocess.Popen(

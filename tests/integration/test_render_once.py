@@ -64,7 +64,7 @@ def test_each_post_body_is_parsed_once_per_build(
     shutil.copytree(PROJECTS / "side_by_side", root)
     log = tmp_path / "parses"
     monkeypatch.setenv("BIPUB_WORKERS", str(workers_))
-    monkeypatch.setattr(workers, "MIN_PAGES_FOR_WORKERS", 0)
+    monkeypatch.setattr(workers, "MIN_PAGES_TO_RENDER_IN_WORKERS", 0)
     monkeypatch.setattr(workers, "CHUNK", 1)
     _count_parses(monkeypatch, log)
     build(root, only=KINDS, use_cache=False)

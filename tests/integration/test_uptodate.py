@@ -249,3 +249,44 @@ def test_prescan_that_cannot_start_says_so(
         result = build(built, only=KINDS, prescan=prescan)
     assert result.up_to_date
     assert "could not start the prescan: [Errno 28] No space left" in result.cache_note
+
+
+def test_a_resident_record_stays_in_memory_and_a_stale_file_is_not_trusted(
+    built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`bipub serve` keeps the up-to-date record in memory (pipeline.Kept.records): its
+    builds neither read nor write the file, which then describes an older output; a `bipub
+    build` meanwhile finds the output changed and builds (never "nothing changed"), and the
+    record saved when the server stops makes the next build up to date."""
+    from bipub.cache import BuildCache
+    from bipub.pipeline import Kept
+
+    project = Project(built)
+    target, _ = uptodate.build_key(project, None, None, KINDS)
+    (record_file,) = (built / ".bipub-cache").glob("uptodate-*.pickle")
+    stale = record_file.read_bytes()
+    kept = Kept(BuildCache.load(project.cache))
+    post = built / "content" / "ko" / "posts" / "alpha.md"
+    post.write_text(post.read_text(encoding="utf-8") + "\n더.\n", encoding="utf-8")
+    assert not build(built, only=KINDS, kept=kept).up_to_date  # (read from the file: first)
+    assert kept.records[target] is not None
+    loads: list[Path] = []
+    real_load = uptodate.load
+    monkeypatch.setattr(uptodate, "load", lambda p, out: loads.append(out) or real_load(p, out))
+    assert build(built, only=KINDS, kept=kept).up_to_date  # from memory
+    post.write_text(post.read_text(encoding="utf-8") + "\n또.\n", encoding="utf-8")
+    result = build(built, only=KINDS, kept=kept)
+    assert not result.up_to_date and "checked in full" not in result.cache_note
+    assert loads == [] and record_file.read_bytes() == stale
+    # a build meanwhile reads the stale file: not up to date, and the site is right
+    other = build(built, only=KINDS)
+    assert not other.up_to_date
+    assert tree_snapshot(built / "site") == _clean(built, tmp_path)
+    kept.records[target] = uptodate.load(project, target)  # (as the server would go on)
+    kept.save_records(project)
+    assert build(built, only=KINDS).up_to_date
+
+
+def _clean(root: Path, tmp_path: Path) -> dict[str, bytes]:
+    build(root, tmp_path / "clean", use_cache=False, only=KINDS)
+    return tree_snapshot(tmp_path / "clean")

@@ -28,8 +28,13 @@ def _options(command: click.Command, path: tuple[str, ...]) -> list[tuple[str, s
         if isinstance(param, click.Option):
             names = [o for o in param.opts if o.startswith("--")] or param.opts
             out.append((" ".join(path), names[0]))
-    if isinstance(command, click.Group):
-        for name, sub in command.commands.items():
+    if isinstance(command, click.Group):  # (bipub's own group imports each command when asked)
+        ctx = click.Context(command)
+        names = command.list_commands(ctx)
+        assert names, f"{' '.join(path)} lists no command"
+        for name in names:
+            sub = command.get_command(ctx, name)
+            assert sub is not None, f"{' '.join(path)} {name}: listed but not found"
             out.append((" ".join(path), name))
             out += _options(sub, (*path, name))
     return out

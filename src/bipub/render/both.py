@@ -147,11 +147,38 @@ def review_key(site: Site, entry: Entry) -> object:
 
 
 Parts = tuple[tuple[str, ...], str]  # the sections' HTML, the footnotes' HTML
+MarkupParts = tuple[tuple[Markup, ...], Markup]
 
 # a URL attribute of rendered Markdown (its text escapes every '"', so this finds only
-# attributes); a URL that is not relative to the page it is on
-_URL_ATTR = re.compile(r'\b(href|src|srcset)="([^"]*)"')
+# attributes): what `rebase` changes, found by `str.find` (a regex scan of a body costs ~10×
+# more: `re` tries the pattern at every position); a URL that is not relative to the page
+_URL_NAMES = ('href="', 'src="', 'srcset="')
+_WORD = re.compile(r"\w")  # re's word characters: `\b` before a name
 _NOT_RELATIVE = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|/|#|\?|$)")
+
+
+def _url_attrs(html: str) -> list[tuple[int, int, int]]:
+    """Where `\b(href|src|srcset)="([^"]*)"` matches in `html`, as `re.sub` would find it
+    (left to right, no overlaps): (the name's start, the value's start, the value's end)."""
+    found: list[tuple[int, int]] = []
+    find = html.find
+    for name in _URL_NAMES:
+        at = find(name)
+        while at >= 0:
+            if not at or not _WORD.match(html, at - 1):
+                found.append((at, at + len(name)))
+            at = find(name, at + 1)
+    out: list[tuple[int, int, int]] = []
+    end = 0
+    for start, value in sorted(found) if len(found) > 1 else found:
+        if start < end:  # inside the previous match
+            continue
+        close = find('"', value)
+        if close < 0:  # no closing quote: no match here, nor after (no quote is left)
+            break
+        out.append((start, value, close))
+        end = close + 1
+    return out
 
 
 def rebase(html: str, base: str) -> str:
@@ -162,16 +189,22 @@ def rebase(html: str, base: str) -> str:
     def one(url: str) -> str:
         return url if _NOT_RELATIVE.match(url) else urljoin(base, url)
 
-    def attr(m: re.Match[str]) -> str:
-        name, value = m.group(1), m.group(2)
-        if name == "srcset":  # "a.webp 480w, b.webp 800w"
+    pieces: list[str] = []
+    done = 0
+    for start, at, end in _url_attrs(html):
+        value = html[at:end]
+        if html.startswith("srcset", start):  # "a.webp 480w, b.webp 800w"
             items = (item.strip().split(" ", 1) for item in value.split(","))
-            value = ", ".join(" ".join([one(i[0]), *i[1:]]) for i in items if i[0])
+            new = ", ".join(" ".join([one(i[0]), *i[1:]]) for i in items if i[0])
         else:
-            value = one(value)
-        return f'{name}="{value}"'
-
-    return _URL_ATTR.sub(attr, html)
+            new = one(value)
+        if new != value:
+            pieces += (html[done:at], new)
+            done = end
+    if not done:
+        return html
+    pieces.append(html[done:])
+    return "".join(pieces)
 
 
 class SectionCache:
@@ -179,10 +212,16 @@ class SectionCache:
     build's render of the body (MarkdownCache.sections: one parse for its page and the
     side-by-side pages that show it), or rendered here, once per build (no MarkdownCache)."""
 
+    # `rebased` keeps the last few bodies: the side-by-side pages of a post in each language
+    # show the same two bodies against the same bases, and are rendered one after the other
+    # (render/workers.py sorts pages by route)
+    KEEP_REBASED = 8
+
     def __init__(self, raw_html: bool, markdown: MarkdownCache | None = None) -> None:
         self.raw_html = raw_html
         self.markdown = markdown  # the build's: its images' variants and drawn diagrams
         self._cache: dict[tuple[str, str, str], Parts] = {}
+        self._rebased: dict[tuple[str, str, str], MarkupParts] = {}
 
     def __call__(self, doc: Document) -> Parts:
         if self.markdown is not None:
@@ -196,26 +235,39 @@ class SectionCache:
             )
         return hit
 
+    def rebased(self, doc: Document, base: str) -> MarkupParts:
+        """`self(doc)` with its relative URLs resolved against `base` (`rebase`), as Markup."""
+        key = (doc.rel, doc.digest, base)
+        hit = self._rebased.get(key)
+        if hit is None:
+            html, notes = self(doc)
+            hit = (
+                tuple(Markup(rebase(p, base)) for p in html),  # noqa: S704 - markdown-it output
+                Markup(rebase(notes, base)),  # noqa: S704 - markdown-it output
+            )
+            if len(self._rebased) >= self.KEEP_REBASED:
+                del self._rebased[next(iter(self._rebased))]  # the oldest
+            self._rebased[key] = hit
+        return hit
+
 
 def both_view(
     site: Site,
     entry: Entry,
     lang: str,
     other: str,
-    parts: Callable[[Document], Parts],
+    parts: Callable[[Document, str], MarkupParts],
     href: Callable[[str], str],
     pdf_href: str | None,
 ) -> BothView:
     """The view of the side-by-side page of `entry` in `lang`, `other` beside it (`partner`);
-    `href(lang)` is the post's own page in a language."""
+    `parts(doc, base)` is a body's sections and footnotes, their relative URLs resolved
+    against `base` (SectionCache.rebased); `href(lang)` is the post's own page in a language."""
     order = (lang, other)
     target = other if lang == entry.source_lang else lang
     states = section_states(site, entry, target)
-    rendered = {}
-    for code in order:
-        html, notes = parts(entry.docs[code])
-        base = href(code)
-        rendered[code] = (tuple(rebase(p, base) for p in html), rebase(notes, base))
+    hrefs = {code: href(code) for code in order}
+    rendered = {code: parts(entry.docs[code], hrefs[code]) for code in order}
     columns = []
     for code in order:
         doc = entry.docs[code]
@@ -225,9 +277,9 @@ def both_view(
                 site.config.language(code).name,
                 doc.meta.title,
                 doc.meta.description or "",
-                href(code),
+                hrefs[code],
                 code == entry.source_lang,
-                Markup(rendered[code][1]),  # noqa: S704 - markdown-it output
+                rendered[code][1],
             )
         )
     rows = []
@@ -235,13 +287,7 @@ def both_view(
         cells = []
         for code in order:
             html = rendered[code][0]
-            cells.append(
-                BothCell(
-                    code,
-                    Markup(html[i]) if i < len(html) else None,  # noqa: S704 - markdown-it output
-                    code == target,
-                )
-            )
+            cells.append(BothCell(code, html[i] if i < len(html) else None, code == target))
         rows.append(BothRow(i + 1, tuple(cells), st.state, st.machine))
     counts = tuple(
         (state, n) for state in STATES if (n := sum(1 for s in states if s.state == state))

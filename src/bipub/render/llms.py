@@ -59,7 +59,7 @@ def names(site: Site, lang: str) -> Names:
 PostPart = Callable[[Entry, str, urls.UrlBuilder, Gettext, Names], str]
 # a post's Markdown as llms-full.txt carries it, from its body and its page's URL (`post_body`;
 # the build passes one that keeps earlier results and takes where the headings are from the
-# render of the post's page: render/outputs.py Parts.llms_body)
+# render of the post's page: render/outputs.py Parts.llms_post)
 BodyText = Callable[[str, str], str]
 
 
@@ -544,28 +544,46 @@ def cv_parts(merged: MergedCv, _: Gettext) -> list[str]:
 # ---------------------------------------------------------------- llms-full.txt
 
 
+# a post's text in llms-full.txt, UTF-8: `full_post` encoded, or one a build kept
+PostBytes = Callable[[Entry, str, urls.UrlBuilder, Gettext, Names], bytes]
+
+
 def llms_full_txt(
     site: Site,
     lang: str,
     url: urls.UrlBuilder,
     _: Gettext,
-    part: PostPart | None = None,
+    part: PostBytes | None = None,
     body_text: BodyText | None = None,
-) -> str:
-    """llms-full.txt of a language: the header, the whole CV, every post's whole text
-    (`body_text`: what makes a post's Markdown, `post_body` or one that keeps its results)."""
+) -> bytes:
+    """llms-full.txt of a language, UTF-8: the header, the whole CV, every post's whole text
+    (`part`: a post's text, encoded, else `full_post`'s with `body_text`, what makes a post's
+    Markdown: `post_body` or one that keeps its results). Joined as bytes: on a big site the
+    file is tens of MB, and a build after an edit joins the posts' texts it kept, encoded."""
     if body_text is None:
         body_text = partial(post_body, raw_html=site.config.outputs.raw_html)
     shared = names(site, lang)
-    parts = ["\n".join(header(site, lang, url, _))]
+    head = ["\n".join(header(site, lang, url, _))]
     merged = site.cv.get(lang)
     if merged is not None:
-        parts += cv_parts(merged, _)
-    posts = site.posts(lang)
-    parts.append("## " + _("Posts"))
-    for entry in posts:
+        head += cv_parts(merged, _)
+    head.append("## " + _("Posts"))
+    chunks = [p.encode("utf-8") for p in head if p]
+    for entry in site.posts(lang):
         if part is not None:
-            parts.append(part(entry, lang, url, _, shared))
+            chunks.append(part(entry, lang, url, _, shared))
         else:
-            parts.append(full_post(entry, lang, url, _, shared, body_text))
-    return "\n\n".join(p for p in parts if p).rstrip() + "\n"
+            chunks.append(full_post(entry, lang, url, _, shared, body_text).encode("utf-8"))
+    return _joined(chunks)
+
+
+def _joined(chunks: list[bytes]) -> bytes:
+    """`"\\n\\n".join(texts).rstrip() + "\\n"` of the texts `chunks` encode (none empty but
+    for those left out), without decoding them: only the last one(s), which the strip reaches,
+    are decoded (str.rstrip strips Unicode spaces, bytes.rstrip only ASCII ones)."""
+    chunks = [c for c in chunks if c]
+    tail = ""
+    while chunks and not tail:  # (a text of spaces only: the strip reaches the one before)
+        tail = chunks.pop().decode("utf-8").rstrip()
+    chunks.append(tail.encode("utf-8") + b"\n")  # (not after the join: a copy of it all)
+    return b"\n\n".join(chunks)

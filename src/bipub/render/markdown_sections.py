@@ -8,6 +8,7 @@ each body's ids prefixed by its language; and its `Outline` for llms-full.txt
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
@@ -55,8 +56,24 @@ def is_relative(raw: str) -> bool:
 def relative_candidates(body: str) -> bool:
     """Whether the body has text that may be a relative link (most bodies have none)."""
     return any(is_relative(m.group(1)) for m in INLINE_LINK.finditer(body)) or any(
-        is_relative(m.group(2)) for m in REFERENCE.finditer(body)
+        is_relative(m.group(2)) for m in references(body)
     )
+
+
+def references(body: str) -> Iterator[re.Match[str]]:
+    """`REFERENCE.finditer(body)`, looking only at the lines that hold "]:" (a match lies
+    within one line, from its start, and holds "]:"): `re` would try the pattern at every
+    character of the body (~30 times slower on a body without link definitions)."""
+    find = body.find
+    at = find("]:")
+    while at >= 0:
+        found = REFERENCE.match(body, body.rfind("\n", 0, at) + 1)
+        if found is not None:
+            yield found
+        end = find("\n", at)
+        if end < 0:
+            return
+        at = find("]:", end)
 
 
 Spans = tuple[tuple[int, int], ...]  # line ranges: 0-based, the end excluded

@@ -17,7 +17,6 @@ import hashlib
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import date
 from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
@@ -27,11 +26,11 @@ import jinja2
 from bipub.cache import BuildCache, user_cache_dir
 from bipub.diagnostics import Collector, Diagnostic, DiagnosticError
 from bipub.load.content import Document
-from bipub.pair.site import Site
+from bipub.pair.site import Entry, Site
 from bipub.project import Project
-from bipub.render import feeds, json_api, llms, pdf, urls
+from bipub.render import feeds, json_api, llms, llms_parts, pdf, urls
 from bipub.render.cards import Cards
-from bipub.render.html import HtmlRenderer, PageSpec, Plan
+from bipub.render.html import HtmlRenderer, Plan
 from bipub.render.images import encode_variants, variant_files
 from bipub.render.markdown import MarkdownCache
 from bipub.render.markdown_sections import Outline
@@ -43,11 +42,14 @@ from bipub.write.output import OutputTree, published_files
 
 @dataclass
 class Parts:
-    """The texts of the aggregate outputs' parts — a posts.json or status.json record, the
-    sitemap's <url> elements of a route — by the values they are made from, worked out by the
-    same functions as ever (json_api.dump_record, feeds.route_part). A build after an edit
-    takes the text of every part whose values did not change from the last build
-    (buildstate.py keeps them; `bipub serve` in memory) and joins them as a full build does."""
+    """The texts of the aggregate outputs' parts — a post's posts.json record, its line in
+    llms.txt and its text in llms-full.txt, a feed entry — by the values they are made from,
+    worked out by the same functions as ever (json_api.post_record, llms.post_line and
+    full_post, feeds.atom_entry). A build after an edit takes the text of every part whose
+    values did not change from the last build (buildstate.py keeps them; `bipub serve` in
+    memory) and joins them as a full build does. Each key is cheap to work out (a document
+    by its file's digest, never its text): status.json's records and the sitemap's routes
+    cost no more to make again than such a key, and are made again."""
 
     earlier: dict[bytes, Any] = field(default_factory=dict)
     now: dict[bytes, Any] = field(default_factory=dict)
@@ -66,22 +68,44 @@ class Parts:
         as it found them)."""
         return Parts(self.now or self.earlier)
 
-    def dump_record(self, record: dict[str, Any]) -> str:
-        """json_api.dump_record, by the record's values."""
-        key = _digest(("json", record))
-        text: str = self.get(key, partial(json_api.dump_record, record))
+    def post_record(self, entry: Entry, lang: str, url: urls.UrlBuilder) -> str:
+        """A post's record in posts.json (json_api.post_record, as dump_record writes it), by
+        the values it reads (json_api.post_key: worked out without making the record)."""
+
+        def make() -> str:
+            return json_api.dump_record(json_api.post_record(entry, lang, url))
+
+        text: str = self.get(_digest(("json-post", json_api.post_key(entry, lang, url))), make)
         return text
 
-    def llms_body(
-        self, body: str, page: str, raw_html: bool = False, outline: Outline | None = None
-    ) -> str:
-        """llms.post_body (without `outline`, a parse of the whole body), by its values (the
-        body's `outline` is worked out from the body and `raw_html`)."""
-        text: str = self.get(
-            _digest(("llms-body", body, page, raw_html)),
-            partial(llms.post_body, body, page, raw_html, outline),
+    def llms_post(
+        self,
+        entry: Entry,
+        lang: str,
+        url: urls.UrlBuilder,
+        _: llms.Gettext,
+        shown: llms.Names,
+        labels: bytes,
+        raw_html: bool,
+        outlines: dict[str, Outline],
+    ) -> tuple[str, bytes]:
+        """A post's line in llms.txt (llms.post_line) and its text in llms-full.txt
+        (llms.full_post, UTF-8: the file is joined as bytes), by its values
+        (llms_parts.post_key) and `labels` (the digest of this language's translations of
+        llms_parts.POST_LABELS). Its body is made with the Outline its page's render found
+        (`outlines`, by path), else parsed."""
+
+        def make() -> tuple[str, bytes]:
+            doc = entry.versions[lang].doc
+            body = partial(llms.post_body, raw_html=raw_html, outline=outlines.get(doc.rel))
+            line = llms.post_line(entry, lang, url, _, shown)
+            return line, llms.full_post(entry, lang, url, _, shown, body).encode("utf-8")
+
+        key = _digest(
+            ("llms-post-utf8", labels, llms_parts.post_key(entry, lang, url, shown, raw_html))
         )
-        return text
+        made: tuple[str, bytes] = self.get(key, make)
+        return made
 
     def feed_entry(
         self, item: feeds.FeedItem, doc: Document, note: str, markdown: MarkdownCache
@@ -102,26 +126,6 @@ class Parts:
         if not fresh:
             markdown.replay(doc)
         return entry
-
-    def route_part(
-        self,
-        route: feeds.Route,
-        codes: list[str],
-        specs: dict[str, PageSpec],
-        url: urls.UrlBuilder,
-        lastmod: date | None,
-    ) -> feeds.SitemapPart:
-        """feeds.route_part, by the values it reads (and each page's document, by its digest:
-        should the sitemap ever show something of a post's own, an edit makes its part again)."""
-        pages = tuple(
-            (c, s.path, s.canonical_path, s.noindex, s.doc.digest if s.doc is not None else None)
-            for c, s in specs.items()
-        )
-        key = _digest(("sitemap", route, codes, url.base_url, lastmod, pages))
-        part: feeds.SitemapPart = self.get(
-            key, partial(feeds.route_part, route, codes, specs, url, lastmod)
-        )
-        return part
 
 
 def _digest(values: object) -> bytes:
@@ -183,7 +187,8 @@ class Feeds:
                 json_feed = feeds.json_feed_join(parts, [entries[it][1] for it in parts.items])
                 tree.add(path[: -len("xml")] + "json", json_feed, lang, "feed")
         if job.every_language:
-            routes = feeds.sitemap_parts(job.site, job.plan, job.url, job.parts.route_part)
+            # (each route's part made again: as cheap as working out a key it could be kept by)
+            routes = feeds.sitemap_parts(job.site, job.plan, job.url)
             sitemap = feeds.sitemap_join(routes)
             tree.add("sitemap.xml", sitemap, None, "sitemap")
             tree.add("robots.txt", feeds.robots(job.url), None, "robots")
@@ -225,10 +230,10 @@ class JsonApi:
             cv = json_api.cv_json(site, lang)
             if cv is not None:
                 tree.add(urls.api(lang, "cv")[1:], cv, lang, "cv.json")
-            dump = job.parts.dump_record
-            posts = json_api.posts_json(site, lang, url, dump)
+            posts = json_api.posts_json(site, lang, url, text=job.parts.post_record)
             tree.add(urls.api(lang, "posts")[1:], posts, lang, "api")
-            status = json_api.status_json(json_api.status_records(site, lang, dump))
+            # (each record made again: as cheap as working out a key it could be kept by)
+            status = json_api.status_json(json_api.status_records(site, lang))
             tree.add(urls.api(lang, "status")[1:], status, lang, "api")
         if job.every_language:
             for name, text in job.parts.get(_digest("json-schemas"), json_api.schemas).items():
@@ -246,25 +251,37 @@ class Llms:
         site, url = job.site, job.url
         default = site.config.default_language
         raw_html = site.config.outputs.raw_html
+        outlines = job.markdown.outlines  # by path: those of the bodies rendered in this build
         for lang in job.langs:
             _ = text_gettext(job.envs[lang])
-            index = llms.llms_txt(site, lang, url, _)
-            outlines = {}  # body → its Outline, for those rendered in this build
-            for entry in site.posts(lang):
-                doc = entry.versions[lang].doc
-                found = job.markdown.outlines.get(doc.rel)
-                if found is not None:
-                    outlines[doc.body] = found
+            shown = llms.names(site, lang)
+            labels = _digest(tuple(_(label) for label in llms_parts.POST_LABELS))
+            # each post's two parts, kept by their values (Parts.llms_post): an update makes
+            # again those of the posts it changed and joins them with the others as they were
+            made = {
+                entry.key: job.parts.llms_post(
+                    entry, lang, url, _, shown, labels, raw_html, outlines
+                )
+                for entry in site.posts(lang)
+            }
 
-            def body_text(body: str, page: str, known: dict[str, Outline] = outlines) -> str:
-                return job.parts.llms_body(body, page, raw_html, known.get(body))
+            def line(
+                entry: Entry, *_args: object, made: dict[str, tuple[str, bytes]] = made
+            ) -> str:
+                return made[entry.key][0]
 
-            full = llms.llms_full_txt(site, lang, url, _, body_text=body_text)
+            def full(
+                entry: Entry, *_args: object, made: dict[str, tuple[str, bytes]] = made
+            ) -> bytes:
+                return made[entry.key][1]
+
+            index = llms.llms_txt(site, lang, url, _, part=line).encode("utf-8")
+            text = llms.llms_full_txt(site, lang, url, _, part=full)  # (the root copies: the same)
             tree.add(urls.llms(lang)[1:], index, lang, "llms.txt")
-            tree.add(urls.llms(lang, True)[1:], full, lang, "llms")
+            tree.add(urls.llms(lang, True)[1:], text, lang, "llms")
             if lang == default:  # the root copies are the default language's: built with it
                 tree.add("llms.txt", index, None, "llms.txt")
-                tree.add("llms-full.txt", full, None, "llms-full.txt")
+                tree.add("llms-full.txt", text, None, "llms-full.txt")
 
     def owns(self, path: str) -> bool:
         return path.rsplit("/", 1)[-1] in ("llms.txt", "llms-full.txt")

@@ -106,7 +106,7 @@ class PageViews:
             entry,
             lang,
             other,
-            self._sections,
+            self._sections.rebased,
             lambda code: self.url.href(urls.post(code, entry.slug)),
             self._both_pdf_href(entry, lang),
         )

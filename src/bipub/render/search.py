@@ -16,7 +16,6 @@ files by content hash; pages are added in URL order).
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import tempfile
@@ -185,6 +184,10 @@ def search_index(pages: Sequence[SearchPage], lang: str, stemmer: Stemmer) -> di
     htmls = copies if copies is not None else [page.html for page in ordered]
     job = list(zip((p.url for p in ordered), htmls, strict=True))
     why = ""
+    # asyncio (and the ssl it loads) imported here, as Pagefind's own client is: ~20 ms of the
+    # start-up of every command otherwise, and most builds make no index
+    import asyncio
+
     for _ in range(ATTEMPTS):
         files = asyncio.run(_pagefind(job, lang))
         why = incomplete(files)

@@ -7,7 +7,10 @@ page's own catalog (one environment per language, no global state).
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
+import sys
 import traceback
 from collections.abc import Callable
 from datetime import date, datetime
@@ -18,6 +21,8 @@ import jinja2
 from babel.support import NullTranslations, Translations
 from markupsafe import Markup
 
+from bipub import __version__
+from bipub.cache import write_cache_file
 from bipub.diagnostics import Collector, Diagnostic
 from bipub.render import locale_format
 from bipub.render.catalogs import load_translations
@@ -72,12 +77,95 @@ class MemoryBytecodeCache(jinja2.BytecodeCache):
 _IN_MEMORY = MemoryBytecodeCache()
 
 
-def bytecode_cache(folder: Path | None) -> jinja2.BytecodeCache:
-    """Compiled templates on disk (.bipub-cache/jinja/, keyed by template source) or in memory."""
-    if folder is None:
-        return _IN_MEMORY
-    folder.mkdir(parents=True, exist_ok=True)
-    return jinja2.FileSystemBytecodeCache(str(folder))
+class CompiledTemplates(jinja2.BytecodeCache):
+    """Where compiled templates are kept: the theme's in the user's cache folder always (they
+    are part of bipub, like its own compiled modules: a `--no-cache` build compiles them once,
+    the first time, then loads them), the project's there too with the build cache on, else in
+    memory (`--no-cache`: every project template compiled again).
+
+    The folder is named by everything a template's compiled code depends on besides its source
+    (`compile_key`); Jinja checks each file against its template's source and name. A compiled
+    template that cannot be written is compiled again by the next build (the output is the
+    same): nothing to say."""
+
+    def __init__(self, folder: Path, *, project_too: bool) -> None:
+        self.folder = folder
+        self.project_too = project_too
+        self._on_disk: dict[str, Path] = {}  # bucket key -> its folder, if kept on disk
+        self._keys: dict[int, str] = {}  # id of an environment (alive for the build) -> its key
+
+    def get_bucket(
+        self, environment: jinja2.Environment, name: str, filename: str | None, source: str
+    ) -> jinja2.bccache.Bucket:
+        key = self.get_cache_key(name, filename)
+        in_theme = filename is not None and Path(filename).is_relative_to(THEME_DIR)
+        if in_theme or self.project_too:
+            env_key = self._keys.get(id(environment))
+            if env_key is None:
+                env_key = self._keys[id(environment)] = compile_key(environment)
+            self._on_disk[key] = self.folder / env_key
+        return super().get_bucket(environment, name, filename, source)
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        folder = self._on_disk.get(bucket.key)
+        if folder is None:
+            _IN_MEMORY.load_bytecode(bucket)
+            return
+        try:
+            with open(folder / f"{bucket.key}.cache", "rb") as f:
+                bucket.load_bytecode(f)  # (a file of other Jinja or Python: ignored by it)
+        except OSError:
+            return  # none yet (or unreadable): compiled from the source
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        folder = self._on_disk.get(bucket.key)
+        if folder is None:
+            _IN_MEMORY.dump_bytecode(bucket)
+            return
+        with contextlib.suppress(OSError):  # (see the class: compiled again next time)
+            write_cache_file(folder / f"{bucket.key}.cache", bucket.bytecode_to_string())
+
+
+def compile_key(env: jinja2.Environment) -> str:
+    """What the code Jinja compiles a template to depends on besides its source: Jinja's and
+    bipub's versions, the environment's syntax and options, its extensions, and how each
+    filter and test is called (decided when compiling)."""
+    passes = {
+        kind: sorted(
+            (name, str(getattr(func, "jinja_pass_arg", None))) for name, func in table.items()
+        )
+        for kind, table in (("filters", env.filters), ("tests", env.tests))
+    }
+    parts = (
+        jinja2.__version__,
+        __version__,
+        sys.version_info[:2],
+        env.block_start_string,
+        env.block_end_string,
+        env.variable_start_string,
+        env.variable_end_string,
+        env.comment_start_string,
+        env.comment_end_string,
+        env.line_statement_prefix,
+        env.line_comment_prefix,
+        env.trim_blocks,
+        env.lstrip_blocks,
+        env.newline_sequence,
+        env.keep_trailing_newline,
+        env.optimized,
+        env.is_async,
+        repr(env.autoescape),
+        sorted(env.extensions),
+        getattr(env, "newstyle_gettext", None),
+        passes,
+    )
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:24]
+
+
+def bytecode_cache(folder: Path, *, project_too: bool) -> CompiledTemplates:
+    """Compiled templates: the theme's in `folder` (the user's cache), the project's there too
+    if `project_too` (the build cache is on), else in memory."""
+    return CompiledTemplates(folder, project_too=project_too)
 
 
 class TemplateOutsideError(jinja2.TemplateError):

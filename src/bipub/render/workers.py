@@ -27,8 +27,14 @@ from bipub.render.markdown import MarkdownCache
 from bipub.write.output import Identity, OutputFile, OutputTree
 
 CHUNK = 48
+MIN_CHUNK = 12  # (a chunk's results are sent back by the helper: a round trip each)
 Decided = tuple[str | None, bool, list[tuple[tuple[str, str, str], str]]]  # (_decide)
-MIN_PAGES_FOR_WORKERS = 400
+MIN_PAGES_FOR_WORKERS = 400  # pages to fingerprint (`_decide`) before workers do it
+# pages to render before helpers do some: the first chunk is rendered before forking, and a
+# helper pays for itself (its fork, its results sent back) once two chunks are left to share
+# (measured at 10/20/40/100 posts per language: ~60 pages +0.06 s CPU and wall with a helper;
+# ~110 pages the same CPU and -0.05 s wall; ~200 pages -0.15 s wall; 494 pages -0.5 s)
+MIN_PAGES_TO_RENDER_IN_WORKERS = 3 * CHUNK
 DECIDE_CHUNK = 500  # pages fingerprinted at a time by a worker (a few ms of work each)
 
 
@@ -53,14 +59,15 @@ def _init(job: _Job, parent: int) -> None:
     _JOB = job
 
 
-def chunks(specs: list[PageSpec]) -> list[tuple[int, int]]:
-    """(start, end) of the chunks of `specs` (sorted by route): about CHUNK pages each, a
-    chunk never ending between the pages of one entry (its post pages and side-by-side pages
-    in every language show the same bodies: rendered once, in the process of its chunk)."""
+def chunks(specs: list[PageSpec], size: int = 0, start: int = 0) -> list[tuple[int, int]]:
+    """(start, end) of the chunks of `specs` (sorted by route) from `start`: about `size`
+    (default CHUNK) pages each, a chunk never ending between the pages of one entry (its post
+    pages and side-by-side pages in every language show the same bodies: rendered once, in
+    the process of its chunk)."""
+    size = size or CHUNK
     out: list[tuple[int, int]] = []
-    start = 0
     while start < len(specs):
-        end = min(start + CHUNK, len(specs))
+        end = min(start + size, len(specs))
         while end < len(specs) and _entry(specs[end]) == _entry(specs[end - 1]):
             end += 1
         out.append((start, end))
@@ -190,15 +197,28 @@ def render_pages(
         on_pages(kept)
     job = _Job(renderer, markdown, plan, envs, specs, tree)
     workers = worker_count()
-    if workers == 1 or len(specs) < MIN_PAGES_FOR_WORKERS:  # forking costs more than it saves
-        for start, end in chunks(specs):
-            part = _render_specs(job, specs[start:end], tree, collector)
-            _add_counts(counts, part)
-            if on_pages:
-                on_pages(sum(part.values()))
+    parts = chunks(specs)
+    # (below the threshold forking costs more than it saves; while other threads run, as in
+    # `bipub serve`'s rebuilds, forking is unsafe)
+    if workers == 1 or len(specs) < MIN_PAGES_TO_RENDER_IN_WORKERS or not can_fork():
+        for start, end in parts:
+            _render_here(job, (start, end), tree, collector, counts, on_pages)
         if meanwhile:
             meanwhile()
+        _freeze_site()
         return counts, _written(fingerprints, tree)
+    # The first chunk is rendered here before forking: what rendering loads once per process
+    # (compiled templates, locale data, highlighters, the Markdown parser) is then loaded once,
+    # not by every worker (~70 ms each at 100 posts/lang). The pages of its chunk go first.
+    _render_here(job, parts[0], tree, collector, counts, on_pages)
+    # the others in smaller chunks on a small site: when this process meets the helpers, each
+    # may hold two chunks it cannot give back (started, or queued to start): what this process
+    # then waits for is kept small (~8 chunks a process; 48 pages from ~400 pages a process on)
+    left = len(specs) - parts[0][1]
+    size = min(CHUNK, max(MIN_CHUNK, left // (8 * workers)))
+    parts = chunks(specs, size, parts[0][1])
+    # `workers - 1` forked helpers and this process: it makes the other outputs (`meanwhile`)
+    # and then renders the chunks no helper has started yet, from the last one back
     context = multiprocessing.get_context("fork")
     results: list[Any] = []
     # the forked workers share the parent's memory until they write to it; a garbage collection
@@ -206,12 +226,21 @@ def render_pages(
     gc.freeze()
     try:
         with ProcessPoolExecutor(
-            workers, mp_context=context, initializer=_init, initargs=(job, os.getpid())
+            workers - 1, mp_context=context, initializer=_init, initargs=(job, os.getpid())
         ) as pool:
-            done = pool.map(_render_chunk, chunks(specs))  # all submitted now
+            futures = [pool.submit(_render_chunk, bounds) for bounds in parts]  # forks them
             if meanwhile:
                 meanwhile()
-            for files, diagnostics, part, (notes, outlines, shipped) in done:
+            done_here: set[int] = set()
+            for i in reversed(range(len(futures))):
+                if not futures[i].cancel():  # a helper has it (and every chunk before it)
+                    break
+                _render_here(job, parts[i], tree, collector, counts, on_pages)
+                done_here.add(i)
+            for i, future in enumerate(futures):
+                if i in done_here:
+                    continue
+                files, diagnostics, part, (notes, outlines, shipped) = future.result()
                 results.append(files)
                 collector.extend(diagnostics)
                 markdown.merge(notes, outlines, shipped)
@@ -222,7 +251,31 @@ def render_pages(
         gc.unfreeze()
     for files in results:
         tree.merge(files)
+    _freeze_site()
     return counts, _written(fingerprints, tree)
+
+
+def _freeze_site() -> None:
+    """The pages are rendered: what exists now (the planned site, the rendered bodies, the
+    output tree) lives until the build ends, and each collection of the outputs made after the
+    pages (feeds, llms-full.txt) would walk it again (~100 ms at 100 posts/lang). Frozen out of
+    the collector's reach; the build thaws it when it ends (pipeline._few_collections)."""
+    gc.freeze()
+
+
+def _render_here(
+    job: _Job,
+    bounds: tuple[int, int],
+    tree: OutputTree,
+    collector: Collector,
+    counts: dict[str, int],
+    on_pages: Callable[[int], None] | None,
+) -> None:
+    """Render the chunk `bounds` of the job's pages in this process, into `tree`."""
+    part = _render_specs(job, job.specs[bounds[0] : bounds[1]], tree, collector)
+    _add_counts(counts, part)
+    if on_pages:
+        on_pages(sum(part.values()))
 
 
 def _decide(

@@ -75,6 +75,7 @@ from bipub.write.record import (
     four,
     inode,
     next_record,
+    same_inode,
     trusted_live,
     trusted_spare,
 )
@@ -113,6 +114,8 @@ class OutputTree:
     spare: TreeRecord | None = None
     note: str = ""  # why the output was checked in full (`bipub -v build`)
     removed: list[str] = field(default_factory=list)  # files and folders `publish` removed
+    # the last big texts added, with their bytes and hash (llms-full.txt is written twice)
+    _encoded: list[tuple[object, bytes, bytes]] = field(default_factory=list, repr=False)
 
     @classmethod
     def create(cls, out: Path, known: OutputRecord | None = None) -> OutputTree:
@@ -162,8 +165,7 @@ class OutputTree:
         existing = self.files.get(path)
         if existing is not None:
             raise _clash(path, existing.origin, origin)
-        raw = data.encode("utf-8") if isinstance(data, str) else data
-        digest = record_digest(raw)
+        raw, digest = self._encode(data)
         if self.spare is not None and self.live is not None:
             self.files[path] = self._add_known(path, raw, digest, lang, origin)
             return
@@ -178,6 +180,18 @@ class OutputTree:
             files.replace_with_bytes(target, raw, self.fresh)
             done = "written"
         self.files[path] = OutputFile(lang, origin, digest, done)
+
+    def _encode(self, data: bytes | str) -> tuple[bytes, bytes]:
+        """`data`'s bytes and their hash; the same object added again (the root copies of
+        the default language's llms.txt files: megabytes) is not encoded and hashed again."""
+        for seen, raw, digest in self._encoded:
+            if seen is data:
+                return raw, digest
+        raw = data.encode("utf-8") if isinstance(data, str) else data
+        digest = record_digest(raw)
+        if len(raw) >= 1 << 16:
+            self._encoded = [*self._encoded[-1:], (data, raw, digest)]  # (the last two)
+        return raw, digest
 
     def _add_known(
         self, path: str, raw: bytes, digest: bytes, lang: str | None, origin: str
@@ -215,7 +229,7 @@ class OutputTree:
         """The spare copy's file at `path` is the published one (the same inode): the last
         build did not change it."""
         spare = self._spare_files().get(path)
-        return spare is not None and inode(spare) == inode(live)
+        return spare is not None and same_inode(spare, live)
 
     def _check(self, path: str, target: str) -> str:
         """Empty if the staging folder holds at `target` what its record says (the spare

@@ -1,0 +1,58 @@
+"""What a post's parts of llms.txt and llms-full.txt are made of (render/llms.py `post_line`,
+`full_post`): the key an update keeps them by (render/outputs.py Parts.llms_post), so that it
+makes again only the parts of the posts an edit changed and joins them with the others as a
+full build does.
+"""
+
+from __future__ import annotations
+
+from bipub.model.fields import slugify
+from bipub.pair.site import Entry, tags_of
+from bipub.render import urls
+from bipub.render.llms import Names
+
+# The UI strings a post's parts (`post_line`, `full_post`, `_state_note`) show: their
+# translations are part of what the parts are made of (`post_key`). A string used there and not
+# listed here would leave a part of the last build in place after a catalog edit:
+# tests/unit/test_llms_labels.py renders the parts of every state and checks it.
+POST_LABELS: tuple[str, ...] = (
+    "Not translated yet",
+    "Machine translation, not reviewed",
+    "Translation may be outdated",
+    "Published",
+    "Updated",
+    "Tags",
+    "This post has not been translated yet, so it is shown in its original language.",
+    "This is a machine translation that has not been reviewed yet.",
+    "The original was updated after this translation.",
+    "Read the original",
+)
+
+
+def post_key(
+    entry: Entry, lang: str, url: urls.UrlBuilder, shown: Names, raw_html: bool
+) -> tuple[object, ...]:
+    """Every value a post's parts in `lang` (`post_line`, `full_post` with `post_body`) are
+    made of, but for the translations of POST_LABELS: its document by its file's digest (its
+    title, description, tags and body; the document itself where it has none), its dates,
+    slug, translation state and original language, the names the site shows for its tags and
+    its document's language, the site's URL and `raw_html`. Cheap (no text of the post is
+    hashed): an update works it out for every post and makes again the parts whose key moved."""
+    version = entry.versions[lang]
+    doc = version.doc
+    tags = tuple(shown.tags.get(slugify(t), t) for t in tags_of(entry, lang))
+    return (
+        lang,
+        entry.slug,
+        entry.source_lang,
+        entry.date,
+        entry.updated,
+        version.state,
+        doc.rel,
+        doc.lang,
+        doc.digest or (doc.meta, doc.body),
+        shown.languages.get(doc.lang),
+        tags,
+        url.base_url,
+        raw_html,
+    )

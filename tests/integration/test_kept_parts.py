@@ -1,0 +1,118 @@
+"""An update joins llms.txt, llms-full.txt and posts.json from each post's parts kept by their
+values (render/outputs.py Parts.llms_post and Parts.post_record: render/llms_parts.py and
+json_api.py post_key), and works the pages' fingerprints out from the entries' keys
+(buildstate.py): these pin that nothing of the last build stays in place that an edit changed —
+a post's line and text, the listings that show its title, the name the site shows for a tag
+another post spells, a deleted post, the tags a translation takes from its source.
+
+Byte equality with clean builds after any sequence of edits is test_incremental.py's job;
+these look at the very lines an edit changes, in a build (state read back from disk) and in
+`bipub serve` (state kept in memory).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bipub.cache import BuildCache
+from bipub.pipeline import Kept, build
+from tests.conftest import PROJECTS, tree_snapshot
+
+KINDS = {"html", "json", "feeds", "llms"}
+
+
+@pytest.fixture(params=["build", "serve"])
+def kept(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Path, Kept | None]:
+    """The minimal project built once; with the state a server keeps in memory (`serve`)."""
+    root = tmp_path / "p"
+    shutil.copytree(PROJECTS / "minimal", root)
+    memory = Kept(BuildCache()) if request.param == "serve" else None
+    build(root, only=KINDS, kept=memory)
+    return root, memory
+
+
+def _edit(root: Path, rel: str, old: str, new: str) -> None:
+    path = root / rel
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def _text(root: Path, rel: str) -> str:
+    return (root / "site" / rel).read_text(encoding="utf-8")
+
+
+def _clean(root: Path, tmp_path: Path) -> dict[str, bytes]:
+    build(root, tmp_path / "clean", use_cache=False, only=KINDS)
+    return tree_snapshot(tmp_path / "clean")
+
+
+def test_a_title_edit_changes_its_llms_line_and_every_page_listing_it(
+    kept: tuple[Path, Kept | None], tmp_path: Path
+) -> None:
+    root, memory = kept
+    listing = ["ko/index.html", "ko/blog/index.html", "ko/tags/vllm/index.html"]
+    listing += ["ko/tags/kv-cache/index.html", "ko/series/연재/index.html"]
+    listing += ["ko/blog/alpha/index.html", "ko/blog/beta/index.html"]  # beta: its series box
+    for rel in listing:
+        assert "알파 글" in _text(root, rel), rel
+    _edit(root, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
+    build(root, only=KINDS, kept=memory)
+    assert "- [고친 알파](https://test.example.org/ko/blog/alpha/)" in _text(root, "ko/llms.txt")
+    assert "### [고친 알파](" in _text(root, "ko/llms-full.txt")
+    assert _text(root, "llms.txt") == _text(root, "ko/llms.txt")  # the default language's copy
+    for rel in ["ko/llms.txt", "ko/llms-full.txt", "llms-full.txt", *listing]:
+        assert "알파 글" not in _text(root, rel), rel
+        assert "고친 알파" in _text(root, rel), rel
+    assert tree_snapshot(root / "site") == _clean(root, tmp_path)
+
+
+def test_a_tag_spelled_anew_by_one_post_shows_in_another_posts_text(
+    kept: tuple[Path, Kept | None], tmp_path: Path
+) -> None:
+    """beta's document does not change, but the name the site shows for its tag does (alpha
+    spells the same slug another way, and the site shows the first spelling): its text in
+    llms-full.txt lists the new name."""
+    root, memory = kept
+    assert "태그: KV cache" in _beta(root)
+    _edit(root, "content/ko/posts/alpha.md", "KV cache]", "Kv-Cache]")
+    build(root, only=KINDS, kept=memory)
+    assert "태그: Kv-Cache" in _beta(root)
+    assert tree_snapshot(root / "site") == _clean(root, tmp_path)
+
+
+def _beta(root: Path) -> str:
+    """beta's text in the Korean llms-full.txt."""
+    return _text(root, "ko/llms-full.txt").split("### [베타 글]")[1].split("### [")[0]
+
+
+def test_a_deleted_post_vanishes_from_the_llms_files(
+    kept: tuple[Path, Kept | None], tmp_path: Path
+) -> None:
+    root, memory = kept
+    for rel in ["ko/llms.txt", "ko/llms-full.txt", "en/llms.txt", "en/llms-full.txt"]:
+        assert "/blog/beta/" in _text(root, rel), rel
+    (root / "content/ko/posts/beta.md").unlink()
+    build(root, only=KINDS, kept=memory)
+    for rel in ["llms.txt", "llms-full.txt", "ko/llms.txt", "ko/llms-full.txt", "en/llms.txt"]:
+        assert "/blog/beta/" not in _text(root, rel), rel
+        assert "베타 글" not in _text(root, rel), rel
+    assert "/blog/beta/" not in _text(root, "en/llms-full.txt")
+    assert tree_snapshot(root / "site") == _clean(root, tmp_path)
+
+
+def test_a_source_tag_edit_changes_the_translations_posts_json_record(
+    kept: tuple[Path, Kept | None], tmp_path: Path
+) -> None:
+    """alpha's English document sets no tags: its record shows the Korean source's. Its own
+    file does not change; its record in posts.json does (json_api.post_key: the post's tags)."""
+    root, memory = kept
+    _edit(root, "content/ko/posts/alpha.md", "tags: [vllm,", "tags: [sglang,")
+    build(root, only=KINDS, kept=memory)
+    [alpha] = [r for r in json.loads(_text(root, "api/en/posts.json")) if r["slug"] == "alpha"]
+    assert alpha["tags"] == ["sglang", "KV cache"]
+    assert tree_snapshot(root / "site") == _clean(root, tmp_path)

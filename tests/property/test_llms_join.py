@@ -1,0 +1,18 @@
+"""llms.py `_joined` joins llms-full.txt's parts as bytes (kept encoded by a build, tens of MB
+on a big site): the same bytes as the text join it stands for, whatever the parts end with —
+Unicode spaces (str.rstrip strips them, bytes.rstrip would not), parts of spaces only."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bipub.render.llms import _joined
+
+parts = st.lists(st.text(alphabet="a가 \n\t\u3000\u00a0\u2028\x1c#"), max_size=6)
+
+
+@given(parts)
+def test_joined_is_the_text_join(texts: list[str]) -> None:
+    expected = "\n\n".join(t for t in texts if t).rstrip() + "\n"
+    assert _joined([t.encode("utf-8") for t in texts]) == expected.encode("utf-8")
