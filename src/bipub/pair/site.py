@@ -369,8 +369,10 @@ class PairMemo:
     after an edit (`bipub serve`, which keeps it in memory): an entry whose documents (by file
     and digest), status records and configuration are as they were is taken as it was paired,
     with its units and diagnostics, instead of paired again by `_pair_group` — the same
-    function, so the result is the same. What depends on other entries (URL clashes, tags,
-    series, the tag-spelling and title-prefix warnings) is worked out again every time."""
+    function, so the result is the same. What depends on other entries is joined again every
+    time: the URL clashes and the series from every entry, the tags and the tag-spelling and
+    title-prefix warnings from the last pairing's tables with the changed entries' parts moved
+    out and in (pair/tables.py; each entry's part, pair/taxonomy.py taxa_of, kept here)."""
 
     config: SiteConfig | None = None
     paired: dict[tuple[Kind, str], tuple[Paired, tuple[StatusRecord | None, ...]]] = field(
