@@ -406,7 +406,8 @@ def build(
     with _few_collections(), ExitStack() as stack:
         if use_cache and prescan is None:
             records = kept.records if kept is not None else None
-            prescan = stack.enter_context(uptodate.Prescan(root, target, key, records))
+            # no child: its head start is the command line's imports, done here already
+            prescan = stack.enter_context(uptodate.Prescan(root, target, key, records, fork=False))
         return _build(project, target, key, options, kept, prescan)
 
 

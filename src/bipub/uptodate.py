@@ -261,16 +261,24 @@ class Prescan:
     unlinked temporary file and then checks the output folder while the parent goes on
     importing, loading and rendering: every file and folder (~28,000 lstat calls) if the
     inputs and options are those of the record (only then can the build be up to date), else
-    the same for the output and its spare copy, for the writer (`folders_intact`, `known_output`). `scan()` and `intact()` wait for the
-    child's answers. Where forking is unsafe (other threads running, as in `bipub serve`) or
-    impossible, or if the child gives no answer, the same functions run here instead, when
-    first asked — so an error (an unreadable folder) is raised by the build as usual.
+    the same for the output and its spare copy, for the writer (`folders_intact`,
+    `known_output`). `scan()` and `intact()` wait for the child's answers. Where the caller
+    asks for no child (`fork=False`), where forking is unsafe (other threads running, as in
+    `bipub serve`) or impossible, or if the child gives no answer, the same functions run here
+    instead, when first asked — so an error (an unreadable folder) is raised by the build as
+    usual.
 
     Use it as a context manager: leaving it ends the child (killed if it is still checking
     an output nobody asked about: it writes nothing)."""
 
     def __init__(
-        self, root: Path, target: Path, key: str, records: dict[Path, Record | None] | None = None
+        self,
+        root: Path,
+        target: Path,
+        key: str,
+        records: dict[Path, Record | None] | None = None,
+        *,
+        fork: bool = True,
     ) -> None:
         self.project = Project(root)
         self.target, self.key = target, key
@@ -284,7 +292,10 @@ class Prescan:
         self._pipe = -1
         self._file: IO[bytes] | None = None
         self.note = ""  # why the child did not do its work, if so (`bipub -v build` says it)
-        if can_fork():  # (not while other threads run)
+        # `fork=False`: a caller that has imported bipub already (`pipeline.build` called in a
+        # process: a test, a script) gains little from a head start and would pay for copying
+        # its own, maybe large, address space (page tables, then copy-on-write faults)
+        if fork and can_fork():  # (not while other threads run)
             try:
                 self._start()
             except OSError as exc:  # no temporary file, pipe or process: scan here instead
