@@ -13,6 +13,7 @@ from packaging.requirements import Requirement
 
 from bipub.render import markdown as bm
 from bipub.render import upstream
+from bipub.render.diagrams import Diagrams
 from bipub.render.markdown import render_markdown
 from tests.conftest import PROJECTS, REPO
 
@@ -71,6 +72,9 @@ def _corpus() -> list[tuple[str, str]]:
 
 
 CORPUS = _corpus()
+# the ```mermaid diagrams of the corpus (drawn by mermaid-cli: ~2 s a run), drawn once for the
+# module: the fast paths are the parser's and the highlighter's, not the diagrams'
+DIAGRAMS = Diagrams(None)
 
 
 def test_the_corpus_is_varied() -> None:
@@ -85,8 +89,8 @@ def test_the_corpus_is_varied() -> None:
 def test_the_fallback_renders_what_the_fast_paths_render(
     name: str, source: str, raw_html: bool
 ) -> None:
-    fast = render_markdown(source, raw_html=raw_html, fast=True)
-    stock = render_markdown(source, raw_html=raw_html, fast=False)
+    fast = render_markdown(source, raw_html=raw_html, fast=True, diagrams=DIAGRAMS)
+    stock = render_markdown(source, raw_html=raw_html, fast=False, diagrams=DIAGRAMS)
     assert stock == fast, name
 
 

@@ -18,6 +18,7 @@ from markdown_it.helpers import parseLinkDestination
 from markdown_it.token import Token
 
 from bipub.render import markdown as bm
+from bipub.render.diagrams import Diagrams
 from bipub.render.markdown_fast import (
     SPEEDUPS,
     _link_normalizer,
@@ -62,6 +63,11 @@ def outcome(md: MarkdownIt, source: str) -> tuple[Any, Any, str]:
 STOCK = {raw_html: bm._stock_parser(raw_html) for raw_html in (False, True)}
 
 
+# the demo's ```mermaid diagrams (mermaid-cli: ~2 s a run) drawn once for the module: what is
+# compared is the parser's work
+DIAGRAMS = Diagrams(None)
+
+
 def assert_same(source: str) -> None:
     for raw_html in (False, True):
         stock = outcome(STOCK[raw_html], source)
@@ -70,7 +76,9 @@ def assert_same(source: str) -> None:
         assert fast[1] == stock[1], f"env differs (raw_html={raw_html}) for {source!r}"
         assert fast[2] == stock[2], f"HTML differs (raw_html={raw_html}) for {source!r}"
     # bipub's whole render (Pygments, headings, text, refused links with their lines)
-    assert bm._render(bm._parser(False), source, None) == bm._render(STOCK[False], source, None)
+    assert bm._render(bm._parser(False), source, None, diagrams=DIAGRAMS) == bm._render(
+        STOCK[False], source, None, diagrams=DIAGRAMS
+    )
 
 
 def test_the_fast_parser_has_the_stock_rules() -> None:
