@@ -133,6 +133,26 @@ def tags_of(entry: Entry, lang: str) -> list[str]:
     return list(entry.source.meta.tags)
 
 
+def version_key(entry: Entry, lang: str) -> tuple[object, ...]:
+    """Every value of a post's version in `lang` that its derived parts (posts.json record,
+    llms line and text) read, cheaply: its document by its file's digest (title, description,
+    series, body; the document itself where it has none), its tags in `lang`, dates, slug and
+    translation state. Parts kept by this key are made again when it moves."""
+    version = entry.versions[lang]
+    doc = version.doc
+    return (
+        lang,
+        entry.slug,
+        entry.date,
+        entry.updated,
+        version.state,
+        doc.rel,
+        doc.lang,
+        doc.digest or (doc.meta, doc.body),
+        tuple(tags_of(entry, lang)),
+    )
+
+
 def post_order_key(entry: Entry) -> tuple[dt.date, int, float, str]:
     """Where a post goes in the lists (sorted by this, newest first, i.e. in reverse): by the
     day shown; on the same day by `order` (higher first; none counts as 0), then by the time of

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from bipub.model.cv import CV
+from bipub.pair.model import version_key
 from bipub.pair.site import Entry, Site, tags_of
 from bipub.pair.status import StatusFile
 from bipub.pair.units import Unit
@@ -174,22 +175,8 @@ def post_records(
 
 def post_key(entry: Entry, lang: str, url: urls.UrlBuilder) -> tuple[object, ...]:
     """Every value `post_record` reads, without making the record (a third of its cost): the
-    document by its file's digest (title, description, series; the document itself where it
-    has none), the post's tags in `lang`, dates, slug, translation state and the site's URL."""
-    version = entry.versions[lang]
-    doc = version.doc
-    return (
-        lang,
-        entry.slug,
-        entry.date,
-        entry.updated,
-        version.state,
-        doc.rel,
-        doc.lang,
-        doc.digest or (doc.meta, doc.body),
-        tags_of(entry, lang),
-        url.base_url,
-    )
+    post's version (pair/model.py `version_key`) and the site's URL."""
+    return (*version_key(entry, lang), url.base_url)
 
 
 def post_record(entry: Entry, lang: str, url: urls.UrlBuilder) -> dict[str, Any]:

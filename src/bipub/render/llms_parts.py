@@ -7,6 +7,7 @@ full build does.
 from __future__ import annotations
 
 from bipub.model.fields import slugify
+from bipub.pair.model import version_key
 from bipub.pair.site import Entry, tags_of
 from bipub.render import urls
 from bipub.render.llms import Names
@@ -38,19 +39,11 @@ def post_key(
     slug, translation state and original language, the names the site shows for its tags and
     its document's language, the site's URL and `raw_html`. Cheap (no text of the post is
     hashed): an update works it out for every post and makes again the parts whose key moved."""
-    version = entry.versions[lang]
-    doc = version.doc
+    doc = entry.versions[lang].doc
     tags = tuple(shown.tags.get(slugify(t), t) for t in tags_of(entry, lang))
     return (
-        lang,
-        entry.slug,
+        *version_key(entry, lang),
         entry.source_lang,
-        entry.date,
-        entry.updated,
-        version.state,
-        doc.rel,
-        doc.lang,
-        doc.digest or (doc.meta, doc.body),
         shown.languages.get(doc.lang),
         tags,
         url.base_url,
