@@ -31,7 +31,7 @@ from bipub import __version__, buildstate, uptodate
 from bipub.buildstate import BuildState
 from bipub.cache import BuildCache, not_saved, user_cache_dir
 from bipub.config import SiteConfig, load_config
-from bipub.diagnostics import Collector, ConfigError, Diagnostic, DiagnosticError, Severity
+from bipub.diagnostics import Collector, ConfigError, Diagnostic, DiagnosticError
 from bipub.load.content import Content, load_content
 from bipub.pair.model import report_fallbacks
 from bipub.pair.site import PairMemo, Site, pair_site
@@ -54,6 +54,8 @@ from bipub.render.outputs import (
 )
 from bipub.render.page_plan import PageMemo
 from bipub.render.templates import THEME_DIR, bytecode_cache, site_environment
+from bipub.result import BuildResult as BuildResult  # (re-exported: what build returns)
+from bipub.result import apply_strict, up_to_date
 from bipub.write.output import (
     Identity,
     OutputFile,
@@ -66,20 +68,6 @@ from bipub.write.output import (
 )
 
 OUTPUT_KINDS = ("html", "json", "feeds", "llms", "pdf", "search", "cards")
-
-
-@dataclass
-class BuildResult:
-    pages: dict[str, int]
-    files: int
-    changed: int
-    seconds: float
-    warnings: list[Diagnostic] = field(default_factory=list)
-    reused: int = 0  # pages whose inputs did not change: kept from the previous build
-    cache_note: str = ""  # what the build reused from the last one, or why not (`-v`)
-    up_to_date: bool = False  # nothing changed since the last build: nothing was done
-    state: BuildState | None = None  # what the next build can start from (buildstate.py)
-    built: dict[str, int] = field(default_factory=dict)  # build --only: files per kind rebuilt
 
 
 @dataclass(frozen=True)
@@ -420,20 +408,19 @@ def _build(
     prescan: uptodate.Prescan | None,  # None: --no-cache
 ) -> BuildResult:
     started = time.perf_counter()
-    clean_leftovers(target)  # what a killed build left, whatever this build turns out to do
     notes: list[str] = []
     inputs: dict[str, uptodate.Identity] = {}
     published: Iterable[str] | None = None  # what the last build published (its record)
     if prescan is not None:
+        done = up_to_date(prescan, options.strict)  # (what a killed build left: cleaned first)
+        if done is not None:
+            return done
         scan = prescan.scan()
         inputs = scan.inputs
         published = scan.record.files if scan.record is not None else None
-        previous = prescan.unchanged()
-        if previous is not None:
-            done = _nothing_changed(previous, options.strict, started)
-            done.cache_note = "; ".join(n for n in (prescan.note, done.cache_note) if n)
-            return done
         notes.append(prescan.note)
+    else:
+        clean_leftovers(target)  # what a killed build left
     collector = Collector()
     cache: BuildCache | None = None
     state: BuildState | None = None
@@ -475,7 +462,7 @@ def _build(
                 built = {kind.kind: sum(map(kind.owns, tree.files)) for kind in kinds}
                 _keep_other_kinds(tree, kinds, published)
             silenced = collector.apply_levels(config.diagnostics)  # bipub.yaml `diagnostics:`
-            _strict(collector, options.strict)
+            apply_strict(collector, options.strict)
             changed = publish(tree, selected if selected != config.codes else None)
     except OSError as exc:  # the disk, not bipub: said as such (staged() kept the old site)
         raise DiagnosticError([write_failed(exc)]) from exc
@@ -570,31 +557,3 @@ def _silenced_note(silenced: list[Diagnostic]) -> str:
     codes = sorted({d.code for d in silenced})
     n = len(silenced)
     return f"{n} warning{'s' if n != 1 else ''} silenced by `diagnostics:` in bipub.yaml ({', '.join(codes)})"
-
-
-def _strict(collector: Collector, strict: bool) -> None:
-    """--strict: every warning is also an error. Raises DiagnosticError if there are errors."""
-    if strict and collector.warnings:
-        collector.extend(
-            Diagnostic(d.file, d.line, d.code, f"{d.message} (--strict)", Severity.ERROR)
-            for d in collector.warnings
-        )
-    collector.raise_if_errors()
-
-
-def _nothing_changed(previous: uptodate.Record, strict: bool, started: float) -> BuildResult:
-    """The output is current: report the last build's warnings again (and fail on them with
-    --strict, as that build would have) without reading or writing anything."""
-    collector = Collector()
-    collector.extend(previous.warnings)
-    _strict(collector, strict)
-    return BuildResult(
-        previous.pages,
-        len(previous.files),
-        0,
-        time.perf_counter() - started,
-        previous.warnings,
-        sum(previous.pages.values()),
-        "nothing changed since the last build: inputs and output are as they were",
-        up_to_date=True,
-    )

@@ -68,6 +68,7 @@ RANKS: dict[str, int] = {
     "i18n_catalogs": 4,
     "translate": 4,
     "pipeline": 5,
+    "result": 5,
     "buildstate": 4,
     "serve": 6,
     "commands": 7,
