@@ -28,8 +28,8 @@ try:
     main(sys.argv[1:], standalone_mode=False)
 except SystemExit as exc:
     print("exit", exc.code, file=sys.stderr)
-print(json.dumps(sorted(m for m in sys.modules if m in %r)))
-""" % (STAGES,)
+print(json.dumps(sorted(m for m in sys.modules if m in STAGES)))
+""".replace("STAGES", repr(STAGES))
 
 
 def _probe(project: Path, *args: str) -> tuple[list[str], str]:
