@@ -81,3 +81,27 @@ def test_a_profiled_run_ends_the_usual_way(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert out.is_file() and out.stat().st_size > 0
+
+
+def test_serve_collects_garbage_as_python_usually_does(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """cli.run makes the collector run rarely (a command's objects are long-lived); the
+    server, which runs for hours, goes back to Python's usual thresholds before it starts."""
+    import gc
+
+    from click.testing import CliRunner
+
+    from bipub import serve
+    from bipub.cli import FEW_COLLECTIONS, main
+
+    seen: list[tuple[int, ...]] = []
+    monkeypatch.setattr(serve, "serve", lambda *args: seen.append(gc.get_threshold()))
+    before = gc.get_threshold()
+    gc.set_threshold(*FEW_COLLECTIONS)  # (as cli.run leaves it)
+    try:
+        result = CliRunner().invoke(main, ["-C", str(tmp_path), "serve"])
+    finally:
+        gc.set_threshold(*before)
+    assert result.exit_code == 0, result.output
+    assert seen == [(700, 10, 10)]

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import click
 
 from bipub.commands.ui import Ui, pass_ui
+
+PYTHON_THRESHOLDS = (700, 10, 10)  # gc.get_threshold() of a fresh interpreter (cli.run changes it)
 
 
 @click.command()
@@ -21,6 +24,9 @@ from bipub.commands.ui import Ui, pass_ui
 @pass_ui
 def serve(ui: Ui, port: int, host: str, out: Path | None) -> None:
     """Preview the site, rebuild on every change and live-reload open pages."""
+    # the server runs for hours: Python's usual garbage collection between its builds (each
+    # build collects rarely while it runs: pipeline.build), not the program's start-up setting
+    gc.set_threshold(*PYTHON_THRESHOLDS)
     from bipub.serve import serve as run_serve  # http.server: only for serve (start-up time)
 
     run_serve(ui, ui.root, host, port, out)
