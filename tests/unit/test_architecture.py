@@ -69,6 +69,7 @@ RANKS: dict[str, int] = {
     "translate": 4,
     "pipeline": 5,
     "buildstate": 4,
+    "handover": 4,
     "serve": 6,
     "commands": 7,
     "cli": 8,
