@@ -21,10 +21,10 @@ from typing import Any
 import pytest
 
 from bipub import pipeline, uptodate
+from bipub.cache import BuildCache
 from bipub.diagnostics import DiagnosticError
 from bipub.pipeline import BuildResult, build
 from bipub.project import Project
-from bipub.cache import BuildCache
 from bipub.write.record import four, inode, tree_state
 from tests.conftest import PROJECTS, inputs_digest, tree_snapshot
 
