@@ -121,12 +121,7 @@ def load(
     """Stages 1–2: the configuration (ConfigError, exit 2, on any problem) and the content.
     `inputs`: the identities of the input files this build's scan found (uptodate.py)."""
     config = load_config(project.root)
-    known = {
-        rel: uptodate.file_identity(ident)
-        for rel, ident in (inputs or {}).items()
-        if rel.startswith("content/")
-    }
-    content = load_content(project.root, config, collector, cache, known)
+    content = load_content(project.root, config, collector, cache, inputs or None)
     return config, content
 
 
