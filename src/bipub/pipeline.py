@@ -178,7 +178,7 @@ def plan(
     }
     renderer = HtmlRenderer.again(memo, site, markdown, url)
     renderer.site_root = project.root
-    parts = Parts(state.parts.earlier if state is not None else {})
+    parts = state.parts.again() if state is not None else Parts()
     return RenderJob(
         project,
         site,

@@ -235,3 +235,16 @@ def test_cards_carried_over_by_a_build_without_them_are_kept_by_the_next(make_pr
             build(project, site, langs=langs, only=only)
         if "cards" in only:
             assert (kind.kept, kind.drawn) == (len(_card_files(site)) // (2 if langs else 1), 0)
+
+
+def test_each_title_with_a_character_the_card_font_lacks_is_a_warning(make_project) -> None:
+    """The cards look again at a title's characters unless each was seen drawn: a title with
+    a character the font lacks warns however many titles before it had it too (here the
+    same characters)."""
+    project = make_project("minimal")
+    for name, title, new in (("alpha", "알파 글", "로켓 🚀"), ("beta", "베타 글", "🚀 로켓")):
+        post = project / "content" / "ko" / "posts" / f"{name}.md"
+        post.write_text(post.read_text("utf-8").replace(title, new), "utf-8")
+    result = build(project, only={"cards"}, use_cache=False)
+    warned = sorted(w.file for w in result.warnings if w.code == "card-glyph")
+    assert warned == ["content/ko/posts/alpha.md", "content/ko/posts/beta.md"]

@@ -366,6 +366,9 @@ class Cards:
         entries: dict[tuple[str, str], Entry] = {(e.kind, e.key): e for e in job.site.entries}
         host = urlsplit(config.site_url).hostname or ""
         todo: list[tuple[str, str | None, CardText]] = []
+        # the characters of the titles looked at so far that a face draws (or that need none):
+        # a title made only of them has none drawn as a box (most titles, after the first few)
+        covered: set[str] = set()
         for lang in job.langs:
             language = config.language(lang)
             todo.append(
@@ -382,7 +385,9 @@ class Cards:
                 shown = spec.content_lang or lang
                 when = format_date(day, shown) if day is not None else ""
                 todo.append((spec.image, lang, CardText(spec.title, language.title, when)))
-                missing = uncovered(spec.title, cover)
+                chars = set(spec.title)
+                missing = [] if chars <= covered else uncovered(spec.title, cover)
+                covered.update(chars.difference(missing))
                 if missing and spec.doc is not None:
                     job.collector.warning(
                         spec.doc.rel,
