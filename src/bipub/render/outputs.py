@@ -114,6 +114,11 @@ class Parts:
             found = self._sites[values] = _digest(values)
         return found
 
+    def key(self, site: bytes, *more: bytes) -> bytes:
+        """A part's key from the digest of the site's values its kind reads (`site_key`) and
+        those of its own (`version`, ...)."""
+        return _pair(site, *more)
+
     def post_record(self, entry: Entry, lang: str, url: urls.UrlBuilder) -> str:
         """A post's record in posts.json (json_api.post_record, as dump_record writes it), by
         the values it reads (its version and json_api.site_key: the site's URL)."""
