@@ -52,6 +52,8 @@ def up_to_date(prescan: Prescan, strict: bool) -> BuildResult | None:
     with --strict if the last build had warnings (it failed on them too)."""
     started = time.perf_counter()
     clean_leftovers(prescan.target)
+    if not prescan.same_inputs():  # (the prescan's first answer: no need to wait for more)
+        return None
     previous = prescan.unchanged()
     if previous is None:
         return None

@@ -253,6 +253,11 @@ class Scan:
     record: Record | None
 
 
+def _same_inputs(scan: Scan, key: str) -> bool:
+    """The inputs and options (`key`) are those of the last build's record."""
+    return scan.record is not None and scan.record.key == key and scan.record.inputs == scan.inputs
+
+
 class Prescan:
     """`scan_inputs`, `load` and `output_intact` for one build, done ahead in a forked child.
 
@@ -287,6 +292,7 @@ class Prescan:
         self._records = records
         self._scan: Scan | None = None
         self._intact: bool | None = None
+        self._same: bool | None = None  # `same_inputs`'s answer
         self._folders: bytes | None = None  # `folders_intact`'s answer
         self._pid = 0
         self._pipe = -1
@@ -321,13 +327,15 @@ class Prescan:
 
     def _child(self, file: IO[bytes], pipe: int) -> None:
         scan = Scan(scan_inputs(self.project), self._record())
+        same = _same_inputs(scan, self.key)
+        os.write(pipe, b"=" if same else b"~")  # first: a build with work to do can start
         data = pickle.dumps(scan, protocol=pickle.HIGHEST_PROTOCOL)
         file.write(data)
         file.flush()
         os.write(pipe, struct.pack("<Q", len(data)))
         if scan.record is None:
             return
-        if scan.record.key != self.key or scan.record.inputs != scan.inputs:
+        if not same:
             # not up to date whatever the output holds: the output and its spare copy are
             # checked for the writer (`known_output`)
             os.write(pipe, folders_intact(self.target, scan.record))
@@ -343,10 +351,28 @@ class Prescan:
             data += chunk
         return data
 
+    def same_inputs(self) -> bool:
+        """Whether the inputs and options are those of the last build's record, so that the
+        output may be up to date (`unchanged` says whether it is): the child's first answer,
+        sent before the scan itself, so that a build with work to do starts sooner."""
+        if self._same is None:
+            if self._pid and self._scan is None:
+                self._verdict()
+            if self._same is None:  # (no child, or no answer from it)
+                self._same = _same_inputs(self.scan(), self.key)
+        return self._same
+
+    def _verdict(self) -> None:
+        answer = self._read(1)
+        if answer in (b"=", b"~"):
+            self._same = answer == b"="
+
     def scan(self) -> Scan:
         """The inputs now and the last build's record (None: none, unreadable or not ours)."""
         if self._scan is None:
             if self._pid and self._file is not None:
+                if self._same is None:
+                    self._verdict()
                 header = self._read(8)
                 if len(header) == 8:
                     (size,) = struct.unpack("<Q", header)
@@ -385,7 +411,7 @@ class Prescan:
     def unchanged(self) -> Record | None:
         """The record, if the output it describes is still current for these inputs and options."""
         scan = self.scan()
-        if scan.record is None or scan.record.key != self.key or scan.record.inputs != scan.inputs:
+        if scan.record is None or not _same_inputs(scan, self.key):
             return None
         return scan.record if self.intact() else None
 

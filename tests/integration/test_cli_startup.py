@@ -12,8 +12,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bipub import __version__
+from bipub import __version__, uptodate
 from bipub.pipeline import build
+from bipub.project import Project
 from tests.conftest import subprocess_env
 
 # what only the stages import: none of it may be loaded by a build that has nothing to do
@@ -95,3 +96,31 @@ def test_the_program_flushes_its_output_and_keeps_its_exit_status(make_project) 
     assert config.returncode == 2 and "bipub.yaml" in config.stderr, config.stderr
     usage = _program("build", "--no-such-option")
     assert usage.returncode == 2 and "no-such-option" in usage.stderr
+
+
+def test_the_prescans_first_answer_is_whether_the_inputs_are_the_last_builds(
+    make_project,
+) -> None:
+    """`same_inputs` (the child's first answer, before the scan: a build with work to do
+    imports the pipeline without waiting for more) is the in-process answer, child or not."""
+    project = make_project("minimal")
+    build(project)
+    target, key = uptodate.build_key(Project(project), None, None, None)
+
+    def answers() -> list[bool]:
+        found = []
+        for fork in (True, False):
+            with uptodate.Prescan(project, target, key, fork=fork) as prescan:
+                found.append(prescan.same_inputs())
+                assert (prescan.unchanged() is not None) == found[-1]  # (the output is intact)
+        return found
+
+    assert answers() == [True, True]
+    post = next((project / "content" / "en").rglob("*.md"))
+    post.write_text(post.read_text(encoding="utf-8") + "\nMore.\n", encoding="utf-8")
+    assert answers() == [False, False]
+    build(project)
+    assert answers() == [True, True]
+    _, other = uptodate.build_key(Project(project), None, None, {"json"})
+    with uptodate.Prescan(project, target, other) as prescan:
+        assert not prescan.same_inputs()  # other options
