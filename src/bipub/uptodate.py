@@ -25,6 +25,12 @@ date. An identity is kept packed in 40 bytes (`Identity`): a record holds ~25,00
 `Prescan` does the first part of every cached build — scan the inputs, read the record, check the
 output — in a forked child process, started by the command line before it imports the rest of
 bipub (pydantic, Markdown, Jinja: ~0.3 s), so that the answer is ready when the build needs it.
+Where it does not fork (`bipub serve`, whose server threads make forking unsafe; a build called
+in a process that imported bipub already), a big output (`CHECK_APART` folders and files) is
+checked by another process all the same while the build loads and plans (`Checker`: a small
+program, write/tree_check.py, started without copying this process), and a small one here.
+Either way every recorded folder and file is looked at before the writer trusts the record
+(docs/security.md, guarantee 2): the check is moved off the build's path, never left out.
 """
 
 from __future__ import annotations
@@ -250,6 +256,8 @@ class Checker:
     def __init__(self, out: Path, record: Record) -> None:
         prev = prev_folder(real_output(out)) if record.spare is not None else None
         spare = record.spare.dirs if record.spare is not None else None
+        if not sys.executable:  # (an embedded Python: no program to start)
+            raise OSError("no Python interpreter to start")
         data = tree_check.request(str(out), (record.dirs, record.files), str(prev), spare)
         self.pid, self._pipe = 0, -1
         read, write = os.pipe()
@@ -305,7 +313,8 @@ class Prescan:
     asks for no child (`fork=False`), where forking is unsafe (other threads running, as in
     `bipub serve`) or impossible, or if the child gives no answer, the same functions run here
     instead, when first asked — so an error (an unreadable folder) is raised by the build as
-    usual.
+    usual; but the output's check, when it is big and the build is not up to date, starts in
+    a `Checker` process as soon as the record is read.
 
     Use it as a context manager: leaving it ends the child (killed if it is still checking
     an output nobody asked about: it writes nothing)."""
