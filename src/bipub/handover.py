@@ -38,7 +38,10 @@ def known_output(prescan: uptodate.Prescan, notes: list[str]) -> uptodate.Record
     """What the last build left in the output folder and its spare copy (for the writer), if
     their folders are as it recorded: the prescan's child looked at them while this build
     loaded and planned (uptodate.Prescan.known_output)."""
+    before = prescan.note
     known = prescan.known_output()
+    if prescan.note != before:  # (the output checked here after all: uptodate.Checker)
+        notes.append(prescan.note)
     if known is not None and known.changed:
         notes.append(f"{known.changed} since the last build: every file of it compared")
     return known

@@ -62,7 +62,6 @@ from bipub.write.folders import prev_folder as prev_folder
 from bipub.write.folders import prune as _prune
 from bipub.write.folders import staging_name as _staging_name
 from bipub.write.folders import umask as _umask
-from bipub.write.folders import under_file
 from bipub.write.lock import output_lock
 from bipub.write.ownership import MARKER as MARKER  # (re-exported: callers see one module)
 from bipub.write.ownership import MARKER_TEXT, claim, owned
@@ -76,6 +75,7 @@ from bipub.write.record import (
     inode,
     next_folders,
     next_record,
+    prune_known,
     same_inode,
     trusted_live,
     trusted_spare,
@@ -489,7 +489,9 @@ def publish(tree: OutputTree, only_langs: list[str] | None = None) -> int:
         if tree.spare is not None:
             found = [f"{rel}: {info.found}" for rel, info in tree.files.items() if info.found]
             if not found:
-                found = _prune_known(tree, tree.spare)
+                found = prune_known(
+                    str(tree.staging), tree.spare, tree.files, tree.folders(), tree.removed
+                )
             if found:
                 tree.note = (
                     f"the spare copy of the site ({prev_folder(out).name}) was not as the last "
@@ -498,7 +500,7 @@ def publish(tree: OutputTree, only_langs: list[str] | None = None) -> int:
                 _repair(tree)
         elif not tree.fresh:
             _prune(staging, set(tree.files))
-        changed = sum(info.done == "written" for info in tree.files.values())
+        changed = sum(tree.files[rel].done == "written" for rel in tree.added)  # (`add`'s)
         _swap(staging, out)
     except BaseException:
         tree.discard()
@@ -511,36 +513,6 @@ def publish(tree: OutputTree, only_langs: list[str] | None = None) -> int:
 def _shorten(found: list[str]) -> str:
     more = f" and {len(found) - 2} more" if len(found) > 2 else ""
     return "; ".join(sorted(found)[:2]) + more
-
-
-def _prune_known(tree: OutputTree, spare: TreeRecord) -> list[str]:
-    """Remove what the staging folder holds (by its record) that this build did not write,
-    then the folders left empty. Returns what was not as recorded (then nothing more is
-    removed: `_repair` walks the folder)."""
-    base, wanted = str(tree.staging), tree.files
-    folders = tree.folders()
-    for rel in sorted(spare.files.keys() - wanted.keys()):  # (set operations: few are left)
-        if rel in folders or under_file(rel, wanted):
-            continue  # a file where this build made a folder (or the reverse): gone with it
-        try:
-            files.unlink(os.path.join(base, rel))
-        except FileNotFoundError:
-            return [f"{rel}: nothing"]
-        except IsADirectoryError:
-            return [f"{rel}: a folder"]
-        tree.removed.append(rel)
-    gone = spare.dirs.keys() - folders - wanted.keys()
-    for folder in sorted(gone, key=lambda d: d.count("/"), reverse=True):
-        if under_file(folder, wanted):
-            continue
-        try:
-            files.rmdir(os.path.join(base, folder))
-        except FileNotFoundError:
-            return [f"{folder}/: nothing"]
-        except OSError:
-            return [f"{folder}/: files that were not recorded"]
-        tree.removed.append(folder)
-    return []
 
 
 def _repair(tree: OutputTree) -> None:

@@ -34,7 +34,8 @@ from typing import Protocol
 
 from blake3 import blake3
 
-from bipub.write.folders import ancestors
+from bipub.write import files
+from bipub.write.folders import ancestors, under_file
 from bipub.write.ownership import owned
 
 Identity = bytes  # (mtime_ns, ctime_ns, size, inode, mode), packed: `PACKED`
@@ -280,6 +281,41 @@ def _changed_record(
         if digest:
             digests[rel] = digest
     return OutputRecord(found, dirs, digests, looked=frozenset(look))
+
+
+def prune_known(
+    base: str,
+    spare: TreeRecord,
+    wanted: Mapping[str, object],
+    folders: set[str],
+    removed: list[str],
+) -> list[str]:
+    """Remove what the staging folder `base` holds by its record (`spare`) that this build did
+    not write (`wanted`, whose folders are `folders`), then the folders left empty; each path
+    removed is added to `removed`. Returns what was not as recorded (then nothing more is
+    removed: write/output.py `_repair` walks the folder)."""
+    for rel in sorted(spare.files.keys() - wanted.keys()):  # (set operations: few are left)
+        if rel in folders or under_file(rel, wanted):
+            continue  # a file where this build made a folder (or the reverse): gone with it
+        try:
+            files.unlink(os.path.join(base, rel))
+        except FileNotFoundError:
+            return [f"{rel}: nothing"]
+        except IsADirectoryError:
+            return [f"{rel}: a folder"]
+        removed.append(rel)
+    gone = spare.dirs.keys() - folders - wanted.keys()
+    for folder in sorted(gone, key=lambda d: d.count("/"), reverse=True):
+        if under_file(folder, wanted):
+            continue
+        try:
+            files.rmdir(os.path.join(base, folder))
+        except FileNotFoundError:
+            return [f"{folder}/: nothing"]
+        except OSError:
+            return [f"{folder}/: files that were not recorded"]
+        removed.append(folder)
+    return []
 
 
 def _same_file(a: bytes, b: bytes) -> bool:
