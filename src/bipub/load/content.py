@@ -65,12 +65,11 @@ class Document:
         if spans is None:
             return tuple(split_sections(self.body, self.body_line))
         body = self.body
-        sections = []
-        for index, (start, end, line, digest) in enumerate(spans):
-            section = Section(index, body[start:end], line)
-            vars(section)["digest"] = digest  # text_hash of that text, worked out when pickled
-            sections.append(section)
-        return tuple(sections)
+        known = Section.known  # (the digest: text_hash of that text, worked out when pickled)
+        return tuple(
+            known(index, body[start:end], line, digest)
+            for index, (start, end, line, digest) in enumerate(spans)
+        )
 
     @cached_property
     def reading_minutes(self) -> int:
