@@ -260,10 +260,7 @@ def _check_urls(
 ) -> None:
     """An error for each version of `entry` whose URL an earlier entry took (`urls`: each
     language's URLs so far, by kind and case-folded slug)."""
-    for lang in config.codes:
-        version = entry.versions.get(lang)
-        if version is None:
-            continue
+    for lang, version in entry.versions.items():
         url_key = (lang, entry.kind, entry.slug.casefold())
         clash = urls.get(url_key)
         shown = version.doc
@@ -409,6 +406,8 @@ def _resolve_version(
     doc_units: list[Unit],
     status: StatusFile,
 ) -> Version | None:
+    """What `lang` shows of the entry. Of a status record it reads the state and source hash
+    only (pair/memo.py `status_read` keys on them: keep the two in step)."""
     if tr is None:
         if config.outputs.untranslated == "omit":
             return None
