@@ -20,6 +20,7 @@ from bipub.cache import BuildCache, FileKey, digest_bytes, stat_key
 from bipub.config import SiteConfig
 from bipub.diagnostics import Collector, Diagnostic
 from bipub.load.front_matter import FrontMatterError, split_front_matter
+from bipub.load.image_refs import PARSER_VERSION, ImageRef, body_images
 from bipub.load.reading import reading_minutes
 from bipub.load.sections import Section, split_sections
 from bipub.load.text import TextDecodeError, decode_text, read_text
@@ -65,17 +66,28 @@ class Document:
         if spans is None:
             return tuple(split_sections(self.body, self.body_line))
         body = self.body
-        sections = []
-        for index, (start, end, line, digest) in enumerate(spans):
-            section = Section(index, body[start:end], line)
-            vars(section)["digest"] = digest  # text_hash of that text, worked out when pickled
-            sections.append(section)
-        return tuple(sections)
+        known = Section.known  # (the digest: text_hash of that text, worked out when pickled)
+        return tuple(
+            known(index, body[start:end], line, digest)
+            for index, (start, end, line, digest) in enumerate(spans)
+        )
 
     @cached_property
     def reading_minutes(self) -> int:
         """The body's reading time (load/reading.py), computed once per document."""
         return reading_minutes(self.body, self.lang)
+
+    @property
+    def image_refs(self) -> tuple[ImageRef, ...]:
+        """The Markdown images of the body (line in the body from 0, src: load/image_refs.py),
+        found once per document — when it is read, by the workers of a cold build — and kept
+        with it in the build cache, with the markdown-it-py version that found them (another
+        one searches again)."""
+        kept = self.__dict__.get(_IMAGES)
+        if not (isinstance(kept, tuple) and kept[0] == PARSER_VERSION):
+            kept = self.__dict__[_IMAGES] = (PARSER_VERSION, body_images(self.body))
+        refs: tuple[ImageRef, ...] = kept[1]
+        return refs
 
     def __getstate__(self) -> dict[str, object]:
         # the build cache keeps the document with where its sections are in the body and their
@@ -88,6 +100,7 @@ class Document:
 
 
 _SPANS = "_section_spans"  # in a pickled Document's state: section_spans()
+_IMAGES = "_image_refs"  # in a Document's state: (markdown-it-py version, image_refs)
 
 
 def section_spans(body: str, sections: tuple[Section, ...]) -> tuple[SectionSpan, ...]:
@@ -373,7 +386,8 @@ def _read_document(
     cached one if the bytes are the same) and the problems found. The sections with their
     digests (pairing needs them) and the reading time (every card showing the post needs it)
     are worked out here, where the work is spread over the cores, and kept with the document
-    (a worker's document comes back pickled, with them: Document.__getstate__)."""
+    (a worker's document comes back pickled, with them: Document.__getstate__), as are the
+    images the body writes (checked by the pair stage, pair/assets.py)."""
     job = jobs[n]
     data = job.path.read_bytes()
     digest = digest_bytes(data)
@@ -388,6 +402,7 @@ def _read_document(
     if doc is None:
         return digest, None, found
     doc.reading_minutes  # noqa: B018 - computed now, kept with the document
+    doc.image_refs  # noqa: B018 - (the same)
     for section in doc.sections:
         section.digest  # noqa: B018 - computed now, kept with the document
     return digest, doc, found
