@@ -344,8 +344,9 @@ class Llms:
             ) -> bytes:
                 return made[entry.key][1]
 
-            index = llms.llms_txt(site, lang, url, _, part=line).encode("utf-8")
-            text = llms.llms_full_txt(site, lang, url, _, part=full)  # (the root copies: the same)
+            head = llms.header(site, lang, url, _)  # (both files start with it)
+            index = llms.llms_txt(site, lang, url, _, part=line, head=head).encode("utf-8")
+            text = llms.llms_full_txt(site, lang, url, _, part=full, head=head)  # (root: same)
             tree.add(urls.llms(lang)[1:], index, lang, "llms.txt")
             tree.add(urls.llms(lang, True)[1:], text, lang, "llms")
             if lang == default:  # the root copies are the default language's: built with it
