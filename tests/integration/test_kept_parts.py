@@ -155,3 +155,26 @@ def test_a_post_edited_back_and_forth_shows_each_text_in_its_parts(
         assert f"- [{title}](" in _text(root, "ko/llms.txt")
         assert f"### [{title}](" in _text(root, "ko/llms-full.txt")
     assert tree_snapshot(root / "site") == _clean(root, tmp_path)
+
+
+def test_a_tag_renamed_in_one_language_shows_in_that_languages_texts_only(
+    kept: tuple[Path, Kept | None], tmp_path: Path
+) -> None:
+    """beta is not translated: both languages show its Korean document with the same tags,
+    each under the name its own site gives the tag (Parts.names, by language). The English
+    alpha spells the tag anew: beta's English text shows the new name, its Korean one not."""
+    root, memory = kept
+    _edit(
+        root,
+        "content/en/posts/alpha.md",
+        "series: A series\n",
+        "series: A series\ntags: [Kv Cache]\n",
+    )
+    build(root, only=KINDS, kept=memory)
+    assert "태그: KV cache" in _beta(root)
+    assert "Tags: Kv Cache" in _text(root, "en/llms-full.txt").split("/en/blog/beta/")[1]
+    _edit(root, "content/en/posts/alpha.md", "tags: [Kv Cache]", "tags: [KV-CACHE]")
+    build(root, only=KINDS, kept=memory)
+    assert "태그: KV cache" in _beta(root)
+    assert "Tags: KV-CACHE" in _text(root, "en/llms-full.txt").split("/en/blog/beta/")[1]
+    assert tree_snapshot(root / "site") == _clean(root, tmp_path)

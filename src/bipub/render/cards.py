@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol
 from urllib.parse import unquote, urlsplit
 
 import babel
@@ -323,8 +323,7 @@ DRAW_CHUNK: Final = 32
 MIN_CARDS_FOR_WORKERS: Final = 96  # below this, forking costs more than it saves
 
 
-@dataclass(frozen=True)
-class Card:
+class Card(NamedTuple):
     """A card of the build: its site path, the language that owns it, its key
     (CardMaker.key of its text) and its text (worked out only for a card drawn or read)."""
 
@@ -442,7 +441,9 @@ class Cards:
                     key = job.parts.get(kept, partial(_key_of, maker, make))
                 todo.append(Card(spec.image, lang, key, make))
                 chars = set(spec.title)
-                missing = [] if chars <= covered else uncovered(spec.title, cover)
+                if chars <= covered:
+                    continue
+                missing = uncovered(spec.title, cover)
                 covered.update(chars.difference(missing))
                 if missing and spec.doc is not None:
                     job.collector.warning(

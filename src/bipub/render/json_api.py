@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -201,7 +202,7 @@ def post_record(entry: Entry, lang: str, url: urls.UrlBuilder) -> dict[str, Any]
 def unit_states(site: Site, lang: str) -> list[dict[str, Any]]:
     """The records of status.json: the fields of StatusApiEntry, in its order."""
     status = site.status.get(lang)
-    units = sorted((u for u in site.units if u.target_lang == lang), key=lambda u: u.key)
+    units = sorted([u for u in site.units if u.target_lang == lang], key=attrgetter("key"))
     return [unit_record(unit, status) for unit in units]
 
 

@@ -7,7 +7,6 @@ full build does.
 from __future__ import annotations
 
 from bipub.model.fields import slugify
-from bipub.pair.site import Entry, tags_of
 from bipub.render import urls
 from bipub.render.llms import Names
 
@@ -29,17 +28,16 @@ POST_LABELS: tuple[str, ...] = (
 )
 
 
-def names_key(entry: Entry, lang: str, shown: Names) -> tuple[object, ...]:
-    """The names a post's parts in `lang` (`post_line`, `full_post` with `post_body`) show
-    that the whole site decides: the name of its document's language and the names of its
-    tags. With the post's version (pair/model.py `version_key`: its document by its file's
-    digest — title, description, tags, body —, dates, slug, translation state) and original
-    language, `site_key` and the translations of POST_LABELS, every value its parts are made
-    of (render/outputs.py Parts.llms_post). Cheap (no text of the post is hashed): an update
-    works it out for every post and makes again the parts whose key moved."""
-    doc = entry.versions[lang].doc
-    tags = tuple(shown.tags.get(slugify(t), t) for t in tags_of(entry, lang))
-    return (shown.languages.get(doc.lang), tags)
+def names_key(doc_lang: str, tags: tuple[str, ...], shown: Names) -> tuple[object, ...]:
+    """The names a post's parts in a language (`post_line`, `full_post` with `post_body`) show
+    that the whole site decides: the name of its document's language (`doc_lang`) and the
+    names of its tags (`tags`: tags_of's). With the post's version (pair/model.py
+    `version_key`: its document by its file's digest — title, description, tags, body —,
+    dates, slug, translation state) and original language, `site_key` and the translations of
+    POST_LABELS, every value its parts are made of (render/outputs.py Parts.llms_post). Cheap
+    (no text of the post is hashed): an update works it out for every post and makes again
+    the parts whose key moved."""
+    return (shown.languages.get(doc_lang), tuple(shown.tags.get(slugify(t), t) for t in tags))
 
 
 def site_key(url: urls.UrlBuilder, raw_html: bool) -> tuple[object, ...]:

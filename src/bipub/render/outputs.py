@@ -27,7 +27,7 @@ from bipub.cache import BuildCache, user_cache_dir
 from bipub.diagnostics import Collector, Diagnostic, DiagnosticError
 from bipub.load.content import Document
 from bipub.pair.model import version_key
-from bipub.pair.site import Entry, Site
+from bipub.pair.site import Entry, Site, tags_of
 from bipub.project import Project
 from bipub.render import feeds, json_api, llms, llms_parts, pdf, urls
 from bipub.render.cards import Cards
@@ -63,13 +63,17 @@ class Parts:
     # each post version's digest, by (kind, key, language), with the entry it was worked out
     # from (reused only for that very object): this build's, and the last build's in this
     # process (never saved: an object's identity means nothing in another process)
-    versions: dict[tuple[str, str, str], tuple[Entry, bytes]] = field(
+    versions: dict[tuple[str, str, str], Held] = field(
         default_factory=dict, compare=False, repr=False
     )
-    versions_before: dict[tuple[str, str, str], tuple[Entry, bytes]] = field(
+    versions_before: dict[tuple[str, str, str], Held] = field(
         default_factory=dict, compare=False, repr=False
     )
     _sites: dict[object, bytes] = field(default_factory=dict, compare=False, repr=False)
+    _shown: dict[str, llms.Names] = field(default_factory=dict, compare=False, repr=False)
+    _names: dict[str, dict[tuple[str, tuple[str, ...]], bytes]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def get(self, key: bytes, make: Callable[[], Any]) -> Any:
         found = self.now.get(key)
@@ -95,16 +99,33 @@ class Parts:
         """The digest of what a post's version in `lang` is made of (pair/model.py
         `version_key`, and its original language), worked out once per build; the last
         build's for the very same entry object (module text)."""
+        return self._held(entry, lang).digest
+
+    def _held(self, entry: Entry, lang: str) -> Held:
         ident = (entry.kind, entry.key, lang)
         held = self.versions.get(ident)
         if held is None:
             held = self.versions_before.get(ident)
-            if held is None or held[0] is not entry:
-                held = (entry, _digest(("version", version_key(entry, lang), entry.source_lang)))
+            if held is None or held.entry is not entry:
+                held = _hold(entry, lang)
             self.versions[ident] = held
-        elif held[0] is not entry:  # (two entries of one key in a build: never, but not kept)
-            return _digest(("version", version_key(entry, lang), entry.source_lang))
-        return held[1]
+        elif held.entry is not entry:  # (two entries of one key in a build: never, but not kept)
+            return _hold(entry, lang)
+        return held
+
+    def names(self, entry: Entry, lang: str, shown: llms.Names) -> bytes:
+        """The digest of the names the site shows for a post's tags and its document's
+        language in `lang` (llms_parts.names_key), once per build for each such pair."""
+        held = self._held(entry, lang)
+        if self._shown.get(lang) is not shown:  # (each language's names: one object a build)
+            self._shown[lang] = shown
+            self._names[lang] = {}
+        memo = self._names[lang]
+        found = memo.get((held.doc_lang, held.tags))
+        if found is None:
+            names = llms_parts.names_key(held.doc_lang, held.tags, shown)
+            found = memo[held.doc_lang, held.tags] = _digest(("llms-names", names))
+        return found
 
     def site_key(self, values: tuple[object, ...]) -> bytes:
         """The digest of the site's values a kind of part reads (its name first), once per
@@ -155,8 +176,7 @@ class Parts:
             return line, llms.full_post(entry, lang, url, _, shown, body).encode("utf-8")
 
         site = self.site_key(("llms-post-utf8", labels, *llms_parts.site_key(url, raw_html)))
-        names = self.site_key(("llms-names", llms_parts.names_key(entry, lang, shown)))
-        key = _pair(site, self.version(entry, lang), names)
+        key = _pair(site, self.version(entry, lang), self.names(entry, lang, shown))
         made: tuple[str, bytes] = self.get(key, make)
         return made
 
@@ -179,6 +199,23 @@ class Parts:
         if not fresh:
             markdown.replay(doc)
         return entry
+
+
+@dataclass(frozen=True)
+class Held:
+    """What Parts keeps of a post's version: the entry it was worked out from, the digest of
+    its values (Parts.version), its document's language and its tags (tags_of)."""
+
+    entry: Entry
+    digest: bytes
+    doc_lang: str
+    tags: tuple[str, ...]
+
+
+def _hold(entry: Entry, lang: str) -> Held:
+    digest = _digest(("version", version_key(entry, lang), entry.source_lang))
+    doc = entry.versions[lang].doc
+    return Held(entry, digest, doc.lang, tuple(tags_of(entry, lang)))
 
 
 def _pair(*digests: bytes) -> bytes:
@@ -243,15 +280,14 @@ class Feeds:
     def render(self, job: RenderJob, tree: OutputTree) -> None:
         for lang in job.langs:
             notes = feed_notes(job, lang)
-            docs = feeds.feed_docs(job.site, lang)
             # each entry is made once, whichever feeds show it, and kept by its values (a pure
             # function of its item, its body and its note: Parts.feed_entry)
             entries: dict[feeds.FeedItem, tuple[str, str]] = {}
             for parts in self.sets(job, lang):
-                for it in parts.items:
+                for it, doc in zip(parts.items, parts.docs, strict=True):
                     if it not in entries:
                         entries[it] = job.parts.feed_entry(
-                            it, docs[it.rel], notes.get(it.state, ""), job.markdown
+                            it, doc, notes.get(it.state, ""), job.markdown
                         )
                 path = parts.path[1:]
                 xml = feeds.feed_xml(parts, [entries[it][0] for it in parts.items])
@@ -344,8 +380,9 @@ class Llms:
             ) -> bytes:
                 return made[entry.key][1]
 
-            index = llms.llms_txt(site, lang, url, _, part=line).encode("utf-8")
-            text = llms.llms_full_txt(site, lang, url, _, part=full)  # (the root copies: the same)
+            head = llms.header(site, lang, url, _)  # (both files start with it)
+            index = llms.llms_txt(site, lang, url, _, part=line, head=head).encode("utf-8")
+            text = llms.llms_full_txt(site, lang, url, _, part=full, head=head)  # (root: same)
             tree.add(urls.llms(lang)[1:], index, lang, "llms.txt")
             tree.add(urls.llms(lang, True)[1:], text, lang, "llms")
             if lang == default:  # the root copies are the default language's: built with it
