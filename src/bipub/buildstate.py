@@ -89,7 +89,9 @@ class BuildState:
 
 
 def entry_keys(renderer: HtmlRenderer) -> dict[EntryId, str]:
-    return {(e.kind, e.key): renderer.entry_key(e) for e in renderer.site.entries}
+    """Each entry's key (HtmlRenderer.entry_keys: with `bipub serve`'s memo, the unchanged
+    entries' as the last build worked them out)."""
+    return renderer.entry_keys()
 
 
 def carry(
@@ -101,12 +103,14 @@ def carry(
 ) -> str:
     """Give `renderer` what `previous` worked out that still holds (see the module's text).
     Returns what was carried, or why nothing was, for `-v`."""
+    keys = renderer.keys_note()
+    keys = f"; {keys}" if keys else ""
     if previous is None:
-        return "no state of the last build: every page fingerprinted"
+        return f"no state of the last build: every page fingerprinted{keys}"
     if previous.global_key != global_key:
         return (
             "templates, catalogs, configuration or the site-wide context changed: "
-            "every page fingerprinted"
+            f"every page fingerprinted{keys}"
         )
     changed = {e for e, k in entries.items() if previous.entries.get(e) != k}
     changed.update(e for e in previous.entries if e not in entries)
@@ -128,7 +132,7 @@ def carry(
     return (
         f"{len(changed)} entr{'y' if len(changed) == 1 else 'ies'} changed"
         f"{f' ({shown}{more})' if changed else ''}: {len(known)} of {len(plan.paths)} pages "
-        "keep their fingerprints"
+        f"keep their fingerprints{keys}"
     )
 
 

@@ -18,6 +18,7 @@ import pytest
 
 from bipub.cache import BuildCache
 from bipub.pipeline import Kept, build
+from bipub.render.html import HtmlRenderer
 from tests.conftest import PROJECTS, tree_snapshot
 
 KINDS = {"html", "json", "feeds", "llms"}
@@ -118,3 +119,14 @@ def test_each_update_equals_a_clean_build(tmp_path: Path, resident: bool) -> Non
         assert shows(root), what
         if kept is not None:  # the update took the unchanged entries as they were
             assert kept.pairs.reused > 0 and kept.pages.reused > 0, what
+            assert kept.pages.keys.reused > 0, what
+            # and each key it took from the memo (EntryKeyMemo) is the one worked out anew
+            assert kept.state is not None
+            assert kept.state.entries == _fresh_keys(kept), what
+
+
+def _fresh_keys(kept: Kept) -> dict[tuple[str, str], str]:
+    """The entry keys of the site `kept`'s last build planned, by a renderer without a memo."""
+    last = kept.pages.renderer
+    assert isinstance(last, HtmlRenderer)
+    return HtmlRenderer(last.site, last.rendered, last.url).entry_keys()
