@@ -29,7 +29,7 @@ from typing import Any
 os.environ["BIPUB_WORKERS"] = "1"
 
 import bipub.pipeline as pipeline  # (after BIPUB_WORKERS)
-from bipub import buildstate, uptodate
+from bipub import buildstate, handover, uptodate
 from bipub.cache import BuildCache
 from bipub.project import Project
 from bipub.render import cards
@@ -71,7 +71,7 @@ def main() -> None:
     wrap(output.OutputTree, "keep", "OutputTree.keep")
     wrap(output.OutputTree, "next_record", "OutputTree.next_record")
     wrap(pipeline, "publish", "publish")
-    wrap(pipeline, "_remember_pages", "remember pages")
+    wrap(handover, "remember_pages", "remember pages")
     wrap(cards, "remember", "cards.remember")
     wrap(pipeline, "_build", "the whole build")
     kept = None

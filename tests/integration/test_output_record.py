@@ -21,10 +21,11 @@ from typing import Any
 import pytest
 
 from bipub import pipeline, uptodate
+from bipub.cache import BuildCache
 from bipub.diagnostics import DiagnosticError
 from bipub.pipeline import BuildResult, build
 from bipub.project import Project
-from bipub.write.record import inode, tree_state
+from bipub.write.record import four, inode, tree_state
 from tests.conftest import PROJECTS, inputs_digest, tree_snapshot
 
 KINDS = {"html", "json", "feeds", "llms"}
@@ -216,6 +217,13 @@ def _assert_records_match_the_disk(project: Path) -> None:
             p: inode(i) for p, i in spare.files.items()
         }
         assert record.spare.dirs == spare.dirs
+    # the pages' identities the next build's `keep` compares: the published files' (an update
+    # updates those of the pages it rendered or linked only: handover.remember_pages)
+    pages = BuildCache.load(project / ".bipub-cache").pages[str((project / "site").resolve())]
+    stale = {
+        p for p, (_, ident) in pages.items() if p in record.files and ident != four(record.files[p])
+    }
+    assert not stale, sorted(stale)[:5]
 
 
 def _step_edit(project: Path) -> None:
@@ -379,3 +387,20 @@ def test_a_failed_update_leaves_the_spare_copy_to_be_checked(
     assert "spare copy of the site (.site.prev) checked in full" in result.cache_note
     assert tree_snapshot(updated / "site") == _clean(updated, tmp_path)
     _assert_records_match_the_disk(updated)
+
+
+def test_an_output_reached_through_a_symbolic_link_keeps_its_pages(tmp_path: Path) -> None:
+    """A web root published through a link (write/output.py): the pages' fingerprints are
+    remembered for the folder written, and found again by the next build (before, they were
+    saved under the folder's real path and looked up under the link's: every page rendered
+    again at every update)."""
+    project = _project(tmp_path)
+    real = tmp_path / "www"
+    real.mkdir()
+    (project / "site").symlink_to(real)
+    first = _build(project)
+    _edit(project, "링크")
+    result = _build(project)
+    pages = sum(result.pages.values())
+    assert first.reused == 0 and result.reused >= pages - 20, (result.reused, pages)
+    assert tree_snapshot(real) == _clean(project, tmp_path)

@@ -3,9 +3,13 @@ run), and a light command none of the pipeline's heavy libraries."""
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 
+import pytest
+
+from bipub.cli import exit_status, flushed
 from tests.conftest import REPO
 
 PROBE = """
@@ -32,3 +36,32 @@ def test_a_command_imports_no_other_command_nor_the_pipeline() -> None:
     )
     loaded = result.stdout.split("\n")[-2].split()
     assert loaded == ["bipub.commands.explain_cmd", "bipub.commands.ui"], result.stdout
+
+
+def test_the_program_flushes_what_its_streams_hold(monkeypatch: pytest.MonkeyPatch) -> None:
+    """cli.run ends with os._exit, which drops what Python still buffers: `flushed` writes it
+    out first (stdout into a pipe holds whole blocks)."""
+    raw = io.BytesIO()
+    stream = io.TextIOWrapper(raw, encoding="utf-8")  # block-buffered, as into a pipe
+    monkeypatch.setattr(sys, "stdout", stream)
+    stream.write("result\n")
+    assert raw.getvalue() == b""
+    assert flushed(0) == 0
+    assert raw.getvalue() == b"result\n"
+
+
+def test_output_that_cannot_be_flushed_is_not_a_success(monkeypatch: pytest.MonkeyPatch) -> None:
+    class ClosedPipe(io.StringIO):
+        def flush(self) -> None:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    assert flushed(0) == 120  # (Python's own status for a failed flush at exit)
+    assert flushed(1) == 1  # the command's failure stays what it was
+
+
+def test_exit_status_is_pythons(capsys: pytest.CaptureFixture[str]) -> None:
+    assert exit_status(None) == 0
+    assert exit_status(2) == 2
+    assert exit_status("bipub: gave up") == 1
+    assert capsys.readouterr().err == "bipub: gave up\n"

@@ -22,8 +22,7 @@ from datetime import UTC, date, datetime, time
 from typing import TYPE_CHECKING
 
 from bipub.load.content import Document
-from bipub.model.fields import slugify
-from bipub.pair.site import Entry, Site, post_order_key, tags_of
+from bipub.pair.site import Entry, Site, post_order_key
 from bipub.render import urls
 
 if TYPE_CHECKING:
@@ -92,13 +91,11 @@ class FeedParts:
 
 def feed_sets(site: Site, lang: str, url: urls.UrlBuilder) -> list[FeedParts]:
     """Every feed of a language: the language's, then each tag's and each series' (in the
-    order of their slugs)."""
+    order of their slugs). Made of their first FEED_SIZE posts only: a tag's are the posts
+    pairing listed for it (`Site.tag_posts`, the tag pages' own lists)."""
     posts = site.posts(lang)
     out = [feed_parts(site, lang, url)]
-    by_tag: dict[str, list[Entry]] = {}
-    for entry in posts:
-        for slug in sorted({slugify(t) for t in tags_of(entry, lang)}):
-            by_tag.setdefault(slug, []).append(entry)
+    by_tag = site.tag_posts.get(lang, {})  # each tag's posts, newest first (pair/tables.py)
     title = site.config.language(lang).title
     for slug, tag in sorted(site.tags.get(lang, {}).items()):
         members = by_tag.get(slug)
@@ -327,19 +324,29 @@ def route_part(
     lastmod: date | None,
 ) -> SitemapPart:
     """The sitemap's URLs of one route: its indexable page in each language (made only of
-    each page's path, canonical_path and noindex)."""
+    each page's path, canonical_path and noindex). Its text is `_url_xml` of each URL, with
+    what they share (the lastmod, the alternates) escaped once for the route: a big site has
+    tens of thousands of routes, made again at every build (tests/property/test_sitemap_xml.py
+    compares with ElementTree)."""
     indexable = {code: s for code, s in specs.items() if s.canonical_path is None and not s.noindex}
-    alternates = (
-        [(other, url.absolute(indexable[other].path)) for other in codes if other in indexable]
-        if len(indexable) > 1
-        else []
-    )
-    entries: list[SitemapUrl] = [
-        (url.absolute(spec.path), lastmod.isoformat() if lastmod else None, alternates)
-        for code in codes
-        if (spec := indexable.get(code)) is not None
-    ]
-    return (route, "".join(map(_url_xml, entries)), bool(entries and alternates))
+    locs = [(code, url.absolute(spec.path)) for code in codes if (spec := indexable.get(code))]
+    alternates = locs if len(indexable) > 1 else []
+    day = lastmod.isoformat() if lastmod else None
+    if any(not loc for _, loc in locs):  # (an empty URL: never from url.absolute)
+        entries: list[SitemapUrl] = [(loc, day, alternates) for _, loc in locs]
+        return (route, "".join(map(_url_xml, entries)), bool(entries and alternates))
+    shared = ["</loc>"]
+    if day is not None:
+        shared.append(f"\n    <lastmod>{_cdata(day)}</lastmod>" if day else "\n    <lastmod />")
+    for hreflang, href in alternates:
+        shared.append(
+            f'\n    <xhtml:link rel="alternate" hreflang="{_attrib(hreflang)}" '
+            f'href="{_attrib(href)}" />'
+        )
+    shared.append("\n  </url>")
+    tail = "".join(shared)
+    text = "".join(f"\n  <url>\n    <loc>{_cdata(loc)}{tail}" for _, loc in locs)
+    return (route, text, bool(locs and alternates))
 
 
 def sitemap_xml(entries: list[SitemapUrl]) -> bytes:
