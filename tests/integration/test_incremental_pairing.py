@@ -101,7 +101,28 @@ STEPS: list[Step] = [
         lambda r: _edit(r, "content/ko/posts/alpha.md", "date: 2026-04-07", "date: 2026-07-07"),
         lambda r: _page(r, "ko/tags/vllm/index.html").count("알파 글") >= 1,
     ),
+    (
+        "a post whose English version leaves its tag out: a tag page in Korean only",
+        lambda r: _translated(r, "solo", "tags: [solo]", "tags: []"),
+        lambda r: (
+            (r / "site/ko/tags/solo/index.html").is_file()
+            and not (r / "site/en/tags/solo").exists()
+        ),
+    ),
+    (
+        "another post's English version takes the tag: the Korean page, its posts unchanged, "
+        "links its new English counterpart",
+        lambda r: _edit(r, "content/en/posts/alpha.md", "\nseries:", "\ntags: [solo]\nseries:"),
+        lambda r: '/en/tags/solo/"' in _page(r, "ko/tags/solo/index.html"),
+    ),
 ]
+
+
+def _translated(root: Path, name: str, ko_tags: str, en_tags: str) -> None:
+    for lang, title, tags in (("ko", "솔로", ko_tags), ("en", "Solo", en_tags)):
+        path = root / "content" / lang / "posts" / f"{name}.md"
+        text = f"---\ntitle: {title}\ndate: 2026-03-01\n{tags}\n---\n\n{title}.\n"
+        path.write_text(text if lang == "ko" else text.replace("date: 2026-03-01\n", ""), "utf-8")
 
 
 @pytest.mark.parametrize("resident", [False, True], ids=["restored", "resident"])
