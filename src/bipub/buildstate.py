@@ -56,7 +56,7 @@ from bipub import __version__
 from bipub.cache import UNREADABLE, load_signed, save_signed
 from bipub.project import Project
 from bipub.render import urls
-from bipub.render.html import EntryId, HtmlRenderer, Plan
+from bipub.render.html import EntryId, HtmlRenderer, PageSpec, Plan
 from bipub.render.outputs import Parts
 
 FORMAT = 4  # 3: the feeds' entries are parts (no rendered bodies kept); 4: parts files
@@ -86,10 +86,14 @@ class BuildState:
     parts: Parts = field(default_factory=Parts)
     # the parts files on disk this state's parts were read from or saved to (not compared)
     stored: Stored | None = field(default=None, compare=False, repr=False)
+    # the plan whose pages have these fingerprints (in memory only: `bipub serve`; not saved)
+    plan: Plan | None = field(default=None, compare=False, repr=False)
 
 
 def entry_keys(renderer: HtmlRenderer) -> dict[EntryId, str]:
-    return {(e.kind, e.key): renderer.entry_key(e) for e in renderer.site.entries}
+    """Each entry's key (HtmlRenderer.entry_keys: with `bipub serve`'s memo, the unchanged
+    entries' as the last build worked them out)."""
+    return renderer.entry_keys()
 
 
 def carry(
@@ -101,12 +105,14 @@ def carry(
 ) -> str:
     """Give `renderer` what `previous` worked out that still holds (see the module's text).
     Returns what was carried, or why nothing was, for `-v`."""
+    keys = renderer.keys_note()
+    keys = f"; {keys}" if keys else ""
     if previous is None:
-        return "no state of the last build: every page fingerprinted"
+        return f"no state of the last build: every page fingerprinted{keys}"
     if previous.global_key != global_key:
         return (
             "templates, catalogs, configuration or the site-wide context changed: "
-            "every page fingerprinted"
+            f"every page fingerprinted{keys}"
         )
     changed = {e for e, k in entries.items() if previous.entries.get(e) != k}
     changed.update(e for e in previous.entries if e not in entries)
@@ -115,8 +121,11 @@ def carry(
         touched.update(plan.shows.get(entry, ()))
     known = renderer.known
     old = previous.fingerprints
+    before = previous.plan
     for path, spec in plan.paths.items():
-        if spec.made_of and path not in touched:
+        if path in touched:
+            continue
+        if spec.made_of or (before is not None and spec.lists and _as_before(plan, before, spec)):
             fp = old.get(urls.output_file(path))
             if fp is not None:
                 known[path] = fp
@@ -128,7 +137,20 @@ def carry(
     return (
         f"{len(changed)} entr{'y' if len(changed) == 1 else 'ies'} changed"
         f"{f' ({shown}{more})' if changed else ''}: {len(known)} of {len(plan.paths)} pages "
-        "keep their fingerprints"
+        f"keep their fingerprints{keys}"
+    )
+
+
+def _as_before(plan: Plan, before: Plan, spec: PageSpec) -> bool:
+    """A listing page (blog, tag) that `before`, the plan of the last build, had as it is:
+    the same PageSpec, planned for the same posts and numbers (render/page_plan.py PageMemo
+    keeps it only then), and so its counterparts in the other languages (hreflang). With
+    its posts' keys unchanged (`Plan.shows`), its fingerprint is the last build's."""
+    if before.paths.get(spec.path) is not spec:
+        return False
+    now, then = plan.routes[spec.route], before.routes.get(spec.route)
+    return (
+        then is not None and len(now) == len(then) and all(then.get(c) is s for c, s in now.items())
     )
 
 

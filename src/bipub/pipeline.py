@@ -216,6 +216,7 @@ def _next_state(job: RenderJob, pages: HtmlPages | None, kinds: list[Output]) ->
         pages.fingerprints,
         job.renderer.card_keys(),
         job.parts.next(),
+        plan=job.plan,
     )
 
 

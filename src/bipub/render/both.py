@@ -140,7 +140,7 @@ def review_key(site: Site, entry: Entry) -> object:
     if entry.kind != "posts":
         return None
     return tuple(
-        (lang, section_states(site, entry, lang))
+        (lang, tuple((s.state, s.machine) for s in section_states(site, entry, lang)))
         for lang in site.config.codes
         if lang != entry.source_lang and partner(site, entry, lang) is not None
     )

@@ -80,6 +80,7 @@ class PageMemo:
     renderer: Any = None  # the HtmlRenderer the kept pages belong to (render/html.py)
     config: Any = None  # the configuration it was made with (another: nothing is kept)
     pages: dict[tuple[str, ...], Kept] = field(default_factory=dict)
+    keys: EntryKeyMemo = field(default_factory=lambda: EntryKeyMemo())  # each entry's key
     _next: dict[tuple[str, ...], Kept] = field(default_factory=dict)
     reused: int = 0  # pages taken as they were by the last plan
 
@@ -115,3 +116,59 @@ class PageMemo:
 
 # what PageMemo keeps for a key: the entries and inputs the pages were made of, and the pages
 Kept = tuple[tuple[object, ...], object, tuple[PageSpec, ...]]
+
+
+@dataclass
+class EntryKeyMemo:
+    """What the last build of a resident caller (`bipub serve`) worked out as each entry's key
+    (render/html.py `HtmlRenderer.entry_key`) and what it was made of: the Entry itself (pair/
+    site.py PairMemo keeps an unchanged entry as the very object it was: its documents, its
+    versions' states, and, with the configuration, which PDFs and side-by-side page it has;
+    `facts`: what `HtmlRenderer.entry_facts` works out of it alone), what it takes from the
+    rest of the site (`around`: its tags' shown names, its series, its neighbours, its images
+    and diagrams: `HtmlRenderer.entry_around`) and the review states of its sections
+    (`review`: render/both.py review_key, from the status files). A key is taken as it was
+    only when all three are the same; else it is worked out again by the same function.
+    Emptied with the configuration (PageMemo)."""
+
+    known: dict[EntryId, KeyMade] = field(default_factory=dict)
+    _next: dict[EntryId, KeyMade] = field(default_factory=dict)
+    status: object = None  # the status records the known keys were worked out with
+    same_status: bool = False  # this build's status records are those (`start`)
+    reused: int = 0  # keys taken as they were by the last `entry_keys`
+
+    def start(self, status: object) -> None:
+        """Keys are worked out for a new site whose status files hold `status`."""
+        self.same_status = self.status is not None and self.status == status
+        self.status, self.reused, self._next = status, 0, {}
+
+    def facts(self, entry_id: EntryId, entry: object) -> object | None:
+        """What the last build worked out of `entry` alone, if it is the very same object."""
+        known = self.known.get(entry_id)
+        return known[1] if known is not None and known[0] is entry else None
+
+    def get(
+        self, entry_id: EntryId, entry: object, around: object, review: Callable[[], object]
+    ) -> tuple[object, str | None]:
+        """(the review states of `entry`, its key if the last build's holds, else None); the
+        review states are worked out again (`review()`) unless the entry is the same object
+        and the status files hold the same records."""
+        known = self.known.get(entry_id)
+        if known is None or known[0] is not entry:
+            return review(), None
+        states = known[3] if self.same_status else review()
+        if known[2] != around or states != known[3]:
+            return states, None
+        self.reused += 1
+        return states, known[4]
+
+    def keep(self, entry_id: EntryId, made: KeyMade) -> None:
+        self._next[entry_id] = made
+
+    def done(self) -> None:
+        """Every entry's key is worked out: they replace the last build's (removed entries go)."""
+        self.known, self._next = self._next, {}
+
+
+# what EntryKeyMemo keeps for an entry: the Entry, its facts, around, review, and its key
+KeyMade = tuple[object, object, object, object, str]
