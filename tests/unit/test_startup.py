@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -65,3 +66,18 @@ def test_exit_status_is_pythons(capsys: pytest.CaptureFixture[str]) -> None:
     assert exit_status(2) == 2
     assert exit_status("bipub: gave up") == 1
     assert capsys.readouterr().err == "bipub: gave up\n"
+
+
+def test_a_profiled_run_ends_the_usual_way(tmp_path: Path) -> None:
+    """`python -m cProfile -o X -m bipub ...` (how bipub's speed is profiled): the profiler
+    writes X at the normal exit, which os._exit would skip."""
+    out = tmp_path / "bipub.prof"
+    result = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(out), "-m", "bipub", "--version"],
+        env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert out.is_file() and out.stat().st_size > 0
