@@ -20,7 +20,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -75,7 +75,9 @@ class BuildResult:
     cache_note: str = ""  # what the build reused from the last one, or why not (`-v`)
     up_to_date: bool = False  # nothing changed since the last build: nothing was done
     state: BuildState | None = None  # what the next build can start from (buildstate.py)
-    built: dict[str, int] = field(default_factory=dict)  # build --only: files per kind rebuilt
+    # build --only: the files per kind rebuilt, counted when asked (the command line's summary;
+    # `bipub serve` never asks): handover.Built
+    built: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -393,9 +395,9 @@ def _build(
         ) as tree:
             render(job, steps, tree)
             notes.extend(n for kind in steps if isinstance(kind, Search) for n in kind.notes)
-            built: dict[str, int] = {}
+            built: Mapping[str, int] = {}
             if options.only is not None:  # build --only: the other kinds stay as they were
-                built = {kind.kind: sum(map(kind.owns, tree.files)) for kind in kinds}
+                built = handover.Built(kinds, list(tree.files))
                 handover.carry_other_kinds(tree, kinds, published)
             silenced = collector.apply_levels(config.diagnostics)  # bipub.yaml `diagnostics:`
             _strict(collector, options.strict)
