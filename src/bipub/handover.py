@@ -15,7 +15,7 @@ writer's record says which files it looked at: `OutputRecord.looked`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from bipub import buildstate, uptodate
@@ -45,6 +45,30 @@ def known_output(prescan: uptodate.Prescan, notes: list[str]) -> uptodate.Record
     if known is not None and known.changed:
         notes.append(f"{known.changed} since the last build: every file of it compared")
     return known
+
+
+class Built(Mapping[str, int]):
+    """build --only: how many of `files` (those this build made) each of `kinds` owns, counted
+    when first asked (a call per file and kind: ~0.05 s on a 5,000-post site, which `bipub
+    serve`'s rebuilds never show)."""
+
+    def __init__(self, kinds: list[Output], files: list[str]) -> None:
+        self._kinds, self._files = kinds, files
+        self._counts: dict[str, int] | None = None
+
+    def _counted(self) -> dict[str, int]:
+        if self._counts is None:
+            self._counts = {k.kind: sum(map(k.owns, self._files)) for k in self._kinds}
+        return self._counts
+
+    def __getitem__(self, kind: str) -> int:
+        return self._counted()[kind]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._counted())
+
+    def __len__(self) -> int:
+        return len(self._kinds)  # (one count per kind: not counted to be told how many)
 
 
 def carry_other_kinds(

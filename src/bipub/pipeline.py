@@ -20,7 +20,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -376,9 +376,9 @@ def _build(
         ) as tree:
             render(job, steps, tree)
             notes.extend(n for kind in steps if isinstance(kind, Search) for n in kind.notes)
-            built: dict[str, int] = {}
+            built: Mapping[str, int] = {}
             if options.only is not None:  # build --only: the other kinds stay as they were
-                built = {kind.kind: sum(map(kind.owns, tree.files)) for kind in kinds}
+                built = handover.Built(kinds, list(tree.files))
                 handover.carry_other_kinds(tree, kinds, published)
             silenced = collector.apply_levels(config.diagnostics)  # bipub.yaml `diagnostics:`
             apply_strict(collector, options.strict)

@@ -170,9 +170,9 @@ class OutputTree:
         if existing is not None:
             raise _clash(path, existing.origin, origin)
         raw, digest = self._encode(data)
-        self.added.add(path)
         if self.spare is not None and self.live is not None:
             self.files[path] = self._add_known(path, raw, digest, lang, origin)
+            self.added.add(path)
             return
         target = os.path.join(self.staging, path)
         self._make_parents(path)
@@ -185,6 +185,7 @@ class OutputTree:
             files.replace_with_bytes(target, raw, self.fresh)
             done = "written"
         self.files[path] = OutputFile(lang, origin, digest, done)
+        self.added.add(path)
 
     def _encode(self, data: bytes | str) -> tuple[bytes, bytes]:
         """`data`'s bytes and their hash; the same object added again (the root copies of
