@@ -34,6 +34,7 @@ from bipub.diagnostics import Collector, ConfigError, Diagnostic, DiagnosticErro
 from bipub.load.content import Content, load_content
 from bipub.pair.model import report_fallbacks
 from bipub.pair.site import PairMemo, Site, pair_site
+from bipub.pair.status import StatusCache
 from bipub.project import Project
 from bipub.render import cards, urls
 from bipub.render.cards import Cards
@@ -115,10 +116,12 @@ def pair(
     content: Content,
     collector: Collector,
     memo: PairMemo | None = None,
+    status: StatusCache | None = None,
 ) -> Site:
     """Stage 3: translations matched, states resolved, tags and series collected (`memo`: what
-    the last pairing of a resident caller worked out per entry, pair/site.py PairMemo)."""
-    return pair_site(project.root, config, content, collector, memo)
+    the last pairing of a resident caller worked out per entry, pair/site.py PairMemo; `status`:
+    the status files as the last build parsed them, pair/status.py)."""
+    return pair_site(project.root, config, content, collector, memo, status)
 
 
 def plan(
@@ -353,7 +356,8 @@ def _build(
     config, content = load(project, collector, cache, inputs)
     check_langs(config, options.langs or [])
     selected = [c for c in config.codes if not options.langs or c in options.langs]
-    site = pair(project, config, content, collector, kept.pairs if kept is not None else None)
+    parsed = StatusCache(project.cache) if kept is None and cache is not None else None
+    site = pair(project, config, content, collector, kept.pairs if kept else None, parsed)
     if kept is not None:
         notes.append(_paired_note(kept.pairs, len(site.entries)))
     collector.raise_if_errors()

@@ -25,7 +25,7 @@ from bipub.diagnostics import Diagnostic
 from bipub.load.content import Document
 from bipub.model.post import Kind
 from bipub.pair.model import Entry
-from bipub.pair.status import StatusFile
+from bipub.pair.status import StatusCache, StatusFile
 from bipub.pair.tables import Tables
 from bipub.pair.taxonomy import EntryTaxa
 from bipub.pair.units import Unit
@@ -78,14 +78,24 @@ class PairMemo:
     # what each entry brought to the tags and series, with the entry (pair/taxonomy.py)
     taxa: dict[tuple[str, str], tuple[Entry, EntryTaxa]] = field(default_factory=dict)
     tables: Tables | None = None  # the tags and spellings joined from them (pair/tables.py)
+    status: StatusCache = field(default_factory=StatusCache)  # the status files as parsed
+    # the status files of the last pairing, and whether this one's are those very objects
+    _status: dict[str, StatusFile] = field(default_factory=dict)
+    _same_status: bool = False
 
-    def start(self, config: SiteConfig) -> None:
-        """A pairing starts: with another configuration, every entry is paired again."""
+    def start(self, config: SiteConfig, status: dict[str, StatusFile]) -> None:
+        """A pairing starts: with another configuration, every entry is paired again; with the
+        status files of the last pairing (`status` takes an unchanged one as it was parsed),
+        what each entry read of them is as it was."""
         self.why = ""
         if config != self.config:
             if self.config is not None:
                 self.why = "bipub.yaml changed"
             self.config, self.paired, self.taxa, self.tables = config, {}, {}, None
+        self._same_status = status.keys() == self._status.keys() and all(
+            file is self._status[lang] for lang, file in status.items()
+        )
+        self._status = dict(status)
         self.reused, self._next = 0, {}
 
     def get(
@@ -96,7 +106,9 @@ class PairMemo:
         if known is None:
             return None
         paired, read = known
-        if paired.docs != doc_ids(docs) or status_read(paired.units, status) != read:
+        if paired.docs != doc_ids(docs):
+            return None
+        if not self._same_status and status_read(paired.units, status) != read:
             return None
         self.reused += 1
         self._next[group] = known

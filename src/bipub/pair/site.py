@@ -34,7 +34,7 @@ from bipub.pair.model import Version as Version
 from bipub.pair.model import post_order_key as post_order_key
 from bipub.pair.model import series_order_key as series_order_key
 from bipub.pair.model import tags_of as tags_of
-from bipub.pair.status import StatusFile, load_status
+from bipub.pair.status import StatusCache, StatusFile, load_status
 from bipub.pair.tables import join_tables
 from bipub.pair.taxonomy import collect_series, entry_taxa
 from bipub.pair.units import Unit, entry_units, nfc
@@ -81,10 +81,12 @@ def pair_site(
     content: Content,
     collector: Collector,
     memo: PairMemo | None = None,
+    status_cache: StatusCache | None = None,
 ) -> Site:
     """Pair the loaded content. `memo`: what the last pairing worked out per entry (`PairMemo`),
-    updated with this one's."""
-    status = {lang: load_status(root, lang, collector) for lang in config.codes}
+    updated with this one's. `status_cache`: the status files as last parsed (else the memo's)."""
+    parsed = status_cache if status_cache is not None else memo.status if memo else None
+    status = {lang: load_status(root, lang, collector, parsed) for lang in config.codes}
     cv = _pair_cv(config, content, status, collector)
     if cv:  # machine-drafted CV fields get the drafts' notice (or show the source)
         from bipub.pair.cv_merge import mark_drafts
@@ -226,7 +228,7 @@ def _pair_documents(
     entries: list[Entry] = []
     urls: dict[tuple[str, str, str], Document] = {}
     if memo is not None:
-        memo.start(config)
+        memo.start(config, status)
     for (kind, key), docs in sorted(groups.items()):
         if (
             any((kind, d.name) in content.failed for d in docs.values())
