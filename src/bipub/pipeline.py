@@ -380,6 +380,7 @@ def _build(
         ) as tree:
             render(job, steps, tree)
             notes.extend(n for kind in steps if isinstance(kind, Search) for n in kind.notes)
+            notes.append(job.parts.note())
             built: Mapping[str, int] = {}
             if options.only is not None:  # build --only: the other kinds stay as they were
                 built = handover.Built(kinds, list(tree.files))

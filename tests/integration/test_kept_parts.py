@@ -178,3 +178,13 @@ def test_a_tag_renamed_in_one_language_shows_in_that_languages_texts_only(
     assert "태그: KV cache" in _beta(root)
     assert "Tags: KV-CACHE" in _text(root, "en/llms-full.txt").split("/en/blog/beta/")[1]
     assert tree_snapshot(root / "site") == _clean(root, tmp_path)
+
+
+def test_verbose_says_how_many_parts_an_edit_made(kept: tuple[Path, Kept | None]) -> None:
+    """`-v` says how many of the aggregates' parts the build kept and made: a title edit
+    makes one posts.json record, one llms part and one feed entry of the edited post."""
+    root, memory = kept
+    _edit(root, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
+    note = build(root, only=KINDS, kept=memory).cache_note
+    [said] = [n for n in note.split("; ") if n.startswith("aggregate parts")]
+    assert said.endswith(", 3 made"), said

@@ -70,6 +70,7 @@ class Parts:
         default_factory=dict, compare=False, repr=False
     )
     _sites: dict[object, bytes] = field(default_factory=dict, compare=False, repr=False)
+    made: int = field(default=0, compare=False, repr=False)  # parts made by this build
     _shown: dict[str, llms.Names] = field(default_factory=dict, compare=False, repr=False)
     _names: dict[str, dict[tuple[str, tuple[str, ...]], bytes]] = field(
         default_factory=dict, compare=False, repr=False
@@ -81,8 +82,19 @@ class Parts:
             found = self.earlier.get(key)
             if found is None:
                 found = make()
+                self.made += 1
             self.now[key] = found
         return found
+
+    def note(self) -> str:
+        """What this build took from the last one's parts, for `-v`."""
+        if not self.now:
+            return ""
+        kept = len(self.now) - self.made
+        return (
+            f"aggregate parts (posts.json records, llms parts, feed entries, card keys): {kept:,} of "
+            f"{len(self.now):,} kept, {self.made:,} made"
+        )
 
     def next(self) -> Parts:
         """What the next build starts from: the parts this one used (or, if it used none,
