@@ -30,8 +30,12 @@ class PageSpec:
     noindex: bool = False
     deps: Callable[[], object] | None = None  # cheap summary of what the page is made from
     doc: Document | None = None  # the document whose body the page shows (posts and pages)
-    lists: tuple[str, ...] = ()  # the keys of the posts whose cards it shows (listings)
-    made_of: tuple[EntryId, ...] = ()  # a post's or page's: its entry and its series' members
+    # the keys of the posts whose cards it shows (listings: buildstate.carry keeps the last
+    # fingerprint of a listing PageMemo kept as it was while none of these changed)
+    lists: tuple[str, ...] = ()
+    # a post's or page's: its entry, its series' members and its neighbours (buildstate.carry
+    # keeps its last fingerprint while none of these changed)
+    made_of: tuple[EntryId, ...] = ()
     image: str | None = None  # og:image: a URL or site path (None: the language's site card)
 
 
