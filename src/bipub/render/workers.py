@@ -200,8 +200,9 @@ def render_pages(
             markdown.replay(spec.doc)
     # a page and its translations side by side: they share code blocks (render/highlight.py
     # memoizes them), so they should land in the same chunk
-    order = {route: i for i, route in enumerate(plan.routes)}
-    specs.sort(key=lambda s: order[s.route])
+    if len(specs) > 1:
+        order = {route: i for i, route in enumerate(plan.routes)}
+        specs.sort(key=lambda s: order[s.route])
     tree.reused_pages += kept
     if on_start:
         on_start(kept + len(specs))
