@@ -77,7 +77,6 @@ class HtmlRenderer(PageViews):
         self.plan_blog(plan, lang, posts)
         for entry in posts:
             self._plan_entry(plan, lang, entry)
-            self._plan_both(plan, lang, entry)
         for entry in site.pages(lang):
             self._plan_entry(plan, lang, entry)
         by_tag = site.tag_posts.get(lang, {})  # each tag's posts (pair/taxonomy.py)
@@ -224,9 +223,16 @@ class HtmlRenderer(PageViews):
         return (spec,)
 
     def _plan_entry(self, plan: Plan, lang: str, entry: Entry) -> None:
+        """A post's or page's page in `lang`, and a post's side-by-side page after it."""
         made_of = self._made_of(entry, lang)
         key = ("entry", entry.kind, entry.key, lang)
-        self._add(plan, key, (entry,), made_of, partial(self._entry_page, lang, entry, made_of))
+        self._add(plan, key, (entry,), made_of, partial(self._entry_pages, lang, entry, made_of))
+
+    def _entry_pages(
+        self, lang: str, entry: Entry, made_of: tuple[EntryId, ...]
+    ) -> tuple[PageSpec, ...]:
+        page = self._entry_page(lang, entry, made_of)
+        return page + self._both_page(lang, entry) if entry.kind == "posts" else page
 
     def _entry_page(
         self, lang: str, entry: Entry, made_of: tuple[EntryId, ...]
@@ -258,18 +264,9 @@ class HtmlRenderer(PageViews):
         )
         return (spec,)
 
-    def _plan_both(self, plan: Plan, lang: str, entry: Entry) -> None:
+    def _both_page(self, lang: str, entry: Entry) -> tuple[PageSpec, ...]:
         """A post's side-by-side page (issue 19, render/both.py), if it has one in `lang` (the
         language beside it is a function of the entry and the configuration)."""
-        self._add(
-            plan,
-            ("both", entry.kind, entry.key, lang),
-            (entry,),
-            (),
-            partial(self._both_page, lang, entry),
-        )
-
-    def _both_page(self, lang: str, entry: Entry) -> tuple[PageSpec, ...]:
         other = both.partner(self.site, entry, lang)
         if other is None:
             return ()

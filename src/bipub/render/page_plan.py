@@ -3,6 +3,7 @@ it; render/workers.py renders it; buildstate.py keeps its fingerprints)."""
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,8 +30,12 @@ class PageSpec:
     noindex: bool = False
     deps: Callable[[], object] | None = None  # cheap summary of what the page is made from
     doc: Document | None = None  # the document whose body the page shows (posts and pages)
-    lists: tuple[str, ...] = ()  # the keys of the posts whose cards it shows (listings)
-    made_of: tuple[EntryId, ...] = ()  # a post's or page's: its entry and its series' members
+    # the keys of the posts whose cards it shows (listings: buildstate.carry keeps the last
+    # fingerprint of a listing PageMemo kept as it was while none of these changed)
+    lists: tuple[str, ...] = ()
+    # a post's or page's: its entry, its series' members and its neighbours (buildstate.carry
+    # keeps its last fingerprint while none of these changed)
+    made_of: tuple[EntryId, ...] = ()
     image: str | None = None  # og:image: a URL or site path (None: the language's site card)
 
 
@@ -40,12 +45,11 @@ class Plan:
     routes: dict[Route, dict[str, PageSpec]] = field(default_factory=dict)  # route → lang → page
 
     paths: dict[str, PageSpec] = field(default_factory=dict)
-    # each entry → the pages made of it (its own, its series' members') and showing its card
-    shows: dict[EntryId, list[str]] = field(default_factory=dict)
 
     def add(self, spec: PageSpec) -> None:
-        clash = self.paths.get(spec.path)
-        if clash is not None:
+        path = spec.path
+        if path in self.paths:
+            clash = self.paths[path]
             raise DiagnosticError(
                 [
                     Diagnostic(
@@ -57,13 +61,16 @@ class Plan:
                     )
                 ]
             )
-        self.paths[spec.path] = spec
-        self.pages.setdefault(spec.lang, []).append(spec)
-        self.routes.setdefault(spec.route, {})[spec.lang] = spec
-        for made_of in spec.made_of:
-            self.shows.setdefault(made_of, []).append(spec.path)
-        for key in spec.lists:
-            self.shows.setdefault(("posts", key), []).append(spec.path)
+        self.paths[path] = spec
+        lang = spec.lang
+        pages = self.pages.get(lang)
+        if pages is None:
+            pages = self.pages[lang] = []
+        pages.append(spec)
+        routes = self.routes.get(spec.route)
+        if routes is None:
+            routes = self.routes[spec.route] = {}
+        routes[lang] = spec
 
 
 @dataclass
@@ -92,7 +99,7 @@ class PageMemo:
         if (
             known is None
             or len(known[0]) != len(entries)
-            or any(a is not b for a, b in zip(known[0], entries, strict=True))
+            or not all(map(operator.is_, known[0], entries))
             or known[1] != inputs
         ):
             return None
