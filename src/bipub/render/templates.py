@@ -306,6 +306,7 @@ def make_environment(
     )
     env.globals["lang"] = lang
     env.globals["post_card"] = _post_card_renderer(env)
+    env.globals["site_part"] = _site_part_renderer(env)
     return env
 
 
@@ -387,6 +388,28 @@ def _post_card_renderer(env: jinja2.Environment) -> Callable[..., Markup]:
         return html
 
     return post_card
+
+
+def _site_part_renderer(env: jinja2.Environment) -> Callable[..., Markup]:
+    """`site_part(name)`: the template `name` rendered with the page's `site` only (and the
+    globals), once per build and language: what is the same on every page of a language (the
+    footer). Remembered by the `site` object (PageViews makes one per language and build; it is
+    kept beside the HTML so that its id stays its own); a template that uses anything of a
+    page's is an `undefined variable` error naming it."""
+    memo: dict[tuple[str, int], tuple[object, Markup]] = {}
+
+    @jinja2.pass_context
+    def site_part(context: jinja2.runtime.Context, name: str) -> Markup:
+        site = context.resolve("site")
+        key = (name, id(site))
+        hit = memo.get(key)
+        if hit is not None and hit[0] is site:
+            return hit[1]
+        html = Markup(env.get_template(name).render(site=site))  # noqa: S704 - autoescaped output
+        memo[key] = (site, html)
+        return html
+
+    return site_part
 
 
 def template_error(exc: BaseException, project_root: Path | None = None) -> Diagnostic:
