@@ -10,6 +10,7 @@ asks the same function first (pipeline._build), so both give the same answer by 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -32,7 +33,9 @@ class BuildResult:
     cache_note: str = ""  # what the build reused from the last one, or why not (`-v`)
     up_to_date: bool = False  # nothing changed since the last build: nothing was done
     state: BuildState | None = None  # what the next build can start from (buildstate.py)
-    built: dict[str, int] = field(default_factory=dict)  # build --only: files per kind rebuilt
+    # build --only: the files per kind rebuilt, counted when asked (the command line's summary;
+    # `bipub serve` never asks): handover.Built
+    built: Mapping[str, int] = field(default_factory=dict)
 
 
 def apply_strict(collector: Collector, strict: bool) -> None:

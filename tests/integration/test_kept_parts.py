@@ -116,3 +116,75 @@ def test_a_source_tag_edit_changes_the_translations_posts_json_record(
     [alpha] = [r for r in json.loads(_text(root, "api/en/posts.json")) if r["slug"] == "alpha"]
     assert alpha["tags"] == ["sglang", "KV cache"]
     assert tree_snapshot(root / "site") == _clean(root, tmp_path)
+
+
+def test_a_tag_added_to_a_post_puts_it_in_that_tags_feed_and_out_of_the_old_ones(
+    kept: tuple[Path, Kept | None], tmp_path: Path
+) -> None:
+    """A tag's feed lists the posts pairing listed for the tag (Site.tag_posts: in `bipub
+    serve`, tables moved by each edit): a post given a tag is in its feed, a tag no post has
+    any more has no feed, and the feeds equal a clean build's."""
+    root, memory = kept
+    assert "/blog/beta/" not in _text(root, "ko/tags/vllm/feed.xml")
+    _edit(root, "content/ko/posts/beta.md", "tags: [kv-cache]", "tags: [kv-cache, vllm]")
+    build(root, only=KINDS, kept=memory)
+    assert "/blog/beta/" in _text(root, "ko/tags/vllm/feed.xml")
+    assert "/blog/beta/" in _text(root, "ko/tags/vllm/feed.json")
+    assert tree_snapshot(root / "site") == _clean(root, tmp_path)
+    _edit(root, "content/ko/posts/alpha.md", "tags: [vllm,", "tags: [sglang,")
+    _edit(root, "content/ko/posts/beta.md", "tags: [kv-cache, vllm]", "tags: [kv-cache]")
+    build(root, only=KINDS, kept=memory)
+    assert not (root / "site/ko/tags/vllm/feed.xml").exists()
+    assert "/blog/alpha/" in _text(root, "ko/tags/sglang/feed.xml")
+    assert tree_snapshot(root / "site") == _clean(root, tmp_path)
+
+
+def test_a_post_edited_back_and_forth_shows_each_text_in_its_parts(
+    kept: tuple[Path, Kept | None], tmp_path: Path
+) -> None:
+    """A post's digest (Parts.version) is reused only for the very entry object it was worked
+    out from: an edit, then the edit undone, then made again, shows each time the text of the
+    file as it is in posts.json and the llms files."""
+    root, memory = kept
+    for title in ("고친 알파", "알파 글", "고친 알파"):
+        old = "알파 글" if title == "고친 알파" else "고친 알파"
+        _edit(root, "content/ko/posts/alpha.md", f"title: {old}", f"title: {title}")
+        build(root, only=KINDS, kept=memory)
+        [alpha] = [r for r in json.loads(_text(root, "api/ko/posts.json")) if r["slug"] == "alpha"]
+        assert alpha["title"] == title
+        assert f"- [{title}](" in _text(root, "ko/llms.txt")
+        assert f"### [{title}](" in _text(root, "ko/llms-full.txt")
+    assert tree_snapshot(root / "site") == _clean(root, tmp_path)
+
+
+def test_a_tag_renamed_in_one_language_shows_in_that_languages_texts_only(
+    kept: tuple[Path, Kept | None], tmp_path: Path
+) -> None:
+    """beta is not translated: both languages show its Korean document with the same tags,
+    each under the name its own site gives the tag (Parts.names, by language). The English
+    alpha spells the tag anew: beta's English text shows the new name, its Korean one not."""
+    root, memory = kept
+    _edit(
+        root,
+        "content/en/posts/alpha.md",
+        "series: A series\n",
+        "series: A series\ntags: [Kv Cache]\n",
+    )
+    build(root, only=KINDS, kept=memory)
+    assert "태그: KV cache" in _beta(root)
+    assert "Tags: Kv Cache" in _text(root, "en/llms-full.txt").split("/en/blog/beta/")[1]
+    _edit(root, "content/en/posts/alpha.md", "tags: [Kv Cache]", "tags: [KV-CACHE]")
+    build(root, only=KINDS, kept=memory)
+    assert "태그: KV cache" in _beta(root)
+    assert "Tags: KV-CACHE" in _text(root, "en/llms-full.txt").split("/en/blog/beta/")[1]
+    assert tree_snapshot(root / "site") == _clean(root, tmp_path)
+
+
+def test_verbose_says_how_many_parts_an_edit_made(kept: tuple[Path, Kept | None]) -> None:
+    """`-v` says how many of the aggregates' parts the build kept and made: a title edit
+    makes one posts.json record, one llms part and one feed entry of the edited post."""
+    root, memory = kept
+    _edit(root, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
+    note = build(root, only=KINDS, kept=memory).cache_note
+    [said] = [n for n in note.split("; ") if n.startswith("aggregate parts")]
+    assert said.endswith(", 3 made"), said

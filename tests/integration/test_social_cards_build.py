@@ -235,3 +235,55 @@ def test_cards_carried_over_by_a_build_without_them_are_kept_by_the_next(make_pr
             build(project, site, langs=langs, only=only)
         if "cards" in only:
             assert (kind.kept, kind.drawn) == (len(_card_files(site)) // (2 if langs else 1), 0)
+
+
+def test_each_title_with_a_character_the_card_font_lacks_is_a_warning(make_project) -> None:
+    """The cards look again at a title's characters unless each was seen drawn: a title with
+    a character the font lacks warns however many titles before it had it too (here the
+    same characters)."""
+    project = make_project("minimal")
+    for name, title, new in (("alpha", "알파 글", "로켓 🚀"), ("beta", "베타 글", "🚀 로켓")):
+        post = project / "content" / "ko" / "posts" / f"{name}.md"
+        post.write_text(post.read_text("utf-8").replace(title, new), "utf-8")
+    result = build(project, only={"cards"}, use_cache=False)
+    warned = sorted(w.file for w in result.warnings if w.code == "card-glyph")
+    assert warned == ["content/ko/posts/alpha.md", "content/ko/posts/beta.md"]
+
+
+@pytest.mark.parametrize("resident", [False, True], ids=["build", "serve"])
+def test_a_kept_card_key_follows_what_the_card_shows(make_project, resident: bool) -> None:
+    """A post card's key is kept in the build state by its post's version and the site's
+    values it shows (render/outputs.py Parts): after an edit of its date (the card's footer),
+    its title, or the language's title, every card is the one a clean build draws."""
+    from bipub.cache import BuildCache
+    from bipub.pipeline import Kept
+    from tests.conftest import tree_snapshot
+
+    project = make_project("minimal")
+    site = project / "site"
+    memory = Kept(BuildCache()) if resident else None
+    build(project, site, only={"html", "cards"}, kept=memory)
+    alpha = project / "content" / "ko" / "posts" / "alpha.md"
+    config = project / "bipub.yaml"
+    alpha_cards = {"ko/blog/alpha/card.png", "en/blog/alpha/card.png"}
+    for path, old, new, redrawn in (
+        (alpha, "date: 2026-04-07", "date: 2026-04-09", alpha_cards),  # (both: the post's date)
+        (alpha, "title: 알파 글", "title: 고친 알파", {"ko/blog/alpha/card.png"}),
+        (
+            config,
+            "title: Test site",
+            "title: Tested site",
+            {"en/card.png", *alpha_cards} - {"ko/blog/alpha/card.png"},
+        ),
+    ):
+        before = _card_files(site)
+        path.write_text(path.read_text("utf-8").replace(old, new), "utf-8")
+        build(project, site, only={"html", "cards"}, kept=memory)
+        clean = project.parent / f"clean-{len(old)}"
+        build(project, clean, only={"html", "cards"}, use_cache=False)
+        cards_now = {rel: data for rel, data in tree_snapshot(site).items() if "card" in rel}
+        assert cards_now == {r: d for r, d in tree_snapshot(clean).items() if "card" in r}
+        after = _card_files(site)
+        changed = {rel for rel in after if after[rel] != before.get(rel)}
+        assert redrawn <= changed, changed
+        assert not {rel for rel in changed if rel.startswith("ko/")} - redrawn, changed

@@ -4,11 +4,22 @@ wrote before (the reference below is the code it replaced), whatever the URLs ho
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from datetime import date
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bipub.render.feeds import SITEMAP, XHTML, SitemapUrl, _xml, sitemap_xml
+from bipub.render.feeds import (
+    SITEMAP,
+    XHTML,
+    SitemapUrl,
+    _url_xml,
+    _xml,
+    route_part,
+    sitemap_xml,
+)
+from bipub.render.page_plan import PageSpec
+from bipub.render.urls import UrlBuilder
 
 
 def _reference(entries: list[SitemapUrl]) -> bytes:
@@ -57,3 +68,62 @@ def test_a_typical_sitemap() -> None:
     assert sitemap_xml(urls) == _reference(urls)
     assert sitemap_xml([]) == _reference([])
     assert sitemap_xml(urls[1:]) == _reference(urls[1:])  # no alternates: no xhtml namespace
+
+
+def _route_reference(
+    codes: list[str], specs: dict[str, PageSpec], url: UrlBuilder, lastmod: date | None
+) -> tuple[str, bool]:
+    """route_part as it was before it escaped what a route's URLs share once (the reference)."""
+    indexable = {code: s for code, s in specs.items() if s.canonical_path is None and not s.noindex}
+    alternates = (
+        [(other, url.absolute(indexable[other].path)) for other in codes if other in indexable]
+        if len(indexable) > 1
+        else []
+    )
+    urls: list[SitemapUrl] = [
+        (url.absolute(spec.path), lastmod.isoformat() if lastmod else None, alternates)
+        for code in codes
+        if (spec := indexable.get(code)) is not None
+    ]
+    return "".join(map(_url_xml, urls)), bool(urls and alternates)
+
+
+def _spec(lang: str, path: str, canonical: bool, noindex: bool) -> PageSpec:
+    return PageSpec(
+        ("post", "x"),
+        lang,
+        path,
+        "post.html",
+        "t",
+        "",
+        dict,
+        canonical_path="/c/" if canonical else None,
+        noindex=noindex,
+    )
+
+
+pages = st.dictionaries(
+    st.sampled_from(["ko", "en", "ja", "a&b", 'q"']),
+    st.tuples(st.one_of(text, special).map(lambda p: "/" + p), st.booleans(), st.booleans()),
+    max_size=4,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    pages,
+    st.sampled_from(["https://x.org/", "https://x.org/a&b/", "http://h/<p>/"]),
+    st.one_of(st.none(), st.dates()),
+    st.permutations(["ko", "en", "ja", "a&b", 'q"']),
+)
+def test_a_routes_part_is_its_urls_as_url_xml_writes_them(
+    given_pages: dict[str, tuple[str, bool, bool]],
+    base: str,
+    lastmod: date | None,
+    codes: list[str],
+) -> None:
+    specs = {lang: _spec(lang, *page) for lang, page in given_pages.items()}
+    url = UrlBuilder(base)
+    codes = codes[:3]  # (a language the specs have may not be one of the site's)
+    _, text, has_alternates = route_part(("post", "x"), codes, specs, url, lastmod)
+    assert (text, has_alternates) == _route_reference(codes, specs, url, lastmod)

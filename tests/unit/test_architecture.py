@@ -70,6 +70,7 @@ RANKS: dict[str, int] = {
     "pipeline": 5,
     "result": 5,
     "buildstate": 4,
+    "handover": 4,
     "serve": 6,
     "commands": 7,
     "cli": 8,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -138,7 +138,7 @@ _KIND_NAMES = {
 
 
 def only_summary(
-    built: dict[str, int], pages: dict[str, int], reused: int, files: int, changed: int
+    built: Mapping[str, int], pages: dict[str, int], reused: int, files: int, changed: int
 ) -> str:
     """What a `build --only` built, e.g. "6 PDFs, 132 files in all (2 changed)" or "64 pages
     (ko 32, en 32; 0 unchanged) and 6 PDFs, 140 files in all (3 changed)": the files in all

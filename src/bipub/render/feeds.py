@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
 from typing import TYPE_CHECKING
 
 from bipub.load.content import Document
-from bipub.model.fields import slugify
-from bipub.pair.site import Entry, Site, post_order_key, tags_of
+from bipub.pair.site import Entry, Site, post_order_key
 from bipub.render import urls
 
 if TYPE_CHECKING:
@@ -88,17 +87,17 @@ class FeedParts:
     items: tuple[FeedItem, ...]
     json_href: str = ""  # the JSON Feed's absolute URL
     path: str = ""  # the Atom feed's site path; the JSON Feed's is beside it (feed.json)
+    # each item's document (its body is the entry's content)
+    docs: tuple[Document, ...] = field(default=(), compare=False)
 
 
 def feed_sets(site: Site, lang: str, url: urls.UrlBuilder) -> list[FeedParts]:
     """Every feed of a language: the language's, then each tag's and each series' (in the
-    order of their slugs)."""
+    order of their slugs). Made of their first FEED_SIZE posts only: a tag's are the posts
+    pairing listed for it (`Site.tag_posts`, the tag pages' own lists)."""
     posts = site.posts(lang)
     out = [feed_parts(site, lang, url)]
-    by_tag: dict[str, list[Entry]] = {}
-    for entry in posts:
-        for slug in sorted({slugify(t) for t in tags_of(entry, lang)}):
-            by_tag.setdefault(slug, []).append(entry)
+    by_tag = site.tag_posts.get(lang, {})  # each tag's posts, newest first (pair/tables.py)
     title = site.config.language(lang).title
     for slug, tag in sorted(site.tags.get(lang, {}).items()):
         members = by_tag.get(slug)
@@ -135,6 +134,7 @@ def _scoped(
         tuple(feed_item(entry, lang, url) for entry in posts),
         url.absolute(page + "feed.json"),
         page + "feed.xml",
+        tuple(entry.versions[lang].doc for entry in posts),
     )
 
 
@@ -156,6 +156,7 @@ def feed_parts(site: Site, lang: str, url: urls.UrlBuilder) -> FeedParts:
         tuple(feed_item(entry, lang, url) for entry in posts),
         url.absolute(urls.json_feed(lang)),
         urls.feed(lang),
+        tuple(entry.versions[lang].doc for entry in posts),
     )
 
 
@@ -181,11 +182,6 @@ def feed_item(entry: Entry, lang: str, url: urls.UrlBuilder) -> FeedItem:
         version.state,
         entry.source_lang,
     )
-
-
-def feed_docs(site: Site, lang: str) -> dict[str, Document]:
-    """The documents a language's feeds show, by path (FeedItem.rel)."""
-    return {(doc := e.versions[lang].doc).rel: doc for e in site.posts(lang)}
 
 
 def atom_entry(it: FeedItem, body: str, note: str = "") -> str:
@@ -299,24 +295,15 @@ Route = tuple[str, ...]
 SitemapPart = tuple[Route, str, bool]  # a route, its <url> elements, whether they have alternates
 
 
-def sitemap_parts(
-    site: Site, plan: Plan, url: urls.UrlBuilder, part: RoutePartFn | None = None
-) -> list[SitemapPart]:
-    """The sitemap by route, in its order (`sitemap_join` makes the file); `part`: `route_part`
-    or a memo of it (render/outputs.py)."""
-    part = part or route_part
+def sitemap_parts(site: Site, plan: Plan, url: urls.UrlBuilder) -> list[SitemapPart]:
+    """The sitemap by route, in the order of the routes (`sitemap_join` makes the file)."""
     lastmods: dict[tuple[str, ...], date | None] = {
         ("post", e.key): e.modified_at for e in site.entries
     }
     codes = site.config.codes
-    return [
-        part(route, codes, plan.routes[route], url, lastmods.get(route))
-        for route in sorted(plan.routes, key=route_order)
-    ]
-
-
-def route_order(route: Route) -> tuple[str, Route]:
-    return (route[0], route[1:])
+    routes = plan.routes
+    # (routes are tuples of strings: sorted as tuples, by their kind first)
+    return [route_part(r, codes, routes[r], url, lastmods.get(r)) for r in sorted(routes)]
 
 
 def route_part(
@@ -327,19 +314,29 @@ def route_part(
     lastmod: date | None,
 ) -> SitemapPart:
     """The sitemap's URLs of one route: its indexable page in each language (made only of
-    each page's path, canonical_path and noindex)."""
+    each page's path, canonical_path and noindex). Its text is `_url_xml` of each URL, with
+    what they share (the lastmod, the alternates) escaped once for the route: a big site has
+    tens of thousands of routes, made again at every build (tests/property/test_sitemap_xml.py
+    compares with ElementTree)."""
     indexable = {code: s for code, s in specs.items() if s.canonical_path is None and not s.noindex}
-    alternates = (
-        [(other, url.absolute(indexable[other].path)) for other in codes if other in indexable]
-        if len(indexable) > 1
-        else []
-    )
-    entries: list[SitemapUrl] = [
-        (url.absolute(spec.path), lastmod.isoformat() if lastmod else None, alternates)
-        for code in codes
-        if (spec := indexable.get(code)) is not None
-    ]
-    return (route, "".join(map(_url_xml, entries)), bool(entries and alternates))
+    locs = [(code, url.absolute(spec.path)) for code in codes if (spec := indexable.get(code))]
+    if not locs:
+        return (route, "", False)
+    alternates = locs if len(indexable) > 1 else []
+    tail = "</loc>"
+    if lastmod is not None:
+        tail += f"\n    <lastmod>{_cdata(lastmod.isoformat())}</lastmod>"
+    for hreflang, href in alternates:
+        tail += (
+            f'\n    <xhtml:link rel="alternate" hreflang="{_attrib(hreflang)}" '
+            f'href="{_attrib(href)}" />'
+        )
+    tail += "\n  </url>"
+    if len(locs) == 1:
+        text = f"\n  <url>\n    <loc>{_cdata(locs[0][1])}{tail}"
+    else:
+        text = "".join(f"\n  <url>\n    <loc>{_cdata(loc)}{tail}" for _, loc in locs)
+    return (route, text, bool(alternates))
 
 
 def sitemap_xml(entries: list[SitemapUrl]) -> bytes:
@@ -393,10 +390,3 @@ def _attrib(text: str) -> str:
 
 def robots(url: urls.UrlBuilder) -> str:
     return f"User-agent: *\nAllow: /\n\nSitemap: {url.absolute('/sitemap.xml')}\n"
-
-
-from collections.abc import Callable  # noqa: E402
-
-RoutePartFn = Callable[
-    [Route, list[str], "dict[str, PageSpec]", urls.UrlBuilder, date | None], SitemapPart
-]

@@ -10,12 +10,12 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from bipub.model.cv import CV
-from bipub.pair.model import version_key
 from bipub.pair.site import Entry, Site, tags_of
 from bipub.pair.status import StatusFile
 from bipub.pair.units import Unit
@@ -144,8 +144,8 @@ class StatusApiEntry(BaseModel):
 Dump = Callable[[dict[str, Any]], str]  # `dump_record`, or a memo of it (render/outputs.py)
 
 
-# a post's record text in posts.json: `dump_record` of `post_record`, or one kept by
-# `post_key` (render/outputs.py Parts.post_record)
+# a post's record text in posts.json: `dump_record` of `post_record`, or one kept by its
+# version and `site_key` (render/outputs.py Parts.post_record)
 PostText = Callable[[Entry, str, urls.UrlBuilder], str]
 
 
@@ -173,10 +173,11 @@ def post_records(
     return [(entry.key, dump(post_record(entry, lang, url))) for entry in site.posts(lang)]
 
 
-def post_key(entry: Entry, lang: str, url: urls.UrlBuilder) -> tuple[object, ...]:
-    """Every value `post_record` reads, without making the record (a third of its cost): the
-    post's version (pair/model.py `version_key`) and the site's URL."""
-    return (*version_key(entry, lang), url.base_url)
+def site_key(url: urls.UrlBuilder) -> tuple[object, ...]:
+    """Every value of the site `post_record` reads: its URL. The rest is the post's version
+    (pair/model.py `version_key`): a record is kept by both (render/outputs.py
+    Parts.post_record), worked out without making the record (a third of its cost)."""
+    return (url.base_url,)
 
 
 def post_record(entry: Entry, lang: str, url: urls.UrlBuilder) -> dict[str, Any]:
@@ -201,7 +202,7 @@ def post_record(entry: Entry, lang: str, url: urls.UrlBuilder) -> dict[str, Any]
 def unit_states(site: Site, lang: str) -> list[dict[str, Any]]:
     """The records of status.json: the fields of StatusApiEntry, in its order."""
     status = site.status.get(lang)
-    units = sorted((u for u in site.units if u.target_lang == lang), key=lambda u: u.key)
+    units = sorted([u for u in site.units if u.target_lang == lang], key=attrgetter("key"))
     return [unit_record(unit, status) for unit in units]
 
 
@@ -223,9 +224,18 @@ def unit_record(unit: Unit, status: StatusFile | None) -> dict[str, Any]:
     }
 
 
-def status_records(site: Site, lang: str, dump: Dump = dump_record) -> list[tuple[str, str]]:
+def status_records(site: Site, lang: str) -> list[tuple[str, str]]:
     """status.json as (unit key, record text) pairs in file order (`status_json` joins them)."""
-    return [(record["key"], dump(record)) for record in unit_states(site, lang)]
+    return [(record["key"], status_text(record)) for record in unit_states(site, lang)]
+
+
+def status_text(record: dict[str, Any]) -> str:
+    """`dump_record` of a `unit_record`, written as such (a big site's status.json has tens of
+    thousands, made again at every build: a third of the time; tests/unit/test_status_text.py
+    checks it against dump_record)."""
+    draft = "true" if record["machine_draft"] else "false"
+    key, state = _encode_str(record["key"]), _encode_str(record["state"])
+    return f'{{\n    "key": {key},\n    "state": {state},\n    "machine_draft": {draft}\n  }}'
 
 
 def status_json(records: list[tuple[str, str]]) -> str:

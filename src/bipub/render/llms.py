@@ -122,7 +122,8 @@ def updated(posts: Iterable[Entry]) -> date | None:
     days = [e.modified_at or e.published_at for e in posts if e.date is not None]
     if not days:
         return None
-    latest = max(days, key=_instant)
+    plain = all(type(d) is date for d in days)  # (no date-time: their order is the instants')
+    latest = max(days) if plain else max(days, key=_instant)
     return latest.date() if isinstance(latest, datetime) else latest
 
 
@@ -210,12 +211,18 @@ def post_line(entry: Entry, lang: str, url: urls.UrlBuilder, _: Gettext, names: 
 
 
 def llms_txt(
-    site: Site, lang: str, url: urls.UrlBuilder, _: Gettext, part: PostPart | None = None
+    site: Site,
+    lang: str,
+    url: urls.UrlBuilder,
+    _: Gettext,
+    part: PostPart | None = None,
+    head: list[str] | None = None,
 ) -> str:
-    """llms.txt of a language: the header, the CV's links, every post's line, then Optional."""
+    """llms.txt of a language: the header (`head`: `header`'s, if made already), the CV's
+    links, every post's line, then Optional."""
     shared = names(site, lang)
     cv, api = _("CV"), _("JSON API")
-    lines = header(site, lang, url, _)
+    lines = list(head) if head is not None else header(site, lang, url, _)
     lines += ["", f"## {cv}", ""]
     if lang in site.cv:
         cv_page = urls.cv(lang) if site.config.home == "blog" else urls.home(lang)
@@ -555,15 +562,17 @@ def llms_full_txt(
     _: Gettext,
     part: PostBytes | None = None,
     body_text: BodyText | None = None,
+    head: list[str] | None = None,
 ) -> bytes:
-    """llms-full.txt of a language, UTF-8: the header, the whole CV, every post's whole text
-    (`part`: a post's text, encoded, else `full_post`'s with `body_text`, what makes a post's
-    Markdown: `post_body` or one that keeps its results). Joined as bytes: on a big site the
-    file is tens of MB, and a build after an edit joins the posts' texts it kept, encoded."""
+    """llms-full.txt of a language, UTF-8: the header (`head`: `header`'s, if made already),
+    the whole CV, every post's whole text (`part`: a post's text, encoded, else `full_post`'s
+    with `body_text`, what makes a post's Markdown: `post_body` or one that keeps its results).
+    Joined as bytes: on a big site the file is tens of MB, and a build after an edit joins the
+    posts' texts it kept, encoded."""
     if body_text is None:
         body_text = partial(post_body, raw_html=site.config.outputs.raw_html)
     shared = names(site, lang)
-    head = ["\n".join(header(site, lang, url, _))]
+    head = ["\n".join(head if head is not None else header(site, lang, url, _))]
     merged = site.cv.get(lang)
     if merged is not None:
         head += cv_parts(merged, _)

@@ -26,7 +26,8 @@ import jinja2
 from bipub.cache import BuildCache, user_cache_dir
 from bipub.diagnostics import Collector, Diagnostic, DiagnosticError
 from bipub.load.content import Document
-from bipub.pair.site import Entry, Site
+from bipub.pair.model import version_key
+from bipub.pair.site import Entry, Site, tags_of
 from bipub.project import Project
 from bipub.render import feeds, json_api, llms, llms_parts, pdf, urls
 from bipub.render.cards import Cards
@@ -47,12 +48,33 @@ class Parts:
     worked out by the same functions as ever (json_api.post_record, llms.post_line and
     full_post, feeds.atom_entry). A build after an edit takes the text of every part whose
     values did not change from the last build (buildstate.py keeps them; `bipub serve` in
-    memory) and joins them as a full build does. Each key is cheap to work out (a document
-    by its file's digest, never its text): status.json's records and the sitemap's routes
-    cost no more to make again than such a key, and are made again."""
+    memory) and joins them as a full build does.
+
+    Each key is cheap to work out (a document by its file's digest, never its text), and what
+    a post's version is made of (pair/model.py `version_key`) is digested once per build
+    (`version`) for every aggregate that shows the post: a part's key is that digest with the
+    values of the site its kind reads (`site_key`). `bipub serve` pairs an unchanged entry
+    into the very object it was (pair/site.py PairMemo): its digest is taken as it was, by
+    that object, without reading the entry again. status.json's records and the sitemap's
+    routes cost no more to make again than such a key, and are made again."""
 
     earlier: dict[bytes, Any] = field(default_factory=dict)
     now: dict[bytes, Any] = field(default_factory=dict)
+    # each post version's digest, by (kind, key, language), with the entry it was worked out
+    # from (reused only for that very object): this build's, and the last build's in this
+    # process (never saved: an object's identity means nothing in another process)
+    versions: dict[tuple[str, str, str], Held] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+    versions_before: dict[tuple[str, str, str], Held] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+    _sites: dict[object, bytes] = field(default_factory=dict, compare=False, repr=False)
+    made: int = field(default=0, compare=False, repr=False)  # parts made by this build
+    _shown: dict[str, llms.Names] = field(default_factory=dict, compare=False, repr=False)
+    _names: dict[str, dict[tuple[str, tuple[str, ...]], bytes]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def get(self, key: bytes, make: Callable[[], Any]) -> Any:
         found = self.now.get(key)
@@ -60,22 +82,85 @@ class Parts:
             found = self.earlier.get(key)
             if found is None:
                 found = make()
+                self.made += 1
             self.now[key] = found
         return found
+
+    def note(self) -> str:
+        """What this build took from the last one's parts, for `-v`."""
+        if not self.now:
+            return ""
+        kept = len(self.now) - self.made
+        return (
+            f"aggregate parts (posts.json records, llms parts, feed entries, card keys): {kept:,} of "
+            f"{len(self.now):,} kept, {self.made:,} made"
+        )
 
     def next(self) -> Parts:
         """What the next build starts from: the parts this one used (or, if it used none,
         as it found them)."""
-        return Parts(self.now or self.earlier)
+        return Parts(
+            self.now or self.earlier, versions_before=self.versions or self.versions_before
+        )
+
+    def again(self) -> Parts:
+        """A build's parts, from those a state kept (`next`'s): the same texts and digests."""
+        return Parts(self.earlier, versions_before=self.versions_before)
+
+    def version(self, entry: Entry, lang: str) -> bytes:
+        """The digest of what a post's version in `lang` is made of (pair/model.py
+        `version_key`, and its original language), worked out once per build; the last
+        build's for the very same entry object (module text)."""
+        return self._held(entry, lang).digest
+
+    def _held(self, entry: Entry, lang: str) -> Held:
+        ident = (entry.kind, entry.key, lang)
+        held = self.versions.get(ident)
+        if held is None:
+            held = self.versions_before.get(ident)
+            if held is None or held.entry is not entry:
+                held = _hold(entry, lang)
+            self.versions[ident] = held
+        elif held.entry is not entry:  # (two entries of one key in a build: never, but not kept)
+            return _hold(entry, lang)
+        return held
+
+    def names(self, entry: Entry, lang: str, shown: llms.Names) -> bytes:
+        """The digest of the names the site shows for a post's tags and its document's
+        language in `lang` (llms_parts.names_key), once per build for each such pair."""
+        held = self._held(entry, lang)
+        if self._shown.get(lang) is not shown:  # (each language's names: one object a build)
+            self._shown[lang] = shown
+            self._names[lang] = {}
+        memo = self._names[lang]
+        found = memo.get((held.doc_lang, held.tags))
+        if found is None:
+            names = llms_parts.names_key(held.doc_lang, held.tags, shown)
+            found = memo[held.doc_lang, held.tags] = _digest(("llms-names", names))
+        return found
+
+    def site_key(self, values: tuple[object, ...]) -> bytes:
+        """The digest of the site's values a kind of part reads (its name first), once per
+        build."""
+        found = self._sites.get(values)
+        if found is None:
+            found = self._sites[values] = _digest(values)
+        return found
+
+    def key(self, site: bytes, *more: bytes) -> bytes:
+        """A part's key from the digest of the site's values its kind reads (`site_key`) and
+        those of its own (`version`, ...)."""
+        return _pair(site, *more)
 
     def post_record(self, entry: Entry, lang: str, url: urls.UrlBuilder) -> str:
         """A post's record in posts.json (json_api.post_record, as dump_record writes it), by
-        the values it reads (json_api.post_key: worked out without making the record)."""
+        the values it reads (its version and json_api.site_key: the site's URL)."""
 
         def make() -> str:
             return json_api.dump_record(json_api.post_record(entry, lang, url))
 
-        text: str = self.get(_digest(("json-post", json_api.post_key(entry, lang, url))), make)
+        site = self.site_key(("json-post", *json_api.site_key(url)))
+        text: str = self.get(_pair(site, self.version(entry, lang)), make)
         return text
 
     def llms_post(
@@ -91,9 +176,10 @@ class Parts:
     ) -> tuple[str, bytes]:
         """A post's line in llms.txt (llms.post_line) and its text in llms-full.txt
         (llms.full_post, UTF-8: the file is joined as bytes), by its values
-        (llms_parts.post_key) and `labels` (the digest of this language's translations of
-        llms_parts.POST_LABELS). Its body is made with the Outline its page's render found
-        (`outlines`, by path), else parsed."""
+        (its version; llms_parts.names_key: the names the site shows for its tags and its
+        language; llms_parts.site_key) and `labels` (the digest of this language's
+        translations of llms_parts.POST_LABELS). Its body is made with the Outline its page's
+        render found (`outlines`, by path), else parsed."""
 
         def make() -> tuple[str, bytes]:
             doc = entry.versions[lang].doc
@@ -101,9 +187,8 @@ class Parts:
             line = llms.post_line(entry, lang, url, _, shown)
             return line, llms.full_post(entry, lang, url, _, shown, body).encode("utf-8")
 
-        key = _digest(
-            ("llms-post-utf8", labels, llms_parts.post_key(entry, lang, url, shown, raw_html))
-        )
+        site = self.site_key(("llms-post-utf8", labels, *llms_parts.site_key(url, raw_html)))
+        key = _pair(site, self.version(entry, lang), self.names(entry, lang, shown))
         made: tuple[str, bytes] = self.get(key, make)
         return made
 
@@ -126,6 +211,29 @@ class Parts:
         if not fresh:
             markdown.replay(doc)
         return entry
+
+
+@dataclass(frozen=True)
+class Held:
+    """What Parts keeps of a post's version: the entry it was worked out from, the digest of
+    its values (Parts.version), its document's language and its tags (tags_of)."""
+
+    entry: Entry
+    digest: bytes
+    doc_lang: str
+    tags: tuple[str, ...]
+
+
+def _hold(entry: Entry, lang: str) -> Held:
+    digest = _digest(("version", version_key(entry, lang), entry.source_lang))
+    doc = entry.versions[lang].doc
+    return Held(entry, digest, doc.lang, tuple(tags_of(entry, lang)))
+
+
+def _pair(*digests: bytes) -> bytes:
+    """A part's key from digests of its values (each `_digest`'s: 16 bytes, so that their
+    concatenation says where each one ends)."""
+    return hashlib.blake2b(b"".join(digests), digest_size=16).digest()
 
 
 def _digest(values: object) -> bytes:
@@ -168,18 +276,30 @@ class Feeds:
     kind = "feeds"
     after_pages = True  # its bodies: the pages' renders (HtmlPages)
 
+    def __init__(self) -> None:
+        # each language's feeds (feeds.feed_sets) of the job they were made for: `wanted`
+        # makes them before the pages, `render` joins them after
+        self._sets: tuple[RenderJob, dict[str, list[feeds.FeedParts]]] | None = None
+
+    def sets(self, job: RenderJob, lang: str) -> list[feeds.FeedParts]:
+        if self._sets is None or self._sets[0] is not job:
+            self._sets = (job, {})
+        made = self._sets[1]
+        if lang not in made:
+            made[lang] = feeds.feed_sets(job.site, lang, job.url)
+        return made[lang]
+
     def render(self, job: RenderJob, tree: OutputTree) -> None:
         for lang in job.langs:
             notes = feed_notes(job, lang)
-            docs = feeds.feed_docs(job.site, lang)
             # each entry is made once, whichever feeds show it, and kept by its values (a pure
             # function of its item, its body and its note: Parts.feed_entry)
             entries: dict[feeds.FeedItem, tuple[str, str]] = {}
-            for parts in feeds.feed_sets(job.site, lang, job.url):
-                for it in parts.items:
+            for parts in self.sets(job, lang):
+                for it, doc in zip(parts.items, parts.docs, strict=True):
                     if it not in entries:
                         entries[it] = job.parts.feed_entry(
-                            it, docs[it.rel], notes.get(it.state, ""), job.markdown
+                            it, doc, notes.get(it.state, ""), job.markdown
                         )
                 path = parts.path[1:]
                 xml = feeds.feed_xml(parts, [entries[it][0] for it in parts.items])
@@ -196,10 +316,7 @@ class Feeds:
     def wanted(self, job: RenderJob) -> set[str]:
         """The documents whose bodies the feeds show (their paths)."""
         return {
-            it.rel
-            for lang in job.langs
-            for parts in feeds.feed_sets(job.site, lang, job.url)
-            for it in parts.items
+            it.rel for lang in job.langs for parts in self.sets(job, lang) for it in parts.items
         }
 
     def owns(self, path: str) -> bool:
@@ -275,8 +392,9 @@ class Llms:
             ) -> bytes:
                 return made[entry.key][1]
 
-            index = llms.llms_txt(site, lang, url, _, part=line).encode("utf-8")
-            text = llms.llms_full_txt(site, lang, url, _, part=full)  # (the root copies: the same)
+            head = llms.header(site, lang, url, _)  # (both files start with it)
+            index = llms.llms_txt(site, lang, url, _, part=line, head=head).encode("utf-8")
+            text = llms.llms_full_txt(site, lang, url, _, part=full, head=head)  # (root: same)
             tree.add(urls.llms(lang)[1:], index, lang, "llms.txt")
             tree.add(urls.llms(lang, True)[1:], text, lang, "llms")
             if lang == default:  # the root copies are the default language's: built with it

@@ -1,0 +1,49 @@
+"""render/outputs.py Parts.version: a post version's digest is worked out once per build and,
+in `bipub serve`, taken from the last build only for the very entry object it was worked out
+from (pairing keeps an unchanged entry's object): an entry paired again, with the same key and
+another text, gets the digest of its own values — never the one kept for its key."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from bipub import pipeline
+from bipub.diagnostics import Collector
+from bipub.pair.model import Entry
+from bipub.project import Project
+from bipub.render import outputs
+from bipub.render.outputs import Parts
+
+
+def _alpha(root: Path) -> Entry:
+    project = Project(root)
+    collector = Collector()
+    config, content = pipeline.load(project, collector)
+    site = pipeline.pair(project, config, content, collector)
+    [alpha] = [e for e in site.entries if e.key == "alpha"]
+    return alpha
+
+
+def test_a_digest_is_taken_from_the_last_build_only_for_the_same_entry_object(
+    make_project: Callable[[str], Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_project("minimal")
+    before = _alpha(root)
+    first = Parts()
+    digest = first.version(before, "ko")
+    assert first.version(before, "ko") == digest  # (once per build)
+    post = root / "content/ko/posts/alpha.md"
+    post.write_text(post.read_text("utf-8").replace("title: 알파 글", "title: 고친 알파"), "utf-8")
+    after = _alpha(root)  # paired again: another object, with the same key
+    second = first.next().again()
+    changed = second.version(after, "ko")
+    assert changed != digest
+    assert changed == Parts().version(after, "ko")  # its own values' digest
+    assert second.version(after, "en") == Parts().version(after, "en")
+    # the very object of the last build: its digest as it was, the entry not read again
+    third = first.next().again()
+    monkeypatch.setattr(outputs, "version_key", lambda *_: pytest.fail("read again"))
+    assert third.version(before, "ko") == digest

@@ -1,0 +1,34 @@
+"""status.json's records are written by json_api.status_text: byte for byte dump_record's text
+of each unit_record, whatever the key holds and whatever its state."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bipub.pair.status import StatusFile, StatusRecord
+from bipub.pair.units import Unit
+from bipub.render.json_api import StatusApiEntry, dump_record, status_text, unit_record
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(max_size=20),
+    st.booleans(),
+    st.sampled_from([None, "draft", "reviewed"]),
+    st.booleans(),
+)
+def test_a_status_record_is_written_as_dump_record_writes_it(
+    key: str, translated: bool, recorded: str | None, same_source: bool
+) -> None:
+    unit = Unit(
+        key, "ko", "en", "원문", "content/ko/x.md", 1, "t" if translated else None, None, None
+    )
+    records = {}
+    if recorded is not None:
+        hashed = unit.source_hash if same_source else "0" * 12
+        records[key] = StatusRecord(source_hash=hashed, state=recorded)
+    status = StatusFile("en", "status/en.yaml", records, {})
+    record = unit_record(unit, status)
+    assert list(record) == list(StatusApiEntry.model_fields)  # (the shape status_text writes)
+    assert status_text(record) == dump_record(record)
