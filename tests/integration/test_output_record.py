@@ -462,3 +462,20 @@ def test_a_check_that_gives_no_answer_is_done_here(
     assert "output checked in-process (the check gave no answer)" in result.cache_note
     assert "the output folder was changed (" in result.cache_note, result.cache_note
     assert tree_snapshot(updated / "site") == _clean(updated, tmp_path)
+
+
+def test_a_file_removed_by_hand_is_not_carried_over_by_a_build_of_other_kinds(
+    updated: Path, tmp_path: Path
+) -> None:
+    """`build --only html` carries the other kinds' files over from the published site
+    (handover.carry_other_kinds); one removed by hand since is left out (the next build of its
+    kind makes it again), not taken for an error."""
+    feed = updated / "site" / "ko" / "feed.xml"
+    feed.unlink()
+    _edit(updated, "html만 다시")
+    build(updated, only={"html"})
+    assert not feed.exists()
+    assert (updated / "site" / "en" / "feed.xml").is_file()  # (the others are carried over)
+    _assert_records_match_the_disk(updated)
+    _build(updated)
+    assert tree_snapshot(updated / "site") == _clean(updated, tmp_path)

@@ -15,6 +15,7 @@ import os
 import struct
 import sys
 from collections.abc import Iterable
+from itertools import chain
 
 PACKED = struct.Struct("<qqqQQ")  # write/record.py's identity: (mtime, ctime, size, inode, mode)
 _HEADER = struct.Struct("<QQq")  # the request: the names' length, the two tables' lengths
@@ -50,9 +51,10 @@ def request(
     """What the checking process reads: the output folder and its tables (folders first: a
     folder swapped for a symbolic link fails there), the spare copy and its folders (None: the
     record has none)."""
-    names = [out, prev or "", *(n for table in tables for n in table), *(spare or {})]
+    more = spare or {}
+    names = chain((out, prev or ""), *tables, more)
     blob = "\0".join(names).encode("utf-8", "surrogateescape")
-    idents = b"".join(i for table in (*tables, spare or {}) for i in table.values())
+    idents = b"".join(chain(*(table.values() for table in tables), more.values()))
     count = sum(len(table) for table in tables)
     return _HEADER.pack(len(blob), count, -1 if spare is None else len(spare)) + blob + idents
 
