@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from bipub.pair.images import ImageError, ImageInfo, ProbeCache, probe, variants_of
+from bipub.pair.images import ImageError, ImageInfo, ProbeCache, cache_stamp, probe, variants_of
 
 SVG = '<svg xmlns="http://www.w3.org/2000/svg" {}><rect width="1" height="1"/></svg>'
 
@@ -110,3 +110,21 @@ def test_the_probe_cache_of_another_version_is_not_read(
     del data["stamp"]
     cache.path.write_text(json.dumps({**data, "format": 1}), encoding="utf-8")  # an older bipub
     assert probed(ProbeCache(tmp_path / "site")) == 1
+
+
+def test_a_probe_cache_of_another_version_is_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file not read (another version's, damaged) is written again by the next build, even
+    one that probed nothing, so that no build reads it in vain again."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    cache = ProbeCache(tmp_path / "site")
+    cache.path.parent.mkdir(parents=True)
+    for old in ({"stamp": ["1"], "files": {}, "refs": {"d": [[0, "a.png"]]}}, "not json"):
+        cache.path.write_text(json.dumps(old) if isinstance(old, dict) else old, "utf-8")
+        assert ProbeCache(tmp_path / "site").save() is None
+        data = json.loads(cache.path.read_text(encoding="utf-8"))
+        assert data == {"stamp": cache_stamp(), "files": {}}
+    modified = cache.path.stat().st_mtime_ns
+    assert ProbeCache(tmp_path / "site").save() is None  # (its own: not written again)
+    assert cache.path.stat().st_mtime_ns == modified

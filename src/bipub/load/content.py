@@ -77,17 +77,13 @@ class Document:
         """The body's reading time (load/reading.py), computed once per document."""
         return reading_minutes(self.body, self.lang)
 
-    @property
+    @cached_property
     def image_refs(self) -> tuple[ImageRef, ...]:
         """The Markdown images of the body (line in the body from 0, src: load/image_refs.py),
         found once per document — when it is read, by the workers of a cold build — and kept
         with it in the build cache, with the markdown-it-py version that found them (another
-        one searches again)."""
-        kept = self.__dict__.get(_IMAGES)
-        if not (isinstance(kept, tuple) and kept[0] == PARSER_VERSION):
-            kept = self.__dict__[_IMAGES] = (PARSER_VERSION, body_images(self.body))
-        refs: tuple[ImageRef, ...] = kept[1]
-        return refs
+        one searches again: `__setstate__`)."""
+        return body_images(self.body)
 
     def __getstate__(self) -> dict[str, object]:
         # the build cache keeps the document with where its sections are in the body and their
@@ -96,11 +92,18 @@ class Document:
         state = dict(self.__dict__)
         state.pop("sections", None)
         state[_SPANS] = section_spans(self.body, self.sections)
+        if "image_refs" in state:
+            state[_IMAGES_BY] = PARSER_VERSION
         return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        if state.get(_IMAGES_BY) != PARSER_VERSION:  # (found by another markdown-it-py)
+            state = {k: v for k, v in state.items() if k not in ("image_refs", _IMAGES_BY)}
+        self.__dict__.update(state)
 
 
 _SPANS = "_section_spans"  # in a pickled Document's state: section_spans()
-_IMAGES = "_image_refs"  # in a Document's state: (markdown-it-py version, image_refs)
+_IMAGES_BY = "_image_refs_by"  # in a pickled Document's state: who found its image_refs
 
 
 def section_spans(body: str, sections: tuple[Section, ...]) -> tuple[SectionSpan, ...]:

@@ -268,9 +268,10 @@ def _probe_or_why(path: Path) -> ImageInfo | str:
 
 
 class ProbeCache:
-    """Probes by file identity: a JSON file in the user's cache folder, one per project. Unreadable, or written by another
-    version (`cache_stamp`): started afresh, which costs only the time (nothing read from it
-    is trusted without its key)."""
+    """Probes by file identity: a JSON file in the user's cache folder, one per project.
+    Unreadable, or written by another version (`cache_stamp`): started afresh, which costs only
+    the time (nothing read from it is trusted without its key), and written again by `save` (a
+    file of another version is otherwise read in vain at every build)."""
 
     def __init__(self, root: Path) -> None:
         name = hashlib.sha256(str(root.absolute()).encode("utf-8")).hexdigest()[:16]
@@ -281,12 +282,17 @@ class ProbeCache:
         # probed by workers (`prefetch`) for this build: path → (its identity then, result)
         self._fresh: dict[str, tuple[FileKey, ImageInfo | str]] = {}
         self._stamp = cache_stamp()
+        self._foreign = False  # a file not read (another version's, damaged): replaced by `save`
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
             if isinstance(data, dict) and data.get("stamp") == self._stamp:
                 self.files = dict(data.get("files") or {})
-        except (OSError, ValueError, TypeError):
+            else:
+                self._foreign = True
+        except FileNotFoundError:
             pass
+        except (OSError, ValueError, TypeError):
+            self._foreign = True
 
     def _hit(self, key: str, ident: FileKey) -> ImageInfo | None:
         hit = self.files.get(key)
@@ -342,7 +348,7 @@ class ProbeCache:
     def save(self) -> Diagnostic | None:
         """Write what this build used (older entries are dropped), if anything changed; the
         warning to report if it could not be written (the next build probes again)."""
-        if self._used_files == self.files:
+        if self._used_files == self.files and not self._foreign:
             return None
         data = {"stamp": self._stamp, "files": self._used_files}
         folder = self.path.parent
@@ -357,5 +363,5 @@ class ProbeCache:
                 f"({exc.strerror or type(exc).__name__}); the next build reads the images again",
                 Severity.WARNING,
             )
-        self.files = dict(self._used_files)
+        self.files, self._foreign = dict(self._used_files), False
         return None
