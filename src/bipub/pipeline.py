@@ -470,7 +470,6 @@ def _build(
         ) as tree:
             render(job, steps, tree)
             notes.extend(n for kind in steps if isinstance(kind, Search) for n in kind.notes)
-            notes.append(job.parts.note())
             built: dict[str, int] = {}
             if options.only is not None:  # build --only: the other kinds stay as they were
                 built = {kind.kind: sum(map(kind.owns, tree.files)) for kind in kinds}
@@ -518,7 +517,7 @@ def _build(
             if kept is not None:
                 kept.records[target] = None
             folder_notes.append(not_saved(project.cache, exc))
-    notes.append(tree.note)
+    notes += [tree.note, job.parts.note()]  # (the output folder's; the aggregates' parts)
     notes.append(cache.note if cache is not None else "build cache off (--no-cache)")
     notes.append(_silenced_note(silenced))
     return BuildResult(
