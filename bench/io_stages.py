@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import collections
 import functools
+import importlib
+import importlib.util
 import os
 import sys
 import threading
@@ -71,7 +73,9 @@ def main() -> None:
     wrap(output.OutputTree, "keep", "OutputTree.keep")
     wrap(output.OutputTree, "next_record", "OutputTree.next_record")
     wrap(pipeline, "publish", "publish")
-    wrap(pipeline, "_remember_pages", "remember pages")
+    wrap(pipeline, "_remember_pages", "remember pages")  # (a bipub from before handover.py)
+    if importlib.util.find_spec("bipub.handover") is not None:
+        wrap(importlib.import_module("bipub.handover"), "remember_pages", "remember pages")
     wrap(cards, "remember", "cards.remember")
     wrap(pipeline, "_build", "the whole build")
     kept = None

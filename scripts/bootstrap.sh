@@ -121,11 +121,14 @@ case "$mode" in
     mypy_log="$(mktemp)"
     .venv/bin/mypy >"$mypy_log" 2>&1 &
     mypy_pid=$!
-    # one test process per core (pytest-xdist), each test file in one of them: a file's
-    # module-scoped fixtures (built sites) are built once; the slowest files first (tests/conftest.py
-    # RUN_FIRST; no reorder by xdist) (docs/architecture.md, "Developing bipub")
+    # one test process per core and one more (pytest-xdist; $BIPUB_TEST_WORKERS to choose): a
+    # fifth of a test process's time is spent waiting (Chromium, servers, subprocesses starting,
+    # sockets), and the extra process uses the core meanwhile; each test file runs in one process:
+    # a file's module-scoped fixtures (built sites) are built once; the slowest files first
+    # (tests/conftest.py RUN_FIRST; no reorder by xdist) (docs/architecture.md, "Developing bipub")
+    workers="${BIPUB_TEST_WORKERS:-$(( $(.venv/bin/python -c 'import os; print(len(os.sched_getaffinity(0)))') + 1 ))}"
     tests_status=0
-    .venv/bin/python -m pytest -q -p no:cacheprovider -n auto --dist loadfile --no-loadscope-reorder \
+    .venv/bin/python -m pytest -q -p no:cacheprovider -n "$workers" --dist loadfile --no-loadscope-reorder \
       || tests_status=$?
     mypy_status=0
     wait "$mypy_pid" || mypy_status=$?

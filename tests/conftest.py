@@ -99,7 +99,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
 
 # The test files that take longest (each from ~8 s to two minutes of one core: state machines,
 # many builds, Chromium), longest first (measured in CPU seconds per file). They run first, so
-# that with `-n auto --dist loadfile --no-loadscope-reorder` (scripts/bootstrap.sh) the workers
+# that with `-n N --dist loadfile --no-loadscope-reorder` (scripts/bootstrap.sh) the workers
 # start on them while the many short files share out the end; a long file queued last would
 # run alone at the end while the other cores idle.
 RUN_FIRST = (

@@ -1,3 +1,3 @@
-from bipub.cli import main
+from bipub.cli import run
 
-main()
+run()

@@ -17,12 +17,20 @@ left, never a second set of rules:
 
 After pairing and planning the site again with the same functions, `carry` gives each page of
 a post or page that is made only of entries whose key did not change (its own entry and its
-series' members: `PageSpec.made_of`, indexed by `Plan.shows`) the fingerprint it had, and each
-unchanged entry its card key; the listings, tag, series and home pages are fingerprinted from
-those card keys (cheap), everything else as in a cold build. Pages whose fingerprint equals
-the last build's are kept, the others rendered by the same renderer. When the site-wide key
-changed (a template, a catalog, the configuration, a page's title in the navigation), nothing
-is carried and every page is fingerprinted, as in a build without a state; the note says why.
+series' members: `PageSpec.made_of`) the fingerprint it had, and each unchanged entry its card
+key. In `bipub serve`, a listing page (blog, tag) that the plan kept as the state's own build
+planned it (render/page_plan.py PageMemo: the same PageSpec, and the same counterparts in the
+other languages) and whose posts' keys did not change (`PageSpec.lists`) keeps its fingerprint
+too. The other listings, tag, series and home pages are fingerprinted from the card keys
+(cheap), everything else as in a cold build. Pages whose fingerprint equals the last build's
+are kept, the others rendered by the same renderer. When the site-wide key changed (a
+template, a catalog, the configuration, a page's title in the navigation), nothing is carried
+and every page is fingerprinted, as in a build without a state; the note says why.
+
+The entries' keys are worked out by `HtmlRenderer.entry_keys` for every build; `bipub serve`
+keeps them (render/page_plan.py EntryKeyMemo) with what they were made of, so an update works
+out only the keys of the entries that changed or whose tags, series, neighbours, images or
+review states did; `-v` says how many.
 
 `bipub serve` keeps the state in memory between saves (and, beside it, what pairing worked out
 per entry: pair/site.py `PairMemo`, too big to save with it); `bipub build` reads it back from
@@ -56,7 +64,7 @@ from bipub import __version__
 from bipub.cache import UNREADABLE, load_signed, save_signed
 from bipub.project import Project
 from bipub.render import urls
-from bipub.render.html import EntryId, HtmlRenderer, Plan
+from bipub.render.html import EntryId, HtmlRenderer, PageSpec, Plan
 from bipub.render.outputs import Parts
 
 FORMAT = 4  # 3: the feeds' entries are parts (no rendered bodies kept); 4: parts files
@@ -86,10 +94,14 @@ class BuildState:
     parts: Parts = field(default_factory=Parts)
     # the parts files on disk this state's parts were read from or saved to (not compared)
     stored: Stored | None = field(default=None, compare=False, repr=False)
+    # the plan whose pages have these fingerprints (in memory only: `bipub serve`; not saved)
+    plan: Plan | None = field(default=None, compare=False, repr=False)
 
 
 def entry_keys(renderer: HtmlRenderer) -> dict[EntryId, str]:
-    return {(e.kind, e.key): renderer.entry_key(e) for e in renderer.site.entries}
+    """Each entry's key (HtmlRenderer.entry_keys: with `bipub serve`'s memo, the unchanged
+    entries' as the last build worked them out)."""
+    return renderer.entry_keys()
 
 
 def carry(
@@ -101,22 +113,25 @@ def carry(
 ) -> str:
     """Give `renderer` what `previous` worked out that still holds (see the module's text).
     Returns what was carried, or why nothing was, for `-v`."""
+    keys = renderer.keys_note()
+    keys = f"; {keys}" if keys else ""
     if previous is None:
-        return "no state of the last build: every page fingerprinted"
+        return f"no state of the last build: every page fingerprinted{keys}"
     if previous.global_key != global_key:
         return (
             "templates, catalogs, configuration or the site-wide context changed: "
-            "every page fingerprinted"
+            f"every page fingerprinted{keys}"
         )
     changed = {e for e, k in entries.items() if previous.entries.get(e) != k}
     changed.update(e for e in previous.entries if e not in entries)
-    touched: set[str] = set()
-    for entry in changed:
-        touched.update(plan.shows.get(entry, ()))
+    posts = {key for kind, key in changed if kind == "posts"}  # (listings show posts only)
     known = renderer.known
     old = previous.fingerprints
+    before = previous.plan
     for path, spec in plan.paths.items():
-        if spec.made_of and path not in touched:
+        if not changed.isdisjoint(spec.made_of) or not posts.isdisjoint(spec.lists):
+            continue  # made of or showing an entry that changed
+        if spec.made_of or (before is not None and spec.lists and _as_before(plan, before, spec)):
             fp = old.get(urls.output_file(path))
             if fp is not None:
                 known[path] = fp
@@ -128,7 +143,20 @@ def carry(
     return (
         f"{len(changed)} entr{'y' if len(changed) == 1 else 'ies'} changed"
         f"{f' ({shown}{more})' if changed else ''}: {len(known)} of {len(plan.paths)} pages "
-        "keep their fingerprints"
+        f"keep their fingerprints{keys}"
+    )
+
+
+def _as_before(plan: Plan, before: Plan, spec: PageSpec) -> bool:
+    """A listing page (blog, tag) that `before`, the plan of the last build, had as it is:
+    the same PageSpec, planned for the same posts and numbers (render/page_plan.py PageMemo
+    keeps it only then), and so its counterparts in the other languages (hreflang). With
+    its posts' keys unchanged (`PageSpec.lists`), its fingerprint is the last build's."""
+    if before.paths.get(spec.path) is not spec:
+        return False
+    now, then = plan.routes[spec.route], before.routes.get(spec.route)
+    return (
+        then is not None and len(now) == len(then) and all(then.get(c) is s for c, s in now.items())
     )
 
 

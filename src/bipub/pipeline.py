@@ -19,22 +19,22 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from bipub import __version__, buildstate, uptodate
+from bipub import __version__, buildstate, handover, uptodate
 from bipub.buildstate import BuildState
 from bipub.cache import BuildCache, not_saved, user_cache_dir
 from bipub.config import SiteConfig, load_config
-from bipub.diagnostics import Collector, ConfigError, Diagnostic, DiagnosticError, Severity
+from bipub.diagnostics import Collector, ConfigError, Diagnostic, DiagnosticError
 from bipub.load.content import Content, load_content
 from bipub.pair.model import report_fallbacks
 from bipub.pair.site import PairMemo, Site, pair_site
+from bipub.pair.status import StatusCache
 from bipub.project import Project
 from bipub.render import cards, urls
 from bipub.render.cards import Cards
@@ -54,32 +54,17 @@ from bipub.render.outputs import (
 )
 from bipub.render.page_plan import PageMemo
 from bipub.render.templates import THEME_DIR, bytecode_cache, site_environment
+from bipub.result import BuildResult as BuildResult  # (re-exported: what build returns)
+from bipub.result import apply_strict, up_to_date
 from bipub.write.output import (
-    Identity,
-    OutputFile,
     OutputTree,
     clean_leftovers,
     publish,
-    published_files,
     staged,
     write_failed,
 )
 
 OUTPUT_KINDS = ("html", "json", "feeds", "llms", "pdf", "search", "cards")
-
-
-@dataclass
-class BuildResult:
-    pages: dict[str, int]
-    files: int
-    changed: int
-    seconds: float
-    warnings: list[Diagnostic] = field(default_factory=list)
-    reused: int = 0  # pages whose inputs did not change: kept from the previous build
-    cache_note: str = ""  # what the build reused from the last one, or why not (`-v`)
-    up_to_date: bool = False  # nothing changed since the last build: nothing was done
-    state: BuildState | None = None  # what the next build can start from (buildstate.py)
-    built: dict[str, int] = field(default_factory=dict)  # build --only: files per kind rebuilt
 
 
 @dataclass(frozen=True)
@@ -121,12 +106,7 @@ def load(
     """Stages 1–2: the configuration (ConfigError, exit 2, on any problem) and the content.
     `inputs`: the identities of the input files this build's scan found (uptodate.py)."""
     config = load_config(project.root)
-    known = {
-        rel: uptodate.file_identity(ident)
-        for rel, ident in (inputs or {}).items()
-        if rel.startswith("content/")
-    }
-    content = load_content(project.root, config, collector, cache, known)
+    content = load_content(project.root, config, collector, cache, inputs or None)
     return config, content
 
 
@@ -136,10 +116,12 @@ def pair(
     content: Content,
     collector: Collector,
     memo: PairMemo | None = None,
+    status: StatusCache | None = None,
 ) -> Site:
     """Stage 3: translations matched, states resolved, tags and series collected (`memo`: what
-    the last pairing of a resident caller worked out per entry, pair/site.py PairMemo)."""
-    return pair_site(project.root, config, content, collector, memo)
+    the last pairing of a resident caller worked out per entry, pair/site.py PairMemo; `status`:
+    the status files as the last build parsed them, pair/status.py)."""
+    return pair_site(project.root, config, content, collector, memo, status)
 
 
 def plan(
@@ -220,7 +202,7 @@ def html_pages(
     global_key = job.renderer.global_key(_inputs_key(project))
     entries = buildstate.entry_keys(job.renderer)
     note = buildstate.carry(state, job.renderer, job.plan, global_key, entries)
-    previous = cache.pages.get(str(target.absolute()), {})
+    previous = cache.pages.get(str(target.resolve()), {})  # (the writer's: OutputTree.out)
     return HtmlPages(
         others, global_key, previous, entries, options.on_pages, options.on_start
     ), note
@@ -237,6 +219,7 @@ def _next_state(job: RenderJob, pages: HtmlPages | None, kinds: list[Output]) ->
         pages.fingerprints,
         job.renderer.card_keys(),
         job.parts.next(),
+        plan=job.plan,
     )
 
 
@@ -271,79 +254,6 @@ def _inputs_key(project: Project) -> str:
                 h.update(path.relative_to(folder).as_posix().encode())
                 h.update(path.read_bytes())
     return h.hexdigest()
-
-
-def _remember_pages(
-    cache: BuildCache,
-    out_key: str,
-    fingerprints: dict[str, str],
-    published: dict[str, uptodate.Identity],
-) -> None:
-    """Each page's fingerprint with its published file's identity (`published`: of every file
-    of the output, as the writer recorded them: OutputTree.next_record), for the next build's
-    `keep`."""
-    pages = {
-        path: (fp, uptodate.file_identity(ident))
-        for path, fp in fingerprints.items()
-        if (ident := published.get(path)) is not None
-    }
-    merged = cache.pages.get(out_key, {})
-    # no pages this build (--only json; serve's second build, of all but the pages): they were
-    # carried over, as hard links: only their ctime moved
-    if not fingerprints:
-        _relinked(merged, published)
-    merged.update(pages)
-    cache.pages[out_key] = merged
-
-
-def _relinked(
-    pages: dict[str, tuple[str, Identity]], published: dict[str, uptodate.Identity]
-) -> None:
-    """Pages a build carried over by hard link keep their inode, mtime and size; the link
-    moved their ctime. Record the new ctime (from the writer's record of the output: no file
-    looked at), so that the next build keeps them; a page whose inode, mtime or size changed
-    (written by hand since) is left to be rendered again."""
-    for path, (fp, (mtime, _ctime, size, ino)) in list(pages.items()):
-        ident = published.get(path)
-        if ident is None:
-            continue
-        now = uptodate.file_identity(ident)
-        if (now[0], now[2], now[3]) == (mtime, size, ino):
-            pages[path] = (fp, now)
-
-
-def _recorded_files(project: Project, target: Path) -> list[str] | None:
-    """The files the last build recorded publishing into `target` (an output folder made by a
-    bipub from before the ownership marker: write/output.py claim)."""
-    record = uptodate.load(project, target)
-    return list(record.files) if record is not None else None
-
-
-def _known_output(prescan: uptodate.Prescan, notes: list[str]) -> uptodate.Record | None:
-    """What the last build left in the output folder and its spare copy (for the writer), if
-    their folders are as it recorded: the prescan's child looked at them while this build
-    loaded and planned (uptodate.Prescan.known_output)."""
-    known = prescan.known_output()
-    if known is not None and known.changed:
-        notes.append(f"{known.changed} since the last build: every file of it compared")
-    return known
-
-
-def _keep_other_kinds(
-    tree: OutputTree, kinds: list[Output], published: Iterable[str] | None
-) -> None:
-    """build --only: carry over the previous output's files of the kinds not rebuilt.
-    `published`: the files the last build published (its up-to-date record), else every file
-    in the output folder (walking a big site's folders costs seconds; a file not published by
-    bipub is not carried over, as a full build would not keep it either)."""
-    out = str(tree.out)
-    for rel in published if published is not None else published_files(tree.out):
-        if rel in tree.files:  # (rebuilt: most of them; asking every kind costs ~0.1 s)
-            continue
-        if not any(kind.owns(rel) for kind in kinds):
-            if published is not None and not os.path.lexists(os.path.join(out, rel)):
-                continue  # removed by hand since: the next build of its kind makes it again
-            tree.carry_over(rel, OutputFile(None, f"previous build ({rel})"))
 
 
 def check_langs(config: SiteConfig, langs: Sequence[str]) -> None:
@@ -420,20 +330,19 @@ def _build(
     prescan: uptodate.Prescan | None,  # None: --no-cache
 ) -> BuildResult:
     started = time.perf_counter()
-    clean_leftovers(target)  # what a killed build left, whatever this build turns out to do
     notes: list[str] = []
     inputs: dict[str, uptodate.Identity] = {}
-    published: Iterable[str] | None = None  # what the last build published (its record)
+    published: dict[str, uptodate.Identity] | None = None  # the last build's record of it
     if prescan is not None:
+        done = up_to_date(prescan, options.strict)  # (what a killed build left: cleaned first)
+        if done is not None:
+            return done
         scan = prescan.scan()
         inputs = scan.inputs
         published = scan.record.files if scan.record is not None else None
-        previous = prescan.unchanged()
-        if previous is not None:
-            done = _nothing_changed(previous, options.strict, started)
-            done.cache_note = "; ".join(n for n in (prescan.note, done.cache_note) if n)
-            return done
         notes.append(prescan.note)
+    else:
+        clean_leftovers(target)  # what a killed build left
     collector = Collector()
     cache: BuildCache | None = None
     state: BuildState | None = None
@@ -447,7 +356,8 @@ def _build(
     config, content = load(project, collector, cache, inputs)
     check_langs(config, options.langs or [])
     selected = [c for c in config.codes if not options.langs or c in options.langs]
-    site = pair(project, config, content, collector, kept.pairs if kept is not None else None)
+    parsed = StatusCache(project.cache) if kept is None and cache is not None else None
+    site = pair(project, config, content, collector, kept.pairs if kept else None, parsed)
     if kept is not None:
         notes.append(_paired_note(kept.pairs, len(site.entries)))
     collector.raise_if_errors()
@@ -460,22 +370,22 @@ def _build(
     if pages is not None:  # the pages render the others (not PDFs) while their workers work
         steps = [pages, *(kind for kind in kinds if isinstance(kind, (Pdfs, Search, Cards)))]
         kinds = [pages, *kinds]
-    known = _known_output(prescan, notes) if prescan is not None else None
+    known = handover.known_output(prescan, notes) if prescan is not None else None
     try:
         with staged(
             target,
             project.root,
-            partial(_recorded_files, project, target),
+            partial(handover.recorded_files, project, target),
             known.output() if known is not None else None,
         ) as tree:
             render(job, steps, tree)
             notes.extend(n for kind in steps if isinstance(kind, Search) for n in kind.notes)
-            built: dict[str, int] = {}
+            built: Mapping[str, int] = {}
             if options.only is not None:  # build --only: the other kinds stay as they were
-                built = {kind.kind: sum(map(kind.owns, tree.files)) for kind in kinds}
-                _keep_other_kinds(tree, kinds, published)
+                built = handover.Built(kinds, list(tree.files))
+                handover.carry_other_kinds(tree, kinds, published)
             silenced = collector.apply_levels(config.diagnostics)  # bipub.yaml `diagnostics:`
-            _strict(collector, options.strict)
+            apply_strict(collector, options.strict)
             changed = publish(tree, selected if selected != config.codes else None)
     except OSError as exc:  # the disk, not bipub: said as such (staged() kept the old site)
         raise DiagnosticError([write_failed(exc)]) from exc
@@ -496,7 +406,11 @@ def _build(
             files = output.files
             made = [kind.keys for kind in steps if isinstance(kind, Cards)]
             cards.remember(cache, tree.out, made[0] if made else None, files)
-            remember(project, target, tree, cache, fingerprints, files, kept, new_state)
+            handover.remember(
+                project, target, tree, cache, fingerprints, output, new_state, save=kept is None
+            )
+            if kept is not None and new_state is not None:
+                kept.state = new_state
             counts = pages.counts if pages is not None else {}
             record = uptodate.Record(
                 record_key,
@@ -533,31 +447,6 @@ def _build(
     )
 
 
-def remember(
-    project: Project,
-    target: Path,
-    tree: OutputTree,
-    cache: BuildCache,
-    fingerprints: dict[str, str],
-    published: dict[str, uptodate.Identity],
-    kept: Kept | None,
-    state: BuildState | None,
-) -> None:
-    """Stage 7 (after publishing): what the next build starts from — the pages' fingerprints
-    with their published files (build cache), the cache, and the BuildState (kept in memory by
-    `bipub serve`, else saved)."""
-    _remember_pages(cache, str(tree.out), fingerprints, published)
-    if kept is not None:
-        if state is not None:
-            kept.state = state
-        return
-    cache.save(project.cache)
-    if state is not None:
-        buildstate.save(project, target, state)
-    for old in project.cache.glob("quick-*.pickle"):  # the kits of bipub before the BuildState
-        old.unlink(missing_ok=True)  # (tens of MB on a big site; nothing reads them now)
-
-
 def _paired_note(memo: PairMemo, entries: int) -> str:
     again = entries - memo.reused
     why = f" ({memo.why})" if memo.why else ""
@@ -570,31 +459,3 @@ def _silenced_note(silenced: list[Diagnostic]) -> str:
     codes = sorted({d.code for d in silenced})
     n = len(silenced)
     return f"{n} warning{'s' if n != 1 else ''} silenced by `diagnostics:` in bipub.yaml ({', '.join(codes)})"
-
-
-def _strict(collector: Collector, strict: bool) -> None:
-    """--strict: every warning is also an error. Raises DiagnosticError if there are errors."""
-    if strict and collector.warnings:
-        collector.extend(
-            Diagnostic(d.file, d.line, d.code, f"{d.message} (--strict)", Severity.ERROR)
-            for d in collector.warnings
-        )
-    collector.raise_if_errors()
-
-
-def _nothing_changed(previous: uptodate.Record, strict: bool, started: float) -> BuildResult:
-    """The output is current: report the last build's warnings again (and fail on them with
-    --strict, as that build would have) without reading or writing anything."""
-    collector = Collector()
-    collector.extend(previous.warnings)
-    _strict(collector, strict)
-    return BuildResult(
-        previous.pages,
-        len(previous.files),
-        0,
-        time.perf_counter() - started,
-        previous.warnings,
-        sum(previous.pages.values()),
-        "nothing changed since the last build: inputs and output are as they were",
-        up_to_date=True,
-    )

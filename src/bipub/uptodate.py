@@ -25,6 +25,12 @@ date. An identity is kept packed in 40 bytes (`Identity`): a record holds ~25,00
 `Prescan` does the first part of every cached build — scan the inputs, read the record, check the
 output — in a forked child process, started by the command line before it imports the rest of
 bipub (pydantic, Markdown, Jinja: ~0.3 s), so that the answer is ready when the build needs it.
+Where it does not fork (`bipub serve`, whose server threads make forking unsafe; a build called
+in a process that imported bipub already), a big output (`CHECK_APART` folders and files) is
+checked by another process all the same while the build loads and plans (`Checker`: a small
+program, write/tree_check.py, started without copying this process), and a small one here.
+Either way every recorded folder and file is looked at before the writer trusts the record
+(docs/security.md, guarantee 2): the check is moved off the build's path, never left out.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ import sys
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import IO
 
@@ -49,18 +56,20 @@ from bipub.cache import UNREADABLE, load_signed, save_signed
 from bipub.diagnostics import Diagnostic, Severity
 from bipub.parallel import can_fork
 from bipub.project import Project
+from bipub.write import tree_check
 from bipub.write.folders import prev_folder
 from bipub.write.ownership import real_output
 from bipub.write.record import PACKED, OutputRecord, TreeRecord
 from bipub.write.record import Identity as Identity  # (re-exported: the record's identities)
 from bipub.write.record import identity as _identity
 
+# from how many recorded folders and files the output is checked in another process while the
+# build loads and plans, where the prescan did not fork (`bipub serve`; `Checker`)
+CHECK_APART = 10_000
 FORMAT = 5  # 4: the output's record for the next build's writer (write/record.py); 5: BLAKE3
 THEME_DIR = Path(__file__).resolve().parent / "theme"
 INPUT_FILES = ("bipub.yaml", "glossary.yaml")
 INPUT_DIRS = ("content", "templates", "locales", "static", "status")
-
-_pack = PACKED.pack
 
 
 def file_identity(ident: Identity) -> tuple[int, int, int, int]:
@@ -117,24 +126,8 @@ def options_key(*parts: object) -> str:
 
 def _output_unchanged(out: Path, files: dict[str, Identity], dirs: dict[str, Identity]) -> bool:
     """Every recorded folder (first: a folder swapped for a symbolic link fails here) and file
-    has its recorded identity. Paths are looked up relative to the open output folder, which
-    is cheaper than joining and resolving 28,000 absolute paths."""
-    try:
-        fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
-        return False
-    lstat, pack = os.stat, _pack
-    try:
-        for table in (dirs, files):
-            for rel, ident in table.items():
-                st = lstat(rel or ".", dir_fd=fd, follow_symlinks=False)
-                if pack(st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino, st.st_mode) != ident:
-                    return False
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
-    return True
+    has its recorded identity (write/tree_check.py)."""
+    return tree_check.unchanged(str(out), chain(dirs, files), chain(dirs.values(), files.values()))
 
 
 @dataclass
@@ -253,6 +246,65 @@ class Scan:
     record: Record | None
 
 
+def _same_inputs(scan: Scan, key: str) -> bool:
+    """The inputs and options (`key`) are those of the last build's record."""
+    return scan.record is not None and scan.record.key == key and scan.record.inputs == scan.inputs
+
+
+class Checker:
+    """`folders_intact` in a process of its own (write/tree_check.py run by this Python), for
+    a caller that cannot fork (`bipub serve`: other threads run) or should not (a process that
+    imported bipub already pays for copying its address space): started with the record,
+    asked when the writer needs the answer. Started by posix_spawn (no copy of this process),
+    with the tables in an unlinked temporary file as its standard input."""
+
+    def __init__(self, out: Path, record: Record) -> None:
+        prev = prev_folder(real_output(out)) if record.spare is not None else None
+        spare = record.spare.dirs if record.spare is not None else None
+        if not sys.executable:  # (an embedded Python: no program to start)
+            raise OSError("no Python interpreter to start")
+        data = tree_check.request(str(out), (record.dirs, record.files), str(prev), spare)
+        self.pid, self._pipe = 0, -1
+        read, write = os.pipe()
+        try:
+            with tempfile.TemporaryFile() as tables:
+                tables.write(data)
+                tables.flush()
+                tables.seek(0)
+                argv = [sys.executable, "-I", "-S", tree_check.__file__]
+                actions = [
+                    (os.POSIX_SPAWN_DUP2, tables.fileno(), 0),
+                    (os.POSIX_SPAWN_DUP2, write, 1),
+                    (os.POSIX_SPAWN_CLOSE, read),
+                ]
+                self.pid = os.posix_spawn(sys.executable, argv, os.environ, file_actions=actions)
+        except BaseException:
+            os.close(read)
+            raise
+        finally:
+            os.close(write)
+        self._pipe = read
+
+    def answer(self) -> bytes:
+        """Its answer (b"+", b"s" or b"-": `folders_intact`), or b"" if it gave none."""
+        try:
+            found = os.read(self._pipe, 1)
+        except OSError:
+            found = b""
+        self.close()
+        return found
+
+    def close(self) -> None:
+        if self.pid:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            self.pid = 0
+        if self._pipe >= 0:
+            os.close(self._pipe)
+            self._pipe = -1
+
+
 class Prescan:
     """`scan_inputs`, `load` and `output_intact` for one build, done ahead in a forked child.
 
@@ -266,7 +318,8 @@ class Prescan:
     asks for no child (`fork=False`), where forking is unsafe (other threads running, as in
     `bipub serve`) or impossible, or if the child gives no answer, the same functions run here
     instead, when first asked — so an error (an unreadable folder) is raised by the build as
-    usual.
+    usual; but the output's check, when it is big and the build is not up to date, starts in
+    a `Checker` process as soon as the record is read.
 
     Use it as a context manager: leaving it ends the child (killed if it is still checking
     an output nobody asked about: it writes nothing)."""
@@ -287,10 +340,12 @@ class Prescan:
         self._records = records
         self._scan: Scan | None = None
         self._intact: bool | None = None
+        self._same: bool | None = None  # `same_inputs`'s answer
         self._folders: bytes | None = None  # `folders_intact`'s answer
         self._pid = 0
         self._pipe = -1
         self._file: IO[bytes] | None = None
+        self._checker: Checker | None = None  # `folders_intact` in another process, if started
         self.note = ""  # why the child did not do its work, if so (`bipub -v build` says it)
         # `fork=False`: a caller that has imported bipub already (`pipeline.build` called in a
         # process: a test, a script) gains little from a head start and would pay for copying
@@ -321,13 +376,15 @@ class Prescan:
 
     def _child(self, file: IO[bytes], pipe: int) -> None:
         scan = Scan(scan_inputs(self.project), self._record())
+        same = _same_inputs(scan, self.key)
+        os.write(pipe, b"=" if same else b"~")  # first: a build with work to do can start
         data = pickle.dumps(scan, protocol=pickle.HIGHEST_PROTOCOL)
         file.write(data)
         file.flush()
         os.write(pipe, struct.pack("<Q", len(data)))
         if scan.record is None:
             return
-        if scan.record.key != self.key or scan.record.inputs != scan.inputs:
+        if not same:
             # not up to date whatever the output holds: the output and its spare copy are
             # checked for the writer (`known_output`)
             os.write(pipe, folders_intact(self.target, scan.record))
@@ -343,10 +400,28 @@ class Prescan:
             data += chunk
         return data
 
+    def same_inputs(self) -> bool:
+        """Whether the inputs and options are those of the last build's record, so that the
+        output may be up to date (`unchanged` says whether it is): the child's first answer,
+        sent before the scan itself, so that a build with work to do starts sooner."""
+        if self._same is None:
+            if self._pid and self._scan is None:
+                self._verdict()
+            if self._same is None:  # (no child, or no answer from it)
+                self._same = _same_inputs(self.scan(), self.key)
+        return self._same
+
+    def _verdict(self) -> None:
+        answer = self._read(1)
+        if answer in (b"=", b"~"):
+            self._same = answer == b"="
+
     def scan(self) -> Scan:
         """The inputs now and the last build's record (None: none, unreadable or not ours)."""
         if self._scan is None:
             if self._pid and self._file is not None:
+                if self._same is None:
+                    self._verdict()
                 header = self._read(8)
                 if len(header) == 8:
                     (size,) = struct.unpack("<Q", header)
@@ -358,7 +433,22 @@ class Prescan:
                     self.note = "inputs scanned in-process (the prescan gave no answer)"
                 self.close()
                 self._scan = Scan(scan_inputs(self.project), self._record())
+                self._check_apart(self._scan)
         return self._scan
+
+    def _check_apart(self, scan: Scan) -> None:
+        """Start checking the output in another process if the writer will need the answer
+        (the build is not up to date) and the output is big (`CHECK_APART`)."""
+        record = scan.record
+        if record is None or (record.key == self.key and record.inputs == scan.inputs):
+            return
+        spare = len(record.spare.dirs) if record.spare is not None else 0
+        if len(record.files) + len(record.dirs) + spare < CHECK_APART:
+            return
+        try:
+            self._checker = Checker(self.target, record)
+        except (OSError, AttributeError) as exc:  # (no posix_spawn here: checked when asked)
+            self.note = f"output checked in-process (could not start the check: {exc})"
 
     def _record(self) -> Record | None:
         if self._records is not None and self.target in self._records:
@@ -385,7 +475,7 @@ class Prescan:
     def unchanged(self) -> Record | None:
         """The record, if the output it describes is still current for these inputs and options."""
         scan = self.scan()
-        if scan.record is None or scan.record.key != self.key or scan.record.inputs != scan.inputs:
+        if scan.record is None or not _same_inputs(scan, self.key):
             return None
         return scan.record if self.intact() else None
 
@@ -403,6 +493,10 @@ class Prescan:
             return dataclasses.replace(record, changed="a file of the output folder was changed")
         if self._folders is None:
             answer = self._read(1) if self._pid else b""
+            if self._checker is not None:
+                answer = self._checker.answer()
+                if answer not in (b"+", b"s", b"-"):
+                    self.note = "output checked in-process (the check gave no answer)"
             self.close()
             if answer not in (b"+", b"s", b"-"):  # (no child, or no answer)
                 answer = folders_intact(self.target, record)
@@ -416,6 +510,9 @@ class Prescan:
         return record
 
     def close(self) -> None:
+        if self._checker is not None:
+            self._checker.close()
+            self._checker = None
         if self._pid:
             # done, or still checking an output nobody will ask about: it writes nothing
             with contextlib.suppress(ProcessLookupError):

@@ -18,6 +18,7 @@ import pytest
 
 from bipub.cache import BuildCache
 from bipub.pipeline import Kept, build
+from bipub.render.html import HtmlRenderer
 from tests.conftest import PROJECTS, tree_snapshot
 
 KINDS = {"html", "json", "feeds", "llms"}
@@ -100,7 +101,28 @@ STEPS: list[Step] = [
         lambda r: _edit(r, "content/ko/posts/alpha.md", "date: 2026-04-07", "date: 2026-07-07"),
         lambda r: _page(r, "ko/tags/vllm/index.html").count("알파 글") >= 1,
     ),
+    (
+        "a post whose English version leaves its tag out: a tag page in Korean only",
+        lambda r: _translated(r, "solo", "tags: [solo]", "tags: []"),
+        lambda r: (
+            (r / "site/ko/tags/solo/index.html").is_file()
+            and not (r / "site/en/tags/solo").exists()
+        ),
+    ),
+    (
+        "another post's English version takes the tag: the Korean page, its posts unchanged, "
+        "links its new English counterpart",
+        lambda r: _edit(r, "content/en/posts/alpha.md", "\nseries:", "\ntags: [solo]\nseries:"),
+        lambda r: '/en/tags/solo/"' in _page(r, "ko/tags/solo/index.html"),
+    ),
 ]
+
+
+def _translated(root: Path, name: str, ko_tags: str, en_tags: str) -> None:
+    for lang, title, tags in (("ko", "솔로", ko_tags), ("en", "Solo", en_tags)):
+        path = root / "content" / lang / "posts" / f"{name}.md"
+        text = f"---\ntitle: {title}\ndate: 2026-03-01\n{tags}\n---\n\n{title}.\n"
+        path.write_text(text if lang == "ko" else text.replace("date: 2026-03-01\n", ""), "utf-8")
 
 
 @pytest.mark.parametrize("resident", [False, True], ids=["restored", "resident"])
@@ -118,3 +140,14 @@ def test_each_update_equals_a_clean_build(tmp_path: Path, resident: bool) -> Non
         assert shows(root), what
         if kept is not None:  # the update took the unchanged entries as they were
             assert kept.pairs.reused > 0 and kept.pages.reused > 0, what
+            assert kept.pages.keys.reused > 0, what
+            # and each key it took from the memo (EntryKeyMemo) is the one worked out anew
+            assert kept.state is not None
+            assert kept.state.entries == _fresh_keys(kept), what
+
+
+def _fresh_keys(kept: Kept) -> dict[tuple[str, str], str]:
+    """The entry keys of the site `kept`'s last build planned, by a renderer without a memo."""
+    last = kept.pages.renderer
+    assert isinstance(last, HtmlRenderer)
+    return HtmlRenderer(last.site, last.rendered, last.url).entry_keys()

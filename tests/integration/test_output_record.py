@@ -21,10 +21,11 @@ from typing import Any
 import pytest
 
 from bipub import pipeline, uptodate
+from bipub.cache import BuildCache
 from bipub.diagnostics import DiagnosticError
 from bipub.pipeline import BuildResult, build
 from bipub.project import Project
-from bipub.write.record import inode, tree_state
+from bipub.write.record import four, inode, tree_state
 from tests.conftest import PROJECTS, inputs_digest, tree_snapshot
 
 KINDS = {"html", "json", "feeds", "llms"}
@@ -216,6 +217,13 @@ def _assert_records_match_the_disk(project: Path) -> None:
             p: inode(i) for p, i in spare.files.items()
         }
         assert record.spare.dirs == spare.dirs
+    # the pages' identities the next build's `keep` compares: the published files' (an update
+    # updates those of the pages it rendered or linked only: handover.remember_pages)
+    pages = BuildCache.load(project / ".bipub-cache").pages[str((project / "site").resolve())]
+    stale = {
+        p for p, (_, ident) in pages.items() if p in record.files and ident != four(record.files[p])
+    }
+    assert not stale, sorted(stale)[:5]
 
 
 def _step_edit(project: Path) -> None:
@@ -379,3 +387,78 @@ def test_a_failed_update_leaves_the_spare_copy_to_be_checked(
     assert "spare copy of the site (.site.prev) checked in full" in result.cache_note
     assert tree_snapshot(updated / "site") == _clean(updated, tmp_path)
     _assert_records_match_the_disk(updated)
+
+
+def test_an_output_reached_through_a_symbolic_link_keeps_its_pages(tmp_path: Path) -> None:
+    """A web root published through a link (write/output.py): the pages' fingerprints are
+    remembered for the folder written, and found again by the next build (before, they were
+    saved under the folder's real path and looked up under the link's: every page rendered
+    again at every update)."""
+    project = _project(tmp_path)
+    real = tmp_path / "www"
+    real.mkdir()
+    (project / "site").symlink_to(real)
+    first = _build(project)
+    _edit(project, "링크")
+    result = _build(project)
+    pages = sum(result.pages.values())
+    assert first.reused == 0 and result.reused >= pages - 20, (result.reused, pages)
+    assert tree_snapshot(real) == _clean(project, tmp_path)
+
+
+@pytest.fixture
+def checked_apart(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Builds check the output in another process (uptodate.Checker) whatever its size, as
+    `bipub serve` checks a big one; the list gets the program of each process started."""
+    started: list[str] = []
+    real = os.posix_spawn
+
+    def spawn(path: Any, argv: Any, *args: Any, **kwargs: Any) -> int:
+        started.append(str(argv[-1]))
+        return real(path, argv, *args, **kwargs)
+
+    monkeypatch.setattr(uptodate, "CHECK_APART", 0)
+    monkeypatch.setattr(uptodate, "can_fork", lambda: False)
+    monkeypatch.setattr(os, "posix_spawn", spawn)
+    return started
+
+
+@pytest.mark.parametrize("how", ["file edited in place", "file added", "file removed"])
+@pytest.mark.parametrize("where", ["spare copy", "published site"])
+def test_the_output_checked_in_another_process_is_found_changed_and_repaired(
+    updated: Path, tmp_path: Path, checked_apart: list[str], where: str, how: str
+) -> None:
+    """The process that checks the output (write/tree_check.py) sees what the check in the
+    build's own process sees: an edit in place shows only in the file's identity, a file added
+    in its folder's."""
+    tree = updated / (".site.prev" if where == "spare copy" else "site")
+    TAMPER[how](tree)
+    _edit(updated, "따로")
+    result = _build(updated)
+    assert [Path(p).name for p in checked_apart] == ["tree_check.py"]
+    assert tree_snapshot(updated / "site") == _clean(updated, tmp_path)
+    if where == "spare copy" and how == "file added":
+        assert "spare copy of the site (.site.prev)" in result.cache_note, result.cache_note
+    else:
+        assert "the output folder was changed (" in result.cache_note, result.cache_note
+    _assert_records_match_the_disk(updated)
+    _edit(updated, "또 따로")
+    result = _build(updated)
+    assert "the output folder was changed" not in result.cache_note, result.cache_note
+    assert tree_snapshot(updated / "site") == _clean(updated, tmp_path)
+    assert len(checked_apart) == 2
+
+
+def test_a_check_that_gives_no_answer_is_done_here(
+    updated: Path, tmp_path: Path, checked_apart: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The checking process cannot run (here: its program is missing): the build checks the
+    output itself, says so at -v, and still finds a file edited in place."""
+    monkeypatch.setattr(uptodate.tree_check, "__file__", str(tmp_path / "missing.py"))
+    _edit_in_place(_page(updated / "site"))
+    _edit(updated, "대답 없음")
+    result = _build(updated)
+    assert len(checked_apart) == 1
+    assert "output checked in-process (the check gave no answer)" in result.cache_note
+    assert "the output folder was changed (" in result.cache_note, result.cache_note
+    assert tree_snapshot(updated / "site") == _clean(updated, tmp_path)

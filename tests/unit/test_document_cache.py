@@ -63,3 +63,37 @@ def test_documents_read_by_workers_equal_those_read_here(make_project, monkeypat
     assert {k: v[:2] for k, v in there_cache.docs.items()} == {
         k: v[:2] for k, v in here_cache.docs.items()
     }
+
+
+def test_image_references_travel_with_the_document(
+    make_project,  # type: ignore[no-untyped-def]
+    monkeypatch,  # type: ignore[no-untyped-def]
+) -> None:
+    """A body's Markdown images are found when its file is read and kept with the document in
+    the build cache (load/content.py `Document.image_refs`): not searched again while the
+    markdown-it-py that found them is the one running, searched again by another."""
+    from bipub.load import content as loader
+
+    project: Path = make_project("minimal")
+    post = project / "content" / "ko" / "posts" / "alpha.md"
+    post.write_text(
+        post.read_text(encoding="utf-8") + "\n![그림](/img/a.png)\n\n`![코드](/not.png)`\n",
+        encoding="utf-8",
+    )
+    config = load_config(project)
+    doc = next(
+        d
+        for d in load_content(project, config, Collector()).documents
+        if d.rel == "content/ko/posts/alpha.md"
+    )
+    line = doc.body.splitlines().index("![그림](/img/a.png)")
+    again = pickle.loads(pickle.dumps(doc))
+
+    def searched(body: str) -> tuple[tuple[int, str], ...]:
+        raise AssertionError("searched again")
+
+    monkeypatch.setattr(loader, "body_images", searched)
+    assert again.image_refs == doc.image_refs == ((line, "/img/a.png"),)
+    monkeypatch.setattr(loader, "PARSER_VERSION", "0.0.0")
+    monkeypatch.setattr(loader, "body_images", lambda body: ((0, "other"),))
+    assert pickle.loads(pickle.dumps(doc)).image_refs == ((0, "other"),)

@@ -241,6 +241,15 @@ CASES = [
     "1. a\n\n   > b\n   >\n   > | t |\n   > |---|\n\n2. c",
     "- a\n  - b\n    - c\n      ```\n      code\n      ```\n    para\n\n  back",
     "* a\n\n  [r]: /r\n\n  [r]",
+    # math ($…$ inline, $$…$$ blocks: issue 19)
+    "$$\na^2\n$$",
+    "$$ x $$ (eq1)",
+    "para\n$$\nb\n$$\nafter",
+    "- $$\n  c\n  $$",
+    "    $$\n    code\n    $$",
+    "$$ unclosed\n\ntext",
+    "$a$ and $$b$$ and $5 or $10 and \\$c$",
+    "> $x$\n> $$\n> y\n> $$",
     # Korean
     "## 섹션 1\n\n커널 캐시 **스케줄러** [링크](https://example.org/경로).\n\n- 항목\n",
 ]
@@ -324,6 +333,9 @@ LINE_STARTS = [
     "|---|---|",
     "| --- | :-: |",
     ":--|--:",
+    "$$",
+    "$$ ",
+    "$",
 ]
 INLINE = [
     "word",
@@ -368,12 +380,19 @@ INLINE = [
     ")",
     "{}",
     "$%+",
+    "$x$",
+    "$$y$$",
+    "$ a $",
+    "$5",
     "한",
 ]
 inline_text = st.lists(st.sampled_from(INLINE), min_size=1, max_size=6).map("".join)
 
 LINE_BODIES = [
     "",
+    "$$",
+    "$x$ y",
+    "$$ z $$",
     "text",
     "two words",
     "a | b",

@@ -3,9 +3,14 @@ run), and a light command none of the pipeline's heavy libraries."""
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
+from pathlib import Path
 
+import pytest
+
+from bipub.cli import exit_status, flushed
 from tests.conftest import REPO
 
 PROBE = """
@@ -32,3 +37,47 @@ def test_a_command_imports_no_other_command_nor_the_pipeline() -> None:
     )
     loaded = result.stdout.split("\n")[-2].split()
     assert loaded == ["bipub.commands.explain_cmd", "bipub.commands.ui"], result.stdout
+
+
+def test_the_program_flushes_what_its_streams_hold(monkeypatch: pytest.MonkeyPatch) -> None:
+    """cli.run ends with os._exit, which drops what Python still buffers: `flushed` writes it
+    out first (stdout into a pipe holds whole blocks)."""
+    raw = io.BytesIO()
+    stream = io.TextIOWrapper(raw, encoding="utf-8")  # block-buffered, as into a pipe
+    monkeypatch.setattr(sys, "stdout", stream)
+    stream.write("result\n")
+    assert raw.getvalue() == b""
+    assert flushed(0) == 0
+    assert raw.getvalue() == b"result\n"
+
+
+def test_output_that_cannot_be_flushed_is_not_a_success(monkeypatch: pytest.MonkeyPatch) -> None:
+    class ClosedPipe(io.StringIO):
+        def flush(self) -> None:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    assert flushed(0) == 120  # (Python's own status for a failed flush at exit)
+    assert flushed(1) == 1  # the command's failure stays what it was
+
+
+def test_exit_status_is_pythons(capsys: pytest.CaptureFixture[str]) -> None:
+    assert exit_status(None) == 0
+    assert exit_status(2) == 2
+    assert exit_status("bipub: gave up") == 1
+    assert capsys.readouterr().err == "bipub: gave up\n"
+
+
+def test_a_profiled_run_ends_the_usual_way(tmp_path: Path) -> None:
+    """`python -m cProfile -o X -m bipub ...` (how bipub's speed is profiled): the profiler
+    writes X at the normal exit, which os._exit would skip."""
+    out = tmp_path / "bipub.prof"
+    result = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(out), "-m", "bipub", "--version"],
+        env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert out.is_file() and out.stat().st_size > 0

@@ -1,4 +1,4 @@
-"""`_()` remembers its result for a plain string: the output is what Jinja's own newstyle gettext
+"""`_()` remembers its result for a plain string (and plain int/str variables): the output is what Jinja's own newstyle gettext
 gives, for every string of the theme's catalogs, with and without autoescaping and variables."""
 
 from __future__ import annotations
@@ -34,6 +34,11 @@ def test_memoized_gettext_renders_as_jinja_does(lang: str) -> None:
     calls = [
         "{{ _(m) }}",
         "{{ _(m, n=3, name='<x>') }}",
+        # remembered by value: again, and with values equal to those but of other types
+        "{{ _(m, n=1, name='<x>') }}",
+        "{{ _(m, n=true, name='<x>'|safe) }}",
+        "{{ _(m, n=1, name='<x>') }}",
+        "{{ _(m, n=1.0, name='<x>') }}",
         "{{ _(m) }}",
         "{{ gettext(m) }}",
         "{% autoescape false %}{{ _(m) }}{% endautoescape %}",

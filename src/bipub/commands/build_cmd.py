@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from bipub import uptodate
 from bipub.commands.ui import Progress, Ui, pass_ui
 from bipub.diagnostics import DiagnosticError
 from bipub.project import Project
+from bipub.result import BuildResult, up_to_date
 
 
 @click.command()
@@ -52,15 +54,20 @@ def build(
     out_dir = (out if out.is_absolute() else Path.cwd() / out) if out else None
     with ExitStack() as stack:
         prescan = None
-        if not no_cache:  # the inputs are scanned while the rest of bipub is imported
-            target, key = uptodate.build_key(Project(ui.root), out_dir, langs, only)
-            prescan = stack.enter_context(uptodate.Prescan(ui.root, target, key))
-        # imported here, after the prescan started: the pipeline's libraries (pydantic, Jinja2,
-        # markdown-it, Babel) load while the inputs are scanned (start-up time of a warm build)
-        from bipub.pipeline import build as run_build
-        from bipub.render.upstream import notes as upstream_notes
-
         try:
+            if not no_cache:  # the inputs are scanned and the output checked in a child process
+                target, key = uptodate.build_key(Project(ui.root), out_dir, langs, only)
+                prescan = stack.enter_context(uptodate.Prescan(ui.root, target, key))
+                # its answer first: a build with nothing to do imports none of the stages
+                # (pydantic, Jinja2, markdown-it, Babel: ~0.3 s, most of such a build's time)
+                done = up_to_date(prescan, strict)
+                if done is not None:
+                    report(ui, done, out_dir, only)
+                    return
+            # imported here, once there is something to build (while the prescan's child goes
+            # on checking the output folder for the writer)
+            from bipub.pipeline import build as run_build
+
             with Progress(ui) as (on_start, on_pages):
                 result = run_build(
                     ui.root,
@@ -75,10 +82,25 @@ def build(
                 )
         except DiagnosticError as exc:
             ui.fail(exc)
+    # imported here: only a build that renders uses the fast paths it tells about
+    from bipub.render.upstream import notes as upstream_notes
+
+    report(ui, result, out_dir, only, upstream_notes())
+
+
+def report(
+    ui: Ui,
+    result: BuildResult,
+    out_dir: Path | None,
+    only: tuple[str, ...],
+    notes: Iterable[str] = (),
+) -> None:
+    """What a build did (or that it had nothing to do), its warnings and `-v` notes (`notes`:
+    the fast paths off on unverified upstream versions, render/upstream.py)."""
     ui.diagnostics(result.warnings)
     if result.cache_note:
         ui.debug(result.cache_note)
-    for note in upstream_notes():  # a fast path off on unverified upstream versions
+    for note in notes:
         ui.debug(note)
     per_lang = ", ".join(f"{lang} {n}" for lang, n in result.pages.items())
     target = out_dir or ui.root / "site"
@@ -116,7 +138,7 @@ _KIND_NAMES = {
 
 
 def only_summary(
-    built: dict[str, int], pages: dict[str, int], reused: int, files: int, changed: int
+    built: Mapping[str, int], pages: dict[str, int], reused: int, files: int, changed: int
 ) -> str:
     """What a `build --only` built, e.g. "6 PDFs, 132 files in all (2 changed)" or "64 pages
     (ko 32, en 32; 0 unchanged) and 6 PDFs, 140 files in all (3 changed)": the files in all

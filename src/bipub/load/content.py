@@ -6,6 +6,7 @@ Every problem is collected, so one run reports all of them. Nothing here renders
 from __future__ import annotations
 
 import os
+import stat
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from bipub.cache import BuildCache, FileKey, digest_bytes, stat_key
 from bipub.config import SiteConfig
 from bipub.diagnostics import Collector, Diagnostic
 from bipub.load.front_matter import FrontMatterError, split_front_matter
+from bipub.load.image_refs import PARSER_VERSION, ImageRef, body_images
 from bipub.load.reading import reading_minutes
 from bipub.load.sections import Section, split_sections
 from bipub.load.text import TextDecodeError, decode_text, read_text
@@ -26,6 +28,7 @@ from bipub.load.yaml_strict import YamlDoc, YamlError, load_yaml
 from bipub.model.post import FrontMatter, Kind
 from bipub.model.validate import validation_diagnostics
 from bipub.parallel import can_fork, fork_map, worker_count
+from bipub.uptodate import Identity, file_identity, mode
 
 CONTENT_DIR = "content"
 SectionSpan = tuple[int, int, int, str]  # start and end in the body, line, digest
@@ -63,17 +66,28 @@ class Document:
         if spans is None:
             return tuple(split_sections(self.body, self.body_line))
         body = self.body
-        sections = []
-        for index, (start, end, line, digest) in enumerate(spans):
-            section = Section(index, body[start:end], line)
-            vars(section)["digest"] = digest  # text_hash of that text, worked out when pickled
-            sections.append(section)
-        return tuple(sections)
+        known = Section.known  # (the digest: text_hash of that text, worked out when pickled)
+        return tuple(
+            known(index, body[start:end], line, digest)
+            for index, (start, end, line, digest) in enumerate(spans)
+        )
 
     @cached_property
     def reading_minutes(self) -> int:
         """The body's reading time (load/reading.py), computed once per document."""
         return reading_minutes(self.body, self.lang)
+
+    @property
+    def image_refs(self) -> tuple[ImageRef, ...]:
+        """The Markdown images of the body (line in the body from 0, src: load/image_refs.py),
+        found once per document — when it is read, by the workers of a cold build — and kept
+        with it in the build cache, with the markdown-it-py version that found them (another
+        one searches again)."""
+        kept = self.__dict__.get(_IMAGES)
+        if not (isinstance(kept, tuple) and kept[0] == PARSER_VERSION):
+            kept = self.__dict__[_IMAGES] = (PARSER_VERSION, body_images(self.body))
+        refs: tuple[ImageRef, ...] = kept[1]
+        return refs
 
     def __getstate__(self) -> dict[str, object]:
         # the build cache keeps the document with where its sections are in the body and their
@@ -86,6 +100,7 @@ class Document:
 
 
 _SPANS = "_section_spans"  # in a pickled Document's state: section_spans()
+_IMAGES = "_image_refs"  # in a Document's state: (markdown-it-py version, image_refs)
 
 
 def section_spans(body: str, sections: tuple[Section, ...]) -> tuple[SectionSpan, ...]:
@@ -137,14 +152,15 @@ def load_content(
     config: SiteConfig,
     collector: Collector,
     cache: BuildCache | None = None,
-    known: Mapping[str, FileKey] | None = None,
+    inputs: Mapping[str, Identity] | None = None,
 ) -> Content:
     """Load content/<lang>/{cv.yaml,posts/*.md,pages/*.md} for every configured language.
 
     With a cache, a file whose identity (mtime, ctime, size, inode) is unchanged is not read
-    again. `known`: the identities of the files as this build's scan of the inputs found them
-    (uptodate.py; by their path relative to the project, as on the disk), so that they are
-    not looked up a second time.
+    again. `inputs`: every input file and folder as this build's scan found them (uptodate.py
+    `scan_inputs`: by their path relative to the project, as on the disk, a folder's with a
+    trailing slash), so that the posts and pages folders are neither walked nor their files
+    looked up a second time.
     """
     cache = cache if cache is not None else BuildCache()
     seen: set[str] = set()
@@ -169,6 +185,7 @@ def load_content(
                 f"content folder for language {name!r}, which is not in bipub.yaml languages "
                 f"({', '.join(config.codes)})",
             )
+    listing = _Listing(inputs) if inputs is not None else None
     for lang in config.codes:
         lang_dir = content_root / lang
         if not lang_dir.is_dir() or lang_dir.is_symlink():
@@ -186,22 +203,86 @@ def load_content(
             kind_dir = lang_dir / kind
             if not kind_dir.is_dir():
                 continue
-            for path in sorted(_walk(kind_dir, root, collector)):
-                jobs.append(_Job(path, _rel(root, path), lang, kind, kind_dir))
-    documents_read = _load_documents(root, jobs, collector, cache, known or {})
+            kind_disk = f"{CONTENT_DIR}/{lang}/{kind}"
+            listed = listing.md_files(kind_disk, collector) if listing is not None else None
+            if listed is None:  # (not in the scan, or a symbolic link: walked here)
+                base = len(str(root)) + 1
+                found = sorted(_walk(kind_dir, root, collector))
+                listed = [(str(p)[base:].replace(os.sep, "/"), None) for p in found]
+            for disk, ident in listed:
+                rel = unicodedata.normalize("NFC", disk)
+                jobs.append(_Job(root, disk, rel, lang, kind, kind_disk, ident))
+    documents_read = _load_documents(root, jobs, collector, cache)
     for job, doc in zip(jobs, documents_read, strict=True):
         seen.add(job.rel)
         if doc is not None:
             documents.append(doc)
         else:
-            name = unicodedata.normalize(
-                "NFC", job.path.relative_to(job.kind_dir).with_suffix("").as_posix()
-            )
-            failed.add((job.kind, name))
+            failed.add((job.kind, job.name))
     documents.sort(key=lambda d: (d.kind, d.name, d.lang))
     for stale in set(cache.docs) - seen:
         del cache.docs[stale]
     return Content(cv, documents, frozenset(failed), frozenset(failed_cv))
+
+
+class _Listing:
+    """The folders under content/ as the build's scan of the inputs found them (`inputs` of
+    `load_content`): each folder's entries, by name, with their file mode and identity."""
+
+    def __init__(self, inputs: Mapping[str, Identity]) -> None:
+        self.entries: dict[str, list[tuple[str, Identity]]] = {}
+        prefix = CONTENT_DIR + "/"
+        for path, ident in inputs.items():
+            if not path.startswith(prefix):
+                continue
+            folder, _, name = path.rstrip("/").rpartition("/")
+            self.entries.setdefault(folder, []).append((name, ident))
+
+    def md_files(
+        self, folder: str, collector: Collector
+    ) -> list[tuple[str, FileKey | None]] | None:
+        """The .md files under `folder` (as on the disk, relative to the project) with their
+        identities, in the order `sorted(_walk(...))` gives them, saying what `_walk` says about
+        the other entries; None if the scan did not see `folder` as a folder (it is missing,
+        or a symbolic link, which `_walk` follows)."""
+        parent, _, name = folder.rpartition("/")
+        own = next((ident for n, ident in self.entries.get(parent, ()) if n == name), None)
+        if own is None or not stat.S_ISDIR(mode(own)):
+            return None
+        found: list[tuple[str, FileKey | None]] = []
+        self._walk(folder, collector, found)  # (depth first, by name: as Paths sort)
+        return found
+
+    def _walk(
+        self, folder: str, collector: Collector, found: list[tuple[str, FileKey | None]]
+    ) -> None:
+        for name, ident in sorted(self.entries.get(folder, ())):
+            path = f"{folder}/{name}"
+            kind = mode(ident)
+            if stat.S_ISLNK(kind):
+                collector.error(
+                    unicodedata.normalize("NFC", path),
+                    None,
+                    "symlink",
+                    "symbolic links are not followed",
+                )
+            elif stat.S_ISDIR(kind):
+                self._walk(path, collector, found)
+            elif _suffix(name) == ".md":
+                found.append((path, file_identity(ident)))
+            elif not name.startswith("."):
+                collector.warning(
+                    unicodedata.normalize("NFC", path),
+                    None,
+                    "ignored-file",
+                    "not a .md file: ignored",
+                )
+
+
+def _suffix(name: str) -> str:
+    """A file name's suffix, as pathlib's PurePath.suffix gives it."""
+    i = name.rfind(".")
+    return name[i:] if 0 < i < len(name) - 1 else ""
 
 
 def _walk(folder: Path, root: Path, collector: Collector) -> list[Path]:
@@ -238,11 +319,22 @@ def _load_yaml_file(root: Path, path: Path, collector: Collector) -> YamlDoc | N
 class _Job:
     """One post or page file to load."""
 
-    path: Path
-    rel: str
+    root: Path
+    disk: str  # its path relative to the project, as on the disk
+    rel: str  # the same, NFC
     lang: str
     kind: Kind
-    kind_dir: Path
+    kind_disk: str  # content/<lang>/<kind>, relative to the project
+    key: FileKey | None  # its identity as the scan of the inputs found it
+
+    @property
+    def path(self) -> Path:
+        return self.root / self.disk
+
+    @property
+    def name(self) -> str:
+        """Its path inside content/<lang>/<kind>/ without .md, NFC."""
+        return unicodedata.normalize("NFC", self.disk[len(self.kind_disk) + 1 : -len(".md")])
 
 
 # Below this many files to parse, forking workers costs more than it saves.
@@ -255,7 +347,6 @@ def _load_documents(
     jobs: list[_Job],
     collector: Collector,
     cache: BuildCache,
-    known: Mapping[str, FileKey],
 ) -> list[Document | None]:
     """The document of each job (None where it did not load; its problems are in `collector`).
 
@@ -264,11 +355,8 @@ def _load_documents(
     which would otherwise leave every core but one idle); diagnostics keep the files' order."""
     docs: list[Document | None] = [None] * len(jobs)
     keys: dict[int, FileKey] = {}
-    base = str(root) + os.sep
     for i, job in enumerate(jobs):
-        text = str(job.path)  # (as on the disk: `job.rel` is NFC)
-        scanned = known.get(text[len(base) :]) if text.startswith(base) else None
-        key = scanned if scanned is not None else stat_key(job.path)
+        key = job.key if job.key is not None else stat_key(job.path)
         hit = cache.docs.get(job.rel)
         if hit is not None and hit[0] == key and isinstance(hit[2], Document):
             docs[i] = hit[2]
@@ -298,7 +386,8 @@ def _read_document(
     cached one if the bytes are the same) and the problems found. The sections with their
     digests (pairing needs them) and the reading time (every card showing the post needs it)
     are worked out here, where the work is spread over the cores, and kept with the document
-    (a worker's document comes back pickled, with them: Document.__getstate__)."""
+    (a worker's document comes back pickled, with them: Document.__getstate__), as are the
+    images the body writes (checked by the pair stage, pair/assets.py)."""
     job = jobs[n]
     data = job.path.read_bytes()
     digest = digest_bytes(data)
@@ -308,30 +397,19 @@ def _read_document(
         doc, found = hit[2], []
     else:
         collector = Collector()
-        doc = _load_document(
-            root, job.path, data, digest, job.lang, job.kind, job.kind_dir, collector
-        )
+        doc = _load_document(job, data, digest, collector)
         found = collector.items
     if doc is None:
         return digest, None, found
     doc.reading_minutes  # noqa: B018 - computed now, kept with the document
+    doc.image_refs  # noqa: B018 - (the same)
     for section in doc.sections:
         section.digest  # noqa: B018 - computed now, kept with the document
     return digest, doc, found
 
 
-def _load_document(
-    root: Path,
-    path: Path,
-    data: bytes,
-    digest: str,
-    lang: str,
-    kind: Kind,
-    kind_dir: Path,
-    collector: Collector,
-) -> Document | None:
-    rel = _rel(root, path)
-    name = unicodedata.normalize("NFC", path.relative_to(kind_dir).with_suffix("").as_posix())
+def _load_document(job: _Job, data: bytes, digest: str, collector: Collector) -> Document | None:
+    rel = job.rel
     try:
         text = decode_text(data, rel)
         split = split_front_matter(text, rel)
@@ -351,4 +429,6 @@ def _load_document(
     except ValidationError as exc:
         collector.extend(validation_diagnostics(exc, doc, rel, model=FrontMatter))
         return None
-    return Document(rel, lang, kind, name, meta, split.body, split.body_line, doc, digest)
+    return Document(
+        rel, job.lang, job.kind, job.name, meta, split.body, split.body_line, doc, digest
+    )

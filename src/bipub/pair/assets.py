@@ -13,19 +13,16 @@ as they are.
 from __future__ import annotations
 
 import posixpath
-import re
 import unicodedata
 from collections.abc import Iterator
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from markdown_it import MarkdownIt
-
 from bipub.config import SiteConfig
 from bipub.diagnostics import Collector
 from bipub.load.content import Content, CvFile, Document
+from bipub.load.image_refs import ImageRef
 from bipub.pair.images import (
     CV_SIZES,
     CV_WIDTHS,
@@ -38,7 +35,6 @@ from bipub.pair.images import (
 
 THEME_STATIC = Path(__file__).resolve().parent.parent / "theme" / "static"
 CV_IMAGE_FIELDS = {("experience", "logo"), ("awards", "image")}
-_HAS_IMAGE = re.compile(r"!\[")
 
 
 def check_assets(
@@ -71,7 +67,7 @@ def _local_files(files: _StaticFiles, content: Content, probes: ProbeCache) -> I
             if where is not None and where[1] is not None and not files.through_link(where[1]):
                 yield where[1]
     for doc in content.documents:
-        refs = _doc_refs(doc, probes)
+        refs = _doc_refs(doc)
         if not refs:
             continue
         base = _page_path(doc)
@@ -92,7 +88,7 @@ def check_document_assets(
     file (and record the others in `found`)."""
     files = files or _StaticFiles(root / "static")
     found = found or _Found(files, ProbeCache(root), collector, None)
-    refs = _doc_refs(doc, found.probes)
+    refs = _doc_refs(doc)
     if not refs:
         return
     base = _page_path(doc)
@@ -106,16 +102,12 @@ def check_document_assets(
             found.images.docs.setdefault(doc.rel, {})[src] = image
 
 
-def _doc_refs(doc: Document, probes: ProbeCache) -> list[tuple[int, str]]:
-    """The Markdown images of a document's body (line in the body from 0, src), kept by its
-    digest (ProbeCache.doc_refs): a body without any — most of them — is not searched again
-    on the next build either (a search of every body costs ~0.15 s on a 5,000-post site)."""
-    refs = probes.doc_refs(doc.digest) if doc.digest else None
-    if refs is None:
-        refs = markdown_images(doc.body, 0) if _HAS_IMAGE.search(doc.body) else []
-        if doc.digest:
-            probes.keep_refs(doc.digest, refs)
-    return refs
+def _doc_refs(doc: Document) -> tuple[ImageRef, ...]:
+    """The Markdown images of a document's body (line in the body from 0, src), as the loader
+    found them when it read the file (load/content.py `Document.image_refs`: kept with the
+    document in the build cache, so a body is not searched again while its file is as it was;
+    a search of every body cost ~0.15 s on a 5,000-post site)."""
+    return doc.image_refs
 
 
 class _Found:
@@ -225,36 +217,6 @@ def _page_path(doc: Document) -> str:
     """The URL path a document's page is at (relative images resolve against it)."""
     slug = doc.meta.slug or doc.name.rsplit("/", 1)[-1]
     return f"/{doc.lang}/blog/{slug}/" if doc.kind == "posts" else f"/{doc.lang}/{slug}/"
-
-
-def markdown_images(body: str, body_line: int) -> list[tuple[int, str]]:
-    """(line, src) of every image in a Markdown body (code spans and blocks excluded)."""
-    tokens = _parser().parse(body)
-    lines = body.splitlines()
-    out: list[tuple[int, str]] = []
-    for token in tokens:
-        if token.type != "inline" or not token.children:
-            continue
-        start, end = token.map if token.map else (0, 1)
-        for child in token.children:
-            if child.type != "image":
-                continue
-            src = str(child.attrs.get("src", ""))
-            line = start
-            for n in range(start, min(end, len(lines))):  # the line that writes it, if found
-                if src in lines[n] or unquote(src) in lines[n]:
-                    line = n
-                    break
-            out.append((body_line + line, src))
-    return out
-
-
-@lru_cache(maxsize=1)
-def _parser() -> Any:
-
-    md = MarkdownIt("commonmark", {"html": False})
-    md.enable(["table", "strikethrough"])
-    return md
 
 
 class _StaticFiles:

@@ -6,10 +6,10 @@ Every Markdown image and CV `logo` / award `image` that names a file the site se
 found here, at the line that names it, not by a reader), its width and height taken (after its
 EXIF orientation, as browsers show it; an SVG's from its width/height or viewBox). A probe is
 kept in the user's cache folder by the file's identity (mtime, ctime, size, inode: what the
-up-to-date check compares) so a build reopens only the images that changed; the image
-references of a Markdown body are kept there too, by the document's digest, so a build does not
-parse every body again to find them. The file is read only if it was written by the same
-bipub, Pillow and markdown-it-py (`cache_stamp`): another version may probe or find otherwise.
+up-to-date check compares) so a build reopens only the images that changed. (The image
+references of a Markdown body are found once per document, when the loader reads it, and kept
+with it in the build cache: load/content.py `Document.image_refs`.) The file is read only if it
+was written by the same bipub and Pillow (`cache_stamp`): another version may probe otherwise.
 
 A raster image (not an animated one) gets variants: WebP (and AVIF where Pillow has it) at the
 widths `images.widths` asks for that are smaller than the image (and one at its own width, at
@@ -37,7 +37,7 @@ from bipub.diagnostics import Diagnostic, Severity
 from bipub.parallel import can_fork, fork_map, worker_count
 
 VARIANT_FOLDER = "_img"  # the site folder of the variants (owned by the HTML output kind)
-PROBE_FORMAT = 1
+PROBE_FORMAT = 2  # 2: no image references (kept with the documents)
 MIN_PROBES_FOR_WORKERS = 16  # below this many new images, forking costs more than it saves
 # the widths (CSS px) a CV image is shown at, with 2x and 3x: templates/home.html, site.css
 CV_WIDTHS = {"logo": (48, 96, 144), "image": (72, 144, 216)}
@@ -246,13 +246,13 @@ def _length(value: str | None) -> int | None:
 
 
 def cache_stamp() -> list[str]:
-    """What the cached probes and references were made by: a file written by another version
-    of bipub (`probe`, pair/assets.py `markdown_images`), Pillow or markdown-it-py is not read."""
+    """What the cached probes were made by: a file written by another version of bipub
+    (`probe`) or Pillow is not read."""
     found = [str(PROBE_FORMAT), __version__]
-    for dist in ("pillow", "markdown-it-py"):
+    for dist in ("pillow",):
         try:
             found.append(f"{dist}={version(dist)}")
-        except PackageNotFoundError:  # pragma: no cover - both are dependencies
+        except PackageNotFoundError:  # pragma: no cover - a dependency
             found.append(f"{dist}=?")
     return found
 
@@ -268,8 +268,7 @@ def _probe_or_why(path: Path) -> ImageInfo | str:
 
 
 class ProbeCache:
-    """Probes by file identity, and each Markdown body's image references by its digest: a
-    JSON file in the user's cache folder, one per project. Unreadable, or written by another
+    """Probes by file identity: a JSON file in the user's cache folder, one per project. Unreadable, or written by another
     version (`cache_stamp`): started afresh, which costs only the time (nothing read from it
     is trusted without its key)."""
 
@@ -277,9 +276,7 @@ class ProbeCache:
         name = hashlib.sha256(str(root.absolute()).encode("utf-8")).hexdigest()[:16]
         self.path = user_cache_dir() / "images" / f"probes-{name}.json"
         self.files: dict[str, list[object]] = {}
-        self.refs: dict[str, list[list[object]]] = {}
         self._used_files: dict[str, list[object]] = {}
-        self._used_refs: dict[str, list[list[object]]] = {}
         self.probed = 0  # files probed by this build (not found in the cache)
         # probed by workers (`prefetch`) for this build: path → (its identity then, result)
         self._fresh: dict[str, tuple[FileKey, ImageInfo | str]] = {}
@@ -288,7 +285,6 @@ class ProbeCache:
             data = json.loads(self.path.read_text(encoding="utf-8"))
             if isinstance(data, dict) and data.get("stamp") == self._stamp:
                 self.files = dict(data.get("files") or {})
-                self.refs = dict(data.get("refs") or {})
         except (OSError, ValueError, TypeError):
             pass
 
@@ -343,34 +339,12 @@ class ProbeCache:
                                  info.animated]  # fmt: skip
         return info
 
-    def doc_refs(self, key: str) -> list[tuple[int, str]] | None:
-        """A body's image references (line in the body from 0, src), by its document's digest
-        (None: not known; `keep_refs` them)."""
-        found = self._used_refs.get(key)
-        if found is None:
-            found = self.refs.get(key)
-        if not isinstance(found, list):
-            return None
-        out = []
-        for item in found:
-            if not (isinstance(item, list) and len(item) == 2):
-                return None
-            line, src = item
-            if not (isinstance(line, int) and isinstance(src, str)):
-                return None
-            out.append((line, src))
-        self._used_refs[key] = found
-        return out
-
-    def keep_refs(self, key: str, refs: list[tuple[int, str]]) -> None:
-        self._used_refs[key] = [[line, src] for line, src in refs]
-
     def save(self) -> Diagnostic | None:
         """Write what this build used (older entries are dropped), if anything changed; the
         warning to report if it could not be written (the next build probes again)."""
-        if self._used_files == self.files and self._used_refs == self.refs:
+        if self._used_files == self.files:
             return None
-        data = {"stamp": self._stamp, "files": self._used_files, "refs": self._used_refs}
+        data = {"stamp": self._stamp, "files": self._used_files}
         folder = self.path.parent
         try:
             write_cache_file(self.path, json.dumps(data, ensure_ascii=False).encode("utf-8"))
@@ -383,5 +357,5 @@ class ProbeCache:
                 f"({exc.strerror or type(exc).__name__}); the next build reads the images again",
                 Severity.WARNING,
             )
-        self.files, self.refs = dict(self._used_files), dict(self._used_refs)
+        self.files = dict(self._used_files)
         return None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 from datetime import date
+from functools import cached_property
 from typing import TYPE_CHECKING, Literal
 
 from bipub.config import SiteConfig
@@ -75,6 +76,26 @@ class Entry:
             return self.modified or self.updated
         return self.published or self.date
 
+    def tags_in(self, lang: str) -> tuple[str, ...]:
+        """`tags_of`: the post's tags in `lang` (worked out once per entry and language: the
+        renderers ask for them ~14 times a post)."""
+        found = self._tags.get(lang)
+        return found if found is not None else self._tags[self.source_lang]
+
+    @cached_property
+    def _tags(self) -> dict[str, tuple[str, ...]]:
+        source = tuple(self.source.meta.tags)
+        return {
+            lang: tuple(doc.meta.tags) if "tags" in doc.meta.model_fields_set else source
+            for lang, doc in self.docs.items()
+        }
+
+    @cached_property
+    def order_key(self) -> tuple[dt.date, int, float, str]:
+        """`post_order_key`, worked out once per entry (every pairing sorts the posts again)."""
+        when = self.published.timestamp() if self.published is not None else float("-inf")
+        return (self.date or date.min, self.order or 0, when, self.key)
+
 
 @dataclass(frozen=True)
 class Tag:
@@ -126,11 +147,9 @@ class Site:
 
 
 def tags_of(entry: Entry, lang: str) -> list[str]:
-    """A post's tags in `lang`: its own front matter's if it sets them, else the source's."""
-    own = entry.docs.get(lang)
-    if own is not None and "tags" in own.meta.model_fields_set:
-        return list(own.meta.tags)
-    return list(entry.source.meta.tags)
+    """A post's tags in `lang`: its own front matter's if it sets them, else the source's
+    (`Entry.tags_in`, as a list)."""
+    return list(entry.tags_in(lang))
 
 
 def version_key(entry: Entry, lang: str) -> tuple[object, ...]:
@@ -149,7 +168,7 @@ def version_key(entry: Entry, lang: str) -> tuple[object, ...]:
         doc.rel,
         doc.lang,
         doc.digest or (doc.meta, doc.body),
-        tuple(tags_of(entry, lang)),
+        entry.tags_in(lang),
     )
 
 
@@ -158,8 +177,7 @@ def post_order_key(entry: Entry) -> tuple[dt.date, int, float, str]:
     day shown; on the same day by `order` (higher first; none counts as 0), then by the time of
     a date-time (its instant; a plain date comes after every timed post of that day), then by
     key (reverse alphabetical) — the tie rule documented in docs/content.md."""
-    when = entry.published.timestamp() if entry.published is not None else float("-inf")
-    return (entry.date or date.min, entry.order or 0, when, entry.key)
+    return entry.order_key
 
 
 def series_order_key(entry: Entry) -> tuple[int, date, str]:

@@ -10,18 +10,19 @@ from __future__ import annotations
 import copy
 import dataclasses
 from collections import defaultdict
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
 from bipub.config import SiteConfig
-from bipub.diagnostics import Collector, Diagnostic
+from bipub.diagnostics import Collector
 from bipub.load.content import Content, Document
 from bipub.model.post import Kind, day_of, instant_of
 from bipub.model.validate import validation_diagnostics
 from bipub.pair.assets import check_assets
+from bipub.pair.memo import Paired, doc_ids
+from bipub.pair.memo import PairMemo as PairMemo  # (pipeline.py imports it from here)
 
 # what pairing produces, and its orders (pair/model.py), as the renderers import them from here
 from bipub.pair.model import Entry as Entry
@@ -33,10 +34,10 @@ from bipub.pair.model import Version as Version
 from bipub.pair.model import post_order_key as post_order_key
 from bipub.pair.model import series_order_key as series_order_key
 from bipub.pair.model import tags_of as tags_of
-from bipub.pair.status import StatusFile, StatusRecord, load_status
-from bipub.pair.tables import Tables, join_tables
-from bipub.pair.taxonomy import EntryTaxa, collect_series, entry_taxa
-from bipub.pair.units import Unit, nfc
+from bipub.pair.status import StatusCache, StatusFile, load_status
+from bipub.pair.tables import join_tables
+from bipub.pair.taxonomy import collect_series, entry_taxa
+from bipub.pair.units import Unit, entry_units, nfc
 
 if TYPE_CHECKING:  # the CV's modules load when a CV is paired
     from bipub.pair.cv_merge import MergedCv
@@ -80,10 +81,12 @@ def pair_site(
     content: Content,
     collector: Collector,
     memo: PairMemo | None = None,
+    status_cache: StatusCache | None = None,
 ) -> Site:
     """Pair the loaded content. `memo`: what the last pairing worked out per entry (`PairMemo`),
-    updated with this one's."""
-    status = {lang: load_status(root, lang, collector) for lang in config.codes}
+    updated with this one's. `status_cache`: the status files as last parsed (else the memo's)."""
+    parsed = status_cache if status_cache is not None else memo.status if memo else None
+    status = {lang: load_status(root, lang, collector, parsed) for lang in config.codes}
     cv = _pair_cv(config, content, status, collector)
     if cv:  # machine-drafted CV fields get the drafts' notice (or show the source)
         from bipub.pair.cv_merge import mark_drafts
@@ -194,74 +197,6 @@ def _pair_cv(
     return out
 
 
-def _doc_units(
-    entry_key: str, kind: str, src: Document, tr: Document | None, target: str
-) -> list[Unit]:
-    base = f"{kind}/{entry_key}"
-    units: list[Unit] = []
-
-    def add(
-        key: str,
-        s: str | None,
-        sl: int | None,
-        t: str | None,
-        tl: int | None,
-        source_hash: str | None = None,
-    ) -> None:
-        if s is None:
-            return
-        unit = Unit(
-            key,
-            src.lang,
-            target,
-            s,
-            src.rel,
-            sl,
-            t,
-            tr.rel if tr is not None and t is not None else None,
-            tl if t is not None else None,
-        )
-        if source_hash is not None:  # text_hash(s), kept with the section (Section.digest)
-            vars(unit)["source_hash"] = source_hash
-        units.append(unit)
-
-    add(
-        f"{base}:title",
-        src.meta.title,
-        src.line_of("title"),
-        tr.meta.title if tr else None,
-        tr.line_of("title") if tr else None,
-    )
-    add(
-        f"{base}:description",
-        src.meta.description,
-        src.line_of("description"),
-        tr.meta.description if tr else None,
-        tr.line_of("description") if tr else None,
-    )
-    if src.meta.series:
-        add(
-            f"{base}:series",
-            src.meta.series,
-            src.line_of("series"),
-            tr.meta.series if tr else None,
-            tr.line_of("series") if tr else None,
-        )
-    s_secs = src.sections
-    t_secs = tr.sections if tr else ()
-    for sec in s_secs:
-        t = t_secs[sec.index] if sec.index < len(t_secs) else None
-        add(
-            f"{base}:body#{sec.index}",
-            sec.text,
-            sec.line,
-            t.text if t else None,
-            t.line if t else None,
-            sec.digest,
-        )
-    return units
-
-
 def _pair_documents(
     config: SiteConfig,
     content: Content,
@@ -293,7 +228,7 @@ def _pair_documents(
     entries: list[Entry] = []
     urls: dict[tuple[str, str, str], Document] = {}
     if memo is not None:
-        memo.start(config)
+        memo.start(config, status)
     for (kind, key), docs in sorted(groups.items()):
         if (
             any((kind, d.name) in content.failed for d in docs.values())
@@ -305,7 +240,7 @@ def _pair_documents(
             first = len(collector.items)
             found: list[Unit] = []
             entry = _pair_group(config, kind, key, docs, status, collector, found)
-            paired = Paired(_doc_ids(docs), entry, tuple(found), tuple(collector.items[first:]))
+            paired = Paired(doc_ids(docs), entry, tuple(found), tuple(collector.items[first:]))
             if memo is not None:
                 memo.keep((kind, key), paired, status)
         else:
@@ -327,10 +262,7 @@ def _check_urls(
 ) -> None:
     """An error for each version of `entry` whose URL an earlier entry took (`urls`: each
     language's URLs so far, by kind and case-folded slug)."""
-    for lang in config.codes:
-        version = entry.versions.get(lang)
-        if version is None:
-            continue
+    for lang, version in entry.versions.items():
         url_key = (lang, entry.kind, entry.slug.casefold())
         clash = urls.get(url_key)
         shown = version.doc
@@ -344,89 +276,6 @@ def _check_urls(
             )
         else:
             urls[url_key] = shown
-
-
-DocIds = tuple[tuple[str, str, str], ...]  # each version's (language, file, digest of its bytes)
-
-
-def _doc_ids(docs: dict[str, Document]) -> DocIds:
-    return tuple((lang, doc.rel, doc.digest) for lang, doc in docs.items())
-
-
-@dataclass(frozen=True)
-class Paired:
-    """One entry as `_pair_group` paired it, with what it said."""
-
-    docs: DocIds  # what it was paired from
-    entry: Entry | None  # None: it could not be paired (said in `diagnostics`)
-    units: tuple[Unit, ...]
-    diagnostics: tuple[Diagnostic, ...]
-
-
-@dataclass
-class PairMemo:
-    """What the last pairing worked out for each entry, for a caller that pairs the site again
-    after an edit (`bipub serve`, which keeps it in memory): an entry whose documents (by file
-    and digest), status records and configuration are as they were is taken as it was paired,
-    with its units and diagnostics, instead of paired again by `_pair_group` — the same
-    function, so the result is the same. What depends on other entries is joined again every
-    time: the URL clashes and the series from every entry, the tags and the tag-spelling and
-    title-prefix warnings from the last pairing's tables with the changed entries' parts moved
-    out and in (pair/tables.py; each entry's part, pair/taxonomy.py taxa_of, kept here)."""
-
-    config: SiteConfig | None = None
-    paired: dict[tuple[Kind, str], tuple[Paired, tuple[StatusRecord | None, ...]]] = field(
-        default_factory=dict
-    )
-    _next: dict[tuple[Kind, str], tuple[Paired, tuple[StatusRecord | None, ...]]] = field(
-        default_factory=dict
-    )
-    reused: int = 0  # entries taken as they were by the last pairing
-    why: str = ""  # why it took none, if it had some (`-v`)
-    # what each entry brought to the tags and series, with the entry (pair/taxonomy.py)
-    taxa: dict[tuple[str, str], tuple[Entry, EntryTaxa]] = field(default_factory=dict)
-    tables: Tables | None = None  # the tags and spellings joined from them (pair/tables.py)
-
-    def start(self, config: SiteConfig) -> None:
-        """A pairing starts: with another configuration, every entry is paired again."""
-        self.why = ""
-        if config != self.config:
-            if self.config is not None:
-                self.why = "bipub.yaml changed"
-            self.config, self.paired, self.taxa, self.tables = config, {}, {}, None
-        self.reused, self._next = 0, {}
-
-    def get(
-        self, group: tuple[Kind, str], docs: dict[str, Document], status: dict[str, StatusFile]
-    ) -> Paired | None:
-        """The entry as the last pairing left it, if its inputs are as they were (kept)."""
-        known = self.paired.get(group)
-        if known is None:
-            return None
-        paired, records = known
-        if paired.docs != _doc_ids(docs) or _records(paired.units, status) != records:
-            return None
-        self.reused += 1
-        self._next[group] = known
-        return paired
-
-    def keep(self, group: tuple[Kind, str], paired: Paired, status: dict[str, StatusFile]) -> None:
-        """An entry paired now (by `_pair_group`)."""
-        self._next[group] = (paired, _records(paired.units, status))
-
-    def done(self) -> None:
-        """The pairing is over: what it worked out replaces what the last one did (entries
-        removed since are forgotten)."""
-        self.paired, self._next = self._next, {}
-
-
-def _records(
-    units: tuple[Unit, ...], status: dict[str, StatusFile]
-) -> tuple[StatusRecord | None, ...]:
-    """The status records `_resolve_version` reads for these units (each unit's target
-    language has a status file: pair_site loads one for every language)."""
-    records = {lang: file.records for lang, file in status.items()}
-    return tuple(records[unit.target_lang].get(unit.key) for unit in units)
 
 
 def _pair_group(
@@ -524,14 +373,14 @@ def _pair_group(
         )
         return None
     versions: dict[str, Version] = {}
+    by_lang = entry_units(kind, key, source_lang, docs, config.codes)
     for lang in config.codes:
-        tr = docs.get(lang)
         if lang == source_lang:
             versions[lang] = Version(lang, src, "source")
         else:
-            doc_units = _doc_units(key, kind, src, tr, lang)
+            doc_units = by_lang[lang]
             units.extend(doc_units)
-            version = _resolve_version(config, lang, src, tr, doc_units, status[lang])
+            version = _resolve_version(config, lang, src, docs.get(lang), doc_units, status[lang])
             if version is not None:
                 versions[lang] = version
     meta = src.meta
@@ -559,6 +408,8 @@ def _resolve_version(
     doc_units: list[Unit],
     status: StatusFile,
 ) -> Version | None:
+    """What `lang` shows of the entry. Of a status record it reads the state and source hash
+    only (pair/memo.py `status_read` keys on them: keep the two in step)."""
     if tr is None:
         if config.outputs.untranslated == "omit":
             return None

@@ -16,12 +16,16 @@ Plain YAML, keys sorted, one record per translated unit key:
       draft_engine: deepl
 
 The drafting (`bipub translate`) and review (`bipub review`) features write these files; the build
-only reads them.
+only reads them — through a `StatusCache` when it has one: a site whose posts are all reviewed has
+~6 records a post (30,000 on a 5,000-post site: ~1.8 s to parse and validate), and an edit to a
+post does not change them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+import sys
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Literal
@@ -29,7 +33,9 @@ from typing import Literal
 import yaml
 from pydantic import StrictStr, ValidationError
 
-from bipub.diagnostics import Collector
+from bipub import __version__
+from bipub.cache import UNREADABLE, digest_bytes, load_signed, save_signed
+from bipub.diagnostics import Collector, Diagnostic, Severity
 from bipub.load.text import TextDecodeError, read_inside
 from bipub.load.yaml_strict import YamlError, load_yaml
 from bipub.model.fields import IsoDate, Strict
@@ -65,16 +71,38 @@ def status_rel(lang: str) -> str:
     return f"{STATUS_DIR}/{lang}.yaml"
 
 
-def load_status(root: Path, lang: str, collector: Collector) -> StatusFile:
+def load_status(
+    root: Path, lang: str, collector: Collector, cache: StatusCache | None = None
+) -> StatusFile:
+    """The status file of `lang` (an empty one if there is none; its problems in `collector`).
+    `cache`: the files as last parsed, taken instead of parsing while the text is the same."""
     rel = status_rel(lang)
     path = root / rel
     if not path.is_file():
-        return StatusFile(lang, rel, {}, {})
+        return cache.missing(lang, rel) if cache is not None else StatusFile(lang, rel, {}, {})
     try:
-        doc = load_yaml(read_inside(path, rel, root), rel)
+        text = read_inside(path, rel, root)
     except TextDecodeError as exc:
         collector.add(exc.diagnostic)
         return StatusFile(lang, rel, {}, {})
+    digest = digest_bytes(text.encode("utf-8")) if cache is not None else ""
+    hit = cache.get(lang, digest) if cache is not None else None
+    if hit is not None:
+        collector.extend(hit[1])
+        return hit[0]
+    found = Collector()
+    parsed = _parse(text, rel, lang, found)
+    collector.extend(found.items)
+    if cache is not None:
+        problem = cache.keep(lang, digest, parsed, tuple(found.items))
+        if problem is not None:
+            collector.add(problem)
+    return parsed
+
+
+def _parse(text: str, rel: str, lang: str, collector: Collector) -> StatusFile:
+    try:
+        doc = load_yaml(text, rel)
     except YamlError as exc:
         collector.extend(exc.diagnostics)
         return StatusFile(lang, rel, {}, {})
@@ -93,6 +121,82 @@ def load_status(root: Path, lang: str, collector: Collector) -> StatusFile:
                 validation_diagnostics(exc, doc, rel, code="status", path_prefix=(key,))
             )
     return StatusFile(lang, rel, records, lines)
+
+
+STATUS_CACHE_FORMAT = 1
+Parsed = tuple[str, StatusFile, tuple[Diagnostic, ...]]  # text digest, the file, what was said
+
+
+@dataclass
+class StatusCache:
+    """The status files as last parsed, by language, with the digest of their text and what
+    parsing them said (`load_status` repeats it). `bipub serve` keeps one in memory (pair/memo.py
+    PairMemo: an unchanged file is then the very object of the last pairing); `bipub build`
+    keeps them in the build cache folder (`folder`: `status-<hash of lang>.pickle`, signed
+    as every cache file, cache.py, with the bipub and Python versions that parsed them: a file
+    missing, damaged, not signed by this user or of another version is parsed again)."""
+
+    folder: Path | None = None
+    parsed: dict[str, Parsed] = field(default_factory=dict)
+
+    def get(self, lang: str, digest: str) -> tuple[StatusFile, tuple[Diagnostic, ...]] | None:
+        kept = self.parsed.get(lang)
+        if kept is None:
+            kept = self._read(lang)
+        if kept is None or kept[0] != digest:
+            return None
+        self.parsed[lang] = kept
+        return kept[1], kept[2]
+
+    def missing(self, lang: str, rel: str) -> StatusFile:
+        """The empty status file of a language that has none (the last pairing's, if it had
+        none either: in memory only)."""
+        kept = self.parsed.get(lang)
+        if kept is not None and kept[0] == "" and kept[1].rel == rel:
+            return kept[1]
+        empty = StatusFile(lang, rel, {}, {})
+        self.parsed[lang] = ("", empty, ())
+        return empty
+
+    def keep(
+        self, lang: str, digest: str, parsed: StatusFile, said: tuple[Diagnostic, ...]
+    ) -> Diagnostic | None:
+        """Keep a file as parsed now; the warning to report if it could not be saved."""
+        self.parsed[lang] = (digest, parsed, said)
+        if self.folder is None:
+            return None
+        try:
+            save_signed(_path(self.folder, lang), (_stamp(), self.parsed[lang]))
+        except OSError as exc:
+            return Diagnostic(
+                None,
+                None,
+                "cache-not-saved",
+                f"the parsed status file of {lang} could not be saved in {self.folder} "
+                f"({exc.strerror or type(exc).__name__}); the next build parses it again",
+                Severity.WARNING,
+            )
+        return None
+
+    def _read(self, lang: str) -> Parsed | None:
+        if self.folder is None:
+            return None
+        try:
+            stamp, parsed = load_signed(_path(self.folder, lang))
+        except UNREADABLE:  # (none yet, damaged or foreign: parsed again, and saved)
+            return None
+        if stamp != _stamp() or not (isinstance(parsed, tuple) and len(parsed) == 3):
+            return None
+        found: Parsed = parsed
+        return found
+
+
+def _path(folder: Path, lang: str) -> Path:
+    return folder / f"status-{hashlib.sha256(lang.encode('utf-8')).hexdigest()[:12]}.pickle"
+
+
+def _stamp() -> tuple[int, str, str]:
+    return (STATUS_CACHE_FORMAT, __version__, sys.version)
 
 
 def dump_status(records: dict[str, StatusRecord]) -> str:

@@ -19,7 +19,7 @@ from bipub.config import SiteConfig
 from bipub.diagnostics import Collector, Diagnostic, Severity
 from bipub.load.content import Document
 from bipub.model.fields import slugify
-from bipub.pair.model import Entry, EntryId, Series, Site, series_order_key, tags_of
+from bipub.pair.model import Entry, EntryId, Series, Site, series_order_key
 
 TagPlace = tuple[str, str, Document, int]  # slug, spelling, the file writing it, its index
 TitlePlace = tuple[str, str, int | None]  # title, file, line
@@ -60,7 +60,7 @@ def taxa_of(entry: Entry, config: SiteConfig) -> EntryTaxa:
         own = entry.docs.get(lang)
         holder = own if own is not None and "tags" in own.meta.model_fields_set else None
         writer = holder or entry.source  # (the file whose tags tags_of gives)
-        listed = tags_of(entry, lang)
+        listed = entry.tags_in(lang)
         written = by_file.get(writer.rel)
         if written is None:
             written = by_file[writer.rel] = _written(writer, listed)

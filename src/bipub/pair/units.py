@@ -7,12 +7,14 @@ translation's text, each with file and line.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
+from bipub.load.content import Document
 from bipub.load.sections import Section, nfc, split_sections, text_hash
 
-__all__ = ["Section", "Unit", "nfc", "split_sections", "text_hash"]
+__all__ = ["Section", "Unit", "doc_units", "entry_units", "nfc", "split_sections", "text_hash"]
 
 
 @dataclass(frozen=True)
@@ -30,3 +32,97 @@ class Unit:
     @cached_property
     def source_hash(self) -> str:
         return text_hash(self.source)
+
+    @classmethod
+    def made(
+        cls,
+        key: str,
+        source_lang: str,
+        target_lang: str,
+        source: str,
+        source_file: str,
+        source_line: int | None,
+        translation: str | None,
+        translation_file: str | None,
+        translation_line: int | None,
+    ) -> Unit:
+        """`Unit(...)`, made at a third of the cost of the frozen dataclass's `__init__` (which
+        sets each field through object.__setattr__): pairing makes ~6 units a post at every
+        build (`doc_units`)."""
+        unit = object.__new__(cls)
+        unit.__dict__.update(
+            key=key,
+            source_lang=source_lang,
+            target_lang=target_lang,
+            source=source,
+            source_file=source_file,
+            source_line=source_line,
+            translation=translation,
+            translation_file=translation_file,
+            translation_line=translation_line,
+        )
+        return unit
+
+
+def doc_units(
+    entry_key: str, kind: str, src: Document, tr: Document | None, target: str
+) -> list[Unit]:
+    """The units of `src`'s title, description, series and body sections, with `tr`'s texts
+    (its translation into `target`, if there is one). (Every build makes ~6 a post: made as
+    `Unit.made` makes them, with each body section's hash as its document keeps it.)"""
+    base = f"{kind}/{entry_key}"
+    units: list[Unit] = []
+    lang, rel = src.lang, src.rel
+    meta, tr_meta = src.meta, tr.meta if tr is not None else None
+    tr_rel = tr.rel if tr is not None else None
+    for name in ("title", "description", "series") if meta.series else ("title", "description"):
+        text: str | None = getattr(meta, name)
+        if text is None:
+            continue
+        found: str | None = getattr(tr_meta, name) if tr_meta is not None else None
+        there = tr is not None and found is not None
+        units.append(
+            Unit.made(
+                f"{base}:{name}",
+                lang,
+                target,
+                text,
+                rel,
+                src.line_of(name),
+                found,
+                tr_rel if there else None,
+                tr.line_of(name) if tr is not None and there else None,
+            )
+        )
+    t_secs = tr.sections if tr is not None else ()
+    count = len(t_secs)
+    for sec in src.sections:
+        index = sec.index
+        t = t_secs[index] if index < count else None
+        unit = Unit.made(
+            f"{base}:body#{index}",
+            lang,
+            target,
+            sec.text,
+            rel,
+            sec.line,
+            t.text if t is not None else None,
+            tr_rel if t is not None else None,
+            t.line if t is not None else None,
+        )
+        vars(unit)["source_hash"] = sec.digest  # text_hash(sec.text), kept with the section
+        units.append(unit)
+    return units
+
+
+def entry_units(
+    kind: str, key: str, source_lang: str, docs: dict[str, Document], langs: Iterable[str]
+) -> dict[str, list[Unit]]:
+    """The units of an entry (`docs`: its documents by language) in each of `langs` but its
+    source language, in that order: what pairing gives the site for it (pair/site.py)."""
+    src = docs[source_lang]
+    return {
+        lang: doc_units(key, kind, src, docs.get(lang), lang)
+        for lang in langs
+        if lang != source_lang
+    }

@@ -81,6 +81,10 @@ class BothView:
     pdf_href: str | None  # the bilingual PDF of the post (render/pdf: pdf: true posts)
 
 
+_EXTRA, _MISSING = SectionState("extra", False), SectionState("missing", False)
+_UNTRACKED = SectionState("untracked", False)  # (frozen: one of each is shared)
+
+
 def shows_own(entry: Entry, lang: str) -> bool:
     """The post is shown in `lang` in its own text (not a fallback) and is not a draft."""
     version = entry.versions.get(lang)
@@ -110,15 +114,17 @@ def section_states(site: Site, entry: Entry, target: str) -> tuple[SectionState,
     out: list[SectionState] = []
     for i in range(max(len(s_secs), len(t_secs))):
         if i >= len(s_secs):
-            out.append(SectionState("extra", False))
+            out.append(_EXTRA)
             continue
         if i >= len(t_secs):
-            out.append(SectionState("missing", False))
+            out.append(_MISSING)
             continue
         key = f"{base}{i}"
-        rec = records.get(key) or records.get(nfc(key))
+        rec = records.get(key)
+        if rec is None and records and not key.isascii():  # (an ASCII key is NFC already)
+            rec = records.get(nfc(key))
         if rec is None:
-            out.append(SectionState("untracked", False))
+            out.append(_UNTRACKED)
             continue
         machine = rec.state == "draft"
         if rec.source_hash != s_secs[i].digest:
@@ -140,7 +146,7 @@ def review_key(site: Site, entry: Entry) -> object:
     if entry.kind != "posts":
         return None
     return tuple(
-        (lang, section_states(site, entry, lang))
+        (lang, tuple((s.state, s.machine) for s in section_states(site, entry, lang)))
         for lang in site.config.codes
         if lang != entry.source_lang and partner(site, entry, lang) is not None
     )

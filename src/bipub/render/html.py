@@ -11,20 +11,24 @@ import math
 from collections.abc import Callable, Sequence
 from functools import partial
 
+from bipub.load.content import Document
 from bipub.pair.site import Entry, Site, Tag
 from bipub.render import both, urls
 from bipub.render.markdown import MarkdownCache
 from bipub.render.page_plan import EntryId as EntryId
-from bipub.render.page_plan import PageMemo
+from bipub.render.page_plan import EntryKeyMemo, PageMemo
 from bipub.render.page_plan import PageSpec as PageSpec
 from bipub.render.page_plan import Plan as Plan
 from bipub.render.page_plan import Route as Route
-from bipub.render.page_views import PageViews, og_image
+from bipub.render.page_views import PageViews, card_tag_slugs, og_image
 from bipub.render.page_views import series_nav as series_nav
 from bipub.render.page_views import with_body as with_body
 from bipub.render.views import (
     View,
 )
+
+# per language of an entry: its document, its tags' slugs, whether its body draws diagrams
+EntryFacts = tuple[tuple[str, Document, tuple[str, ...], bool], ...]
 
 
 class HtmlRenderer(PageViews):
@@ -47,6 +51,7 @@ class HtmlRenderer(PageViews):
         if not isinstance(renderer, cls) or memo.config != site.config:
             renderer = cls(site, rendered, url)
             memo.renderer, memo.config, memo.pages = renderer, site.config, {}
+            memo.keys = EntryKeyMemo()
         else:
             renderer.start(site, rendered, url)
         renderer._page_memo = memo
@@ -72,7 +77,6 @@ class HtmlRenderer(PageViews):
         self.plan_blog(plan, lang, posts)
         for entry in posts:
             self._plan_entry(plan, lang, entry)
-            self._plan_both(plan, lang, entry)
         for entry in site.pages(lang):
             self._plan_entry(plan, lang, entry)
         by_tag = site.tag_posts.get(lang, {})  # each tag's posts (pair/taxonomy.py)
@@ -219,9 +223,16 @@ class HtmlRenderer(PageViews):
         return (spec,)
 
     def _plan_entry(self, plan: Plan, lang: str, entry: Entry) -> None:
+        """A post's or page's page in `lang`, and a post's side-by-side page after it."""
         made_of = self._made_of(entry, lang)
         key = ("entry", entry.kind, entry.key, lang)
-        self._add(plan, key, (entry,), made_of, partial(self._entry_page, lang, entry, made_of))
+        self._add(plan, key, (entry,), made_of, partial(self._entry_pages, lang, entry, made_of))
+
+    def _entry_pages(
+        self, lang: str, entry: Entry, made_of: tuple[EntryId, ...]
+    ) -> tuple[PageSpec, ...]:
+        page = self._entry_page(lang, entry, made_of)
+        return page + self._both_page(lang, entry) if entry.kind == "posts" else page
 
     def _entry_page(
         self, lang: str, entry: Entry, made_of: tuple[EntryId, ...]
@@ -253,18 +264,9 @@ class HtmlRenderer(PageViews):
         )
         return (spec,)
 
-    def _plan_both(self, plan: Plan, lang: str, entry: Entry) -> None:
+    def _both_page(self, lang: str, entry: Entry) -> tuple[PageSpec, ...]:
         """A post's side-by-side page (issue 19, render/both.py), if it has one in `lang` (the
         language beside it is a function of the entry and the configuration)."""
-        self._add(
-            plan,
-            ("both", entry.kind, entry.key, lang),
-            (entry,),
-            (),
-            partial(self._both_page, lang, entry),
-        )
-
-    def _both_page(self, lang: str, entry: Entry) -> tuple[PageSpec, ...]:
         other = both.partner(self.site, entry, lang)
         if other is None:
             return ()
@@ -328,39 +330,104 @@ class HtmlRenderer(PageViews):
         data = repr((summary, spec.deps())).encode("utf-8")
         return hashlib.sha256(data).hexdigest()
 
+    def entry_keys(self) -> dict[EntryId, str]:
+        """Every entry's `entry_key` (buildstate.py); with a PageMemo (`bipub serve`), those of
+        the entries that did not change as the last build worked them out (EntryKeyMemo)."""
+        memo = self._page_memo.keys if self._page_memo is not None else None
+        if memo is None:
+            return {(e.kind, e.key): self.entry_key(e) for e in self.site.entries}
+        memo.start({lang: status.records for lang, status in self.site.status.items()})
+        keys: dict[EntryId, str] = {}
+        for entry in self.site.entries:
+            entry_id = (entry.kind, entry.key)
+            kept = memo.facts(entry_id, entry)
+            facts = kept if isinstance(kept, tuple) else self.entry_facts(entry)
+            around = self.entry_around(entry, facts)
+            review_of = partial(both.review_key, self.site, entry)
+            review, key = memo.get(entry_id, entry, around, review_of)
+            if key is None:
+                key = self._entry_key(entry, around, review)
+            memo.keep(entry_id, (entry, facts, around, review, key))
+            keys[entry_id] = key
+        memo.done()
+        return keys
+
+    def keys_note(self) -> str:
+        """How many entry keys the last `entry_keys` worked out, not taken from the memo, and
+        why (for `-v`); "" without a memo."""
+        memo = self._page_memo.keys if self._page_memo is not None else None
+        if memo is None:
+            return ""
+        total = len(memo.known)
+        why = "" if memo.same_status else " (status files changed: review states worked out)"
+        return f"{total - memo.reused} of {total} entry keys worked out{why}"
+
     def entry_key(self, entry: Entry) -> str:
         """What an entry's own pages and its card are made of in every language, but for the
         site-wide key (`global_key`): its documents' bytes, translation states, dates and slug,
         its tags' shown names, its series (name and members) and its PDF. An entry with the
         same key as in the last build has the same card; its pages, if their series' members
         too have the same keys, have the same fingerprints (buildstate.py)."""
+        around = self.entry_around(entry, self.entry_facts(entry))
+        return self._entry_key(entry, around, both.review_key(self.site, entry))
+
+    def entry_facts(self, entry: Entry) -> EntryFacts:
+        """What `entry_around` needs that the entry alone decides (EntryKeyMemo keeps it with
+        the entry): per language, its tags' slugs and whether its body draws diagrams."""
+        return tuple(
+            (
+                lang,
+                version.doc,
+                card_tag_slugs(entry, lang),
+                self.rendered.diagrams.body_key(version.doc.body) != "",
+            )
+            for lang, version in sorted(entry.versions.items())
+        )
+
+    def entry_around(self, entry: Entry, facts: EntryFacts) -> tuple[object, ...]:
+        """What `entry_key` takes from the rest of the site, not from the entry and the
+        configuration (EntryKeyMemo): per language, its tags' shown names, its series (name
+        and members), the posts before and after it (issue 19: a post added, deleted or
+        re-dated changes them), its images' sizes and variants and what draws its diagrams."""
+        out: list[object] = []
+        site = self.site
+        for lang, doc, slugs, diagrams in facts:
+            series = site.series_by_entry.get((lang, entry.key))
+            out.append(
+                (
+                    lang,
+                    tuple((link.name, link.slug) for link in self.tag_links(lang, slugs)),
+                    (series.name, series.slug, tuple(e.key for e in series.entries))
+                    if series is not None
+                    else None,
+                    tuple(n.key if n is not None else None for n in self.neighbours(entry, lang)),
+                    site.images.key(doc.rel),  # issue 19: its images' sizes, variants
+                    self.rendered.diagrams.body_key(doc.body) if diagrams else "",
+                )
+            )
+        return tuple(out)
+
+    def _entry_key(self, entry: Entry, around: tuple[object, ...], review: object) -> str:
+        """`entry_key` of what it takes from the rest of the site (`entry_around`) and the
+        review states of its sections (render/both.py review_key)."""
         parts: list[object] = [entry.slug, entry.source_lang, entry.date, entry.updated]
         parts.append(entry.series_order)
         for lang, version in sorted(entry.versions.items()):
             doc = version.doc
-            series = self.site.series_by_entry.get((lang, entry.key))
             parts.append(
                 (
                     lang,
                     doc.rel,
                     doc.digest,
-                    self.rendered.diagrams.body_key(doc.body),  # what draws its diagrams
-                    self.site.images.key(doc.rel),  # issue 19: its images' sizes, variants
                     version.state,
                     version.stale_keys,
                     version.draft_keys,
-                    tuple((link.name, link.slug) for link in self.card_tags(entry, lang)),
-                    (series.name, series.slug, tuple(e.key for e in series.entries))
-                    if series is not None
-                    else None,
                     self._post_pdf_href(entry, lang),
-                    # issue 19: its neighbours in the post order (a post added, deleted or
-                    # re-dated changes them) and what its side-by-side pages show
-                    tuple(n.key if n is not None else None for n in self.neighbours(entry, lang)),
-                    self._both_pdf_href(entry, lang),
+                    self._both_pdf_href(entry, lang),  # issue 19: its side-by-side pages' PDF
                 )
             )
-        parts.append(both.review_key(self.site, entry))
+        parts.append(around)
+        parts.append(review)
         return hashlib.sha256(repr(parts).encode("utf-8")).hexdigest()
 
     def card_keys(self) -> dict[tuple[str, str, str], str]:

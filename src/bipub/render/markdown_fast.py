@@ -9,7 +9,9 @@ markdown-it-py.
   end a block) until one matches; most rules give up at once unless the line starts with their
   marker. Each chain becomes one dispatcher that looks at the line's first non-space character
   and calls, in the ruler's order, only the rules that can match such a line.
-* inline-dispatch — the same for inline rules, at the characters where `text` stops.
+* inline-dispatch — the same for inline rules, at the characters where `text` stops. (The
+  dollarmath plugin's `$$` block and `$` inline rules, closures made per parser, are known by
+  their code: they match only at a "$".)
 * plain-inline — inline content without any of those characters is one text token.
 * normalize — the core `normalize` rule is skipped when there is nothing to replace.
 * footnote-tail — the footnote plugin's core rule is skipped when there are no footnotes.
@@ -98,9 +100,35 @@ _BLOCK_GATES: dict[Callable[..., bool], _BlockGate] = {
 }
 
 
+# mdit_py_plugins' dollarmath rules are closures made by each `md.use(dollarmath_plugin)`: known
+# by their code (its module and qualified name), not by identity.
+_DOLLAR_BLOCK = (
+    "mdit_py_plugins.dollarmath.index",
+    "math_block_dollar.<locals>._math_block_dollar",
+)
+_DOLLAR_INLINE = (
+    "mdit_py_plugins.dollarmath.index",
+    "math_inline_dollar.<locals>._math_inline_dollar",
+)
+
+
+def _code_of(rule: Callable[..., bool]) -> tuple[str, str]:
+    return getattr(rule, "__module__", ""), getattr(rule, "__qualname__", "")
+
+
+def _block_gate(rule: Callable[..., bool]) -> _BlockGate | None:
+    gate = _BLOCK_GATES.get(rule)
+    if gate is None and _code_of(rule) == _DOLLAR_BLOCK:
+        # `$$` blocks (math_block, math_block_label): `if is_code_block(state, startLine):
+        # return False`, then `if startPos + 2 > end: return False` and `if state.src[startPos]
+        # != "$" ...: return False` (startPos = pos), before it changes anything.
+        gate = _BlockGate(frozenset("$"), code_lines=False)
+    return gate
+
+
 def _block_dispatcher(rules: list[RuleFuncBlockType]) -> RuleFuncBlockType:
     """One function doing what `for rule in rules: if rule(...): return True` does."""
-    gates = [_BLOCK_GATES.get(rule) for rule in rules]
+    gates = [_block_gate(rule) for rule in rules]
 
     def chain(admits: Callable[[_BlockGate], bool]) -> tuple[RuleFuncBlockType, ...]:
         return tuple(
@@ -183,8 +211,17 @@ _INLINE_GATES: dict[Callable[..., bool], str] = {
 }
 
 
+def _inline_gate(rule: Callable[..., bool]) -> str | None:
+    gate = _INLINE_GATES.get(rule)
+    if gate is None and _code_of(rule) == _DOLLAR_INLINE:
+        # `$…$` (math_inline, math_inline_double): `if state.src[state.pos] != "$": return
+        # False` first (the dispatcher sends a position past the end to every rule)
+        gate = "$"
+    return gate
+
+
 def _inline_dispatcher(rules: list[RuleFuncInlineType]) -> RuleFuncInlineType:
-    gates = [_INLINE_GATES.get(rule) for rule in rules]
+    gates = [_inline_gate(rule) for rule in rules]
     everything = tuple(rules)
 
     def chain(char: str | None) -> tuple[RuleFuncInlineType, ...]:

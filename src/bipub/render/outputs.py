@@ -27,7 +27,7 @@ from bipub.cache import BuildCache, user_cache_dir
 from bipub.diagnostics import Collector, Diagnostic, DiagnosticError
 from bipub.load.content import Document
 from bipub.pair.model import version_key
-from bipub.pair.site import Entry, Site, tags_of
+from bipub.pair.site import Entry, Site
 from bipub.project import Project
 from bipub.render import feeds, json_api, llms, llms_parts, pdf, urls
 from bipub.render.cards import Cards
@@ -227,7 +227,7 @@ class Held:
 def _hold(entry: Entry, lang: str) -> Held:
     digest = _digest(("version", version_key(entry, lang), entry.source_lang))
     doc = entry.versions[lang].doc
-    return Held(entry, digest, doc.lang, tuple(tags_of(entry, lang)))
+    return Held(entry, digest, doc.lang, entry.tags_in(lang))
 
 
 def _pair(*digests: bytes) -> bytes:

@@ -3,6 +3,7 @@ it; render/workers.py renders it; buildstate.py keeps its fingerprints)."""
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,8 +30,12 @@ class PageSpec:
     noindex: bool = False
     deps: Callable[[], object] | None = None  # cheap summary of what the page is made from
     doc: Document | None = None  # the document whose body the page shows (posts and pages)
-    lists: tuple[str, ...] = ()  # the keys of the posts whose cards it shows (listings)
-    made_of: tuple[EntryId, ...] = ()  # a post's or page's: its entry and its series' members
+    # the keys of the posts whose cards it shows (listings: buildstate.carry keeps the last
+    # fingerprint of a listing PageMemo kept as it was while none of these changed)
+    lists: tuple[str, ...] = ()
+    # a post's or page's: its entry, its series' members and its neighbours (buildstate.carry
+    # keeps its last fingerprint while none of these changed)
+    made_of: tuple[EntryId, ...] = ()
     image: str | None = None  # og:image: a URL or site path (None: the language's site card)
 
 
@@ -40,12 +45,11 @@ class Plan:
     routes: dict[Route, dict[str, PageSpec]] = field(default_factory=dict)  # route → lang → page
 
     paths: dict[str, PageSpec] = field(default_factory=dict)
-    # each entry → the pages made of it (its own, its series' members') and showing its card
-    shows: dict[EntryId, list[str]] = field(default_factory=dict)
 
     def add(self, spec: PageSpec) -> None:
-        clash = self.paths.get(spec.path)
-        if clash is not None:
+        path = spec.path
+        if path in self.paths:
+            clash = self.paths[path]
             raise DiagnosticError(
                 [
                     Diagnostic(
@@ -57,13 +61,16 @@ class Plan:
                     )
                 ]
             )
-        self.paths[spec.path] = spec
-        self.pages.setdefault(spec.lang, []).append(spec)
-        self.routes.setdefault(spec.route, {})[spec.lang] = spec
-        for made_of in spec.made_of:
-            self.shows.setdefault(made_of, []).append(spec.path)
-        for key in spec.lists:
-            self.shows.setdefault(("posts", key), []).append(spec.path)
+        self.paths[path] = spec
+        lang = spec.lang
+        pages = self.pages.get(lang)
+        if pages is None:
+            pages = self.pages[lang] = []
+        pages.append(spec)
+        routes = self.routes.get(spec.route)
+        if routes is None:
+            routes = self.routes[spec.route] = {}
+        routes[lang] = spec
 
 
 @dataclass
@@ -80,6 +87,7 @@ class PageMemo:
     renderer: Any = None  # the HtmlRenderer the kept pages belong to (render/html.py)
     config: Any = None  # the configuration it was made with (another: nothing is kept)
     pages: dict[tuple[str, ...], Kept] = field(default_factory=dict)
+    keys: EntryKeyMemo = field(default_factory=lambda: EntryKeyMemo())  # each entry's key
     _next: dict[tuple[str, ...], Kept] = field(default_factory=dict)
     reused: int = 0  # pages taken as they were by the last plan
 
@@ -91,7 +99,7 @@ class PageMemo:
         if (
             known is None
             or len(known[0]) != len(entries)
-            or any(a is not b for a, b in zip(known[0], entries, strict=True))
+            or not all(map(operator.is_, known[0], entries))
             or known[1] != inputs
         ):
             return None
@@ -115,3 +123,59 @@ class PageMemo:
 
 # what PageMemo keeps for a key: the entries and inputs the pages were made of, and the pages
 Kept = tuple[tuple[object, ...], object, tuple[PageSpec, ...]]
+
+
+@dataclass
+class EntryKeyMemo:
+    """What the last build of a resident caller (`bipub serve`) worked out as each entry's key
+    (render/html.py `HtmlRenderer.entry_key`) and what it was made of: the Entry itself (pair/
+    site.py PairMemo keeps an unchanged entry as the very object it was: its documents, its
+    versions' states, and, with the configuration, which PDFs and side-by-side page it has;
+    `facts`: what `HtmlRenderer.entry_facts` works out of it alone), what it takes from the
+    rest of the site (`around`: its tags' shown names, its series, its neighbours, its images
+    and diagrams: `HtmlRenderer.entry_around`) and the review states of its sections
+    (`review`: render/both.py review_key, from the status files). A key is taken as it was
+    only when all three are the same; else it is worked out again by the same function.
+    Emptied with the configuration (PageMemo)."""
+
+    known: dict[EntryId, KeyMade] = field(default_factory=dict)
+    _next: dict[EntryId, KeyMade] = field(default_factory=dict)
+    status: object = None  # the status records the known keys were worked out with
+    same_status: bool = False  # this build's status records are those (`start`)
+    reused: int = 0  # keys taken as they were by the last `entry_keys`
+
+    def start(self, status: object) -> None:
+        """Keys are worked out for a new site whose status files hold `status`."""
+        self.same_status = self.status is not None and self.status == status
+        self.status, self.reused, self._next = status, 0, {}
+
+    def facts(self, entry_id: EntryId, entry: object) -> object | None:
+        """What the last build worked out of `entry` alone, if it is the very same object."""
+        known = self.known.get(entry_id)
+        return known[1] if known is not None and known[0] is entry else None
+
+    def get(
+        self, entry_id: EntryId, entry: object, around: object, review: Callable[[], object]
+    ) -> tuple[object, str | None]:
+        """(the review states of `entry`, its key if the last build's holds, else None); the
+        review states are worked out again (`review()`) unless the entry is the same object
+        and the status files hold the same records."""
+        known = self.known.get(entry_id)
+        if known is None or known[0] is not entry:
+            return review(), None
+        states = known[3] if self.same_status else review()
+        if known[2] != around or states != known[3]:
+            return states, None
+        self.reused += 1
+        return states, known[4]
+
+    def keep(self, entry_id: EntryId, made: KeyMade) -> None:
+        self._next[entry_id] = made
+
+    def done(self) -> None:
+        """Every entry's key is worked out: they replace the last build's (removed entries go)."""
+        self.known, self._next = self._next, {}
+
+
+# what EntryKeyMemo keeps for an entry: the Entry, its facts, around, review, and its key
+KeyMade = tuple[object, object, object, object, str]

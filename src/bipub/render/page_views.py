@@ -246,15 +246,13 @@ class PageViews:
 
     def card_tags(self, entry: Entry, lang: str) -> tuple[TagLink, ...]:
         """The links to the tags of a post's card, in its front matter's order."""
+        return self.tag_links(lang, card_tag_slugs(entry, lang))
+
+    def tag_links(self, lang: str, slugs: tuple[str, ...]) -> tuple[TagLink, ...]:
+        """The links to the tags of `card_tag_slugs` that `lang` has (HtmlRenderer.entry_key
+        keeps the slugs of an entry that did not change)."""
         tags = self.site.tags.get(lang, {})
-        tag_links: list[TagLink] = []
-        seen: set[str] = set()
-        for t in tags_of(entry, lang):
-            slug = slugify(t)
-            if slug in tags and slug not in seen:
-                seen.add(slug)
-                tag_links.append(self._tag_link(lang, slug, tags[slug]))
-        return tuple(tag_links)
+        return tuple(self._tag_link(lang, slug, tags[slug]) for slug in slugs if slug in tags)
 
     def minutes_of(self, doc: Document) -> int:
         """The document's reading time (worked out once per document, kept with it in the
@@ -518,6 +516,12 @@ class PageViews:
         if cached is None:
             cached = self._site_cache[lang] = self.site_context(lang)
         return cached
+
+
+def card_tag_slugs(entry: Entry, lang: str) -> tuple[str, ...]:
+    """The slugs of a post's tags in `lang` (pair/model.py tags_of), in its front matter's
+    order, each once: its card links those the site has (PageViews.tag_links)."""
+    return tuple(dict.fromkeys(slugify(t) for t in tags_of(entry, lang)))
 
 
 def og_image(entry: Entry, path: str) -> str | None:

@@ -11,19 +11,20 @@ import hashlib
 import json
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from datetime import date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import jinja2
 from babel.support import NullTranslations, Translations
 from markupsafe import Markup
+from markupsafe import escape as stock_escape
 
 from bipub import __version__
 from bipub.cache import write_cache_file
 from bipub.diagnostics import Collector, Diagnostic
-from bipub.render import locale_format
+from bipub.render import locale_format, upstream
 from bipub.render.catalogs import load_translations
 from bipub.render.josa import josa
 from bipub.render.markdown import is_safe_url
@@ -31,6 +32,9 @@ from bipub.render.markdown import is_safe_url
 if TYPE_CHECKING:
     from bipub.project import Project
 
+FAST_TEMPLATES: Final = upstream.fast_templates()  # (fast_escape: verified versions only)
+if FAST_TEMPLATES:  # private to MarkupSafe: imported on the verified version only
+    from markupsafe import _escape_inner  # type: ignore[attr-defined]
 THEME_DIR = Path(__file__).resolve().parent.parent / "theme"
 BLOCKED_URL = "about:invalid#bipub-blocked-url"
 
@@ -53,6 +57,40 @@ def json_script(value: Any) -> Markup:
     ):
         text = text.replace(ch, rep)
     return Markup(text)  # noqa: S704 - escaped above for the <script> context
+
+
+_new_str = str.__new__
+
+
+def fast_escape(value: Any, /) -> Markup:
+    """MarkupSafe's `escape`, the same result without its Python-level `Markup.__new__` for the
+    two types nearly every `{{ … }}` prints: a `str` (escaped, then made a Markup as
+    `Markup.__new__` makes one of a `str`: `str.__new__(Markup, text)`) and a `Markup` (its
+    `__html__` is itself: the same text back). Anything else goes to `escape` itself."""
+    kind = type(value)
+    if kind is str:
+        return _new_str(Markup, _escape_inner(value))
+    if kind is Markup:
+        return value  # type: ignore[no-any-return]
+    return stock_escape(value)
+
+
+class FastEscapeTemplate(jinja2.Template):
+    """A template whose compiled code escapes with `fast_escape`: the code Jinja compiles
+    (`from jinja2.runtime import … escape …`) calls the module-level name `escape` for every
+    autoescaped `{{ … }}` (~150 a page); Jinja's `_from_namespace` gets that module's namespace
+    once it has run (from source or from the bytecode cache), before any render."""
+
+    @classmethod
+    def _from_namespace(
+        cls,
+        environment: jinja2.Environment,
+        namespace: MutableMapping[str, Any],
+        globals: MutableMapping[str, Any],
+    ) -> jinja2.Template:
+        if namespace.get("escape") is stock_escape:
+            namespace["escape"] = fast_escape
+        return super()._from_namespace(environment, namespace, globals)
 
 
 class MemoryBytecodeCache(jinja2.BytecodeCache):
@@ -247,8 +285,10 @@ def make_environment(
         auto_reload=False,
         bytecode_cache=bytecode,
     )
+    if FAST_TEMPLATES:
+        env.template_class = FastEscapeTemplate
     env.install_gettext_translations(translations, newstyle=True)  # type: ignore[attr-defined]
-    gettext = _memoized_gettext(env.globals["gettext"])  # type: ignore[arg-type]
+    gettext = _memoized_gettext(translations)
     # `_` is jinja2.ext's alias that looks `gettext` up in the context and calls it (two calls
     # more for each of ~50 strings a page): bound to the memoized function itself
     env.globals["gettext"] = env.globals["_"] = gettext
@@ -266,22 +306,46 @@ def make_environment(
     )
     env.globals["lang"] = lang
     env.globals["post_card"] = _post_card_renderer(env)
+    env.globals["site_part"] = _site_part_renderer(env)
     return env
 
 
-def _memoized_gettext(gettext: Callable[..., str]) -> Callable[..., str]:
-    """Jinja's newstyle `gettext` (`_()` in templates), remembering what it returns for a plain
-    string without variables while autoescaping: that is `Markup(catalog.gettext(s)) % {}`,
-    which depends on nothing but `s` (~17 calls a page, the same dozen strings)."""
-    memo: dict[str, str] = {}
+def _memoized_gettext(translations: Translations | NullTranslations) -> Callable[..., str]:
+    """Jinja's newstyle `gettext` (`_()` in templates: `Markup(catalog.gettext(s)) % variables`
+    while autoescaping, else `catalog.gettext(s) % variables`), remembering what it returns
+    while autoescaping for a plain string whose variables (if any) are plain `int`s and `str`s:
+    then it depends on nothing but `s` and the variables' values (~30 calls a page, the same
+    dozen strings; `_('%(n)d min read', n=...)` with a few numbers). Other variables (Markup,
+    objects with `__html__`, bools) are formatted each time: their escaping depends on more
+    than their value as a key.
 
-    @jinja2.pass_context
-    def memo_gettext(context: jinja2.runtime.Context, string: str, /, **variables: Any) -> str:
-        if variables or type(string) is not str or not context.eval_ctx.autoescape:
-            return gettext(context, string, **variables)
-        text = memo.get(string)
-        if text is None:
-            text = memo[string] = gettext(context, string)
+    It takes the evaluation context (autoescaping on or off), not the whole context as Jinja's
+    own does: Jinja gives a function that wants the context a context of its own in every block
+    or loop that sets a variable (`Context.derived`, for each call)."""
+    # as Jinja's install_gettext_translations picks it
+    catalog: Callable[[str], str] = getattr(translations, "ugettext", None) or translations.gettext
+    memo: dict[object, str] = {}
+
+    @jinja2.pass_eval_context
+    def memo_gettext(eval_ctx: jinja2.nodes.EvalContext, string: str, /, **variables: Any) -> str:
+        key: object = None
+        if eval_ctx.autoescape and type(string) is str:
+            # exactly int or str: `1 == True` and `Markup("a") == "a"` would share a key
+            if not variables:
+                key = string
+            elif all(type(v) is int or type(v) is str for v in variables.values()):
+                key = (string, tuple(variables.items()))
+        if key is not None:
+            text = memo.get(key)
+            if text is not None:
+                return text
+        rv = catalog(string)
+        if eval_ctx.autoescape:
+            rv = Markup(rv)  # noqa: S704 - as Jinja does: catalogs are checked for markup
+        # (always a format string, even without variables: as Jinja's newstyle gettext)
+        text = rv % variables
+        if key is not None:
+            memo[key] = text
         return text
 
     return memo_gettext
@@ -305,19 +369,47 @@ def text_gettext(env: jinja2.Environment) -> Callable[[str], str]:
 def _post_card_renderer(env: jinja2.Environment) -> Callable[..., Markup]:
     """`post_card(card, level, number)`: partials/post_card.html, rendered once per card, heading
     level and list number in this environment's language (a card is on the blog, tag, series
-    and home pages)."""
-    memo: dict[tuple[object, int, int | None], Markup] = {}
+    and home pages).
+
+    Remembered by the card's identity (PageViews makes each card once per build and hands out
+    that object; hashing a card by value costs more than rendering from the memo), the card
+    kept in the memo beside its HTML so that its id stays its own; an equal card made again
+    (another object) is only rendered again, to the same HTML."""
+    memo: dict[tuple[int, int, int | None], tuple[object, Markup]] = {}
 
     def post_card(card: object, level: int = 2, number: int | None = None) -> Markup:
-        key = (card, level, number)
-        html = memo.get(key)
-        if html is None:
-            template = env.get_template("partials/post_card.html")
-            html = Markup(template.render(card=card, level=level, number=number))  # noqa: S704
-            memo[key] = html  # (autoescaped template output)
+        key = (id(card), level, number)
+        hit = memo.get(key)
+        if hit is not None and hit[0] is card:
+            return hit[1]
+        template = env.get_template("partials/post_card.html")
+        html = Markup(template.render(card=card, level=level, number=number))  # noqa: S704
+        memo[key] = (card, html)  # (autoescaped template output)
         return html
 
     return post_card
+
+
+def _site_part_renderer(env: jinja2.Environment) -> Callable[..., Markup]:
+    """`site_part(name)`: the template `name` rendered with the page's `site` only (and the
+    globals), once per build and language: what is the same on every page of a language (the
+    footer). Remembered by the `site` object (PageViews makes one per language and build; it is
+    kept beside the HTML so that its id stays its own); a template that uses anything of a
+    page's is an `undefined variable` error naming it."""
+    memo: dict[tuple[str, int], tuple[object, Markup]] = {}
+
+    @jinja2.pass_context
+    def site_part(context: jinja2.runtime.Context, name: str) -> Markup:
+        site = context.resolve("site")
+        key = (name, id(site))
+        hit = memo.get(key)
+        if hit is not None and hit[0] is site:
+            return hit[1]
+        html = Markup(env.get_template(name).render(site=site))  # noqa: S704 - autoescaped output
+        memo[key] = (site, html)
+        return html
+
+    return site_part
 
 
 def template_error(exc: BaseException, project_root: Path | None = None) -> Diagnostic:

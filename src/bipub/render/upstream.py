@@ -2,24 +2,31 @@
 
 - render/markdown_fast.py replaces rules inside markdown-it-py (and the footnote plugin of
   mdit-py-plugins) with dispatchers that give the same tokens faster;
+- render/templates.py gives the Jinja templates a faster `escape` (the function the code Jinja
+  compiles a template to calls for every `{{ … }}`), built on MarkupSafe's private
+  `_escape_inner` and set through Jinja's private `Template._from_namespace`;
 - render/highlight.py tokenizes with Pygments' lexers through joined regexes, reading patterns
   with CPython's private `re._parser` (render/first_chars.py), and formats HTML itself instead
   of `HtmlFormatter`.
 
-Both rely on how those libraries work inside, not only on what they promise. They are used only
+All rely on how those libraries work inside, not only on what they promise. They are used only
 on the versions below, which the tests compared with the stock code (tests/unit/
-test_markdown_fast.py, test_highlight.py, test_fast_paths.py); on any other version bipub uses
-stock markdown-it-py and Pygments: the same HTML, only slower, and `bipub -v build` says so.
+test_markdown_fast.py, test_highlight.py, test_fast_paths.py, test_templates_fast.py); on any
+other version bipub uses stock markdown-it-py, Pygments and Jinja: the same HTML, only slower,
+and `bipub -v build` says so.
 To verify a new version: install it, run those tests, and add the version here.
 """
 
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Mapping
 from typing import Final
 
+import jinja2
 import markdown_it
+import markupsafe
 import mdit_py_plugins
 import pygments
 
@@ -32,6 +39,16 @@ HIGHLIGHT_VERIFIED: Final[Mapping[str, tuple[str, ...]]] = {
     "Pygments": ("2.21.0",),
     "Python": ("3.11",),  # `re._parser` and `re._constants` are private to CPython
 }
+TEMPLATES_VERIFIED: Final[Mapping[str, tuple[str, ...]]] = {
+    "Jinja2": ("3.1.6",),
+    "MarkupSafe": ("3.0.4",),
+}
+
+
+def _markupsafe_version() -> str:
+    with warnings.catch_warnings():  # (deprecated in 3.0, gone in 3.1: then not verified)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return str(getattr(markupsafe, "__version__", "unknown"))
 
 
 def installed() -> dict[str, str]:
@@ -41,6 +58,8 @@ def installed() -> dict[str, str]:
         "mdit-py-plugins": mdit_py_plugins.__version__,
         "Pygments": pygments.__version__,
         "Python": f"{sys.version_info.major}.{sys.version_info.minor}",
+        "Jinja2": jinja2.__version__,
+        "MarkupSafe": _markupsafe_version(),
     }
 
 
@@ -60,12 +79,17 @@ def fast_highlight() -> bool:
     return not unverified(HIGHLIGHT_VERIFIED) and sys.implementation.name == "cpython"
 
 
+def fast_templates() -> bool:
+    return not unverified(TEMPLATES_VERIFIED)
+
+
 def notes() -> list[str]:
     """One line per fast path that is off, saying why (for `bipub -v`)."""
     out = []
     for what, verified, stock in (
         ("the fast Markdown parser (render/markdown_fast.py)", MARKDOWN_VERIFIED, "markdown-it-py"),
         ("the joined-rule highlighter (render/highlight.py)", HIGHLIGHT_VERIFIED, "Pygments"),
+        ("the fast template escaping (render/templates.py)", TEMPLATES_VERIFIED, "Jinja2 escaping"),
     ):
         off = unverified(verified)
         if not off and not (stock == "Pygments" and sys.implementation.name != "cpython"):

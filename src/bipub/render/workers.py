@@ -172,10 +172,13 @@ def render_pages(
         finally:
             gc.unfreeze()
         meanwhile = None
-    else:
+    else:  # (here, the card keys made are this renderer's own: none to send)
         decided = [
-            _decide(renderer, plan, pages, tree, previous, global_key, i) for i in range(len(pages))
+            (*_fingerprint_keep(renderer, plan, spec, tree, previous, global_key), [])
+            for spec in pages
         ]
+        renderer.made_card_keys()
+    infos: dict[tuple[str, str], OutputFile] = {}  # (one per template and language: frozen)
     for spec, (fp, keep, cards) in zip(pages, decided, strict=True):
         if cards:  # made by a worker: kept for the next build (they are its own otherwise)
             renderer.reuse_card_keys(dict(cards))
@@ -185,15 +188,21 @@ def render_pages(
         if not keep:
             specs.append(spec)
             continue
-        tree.record_kept(path, OutputFile(spec.lang, f"{spec.template} ({spec.lang})"))
+        info = infos.get((spec.template, spec.lang))
+        if info is None:
+            info = infos[spec.template, spec.lang] = OutputFile(
+                spec.lang, f"{spec.template} ({spec.lang})"
+            )
+        tree.record_kept(path, info)
         counts[spec.lang] = counts.get(spec.lang, 0) + 1
         kept += 1
         if spec.doc is not None:  # its body's warnings, as rendering it would give
             markdown.replay(spec.doc)
     # a page and its translations side by side: they share code blocks (render/highlight.py
     # memoizes them), so they should land in the same chunk
-    order = {route: i for i, route in enumerate(plan.routes)}
-    specs.sort(key=lambda s: order[s.route])
+    if len(specs) > 1:
+        order = {route: i for i, route in enumerate(plan.routes)}
+        specs.sort(key=lambda s: order[s.route])
     tree.reused_pages += kept
     if on_start:
         on_start(kept + len(specs))
@@ -295,12 +304,23 @@ def _decide(
     folder: OutputTree.keep) because the fingerprint did not change, and the card keys made to
     work it out. In a worker process, or here; the caller records the kept files in its tree
     (OutputTree.record_kept) and the card keys in its renderer."""
-    spec = pages[n]
+    fp, keep = _fingerprint_keep(renderer, plan, pages[n], tree, previous, global_key)
+    return fp, keep, renderer.made_card_keys()
+
+
+def _fingerprint_keep(
+    renderer: HtmlRenderer,
+    plan: Plan,
+    spec: PageSpec,
+    tree: OutputTree,
+    previous: dict[str, tuple[str, Identity]],
+    global_key: str,
+) -> tuple[str | None, bool]:
+    """`spec`'s fingerprint, and whether its previous file was kept (`_decide`)."""
     path = urls.output_file(spec.path)
     fp = renderer.fingerprint(plan, spec, global_key)
     old = previous.get(path)
-    keep = fp is not None and old is not None and old[0] == fp and tree.keep(path, old[1])
-    return fp, keep, renderer.made_card_keys()
+    return fp, fp is not None and old is not None and old[0] == fp and tree.keep(path, old[1])
 
 
 def _written(fingerprints: dict[str, str], tree: OutputTree) -> dict[str, str]:

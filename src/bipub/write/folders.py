@@ -9,7 +9,7 @@ import os
 import re
 import secrets
 import shutil
-from collections.abc import Container, Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping, Set
 from contextlib import suppress
 from pathlib import Path, PurePosixPath
 from typing import Protocol
@@ -144,9 +144,13 @@ def owned_by(path: str, langs: Iterable[str]) -> bool:
     return False
 
 
-def check_folders(files: Mapping[str, Origin]) -> None:
+def check_folders(files: Mapping[str, Origin], known: Set[str] | None = None) -> None:
     """No output is a file where another needs a folder (`ko/blog/index.html` written as a page
-    and as the folder of a post whose slug is `index.html`): one would replace the other."""
+    and as the folder of a post whose slug is `index.html`): one would replace the other.
+    `known`: the folders of `files`, if worked out already (then the files are looked at one by
+    one only to say which one clashes)."""
+    if known is not None and known.isdisjoint(files.keys()):
+        return
     folders: dict[str, str] = {}  # folder → a file in it
     for path in files:
         parent = path.rpartition("/")[0]

@@ -62,22 +62,24 @@ from bipub.write.folders import prev_folder as prev_folder
 from bipub.write.folders import prune as _prune
 from bipub.write.folders import staging_name as _staging_name
 from bipub.write.folders import umask as _umask
-from bipub.write.folders import under_file
 from bipub.write.lock import output_lock
 from bipub.write.ownership import MARKER as MARKER  # (re-exported: callers see one module)
 from bipub.write.ownership import MARKER_TEXT, claim, owned
 from bipub.write.ownership import published_files as published_files
 from bipub.write.record import (
+    INODE_AT,
     OutputRecord,
     TreeRecord,
     describe,
     folders_of,
-    four,
     inode,
+    next_folders,
     next_record,
+    prune_known,
     same_inode,
     trusted_live,
     trusted_spare,
+    unpack_four,
 )
 from bipub.write.record import digest as record_digest
 
@@ -114,6 +116,8 @@ class OutputTree:
     spare: TreeRecord | None = None
     note: str = ""  # why the output was checked in full (`bipub -v build`)
     removed: list[str] = field(default_factory=list)  # files and folders `publish` removed
+    added: set[str] = field(default_factory=set)  # the files given to `add` (here or merged)
+    _folders: tuple[int, set[str]] | None = field(default=None, repr=False)  # `folders()`
     # the last big texts added, with their bytes and hash (llms-full.txt is written twice)
     _encoded: list[tuple[object, bytes, bytes]] = field(default_factory=list, repr=False)
 
@@ -168,6 +172,7 @@ class OutputTree:
         raw, digest = self._encode(data)
         if self.spare is not None and self.live is not None:
             self.files[path] = self._add_known(path, raw, digest, lang, origin)
+            self.added.add(path)
             return
         target = os.path.join(self.staging, path)
         self._make_parents(path)
@@ -180,6 +185,7 @@ class OutputTree:
             files.replace_with_bytes(target, raw, self.fresh)
             done = "written"
         self.files[path] = OutputFile(lang, origin, digest, done)
+        self.added.add(path)
 
     def _encode(self, data: bytes | str) -> tuple[bytes, bytes]:
         """`data`'s bytes and their hash; the same object added again (the root copies of
@@ -290,12 +296,13 @@ class OutputTree:
         """Reuse the published file for `path` if it is still exactly the file bipub wrote
         (`file_identity`: same mtime, ctime, size and inode, as the up-to-date check compares).
         Returns False when it must be rendered again."""
-        check_relative(path)
-        if self.spare is not None and self.live is not None:
-            old = self.live.files.get(path)  # (as the record has it: not looked at)
-            if old is None or four(old) != written:
+        spare, live = self.spare, self.live
+        if spare is not None and live is not None:  # called for every page: plain operations
+            old = live.files.get(path)  # (as the record has it: not looked at; a recorded
+            if old is None or unpack_four(old) != written:  # path was checked when written)
                 return False
-            if not self._in_spare(path, old):
+            was = spare.files.get(path)
+            if was is None or was[INODE_AT] != old[INODE_AT]:  # (not `_in_spare`)
                 self._make_parents(path)
                 found = self._check(path, os.path.join(self.staging, path))
                 if found:
@@ -303,15 +310,16 @@ class OutputTree:
                 self._link_known(path, old, found)
             self.kept.add(path)
             return True
-        live = os.path.join(self.out, path)  # plain strings: called for every page of the site
+        check_relative(path)
+        published = os.path.join(self.out, path)  # plain strings: called for every page
         try:
-            st = os.lstat(live)
+            st = os.lstat(published)
         except OSError:
             return False
         if not stat.S_ISREG(st.st_mode) or file_identity(st) != written:
             return False
         self._make_parents(path)
-        files.replace_with_link(live, os.path.join(self.staging, path), st.st_ino)
+        files.replace_with_link(published, os.path.join(self.staging, path), st.st_ino)
         self.kept.add(path)
         return True
 
@@ -324,20 +332,25 @@ class OutputTree:
         self.files[path] = info
         self.kept.add(path)
 
-    def carry_over(self, path: str, info: OutputFile) -> None:
-        """Keep a published file that this (partial) build does not rebuild."""
+    def carry_over(self, path: str, info: OutputFile) -> bool:
+        """Keep a published file that this (partial) build does not rebuild. False if there
+        is none (removed since the last build: the next build of its kind makes it again)."""
         if path in self.files:
-            return
+            return True
         old = self.live.files.get(path) if self.live is not None else None
         if self.spare is not None and old is not None:
-            if not self._in_spare(path, old):
+            if not self._in_spare(path, old):  # (the published file is there: `known_output`)
                 found = self._link_known(path, old)
                 info = OutputFile(info.lang, info.origin, found=found)
         else:
+            live = self.out / path
+            if not os.path.lexists(live):
+                return False
             self._make_parents(path)
-            files.replace_with_link(self.out / path, self.staging / path)
+            files.replace_with_link(live, self.staging / path)
         self.files[path] = info
         self.kept.add(path)
+        return True
 
     def merge(self, files: dict[str, OutputFile]) -> None:
         """Record files a worker wrote into the same staging folder."""
@@ -346,6 +359,21 @@ class OutputTree:
             if existing is not None:
                 raise _clash(path, existing.origin, info.origin)
             self.files[path] = info
+            if info.digest:  # (given to the worker's `add`)
+                self.added.add(path)
+
+    def folders(self) -> set[str]:
+        """The folders of this tree's files ("" is the root): worked out from the record of
+        the published site where it is trusted (write/record.py `next_folders`), once for
+        each number of files (files are only ever added)."""
+        if self._folders is not None and self._folders[0] == len(self.files):
+            return self._folders[1]
+        if self.live is not None:
+            found = next_folders(self.files, self.live)
+        else:
+            found = folders_of(self.files)
+        self._folders = (len(self.files), found)
+        return found
 
     def paths(self) -> list[str]:
         return sorted(self.files)
@@ -354,8 +382,17 @@ class OutputTree:
         """After `publish`: the record of the site now published and of the spare copy, for
         the next build (write/record.py `next_record`)."""
         spare = self.spare if self.live is not None else None
+        folders = self.folders() if spare is not None else None
         return next_record(
-            self.out, prev_folder(self.out), self.files, self.known, self.live, spare, self.removed
+            self.out,
+            prev_folder(self.out),
+            self.files,
+            self.known,
+            self.live,
+            spare,
+            self.removed,
+            self.added,
+            folders,
         )
 
     def discard(self) -> None:
@@ -440,7 +477,7 @@ def publish(tree: OutputTree, only_langs: list[str] | None = None) -> int:
     (every file compared with the published one, every folder walked) before the swap."""
     out, staging = tree.out, tree.staging
     try:
-        _check_folders(tree.files)
+        _check_folders(tree.files, tree.folders())
         if only_langs is not None:
             listing = (
                 tree.live.files
@@ -453,7 +490,9 @@ def publish(tree: OutputTree, only_langs: list[str] | None = None) -> int:
         if tree.spare is not None:
             found = [f"{rel}: {info.found}" for rel, info in tree.files.items() if info.found]
             if not found:
-                found = _prune_known(tree, tree.spare)
+                found = prune_known(
+                    str(tree.staging), tree.spare, tree.files, tree.folders(), tree.removed
+                )
             if found:
                 tree.note = (
                     f"the spare copy of the site ({prev_folder(out).name}) was not as the last "
@@ -462,7 +501,7 @@ def publish(tree: OutputTree, only_langs: list[str] | None = None) -> int:
                 _repair(tree)
         elif not tree.fresh:
             _prune(staging, set(tree.files))
-        changed = sum(info.done == "written" for info in tree.files.values())
+        changed = sum(tree.files[rel].done == "written" for rel in tree.added)  # (`add`'s)
         _swap(staging, out)
     except BaseException:
         tree.discard()
@@ -475,36 +514,6 @@ def publish(tree: OutputTree, only_langs: list[str] | None = None) -> int:
 def _shorten(found: list[str]) -> str:
     more = f" and {len(found) - 2} more" if len(found) > 2 else ""
     return "; ".join(sorted(found)[:2]) + more
-
-
-def _prune_known(tree: OutputTree, spare: TreeRecord) -> list[str]:
-    """Remove what the staging folder holds (by its record) that this build did not write,
-    then the folders left empty. Returns what was not as recorded (then nothing more is
-    removed: `_repair` walks the folder)."""
-    base, wanted = str(tree.staging), tree.files
-    folders = folders_of(wanted)
-    for rel in spare.files:
-        if rel in wanted or rel in folders or under_file(rel, wanted):
-            continue  # kept; or a file where this build made a folder (or the reverse): gone
-        try:
-            files.unlink(os.path.join(base, rel))
-        except FileNotFoundError:
-            return [f"{rel}: nothing"]
-        except IsADirectoryError:
-            return [f"{rel}: a folder"]
-        tree.removed.append(rel)
-    gone = [d for d in spare.dirs if d not in folders and d not in wanted]
-    for folder in sorted(gone, key=lambda d: d.count("/"), reverse=True):
-        if under_file(folder, wanted):
-            continue
-        try:
-            files.rmdir(os.path.join(base, folder))
-        except FileNotFoundError:
-            return [f"{folder}/: nothing"]
-        except OSError:
-            return [f"{folder}/: files that were not recorded"]
-        tree.removed.append(folder)
-    return []
 
 
 def _repair(tree: OutputTree) -> None:

@@ -21,24 +21,29 @@ not match (write/output.py `OutputTree.create`).
 
 from __future__ import annotations
 
+import bisect
 import os
 import stat
 import struct
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from itertools import repeat
+from operator import itemgetter
 from pathlib import Path
 from typing import Protocol
 
 from blake3 import blake3
 
-from bipub.write.folders import ancestors
+from bipub.write import files
+from bipub.write.folders import ancestors, under_file
 from bipub.write.ownership import owned
 
 Identity = bytes  # (mtime_ns, ctime_ns, size, inode, mode), packed: `PACKED`
 PACKED = struct.Struct("<qqqQQ")  # (inode numbers can use all 64 bits)
 _INODE = struct.Struct("<Q")
-_INODE_AT = slice(24, 32)  # where an identity keeps the inode number
+INODE_AT = slice(24, 32)  # where an identity keeps the inode number
 _FOUR = struct.Struct("<qqqQ")  # (the first four: all but the mode)
+unpack_four = _FOUR.unpack_from  # `four` without a call of its own (once per kept page)
 _pack = PACKED.pack
 
 
@@ -60,7 +65,7 @@ def four(ident: Identity) -> tuple[int, int, int, int]:
 
 
 def same_inode(a: Identity, b: Identity) -> bool:
-    return a[_INODE_AT] == b[_INODE_AT]
+    return a[INODE_AT] == b[INODE_AT]
 
 
 def digest(data: bytes) -> bytes:
@@ -89,6 +94,9 @@ class OutputRecord:
     spare_note: str = ""  # why `spare` is None though the last build recorded it
     changed: str = ""  # how the published site was found changed since (then only `digests`
     # of files whose identity did not change are used)
+    # the files whose identity was read again when this record was made (the others are the
+    # last record's, unchanged); None: every file may have changed (not saved)
+    looked: frozenset[str] | None = None
 
 
 def folders_of(paths: Iterable[str]) -> set[str]:
@@ -100,6 +108,39 @@ def folders_of(paths: Iterable[str]) -> set[str]:
             found.add(parent)
             parent = parent.rpartition("/")[0]
     return found
+
+
+def next_folders(files: Mapping[str, object], live: OutputRecord) -> set[str]:
+    """`folders_of(files)`, worked out from the record of a site that differs from `files` by a
+    few paths (`live`: its `dirs` are the folders of its `files`): the folders of the paths
+    that are new, less those of the paths that went away that hold nothing now. Set
+    operations on the names, no loop over every path (an update on a big site)."""
+    keys = live.files.keys()
+    added = folders_of(files.keys() - keys)
+    folders = set(live.dirs)
+    folders.update(added)
+    maybe = {d for rel in keys - files.keys() for d in _ancestors(rel)} - added
+    if maybe:  # (a deleted or renamed post: its folders, if nothing else is in them)
+        parents = set(map(itemgetter(0), map(str.rpartition, files, repeat("/"))))
+        ordered = sorted(parents)
+        for folder in maybe:
+            if folder not in parents and not _holds(ordered, folder):
+                folders.discard(folder)
+    return folders
+
+
+def _ancestors(rel: str) -> Iterable[str]:
+    parent = rel.rpartition("/")[0]
+    while parent:
+        yield parent
+        parent = parent.rpartition("/")[0]
+
+
+def _holds(ordered: list[str], folder: str) -> bool:
+    """Whether a folder in `ordered` (sorted) lies inside `folder`."""
+    prefix = folder + "/"
+    i = bisect.bisect_left(ordered, prefix)
+    return i < len(ordered) and ordered[i].startswith(prefix)
 
 
 def tree_state(out: str, files: Iterable[str]) -> TreeRecord:
@@ -144,16 +185,30 @@ def next_record(
     live: OutputRecord | None,
     spare: TreeRecord | None,
     removed: Iterable[str],
+    added: Iterable[str] = (),
+    folders: set[str] | None = None,
 ) -> OutputRecord:
     """After a build published `files` into `out`: the record for the next build. `known`:
     the last build's record; `live`: the same, if the site it describes (now in `prev`) was as
     recorded; `spare`: the record of the folder the build staged in, if that was as recorded
-    (then only the files and folders this build touched, or `removed`, are looked at; else
-    every one)."""
+    (then only the files and folders this build touched, or `removed`, are looked at, and
+    the record is made from the last one by what changed: `_changed_record`; else every one).
+    `added`: the files the build wrote or hashed (`OutputTree.add`), the others are kept,
+    linked or carried over; `folders`: the folders of `files`, if worked out already."""
     if spare is not None and live is not None:
-        state = _touched_state(str(out), files, live, spare, removed)
+        done = _changed_record(str(out), files, live, spare, removed, added, folders)
     else:
-        state = tree_state(str(out), files)
+        done = _full_record(str(out), files, known)
+    aside = None
+    if live is not None and owned(prev):  # the site this build replaced, as recorded
+        aside = TreeRecord(live.files, {**live.dirs, "": identity(os.lstat(prev))})
+    done.spare = aside
+    return done
+
+
+def _full_record(out: str, files: Mapping[str, Done], known: OutputRecord | None) -> OutputRecord:
+    """The record of `out` read from the disk, every file and folder of it."""
+    state = tree_state(out, files)
     digests = {rel: info.digest for rel, info in files.items() if info.digest}
     if known is not None:  # kept: the published file's, if it is it
         known_files, known_digests, now = known.files, known.digests, state.files
@@ -167,49 +222,100 @@ def next_record(
             new = now[rel]
             if old is new or _same_file(old, new):  # (the same object: not looked at again)
                 digests[rel] = recorded
-    aside = None
-    if live is not None and owned(prev):  # the site this build replaced, as recorded
-        aside = TreeRecord(live.files, {**live.dirs, "": identity(os.lstat(prev))})
-    return OutputRecord(state.files, state.dirs, digests, aside)
+    return OutputRecord(state.files, state.dirs, digests)
 
 
-def _touched_state(
+def _changed_record(
     out: str,
     files: Mapping[str, Done],
     live: OutputRecord,
     spare: TreeRecord,
     removed: Iterable[str],
-) -> TreeRecord:
-    """The identities of the files and folders of `out` where a build staged in a folder
-    that was as `spare` says, and replaced a site that was as `live` says: the files it did
-    not touch are the published ones (the same inode in both), and the folders where nothing
-    was made or removed are the spare copy's, so only the others are looked at."""
-    found: dict[str, Identity] = {}
-    touched: list[str] = []
-    live_files, spare_files, spare_dirs = live.files, spare.files, spare.dirs
+    added: Iterable[str],
+    folders: set[str] | None,
+) -> OutputRecord:
+    """The record of `out` where a build staged in a folder that was as `spare` says, and
+    replaced a site that was as `live` says: `live`'s, but for what this build changed. The
+    files it did not write, link or add are the published ones when the spare copy held the
+    published file (the same identity in both records: the last build did not change it), and
+    the folders where nothing was made or removed are the spare copy's; only the others are
+    looked at. Set operations on the names, a loop over what changed only."""
+    live_files, spare_files = live.files, spare.files
+    written = set(added)
+    done = {rel for rel in written if files[rel].done}
+    keys = files.keys()
+    gone = live_files.keys() - keys
+    # the files this build made, linked or found changed since the spare copy was published
+    look = (
+        done
+        | (keys - live_files.keys())
+        | (dict(live_files.items() - spare_files.items()).keys() & keys)
+    )
+    found = dict(live_files)
+    for rel in gone:
+        del found[rel]
+    if folders is None:
+        folders = next_folders(files, live)
+    changed = {d for rel in (*look, *removed) for d in ancestors(rel)}
+    changed.add("")
+    dirs = dict(spare.dirs)
+    for folder in spare.dirs.keys() - folders:
+        del dirs[folder]
     fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        for rel, info in files.items():  # (every file of the site: plain operations)
-            old = live_files.get(rel)
-            if not info.done and old is not None:
-                was = spare_files.get(rel)
-                if was is not None and same_inode(was, old):
-                    found[rel] = old
-                    continue
+        for rel in look:
             found[rel] = identity(os.stat(rel, dir_fd=fd, follow_symlinks=False))
-            touched.append(rel)
-        # the folders where entries were made or removed, and the folder itself (moved)
-        changed = {d for rel in (*touched, *removed) for d in ancestors(rel)}
-        changed.add("")
-        dirs = {}
-        for folder in folders_of(files):
-            known = spare_dirs.get(folder)
-            if known is None or folder in changed:
-                known = identity(os.stat(folder or ".", dir_fd=fd, follow_symlinks=False))
-            dirs[folder] = known
+        for folder in (folders - spare.dirs.keys()) | (changed & folders):
+            dirs[folder] = identity(os.stat(folder or ".", dir_fd=fd, follow_symlinks=False))
     finally:
         os.close(fd)
-    return TreeRecord(found, dirs)
+    digests = dict(live.digests)
+    for rel in gone:
+        digests.pop(rel, None)
+    for rel in look:  # kept: the published file's hash, if it is the same file
+        old = live_files.get(rel)
+        if old is None or not _same_file(old, found[rel]):
+            digests.pop(rel, None)
+    for rel in written:
+        digest = files[rel].digest
+        if digest:
+            digests[rel] = digest
+    return OutputRecord(found, dirs, digests, looked=frozenset(look))
+
+
+def prune_known(
+    base: str,
+    spare: TreeRecord,
+    wanted: Mapping[str, object],
+    folders: set[str],
+    removed: list[str],
+) -> list[str]:
+    """Remove what the staging folder `base` holds by its record (`spare`) that this build did
+    not write (`wanted`, whose folders are `folders`), then the folders left empty; each path
+    removed is added to `removed`. Returns what was not as recorded (then nothing more is
+    removed: write/output.py `_repair` walks the folder)."""
+    for rel in sorted(spare.files.keys() - wanted.keys()):  # (set operations: few are left)
+        if rel in folders or under_file(rel, wanted):
+            continue  # a file where this build made a folder (or the reverse): gone with it
+        try:
+            files.unlink(os.path.join(base, rel))
+        except FileNotFoundError:
+            return [f"{rel}: nothing"]
+        except IsADirectoryError:
+            return [f"{rel}: a folder"]
+        removed.append(rel)
+    gone = spare.dirs.keys() - folders - wanted.keys()
+    for folder in sorted(gone, key=lambda d: d.count("/"), reverse=True):
+        if under_file(folder, wanted):
+            continue
+        try:
+            files.rmdir(os.path.join(base, folder))
+        except FileNotFoundError:
+            return [f"{folder}/: nothing"]
+        except OSError:
+            return [f"{folder}/: files that were not recorded"]
+        removed.append(folder)
+    return []
 
 
 def _same_file(a: bytes, b: bytes) -> bool:

@@ -1,0 +1,98 @@
+"""The templates' fast escaping (render/templates.py `fast_escape`, on the Jinja and MarkupSafe
+versions of render/upstream.py): the same value and type as MarkupSafe's `escape` for every kind
+of value, and the same site as stock escaping."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import jinja2
+import pytest
+from babel.support import NullTranslations
+from markupsafe import Markup, escape
+
+from bipub.render import templates, upstream
+from bipub.render.views import ForeignText, MachineText
+from tests.conftest import PROJECTS, tree_snapshot
+
+
+class _Html:
+    def __html__(self) -> str:
+        return "<b>as is</b>"
+
+
+class _Sub(str):
+    pass
+
+
+VALUES: list[object] = [
+    "",
+    "plain",
+    "<a href=\"x\">'&'</a>",
+    "한국어 & 영어",
+    Markup("<i>kept</i>"),
+    Markup(""),
+    ForeignText("<x>", "ko"),
+    MachineText("a & b"),
+    _Sub("<sub>"),
+    _Html(),
+    0,
+    12,
+    1.5,
+    True,
+    None,
+    ["<list>"],
+]
+
+
+def test_fast_escape_is_markupsafe_escape() -> None:
+    assert templates.FAST_TEMPLATES, "the locked Jinja2 and MarkupSafe are the verified ones"
+    for value in VALUES:
+        ours, theirs = templates.fast_escape(value), escape(value)
+        assert type(ours) is type(theirs) is Markup, value
+        assert str(ours) == str(theirs), value
+
+
+def test_an_undefined_value_fails_as_it_does_with_escape() -> None:
+    undefined = jinja2.StrictUndefined(name="nothing")
+    with pytest.raises(jinja2.UndefinedError):
+        escape(undefined)
+    with pytest.raises(jinja2.UndefinedError):
+        templates.fast_escape(undefined)
+
+
+def test_templates_escape_with_it_on_the_verified_versions() -> None:
+    env = templates.make_environment(None, "en", _null())
+    template = env.from_string("{{ x }}")
+    assert type(template) is templates.FastEscapeTemplate
+    assert template.root_render_func.__globals__["escape"] is templates.fast_escape
+    assert template.render(x="<&>") == "&lt;&amp;&gt;"
+
+
+def test_an_unverified_jinja_turns_it_off_and_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    versions = {**upstream.installed(), "Jinja2": "9.0.0"}
+    monkeypatch.setattr(upstream, "installed", lambda: versions)
+    assert not upstream.fast_templates()
+    notes = upstream.notes()
+    assert len(notes) == 1 and "Jinja2 9.0.0" in notes[0] and "template escaping" in notes[0]
+
+
+def test_a_site_is_the_same_with_stock_escaping(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bipub.pipeline import build
+
+    trees = []
+    for fast in (True, False):
+        monkeypatch.setattr(templates, "FAST_TEMPLATES", fast)
+        project = tmp_path / str(fast) / "minimal"
+        shutil.copytree(PROJECTS / "minimal", project)
+        build(project, only={"html"})
+        trees.append(tree_snapshot(project / "site"))
+    assert any(name.endswith(".html") for name in trees[0])
+    assert trees[0] == trees[1]
+
+
+def _null() -> NullTranslations:
+    return NullTranslations()
