@@ -92,7 +92,7 @@ class Parts:
             return ""
         kept = len(self.now) - self.made
         return (
-            f"aggregate parts (posts.json records, llms parts, feed entries, card keys): {kept:,} of "
+            f"aggregate parts (posts.json records, llms parts, feed entries): {kept:,} of "
             f"{len(self.now):,} kept, {self.made:,} made"
         )
 
@@ -146,11 +146,6 @@ class Parts:
         if found is None:
             found = self._sites[values] = _digest(values)
         return found
-
-    def key(self, site: bytes, *more: bytes) -> bytes:
-        """A part's key from the digest of the site's values its kind reads (`site_key`) and
-        those of its own (`version`, ...)."""
-        return _pair(site, *more)
 
     def post_record(self, entry: Entry, lang: str, url: urls.UrlBuilder) -> str:
         """A post's record in posts.json (json_api.post_record, as dump_record writes it), by
