@@ -380,7 +380,6 @@ def _build(
         ) as tree:
             render(job, steps, tree)
             notes.extend(n for kind in steps if isinstance(kind, Search) for n in kind.notes)
-            notes.append(job.parts.note())
             built: Mapping[str, int] = {}
             if options.only is not None:  # build --only: the other kinds stay as they were
                 built = handover.Built(kinds, list(tree.files))
@@ -432,7 +431,7 @@ def _build(
             if kept is not None:
                 kept.records[target] = None
             folder_notes.append(not_saved(project.cache, exc))
-    notes.append(tree.note)
+    notes += [tree.note, job.parts.note()]  # (the output folder's; the aggregates' parts)
     notes.append(cache.note if cache is not None else "build cache off (--no-cache)")
     notes.append(_silenced_note(silenced))
     return BuildResult(

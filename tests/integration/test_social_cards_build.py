@@ -252,9 +252,9 @@ def test_each_title_with_a_character_the_card_font_lacks_is_a_warning(make_proje
 
 @pytest.mark.parametrize("resident", [False, True], ids=["build", "serve"])
 def test_a_kept_card_key_follows_what_the_card_shows(make_project, resident: bool) -> None:
-    """A post card's key is kept in the build state by its post's version and the site's
-    values it shows (render/outputs.py Parts): after an edit of its date (the card's footer),
-    its title, or the language's title, every card is the one a clean build draws."""
+    """A card is kept while its key (what it shows) is the one of the card published: after
+    an edit of a post's date (the card's footer), its title, or the language's title, every
+    card is the one a clean build draws, and the cards of the other posts are kept."""
     from bipub.cache import BuildCache
     from bipub.pipeline import Kept
     from tests.conftest import tree_snapshot

@@ -22,14 +22,12 @@ import hashlib
 import os
 import struct
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache, partial
+from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
 from urllib.parse import unquote, urlsplit
-
-import babel
 
 from bipub import uptodate
 from bipub.cache import user_cache_dir, write_cache_file
@@ -49,7 +47,6 @@ if TYPE_CHECKING:
     from bipub.pair.site import Entry, Site
     from bipub.project import Project
     from bipub.render.html import Plan
-    from bipub.render.page_plan import PageSpec
 
 CARD_VERSION: Final = "2"  # 2: the PNG compressed by ISA-L (other bytes, the same pixels)
 WIDTH: Final = 1200
@@ -270,17 +267,13 @@ class CardMaker:
     _fonts: str = ""  # the font files' identity, read once per build
     _canvas: Canvas = field(default_factory=Canvas)  # (each draw worker has its own: forked)
 
-    def fonts(self) -> str:
-        """The font files' identity (path, face, size, mtime), read once per build."""
+    def key(self, text: CardText) -> str:
         if not self._fonts:
             self._fonts = f"{self.regular.identity()}|{self.bold.identity()}"
-        return self._fonts
-
-    def key(self, text: CardText) -> str:
         h = hashlib.sha256()
         parts: Sequence[str] = (
             CARD_VERSION,
-            self.fonts(),
+            self._fonts,
             text.title,
             text.footer_left,
             text.footer_right,
@@ -323,34 +316,6 @@ DRAW_CHUNK: Final = 32
 MIN_CARDS_FOR_WORKERS: Final = 96  # below this, forking costs more than it saves
 
 
-class Card(NamedTuple):
-    """A card of the build: its site path, the language that owns it, its key
-    (CardMaker.key of its text) and its text (worked out only for a card drawn or read)."""
-
-    path: str
-    owner: str | None
-    key: str
-    text: Callable[[], CardText]
-
-
-def _post_text(spec: PageSpec, lang: str, title: str, entry: Entry | None) -> CardText:
-    """What the card of a post's (or page's) own page shows: its title, the language's title
-    and its date in its document's language."""
-    day = entry.date if entry is not None else None
-    when = format_date(day, spec.content_lang or lang) if day is not None else ""
-    return CardText(spec.title, title, when)
-
-
-def _key_of(maker: CardMaker, make: Callable[[], CardText]) -> str:
-    return maker.key(make())
-
-
-def _shows(spec: PageSpec, doc: Document) -> bool:
-    """Whether `spec` is the page of `doc` as its version shows it: the values its card is
-    made of are then the post's version's (`_post_text`)."""
-    return spec.doc is doc and spec.title == doc.meta.title and spec.content_lang == doc.lang
-
-
 class CardJob(Protocol):
     """What the cards read of a build's RenderJob (render/outputs.py)."""
 
@@ -366,18 +331,6 @@ class CardJob(Protocol):
     def collector(self) -> Collector: ...
     @property
     def cache(self) -> BuildCache | None: ...
-    @property
-    def parts(self) -> KeptParts: ...
-
-
-class KeptParts(Protocol):
-    """What the cards use of the aggregates' parts (render/outputs.py Parts): a post card's
-    key is kept by its post's version and the site's values it reads."""
-
-    def get(self, key: bytes, make: Callable[[], Any]) -> Any: ...
-    def version(self, entry: Entry, lang: str) -> bytes: ...
-    def site_key(self, values: tuple[object, ...]) -> bytes: ...
-    def key(self, site: bytes, *more: bytes) -> bytes: ...
 
 
 class Cards:
@@ -412,19 +365,15 @@ class Cards:
         cover = cmap(bold_face, fonts_cache) | cmap(text_font.regular, fonts_cache)
         entries: dict[tuple[str, str], Entry] = {(e.kind, e.key): e for e in job.site.entries}
         host = urlsplit(config.site_url).hostname or ""
-        todo: list[Card] = []
+        todo: list[tuple[str, str | None, CardText]] = []
         # the characters of the titles looked at so far that a face draws (or that need none):
         # a title made only of them has none drawn as a box (most titles, after the first few)
         covered: set[str] = set()
         for lang in job.langs:
             language = config.language(lang)
-            site = partial(CardText, language.title, language.description, host)
-            todo.append(Card(site_card(lang), lang, maker.key(site()), site))
-            # a post's card shows its title, the language's title and its date in its
-            # document's language: its key is kept by its version (Parts.version: its document
-            # by its file's digest, its date) and these site values (babel: the date's words)
-            values = ("card", CARD_VERSION, maker.fonts(), language.title, babel.__version__)
-            site_key = job.parts.site_key(values)
+            todo.append(
+                (site_card(lang), lang, CardText(language.title, language.description, host))
+            )
             for spec in job.plan.pages.get(lang, []):
                 if spec.image is None:
                     continue
@@ -432,14 +381,10 @@ class Cards:
                 if spec.image != post_card(spec.path):  # the post's own image: (the source's)
                     _check_image(job, spec.image, entry.source if entry else spec.doc)
                     continue
-                make = partial(_post_text, spec, lang, language.title, entry)
-                version = entry.versions.get(lang) if entry is not None else None
-                if entry is None or version is None or not _shows(spec, version.doc):
-                    key = maker.key(make())  # (not a post's own page: never, but not kept)
-                else:
-                    kept = job.parts.key(site_key, job.parts.version(entry, lang))
-                    key = job.parts.get(kept, partial(_key_of, maker, make))
-                todo.append(Card(spec.image, lang, key, make))
+                day = entry.date if entry is not None else None
+                shown = spec.content_lang or lang
+                when = format_date(day, shown) if day is not None else ""
+                todo.append((spec.image, lang, CardText(spec.title, language.title, when)))
                 chars = set(spec.title)
                 if chars <= covered:
                     continue
@@ -455,37 +400,42 @@ class Cards:
                         "card (give the post an image: or set pdf.fonts)",
                     )
         previous = job.cache.cards.get(str(tree.out), {}) if job.cache is not None else {}
-        todo = [card for card in todo if not self._kept(card, previous, tree)]
-        texts_of = [card.text() for card in todo]  # (the cards not kept only)
-        datas: list[bytes | None] = [maker.cached(text) for text in texts_of]
+        todo = [item for item in todo if not self._kept(item, maker, previous, tree)]
+        datas: list[bytes | None] = [maker.cached(text) for _path, _lang, text in todo]
         misses = [n for n, data in enumerate(datas) if data is None]
-        texts = [texts_of[n] for n in misses]
+        texts = [todo[n][2] for n in misses]
         if len(misses) >= MIN_CARDS_FOR_WORKERS and worker_count() > 1 and can_fork():
             drawn = fork_map(
                 maker.draw, texts, DRAW_CHUNK, worker_count(), setup=tree.release_in_child
             )
         else:
             drawn = [maker.draw(text) for text in texts]
-        for n, text, png_data in zip(misses, texts, drawn, strict=True):
-            maker.store(text, png_data)
-            datas[n] = png_data
+        for n, text, card in zip(misses, texts, drawn, strict=True):
+            maker.store(text, card)
+            datas[n] = card
         self.drawn += len(misses)
-        for card, data in zip(todo, datas, strict=True):
+        for (path, owner, _text), data in zip(todo, datas, strict=True):
             assert data is not None
-            tree.add(card.path.lstrip("/"), data, card.owner, ORIGIN)
+            tree.add(path.lstrip("/"), data, owner, ORIGIN)
 
     def _kept(
-        self, card: Card, previous: dict[str, tuple[str, Identity]], tree: OutputTree
+        self,
+        item: tuple[str, str | None, CardText],
+        maker: CardMaker,
+        previous: dict[str, tuple[str, Identity]],
+        tree: OutputTree,
     ) -> bool:
         """Keep the published card if its key did not change and it is still the file the
         last build published (OutputTree.keep: two lstats, no open: an edit build reads and
         compares only the cards that changed)."""
-        rel = card.path.lstrip("/")
-        self.keys[rel] = card.key
+        path, owner, text = item
+        rel = path.lstrip("/")
+        key = maker.key(text)
+        self.keys[rel] = key
         old = previous.get(rel)
-        if old is None or old[0] != card.key or not tree.keep(rel, old[1]):
+        if old is None or old[0] != key or not tree.keep(rel, old[1]):
             return False
-        tree.record_kept(rel, OutputFile(card.owner, ORIGIN))
+        tree.record_kept(rel, OutputFile(owner, ORIGIN))
         self.kept += 1
         return True
 

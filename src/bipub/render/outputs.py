@@ -27,7 +27,7 @@ from bipub.cache import BuildCache, user_cache_dir
 from bipub.diagnostics import Collector, Diagnostic, DiagnosticError
 from bipub.load.content import Document
 from bipub.pair.model import version_key
-from bipub.pair.site import Entry, Site, tags_of
+from bipub.pair.site import Entry, Site
 from bipub.project import Project
 from bipub.render import feeds, json_api, llms, llms_parts, pdf, urls
 from bipub.render.cards import Cards
@@ -92,7 +92,7 @@ class Parts:
             return ""
         kept = len(self.now) - self.made
         return (
-            f"aggregate parts (posts.json records, llms parts, feed entries, card keys): {kept:,} of "
+            f"aggregate parts (posts.json records, llms parts, feed entries): {kept:,} of "
             f"{len(self.now):,} kept, {self.made:,} made"
         )
 
@@ -146,11 +146,6 @@ class Parts:
         if found is None:
             found = self._sites[values] = _digest(values)
         return found
-
-    def key(self, site: bytes, *more: bytes) -> bytes:
-        """A part's key from the digest of the site's values its kind reads (`site_key`) and
-        those of its own (`version`, ...)."""
-        return _pair(site, *more)
 
     def post_record(self, entry: Entry, lang: str, url: urls.UrlBuilder) -> str:
         """A post's record in posts.json (json_api.post_record, as dump_record writes it), by
@@ -227,7 +222,7 @@ class Held:
 def _hold(entry: Entry, lang: str) -> Held:
     digest = _digest(("version", version_key(entry, lang), entry.source_lang))
     doc = entry.versions[lang].doc
-    return Held(entry, digest, doc.lang, tuple(tags_of(entry, lang)))
+    return Held(entry, digest, doc.lang, entry.tags_in(lang))
 
 
 def _pair(*digests: bytes) -> bytes:
