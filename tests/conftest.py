@@ -155,13 +155,42 @@ def update_golden(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-golden"))
 
 
+def _user_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tests' user cache folder ($XDG_CACHE_HOME): one per test process."""
+    return tmp_path_factory.getbasetemp() / "xdg-cache"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _user_cache_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """$XDG_CACHE_HOME is the process's own folder for the whole session, so that the builds of
+    module and session fixtures keep out of ~/.cache too (`_fixed_environment` sets it again
+    for each test).
+
+    Under pytest-xdist the test processes of a run share one thing of their user caches: the
+    drawn mermaid diagrams ($XDG_CACHE_HOME/bipub/diagrams is a link to one folder of the
+    run). A drawn SVG is stored under a digest of its source, mermaid-cli's version and the
+    configuration (render/diagrams.py), so what one process drew is what another would draw;
+    the demo's diagrams are drawn once per run (~3.5 CPU s of node and Chromium), not once per
+    process. A test that needs an empty cache sets XDG_CACHE_HOME to a folder of its own."""
+    cache = _user_cache(tmp_path_factory)
+    if os.environ.get("PYTEST_XDIST_WORKER") is not None:
+        shared = tmp_path_factory.getbasetemp().parent / "shared-diagrams"  # (the run's folder)
+        shared.mkdir(exist_ok=True)
+        link = cache / "bipub" / "diagrams"
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(shared, target_is_directory=True)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("XDG_CACHE_HOME", str(cache))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _fixed_environment(
     monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1775520000")  # 2026-04-07
     # the cache signing key and compiled templates live in the user's cache: keep tests out of ~
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(_user_cache(tmp_path_factory)))
     monkeypatch.delenv("DEEPL_AUTH_KEY", raising=False)
     monkeypatch.delenv("DEEPL_SERVER_URL", raising=False)
 
