@@ -97,42 +97,86 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         )
 
 
-# The test files that take longest (each from ~8 s to two minutes of one core: state machines,
-# many builds, Chromium), longest first (measured in CPU seconds per file). They run first, so
-# that with `-n N --dist loadfile --no-loadscope-reorder` (scripts/bootstrap.sh) the workers
-# start on them while the many short files share out the end; a long file queued last would
-# run alone at the end while the other cores idle.
-RUN_FIRST = (
-    "integration/test_incremental.py",
-    "integration/test_bad_inputs.py",
-    "integration/test_hardening.py",
-    "integration/test_reproducible.py",
-    "property/test_review_machine.py",
-    "integration/test_translate_faults.py",
-    "browser/test_demo_in_chromium.py",
-    "unit/test_fast_paths.py",
-    "unit/test_markdown_fast.py",
-    "integration/test_pdf.py",
-    "integration/test_output_record.py",
-    "integration/test_output_ownership.py",
-    "browser/test_diagrams_in_chromium.py",
-    "integration/test_build_demo.py",
-    "browser/test_search_shards_in_chromium.py",
-    "integration/test_fingerprint_workers.py",
-)
+# The CPU seconds (the test process and its children) of every test file that takes a second or
+# more, measured per file in a run of the whole suite (pytest-xdist, 2 processes, on a shared
+# machine: the proportions count, not the seconds). The files run in this order, costliest first
+# (with `-n N --dist loadfile --no-loadscope-reorder`, scripts/bootstrap.sh): the workers start on
+# the long ones, and the short ones share out the end (a long file queued last would run alone at
+# the end while the other cores idle: longest-first is the classic way to balance the load).
+# A file not listed counts as UNLISTED seconds: before the listed ones cheaper than that.
+RUN_FIRST: dict[str, float] = {
+    "integration/test_incremental.py": 67.8,
+    "integration/test_reproducible.py": 27.4,
+    "property/test_review_machine.py": 26.9,
+    "integration/test_hardening.py": 23.3,
+    "integration/test_translate_faults.py": 20.9,
+    "integration/test_output_record.py": 18.9,
+    "integration/test_pdf.py": 18.7,
+    "browser/test_demo_in_chromium.py": 16.7,
+    "integration/test_bad_inputs.py": 16.6,
+    "browser/test_diagrams_in_chromium.py": 15.7,
+    "unit/test_markdown_fast.py": 12.7,
+    "integration/test_output_ownership.py": 12.0,
+    "integration/test_real_content.py": 10.3,
+    "browser/test_reader_in_chromium.py": 9.3,
+    "unit/test_highlight.py": 8.4,
+    "browser/test_search_shards_in_chromium.py": 8.3,
+    "integration/test_cv_short.py": 7.2,
+    "integration/test_build_demo.py": 6.4,
+    "property/test_load_fuzz.py": 5.0,
+    "unit/test_fast_paths.py": 4.6,
+    "integration/test_serve.py": 4.5,
+    "property/test_json_dumps.py": 4.5,
+    "integration/test_fingerprint_workers.py": 4.5,
+    "unit/test_markdown_xml.py": 4.4,
+    "integration/test_search_shards.py": 4.2,
+    "browser/test_header_in_chromium.py": 4.1,
+    "integration/test_buildstate.py": 4.1,
+    "browser/test_both_view_in_chromium.py": 3.9,
+    "unit/test_template_gettext.py": 3.9,
+    "unit/test_markdown_safety.py": 3.9,
+    "property/test_llms_headings.py": 3.6,
+    "integration/test_cache_identity.py": 3.5,
+    "integration/test_limits.py": 3.4,
+    "integration/test_uptodate.py": 3.4,
+    "integration/test_both_view.py": 3.0,
+    "integration/test_images.py": 3.0,
+    "integration/test_review_loop.py": 2.8,
+    "integration/test_output_lock.py": 2.7,
+    "integration/test_math_pdf.py": 2.6,
+    "unit/test_architecture.py": 2.5,
+    "unit/test_parity.py": 2.5,
+    "integration/test_incremental_pairing.py": 2.4,
+    "integration/test_llms.py": 2.3,
+    "browser/test_check_report_in_chromium.py": 2.2,
+    "property/test_cv_short_selection.py": 2.0,
+    "unit/test_write_fast_paths.py": 1.9,
+    "integration/test_translate.py": 1.9,
+    "property/test_sitemap_xml.py": 1.8,
+    "property/test_rebase.py": 1.7,
+    "unit/test_pdf_keep_with_next.py": 1.5,
+    "integration/test_kept_parts.py": 1.4,
+    "property/test_sections.py": 1.4,
+    "integration/test_check_cli.py": 1.4,
+    "unit/test_parallel.py": 1.4,
+    "integration/test_diagnostics_config.py": 1.3,
+    "integration/test_check_cache.py": 1.2,
+    "unit/test_locale_format.py": 1.0,
+}
+UNLISTED = 1.0
 
 
 def _run_order(items: list[pytest.Item]) -> list[pytest.Item]:
-    """RUN_FIRST's files first, in its order; then the others, the files of most tests first
-    (as xdist's own --loadscope-reorder sorts them); the tests of a file keep their order."""
+    """The files by their RUN_FIRST cost, costliest first (a file not listed: UNLISTED); among
+    equal costs, the files of most tests first (as xdist's own --loadscope-reorder sorts them);
+    the tests of a file keep their order."""
     files: dict[str, list[pytest.Item]] = {}
     for item in items:
         files.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
 
-    def rank(name: str) -> tuple[int, int]:
-        rel = name.removeprefix("tests/")
-        first = RUN_FIRST.index(rel) if rel in RUN_FIRST else len(RUN_FIRST)
-        return first, -len(files[name])
+    def rank(name: str) -> tuple[float, int]:
+        cost = RUN_FIRST.get(name.removeprefix("tests/"), UNLISTED)
+        return -cost, -len(files[name])
 
     return [item for name in sorted(files, key=rank) for item in files[name]]
 
@@ -140,7 +184,7 @@ def _run_order(items: list[pytest.Item]) -> list[pytest.Item]:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests marked `slow` (the long, nightly-style runs) are skipped unless the `-m`
     expression names them: `pytest -m slow` runs them alone, `-m "slow or not slow"` all.
-    The slowest files run first (RUN_FIRST)."""
+    The costliest files run first (RUN_FIRST)."""
     items[:] = _run_order(items)
     if "slow" in (config.getoption("markexpr") or ""):
         return
@@ -155,13 +199,42 @@ def update_golden(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-golden"))
 
 
+def _user_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tests' user cache folder ($XDG_CACHE_HOME): one per test process."""
+    return tmp_path_factory.getbasetemp() / "xdg-cache"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _user_cache_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """$XDG_CACHE_HOME is the process's own folder for the whole session, so that the builds of
+    module and session fixtures keep out of ~/.cache too (`_fixed_environment` sets it again
+    for each test).
+
+    Under pytest-xdist the test processes of a run share one thing of their user caches: the
+    drawn mermaid diagrams ($XDG_CACHE_HOME/bipub/diagrams is a link to one folder of the
+    run). A drawn SVG is stored under a digest of its source, mermaid-cli's version and the
+    configuration (render/diagrams.py), so what one process drew is what another would draw;
+    the demo's diagrams are drawn once per run (~3.5 CPU s of node and Chromium), not once per
+    process. A test that needs an empty cache sets XDG_CACHE_HOME to a folder of its own."""
+    cache = _user_cache(tmp_path_factory)
+    if os.environ.get("PYTEST_XDIST_WORKER") is not None:
+        shared = tmp_path_factory.getbasetemp().parent / "shared-diagrams"  # (the run's folder)
+        shared.mkdir(exist_ok=True)
+        link = cache / "bipub" / "diagrams"
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(shared, target_is_directory=True)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("XDG_CACHE_HOME", str(cache))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _fixed_environment(
     monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1775520000")  # 2026-04-07
     # the cache signing key and compiled templates live in the user's cache: keep tests out of ~
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(_user_cache(tmp_path_factory)))
     monkeypatch.delenv("DEEPL_AUTH_KEY", raising=False)
     monkeypatch.delenv("DEEPL_SERVER_URL", raising=False)
 

@@ -77,7 +77,7 @@ def test_an_incomplete_pagefind_bundle_is_made_again_then_refused(
     good = {"pagefind.js": b"js", "pagefind-entry.json": b'{"languages": {"en": {}}}'}
     answers = [{**good, "pagefind-entry.json": b""}, good]
 
-    async def flaky(pages: object, lang: str) -> dict[str, bytes]:
+    def flaky(pages: object, lang: str) -> dict[str, bytes]:
         return answers.pop(0) if answers else {**good, "wasm.en.pagefind": b""}
 
     monkeypatch.setattr(search, "_pagefind", flaky)
@@ -86,3 +86,57 @@ def test_an_incomplete_pagefind_bundle_is_made_again_then_refused(
     with pytest.raises(search.SearchIndexError, match=r"empty wasm\.en\.pagefind\) 3 times"):
         search_index([page], "en", CountingStemmer())
     assert search.incomplete({"pagefind.js": b"x"}) == "no pagefind-entry.json"
+
+
+async def _bundle_by_the_python_api(pages: list[tuple[str, str]], lang: str) -> dict[str, bytes]:
+    """What Pagefind's own Python API (its service) makes of the same pages and options."""
+    import tempfile
+    from pathlib import Path
+
+    from pagefind.index import IndexConfig, PagefindIndex
+
+    from bipub.render import search
+
+    with tempfile.TemporaryDirectory() as tmp:
+        site, out = Path(tmp) / "site", Path(tmp) / "bundle"
+        for url, html in pages:
+            path = site / url.strip("/") / "index.html"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(html, encoding="utf-8")
+        config = IndexConfig(output_path=str(out), force_language=lang, exclude_selectors=[".math"])
+        async with PagefindIndex(config) as index:
+            await index.add_directory(str(site))
+        return {
+            p.relative_to(out).as_posix(): p.read_bytes()
+            for p in sorted(out.rglob("*"))
+            if p.is_file() and not search._UNUSED.match(p.relative_to(out).as_posix())
+        }
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_the_command_makes_the_bundle_pagefinds_python_api_makes(lang: str) -> None:
+    """render/search.py runs Pagefind's command (one process, no waiting on its service's
+    polling): its bundle is byte for byte the one Pagefind's Python API makes with the same
+    options (the language forced, formulas left out)."""
+    import asyncio
+
+    from bipub.render import search
+
+    pages = [
+        (
+            f"/{lang}/blog/p{i}/",
+            f'<html lang="{lang}"><body><div data-pagefind-body><h1>Post {i} 캐시를</h1>'
+            f'<p>words of post {i}, 비웠다 <span class="math">xyzzy{i}</span></p></div>'
+            "</body></html>",
+        )
+        for i in range(4)
+    ]
+    made = search._pagefind(pages, lang)
+    assert made == asyncio.run(_bundle_by_the_python_api(pages, lang))
+
+
+def test_a_bundle_pagefind_cannot_make_stops_with_its_message() -> None:
+    from bipub.render import search
+
+    with pytest.raises(search.SearchIndexError, match=r"Pagefind could not index the 0 pages"):
+        search._pagefind([], "en")

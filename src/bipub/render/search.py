@@ -17,7 +17,9 @@ files by content hash; pages are added in URL order).
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -184,12 +186,8 @@ def search_index(pages: Sequence[SearchPage], lang: str, stemmer: Stemmer) -> di
     htmls = copies if copies is not None else [page.html for page in ordered]
     job = list(zip((p.url for p in ordered), htmls, strict=True))
     why = ""
-    # asyncio (and the ssl it loads) imported here, as Pagefind's own client is: ~20 ms of the
-    # start-up of every command otherwise, and most builds make no index
-    import asyncio
-
     for _ in range(ATTEMPTS):
-        files = asyncio.run(_pagefind(job, lang))
+        files = _pagefind(job, lang)
         why = incomplete(files)
         if not why:
             return files
@@ -226,12 +224,19 @@ def incomplete(files: dict[str, bytes]) -> str:
     return ""
 
 
-async def _pagefind(pages: list[tuple[str, str]], lang: str) -> dict[str, bytes]:
+def _pagefind(pages: list[tuple[str, str]], lang: str) -> dict[str, bytes]:
     """Pagefind's bundle of `pages` (URL, HTML). The pages are written to a temporary folder and
-    indexed from there in one request: adding them one by one through the API costs ~0.1 s a
-    page (bench/search_bench.py), the folder ~7 ms."""
-    from pagefind.index import IndexConfig, PagefindIndex  # the binary: only when indexing
+    indexed from there by one run of Pagefind's command (the binary of the pagefind_bin_extended
+    package). Adding them one by one through Pagefind's Python API costs ~0.1 s a page
+    (bench/search_bench.py); its service also sleeps 0.1 s before it reads each answer, ~0.3 s
+    a bundle of pure waiting, where the command takes ~0.05 s for the same files."""
+    from pagefind.service import get_executable  # (finds the binary; starts nothing)
 
+    exe = get_executable()
+    if exe is None:
+        raise SearchIndexError(
+            "Pagefind's binary is not installed (Python package pagefind_bin_extended)"
+        )
     with tempfile.TemporaryDirectory(prefix="bipub-search-") as tmp:
         site, out = Path(tmp) / "site", Path(tmp) / "bundle"
         for url, html in pages:
@@ -242,17 +247,42 @@ async def _pagefind(pages: list[tuple[str, str]], lang: str) -> dict[str, bytes]
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(html, encoding="utf-8")
         site.mkdir(exist_ok=True)
-        # formulas (render/mathml.py) are MathML: their characters in a row are no words
-        config = IndexConfig(output_path=str(out), force_language=lang, exclude_selectors=[".math"])
-        async with PagefindIndex(config) as index:  # writes the files to `out` on success
-            found = await index.add_directory(str(site))
-            if found["page_count"] != len(pages):
-                raise SearchIndexError(
-                    f"Pagefind indexed {found['page_count']} of {len(pages)} pages for {lang}"
-                )
+        # formulas (render/mathml.py) are MathML: their characters in a row are no words.
+        # Run in the empty temporary folder, without PAGEFIND_* variables: the command reads
+        # its options from a pagefind.yml/.toml/.json there and from those variables too.
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PAGEFIND_")}
+        args = ["--site", str(site), "--output-path", str(out), "--force-language", lang]
+        proc = subprocess.run(
+            [str(exe), *args, "--exclude-selectors", ".math"],
+            cwd=tmp,
+            env=env,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            check=False,
+        )
+        if proc.returncode != 0:
+            said = " ".join((proc.stderr or proc.stdout).split())[-300:]
+            raise SearchIndexError(
+                f"Pagefind could not index the {len(pages)} pages of {lang} "
+                f"(exit status {proc.returncode}): {said}"
+            )
         files = {}
         for path in sorted(out.rglob("*")):
             rel = path.relative_to(out).as_posix()
             if path.is_file() and not _UNUSED.match(rel):
                 files[rel] = path.read_bytes()
-        return files
+    indexed = _page_count(files)
+    if indexed is not None and indexed != len(pages):
+        raise SearchIndexError(f"Pagefind indexed {indexed} of {len(pages)} pages for {lang}")
+    return files
+
+
+def _page_count(files: dict[str, bytes]) -> int | None:
+    """The pages a bundle holds, by its pagefind-entry.json (None: not readable; `incomplete`
+    says what is wrong with it)."""
+    try:
+        languages = json.loads(files["pagefind-entry.json"])["languages"]
+        return sum(int(language["page_count"]) for language in languages.values())
+    except (KeyError, ValueError, TypeError, AttributeError):
+        return None
