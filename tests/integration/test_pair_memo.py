@@ -97,3 +97,16 @@ def test_the_memo_pairs_again_what_an_edit_touched(tmp_path: Path) -> None:
         assert _shown(got) == _shown(clean), what
         assert said == clean_said, what
         assert len(got.entries) - memo.reused == again, what
+
+
+def test_a_translation_writing_a_shared_field_otherwise_is_told(tmp_path: Path) -> None:
+    """`shared-differs`: only for a field the translation writes, and writes otherwise."""
+    root = tmp_path / "p"
+    shutil.copytree(PROJECTS / "minimal", root)
+    _edit(root, "content/en/posts/alpha.md", "series:", "date: 2026-05-01\ndraft: false\nseries:")
+    _, said = _pair(root, None)
+    differs = [s for s in said if ":shared-differs:" in s]
+    assert differs == [
+        "content/en/posts/alpha.md:4:shared-differs:date: 2026-05-01 here but 2026-04-07 in "
+        "content/ko/posts/alpha.md; shared fields come from the source"
+    ]

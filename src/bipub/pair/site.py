@@ -69,6 +69,10 @@ RESERVED_SLUGS = frozenset(
 )
 
 
+# front matter fields a translation takes from its source (`shared-differs` when it writes another)
+SHARED_FIELDS = ("date", "updated", "slug", "series_order", "draft", "pdf", "order", "image")
+
+
 def reserved_slug(slug: str) -> bool:
     """Whether a post or page may not use `slug` (RESERVED_SLUGS, and every llms*.txt)."""
     name = slug.casefold()
@@ -340,9 +344,12 @@ def _pair_group(
     for lang, doc in docs.items():
         if lang == source_lang:
             continue
-        for fname in ("date", "updated", "slug", "series_order", "draft", "pdf", "order", "image"):
+        written = doc.meta.model_fields_set
+        for fname in SHARED_FIELDS:
+            if fname not in written:
+                continue
             tv, sv = getattr(doc.meta, fname), getattr(src.meta, fname)
-            if fname in doc.meta.model_fields_set and tv != sv:
+            if tv != sv:
                 collector.warning(
                     doc.rel,
                     doc.line_of(fname),
