@@ -27,10 +27,13 @@ from bipub.write.output import Identity, OutputFile, OutputTree, published_files
 from bipub.write.record import OutputRecord
 
 
-def recorded_files(project: Project, target: Path) -> list[str] | None:
+def recorded_files(
+    project: Project, target: Path, prescan: uptodate.Prescan | None
+) -> list[str] | None:
     """The files the last build recorded publishing into `target` (an output folder made by a
-    bipub from before the ownership marker: write/output.py claim)."""
-    record = uptodate.load(project, target)
+    bipub from before the ownership marker, or whose marker was removed: write/output.py
+    claim): the prescan's record — `bipub serve`'s, in memory, is newer than the file's."""
+    record = prescan.scan().record if prescan is not None else uptodate.load(project, target)
     return list(record.files) if record is not None else None
 
 

@@ -375,7 +375,7 @@ def _build(
         with staged(
             target,
             project.root,
-            partial(handover.recorded_files, project, target),
+            partial(handover.recorded_files, project, target, prescan),
             known.output() if known is not None else None,
         ) as tree:
             render(job, steps, tree)

@@ -479,3 +479,18 @@ def test_a_file_removed_by_hand_is_not_carried_over_by_a_build_of_other_kinds(
     _assert_records_match_the_disk(updated)
     _build(updated)
     assert tree_snapshot(updated / "site") == _clean(updated, tmp_path)
+
+
+def test_a_resident_build_knows_its_output_without_the_marker(tmp_path: Path) -> None:
+    """`bipub serve` keeps its record of the output in memory (the file is saved when it
+    stops): a marker removed by hand is found missing against that record, not the older
+    file's, so the folder is still known as bipub's and the site is repaired (found by the
+    incremental state machine: the rebuild refused the folder as not bipub's)."""
+    project = _project(tmp_path)
+    kept = pipeline.Kept(BuildCache())
+    _build(project, kept=kept)
+    _edit(project, "상주")
+    _build(project, kept=kept)
+    (project / "site" / ".bipub-output").unlink()
+    _build(project, kept=kept)
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
