@@ -98,12 +98,13 @@ def run() -> None:
     Ending with os._exit skips the interpreter's teardown, which frees one by one every object
     the command made and kept to its end (a build's documents, planned site and pages: ~0.1 s
     of CPU of a cold build at 100 posts a language, ~0.25 s of a build after one edit at
-    5,000), for nothing: the process is ending. What must happen before the end is done by the commands themselves
-    (files written and closed, the output published, child processes and pools ended: `with`
-    blocks and `finally`); the standard streams are flushed here, and a failed flush (a closed
-    pipe) gives status 120 as Python's own exit does. An exception that is not an exit (a bug)
-    ends the usual way, with its traceback; so does a run under a profiler, a debugger or a
-    coverage tool (`python -m cProfile -m bipub ...` writes its profile at the normal exit).
+    5,000), for nothing: the process is ending. What must happen before the end is done by the
+    commands themselves (files written and closed, the output published, child processes and
+    pools ended: `with` blocks and `finally`); the standard streams are flushed here, and a
+    failed flush (a closed pipe) gives status 120 as Python's own exit does. An exception that
+    is not an exit (a bug) ends the usual way, with its traceback; so does a run under a
+    profiler, a debugger or a coverage tool (`python -m cProfile -m bipub ...` writes its
+    profile at the normal exit).
 
     The cyclic garbage collector runs rarely from the start: what a command allocates is
     mostly long-lived (~1,000 modules imported, then the site), and walking it again and again
