@@ -104,6 +104,19 @@ class _CallableWithContext:
         return f"{name}={context.get(name)}"
 
 
+class _Methods:
+    def meth(self, x: int) -> str:
+        return f"m{x}"
+
+    @jinja2.pass_eval_context
+    def evmeth(self, eval_ctx: jinja2.nodes.EvalContext, x: int) -> str:
+        return f"e{x}:{eval_ctx.autoescape}"
+
+    @jinja2.pass_context
+    def cmeth(self, context: jinja2.runtime.Context) -> str:
+        return f"c:{context.get('v')}"
+
+
 def _stops() -> str:
     raise StopIteration
 
@@ -114,6 +127,8 @@ CALLS_TEMPLATE = """\
 {{ plain(1) }} {{ ev('a') }} {{ ctx('v') }} {{ envf() }} {{ obj('v') }} {{ m(1) }}
 {% for i in [1, 2] %}{% set v = i * 10 %}{{ ctx('v') }} {{ plain(i) }} {{ m(i, y=i) }} {% endfor %}
 {% call c() %}in{{ m(5) }}{% endcall %} {{ _('Copy') }} {{ _('%(n)d min read', n=3) }} {{ stops() is undefined }}
+{% set d = {} %}{{ d.update({'k': 1}) }}{{ d.k }} {{ 'abc'.startswith('a') }} {{ h.meth(1) }}
+{% for i in [3] %}{{ h.evmeth(i) }} {{ h.cmeth() }} {{ d.get('k') }}{% endfor %}
 {% block b %}{% set v = 'block' %}{{ ctx('v') }}{{ plain('b') }}{% endblock %}"""
 
 
@@ -131,12 +146,14 @@ def test_fast_calls_are_the_stock_calls() -> None:
             envf=jinja2.pass_environment(lambda e: type(e).__name__),
             obj=_CallableWithContext(),
             stops=_stops,
+            h=_Methods(),
         )
         template = env.from_string(CALLS_TEMPLATE)
         assert type(template.new_context({})) is context_class
         outputs.append(template.render(v="top"))
     assert outputs[0] == outputs[1]
     assert "v=10" in outputs[0] and "v=block" in outputs[0] and "[5" in outputs[0]
+    assert "None1 True m1" in outputs[0] and "e3:True c:top 1" in outputs[0]
 
 
 def test_the_theme_renders_with_the_fast_context() -> None:

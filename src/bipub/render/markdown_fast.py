@@ -42,11 +42,10 @@ from types import ModuleType
 from typing import Any
 
 from markdown_it import MarkdownIt, rules_block, rules_core, rules_inline
-from markdown_it.common.utils import escapeHtml, unescapeAll
+from markdown_it.common.utils import unescapeAll
 from markdown_it.helpers import parse_link_destination
 from markdown_it.parser_block import ParserBlock, RuleFuncBlockType
 from markdown_it.parser_inline import ParserInline, RuleFuncInlineType
-from markdown_it.renderer import RendererHTML
 from markdown_it.ruler import Ruler
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_core import StateCore
@@ -54,6 +53,14 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from markdown_it.utils import EnvType
 from mdit_py_plugins.footnote.index import footnote_def, footnote_inline, footnote_tail
+
+from bipub.render.markdown_fast_parts import (
+    TOKEN_FIELDS,
+    BlockParser,
+    InlineState,
+    new_token,
+    render_loops,
+)
 
 # --------------------------------------------------------------------------- block rules
 
@@ -330,118 +337,19 @@ def _plain_inline(md: MarkdownIt) -> None:
 
 # --------------------------------------------------------------------------- tokens
 
-# Token's fields (a dataclass with slots), in order: what `Token(type, tag, nesting)` sets
-_TOKEN_FIELDS = (
-    "type",
-    "tag",
-    "nesting",
-    "attrs",
-    "map",
-    "level",
-    "children",
-    "content",
-    "markup",
-    "info",
-    "meta",
-    "block",
-    "hidden",
-)
-_new = object.__new__
-
-
-def _new_token(ttype: str, tag: str, nesting: Any) -> Token:
-    """`Token(ttype, tag, nesting)` without the dataclass's `__init__` and `__post_init__`
-    (which turns the default `attrs`, a new empty dict, into another new empty dict): every
-    field set to its default, as they do, in a third of the time (~180 tokens a body)."""
-    token: Token = _new(Token)
-    token.type = ttype
-    token.tag = tag
-    token.nesting = nesting
-    token.attrs = {}
-    token.map = None
-    token.level = 0
-    token.children = None
-    token.content = ""
-    token.markup = ""
-    token.info = ""
-    token.meta = {}
-    token.block = False
-    token.hidden = False
-    return token
-
-
-class _StateBlock(StateBlock):
-    """StateBlock whose `push` (the same steps) makes its token with `_new_token`."""
-
-    def push(self, ttype: str, tag: str, nesting: Any) -> Token:
-        token = _new_token(ttype, tag, nesting)
-        token.block = True
-        if nesting < 0:
-            self.level -= 1  # closing tag
-        token.level = self.level
-        if nesting > 0:
-            self.level += 1  # opening tag
-        self.tokens.append(token)
-        return token
-
-
-class _StateInline(StateInline):
-    """StateInline whose `push` and `pushPending` (the same steps) make their tokens with
-    `_new_token`."""
-
-    def pushPending(self) -> Token:
-        token = _new_token("text", "", 0)
-        token.content = self.pending
-        token.level = self.pendingLevel
-        self.tokens.append(token)
-        self.pending = ""
-        return token
-
-    def push(self, ttype: str, tag: str, nesting: Any) -> Token:
-        if self.pending:
-            self.pushPending()
-        token = _new_token(ttype, tag, nesting)
-        token_meta = None
-        if nesting < 0:
-            self.level -= 1  # closing tag
-            self.delimiters = self._prev_delimiters.pop()
-        token.level = self.level
-        if nesting > 0:
-            self.level += 1  # opening tag
-            self._prev_delimiters.append(self.delimiters)
-            self.delimiters = []
-            token_meta = {"delimiters": self.delimiters}
-        self.pendingLevel = self.level
-        self.tokens.append(token)
-        self.tokens_meta.append(token_meta)
-        return token
-
-
-class _BlockParser(ParserBlock):
-    """ParserBlock.parse with the state made by `_StateBlock`."""
-
-    def parse(
-        self, src: str, md: MarkdownIt, env: EnvType, outTokens: list[Token]
-    ) -> list[Token] | None:
-        if not src:
-            return None
-        state = _StateBlock(src, md, env, outTokens)
-        self.tokenize(state, state.line, state.lineMax)
-        return state.tokens
-
 
 def _fast_tokens(md: MarkdownIt) -> None:
-    """Tokens made by `_new_token` where the block and the inline parser make them (when
-    Token has the fields `_new_token` sets: else nothing changes)."""
-    if tuple(f.name for f in fields(Token)) != _TOKEN_FIELDS:
+    """Tokens made by `new_token` where the block and the inline parser make them (when
+    Token has the fields `new_token` sets: else nothing changes)."""
+    if tuple(f.name for f in fields(Token)) != TOKEN_FIELDS:
         return
     if type(md.block) is ParserBlock:
-        block = _BlockParser()
+        block = BlockParser()
         block.__dict__.update(md.block.__dict__)  # its ruler
         md.block = block
     if isinstance(md.inline, _InlineParser):
-        md.inline.new_token = _new_token
-        md.inline.state_class = _StateInline
+        md.inline.new_token = new_token
+        md.inline.state_class = InlineState
 
 
 # --------------------------------------------------------------------------- core rules
@@ -562,81 +470,6 @@ def _skip_empty_attrs(md: MarkdownIt) -> None:
     renderer.renderAttrs = _attrs_renderer(renderer.renderAttrs)
 
 
-def _token_html(
-    tokens: list[Token], idx: int, token: Token, xhtml: bool, attrs: Callable[[Token], str]
-) -> str:
-    """RendererHTML.renderToken, step for step (`attrs`: the renderer's renderAttrs)."""
-    if token.hidden:
-        return ""
-    nesting = token.nesting
-    result = "</" + token.tag if nesting == -1 else "<" + token.tag
-    if token.block and nesting != -1 and idx and tokens[idx - 1].hidden:
-        result = "\n" + result
-    if token.attrs:  # (renderAttrs of no attributes is "")
-        result += attrs(token)
-    if nesting == 0 and xhtml:
-        result += " /"
-    if not token.block:
-        return result + ">"
-    if nesting == 1 and idx + 1 < len(tokens):
-        after = tokens[idx + 1]
-        if (
-            after.type == "inline"
-            or after.hidden
-            or (after.nesting == -1 and after.tag == token.tag)
-        ):
-            return result + ">"
-    return result + ">\n"
-
-
-def _render_loops(md: MarkdownIt) -> None:
-    """RendererHTML's `render` and `renderInline` as one loop each, with its `renderToken` and
-    its `text` rule (when it is still the stock one: `escapeHtml` of the content) done in the
-    loop instead of a method call per token. Only on a RendererHTML whose `renderToken` was not
-    replaced; `rules` is read at every render (rules added later are used, as by the stock
-    loops)."""
-    if type(md.renderer) is not RendererHTML or "renderToken" in vars(md.renderer):
-        return
-    renderer: Any = md.renderer
-    stock_text = RendererHTML.text
-
-    def render_inline(tokens: list[Token], options: Any, env: EnvType) -> str:
-        rules = renderer.rules
-        text = rules.get("text")
-        plain = getattr(text, "__func__", None) is stock_text
-        attrs = renderer.renderAttrs
-        xhtml = options["xhtmlOut"]
-        out = []
-        for i, token in enumerate(tokens):
-            kind = token.type
-            if kind == "text" and plain:
-                out.append(escapeHtml(token.content))
-            elif kind in rules:
-                out.append(rules[kind](tokens, i, options, env))
-            else:
-                out.append(_token_html(tokens, i, token, xhtml, attrs))
-        return "".join(out)
-
-    def render(tokens: list[Token], options: Any, env: EnvType) -> str:
-        rules = renderer.rules
-        attrs = renderer.renderAttrs
-        xhtml = options["xhtmlOut"]
-        out = []
-        for i, token in enumerate(tokens):
-            kind = token.type
-            if kind == "inline":
-                if token.children:
-                    out.append(renderer.renderInline(token.children, options, env))
-            elif kind in rules:
-                out.append(rules[kind](tokens, i, options, env))
-            else:
-                out.append(_token_html(tokens, i, token, xhtml, attrs))
-        return "".join(out)
-
-    renderer.render = render
-    renderer.renderInline = render_inline
-
-
 # --------------------------------------------------------------------------- all of them
 
 SPEEDUPS: dict[str, Callable[[MarkdownIt], None]] = {
@@ -647,7 +480,7 @@ SPEEDUPS: dict[str, Callable[[MarkdownIt], None]] = {
     "footnote-tail": _skip_footnote_tail,
     "links": _links,
     "render-attrs": _skip_empty_attrs,
-    "render-loops": _render_loops,
+    "render-loops": render_loops,
     "tokens": _fast_tokens,
 }
 

@@ -14,7 +14,7 @@ import traceback
 from collections.abc import Callable, MutableMapping
 from datetime import date, datetime
 from pathlib import Path
-from types import FunctionType
+from types import BuiltinFunctionType, FunctionType, MethodType
 from typing import TYPE_CHECKING, Any, Final
 
 import jinja2
@@ -95,6 +95,9 @@ class FastEscapeTemplate(jinja2.Template):
 
 
 _PASS_EVAL_CONTEXT = jinja2.utils._PassArg.eval_context
+# callables whose `__call__` is a method-wrapper (no attributes): what they ask to be passed is
+# their own `jinja_pass_arg` (a bound method's is its function's; a builtin's, none)
+_PLAIN_CALLABLES = frozenset({FunctionType, MethodType, BuiltinFunctionType})
 # a Macro's `__call__` (the class's function, which a bound method reads attributes from) asks
 # for nothing to be passed: then what a macro object asks for is only its own attribute
 _MACRO_PLAIN = not hasattr(jinja2.runtime.Macro.__call__, "jinja_pass_arg")
@@ -106,8 +109,9 @@ class FastCallContext(jinja2.runtime.Context):
 
     Stock `Context.call` first asks `obj.__call__` for `jinja_pass_arg`, which a function's
     `__call__` (a method-wrapper, no attributes) and a macro's (a bound method of
-    `Macro.__call__`, which has none: `_MACRO_PLAIN`) never have; then `obj` itself. So for these
-    two types what is passed first is `obj.jinja_pass_arg`, if any: nothing, or the evaluation
+    `Macro.__call__`, which has none: `_MACRO_PLAIN`) never have, nor those of methods and
+    builtins (`{{ ld.update(…) }}`); then `obj` itself. So for these types what is passed first
+    is `obj.jinja_pass_arg`, if any: nothing, or the evaluation
     context (`pass_eval_context`, bipub's `_()`), done here; a function that wants the context
     or the environment, and any other callable, go to the stock `call`."""
 
@@ -116,7 +120,7 @@ class FastCallContext(jinja2.runtime.Context):
         if __debug__:
             __traceback_hide__ = True  # noqa: F841 - (Jinja's tracebacks skip this frame)
         kind = type(__obj)
-        if kind is FunctionType or (kind is jinja2.runtime.Macro and _MACRO_PLAIN):
+        if kind in _PLAIN_CALLABLES or (kind is jinja2.runtime.Macro and _MACRO_PLAIN):
             pass_arg = getattr(__obj, "jinja_pass_arg", None)
             if pass_arg is None or pass_arg is _PASS_EVAL_CONTEXT:
                 if kwargs:
