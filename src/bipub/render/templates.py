@@ -11,7 +11,7 @@ import hashlib
 import json
 import sys
 import traceback
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable, MutableMapping, Sequence
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -305,7 +305,9 @@ def make_environment(
         json_script=json_script,
     )
     env.globals["lang"] = lang
-    env.globals["post_card"] = _post_card_renderer(env)
+    cards = CardHtml(env, lang)
+    env.globals["post_card"] = cards
+    env.globals["post_cards"] = cards.join
     env.globals["site_part"] = _site_part_renderer(env)
     return env
 
@@ -366,28 +368,75 @@ def text_gettext(env: jinja2.Environment) -> Callable[[str], str]:
     return gettext
 
 
-def _post_card_renderer(env: jinja2.Environment) -> Callable[..., Markup]:
+class KeptCardHtml:
+    """Post cards' HTML kept from build to build (`CardHtml`), by what each is made of: its
+    language, its card key (render/html.py `_card_key`: the card's every field, as the
+    fingerprints of the pages that show it take it), its heading level and list number, all
+    under the site-wide key of the build that rendered it (templates, catalogs, configuration,
+    version: `start`). The owner (render/page_views.py) names each card's key (`key_of`)."""
+
+    def __init__(self) -> None:
+        self.made_with: str | None = None  # (the site-wide key; None: nothing kept)
+        self.html: dict[tuple[str, str, int, int | None], Markup] = {}
+        self.made: dict[tuple[str, str, int, int | None], Markup] = {}  # (since `start`)
+        self.key_of: Callable[[object, str], str | None] = lambda card, lang: None
+
+    def start(self, made_with: str | None) -> None:
+        """A build with the site-wide key `made_with` (None: keep nothing): what was kept under
+        another key is dropped."""
+        if made_with != self.made_with:
+            self.html = {}
+        self.made_with = made_with
+        self.made = {}
+
+
+class CardHtml:
     """`post_card(card, level, number)`: partials/post_card.html, rendered once per card, heading
     level and list number in this environment's language (a card is on the blog, tag, series
-    and home pages).
+    and home pages); `post_cards(cards, level, numbered)`: those of a list, joined (what the
+    theme's `post_list` macro loops over).
 
     Remembered by the card's identity (PageViews makes each card once per build and hands out
     that object; hashing a card by value costs more than rendering from the memo), the card
     kept in the memo beside its HTML so that its id stays its own; an equal card made again
-    (another object) is only rendered again, to the same HTML."""
-    memo: dict[tuple[int, int, int | None], tuple[object, Markup]] = {}
+    (another object) is only rendered again, to the same HTML. With `kept` (the renderer's
+    KeptCardHtml, set for each page it renders), a card whose key it names is taken from
+    there, or rendered and kept there: a later build shows it without rendering it again."""
 
-    def post_card(card: object, level: int = 2, number: int | None = None) -> Markup:
+    def __init__(self, env: jinja2.Environment, lang: str) -> None:
+        self.env = env
+        self.lang = lang
+        self.memo: dict[tuple[int, int, int | None], tuple[object, Markup]] = {}
+        self.kept: KeptCardHtml | None = None
+
+    def __call__(self, card: object, level: int = 2, number: int | None = None) -> Markup:
         key = (id(card), level, number)
-        hit = memo.get(key)
+        hit = self.memo.get(key)
         if hit is not None and hit[0] is card:
             return hit[1]
-        template = env.get_template("partials/post_card.html")
-        html = Markup(template.render(card=card, level=level, number=number))  # noqa: S704
-        memo[key] = (card, html)  # (autoescaped template output)
+        kept = self.kept
+        card_key = kept.key_of(card, self.lang) if kept is not None else None
+        if kept is None or card_key is None:
+            html = self._render(card, level, number)
+        else:
+            by = (self.lang, card_key, level, number)
+            found = kept.html.get(by)
+            if found is None:
+                found = kept.html[by] = kept.made[by] = self._render(card, level, number)
+            html = found
+        self.memo[key] = (card, html)
         return html
 
-    return post_card
+    def _render(self, card: object, level: int, number: int | None) -> Markup:
+        template = self.env.get_template("partials/post_card.html")
+        # (autoescaped template output)
+        return Markup(template.render(card=card, level=level, number=number))  # noqa: S704
+
+    def join(self, cards: Sequence[object], level: int = 2, numbered: bool = False) -> Markup:
+        """The cards of a list, one after the other (numbered from 1 if `numbered`)."""
+        if numbered:
+            return Markup("".join([self(c, level, i) for i, c in enumerate(cards, 1)]))  # noqa: S704
+        return Markup("".join([self(c, level, None) for c in cards]))  # noqa: S704
 
 
 def _site_part_renderer(env: jinja2.Environment) -> Callable[..., Markup]:
