@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
 
 from bipub.cache import BuildCache
 from bipub.pipeline import Kept, build
-from bipub.render import templates
+from bipub.render import card_html, templates, workers
 from tests.conftest import PROJECTS, tree_snapshot
 
 KINDS = {"html"}
@@ -40,14 +41,28 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
+class Rendered:
+    """The titles of the cards partials/post_card.html rendered, in every process (the render
+    workers are forked: a file each appends to)."""
+
+    def __init__(self, log: Path) -> None:
+        self.log = log
+
+    def __call__(self) -> list[str]:
+        return self.log.read_text("utf-8").splitlines() if self.log.exists() else []
+
+    def clear(self) -> None:
+        self.log.unlink(missing_ok=True)
+
+
 @pytest.fixture
-def rendered(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """The titles of the cards partials/post_card.html rendered, in order."""
-    seen: list[str] = []
+def rendered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Rendered]:
+    seen = Rendered(tmp_path / "cards.log")
     real = templates.CardHtml._render
 
     def render(self: templates.CardHtml, card: object, level: int, number: int | None) -> object:
-        seen.append(getattr(card, "title", "?"))
+        with seen.log.open("a", encoding="utf-8") as f:
+            f.write(getattr(card, "title", "?") + "\n")
         return real(self, card, level, number)
 
     monkeypatch.setattr(templates.CardHtml, "_render", render)
@@ -67,27 +82,27 @@ def _assert_clean(project: Path, tmp_path: Path, name: str) -> None:
 
 
 def test_a_new_post_renders_its_own_card_only(
-    project: Path, tmp_path: Path, rendered: list[str]
+    project: Path, tmp_path: Path, rendered: Rendered
 ) -> None:
     """`bipub serve` after a new post: every listing page shifts (the post is the newest) and
     is rendered again, but the cards that did not change are not: only the new post's (in
     each language that lists it)."""
     kept = Kept(BuildCache())
     build(project, only=KINDS, kept=kept)
-    assert rendered  # the first build rendered every card
+    assert rendered()  # the first build rendered every card
     rendered.clear()
     (project / "content/ko/posts/newest.md").write_text(NEW_POST.format(n=1), "utf-8")
     build(project, only=KINDS, kept=kept)
-    assert rendered and set(rendered) == {"새 글 1"}
+    assert rendered() and set(rendered()) == {"새 글 1"}
     _assert_clean(project, tmp_path, "clean")
     rendered.clear()
     (project / "content/ko/posts/newest.md").unlink()  # deleted again: nothing rendered
     build(project, only=KINDS, kept=kept)
-    assert rendered == []
+    assert rendered() == []
     _assert_clean(project, tmp_path, "clean2")
 
 
-def test_a_changed_card_is_never_kept(project: Path, tmp_path: Path, rendered: list[str]) -> None:
+def test_a_changed_card_is_never_kept(project: Path, tmp_path: Path, rendered: Rendered) -> None:
     """A post retitled: its card is rendered again (its card key changed), on every listing
     that shows it, and the kept HTML of its old card is never shown."""
     kept = Kept(BuildCache())
@@ -99,7 +114,7 @@ def test_a_changed_card_is_never_kept(project: Path, tmp_path: Path, rendered: l
     rendered.clear()
     post.write_text(head + sep + "바뀐 제목" + rest[len(old_title) :], "utf-8")
     build(project, only=KINDS, kept=kept)
-    assert "바뀐 제목" in rendered
+    assert "바뀐 제목" in rendered()
     blog = (project / "site/ko/blog/index.html").read_text("utf-8")
     assert "바뀐 제목" in blog
     _assert_clean(project, tmp_path, "clean")
@@ -140,3 +155,55 @@ def test_a_card_template_override_changes_the_listings(
     blog = (project / "site/ko/blog/index.html").read_text("utf-8")
     assert '<ol class="theirs">' in blog and '"yours"' not in blog
     _assert_clean(project, tmp_path, "clean3")
+
+
+@pytest.mark.parametrize("workers_", [1, 2])
+def test_bipub_build_reads_the_cards_back(
+    project: Path,
+    tmp_path: Path,
+    rendered: Rendered,
+    monkeypatch: pytest.MonkeyPatch,
+    workers_: int,
+) -> None:
+    """`bipub build` (no resident caller): the cards' HTML is read back from the build cache
+    (.bipub-cache/card-html.pickle), the cards render workers made too (forced here, a page a
+    chunk, and every chunk but the first left to the worker): after a new post, only its
+    card is rendered; deleted again, none."""
+    monkeypatch.setenv("BIPUB_WORKERS", str(workers_))
+    monkeypatch.setattr(workers, "MIN_PAGES_TO_RENDER_IN_WORKERS", 0)
+    monkeypatch.setattr(workers, "CHUNK", 1)
+    monkeypatch.setattr(Future, "cancel", lambda self: False)  # (the build's process takes none)
+    build(project, only=KINDS)
+    assert rendered() and (project / ".bipub-cache" / card_html.FILE).is_file()
+    rendered.clear()
+    (project / "content/ko/posts/newest.md").write_text(NEW_POST.format(n=2), "utf-8")
+    build(project, only=KINDS)
+    assert rendered() and set(rendered()) == {"새 글 2"}
+    _assert_clean(project, tmp_path, "clean")
+    rendered.clear()
+    (project / "content/ko/posts/newest.md").unlink()
+    build(project, only=KINDS)
+    assert rendered() == []
+    _assert_clean(project, tmp_path, "clean2")
+
+
+def test_a_damaged_file_of_cards_is_said_and_not_used(
+    project: Path, tmp_path: Path, rendered: Rendered
+) -> None:
+    """A damaged card-html.pickle: the cards are rendered (the output is the clean build's),
+    `-v` says why, and the build writes the file again."""
+    build(project, only=KINDS)
+    path = project / ".bipub-cache" / card_html.FILE
+    data = bytearray(path.read_bytes())
+    data[-5] ^= 0xFF
+    path.write_bytes(bytes(data))
+    (project / "content/ko/posts/newest.md").write_text(NEW_POST.format(n=3), "utf-8")
+    rendered.clear()
+    result = build(project, only=KINDS)
+    assert "cards' HTML not read (card-html.pickle: damaged" in result.cache_note
+    assert set(rendered()) > {"새 글 3"}  # the others rendered again too
+    _assert_clean(project, tmp_path, "clean")
+    rendered.clear()
+    (project / "content/ko/posts/newest.md").unlink()
+    result = build(project, only=KINDS)
+    assert rendered() == [] and "cards' HTML" not in result.cache_note

@@ -13,6 +13,7 @@ from functools import partial
 
 from bipub.load.content import Document
 from bipub.pair.site import Entry, Site, Tag
+from bipub.project import Project
 from bipub.render import both, urls
 from bipub.render.markdown import MarkdownCache
 from bipub.render.page_plan import EntryId as EntryId
@@ -507,5 +508,8 @@ class HtmlRenderer(PageViews):
         the site-wide context of each language."""
         data = repr((extra, [self.site_view(lang) for lang in self.config.codes]))
         key = hashlib.sha256(data.encode("utf-8")).hexdigest()
-        self.keep_card_html(key)
+        # the cards' HTML kept under it: in memory by a resident caller (`bipub serve`: a
+        # PageMemo), else in the build cache
+        root = self.site_root if self._page_memo is None else None
+        self.keep_card_html(key, Project(root).cache if root is not None else None)
         return key

@@ -19,9 +19,10 @@ from bipub.load.content import Document
 from bipub.model.fields import slugify
 from bipub.pair.site import Entry, Series, Site, Tag, tags_of
 from bipub.render import both, urls
+from bipub.render.card_html import KeptCardHtml
 from bipub.render.markdown import MarkdownCache, RenderedMarkdown
 from bipub.render.page_plan import PageSpec, Plan
-from bipub.render.templates import CardHtml, KeptCardHtml, template_error
+from bipub.render.templates import CardHtml, template_error
 from bipub.render.views import (
     Alternate,
     LangLink,
@@ -222,12 +223,18 @@ class PageViews:
             )
         return link
 
-    def keep_card_html(self, global_key: str) -> None:
+    def keep_card_html(self, global_key: str, folder: Path | None) -> None:
         """This build's site-wide key (HtmlRenderer.global_key): the cards' HTML that the
         last builds kept under it is used, and the cards rendered now are kept under it
-        (render/templates.py KeptCardHtml). Without it (--no-cache) nothing is kept."""
-        self.card_html.start(global_key)
+        (render/card_html.py; `folder`: the build cache's, where `bipub build` reads and saves
+        them). Without it (--no-cache) nothing is kept."""
+        self.card_html.start(global_key, folder)
         self._card_html_on = True
+
+    def save_card_html(self) -> None:
+        """Save the cards' HTML for the next `bipub build` (render/card_html.py), with the
+        cards of this build only."""
+        self.card_html.save(set(self._card_key_memo.values()))
 
     def _card_html_key(self, card: object, lang: str) -> str | None:
         """The key of `card` if this build made it (its card key: `card_key_at`), else None

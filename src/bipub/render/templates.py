@@ -25,6 +25,7 @@ from bipub import __version__
 from bipub.cache import write_cache_file
 from bipub.diagnostics import Collector, Diagnostic
 from bipub.render import locale_format, upstream
+from bipub.render.card_html import KeptCardHtml
 from bipub.render.catalogs import load_translations
 from bipub.render.josa import josa
 from bipub.render.markdown import is_safe_url
@@ -368,28 +369,6 @@ def text_gettext(env: jinja2.Environment) -> Callable[[str], str]:
     return gettext
 
 
-class KeptCardHtml:
-    """Post cards' HTML kept from build to build (`CardHtml`), by what each is made of: its
-    language, its card key (render/html.py `_card_key`: the card's every field, as the
-    fingerprints of the pages that show it take it), its heading level and list number, all
-    under the site-wide key of the build that rendered it (templates, catalogs, configuration,
-    version: `start`). The owner (render/page_views.py) names each card's key (`key_of`)."""
-
-    def __init__(self) -> None:
-        self.made_with: str | None = None  # (the site-wide key; None: nothing kept)
-        self.html: dict[tuple[str, str, int, int | None], Markup] = {}
-        self.made: dict[tuple[str, str, int, int | None], Markup] = {}  # (since `start`)
-        self.key_of: Callable[[object, str], str | None] = lambda card, lang: None
-
-    def start(self, made_with: str | None) -> None:
-        """A build with the site-wide key `made_with` (None: keep nothing): what was kept under
-        another key is dropped."""
-        if made_with != self.made_with:
-            self.html = {}
-        self.made_with = made_with
-        self.made = {}
-
-
 class CardHtml:
     """`post_card(card, level, number)`: partials/post_card.html, rendered once per card, heading
     level and list number in this environment's language (a card is on the blog, tag, series
@@ -419,10 +398,11 @@ class CardHtml:
         if kept is None or card_key is None:
             html = self._render(card, level, number)
         else:
-            by = (self.lang, card_key, level, number)
-            found = kept.html.get(by)
+            at = (self.lang, card_key, level, number)
+            found = kept.get(at)
             if found is None:
-                found = kept.html[by] = kept.made[by] = self._render(card, level, number)
+                found = self._render(card, level, number)
+                kept.keep(at, found)
             html = found
         self.memo[key] = (card, html)
         return html
