@@ -9,10 +9,11 @@ and list number, all under the build's site-wide key (templates, catalogs, confi
 bipub's version: `start`). A card whose key changed is rendered again; a template or catalog
 changed drops every card kept.
 
-`bipub serve` keeps them in memory (its renderer lives from build to build). `bipub build`
-reads them from .bipub-cache/card-html.pickle (signed like every cache file) the first time
-a card is not found in memory, and writes the file again after a build of every language that
-made cards (`save`), with the cards of that build only."""
+A renderer's first build (every `bipub build`, the first build of `bipub serve`) reads them
+from .bipub-cache/card-html.pickle (signed like every cache file) the first time a card is not
+found in memory, and writes the file again after a build of every language that made cards
+(`save`), with the cards of that build only. A renderer kept from build to build (`bipub
+serve`'s) keeps them in memory: its next builds neither read nor write the file."""
 
 from __future__ import annotations
 

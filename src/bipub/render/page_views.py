@@ -83,6 +83,7 @@ class PageViews:
         self.card_html.key_of = self._card_html_key
         self._cards: dict[tuple[str, str, str], PostCard] = {}
         self._card_key_memo: dict[tuple[str, str, str], str] = {}
+        self.builds = 0  # the builds this renderer made (`start`)
         self.start(site, rendered, url)
 
     def start(self, site: Site, rendered: MarkdownCache, url: urls.UrlBuilder) -> None:
@@ -90,6 +91,7 @@ class PageViews:
         kept renderer again for a new build: nothing of the last one's is left in it but its
         cards, each taken again only under the same card key, and the cards' HTML, kept under
         the site-wide key: `keep_card_html`)."""
+        self.builds += 1
         self.site = site
         self.config = site.config
         self.rendered = rendered
