@@ -9,11 +9,12 @@ and list number, all under the build's site-wide key (templates, catalogs, confi
 bipub's version: `start`). A card whose key changed is rendered again; a template or catalog
 changed drops every card kept.
 
-A renderer's first build (every `bipub build`, the first build of `bipub serve`) reads them
-from .bipub-cache/card-html.pickle (signed like every cache file) the first time a card is not
-found in memory, and writes the file again after a build of every language that made cards
-(`save`), with the cards of that build only. A renderer kept from build to build (`bipub
-serve`'s) keeps them in memory: its next builds neither read nor write the file."""
+A build reads them from .bipub-cache/card-html.pickle (signed like every cache file) the first
+time a card is not found in memory (once per renderer and site-wide key). A renderer's first
+build (every `bipub build`, the first build of `bipub serve`) writes the file again after a
+build of every language that made cards (`save`), with the cards of that build only; a
+renderer kept from build to build (`bipub serve`'s) keeps the cards its next builds make in
+memory only."""
 
 from __future__ import annotations
 
@@ -48,18 +49,20 @@ class KeptCardHtml:
         self.folder: Path | None = None  # where the file is (`bipub build`), or None
         self.note = ""  # why the file was not used (for `-v`)
         self._read = False  # (the file was read for `made_with`)
+        self._save = False  # (this build writes the file)
 
-    def start(self, made_with: str, folder: Path | None = None) -> None:
+    def start(self, made_with: str, folder: Path | None = None, *, save: bool = True) -> None:
         """A build with the site-wide key `made_with`; `folder`: the build cache's folder,
-        where the file is read from (once, when a card is first not found) and saved to, or
-        None (a resident caller: in memory only). What was kept under another key is
-        dropped."""
+        where the file is read from (once, when a card is first not found), or None (nothing
+        read or written); `save`: whether this build writes it (`save`). What was kept under
+        another key is dropped."""
         if made_with != self.made_with:
             self.html = {}
             self._read = False
         self.made_with = made_with
         self.made = {}
         self.folder = folder
+        self._save = save
         self.note = ""
 
     def get(self, at: CardAt) -> Markup | None:
@@ -107,7 +110,7 @@ class KeptCardHtml:
     def save(self, live: set[str]) -> None:
         """Write the file (`bipub build`), if this build made cards: the kept cards whose card
         key is in `live` (the cards of this build) or that this build made."""
-        if self.folder is None or self.made_with is None or not self.made:
+        if self.folder is None or self.made_with is None or not self.made or not self._save:
             return
         if not self._read:  # (cards made by render workers only: they read the file)
             self._read = True

@@ -508,8 +508,7 @@ class HtmlRenderer(PageViews):
         the site-wide context of each language."""
         data = repr((extra, [self.site_view(lang) for lang in self.config.codes]))
         key = hashlib.sha256(data.encode("utf-8")).hexdigest()
-        # the cards' HTML kept under it: in the build cache for a renderer's first build, in
-        # memory for the next ones of a renderer kept from build to build (`bipub serve`)
-        root = self.site_root if self.builds == 1 else None
+        # the cards' HTML kept under it (in memory, and in the build cache)
+        root = self.site_root
         self.keep_card_html(key, Project(root).cache if root is not None else None)
         return key

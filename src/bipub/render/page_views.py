@@ -228,9 +228,9 @@ class PageViews:
     def keep_card_html(self, global_key: str, folder: Path | None) -> None:
         """This build's site-wide key (HtmlRenderer.global_key): the cards' HTML that the
         last builds kept under it is used, and the cards rendered now are kept under it
-        (render/card_html.py; `folder`: the build cache's, where `bipub build` reads and saves
-        them). Without it (--no-cache) nothing is kept."""
-        self.card_html.start(global_key, folder)
+        (render/card_html.py; `folder`: the build cache's, where they are read from, and
+        saved to by the renderer's first build). Without it (--no-cache) nothing is kept."""
+        self.card_html.start(global_key, folder, save=self.builds == 1)
         self._card_html_on = True
 
     def save_card_html(self) -> None:
