@@ -213,6 +213,7 @@ def _next_state(job: RenderJob, pages: HtmlPages | None, kinds: list[Output]) ->
     pages fingerprinted (--no-cache, --only without html) or only some languages'."""
     if pages is None or job.cache is None or not job.every_language:
         return None
+    job.renderer.save_card_html()  # (`bipub build`'s: render/card_html.py)
     return BuildState(
         pages.global_key,
         pages.entries,
@@ -431,7 +432,7 @@ def _build(
             if kept is not None:
                 kept.records[target] = None
             folder_notes.append(not_saved(project.cache, exc))
-    notes += [tree.note, job.parts.note()]  # (the output folder's; the aggregates' parts)
+    notes += [tree.note, job.parts.note(), job.renderer.card_html.note]  # (and the cards')
     notes.append(cache.note if cache is not None else "build cache off (--no-cache)")
     notes.append(_silenced_note(silenced))
     return BuildResult(

@@ -13,6 +13,7 @@ from functools import partial
 
 from bipub.load.content import Document
 from bipub.pair.site import Entry, Site, Tag
+from bipub.project import Project
 from bipub.render import both, urls
 from bipub.render.markdown import MarkdownCache
 from bipub.render.page_plan import EntryId as EntryId
@@ -446,18 +447,10 @@ class HtmlRenderer(PageViews):
         return made
 
     def _card_key(self, entry: Entry, lang: str) -> str:
-        """What a post's card shows, as a string (memoized: a card is on many pages). The card
-        itself, not its document's digest: an edit that leaves the card as it was (a typo fixed
-        in the body) changes no listing's fingerprint."""
-        memo = (entry.kind, entry.key, lang)
-        key = self._card_key_memo.get(memo)
-        if key is None:
-            # a digest, not the repr itself: the fingerprints of the pages that show the card
-            # repr it again, and a short ASCII string costs far less to repr than a Korean one
-            card = repr(self._card(entry, lang)).encode("utf-8")
-            key = self._card_key_memo[memo] = hashlib.sha256(card).hexdigest()
-            self._made_card_keys.append((memo, key))
-        return key
+        """The key of a post's card (PageViews.card_key_at)."""
+        at = (entry.kind, entry.key, lang)
+        key = self._card_key_memo.get(at)
+        return key if key is not None else self.card_key_at(at, self._card(entry, lang))
 
     def _card_keys(self, entries: list[Entry], lang: str) -> tuple[object, ...]:
         # (the memo looked at here first: a listing page shows ten cards, and a big site has
@@ -514,4 +507,8 @@ class HtmlRenderer(PageViews):
         """Everything every page depends on: `extra` (templates, catalogs, config, version) and
         the site-wide context of each language."""
         data = repr((extra, [self.site_view(lang) for lang in self.config.codes]))
-        return hashlib.sha256(data.encode("utf-8")).hexdigest()
+        key = hashlib.sha256(data.encode("utf-8")).hexdigest()
+        # the cards' HTML kept under it (in memory, and in the build cache)
+        root = self.site_root
+        self.keep_card_html(key, Project(root).cache if root is not None else None)
+        return key

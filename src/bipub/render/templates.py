@@ -11,7 +11,7 @@ import hashlib
 import json
 import sys
 import traceback
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable, MutableMapping, Sequence
 from datetime import date, datetime
 from pathlib import Path
 from types import BuiltinFunctionType, FunctionType, MethodType
@@ -26,6 +26,7 @@ from bipub import __version__
 from bipub.cache import write_cache_file
 from bipub.diagnostics import Collector, Diagnostic
 from bipub.render import locale_format, upstream
+from bipub.render.card_html import KeptCardHtml
 from bipub.render.catalogs import load_translations
 from bipub.render.josa import josa
 from bipub.render.markdown import is_safe_url
@@ -350,7 +351,9 @@ def make_environment(
         json_script=json_script,
     )
     env.globals["lang"] = lang
-    env.globals["post_card"] = _post_card_renderer(env)
+    cards = CardHtml(env, lang)
+    env.globals["post_card"] = cards
+    env.globals["post_cards"] = cards.join
     env.globals["site_part"] = _site_part_renderer(env)
     return env
 
@@ -411,28 +414,54 @@ def text_gettext(env: jinja2.Environment) -> Callable[[str], str]:
     return gettext
 
 
-def _post_card_renderer(env: jinja2.Environment) -> Callable[..., Markup]:
+class CardHtml:
     """`post_card(card, level, number)`: partials/post_card.html, rendered once per card, heading
     level and list number in this environment's language (a card is on the blog, tag, series
-    and home pages).
+    and home pages); `post_cards(cards, level, numbered)`: those of a list, joined (what the
+    theme's `post_list` macro loops over).
 
     Remembered by the card's identity (PageViews makes each card once per build and hands out
     that object; hashing a card by value costs more than rendering from the memo), the card
     kept in the memo beside its HTML so that its id stays its own; an equal card made again
-    (another object) is only rendered again, to the same HTML."""
-    memo: dict[tuple[int, int, int | None], tuple[object, Markup]] = {}
+    (another object) is only rendered again, to the same HTML. With `kept` (the renderer's
+    KeptCardHtml, set for each page it renders), a card whose key it names is taken from
+    there, or rendered and kept there: a later build shows it without rendering it again."""
 
-    def post_card(card: object, level: int = 2, number: int | None = None) -> Markup:
+    def __init__(self, env: jinja2.Environment, lang: str) -> None:
+        self.env = env
+        self.lang = lang
+        self.memo: dict[tuple[int, int, int | None], tuple[object, Markup]] = {}
+        self.kept: KeptCardHtml | None = None
+
+    def __call__(self, card: object, level: int = 2, number: int | None = None) -> Markup:
         key = (id(card), level, number)
-        hit = memo.get(key)
+        hit = self.memo.get(key)
         if hit is not None and hit[0] is card:
             return hit[1]
-        template = env.get_template("partials/post_card.html")
-        html = Markup(template.render(card=card, level=level, number=number))  # noqa: S704
-        memo[key] = (card, html)  # (autoescaped template output)
+        kept = self.kept
+        card_key = kept.key_of(card, self.lang) if kept is not None else None
+        if kept is None or card_key is None:
+            html = self._render(card, level, number)
+        else:
+            at = (self.lang, card_key, level, number)
+            found = kept.get(at)
+            if found is None:
+                found = self._render(card, level, number)
+                kept.keep(at, found)
+            html = found
+        self.memo[key] = (card, html)
         return html
 
-    return post_card
+    def _render(self, card: object, level: int, number: int | None) -> Markup:
+        template = self.env.get_template("partials/post_card.html")
+        # (autoescaped template output)
+        return Markup(template.render(card=card, level=level, number=number))  # noqa: S704
+
+    def join(self, cards: Sequence[object], level: int = 2, numbered: bool = False) -> Markup:
+        """The cards of a list, one after the other (numbered from 1 if `numbered`)."""
+        if numbered:
+            return Markup("".join([self(c, level, i) for i, c in enumerate(cards, 1)]))  # noqa: S704
+        return Markup("".join([self(c, level, None) for c in cards]))  # noqa: S704
 
 
 def _site_part_renderer(env: jinja2.Environment) -> Callable[..., Markup]:

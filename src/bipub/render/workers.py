@@ -85,7 +85,9 @@ def _entry(spec: PageSpec) -> object:
 
 def _render_chunk(
     bounds: tuple[int, int],
-) -> tuple[dict[str, OutputFile], list[Diagnostic], dict[str, int], tuple[Any, Any, Any]]:
+) -> tuple[
+    dict[str, OutputFile], list[Diagnostic], dict[str, int], tuple[Any, Any, Any], dict[Any, Any]
+]:
     assert _JOB is not None
     job = _JOB
     tree = job.tree.attach()
@@ -103,6 +105,7 @@ def _render_chunk(
         collector.items,
         counts,
         (markdown.notes, markdown.outlines, markdown.shipped),
+        job.renderer.card_html.take_made(),  # the cards' HTML made (render/card_html.py)
     )
 
 
@@ -253,7 +256,8 @@ def render_pages(
             for i, future in enumerate(futures):
                 if i in done_here:
                     continue
-                files, diagnostics, part, (notes, outlines, shipped) = future.result()
+                files, diagnostics, part, (notes, outlines, shipped), made = future.result()
+                renderer.card_html.add(made)
                 results.append(files)
                 collector.extend(diagnostics)
                 markdown.merge(notes, outlines, shipped)
