@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import re
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -74,6 +75,33 @@ def chunks(specs: list[PageSpec], size: int = 0, start: int = 0) -> list[tuple[i
         out.append((start, end))
         start = end
     return out
+
+
+# the info string's first word of a fenced code block (its language: a highlighter to load)
+_FENCE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})[ \t]*([^\s`{]+)", re.M)
+
+
+def warm_up_first(specs: list[PageSpec]) -> int:
+    """Put first (in place) the pages that load what rendering loads once per process; return
+    their number. They are the first page of each template in each language and the first
+    post showing each code language (compiled templates, locale data, highlighters: ~70 ms at
+    100 posts/lang), each with the other pages of its entry (they share its body, `chunks`).
+    Rendered before the helpers are forked, they load all that once for every process, and the
+    helpers start after a few pages instead of a whole chunk. The other pages keep their order;
+    the output does not depend on the order pages are rendered in."""
+    seen: set[object] = set()
+    first: set[object] = set()
+    for spec in specs:
+        wants = [(spec.template, spec.lang)]
+        if spec.doc is not None:
+            wants += [("code", name.lower()) for name in _FENCE.findall(spec.doc.body)]
+        new = [want for want in wants if want not in seen]
+        if new:
+            seen.update(new)
+            first.add(_entry(spec))
+    ahead = [spec for spec in specs if _entry(spec) in first]
+    specs[:] = ahead + [spec for spec in specs if _entry(spec) not in first]
+    return len(ahead)
 
 
 def _entry(spec: PageSpec) -> object:
@@ -220,16 +248,18 @@ def render_pages(
             meanwhile()
         _freeze_site()
         return counts, _written(fingerprints, tree)
-    # The first chunk is rendered here before forking: what rendering loads once per process
-    # (compiled templates, locale data, highlighters, the Markdown parser) is then loaded once,
-    # not by every worker (~70 ms each at 100 posts/lang). The pages of its chunk go first.
-    _render_here(job, parts[0], tree, collector, counts, on_pages)
+    # The pages that load what rendering loads once per process (compiled templates, locale
+    # data, highlighters, the Markdown parser) are rendered here before forking: it is then
+    # loaded once, not by every worker (~70 ms each at 100 posts/lang), and the helpers start
+    # after these few pages (~14 on a blog), not after a whole chunk (`warm_up_first`).
+    first = warm_up_first(specs)
+    _render_here(job, (0, first), tree, collector, counts, on_pages)
     # the others in smaller chunks on a small site: when this process meets the helpers, each
     # may hold two chunks it cannot give back (started, or queued to start): what this process
     # then waits for is kept small (~8 chunks a process; 48 pages from ~400 pages a process on)
-    left = len(specs) - parts[0][1]
+    left = len(specs) - first
     size = min(CHUNK, max(MIN_CHUNK, left // (8 * workers)))
-    parts = chunks(specs, size, parts[0][1])
+    parts = chunks(specs, size, first)
     # `workers - 1` forked helpers and this process: it makes the other outputs (`meanwhile`)
     # and then renders the chunks no helper has started yet, from the last one back
     context = multiprocessing.get_context("fork")
