@@ -124,6 +124,6 @@ def test_no_helper_is_forked_while_other_threads_run(
     monkeypatch.setattr(workers, "MIN_PAGES_TO_RENDER_IN_WORKERS", 0)
     monkeypatch.setattr(workers, "CHUNK", 1)
     monkeypatch.setattr(workers, "can_fork", lambda: False)
-    monkeypatch.setattr(workers, "ProcessPoolExecutor", None)  # (used: a TypeError)
+    monkeypatch.setattr(workers, "share_chunks", None)  # (used: a TypeError)
     build(root, only=KINDS, use_cache=False)
     assert (root / "site/en/blog/paired/both/index.html").is_file()
