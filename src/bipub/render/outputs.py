@@ -29,12 +29,13 @@ from bipub.load.content import Document
 from bipub.pair.model import version_key
 from bipub.pair.site import Entry, Site
 from bipub.project import Project
-from bipub.render import feeds, json_api, llms, llms_parts, pdf, urls
+from bipub.render import feeds, json_api, llms, llms_parts, urls
 from bipub.render.cards import Cards
 from bipub.render.html import HtmlRenderer, Plan
 from bipub.render.images import encode_variants, variant_files
 from bipub.render.markdown import MarkdownCache
 from bipub.render.markdown_sections import Outline
+from bipub.render.pdf.links import any_pdf
 from bipub.render.search_shards import SearchRecord, index_site
 from bipub.render.templates import THEME_DIR, template_error, text_gettext
 from bipub.render.workers import render_pages
@@ -407,7 +408,13 @@ class Pdfs:
     kind = "pdf"
 
     def render(self, job: RenderJob, tree: OutputTree) -> None:
-        for path, data, owner, origin in pdf.render_pdfs(
+        if not any_pdf(job.site, job.langs, bilingual=job.every_language):
+            return  # (what makes PDFs is not even loaded: ~20 ms)
+        # imported here: only a build that makes PDFs loads what makes them (render/pdf/)
+        from bipub.render.pdf.documents import render_pdfs
+        from bipub.render.pdf.jobs import build_time
+
+        for path, data, owner, origin in render_pdfs(
             job.project,
             job.site,
             job.langs,
@@ -415,7 +422,7 @@ class Pdfs:
             job.markdown,
             job.collector,
             bilingual=job.every_language,
-            now=pdf.build_time(os.environ),
+            now=build_time(os.environ),
             cache_dir=user_cache_dir() if job.cache is not None else None,  # --no-cache: None
         ):
             tree.add(path, data, owner, origin)
