@@ -201,16 +201,13 @@ def render_pages(
             gc.unfreeze()
         meanwhile = None
     else:  # (here, the card keys made are this renderer's own: none to send)
-        decided = [
-            (*_fingerprint_keep(renderer, plan, spec, tree, previous, global_key), [])
-            for spec in pages
-        ]
+        decided = _decide_here(renderer, plan, pages, tree, previous, global_key)
         renderer.made_card_keys()
     infos: dict[tuple[str, str], OutputFile] = {}  # (one per template and language: frozen)
     for spec, (fp, keep, cards) in zip(pages, decided, strict=True):
         if cards:  # made by a worker: kept for the next build (they are its own otherwise)
             renderer.reuse_card_keys(dict(cards))
-        path = urls.output_file(spec.path)
+        path = spec.file
         if fp is not None:
             fingerprints[path] = fp
         if not keep:
@@ -330,6 +327,32 @@ def _decide(
     return fp, keep, renderer.made_card_keys()
 
 
+def _decide_here(
+    renderer: HtmlRenderer,
+    plan: Plan,
+    pages: list[PageSpec],
+    tree: OutputTree,
+    previous: dict[str, tuple[str, Identity]],
+    global_key: str,
+) -> list[Decided]:
+    """`_decide` for every page, in this process: those whose fingerprint is known (kept from
+    the last build: buildstate.carry) looked up here, without a call each (most of an update's
+    pages), the others by `_fingerprint_keep`."""
+    known = renderer.known
+    keep = tree.keep
+    none: list[tuple[tuple[str, str, str], str]] = []  # (no card keys to send: not a worker)
+    out: list[Decided] = []
+    for spec in pages:
+        fp = known.get(spec.path)
+        if fp is None:
+            out.append((*_fingerprint_keep(renderer, plan, spec, tree, previous, global_key), none))
+            continue
+        path = spec.file
+        old = previous.get(path)
+        out.append((fp, old is not None and old[0] == fp and keep(path, old[1]), none))
+    return out
+
+
 def _fingerprint_keep(
     renderer: HtmlRenderer,
     plan: Plan,
@@ -339,7 +362,7 @@ def _fingerprint_keep(
     global_key: str,
 ) -> tuple[str | None, bool]:
     """`spec`'s fingerprint, and whether its previous file was kept (`_decide`)."""
-    path = urls.output_file(spec.path)
+    path = spec.file
     fp = renderer.fingerprint(plan, spec, global_key)
     old = previous.get(path)
     return fp, fp is not None and old is not None and old[0] == fp and tree.keep(path, old[1])
