@@ -201,6 +201,7 @@ def html_pages(
         return HtmlPages(others, "", None, {}, options.on_pages, options.on_start), ""
     global_key = job.renderer.global_key(_inputs_key(project))
     entries = buildstate.entry_keys(job.renderer)
+    job.parts.use_keys(entries, global_key)  # (the aggregates' parts are found by them too)
     note = buildstate.carry(state, job.renderer, job.plan, global_key, entries)
     previous = cache.pages.get(str(target.resolve()), {})  # (the writer's: OutputTree.out)
     return HtmlPages(
