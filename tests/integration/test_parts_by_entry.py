@@ -11,10 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from bipub import buildstate
 from bipub.cache import BuildCache
 from bipub.pair.model import Entry
 from bipub.pipeline import Kept, build
-from bipub.render import feeds, parts
+from bipub.render import cards, feeds, parts
+from bipub.render.html import HtmlRenderer
+from bipub.render.page_plan import PageSpec
 from tests.conftest import PROJECTS, tree_snapshot
 
 KINDS = {"html", "json", "feeds", "llms"}
@@ -82,3 +85,70 @@ def test_an_update_makes_again_only_the_feeds_that_show_a_changed_post(
     assert len(made) < len(every)
     build(root, tmp_path / "clean", use_cache=False, only=KINDS)
     assert tree_snapshot(root / "site") == tree_snapshot(tmp_path / "clean")
+
+
+LATER = {"json", "feeds", "llms"}  # (`bipub serve`'s second build: the outputs after the pages)
+
+
+def test_the_outputs_after_the_pages_take_their_keys_only_from_the_same_files(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`bipub serve` builds the pages, then the other outputs: the second build takes the
+    entries' keys the first worked out (BuildState.inputs) when it reads the same files, and
+    works them out again when a file changed in between."""
+    root = tmp_path / "p"
+    shutil.copytree(PROJECTS / "minimal", root)
+    memory = Kept(BuildCache())
+    build(root, only={"html"}, kept=memory)
+    build(root, only=LATER, kept=memory)
+    _edit(root, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
+    build(root, only={"html"}, kept=memory)
+    worked: list[int] = []
+    real = buildstate.entry_keys
+
+    def entry_keys(renderer: HtmlRenderer) -> dict[tuple[str, str], str]:
+        worked.append(1)
+        return real(renderer)
+
+    monkeypatch.setattr(buildstate, "entry_keys", entry_keys)
+    build(root, only=LATER, kept=memory)
+    assert worked == []  # the same files: the pages' build's keys
+    _edit(root, "content/ko/posts/alpha.md", "title: 고친 알파", "title: 다시 고친 알파")
+    build(root, only={"html"}, kept=memory)
+    _edit(root, "content/ko/posts/beta.md", "title: 베타 글", "title: 고친 베타")  # (between)
+    worked.clear()  # (the pages' build works them out)
+    build(root, only=LATER, kept=memory)
+    assert worked == [1]
+    records = (root / "site/api/ko/posts.json").read_text(encoding="utf-8")
+    assert "고친 베타" in records and "다시 고친 알파" in records
+    build(root, only={"html"}, kept=memory)
+    build(root, tmp_path / "clean", use_cache=False, only={"html", *LATER})
+    clean = tree_snapshot(tmp_path / "clean")
+    assert {p: d for p, d in tree_snapshot(root / "site").items() if p in clean} == clean
+
+
+def test_an_update_looks_only_at_the_changed_posts_cards_and_says_their_warnings_again(
+    kept: tuple[Path, Kept | None], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A card is kept by its entry's key (render/cards.py, Parts.kept): an update works out
+    what the edited post's cards show and no other's; a kept card whose title the font
+    cannot draw warns again, as a kept page repeats its body's warnings."""
+    root, memory = kept
+    _edit(root, "content/ko/posts/beta.md", "title: 베타 글", "title: 베타 🚀")
+    build(root, only={*KINDS, "cards"}, kept=memory)
+    seen: list[str] = []
+    real = cards._post_text
+
+    def post_text(spec: PageSpec, *args: object) -> cards.CardText:
+        seen.append(spec.path)
+        return real(spec, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cards, "_post_text", post_text)
+    _edit(root, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
+    result = build(root, only={*KINDS, "cards"}, kept=memory)
+    assert seen and {path.split("/")[3] for path in seen} == {"alpha"}, seen
+    warned = {w.file for w in result.warnings if w.code == "card-glyph"}
+    assert warned == {"content/ko/posts/beta.md"}
+    build(root, tmp_path / "clean", use_cache=False, only={*KINDS, "cards"})
+    clean = tree_snapshot(tmp_path / "clean")
+    assert tree_snapshot(root / "site") == clean

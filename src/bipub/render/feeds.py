@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
 from typing import TYPE_CHECKING
@@ -321,15 +322,28 @@ Route = tuple[str, ...]
 SitemapPart = tuple[Route, str, bool]  # a route, its <url> elements, whether they have alternates
 
 
-def sitemap_parts(site: Site, plan: Plan, url: urls.UrlBuilder) -> list[SitemapPart]:
-    """The sitemap by route, in the order of the routes (`sitemap_join` makes the file)."""
-    lastmods: dict[tuple[str, ...], date | None] = {
-        ("post", e.key): e.modified_at for e in site.entries
-    }
+def sitemap_parts(
+    site: Site, plan: Plan, url: urls.UrlBuilder, known: Mapping[Route, SitemapPart] | None = None
+) -> list[SitemapPart]:
+    """The sitemap by route, in the order of the routes (`sitemap_join` makes the file);
+    `known`: the parts of some routes, kept from the last build (render/parts.py)."""
     codes = site.config.codes
     routes = plan.routes
     # (routes are tuples of strings: sorted as tuples, by their kind first)
-    return [route_part(r, codes, routes[r], url, lastmods.get(r)) for r in sorted(routes)]
+    order = sorted(routes)
+    if known and len(known) == len(routes):
+        return [known[r] for r in order]
+    lastmods: dict[tuple[str, ...], date | None] = {
+        ("post", e.key): e.modified_at for e in site.entries
+    }
+    if not known:
+        return [route_part(r, codes, routes[r], url, lastmods.get(r)) for r in order]
+    return [
+        part
+        if (part := known.get(r)) is not None
+        else route_part(r, codes, routes[r], url, lastmods.get(r))
+        for r in order
+    ]
 
 
 def route_part(

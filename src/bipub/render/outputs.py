@@ -118,8 +118,8 @@ class Feeds:
                 tree.add(path, kept[0], lang, "feed")
                 tree.add(path[: -len("xml")] + "json", kept[1], lang, "feed")
         if job.every_language:
-            # (each route's part made again: as cheap as working out a key it could be kept by)
-            routes = feeds.sitemap_parts(job.site, job.plan, job.url)
+            # (each route's part of an unchanged entry kept by its key: Parts.routes)
+            routes = job.parts.routes(job.site, job.plan, job.url)
             sitemap = feeds.sitemap_join(routes)
             tree.add("sitemap.xml", sitemap, None, "sitemap")
             tree.add("robots.txt", feeds.robots(job.url), None, "robots")

@@ -33,11 +33,11 @@ from typing import Any
 
 from bipub.load.content import Document
 from bipub.pair.model import version_key
-from bipub.pair.site import Entry
+from bipub.pair.site import Entry, Site
 from bipub.render import feeds, json_api, llms, llms_parts, urls
 from bipub.render.markdown import MarkdownCache
 from bipub.render.markdown_sections import Outline
-from bipub.render.page_plan import EntryId
+from bipub.render.page_plan import EntryId, PageSpec, Plan
 
 
 @dataclass
@@ -138,10 +138,8 @@ class Parts:
         total = len(self.now) - self.marks
         kept = total - self.made
         found = f", {self.found:,} of them found by their entry's key" if self.entry_keys else ""
-        return (
-            f"aggregate parts (posts.json records, llms parts, feeds, feed entries): {kept:,} of "
-            f"{total:,} kept, {self.made:,} made{found}"
-        )
+        what = "posts.json records, llms parts, feeds, feed entries, sitemap routes"
+        return f"aggregate parts ({what}): {kept:,} of {total:,} kept, {self.made:,} made{found}"
 
     def next(self) -> Parts:
         """What the next build starts from: the parts this one used (or, if it used none,
@@ -242,6 +240,29 @@ class Parts:
         languages = tuple(sorted(shown.languages.items()))
         return self.each((*values, lang, languages), entries, key, make)
 
+    def routes(self, site: Site, plan: Plan, url: urls.UrlBuilder) -> list[feeds.SitemapPart]:
+        """The sitemap by route (feeds.sitemap_parts), with the entries' keys: a route whose
+        pages are all of one entry (`PageSpec.made_of`: a post's, a page's) is kept by that
+        entry's key (its pages' paths, the languages that have one, which is canonical and
+        which not indexed, its lastmod: all the entry's), with the URL and the languages."""
+        keys = self.entry_keys
+        if keys is None:
+            return feeds.sitemap_parts(site, plan, url)
+        values = ("by-route", self.global_key, url.base_url, tuple(site.config.codes))
+        slot = self.site_key(values)
+        routes = plan.routes
+        now, earlier = self.now, self.earlier
+        marks = {
+            r: mark for r, specs in routes.items() if (mark := _route_mark(slot, keys, r, specs))
+        }
+        known = {r: p for r, m in marks.items() if (p := now.get(m) or earlier.get(m)) is not None}
+        made = feeds.sitemap_parts(site, plan, url, known)
+        self.made += len(marks) - len(known)
+        now.update(
+            (m, made_part) for made_part in made if (m := marks.get(made_part[0])) is not None
+        )
+        return made
+
     def feed_mark(self, spec: feeds.FeedSpec, site: tuple[object, ...]) -> bytes | None:
         """The key a whole feed (its Atom and JSON Feed files) is kept by, with the entries'
         keys (None without: each entry is then kept, `feed_entry`): its path, its title and its
@@ -308,6 +329,24 @@ def _hold(entry: Entry, lang: str) -> Held:
     found = digest(("version", version_key(entry, lang), entry.source_lang))
     doc = entry.versions[lang].doc
     return Held(entry, found, doc.lang, entry.tags_in(lang))
+
+
+def _route_mark(
+    slot: bytes, keys: dict[EntryId, str], route: feeds.Route, specs: dict[str, PageSpec]
+) -> bytes | None:
+    """The key a route's sitemap part is kept by (Parts.routes), None if its pages are not
+    all made of one entry."""
+    made = None
+    for spec in specs.values():
+        if not spec.made_of:
+            return None
+        if made is None:
+            made = spec.made_of[0]
+        elif spec.made_of[0] != made:
+            return None
+    if made is None:
+        return None
+    return slot + keys[made].encode() + repr(route).encode()
 
 
 def pair(*digests: bytes) -> bytes:
