@@ -95,6 +95,9 @@ class BuildState:
     stored: Stored | None = field(default=None, compare=False, repr=False)
     # the plan whose pages have these fingerprints (in memory only: `bipub serve`; not saved)
     plan: Plan | None = field(default=None, compare=False, repr=False)
+    # the identities of the input files the build read (uptodate.py; in memory only, not
+    # saved): a build of other outputs from the same files has the same entries' keys
+    inputs: dict[str, object] | None = field(default=None, compare=False, repr=False)
 
 
 def entry_keys(renderer: HtmlRenderer) -> dict[EntryId, str]:
