@@ -9,16 +9,17 @@ whose documents, records and configuration are as they were as it was paired, in
 pairing it again — by the same function, so the result is the same. What each entry brings to
 the tags and series (pair/taxonomy.py `taxa_of`) is kept beside it.
 
-It is not saved for the next `bipub build`: reading it back costs about what pairing again
-does (the entries, versions and units are made either way; session 12 measured restoring a
-lean memo, without the units' texts, plus pairing with it at 0.10-0.13 s CPU against 0.08-0.10
-s for pairing every entry of a 1,000-post site), so a build pairs every entry, cheaply.
+`bipub build` restores it from the last build (restore.py: each entry's values in a byte
+string of their own, unpickled only when its documents are as they were: `Stored`), so the
+entries it restores are the objects the other memos keyed on them (the entry keys, the
+aggregates' digests) were worked out for, as in `bipub serve`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from bipub.config import SiteConfig
 from bipub.diagnostics import Diagnostic
@@ -62,6 +63,16 @@ class Paired:
     diagnostics: tuple[Diagnostic, ...]
 
 
+class Stored(Protocol):
+    """What the last build saved of its pairing (restore.py), taken entry by entry."""
+
+    def take(
+        self, group: Group, docs: dict[str, Document]
+    ) -> tuple[Paired, Read, EntryTaxa | None] | None:
+        """The entry `group` as the last build paired it, with what it read of the status
+        files and its taxa, if it was paired from `docs` (by file and digest); else None."""
+
+
 @dataclass
 class PairMemo:
     """What the last pairing worked out for each entry (module text). What depends on other
@@ -82,6 +93,7 @@ class PairMemo:
     # the status files of the last pairing, and whether this one's are those very objects
     _status: dict[str, StatusFile] = field(default_factory=dict)
     _same_status: bool = False
+    stored: Stored | None = None  # the last build's entries, read back from disk (restore.py)
 
     def start(self, config: SiteConfig, status: dict[str, StatusFile]) -> None:
         """A pairing starts: with another configuration, every entry is paired again; with the
@@ -92,6 +104,7 @@ class PairMemo:
             if self.config is not None:
                 self.why = "bipub.yaml changed"
             self.config, self.paired, self.taxa, self.tables = config, {}, {}, None
+            self.stored = None
         self._same_status = status.keys() == self._status.keys() and all(
             file is self._status[lang] for lang, file in status.items()
         )
@@ -103,6 +116,12 @@ class PairMemo:
     ) -> Paired | None:
         """The entry as the last pairing left it, if its inputs are as they were (kept)."""
         known = self.paired.get(group)
+        if known is None and self.stored is not None:
+            restored = self.stored.take(group, docs)
+            if restored is not None:
+                known = restored[:2]
+                if restored[0].entry is not None and restored[2] is not None:
+                    self.taxa[group] = (restored[0].entry, restored[2])
         if known is None:
             return None
         paired, read = known
@@ -122,3 +141,4 @@ class PairMemo:
         """The pairing is over: what it worked out replaces what the last one did (entries
         removed since are forgotten)."""
         self.paired, self._next = self._next, {}
+        self.stored = None  # (what it held that this pairing took is in `paired` now)

@@ -1,0 +1,178 @@
+"""`bipub build` restores what `bipub serve` keeps in memory (src/bipub/restore.py): the
+pairing of each entry, with its taxa, its aggregate digests and its key, from a signed file
+whose entries are unpickled one by one, only when their documents are as they were.
+
+Byte equality with clean builds after any sequence of edits and kills is the state machine's
+job (test_incremental.py); these pin the restore itself: the same output as without it, the
+entries it unpickles and pickles again, and a file that is not ours refused and said.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bipub import restore
+from bipub.cache import write_signed
+from bipub.pipeline import build
+from bipub.project import Project
+from tests.conftest import PROJECTS, tree_snapshot
+
+KINDS = {"html", "json", "feeds", "llms"}
+ALPHA = "content/ko/posts/alpha.md"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "p"
+    shutil.copytree(PROJECTS / "minimal", root)
+    build(root, only=KINDS)
+    return root
+
+
+def _edit(root: Path, rel: str = ALPHA) -> None:
+    path = root / rel
+    path.write_text(path.read_text(encoding="utf-8") + "\n한 문단 더.\n", encoding="utf-8")
+
+
+def _clean(root: Path, tmp_path: Path) -> dict[str, bytes]:
+    build(root, tmp_path / "clean", use_cache=False, only=KINDS)
+    return tree_snapshot(tmp_path / "clean")
+
+
+def _paired_again(note: str) -> tuple[int, int]:
+    found = re.search(r"(\d+) of (\d+) entr(?:y|ies) paired again", note)
+    assert found, note
+    return int(found[1]), int(found[2])
+
+
+def _entries_file(root: Path) -> Path:
+    return restore.entries_path(Project(root), root / "site")
+
+
+def _restored(root: Path) -> tuple[restore.Kept, list[str]]:
+    notes: list[str] = []
+    return restore.restore(Project(root), root / "site", notes), notes
+
+
+def test_a_restored_pairing_gives_the_output_of_a_clean_build(
+    project: Path, tmp_path: Path
+) -> None:
+    """After an edit, the build pairs again only the edited entry, works out again only its
+    key, and writes what a build without any cache writes."""
+    _edit(project)
+    result = build(project, only=KINDS)
+    again, total = _paired_again(result.cache_note)
+    assert (again, total) == (1, total) and total > 1
+    assert f"1 of {total} entry keys worked out" in result.cache_note
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+    # and the same again, from the file this build saved
+    _edit(project, "content/en/posts/alpha.md")
+    result = build(project, only=KINDS)
+    assert _paired_again(result.cache_note) == (1, total)
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+
+
+def test_only_unchanged_entries_are_unpickled_and_only_changed_ones_pickled(
+    project: Path,
+) -> None:
+    """The edited entry's values are never unpickled (its documents are not those they were
+    made from), each unchanged one's once; the save pickles only the edited entry again."""
+    kept, _ = _restored(project)
+    assert kept.entries is not None
+    total = len(kept.entries.index)
+    _edit(project)
+    pickled: list[int] = []
+    save = restore.save
+
+    def counted(*args: object) -> int:
+        n = save(*args)  # type: ignore[arg-type]
+        pickled.append(n)
+        return n
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(restore, "save", counted)
+        build(project, only=KINDS, kept=kept)
+    assert kept.entries.unpickled == total - 1
+    assert ("posts", "alpha") not in kept.entries.taken
+    assert pickled == [1]
+    # nothing changed: every entry unpickled, none pickled again
+    kept, _ = _restored(project)
+    assert kept.entries is not None
+    (project / ALPHA).touch()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(restore, "save", counted)
+        build(project, only=KINDS, kept=kept)
+    assert kept.entries.unpickled == total
+    assert pickled == [1, 0]
+
+
+@pytest.mark.parametrize("how", ["damaged", "planted", "truncated", "foreign"])
+def test_an_entries_file_not_ours_is_refused_and_said(
+    project: Path, tmp_path: Path, how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A damaged entries file, one signed with another key, cut short or made by another
+    project (signed by this user: its entries are of other documents) is never unpickled
+    as ours: `-v` says why, every entry is paired again, the output is right, and a good
+    file is saved."""
+    path = _entries_file(project)
+    data = path.read_bytes()
+    if how == "damaged":
+        path.write_bytes(data[:100] + bytes([data[100] ^ 1]) + data[101:])
+    elif how == "truncated":
+        path.write_bytes(data[:-10])
+    elif how == "planted":  # a valid file in form, signed with a key not this user's
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "other-user"))
+        write_signed(path, [memoryview(data)[32:]])
+        monkeypatch.undo()
+    else:  # another project's entries file, ours in form and signature
+        other = tmp_path / "other"
+        shutil.copytree(PROJECTS / "minimal", other)
+        for rel in (ALPHA, "content/en/posts/alpha.md"):
+            _edit(other, rel)
+        build(other, only=KINDS)
+        shutil.copyfile(_entries_file(other), path)
+    _edit(project)
+    result = build(project, only=KINDS)
+    again, total = _paired_again(result.cache_note)
+    if how == "foreign":  # read, but alpha's values are of other documents: never taken
+        assert again == 1
+    else:
+        assert f"{path.name} ignored (" in result.cache_note
+        assert again == total
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+    kept, notes = _restored(project)
+    assert kept.entries is not None and not any(notes)
+
+
+def test_an_entry_whose_values_cannot_be_read_is_paired_again(
+    project: Path, tmp_path: Path
+) -> None:
+    """An entry's values that cannot be unpickled (another bipub's classes, in a file
+    signed by this user) are not used: that entry is paired again, the others are taken."""
+    kept, _ = _restored(project)
+    store = kept.entries
+    assert store is not None
+    group = ("posts", "beta")
+    docs, start, end = store.index[group]
+    blobs = bytearray(store.blobs)
+    blobs[start:end] = b"\x80\x05N." + b"\0" * (end - start - 4)  # (None, then padding)
+    store.blobs = memoryview(bytes(blobs))
+    _edit(project)
+    result = build(project, only=KINDS, kept=kept)
+    assert _paired_again(result.cache_note)[0] == 2
+    assert "posts/beta" in store.refused
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+
+
+def test_a_configuration_change_pairs_every_entry_again(project: Path, tmp_path: Path) -> None:
+    config = project / "bipub.yaml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("posts_per_page: 2", "posts_per_page: 3"), "utf-8")
+    result = build(project, only=KINDS)
+    again, total = _paired_again(result.cache_note)
+    assert again == total and "bipub.yaml changed" in result.cache_note
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
