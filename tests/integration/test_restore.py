@@ -157,7 +157,7 @@ def test_an_entry_whose_values_cannot_be_read_is_paired_again(
     store = kept.entries
     assert store is not None
     group = ("posts", "beta")
-    docs, start, end = store.index[group]
+    _, start, end = store.index[group]
     blobs = bytearray(store.blobs)
     blobs[start:end] = b"\x80\x05N." + b"\0" * (end - start - 4)  # (None, then padding)
     store.blobs = memoryview(bytes(blobs))
