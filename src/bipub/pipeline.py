@@ -337,7 +337,7 @@ def _build(
     selected = [c for c in config.codes if not options.langs or c in options.langs]
     site = pair(project, config, content, collector, kept.pairs if kept else None)
     if kept is not None:
-        notes.append(_paired_note(kept.pairs, len(site.entries)))
+        notes.append(kept.paired_note(len(site.entries)))
     collector.raise_if_errors()
     report_fallbacks(site, selected, collector)
     job = plan(project, site, selected, collector, cache, state, kept.pages if kept else None)
@@ -421,12 +421,6 @@ def _build(
         state=new_state if new_state is not None else state,
         built=built,
     )
-
-
-def _paired_note(memo: PairMemo, entries: int) -> str:
-    again = entries - memo.reused
-    why = f" ({memo.why})" if memo.why else ""
-    return f"{again} of {entries} entr{'y' if entries == 1 else 'ies'} paired again{why}"
 
 
 def _silenced_note(silenced: list[Diagnostic]) -> str:

@@ -1,6 +1,7 @@
-"""`bipub build` restores what `bipub serve` keeps in memory (src/bipub/restore.py): the
-pairing of each entry, with its taxa, its aggregate digests and its key, from a signed file
-whose entries are unpickled one by one, only when their documents are as they were.
+"""`bipub build` restores what `bipub serve` keeps in memory (src/bipub/restore.py): what
+the memos keyed on each entry worked out of it (its taxa, its aggregate digests, its key),
+from a signed file whose entries are unpickled one by one, only for an entry paired from the
+documents and status records they were worked out from.
 
 Byte equality with clean builds after any sequence of edits and kills is the state machine's
 job (test_incremental.py); these pin the restore itself: the same output as without it, the
@@ -17,8 +18,10 @@ import pytest
 
 from bipub import restore
 from bipub.cache import write_signed
+from bipub.pair.model import Entry
 from bipub.pipeline import build
 from bipub.project import Project
+from bipub.render import outputs
 from tests.conftest import PROJECTS, tree_snapshot
 
 KINDS = {"html", "json", "feeds", "llms"}
@@ -43,8 +46,8 @@ def _clean(root: Path, tmp_path: Path) -> dict[str, bytes]:
     return tree_snapshot(tmp_path / "clean")
 
 
-def _paired_again(note: str) -> tuple[int, int]:
-    found = re.search(r"(\d+) of (\d+) entr(?:y|ies) paired again", note)
+def _restored(note: str) -> tuple[int, int]:
+    found = re.search(r"aggregate digests of (\d+) of (\d+) entr(?:y|ies) restored", note)
     assert found, note
     return int(found[1]), int(found[2])
 
@@ -53,7 +56,7 @@ def _entries_file(root: Path) -> Path:
     return restore.entries_path(Project(root), root / "site")
 
 
-def _restored(root: Path) -> tuple[restore.Kept, list[str]]:
+def _kept(root: Path) -> tuple[restore.Kept, list[str]]:
     notes: list[str] = []
     return restore.restore(Project(root), root / "site", notes), notes
 
@@ -61,18 +64,18 @@ def _restored(root: Path) -> tuple[restore.Kept, list[str]]:
 def test_a_restored_pairing_gives_the_output_of_a_clean_build(
     project: Path, tmp_path: Path
 ) -> None:
-    """After an edit, the build pairs again only the edited entry, works out again only its
-    key, and writes what a build without any cache writes."""
+    """After an edit, the build takes every other entry's values, works out again only the
+    edited entry's key, and writes what a build without any cache writes."""
     _edit(project)
     result = build(project, only=KINDS)
-    again, total = _paired_again(result.cache_note)
-    assert (again, total) == (1, total) and total > 1
-    assert f"1 of {total} entry keys worked out" in result.cache_note
+    taken, total = _restored(result.cache_note)
+    assert taken == total - 1 and total > 1
+    assert f"1 of {total} entry keys worked out;" in result.cache_note  # (status as it was)
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
     # and the same again, from the file this build saved
     _edit(project, "content/en/posts/alpha.md")
     result = build(project, only=KINDS)
-    assert _paired_again(result.cache_note) == (1, total)
+    assert _restored(result.cache_note) == (total - 1, total)
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
 
 
@@ -80,8 +83,8 @@ def test_only_unchanged_entries_are_unpickled_and_only_changed_ones_pickled(
     project: Path,
 ) -> None:
     """The edited entry's values are never unpickled (its documents are not those they were
-    made from), each unchanged one's once; the save pickles only the edited entry again."""
-    kept, _ = _restored(project)
+    worked out from), each unchanged one's once; the save pickles only the edited entry."""
+    kept, _ = _kept(project)
     assert kept.entries is not None
     total = len(kept.entries.index)
     _edit(project)
@@ -93,14 +96,24 @@ def test_only_unchanged_entries_are_unpickled_and_only_changed_ones_pickled(
         pickled.append(n)
         return n
 
+    held: list[tuple[str, str]] = []
+    hold = outputs._hold
+
+    def holding(entry: Entry, lang: str) -> outputs.Held:
+        held.append((entry.key, lang))
+        return hold(entry, lang)
+
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(restore, "save", counted)
+        mp.setattr(outputs, "_hold", holding)
         build(project, only=KINDS, kept=kept)
     assert kept.entries.unpickled == total - 1
-    assert ("posts", "alpha") not in kept.entries.taken
+    assert ("posts", "alpha") not in kept.entries.bound
     assert pickled == [1]
+    # the aggregates' digests of the other posts' versions are the restored ones
+    assert {key for key, _ in held} == {"alpha"}
     # nothing changed: every entry unpickled, none pickled again
-    kept, _ = _restored(project)
+    kept, _ = _kept(project)
     assert kept.entries is not None
     (project / ALPHA).touch()
     with pytest.MonkeyPatch.context() as mp:
@@ -116,8 +129,8 @@ def test_an_entries_file_not_ours_is_refused_and_said(
 ) -> None:
     """A damaged entries file, one signed with another key, cut short or made by another
     project (signed by this user: its entries are of other documents) is never unpickled
-    as ours: `-v` says why, every entry is paired again, the output is right, and a good
-    file is saved."""
+    as ours: `-v` says why, every entry's values are worked out again, the output is right,
+    and a good file is saved."""
     path = _entries_file(project)
     data = path.read_bytes()
     if how == "damaged":
@@ -137,14 +150,14 @@ def test_an_entries_file_not_ours_is_refused_and_said(
         shutil.copyfile(_entries_file(other), path)
     _edit(project)
     result = build(project, only=KINDS)
-    again, total = _paired_again(result.cache_note)
     if how == "foreign":  # read, but alpha's values are of other documents: never taken
-        assert again == 1
+        taken, total = _restored(result.cache_note)
+        assert taken == total - 1
     else:
         assert f"{path.name} ignored (" in result.cache_note
-        assert again == total
+        assert "digests of" not in result.cache_note
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
-    kept, notes = _restored(project)
+    kept, notes = _kept(project)
     assert kept.entries is not None and not any(notes)
 
 
@@ -152,27 +165,27 @@ def test_an_entry_whose_values_cannot_be_read_is_paired_again(
     project: Path, tmp_path: Path
 ) -> None:
     """An entry's values that cannot be unpickled (another bipub's classes, in a file
-    signed by this user) are not used: that entry is paired again, the others are taken."""
-    kept, _ = _restored(project)
+    signed by this user) are not used: they are worked out again, the others are taken."""
+    kept, _ = _kept(project)
     store = kept.entries
     assert store is not None
     group = ("posts", "beta")
-    _, start, end = store.index[group]
+    *_, start, end = store.index[group]
     blobs = bytearray(store.blobs)
     blobs[start:end] = b"\x80\x05N." + b"\0" * (end - start - 4)  # (None, then padding)
     store.blobs = memoryview(bytes(blobs))
     _edit(project)
     result = build(project, only=KINDS, kept=kept)
-    assert _paired_again(result.cache_note)[0] == 2
-    assert "posts/beta" in store.refused
+    taken, total = _restored(result.cache_note)
+    assert taken == total - 2
+    assert "posts/beta: TypeError" in result.cache_note
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
 
 
-def test_a_configuration_change_pairs_every_entry_again(project: Path, tmp_path: Path) -> None:
+def test_a_configuration_change_takes_no_entry(project: Path, tmp_path: Path) -> None:
     config = project / "bipub.yaml"
     text = config.read_text(encoding="utf-8")
     config.write_text(text.replace("posts_per_page: 2", "posts_per_page: 3"), "utf-8")
     result = build(project, only=KINDS)
-    again, total = _paired_again(result.cache_note)
-    assert again == total and "bipub.yaml changed" in result.cache_note
+    assert _restored(result.cache_note)[0] == 0
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)

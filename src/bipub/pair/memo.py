@@ -9,17 +9,19 @@ whose documents, records and configuration are as they were as it was paired, in
 pairing it again — by the same function, so the result is the same. What each entry brings to
 the tags and series (pair/taxonomy.py `taxa_of`) is kept beside it.
 
-`bipub build` restores it from the last build (restore.py: each entry's values in a byte
-string of their own, unpickled only when its documents are as they were: `Stored`), so the
-entries it restores are the objects the other memos keyed on them (the entry keys, the
-aggregates' digests) were worked out for, as in `bipub serve`.
+It is not saved for the next `bipub build`: unpickling an entry with its versions and units
+costs more than pairing it again (~50-100 µs against ~30-45 µs an entry, session 13). What the
+other memos worked out of each entry (its taxa here, its entry key, its aggregates' digests)
+is saved instead (restore.py), keyed by what pairing took the entry from: a `bipub build`
+pairs every entry and, for each one paired from the same documents and status records
+(`Stored.bind`, from `keep`), takes those values for the new entry object.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from bipub.config import SiteConfig
 from bipub.diagnostics import Diagnostic
@@ -64,13 +66,14 @@ class Paired:
 
 
 class Stored(Protocol):
-    """What the last build saved of its pairing (restore.py), taken entry by entry."""
+    """What the last build worked out of each entry it paired (restore.py)."""
 
-    def take(
-        self, group: Group, docs: dict[str, Document]
-    ) -> tuple[Paired, Read, EntryTaxa | None] | None:
-        """The entry `group` as the last build paired it, with what it read of the status
-        files and its taxa, if it was paired from `docs` (by file and digest); else None."""
+    def bind(
+        self, group: Group, paired: Paired, read: Read, taxa: dict[tuple[str, str], Any]
+    ) -> None:
+        """`paired` is made now from what it read of the status records (`read`): if the last
+        build paired it from the same documents and records, what it worked out of it is
+        the new entry's (its taxa into `taxa`: PairMemo.taxa)."""
 
 
 @dataclass
@@ -93,7 +96,7 @@ class PairMemo:
     # the status files of the last pairing, and whether this one's are those very objects
     _status: dict[str, StatusFile] = field(default_factory=dict)
     _same_status: bool = False
-    stored: Stored | None = None  # the last build's entries, read back from disk (restore.py)
+    stored: Stored | None = None  # what the last build worked out per entry (restore.py)
 
     def start(self, config: SiteConfig, status: dict[str, StatusFile]) -> None:
         """A pairing starts: with another configuration, every entry is paired again; with the
@@ -116,12 +119,6 @@ class PairMemo:
     ) -> Paired | None:
         """The entry as the last pairing left it, if its inputs are as they were (kept)."""
         known = self.paired.get(group)
-        if known is None and self.stored is not None:
-            restored = self.stored.take(group, docs)
-            if restored is not None:
-                known = restored[:2]
-                if restored[0].entry is not None and restored[2] is not None:
-                    self.taxa[group] = (restored[0].entry, restored[2])
         if known is None:
             return None
         paired, read = known
@@ -135,10 +132,13 @@ class PairMemo:
 
     def keep(self, group: Group, paired: Paired, status: dict[str, StatusFile]) -> None:
         """An entry paired now (by `_pair_group`)."""
-        self._next[group] = (paired, status_read(paired.units, status))
+        read = status_read(paired.units, status)
+        self._next[group] = (paired, read)
+        if self.stored is not None:
+            self.stored.bind(group, paired, read, self.taxa)
 
     def done(self) -> None:
         """The pairing is over: what it worked out replaces what the last one did (entries
         removed since are forgotten)."""
         self.paired, self._next = self._next, {}
-        self.stored = None  # (what it held that this pairing took is in `paired` now)
+        self.stored = None  # (what this pairing took of it is bound to its entries now)
