@@ -33,9 +33,10 @@ out only the keys of the entries that changed or whose tags, series, neighbours,
 review states did; `-v` says how many.
 
 `bipub serve` keeps the state in memory between saves (and, beside it, what pairing worked out
-per entry: pair/site.py `PairMemo`, too big to save with it); `bipub build` reads it back from
-.bipub-cache/ (pickled and signed like every cache file: a planted file is never unpickled)
-and leaves a new one after each full-language build that rendered the pages.
+per entry: pair/site.py `PairMemo`); `bipub build` reads it back from .bipub-cache/ (pickled
+and signed like every cache file: a planted file is never unpickled), with what the memos
+keyed on each entry worked out (restore.py: the entries file), and leaves a new one after
+each full-language build that rendered the pages.
 
 On disk the state is one file (`state-<output>.pickle`: the keys and fingerprints) that names
 the files holding its parts (`parts-<output>-<id>.pickle`, each with its signature: a file

@@ -50,10 +50,11 @@ class HtmlRenderer(PageViews):
             return cls(site, rendered, url)
         renderer = memo.renderer
         if not isinstance(renderer, cls) or memo.config != site.config:
+            if memo.config != site.config:  # (a memo read back from disk has its keys only)
+                memo.keys = EntryKeyMemo()
             renderer = cls(site, rendered, url)
             memo.renderer, memo.config, memo.pages = renderer, site.config, {}
             memo.order, memo.members = {}, {}
-            memo.keys = EntryKeyMemo()
         else:
             renderer.start(site, rendered, url)
         renderer._page_memo = memo
