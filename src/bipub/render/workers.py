@@ -276,9 +276,8 @@ def render_pages(
     finally:
         gc.unfreeze()
     for _, (files, diagnostics, part, (notes, outlines, shipped), their_cards) in made:
-        renderer.card_html.add(
-            their_cards
-        )  # the cards' HTML the helpers made (render/card_html.py)
+        # the cards' HTML the helpers made (render/card_html.py)
+        renderer.card_html.add(their_cards)
         tree.merge(files)
         collector.extend(diagnostics)
         markdown.merge(notes, outlines, shipped)
