@@ -188,12 +188,7 @@ def load_signed(path: Path, skip: int = 0, signature: bytes | None = None) -> An
     length of the plain `prefix` it was saved with; `signature`: the one the file must have
     (as `save_signed` returned it: a file that names this one expects this very file, not
     another one signed with the same key)."""
-    blob = memoryview(path.read_bytes())[skip:]  # (a view: a state file is tens of MB)
-    found, payload = blob[:32], blob[32:]
-    if signature is not None and not hmac.compare_digest(found, signature):
-        raise UnsignedCache("not the file expected (another build's, or one put in its place)")
-    if not hmac.compare_digest(found, _sign(payload)):
-        raise UnsignedCache("damaged, or not signed by this user's key")
+    payload = read_signed(path, skip, signature)
     # unpickling makes hundreds of thousands of objects and no garbage: without the cyclic
     # collector, which would otherwise walk them all in vain (~⅓ of reading the build cache)
     enabled = gc.isenabled()
@@ -205,23 +200,42 @@ def load_signed(path: Path, skip: int = 0, signature: bytes | None = None) -> An
             gc.enable()
 
 
+def read_signed(path: Path, skip: int = 0, signature: bytes | None = None) -> memoryview:
+    """The bytes a file written by `write_signed` (or save_signed) holds after its signature,
+    once the signature is checked (UnsignedCache otherwise; `skip`, `signature`: load_signed).
+    The file is read into memory whole before it is checked: a view of the file itself could
+    change after the check."""
+    blob = memoryview(path.read_bytes())[skip:]  # (a view: a state file is tens of MB)
+    found, payload = blob[:32], blob[32:]
+    if signature is not None and not hmac.compare_digest(found, signature):
+        raise UnsignedCache("not the file expected (another build's, or one put in its place)")
+    if not hmac.compare_digest(found, _sign(payload)):
+        raise UnsignedCache("damaged, or not signed by this user's key")
+    return payload
+
+
 def save_signed(path: Path, value: object, prefix: bytes = b"") -> bytes:
     """Pickle `value` to `path` atomically, signed with this user's key. A `prefix` (written
     first, in the clear) lets a reader reject the file without reading all of it. Returns the
     signature (`load_signed` can require it)."""
+    return write_signed(path, [pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)], prefix)
+
+
+def write_signed(path: Path, pieces: list[bytes | memoryview], prefix: bytes = b"") -> bytes:
+    """Write `pieces`, one after the other, to `path` atomically, signed with this user's key
+    (`read_signed` checks it). Returns the signature."""
     folder = path.parent
     folder.mkdir(parents=True, exist_ok=True)
     gitignore = folder / ".gitignore"
     if not gitignore.exists():  # the cache folder is never committed
         gitignore.write_text("*\n", encoding="utf-8")
-    payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-    signature = _sign(payload)
+    signature = _sign_pieces(pieces)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(prefix)
             f.write(signature)
-            f.write(payload)
+            f.writelines(pieces)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -274,7 +288,14 @@ def _key() -> bytes:
 
 
 def _sign(payload: bytes | memoryview) -> bytes:
+    return _sign_pieces([payload])
+
+
+def _sign_pieces(pieces: list[bytes | memoryview]) -> bytes:
     key = _key()
     if len(key) != 32:  # (a key file of another length: BLAKE3 takes 32 bytes)
         key = blake3(key, derive_key_context="bipub 2026 cache-key").digest()
-    return blake3(payload, key=key).digest()
+    hasher = blake3(key=key)
+    for piece in pieces:
+        hasher.update(piece)
+    return hasher.digest()

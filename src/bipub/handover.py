@@ -18,11 +18,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from bipub import buildstate, uptodate
+from bipub import buildstate, restore, uptodate
 from bipub.buildstate import BuildState
 from bipub.cache import BuildCache
 from bipub.project import Project
 from bipub.render.outputs import Output
+from bipub.restore import Kept
 from bipub.write.output import Identity, OutputFile, OutputTree, published_files
 from bipub.write.record import OutputRecord
 
@@ -92,22 +93,24 @@ def remember(
     project: Project,
     target: Path,
     tree: OutputTree,
-    cache: BuildCache,
+    kept: Kept,
     fingerprints: dict[str, str],
     output: OutputRecord,
     state: BuildState | None,
-    *,
-    save: bool,
 ) -> None:
     """Stage 7 (after publishing): what the next build starts from — the pages' fingerprints
-    with their published files (build cache), then, if `save` (not `bipub serve`, which keeps
-    them in memory), the cache and the BuildState."""
+    with their published files (build cache), then, if `kept` was read from .bipub-cache/
+    (not `bipub serve`'s, kept in memory), the cache, the BuildState and the entries
+    (restore.py), each file written whole and atomically: a kill leaves each old or new."""
+    cache = kept.cache
     remember_pages(cache, str(tree.out), fingerprints, output, tree.kept)
-    if not save:
+    if not kept.on_disk:
         return
     cache.save(project.cache)
     if state is not None:
         buildstate.save(project, target, state)
+    # (a build of some outputs leaves no new state: the one it read has this build's digests)
+    restore.save(project, target, kept, state if state is not None else kept.state)
     for old in project.cache.glob("quick-*.pickle"):  # the kits of bipub before the BuildState
         old.unlink(missing_ok=True)  # (tens of MB on a big site; nothing reads them now)
 

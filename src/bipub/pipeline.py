@@ -22,11 +22,11 @@ import hashlib
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from bipub import __version__, buildstate, handover, uptodate
+from bipub import __version__, buildstate, handover, restore, uptodate
 from bipub.buildstate import BuildState
 from bipub.cache import BuildCache, not_saved, user_cache_dir
 from bipub.config import SiteConfig, load_config
@@ -54,6 +54,7 @@ from bipub.render.outputs import (
 )
 from bipub.render.page_plan import PageMemo
 from bipub.render.templates import THEME_DIR, bytecode_cache, site_environment
+from bipub.restore import Kept as Kept  # (re-exported: what `bipub serve` keeps)
 from bipub.result import BuildResult as BuildResult  # (re-exported: what build returns)
 from bipub.result import apply_strict, up_to_date
 from bipub.write.output import (
@@ -76,25 +77,6 @@ class BuildOptions:
     strict: bool = False
     on_start: Callable[[int], None] | None = None  # progress: the number of pages
     on_pages: Callable[[int], None] | None = None  # progress: pages done
-
-
-@dataclass
-class Kept:
-    """What a long-running caller (`bipub serve`) keeps in memory between builds; a `bipub
-    build` reads both back from .bipub-cache/ and saves them again."""
-
-    cache: BuildCache
-    state: BuildState | None = None
-    pairs: PairMemo = field(default_factory=PairMemo)  # what pairing worked out per entry
-    pages: PageMemo = field(default_factory=PageMemo)  # what planning made per entry
-    # the up-to-date record of each output folder, once a build made it here (uptodate.py;
-    # saved by the caller when it stops: `save_records`)
-    records: dict[Path, uptodate.Record | None] = field(default_factory=dict)
-
-    def save_records(self, project: Project) -> None:
-        for target, record in self.records.items():
-            if record is not None:
-                uptodate.save(project, target, record)
 
 
 def load(
@@ -190,10 +172,19 @@ def html_pages(
     target: Path,
     options: BuildOptions,
     state: BuildState | None,
+    inputs: dict[str, uptodate.Identity] | None = None,
 ) -> tuple[HtmlPages | None, str]:
     """The HTML pages output (None with `--only` without html), given what the last build
-    worked out that still holds (buildstate.carry), and what was carried or why not (`-v`)."""
+    worked out that still holds (buildstate.carry), and what was carried or why not (`-v`).
+    `inputs`: the identities of the input files this build read (uptodate.py)."""
     if options.only is not None and "html" not in options.only:
+        if job.cache is not None and state is not None:  # (the aggregates' parts: found by
+            # the entries' keys, as the pages' fingerprints are: render/parts.py)
+            if inputs and state.inputs == inputs:  # (`bipub serve`: the pages' build's)
+                job.parts.use_keys(state.entries, state.global_key)
+            else:
+                global_key = job.renderer.global_key(_inputs_key(project))
+                job.parts.use_keys(buildstate.entry_keys(job.renderer), global_key)
         return None, ""
     others = [kind for kind in kinds if not isinstance(kind, (Pdfs, Search, Cards))]  # (after)
     cache = job.cache
@@ -201,6 +192,7 @@ def html_pages(
         return HtmlPages(others, "", None, {}, options.on_pages, options.on_start), ""
     global_key = job.renderer.global_key(_inputs_key(project))
     entries = buildstate.entry_keys(job.renderer)
+    job.parts.use_keys(entries, global_key)  # (the aggregates' parts are found by them too)
     note = buildstate.carry(state, job.renderer, job.plan, global_key, entries)
     previous = cache.pages.get(str(target.resolve()), {})  # (the writer's: OutputTree.out)
     return HtmlPages(
@@ -348,24 +340,20 @@ def _build(
     cache: BuildCache | None = None
     state: BuildState | None = None
     if prescan is not None:
-        if kept is not None:
-            cache, state = kept.cache, kept.state
-        else:
-            cache = BuildCache.load(project.cache)
-            state, why = buildstate.load_noted(project, target)
-            notes.append(why)
+        if kept is None:  # what `bipub serve` keeps, from .bipub-cache/ (restore.py)
+            kept = restore.restore(project, target, notes)
+        cache, state = kept.cache, kept.state
     config, content = load(project, collector, cache, inputs)
     check_langs(config, options.langs or [])
     selected = [c for c in config.codes if not options.langs or c in options.langs]
-    parsed = StatusCache(project.cache) if kept is None and cache is not None else None
-    site = pair(project, config, content, collector, kept.pairs if kept else None, parsed)
+    site = pair(project, config, content, collector, kept.pairs if kept else None)
     if kept is not None:
-        notes.append(_paired_note(kept.pairs, len(site.entries)))
+        notes.append(kept.paired_note(len(site.entries)))
     collector.raise_if_errors()
     report_fallbacks(site, selected, collector)
     job = plan(project, site, selected, collector, cache, state, kept.pages if kept else None)
     kinds = outputs(options.only)
-    pages, note = html_pages(job, kinds, project, target, options, state)
+    pages, note = html_pages(job, kinds, project, target, options, state, inputs)
     notes.append(note)
     steps = kinds
     if pages is not None:  # the pages render the others (not PDFs) while their workers work
@@ -396,21 +384,21 @@ def _build(
     # repeated by the up-to-date builds that follow (they are not in the record)
     folder_notes = list(tree.warnings)
     new_state = _next_state(job, pages, kinds)
+    if new_state is not None and inputs:
+        new_state.inputs = dict(inputs)  # (what it was made from: `html_pages`)
     if new_state is not None and state is not None:  # the files its parts are kept in: only
         new_state.stored = state.stored  # the parts they lack are written (buildstate.save)
     if new_state is None and state is not None and job.cache is not None:
         state.parts = job.parts.next()  # (a build of some outputs: the parts it made are true)
-    if cache is not None:
+    if cache is not None and kept is not None:  # (a build with a cache has a Kept)
         try:  # the site is published: what fails now is said, and the next build does more
             fingerprints = pages.fingerprints if pages is not None else {}
             output = tree.next_record()
             files = output.files
             made = [kind.keys for kind in steps if isinstance(kind, Cards)]
             cards.remember(cache, tree.out, made[0] if made else None, files)
-            handover.remember(
-                project, target, tree, cache, fingerprints, output, new_state, save=kept is None
-            )
-            if kept is not None and new_state is not None:
+            handover.remember(project, target, tree, kept, fingerprints, output, new_state)
+            if new_state is not None:
                 kept.state = new_state
             counts = pages.counts if pages is not None else {}
             record = uptodate.Record(
@@ -423,13 +411,13 @@ def _build(
                 output.digests,
                 output.spare,
             )
-            if kept is not None:  # (the file describes an older output: not trusted)
+            if not kept.on_disk:  # (the file describes an older output: not trusted)
                 kept.records[target] = record
             else:
                 uptodate.save(project, target, record)  # last: what says the output is current
         except OSError as exc:
             uptodate.forget(project, target)
-            if kept is not None:
+            if not kept.on_disk:
                 kept.records[target] = None
             folder_notes.append(not_saved(project.cache, exc))
     notes += [tree.note, job.parts.note(), job.renderer.card_html.note]  # (and the cards')
@@ -446,12 +434,6 @@ def _build(
         state=new_state if new_state is not None else state,
         built=built,
     )
-
-
-def _paired_note(memo: PairMemo, entries: int) -> str:
-    again = entries - memo.reused
-    why = f" ({memo.why})" if memo.why else ""
-    return f"{again} of {entries} entr{'y' if entries == 1 else 'ies'} paired again{why}"
 
 
 def _silenced_note(silenced: list[Diagnostic]) -> str:

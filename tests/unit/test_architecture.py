@@ -71,6 +71,7 @@ RANKS: dict[str, int] = {
     "result": 5,
     "buildstate": 4,
     "handover": 4,
+    "restore": 4,
     "serve": 6,
     "commands": 7,
     "cli": 8,

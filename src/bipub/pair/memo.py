@@ -9,16 +9,19 @@ whose documents, records and configuration are as they were as it was paired, in
 pairing it again — by the same function, so the result is the same. What each entry brings to
 the tags and series (pair/taxonomy.py `taxa_of`) is kept beside it.
 
-It is not saved for the next `bipub build`: reading it back costs about what pairing again
-does (the entries, versions and units are made either way; session 12 measured restoring a
-lean memo, without the units' texts, plus pairing with it at 0.10-0.13 s CPU against 0.08-0.10
-s for pairing every entry of a 1,000-post site), so a build pairs every entry, cheaply.
+It is not saved for the next `bipub build`: unpickling an entry with its versions and units
+costs more than pairing it again (~50-100 µs against ~30-45 µs an entry, session 13). What the
+other memos worked out of each entry (its taxa here, its entry key, its aggregates' digests)
+is saved instead (restore.py), keyed by what pairing took the entry from: a `bipub build`
+pairs every entry and, for each one paired from the same documents and status records
+(`Stored.bind`, from `keep`), takes those values for the new entry object.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from bipub.config import SiteConfig
 from bipub.diagnostics import Diagnostic
@@ -62,6 +65,17 @@ class Paired:
     diagnostics: tuple[Diagnostic, ...]
 
 
+class Stored(Protocol):
+    """What the last build worked out of each entry it paired (restore.py)."""
+
+    def bind(
+        self, group: Group, paired: Paired, read: Read, taxa: dict[tuple[str, str], Any]
+    ) -> None:
+        """`paired` is made now from what it read of the status records (`read`): if the last
+        build paired it from the same documents and records, what it worked out of it is
+        the new entry's (its taxa into `taxa`: PairMemo.taxa)."""
+
+
 @dataclass
 class PairMemo:
     """What the last pairing worked out for each entry (module text). What depends on other
@@ -82,6 +96,7 @@ class PairMemo:
     # the status files of the last pairing, and whether this one's are those very objects
     _status: dict[str, StatusFile] = field(default_factory=dict)
     _same_status: bool = False
+    stored: Stored | None = None  # what the last build worked out per entry (restore.py)
 
     def start(self, config: SiteConfig, status: dict[str, StatusFile]) -> None:
         """A pairing starts: with another configuration, every entry is paired again; with the
@@ -92,6 +107,7 @@ class PairMemo:
             if self.config is not None:
                 self.why = "bipub.yaml changed"
             self.config, self.paired, self.taxa, self.tables = config, {}, {}, None
+            self.stored = None
         self._same_status = status.keys() == self._status.keys() and all(
             file is self._status[lang] for lang, file in status.items()
         )
@@ -116,9 +132,13 @@ class PairMemo:
 
     def keep(self, group: Group, paired: Paired, status: dict[str, StatusFile]) -> None:
         """An entry paired now (by `_pair_group`)."""
-        self._next[group] = (paired, status_read(paired.units, status))
+        read = status_read(paired.units, status)
+        self._next[group] = (paired, read)
+        if self.stored is not None:
+            self.stored.bind(group, paired, read, self.taxa)
 
     def done(self) -> None:
         """The pairing is over: what it worked out replaces what the last one did (entries
         removed since are forgotten)."""
         self.paired, self._next = self._next, {}
+        self.stored = None  # (what this pairing took of it is bound to its entries now)

@@ -22,6 +22,13 @@ from bipub.render import both, urls
 from bipub.render.card_html import KeptCardHtml
 from bipub.render.markdown import MarkdownCache, RenderedMarkdown
 from bipub.render.page_plan import PageSpec, Plan
+from bipub.render.pdf.links import (
+    both_pdf_path,
+    pdf_links,
+    post_pdf_entries,
+    post_pdf_path,
+    short_pdf_links,
+)
 from bipub.render.templates import CardHtml, template_error
 from bipub.render.views import (
     Alternate,
@@ -143,8 +150,6 @@ class PageViews:
         )
 
     def _both_pdf_href(self, entry: Entry, lang: str) -> str | None:  # issue 19
-        from bipub.render.pdf import both_pdf_path  # (does not import WeasyPrint)
-
         path = both_pdf_path(self.site, entry, lang)
         return self.url.href(path) if path is not None else None
 
@@ -361,8 +366,6 @@ class PageViews:
         )
 
     def _post_pdf_href(self, entry: Entry, lang: str) -> str | None:  # issue 5 (render/pdf.py)
-        from bipub.render.pdf import post_pdf_entries, post_pdf_path
-
         wanted = self._pdf_posts.get(lang)
         if wanted is None:
             wanted = self._pdf_posts[lang] = {e.key for e in post_pdf_entries(self.site, lang)}
@@ -507,13 +510,9 @@ class PageViews:
         )
 
     def _pdf_links(self, lang: str) -> list[dict[str, str]]:
-        from bipub.render.pdf import pdf_links  # issue 5 (does not import WeasyPrint)
-
         return pdf_links(self.site, lang, self.url)
 
     def _short_pdf_links(self, lang: str) -> list[dict[str, str]]:
-        from bipub.render.pdf import short_pdf_links  # (does not import WeasyPrint)
-
         return short_pdf_links(self.site, lang, self.url)
 
     def render_page(

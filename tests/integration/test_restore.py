@@ -1,0 +1,191 @@
+"""`bipub build` restores what `bipub serve` keeps in memory (src/bipub/restore.py): what
+the memos keyed on each entry worked out of it (its taxa, its aggregate digests, its key),
+from a signed file whose entries are unpickled one by one, only for an entry paired from the
+documents and status records they were worked out from.
+
+Byte equality with clean builds after any sequence of edits and kills is the state machine's
+job (test_incremental.py); these pin the restore itself: the same output as without it, the
+entries it unpickles and pickles again, and a file that is not ours refused and said.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bipub import restore
+from bipub.cache import write_signed
+from bipub.pair.model import Entry
+from bipub.pipeline import build
+from bipub.project import Project
+from bipub.render import outputs
+from tests.conftest import PROJECTS, tree_snapshot
+
+KINDS = {"html", "json", "feeds", "llms"}
+ALPHA = "content/ko/posts/alpha.md"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "p"
+    shutil.copytree(PROJECTS / "minimal", root)
+    build(root, only=KINDS)
+    return root
+
+
+def _edit(root: Path, rel: str = ALPHA) -> None:
+    path = root / rel
+    path.write_text(path.read_text(encoding="utf-8") + "\n한 문단 더.\n", encoding="utf-8")
+
+
+def _clean(root: Path, tmp_path: Path) -> dict[str, bytes]:
+    build(root, tmp_path / "clean", use_cache=False, only=KINDS)
+    return tree_snapshot(tmp_path / "clean")
+
+
+def _restored(note: str) -> tuple[int, int]:
+    found = re.search(r"aggregate digests of (\d+) of (\d+) entr(?:y|ies) restored", note)
+    assert found, note
+    return int(found[1]), int(found[2])
+
+
+def _entries_file(root: Path) -> Path:
+    return restore.entries_path(Project(root), root / "site")
+
+
+def _kept(root: Path) -> tuple[restore.Kept, list[str]]:
+    notes: list[str] = []
+    return restore.restore(Project(root), root / "site", notes), notes
+
+
+def test_a_restored_pairing_gives_the_output_of_a_clean_build(
+    project: Path, tmp_path: Path
+) -> None:
+    """After an edit, the build takes every other entry's values, works out again only the
+    edited entry's key, and writes what a build without any cache writes."""
+    _edit(project)
+    result = build(project, only=KINDS)
+    taken, total = _restored(result.cache_note)
+    assert taken == total - 1 and total > 1
+    assert f"1 of {total} entry keys worked out;" in result.cache_note  # (status as it was)
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+    # and the same again, from the file this build saved
+    _edit(project, "content/en/posts/alpha.md")
+    result = build(project, only=KINDS)
+    assert _restored(result.cache_note) == (total - 1, total)
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+
+
+def test_only_unchanged_entries_are_unpickled_and_only_changed_ones_pickled(
+    project: Path,
+) -> None:
+    """The edited entry's values are never unpickled (its documents are not those they were
+    worked out from), each unchanged one's once; the save pickles only the edited entry."""
+    kept, _ = _kept(project)
+    assert kept.entries is not None
+    total = len(kept.entries.index)
+    _edit(project)
+    pickled: list[int] = []
+    save = restore.save
+
+    def counted(*args: object) -> int:
+        n = save(*args)  # type: ignore[arg-type]
+        pickled.append(n)
+        return n
+
+    held: list[tuple[str, str]] = []
+    hold = outputs._hold
+
+    def holding(entry: Entry, lang: str) -> outputs.Held:
+        held.append((entry.key, lang))
+        return hold(entry, lang)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(restore, "save", counted)
+        mp.setattr(outputs, "_hold", holding)
+        build(project, only=KINDS, kept=kept)
+    assert kept.entries.unpickled == total - 1
+    assert ("posts", "alpha") not in kept.entries.bound
+    assert pickled == [1]
+    # the aggregates' digests of the other posts' versions are the restored ones
+    assert {key for key, _ in held} == {"alpha"}
+    # nothing changed: every entry unpickled, none pickled again
+    kept, _ = _kept(project)
+    assert kept.entries is not None
+    (project / ALPHA).touch()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(restore, "save", counted)
+        build(project, only=KINDS, kept=kept)
+    assert kept.entries.unpickled == total
+    assert pickled == [1, 0]
+
+
+@pytest.mark.parametrize("how", ["damaged", "planted", "truncated", "foreign"])
+def test_an_entries_file_not_ours_is_refused_and_said(
+    project: Path, tmp_path: Path, how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A damaged entries file, one signed with another key, cut short or made by another
+    project (signed by this user: its entries are of other documents) is never unpickled
+    as ours: `-v` says why, every entry's values are worked out again, the output is right,
+    and a good file is saved."""
+    path = _entries_file(project)
+    data = path.read_bytes()
+    if how == "damaged":
+        path.write_bytes(data[:100] + bytes([data[100] ^ 1]) + data[101:])
+    elif how == "truncated":
+        path.write_bytes(data[:-10])
+    elif how == "planted":  # a valid file in form, signed with a key not this user's
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "other-user"))
+        write_signed(path, [memoryview(data)[32:]])
+        monkeypatch.undo()
+    else:  # another project's entries file, ours in form and signature
+        other = tmp_path / "other"
+        shutil.copytree(PROJECTS / "minimal", other)
+        for rel in (ALPHA, "content/en/posts/alpha.md"):
+            _edit(other, rel)
+        build(other, only=KINDS)
+        shutil.copyfile(_entries_file(other), path)
+    _edit(project)
+    result = build(project, only=KINDS)
+    if how == "foreign":  # read, but alpha's values are of other documents: never taken
+        taken, total = _restored(result.cache_note)
+        assert taken == total - 1
+    else:
+        assert f"{path.name} ignored (" in result.cache_note
+        assert "digests of" not in result.cache_note
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+    kept, notes = _kept(project)
+    assert kept.entries is not None and not any(notes)
+
+
+def test_an_entry_whose_values_cannot_be_read_is_paired_again(
+    project: Path, tmp_path: Path
+) -> None:
+    """An entry's values that cannot be unpickled (another bipub's classes, in a file
+    signed by this user) are not used: they are worked out again, the others are taken."""
+    kept, _ = _kept(project)
+    store = kept.entries
+    assert store is not None
+    group = ("posts", "beta")
+    *_, start, end = store.index[group]
+    blobs = bytearray(store.blobs)
+    blobs[start:end] = b"\x80\x05N." + b"\0" * (end - start - 4)  # (None, then padding)
+    store.blobs = memoryview(bytes(blobs))
+    _edit(project)
+    result = build(project, only=KINDS, kept=kept)
+    taken, total = _restored(result.cache_note)
+    assert taken == total - 2
+    assert "posts/beta: TypeError" in result.cache_note
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+
+
+def test_a_configuration_change_takes_no_entry(project: Path, tmp_path: Path) -> None:
+    config = project / "bipub.yaml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("posts_per_page: 2", "posts_per_page: 3"), "utf-8")
+    result = build(project, only=KINDS)
+    assert _restored(result.cache_note)[0] == 0
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
