@@ -1,9 +1,9 @@
 """Incremental builds equal clean builds, byte for byte, after any sequence of edits.
 
 A hypothesis state machine edits a copy of the 'minimal' project (add, edit, rename and delete
-posts; body, title, tags, date, draft and series edits; a template, the config, a catalog, a
-translation's status) and after every step compares the incremental build — every build runs
-the full build's stages, starting from what the last one left (build cache, BuildState:
+posts; body, title, tags, date, draft and series edits; a template (a page's, the post card's),
+the config, a catalog, a translation's status) and after every step compares the incremental
+build — every build runs the full build's stages, starting from what the last one left (build cache, BuildState:
 src/bipub/buildstate.py), either kept in memory as `bipub serve` keeps it or read back from
 .bipub-cache/ as `bipub build` does — with a clean build (--no-cache) in another folder, output
 and warnings. Steps that change nothing, or that damage the published site by hand, are
@@ -361,6 +361,21 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
         (templates / "post.html").write_text(
             '{% extends "base.html" %}{% block content %}<p>' + word + "</p>{{ post.html }}"
             "{% endblock %}\n",
+            encoding="utf-8",
+        )
+
+    @rule(word=st.one_of(st.none(), words))
+    def change_card_template(self, word: str | None) -> None:
+        """The project's own post card (kept from build to build by its key: a changed card
+        template must change every listing), or none (the theme's again)."""
+        partials = self.project / "templates" / "partials"
+        card = partials / "post_card.html"
+        if word is None:
+            card.unlink(missing_ok=True)
+            return
+        partials.mkdir(parents=True, exist_ok=True)
+        card.write_text(
+            f'<li class="mine">{word} {{{{ card.title }}}} {{{{ level }}}} {{{{ number }}}}</li>\n',
             encoding="utf-8",
         )
 
