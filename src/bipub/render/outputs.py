@@ -68,6 +68,10 @@ class Output(Protocol):
     def owns(self, path: str) -> bool: ...
 
 
+_FEED_FILES = ("feed.xml", "feed.json", "sitemap.xml", "robots.txt")  # (Feeds.owns)
+_LLMS_FILES = ("llms.txt", "llms-full.txt")  # (Llms.owns)
+
+
 class Feeds:
     kind = "feeds"
     after_pages = True  # its bodies: the pages' renders (HtmlPages)
@@ -134,8 +138,8 @@ class Feeds:
             for entry in spec.posts
         }
 
-    def owns(self, path: str) -> bool:
-        return path.rsplit("/", 1)[-1] in ("feed.xml", "feed.json", "sitemap.xml", "robots.txt")
+    def owns(self, path: str) -> bool:  # (asked of every published file: endswith first)
+        return path.endswith(_FEED_FILES) and path.rsplit("/", 1)[-1] in _FEED_FILES
 
 
 # a feed of feeds.feed_specs, the key it is kept by (None: none, Parts.feed_mark) and its
@@ -230,8 +234,8 @@ class Llms:
                 tree.add("llms.txt", index, None, "llms.txt")
                 tree.add("llms-full.txt", text, None, "llms-full.txt")
 
-    def owns(self, path: str) -> bool:
-        return path.rsplit("/", 1)[-1] in ("llms.txt", "llms-full.txt")
+    def owns(self, path: str) -> bool:  # (asked of every published file: endswith first)
+        return path.endswith(_LLMS_FILES) and path.rsplit("/", 1)[-1] in _LLMS_FILES
 
 
 class Pdfs:
