@@ -38,7 +38,6 @@ taken.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import io
 import pickle
@@ -175,7 +174,10 @@ class EntryStore:
         self.config = config
         self.index = index
         self.blobs = blobs
-        self.bound: dict[Group, Values] = {}  # the entries whose values were taken, as read
+        # the entries whose values were taken: the taxa, the Held objects made of them and
+        # what their keys were made of, as read (`save` writes an entry's bytes again as they
+        # were read while these are what the build used)
+        self.bound: dict[Group, tuple[EntryTaxa | None, dict[str, Held], Any]] = {}
         self.unpickled = 0  # entries unpickled (tests count them)
         self.refused = ""  # why an entry's values could not be read, if one's could not
         # where the other memos take what the entries bring them (`restore`)
@@ -224,14 +226,15 @@ class EntryStore:
         except UNREADABLE as exc:  # (signed by us: another bipub's classes, or a bug)
             self.refused = f"{group[0]}/{group[1]}: {type(exc).__name__}: {exc}"
             return
-        self.bound[group] = values
         if kept_taxa is not None:
             taxa[group] = (entry, kept_taxa)
         kind, key = group
+        made_now: dict[str, Held] = {}
         for lang, (digest, doc_lang, tags) in helds.items():
-            self.helds[(kind, key, lang)] = Held(entry, digest, doc_lang, tags)
+            made_now[lang] = self.helds[(kind, key, lang)] = Held(entry, digest, doc_lang, tags)
         if made is not None:
             self.keys[group] = (entry, *made)
+        self.bound[group] = (kept_taxa, made_now, made)
 
     def blob(self, group: Group) -> memoryview:
         _, _, start, end = self.index[group]
@@ -259,10 +262,7 @@ def save(project: Project, target: Path, kept: Kept, state: BuildState | None) -
         return 0
     store = kept.entries
     known_keys = kept.pages.keys.known
-    helds: dict[tuple[str, str], dict[str, Held]] = {}
-    if state is not None:
-        for (kind, key, lang), held in state.parts.versions_before.items():
-            helds.setdefault((kind, key), {})[lang] = held
+    helds = state.parts.versions_before if state is not None else {}
     pieces: list[bytes | memoryview] = []
     index: Index = {}
     offset = pickled = 0
@@ -270,32 +270,55 @@ def save(project: Project, target: Path, kept: Kept, state: BuildState | None) -
         entry = paired.entry
         if entry is None:
             continue
+        kind, key = group
         known = memo.taxa.get(group)
         taxa = known[1] if known is not None and known[0] is entry else None
-        mine = {lang: h for lang, h in helds.get(group, {}).items() if h.entry is entry}
         made = known_keys.get(group)
-        values: Values = (
-            taxa,
-            {lang: (h.digest, h.doc_lang, h.tags) for lang, h in mine.items()},
-            made[1:] if made is not None and made[0] is entry else None,
-        )
+        if made is not None and made[0] is not entry:
+            made = None
         old = store.bound.get(group) if store is not None else None
         blob: bytes | memoryview
-        if store is not None and old == values and store.index[group][:2] == (paired.docs, read):
+        if (
+            store is not None
+            and old is not None
+            and _as_bound(old, taxa, made, helds, kind, key)
+            and store.index[group][:2] == (paired.docs, read)
+        ):
             blob = store.blob(group)
         else:
-            blob = _dumps(values)
+            mine = {
+                lang: (h.digest, h.doc_lang, h.tags)
+                for lang in entry.versions
+                if (h := helds.get((kind, key, lang))) is not None and h.entry is entry
+            }
+            blob = _dumps((taxa, mine, made[1:] if made is not None else None))
             pickled += 1
         index[group] = (paired.docs, read, offset, offset + len(blob))
         pieces.append(blob)
         offset += len(blob)
     status = kept.pages.keys.status
     head = pickle.dumps((_stamp(), memo.config, status, index), protocol=pickle.HIGHEST_PROTOCOL)
-    write_signed(path, [len(head).to_bytes(_HEAD, "little"), head, *pieces])
+    write_signed(path, [len(head).to_bytes(_HEAD, "little"), head, b"".join(pieces)])
     return pickled
 
 
-def forget(project: Project, target: Path) -> None:
-    """Remove the entries file (a build that could not save a true one)."""
-    with contextlib.suppress(OSError):
-        entries_path(project, target).unlink(missing_ok=True)
+def _as_bound(
+    old: tuple[EntryTaxa | None, dict[str, Held], Any],
+    taxa: EntryTaxa | None,
+    made: KeyMade | None,
+    helds: dict[tuple[str, str, str], Held],
+    kind: str,
+    key: str,
+) -> bool:
+    """Whether the build used what `EntryStore.bind` made of an entry's values as read: the
+    taxa and the version digests themselves (the objects it made), and its key, worked out
+    from the facts it read (`made`: the EntryKeyMemo's; an equal key from the same facts is
+    made of the same values)."""
+    kept_taxa, held, was = old
+    if kept_taxa is not taxa or any(
+        helds.get((kind, key, lang)) is not h for lang, h in held.items()
+    ):
+        return False
+    if made is None or was is None:
+        return made is None and was is None
+    return made[1] is was[0] and made[4] == was[3]
