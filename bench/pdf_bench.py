@@ -32,8 +32,8 @@ def _documents(project_root: Path) -> tuple[object, list[object]]:
     from bipub.diagnostics import Collector
     from bipub.pipeline import THEME_DIR, MarkdownCache, load, pair
     from bipub.project import Project
-    from bipub.render import pdf
     from bipub.render.catalogs import load_translations
+    from bipub.render.pdf import documents, jobs
     from bipub.render.templates import make_environment
 
     project = Project(project_root)
@@ -50,7 +50,7 @@ def _documents(project_root: Path) -> tuple[object, list[object]]:
         )
         envs[lang] = make_environment(project.templates, lang, translations)
     markdown = MarkdownCache(config.outputs.raw_html, collector)
-    prepared = pdf.prepare_pdfs(
+    prepared = documents.prepare_pdfs(
         project,
         site,
         ["ko"],
@@ -58,7 +58,7 @@ def _documents(project_root: Path) -> tuple[object, list[object]]:
         markdown,
         collector,
         bilingual=True,
-        now=pdf.environment_time(),
+        now=jobs.environment_time(),
     )
     collector.raise_if_errors()
     assert prepared is not None
@@ -90,14 +90,14 @@ def main() -> None:
     import weasyprint
 
     from bipub.diagnostics import Collector
-    from bipub.render import pdf
+    from bipub.render.pdf import coverage, engine
 
     fonts, docs = _documents(Path(args.project).resolve())
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(
         f"# {platform.machine()} x {os.cpu_count()} CPUs, Python {platform.python_version()}, "
         f"WeasyPrint {weasyprint.__version__}, fast subsetting "
-        f"{pdf.fast_subsetting_available()}, load {load:.1f}, {args.runs} runs interleaved"
+        f"{engine.fast_subsetting_available()}, load {load:.1f}, {args.runs} runs interleaved"
     )
     print("| document | pages | bipub median | plain median | bipub min | plain min | bipub KB |")
     print("|---|---:|---:|---:|---:|---:|---:|")
@@ -106,9 +106,9 @@ def main() -> None:
 
         def ours(doc: object = doc) -> bytes | None:
             collector = Collector()
-            jobs = pdf.check_documents([doc], fonts, collector)  # type: ignore[list-item,arg-type]
+            jobs = coverage.check_documents([doc], fonts, collector)  # type: ignore[list-item,arg-type]
             assert jobs and not collector.errors, collector.errors
-            result = pdf.render_job(jobs[0])
+            result = engine.render_job(jobs[0])
             assert result.data is not None, result.diagnostics
             return result.data
 

@@ -14,6 +14,7 @@ Builds in a subprocess (`python -m bipub`) always render real PDFs.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
@@ -330,6 +331,40 @@ def subprocess_env(**changes: str) -> dict[str, str]:
 
 
 DEMO_PARTS = ("bipub.yaml", "glossary.yaml", "content", "templates", "locales", "static", "status")
+
+
+def run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of this run that every test process shares: the parent of the process's own
+    basetemp under pytest-xdist (where `shared-diagrams/` is), else the basetemp itself."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") is not None else base
+
+
+def made_once_per_run(
+    tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]
+) -> Path:
+    """A folder `name` in the run's shared folder, made by `make(folder)` once per test run, in
+    the first test process that asks for it (under an exclusive file lock); the other processes
+    wait for it and then use what it made. For work every process would otherwise repeat (the
+    built demo site the browser tests serve, ~10 CPU s a build): what is made must be what any
+    process would make, and its users only read it.
+
+    A `make` that raises leaves no folder (a half-made one is removed) and fails the test that
+    asked; the next process to ask tries again (and fails the same way, naming its own test)."""
+    folder = run_folder(tmp_path_factory) / name
+    done = folder.with_name(name + ".done")
+    with open(folder.with_name(name + ".lock"), "a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # (released when the file closes)
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            try:
+                make(folder)
+            except BaseException:
+                shutil.rmtree(folder, ignore_errors=True)
+                raise
+            done.touch()
+    return folder
 
 
 def copy_demo(target: Path) -> Path:

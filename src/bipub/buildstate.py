@@ -64,7 +64,6 @@ from typing import Any
 from bipub import __version__
 from bipub.cache import UNREADABLE, load_signed, save_signed
 from bipub.project import Project
-from bipub.render import urls
 from bipub.render.html import EntryId, HtmlRenderer, PageSpec, Plan
 from bipub.render.outputs import Parts
 
@@ -97,6 +96,9 @@ class BuildState:
     stored: Stored | None = field(default=None, compare=False, repr=False)
     # the plan whose pages have these fingerprints (in memory only: `bipub serve`; not saved)
     plan: Plan | None = field(default=None, compare=False, repr=False)
+    # the identities of the input files the build read (uptodate.py; in memory only, not
+    # saved): a build of other outputs from the same files has the same entries' keys
+    inputs: dict[str, object] | None = field(default=None, compare=False, repr=False)
 
 
 def entry_keys(renderer: HtmlRenderer) -> dict[EntryId, str]:
@@ -123,19 +125,25 @@ def carry(
             "templates, catalogs, configuration or the site-wide context changed: "
             f"every page fingerprinted{keys}"
         )
-    changed = {e for e, k in entries.items() if previous.entries.get(e) != k}
-    changed.update(e for e in previous.entries if e not in entries)
+    # (set operations and comprehensions: an update visits every page of a big site here)
+    changed = {e for e, _ in entries.items() ^ previous.entries.items()}
     posts = {key for kind, key in changed if kind == "posts"}  # (listings show posts only)
     known = renderer.known
     old = previous.fingerprints
+    specs = plan.paths.values()
+    # a post's or page's page, made of entries (`made_of`): the last build's fingerprint
+    known.update({s.path: fp for s in specs if s.made_of and (fp := old.get(s.file)) is not None})
     before = previous.plan
-    for path, spec in plan.paths.items():
-        if not changed.isdisjoint(spec.made_of) or not posts.isdisjoint(spec.lists):
-            continue  # made of or showing an entry that changed
-        if spec.made_of or (before is not None and spec.lists and _as_before(plan, before, spec)):
-            fp = old.get(urls.output_file(path))
-            if fp is not None:
-                known[path] = fp
+    if before is not None:  # a listing (blog, tag) planned as the last build planned it
+        for spec in specs:
+            if not spec.made_of and spec.lists and _as_before(plan, before, spec):
+                fp = old.get(spec.file)
+                if fp is not None:
+                    known[spec.path] = fp
+    if changed:  # but not those made of or showing an entry that changed
+        for spec in specs:
+            if not changed.isdisjoint(spec.made_of) or not posts.isdisjoint(spec.lists):
+                known.pop(spec.path, None)
     renderer.reuse_card_keys(
         {card: k for card, k in previous.cards.items() if card[:2] not in changed}
     )

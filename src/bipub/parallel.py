@@ -7,14 +7,23 @@ raised again in the parent (nothing is swallowed).
 
 Workers die with the process that forked them (`die_with_parent`): a build killed outright
 (SIGKILL, the OOM killer) leaves no worker behind, still writing into its staging folder.
+
+Two ways to share: `fork_map` (a pool: each worker is handed chunks through a queue, ahead of
+time) and `share_chunks` (forked helpers and this process claim chunks one at a time, from
+either end of a shared counter: nothing is queued ahead, so when the last chunk is claimed
+nobody holds work the others could have done; what the helpers made comes back once, at the
+end).
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
+import pickle
 import signal
 import threading
+import traceback
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
@@ -122,3 +131,144 @@ def fork_map(
             part = done_here.get(i)
             out.extend(part if part is not None else future.result())
     return out
+
+
+class _Claims:
+    """Chunks 0 .. n-1, each claimed once: by helpers from the first on (`front`), by the
+    process that forked them from the last one back (`back`), until they meet. A counter pair
+    in memory shared with the forked helpers, under a lock."""
+
+    def __init__(self, n: int) -> None:
+        import multiprocessing  # (imported when used: a small build forks nothing)
+
+        context = multiprocessing.get_context("fork")
+        self._lock = context.Lock()
+        self._ends = context.RawArray("q", [0, n])  # the next from the front, the end (excl.)
+
+    def front(self) -> int | None:
+        with self._lock:
+            start, end = self._ends[0], self._ends[1]
+            if start >= end:
+                return None
+            self._ends[0] = start + 1
+            return int(start)
+
+    def back(self) -> int | None:
+        with self._lock:
+            start, end = self._ends[0], self._ends[1]
+            if start >= end:
+                return None
+            self._ends[1] = end - 1
+            return int(end - 1)
+
+
+def _helper(
+    claims: _Claims,
+    theirs: Callable[[int], R],
+    setup: Callable[[], None] | None,
+    parent: int,
+    write: int,
+) -> None:
+    """A forked helper's life: the chunks it claims, then everything it made (or the error
+    that stopped it) in one message to the parent. Never returns (os._exit)."""
+    status = 0
+    try:
+        die_with_parent(parent)
+        try:
+            if setup is not None:
+                setup()
+            done: list[tuple[int, R]] = []
+            while (i := claims.front()) is not None:
+                done.append((i, theirs(i)))
+            message = pickle.dumps(("done", done), pickle.HIGHEST_PROTOCOL)
+        except BaseException as exc:  # (sent to the parent, which raises it again)
+            message = _error_message(exc)
+        with os.fdopen(write, "wb") as out:
+            out.write(message)
+    except BaseException:  # (the parent finds the message missing and says so)
+        status = 1
+    finally:
+        os._exit(status)
+
+
+def _error_message(exc: BaseException) -> bytes:
+    """`exc` for the parent: itself if it can be pickled, else its traceback as text."""
+    text = "".join(traceback.format_exception(exc))
+    try:
+        return pickle.dumps(("error", exc, text), pickle.HIGHEST_PROTOCOL)
+    except Exception:  # (any pickling failure: the text says what happened)
+        return pickle.dumps(("error", RuntimeError(text), text), pickle.HIGHEST_PROTOCOL)
+
+
+def _read_all(read: int) -> bytes:
+    parts = []
+    while chunk := os.read(read, 1 << 20):
+        parts.append(chunk)
+    return b"".join(parts)
+
+
+def share_chunks(
+    n: int,
+    mine: Callable[[int], None],
+    theirs: Callable[[int], R],
+    helpers: int,
+    meanwhile: Callable[[], None] | None = None,
+    setup: Callable[[], None] | None = None,
+) -> list[tuple[int, R]]:
+    """Chunks 0 .. n-1 done once each, by `helpers` forked processes and this one; returns
+    what the helpers made, `(i, theirs(i))` in the order of `i` (the caller checks
+    `can_fork()` first).
+
+    Each helper runs `setup`, then claims chunks from the first on and does `theirs(i)`.
+    This process runs `meanwhile` (what it changes is not seen by the helpers: they were
+    forked before), then claims chunks from the last one back and does `mine(i)`, until the
+    two meet. A chunk is claimed when it is started, so at the end nobody waits for work
+    another could have done. An error in a helper is raised again here; a helper that ends
+    without its results (killed) is an error too; an error here ends the helpers."""
+    claims = _Claims(n)
+    parent = os.getpid()
+    forked: list[tuple[int, int]] = []  # (pid, read end of its pipe)
+    try:
+        for _ in range(helpers):
+            read, write = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover - (the helper; coverage is not collected there)
+                os.close(read)
+                _helper(claims, theirs, setup, parent, write)
+            os.close(write)
+            forked.append((pid, read))
+        if meanwhile is not None:
+            meanwhile()
+        while (i := claims.back()) is not None:
+            mine(i)
+        out: list[tuple[int, R]] = []
+        while forked:
+            pid, read = forked[0]
+            try:
+                message = _read_all(read)
+            finally:
+                os.close(read)
+            forked.pop(0)
+            _, status = os.waitpid(pid, 0)
+            if not message:
+                raise RuntimeError(
+                    f"a helper process ended without sending what it made ({_how_it_ended(status)})"
+                )
+            kind, *rest = pickle.loads(message)  # noqa: S301 - our own child's, by a pipe
+            if kind == "error":
+                exc, text = rest
+                raise exc from RuntimeError(f"in a helper process:\n{text}")
+            out.extend(rest[0])
+        return sorted(out, key=lambda done: done[0])
+    finally:
+        for pid, read in forked:  # (an error: the helpers still running are ended)
+            os.close(read)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+
+
+def _how_it_ended(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return f"killed by signal {os.WTERMSIG(status)}"
+    return f"exit status {os.waitstatus_to_exitcode(status)}"

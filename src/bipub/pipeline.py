@@ -172,10 +172,19 @@ def html_pages(
     target: Path,
     options: BuildOptions,
     state: BuildState | None,
+    inputs: dict[str, uptodate.Identity] | None = None,
 ) -> tuple[HtmlPages | None, str]:
     """The HTML pages output (None with `--only` without html), given what the last build
-    worked out that still holds (buildstate.carry), and what was carried or why not (`-v`)."""
+    worked out that still holds (buildstate.carry), and what was carried or why not (`-v`).
+    `inputs`: the identities of the input files this build read (uptodate.py)."""
     if options.only is not None and "html" not in options.only:
+        if job.cache is not None and state is not None:  # (the aggregates' parts: found by
+            # the entries' keys, as the pages' fingerprints are: render/parts.py)
+            if inputs and state.inputs == inputs:  # (`bipub serve`: the pages' build's)
+                job.parts.use_keys(state.entries, state.global_key)
+            else:
+                global_key = job.renderer.global_key(_inputs_key(project))
+                job.parts.use_keys(buildstate.entry_keys(job.renderer), global_key)
         return None, ""
     others = [kind for kind in kinds if not isinstance(kind, (Pdfs, Search, Cards))]  # (after)
     cache = job.cache
@@ -183,6 +192,7 @@ def html_pages(
         return HtmlPages(others, "", None, {}, options.on_pages, options.on_start), ""
     global_key = job.renderer.global_key(_inputs_key(project))
     entries = buildstate.entry_keys(job.renderer)
+    job.parts.use_keys(entries, global_key)  # (the aggregates' parts are found by them too)
     note = buildstate.carry(state, job.renderer, job.plan, global_key, entries)
     previous = cache.pages.get(str(target.resolve()), {})  # (the writer's: OutputTree.out)
     return HtmlPages(
@@ -195,6 +205,7 @@ def _next_state(job: RenderJob, pages: HtmlPages | None, kinds: list[Output]) ->
     pages fingerprinted (--no-cache, --only without html) or only some languages'."""
     if pages is None or job.cache is None or not job.every_language:
         return None
+    job.renderer.save_card_html()  # (`bipub build`'s: render/card_html.py)
     return BuildState(
         pages.global_key,
         pages.entries,
@@ -342,7 +353,7 @@ def _build(
     report_fallbacks(site, selected, collector)
     job = plan(project, site, selected, collector, cache, state, kept.pages if kept else None)
     kinds = outputs(options.only)
-    pages, note = html_pages(job, kinds, project, target, options, state)
+    pages, note = html_pages(job, kinds, project, target, options, state, inputs)
     notes.append(note)
     steps = kinds
     if pages is not None:  # the pages render the others (not PDFs) while their workers work
@@ -373,6 +384,8 @@ def _build(
     # repeated by the up-to-date builds that follow (they are not in the record)
     folder_notes = list(tree.warnings)
     new_state = _next_state(job, pages, kinds)
+    if new_state is not None and inputs:
+        new_state.inputs = dict(inputs)  # (what it was made from: `html_pages`)
     if new_state is not None and state is not None:  # the files its parts are kept in: only
         new_state.stored = state.stored  # the parts they lack are written (buildstate.save)
     if new_state is None and state is not None and job.cache is not None:
@@ -407,7 +420,7 @@ def _build(
             if not kept.on_disk:
                 kept.records[target] = None
             folder_notes.append(not_saved(project.cache, exc))
-    notes += [tree.note, job.parts.note()]  # (the output folder's; the aggregates' parts)
+    notes += [tree.note, job.parts.note(), job.renderer.card_html.note]  # (and the cards')
     notes.append(cache.note if cache is not None else "build cache off (--no-cache)")
     notes.append(_silenced_note(silenced))
     return BuildResult(

@@ -55,8 +55,8 @@ from bipub.pair.memo import Group, Paired, PairMemo, Read
 from bipub.pair.status import StatusCache
 from bipub.pair.taxonomy import EntryTaxa
 from bipub.project import Project
-from bipub.render.outputs import Held
 from bipub.render.page_plan import KeyMade, PageMemo
+from bipub.render.parts import Held
 
 FORMAT = 1
 _HEAD = 8  # bytes of the header's length, after the signature

@@ -12,6 +12,7 @@ import pytest
 
 from bipub.pipeline import build
 from bipub.serve import ServeStatus, make_handler
+from tests.conftest import copy_demo, made_once_per_run
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = [
@@ -25,13 +26,17 @@ ARGS = [
 ]
 
 
+def _build_demo(project: Path) -> None:
+    copy_demo(project)
+    build(project, project / "site")
+
+
 @pytest.fixture(scope="session")
 def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from tests.conftest import copy_demo
-
-    project = copy_demo(tmp_path_factory.mktemp("demo"))
-    build(project, project / "site")
-    return project / "site"
+    """The demo, built once per test run (placeholder PDFs: no browser module that uses it is
+    marked `pdf`) and shared by the test processes: the browser tests only read it (serve it),
+    but the check report's test writes its report beside it."""
+    return made_once_per_run(tmp_path_factory, "browser-demo", _build_demo) / "site"
 
 
 # The server and the browser run threads; they end with each module, so that the tests after

@@ -115,11 +115,11 @@ def test_bad_post_read_by_load_workers(case: str, make_project, cli, monkeypatch
     # read the files itself; the workers only read files, so forking is safe here)
     monkeypatch.setattr(content, "can_fork", lambda: True)
     forked: list[int] = []
-    real = content.fork_map
+    real = content.share_chunks
     monkeypatch.setattr(
         content,
-        "fork_map",
-        lambda *a: forked.append(len(a[1])) or real(*a),  # type: ignore[func-returns-value]
+        "share_chunks",
+        lambda *a: forked.append(a[0]) or real(*a),  # type: ignore[func-returns-value]
     )
     project = make_project("minimal")
     _overlay(TESTS / "bad_inputs" / case, project)

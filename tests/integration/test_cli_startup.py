@@ -30,12 +30,23 @@ try:
 except SystemExit as exc:
     print("exit", exc.code, file=sys.stderr)
 print(json.dumps(sorted(m for m in sys.modules if m in STAGES)))
-""".replace("STAGES", repr(STAGES))
+"""
+
+# what only a build that makes PDFs loads (render/pdf/__init__.py): the HTML pages and llms.txt
+# link the PDFs through render/pdf/links.py alone
+PDF_MAKING = (
+    "bipub.render.pdf.documents",
+    "bipub.render.pdf.engine",
+    "bipub.render.pdf.pool",
+    "bipub.render.pdf.coverage",
+    "bipub.render.pdf.breaks",
+    "weasyprint",
+)
 
 
-def _probe(project: Path, *args: str) -> tuple[list[str], str]:
+def _probe(project: Path, *args: str, modules: tuple[str, ...] = STAGES) -> tuple[list[str], str]:
     result = subprocess.run(
-        [sys.executable, "-c", PROBE, "-C", str(project), *args],
+        [sys.executable, "-c", PROBE.replace("STAGES", repr(modules)), "-C", str(project), *args],
         capture_output=True,
         text=True,
         env=subprocess_env(),
@@ -53,6 +64,22 @@ def test_a_build_with_nothing_to_do_imports_no_stage(make_project) -> None:
     # the same probe sees the stages when there is something to build (other options: --only)
     loaded, stderr = _probe(project, "build", "--only", "json")
     assert "Built" in stderr and "bipub.pipeline" in loaded, (loaded, stderr)
+
+
+def test_a_build_without_pdfs_does_not_load_what_makes_them(make_project) -> None:
+    """A build that makes no PDF (none wanted, or `--only` without pdf) imports none of the
+    PDF machinery (~20 ms of each build); the pages still link the PDFs the site has, through
+    render/pdf/links.py."""
+    project = make_project("side_by_side")  # (its paired post asks for a PDF: `pdf: true`)
+    loaded, stderr = _probe(project, "build", "--no-cache", "--only", "html", modules=PDF_MAKING)
+    assert "Built" in stderr and loaded == [], (loaded, stderr)
+    page = (project / "site/ko/blog/paired/index.html").read_text(encoding="utf-8")
+    assert "paired.pdf" in page  # the post's PDF, linked
+    post = project / "content/ko/posts/paired.md"
+    post.write_text(post.read_text(encoding="utf-8").replace("pdf: true\n", ""), "utf-8")
+    loaded, stderr = _probe(project, "build", "--no-cache", modules=PDF_MAKING)  # every kind
+    assert "Built" in stderr, stderr
+    assert loaded == [], f"a build without PDFs imported {loaded}"
 
 
 def test_a_strict_build_with_nothing_to_do_fails_on_the_last_warnings(make_project) -> None:

@@ -182,9 +182,13 @@ def test_a_tag_renamed_in_one_language_shows_in_that_languages_texts_only(
 
 def test_verbose_says_how_many_parts_an_edit_made(kept: tuple[Path, Kept | None]) -> None:
     """`-v` says how many of the aggregates' parts the build kept and made: a title edit
-    makes one posts.json record, one llms part and one feed entry of the edited post."""
+    makes one posts.json record, one llms part and one feed entry of the edited post, and
+    the 8 feeds that show it (its own language's and the other's: the language's feed, its
+    two tags' and its series') and its 2 routes' URLs in the sitemap (its post and its
+    side-by-side page); the others are found by their entries' keys."""
     root, memory = kept
     _edit(root, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
     note = build(root, only=KINDS, kept=memory).cache_note
     [said] = [n for n in note.split("; ") if n.startswith("aggregate parts")]
-    assert said.endswith(", 3 made"), said
+    assert ", 13 made" in said, said
+    assert said.endswith(" found by their entry's key"), said

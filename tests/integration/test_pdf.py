@@ -18,6 +18,9 @@ from pypdf import PdfReader
 from bipub.render import pdf
 from bipub.render.pdf import documents
 from bipub.render.pdf.breaks import korean_line_breaks
+from bipub.render.pdf.engine import render_job
+from bipub.render.pdf.jobs import PdfJob, PdfResult
+from bipub.render.pdf.pool import WORKERS
 from tests.conftest import CliResult
 
 pytestmark = [
@@ -186,8 +189,8 @@ def _narrow_pdf(html_body: str, prepass: bool, tmp_path: Path) -> Path:
     html += f"<body><p>{html_body}</p></body></html>"
     if prepass:
         html = korean_line_breaks(html)
-    job = pdf.PdfJob("narrow.pdf", html, tmp_path.as_uri() + "/", (str(tmp_path),))
-    result = pdf.render_job(job)
+    job = PdfJob("narrow.pdf", html, tmp_path.as_uri() + "/", (str(tmp_path),))
+    result = render_job(job)
     assert result.data is not None, result.diagnostics
     out = tmp_path / f"narrow-{prepass}.pdf"
     out.write_bytes(result.data)
@@ -442,7 +445,7 @@ def test_unchanged_pdfs_are_reused_and_a_changed_image_renders_again(
     rendered: list[str] = []
     real = documents.run_jobs
 
-    def spy(jobs: list[pdf.PdfJob], workers: int = pdf.WORKERS) -> list[pdf.PdfResult]:
+    def spy(jobs: list[PdfJob], workers: int = WORKERS) -> list[PdfResult]:
         rendered.extend(job.document for job in jobs)
         return real(jobs, workers)
 

@@ -226,7 +226,8 @@ token_stream = st.lists(st.tuples(st.sampled_from(TOKEN_TYPES), token_value), ma
 def test_formatter_matches_pygments_on_any_token_stream(
     tokens: list[tuple[_TokenType, str]],
 ) -> None:
-    assert _format(tokens) == pygments_format(tokens, HtmlFormatter(nowrap=True))
+    triples = [(0, ttype, value) for ttype, value in tokens]  # (as get_tokens_unprocessed)
+    assert _format(triples) == pygments_format(tokens, HtmlFormatter(nowrap=True))
 
 
 @pytest.mark.parametrize(
@@ -248,7 +249,8 @@ def test_formatter_matches_pygments_on_any_token_stream(
     ],
 )
 def test_formatter_edge_cases(tokens: list[tuple[_TokenType, str]]) -> None:
-    assert _format(tokens) == pygments_format(tokens, HtmlFormatter(nowrap=True))
+    triples = [(0, ttype, value) for ttype, value in tokens]  # (as get_tokens_unprocessed)
+    assert _format(triples) == pygments_format(tokens, HtmlFormatter(nowrap=True))
 
 
 # Whole blocks: lexer preprocessing (\r\n, a byte order mark, tabs) and random text

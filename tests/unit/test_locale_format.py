@@ -365,3 +365,42 @@ def test_minutes_match_the_step_by_step_counting_on_every_character() -> None:
     for text in (" ".join(chars), "".join(chars), "a".join(chars), "가".join(chars)):
         for base in ("ko", "en"):
             assert _minutes(text, base) == _reference_minutes(text, base)
+
+
+def _reference_split(text: str) -> tuple[str, str]:
+    """load/reading.py's `_split_fenced_code` one line at a time (before 2026-12)."""
+    prose: list[str] = []
+    code: list[str] = []
+    fence: str | None = None
+    for line in text.splitlines():
+        if fence is None:
+            opened = re.match(r"^ {0,3}(`{3,}|~{3,})(.*)$", line)
+            if opened and not (opened[1][0] == "`" and "`" in opened[2]):
+                fence = opened[1]
+            else:
+                prose.append(line)
+        elif re.fullmatch(rf" {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*", line):
+            fence = None
+        else:
+            code.append(line)
+    return "\n".join(prose), "\n".join(code)
+
+
+_FENCE_LINES = st.lists(
+    st.sampled_from(
+        ["```", "````", "~~~", "~~~~", "   ```", "    ```", "``` py", "```a`b", "~~~ `x`"]
+    )
+    | st.text(alphabet=" `~ab\t\r가", max_size=12),
+    max_size=25,
+)
+
+
+@given(_FENCE_LINES, st.sampled_from(["\n", "\r\n", "\r", "\u2028"]))
+def test_fenced_code_is_split_as_line_by_line(lines: list[str], end: str) -> None:
+    """Only lines with three backticks or tildes in a row are looked at (the others are taken
+    in slices): the same prose and code as the step-by-step split."""
+    from bipub.load.reading import _split_fenced_code
+
+    text = end.join(lines)
+    assert _split_fenced_code(text) == _reference_split(text)
+    assert _split_fenced_code(text + end) == _reference_split(text + end)

@@ -466,6 +466,38 @@ def test_speed_up_keeps_rules_added_later() -> None:
     assert (1, True) in stock and (3, False) in stock
 
 
+def test_tokens_and_render_loops_stand_aside_when_they_do_not_apply(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The `tokens` speedup leaves the parsers alone if Token's fields are not the ones it sets
+    (another markdown-it-py), and `render-loops` leaves a renderer alone whose renderToken was
+    replaced: stock markdown-it-py's work, and its HTML, in both cases."""
+    from markdown_it.parser_block import ParserBlock
+
+    from bipub.render import markdown_fast
+
+    fast = speed_up(bm._stock_parser(False), only={"tokens", "plain-inline"})
+    assert type(fast.block) is not ParserBlock
+    monkeypatch.setattr(markdown_fast, "TOKEN_FIELDS", ("type", "tag", "nesting"))
+    stock_tokens = speed_up(bm._stock_parser(False), only={"tokens", "plain-inline"})
+    assert type(stock_tokens.block) is ParserBlock
+    assert stock_tokens.inline.state_class is not markdown_fast.InlineState  # type: ignore[attr-defined]
+
+    md = bm._stock_parser(False)
+    seen: list[str] = []
+
+    def render_token(tokens: list[Token], idx: int, options: Any, env: Any) -> str:
+        seen.append(tokens[idx].type)
+        return str(type(md.renderer).renderToken(md.renderer, tokens, idx, options, env))
+
+    md.renderer.renderToken = render_token  # type: ignore[method-assign]
+    speed_up(md, only={"render-loops"})
+    assert "render" not in vars(md.renderer)
+    source = "# a\n\n- b\n- c\n\n> d\n"
+    assert md.render(source) == STOCK[False].render(source)
+    assert "bullet_list_open" in seen
+
+
 # --------------------------------------------------------------------------- links
 
 URL_CHARS = "aZ09-._~/?#=&+:@%()<> \\\n\t'\"[]!$*,;^`{|}é한\x00\x7f"

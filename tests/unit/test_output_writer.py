@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -175,12 +176,64 @@ def test_render_workers_making_one_folder_at_once_both_write(
             return real_lstat(path)
 
         monkeypatch.setattr(os, "lstat", lstat_racing)
+        second.fresh = False  # (a staging folder brought up to date: it looks before mkdir)
         second.add("ko/tags/x/page/2/index.html", "page 2", "ko", "tag")
         monkeypatch.undo()
         assert raced
         assert (tree.staging / "ko/tags/x/index.html").read_text() == "page 1"
         assert (tree.staging / "ko/tags/x/page/2/index.html").read_text() == "page 2"
         tree.discard()
+
+
+def test_render_workers_making_one_folder_at_once_in_a_fresh_staging_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a staging folder that started empty a worker makes a folder without looking first;
+    the other worker's mkdir of the same folder comes second and must go on, and a file where
+    a folder goes is still replaced."""
+    from bipub.write import files
+
+    with staged(tmp_path / "site") as tree:
+        first = tree.attach()
+        second = tree.attach()
+        assert second.fresh
+        real_made = files.made_folder
+        raced: list[str] = []
+
+        def made_racing(folder: str) -> bool:
+            if folder.endswith("ko/tags/x") and not raced:
+                raced.append(folder)
+                first.add("ko/tags/x/index.html", "page 1", "ko", "tag")  # before our mkdir
+            return real_made(folder)
+
+        monkeypatch.setattr(files, "made_folder", made_racing)
+        second.add("ko/tags/x/page/2/index.html", "page 2", "ko", "tag")
+        first.add("ko/feed", "a file", "ko", "feed")
+        second.add("ko/feed/index.html", "a folder now", "ko", "feed")
+        monkeypatch.undo()
+        assert raced
+        assert (tree.staging / "ko/tags/x/index.html").read_text() == "page 1"
+        assert (tree.staging / "ko/tags/x/page/2/index.html").read_text() == "page 2"
+        assert (tree.staging / "ko/feed/index.html").read_text() == "a folder now"
+        tree.discard()
+
+
+def test_a_written_file_has_its_bytes_and_the_umask(tmp_path: Path) -> None:
+    """Pages are written with os.open/os.write (write/files.py `_write_new`): every byte, the
+    umask's mode, never over a file that is there (staged files share inodes with the site)."""
+    from bipub.write import files
+
+    big = bytes(range(256)) * 5000
+    target = tmp_path / "page.html"
+    files.replace_with_bytes(str(target), big, fresh=True)
+    assert target.read_bytes() == big
+    old = os.umask(0o022)
+    os.umask(old)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~old
+    files.replace_with_bytes(str(target), b"", fresh=True)  # there: removed, a new file made
+    assert target.read_bytes() == b""
+    with pytest.raises(FileExistsError):
+        files._write_new(str(target), b"x")
 
 
 def test_a_file_where_a_folder_goes_is_replaced_even_if_another_worker_did(

@@ -1,5 +1,9 @@
 """parallel.fork_map: results in the items' order, whoever computed them; with `meanwhile`,
-this process runs it and then takes over the chunks no worker has started."""
+this process runs it and then takes over the chunks no worker has started.
+
+parallel.share_chunks: each chunk done once, helpers from the first on and this process from
+the last one back; what the helpers made comes back in order; their errors (and their death)
+are raised here, and an error here ends them."""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ import select
 
 import pytest
 
-from bipub.parallel import fork_map
+from bipub.parallel import fork_map, share_chunks
 
 
 def _square(n: int) -> tuple[int, int]:
@@ -70,3 +74,118 @@ def _fail(n: int) -> int:
 def test_an_error_is_raised_here(meanwhile) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ValueError, match="three"):
         fork_map(_fail, list(range(8)), 2, 2, meanwhile=meanwhile)
+
+
+def _wait_for(fd: int, what: bytes) -> None:
+    """Read `what` from `fd`, or fail after 20 s (instead of the test hanging)."""
+    ready, _, _ = select.select([fd], [], [], 20)
+    assert ready, f"nothing came in 20 s (waiting for {what!r})"
+    assert os.read(fd, len(what)) == what
+
+
+def test_each_chunk_is_done_once_helpers_from_the_front_this_process_from_the_back() -> None:
+    """The helper does chunks 0-2, then waits in chunk 3 until this process (which waited for
+    it to get there) has done its first, the last chunk; then both go on until they meet."""
+    told_read, told_write = os.pipe()
+    go_read, go_write = os.pipe()
+    here: list[int] = []
+
+    def theirs(i: int) -> tuple[int, int]:
+        if i == 3:
+            os.write(told_write, b"w")
+            _wait_for(go_read, b"y")
+        os.write(told_write, b"x")
+        return i * i, os.getpid()
+
+    def mine(i: int) -> None:
+        if not here:
+            os.write(go_write, b"y")
+        here.append(i)
+
+    def meanwhile() -> None:
+        for _ in range(3):
+            _wait_for(told_read, b"x")
+        _wait_for(told_read, b"w")
+
+    try:
+        made = share_chunks(30, mine, theirs, 1, meanwhile)
+    finally:
+        for fd in (told_read, told_write, go_read, go_write):
+            os.close(fd)
+    theirs_done = [i for i, _ in made]
+    assert [value for _, (value, _) in made] == [i * i for i in theirs_done]
+    assert {pid for _, (_, pid) in made} == {pid for _, (_, pid) in made} - {os.getpid()}
+    assert len(theirs_done) >= 4 and here  # both did some
+    assert theirs_done == list(range(len(theirs_done)))  # the first ones, in order
+    assert here == list(range(29, len(theirs_done) - 1, -1))  # the others, from the last back
+
+
+def test_several_helpers_share_the_front() -> None:
+    here: list[int] = []
+    made = share_chunks(40, here.append, lambda i: (i, os.getpid()), 3)
+    done = sorted([i for i, _ in made] + here)
+    assert done == list(range(40))  # each once
+
+
+class _Unpicklable(Exception):
+    def __reduce__(self) -> str | tuple[object, ...]:
+        raise TypeError("no pickling")
+
+
+@pytest.mark.parametrize(
+    ("error", "raised", "match"),
+    [
+        (ValueError("three"), ValueError, "three"),
+        (_Unpicklable("four"), RuntimeError, "_Unpicklable: four"),  # its traceback, as text
+    ],
+)
+def test_an_error_in_a_helper_is_raised_here(
+    error: Exception, raised: type[Exception], match: str
+) -> None:
+    def theirs(i: int) -> int:
+        raise error
+
+    with pytest.raises(raised, match=match):
+        share_chunks(20, lambda i: None, theirs, 1, _until_claimed)
+
+
+def _until_claimed() -> None:
+    """(meanwhile: the helper has had time to claim its first chunk)"""
+    import time
+
+    time.sleep(0.5)
+
+
+def test_a_helper_that_dies_is_an_error_here() -> None:
+    def theirs(i: int) -> int:
+        os._exit(3)  # (as if killed: nothing sent)
+
+    with pytest.raises(RuntimeError, match=r"ended without sending what it made \(exit status 3\)"):
+        share_chunks(20, lambda i: None, theirs, 1, _until_claimed)
+
+
+def test_an_error_here_ends_the_helpers() -> None:
+    pid_read, pid_write = os.pipe()
+    block_read, block_write = os.pipe()
+
+    def theirs(i: int) -> int:
+        os.write(pid_write, f"{os.getpid():>10}".encode())
+        select.select([block_read], [], [], 60)  # (until this process ends it)
+        return i
+
+    def meanwhile() -> None:
+        ready, _, _ = select.select([pid_read], [], [], 20)
+        assert ready
+        helper.append(int(os.read(pid_read, 10)))
+        raise KeyError("here")
+
+    helper: list[int] = []
+    try:
+        with pytest.raises(KeyError, match="here"):
+            share_chunks(4, lambda i: None, theirs, 1, meanwhile)
+    finally:
+        for fd in (pid_read, pid_write, block_read, block_write):
+            os.close(fd)
+    assert helper
+    with pytest.raises(ChildProcessError):  # ended and reaped: no such child any more
+        os.waitpid(helper[0], os.WNOHANG)

@@ -14,8 +14,8 @@ from bipub import pipeline
 from bipub.diagnostics import Collector
 from bipub.pair.model import Entry
 from bipub.project import Project
-from bipub.render import outputs
-from bipub.render.outputs import Parts
+from bipub.render import parts as outputs
+from bipub.render.parts import Parts
 
 
 def _alpha(root: Path) -> Entry:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import re
+from itertools import filterfalse
 from typing import Final
 
 KO_CHARS_PER_MINUTE: Final = 500
@@ -79,24 +80,36 @@ def _minutes(text: str, base: str) -> float:
     # a token is a word if it has a letter or digit (`_WORDLIKE`; '_' is no letter; a token of
     # bare punctuation is none): the all-alphanumeric ones, most of them, are told apart at C
     # speed (str.isalnum is re's [^\W_] on each character); only the others are searched
-    words = len(tokens) - sum(1 for t in tokens if not t.isalnum() and not _WORDLIKE.search(t))
+    search = _WORDLIKE.search
+    words = len(tokens) - sum(1 for t in filterfalse(str.isalnum, tokens) if not search(t))
     return hangul / KO_CHARS_PER_MINUTE + words / EN_WORDS_PER_MINUTE
 
 
 def _split_fenced_code(text: str) -> tuple[str, str]:
-    """(prose, contents of fenced code blocks), each as lines joined by newlines."""
+    """(prose, contents of fenced code blocks), each as lines joined by newlines.
+
+    Only a line with three backticks or tildes in a row can open or close a fence (an opening
+    fence is at least three of one of them, a closing one at least as long as its opening
+    one): the other lines are taken in slices, between those."""
+    lines = text.splitlines()
+    if "```" not in text and "~~~" not in text:
+        return "\n".join(lines), ""
     prose: list[str] = []
     code: list[str] = []
-    fence: str | None = None
-    for line in text.splitlines():
-        if fence is None:
+    closing: re.Pattern[str] | None = None  # while in a fence: what closes it
+    start = 0  # the first line not yet taken
+    for i in [i for i, line in enumerate(lines) if "```" in line or "~~~" in line]:
+        line = lines[i]
+        if closing is None:
             opened = _FENCE_OPEN.match(line)
             if opened and not (opened[1][0] == "`" and "`" in opened[2]):
                 fence = opened[1]
-            else:
-                prose.append(line)
-        elif re.fullmatch(rf" {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*", line):
-            fence = None
-        else:
-            code.append(line)
+                closing = re.compile(rf" {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*")
+                prose.extend(lines[start:i])
+                start = i + 1
+        elif closing.fullmatch(line):
+            code.extend(lines[start:i])
+            closing = None
+            start = i + 1
+    (prose if closing is None else code).extend(lines[start:])
     return "\n".join(prose), "\n".join(code)

@@ -13,7 +13,10 @@ Cards are cached by content in the user's cache folder (`cards/<key>.png`): the 
 drawn, the font files' identity and CARD_VERSION, so a build draws only new or changed cards.
 The build cache records each published card's key with its file's identity (`remember`): a
 build after an edit keeps every card whose key did not change as the published file
-(OutputTree.keep), without reading it or its cached copy.
+(OutputTree.keep), without reading it or its cached copy. With the entries' keys (render/
+parts.py), a post's card key and the characters its title's font lacks are kept by its
+entry's key: an update works out what the cards of the changed posts show, and no other's
+(their `card-glyph` warnings are said again).
 """
 
 from __future__ import annotations
@@ -47,6 +50,8 @@ if TYPE_CHECKING:
     from bipub.pair.site import Entry, Site
     from bipub.project import Project
     from bipub.render.html import Plan
+    from bipub.render.page_plan import PageSpec
+    from bipub.render.parts import Parts
 
 CARD_VERSION: Final = "2"  # 2: the PNG compressed by ISA-L (other bytes, the same pixels)
 WIDTH: Final = 1200
@@ -267,9 +272,14 @@ class CardMaker:
     _fonts: str = ""  # the font files' identity, read once per build
     _canvas: Canvas = field(default_factory=Canvas)  # (each draw worker has its own: forked)
 
-    def key(self, text: CardText) -> str:
+    def fonts(self) -> str:
+        """The font files' identity (read once per build): part of every card's key."""
         if not self._fonts:
             self._fonts = f"{self.regular.identity()}|{self.bold.identity()}"
+        return self._fonts
+
+    def key(self, text: CardText) -> str:
+        self.fonts()
         h = hashlib.sha256()
         parts: Sequence[str] = (
             CARD_VERSION,
@@ -331,6 +341,8 @@ class CardJob(Protocol):
     def collector(self) -> Collector: ...
     @property
     def cache(self) -> BuildCache | None: ...
+    @property
+    def parts(self) -> Parts: ...
 
 
 class Cards:
@@ -362,18 +374,32 @@ class Cards:
             FontFile(bold_face.path, bold_face.index),
         )
         fonts_cache = cache_dir / "fonts" if cache_dir is not None else None  # (as the PDFs)
-        cover = cmap(bold_face, fonts_cache) | cmap(text_font.regular, fonts_cache)
+        covers: list[frozenset[int]] = []  # (the faces' characters: read if needed)
+
+        def cover() -> frozenset[int]:
+            if not covers:
+                covers.append(cmap(bold_face, fonts_cache) | cmap(text_font.regular, fonts_cache))
+            return covers[0]
+
         entries: dict[tuple[str, str], Entry] = {(e.kind, e.key): e for e in job.site.entries}
         host = urlsplit(config.site_url).hostname or ""
         todo: list[tuple[str, str | None, CardText]] = []
+        kept: list[tuple[str, str, str, PageSpec]] = []  # (path, lang, key, page): by entry key
         # the characters of the titles looked at so far that a face draws (or that need none):
         # a title made only of them has none drawn as a box (most titles, after the first few)
         covered: set[str] = set()
+        parts, keys = job.parts, job.parts.entry_keys
         for lang in job.langs:
             language = config.language(lang)
             todo.append(
                 (site_card(lang), lang, CardText(language.title, language.description, host))
             )
+            # a post's card is what its entry's key holds (title, date, language shown) with
+            # the language's title and the fonts: kept by them, with its key and the
+            # characters its fonts lack (Parts.each's way: an unchanged entry is not read)
+            slot = b""
+            if keys is not None:
+                slot = parts.site_key(("card", parts.global_key, maker.fonts(), language.title))
             for spec in job.plan.pages.get(lang, []):
                 if spec.image is None:
                     continue
@@ -381,26 +407,39 @@ class Cards:
                 if spec.image != post_card(spec.path):  # the post's own image: (the source's)
                     _check_image(job, spec.image, entry.source if entry else spec.doc)
                     continue
-                day = entry.date if entry is not None else None
-                shown = spec.content_lang or lang
-                when = format_date(day, shown) if day is not None else ""
-                todo.append((spec.image, lang, CardText(spec.title, language.title, when)))
+                mark = None
+                if keys is not None and spec.made_of:
+                    mark = slot + keys[spec.made_of[0]].encode() + spec.image.encode()
+                    known = parts.kept(mark)
+                    if known is not None:
+                        key, missing = known
+                        if missing:
+                            _warn_glyphs(job, spec, text_font.css_family, missing)
+                        kept.append((spec.image, lang, key, spec))
+                        continue
+                text = _post_text(spec, entry, lang, language.title)
+                todo.append((spec.image, lang, text))
+                missing = ()
                 chars = set(spec.title)
-                if chars <= covered:
-                    continue
-                missing = uncovered(spec.title, cover)
-                covered.update(chars.difference(missing))
-                if missing and spec.doc is not None:
-                    job.collector.warning(
-                        spec.doc.rel,
-                        spec.doc.line_of("title"),
-                        "card-glyph",
-                        f"the social card's font ({text_font.css_family}) has no "
-                        f"{', '.join(describe(ch) for ch in missing)}: drawn as a box on the "
-                        "card (give the post an image: or set pdf.fonts)",
-                    )
+                if not chars <= covered:
+                    missing = tuple(uncovered(spec.title, cover()))
+                    covered.update(chars.difference(missing))
+                    if missing:
+                        _warn_glyphs(job, spec, text_font.css_family, missing)
+                if mark is not None:
+                    parts.keep(mark, (maker.key(text), missing))
         previous = job.cache.cards.get(str(tree.out), {}) if job.cache is not None else {}
-        todo = [item for item in todo if not self._kept(item, maker, previous, tree)]
+        for path, lang, key, spec in kept:  # (a card changed in the output: made again)
+            if not self._kept(path, lang, key, previous, tree):
+                entry = entries.get(spec.made_of[0])
+                todo.append(
+                    (path, lang, _post_text(spec, entry, lang, config.language(lang).title))
+                )
+        todo = [
+            item
+            for item in todo
+            if not self._kept(item[0], item[1], maker.key(item[2]), previous, tree)
+        ]
         datas: list[bytes | None] = [maker.cached(text) for _path, _lang, text in todo]
         misses = [n for n, data in enumerate(datas) if data is None]
         texts = [todo[n][2] for n in misses]
@@ -420,17 +459,16 @@ class Cards:
 
     def _kept(
         self,
-        item: tuple[str, str | None, CardText],
-        maker: CardMaker,
+        path: str,
+        owner: str | None,
+        key: str,
         previous: dict[str, tuple[str, Identity]],
         tree: OutputTree,
     ) -> bool:
         """Keep the published card if its key did not change and it is still the file the
         last build published (OutputTree.keep: two lstats, no open: an edit build reads and
         compares only the cards that changed)."""
-        path, owner, text = item
         rel = path.lstrip("/")
-        key = maker.key(text)
         self.keys[rel] = key
         old = previous.get(rel)
         if old is None or old[0] != key or not tree.keep(rel, old[1]):
@@ -466,6 +504,29 @@ def remember(
         if ident is not None:
             now[rel] = (key, uptodate.file_identity(ident))
     cache.cards[str(out)] = now
+
+
+def _post_text(spec: PageSpec, entry: Entry | None, lang: str, site_title: str) -> CardText:
+    """What a post's card shows: its title, the site's title, its date in the language its
+    page shows it in."""
+    day = entry.date if entry is not None else None
+    shown = spec.content_lang or lang
+    when = format_date(day, shown) if day is not None else ""
+    return CardText(spec.title, site_title, when)
+
+
+def _warn_glyphs(job: CardJob, spec: PageSpec, family: str, missing: Sequence[str]) -> None:
+    """A `card-glyph` warning: the card of `spec` draws `missing` as boxes."""
+    if spec.doc is None:
+        return
+    job.collector.warning(
+        spec.doc.rel,
+        spec.doc.line_of("title"),
+        "card-glyph",
+        f"the social card's font ({family}) has no "
+        f"{', '.join(describe(ch) for ch in missing)}: drawn as a box on the "
+        "card (give the post an image: or set pdf.fonts)",
+    )
 
 
 def _check_image(job: CardJob, image: str, doc: Document | None) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
 from typing import TYPE_CHECKING
@@ -91,28 +92,54 @@ class FeedParts:
     docs: tuple[Document, ...] = field(default=(), compare=False)
 
 
+@dataclass(frozen=True)
+class FeedSpec:
+    """A feed before any of it is made (`feed_of` makes its FeedParts): its Atom feed's site
+    path, the page it follows ("" for the language's own feed: its id is the home page's
+    URL), its title and its posts (its first FEED_SIZE, newest first)."""
+
+    path: str
+    page: str
+    title: str
+    posts: tuple[Entry, ...]
+
+
 def feed_sets(site: Site, lang: str, url: urls.UrlBuilder) -> list[FeedParts]:
+    """Every feed of a language (`feed_specs`), made."""
+    return [feed_of(site, lang, url, spec) for spec in feed_specs(site, lang)]
+
+
+def feed_specs(site: Site, lang: str) -> list[FeedSpec]:
     """Every feed of a language: the language's, then each tag's and each series' (in the
     order of their slugs). Made of their first FEED_SIZE posts only: a tag's are the posts
     pairing listed for it (`Site.tag_posts`, the tag pages' own lists)."""
     posts = site.posts(lang)
-    out = [feed_parts(site, lang, url)]
-    by_tag = site.tag_posts.get(lang, {})  # each tag's posts, newest first (pair/tables.py)
     title = site.config.language(lang).title
+    out = [FeedSpec(urls.feed(lang), "", title, tuple(posts[:FEED_SIZE]))]
+    by_tag = site.tag_posts.get(lang, {})  # each tag's posts, newest first (pair/tables.py)
     for slug, tag in sorted(site.tags.get(lang, {}).items()):
         members = by_tag.get(slug)
         if members:
+            page = urls.tag(lang, slug)
             name = f"{title} · #{tag.name}"
-            out.append(_scoped(site, lang, url, members, name, urls.tag(lang, slug)))
+            out.append(FeedSpec(page + "feed.xml", page, name, tuple(members[:FEED_SIZE])))
     shown = {e.key for e in posts}
     for slug, series in sorted(site.series.get(lang, {}).items()):
         members = sorted(
             (e for e in series.entries if e.key in shown), key=post_order_key, reverse=True
         )
         if members:
+            page = urls.series(lang, slug)
             name = f"{title} · {series.name}"
-            out.append(_scoped(site, lang, url, members, name, urls.series(lang, slug)))
+            out.append(FeedSpec(page + "feed.xml", page, name, tuple(members[:FEED_SIZE])))
     return out
+
+
+def feed_of(site: Site, lang: str, url: urls.UrlBuilder, spec: FeedSpec) -> FeedParts:
+    """The FeedParts of a feed of `feed_specs`."""
+    if not spec.page:
+        return feed_parts(site, lang, url)
+    return _scoped(site, lang, url, list(spec.posts), spec.title, spec.page)
 
 
 def _scoped(
@@ -295,15 +322,28 @@ Route = tuple[str, ...]
 SitemapPart = tuple[Route, str, bool]  # a route, its <url> elements, whether they have alternates
 
 
-def sitemap_parts(site: Site, plan: Plan, url: urls.UrlBuilder) -> list[SitemapPart]:
-    """The sitemap by route, in the order of the routes (`sitemap_join` makes the file)."""
-    lastmods: dict[tuple[str, ...], date | None] = {
-        ("post", e.key): e.modified_at for e in site.entries
-    }
+def sitemap_parts(
+    site: Site, plan: Plan, url: urls.UrlBuilder, known: Mapping[Route, SitemapPart] | None = None
+) -> list[SitemapPart]:
+    """The sitemap by route, in the order of the routes (`sitemap_join` makes the file);
+    `known`: the parts of some routes, kept from the last build (render/parts.py)."""
     codes = site.config.codes
     routes = plan.routes
     # (routes are tuples of strings: sorted as tuples, by their kind first)
-    return [route_part(r, codes, routes[r], url, lastmods.get(r)) for r in sorted(routes)]
+    order = sorted(routes)
+    if known and len(known) == len(routes):
+        return [known[r] for r in order]
+    lastmods: dict[tuple[str, ...], date | None] = {
+        ("post", e.key): e.modified_at for e in site.entries
+    }
+    if not known:
+        return [route_part(r, codes, routes[r], url, lastmods.get(r)) for r in order]
+    return [
+        part
+        if (part := known.get(r)) is not None
+        else route_part(r, codes, routes[r], url, lastmods.get(r))
+        for r in order
+    ]
 
 
 def route_part(

@@ -396,8 +396,9 @@ def _span(opener: str, text: str) -> str:
     return "\n".join([opener + part + "</span>" if part else "" for part in text.split("\n")])
 
 
-def _format(tokens: Iterable[tuple[_TokenType, str]]) -> str:
-    """The text `HtmlFormatter(nowrap=True)` writes for `tokens` (its default options otherwise:
+def _format(tokens: Iterable[tuple[int, _TokenType, str]]) -> str:
+    """The text `HtmlFormatter(nowrap=True)` writes for `tokens`, (index, type, value) triples
+    as `get_tokens_unprocessed` makes them (the index unused; its default options otherwise:
     no line numbers, highlighted lines, anchors or class prefix).
 
     Pygments' `_format_lines` works line by line: within a line, consecutive non-empty token
@@ -411,7 +412,7 @@ def _format(tokens: Iterable[tuple[_TokenType, str]]) -> str:
     openers = _OPENERS
     current = ""  # the opener of the run being gathered
     run = ""
-    for ttype, value in tokens:
+    for _, ttype, value in tokens:
         if not value:
             continue
         opener = openers.get(ttype)
@@ -435,12 +436,22 @@ def _format(tokens: Iterable[tuple[_TokenType, str]]) -> str:
     return html if not html or html[-1] == "\n" else html + "\n"
 
 
+def _tokens(lexer: Lexer, code: str) -> Iterator[tuple[int, _TokenType, str]]:
+    """`lexer.get_tokens(code)`'s tokens with an index (0) before each; for a lexer with no
+    filters whose `get_tokens` is Pygments' own, which preprocesses the text and drops the index
+    of each of `get_tokens_unprocessed`'s tokens in a generator of its own (with no filters,
+    that generator is what it returns), those tokens themselves."""
+    if not lexer.filters and type(lexer).get_tokens is Lexer.get_tokens:
+        return iter(lexer.get_tokens_unprocessed(lexer._preprocess_lexer_input(code)))
+    return ((0, ttype, value) for ttype, value in lexer.get_tokens(code))
+
+
 @lru_cache(maxsize=1024)
 def highlight(code: str, lexer: Lexer, fast: bool = FAST) -> str:
     """HTML for one code block. Memoized: a post and its translation share their code blocks,
     and the renderer puts both on the same worker one after the other. `fast`: formatted by
     `_format`, else by Pygments' `HtmlFormatter(nowrap=True)` (the same text)."""
     if fast:
-        return _format(lexer.get_tokens(code))
+        return _format(_tokens(lexer, code))
     html: str = pygments_format(lexer.get_tokens(code), _STOCK)
     return html

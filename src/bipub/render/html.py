@@ -13,6 +13,7 @@ from functools import partial
 
 from bipub.load.content import Document
 from bipub.pair.site import Entry, Site, Tag
+from bipub.project import Project
 from bipub.render import both, urls
 from bipub.render.markdown import MarkdownCache
 from bipub.render.page_plan import EntryId as EntryId
@@ -53,6 +54,7 @@ class HtmlRenderer(PageViews):
                 memo.keys = EntryKeyMemo()
             renderer = cls(site, rendered, url)
             memo.renderer, memo.config, memo.pages = renderer, site.config, {}
+            memo.order, memo.members = {}, {}
         else:
             renderer.start(site, rendered, url)
         renderer._page_memo = memo
@@ -61,25 +63,32 @@ class HtmlRenderer(PageViews):
     def plan(self) -> Plan:
         plan = Plan()
         memo = self._page_memo
+        moved: set[tuple[str, str]] | None = None
         if memo is not None:
             memo.reused = 0
+            site = self.site
+            moved = memo.around(
+                {lang: tuple(e.key for e in site.posts(lang)) for lang in self.config.codes},
+                {
+                    key: tuple((m.kind, m.key) for m in series.entries)
+                    for key, series in site.series_by_entry.items()
+                },
+            )
         for lang in self.config.codes:
-            self._plan_lang(plan, lang)
+            self._plan_lang(plan, lang, moved)
         if memo is not None:
             memo.done()
         return plan
 
-    def _plan_lang(self, plan: Plan, lang: str) -> None:
+    def _plan_lang(self, plan: Plan, lang: str, moved: set[tuple[str, str]] | None) -> None:
         site, cfg = self.site, self.config
         language = cfg.language(lang)
         posts = site.posts(lang)
         self.plan_home(plan, lang, posts)
         self.plan_cv_page(plan, lang)
         self.plan_blog(plan, lang, posts)
-        for entry in posts:
-            self._plan_entry(plan, lang, entry)
-        for entry in site.pages(lang):
-            self._plan_entry(plan, lang, entry)
+        self._plan_entries(plan, lang, posts, moved)
+        self._plan_entries(plan, lang, site.pages(lang), moved)
         by_tag = site.tag_posts.get(lang, {})  # each tag's posts (pair/taxonomy.py)
         tags = site.tags.get(lang, {})
         self.plan_tag_cloud(plan, lang, tags, {slug: len(by_tag.get(slug, ())) for slug in tags})
@@ -223,6 +232,30 @@ class HtmlRenderer(PageViews):
         )
         return (spec,)
 
+    def _plan_entries(
+        self, plan: Plan, lang: str, entries: Sequence[Entry], moved: set[tuple[str, str]] | None
+    ) -> None:
+        """`_plan_entry` for each of `entries`. With a PageMemo that knows whose neighbours and
+        series' members changed (`moved`, PageMemo.around), the pages of an entry that is the
+        very object the last plan made them of, and not moved, are taken without working out
+        their `made_of` again: it is the same (its own, its series' members, its neighbours)."""
+        memo = self._page_memo
+        if memo is None or moved is None:
+            for entry in entries:
+                self._plan_entry(plan, lang, entry)
+            return
+        add = plan.add
+        for entry in entries:
+            key = entry.key
+            specs = (
+                None if (lang, key) in moved else memo.take(("entry", entry.kind, key, lang), entry)
+            )
+            if specs is None:
+                self._plan_entry(plan, lang, entry)
+                continue
+            for spec in specs:
+                add(spec)
+
     def _plan_entry(self, plan: Plan, lang: str, entry: Entry) -> None:
         """A post's or page's page in `lang`, and a post's side-by-side page after it."""
         made_of = self._made_of(entry, lang)
@@ -337,10 +370,25 @@ class HtmlRenderer(PageViews):
         memo = self._page_memo.keys if self._page_memo is not None else None
         if memo is None:
             return {(e.kind, e.key): self.entry_key(e) for e in self.site.entries}
-        memo.start({lang: status.records for lang, status in self.site.status.items()})
+        site = self.site
+        memo.start({lang: status.records for lang, status in site.status.items()})
+        moved = memo.around(
+            {lang: tuple(e.key for e in site.posts(lang)) for lang in self.config.codes},
+            {
+                key: (series.name, series.slug, tuple(e.key for e in series.entries))
+                for key, series in site.series_by_entry.items()
+            },
+            {(lang, slug): tag for lang, tags in site.tags.items() for slug, tag in tags.items()},
+        )
+        images = site.images.docs
         keys: dict[EntryId, str] = {}
-        for entry in self.site.entries:
+        for entry in site.entries:
             entry_id = (entry.kind, entry.key)
+            if moved is not None:  # (most entries of an update: their around did not move)
+                taken = memo.take(entry_id, entry, moved, images)
+                if taken is not None:
+                    keys[entry_id] = taken
+                    continue
             kept = memo.facts(entry_id, entry)
             facts = kept if isinstance(kept, tuple) else self.entry_facts(entry)
             around = self.entry_around(entry, facts)
@@ -447,18 +495,10 @@ class HtmlRenderer(PageViews):
         return made
 
     def _card_key(self, entry: Entry, lang: str) -> str:
-        """What a post's card shows, as a string (memoized: a card is on many pages). The card
-        itself, not its document's digest: an edit that leaves the card as it was (a typo fixed
-        in the body) changes no listing's fingerprint."""
-        memo = (entry.kind, entry.key, lang)
-        key = self._card_key_memo.get(memo)
-        if key is None:
-            # a digest, not the repr itself: the fingerprints of the pages that show the card
-            # repr it again, and a short ASCII string costs far less to repr than a Korean one
-            card = repr(self._card(entry, lang)).encode("utf-8")
-            key = self._card_key_memo[memo] = hashlib.sha256(card).hexdigest()
-            self._made_card_keys.append((memo, key))
-        return key
+        """The key of a post's card (PageViews.card_key_at)."""
+        at = (entry.kind, entry.key, lang)
+        key = self._card_key_memo.get(at)
+        return key if key is not None else self.card_key_at(at, self._card(entry, lang))
 
     def _card_keys(self, entries: list[Entry], lang: str) -> tuple[object, ...]:
         # (the memo looked at here first: a listing page shows ten cards, and a big site has
@@ -515,4 +555,8 @@ class HtmlRenderer(PageViews):
         """Everything every page depends on: `extra` (templates, catalogs, config, version) and
         the site-wide context of each language."""
         data = repr((extra, [self.site_view(lang) for lang in self.config.codes]))
-        return hashlib.sha256(data.encode("utf-8")).hexdigest()
+        key = hashlib.sha256(data.encode("utf-8")).hexdigest()
+        # the cards' HTML kept under it (in memory, and in the build cache)
+        root = self.site_root
+        self.keep_card_html(key, Project(root).cache if root is not None else None)
+        return key

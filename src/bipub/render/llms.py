@@ -34,7 +34,7 @@ from bipub.render.llms_body import absolute_links, shift_headings
 from bipub.render.locale_format import format_iso
 from bipub.render.markdown import body_outline
 from bipub.render.markdown_sections import Outline
-from bipub.render.pdf.documents import short_wanted
+from bipub.render.pdf.links import short_wanted
 from bipub.render.views import ForeignText, MachineText, View, cv_view
 
 if TYPE_CHECKING:  # the CV's modules load when a CV is rendered

@@ -331,7 +331,8 @@ def _render_body(
         "\n".join(text_parts),
         tuple(unknown),
         locate(dropped, source),
-        math_errors(tokens),
+        # (formulas come only from the dollarmath rules, which match only at a "$")
+        math_errors(tokens) if "$" in source else (),
         tuple(env.get("diagram_errors", ())),
         unused_footnotes(env, source),
     )
@@ -520,12 +521,13 @@ class MarkdownCache:
         there, else by rendering it."""
         if doc.rel in self._cache or doc.rel in self._replayed:
             return
-        found = self.notes.get(self.key(doc)) if doc.digest else None
+        key = self.key(doc) if doc.digest else ""
+        found = self.notes.get(key) if key else None
         if found is None:
             self(doc)
             return
         self._replayed.add(doc.rel)
-        self._used.add(self.key(doc))
+        self._used.add(key)
         self.collector.extend(found)
 
     def merge(

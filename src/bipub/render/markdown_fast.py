@@ -18,6 +18,10 @@ markdown-it-py.
 * links — `normalizeLink` returns plain ASCII URLs as they are (and remembers the others), and
   `parseLinkDestination` finds an ordinary destination with one regex.
 * render-attrs — the renderer skips the attributes loop of tokens that have none.
+* render-loops — the renderer's `render` and `renderInline` loops do `renderToken` and the
+  stock `text` rule themselves, instead of a method call per token.
+* tokens — the block and inline parsers make their tokens without the Token dataclass's
+  `__init__` (every field set to its default, as it does).
 
 Every shortcut is taken only where it is provably what the stock code does (each says why);
 tests/unit/test_markdown_fast.py compares tokens, env and HTML with a stock parser, and
@@ -32,7 +36,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import lru_cache
 from types import ModuleType
 from typing import Any
@@ -40,7 +44,7 @@ from typing import Any
 from markdown_it import MarkdownIt, rules_block, rules_core, rules_inline
 from markdown_it.common.utils import unescapeAll
 from markdown_it.helpers import parse_link_destination
-from markdown_it.parser_block import RuleFuncBlockType
+from markdown_it.parser_block import ParserBlock, RuleFuncBlockType
 from markdown_it.parser_inline import ParserInline, RuleFuncInlineType
 from markdown_it.ruler import Ruler
 from markdown_it.rules_block import StateBlock
@@ -49,6 +53,14 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from markdown_it.utils import EnvType
 from mdit_py_plugins.footnote.index import footnote_def, footnote_inline, footnote_tail
+
+from bipub.render.markdown_fast_parts import (
+    TOKEN_FIELDS,
+    BlockParser,
+    InlineState,
+    new_token,
+    render_loops,
+)
 
 # --------------------------------------------------------------------------- block rules
 
@@ -301,17 +313,43 @@ class _InlineParser(ParserInline):
             and self.ruler.getRules("")[:1] == [rules_inline.text]
             and _NOOP_WITHOUT_DELIMITERS.issuperset(self.ruler2.getRules(""))
         ):
-            token = Token("text", "", 0)
+            token = self.new_token("text", "", 0)
             token.content = src
             tokens.append(token)
             return tokens
-        return super().parse(src, md, env, tokens)
+        # ParserInline.parse, with the state made by `state_class`
+        state = self.state_class(src, md, env, tokens)
+        self.tokenize(state)
+        for rule in self.ruler2.getRules(""):
+            rule(state)
+        return state.tokens
+
+    # (what makes tokens and states: stock markdown-it's, or those of `_fast_tokens`)
+    new_token: Callable[[str, str, Any], Token] = Token
+    state_class: type[StateInline] = StateInline
 
 
 def _plain_inline(md: MarkdownIt) -> None:
     inline = _InlineParser()
     inline.__dict__.update(md.inline.__dict__)  # its rulers and terminator characters
     md.inline = inline
+
+
+# --------------------------------------------------------------------------- tokens
+
+
+def _fast_tokens(md: MarkdownIt) -> None:
+    """Tokens made by `new_token` where the block and the inline parser make them (when
+    Token has the fields `new_token` sets: else nothing changes)."""
+    if tuple(f.name for f in fields(Token)) != TOKEN_FIELDS:
+        return
+    if type(md.block) is ParserBlock:
+        block = BlockParser()
+        block.__dict__.update(md.block.__dict__)  # its ruler
+        md.block = block
+    if isinstance(md.inline, _InlineParser):
+        md.inline.new_token = new_token
+        md.inline.state_class = InlineState
 
 
 # --------------------------------------------------------------------------- core rules
@@ -442,6 +480,8 @@ SPEEDUPS: dict[str, Callable[[MarkdownIt], None]] = {
     "footnote-tail": _skip_footnote_tail,
     "links": _links,
     "render-attrs": _skip_empty_attrs,
+    "render-loops": render_loops,
+    "tokens": _fast_tokens,
 }
 
 

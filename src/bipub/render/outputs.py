@@ -13,228 +13,30 @@ of the default language's, whenever that language is built.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import jinja2
 
 from bipub.cache import BuildCache, user_cache_dir
 from bipub.diagnostics import Collector, Diagnostic, DiagnosticError
-from bipub.load.content import Document
-from bipub.pair.model import version_key
 from bipub.pair.site import Entry, Site
 from bipub.project import Project
-from bipub.render import feeds, json_api, llms, llms_parts, pdf, urls
+from bipub.render import feeds, json_api, llms, llms_parts, urls
 from bipub.render.cards import Cards
 from bipub.render.html import HtmlRenderer, Plan
 from bipub.render.images import encode_variants, variant_files
 from bipub.render.markdown import MarkdownCache
-from bipub.render.markdown_sections import Outline
+from bipub.render.parts import Parts as Parts
+from bipub.render.parts import digest
+from bipub.render.pdf.links import any_pdf
 from bipub.render.search_shards import SearchRecord, index_site
 from bipub.render.templates import THEME_DIR, template_error, text_gettext
 from bipub.render.workers import render_pages
 from bipub.write.output import OutputTree, published_files
-
-
-@dataclass
-class Parts:
-    """The texts of the aggregate outputs' parts — a post's posts.json record, its line in
-    llms.txt and its text in llms-full.txt, a feed entry — by the values they are made from,
-    worked out by the same functions as ever (json_api.post_record, llms.post_line and
-    full_post, feeds.atom_entry). A build after an edit takes the text of every part whose
-    values did not change from the last build (buildstate.py keeps them; `bipub serve` in
-    memory) and joins them as a full build does.
-
-    Each key is cheap to work out (a document by its file's digest, never its text), and what
-    a post's version is made of (pair/model.py `version_key`) is digested once per build
-    (`version`) for every aggregate that shows the post: a part's key is that digest with the
-    values of the site its kind reads (`site_key`). `bipub serve` pairs an unchanged entry
-    into the very object it was (pair/site.py PairMemo): its digest is taken as it was, by
-    that object, without reading the entry again. status.json's records and the sitemap's
-    routes cost no more to make again than such a key, and are made again."""
-
-    earlier: dict[bytes, Any] = field(default_factory=dict)
-    now: dict[bytes, Any] = field(default_factory=dict)
-    # each post version's digest, by (kind, key, language), with the entry it was worked out
-    # from (reused only for that very object): this build's, and the last build's in this
-    # process (never saved: an object's identity means nothing in another process)
-    versions: dict[tuple[str, str, str], Held] = field(
-        default_factory=dict, compare=False, repr=False
-    )
-    versions_before: dict[tuple[str, str, str], Held] = field(
-        default_factory=dict, compare=False, repr=False
-    )
-    _sites: dict[object, bytes] = field(default_factory=dict, compare=False, repr=False)
-    made: int = field(default=0, compare=False, repr=False)  # parts made by this build
-    _shown: dict[str, llms.Names] = field(default_factory=dict, compare=False, repr=False)
-    _names: dict[str, dict[tuple[str, tuple[str, ...]], bytes]] = field(
-        default_factory=dict, compare=False, repr=False
-    )
-
-    def get(self, key: bytes, make: Callable[[], Any]) -> Any:
-        found = self.now.get(key)
-        if found is None:
-            found = self.earlier.get(key)
-            if found is None:
-                found = make()
-                self.made += 1
-            self.now[key] = found
-        return found
-
-    def note(self) -> str:
-        """What this build took from the last one's parts, for `-v`."""
-        if not self.now:
-            return ""
-        kept = len(self.now) - self.made
-        return (
-            f"aggregate parts (posts.json records, llms parts, feed entries): {kept:,} of "
-            f"{len(self.now):,} kept, {self.made:,} made"
-        )
-
-    def next(self) -> Parts:
-        """What the next build starts from: the parts this one used (or, if it used none,
-        as it found them)."""
-        return Parts(
-            self.now or self.earlier, versions_before=self.versions or self.versions_before
-        )
-
-    def again(self) -> Parts:
-        """A build's parts, from those a state kept (`next`'s): the same texts and digests."""
-        return Parts(self.earlier, versions_before=self.versions_before)
-
-    def version(self, entry: Entry, lang: str) -> bytes:
-        """The digest of what a post's version in `lang` is made of (pair/model.py
-        `version_key`, and its original language), worked out once per build; the last
-        build's for the very same entry object (module text)."""
-        return self._held(entry, lang).digest
-
-    def _held(self, entry: Entry, lang: str) -> Held:
-        ident = (entry.kind, entry.key, lang)
-        held = self.versions.get(ident)
-        if held is None:
-            held = self.versions_before.get(ident)
-            if held is None or held.entry is not entry:
-                held = _hold(entry, lang)
-            self.versions[ident] = held
-        elif held.entry is not entry:  # (two entries of one key in a build: never, but not kept)
-            return _hold(entry, lang)
-        return held
-
-    def names(self, entry: Entry, lang: str, shown: llms.Names) -> bytes:
-        """The digest of the names the site shows for a post's tags and its document's
-        language in `lang` (llms_parts.names_key), once per build for each such pair."""
-        held = self._held(entry, lang)
-        if self._shown.get(lang) is not shown:  # (each language's names: one object a build)
-            self._shown[lang] = shown
-            self._names[lang] = {}
-        memo = self._names[lang]
-        found = memo.get((held.doc_lang, held.tags))
-        if found is None:
-            names = llms_parts.names_key(held.doc_lang, held.tags, shown)
-            found = memo[held.doc_lang, held.tags] = _digest(("llms-names", names))
-        return found
-
-    def site_key(self, values: tuple[object, ...]) -> bytes:
-        """The digest of the site's values a kind of part reads (its name first), once per
-        build."""
-        found = self._sites.get(values)
-        if found is None:
-            found = self._sites[values] = _digest(values)
-        return found
-
-    def post_record(self, entry: Entry, lang: str, url: urls.UrlBuilder) -> str:
-        """A post's record in posts.json (json_api.post_record, as dump_record writes it), by
-        the values it reads (its version and json_api.site_key: the site's URL)."""
-
-        def make() -> str:
-            return json_api.dump_record(json_api.post_record(entry, lang, url))
-
-        site = self.site_key(("json-post", *json_api.site_key(url)))
-        text: str = self.get(_pair(site, self.version(entry, lang)), make)
-        return text
-
-    def llms_post(
-        self,
-        entry: Entry,
-        lang: str,
-        url: urls.UrlBuilder,
-        _: llms.Gettext,
-        shown: llms.Names,
-        labels: bytes,
-        raw_html: bool,
-        outlines: dict[str, Outline],
-    ) -> tuple[str, bytes]:
-        """A post's line in llms.txt (llms.post_line) and its text in llms-full.txt
-        (llms.full_post, UTF-8: the file is joined as bytes), by its values
-        (its version; llms_parts.names_key: the names the site shows for its tags and its
-        language; llms_parts.site_key) and `labels` (the digest of this language's
-        translations of llms_parts.POST_LABELS). Its body is made with the Outline its page's
-        render found (`outlines`, by path), else parsed."""
-
-        def make() -> tuple[str, bytes]:
-            doc = entry.versions[lang].doc
-            body = partial(llms.post_body, raw_html=raw_html, outline=outlines.get(doc.rel))
-            line = llms.post_line(entry, lang, url, _, shown)
-            return line, llms.full_post(entry, lang, url, _, shown, body).encode("utf-8")
-
-        site = self.site_key(("llms-post-utf8", labels, *llms_parts.site_key(url, raw_html)))
-        key = _pair(site, self.version(entry, lang), self.names(entry, lang, shown))
-        made: tuple[str, bytes] = self.get(key, make)
-        return made
-
-    def feed_entry(
-        self, item: feeds.FeedItem, doc: Document, note: str, markdown: MarkdownCache
-    ) -> tuple[str, str]:
-        """feeds.atom_entry and feeds.json_item_text of one feed entry, by its item, its body
-        (MarkdownCache.key: what its rendering depends on) and its note. A body kept from the
-        last build is not rendered again; what rendering it warned about is said again
-        (MarkdownCache.replay), as for a page kept."""
-
-        def make() -> tuple[str, str]:
-            html = markdown(doc).html
-            atom = feeds.atom_entry(item, html, note)
-            return atom, feeds.json_item_text(feeds.json_item(item, html, note))
-
-        key = _digest(("feed-entry", item, markdown.key(doc), note))
-        fresh = key not in self.now and key not in self.earlier
-        entry: tuple[str, str] = self.get(key, make)
-        if not fresh:
-            markdown.replay(doc)
-        return entry
-
-
-@dataclass(frozen=True)
-class Held:
-    """What Parts keeps of a post's version: the entry it was worked out from, the digest of
-    its values (Parts.version), its document's language and its tags (tags_of)."""
-
-    entry: Entry
-    digest: bytes
-    doc_lang: str
-    tags: tuple[str, ...]
-
-
-def _hold(entry: Entry, lang: str) -> Held:
-    digest = _digest(("version", version_key(entry, lang), entry.source_lang))
-    doc = entry.versions[lang].doc
-    return Held(entry, digest, doc.lang, entry.tags_in(lang))
-
-
-def _pair(*digests: bytes) -> bytes:
-    """A part's key from digests of its values (each `_digest`'s: 16 bytes, so that their
-    concatenation says where each one ends)."""
-    return hashlib.blake2b(b"".join(digests), digest_size=16).digest()
-
-
-def _digest(values: object) -> bytes:
-    """A part's key: a digest of its values' repr (a repr, not the values: True and 1 are
-    equal keys; a digest: the state keeps ~50,000 parts on a big site, saved at every build)."""
-    return hashlib.blake2b(repr(values).encode("utf-8"), digest_size=16).digest()
 
 
 @dataclass(frozen=True)
@@ -272,50 +74,92 @@ class Feeds:
     after_pages = True  # its bodies: the pages' renders (HtmlPages)
 
     def __init__(self) -> None:
-        # each language's feeds (feeds.feed_sets) of the job they were made for: `wanted`
-        # makes them before the pages, `render` joins them after
-        self._sets: tuple[RenderJob, dict[str, list[feeds.FeedParts]]] | None = None
+        # each language's feeds (feeds.feed_specs) of the job they were made for, with the
+        # key each is kept by and its files if kept (`plan`): `wanted` plans them before the
+        # pages, `render` makes those not kept after
+        self._plans: tuple[RenderJob, dict[str, list[Planned]]] | None = None
 
-    def sets(self, job: RenderJob, lang: str) -> list[feeds.FeedParts]:
-        if self._sets is None or self._sets[0] is not job:
-            self._sets = (job, {})
-        made = self._sets[1]
+    def plan(self, job: RenderJob, lang: str) -> list[Planned]:
+        if self._plans is None or self._plans[0] is not job:
+            self._plans = (job, {})
+        made = self._plans[1]
         if lang not in made:
-            made[lang] = feeds.feed_sets(job.site, lang, job.url)
+            site = feeds_site(job, lang)
+            made[lang] = [
+                (spec, mark, job.parts.kept(mark) if mark is not None else None)
+                for spec in feeds.feed_specs(job.site, lang)
+                for mark in (job.parts.feed_mark(spec, site),)
+            ]
         return made[lang]
 
     def render(self, job: RenderJob, tree: OutputTree) -> None:
         for lang in job.langs:
             notes = feed_notes(job, lang)
             # each entry is made once, whichever feeds show it, and kept by its values (a pure
-            # function of its item, its body and its note: Parts.feed_entry)
+            # function of its item, its body and its note: Parts.feed_entry); a feed whose
+            # posts' keys did not change is kept whole (Parts.feed_mark)
             entries: dict[feeds.FeedItem, tuple[str, str]] = {}
-            for parts in self.sets(job, lang):
-                for it, doc in zip(parts.items, parts.docs, strict=True):
-                    if it not in entries:
-                        entries[it] = job.parts.feed_entry(
-                            it, doc, notes.get(it.state, ""), job.markdown
-                        )
-                path = parts.path[1:]
-                xml = feeds.feed_xml(parts, [entries[it][0] for it in parts.items])
-                tree.add(path, xml, lang, "feed")
-                json_feed = feeds.json_feed_join(parts, [entries[it][1] for it in parts.items])
-                tree.add(path[: -len("xml")] + "json", json_feed, lang, "feed")
+            for spec, mark, kept in self.plan(job, lang):
+                if kept is None:
+                    parts = feeds.feed_of(job.site, lang, job.url, spec)
+                    for it, doc in zip(parts.items, parts.docs, strict=True):
+                        if it not in entries:
+                            entries[it] = job.parts.feed_entry(
+                                it, doc, notes.get(it.state, ""), job.markdown
+                            )
+                    xml = feeds.feed_xml(parts, [entries[it][0] for it in parts.items])
+                    items = [entries[it][1] for it in parts.items]
+                    kept = (xml, feeds.json_feed_join(parts, items))
+                    if mark is not None:
+                        job.parts.keep(mark, kept)
+                else:  # (what rendering its bodies warned about: said again, as for a page)
+                    for entry in spec.posts:
+                        job.markdown.replay(entry.versions[lang].doc)
+                path = spec.path[1:]
+                tree.add(path, kept[0], lang, "feed")
+                tree.add(path[: -len("xml")] + "json", kept[1], lang, "feed")
         if job.every_language:
-            # (each route's part made again: as cheap as working out a key it could be kept by)
-            routes = feeds.sitemap_parts(job.site, job.plan, job.url)
+            # (each route's part of an unchanged entry kept by its key: Parts.routes)
+            routes = job.parts.routes(job.site, job.plan, job.url)
             sitemap = feeds.sitemap_join(routes)
             tree.add("sitemap.xml", sitemap, None, "sitemap")
             tree.add("robots.txt", feeds.robots(job.url), None, "robots")
 
     def wanted(self, job: RenderJob) -> set[str]:
-        """The documents whose bodies the feeds show (their paths)."""
+        """The documents whose bodies the feeds not kept show (their paths)."""
         return {
-            it.rel for lang in job.langs for parts in self.sets(job, lang) for it in parts.items
+            entry.versions[lang].doc.rel
+            for lang in job.langs
+            for spec, _mark, kept in self.plan(job, lang)
+            if kept is None
+            for entry in spec.posts
         }
 
     def owns(self, path: str) -> bool:
         return path.rsplit("/", 1)[-1] in ("feed.xml", "feed.json", "sitemap.xml", "robots.txt")
+
+
+# a feed of feeds.feed_specs, the key it is kept by (None: none, Parts.feed_mark) and its
+# Atom and JSON Feed files if kept
+Planned = tuple[feeds.FeedSpec, bytes | None, tuple[bytes, bytes] | None]
+
+
+def feeds_site(job: RenderJob, lang: str) -> tuple[object, ...]:
+    """Every value of the site a feed of `lang` reads besides its posts' (Parts.feed_mark)."""
+    cfg = job.site.config
+    language = cfg.language(lang)
+    author = (cfg.author.name, cfg.author.email)
+    notes = tuple(sorted(feed_notes(job, lang).items()))
+    return (
+        lang,
+        language.title,
+        language.description,
+        author,
+        job.url.base_url,
+        notes,
+        job.markdown.renderer(),
+        job.markdown.raw_html,
+    )
 
 
 def feed_notes(job: RenderJob, lang: str) -> dict[str, str]:
@@ -342,13 +186,15 @@ class JsonApi:
             cv = json_api.cv_json(site, lang)
             if cv is not None:
                 tree.add(urls.api(lang, "cv")[1:], cv, lang, "cv.json")
-            posts = json_api.posts_json(site, lang, url, text=job.parts.post_record)
+            # each record kept by its values (Parts.post_records): an update makes again those
+            # of the posts it changed and joins them with the others as they were
+            posts = json_api.join_records(job.parts.post_records(site.posts(lang), lang, url))
             tree.add(urls.api(lang, "posts")[1:], posts, lang, "api")
             # (each record made again: as cheap as working out a key it could be kept by)
             status = json_api.status_json(json_api.status_records(site, lang))
             tree.add(urls.api(lang, "status")[1:], status, lang, "api")
         if job.every_language:
-            for name, text in job.parts.get(_digest("json-schemas"), json_api.schemas).items():
+            for name, text in job.parts.get(digest("json-schemas"), json_api.schemas).items():
                 tree.add(f"api/schema/{name}", text, None, "schema")
 
     def owns(self, path: str) -> bool:
@@ -367,15 +213,12 @@ class Llms:
         for lang in job.langs:
             _ = text_gettext(job.envs[lang])
             shown = llms.names(site, lang)
-            labels = _digest(tuple(_(label) for label in llms_parts.POST_LABELS))
+            labels = digest(tuple(_(label) for label in llms_parts.POST_LABELS))
             # each post's two parts, kept by their values (Parts.llms_post): an update makes
             # again those of the posts it changed and joins them with the others as they were
-            made = {
-                entry.key: job.parts.llms_post(
-                    entry, lang, url, _, shown, labels, raw_html, outlines
-                )
-                for entry in site.posts(lang)
-            }
+            posts = site.posts(lang)
+            parts = job.parts.llms_posts(posts, lang, url, _, shown, labels, raw_html, outlines)
+            made = {entry.key: part for entry, part in zip(posts, parts, strict=True)}
 
             def line(
                 entry: Entry, *_args: object, made: dict[str, tuple[str, bytes]] = made
@@ -407,7 +250,13 @@ class Pdfs:
     kind = "pdf"
 
     def render(self, job: RenderJob, tree: OutputTree) -> None:
-        for path, data, owner, origin in pdf.render_pdfs(
+        if not any_pdf(job.site, job.langs, bilingual=job.every_language):
+            return  # (what makes PDFs is not even loaded: ~20 ms)
+        # imported here: only a build that makes PDFs loads what makes them (render/pdf/)
+        from bipub.render.pdf.documents import render_pdfs
+        from bipub.render.pdf.jobs import build_time
+
+        for path, data, owner, origin in render_pdfs(
             job.project,
             job.site,
             job.langs,
@@ -415,7 +264,7 @@ class Pdfs:
             job.markdown,
             job.collector,
             bilingual=job.every_language,
-            now=pdf.build_time(os.environ),
+            now=build_time(os.environ),
             cache_dir=user_cache_dir() if job.cache is not None else None,  # --no-cache: None
         ):
             tree.add(path, data, owner, origin)

@@ -4,12 +4,14 @@ it; render/workers.py renders it; buildstate.py keeps its fingerprints)."""
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from bipub.diagnostics import Diagnostic, DiagnosticError
 from bipub.load.content import Document
+from bipub.render import urls
 
 Route = tuple[str, ...]
 EntryId = tuple[str, str]  # (kind, key) of a post or page
@@ -37,6 +39,12 @@ class PageSpec:
     # keeps its last fingerprint while none of these changed)
     made_of: tuple[EntryId, ...] = ()
     image: str | None = None  # og:image: a URL or site path (None: the language's site card)
+
+    @cached_property
+    def file(self) -> str:
+        """The output file it is written to (urls.output_file; worked out once: a kept page
+        is looked at by every update)."""
+        return urls.output_file(self.path)
 
 
 @dataclass
@@ -90,6 +98,13 @@ class PageMemo:
     keys: EntryKeyMemo = field(default_factory=lambda: EntryKeyMemo())  # each entry's key
     _next: dict[tuple[str, ...], Kept] = field(default_factory=dict)
     reused: int = 0  # pages taken as they were by the last plan
+    # what the last plan's post and page pages' `made_of` came from besides their entry: each
+    # language's posts in order (their neighbours) and each series member's members
+    order: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    members: dict[tuple[str, str], object] = field(default_factory=dict)
+    _around: tuple[dict[str, tuple[str, ...]], dict[tuple[str, str], object]] = field(
+        default_factory=lambda: ({}, {})
+    )
 
     def get(
         self, key: tuple[str, ...], entries: tuple[object, ...], inputs: object
@@ -107,6 +122,26 @@ class PageMemo:
         self._next[key] = known
         return known[2]
 
+    def take(self, key: tuple[str, ...], entry: object) -> tuple[PageSpec, ...] | None:
+        """The pages the last plan made for `key` of `entry` alone, if it is the very same
+        object, without comparing what else they were made of: the caller knows it is the same
+        (`around`: an entry's page is made of its series' members and its neighbours too)."""
+        known = self.pages.get(key)
+        if known is None or len(known[0]) != 1 or known[0][0] is not entry:
+            return None
+        self.reused += len(known[2])
+        self._next[key] = known
+        return known[2]
+
+    def around(
+        self, order: dict[str, tuple[str, ...]], members: dict[tuple[str, str], object]
+    ) -> set[tuple[str, str]] | None:
+        """The (language, entry key) pairs whose neighbours or series' members are not the last
+        plan's (`moved`); None if nothing is known (the first plan). `order` and `members`
+        become the known ones."""
+        self._around = (order, members)  # (known once the plan is made: `done`)
+        return moved(self.order or None, order, self.members, members)
+
     def keep(
         self,
         key: tuple[str, ...],
@@ -119,6 +154,43 @@ class PageMemo:
     def done(self) -> None:
         """The plan is made: its pages replace the last plan's (those of removed entries go)."""
         self.pages, self._next = self._next, {}
+        self.order, self.members = self._around
+
+
+def moved(
+    before: dict[str, tuple[str, ...]] | None,
+    order: dict[str, tuple[str, ...]],
+    before_members: dict[tuple[str, str], object],
+    members: dict[tuple[str, str], object],
+) -> set[tuple[str, str]] | None:
+    """The (language, entry key) pairs whose neighbours in `order` (each language's posts by
+    key, newest first) or whose series (`members`, by (language, entry key): what a page or key
+    shows of it) are not those of `before` and `before_members`; None if `before` is None or
+    lacks a language (nothing known)."""
+    if before is None:
+        return None
+    out: set[tuple[str, str]] = set()
+    for lang, keys in order.items():
+        was = before.get(lang)
+        if was is None:
+            return None
+        if was != keys:
+            old, new = _neighbours(was), _neighbours(keys)
+            out.update((lang, k) for k, pair in new.items() if old.get(k) != pair)
+    if members != before_members:
+        out.update(
+            k
+            for k in members.keys() | before_members.keys()
+            if members.get(k) != before_members.get(k)
+        )
+    return out
+
+
+def _neighbours(keys: tuple[str, ...]) -> dict[str, tuple[str | None, str | None]]:
+    """Each key's (the one before it, the one after it) in `keys`."""
+    if not keys:
+        return {}
+    return dict(zip(keys, zip((None, *keys[:-1]), (*keys[1:], None), strict=True), strict=True))
 
 
 # what PageMemo keeps for a key: the entries and inputs the pages were made of, and the pages
@@ -143,11 +215,62 @@ class EntryKeyMemo:
     status: object = None  # the status records the known keys were worked out with
     same_status: bool = False  # this build's status records are those (`start`)
     reused: int = 0  # keys taken as they were by the last `entry_keys`
+    # what the known keys' `around` came from besides each entry (`around`): each language's
+    # posts in order, each series member's series, each tag
+    order: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    members: dict[tuple[str, str], object] = field(default_factory=dict)
+    tags: dict[tuple[str, str], object] = field(default_factory=dict)
+    _around: tuple[
+        dict[str, tuple[str, ...]], dict[tuple[str, str], object], dict[tuple[str, str], object]
+    ] = field(default_factory=lambda: ({}, {}, {}))
 
     def start(self, status: object) -> None:
         """Keys are worked out for a new site whose status files hold `status`."""
         self.same_status = self.status is not None and self.status == status
         self.status, self.reused, self._next = status, 0, {}
+
+    def around(
+        self,
+        order: dict[str, tuple[str, ...]],
+        members: dict[tuple[str, str], object],
+        tags: dict[tuple[str, str], object],
+    ) -> tuple[set[str], set[tuple[str, str]]] | None:
+        """What moved since the known keys were worked out: the keys of the entries whose
+        neighbours or series changed (`moved`) and the (language, slug) of the tags that
+        changed; None if nothing is known or the status files changed (`start` first). The
+        values given become the known ones."""
+        found = moved(self.order or None, order, self.members, members)
+        retagged = {slug for slug, _ in tags.items() ^ self.tags.items()}
+        self._around = (order, members, tags)  # (known once every key is: `done`)
+        if found is None or not self.same_status:
+            return None
+        return {key for _, key in found}, retagged
+
+    def take(
+        self,
+        entry_id: EntryId,
+        entry: object,
+        moved: tuple[set[str], set[tuple[str, str]]],
+        images: Container[str],
+    ) -> str | None:
+        """The key the last build worked out for `entry`, without working out its `around`
+        again, if it is the very same object, neither it nor its tags moved (`around`), and no
+        version of it has images or diagrams (`facts`: those are looked at again); else None.
+        The status files are the same (`around` returns None otherwise): so are its review
+        states."""
+        known = self.known.get(entry_id)
+        if known is None or known[0] is not entry or entry_id[1] in moved[0]:
+            return None
+        retagged = moved[1]
+        facts: Any = known[1]  # (render/html.py EntryFacts: per language)
+        for lang, doc, slugs, diagrams in facts:
+            if diagrams or doc.rel in images:
+                return None
+            if retagged and any((lang, slug) in retagged for slug in slugs):
+                return None
+        self.reused += 1
+        self._next[entry_id] = known
+        return known[4]
 
     def facts(self, entry_id: EntryId, entry: object) -> object | None:
         """What the last build worked out of `entry` alone, if it is the very same object."""
@@ -175,6 +298,7 @@ class EntryKeyMemo:
     def done(self) -> None:
         """Every entry's key is worked out: they replace the last build's (removed entries go)."""
         self.known, self._next = self._next, {}
+        self.order, self.members, self.tags = self._around
 
 
 # what EntryKeyMemo keeps for an entry: the Entry, its facts, around, review, and its key

@@ -4,6 +4,7 @@ post shells, listings, the site-wide context), and rendering one planned page. `
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
@@ -18,9 +19,17 @@ from bipub.load.content import Document
 from bipub.model.fields import slugify
 from bipub.pair.site import Entry, Series, Site, Tag, tags_of
 from bipub.render import both, urls
+from bipub.render.card_html import KeptCardHtml
 from bipub.render.markdown import MarkdownCache, RenderedMarkdown
 from bipub.render.page_plan import PageSpec, Plan
-from bipub.render.templates import template_error
+from bipub.render.pdf.links import (
+    both_pdf_path,
+    pdf_links,
+    post_pdf_entries,
+    post_pdf_path,
+    short_pdf_links,
+)
+from bipub.render.templates import CardHtml, template_error
 from bipub.render.views import (
     Alternate,
     LangLink,
@@ -75,19 +84,33 @@ class PageViews:
         rendered: MarkdownCache,  # each body rendered once per build
         url: urls.UrlBuilder,
     ) -> None:
+        # the cards' HTML, kept from build to build (a resident caller's renderer is started
+        # again for each: `start`) under the site-wide key (`keep_card_html`)
+        self.card_html = KeptCardHtml()
+        self.card_html.key_of = self._card_html_key
+        self._cards: dict[tuple[str, str, str], PostCard] = {}
+        self._card_key_memo: dict[tuple[str, str, str], str] = {}
+        self.builds = 0  # the builds this renderer made (`start`)
         self.start(site, rendered, url)
 
     def start(self, site: Site, rendered: MarkdownCache, url: urls.UrlBuilder) -> None:
         """Start from nothing, for `site` (__init__; html.py `HtmlRenderer.again` starts a
-        kept renderer again for a new build: nothing of the last one's is left in it)."""
+        kept renderer again for a new build: nothing of the last one's is left in it but its
+        cards, each taken again only under the same card key, and the cards' HTML, kept under
+        the site-wide key: `keep_card_html`)."""
+        self.builds += 1
         self.site = site
         self.config = site.config
         self.rendered = rendered
         self.url = url
         self.site_root: Path | None = None
         self._site_cache: dict[str, View] = {}
-        self._cards: dict[tuple[str, str, str], PostCard] = {}
-        self._card_key_memo: dict[tuple[str, str, str], str] = {}
+        # the last build's cards with their keys (a resident caller's renderer: `_card` takes
+        # the one whose key this build knows already, as `reuse_card_keys` gave it)
+        keys = self._card_key_memo
+        self._last_cards = {at: (keys[at], c) for at, c in self._cards.items() if at in keys}
+        self._cards = {}
+        self._card_key_memo = {}
         self._made_card_keys: list[tuple[tuple[str, str, str], str]] = []  # (made_card_keys)
         self._slugs: dict[tuple[str, str, str], set[str]] = {}
         self._tag_links: dict[tuple[str, str], TagLink] = {}  # (lang, slug) → its link
@@ -98,6 +121,7 @@ class PageViews:
         # page (its URL path) → its fingerprint, known without working it out (buildstate.py:
         # its entries did not change since the build that worked it out)
         self.known: dict[str, str] = {}
+        self._card_html_on = False  # (keep_card_html)
 
     def both_view(self, entry: Entry, lang: str, other: str) -> both.BothView:
         """The view of a post's side-by-side page in `lang`, `other` beside it."""
@@ -126,8 +150,6 @@ class PageViews:
         )
 
     def _both_pdf_href(self, entry: Entry, lang: str) -> str | None:  # issue 19
-        from bipub.render.pdf import both_pdf_path  # (does not import WeasyPrint)
-
         path = both_pdf_path(self.site, entry, lang)
         return self.url.href(path) if path is not None else None
 
@@ -208,15 +230,61 @@ class PageViews:
             )
         return link
 
+    def keep_card_html(self, global_key: str, folder: Path | None) -> None:
+        """This build's site-wide key (HtmlRenderer.global_key): the cards' HTML that the
+        last builds kept under it is used, and the cards rendered now are kept under it
+        (render/card_html.py; `folder`: the build cache's, where they are read from, and
+        saved to by the renderer's first build). Without it (--no-cache) nothing is kept."""
+        self.card_html.start(global_key, folder, save=self.builds == 1)
+        self._card_html_on = True
+
+    def save_card_html(self) -> None:
+        """Save the cards' HTML for the next `bipub build` (render/card_html.py), with the
+        cards of this build only."""
+        self.card_html.save(set(self._card_key_memo.values()))
+
+    def _card_html_key(self, card: object, lang: str) -> str | None:
+        """The key of `card` if this build made it (its card key: `card_key_at`), else None
+        (its HTML then is not kept)."""
+        if type(card) is not PostCard:
+            return None
+        for kind in ("posts", "pages"):
+            at = (kind, card.key, lang)
+            if self._cards.get(at) is card:
+                return self.card_key_at(at, card)
+        return None
+
+    def card_key_at(self, at: tuple[str, str, str], card: PostCard) -> str:
+        """The key of the card of (kind, key, language) `at`, `card`: what it shows, as a
+        string (memoized: a card is on many pages; or the last build's, for an entry whose
+        `entry_key` did not change: `reuse_card_keys`). The card itself, not its document's
+        digest: an edit that leaves the card as it was (a typo fixed in the body) changes no
+        listing's fingerprint, and its HTML is kept (`keep_card_html`)."""
+        key = self._card_key_memo.get(at)
+        if key is None:
+            # a digest, not the repr itself: the fingerprints of the pages that show the card
+            # repr it again, and a short ASCII string costs far less to repr than a Korean one
+            data = repr(card).encode("utf-8")
+            key = self._card_key_memo[at] = hashlib.sha256(data).hexdigest()
+            self._made_card_keys.append((at, key))
+        return key
+
     def card(self, entry: Entry, lang: str) -> PostCard:
         """A post's card (as every listing shows it)."""
         return self._card(entry, lang)
 
     def _card(self, entry: Entry, lang: str) -> PostCard:
-        key = (entry.kind, entry.key, lang)
-        card = self._cards.get(key)
+        at = (entry.kind, entry.key, lang)
+        card = self._cards.get(at)
         if card is None:
-            card = self._cards[key] = self._make_card(entry, lang)
+            # the last build's card, if its key is this build's: the entry did not change
+            # (buildstate.carry: `reuse_card_keys`), so neither did what its card shows
+            key = self._card_key_memo.get(at)
+            last = self._last_cards.get(at) if key is not None else None
+            if last is not None and last[0] == key:
+                card = self._cards[at] = last[1]
+            else:
+                card = self._cards[at] = self._make_card(entry, lang)
         return card
 
     def _make_card(self, entry: Entry, lang: str) -> PostCard:
@@ -298,8 +366,6 @@ class PageViews:
         )
 
     def _post_pdf_href(self, entry: Entry, lang: str) -> str | None:  # issue 5 (render/pdf.py)
-        from bipub.render.pdf import post_pdf_entries, post_pdf_path
-
         wanted = self._pdf_posts.get(lang)
         if wanted is None:
             wanted = self._pdf_posts[lang] = {e.key for e in post_pdf_entries(self.site, lang)}
@@ -444,13 +510,9 @@ class PageViews:
         )
 
     def _pdf_links(self, lang: str) -> list[dict[str, str]]:
-        from bipub.render.pdf import pdf_links  # issue 5 (does not import WeasyPrint)
-
         return pdf_links(self.site, lang, self.url)
 
     def _short_pdf_links(self, lang: str) -> list[dict[str, str]]:
-        from bipub.render.pdf import short_pdf_links  # (does not import WeasyPrint)
-
         return short_pdf_links(self.site, lang, self.url)
 
     def render_page(
@@ -462,6 +524,9 @@ class PageViews:
             "page": self.page_meta(plan, spec),
             **spec.context(),
         }
+        cards = env.globals.get("post_card")
+        if isinstance(cards, CardHtml):
+            cards.kept = self.card_html if self._card_html_on else None
         try:
             return env.get_template(spec.template).render(context)
         except jinja2.TemplateError as exc:

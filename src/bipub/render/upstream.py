@@ -4,7 +4,8 @@
   mdit-py-plugins) with dispatchers that give the same tokens faster;
 - render/templates.py gives the Jinja templates a faster `escape` (the function the code Jinja
   compiles a template to calls for every `{{ … }}`), built on MarkupSafe's private
-  `_escape_inner` and set through Jinja's private `Template._from_namespace`;
+  `_escape_inner` and set through Jinja's private `Template._from_namespace`, and a Context whose
+  `call` (every `f(…)` in a template) relies on how Jinja's `Context.call` and `_PassArg` work;
 - render/highlight.py tokenizes with Pygments' lexers through joined regexes, reading patterns
   with CPython's private `re._parser` (render/first_chars.py), and formats HTML itself instead
   of `HtmlFormatter`.
@@ -89,7 +90,11 @@ def notes() -> list[str]:
     for what, verified, stock in (
         ("the fast Markdown parser (render/markdown_fast.py)", MARKDOWN_VERIFIED, "markdown-it-py"),
         ("the joined-rule highlighter (render/highlight.py)", HIGHLIGHT_VERIFIED, "Pygments"),
-        ("the fast template escaping (render/templates.py)", TEMPLATES_VERIFIED, "Jinja2 escaping"),
+        (
+            "the fast template escaping and calls (render/templates.py)",
+            TEMPLATES_VERIFIED,
+            "Jinja2",
+        ),
     ):
         off = unverified(verified)
         if not off and not (stock == "Pygments" and sys.implementation.name != "cpython"):

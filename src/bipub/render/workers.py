@@ -9,10 +9,8 @@ diagnostics and its counts. Output does not depend on which worker renders which
 from __future__ import annotations
 
 import gc
-import multiprocessing
-import os
+import re
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -20,7 +18,7 @@ from typing import Any
 import jinja2
 
 from bipub.diagnostics import Collector, Diagnostic
-from bipub.parallel import can_fork, die_with_parent, fork_map, worker_count
+from bipub.parallel import can_fork, fork_map, share_chunks, worker_count
 from bipub.render import urls
 from bipub.render.html import HtmlRenderer, PageSpec, Plan
 from bipub.render.markdown import MarkdownCache
@@ -28,10 +26,10 @@ from bipub.render.templates import CompiledTemplates
 from bipub.write.output import Identity, OutputFile, OutputTree
 
 CHUNK = 48
-MIN_CHUNK = 12  # (a chunk's results are sent back by the helper: a round trip each)
+MIN_CHUNK = 6  # (claimed one at a time, a chunk costs a lock; what helpers made comes back once)
 Decided = tuple[str | None, bool, list[tuple[tuple[str, str, str], str]]]  # (_decide)
 MIN_PAGES_FOR_WORKERS = 400  # pages to fingerprint (`_decide`) before workers do it
-# pages to render before helpers do some: the first chunk is rendered before forking, and a
+# pages to render before helpers do some: the warm-up pages are rendered before forking, and a
 # helper pays for itself (its fork, its results sent back) once two chunks are left to share
 # (measured at 10/20/40/100 posts per language: ~60 pages +0.06 s CPU and wall with a helper;
 # ~110 pages the same CPU and -0.05 s wall; ~200 pages -0.15 s wall; 494 pages -0.5 s)
@@ -52,10 +50,10 @@ class _Job:
 _JOB: _Job | None = None  # set in forked workers only (by _init), never in the parent
 
 
-def _init(job: _Job, parent: int) -> None:
-    """In each worker: die with the build's process, and let it alone hold the output lock."""
+def _init(job: _Job) -> None:
+    """In each helper (forked: parallel.share_chunks): let the build's process alone hold the
+    output lock."""
     global _JOB
-    die_with_parent(parent)
     job.tree.release_in_child()
     _JOB = job
 
@@ -76,6 +74,33 @@ def chunks(specs: list[PageSpec], size: int = 0, start: int = 0) -> list[tuple[i
     return out
 
 
+# the info string's first word of a fenced code block (its language: a highlighter to load)
+_FENCE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})[ \t]*([^\s`{]+)", re.M)
+
+
+def warm_up_first(specs: list[PageSpec]) -> int:
+    """Put first (in place) the pages that load what rendering loads once per process; return
+    their number. They are the first page of each template in each language and the first
+    post showing each code language (compiled templates, locale data, highlighters: ~70 ms at
+    100 posts/lang), each with the other pages of its entry (they share its body, `chunks`).
+    Rendered before the helpers are forked, they load all that once for every process, and the
+    helpers start after a few pages instead of a whole chunk. The other pages keep their order;
+    the output does not depend on the order pages are rendered in."""
+    seen: set[object] = set()
+    first: set[object] = set()
+    for spec in specs:
+        wants = [(spec.template, spec.lang)]
+        if spec.doc is not None:
+            wants += [("code", name.lower()) for name in _FENCE.findall(spec.doc.body)]
+        new = [want for want in wants if want not in seen]
+        if new:
+            seen.update(new)
+            first.add(_entry(spec))
+    ahead = [spec for spec in specs if _entry(spec) in first]
+    specs[:] = ahead + [spec for spec in specs if _entry(spec) not in first]
+    return len(ahead)
+
+
 def _entry(spec: PageSpec) -> object:
     """What a page is of: a post's or page's key (its pages and side-by-side pages), else its
     route."""
@@ -85,7 +110,9 @@ def _entry(spec: PageSpec) -> object:
 
 def _render_chunk(
     bounds: tuple[int, int],
-) -> tuple[dict[str, OutputFile], list[Diagnostic], dict[str, int], tuple[Any, Any, Any]]:
+) -> tuple[
+    dict[str, OutputFile], list[Diagnostic], dict[str, int], tuple[Any, Any, Any], dict[Any, Any]
+]:
     assert _JOB is not None
     job = _JOB
     tree = job.tree.attach()
@@ -103,6 +130,7 @@ def _render_chunk(
         collector.items,
         counts,
         (markdown.notes, markdown.outlines, markdown.shipped),
+        job.renderer.card_html.take_made(),  # the cards' HTML made (render/card_html.py)
     )
 
 
@@ -173,16 +201,13 @@ def render_pages(
             gc.unfreeze()
         meanwhile = None
     else:  # (here, the card keys made are this renderer's own: none to send)
-        decided = [
-            (*_fingerprint_keep(renderer, plan, spec, tree, previous, global_key), [])
-            for spec in pages
-        ]
+        decided = _decide_here(renderer, plan, pages, tree, previous, global_key)
         renderer.made_card_keys()
     infos: dict[tuple[str, str], OutputFile] = {}  # (one per template and language: frozen)
     for spec, (fp, keep, cards) in zip(pages, decided, strict=True):
         if cards:  # made by a worker: kept for the next build (they are its own otherwise)
             renderer.reuse_card_keys(dict(cards))
-        path = urls.output_file(spec.path)
+        path = spec.file
         if fp is not None:
             fingerprints[path] = fp
         if not keep:
@@ -220,50 +245,45 @@ def render_pages(
             meanwhile()
         _freeze_site()
         return counts, _written(fingerprints, tree)
-    # The first chunk is rendered here before forking: what rendering loads once per process
-    # (compiled templates, locale data, highlighters, the Markdown parser) is then loaded once,
-    # not by every worker (~70 ms each at 100 posts/lang). The pages of its chunk go first.
-    _render_here(job, parts[0], tree, collector, counts, on_pages)
+    # The pages that load what rendering loads once per process (compiled templates, locale
+    # data, highlighters, the Markdown parser) are rendered here before forking: it is then
+    # loaded once, not by every worker (~70 ms each at 100 posts/lang), and the helpers start
+    # after these few pages (~14 on a blog), not after a whole chunk (`warm_up_first`).
+    first = warm_up_first(specs)
+    _render_here(job, (0, first), tree, collector, counts, on_pages)
     # the others in smaller chunks on a small site: when this process meets the helpers, each
     # may hold two chunks it cannot give back (started, or queued to start): what this process
     # then waits for is kept small (~8 chunks a process; 48 pages from ~400 pages a process on)
-    left = len(specs) - parts[0][1]
-    size = min(CHUNK, max(MIN_CHUNK, left // (8 * workers)))
-    parts = chunks(specs, size, parts[0][1])
+    left = len(specs) - first
+    size = min(CHUNK, max(MIN_CHUNK, left // (16 * workers)))
+    parts = chunks(specs, size, first)
     # `workers - 1` forked helpers and this process: it makes the other outputs (`meanwhile`)
-    # and then renders the chunks no helper has started yet, from the last one back
-    context = multiprocessing.get_context("fork")
-    results: list[Any] = []
+    # and then renders the chunks no helper has started yet, from the last one back; a chunk
+    # is claimed when it is started (parallel.share_chunks), so small chunks cost nothing
+    # and when the last one is taken nobody waits for more than the one a helper is on
     # the forked workers share the parent's memory until they write to it; a garbage collection
     # in a worker would visit (and so copy) every object of the planned site: freeze them first
     gc.freeze()
     try:
-        with ProcessPoolExecutor(
-            workers - 1, mp_context=context, initializer=_init, initargs=(job, os.getpid())
-        ) as pool:
-            futures = [pool.submit(_render_chunk, bounds) for bounds in parts]  # forks them
-            if meanwhile:
-                meanwhile()
-            done_here: set[int] = set()
-            for i in reversed(range(len(futures))):
-                if not futures[i].cancel():  # a helper has it (and every chunk before it)
-                    break
-                _render_here(job, parts[i], tree, collector, counts, on_pages)
-                done_here.add(i)
-            for i, future in enumerate(futures):
-                if i in done_here:
-                    continue
-                files, diagnostics, part, (notes, outlines, shipped) = future.result()
-                results.append(files)
-                collector.extend(diagnostics)
-                markdown.merge(notes, outlines, shipped)
-                _add_counts(counts, part)
-                if on_pages:
-                    on_pages(sum(part.values()))
+        made = share_chunks(
+            len(parts),
+            lambda i: _render_here(job, parts[i], tree, collector, counts, on_pages),
+            lambda i: _render_chunk(parts[i]),
+            workers - 1,
+            meanwhile,
+            setup=partial(_init, job),
+        )
     finally:
         gc.unfreeze()
-    for files in results:
+    for _, (files, diagnostics, part, (notes, outlines, shipped), their_cards) in made:
+        # the cards' HTML the helpers made (render/card_html.py)
+        renderer.card_html.add(their_cards)
         tree.merge(files)
+        collector.extend(diagnostics)
+        markdown.merge(notes, outlines, shipped)
+        _add_counts(counts, part)
+        if on_pages:
+            on_pages(sum(part.values()))
     _freeze_site()
     return counts, _written(fingerprints, tree)
 
@@ -308,6 +328,32 @@ def _decide(
     return fp, keep, renderer.made_card_keys()
 
 
+def _decide_here(
+    renderer: HtmlRenderer,
+    plan: Plan,
+    pages: list[PageSpec],
+    tree: OutputTree,
+    previous: dict[str, tuple[str, Identity]],
+    global_key: str,
+) -> list[Decided]:
+    """`_decide` for every page, in this process: those whose fingerprint is known (kept from
+    the last build: buildstate.carry) looked up here, without a call each (most of an update's
+    pages), the others by `_fingerprint_keep`."""
+    known = renderer.known
+    keep = tree.keep
+    none: list[tuple[tuple[str, str, str], str]] = []  # (no card keys to send: not a worker)
+    out: list[Decided] = []
+    for spec in pages:
+        fp = known.get(spec.path)
+        if fp is None:
+            out.append((*_fingerprint_keep(renderer, plan, spec, tree, previous, global_key), none))
+            continue
+        path = spec.file
+        old = previous.get(path)
+        out.append((fp, old is not None and old[0] == fp and keep(path, old[1]), none))
+    return out
+
+
 def _fingerprint_keep(
     renderer: HtmlRenderer,
     plan: Plan,
@@ -317,7 +363,7 @@ def _fingerprint_keep(
     global_key: str,
 ) -> tuple[str | None, bool]:
     """`spec`'s fingerprint, and whether its previous file was kept (`_decide`)."""
-    path = urls.output_file(spec.path)
+    path = spec.file
     fp = renderer.fingerprint(plan, spec, global_key)
     old = previous.get(path)
     return fp, fp is not None and old is not None and old[0] == fp and tree.keep(path, old[1])

@@ -6,6 +6,7 @@ so that the tests that kill a build at every write can wrap each of them.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import stat
@@ -43,19 +44,37 @@ def remove(target: str | Path) -> None:
         shutil.rmtree(target)
 
 
+# a new file, never one already there (staged files share inodes with the live site)
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+
+
 def replace_with_bytes(target: str, data: bytes, fresh: bool = False) -> None:
     """Write `data` as a new file at `target` (its folder exists: OutputTree._make_parents).
     `fresh`: the staging folder started empty, so there is usually nothing to remove first."""
     if fresh:
         try:
-            with open(target, "xb") as f:
-                f.write(data)
+            _write_new(target, data)
             return
         except FileExistsError:
             pass
     remove(target)
-    with open(target, "xb") as f:
-        f.write(data)
+    _write_new(target, data)
+
+
+def _write_new(target: str, data: bytes) -> None:
+    """What `open(target, "xb").write(data)` does, in three system calls instead of six (no
+    buffered file object: it also asks for the file's size, whether it is a terminal and its
+    position), for every page of a build. A short write (a full disk) raises, as `write` does."""
+    fd = os.open(target, _NEW_FILE, 0o666)  # (the umask applies, as with `open`)
+    try:
+        done = os.write(fd, data) if data else 0
+        while done < len(data):  # (a short write: the rest, or the error that stopped it)
+            wrote = os.write(fd, memoryview(data)[done:])
+            if not wrote:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), target)
+            done += wrote
+    finally:
+        os.close(fd)
 
 
 def replace_with_link(src: str | Path, target: str | Path, src_ino: int | None = None) -> None:

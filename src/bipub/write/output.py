@@ -276,6 +276,11 @@ class OutputTree:
             if rel in self._dirs:
                 continue
             folder = os.path.join(self.staging, rel)
+            # a staging folder that started empty has few folders yet: make it first (one
+            # system call; mkdir makes nothing where anything, a link too, is there already)
+            if self.fresh and files.made_folder(folder):
+                self._dirs.add(rel)
+                continue
             try:
                 st = os.lstat(folder)
             except FileNotFoundError:

@@ -2,8 +2,10 @@
 
 The package, by concern:
 
-- documents.py — which PDFs a build has, their print HTML, and `render_pdfs` (the pipeline's
-  entry point);
+- links.py — which PDFs a site has and the links its pages show to them (plain functions of
+  the paired site, all that the HTML pages and llms.txt need);
+- documents.py — each PDF's print HTML, and `render_pdfs` (the pipeline's entry point:
+  outputs.Pdfs);
 - fonts.py — fonts through fontconfig, their coverage (cmaps), the @font-face CSS;
 - breaks.py — the Korean line-breaking pre-pass;
 - coverage.py — where a document's text comes from; characters no font covers; placing render
@@ -15,48 +17,32 @@ The package, by concern:
 - cache.py — rendered PDFs kept between builds;
 - jobs.py — the plain data passed between them, and the build's fixed time.
 
-Importing this package does not import WeasyPrint (engine.py imports it inside functions), so
-`bipub --help` stays fast.
+Importing this package imports links.py only: the rest (documents.py and what it uses) is
+imported by the build that makes PDFs (outputs.Pdfs), so a build without PDFs does not load
+it (~20 ms of every `bipub build`), and WeasyPrint is imported by engine.py inside functions
+only, so `bipub --help` stays fast.
 """
 
 from __future__ import annotations
 
-from bipub.render.pdf.coverage import check_documents
-from bipub.render.pdf.documents import (
+from bipub.render.pdf.links import (
     both_pdf_entries,
     both_pdf_path,
     pdf_links,
     post_pdf_entries,
     post_pdf_path,
-    prepare_pdfs,
-    render_pdfs,
     short_pdf_links,
     short_wanted,
     wants_pdf,
 )
-from bipub.render.pdf.engine import fast_subsetting_available, render_job
-from bipub.render.pdf.jobs import PdfJob, PdfResult, build_time, environment_time, w3c
-from bipub.render.pdf.pool import WORKERS, run_jobs
 
 __all__ = [
-    "WORKERS",
-    "PdfJob",
-    "PdfResult",
     "both_pdf_entries",
     "both_pdf_path",
-    "build_time",
-    "check_documents",
-    "environment_time",
-    "fast_subsetting_available",
     "pdf_links",
     "post_pdf_entries",
     "post_pdf_path",
-    "prepare_pdfs",
-    "render_job",
-    "render_pdfs",
-    "run_jobs",
     "short_pdf_links",
     "short_wanted",
-    "w3c",
     "wants_pdf",
 ]

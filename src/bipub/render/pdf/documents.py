@@ -23,7 +23,7 @@ from markupsafe import Markup
 from bipub import __version__
 from bipub.diagnostics import Collector, DiagnosticError
 from bipub.render import urls
-from bipub.render.both import SectionCache, partner, rebase, section_states
+from bipub.render.both import SectionCache, rebase, section_states
 from bipub.render.markdown import MarkdownCache, pygments_css
 from bipub.render.mathml import for_print as math_for_print
 from bipub.render.pdf.breaks import korean_line_breaks
@@ -33,9 +33,17 @@ from bipub.render.pdf.engine import fast_subsetting_available
 from bipub.render.pdf.fetch import site_mounts
 from bipub.render.pdf.fonts import Fonts, choose_fonts
 from bipub.render.pdf.jobs import PdfDoc, PdfJob, PdfResult, w3c
+from bipub.render.pdf.links import (
+    any_pdf,
+    both_pdf_document,
+    both_pdf_entries,
+    post_pdf_entries,
+    post_pdf_path,
+    short_wanted,
+)
 from bipub.render.pdf.log import SUBSETTING_MESSAGE
 from bipub.render.pdf.pool import WORKERS, run_jobs
-from bipub.render.pdf.short import count_marked, has_marks, short_cv
+from bipub.render.pdf.short import count_marked, short_cv
 from bipub.render.templates import template_error
 from bipub.render.views import View, cv_view
 
@@ -43,7 +51,7 @@ if TYPE_CHECKING:
     import jinja2
 
     from bipub.load.content import Document
-    from bipub.pair.site import Entry, Site
+    from bipub.pair.site import Site
     from bipub.project import Project
     from bipub.render.markdown import RenderedMarkdown
 
@@ -163,9 +171,7 @@ def prepare_pdfs(
     from bipub.model.cv import CV  # (the CV model loads only when PDFs are built)
 
     config = site.config
-    if not any(lang in site.cv or post_pdf_entries(site, lang) for lang in langs) and not (
-        bilingual and both_pdf_entries(site)
-    ):
+    if not any_pdf(site, langs, bilingual=bilingual):
         return None  # nothing to render: no font needed
     try:
         fonts, font_warnings = choose_fonts(config.pdf, project.root)
@@ -438,98 +444,3 @@ def prepare_pdfs(
             )
             docs.append(PdfDoc(job, post_sources(entry, first) + post_sources(entry, second)))
     return fonts, docs
-
-
-def both_pdf_langs(site: Site, entry: Entry, lang: str) -> tuple[str, str] | None:
-    """The languages of the bilingual PDF a post's pages in `lang` link (issue 19), in
-    bipub.yaml's order, or None: a post that gets a PDF (wants_pdf) and has a side-by-side
-    view (render/both.py partner)."""
-    other = partner(site, entry, lang)
-    if other is None or not wants_pdf(site, entry, lang):
-        return None
-    codes = site.config.codes
-    first, second = sorted((lang, other), key=codes.index)
-    return first, second
-
-
-def both_pdf_path(site: Site, entry: Entry, lang: str) -> str | None:
-    """The site path of the bilingual PDF a post's pages in `lang` link, or None."""
-    langs = both_pdf_langs(site, entry, lang)
-    return urls.both_pdf(entry.slug, *langs) if langs is not None else None
-
-
-def both_pdf_document(entry: Entry, first: str, second: str) -> str:
-    """Output path of a post's bilingual PDF."""
-    return urls.both_pdf(entry.slug, first, second).lstrip("/")
-
-
-def both_pdf_entries(site: Site) -> list[tuple[Entry, str, str]]:
-    """Every bilingual post PDF of the site: (post, first language, second language)."""
-    out: dict[tuple[str, str, str], tuple[Entry, str, str]] = {}
-    for lang in site.config.codes:
-        for entry in site.posts(lang):
-            langs = both_pdf_langs(site, entry, lang)
-            if langs is not None:
-                out.setdefault((entry.key, *langs), (entry, *langs))
-    return list(out.values())
-
-
-def post_pdf_entries(site: Site, lang: str) -> list[Entry]:
-    """Posts of `lang` that get a PDF (see wants_pdf)."""
-    return [entry for entry in site.posts(lang) if wants_pdf(site, entry, lang)]
-
-
-def wants_pdf(site: Site, entry: Entry, lang: str) -> bool:
-    """Front matter `pdf: true`, or config `pdf.posts` unless `pdf: false`; only where the
-    page shows its own language (a fallback has no PDF of its own) and not for drafts."""
-    if entry.kind != "posts" or lang not in entry.versions:
-        return False
-    version = entry.versions[lang]
-    flag = entry.source.meta.pdf
-    wanted = flag if flag is not None else site.config.pdf.posts
-    return bool(wanted) and not version.is_fallback and not version.doc.meta.draft
-
-
-def post_pdf_path(lang: str, slug: str) -> str:
-    """Output path of a post's PDF: <lang>/blog/<slug>/<slug>.pdf."""
-    return urls.post(lang, slug).lstrip("/") + f"{slug}.pdf"
-
-
-def short_wanted(site: Site) -> bool:
-    """Whether the build has short CV PDFs (bipub.yaml pdf.short; items marked `short: true`)."""
-    return bool(site.cv) and site.config.pdf.short.wanted(
-        any(has_marks(merged.data) for merged in site.cv.values())
-    )
-
-
-def short_pdf_links(site: Site, lang: str, url: urls.UrlBuilder) -> list[dict[str, str]]:
-    """The short CV PDFs a page in `lang` links (issue 18): this language's first."""
-    if not short_wanted(site):
-        return []
-    codes = [c for c in site.config.codes if c in site.cv]
-    return [
-        {
-            "label": site.config.language(code).name,
-            "lang": code,
-            "href": url.href(urls.cv_pdf(f"{code}-short")),
-        }
-        for code in sorted(codes, key=lambda c: c != lang)
-    ]
-
-
-def pdf_links(site: Site, lang: str, url: urls.UrlBuilder) -> list[dict[str, str]]:
-    """The PDFs a page in `lang` links: its CV, the other languages' CVs, the bilingual CV."""
-    links = []
-    codes = [c for c in site.config.codes if c in site.cv]
-    for code in sorted(codes, key=lambda c: c != lang):
-        links.append(
-            {
-                "label": site.config.language(code).name,
-                "lang": code,
-                "href": url.href(urls.cv_pdf(code)),
-            }
-        )
-    if "ko" in site.cv and "en" in site.cv:
-        names = " + ".join(site.config.language(c).name for c in ("ko", "en"))
-        links.append({"label": names, "lang": "ko-en", "href": url.href(urls.cv_pdf("ko-en"))})
-    return links

@@ -1,0 +1,197 @@
+"""Two of render/markdown_fast.py's speedups, the pieces they put into a MarkdownIt instance:
+tokens made without the Token dataclass's `__init__` (`new_token`, the parsers' states that use
+it) and the renderer's loops doing `renderToken` and the stock `text` rule themselves
+(`render_loops`). Each piece does what the markdown-it-py code it replaces does, step for step.
+
+Imported only by render/markdown_fast.py, which is imported only on the markdown-it-py and
+mdit-py-plugins versions it was verified with (render/upstream.py); tests/unit/
+test_markdown_fast.py compares the tokens and HTML with stock markdown-it-py's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
+from markdown_it.parser_block import ParserBlock
+from markdown_it.renderer import RendererHTML
+from markdown_it.rules_block import StateBlock
+from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
+from markdown_it.utils import EnvType
+
+# Token's fields (a dataclass with slots), in order: what `Token(type, tag, nesting)` sets
+TOKEN_FIELDS = (
+    "type",
+    "tag",
+    "nesting",
+    "attrs",
+    "map",
+    "level",
+    "children",
+    "content",
+    "markup",
+    "info",
+    "meta",
+    "block",
+    "hidden",
+)
+_new = object.__new__
+
+
+def new_token(ttype: str, tag: str, nesting: Any) -> Token:
+    """`Token(ttype, tag, nesting)` without the dataclass's `__init__` and `__post_init__`
+    (which turns the default `attrs`, a new empty dict, into another new empty dict): every
+    field set to its default, as they do, in a third of the time (~180 tokens a body)."""
+    token: Token = _new(Token)
+    token.type = ttype
+    token.tag = tag
+    token.nesting = nesting
+    token.attrs = {}
+    token.map = None
+    token.level = 0
+    token.children = None
+    token.content = ""
+    token.markup = ""
+    token.info = ""
+    token.meta = {}
+    token.block = False
+    token.hidden = False
+    return token
+
+
+class BlockState(StateBlock):
+    """StateBlock whose `push` (the same steps) makes its token with `new_token`."""
+
+    def push(self, ttype: str, tag: str, nesting: Any) -> Token:
+        token = new_token(ttype, tag, nesting)
+        token.block = True
+        if nesting < 0:
+            self.level -= 1  # closing tag
+        token.level = self.level
+        if nesting > 0:
+            self.level += 1  # opening tag
+        self.tokens.append(token)
+        return token
+
+
+class InlineState(StateInline):
+    """StateInline whose `push` and `pushPending` (the same steps) make their tokens with
+    `new_token`."""
+
+    def pushPending(self) -> Token:
+        token = new_token("text", "", 0)
+        token.content = self.pending
+        token.level = self.pendingLevel
+        self.tokens.append(token)
+        self.pending = ""
+        return token
+
+    def push(self, ttype: str, tag: str, nesting: Any) -> Token:
+        if self.pending:
+            self.pushPending()
+        token = new_token(ttype, tag, nesting)
+        token_meta = None
+        if nesting < 0:
+            self.level -= 1  # closing tag
+            self.delimiters = self._prev_delimiters.pop()
+        token.level = self.level
+        if nesting > 0:
+            self.level += 1  # opening tag
+            self._prev_delimiters.append(self.delimiters)
+            self.delimiters = []
+            token_meta = {"delimiters": self.delimiters}
+        self.pendingLevel = self.level
+        self.tokens.append(token)
+        self.tokens_meta.append(token_meta)
+        return token
+
+
+class BlockParser(ParserBlock):
+    """ParserBlock.parse with the state made by `BlockState`."""
+
+    def parse(
+        self, src: str, md: MarkdownIt, env: EnvType, outTokens: list[Token]
+    ) -> list[Token] | None:
+        if not src:
+            return None
+        state = BlockState(src, md, env, outTokens)
+        self.tokenize(state, state.line, state.lineMax)
+        return state.tokens
+
+
+def token_html(
+    tokens: list[Token], idx: int, token: Token, xhtml: bool, attrs: Callable[[Token], str]
+) -> str:
+    """RendererHTML.renderToken, step for step (`attrs`: the renderer's renderAttrs)."""
+    if token.hidden:
+        return ""
+    nesting = token.nesting
+    result = "</" + token.tag if nesting == -1 else "<" + token.tag
+    if token.block and nesting != -1 and idx and tokens[idx - 1].hidden:
+        result = "\n" + result
+    if token.attrs:  # (renderAttrs of no attributes is "")
+        result += attrs(token)
+    if nesting == 0 and xhtml:
+        result += " /"
+    if not token.block:
+        return result + ">"
+    if nesting == 1 and idx + 1 < len(tokens):
+        after = tokens[idx + 1]
+        if (
+            after.type == "inline"
+            or after.hidden
+            or (after.nesting == -1 and after.tag == token.tag)
+        ):
+            return result + ">"
+    return result + ">\n"
+
+
+def render_loops(md: MarkdownIt) -> None:
+    """RendererHTML's `render` and `renderInline` as one loop each, with its `renderToken` and
+    its `text` rule (when it is still the stock one: `escapeHtml` of the content) done in the
+    loop instead of a method call per token. Only on a RendererHTML whose `renderToken` was not
+    replaced; `rules` is read at every render (rules added later are used, as by the stock
+    loops)."""
+    if type(md.renderer) is not RendererHTML or "renderToken" in vars(md.renderer):
+        return
+    renderer: Any = md.renderer
+    stock_text = RendererHTML.text
+
+    def render_inline(tokens: list[Token], options: Any, env: EnvType) -> str:
+        rules = renderer.rules
+        text = rules.get("text")
+        plain = getattr(text, "__func__", None) is stock_text
+        attrs = renderer.renderAttrs
+        xhtml = options["xhtmlOut"]
+        out = []
+        for i, token in enumerate(tokens):
+            kind = token.type
+            if kind == "text" and plain:
+                out.append(escapeHtml(token.content))
+            elif kind in rules:
+                out.append(rules[kind](tokens, i, options, env))
+            else:
+                out.append(token_html(tokens, i, token, xhtml, attrs))
+        return "".join(out)
+
+    def render(tokens: list[Token], options: Any, env: EnvType) -> str:
+        rules = renderer.rules
+        attrs = renderer.renderAttrs
+        xhtml = options["xhtmlOut"]
+        out = []
+        for i, token in enumerate(tokens):
+            kind = token.type
+            if kind == "inline":
+                if token.children:
+                    out.append(renderer.renderInline(token.children, options, env))
+            elif kind in rules:
+                out.append(rules[kind](tokens, i, options, env))
+            else:
+                out.append(token_html(tokens, i, token, xhtml, attrs))
+        return "".join(out)
+
+    renderer.render = render
+    renderer.renderInline = render_inline

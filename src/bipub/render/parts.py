@@ -1,0 +1,361 @@
+"""The parts of the aggregate outputs (render/outputs.py): each post's posts.json record, its
+line in llms.txt and its text in llms-full.txt, each feed, each route's URLs in the sitemap,
+each entry's part of status.json — kept by what they are made of, so that a build after an
+edit makes again only the parts of what the edit changed and joins the others as a full build
+does (one `b"".join` of the kept texts, never a second copy of a rule).
+
+Two keys find a part:
+
+* its values' digest (`Parts.get`): a post version's values (pair/model.py `version_key`,
+  digested once per build: `Parts.version`) with the values of the site its kind reads
+  (`Parts.site_key`). Cheap, but a digest for each post of each aggregate: tens of thousands
+  on a big site;
+* its entry's key (`Parts.each`): when the build worked out every entry's key
+  (`HtmlRenderer.entry_key`: what its pages and card are made of — every value of its
+  versions, the names the site shows for its tags, its series, its neighbours, its review
+  states), an entry whose key did not change since a build that made its part of a kind has
+  that part still: a part is found by (the kind, its language and the site values it reads:
+  its *slot*; the entry's key), a dict look-up with no digest, and only the entries whose key
+  changed have their part's digest worked out (and their part made, if that moved too).
+  `-v` says how many parts were found by their entry's key.
+
+Both keys are saved with the parts (buildstate.py): a part is kept by what it is made of, one
+more key is never wrong.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from bipub.load.content import Document
+from bipub.pair.model import version_key
+from bipub.pair.site import Entry, Site
+from bipub.render import feeds, json_api, llms, llms_parts, urls
+from bipub.render.markdown import MarkdownCache
+from bipub.render.markdown_sections import Outline
+from bipub.render.page_plan import EntryId, PageSpec, Plan
+
+
+@dataclass
+class Parts:
+    """The texts of the aggregate outputs' parts by the values they are made from, worked
+    out by the same functions as ever (json_api.post_record, llms.post_line and full_post,
+    feeds.atom_entry, feeds.route_part, …). A build after an edit takes the text of every
+    part whose values did not change from the last build (buildstate.py keeps them; `bipub
+    serve` in memory) and joins them as a full build does (module text).
+
+    Each key is cheap to work out (a document by its file's digest, never its text), and what
+    a post's version is made of (pair/model.py `version_key`) is digested once per build
+    (`version`) for every aggregate that shows the post: a part's key is that digest with the
+    values of the site its kind reads (`site_key`). `bipub serve` pairs an unchanged entry
+    into the very object it was (pair/site.py PairMemo): its digest is taken as it was, by
+    that object, without reading the entry again. With the entries' keys (`entry_keys`), an
+    unchanged entry's part is found by its key alone (`each`)."""
+
+    earlier: dict[bytes, Any] = field(default_factory=dict)
+    now: dict[bytes, Any] = field(default_factory=dict)
+    # each post version's digest, by (kind, key, language), with the entry it was worked out
+    # from (reused only for that very object): this build's, and the last build's in this
+    # process (never saved: an object's identity means nothing in another process)
+    versions: dict[tuple[str, str, str], Held] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+    versions_before: dict[tuple[str, str, str], Held] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+    # this build's entries' keys (HtmlRenderer.entry_keys), if it worked them out (`each`),
+    # and its site-wide key (HtmlRenderer.global_key: configuration, templates, catalogs)
+    entry_keys: dict[EntryId, str] | None = field(default=None, compare=False, repr=False)
+    global_key: str = field(default="", compare=False, repr=False)
+    _sites: dict[object, bytes] = field(default_factory=dict, compare=False, repr=False)
+    made: int = field(default=0, compare=False, repr=False)  # parts made by this build
+    found: int = field(default=0, compare=False, repr=False)  # found by their entry's key
+    marks: int = field(default=0, compare=False, repr=False)  # (entry key → part) keys used
+    _shown: dict[str, llms.Names] = field(default_factory=dict, compare=False, repr=False)
+    _names: dict[str, dict[tuple[str, tuple[str, ...]], bytes]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+    def get(self, key: bytes, make: Callable[[], Any]) -> Any:
+        found = self.now.get(key)
+        if found is None:
+            found = self.earlier.get(key)
+            if found is None:
+                found = make()
+                self.made += 1
+            self.now[key] = found
+        return found
+
+    def use_keys(self, entries: dict[EntryId, str], global_key: str) -> None:
+        """Find the parts of the entries by their keys too (`each`, `feed_mark`): `entries`,
+        this build's, and `global_key`, its site-wide key (a part found by an entry's key is
+        one made under the same: what the site-wide values a part reads are, besides those
+        its slot names)."""
+        self.entry_keys, self.global_key = entries, global_key
+
+    def each(
+        self,
+        kind: tuple[object, ...],
+        entries: Sequence[Entry],
+        key: Callable[[Entry], bytes],
+        make: Callable[[Entry], Any],
+    ) -> list[Any]:
+        """The part of one kind of each of `entries`, in their order: `make(entry)`, kept by
+        `key(entry)` (the digest of its values, `get`). `kind`: the kind's name, its language
+        and every value of the site its parts read besides the entries' own (their slot, by
+        which with an entry's key the part is found without `key`: module text)."""
+        keys = self.entry_keys
+        if keys is None:
+            return [self.get(key(entry), partial(make, entry)) for entry in entries]
+        slot = self.site_key(("by-entry", self.global_key, *kind))
+        now, earlier = self.now, self.earlier
+        marks = [slot + keys[entry.kind, entry.key].encode() for entry in entries]
+        # (each: the part's key by the entry's, then the part; None where either is missing)
+        at = [k if (k := now.get(m)) is not None else earlier.get(m) for m in marks]
+        parts = [
+            None if k is None else p if (p := now.get(k)) is not None else earlier.get(k)
+            for k in at
+        ]
+        missing = [n for n, part in enumerate(parts) if part is None]
+        for n in missing:  # entries whose key changed (or whose part this state lacks)
+            entry = entries[n]
+            found = at[n] = key(entry)
+            parts[n] = self.get(found, partial(make, entry))
+        now.update(zip(marks, at, strict=True))
+        now.update(zip(at, parts, strict=True))  # type: ignore[arg-type]
+        self.found += len(entries) - len(missing)
+        self.marks += len(marks)
+        return parts
+
+    def note(self) -> str:
+        """What this build took from the last one's parts, for `-v`."""
+        if not self.now:
+            return ""
+        total = len(self.now) - self.marks
+        kept = total - self.made
+        found = f", {self.found:,} of them found by their entry's key" if self.entry_keys else ""
+        what = "posts.json records, llms parts, feeds, feed entries, sitemap routes"
+        return f"aggregate parts ({what}): {kept:,} of {total:,} kept, {self.made:,} made{found}"
+
+    def next(self) -> Parts:
+        """What the next build starts from: the parts this one used (or, if it used none,
+        as it found them)."""
+        return Parts(
+            self.now or self.earlier, versions_before=self.versions or self.versions_before
+        )
+
+    def again(self) -> Parts:
+        """A build's parts, from those a state kept (`next`'s): the same texts and digests."""
+        return Parts(self.earlier, versions_before=self.versions_before)
+
+    def version(self, entry: Entry, lang: str) -> bytes:
+        """The digest of what a post's version in `lang` is made of (pair/model.py
+        `version_key`, and its original language), worked out once per build; the last
+        build's for the very same entry object (module text)."""
+        return self._held(entry, lang).digest
+
+    def _held(self, entry: Entry, lang: str) -> Held:
+        ident = (entry.kind, entry.key, lang)
+        held = self.versions.get(ident)
+        if held is None:
+            held = self.versions_before.get(ident)
+            if held is None or held.entry is not entry:
+                held = _hold(entry, lang)
+            self.versions[ident] = held
+        elif held.entry is not entry:  # (two entries of one key in a build: never, but not kept)
+            return _hold(entry, lang)
+        return held
+
+    def names(self, entry: Entry, lang: str, shown: llms.Names) -> bytes:
+        """The digest of the names the site shows for a post's tags and its document's
+        language in `lang` (llms_parts.names_key), once per build for each such pair."""
+        held = self._held(entry, lang)
+        if self._shown.get(lang) is not shown:  # (each language's names: one object a build)
+            self._shown[lang] = shown
+            self._names[lang] = {}
+        memo = self._names[lang]
+        found = memo.get((held.doc_lang, held.tags))
+        if found is None:
+            names = llms_parts.names_key(held.doc_lang, held.tags, shown)
+            found = memo[held.doc_lang, held.tags] = digest(("llms-names", names))
+        return found
+
+    def site_key(self, values: tuple[object, ...]) -> bytes:
+        """The digest of the site's values a kind of part reads (its name first), once per
+        build."""
+        found = self._sites.get(values)
+        if found is None:
+            found = self._sites[values] = digest(values)
+        return found
+
+    def post_records(self, entries: Sequence[Entry], lang: str, url: urls.UrlBuilder) -> list[str]:
+        """Each post's record in posts.json (json_api.post_record, as dump_record writes it),
+        by the values it reads (its version and json_api.site_key: the site's URL)."""
+        values = ("json-post", *json_api.site_key(url))
+        site = self.site_key(values)
+
+        def key(entry: Entry) -> bytes:
+            return pair(site, self.version(entry, lang))
+
+        def make(entry: Entry) -> str:
+            return json_api.dump_record(json_api.post_record(entry, lang, url))
+
+        return self.each((*values, lang), entries, key, make)
+
+    def llms_posts(
+        self,
+        entries: Sequence[Entry],
+        lang: str,
+        url: urls.UrlBuilder,
+        _: llms.Gettext,
+        shown: llms.Names,
+        labels: bytes,
+        raw_html: bool,
+        outlines: dict[str, Outline],
+    ) -> list[tuple[str, bytes]]:
+        """Each post's line in llms.txt (llms.post_line) and its text in llms-full.txt
+        (llms.full_post, UTF-8: the file is joined as bytes), by its values
+        (its version; llms_parts.names_key: the names the site shows for its tags and its
+        language; llms_parts.site_key) and `labels` (the digest of this language's
+        translations of llms_parts.POST_LABELS). Its body is made with the Outline its page's
+        render found (`outlines`, by path), else parsed."""
+
+        def make(entry: Entry) -> tuple[str, bytes]:
+            doc = entry.versions[lang].doc
+            body = partial(llms.post_body, raw_html=raw_html, outline=outlines.get(doc.rel))
+            line = llms.post_line(entry, lang, url, _, shown)
+            return line, llms.full_post(entry, lang, url, _, shown, body).encode("utf-8")
+
+        values = ("llms-post-utf8", labels, *llms_parts.site_key(url, raw_html))
+        site = self.site_key(values)
+
+        def key(entry: Entry) -> bytes:
+            return pair(site, self.version(entry, lang), self.names(entry, lang, shown))
+
+        # (the names of the languages: the entry keys hold those of its tags, not these)
+        languages = tuple(sorted(shown.languages.items()))
+        return self.each((*values, lang, languages), entries, key, make)
+
+    def routes(self, site: Site, plan: Plan, url: urls.UrlBuilder) -> list[feeds.SitemapPart]:
+        """The sitemap by route (feeds.sitemap_parts), with the entries' keys: a route whose
+        pages are all of one entry (`PageSpec.made_of`: a post's, a page's) is kept by that
+        entry's key (its pages' paths, the languages that have one, which is canonical and
+        which not indexed, its lastmod: all the entry's), with the URL and the languages."""
+        keys = self.entry_keys
+        if keys is None:
+            return feeds.sitemap_parts(site, plan, url)
+        values = ("by-route", self.global_key, url.base_url, tuple(site.config.codes))
+        slot = self.site_key(values)
+        routes = plan.routes
+        now, earlier = self.now, self.earlier
+        marks = {
+            r: mark for r, specs in routes.items() if (mark := _route_mark(slot, keys, r, specs))
+        }
+        known = {r: p for r, m in marks.items() if (p := now.get(m) or earlier.get(m)) is not None}
+        made = feeds.sitemap_parts(site, plan, url, known)
+        self.made += len(marks) - len(known)
+        now.update(
+            (m, made_part) for made_part in made if (m := marks.get(made_part[0])) is not None
+        )
+        return made
+
+    def feed_mark(self, spec: feeds.FeedSpec, site: tuple[object, ...]) -> bytes | None:
+        """The key a whole feed (its Atom and JSON Feed files) is kept by, with the entries'
+        keys (None without: each entry is then kept, `feed_entry`): its path, its title and its
+        posts' entry keys (their order too), with `site`, every value of the site its files
+        read besides its posts' (feeds_site: the language's title and description, the author,
+        the URL, the notes, what renders the bodies). Everything an entry shows (its item, its
+        body, its images, its state) is in its entry's key; the feed's `updated`, its posts'
+        dates."""
+        keys = self.entry_keys
+        if keys is None:
+            return None
+        members = tuple([keys[entry.kind, entry.key] for entry in spec.posts])
+        return self.site_key(("feed", self.global_key, *site)) + digest(
+            (spec.path, spec.title, members)
+        )
+
+    def kept(self, mark: bytes) -> Any:
+        """The part kept by `mark` (this build's or the last one's), else None."""
+        found = self.now.get(mark)
+        if found is None:
+            found = self.earlier.get(mark)
+            if found is not None:
+                self.now[mark] = found
+        return found
+
+    def keep(self, mark: bytes, part: Any) -> None:
+        """A part this build made (`made`) by `mark`."""
+        self.now[mark] = part
+        self.made += 1
+
+    def feed_entry(
+        self, item: feeds.FeedItem, doc: Document, note: str, markdown: MarkdownCache
+    ) -> tuple[str, str]:
+        """feeds.atom_entry and feeds.json_item_text of one feed entry, by its item, its body
+        (MarkdownCache.key: what its rendering depends on) and its note. A body kept from the
+        last build is not rendered again; what rendering it warned about is said again
+        (MarkdownCache.replay), as for a page kept."""
+
+        def make() -> tuple[str, str]:
+            html = markdown(doc).html
+            atom = feeds.atom_entry(item, html, note)
+            return atom, feeds.json_item_text(feeds.json_item(item, html, note))
+
+        key = digest(("feed-entry", item, markdown.key(doc), note))
+        fresh = key not in self.now and key not in self.earlier
+        entry: tuple[str, str] = self.get(key, make)
+        if not fresh:
+            markdown.replay(doc)
+        return entry
+
+
+@dataclass(frozen=True)
+class Held:
+    """What Parts keeps of a post's version: the entry it was worked out from, the digest of
+    its values (Parts.version), its document's language and its tags (tags_of)."""
+
+    entry: Entry
+    digest: bytes
+    doc_lang: str
+    tags: tuple[str, ...]
+
+
+def _hold(entry: Entry, lang: str) -> Held:
+    found = digest(("version", version_key(entry, lang), entry.source_lang))
+    doc = entry.versions[lang].doc
+    return Held(entry, found, doc.lang, entry.tags_in(lang))
+
+
+def _route_mark(
+    slot: bytes, keys: dict[EntryId, str], route: feeds.Route, specs: dict[str, PageSpec]
+) -> bytes | None:
+    """The key a route's sitemap part is kept by (Parts.routes), None if its pages are not
+    all made of one entry."""
+    made = None
+    for spec in specs.values():
+        if not spec.made_of:
+            return None
+        if made is None:
+            made = spec.made_of[0]
+        elif spec.made_of[0] != made:
+            return None
+    if made is None:
+        return None
+    return slot + keys[made].encode() + repr(route).encode()
+
+
+def pair(*digests: bytes) -> bytes:
+    """A part's key from digests of its values (each `digest`'s: 16 bytes, so that their
+    concatenation says where each one ends)."""
+    return hashlib.blake2b(b"".join(digests), digest_size=16).digest()
+
+
+def digest(values: object) -> bytes:
+    """A part's key: a digest of its values' repr (a repr, not the values: True and 1 are
+    equal keys; a digest: the state keeps ~50,000 parts on a big site, saved at every build)."""
+    return hashlib.blake2b(repr(values).encode("utf-8"), digest_size=16).digest()

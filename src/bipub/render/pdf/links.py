@@ -1,0 +1,136 @@
+"""Which PDFs a site has and the links its pages show to them: the CV PDFs, the short CV
+PDFs, each post's PDF and bilingual PDF. Plain functions of the paired site.
+
+The HTML pages and llms.txt link the PDFs whether or not this build makes them (`build --only`):
+they import this module, which imports none of the PDF machinery (render/pdf/documents.py and
+what it uses: print templates, fonts, line breaking, the worker pool), so a build without PDFs
+does not load it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from bipub.render import urls
+from bipub.render.both import partner
+from bipub.render.pdf.short import has_marks
+
+if TYPE_CHECKING:
+    from bipub.pair.site import Entry, Site
+
+__all__ = [
+    "any_pdf",
+    "both_pdf_document",
+    "both_pdf_entries",
+    "both_pdf_langs",
+    "both_pdf_path",
+    "pdf_links",
+    "post_pdf_entries",
+    "post_pdf_path",
+    "short_pdf_links",
+    "short_wanted",
+    "wants_pdf",
+]
+
+
+def both_pdf_langs(site: Site, entry: Entry, lang: str) -> tuple[str, str] | None:
+    """The languages of the bilingual PDF a post's pages in `lang` link (issue 19), in
+    bipub.yaml's order, or None: a post that gets a PDF (wants_pdf) and has a side-by-side
+    view (render/both.py partner)."""
+    other = partner(site, entry, lang)
+    if other is None or not wants_pdf(site, entry, lang):
+        return None
+    codes = site.config.codes
+    first, second = sorted((lang, other), key=codes.index)
+    return first, second
+
+
+def both_pdf_path(site: Site, entry: Entry, lang: str) -> str | None:
+    """The site path of the bilingual PDF a post's pages in `lang` link, or None."""
+    langs = both_pdf_langs(site, entry, lang)
+    return urls.both_pdf(entry.slug, *langs) if langs is not None else None
+
+
+def both_pdf_document(entry: Entry, first: str, second: str) -> str:
+    """Output path of a post's bilingual PDF."""
+    return urls.both_pdf(entry.slug, first, second).lstrip("/")
+
+
+def both_pdf_entries(site: Site) -> list[tuple[Entry, str, str]]:
+    """Every bilingual post PDF of the site: (post, first language, second language)."""
+    out: dict[tuple[str, str, str], tuple[Entry, str, str]] = {}
+    for lang in site.config.codes:
+        for entry in site.posts(lang):
+            langs = both_pdf_langs(site, entry, lang)
+            if langs is not None:
+                out.setdefault((entry.key, *langs), (entry, *langs))
+    return list(out.values())
+
+
+def post_pdf_entries(site: Site, lang: str) -> list[Entry]:
+    """Posts of `lang` that get a PDF (see wants_pdf)."""
+    return [entry for entry in site.posts(lang) if wants_pdf(site, entry, lang)]
+
+
+def wants_pdf(site: Site, entry: Entry, lang: str) -> bool:
+    """Front matter `pdf: true`, or config `pdf.posts` unless `pdf: false`; only where the
+    page shows its own language (a fallback has no PDF of its own) and not for drafts."""
+    if entry.kind != "posts" or lang not in entry.versions:
+        return False
+    version = entry.versions[lang]
+    flag = entry.source.meta.pdf
+    wanted = flag if flag is not None else site.config.pdf.posts
+    return bool(wanted) and not version.is_fallback and not version.doc.meta.draft
+
+
+def post_pdf_path(lang: str, slug: str) -> str:
+    """Output path of a post's PDF: <lang>/blog/<slug>/<slug>.pdf."""
+    return urls.post(lang, slug).lstrip("/") + f"{slug}.pdf"
+
+
+def short_wanted(site: Site) -> bool:
+    """Whether the build has short CV PDFs (bipub.yaml pdf.short; items marked `short: true`)."""
+    return bool(site.cv) and site.config.pdf.short.wanted(
+        any(has_marks(merged.data) for merged in site.cv.values())
+    )
+
+
+def short_pdf_links(site: Site, lang: str, url: urls.UrlBuilder) -> list[dict[str, str]]:
+    """The short CV PDFs a page in `lang` links (issue 18): this language's first."""
+    if not short_wanted(site):
+        return []
+    codes = [c for c in site.config.codes if c in site.cv]
+    return [
+        {
+            "label": site.config.language(code).name,
+            "lang": code,
+            "href": url.href(urls.cv_pdf(f"{code}-short")),
+        }
+        for code in sorted(codes, key=lambda c: c != lang)
+    ]
+
+
+def pdf_links(site: Site, lang: str, url: urls.UrlBuilder) -> list[dict[str, str]]:
+    """The PDFs a page in `lang` links: its CV, the other languages' CVs, the bilingual CV."""
+    links = []
+    codes = [c for c in site.config.codes if c in site.cv]
+    for code in sorted(codes, key=lambda c: c != lang):
+        links.append(
+            {
+                "label": site.config.language(code).name,
+                "lang": code,
+                "href": url.href(urls.cv_pdf(code)),
+            }
+        )
+    if "ko" in site.cv and "en" in site.cv:
+        names = " + ".join(site.config.language(c).name for c in ("ko", "en"))
+        links.append({"label": names, "lang": "ko-en", "href": url.href(urls.cv_pdf("ko-en"))})
+    return links
+
+
+def any_pdf(site: Site, langs: list[str], *, bilingual: bool) -> bool:
+    """Whether a build of `langs` has any PDF: a CV, a post's PDF, or (`bilingual`: every
+    language built) a post's bilingual PDF."""
+    return any(lang in site.cv or post_pdf_entries(site, lang) for lang in langs) or (
+        bilingual and bool(both_pdf_entries(site))
+    )

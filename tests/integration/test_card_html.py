@@ -1,0 +1,231 @@
+"""Post cards' HTML kept from build to build (render/templates.py KeptCardHtml): a listing page
+(blog, tag, series, home) is its chrome and the HTML of its cards, each rendered once by
+partials/post_card.html and kept under its card key (what the card shows) and the site-wide
+key (templates, catalogs, configuration). A card that changed is rendered again; a template
+that overrides the card's or the list's changes every listing page; the output stays the
+clean build's, byte for byte."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from concurrent.futures import Future
+from pathlib import Path
+
+import pytest
+
+from bipub.cache import BuildCache
+from bipub.pipeline import Kept, build
+from bipub.render import card_html, templates, workers
+from tests.conftest import PROJECTS, tree_snapshot
+
+KINDS = {"html"}
+
+NEW_POST = """---
+title: 새 글 {n}
+description: 새 글의 설명 {n}
+date: 2026-03-0{n}
+tags: [vllm, scheduler]
+---
+
+## 소개
+
+본문 {n}.
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "p"
+    shutil.copytree(PROJECTS / "minimal", root)
+    return root
+
+
+class Rendered:
+    """The titles of the cards partials/post_card.html rendered, in every process (the render
+    workers are forked: a file each appends to)."""
+
+    def __init__(self, log: Path) -> None:
+        self.log = log
+
+    def __call__(self) -> list[str]:
+        return self.log.read_text("utf-8").splitlines() if self.log.exists() else []
+
+    def clear(self) -> None:
+        self.log.unlink(missing_ok=True)
+
+
+@pytest.fixture
+def rendered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Rendered]:
+    seen = Rendered(tmp_path / "cards.log")
+    real = templates.CardHtml._render
+
+    def render(self: templates.CardHtml, card: object, level: int, number: int | None) -> object:
+        with seen.log.open("a", encoding="utf-8") as f:
+            f.write(getattr(card, "title", "?") + "\n")
+        return real(self, card, level, number)
+
+    monkeypatch.setattr(templates.CardHtml, "_render", render)
+    yield seen
+
+
+def _clean(project: Path, out: Path) -> dict[str, bytes]:
+    build(project, out, use_cache=False, only=KINDS)
+    return tree_snapshot(out)
+
+
+def _assert_clean(project: Path, tmp_path: Path, name: str) -> None:
+    got = tree_snapshot(project / "site")
+    want = _clean(project, tmp_path / name)
+    assert sorted(got) == sorted(want)
+    assert [p for p in want if got[p] != want[p]] == []
+
+
+def test_a_new_post_renders_its_own_card_only(
+    project: Path, tmp_path: Path, rendered: Rendered
+) -> None:
+    """`bipub serve` after a new post: every listing page shifts (the post is the newest) and
+    is rendered again, but the cards that did not change are not: only the new post's (in
+    each language that lists it)."""
+    kept = Kept(BuildCache())
+    build(project, only=KINDS, kept=kept)
+    assert rendered()  # the first build rendered every card
+    rendered.clear()
+    (project / "content/ko/posts/newest.md").write_text(NEW_POST.format(n=1), "utf-8")
+    build(project, only=KINDS, kept=kept)
+    assert rendered() and set(rendered()) == {"새 글 1"}
+    _assert_clean(project, tmp_path, "clean")
+    rendered.clear()
+    (project / "content/ko/posts/newest.md").unlink()  # deleted again: nothing rendered
+    build(project, only=KINDS, kept=kept)
+    assert rendered() == []
+    _assert_clean(project, tmp_path, "clean2")
+
+
+def test_a_changed_card_is_never_kept(project: Path, tmp_path: Path, rendered: Rendered) -> None:
+    """A post retitled: its card is rendered again (its card key changed), on every listing
+    that shows it, and the kept HTML of its old card is never shown."""
+    kept = Kept(BuildCache())
+    build(project, only=KINDS, kept=kept)
+    post = project / "content/ko/posts/alpha.md"
+    text = post.read_text("utf-8")
+    head, sep, rest = text.partition("\ntitle: ")
+    old_title = rest.split("\n", 1)[0]
+    rendered.clear()
+    post.write_text(head + sep + "바뀐 제목" + rest[len(old_title) :], "utf-8")
+    build(project, only=KINDS, kept=kept)
+    assert "바뀐 제목" in rendered()
+    blog = (project / "site/ko/blog/index.html").read_text("utf-8")
+    assert "바뀐 제목" in blog
+    _assert_clean(project, tmp_path, "clean")
+
+
+@pytest.mark.parametrize("resident", [True, False], ids=["serve", "build"])
+def test_a_card_template_override_changes_the_listings(
+    project: Path, tmp_path: Path, resident: bool
+) -> None:
+    """A project's own partials/post_card.html (then partials/post_list.html) is what every
+    listing page shows, from the first build on and when it is added or edited between two
+    builds (the kept cards' HTML is the old template's: never shown again)."""
+    kept = Kept(BuildCache()) if resident else None
+    build(project, only=KINDS, kept=kept)
+    partials = project / "templates" / "partials"
+    partials.mkdir(parents=True)
+    card = '<li class="mine">{{ card.title }} · {{ level }} · {{ number }}</li>\n'
+    (partials / "post_card.html").write_text(card, "utf-8")
+    build(project, only=KINDS, kept=kept)
+    blog = (project / "site/ko/blog/index.html").read_text("utf-8")
+    assert '<li class="mine">' in blog and "post-card" not in blog
+    _assert_clean(project, tmp_path, "clean")
+    (partials / "post_card.html").write_text(card.replace("mine", "yours"), "utf-8")
+    build(project, only=KINDS, kept=kept)
+    blog = (project / "site/ko/blog/index.html").read_text("utf-8")
+    assert '<li class="yours">' in blog and '"mine"' not in blog
+    _assert_clean(project, tmp_path, "clean2")
+    # the theme's list with a loop of its own (its other macros as they are)
+    theme = (templates.THEME_DIR / "templates/partials/post_list.html").read_text("utf-8")
+    start = theme.index("{% macro post_list(")
+    listing = theme[:start] + (
+        "{% macro post_list(cards, level=2, numbered=false) %}"
+        '<ol class="theirs">{% for c in cards %}<li>{{ c.title }}</li>{% endfor %}</ol>'
+        "{% endmacro %}\n"
+    )
+    (partials / "post_list.html").write_text(listing, "utf-8")
+    build(project, only=KINDS, kept=kept)
+    blog = (project / "site/ko/blog/index.html").read_text("utf-8")
+    assert '<ol class="theirs">' in blog and '"yours"' not in blog
+    _assert_clean(project, tmp_path, "clean3")
+
+
+@pytest.mark.parametrize("workers_", [1, 2])
+def test_bipub_build_reads_the_cards_back(
+    project: Path,
+    tmp_path: Path,
+    rendered: Rendered,
+    monkeypatch: pytest.MonkeyPatch,
+    workers_: int,
+) -> None:
+    """`bipub build` (no resident caller): the cards' HTML is read back from the build cache
+    (.bipub-cache/card-html.pickle), the cards render workers made too (forced here, a page a
+    chunk, and every chunk but the first left to the worker): after a new post, only its
+    card is rendered; deleted again, none."""
+    monkeypatch.setenv("BIPUB_WORKERS", str(workers_))
+    monkeypatch.setattr(workers, "MIN_PAGES_TO_RENDER_IN_WORKERS", 0)
+    monkeypatch.setattr(workers, "CHUNK", 1)
+    monkeypatch.setattr(Future, "cancel", lambda self: False)  # (the build's process takes none)
+    build(project, only=KINDS)
+    assert rendered() and (project / ".bipub-cache" / card_html.FILE).is_file()
+    rendered.clear()
+    (project / "content/ko/posts/newest.md").write_text(NEW_POST.format(n=2), "utf-8")
+    build(project, only=KINDS)
+    assert rendered() and set(rendered()) == {"새 글 2"}
+    _assert_clean(project, tmp_path, "clean")
+    rendered.clear()
+    (project / "content/ko/posts/newest.md").unlink()
+    build(project, only=KINDS)
+    assert rendered() == []
+    _assert_clean(project, tmp_path, "clean2")
+
+
+def test_a_damaged_file_of_cards_is_said_and_not_used(
+    project: Path, tmp_path: Path, rendered: Rendered
+) -> None:
+    """A damaged card-html.pickle: the cards are rendered (the output is the clean build's),
+    `-v` says why, and the build writes the file again."""
+    build(project, only=KINDS)
+    path = project / ".bipub-cache" / card_html.FILE
+    data = bytearray(path.read_bytes())
+    data[-5] ^= 0xFF
+    path.write_bytes(bytes(data))
+    (project / "content/ko/posts/newest.md").write_text(NEW_POST.format(n=3), "utf-8")
+    rendered.clear()
+    result = build(project, only=KINDS)
+    assert "cards' HTML not read (card-html.pickle: damaged" in result.cache_note
+    assert set(rendered()) > {"새 글 3"}  # the others rendered again too
+    _assert_clean(project, tmp_path, "clean")
+    rendered.clear()
+    (project / "content/ko/posts/newest.md").unlink()
+    result = build(project, only=KINDS)
+    assert rendered() == [] and "cards' HTML" not in result.cache_note
+
+
+def test_serve_starts_from_the_file_then_keeps_them_in_memory(
+    project: Path, rendered: Rendered
+) -> None:
+    """`bipub serve` reads the cards `bipub build` left (the first time it needs a card it
+    has not); the cards made by its builds after its first (the first that rendered: nothing
+    changed before it) are kept in memory only: the file is not written again."""
+    build(project, only=KINDS)
+    path = project / ".bipub-cache" / card_html.FILE
+    rendered.clear()
+    kept = Kept(BuildCache.load(project / ".bipub-cache"))
+    build(project, only=KINDS, kept=kept)  # (nothing changed: nothing rendered)
+    assert rendered() == []
+    for n in (4, 5, 6):
+        written = path.stat()
+        (project / f"content/ko/posts/new-{n}.md").write_text(NEW_POST.format(n=n), "utf-8")
+        rendered.clear()
+        build(project, only=KINDS, kept=kept)
+        assert set(rendered()) == {f"새 글 {n}"}
+    after = path.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (written.st_ino, written.st_mtime_ns)

@@ -1,0 +1,154 @@
+"""An update finds the aggregates' parts of the entries whose key did not change by that key
+(render/parts.py Parts.each, Parts.feed_mark): it reads the values of the changed entries
+only and makes again only the feeds that show them. Byte equality with a clean build is
+test_kept_parts.py's and test_incremental.py's job; these pin that the skip happens, and
+only where it may."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bipub import buildstate
+from bipub.cache import BuildCache
+from bipub.pair.model import Entry
+from bipub.pipeline import Kept, build
+from bipub.render import cards, feeds, parts
+from bipub.render.html import HtmlRenderer
+from bipub.render.page_plan import PageSpec
+from tests.conftest import PROJECTS, tree_snapshot
+
+KINDS = {"html", "json", "feeds", "llms"}
+
+
+@pytest.fixture(params=["build", "serve"])
+def kept(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Path, Kept | None]:
+    root = tmp_path / "p"
+    shutil.copytree(PROJECTS / "minimal", root)
+    memory = Kept(BuildCache()) if request.param == "serve" else None
+    build(root, only=KINDS, kept=memory)
+    return root, memory
+
+
+def _edit(root: Path, rel: str, old: str, new: str) -> None:
+    path = root / rel
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def test_an_update_reads_the_values_of_the_changed_entry_only(
+    kept: tuple[Path, Kept | None], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    root, memory = kept
+    read: list[str] = []
+    real = parts.version_key
+
+    def version_key(entry: Entry, lang: str) -> tuple[object, ...]:
+        read.append(entry.key)
+        return real(entry, lang)
+
+    monkeypatch.setattr(parts, "version_key", version_key)
+    _edit(root, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
+    build(root, only=KINDS, kept=memory)
+    assert set(read) == {"alpha"}, read
+    build(root, tmp_path / "clean", use_cache=False, only=KINDS)
+    assert tree_snapshot(root / "site") == tree_snapshot(tmp_path / "clean")
+
+
+def test_an_update_makes_again_only_the_feeds_that_show_a_changed_post(
+    kept: tuple[Path, Kept | None], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    root, memory = kept
+    made: list[str] = []
+    real = feeds.feed_of
+
+    def feed_of(*args: object) -> feeds.FeedParts:
+        found = real(*args)  # type: ignore[arg-type]
+        made.append(found.path)
+        return found
+
+    monkeypatch.setattr(feeds, "feed_of", feed_of)
+    build(root, only=KINDS, kept=memory)  # nothing changed: every feed kept
+    assert made == []
+    _edit(root, "content/ko/posts/beta.md", "title: 베타 글", "title: 고친 베타")
+    build(root, only=KINDS, kept=memory)
+    shown = {
+        path
+        for path in made
+        if "/blog/beta/" in (root / "site" / path.lstrip("/")).read_text(encoding="utf-8")
+    }
+    assert made and set(made) == shown, made  # each feed made shows beta
+    every = [p for p in tree_snapshot(root / "site") if p.endswith("feed.xml")]
+    assert len(made) < len(every)
+    build(root, tmp_path / "clean", use_cache=False, only=KINDS)
+    assert tree_snapshot(root / "site") == tree_snapshot(tmp_path / "clean")
+
+
+LATER = {"json", "feeds", "llms"}  # (`bipub serve`'s second build: the outputs after the pages)
+
+
+def test_the_outputs_after_the_pages_take_their_keys_only_from_the_same_files(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`bipub serve` builds the pages, then the other outputs: the second build takes the
+    entries' keys the first worked out (BuildState.inputs) when it reads the same files, and
+    works them out again when a file changed in between."""
+    root = tmp_path / "p"
+    shutil.copytree(PROJECTS / "minimal", root)
+    memory = Kept(BuildCache())
+    build(root, only={"html"}, kept=memory)
+    build(root, only=LATER, kept=memory)
+    _edit(root, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
+    build(root, only={"html"}, kept=memory)
+    worked: list[int] = []
+    real = buildstate.entry_keys
+
+    def entry_keys(renderer: HtmlRenderer) -> dict[tuple[str, str], str]:
+        worked.append(1)
+        return real(renderer)
+
+    monkeypatch.setattr(buildstate, "entry_keys", entry_keys)
+    build(root, only=LATER, kept=memory)
+    assert worked == []  # the same files: the pages' build's keys
+    _edit(root, "content/ko/posts/alpha.md", "title: 고친 알파", "title: 다시 고친 알파")
+    build(root, only={"html"}, kept=memory)
+    _edit(root, "content/ko/posts/beta.md", "title: 베타 글", "title: 고친 베타")  # (between)
+    worked.clear()  # (the pages' build works them out)
+    build(root, only=LATER, kept=memory)
+    assert worked == [1]
+    records = (root / "site/api/ko/posts.json").read_text(encoding="utf-8")
+    assert "고친 베타" in records and "다시 고친 알파" in records
+    build(root, only={"html"}, kept=memory)
+    build(root, tmp_path / "clean", use_cache=False, only={"html", *LATER})
+    clean = tree_snapshot(tmp_path / "clean")
+    assert {p: d for p, d in tree_snapshot(root / "site").items() if p in clean} == clean
+
+
+def test_an_update_looks_only_at_the_changed_posts_cards_and_says_their_warnings_again(
+    kept: tuple[Path, Kept | None], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A card is kept by its entry's key (render/cards.py, Parts.kept): an update works out
+    what the edited post's cards show and no other's; a kept card whose title the font
+    cannot draw warns again, as a kept page repeats its body's warnings."""
+    root, memory = kept
+    _edit(root, "content/ko/posts/beta.md", "title: 베타 글", "title: 베타 🚀")
+    build(root, only={*KINDS, "cards"}, kept=memory)
+    seen: list[str] = []
+    real = cards._post_text
+
+    def post_text(spec: PageSpec, *args: object) -> cards.CardText:
+        seen.append(spec.path)
+        return real(spec, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cards, "_post_text", post_text)
+    _edit(root, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
+    result = build(root, only={*KINDS, "cards"}, kept=memory)
+    assert seen and {path.split("/")[3] for path in seen} == {"alpha"}, seen
+    warned = {w.file for w in result.warnings if w.code == "card-glyph"}
+    assert warned == {"content/ko/posts/beta.md"}
+    build(root, tmp_path / "clean", use_cache=False, only={*KINDS, "cards"})
+    clean = tree_snapshot(tmp_path / "clean")
+    assert tree_snapshot(root / "site") == clean

@@ -1,0 +1,117 @@
+"""`bipub serve` plans an update from the last plan (render/page_plan.py PageMemo): the pages of
+an entry that is the very object it was, and whose neighbours and series' members did not move
+(PageMemo.around), are taken as they were without working out what they are made of again.
+
+After every step of the edit sequences of test_incremental.py's state machine (new, edited,
+re-dated, re-tagged, renamed, deleted posts, drafts, series, status files, templates, the
+configuration), the plan the resident build used must equal a plan made anew, without any
+memo, of the same paired site: every page in the same order with the same fields, what it is
+made of (`made_of`, `lists`) and the summary its fingerprint is made of (`deps()`, worked out by
+the renderer that planned it). A page whose planned inputs moved and that was taken as it was
+differs there. So must each entry's key, taken from the last build's when neither the entry
+nor its neighbours, series or tags moved (EntryKeyMemo.take). The builds are the server's (`only={"html"}`, the state kept in memory)."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import initialize, invariant
+
+from bipub.cache import BuildCache
+from bipub.diagnostics import DiagnosticError
+from bipub.pipeline import Kept, build
+from bipub.render.html import HtmlRenderer, Plan
+from tests.conftest import PROJECTS
+from tests.integration.test_incremental import _TMP, IncrementalEqualsClean
+
+REUSED = [0, 0]  # (steps that took pages from the last plan, steps compared)
+
+
+def summary(plan: Plan) -> object:
+    """Every value of a plan but its callables (their results: `deps()`)."""
+    pages = {
+        lang: [
+            (
+                s.route,
+                s.path,
+                s.template,
+                s.title,
+                s.description,
+                s.og_type,
+                s.content_lang,
+                s.canonical_path,
+                s.noindex,
+                s.lists,
+                s.made_of,
+                s.image,
+                (s.doc.rel, s.doc.digest) if s.doc is not None else None,
+                s.deps() if s.deps is not None else None,
+            )
+            for s in specs
+        ]
+        for lang, specs in plan.pages.items()
+    }
+    routes = [(route, list(by_lang.items())) for route, by_lang in plan.routes.items()]
+    return pages, [(r, [(c, s.path) for c, s in langs]) for r, langs in routes], list(plan.paths)
+
+
+class PlanReuse(IncrementalEqualsClean):
+    setup = None  # (test_incremental's initialization: replaced by `start`)
+    incremental_equals_clean = None  # (and its invariant: by `plan_equals_a_fresh_one`)
+    damage_output = None  # (the output is not compared here)
+
+    @initialize(posts_per_page=st.sampled_from([1, 2]))
+    def start(self, posts_per_page: int) -> None:
+        self.tmp = Path(tempfile.mkdtemp(prefix="bipub-plan-", dir=_TMP))
+        self.project = self.tmp / "p"
+        shutil.copytree(PROJECTS / "minimal", self.project)
+        config = self.project / "bipub.yaml"  # (one post a page: every move re-paginates)
+        text = config.read_text(encoding="utf-8")
+        config.write_text(text.replace("posts_per_page: 2", f"posts_per_page: {posts_per_page}"))
+        self.names = ["alpha", "beta"]
+        self.counter = 0
+        self.kept = Kept(BuildCache())
+        self.killed = None
+        self._build()
+
+    def _build(self) -> Any:
+        try:
+            return build(self.project, only={"html"}, kept=self.kept)
+        except DiagnosticError:
+            return None  # (a URL clash: no plan; the next build plans every page again)
+
+    @invariant()
+    def plan_equals_a_fresh_one(self) -> None:
+        if not hasattr(self, "kept"):
+            return
+        if self._build() is None:
+            return
+        kept = self.kept
+        assert kept.state is not None and kept.state.plan is not None
+        last = kept.pages.renderer
+        assert isinstance(last, HtmlRenderer)
+        fresh = HtmlRenderer(last.site, last.rendered, last.url)
+        assert summary(kept.state.plan) == summary(fresh.plan())
+        # each entry's key as worked out anew (EntryKeyMemo.take: not its `around` again)
+        assert kept.state.entries == fresh.entry_keys()
+        REUSED[0] += kept.pages.reused > 0 and kept.pages.keys.reused > 0
+        REUSED[1] += 1
+
+
+class TestPlanReuse(PlanReuse.TestCase):  # type: ignore[misc,name-defined]
+    settings = settings(
+        max_examples=30,
+        stateful_step_count=15,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
+
+    def tearDown(self) -> None:
+        # the pages were taken from the last plan in most steps (a test that never reuses
+        # anything cannot fail)
+        assert REUSED[0] * 4 > REUSED[1], REUSED
