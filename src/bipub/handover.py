@@ -109,8 +109,7 @@ def remember(
     cache.save(project.cache)
     if state is not None:
         buildstate.save(project, target, state)
-    # (a build of some outputs leaves no new state: the one it read has this build's digests)
-    restore.save(project, target, kept, state if state is not None else kept.state)
+    restore.save(project, target, kept)
     for old in project.cache.glob("quick-*.pickle"):  # the kits of bipub before the BuildState
         old.unlink(missing_ok=True)  # (tens of MB on a big site; nothing reads them now)
 
