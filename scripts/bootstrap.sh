@@ -124,9 +124,9 @@ case "$mode" in
     # the test files' assertion-rewritten bytecode, made once here and read by every test
     # process: pytest reads its cached .pyc (tests/**/__pycache__/*-pytest-*.pyc) even under
     # PYTHONDONTWRITEBYTECODE=1 but then writes none, so each process rewrote and compiled all
-    # the test files again (~4.4 of its ~7.7 CPU s of collection); this one collection writes
-    # them (and the test helpers' .pyc, which the tests' `python -c` subprocesses import), beside
-    # mypy. Its output is not shown: a test file that fails to import fails the run below.
+    # the test files again (~5 of its ~9.5 CPU s of collection); this one collection (~10 CPU s,
+    # beside mypy) writes them and the test helpers' .pyc: ~5 CPU s less in all with 3 workers.
+    # Its output is not shown: a test file that fails to import fails the run below.
     env -u PYTHONDONTWRITEBYTECODE .venv/bin/python -m pytest -q -p no:cacheprovider --collect-only \
       >/dev/null 2>&1 || true
     # one test process per core and one more (pytest-xdist; $BIPUB_TEST_WORKERS to choose): a
