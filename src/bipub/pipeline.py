@@ -90,6 +90,8 @@ class Kept:
     # the up-to-date record of each output folder, once a build made it here (uptodate.py;
     # saved by the caller when it stops: `save_records`)
     records: dict[Path, uptodate.Record | None] = field(default_factory=dict)
+    # whether the kinds a `--only` build makes own a published file (handover.carry_other_kinds)
+    owned: dict[tuple[str, ...], dict[str, bool]] = field(default_factory=dict)
 
     def save_records(self, project: Project) -> None:
         for target, record in self.records.items():
@@ -383,7 +385,9 @@ def _build(
             built: Mapping[str, int] = {}
             if options.only is not None:  # build --only: the other kinds stay as they were
                 built = handover.Built(kinds, list(tree.files))
-                handover.carry_other_kinds(tree, kinds, published)
+                handover.carry_other_kinds(
+                    tree, kinds, published, kept.owned if kept is not None else None
+                )
             silenced = collector.apply_levels(config.diagnostics)  # bipub.yaml `diagnostics:`
             apply_strict(collector, options.strict)
             changed = publish(tree, selected if selected != config.codes else None)

@@ -520,12 +520,13 @@ class MarkdownCache:
         there, else by rendering it."""
         if doc.rel in self._cache or doc.rel in self._replayed:
             return
-        found = self.notes.get(self.key(doc)) if doc.digest else None
+        key = self.key(doc) if doc.digest else ""
+        found = self.notes.get(key) if key else None
         if found is None:
             self(doc)
             return
         self._replayed.add(doc.rel)
-        self._used.add(self.key(doc))
+        self._used.add(key)
         self.collector.extend(found)
 
     def merge(
