@@ -80,6 +80,8 @@ class Kept:
     # saved by the caller when it stops: `save_records`)
     records: dict[Path, uptodate.Record | None] = field(default_factory=dict)
     on_disk: bool = False  # read back from .bipub-cache/ by `restore`: the build saves it
+    # whether the kinds a `--only` build makes own a published file (handover.carry_other_kinds)
+    owned: dict[tuple[str, ...], dict[str, bool]] = field(default_factory=dict)
     entries: EntryStore | None = None  # the entries file it was restored from
 
     def paired_note(self, entries: int) -> str:
