@@ -134,7 +134,6 @@ RUN_FIRST: dict[str, float] = {
     "browser/test_header_in_chromium.py": 4.1,
     "integration/test_buildstate.py": 4.1,
     "browser/test_both_view_in_chromium.py": 3.9,
-    "unit/test_template_gettext.py": 3.9,
     "unit/test_markdown_safety.py": 3.9,
     "property/test_llms_headings.py": 3.6,
     "integration/test_cache_identity.py": 3.5,
