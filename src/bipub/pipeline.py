@@ -178,13 +178,13 @@ def html_pages(
     worked out that still holds (buildstate.carry), and what was carried or why not (`-v`).
     `inputs`: the identities of the input files this build read (uptodate.py)."""
     if options.only is not None and "html" not in options.only:
-        if job.cache is not None and state is not None:  # (the aggregates' parts: found by
-            # the entries' keys, as the pages' fingerprints are: render/parts.py)
-            if inputs and state.inputs == inputs:  # (`bipub serve`: the pages' build's)
-                job.parts.use_keys(state.entries, state.global_key)
-            else:
-                global_key = job.renderer.global_key(_inputs_key(project))
-                job.parts.use_keys(buildstate.entry_keys(job.renderer), global_key)
+        # the aggregates' parts: found by the entries' keys of the pages' build that read the
+        # same files (`bipub serve`), else by their values (the keys cost more to work out
+        # here than they save: render/parts.py)
+        if state is not None and inputs and state.inputs == inputs:
+            job.parts.use_keys(state.entries, state.global_key)
+        else:
+            job.parts.why = "no build of the pages from the same files: parts found by values"
         return None, ""
     others = [kind for kind in kinds if not isinstance(kind, (Pdfs, Search, Cards))]  # (after)
     cache = job.cache

@@ -11,12 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from bipub import buildstate
 from bipub.cache import BuildCache
 from bipub.pair.model import Entry
 from bipub.pipeline import Kept, build
 from bipub.render import cards, feeds, parts
-from bipub.render.html import HtmlRenderer
 from bipub.render.page_plan import PageSpec
 from tests.conftest import PROJECTS, tree_snapshot
 
@@ -95,7 +93,7 @@ def test_the_outputs_after_the_pages_take_their_keys_only_from_the_same_files(
 ) -> None:
     """`bipub serve` builds the pages, then the other outputs: the second build takes the
     entries' keys the first worked out (BuildState.inputs) when it reads the same files, and
-    works them out again when a file changed in between."""
+    finds the parts by their values when a file changed in between (-v says so)."""
     root = tmp_path / "p"
     shutil.copytree(PROJECTS / "minimal", root)
     memory = Kept(BuildCache())
@@ -103,22 +101,24 @@ def test_the_outputs_after_the_pages_take_their_keys_only_from_the_same_files(
     build(root, only=LATER, kept=memory)
     _edit(root, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
     build(root, only={"html"}, kept=memory)
-    worked: list[int] = []
-    real = buildstate.entry_keys
+    read: list[str] = []
+    real = parts.version_key
 
-    def entry_keys(renderer: HtmlRenderer) -> dict[tuple[str, str], str]:
-        worked.append(1)
-        return real(renderer)
+    def version_key(entry: Entry, lang: str) -> tuple[object, ...]:
+        read.append(entry.key)
+        return real(entry, lang)
 
-    monkeypatch.setattr(buildstate, "entry_keys", entry_keys)
-    build(root, only=LATER, kept=memory)
-    assert worked == []  # the same files: the pages' build's keys
+    monkeypatch.setattr(parts, "version_key", version_key)
+    note = build(root, only=LATER, kept=memory).cache_note
+    assert set(read) == {"alpha"}, read  # the same files: the pages' build's keys
+    assert "found by their entry's key" in note, note
     _edit(root, "content/ko/posts/alpha.md", "title: 고친 알파", "title: 다시 고친 알파")
     build(root, only={"html"}, kept=memory)
     _edit(root, "content/ko/posts/beta.md", "title: 베타 글", "title: 고친 베타")  # (between)
-    worked.clear()  # (the pages' build works them out)
-    build(root, only=LATER, kept=memory)
-    assert worked == [1]
+    read.clear()
+    note = build(root, only=LATER, kept=memory).cache_note
+    assert {"alpha", "beta"} <= set(read), read  # (by their values: every post's read)
+    assert "no build of the pages from the same files" in note, note
     records = (root / "site/api/ko/posts.json").read_text(encoding="utf-8")
     assert "고친 베타" in records and "다시 고친 알파" in records
     build(root, only={"html"}, kept=memory)

@@ -72,6 +72,7 @@ class Parts:
     # and its site-wide key (HtmlRenderer.global_key: configuration, templates, catalogs)
     entry_keys: dict[EntryId, str] | None = field(default=None, compare=False, repr=False)
     global_key: str = field(default="", compare=False, repr=False)
+    why: str = field(default="", compare=False, repr=False)  # why not (`-v`)
     _sites: dict[object, bytes] = field(default_factory=dict, compare=False, repr=False)
     made: int = field(default=0, compare=False, repr=False)  # parts made by this build
     found: int = field(default=0, compare=False, repr=False)  # found by their entry's key
@@ -148,6 +149,8 @@ class Parts:
         total = len(self.now) - self.marks
         kept = total - self.made
         found = f", {self.found:,} of them found by their entry's key" if self.entry_keys else ""
+        if self.entry_keys is None and self.why:
+            found = f" ({self.why})"
         what = "posts.json records, llms parts, feeds, feed entries, sitemap routes"
         return f"aggregate parts ({what}): {kept:,} of {total:,} kept, {self.made:,} made{found}"
 
