@@ -60,6 +60,11 @@ class DiagnosticError(Exception):
         self.diagnostics = sorted(set(diagnostics), key=_sort_key)
         super().__init__("\n".join(d.format() for d in self.diagnostics))
 
+    def __reduce__(self) -> tuple[type[DiagnosticError], tuple[list[Diagnostic]]]:
+        # pickled with its diagnostics, not its text: raised in a forked helper, it is raised
+        # again in the build's process (parallel.py) as the same error
+        return type(self), (self.diagnostics,)
+
 
 class ConfigError(DiagnosticError):
     """bipub.yaml is missing, unreadable or invalid: exit code 2."""

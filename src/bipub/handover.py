@@ -76,16 +76,25 @@ class Built(Mapping[str, int]):
 
 
 def carry_other_kinds(
-    tree: OutputTree, kinds: list[Output], published: Mapping[str, object] | None
+    tree: OutputTree,
+    kinds: list[Output],
+    published: Mapping[str, object] | None,
+    owned: dict[tuple[str, ...], dict[str, bool]] | None = None,
 ) -> None:
     """build --only: carry over the previous output's files of the kinds not rebuilt.
     `published`: the files the last build published (its up-to-date record), else every file
     in the output folder (walking a big site's folders costs seconds; a file not published by
     bipub is not carried over, as a full build would not keep it either). A file removed by
-    hand since is not carried over: the next build of its kind makes it again."""
+    hand since is not carried over: the next build of its kind makes it again. `owned`: whether
+    one of these kinds owns a file, by the kinds' names, as a caller that builds again and
+    again (`bipub serve`: Kept.owned) keeps it (a call per file and kind otherwise)."""
     names = published.keys() if published is not None else set(published_files(tree.out))
-    for rel in names - tree.files.keys():  # (not the rebuilt ones: most of them)
-        if not any(kind.owns(rel) for kind in kinds):
+    left = names - tree.files.keys()  # (not the rebuilt ones: most of them)
+    known = owned.setdefault(tuple(kind.kind for kind in kinds), {}) if owned is not None else {}
+    for rel in left - known.keys():
+        known[rel] = any(kind.owns(rel) for kind in kinds)
+    for rel in left:
+        if not known[rel]:
             tree.carry_over(rel, OutputFile(None, f"previous build ({rel})"))
 
 
@@ -109,8 +118,7 @@ def remember(
     cache.save(project.cache)
     if state is not None:
         buildstate.save(project, target, state)
-    # (a build of some outputs leaves no new state: the one it read has this build's digests)
-    restore.save(project, target, kept, state if state is not None else kept.state)
+    restore.save(project, target, kept)
     for old in project.cache.glob("quick-*.pickle"):  # the kits of bipub before the BuildState
         old.unlink(missing_ok=True)  # (tens of MB on a big site; nothing reads them now)
 

@@ -192,10 +192,13 @@ def _helper(
 
 
 def _error_message(exc: BaseException) -> bytes:
-    """`exc` for the parent: itself if it can be pickled, else its traceback as text."""
+    """`exc` for the parent: itself if it comes back from a pickle (an exception class whose
+    arguments are not its constructor's does not), else its traceback as text."""
     text = "".join(traceback.format_exception(exc))
     try:
-        return pickle.dumps(("error", exc, text), pickle.HIGHEST_PROTOCOL)
+        message = pickle.dumps(("error", exc, text), pickle.HIGHEST_PROTOCOL)
+        pickle.loads(message)  # noqa: S301 - (our own, just made)
+        return message
     except Exception:  # (any pickling failure: the text says what happened)
         return pickle.dumps(("error", RuntimeError(text), text), pickle.HIGHEST_PROTOCOL)
 

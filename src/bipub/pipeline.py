@@ -372,7 +372,9 @@ def _build(
             built: Mapping[str, int] = {}
             if options.only is not None:  # build --only: the other kinds stay as they were
                 built = handover.Built(kinds, list(tree.files))
-                handover.carry_other_kinds(tree, kinds, published)
+                handover.carry_other_kinds(
+                    tree, kinds, published, kept.owned if kept is not None else None
+                )
             silenced = collector.apply_levels(config.diagnostics)  # bipub.yaml `diagnostics:`
             apply_strict(collector, options.strict)
             changed = publish(tree, selected if selected != config.codes else None)

@@ -5,10 +5,10 @@ A `bipub build` restores
 
 * the build cache (cache.py) and the BuildState of the output folder (buildstate.py);
 * what the memos `bipub serve` keys on each entry object worked out of it: what the entry
-  brings to the tags and series (pair/taxonomy.py, in pair/memo.py `PairMemo.taxa`), each of
-  its post versions' digests for the aggregates (render/outputs.py `Parts.version`) and what
+  brings to the tags and series (pair/taxonomy.py, in pair/memo.py `PairMemo.taxa`) and what
   its entry key was made of (render/page_plan.py `EntryKeyMemo`, with the status records the
-  keys were worked out with).
+  keys were worked out with). (The aggregates' parts of an unchanged entry are found by its
+  entry key: render/parts.py.)
 
 The entries themselves are paired again: unpickling an entry, its versions and units costs
 more than pairing it (~50-100 µs against ~30-45 µs, session 13). Each entry's values are
@@ -38,7 +38,6 @@ taken.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import io
 import pickle
@@ -57,19 +56,13 @@ from bipub.pair.status import StatusCache
 from bipub.pair.taxonomy import EntryTaxa
 from bipub.project import Project
 from bipub.render.page_plan import KeyMade, PageMemo
-from bipub.render.parts import Held
 
 FORMAT = 1
 _HEAD = 8  # bytes of the header's length, after the signature
 
-# what the entries file keeps of an entry: its taxa, its post versions' aggregate digests by
-# language (Parts.version: digest, document's language, tags) and what its key was made of
+# what the entries file keeps of an entry: its taxa and what its key was made of
 # (EntryKeyMemo: facts, around, review, key), each without the entry itself
-Values = tuple[
-    EntryTaxa | None,
-    dict[str, tuple[bytes, str, tuple[str, ...]]],
-    tuple[object, object, object, str] | None,
-]
+Values = tuple[EntryTaxa | None, tuple[object, object, object, str] | None]
 # each entry's documents and status records as paired, and where its values are
 Index = dict[Group, tuple[tuple[tuple[str, str, str], ...], Read, int, int]]
 
@@ -87,6 +80,8 @@ class Kept:
     # saved by the caller when it stops: `save_records`)
     records: dict[Path, uptodate.Record | None] = field(default_factory=dict)
     on_disk: bool = False  # read back from .bipub-cache/ by `restore`: the build saves it
+    # whether the kinds a `--only` build makes own a published file (handover.carry_other_kinds)
+    owned: dict[tuple[str, ...], dict[str, bool]] = field(default_factory=dict)
     entries: EntryStore | None = None  # the entries file it was restored from
 
     def paired_note(self, entries: int) -> str:
@@ -119,8 +114,6 @@ def restore(project: Project, target: Path, notes: list[str]) -> Kept:
         pairs.stored = store
         store.keys = pages.keys.known  # (each key is taken with the very entry it is of)
         pages.keys.status = store.status
-        if state is not None:  # (Parts.again takes them on with the state's parts)
-            store.helds = state.parts.versions_before
     return Kept(cache, state, pairs, pages, on_disk=True, entries=store)
 
 
@@ -175,12 +168,13 @@ class EntryStore:
         self.config = config
         self.index = index
         self.blobs = blobs
-        self.bound: dict[Group, Values] = {}  # the entries whose values were taken, as read
+        # the entries whose values were taken, as read (`save` writes an entry's bytes again
+        # as they were read while these are what the build used)
+        self.bound: dict[Group, Values] = {}
         self.unpickled = 0  # entries unpickled (tests count them)
         self.refused = ""  # why an entry's values could not be read, if one's could not
         # where the other memos take what the entries bring them (`restore`)
         self.keys: dict[tuple[str, str], KeyMade] = {}
-        self.helds: dict[tuple[str, str, str], Held] = {}
         # the status records the entries' keys were worked out with (EntryKeyMemo.status)
         self.status: object = None
 
@@ -220,18 +214,15 @@ class EntryStore:
         try:
             docs = {d.rel: d for d in entry.docs.values()}
             values = _Unpickler(self.blobs[start:end], docs).load()
-            kept_taxa, helds, made = values
+            kept_taxa, made = values
         except UNREADABLE as exc:  # (signed by us: another bipub's classes, or a bug)
             self.refused = f"{group[0]}/{group[1]}: {type(exc).__name__}: {exc}"
             return
-        self.bound[group] = values
         if kept_taxa is not None:
             taxa[group] = (entry, kept_taxa)
-        kind, key = group
-        for lang, (digest, doc_lang, tags) in helds.items():
-            self.helds[(kind, key, lang)] = Held(entry, digest, doc_lang, tags)
         if made is not None:
             self.keys[group] = (entry, *made)
+        self.bound[group] = values
 
     def blob(self, group: Group) -> memoryview:
         _, _, start, end = self.index[group]
@@ -243,12 +234,12 @@ class EntryStore:
         taken = len(self.bound)
         refused = f"; {self.refused}" if self.refused else ""
         return (
-            f"taxa, entry keys and aggregate digests of {taken} of {total} "
+            f"taxa and entry keys of {taken} of {total} "
             f"entr{'y' if total == 1 else 'ies'} restored{refused}"
         )
 
 
-def save(project: Project, target: Path, kept: Kept, state: BuildState | None) -> int:
+def save(project: Project, target: Path, kept: Kept) -> int:
     """Save what the last build of `kept` worked out per entry for the next build into
     `target` (the module's text). Returns how many entries' values were pickled again (the
     others' bytes are written as they were read)."""
@@ -259,10 +250,6 @@ def save(project: Project, target: Path, kept: Kept, state: BuildState | None) -
         return 0
     store = kept.entries
     known_keys = kept.pages.keys.known
-    helds: dict[tuple[str, str], dict[str, Held]] = {}
-    if state is not None:
-        for (kind, key, lang), held in state.parts.versions_before.items():
-            helds.setdefault((kind, key), {})[lang] = held
     pieces: list[bytes | memoryview] = []
     index: Index = {}
     offset = pickled = 0
@@ -272,30 +259,37 @@ def save(project: Project, target: Path, kept: Kept, state: BuildState | None) -
             continue
         known = memo.taxa.get(group)
         taxa = known[1] if known is not None and known[0] is entry else None
-        mine = {lang: h for lang, h in helds.get(group, {}).items() if h.entry is entry}
         made = known_keys.get(group)
-        values: Values = (
-            taxa,
-            {lang: (h.digest, h.doc_lang, h.tags) for lang, h in mine.items()},
-            made[1:] if made is not None and made[0] is entry else None,
-        )
+        if made is not None and made[0] is not entry:
+            made = None
         old = store.bound.get(group) if store is not None else None
         blob: bytes | memoryview
-        if store is not None and old == values and store.index[group][:2] == (paired.docs, read):
+        if (
+            store is not None
+            and old is not None
+            and _as_bound(old, taxa, made)
+            and store.index[group][:2] == (paired.docs, read)
+        ):
             blob = store.blob(group)
         else:
-            blob = _dumps(values)
+            blob = _dumps((taxa, made[1:] if made is not None else None))
             pickled += 1
         index[group] = (paired.docs, read, offset, offset + len(blob))
         pieces.append(blob)
         offset += len(blob)
     status = kept.pages.keys.status
     head = pickle.dumps((_stamp(), memo.config, status, index), protocol=pickle.HIGHEST_PROTOCOL)
-    write_signed(path, [len(head).to_bytes(_HEAD, "little"), head, *pieces])
+    write_signed(path, [len(head).to_bytes(_HEAD, "little"), head, b"".join(pieces)])
     return pickled
 
 
-def forget(project: Project, target: Path) -> None:
-    """Remove the entries file (a build that could not save a true one)."""
-    with contextlib.suppress(OSError):
-        entries_path(project, target).unlink(missing_ok=True)
+def _as_bound(old: Values, taxa: EntryTaxa | None, made: KeyMade | None) -> bool:
+    """Whether the build used what `EntryStore.bind` took of an entry's values as read: the
+    taxa themselves, and its key, worked out from the facts it read (`made`: the
+    EntryKeyMemo's; an equal key from the same facts is made of the same values)."""
+    kept_taxa, was = old
+    if kept_taxa is not taxa:
+        return False
+    if made is None or was is None:
+        return made is None and was is None
+    return made[1] is was[0] and made[4] == was[3]

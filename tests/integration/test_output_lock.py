@@ -23,19 +23,32 @@ from tests.conftest import REPO, CliResult
 Cli = Callable[..., CliResult]
 
 # `bipub build` with render workers for the smallest site, each worker saying it started (its
-# PID in a file) and then taking its time: the test kills the main process meanwhile.
+# PID in a file) and then taking its time: the test kills the main process meanwhile. The build's
+# process renders one page before forking (not the warm-up pages: some chunks must be left), and
+# waits for both workers to have started before it takes a chunk (else it could take them all).
 SLOW_WORKERS = """
 import os, sys, time
 from pathlib import Path
 from bipub.render import workers
 workers.MIN_PAGES_TO_RENDER_IN_WORKERS = 0
 workers.CHUNK = 1
+workers.MIN_CHUNK = 1
+workers.warm_up_first = lambda specs: 1
 real = workers._render_chunk
 def slow_chunk(start):
     Path(os.environ["STARTED"], str(os.getpid())).touch()
     time.sleep(600)
     return real(start)
 workers._render_chunk = slow_chunk
+here = workers._render_here
+def after_workers(job, bounds, *args):
+    deadline = time.monotonic() + 100
+    while bounds[0] > 0 and len(os.listdir(os.environ["STARTED"])) < 2:
+        if time.monotonic() > deadline:
+            sys.exit("the workers did not start")
+        time.sleep(0.02)
+    return here(job, bounds, *args)
+workers._render_here = after_workers
 from bipub.cli import main
 main()
 """

@@ -152,3 +152,25 @@ def test_an_update_looks_only_at_the_changed_posts_cards_and_says_their_warnings
     build(root, tmp_path / "clean", use_cache=False, only={*KINDS, "cards"})
     clean = tree_snapshot(tmp_path / "clean")
     assert tree_snapshot(root / "site") == clean
+
+
+def test_an_update_makes_again_the_sitemap_urls_of_the_changed_entry_only(
+    kept: tuple[Path, Kept | None], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A route whose pages are all one entry's is kept by that entry's key (Parts.routes):
+    after an edit of alpha, no other post's route is made again (the listings' are)."""
+    root, memory = kept
+    made: list[tuple[str, ...]] = []
+    real = feeds.route_part
+
+    def route_part(route: tuple[str, ...], *args: object) -> feeds.SitemapPart:
+        made.append(route)
+        return real(route, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(feeds, "route_part", route_part)
+    _edit(root, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
+    build(root, only=KINDS, kept=memory)
+    of_entries = {route for route in made if route[0] in ("post", "both")}
+    assert of_entries and {route[1] for route in of_entries} == {"alpha"}, made
+    build(root, tmp_path / "clean", use_cache=False, only=KINDS)
+    assert tree_snapshot(root / "site") == tree_snapshot(tmp_path / "clean")

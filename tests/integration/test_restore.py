@@ -1,5 +1,5 @@
 """`bipub build` restores what `bipub serve` keeps in memory (src/bipub/restore.py): what
-the memos keyed on each entry worked out of it (its taxa, its aggregate digests, its key),
+the memos keyed on each entry worked out of it (its taxa and what its key is made of),
 from a signed file whose entries are unpickled one by one, only for an entry paired from the
 documents and status records they were worked out from.
 
@@ -18,10 +18,8 @@ import pytest
 
 from bipub import restore
 from bipub.cache import write_signed
-from bipub.pair.model import Entry
 from bipub.pipeline import build
 from bipub.project import Project
-from bipub.render import outputs
 from tests.conftest import PROJECTS, tree_snapshot
 
 KINDS = {"html", "json", "feeds", "llms"}
@@ -47,7 +45,7 @@ def _clean(root: Path, tmp_path: Path) -> dict[str, bytes]:
 
 
 def _restored(note: str) -> tuple[int, int]:
-    found = re.search(r"aggregate digests of (\d+) of (\d+) entr(?:y|ies) restored", note)
+    found = re.search(r"taxa and entry keys of (\d+) of (\d+) entr(?:y|ies) restored", note)
     assert found, note
     return int(found[1]), int(found[2])
 
@@ -96,22 +94,12 @@ def test_only_unchanged_entries_are_unpickled_and_only_changed_ones_pickled(
         pickled.append(n)
         return n
 
-    held: list[tuple[str, str]] = []
-    hold = outputs._hold
-
-    def holding(entry: Entry, lang: str) -> outputs.Held:
-        held.append((entry.key, lang))
-        return hold(entry, lang)
-
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(restore, "save", counted)
-        mp.setattr(outputs, "_hold", holding)
         build(project, only=KINDS, kept=kept)
     assert kept.entries.unpickled == total - 1
     assert ("posts", "alpha") not in kept.entries.bound
     assert pickled == [1]
-    # the aggregates' digests of the other posts' versions are the restored ones
-    assert {key for key, _ in held} == {"alpha"}
     # nothing changed: every entry unpickled, none pickled again
     kept, _ = _kept(project)
     assert kept.entries is not None
@@ -155,7 +143,7 @@ def test_an_entries_file_not_ours_is_refused_and_said(
         assert taken == total - 1
     else:
         assert f"{path.name} ignored (" in result.cache_note
-        assert "digests of" not in result.cache_note
+        assert "entry keys of" not in result.cache_note
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
     kept, notes = _kept(project)
     assert kept.entries is not None and not any(notes)

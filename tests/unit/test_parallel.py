@@ -12,6 +12,7 @@ import select
 
 import pytest
 
+from bipub.diagnostics import Diagnostic, DiagnosticError
 from bipub.parallel import fork_map, share_chunks
 
 
@@ -132,11 +133,20 @@ class _Unpicklable(Exception):
         raise TypeError("no pickling")
 
 
+class _NotBack(Exception):
+    """Pickled, but not unpickled: its constructor does not take its `args`."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__(f"{n + 0} items")  # (a str: TypeError)
+
+
 @pytest.mark.parametrize(
     ("error", "raised", "match"),
     [
         (ValueError("three"), ValueError, "three"),
         (_Unpicklable("four"), RuntimeError, "_Unpicklable: four"),  # its traceback, as text
+        (_NotBack(5), RuntimeError, "_NotBack: 5 items"),
+        (DiagnosticError([Diagnostic("a.md", 3, "template", "six")]), DiagnosticError, "six"),
     ],
 )
 def test_an_error_in_a_helper_is_raised_here(
@@ -189,3 +199,17 @@ def test_an_error_here_ends_the_helpers() -> None:
     assert helper
     with pytest.raises(ChildProcessError):  # ended and reaped: no such child any more
         os.waitpid(helper[0], os.WNOHANG)
+
+
+def test_a_diagnostic_error_comes_back_from_a_helper_with_its_diagnostics() -> None:
+    found = [
+        Diagnostic("content/ko/posts/a.md", 3, "template", "six"),
+        Diagnostic(None, None, "x", "y"),
+    ]
+
+    def theirs(i: int) -> int:
+        raise DiagnosticError(found)
+
+    with pytest.raises(DiagnosticError) as raised:
+        share_chunks(4, lambda i: None, theirs, 1, _until_claimed)
+    assert raised.value.diagnostics == DiagnosticError(found).diagnostics

@@ -8,7 +8,13 @@ from hypothesis import strategies as st
 
 from bipub.pair.status import StatusFile, StatusRecord
 from bipub.pair.units import Unit
-from bipub.render.json_api import StatusApiEntry, dump_record, status_text, unit_record
+from bipub.render.json_api import (
+    StatusApiEntry,
+    dump_record,
+    status_text,
+    status_texts,
+    unit_record,
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -32,3 +38,33 @@ def test_a_status_record_is_written_as_dump_record_writes_it(
     record = unit_record(unit, status)
     assert list(record) == list(StatusApiEntry.model_fields)  # (the shape status_text writes)
     assert status_text(record) == dump_record(record)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.text(max_size=12),
+            st.booleans(),
+            st.sampled_from([None, "draft", "reviewed"]),
+            st.booleans(),
+        ),
+        max_size=8,
+    ),
+    st.booleans(),
+)
+def test_status_texts_are_the_records_status_text_writes(
+    units: list[tuple[str, bool, str | None, bool]], has_file: bool
+) -> None:
+    """json_api.status_texts (one pass, the build's) writes each unit as status_text writes
+    its unit_record: every state, a stale source, a unit without a record or a file."""
+    made, records = [], {}
+    for key, translated, recorded, same_source in units:
+        unit = Unit(key, "ko", "en", "원문", "x.md", 1, "t" if translated else None, None, None)
+        made.append(unit)
+        if recorded is not None:
+            hashed = unit.source_hash if same_source else "0" * 12
+            records[key] = StatusRecord(source_hash=hashed, state=recorded)
+    status = StatusFile("en", "status/en.yaml", records, {}) if has_file else None
+    expected = [status_text(unit_record(unit, status)) for unit in made]
+    assert status_texts(made, status) == expected

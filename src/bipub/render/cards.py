@@ -397,8 +397,9 @@ class Cards:
             # a post's card is what its entry's key holds (title, date, language shown) with
             # the language's title and the fonts: kept by them, with its key and the
             # characters its fonts lack (Parts.each's way: an unchanged entry is not read)
-            slot = b""
+            slot, encoded = b"", {}
             if keys is not None:
+                encoded = parts.key_bytes(keys)
                 slot = parts.site_key(("card", parts.global_key, maker.fonts(), language.title))
             for spec in job.plan.pages.get(lang, []):
                 if spec.image is None:
@@ -409,7 +410,7 @@ class Cards:
                     continue
                 mark = None
                 if keys is not None and spec.made_of:
-                    mark = slot + keys[spec.made_of[0]].encode() + spec.image.encode()
+                    mark = slot + encoded[spec.made_of[0]] + spec.image.encode()
                     known = parts.kept(mark)
                     if known is not None:
                         key, missing = known

@@ -20,6 +20,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from bipub.load.content import Document
@@ -389,9 +390,9 @@ def sitemap_xml(entries: list[SitemapUrl]) -> bytes:
 
 def sitemap_join(parts: list[SitemapPart]) -> bytes:
     out = ["<?xml version='1.0' encoding='utf-8'?>\n<urlset xmlns=\"", SITEMAP, '"']
-    if any(has_alternates for _, _, has_alternates in parts):
+    if any(map(itemgetter(2), parts)):  # (any route with alternates; C loops: ~15,000 routes)
         out += [' xmlns:xhtml="', XHTML, '"']
-    body = "".join(text for _, text, _ in parts)
+    body = "".join(map(itemgetter(1), parts))
     out.append(f">{body}\n</urlset>" if body else " />")
     return "".join(out).encode("utf-8", "xmlcharrefreplace") + b"\n"
 

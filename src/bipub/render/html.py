@@ -244,17 +244,19 @@ class HtmlRenderer(PageViews):
             for entry in entries:
                 self._plan_entry(plan, lang, entry)
             return
-        add = plan.add
+        taken: list[PageSpec] = []  # (added in one go: Plan.extend)
         for entry in entries:
             key = entry.key
             specs = (
                 None if (lang, key) in moved else memo.take(("entry", entry.kind, key, lang), entry)
             )
             if specs is None:
+                plan.extend(lang, taken)
+                taken = []
                 self._plan_entry(plan, lang, entry)
                 continue
-            for spec in specs:
-                add(spec)
+            taken.extend(specs)
+        plan.extend(lang, taken)
 
     def _plan_entry(self, plan: Plan, lang: str, entry: Entry) -> None:
         """A post's or page's page in `lang`, and a post's side-by-side page after it."""

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from bipub.model.cv import CV
 from bipub.pair.site import Entry, Site, tags_of
-from bipub.pair.status import StatusFile
+from bipub.pair.status import StatusFile, StatusRecord
 from bipub.pair.units import Unit
 from bipub.render import urls
 from bipub.render.locale_format import format_iso
@@ -202,8 +202,12 @@ def post_record(entry: Entry, lang: str, url: urls.UrlBuilder) -> dict[str, Any]
 def unit_states(site: Site, lang: str) -> list[dict[str, Any]]:
     """The records of status.json: the fields of StatusApiEntry, in its order."""
     status = site.status.get(lang)
-    units = sorted([u for u in site.units if u.target_lang == lang], key=attrgetter("key"))
-    return [unit_record(unit, status) for unit in units]
+    return [unit_record(unit, status) for unit in status_units(site, lang)]
+
+
+def status_units(site: Site, lang: str) -> list[Unit]:
+    """The units status.json of `lang` lists, in its order (by key)."""
+    return sorted([u for u in site.units if u.target_lang == lang], key=attrgetter("key"))
 
 
 def unit_record(unit: Unit, status: StatusFile | None) -> dict[str, Any]:
@@ -236,6 +240,32 @@ def status_text(record: dict[str, Any]) -> str:
     draft = "true" if record["machine_draft"] else "false"
     key, state = _encode_str(record["key"]), _encode_str(record["state"])
     return f'{{\n    "key": {key},\n    "state": {state},\n    "machine_draft": {draft}\n  }}'
+
+
+def status_texts(units: list[Unit], status: StatusFile | None) -> list[str]:
+    """`status_text` of each unit's `unit_record`, in one pass without the records (a big
+    site has tens of thousands of units, made again at every build: tests/unit/
+    test_status_text.py checks it against status_text and unit_record)."""
+    records: dict[str, StatusRecord] = status.records if status is not None else {}
+    get = records.get
+    encode = _encode_str
+    out: list[str] = []
+    append = out.append
+    for unit in units:
+        key = unit.key
+        if unit.translation is None:
+            state, draft = '"missing"', "false"
+        else:
+            rec = get(key)
+            if rec is None:
+                state, draft = '"untracked"', "false"
+            else:
+                draft = "true" if rec.state == "draft" else "false"
+                state = '"stale"' if rec.source_hash != unit.source_hash else encode(rec.state)
+        append(
+            f'{{\n    "key": {encode(key)},\n    "state": {state},\n    "machine_draft": {draft}\n  }}'
+        )
+    return out
 
 
 def status_json(records: list[tuple[str, str]]) -> str:

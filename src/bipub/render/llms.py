@@ -21,7 +21,7 @@ a build may keep a part it made before. A post's Markdown is prepared by render/
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from functools import partial
@@ -56,7 +56,6 @@ def names(site: Site, lang: str) -> Names:
     return Names({language.code: language.name for language in site.config.languages}, tags)
 
 
-PostPart = Callable[[Entry, str, urls.UrlBuilder, Gettext, Names], str]
 # a post's Markdown as llms-full.txt carries it, from its body and its page's URL (`post_body`;
 # the build passes one that keeps earlier results and takes where the headings are from the
 # render of the post's page: render/outputs.py Parts.llms_post)
@@ -215,11 +214,12 @@ def llms_txt(
     lang: str,
     url: urls.UrlBuilder,
     _: Gettext,
-    part: PostPart | None = None,
     head: list[str] | None = None,
+    lines_of_posts: Sequence[str] | None = None,
 ) -> str:
     """llms.txt of a language: the header (`head`: `header`'s, if made already), the CV's
-    links, every post's line, then Optional."""
+    links, every post's line (`lines_of_posts`: each post's of `site.posts(lang)`, made
+    already, else `post_line`'s), then Optional."""
     shared = names(site, lang)
     cv, api = _("CV"), _("JSON API")
     lines = list(head) if head is not None else header(site, lang, url, _)
@@ -237,8 +237,9 @@ def llms_txt(
     full = _("Full text")
     lines.append(f"- [{full}]({url.absolute(urls.llms(lang, full=True))})")
     lines += ["", "## " + _("Posts"), ""]
-    for entry in site.posts(lang):
-        lines.append((part or post_line)(entry, lang, url, _, shared))
+    if lines_of_posts is None:
+        lines_of_posts = [post_line(e, lang, url, _, shared) for e in site.posts(lang)]
+    lines += lines_of_posts
     lines += ["", f"## {OPTIONAL}", ""]
     index = _("Post index")
     lines.append(f"- [{index} ({api})]({url.absolute(urls.api(lang, 'posts'))})")
@@ -551,22 +552,19 @@ def cv_parts(merged: MergedCv, _: Gettext) -> list[str]:
 # ---------------------------------------------------------------- llms-full.txt
 
 
-# a post's text in llms-full.txt, UTF-8: `full_post` encoded, or one a build kept
-PostBytes = Callable[[Entry, str, urls.UrlBuilder, Gettext, Names], bytes]
-
-
 def llms_full_txt(
     site: Site,
     lang: str,
     url: urls.UrlBuilder,
     _: Gettext,
-    part: PostBytes | None = None,
     body_text: BodyText | None = None,
     head: list[str] | None = None,
+    texts_of_posts: Sequence[bytes] | None = None,
 ) -> bytes:
     """llms-full.txt of a language, UTF-8: the header (`head`: `header`'s, if made already),
-    the whole CV, every post's whole text (`part`: a post's text, encoded, else `full_post`'s
-    with `body_text`, what makes a post's Markdown: `post_body` or one that keeps its results).
+    the whole CV, every post's whole text (`texts_of_posts`: each post's of `site.posts(lang)`,
+    encoded, made already; else `full_post`'s with `body_text`, what makes a post's Markdown:
+    `post_body` or one that keeps its results).
     Joined as bytes: on a big site the file is tens of MB, and a build after an edit joins the
     posts' texts it kept, encoded."""
     if body_text is None:
@@ -578,12 +576,12 @@ def llms_full_txt(
         head += cv_parts(merged, _)
     head.append("## " + _("Posts"))
     chunks = [p.encode("utf-8") for p in head if p]
-    for entry in site.posts(lang):
-        if part is not None:
-            chunks.append(part(entry, lang, url, _, shared))
-        else:
-            chunks.append(full_post(entry, lang, url, _, shared, body_text).encode("utf-8"))
-    return _joined(chunks)
+    if texts_of_posts is None:
+        texts_of_posts = [
+            full_post(entry, lang, url, _, shared, body_text).encode("utf-8")
+            for entry in site.posts(lang)
+        ]
+    return _joined([*chunks, *texts_of_posts])
 
 
 def _joined(chunks: list[bytes]) -> bytes:

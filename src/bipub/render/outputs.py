@@ -23,7 +23,7 @@ import jinja2
 
 from bipub.cache import BuildCache, user_cache_dir
 from bipub.diagnostics import Collector, Diagnostic, DiagnosticError
-from bipub.pair.site import Entry, Site
+from bipub.pair.site import Site
 from bipub.project import Project
 from bipub.render import feeds, json_api, llms, llms_parts, urls
 from bipub.render.cards import Cards
@@ -67,6 +67,10 @@ class Output(Protocol):
     def render(self, job: RenderJob, tree: OutputTree) -> None: ...
 
     def owns(self, path: str) -> bool: ...
+
+
+_FEED_FILES = ("feed.xml", "feed.json", "sitemap.xml", "robots.txt")  # (Feeds.owns)
+_LLMS_FILES = ("llms.txt", "llms-full.txt")  # (Llms.owns)
 
 
 class Feeds:
@@ -135,8 +139,8 @@ class Feeds:
             for entry in spec.posts
         }
 
-    def owns(self, path: str) -> bool:
-        return path.rsplit("/", 1)[-1] in ("feed.xml", "feed.json", "sitemap.xml", "robots.txt")
+    def owns(self, path: str) -> bool:  # (asked of every published file: endswith first)
+        return path.endswith(_FEED_FILES) and path.rsplit("/", 1)[-1] in _FEED_FILES
 
 
 # a feed of feeds.feed_specs, the key it is kept by (None: none, Parts.feed_mark) and its
@@ -190,8 +194,9 @@ class JsonApi:
             # of the posts it changed and joins them with the others as they were
             posts = json_api.join_records(job.parts.post_records(site.posts(lang), lang, url))
             tree.add(urls.api(lang, "posts")[1:], posts, lang, "api")
-            # (each record made again: as cheap as working out a key it could be kept by)
-            status = json_api.status_json(json_api.status_records(site, lang))
+            # (each record made again, in one pass: as cheap as a key it could be kept by)
+            units = json_api.status_units(site, lang)
+            status = json_api.join_records(json_api.status_texts(units, site.status.get(lang)))
             tree.add(urls.api(lang, "status")[1:], status, lang, "api")
         if job.every_language:
             for name, text in job.parts.get(digest("json-schemas"), json_api.schemas).items():
@@ -214,33 +219,24 @@ class Llms:
             _ = text_gettext(job.envs[lang])
             shown = llms.names(site, lang)
             labels = digest(tuple(_(label) for label in llms_parts.POST_LABELS))
-            # each post's two parts, kept by their values (Parts.llms_post): an update makes
+            # each post's two parts, kept by their values (Parts.llms_posts): an update makes
             # again those of the posts it changed and joins them with the others as they were
             posts = site.posts(lang)
             parts = job.parts.llms_posts(posts, lang, url, _, shown, labels, raw_html, outlines)
-            made = {entry.key: part for entry, part in zip(posts, parts, strict=True)}
-
-            def line(
-                entry: Entry, *_args: object, made: dict[str, tuple[str, bytes]] = made
-            ) -> str:
-                return made[entry.key][0]
-
-            def full(
-                entry: Entry, *_args: object, made: dict[str, tuple[str, bytes]] = made
-            ) -> bytes:
-                return made[entry.key][1]
-
+            lines = [line for line, _text in parts]
             head = llms.header(site, lang, url, _)  # (both files start with it)
-            index = llms.llms_txt(site, lang, url, _, part=line, head=head).encode("utf-8")
-            text = llms.llms_full_txt(site, lang, url, _, part=full, head=head)  # (root: same)
+            index = llms.llms_txt(site, lang, url, _, head=head, lines_of_posts=lines).encode()
+            text = llms.llms_full_txt(
+                site, lang, url, _, head=head, texts_of_posts=[full for _line, full in parts]
+            )  # (root: the same)
             tree.add(urls.llms(lang)[1:], index, lang, "llms.txt")
             tree.add(urls.llms(lang, True)[1:], text, lang, "llms")
             if lang == default:  # the root copies are the default language's: built with it
                 tree.add("llms.txt", index, None, "llms.txt")
                 tree.add("llms-full.txt", text, None, "llms-full.txt")
 
-    def owns(self, path: str) -> bool:
-        return path.rsplit("/", 1)[-1] in ("llms.txt", "llms-full.txt")
+    def owns(self, path: str) -> bool:  # (asked of every published file: endswith first)
+        return path.endswith(_LLMS_FILES) and path.rsplit("/", 1)[-1] in _LLMS_FILES
 
 
 class Pdfs:

@@ -80,6 +80,29 @@ class Plan:
             routes = self.routes[spec.route] = {}
         routes[lang] = spec
 
+    def extend(self, lang: str, specs: list[PageSpec]) -> None:
+        """`add` each of `specs`, pages of `lang`, in one go (an update's plan takes most of its
+        pages as the last plan made them: render/html.py `_plan_entries`)."""
+        if not specs:
+            return
+        new = {spec.path: spec for spec in specs}
+        if len(new) != len(specs) or not self.paths.keys().isdisjoint(new):
+            for spec in specs:  # (a clash: said by `add`, as a page at a time says it)
+                self.add(spec)
+            return
+        self.paths.update(new)
+        pages = self.pages.get(lang)
+        if pages is None:
+            pages = self.pages[lang] = []
+        pages.extend(specs)
+        routes = self.routes
+        for spec in specs:
+            found = routes.get(spec.route)
+            if found is None:
+                routes[spec.route] = {lang: spec}
+            else:
+                found[lang] = spec
+
 
 @dataclass
 class PageMemo:

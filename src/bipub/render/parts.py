@@ -29,6 +29,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from operator import itemgetter
 from typing import Any
 
 from bipub.load.content import Document
@@ -75,6 +76,9 @@ class Parts:
     made: int = field(default=0, compare=False, repr=False)  # parts made by this build
     found: int = field(default=0, compare=False, repr=False)  # found by their entry's key
     marks: int = field(default=0, compare=False, repr=False)  # (entry key → part) keys used
+    _bytes: tuple[dict[EntryId, str], dict[EntryId, bytes]] | None = field(
+        default=None, compare=False, repr=False
+    )
     _shown: dict[str, llms.Names] = field(default_factory=dict, compare=False, repr=False)
     _names: dict[str, dict[tuple[str, tuple[str, ...]], bytes]] = field(
         default_factory=dict, compare=False, repr=False
@@ -111,25 +115,31 @@ class Parts:
         keys = self.entry_keys
         if keys is None:
             return [self.get(key(entry), partial(make, entry)) for entry in entries]
-        slot = self.site_key(("by-entry", self.global_key, *kind))
+        slot = self.site_key(("by-entry-2", self.global_key, *kind))
         now, earlier = self.now, self.earlier
-        marks = [slot + keys[entry.kind, entry.key].encode() for entry in entries]
-        # (each: the part's key by the entry's, then the part; None where either is missing)
-        at = [k if (k := now.get(m)) is not None else earlier.get(m) for m in marks]
-        parts = [
-            None if k is None else p if (p := now.get(k)) is not None else earlier.get(k)
-            for k in at
+        encoded = self.key_bytes(keys)
+        marks = [slot + encoded[entry.kind, entry.key] for entry in entries]
+        # (each: the part's key and the part, by the entry's key; None where missing)
+        found: list[Any] = [  # (the part's key, the part) of each
+            f if (f := now.get(m)) is not None else earlier.get(m) for m in marks
         ]
-        missing = [n for n, part in enumerate(parts) if part is None]
+        missing = [n for n, made in enumerate(found) if made is None]
         for n in missing:  # entries whose key changed (or whose part this state lacks)
             entry = entries[n]
-            found = at[n] = key(entry)
-            parts[n] = self.get(found, partial(make, entry))
-        now.update(zip(marks, at, strict=True))
-        now.update(zip(at, parts, strict=True))  # type: ignore[arg-type]
+            at = key(entry)
+            found[n] = (at, self.get(at, partial(make, entry)))
+        now.update(zip(marks, found, strict=True))
+        now.update(found)  # (the parts by their values' key: found so when an entry's moves)
         self.found += len(entries) - len(missing)
         self.marks += len(marks)
-        return parts
+        return list(map(itemgetter(1), found))
+
+    def key_bytes(self, keys: dict[EntryId, str]) -> dict[EntryId, bytes]:
+        """The entries' keys (`entry_keys`) as bytes (the end of a key a part is found by),
+        once per build."""
+        if self._bytes is None or self._bytes[0] is not keys:
+            self._bytes = (keys, {entry: key.encode() for entry, key in keys.items()})
+        return self._bytes[1]
 
     def note(self) -> str:
         """What this build took from the last one's parts, for `-v`."""
@@ -252,8 +262,9 @@ class Parts:
         slot = self.site_key(values)
         routes = plan.routes
         now, earlier = self.now, self.earlier
+        encoded = self.key_bytes(keys)
         marks = {
-            r: mark for r, specs in routes.items() if (mark := _route_mark(slot, keys, r, specs))
+            r: mark for r, specs in routes.items() if (mark := _route_mark(slot, encoded, r, specs))
         }
         known = {r: p for r, m in marks.items() if (p := now.get(m) or earlier.get(m)) is not None}
         made = feeds.sitemap_parts(site, plan, url, known)
@@ -332,7 +343,7 @@ def _hold(entry: Entry, lang: str) -> Held:
 
 
 def _route_mark(
-    slot: bytes, keys: dict[EntryId, str], route: feeds.Route, specs: dict[str, PageSpec]
+    slot: bytes, keys: dict[EntryId, bytes], route: feeds.Route, specs: dict[str, PageSpec]
 ) -> bytes | None:
     """The key a route's sitemap part is kept by (Parts.routes), None if its pages are not
     all made of one entry."""
@@ -346,7 +357,7 @@ def _route_mark(
             return None
     if made is None:
         return None
-    return slot + keys[made].encode() + repr(route).encode()
+    return slot + keys[made] + repr(route).encode()
 
 
 def pair(*digests: bytes) -> bytes:

@@ -44,8 +44,11 @@ def remove(target: str | Path) -> None:
         shutil.rmtree(target)
 
 
-# a new file, never one already there (staged files share inodes with the live site)
-_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+# a new file, never one already there (staged files share inodes with the live site); the bytes
+# as they are (O_BINARY: Windows would otherwise write "\r\n" for every "\n")
+_NEW_FILE = (
+    os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+)
 
 
 def replace_with_bytes(target: str, data: bytes, fresh: bool = False) -> None:
