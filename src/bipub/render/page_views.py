@@ -91,7 +91,6 @@ class PageViews:
         self._made_card_keys: list[tuple[tuple[str, str, str], str]] = []  # (made_card_keys)
         self._slugs: dict[tuple[str, str, str], set[str]] = {}
         self._tag_links: dict[tuple[str, str], TagLink] = {}  # (lang, slug) → its link
-        self._pdf_posts: dict[str, set[str]] = {}
         self._sections = both.SectionCache(site.config.outputs.raw_html, rendered)  # issue 19
         # lang → post key → (the post before it, the post after it), in post order
         self._neighbours: dict[str, dict[str, tuple[Entry | None, Entry | None]]] = {}
@@ -298,12 +297,11 @@ class PageViews:
         )
 
     def _post_pdf_href(self, entry: Entry, lang: str) -> str | None:  # issue 5 (render/pdf.py)
-        from bipub.render.pdf import post_pdf_entries, post_pdf_path
+        from bipub.render.pdf import post_pdf_path, wants_pdf
 
-        wanted = self._pdf_posts.get(lang)
-        if wanted is None:
-            wanted = self._pdf_posts[lang] = {e.key for e in post_pdf_entries(self.site, lang)}
-        if entry.kind != "posts" or entry.key not in wanted:
+        # (the rule of render/pdf post_pdf_entries for this one post: an update works out the
+        # keys of a few entries, and the list of every post's would be made for each build)
+        if not wants_pdf(self.site, entry, lang):
             return None
         return self.url.href("/" + post_pdf_path(lang, entry.slug))
 
