@@ -130,20 +130,20 @@ def carry(
     posts = {key for kind, key in changed if kind == "posts"}  # (listings show posts only)
     known = renderer.known
     old = previous.fingerprints
-    specs = plan.paths.values()
-    # a post's or page's page, made of entries (`made_of`): the last build's fingerprint
-    known.update({s.path: fp for s in specs if s.made_of and (fp := old.get(s.file)) is not None})
     before = previous.plan
-    if before is not None:  # a listing (blog, tag) planned as the last build planned it
-        for spec in specs:
-            if not spec.made_of and spec.lists and _as_before(plan, before, spec):
-                fp = old.get(spec.file)
-                if fp is not None:
-                    known[spec.path] = fp
-    if changed:  # but not those made of or showing an entry that changed
-        for spec in specs:
-            if not changed.isdisjoint(spec.made_of) or not posts.isdisjoint(spec.lists):
-                known.pop(spec.path, None)
+    was = before.paths if before is not None else {}
+    for spec in plan.paths.values():  # (one pass: an update visits every page of the site here)
+        made_of = spec.made_of
+        if made_of:  # a post's or page's page, made of entries: unless one of them changed
+            if not changed.isdisjoint(made_of) or not posts.isdisjoint(spec.lists):
+                continue
+        elif not spec.lists or was.get(spec.path) is not spec or not posts.isdisjoint(spec.lists):
+            continue  # not a listing the last build planned so, or showing a post that changed
+        elif before is None or not _as_before(plan, before, spec):
+            continue
+        fp = old.get(spec.file)
+        if fp is not None:
+            known[spec.path] = fp
     renderer.reuse_card_keys(
         {card: k for card, k in previous.cards.items() if card[:2] not in changed}
     )

@@ -25,9 +25,9 @@ from bipub.render.page_plan import PageSpec, Plan
 from bipub.render.pdf.links import (
     both_pdf_path,
     pdf_links,
-    post_pdf_entries,
     post_pdf_path,
     short_pdf_links,
+    wants_pdf,
 )
 from bipub.render.templates import CardHtml, template_error
 from bipub.render.views import (
@@ -114,7 +114,6 @@ class PageViews:
         self._made_card_keys: list[tuple[tuple[str, str, str], str]] = []  # (made_card_keys)
         self._slugs: dict[tuple[str, str, str], set[str]] = {}
         self._tag_links: dict[tuple[str, str], TagLink] = {}  # (lang, slug) → its link
-        self._pdf_posts: dict[str, set[str]] = {}
         self._sections = both.SectionCache(site.config.outputs.raw_html, rendered)  # issue 19
         # lang → post key → (the post before it, the post after it), in post order
         self._neighbours: dict[str, dict[str, tuple[Entry | None, Entry | None]]] = {}
@@ -366,10 +365,9 @@ class PageViews:
         )
 
     def _post_pdf_href(self, entry: Entry, lang: str) -> str | None:  # issue 5 (render/pdf.py)
-        wanted = self._pdf_posts.get(lang)
-        if wanted is None:
-            wanted = self._pdf_posts[lang] = {e.key for e in post_pdf_entries(self.site, lang)}
-        if entry.kind != "posts" or entry.key not in wanted:
+        # (the rule of render/pdf post_pdf_entries for this one post: an update works out the
+        # keys of a few entries, and the list of every post's would be made for each build)
+        if not wants_pdf(self.site, entry, lang):
             return None
         return self.url.href("/" + post_pdf_path(lang, entry.slug))
 

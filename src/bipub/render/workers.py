@@ -178,7 +178,7 @@ def render_pages(
         decided = [(None, False, [])] * len(pages)
     elif (
         meanwhile is not None
-        and sum(spec.path not in renderer.known for spec in pages) >= MIN_PAGES_FOR_WORKERS
+        and _unknown(renderer.known, pages, len(langs) == len(plan.pages)) >= MIN_PAGES_FOR_WORKERS
         and worker_count() > 1
         and can_fork()
     ):
@@ -286,6 +286,14 @@ def render_pages(
             on_pages(sum(part.values()))
     _freeze_site()
     return counts, _written(fingerprints, tree)
+
+
+def _unknown(known: dict[str, str], pages: list[PageSpec], every_language: bool) -> int:
+    """How many of `pages` have no known fingerprint (buildstate.carry: `known` holds pages of
+    the plan only, so with every language's pages, those it does not hold)."""
+    if every_language:
+        return len(pages) - len(known)
+    return sum(spec.path not in known for spec in pages)
 
 
 def _freeze_site() -> None:
