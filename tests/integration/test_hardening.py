@@ -540,7 +540,7 @@ def test_a_5_mb_single_paragraph_post_builds_or_fails_cleanly(make_project) -> N
     ("variable", "value", "message"),
     [
         ("BIPUB_PDF_TIMEOUT", "0.01", "PDF rendering took longer than 0.01 s"),
-        ("BIPUB_PDF_MEMORY_MB", "64", "64 MB memory bound (BIPUB_PDF_MEMORY_MB)"),
+        ("BIPUB_PDF_MEMORY_MB", "1", "1 MB memory bound (BIPUB_PDF_MEMORY_MB)"),
     ],
 )
 def test_the_pdf_step_is_bounded_in_time_and_memory(

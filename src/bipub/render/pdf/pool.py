@@ -34,9 +34,21 @@ PDF_MEMORY_MB = 4096
 
 
 def _limit_memory(megabytes: int) -> None:
-
-    limit = megabytes * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    """Bound what a job may ADD to this (forked) process's address space: a worker starts with
+    the build's whole address space (a large site's can be several GB), so a bound on the total
+    would stop every job of a large build before it starts, as if each PDF were too big. The
+    soft limit only (the hard one stays, so the next job of the same worker can set its own)."""
+    extra = megabytes * 1024 * 1024
+    try:
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            current = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):  # no /proc (not Linux): a bound on the total
+        current = 0
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = current + extra
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
 def _bounded_job(job: PdfJob, megabytes: int) -> PdfResult:
