@@ -205,7 +205,6 @@ def _next_state(job: RenderJob, pages: HtmlPages | None, kinds: list[Output]) ->
     pages fingerprinted (--no-cache, --only without html) or only some languages'."""
     if pages is None or job.cache is None or not job.every_language:
         return None
-    job.renderer.save_card_html()  # (`bipub build`'s: render/card_html.py)
     return BuildState(
         pages.global_key,
         pages.entries,
@@ -402,6 +401,7 @@ def _build(
             handover.remember(project, target, tree, kept, fingerprints, output, new_state)
             if new_state is not None:
                 kept.state = new_state
+                job.renderer.save_card_html()  # (`bipub build`'s: render/card_html.py)
             counts = pages.counts if pages is not None else {}
             record = uptodate.Record(
                 record_key,

@@ -229,3 +229,17 @@ def test_serve_starts_from_the_file_then_keeps_them_in_memory(
         assert set(rendered()) == {f"새 글 {n}"}
     after = path.stat()
     assert (after.st_ino, after.st_mtime_ns) == (written.st_ino, written.st_mtime_ns)
+
+
+def test_a_file_of_cards_that_cannot_be_saved_is_a_warning(
+    project: Path, tmp_path: Path, rendered: Rendered
+) -> None:
+    """card-html.pickle that cannot be written (here a folder in its place): the site is
+    published and the build warns `cache-not-saved`, as for the other cache files, instead of
+    a note only `-v` shows."""
+    path = project / ".bipub-cache" / card_html.FILE
+    path.mkdir(parents=True)
+    (path / "x").write_text("in the way", "utf-8")
+    result = build(project, only=KINDS)
+    assert [d.code for d in result.warnings if d.code == "cache-not-saved"] == ["cache-not-saved"]
+    _assert_clean(project, tmp_path, "clean")

@@ -18,7 +18,6 @@ memory only."""
 
 from __future__ import annotations
 
-import pickle
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -118,7 +117,5 @@ class KeptCardHtml:
         live = live | {at[1] for at in self.made}
         cards = {at: str(html) for at, html in self.html.items() if at[1] in live}
         stamp = _stamp(self.made_with)
-        try:
-            save_signed(self.folder / FILE, (stamp, cards), prefix=stamp)
-        except (OSError, pickle.PicklingError) as exc:
-            self.note = f"cards' HTML not saved ({FILE}: {exc}): the next build renders them"
+        # (an OSError is the build's `cache-not-saved` warning: pipeline.py, after publishing)
+        save_signed(self.folder / FILE, (stamp, cards), prefix=stamp)
