@@ -498,6 +498,56 @@ def test_tokens_and_render_loops_stand_aside_when_they_do_not_apply(
     assert "bullet_list_open" in seen
 
 
+def test_refused_links_are_reported_at_their_lines() -> None:
+    """The fast core `inline` rule tells only inlines with a "[" or "<" their line (the others
+    cannot call validateLink): each refused link still comes with its own line."""
+    source = (
+        "plain words: javascript:x, vbscript:y and file:w are refused\n\n"
+        "[a](javascript:x) and <vbscript:y>\n\n"
+        "more plain words\n\n"
+        "- item ![i](data:z)\n"
+        "- plain item\n\n"
+        "last [b](file:w)\n"
+    )
+    fast = bm._render(bm._parser(False), source, None, diagrams=DIAGRAMS)
+    stock = bm._render(STOCK[False], source, None, diagrams=DIAGRAMS)
+    assert fast == stock
+    assert [(link.url, link.line) for link in fast.dropped_links] == [
+        ("javascript:x", 3),
+        ("vbscript:y", 3),
+        ("data:z", 7),
+        ("file:w", 10),
+    ]
+
+
+def test_the_fast_inline_rule_follows_changed_inline_rules() -> None:
+    """The one-text-token shortcut of the fast core `inline` rule (and of the inline parser)
+    stops once a post-processing rule that is not a no-op without delimiters is added; and an
+    inline parser replaced after speed_up is called for every inline, with its line set."""
+
+    def calls(md: MarkdownIt) -> tuple[list[str], list[str]]:
+        seen: list[str] = []
+        md.parse("plain before the rule is added\n")
+        md.inline.ruler2.push("spy", lambda state: seen.append(state.src))
+        tokens = md.parse("plain\n\nalso plain\n\n*em*\n")
+        return seen, [t.content for t in tokens if t.type == "inline"]
+
+    assert calls(bm._parser.__wrapped__(False)) == calls(bm._stock_parser(False))
+    assert calls(bm._stock_parser(False))[0] == ["plain", "also plain", "*em*"]
+
+    from markdown_it.parser_inline import ParserInline
+
+    md = bm._parser.__wrapped__(False)  # (a parser of its own: the cached one stays as it is)
+    stock_inline = ParserInline()
+    stock_inline.ruler = md.inline.ruler
+    stock_inline.ruler2 = md.inline.ruler2
+    md.inline = stock_inline
+    source = "plain\n\n[a](javascript:x)\n"
+    assert bm._render(md, source, None, diagrams=DIAGRAMS) == bm._render(
+        STOCK[False], source, None, diagrams=DIAGRAMS
+    )
+
+
 # --------------------------------------------------------------------------- links
 
 URL_CHARS = "aZ09-._~/?#=&+:@%()<> \\\n\t'\"[]!$*,;^`{|}é한\x00\x7f"

@@ -55,8 +55,10 @@ from bipub.render.markdown_sections import (
 FAST_MARKDOWN: Final = upstream.fast_markdown()
 FAST_HIGHLIGHT: Final = upstream.fast_highlight()
 speed_up: Callable[[MarkdownIt], MarkdownIt] | None = None
+inline_with_lines: Callable[[Callable[[int | None], object]], Callable[[StateCore], None]] | None
+inline_with_lines = None
 if FAST_MARKDOWN:  # markdown_fast reaches into markdown-it-py: not even imported on other versions
-    from bipub.render.markdown_fast import speed_up
+    from bipub.render.markdown_fast import inline_with_lines, speed_up
 
 if TYPE_CHECKING:
     from bipub.load.content import Document
@@ -218,7 +220,11 @@ def _parser(raw_html: bool, fast: bool = FAST_MARKDOWN) -> MarkdownIt:
     """The parser of every render: `_stock_parser`, sped up (the same tokens, see markdown_fast)
     on the markdown-it-py it was verified with, else as it is."""
     md = _stock_parser(raw_html)
-    return speed_up(md) if fast and speed_up is not None else md
+    if not fast or speed_up is None or inline_with_lines is None:
+        return md
+    speed_up(md)
+    md.core.ruler.at("inline", inline_with_lines(_LINE.set))  # (`_inline_with_lines`, faster)
+    return md
 
 
 def render_markdown(

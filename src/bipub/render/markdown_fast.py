@@ -310,8 +310,7 @@ class _InlineParser(ParserInline):
             src
             and not tokens
             and md.inline.terminator_re.search(src) is None  # what `text` looks at
-            and self.ruler.getRules("")[:1] == [rules_inline.text]
-            and _NOOP_WITHOUT_DELIMITERS.issuperset(self.ruler2.getRules(""))
+            and self.plain_rules()
         ):
             token = self.new_token("text", "", 0)
             token.content = src
@@ -324,9 +323,20 @@ class _InlineParser(ParserInline):
             rule(state)
         return state.tokens
 
+    def plain_rules(self) -> bool:
+        """Whether `text` is the first rule and every post-processing rule is one of
+        `_NOOP_WITHOUT_DELIMITERS` (worked out again when the rulers' chains change: a ruler
+        makes new lists when it compiles them)."""
+        rules, rules2 = self.ruler.getRules(""), self.ruler2.getRules("")
+        if rules is not self._seen[0] or rules2 is not self._seen[1]:
+            plain = rules[:1] == [rules_inline.text] and _NOOP_WITHOUT_DELIMITERS.issuperset(rules2)
+            self._seen = (rules, rules2, plain)
+        return self._seen[2]
+
     # (what makes tokens and states: stock markdown-it's, or those of `_fast_tokens`)
     new_token: Callable[[str, str, Any], Token] = Token
     state_class: type[StateInline] = StateInline
+    _seen: tuple[object, object, bool] = (None, None, False)
 
 
 def _plain_inline(md: MarkdownIt) -> None:
@@ -370,6 +380,57 @@ def _footnote_tail(state: StateCore) -> None:
     if isinstance(data, dict) and data.get("refs") == {} and data.get("list") == {}:
         return
     footnote_tail(state)
+
+
+def inline_with_lines(set_line: Callable[[int | None], object]) -> Callable[[StateCore], None]:
+    """render/markdown.py's core `inline` rule — markdown-it's, calling `set_line` with each
+    inline's first source line (or None) before parsing it, and with None at the end — in
+    fewer steps per inline, for a parser whose inline parser is `_InlineParser`:
+
+    * an inline that `_InlineParser.parse` makes one text token of is made one here (the same
+      test, the same token), without the call;
+    * `set_line` is called only before an inline that has a "[" or a "<" (unless linkify is
+      on). What it sets is read only by `validateLink`, which markdown-it calls in the inline
+      rules `link`, `image` (they match only at "[" and "![") and `autolink` (only at "<") and
+      in `linkify` (only when options.linkify); the block rule `reference` runs before this
+      rule, where both ways have left None.
+    """
+
+    def inline(state: StateCore) -> None:
+        md = state.md
+        parser = md.inline
+        if not isinstance(parser, _InlineParser):  # (replaced since: do what the stock rule does)
+            for token in state.tokens:
+                if token.type == "inline":
+                    if token.children is None:
+                        token.children = []
+                    set_line(token.map[0] + 1 if token.map else None)
+                    parser.parse(token.content, md, state.env, token.children)
+            set_line(None)
+            return
+        plain = parser.plain_rules()
+        search = parser.terminator_re.search
+        new = parser.new_token
+        every = bool(md.options.get("linkify"))
+        env = state.env
+        for token in state.tokens:
+            if token.type != "inline":
+                continue
+            children = token.children
+            if children is None:
+                children = token.children = []
+            src = token.content
+            if plain and src and not children and search(src) is None:
+                text = new("text", "", 0)  # (what `_InlineParser.parse` makes of it)
+                text.content = src
+                children.append(text)
+                continue
+            if every or "[" in src or "<" in src:
+                set_line(token.map[0] + 1 if token.map else None)
+            parser.parse(src, md, env, children)
+        set_line(None)
+
+    return inline
 
 
 def _replace_core_rule(md: MarkdownIt, name: str, stock: object, fast: Any) -> None:

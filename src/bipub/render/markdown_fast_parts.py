@@ -179,14 +179,24 @@ def render_loops(md: MarkdownIt) -> None:
 
     def render(tokens: list[Token], options: Any, env: EnvType) -> str:
         rules = renderer.rules
+        text = rules.get("text")
+        # an inline of one text token (most paragraphs) is its escaped content: what
+        # `render_inline` makes of it, when it is still the renderer's `renderInline`
+        plain = getattr(text, "__func__", None) is stock_text and (
+            renderer.renderInline is render_inline
+        )
         attrs = renderer.renderAttrs
         xhtml = options["xhtmlOut"]
         out = []
         for i, token in enumerate(tokens):
             kind = token.type
             if kind == "inline":
-                if token.children:
-                    out.append(renderer.renderInline(token.children, options, env))
+                children = token.children
+                if children:
+                    if plain and len(children) == 1 and children[0].type == "text":
+                        out.append(escapeHtml(children[0].content))
+                    else:
+                        out.append(renderer.renderInline(children, options, env))
             elif kind in rules:
                 out.append(rules[kind](tokens, i, options, env))
             else:
