@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 from itertools import filterfalse
 from typing import Final
 
@@ -75,7 +76,9 @@ def _minutes(text: str, base: str) -> float:
         without_words, words = _LATIN_WORD.subn("", text)
         chars = len("".join(without_words.split()))  # str.split's whitespace is re's \s
         return chars / KO_CHARS_PER_MINUTE + words / EN_WORDS_PER_MINUTE
-    rest, hangul = _HANGUL.subn(" ", text) if _HANGUL.search(text) else (text, 0)
+    # (an ASCII text has no Hangul: str.isascii is a flag, where the search reads every character)
+    has_hangul = not text.isascii() and _HANGUL.search(text) is not None
+    rest, hangul = _HANGUL.subn(" ", text) if has_hangul else (text, 0)
     tokens = rest.split()  # str.split's whitespace is re's \s
     # a token is a word if it has a letter or digit (`_WORDLIKE`; '_' is no letter; a token of
     # bare punctuation is none): the all-alphanumeric ones, most of them, are told apart at C
@@ -83,6 +86,13 @@ def _minutes(text: str, base: str) -> float:
     search = _WORDLIKE.search
     words = len(tokens) - sum(1 for t in filterfalse(str.isalnum, tokens) if not search(t))
     return hangul / KO_CHARS_PER_MINUTE + words / EN_WORDS_PER_MINUTE
+
+
+@lru_cache(maxsize=64)
+def _closing(fence: str) -> re.Pattern[str]:
+    """What closes a fence opened by `fence`: the same character, at least as many times, with
+    up to three spaces before and spaces or tabs after."""
+    return re.compile(rf" {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*")
 
 
 def _split_fenced_code(text: str) -> tuple[str, str]:
@@ -103,8 +113,7 @@ def _split_fenced_code(text: str) -> tuple[str, str]:
         if closing is None:
             opened = _FENCE_OPEN.match(line)
             if opened and not (opened[1][0] == "`" and "`" in opened[2]):
-                fence = opened[1]
-                closing = re.compile(rf" {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*")
+                closing = _closing(opened[1])
                 prose.extend(lines[start:i])
                 start = i + 1
         elif closing.fullmatch(line):
