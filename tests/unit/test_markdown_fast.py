@@ -118,6 +118,7 @@ CASES = [
     "+ a\n+\n+ c",
     # setext and ATX headings
     "Foo\n===\n\nBar\n---",
+    "# a `b`\n\n# a `b`\n\n## a b\n\n### a-b-1\n\n# *a* b\n\n#\n\n# ¶",  # slugs, made unique
     "Foo\nbar\n===",
     "Foo\n    ===",
     "- Foo\n---",
@@ -546,6 +547,36 @@ def test_the_fast_inline_rule_follows_changed_inline_rules() -> None:
     assert bm._render(md, source, None, diagrams=DIAGRAMS) == bm._render(
         STOCK[False], source, None, diagrams=DIAGRAMS
     )
+
+
+def test_anchors_speedup_replaces_only_the_plugins_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The `anchors` speedup swaps the anchors plugin's rule for its own (same options, same
+    tokens: test_each_speedup_alone), and leaves it alone where `new_token` does not apply."""
+    from bipub.render import markdown_fast
+
+    def anchor_rule(md: MarkdownIt) -> Any:
+        return next(rule.fn for rule in md.core.ruler.__rules__ if rule.name == "anchor")
+
+    plugin = markdown_fast._code_of(anchor_rule(bm._stock_parser(False)))
+    assert plugin == markdown_fast._ANCHORS
+    fast = speed_up(bm._stock_parser(False), only={"anchors"})
+    assert markdown_fast._code_of(anchor_rule(fast)) != plugin
+    monkeypatch.setattr(markdown_fast, "TOKEN_FIELDS", ("type", "tag", "nesting"))
+    kept = speed_up(bm._stock_parser(False), only={"anchors"})
+    assert markdown_fast._code_of(anchor_rule(kept)) == plugin
+
+
+def test_options_get_answers_as_the_mapping_does() -> None:
+    """`options-get`: the fast parser's `options.get` gives what OptionsDict's Mapping.get
+    gives, for options it has and options it does not have, and follows later changes."""
+    fast, stock = bm._parser.__wrapped__(False), bm._stock_parser(False)
+    assert "get" in vars(fast.options) and "get" not in vars(stock.options)
+    for key in ("html", "maxNesting", "tasklists", "strikethrough_single_tilde", "nope"):
+        assert fast.options.get(key) == stock.options.get(key)
+        assert fast.options.get(key, "x") == stock.options.get(key, "x")
+    fast.options["tasklists"] = True
+    assert fast.options.get("tasklists", False) is True
+    assert dict(fast.options) == {**stock.options, "tasklists": True}
 
 
 # --------------------------------------------------------------------------- links
