@@ -579,6 +579,21 @@ def test_options_get_answers_as_the_mapping_does() -> None:
     assert dict(fast.options) == {**stock.options, "tasklists": True}
 
 
+@settings(max_examples=1500, deadline=None)
+@given(st.text(alphabet=" \t\na#\r\x0b\u3000", max_size=24))
+@example("a\n  ")
+@example(" \t \tb\n\t")
+def test_block_state_fields_are_stock(source: str) -> None:
+    """`tokens`: the block parser's state (BlockState: line markers by `line_marks`) starts with
+    every field StateBlock's `__init__` gives it."""
+    from markdown_it.rules_block import StateBlock
+
+    from bipub.render.markdown_fast_parts import BlockState
+
+    md = bm._parser(False)
+    assert vars(BlockState(source, md, {}, [])) == vars(StateBlock(source, md, {}, []))
+
+
 # --------------------------------------------------------------------------- links
 
 URL_CHARS = "aZ09-._~/?#=&+:@%()<> \\\n\t'\"[]!$*,;^`{|}é한\x00\x7f"

@@ -11,6 +11,7 @@ test_markdown_fast.py compares the tokens and HTML with stock markdown-it-py's.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import accumulate
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -62,8 +63,60 @@ def new_token(ttype: str, tag: str, nesting: Any) -> Token:
     return token
 
 
+def line_marks(src: str) -> tuple[list[int], list[int], list[int], list[int]]:
+    """StateBlock's line markers of `src` (bMarks, eMarks, tShift, sCount, without the fake
+    entry it appends), its per-line loop done with string methods: each line's begin and end
+    offsets, its leading spaces and tabs (`isStrSpace`) and their width with tabs expanded to
+    the next multiple of 4. Every line split at "\n" is one, but the last when it has nothing
+    but spaces and tabs (or nothing: after a final "\n"), which StateBlock's loop leaves out."""
+    lines = src.split("\n")
+    if not lines[-1].strip(" \t"):
+        lines.pop()
+    begins = list(accumulate([len(line) + 1 for line in lines], initial=0))
+    begins.pop()
+    ends = [begin + len(line) for begin, line in zip(begins, lines, strict=True)]
+    shifts = [len(line) - len(line.lstrip(" \t")) for line in lines]
+    if "\t" not in src:
+        return begins, ends, shifts, shifts[:]
+    counts = []
+    for line, shift in zip(lines, shifts, strict=True):
+        offset = 0
+        for character in line[:shift]:
+            offset += 4 - offset % 4 if character == "\t" else 1
+        counts.append(offset)
+    return begins, ends, shifts, counts
+
+
 class BlockState(StateBlock):
-    """StateBlock whose `push` (the same steps) makes its token with `new_token`."""
+    """StateBlock whose `push` (the same steps) makes its token with `new_token`, and whose
+    `__init__` sets the same fields, the line markers found by `line_marks`."""
+
+    def __init__(self, src: str, md: MarkdownIt, env: EnvType, tokens: list[Token]) -> None:
+        self.src = src
+        self.md = md
+        self.env = env
+        self.tokens = tokens
+        begins, ends, shifts, counts = line_marks(src)
+        length = len(src)
+        begins.append(length)  # (StateBlock's fake entry, for bounds checks)
+        ends.append(length)
+        shifts.append(0)
+        counts.append(0)
+        self.bMarks = begins
+        self.eMarks = ends
+        self.tShift = shifts
+        self.sCount = counts
+        self.bsCount = [0] * len(begins)
+        self.blkIndent = 0
+        self.line = 0
+        self.lineMax = len(begins) - 1
+        self.tight = False
+        self.ddIndent = -1
+        self.listIndent = -1
+        self.parentType = "root"
+        self.level = 0
+        self.result = ""
+        self._code_enabled = "code" in md["block"].ruler.get_active_rules()
 
     def push(self, ttype: str, tag: str, nesting: Any) -> Token:
         token = new_token(ttype, tag, nesting)
