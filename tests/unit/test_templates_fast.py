@@ -159,3 +159,110 @@ def test_fast_calls_are_the_stock_calls() -> None:
 def test_the_theme_renders_with_the_fast_context() -> None:
     env = templates.make_environment(None, "en", _null())
     assert env.context_class is templates.FastCallContext
+
+
+# --- what a page makes is freed by reference counting (render/templates.py render_released)
+
+_PARTIAL = """\
+{%- set suffix = '!' -%}
+{%- macro shout(x) %}{{ _('Copy') }}:{{ x }}{{ suffix }}:{{ probe.name }}{% endmacro -%}
+{%- macro plain(x) %}<{{ x }}>{% endmacro -%}"""
+_PAGE = """\
+{%- from "partials/p.html" import shout with context -%}
+{%- from "partials/q.html" import plain -%}
+{%- macro local(x) %}{{ _('Copy') }}{{ x }}{% endmacro -%}
+{{ shout(probe.name) }} {{ plain(probe.name) }} {{ local(1) }}
+{%- include "partials/inc.html" %}"""
+_INCLUDED = "{% macro inner() %}{{ _('Copy') }}{% endmacro %}[{{ inner() }}{{ probe.name }}]"
+
+
+class _Probe:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def _probe_templates(root: Path) -> Path:
+    (root / "partials").mkdir(parents=True)
+    (root / "page.html").write_text(_PAGE)
+    (root / "partials" / "p.html").write_text(_PARTIAL)
+    (root / "partials" / "q.html").write_text(
+        "{% macro plain(x) %}<{{ _('Copy') }}{{ x }}>{% endmacro %}"
+    )
+    (root / "partials" / "inc.html").write_text(_INCLUDED)
+    return root
+
+
+def test_a_page_is_freed_when_its_html_is_joined(tmp_path: Path) -> None:
+    """The contexts of a page and of what it imports with context hold macros that hold them
+    (reference cycles): released, nothing of the page waits for the garbage collector, and
+    every page renders as the stock render does (a module imported without context is Jinja's
+    for every page: still whole on the second page)."""
+    import gc
+    import weakref
+
+    root = _probe_templates(tmp_path / "templates")
+    env = templates.make_environment(root, "en", _null())
+    stock = templates.make_environment(root, "en", _null())
+    stock.template_class = jinja2.Template
+    stock.context_class = jinja2.runtime.Context
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        for name in ("first", "second"):
+            probe = _Probe(name)
+            gone = weakref.ref(probe)
+            html = templates.render_released(env.get_template("page.html"), {"probe": probe})
+            # (stock: another probe of that name, left in cycles until the next collection)
+            assert html == stock.get_template("page.html").render(probe=_Probe(name))
+            assert f"Copy:{name}!:{name} <Copy{name}> Copy1[Copy{name}]" == html
+            del probe
+            assert gone() is None, "the page's variables wait for the garbage collector"
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def test_stock_templates_are_rendered_as_they_are(tmp_path: Path) -> None:
+    """On an unverified Jinja (stock Template), `render_released` is `render`: nothing recorded,
+    nothing cleared."""
+    root = _probe_templates(tmp_path / "templates")
+    env = templates.make_environment(root, "en", _null())
+    env.template_class = jinja2.Template
+    template = env.get_template("page.html")
+    assert type(template) is jinja2.Template
+    assert templates.render_released(template, {"probe": _Probe("x")}) == template.render(
+        probe=_Probe("x")
+    )
+    assert env.page_contexts is None  # type: ignore[attr-defined]
+
+
+def test_a_built_site_leaves_no_template_context_to_the_collector(tmp_path: Path) -> None:
+    """The theme's pages (base.html imports site_nav with context, post.html the notices and the
+    series box): no context of a page is left for the garbage collector."""
+    import gc
+
+    from bipub.pipeline import build
+
+    project = tmp_path / "side_by_side"
+    shutil.copytree(PROJECTS / "side_by_side", project)
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        build(project, only={"html"})
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+        # (the modules imported without context are Jinja's, one per template and build)
+        contexts = [
+            o.name
+            for o in gc.garbage
+            if isinstance(o, jinja2.runtime.Context) and "page" in o.parent
+        ]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        if was_enabled:
+            gc.enable()
+    assert any(p.name == "both" for p in (project / "site").rglob("*") if p.is_dir())
+    assert contexts == []

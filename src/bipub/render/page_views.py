@@ -29,7 +29,7 @@ from bipub.render.pdf.links import (
     short_pdf_links,
     wants_pdf,
 )
-from bipub.render.templates import CardHtml, template_error
+from bipub.render.templates import CardHtml, render_released, template_error
 from bipub.render.views import (
     Alternate,
     LangLink,
@@ -526,7 +526,7 @@ class PageViews:
         if isinstance(cards, CardHtml):
             cards.kept = self.card_html if self._card_html_on else None
         try:
-            return env.get_template(spec.template).render(context)
+            return render_released(env.get_template(spec.template), context)
         except jinja2.TemplateError as exc:
             collector.add(template_error(exc, self.site_root))
         except Exception as exc:
@@ -569,7 +569,7 @@ class PageViews:
             )
             context = {"site": self.site_view(default.code), "page": meta, "languages": languages}
             try:
-                out.append((path, env.get_template(template).render(context)))
+                out.append((path, render_released(env.get_template(template), context)))
             except jinja2.TemplateError as exc:
                 collector.add(template_error(exc, self.site_root))
         return out
