@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import jinja2
 import pytest
@@ -266,3 +267,79 @@ def test_a_built_site_leaves_no_template_context_to_the_collector(tmp_path: Path
             gc.enable()
     assert any(p.name == "both" for p in (project / "site").rglob("*") if p.is_dir())
     assert contexts == []
+
+
+def test_macros_are_called_without_the_stock_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On Jinja 3.1 a macro's `__call__` wants the evaluation context: FastCallContext passes
+    it itself (the stock `Context.call` is not asked), with the stock text."""
+    assert templates._MACRO_PASS is templates._PASS_EVAL_CONTEXT
+    source = "{% macro m(x, y=2) %}[{{ x }}{{ y }}]{% endmacro %}{{ m(1) }}{{ m('<', y=3) }}"
+    stock = jinja2.Environment(autoescape=True).from_string(source).render()
+    asked: list[object] = []
+    original = jinja2.runtime.Context.call
+
+    def counted(self: Any, obj: Any, *args: Any, **kwargs: Any) -> Any:
+        asked.append(obj)
+        return original(self, obj, *args, **kwargs)
+
+    monkeypatch.setattr(jinja2.runtime.Context, "call", counted)
+    env = templates.make_environment(None, "en", _null())
+    assert env.from_string(source).render() == stock == "[12][&lt;3]"
+    assert asked == []
+
+
+def test_imports_without_context_are_jinjas(tmp_path: Path) -> None:
+    """`_get_default_module`: the module Jinja keeps for every page (the same object each
+    time), or one of its own when the importing template has globals the partial has not, as
+    stock Jinja decides."""
+    root = tmp_path / "templates"
+    (root / "partials").mkdir(parents=True)
+    (root / "partials" / "m.html").write_text("{% macro m() %}{{ extra is defined }}{% endmacro %}")
+    (root / "page.html").write_text('{% from "partials/m.html" import m %}{{ m() }}')
+    outputs = []
+    for fast in (True, False):
+        env = templates.make_environment(root, "en", _null())
+        if not fast:
+            env.template_class = jinja2.Template
+            env.context_class = jinja2.runtime.Context
+        partial = env.get_template("partials/m.html")
+        page = env.get_template("page.html")
+        first = page.render()
+        assert page.render() == first
+        assert partial.module is partial.module
+        # (Jinja adds these globals to the cached page template: the partial has not them)
+        assert env.get_template("page.html", globals={"extra": 1}) is page
+        outputs.append((first, page.render()))
+    assert outputs[0] == outputs[1] == ("False", "True")
+
+
+def test_flat_globals_are_the_chainmap() -> None:
+    from collections import ChainMap
+
+    chained = ChainMap({"b": 2, "z": 0}, {"a": 1, "b": 1, "c": 3})
+    flat = templates._flat(chained)
+    assert list(flat.items()) == list(dict(chained).items())
+    plain = {"x": 1}
+    assert templates._flat(plain) is plain
+
+
+def test_the_site_view_reads_as_a_view() -> None:
+    from bipub.render.views import AttrView, View
+
+    fields = {"title": "T", "get": "a field", "items": [1], "nav_pages": []}
+    view, fast = View(**fields), AttrView(**fields)
+    for name in ("title", "items", "nav_pages", "get", "as_dict"):
+        ours, theirs = getattr(fast, name), getattr(view, name)
+        assert ours == theirs or (callable(ours) and callable(theirs)), name
+    assert fast.get("get") == view.get("get") == "a field"  # (`get` stays the method)
+    assert fast["title"] == "T" and "title" in fast and "nothing" not in fast
+    assert repr(fast) == repr(view)
+    fast["title"] = "U"
+    assert fast.title == fast["title"] == "U"
+    with pytest.raises(AttributeError):
+        _ = fast.nothing
+    env = templates.make_environment(None, "en", _null())
+    template = env.from_string(
+        "{{ s.title }} {{ s['items'] }} {{ s.get('get') }} {{ s.nav_pages }}"
+    )
+    assert template.render(s=fast) == template.render(s=View(**{**fields, "title": "U"}))

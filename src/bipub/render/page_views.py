@@ -32,6 +32,7 @@ from bipub.render.pdf.links import (
 from bipub.render.templates import CardHtml, render_released, template_error
 from bipub.render.views import (
     Alternate,
+    AttrView,
     LangLink,
     PageMeta,
     Pagination,
@@ -467,7 +468,7 @@ class PageViews:
     def site_context(self, lang: str) -> View:
         cfg = self.config
         language = cfg.language(lang)
-        return View(
+        return AttrView(
             title=language.title,
             description=language.description,
             lang=lang,

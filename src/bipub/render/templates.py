@@ -11,6 +11,7 @@ import hashlib
 import json
 import sys
 import traceback
+from collections import ChainMap
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from datetime import date, datetime
 from pathlib import Path
@@ -101,8 +102,13 @@ class FastEscapeTemplate(jinja2.Template):
         shared: bool = False,
         locals: Mapping[str, Any] | None = None,
     ) -> jinja2.runtime.Context:
-        context = super().new_context(vars, shared, locals)
         environment = self.environment
+        # (Jinja's `new_context` given the template's globals as one dict: the same keys and
+        # values as its ChainMap over the environment's, read without ChainMap's Python-level
+        # lookups, key by key, when the page's context copies them)
+        context = jinja2.runtime.new_context(
+            environment, self.name, self.blocks, vars, shared, _flat(self.globals), locals
+        )
         if isinstance(environment, SiteEnvironment):
             made = environment.page_contexts
             if made is not None and environment.page_thread == get_ident():
@@ -126,6 +132,30 @@ class FastEscapeTemplate(jinja2.Template):
             return super().make_module(vars, shared, locals)
         finally:
             environment.page_contexts = made
+
+    def _get_default_module(
+        self, ctx: jinja2.runtime.Context | None = None
+    ) -> jinja2.environment.TemplateModule:
+        # Jinja's, but the globals the importing page has and this template has not found
+        # with a set of this template's (`ctx.globals_keys - self.globals.keys()` asks the
+        # ChainMap key by key, in Python: ~30 µs for every `{% from … import … %}` a page makes)
+        if ctx is not None and not self.environment.is_async:
+            keys = ctx.globals_keys - set(self.globals)
+            if keys:
+                return self.make_module({k: ctx.parent[k] for k in keys})
+            ctx = None
+        return super()._get_default_module(ctx)
+
+
+def _flat(globals: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+    """A template's globals (a ChainMap of its own over the environment's) as one dict with
+    the same keys in the same order and the same values; any other mapping as it is."""
+    if type(globals) is not ChainMap:
+        return globals
+    flat: dict[str, Any] = {}
+    for mapping in reversed(globals.maps):
+        flat.update(mapping)
+    return flat
 
 
 class SiteEnvironment(jinja2.Environment):
@@ -172,7 +202,8 @@ _PASS_EVAL_CONTEXT = jinja2.utils._PassArg.eval_context
 _PLAIN_CALLABLES = frozenset({FunctionType, MethodType, BuiltinFunctionType})
 # a Macro's `__call__` (the class's function, which a bound method reads attributes from) asks
 # for nothing to be passed: then what a macro object asks for is only its own attribute
-_MACRO_PLAIN = not hasattr(jinja2.runtime.Macro.__call__, "jinja_pass_arg")
+_MACRO_PASS = getattr(jinja2.runtime.Macro.__call__, "jinja_pass_arg", None)
+_MACRO_PLAIN = _MACRO_PASS is None
 
 
 class FastCallContext(jinja2.runtime.Context):
@@ -180,18 +211,31 @@ class FastCallContext(jinja2.runtime.Context):
     takes the stock steps in fewer operations for plain functions and macros.
 
     Stock `Context.call` first asks `obj.__call__` for `jinja_pass_arg`, which a function's
-    `__call__` (a method-wrapper, no attributes) and a macro's (a bound method of
-    `Macro.__call__`, which has none: `_MACRO_PLAIN`) never have, nor those of methods and
-    builtins (`{{ ld.update(…) }}`); then `obj` itself. So for these types what is passed first
-    is `obj.jinja_pass_arg`, if any: nothing, or the evaluation
-    context (`pass_eval_context`, bipub's `_()`), done here; a function that wants the context
-    or the environment, and any other callable, go to the stock `call`."""
+    `__call__` (a method-wrapper, no attributes) never has, nor those of methods and builtins
+    (`{{ ld.update(…) }}`); then `obj` itself. So for these types what is passed first is
+    `obj.jinja_pass_arg`, if any: nothing, or the evaluation context (`pass_eval_context`,
+    bipub's `_()`), done here. A macro's `__call__` (a bound method of `Macro.__call__`) has
+    the one of `Macro.__call__` (`_MACRO_PASS`: the evaluation context on Jinja 3.1, which
+    stock `call` then passes; none on older versions: `_MACRO_PLAIN`, then its own as for a
+    function). A function that wants the context or the environment, and any other callable,
+    go to the stock `call`."""
 
     @jinja2.utils.internalcode
     def call(__self, __obj: Any, *args: Any, **kwargs: Any) -> Any:
         if __debug__:
             __traceback_hide__ = True  # noqa: F841 - (Jinja's tracebacks skip this frame)
         kind = type(__obj)
+        if kind is jinja2.runtime.Macro and _MACRO_PASS is _PASS_EVAL_CONTEXT:
+            # (Jinja 3.1: `Macro.__call__` is `pass_eval_context`, so stock passes eval_ctx)
+            if kwargs:
+                kwargs.pop("_block_vars", None)
+                kwargs.pop("_loop_vars", None)
+            try:
+                return __obj(__self.eval_ctx, *args, **kwargs)
+            except StopIteration:
+                return __self.environment.undefined(
+                    "value was undefined because a callable raised a StopIteration exception"
+                )
         if kind in _PLAIN_CALLABLES or (kind is jinja2.runtime.Macro and _MACRO_PLAIN):
             pass_arg = getattr(__obj, "jinja_pass_arg", None)
             if pass_arg is None or pass_arg is _PASS_EVAL_CONTEXT:
