@@ -13,7 +13,7 @@ import pytest
 from babel.support import NullTranslations
 from markupsafe import Markup, escape
 
-from bipub.render import templates, upstream
+from bipub.render import template_fast, templates, upstream
 from bipub.render.views import ForeignText, MachineText
 from tests.conftest import PROJECTS, tree_snapshot
 
@@ -50,7 +50,7 @@ VALUES: list[object] = [
 def test_fast_escape_is_markupsafe_escape() -> None:
     assert templates.FAST_TEMPLATES, "the locked Jinja2 and MarkupSafe are the verified ones"
     for value in VALUES:
-        ours, theirs = templates.fast_escape(value), escape(value)
+        ours, theirs = template_fast.fast_escape(value), escape(value)
         assert type(ours) is type(theirs) is Markup, value
         assert str(ours) == str(theirs), value
 
@@ -60,14 +60,14 @@ def test_an_undefined_value_fails_as_it_does_with_escape() -> None:
     with pytest.raises(jinja2.UndefinedError):
         escape(undefined)
     with pytest.raises(jinja2.UndefinedError):
-        templates.fast_escape(undefined)
+        template_fast.fast_escape(undefined)
 
 
 def test_templates_escape_with_it_on_the_verified_versions() -> None:
     env = templates.make_environment(None, "en", _null())
     template = env.from_string("{{ x }}")
     assert type(template) is templates.FastEscapeTemplate
-    assert template.root_render_func.__globals__["escape"] is templates.fast_escape
+    assert template.root_render_func.__globals__["escape"] is template_fast.fast_escape
     assert template.render(x="<&>") == "&lt;&amp;&gt;"
 
 
@@ -213,7 +213,7 @@ def test_a_page_is_freed_when_its_html_is_joined(tmp_path: Path) -> None:
         for name in ("first", "second"):
             probe = _Probe(name)
             gone = weakref.ref(probe)
-            html = templates.render_released(env.get_template("page.html"), {"probe": probe})
+            html = template_fast.render_released(env.get_template("page.html"), {"probe": probe})
             # (stock: another probe of that name, left in cycles until the next collection)
             assert html == stock.get_template("page.html").render(probe=_Probe(name))
             assert f"Copy:{name}!:{name} <Copy{name}> Copy1[Copy{name}]" == html
@@ -232,7 +232,7 @@ def test_stock_templates_are_rendered_as_they_are(tmp_path: Path) -> None:
     env.template_class = jinja2.Template
     template = env.get_template("page.html")
     assert type(template) is jinja2.Template
-    assert templates.render_released(template, {"probe": _Probe("x")}) == template.render(
+    assert template_fast.render_released(template, {"probe": _Probe("x")}) == template.render(
         probe=_Probe("x")
     )
     assert env.page_contexts is None  # type: ignore[attr-defined]
@@ -272,7 +272,7 @@ def test_a_built_site_leaves_no_template_context_to_the_collector(tmp_path: Path
 def test_macros_are_called_without_the_stock_call(monkeypatch: pytest.MonkeyPatch) -> None:
     """On Jinja 3.1 a macro's `__call__` wants the evaluation context: FastCallContext passes
     it itself (the stock `Context.call` is not asked), with the stock text."""
-    assert templates._MACRO_PASS is templates._PASS_EVAL_CONTEXT
+    assert template_fast._MACRO_PASS is template_fast._PASS_EVAL_CONTEXT
     source = "{% macro m(x, y=2) %}[{{ x }}{{ y }}]{% endmacro %}{{ m(1) }}{{ m('<', y=3) }}"
     stock = jinja2.Environment(autoescape=True).from_string(source).render()
     asked: list[object] = []
@@ -317,10 +317,10 @@ def test_flat_globals_are_the_chainmap() -> None:
     from collections import ChainMap
 
     chained = ChainMap({"b": 2, "z": 0}, {"a": 1, "b": 1, "c": 3})
-    flat = templates._flat(chained)
+    flat = template_fast._flat(chained)
     assert list(flat.items()) == list(dict(chained).items())
     plain = {"x": 1}
-    assert templates._flat(plain) is plain
+    assert template_fast._flat(plain) is plain
 
 
 def test_the_site_view_reads_as_a_view() -> None:

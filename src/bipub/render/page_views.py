@@ -29,7 +29,8 @@ from bipub.render.pdf.links import (
     short_pdf_links,
     wants_pdf,
 )
-from bipub.render.templates import CardHtml, render_released, template_error
+from bipub.render.template_fast import render_released
+from bipub.render.templates import CardHtml, template_error
 from bipub.render.views import (
     Alternate,
     AttrView,
