@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import marshal
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -116,18 +117,23 @@ def test_on_a_python_not_verified_the_decorator_is_left_as_it_is(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(compiled_code, "VERIFIED", set())
+    stock = re._compiler.compile  # type: ignore[attr-defined]
     with kept_compiles(tmp_path) as kept:
         assert kept is None
         assert "exec" not in vars(dataclasses)
+        assert re._compiler.compile is stock  # type: ignore[attr-defined]
         assert behaviour(make_classes()) == behaviour(make_classes())
     assert not (tmp_path / FILE).exists()
 
 
 def test_the_decorator_is_put_back_when_the_command_fails(tmp_path: Path) -> None:
+    stock = re._compiler.compile  # type: ignore[attr-defined]
     with pytest.raises(RuntimeError), kept_compiles(tmp_path):
         assert "exec" in vars(dataclasses)
+        assert re._compiler.compile is not stock  # type: ignore[attr-defined]
         raise RuntimeError("the command's bug")
     assert "exec" not in vars(dataclasses)
+    assert re._compiler.compile is stock  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(
@@ -135,7 +141,8 @@ def test_the_decorator_is_put_back_when_the_command_fails(tmp_path: Path) -> Non
     [
         (b"not ours", "another bipub or Python"),
         (HEADER + b"\x00garbage", "damaged"),
-        (HEADER + marshal.dumps({"text": 1}), "damaged"),
+        (HEADER + marshal.dumps(({"text": 1}, {})), "damaged"),
+        (HEADER + marshal.dumps(({}, {("x", 0): (0, [1.5], 0, {}, ())})), "damaged"),
         (HEADER + marshal.dumps([1, 2]), "damaged"),
     ],
 )
@@ -157,7 +164,7 @@ def test_past_its_bound_the_file_keeps_the_texts_of_its_own_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     old = {f"x = {i}": compile(f"x = {i}", "<string>", "exec") for i in range(5)}
-    (tmp_path / FILE).write_bytes(HEADER + marshal.dumps(old))
+    (tmp_path / FILE).write_bytes(HEADER + marshal.dumps((old, {})))
     monkeypatch.setattr(compiled_code, "MAX_TEXTS", 3)
     with kept_compiles(tmp_path) as kept:
         assert kept is not None
@@ -199,3 +206,54 @@ def test_the_program_keeps_the_code_it_compiled_and_runs_from_it(tmp_path: Path)
     second = run_bipub(tmp_path, "explain", "cache-not-saved")
     assert second.stdout == first.stdout and second.returncode == 0
     assert os.stat(kept).st_mtime_ns == stamp  # (nothing new compiled: not written again)
+
+
+SAMPLES: list[tuple[str | bytes, int]] = [
+    (r"(?P<name>[a-z]+)-(\d+)?(?:x|y)*", 0),
+    (r"^\s*#+\s+(.*?)\s*$", re.M),
+    (r"caf[ée]|\w+", re.I),
+    (r"(?<=a)b(?!c)", re.A),
+    (r"[\u0000-\u0008\u000b\u000c\u000e-\u001f\ud800-\udfff\ufffe\uffff]", 0),
+    (r"(?x) a  b  # spaced", 0),
+    (r"(?i)(?s)x.y", 0),
+    (r"(a)(?(1)b|c)", 0),
+    (rb"[\x00-\x1f]+(?P<rest>.*)", re.S),
+    (r"\bword\b", re.U | re.I),
+]
+
+
+def every_pattern_of_a_build() -> list[tuple[str | bytes, int]]:
+    """The patterns bipub's modules and libraries compile (re's own cache after importing
+    the stages), and SAMPLES."""
+    import bipub.pipeline
+    import bipub.render.highlight  # noqa: F401
+
+    found = [(key[1], key[2]) for key in list(re._cache)]  # type: ignore[attr-defined]
+    return SAMPLES + [(p, f) for p, f in found if type(p) in (str, bytes) and type(f) is int]
+
+
+def test_patterns_made_from_kept_code_are_the_patterns_re_makes(tmp_path: Path) -> None:
+    stock = compiled_code._STOCK_RE_COMPILE
+    patterns = every_pattern_of_a_build()
+    assert len(patterns) > 100
+    with kept_compiles(tmp_path) as kept:
+        assert kept is not None
+        first = [kept.compile_pattern(p, f) for p, f in patterns]
+        kept.save()
+    with kept_compiles(tmp_path) as again:
+        assert again is not None
+        second = [again.compile_pattern(p, f) for p, f in patterns]
+        assert again.compiled == 0, "a pattern kept was compiled again"
+        re.purge()
+        assert re.compile(SAMPLES[0][0]) == second[0]  # (re.compile goes through it)
+        assert again.used_patterns
+    for (p, f), a, b in zip(patterns, first, second, strict=True):
+        want = stock(p, f)
+        for got in (a, b):
+            assert got == want, (p, f)  # (Pattern.__eq__: the pattern, flags and matcher code)
+            assert (got.groups, got.groupindex, got.flags) == (
+                want.groups,
+                want.groupindex,
+                want.flags,
+            )
+    assert re.compile(r"(?P<n>\d+)x").match("12x").group("n") == "12"
