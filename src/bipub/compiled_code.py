@@ -54,6 +54,10 @@ MAX_TEXTS = 5000
 # the file's first line: what it is and the Python it was made by (marshal's format and the
 # code it holds are that Python's own: another one's file is not read)
 MAX_PATTERNS = 5000  # (the same for the patterns: a few hundred a build)
+# a run that compiled fewer new things does not write the file again: some libraries make a
+# pattern of a set's members, in another order in each process (their hash is random), and
+# such a pattern is never met again (~0.2 ms each to compile, against ~5 ms to write the file)
+MIN_NEW = 16
 HEADER = (
     f"bipub compiled code 2 {sys.implementation.cache_tag} {_sre.MAGIC} {sys.version}\n".encode()
 )
@@ -180,9 +184,9 @@ class KeptCompiles:
         return _sre.compile(pattern, *made)  # type: ignore[no-any-return]
 
     def save(self) -> None:
-        """Write the file again if this process compiled a text it did not hold (atomically:
-        a temporary file, then a rename). Raises OSError."""
-        if not self.compiled:
+        """Write the file again if this process compiled `MIN_NEW` texts or patterns it did
+        not hold (atomically: a temporary file, then a rename). Raises OSError."""
+        if self.compiled < MIN_NEW:
             return
         if len(self.codes) > MAX_TEXTS:
             self.codes = {text: self.codes[text] for text in self.used}
