@@ -121,7 +121,8 @@ def cv_json(site: Site, lang: str) -> str | None:
 class PostApiEntry(BaseModel):
     """One item of posts.json (the schema published in api/schema/posts.schema.json)."""
 
-    model_config = ConfigDict(extra="forbid")
+    # built when its schema is made (`made_schemas`), not at import: builds use the shipped ones
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     slug: str
     title: str
     description: str
@@ -138,7 +139,7 @@ class StatusApiEntry(BaseModel):
     """One item of status.json: a unit's key and state only — repository paths, lines and
     hashes stay with `bipub check` (issue 18)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     key: str
     state: str  # missing | untracked | stale | draft | reviewed
     machine_draft: bool  # the translation is an unreviewed machine draft (posts, pages, CV)
