@@ -58,6 +58,7 @@ RANKS: dict[str, int] = {
     "write": 0,
     "linkcheck": 0,
     "scaffold": 0,
+    "compiled_code": 0,
     "mermaid_cli": 0,
     "load": 1,
     "model": 1,
