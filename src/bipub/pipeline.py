@@ -20,7 +20,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from functools import partial
@@ -291,13 +291,16 @@ def build(
     use_cache: bool = True,
     kept: Kept | None = None,
     prescan: uptodate.Prescan | None = None,
+    changed: Collection[str] | None = None,
 ) -> BuildResult:
     """Run every stage. Raises DiagnosticError (nothing written) or returns what was built.
 
     `kept`: the build cache and state a caller keeps in memory between builds (`bipub serve`;
     the result's `state` is the next one); they are neither read from nor saved to
     .bipub-cache/ here. `prescan`: the caller's uptodate.Prescan for this build (started
-    early; the caller closes it), else one is made."""
+    early; the caller closes it), else one is made. `changed`: every path changed since the
+    last build of `kept` scanned the inputs, as the caller's file watcher reported them (None:
+    not known; uptodate.rescan_inputs says when they stand for a scan)."""
     project = Project(root)
     target, key = uptodate.build_key(project, out, langs, only)
     if prescan is not None and (prescan.target, prescan.key) != (target, key):
@@ -309,7 +312,11 @@ def build(
         if use_cache and prescan is None:
             records = kept.records if kept is not None else None
             # no child: its head start is the command line's imports, done here already
-            prescan = stack.enter_context(uptodate.Prescan(root, target, key, records, fork=False))
+            prescan = stack.enter_context(
+                uptodate.Prescan(
+                    root, target, key, records, fork=False, changed=changed if kept else None
+                )
+            )
         return _build(project, target, key, options, kept, prescan)
 
 
