@@ -31,7 +31,7 @@ from bipub.buildstate import BuildState
 from bipub.cache import BuildCache, not_saved, user_cache_dir
 from bipub.config import SiteConfig, load_config
 from bipub.diagnostics import Collector, ConfigError, Diagnostic, DiagnosticError
-from bipub.load.content import Content, load_content
+from bipub.load.content import Content, ContentMemo, load_content
 from bipub.pair.model import report_fallbacks
 from bipub.pair.site import PairMemo, Site, pair_site
 from bipub.pair.status import StatusCache
@@ -84,11 +84,13 @@ def load(
     collector: Collector,
     cache: BuildCache | None = None,
     inputs: dict[str, uptodate.Identity] | None = None,
+    memo: ContentMemo | None = None,
 ) -> tuple[SiteConfig, Content]:
     """Stages 1–2: the configuration (ConfigError, exit 2, on any problem) and the content.
-    `inputs`: the identities of the input files this build's scan found (uptodate.py)."""
+    `inputs`: the identities of the input files this build's scan found (uptodate.py); `memo`:
+    what the last load of a resident caller listed and loaded (load/content.py)."""
     config = load_config(project.root)
-    content = load_content(project.root, config, collector, cache, inputs or None)
+    content = load_content(project.root, config, collector, cache, inputs or None, memo)
     return config, content
 
 
@@ -349,7 +351,8 @@ def _build(
         if kept is None:  # what `bipub serve` keeps, from .bipub-cache/ (restore.py)
             kept = restore.restore(project, target, notes)
         cache, state = kept.cache, kept.state
-    config, content = load(project, collector, cache, inputs)
+    config, content = load(project, collector, cache, inputs, kept.content if kept else None)
+    notes.append(kept.content.note if kept else "")
     check_langs(config, options.langs or [])
     selected = [c for c in config.codes if not options.langs or c in options.langs]
     site = pair(project, config, content, collector, kept.pairs if kept else None)

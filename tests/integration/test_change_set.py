@@ -218,3 +218,51 @@ def test_the_watcher_reports_every_change_in_content_but_an_editors_own_files(
     for name in (".a.md.swp", ".a.md.swx", ".DS_Store"):
         assert not report(Change.added, os.path.join(posts, name)), name
     assert not report(Change.added, str(tmp_path / "templates" / "x.html~"))  # (as before)
+
+
+def _clean(project: Path, where: Path) -> dict[str, bytes]:
+    build(project, where, only={"html"}, use_cache=False)
+    return tree_snapshot(where)
+
+
+def test_posts_edited_in_place_are_read_again_the_others_taken(
+    make_project: Any, tmp_path: Path
+) -> None:
+    """The content load of a resident caller (load/content.py ContentMemo): after edits in
+    place only those files are read; a file added or removed lists content/ again."""
+    project = make_project("minimal")
+    kept = Kept(BuildCache())
+    build(project, only={"html"}, kept=kept)
+    alpha = project / "content/ko/posts/alpha.md"
+    alpha.write_text(alpha.read_text(encoding="utf-8").replace("알파", "고친알파"), "utf-8")
+    done = build(project, only={"html"}, kept=kept, changed={str(alpha.absolute())})
+    assert "1 post or page edited in place read again" in done.cache_note
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path / "c1")
+    gamma = project / "content/ko/posts/gamma.md"
+    shutil.copy(alpha, gamma)
+    gamma.write_text(gamma.read_text(encoding="utf-8").replace("고친알파", "감마"), "utf-8")
+    done = build(project, only={"html"}, kept=kept, changed={str(gamma.absolute())})
+    assert "content listed again: content/ko/posts/gamma.md added or removed" in done.cache_note
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path / "c2")
+    gamma.unlink()
+    done = build(project, only={"html"}, kept=kept, changed={str(gamma.absolute())})
+    assert "content listed again: content/ko/posts/gamma.md added or removed" in done.cache_note
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path / "c3")
+
+
+def test_a_post_that_stops_loading_is_said_at_every_build_until_fixed(make_project: Any) -> None:
+    from bipub.diagnostics import DiagnosticError
+
+    project = make_project("minimal")
+    kept = Kept(BuildCache())
+    build(project, only={"html"}, kept=kept)
+    alpha = project / "content/ko/posts/alpha.md"
+    good = alpha.read_text(encoding="utf-8")
+    alpha.write_text(good.replace("title:", "title: [unclosed\nx:", 1), "utf-8")
+    for _ in range(2):  # (the second build: nothing changed, the error is said again)
+        with pytest.raises(DiagnosticError) as failed:
+            build(project, only={"html"}, kept=kept, changed={str(alpha.absolute())})
+        assert any(d.file == "content/ko/posts/alpha.md" for d in failed.value.diagnostics)
+    alpha.write_text(good.replace("알파", "고친알파"), "utf-8")
+    build(project, only={"html"}, kept=kept, changed={str(alpha.absolute())})
+    assert "고친알파" in (project / "site/ko/blog/alpha/index.html").read_text(encoding="utf-8")
