@@ -20,7 +20,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from functools import partial
@@ -31,7 +31,7 @@ from bipub.buildstate import BuildState
 from bipub.cache import BuildCache, not_saved, user_cache_dir
 from bipub.config import SiteConfig, load_config
 from bipub.diagnostics import Collector, ConfigError, Diagnostic, DiagnosticError
-from bipub.load.content import Content, load_content
+from bipub.load.content import Content, ContentMemo, load_content
 from bipub.pair.model import report_fallbacks
 from bipub.pair.site import PairMemo, Site, pair_site
 from bipub.pair.status import StatusCache
@@ -84,11 +84,13 @@ def load(
     collector: Collector,
     cache: BuildCache | None = None,
     inputs: dict[str, uptodate.Identity] | None = None,
+    memo: ContentMemo | None = None,
 ) -> tuple[SiteConfig, Content]:
     """Stages 1–2: the configuration (ConfigError, exit 2, on any problem) and the content.
-    `inputs`: the identities of the input files this build's scan found (uptodate.py)."""
+    `inputs`: the identities of the input files this build's scan found (uptodate.py); `memo`:
+    what the last load of a resident caller listed and loaded (load/content.py)."""
     config = load_config(project.root)
-    content = load_content(project.root, config, collector, cache, inputs or None)
+    content = load_content(project.root, config, collector, cache, inputs or None, memo)
     return config, content
 
 
@@ -291,13 +293,16 @@ def build(
     use_cache: bool = True,
     kept: Kept | None = None,
     prescan: uptodate.Prescan | None = None,
+    changed: Collection[str] | None = None,
 ) -> BuildResult:
     """Run every stage. Raises DiagnosticError (nothing written) or returns what was built.
 
     `kept`: the build cache and state a caller keeps in memory between builds (`bipub serve`;
     the result's `state` is the next one); they are neither read from nor saved to
     .bipub-cache/ here. `prescan`: the caller's uptodate.Prescan for this build (started
-    early; the caller closes it), else one is made."""
+    early; the caller closes it), else one is made. `changed`: every path changed since the
+    last build of `kept` scanned the inputs, as the caller's file watcher reported them (None:
+    not known; uptodate.rescan_inputs says when they stand for a scan)."""
     project = Project(root)
     target, key = uptodate.build_key(project, out, langs, only)
     if prescan is not None and (prescan.target, prescan.key) != (target, key):
@@ -309,7 +314,11 @@ def build(
         if use_cache and prescan is None:
             records = kept.records if kept is not None else None
             # no child: its head start is the command line's imports, done here already
-            prescan = stack.enter_context(uptodate.Prescan(root, target, key, records, fork=False))
+            prescan = stack.enter_context(
+                uptodate.Prescan(
+                    root, target, key, records, fork=False, changed=changed if kept else None
+                )
+            )
         return _build(project, target, key, options, kept, prescan)
 
 
@@ -342,7 +351,8 @@ def _build(
         if kept is None:  # what `bipub serve` keeps, from .bipub-cache/ (restore.py)
             kept = restore.restore(project, target, notes)
         cache, state = kept.cache, kept.state
-    config, content = load(project, collector, cache, inputs)
+    config, content = load(project, collector, cache, inputs, kept.content if kept else None)
+    notes.append(kept.content.note if kept else "")
     check_langs(config, options.langs or [])
     selected = [c for c in config.codes if not options.langs or c in options.langs]
     site = pair(project, config, content, collector, kept.pairs if kept else None)

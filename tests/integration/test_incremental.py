@@ -46,9 +46,11 @@ from bipub.cache import BuildCache
 from bipub.diagnostics import Diagnostic
 from bipub.load.sections import split_sections, text_hash
 from bipub.pipeline import Kept, build
+from bipub.project import Project
 from bipub.write import files as write_files
 from bipub.write import output
 from tests.conftest import PROJECTS, tree_snapshot
+from tests.integration.test_change_set import reported
 
 POST = """---
 title: {title}
@@ -187,8 +189,8 @@ text = st.lists(words, min_size=1, max_size=4).map(" ".join)
 
 
 class IncrementalEqualsClean(RuleBasedStateMachine):
-    @initialize(resident=st.booleans())
-    def setup(self, resident: bool) -> None:
+    @initialize(resident=st.booleans(), watched=st.booleans())
+    def setup(self, resident: bool, watched: bool) -> None:
         self.tmp = Path(tempfile.mkdtemp(prefix="bipub-incremental-", dir=_TMP))
         self.project = self.tmp / "p"
         shutil.copytree(PROJECTS / "minimal", self.project)
@@ -197,11 +199,26 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
         # resident: the cache and state stay in memory (`bipub serve`); else they are read
         # back from .bipub-cache/ by every build (`bipub build`)
         self.kept = Kept(BuildCache()) if resident else None
+        # watched (resident only): each build is told what changed since the last one that
+        # succeeded, as `bipub serve`'s watcher reports it (tests/integration/test_change_set.py
+        # `reported`), and looks at those files of content/ only (uptodate.rescan_inputs)
+        self.watched: set[str] | None = set() if resident and watched else None
+        self.scanned = uptodate.scan_inputs(Project(self.project))
         self.killed: tuple[dict[str, bytes], dict[str, bytes]] | None = None
-        self._build()
+        build(self.project, only=KINDS, kept=self.kept)
 
     def _build(self) -> Any:
-        return build(self.project, only=KINDS, kept=self.kept)
+        if self.watched is None:
+            return build(self.project, only=KINDS, kept=self.kept)
+        now = uptodate.scan_inputs(Project(self.project))
+        self.watched |= {
+            os.path.join(os.path.abspath(self.project), *rel.split("/"))
+            for rel in reported(self.scanned, now)
+        }
+        self.scanned = now
+        result = build(self.project, only=KINDS, kept=self.kept, changed=set(self.watched))
+        self.watched = set()  # (a build that failed or was killed keeps them for the next)
+        return result
 
     def teardown(self) -> None:
         shutil.rmtree(self.tmp, ignore_errors=True)
