@@ -39,6 +39,7 @@ from bipub.project import Project
 from bipub.render import cards, urls
 from bipub.render.cards import Cards
 from bipub.render.diagrams import Diagrams
+from bipub.render.first_pages import DEFERRED, FirstPages
 from bipub.render.html import HtmlRenderer
 from bipub.render.markdown import MarkdownCache
 from bipub.render.outputs import (
@@ -77,6 +78,7 @@ class BuildOptions:
     strict: bool = False
     on_start: Callable[[int], None] | None = None  # progress: the number of pages
     on_pages: Callable[[int], None] | None = None  # progress: pages done
+    first: FirstPages | None = None  # `bipub serve`'s fast render (render/first_pages.py)
 
 
 def load(
@@ -197,8 +199,10 @@ def html_pages(
     job.parts.use_keys(entries, global_key)  # (the aggregates' parts are found by them too)
     note = buildstate.carry(state, job.renderer, job.plan, global_key, entries)
     previous = cache.pages.get(str(target.resolve()), {})  # (the writer's: OutputTree.out)
+    if options.first is not None:
+        options.first.begin(state.entries if state is not None else None, entries)
     return HtmlPages(
-        others, global_key, previous, entries, options.on_pages, options.on_start
+        others, global_key, previous, entries, options.on_pages, options.on_start, options.first
     ), note
 
 
@@ -294,6 +298,7 @@ def build(
     kept: Kept | None = None,
     prescan: uptodate.Prescan | None = None,
     changed: Collection[str] | None = None,
+    first: FirstPages | None = None,
 ) -> BuildResult:
     """Run every stage. Raises DiagnosticError (nothing written) or returns what was built.
 
@@ -302,13 +307,14 @@ def build(
     .bipub-cache/ here. `prescan`: the caller's uptodate.Prescan for this build (started
     early; the caller closes it), else one is made. `changed`: every path changed since the
     last build of `kept` scanned the inputs, as the caller's file watcher reported them (None:
-    not known; uptodate.rescan_inputs says when they stand for a scan)."""
+    not known; uptodate.rescan_inputs says when they stand for a scan). `first`: publish first
+    only the pages it chooses of those that changed (`bipub serve`: render/first_pages.py)."""
     project = Project(root)
     target, key = uptodate.build_key(project, out, langs, only)
     if prescan is not None and (prescan.target, prescan.key) != (target, key):
         raise ValueError("the prescan was started for another output folder or other options")
     options = BuildOptions(
-        langs, frozenset(only) if only is not None else None, strict, on_start, on_pages
+        langs, frozenset(only) if only is not None else None, strict, on_start, on_pages, first
     )
     with _few_collections(), ExitStack() as stack:
         if use_cache and prescan is None:
@@ -413,6 +419,8 @@ def _build(
                 kept.state = new_state
                 job.renderer.save_card_html()  # (`bipub build`'s: render/card_html.py)
             counts = pages.counts if pages is not None else {}
+            if options.first is not None and options.first.deferred:
+                record_key += DEFERRED  # (not current: the next build renders what waits)
             record = uptodate.Record(
                 record_key,
                 inputs,
