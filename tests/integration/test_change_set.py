@@ -266,3 +266,25 @@ def test_a_post_that_stops_loading_is_said_at_every_build_until_fixed(make_proje
     alpha.write_text(good.replace("알파", "고친알파"), "utf-8")
     build(project, only={"html"}, kept=kept, changed={str(alpha.absolute())})
     assert "고친알파" in (project / "site/ko/blog/alpha/index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("date: 2026-04-07", "date: 2026-06-01"),  # alpha moves before beta
+        ("date: 2026-04-07", "date: 2026-04-07\ndraft: true"),  # alpha leaves the lists
+        ("title: 알파 글", "title: 고친 알파"),  # same place: the last order, alpha swapped in
+    ],
+)
+def test_the_posts_order_is_carried_only_where_it_holds(
+    make_project: Any, tmp_path: Path, old: str, new: str
+) -> None:
+    """pair/memo.py PairMemo.carry_posts: each language's posts in order from the last
+    pairing, with the edited post in its place, only where sorting would put it there."""
+    project = make_project("minimal")
+    kept = Kept(BuildCache())
+    build(project, only={"html"}, kept=kept)
+    alpha = project / "content/ko/posts/alpha.md"
+    alpha.write_text(alpha.read_text(encoding="utf-8").replace(old, new), "utf-8")
+    build(project, only={"html"}, kept=kept, changed={str(alpha.absolute())})
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path / "clean")

@@ -74,6 +74,12 @@ class Document:
         )
 
     @cached_property
+    def mentions_mermaid(self) -> bool:
+        """Whether the body names mermaid at all (render/markdown.py `diagram_sources` parses
+        only those): looked for once per document, not at every build of `bipub serve`."""
+        return "mermaid" in self.body
+
+    @cached_property
     def reading_minutes(self) -> int:
         """The body's reading time (load/reading.py), computed once per document."""
         return reading_minutes(self.body, self.lang)
