@@ -155,6 +155,9 @@ class KeptCompiles:
         if type(source) is str:
             self.used.add(source)
             code = self.codes.get(source)
+            if code is None and len(self.codes) >= 2 * MAX_TEXTS:  # (as for the patterns)
+                builtins.exec(source, globals, locals)  # noqa: S102 - (as the decorator does)
+                return
             if code is None:
                 code = compile(source, "<string>", "exec", dont_inherit=True)
                 self.codes[source] = code
@@ -166,6 +169,9 @@ class KeptCompiles:
         """`re._compiler.compile(pattern, flags)` (what `re.compile` calls for a pattern not
         in its own cache), its matcher code from `patterns` or worked out as it does."""
         if type(pattern) not in (str, bytes) or type(flags) is not int or flags & re.DEBUG:
+            return _STOCK_RE_COMPILE(pattern, flags)  # type: ignore[no-any-return,misc]
+        if len(self.patterns) >= 2 * MAX_PATTERNS and (pattern, flags) not in self.patterns:
+            # (a long `bipub serve` compiling patterns made of its content: not kept past this)
             return _STOCK_RE_COMPILE(pattern, flags)  # type: ignore[no-any-return,misc]
         key = (pattern, flags)
         self.used_patterns.add(key)
@@ -189,9 +195,10 @@ class KeptCompiles:
         if self.compiled < MIN_NEW:
             return
         if len(self.codes) > MAX_TEXTS:
-            self.codes = {text: self.codes[text] for text in self.used}
+            self.codes = {text: c for text, c in self.codes.items() if text in self.used}
         if len(self.patterns) > MAX_PATTERNS:
-            self.patterns = {key: self.patterns[key] for key in self.used_patterns}
+            used = self.used_patterns
+            self.patterns = {key: made for key, made in self.patterns.items() if key in used}
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         try:

@@ -166,6 +166,7 @@ def test_past_its_bound_the_file_keeps_the_texts_of_its_own_run(
     old = {f"x = {i}": compile(f"x = {i}", "<string>", "exec") for i in range(5)}
     (tmp_path / FILE).write_bytes(HEADER + marshal.dumps((old, {})))
     monkeypatch.setattr(compiled_code, "MAX_TEXTS", 3)
+    monkeypatch.setattr(compiled_code, "MIN_NEW", 1)
     with kept_compiles(tmp_path) as kept:
         assert kept is not None
         make_classes()
@@ -284,3 +285,17 @@ def test_a_run_that_compiled_little_new_does_not_write_the_file_again(tmp_path: 
             kept.compile_pattern(f"new-{i}", 0)
         kept.save()
     assert ("new-0", 0) in KeptCompiles.read(tmp_path / FILE).patterns
+
+
+def test_a_long_run_keeps_no_more_than_its_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(compiled_code, "MAX_PATTERNS", 2)
+    monkeypatch.setattr(compiled_code, "MAX_TEXTS", 2)
+    with kept_compiles(tmp_path) as kept:
+        assert kept is not None
+        made = [kept.compile_pattern(f"p{i}", 0) for i in range(10)]
+        classes = make_classes()
+        assert len(kept.patterns) == 4 and len(kept.codes) == 4
+    assert [p.pattern for p in made] == [f"p{i}" for i in range(10)]
+    assert behaviour(classes) == behaviour(make_classes())
