@@ -55,19 +55,50 @@ def test_fast_escape_is_markupsafe_escape() -> None:
         assert str(ours) == str(theirs), value
 
 
+def test_output_escape_is_the_text_of_markupsafe_escape() -> None:
+    for value in VALUES:
+        ours, theirs = template_fast.output_escape(value), escape(value)
+        assert isinstance(ours, str) and str(ours) == str(theirs), value
+    plain = "nothing to escape"
+    assert template_fast.output_escape(plain) is plain  # (no copy)
+
+
+# every way a template's output is used again: blocks set, filtered, called, joined
+OUTPUT_TEMPLATE = """\
+{%- set x %}{{ v }}<b>{% endset -%}
+{%- macro m(a) %}[{{ a }}]{% endmacro -%}
+{%- macro c(a) %}({{ a }}{{ caller() }}){% endmacro -%}
+{{ x }}|{{ x|upper }}|{{ x|length }}|{% filter upper %}{{ v }}{% endfilter %}|{{ m(v) }}|
+{%- call c(x) %}{{ v }}{% endcall %}|{{ (x ~ v) }}|{{ v ~ x }}|{{ [x, v]|join(',') }}|
+{%- set y = m(v) ~ '&' %}{{ y }}|{{ '%s-%s'|format(v, x) }}|{{ x is string }}|{{ v|safe }}"""
+
+
+def test_printed_values_are_used_again_as_with_stock_escaping() -> None:
+    env = templates.make_environment(None, "en", _null())
+    stock = templates.make_environment(None, "en", _null())
+    stock.template_class = jinja2.Template
+    for v in ("<a & 'b'>", Markup("<i>safe</i>"), 12, None):
+        ours = env.from_string(OUTPUT_TEMPLATE).render(v=v)
+        theirs = stock.from_string(OUTPUT_TEMPLATE).render(v=v)
+        assert ours == theirs, v
+    assert env.from_string("{% set x %}{{ v }}{% endset %}{{ x }}").render(v="<") == "&lt;"
+
+
 def test_an_undefined_value_fails_as_it_does_with_escape() -> None:
     undefined = jinja2.StrictUndefined(name="nothing")
     with pytest.raises(jinja2.UndefinedError):
         escape(undefined)
     with pytest.raises(jinja2.UndefinedError):
         template_fast.fast_escape(undefined)
+    with pytest.raises(jinja2.UndefinedError):
+        template_fast.output_escape(undefined)
 
 
 def test_templates_escape_with_it_on_the_verified_versions() -> None:
     env = templates.make_environment(None, "en", _null())
     template = env.from_string("{{ x }}")
     assert type(template) is templates.FastEscapeTemplate
-    assert template.root_render_func.__globals__["escape"] is template_fast.fast_escape
+    assert template.root_render_func.__globals__["escape"] is template_fast.output_escape
     assert template.render(x="<&>") == "&lt;&amp;&gt;"
 
 

@@ -39,8 +39,23 @@ def fast_escape(value: Any, /) -> Markup:
     return stock_escape(value)
 
 
+def output_escape(value: Any, /) -> str:
+    """What the compiled templates escape each `{{ … }}` with: `fast_escape`'s text, as a
+    plain `str` for a `str` (MarkupSafe's `_escape_inner` gives back the string itself when it
+    has nothing to escape: no copy made). Jinja compiles `escape(…)` only for what an output
+    node prints (`CodeGenerator._output_child_pre`), and what it prints is only ever joined
+    into the page, a block or a macro's result (which Jinja makes Markup itself): so whether
+    each piece is a `Markup` or a `str` changes nothing but the copies made."""
+    kind = type(value)
+    if kind is str:
+        return _escape_inner(value)
+    if kind is Markup:
+        return value  # type: ignore[no-any-return]
+    return stock_escape(value)
+
+
 class FastEscapeTemplate(jinja2.Template):
-    """A template whose compiled code escapes with `fast_escape`: the code Jinja compiles
+    """A template whose compiled code escapes with `output_escape`: the code Jinja compiles
     (`from jinja2.runtime import … escape …`) calls the module-level name `escape` for every
     autoescaped `{{ … }}` (~150 a page); Jinja's `_from_namespace` gets that module's namespace
     once it has run (from source or from the bytecode cache), before any render."""
@@ -53,7 +68,7 @@ class FastEscapeTemplate(jinja2.Template):
         globals: MutableMapping[str, Any],
     ) -> jinja2.Template:
         if namespace.get("escape") is stock_escape:
-            namespace["escape"] = fast_escape
+            namespace["escape"] = output_escape
         return super()._from_namespace(environment, namespace, globals)
 
     def new_context(
