@@ -34,9 +34,10 @@ For each size N (posts per language) it generates a corpus with ../shared/bench/
 * check-cold — the first `bipub check` of the corpus (no QA cache yet)
 * check-edit — `bipub check` right after those edits (QA of unchanged units comes from its cache)
 * check  — `bipub check` again with nothing changed
-* serve  — `bipub serve` running (its BuildState kept in memory); one post saved; seconds until
-           the served page shows the edit
-* serve-new — the same server, a new post saved; seconds until its page is served
+* serve  — `bipub serve` running (its BuildState kept in memory): seconds from saving a file to
+           the server showing the change, for a body, title, tags and date edit of one post
+           (its page shows it), a new post (its page served; and until the first blog page
+           lists it), that post deleted (its page 404) and a draft toggle (404, then back)
 * hugo   — `hugo --quiet` on the same content with ../shared/bench/hugo-site (skipped with a
            message when hugo is not installed: `apt-get install hugo`)
 
@@ -69,7 +70,9 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -137,11 +140,39 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def _fetch(url: str) -> str | None:
+    """The page's text, or None when the server answers 404 (a page that is not there)."""
+    try:
+        # (the server's own http://127.0.0.1 pages, made here)
+        return urllib.request.urlopen(url, timeout=30).read().decode("utf-8")  # noqa: S310
+    except urllib.error.HTTPError as exc:
+        if exc.code == 404:
+            return None
+        raise
+
+
+def _until(seen: Callable[[], bool], timeout: float, what: str) -> float:
+    """Seconds until `seen()` holds (polled every 20 ms), from now."""
+    start = time.perf_counter()
+    while not seen():
+        if time.perf_counter() - start > timeout:
+            sys.exit(f"bench: bipub serve never showed {what}")
+        time.sleep(0.02)
+    return time.perf_counter() - start
+
+
+SERVE_KINDS = ("body", "title", "tags", "date", "new", "new-listed", "delete", "draft")
+
+
 def serve_latency(
-    project: Path, env: dict[str, str], i: int, timeout: float = 300
-) -> tuple[float, float]:
-    """Seconds from saving a post to `bipub serve` serving the edited page, and from saving a
-    new post to its page being served."""
+    project: Path, env: dict[str, str], i: int, timeout: float = 300, settle: float = 5.0
+) -> dict[str, float]:
+    """Seconds from saving a file to `bipub serve` serving what it changes, per edit kind:
+    body, title, tags and date of post-00011 (its page shows the new text, title, tag link,
+    date); a new post (its page served; `new-listed`: also on the first blog page); that post
+    deleted (its page answers 404); post-00009 set `draft: true` (404) and back (served), the
+    median of both. `settle`: seconds left after each save for the second build (feeds, JSON,
+    llms.txt, PDFs) before the next save."""
     port = _free_port()
     proc = subprocess.Popen(
         [*BIPUB, "serve", "--port", str(port)],
@@ -150,44 +181,64 @@ def serve_latency(
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    page = f"http://127.0.0.1:{port}/ko/blog/post-00011/"
+    base = f"http://127.0.0.1:{port}"
+    page = f"{base}/ko/blog/post-00011/"
+    posts = project / "content" / "ko" / "posts"
+    post = posts / "post-00011.md"
+    times: dict[str, float] = {}
+
+    def save(path: Path, text: str, kind: str, seen: Callable[[], bool]) -> None:
+        path.write_text(text, encoding="utf-8")
+        times[kind] = _until(seen, timeout, kind)
+        time.sleep(settle)
+
     try:
         deadline = time.monotonic() + timeout
         while True:  # wait for the first build
             try:
-                urllib.request.urlopen(page, timeout=5).read()
-                break
+                if _fetch(page) is not None:
+                    break
             except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    sys.exit("bench: bipub serve did not start")
-                time.sleep(0.2)
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                sys.exit("bench: bipub serve did not start")
+            time.sleep(0.2)
         time.sleep(1.0)  # let the watcher settle
         marker = f"serve-bench-{i}-{time.time_ns()}"
-        post = project / "content" / "ko" / "posts" / "post-00011.md"
         text = post.read_text(encoding="utf-8") + f"\n{marker}\n"
-        start = time.perf_counter()
-        post.write_text(text, encoding="utf-8")
-        while marker not in urllib.request.urlopen(page, timeout=30).read().decode("utf-8"):
-            if time.perf_counter() - start > timeout:
-                sys.exit("bench: bipub serve never showed the edit")
-            time.sleep(0.02)
-        edited = time.perf_counter() - start
-        time.sleep(5.0)  # the second build (feeds, JSON, llms.txt, PDFs) of that save
+        save(post, text, "body", lambda: marker in (_fetch(page) or ""))
+        title = f"serve-title-{i}-{time.time_ns()}"
+        text = text.replace('\ntitle: "', f'\ntitle: "{title} ', 1)
+        save(post, text, "title", lambda: title in (_fetch(page) or ""))
+        tag = f"servetag{i}x{time.time_ns() % 100000}"
+        text = text.replace("\ntags: [", f"\ntags: [{tag}, ", 1)
+        save(post, text, "tags", lambda: f"/ko/tags/{tag}/" in (_fetch(page) or ""))
+        day = re.search(r"\ndate: (\d{4}-\d\d-\d\d)", text)
+        assert day is not None, post
+        earlier = dt.date.fromisoformat(day.group(1)) - dt.timedelta(days=30)
+        text = text.replace(day.group(0), f"\ndate: {earlier}", 1)
+        save(post, text, "date", lambda: f'datetime="{earlier}"' in (_fetch(page) or ""))
         name = f"serve-new-{i}-{time.time_ns()}"
-        new = f"http://127.0.0.1:{port}/ko/blog/{name}/"
+        new = f"{base}/ko/blog/{name}/"
+        fresh = posts / f"{name}.md"
+        newest = text.replace(f"\ndate: {earlier}", "\ndate: 2026-01-01", 1)  # (first listed)
+        fresh.write_text(newest.replace(marker, name), encoding="utf-8")
         start = time.perf_counter()
-        (post.parent / f"{name}.md").write_text(text, encoding="utf-8")
-        while True:
-            try:
-                urllib.request.urlopen(new, timeout=30).read()
-                break
-            except OSError:
-                if time.perf_counter() - start > timeout:
-                    sys.exit("bench: bipub serve never showed the new post")
-                time.sleep(0.02)
-        added = time.perf_counter() - start
-        (post.parent / f"{name}.md").unlink()
-        return edited, added
+        times["new"] = _until(lambda: _fetch(new) is not None, timeout, "the new post")
+        _until(lambda: f"/ko/blog/{name}/" in (_fetch(f"{base}/ko/blog/") or ""), timeout, "it")
+        times["new-listed"] = time.perf_counter() - start
+        time.sleep(settle)
+        fresh.unlink()
+        times["delete"] = _until(lambda: _fetch(new) is None, timeout, "the deleted post gone")
+        time.sleep(settle)
+        other = posts / "post-00009.md"
+        original = other.read_text(encoding="utf-8")
+        hidden = f"{base}/ko/blog/post-00009/"
+        drafted = original.replace("\ntitle: ", "\ndraft: true\ntitle: ", 1)
+        save(other, drafted, "draft-on", lambda: _fetch(hidden) is None)
+        save(other, original, "draft-off", lambda: _fetch(hidden) is not None)
+        times["draft"] = median([times.pop("draft-on"), times.pop("draft-off")])
+        return times
     finally:
         proc.terminate()
         proc.wait(timeout=30)
@@ -301,8 +352,7 @@ def bench_size(
             "check-cold",
             "check-edit",
             "check",
-            "serve",
-            "serve-new",
+            *(f"serve-{kind}" for kind in SERVE_KINDS),
             "hugo",
         )
     }
@@ -360,9 +410,8 @@ def bench_size(
             # the synthetic corpus has QA findings (exit 1); only the time matters here
             results["check-edit"].append(run([*BIPUB, "-q", "check"], project, env, ok=(0, 1))[0])
             results["check"].append(run([*BIPUB, "-q", "check"], project, env, ok=(0, 1))[0])
-        edited, added = serve_latency(project, env, i)
-        results["serve"].append(edited)
-        results["serve-new"].append(added)
+        for kind, seconds in serve_latency(project, env, i).items():
+            results[f"serve-{kind}"].append(seconds)
         if hugo:
             results["hugo"].append(hugo_cold(root, n, project))
     summary = {k: median(v) for k, v in results.items()}
@@ -432,10 +481,11 @@ def main() -> None:
         return
     print(
         "| posts/lang | cold | Hugo | cold/Hugo | cards cold | warm | touch | one edit | title edit "
-        "| tags edit | date edit | new post | delete post | draft toggle | series edit | serve edit "
-        "| serve new post | check cold | check after edit | check | RSS bipub | RSS Hugo |"
+        "| tags edit | date edit | new post | delete post | draft toggle | series edit "
+        "| check cold | check after edit | check | RSS bipub | RSS Hugo |"
     )
-    print("|" + "---|" * 22)
+    print("|" + "---|" * 20)
+    serve_rows = []
     for n in args.posts:
         s = bench_size(root, n, args.repeat, hugo, not args.no_check, not args.no_rss)
         s = {"rss_bipub": float("nan"), "rss_hugo": float("nan"), **s}
@@ -445,11 +495,21 @@ def main() -> None:
             f"{s['cards']:.1f} s | {s['warm']:.2f} s | {s['touch']:.2f} s | {s['edit']:.2f} s | "
             f"{s['edit-meta']:.2f} s | {s['edit-tags']:.2f} s | {s['edit-date']:.2f} s | "
             f"{s['new-post']:.2f} s | {s['delete-post']:.2f} s | {s['draft']:.2f} s | "
-            f"{s['edit-series']:.2f} s | {s['serve']:.2f} s | {s['serve-new']:.2f} s | "
+            f"{s['edit-series']:.2f} s | "
             f"{s['check-cold']:.2f} s | {s['check-edit']:.2f} s | {s['check']:.2f} s | "
             f"{s['rss_bipub']:.0f} MB | {s.get('rss_hugo', float('nan')):.0f} MB |",
             flush=True,
         )
+        serve_rows.append(
+            f"| {n} | " + " | ".join(f"{s[f'serve-{kind}']:.2f} s" for kind in SERVE_KINDS) + " |"
+        )
+    print(
+        "\n`bipub serve`, saved → served (post-00011's page shows the edit; a new post's page "
+        "served, then listed on /ko/blog/; the deleted post's page 404; draft toggle: median "
+        "of on and off):\n\n| posts/lang | body | title | tags | date | new post | new post "
+        "listed | delete post | draft toggle |\n|" + "---|" * 9
+    )
+    print("\n".join(serve_rows), flush=True)
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ from typing import Any
 from blake3 import blake3
 
 from bipub import __version__
+from bipub.compiled_code import user_cache_dir as user_cache_dir  # (its home: start-up)
 from bipub.diagnostics import Diagnostic, Severity
 
 CACHE_FORMAT = 6  # 5: identities with ctime; 6: front matter `image` (issue 19)
@@ -256,12 +257,6 @@ def write_cache_file(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-
-
-def user_cache_dir() -> Path:
-    """bipub's folder in the user's cache ($XDG_CACHE_HOME/bipub or ~/.cache/bipub)."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "bipub"
 
 
 def _key() -> bytes:

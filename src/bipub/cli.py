@@ -12,12 +12,15 @@ from __future__ import annotations
 import gc
 import os
 import sys
+from functools import partial
 from pathlib import Path
 
 import click
 
 from bipub import __version__
 from bipub.commands.ui import Ui
+from bipub.compiled_code import KeptCompiles, kept_compiles, user_cache_dir
+from bipub.diagnostics import Diagnostic, Severity
 
 __all__ = ["main", "run"]
 
@@ -89,7 +92,26 @@ class _Commands(click.Group):
 @click.pass_context
 def main(ctx: click.Context, project_dir: Path, quiet: bool, verbose: int) -> None:
     """bipub — publish a CV and a technical blog in Korean and English from one repository."""
-    ctx.obj = Ui(project_dir.resolve(), -1 if quiet else verbose)
+    kept = ctx.obj  # (what `run` hands over: the compiled code kept between runs)
+    ui = ctx.obj = Ui(project_dir.resolve(), -1 if quiet else verbose)
+    if isinstance(kept, KeptCompiles):
+        ctx.call_on_close(partial(save_compiled, kept, ui))
+
+
+def save_compiled(kept: KeptCompiles, ui: Ui) -> None:
+    """At the end of a command: the code compiled for the dataclasses and regular
+    expressions of this run kept for the next one (compiled_code.py); a file that could not be
+    used is said with `-v`, one that could not be written as a warning."""
+    if kept.note:
+        ui.debug(f"compiled code: {kept.note}")
+    try:
+        kept.save()
+    except OSError as exc:
+        message = (
+            f"the compiled code of bipub's classes and patterns could not be saved in {kept.path} "
+            f"({exc.strerror or type(exc).__name__}); the next run compiles it again"
+        )
+        ui.diagnostics([Diagnostic(None, None, "cache-not-saved", message, Severity.WARNING)])
 
 
 def run() -> None:
@@ -106,15 +128,19 @@ def run() -> None:
     profiler, a debugger or a coverage tool (`python -m cProfile -m bipub ...` writes its
     profile at the normal exit).
 
+    What Python compiles as the command's modules are imported (the dataclasses' methods,
+    regular expressions) is kept between runs (compiled_code.py: ~50 ms of a build's start).
+
     The cyclic garbage collector runs rarely from the start: what a command allocates is
     mostly long-lived (~1,000 modules imported, then the site), and walking it again and again
     cost ~10 % of the imports (the threshold pipeline.build sets for a build)."""
     gc.set_threshold(*FEW_COLLECTIONS)
-    try:
-        main()
-        status = 0
-    except SystemExit as exc:
-        status = exit_status(exc.code)
+    with kept_compiles(user_cache_dir()) as kept:
+        try:
+            main(obj=kept)
+            status = 0
+        except SystemExit as exc:
+            status = exit_status(exc.code)
     if sys.getprofile() is not None or sys.gettrace() is not None:
         sys.exit(status)  # (the tool saves what it found at the normal exit)
     os._exit(flushed(status))

@@ -20,7 +20,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from functools import partial
@@ -31,7 +31,7 @@ from bipub.buildstate import BuildState
 from bipub.cache import BuildCache, not_saved, user_cache_dir
 from bipub.config import SiteConfig, load_config
 from bipub.diagnostics import Collector, ConfigError, Diagnostic, DiagnosticError
-from bipub.load.content import Content, load_content
+from bipub.load.content import Content, ContentMemo, load_content
 from bipub.pair.model import report_fallbacks
 from bipub.pair.site import PairMemo, Site, pair_site
 from bipub.pair.status import StatusCache
@@ -39,6 +39,7 @@ from bipub.project import Project
 from bipub.render import cards, urls
 from bipub.render.cards import Cards
 from bipub.render.diagrams import Diagrams
+from bipub.render.first_pages import DEFERRED, FirstPages
 from bipub.render.html import HtmlRenderer
 from bipub.render.markdown import MarkdownCache
 from bipub.render.outputs import (
@@ -77,6 +78,7 @@ class BuildOptions:
     strict: bool = False
     on_start: Callable[[int], None] | None = None  # progress: the number of pages
     on_pages: Callable[[int], None] | None = None  # progress: pages done
+    first: FirstPages | None = None  # `bipub serve`'s fast render (render/first_pages.py)
 
 
 def load(
@@ -84,11 +86,13 @@ def load(
     collector: Collector,
     cache: BuildCache | None = None,
     inputs: dict[str, uptodate.Identity] | None = None,
+    memo: ContentMemo | None = None,
 ) -> tuple[SiteConfig, Content]:
     """Stages 1–2: the configuration (ConfigError, exit 2, on any problem) and the content.
-    `inputs`: the identities of the input files this build's scan found (uptodate.py)."""
+    `inputs`: the identities of the input files this build's scan found (uptodate.py); `memo`:
+    what the last load of a resident caller listed and loaded (load/content.py)."""
     config = load_config(project.root)
-    content = load_content(project.root, config, collector, cache, inputs or None)
+    content = load_content(project.root, config, collector, cache, inputs or None, memo)
     return config, content
 
 
@@ -195,8 +199,10 @@ def html_pages(
     job.parts.use_keys(entries, global_key)  # (the aggregates' parts are found by them too)
     note = buildstate.carry(state, job.renderer, job.plan, global_key, entries)
     previous = cache.pages.get(str(target.resolve()), {})  # (the writer's: OutputTree.out)
+    if options.first is not None:
+        options.first.begin(state.entries if state is not None else None, entries)
     return HtmlPages(
-        others, global_key, previous, entries, options.on_pages, options.on_start
+        others, global_key, previous, entries, options.on_pages, options.on_start, options.first
     ), note
 
 
@@ -291,25 +297,34 @@ def build(
     use_cache: bool = True,
     kept: Kept | None = None,
     prescan: uptodate.Prescan | None = None,
+    changed: Collection[str] | None = None,
+    first: FirstPages | None = None,
 ) -> BuildResult:
     """Run every stage. Raises DiagnosticError (nothing written) or returns what was built.
 
     `kept`: the build cache and state a caller keeps in memory between builds (`bipub serve`;
     the result's `state` is the next one); they are neither read from nor saved to
     .bipub-cache/ here. `prescan`: the caller's uptodate.Prescan for this build (started
-    early; the caller closes it), else one is made."""
+    early; the caller closes it), else one is made. `changed`: every path changed since the
+    last build of `kept` scanned the inputs, as the caller's file watcher reported them (None:
+    not known; uptodate.rescan_inputs says when they stand for a scan). `first`: publish first
+    only the pages it chooses of those that changed (`bipub serve`: render/first_pages.py)."""
     project = Project(root)
     target, key = uptodate.build_key(project, out, langs, only)
     if prescan is not None and (prescan.target, prescan.key) != (target, key):
         raise ValueError("the prescan was started for another output folder or other options")
     options = BuildOptions(
-        langs, frozenset(only) if only is not None else None, strict, on_start, on_pages
+        langs, frozenset(only) if only is not None else None, strict, on_start, on_pages, first
     )
     with _few_collections(), ExitStack() as stack:
         if use_cache and prescan is None:
             records = kept.records if kept is not None else None
             # no child: its head start is the command line's imports, done here already
-            prescan = stack.enter_context(uptodate.Prescan(root, target, key, records, fork=False))
+            prescan = stack.enter_context(
+                uptodate.Prescan(
+                    root, target, key, records, fork=False, changed=changed if kept else None
+                )
+            )
         return _build(project, target, key, options, kept, prescan)
 
 
@@ -342,7 +357,8 @@ def _build(
         if kept is None:  # what `bipub serve` keeps, from .bipub-cache/ (restore.py)
             kept = restore.restore(project, target, notes)
         cache, state = kept.cache, kept.state
-    config, content = load(project, collector, cache, inputs)
+    config, content = load(project, collector, cache, inputs, kept.content if kept else None)
+    notes.append(kept.content.note if kept else "")
     check_langs(config, options.langs or [])
     selected = [c for c in config.codes if not options.langs or c in options.langs]
     site = pair(project, config, content, collector, kept.pairs if kept else None)
@@ -403,6 +419,8 @@ def _build(
                 kept.state = new_state
                 job.renderer.save_card_html()  # (`bipub build`'s: render/card_html.py)
             counts = pages.counts if pages is not None else {}
+            if options.first is not None and options.first.deferred:
+                record_key += DEFERRED  # (not current: the next build renders what waits)
             record = uptodate.Record(
                 record_key,
                 inputs,

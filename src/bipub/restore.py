@@ -50,7 +50,7 @@ from bipub import __version__, buildstate, uptodate
 from bipub.buildstate import BuildState
 from bipub.cache import UNREADABLE, BuildCache, read_signed, write_signed
 from bipub.config import SiteConfig
-from bipub.load.content import Document
+from bipub.load.content import ContentMemo, Document
 from bipub.pair.memo import Group, Paired, PairMemo, Read
 from bipub.pair.status import StatusCache
 from bipub.pair.taxonomy import EntryTaxa
@@ -76,6 +76,7 @@ class Kept:
     state: BuildState | None = None
     pairs: PairMemo = field(default_factory=PairMemo)  # what pairing worked out per entry
     pages: PageMemo = field(default_factory=PageMemo)  # what planning made per entry
+    content: ContentMemo = field(default_factory=ContentMemo)  # what loading listed and read
     # the up-to-date record of each output folder, once a build made it here (uptodate.py;
     # saved by the caller when it stops: `save_records`)
     records: dict[Path, uptodate.Record | None] = field(default_factory=dict)

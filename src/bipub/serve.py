@@ -15,24 +15,53 @@ known ones it left out.
 from __future__ import annotations
 
 import json
+import os
 import posixpath
+import re
 import threading
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Callable, Iterable
 from functools import partial
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
+from bipub import uptodate
 from bipub.diagnostics import Diagnostic, DiagnosticError
 from bipub.project import Project
+from bipub.render.first_pages import FirstPages, page_file
 
-RELOAD_SCRIPT = b"""<script>(function(){var s=new EventSource("/__bipub/events");
+RELOAD_SCRIPT = b"""<script>(function(){var s=new EventSource("/__bipub/events?page="+encodeURIComponent(location.pathname));
 s.addEventListener("reload",function(){location.reload();});
 s.addEventListener("failed",function(e){var d=document.getElementById("bipub-errors")||document.body.appendChild(Object.assign(document.createElement("pre"),{id:"bipub-errors"}));
 d.style.cssText="position:fixed;bottom:0;left:0;right:0;max-height:50%;overflow:auto;margin:0;padding:1em;background:#300;color:#fdd;z-index:99999;font:13px monospace;white-space:pre-wrap";
 d.textContent=JSON.parse(e.data).join("\\n");});})();</script>"""
+
+
+class OpenPages:
+    """The pages the browsers show now: each open page's live-reload stream names it (its
+    output file, render/first_pages.py page_file) while it is connected. Rebuilds publish
+    them first (fast render)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._count: Counter[str] = Counter()
+
+    def opened(self, file: str) -> None:
+        with self._lock:
+            self._count[file] += 1
+
+    def closed(self, file: str) -> None:
+        with self._lock:
+            self._count[file] -= 1
+            if self._count[file] <= 0:
+                del self._count[file]
+
+    def files(self) -> frozenset[str]:
+        with self._lock:
+            return frozenset(self._count)
 
 
 class ServeStatus:
@@ -43,12 +72,26 @@ class ServeStatus:
         self.errors: list[str] = []
         self.cond = threading.Condition()
         self.closed = False  # the server is stopping: event streams end
+        self.open = OpenPages()  # the pages the browsers show
+        self.every = 0  # the last generation every open page is told of
+        self.only: frozenset[str] = frozenset()  # the last one's pages, if not every page
 
-    def done(self, errors: list[str]) -> None:
+    def done(self, errors: list[str], only: frozenset[str] | None = None) -> None:
+        """A rebuild ended (`errors`: it failed): open pages reload, or show the errors; with
+        `only`, a publish of these pages alone (output files: fast render's second step)
+        reloads only the pages that show one of them."""
         with self.cond:
             self.generation += 1
             self.errors = errors
+            if only is None:
+                self.every = self.generation
+            self.only = only or frozenset()
             self.cond.notify_all()
+
+    def tells(self, seen: int, file: str | None) -> bool:
+        """Whether an open page showing `file`, told of generation `seen`, is told of the
+        generation now (under `cond`)."""
+        return self.every > seen or self.errors != [] or file in self.only
 
     def close(self) -> None:
         with self.cond:
@@ -111,6 +154,82 @@ def safe_path(site: Path, url_path: str) -> Path | None:
     except (OSError, ValueError):
         return None
     return resolved if resolved.is_file() else None
+
+
+# files in content/ a change of which is not reported: an editor's own, which the content load
+# passes over without a word (a name starting with a dot, not .md), and never folders in practice
+_QUIET = re.compile(r"^\..*\.sw[a-z]$|^\.DS_Store$")
+
+
+def watch_filter(content: str, default: Callable[[Any, str], bool]) -> Callable[[Any, str], bool]:
+    """The watcher's filter: in `content` (the content/ folder, absolute), every change but
+    those of `_QUIET` files — a change set stands for a scan there (uptodate.rescan_inputs),
+    so nothing the build reads may go unreported (watchfiles' default filter leaves out
+    folders such as .git or node_modules and files such as `x.md~`); elsewhere, `default`
+    (every other input is scanned at each build)."""
+    inside = content + os.sep
+
+    def report(change: Any, path: str) -> bool:
+        if path.startswith(inside):
+            return _QUIET.match(os.path.basename(path)) is None
+        return default(change, path)
+
+    return report
+
+
+class Follower:
+    """Rebuilds after each batch of changes the watcher reports (`__call__`), with the paths
+    changed since the last build that succeeded: the build looks at those files of content/
+    only (uptodate.rescan_inputs), or at every input where they cannot stand for a scan. None
+    (every input scanned) for the first batch (a change between the first build's scan and
+    the watcher's start is not reported); a rebuild whose pages' build fails keeps its paths
+    for the next one. `rebuild` returns whether the pages' build succeeded.
+
+    After each rebuild, while the page shows, every input is scanned (`unreported`): what the
+    watcher did not report (a file system that sends no events, a file edited through a hard
+    link elsewhere, an event lost) is then said (`-v`) and built from a full scan at once."""
+
+    def __init__(
+        self,
+        ui: Any,
+        rebuild: Callable[[frozenset[str] | None], bool],
+        unreported: Callable[[], list[str]],
+    ) -> None:
+        self.ui, self.rebuild, self.unreported = ui, rebuild, unreported
+        self.pending: set[str] | None = None
+
+    def __call__(self, changes: Iterable[tuple[Any, str]]) -> None:
+        if self.pending is not None:
+            self.pending.update(path for _change, path in changes)
+        if not self.rebuild(frozenset(self.pending) if self.pending is not None else None):
+            return
+        self.pending = set()
+        missed = self.unreported()
+        if missed:
+            more = f" and {len(missed) - 3} more" if len(missed) > 3 else ""
+            self.ui.debug(
+                f"inputs changed that the watcher did not report (yet): {', '.join(missed[:3])}"
+                f"{more}; building again from a full scan"
+            )
+            self.pending = None
+            if self.rebuild(None):
+                self.pending = set()
+
+
+def unreported(
+    project: Project, records: dict[Path, uptodate.Record | None], target: Path
+) -> list[str]:
+    """The input paths whose identity now is not the one the last build into `target` took
+    (its record, `records`), sorted; none if no build left a record (the next one scans)."""
+    record = records.get(target)
+    if record is None:
+        return []
+    now = uptodate.scan_inputs(project)
+    if now == record.inputs:
+        return []
+    return sorted(
+        p for p in now.keys() | record.inputs.keys() if now.get(p) != record.inputs.get(p)
+    )
 
 
 def _changed(state: ServeStatus, seen: int) -> bool:
@@ -182,6 +301,17 @@ def make_handler(
 
         def _events(self) -> None:
             seen = state.generation  # before the headers: a rebuild right after them is an event
+            page = parse_qs(urlsplit(self.path).query).get("page", [""])[0]
+            file = page_file(page) if page else None
+            if file is not None:  # (a rebuild publishes it first while the page is open)
+                state.open.opened(file)
+            try:
+                self._stream(seen, file)
+            finally:
+                if file is not None:
+                    state.open.closed(file)
+
+        def _stream(self, seen: int, file: str | None) -> None:
             self.send_response(HTTPStatus.OK)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Cache-Control", "no-store")
@@ -191,9 +321,11 @@ def make_handler(
                     with state.cond:
                         state.cond.wait_for(partial(_changed, state, seen), timeout=15)
                         generation, errors = state.generation, list(state.errors)
+                        tell = generation != seen and state.tells(seen, file)
                         if state.closed:
                             return
-                    if generation == seen:
+                    if not tell:
+                        seen = generation  # (a publish of pages it does not show: none)
                         self.wfile.write(b": keep-alive\n\n")
                     else:
                         seen = generation
@@ -206,8 +338,10 @@ def make_handler(
     return Handler
 
 
-def serve(ui: Any, root: Path, host: str, port: int, out: Path | None) -> None:
-    from watchfiles import watch
+def serve(
+    ui: Any, root: Path, host: str, port: int, out: Path | None, fast_render: bool = True
+) -> None:
+    from watchfiles import DefaultFilter, watch
 
     from bipub import buildstate
     from bipub.cache import BuildCache
@@ -224,29 +358,53 @@ def serve(ui: Any, root: Path, host: str, port: int, out: Path | None) -> None:
     kept = Kept(BuildCache.load(project.cache), buildstate.load(project, site))
     memo = WarningMemo()  # each rebuild prints only the warnings the previous one did not
 
-    def rebuild() -> None:
+    def rebuild(changed: frozenset[str] | None = None) -> bool:
+        """`changed`: the paths changed since the last build that succeeded (its scan of the
+        inputs), or None (unknown: every input scanned). False if the pages' build failed."""
         # Pages first: open pages reload as soon as the HTML is published; the other outputs
         # (made from every post: a few seconds on a big site, PDFs slow to lay out, the search
         # index made again from every page) follow in a second build, which keeps the pages.
+        # Fast render (render/first_pages.py): of many changed pages, those of the changed
+        # entries and those open in a browser are published first, the others at once after.
+        first = FirstPages(state.open.files()) if fast_render else None
         try:
-            result = build(root, site, only={"html"}, kept=kept)
+            result = build(root, site, only={"html"}, kept=kept, changed=changed, first=first)
         except DiagnosticError as exc:
             ui.diagnostics(exc.diagnostics)
             ui.info(f"rebuild failed ({len(exc.diagnostics)} errors); still serving the last site")
             state.done([d.format() for d in exc.diagnostics])
-            return
+            return False
         memo.begin()
         report_warnings(ui, memo, result.warnings)
         total = sum(result.pages.values())
+        deferred = len(first.deferred) if first is not None else 0
         ui.info(
             f"rebuilt {total - result.reused} of {total} pages ({result.changed} files changed) "
             f"in {result.seconds:.2f} s"
+            + (f"; {deferred} more changed pages follow" if deferred else "")
         )
         if result.cache_note:
             ui.debug(result.cache_note)  # what was reused from the last rebuild, or why not
         state.done([])
+        if first is not None and deferred:
+            try:
+                rest = build(root, site, only={"html"}, kept=kept, changed=frozenset())
+            except DiagnosticError as exc:  # (the inputs changed since: said as any rebuild)
+                ui.diagnostics(exc.diagnostics)
+                ui.info(
+                    f"the other {deferred} changed pages failed ({len(exc.diagnostics)} "
+                    "errors); the pages shown first are up to date"
+                )
+                state.done([d.format() for d in exc.diagnostics])
+                return True  # (the first pages were published from this scan)
+            state.done([], only=frozenset(first.deferred))  # (a page opened since: reloads)
+            report_warnings(ui, memo, rest.warnings)
+            total = sum(rest.pages.values())
+            ui.info(f"then {total - rest.reused} of {total} pages in {rest.seconds:.2f} s")
+            if rest.cache_note:
+                ui.debug(rest.cache_note)
         try:
-            rest = build(root, site, only=later, kept=kept)
+            rest = build(root, site, only=later, kept=kept, changed=frozenset())  # (scanned)
         except DiagnosticError as exc:
             ui.diagnostics(exc.diagnostics)
             ui.info(
@@ -254,10 +412,11 @@ def serve(ui: Any, root: Path, host: str, port: int, out: Path | None) -> None:
                 "the pages are up to date"
             )
             state.done([d.format() for d in exc.diagnostics])
-            return
+            return True
         report_warnings(ui, memo, rest.warnings)
         if not rest.up_to_date:
             ui.info(f"feeds, JSON, llms.txt, search and PDFs rebuilt in {rest.seconds:.2f} s")
+        return True
 
     rebuild()
     server = ThreadingHTTPServer((host, port), make_handler(site, state))
@@ -265,21 +424,25 @@ def serve(ui: Any, root: Path, host: str, port: int, out: Path | None) -> None:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     ui.info(f"Serving {site} on http://{host}:{server.server_address[1]}/ (Ctrl-C to stop)")
+    where = root.absolute()  # (the watcher reports absolute paths: uptodate.rescan_inputs)
     watched = [
         p
         for p in (
-            root / "content",
-            root / "templates",
-            root / "locales",
-            root / "static",
-            root / "status",
-            root / "bipub.yaml",
+            where / "content",
+            where / "templates",
+            where / "locales",
+            where / "static",
+            where / "status",
+            where / "bipub.yaml",
         )
         if p.exists()
     ]
     try:
-        for _changes in watch(*watched, debounce=50, step=20):
-            rebuild()
+        quiet = watch_filter(str(where / "content"), DefaultFilter())
+        batches = watch(*watched, debounce=50, step=20, watch_filter=quiet)
+        follow = Follower(ui, rebuild, partial(unreported, project, kept.records, site.absolute()))
+        for changes in batches:
+            follow(changes)
     except KeyboardInterrupt:
         pass
     finally:

@@ -37,12 +37,10 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import errno
 import hashlib
 import os
 import pickle
 import signal
-import stat
 import struct
 import sys
 import tempfile
@@ -52,83 +50,29 @@ from itertools import chain
 from pathlib import Path
 from typing import IO
 
-from bipub import __version__, mermaid_cli
+from bipub import __version__
 from bipub.cache import UNREADABLE, load_signed, save_signed
 from bipub.diagnostics import Diagnostic, Severity
+from bipub.inputs import CHANGE_SET_DIR as CHANGE_SET_DIR  # (re-exported: the input scan)
+from bipub.inputs import INPUT_DIRS as INPUT_DIRS
+from bipub.inputs import INPUT_FILES as INPUT_FILES
+from bipub.inputs import THEME_DIR as THEME_DIR
+from bipub.inputs import file_identity as file_identity
+from bipub.inputs import mode as mode
+from bipub.inputs import rescan_inputs as rescan_inputs
+from bipub.inputs import scan_inputs as scan_inputs
 from bipub.parallel import can_fork
 from bipub.project import Project
 from bipub.write import tree_check
 from bipub.write.folders import prev_folder
 from bipub.write.ownership import real_output
-from bipub.write.record import PACKED, OutputRecord, TreeRecord
 from bipub.write.record import Identity as Identity  # (re-exported: the record's identities)
-from bipub.write.record import identity as _identity
+from bipub.write.record import OutputRecord, TreeRecord
 
 # from how many recorded folders and files the output is checked in another process while the
 # build loads and plans, where the prescan did not fork (`bipub serve`; `Checker`)
 CHECK_APART = 10_000
 FORMAT = 5  # 4: the output's record for the next build's writer (write/record.py); 5: BLAKE3
-THEME_DIR = Path(__file__).resolve().parent / "theme"
-INPUT_FILES = ("bipub.yaml", "glossary.yaml")
-INPUT_DIRS = ("content", "templates", "locales", "static", "status")
-
-
-def file_identity(ident: Identity) -> tuple[int, int, int, int]:
-    """(mtime_ns, ctime_ns, size, inode): write/output.py's `file_identity` of the same file."""
-    mtime, ctime, size, ino, _mode = PACKED.unpack(ident)
-    return (mtime, ctime, size, ino)
-
-
-def mode(ident: Identity) -> int:
-    """The file mode in an identity (stat.S_ISDIR and friends read it)."""
-    return int(struct.unpack_from("<Q", ident, 32)[0])
-
-
-def _walk(folder: str, prefix: str, out: dict[str, Identity], parent: int | None = None) -> None:
-    """The identities of `folder` (a path, or a name in the open folder `parent`) and of
-    everything in it. Each folder is opened once and its entries looked up in it (a short
-    lookup, not the whole path again: ~20 % less work on 10,000 posts)."""
-    flags = os.O_RDONLY | os.O_DIRECTORY | (os.O_NOFOLLOW if parent is not None else 0)
-    try:
-        fd = os.open(folder, flags, dir_fd=parent)
-    except FileNotFoundError:
-        return
-    except OSError as exc:  # a file (or, replaced since it was listed, a symbolic link)
-        if not isinstance(exc, NotADirectoryError) and exc.errno != errno.ELOOP:
-            raise
-        out[prefix.rstrip("/")] = _identity(os.lstat(folder, dir_fd=parent))
-        return
-    try:
-        # the folder itself (entries added/removed); the top one as a link if it is one
-        here = os.fstat(fd) if parent is not None else os.lstat(folder)
-        out[prefix or "."] = _identity(here)
-        with os.scandir(fd) as listing:
-            entries = list(listing)
-        for entry in entries:
-            st = entry.stat(follow_symlinks=False)
-            if stat.S_ISDIR(st.st_mode):
-                _walk(entry.name, f"{prefix}{entry.name}/", out, fd)
-            else:
-                out[prefix + entry.name] = _identity(st)
-    finally:
-        os.close(fd)
-
-
-def scan_inputs(project: Project) -> dict[str, Identity]:
-    """The identity of every file a build or check reads (missing ones simply do not appear)."""
-    found: dict[str, Identity] = {}
-    root = str(project.root)
-    for name in INPUT_FILES:
-        with contextlib.suppress(FileNotFoundError):
-            found[name] = _identity(os.lstat(os.path.join(root, name)))
-    for name in INPUT_DIRS:
-        _walk(os.path.join(root, name), f"{name}/", found)
-    _walk(str(THEME_DIR), "(theme)/", found)
-    tool = mermaid_cli.tool_dir()  # which mermaid-cli draws the diagrams: an upgrade is a change
-    for name in mermaid_cli.VERSION_FILES:
-        with contextlib.suppress(OSError):
-            found[f"(mermaid)/{name}"] = _identity(os.lstat(tool / name))
-    return found
 
 
 def options_key(*parts: object) -> str:
@@ -346,8 +290,12 @@ class Prescan:
         records: dict[Path, Record | None] | None = None,
         *,
         fork: bool = True,
+        changed: Iterable[str] | None = None,
     ) -> None:
         self.project = Project(root)
+        # the paths changed since the last scan, which the caller vouches for (`rescan_inputs`:
+        # `bipub serve`'s watcher), or None (every input scanned)
+        self._changed = changed
         self.target, self.key = target, key
         # the records a caller keeps in memory (`bipub serve`: `Records`), used instead of the
         # file when they hold one for `target` (None: the last build left none)
@@ -364,7 +312,7 @@ class Prescan:
         # `fork=False`: a caller that has imported bipub already (`pipeline.build` called in a
         # process: a test, a script) gains little from a head start and would pay for copying
         # its own, maybe large, address space (page tables, then copy-on-write faults)
-        if fork and can_fork():  # (not while other threads run)
+        if fork and changed is None and can_fork():  # (not while other threads run)
             try:
                 self._start()
             except OSError as exc:  # no temporary file, pipe or process: scan here instead
@@ -446,7 +394,8 @@ class Prescan:
                 if self._pid:
                     self.note = "inputs scanned in-process (the prescan gave no answer)"
                 self.close()
-                self._scan = Scan(scan_inputs(self.project), self._record())
+                record = self._record()
+                self._scan = Scan(self._inputs(record), record)
                 self._check_apart(self._scan)
         return self._scan
 
@@ -463,6 +412,21 @@ class Prescan:
             self._checker = Checker(self.target, record)
         except (OSError, AttributeError) as exc:  # (no posix_spawn here: checked when asked)
             self.note = f"output checked in-process (could not start the check: {exc})"
+
+    def _inputs(self, record: Record | None) -> dict[str, Identity]:
+        """The inputs now: from the last build's record and the caller's change set where it
+        stands for a scan (`rescan_inputs`), else scanned (`-v` says why)."""
+        if self._changed is None:
+            return scan_inputs(self.project)
+        if record is None:
+            why = "no record of the last build's inputs"
+        else:
+            found, why = rescan_inputs(self.project, record.inputs, self._changed)
+            if found is not None:
+                self.note = f"inputs from the last build's and the watcher's changes ({why})"
+                return found
+        self.note = f"inputs scanned in full: {why}"
+        return scan_inputs(self.project)
 
     def _record(self) -> Record | None:
         if self._records is not None and self.target in self._records:

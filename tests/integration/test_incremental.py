@@ -46,9 +46,12 @@ from bipub.cache import BuildCache
 from bipub.diagnostics import Diagnostic
 from bipub.load.sections import split_sections, text_hash
 from bipub.pipeline import Kept, build
+from bipub.project import Project
+from bipub.render.first_pages import FirstPages
 from bipub.write import files as write_files
 from bipub.write import output
 from tests.conftest import PROJECTS, tree_snapshot
+from tests.integration.test_change_set import reported
 
 POST = """---
 title: {title}
@@ -187,8 +190,8 @@ text = st.lists(words, min_size=1, max_size=4).map(" ".join)
 
 
 class IncrementalEqualsClean(RuleBasedStateMachine):
-    @initialize(resident=st.booleans())
-    def setup(self, resident: bool) -> None:
+    @initialize(resident=st.booleans(), watched=st.booleans())
+    def setup(self, resident: bool, watched: bool) -> None:
         self.tmp = Path(tempfile.mkdtemp(prefix="bipub-incremental-", dir=_TMP))
         self.project = self.tmp / "p"
         shutil.copytree(PROJECTS / "minimal", self.project)
@@ -197,11 +200,26 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
         # resident: the cache and state stay in memory (`bipub serve`); else they are read
         # back from .bipub-cache/ by every build (`bipub build`)
         self.kept = Kept(BuildCache()) if resident else None
+        # watched (resident only): each build is told what changed since the last one that
+        # succeeded, as `bipub serve`'s watcher reports it (tests/integration/test_change_set.py
+        # `reported`), and looks at those files of content/ only (uptodate.rescan_inputs)
+        self.watched: set[str] | None = set() if resident and watched else None
+        self.scanned = uptodate.scan_inputs(Project(self.project))
         self.killed: tuple[dict[str, bytes], dict[str, bytes]] | None = None
-        self._build()
+        build(self.project, only=KINDS, kept=self.kept)
 
     def _build(self) -> Any:
-        return build(self.project, only=KINDS, kept=self.kept)
+        if self.watched is None:
+            return build(self.project, only=KINDS, kept=self.kept)
+        now = uptodate.scan_inputs(Project(self.project))
+        self.watched |= {
+            os.path.join(os.path.abspath(self.project), *rel.split("/"))
+            for rel in reported(self.scanned, now)
+        }
+        self.scanned = now
+        result = build(self.project, only=KINDS, kept=self.kept, changed=set(self.watched))
+        self.watched = set()  # (a build that failed or was killed keeps them for the next)
+        return result
 
     def teardown(self) -> None:
         shutil.rmtree(self.tmp, ignore_errors=True)
@@ -484,6 +502,40 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
                 self._build()
             except Killed:
                 self.killed = (old, tree_snapshot(self.project / "site"))
+
+    @rule(
+        data=st.data(),
+        edit=st.sampled_from(["add", "delete", "draft", "retitle", "redate", "retag"]),
+        then=st.sampled_from(["", "edit", "kill", "fast"]),
+    )
+    def fast_render(self, data: st.DataObject, edit: str, then: str) -> None:
+        """`bipub serve`'s fast render (render/first_pages.py): an edit published first for
+        the pages of the entries it changed and those a browser has open, the other changed
+        pages keeping their files; then the second step (the invariant's build), or another
+        edit, an update killed, or another fast render first. Whatever comes, the site then
+        equals a clean build (the deferred pages are never taken for current)."""
+        if edit == "add":
+            self.add_post(data.draw(text), data.draw(text))
+        elif edit == "delete":
+            self.delete_post(data)
+        elif edit == "draft":
+            self.toggle_draft(data)
+        elif edit == "retitle":
+            self.retitle(data, "title", data.draw(st.sampled_from(["캐시", "새 제목"])))
+        elif edit == "redate":
+            self.redate(data, data.draw(st.sampled_from(["2026-01-05", "2026-09-30"])), None)
+        else:
+            self.retag(data, data.draw(st.lists(st.sampled_from(["vllm", "rust"]), max_size=2)))
+        pages = sorted(p for p in tree_snapshot(self.project / "site") if p.endswith(".html"))
+        shown = data.draw(st.sets(st.sampled_from(pages), max_size=3)) if pages else set()
+        build(self.project, only=KINDS, kept=self.kept, first=FirstPages(shown, few=0))
+        if then == "edit":
+            self.edit_body(data, data.draw(text), "")
+        elif then == "kill":
+            self.kill_update(data, data.draw(st.integers(min_value=1, max_value=80)))
+        elif then == "fast":
+            self.edit_body(data, data.draw(text), "")
+            build(self.project, only=KINDS, kept=self.kept, first=FirstPages(few=0))
 
     @rule()
     def nothing(self) -> None:

@@ -153,7 +153,7 @@ def test_serve_rebuilds_on_change_and_tells_the_page(make_project, tmp_path: Pat
     project = make_project("minimal")
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "bipub", "-C", str(project), "serve", "--port", "0"],
+        [sys.executable, "-m", "bipub", "-v", "-C", str(project), "serve", "--port", "0"],
         stderr=subprocess.PIPE,
         text=True,
         env=env,
@@ -183,6 +183,19 @@ def test_serve_rebuilds_on_change_and_tells_the_page(make_project, tmp_path: Pat
                 break
         status, body = get(port, "/ko/blog/alpha/")
         assert status == 200 and "고친 글".encode() in body
+        # the next edit is built from the watcher's change set (the first batch: a full scan)
+        post.write_text(post.read_text(encoding="utf-8").replace("고친 글", "또 고친 글"), "utf-8")
+        while True:
+            line = events.fp.readline()
+            if line.startswith(b"event:"):
+                assert line == b"event: reload\n"
+                break
+        status, body = get(port, "/ko/blog/alpha/")
+        assert status == 200 and "또 고친 글".encode() in body
+        said = []  # (-v: what the build looked at)
+        while not re.search(r"the watcher's changes \([1-9]", said[-1] if said else ""):
+            said.append(proc.stderr.readline())
+            assert said[-1], "".join(said)  # (serve ended without saying it)
     finally:
         proc.terminate()
         proc.wait(timeout=30)

@@ -105,3 +105,25 @@ def test_serve_collects_garbage_as_python_usually_does(
         gc.set_threshold(*before)
     assert result.exit_code == 0, result.output
     assert seen == [(700, 10, 10)]
+
+
+def test_python_m_bipub_sets_the_collectors_thresholds_before_its_imports() -> None:
+    probe = (
+        "import gc, runpy, sys; sys.argv = ['bipub', '--version']\n"
+        "import builtins; real = builtins.__import__\n"
+        "def spy(name, *a, **k):\n"
+        "    if name == 'bipub.cli': print(gc.get_threshold(), flush=True)\n"
+        "    return real(name, *a, **k)\n"
+        "builtins.__import__ = spy\n"
+        "runpy.run_module('bipub', run_name='__main__')\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=REPO,
+        env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+    )
+    from bipub.cli import FEW_COLLECTIONS
+
+    assert result.stdout.splitlines()[0] == str(FEW_COLLECTIONS), result.stdout + result.stderr

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import jinja2
 import pytest
 from babel.support import NullTranslations
 from markupsafe import Markup, escape
 
-from bipub.render import templates, upstream
+from bipub.render import template_fast, templates, upstream
 from bipub.render.views import ForeignText, MachineText
 from tests.conftest import PROJECTS, tree_snapshot
 
@@ -49,9 +50,38 @@ VALUES: list[object] = [
 def test_fast_escape_is_markupsafe_escape() -> None:
     assert templates.FAST_TEMPLATES, "the locked Jinja2 and MarkupSafe are the verified ones"
     for value in VALUES:
-        ours, theirs = templates.fast_escape(value), escape(value)
+        ours, theirs = template_fast.fast_escape(value), escape(value)
         assert type(ours) is type(theirs) is Markup, value
         assert str(ours) == str(theirs), value
+
+
+def test_output_escape_is_the_text_of_markupsafe_escape() -> None:
+    for value in VALUES:
+        ours, theirs = template_fast.output_escape(value), escape(value)
+        assert isinstance(ours, str) and str(ours) == str(theirs), value
+    plain = "nothing to escape"
+    assert template_fast.output_escape(plain) is plain  # (no copy)
+
+
+# every way a template's output is used again: blocks set, filtered, called, joined
+OUTPUT_TEMPLATE = """\
+{%- set x %}{{ v }}<b>{% endset -%}
+{%- macro m(a) %}[{{ a }}]{% endmacro -%}
+{%- macro c(a) %}({{ a }}{{ caller() }}){% endmacro -%}
+{{ x }}|{{ x|upper }}|{{ x|length }}|{% filter upper %}{{ v }}{% endfilter %}|{{ m(v) }}|
+{%- call c(x) %}{{ v }}{% endcall %}|{{ (x ~ v) }}|{{ v ~ x }}|{{ [x, v]|join(',') }}|
+{%- set y = m(v) ~ '&' %}{{ y }}|{{ '%s-%s'|format(v, x) }}|{{ x is string }}|{{ v|safe }}"""
+
+
+def test_printed_values_are_used_again_as_with_stock_escaping() -> None:
+    env = templates.make_environment(None, "en", _null())
+    stock = templates.make_environment(None, "en", _null())
+    stock.template_class = jinja2.Template
+    for v in ("<a & 'b'>", Markup("<i>safe</i>"), 12, None):
+        ours = env.from_string(OUTPUT_TEMPLATE).render(v=v)
+        theirs = stock.from_string(OUTPUT_TEMPLATE).render(v=v)
+        assert ours == theirs, v
+    assert env.from_string("{% set x %}{{ v }}{% endset %}{{ x }}").render(v="<") == "&lt;"
 
 
 def test_an_undefined_value_fails_as_it_does_with_escape() -> None:
@@ -59,14 +89,16 @@ def test_an_undefined_value_fails_as_it_does_with_escape() -> None:
     with pytest.raises(jinja2.UndefinedError):
         escape(undefined)
     with pytest.raises(jinja2.UndefinedError):
-        templates.fast_escape(undefined)
+        template_fast.fast_escape(undefined)
+    with pytest.raises(jinja2.UndefinedError):
+        template_fast.output_escape(undefined)
 
 
 def test_templates_escape_with_it_on_the_verified_versions() -> None:
     env = templates.make_environment(None, "en", _null())
     template = env.from_string("{{ x }}")
     assert type(template) is templates.FastEscapeTemplate
-    assert template.root_render_func.__globals__["escape"] is templates.fast_escape
+    assert template.root_render_func.__globals__["escape"] is template_fast.output_escape
     assert template.render(x="<&>") == "&lt;&amp;&gt;"
 
 
@@ -159,3 +191,186 @@ def test_fast_calls_are_the_stock_calls() -> None:
 def test_the_theme_renders_with_the_fast_context() -> None:
     env = templates.make_environment(None, "en", _null())
     assert env.context_class is templates.FastCallContext
+
+
+# --- what a page makes is freed by reference counting (render/templates.py render_released)
+
+_PARTIAL = """\
+{%- set suffix = '!' -%}
+{%- macro shout(x) %}{{ _('Copy') }}:{{ x }}{{ suffix }}:{{ probe.name }}{% endmacro -%}
+{%- macro plain(x) %}<{{ x }}>{% endmacro -%}"""
+_PAGE = """\
+{%- from "partials/p.html" import shout with context -%}
+{%- from "partials/q.html" import plain -%}
+{%- macro local(x) %}{{ _('Copy') }}{{ x }}{% endmacro -%}
+{{ shout(probe.name) }} {{ plain(probe.name) }} {{ local(1) }}
+{%- include "partials/inc.html" %}"""
+_INCLUDED = "{% macro inner() %}{{ _('Copy') }}{% endmacro %}[{{ inner() }}{{ probe.name }}]"
+
+
+class _Probe:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def _probe_templates(root: Path) -> Path:
+    (root / "partials").mkdir(parents=True)
+    (root / "page.html").write_text(_PAGE)
+    (root / "partials" / "p.html").write_text(_PARTIAL)
+    (root / "partials" / "q.html").write_text(
+        "{% macro plain(x) %}<{{ _('Copy') }}{{ x }}>{% endmacro %}"
+    )
+    (root / "partials" / "inc.html").write_text(_INCLUDED)
+    return root
+
+
+def test_a_page_is_freed_when_its_html_is_joined(tmp_path: Path) -> None:
+    """The contexts of a page and of what it imports with context hold macros that hold them
+    (reference cycles): released, nothing of the page waits for the garbage collector, and
+    every page renders as the stock render does (a module imported without context is Jinja's
+    for every page: still whole on the second page)."""
+    import gc
+    import weakref
+
+    root = _probe_templates(tmp_path / "templates")
+    env = templates.make_environment(root, "en", _null())
+    stock = templates.make_environment(root, "en", _null())
+    stock.template_class = jinja2.Template
+    stock.context_class = jinja2.runtime.Context
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        for name in ("first", "second"):
+            probe = _Probe(name)
+            gone = weakref.ref(probe)
+            html = template_fast.render_released(env.get_template("page.html"), {"probe": probe})
+            # (stock: another probe of that name, left in cycles until the next collection)
+            assert html == stock.get_template("page.html").render(probe=_Probe(name))
+            assert f"Copy:{name}!:{name} <Copy{name}> Copy1[Copy{name}]" == html
+            del probe
+            assert gone() is None, "the page's variables wait for the garbage collector"
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def test_stock_templates_are_rendered_as_they_are(tmp_path: Path) -> None:
+    """On an unverified Jinja (stock Template), `render_released` is `render`: nothing recorded,
+    nothing cleared."""
+    root = _probe_templates(tmp_path / "templates")
+    env = templates.make_environment(root, "en", _null())
+    env.template_class = jinja2.Template
+    template = env.get_template("page.html")
+    assert type(template) is jinja2.Template
+    assert template_fast.render_released(template, {"probe": _Probe("x")}) == template.render(
+        probe=_Probe("x")
+    )
+    assert env.page_contexts is None  # type: ignore[attr-defined]
+
+
+def test_a_built_site_leaves_no_template_context_to_the_collector(tmp_path: Path) -> None:
+    """The theme's pages (base.html imports site_nav with context, post.html the notices and the
+    series box): no context of a page is left for the garbage collector."""
+    import gc
+
+    from bipub.pipeline import build
+
+    project = tmp_path / "side_by_side"
+    shutil.copytree(PROJECTS / "side_by_side", project)
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        build(project, only={"html"})
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+        # (the modules imported without context are Jinja's, one per template and build)
+        contexts = [
+            o.name
+            for o in gc.garbage
+            if isinstance(o, jinja2.runtime.Context) and "page" in o.parent
+        ]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        if was_enabled:
+            gc.enable()
+    assert any(p.name == "both" for p in (project / "site").rglob("*") if p.is_dir())
+    assert contexts == []
+
+
+def test_macros_are_called_without_the_stock_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On Jinja 3.1 a macro's `__call__` wants the evaluation context: FastCallContext passes
+    it itself (the stock `Context.call` is not asked), with the stock text."""
+    assert template_fast._MACRO_PASS is template_fast._PASS_EVAL_CONTEXT
+    source = "{% macro m(x, y=2) %}[{{ x }}{{ y }}]{% endmacro %}{{ m(1) }}{{ m('<', y=3) }}"
+    stock = jinja2.Environment(autoescape=True).from_string(source).render()
+    asked: list[object] = []
+    original = jinja2.runtime.Context.call
+
+    def counted(self: Any, obj: Any, *args: Any, **kwargs: Any) -> Any:
+        asked.append(obj)
+        return original(self, obj, *args, **kwargs)
+
+    monkeypatch.setattr(jinja2.runtime.Context, "call", counted)
+    env = templates.make_environment(None, "en", _null())
+    assert env.from_string(source).render() == stock == "[12][&lt;3]"
+    assert asked == []
+
+
+def test_imports_without_context_are_jinjas(tmp_path: Path) -> None:
+    """`_get_default_module`: the module Jinja keeps for every page (the same object each
+    time), or one of its own when the importing template has globals the partial has not, as
+    stock Jinja decides."""
+    root = tmp_path / "templates"
+    (root / "partials").mkdir(parents=True)
+    (root / "partials" / "m.html").write_text("{% macro m() %}{{ extra is defined }}{% endmacro %}")
+    (root / "page.html").write_text('{% from "partials/m.html" import m %}{{ m() }}')
+    outputs = []
+    for fast in (True, False):
+        env = templates.make_environment(root, "en", _null())
+        if not fast:
+            env.template_class = jinja2.Template
+            env.context_class = jinja2.runtime.Context
+        partial = env.get_template("partials/m.html")
+        page = env.get_template("page.html")
+        first = page.render()
+        assert page.render() == first
+        assert partial.module is partial.module
+        # (Jinja adds these globals to the cached page template: the partial has not them)
+        assert env.get_template("page.html", globals={"extra": 1}) is page
+        outputs.append((first, page.render()))
+    assert outputs[0] == outputs[1] == ("False", "True")
+
+
+def test_flat_globals_are_the_chainmap() -> None:
+    from collections import ChainMap
+
+    chained = ChainMap({"b": 2, "z": 0}, {"a": 1, "b": 1, "c": 3})
+    flat = template_fast._flat(chained)
+    assert list(flat.items()) == list(dict(chained).items())
+    plain = {"x": 1}
+    assert template_fast._flat(plain) is plain
+
+
+def test_the_site_view_reads_as_a_view() -> None:
+    from bipub.render.views import AttrView, View
+
+    fields = {"title": "T", "get": "a field", "items": [1], "nav_pages": []}
+    view, fast = View(**fields), AttrView(**fields)
+    for name in ("title", "items", "nav_pages", "get", "as_dict"):
+        ours, theirs = getattr(fast, name), getattr(view, name)
+        assert ours == theirs or (callable(ours) and callable(theirs)), name
+    assert fast.get("get") == view.get("get") == "a field"  # (`get` stays the method)
+    assert fast["title"] == "T" and "title" in fast and "nothing" not in fast
+    assert repr(fast) == repr(view)
+    fast["title"] = "U"
+    assert fast.title == fast["title"] == "U"
+    with pytest.raises(AttributeError):
+        _ = fast.nothing
+    env = templates.make_environment(None, "en", _null())
+    template = env.from_string(
+        "{{ s.title }} {{ s['items'] }} {{ s.get('get') }} {{ s.nav_pages }}"
+    )
+    assert template.render(s=fast) == template.render(s=View(**{**fields, "title": "U"}))

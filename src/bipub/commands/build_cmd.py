@@ -83,9 +83,10 @@ def build(
         except DiagnosticError as exc:
             ui.fail(exc)
     # imported here: only a build that renders uses the fast paths it tells about
+    from bipub.render.json_api import schemas_note
     from bipub.render.upstream import notes as upstream_notes
 
-    report(ui, result, out_dir, only, upstream_notes())
+    report(ui, result, out_dir, only, [*upstream_notes(), schemas_note()])
 
 
 def report(
@@ -101,7 +102,8 @@ def report(
     if result.cache_note:
         ui.debug(result.cache_note)
     for note in notes:
-        ui.debug(note)
+        if note:
+            ui.debug(note)
     per_lang = ", ".join(f"{lang} {n}" for lang, n in result.pages.items())
     target = out_dir or ui.root / "site"
     try:

@@ -21,12 +21,20 @@ PYTHON_THRESHOLDS = (700, 10, 10)  # gc.get_threshold() of a fresh interpreter (
     default=None,
     help="Output folder (default: .bipub-cache/serve/ in the project, so site/ is left alone).",
 )
+@click.option(
+    "--no-fast-render",
+    "fast_render",
+    flag_value=False,
+    default=True,
+    help="Publish each rebuild's pages in one step (default: when a save changes many pages, "
+    "those of the changed posts and those open in a browser first, the others right after).",
+)
 @pass_ui
-def serve(ui: Ui, port: int, host: str, out: Path | None) -> None:
+def serve(ui: Ui, port: int, host: str, out: Path | None, fast_render: bool) -> None:
     """Preview the site, rebuild on every change and live-reload open pages."""
     # the server runs for hours: Python's usual garbage collection between its builds (each
     # build collects rarely while it runs: pipeline.build), not the program's start-up setting
     gc.set_threshold(*PYTHON_THRESHOLDS)
     from bipub.serve import serve as run_serve  # http.server: only for serve (start-up time)
 
-    run_serve(ui, ui.root, host, port, out)
+    run_serve(ui, ui.root, host, port, out, fast_render)

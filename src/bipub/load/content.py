@@ -5,11 +5,12 @@ Every problem is collected, so one run reports all of them. Nothing here renders
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import stat
 import unicodedata
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from pydantic import ValidationError
 
 from bipub.cache import BuildCache, FileKey, digest_bytes, stat_key
 from bipub.config import SiteConfig
-from bipub.diagnostics import Collector, Diagnostic
+from bipub.diagnostics import Collector, Diagnostic, Severity
 from bipub.load.front_matter import FrontMatterError, split_front_matter
 from bipub.load.image_refs import PARSER_VERSION, ImageRef, body_images
 from bipub.load.reading import reading_minutes
@@ -71,6 +72,12 @@ class Document:
             known(index, body[start:end], line, digest)
             for index, (start, end, line, digest) in enumerate(spans)
         )
+
+    @cached_property
+    def mentions_mermaid(self) -> bool:
+        """Whether the body names mermaid at all (render/markdown.py `diagram_sources` parses
+        only those): looked for once per document, not at every build of `bipub serve`."""
+        return "mermaid" in self.body
 
     @cached_property
     def reading_minutes(self) -> int:
@@ -156,6 +163,7 @@ def load_content(
     collector: Collector,
     cache: BuildCache | None = None,
     inputs: Mapping[str, Identity] | None = None,
+    memo: ContentMemo | None = None,
 ) -> Content:
     """Load content/<lang>/{cv.yaml,posts/*.md,pages/*.md} for every configured language.
 
@@ -163,7 +171,9 @@ def load_content(
     again. `inputs`: every input file and folder as this build's scan found them (uptodate.py
     `scan_inputs`: by their path relative to the project, as on the disk, a folder's with a
     trailing slash), so that the posts and pages folders are neither walked nor their files
-    looked up a second time.
+    looked up a second time. `memo`: what the last load of a resident caller listed and loaded
+    (`ContentMemo`: where only posts and pages were edited in place since, the others are
+    taken as they were); updated with this one's.
     """
     cache = cache if cache is not None else BuildCache()
     seen: set[str] = set()
@@ -188,7 +198,9 @@ def load_content(
                 f"content folder for language {name!r}, which is not in bipub.yaml languages "
                 f"({', '.join(config.codes)})",
             )
-    listing = _Listing(inputs) if inputs is not None else None
+    edited = memo.edited(root, config, inputs) if memo is not None else None
+    listing = _Listing(inputs) if inputs is not None and edited is None else None
+    said: list[Diagnostic] = []  # what the listing of the posts and pages said
     for lang in config.codes:
         lang_dir = content_root / lang
         if not lang_dir.is_dir() or lang_dir.is_symlink():
@@ -202,6 +214,9 @@ def load_content(
                 cv[lang] = CvFile(_rel(root, cv_path), lang, loaded)
             else:
                 failed_cv.add(lang)
+        if edited is not None:
+            continue  # (the posts and pages as the last load listed them: below)
+        first = len(collector.items)
         for kind in KINDS:
             kind_dir = lang_dir / kind
             if not kind_dir.is_dir():
@@ -215,6 +230,10 @@ def load_content(
             for disk, ident in listed:
                 rel = unicodedata.normalize("NFC", disk)
                 jobs.append(_Job(root, disk, rel, lang, kind, kind_disk, ident))
+        said.extend(collector.items[first:])
+    if memo is not None and edited is not None and inputs is not None:
+        collector.extend(memo.listed)
+        return memo.again(edited, cv, frozenset(failed_cv), inputs, collector, cache)
     documents_read = _load_documents(root, jobs, collector, cache)
     for job, doc in zip(jobs, documents_read, strict=True):
         seen.add(job.rel)
@@ -225,7 +244,127 @@ def load_content(
     documents.sort(key=lambda d: (d.kind, d.name, d.lang))
     for stale in set(cache.docs) - seen:
         del cache.docs[stale]
-    return Content(cv, documents, frozenset(failed), frozenset(failed_cv))
+    content = Content(cv, documents, frozenset(failed), frozenset(failed_cv))
+    if memo is not None:
+        memo.keep(root, config, inputs, jobs, said, content)
+    return content
+
+
+@dataclass
+class ContentMemo:
+    """What the last load of a resident caller (`bipub serve`) listed and loaded: the
+    posts' and pages' files with their identities as the inputs' scan found them, what the
+    listing said (files ignored), and the content. The next load compares the inputs with
+    them (a set difference, in C): where only posts and pages were edited in place (no file
+    or folder added or removed under content/), it reads those again by the same functions
+    (`_load_documents`) and takes the other documents as they were, in their places, instead
+    of listing every folder and looking up every file's cache entry; else it loads as usual."""
+
+    root: Path | None = None
+    codes: tuple[str, ...] = ()
+    inputs: Mapping[str, Identity] | None = None
+    jobs: dict[str, _Job] = field(default_factory=dict)  # by path as on the disk
+    places: dict[str, int] = field(default_factory=dict)  # document (rel) → its index
+    listed: list[Diagnostic] = field(default_factory=list)
+    content: Content | None = None
+    note: str = ""  # what the last load took from the one before, or why nothing (`-v`)
+
+    def keep(
+        self,
+        root: Path,
+        config: SiteConfig,
+        inputs: Mapping[str, Identity] | None,
+        jobs: list[_Job],
+        listed: list[Diagnostic],
+        content: Content,
+    ) -> None:
+        """A load done in full: what the next one may start from (not if it failed)."""
+        usable = inputs is not None and not content.failed
+        usable = usable and all(d.severity != Severity.ERROR for d in listed)
+        usable = usable and all(job.key is not None for job in jobs)  # (none walked here)
+        self.content = content if usable else None
+        if self.content is None:
+            return
+        self.root, self.codes, self.inputs, self.listed = root, tuple(config.codes), inputs, listed
+        self.jobs = {job.disk: job for job in jobs}
+        self.places = {doc.rel: i for i, doc in enumerate(content.documents)}
+
+    def edited(
+        self, root: Path, config: SiteConfig, inputs: Mapping[str, Identity] | None
+    ) -> list[_Job] | None:
+        """The posts and pages edited in place since the last load (their jobs, with their
+        identities now), if that is all that changed in content/ but cv.yaml; else None."""
+        self.note = ""
+        if (
+            self.content is None
+            or self.inputs is None
+            or inputs is None
+            or root != self.root
+            or tuple(config.codes) != self.codes
+        ):
+            if self.content is not None:
+                self.note = "content listed again: another project, languages or no scan"
+            return None
+        out: list[_Job] = []
+        before, prefix = self.inputs, CONTENT_DIR + "/"
+        for path in {path for path, _ in before.items() ^ inputs.items()}:
+            if not path.startswith(prefix):
+                continue  # (not under content/: not listed here)
+            if path not in before or path not in inputs:
+                self.note = f"content listed again: {path} added or removed"
+                return None
+            if path.endswith("/") or _is_cv(path):
+                continue  # a folder's identity (its files are compared) or a CV (read anyway)
+            job = self.jobs.get(path)
+            if job is None or not stat.S_ISREG(mode(inputs[path])):
+                self.note = f"content listed again: {path} is not a post or page as listed"
+                return None
+            out.append(dataclasses.replace(job, key=file_identity(inputs[path])))
+        n = len(out)
+        self.note = (
+            f"content as the last load listed it, {n} post{'s' if n != 1 else ''} or page"
+            f"{'s' if n != 1 else ''} edited in place read again"
+        )
+        return out
+
+    def again(
+        self,
+        edited: list[_Job],
+        cv: dict[str, CvFile],
+        failed_cv: frozenset[str],
+        inputs: Mapping[str, Identity],
+        collector: Collector,
+        cache: BuildCache,
+    ) -> Content:
+        """The content with the `edited` posts and pages loaded again."""
+        assert self.content is not None and self.root is not None
+        documents = list(self.content.documents)
+        failed: set[tuple[str, str]] = set()
+        gone: list[int] = []
+        for job, doc in zip(
+            edited, _load_documents(self.root, edited, collector, cache), strict=True
+        ):
+            self.jobs[job.disk] = job
+            place = self.places[job.rel]
+            if doc is not None:
+                documents[place] = doc
+            else:
+                failed.add((job.kind, job.name))
+                gone.append(place)
+        for place in sorted(gone, reverse=True):
+            del documents[place]
+        content = Content(cv, documents, frozenset(failed), failed_cv)
+        self.inputs = inputs
+        if failed:  # (the next load lists again: the failed files are read and said again)
+            self.content = None
+        else:
+            self.content = content
+        return content
+
+
+def _is_cv(path: str) -> bool:
+    """content/<lang>/cv.yaml (read by every load)."""
+    return path.count("/") == 2 and path.endswith("/cv.yaml")
 
 
 class _Listing:

@@ -27,7 +27,7 @@ from bipub.config import SiteConfig
 from bipub.diagnostics import Diagnostic
 from bipub.load.content import Document
 from bipub.model.post import Kind
-from bipub.pair.model import Entry
+from bipub.pair.model import Entry, Site
 from bipub.pair.status import StatusCache, StatusFile
 from bipub.pair.tables import Tables
 from bipub.pair.taxonomy import EntryTaxa
@@ -53,6 +53,12 @@ def status_read(units: Iterable[Unit], status: dict[str, StatusFile]) -> Read:
         rec = records[unit.target_lang].get(unit.key)
         out.append((rec.state, rec.source_hash) if rec is not None else None)
     return tuple(out)
+
+
+def _shown(entry: Entry, lang: str) -> bool:
+    """Whether `entry` is among the posts `lang` lists (pair/model.py `Site.posts`)."""
+    version = entry.versions.get(lang)
+    return entry.kind == "posts" and version is not None and not version.doc.meta.draft
 
 
 @dataclass(frozen=True)
@@ -97,6 +103,10 @@ class PairMemo:
     _status: dict[str, StatusFile] = field(default_factory=dict)
     _same_status: bool = False
     stored: Stored | None = None  # what the last build worked out per entry (restore.py)
+    # the last pairing's entries and each language's posts in order (Site.posts)
+    _entries: list[Entry] = field(default_factory=list)
+    _posts: dict[str, list[Entry]] = field(default_factory=dict)
+    _codes: tuple[str, ...] = ()
 
     def start(self, config: SiteConfig, status: dict[str, StatusFile]) -> None:
         """A pairing starts: with another configuration, every entry is paired again; with the
@@ -136,6 +146,36 @@ class PairMemo:
         self._next[group] = (paired, read)
         if self.stored is not None:
             self.stored.bind(group, paired, read, self.taxa)
+
+    def carry_posts(self, site: Site) -> None:
+        """Give `site` each language's posts in order (Site.posts) from the last pairing's,
+        with the entries paired again put in the places of the ones they replace, where that
+        is the order `Site.posts` would sort them in: the same entries in the same places
+        (posts of the same keys), each shown in the same languages and sorting by the same
+        key (pair/model.py `post_order_key`: unique per entry, so no tie moves). Else
+        `Site.posts` sorts them when asked. The posts are kept for the next pairing."""
+        entries, before = site.entries, self._entries
+        codes = tuple(site.config.codes)
+        carried = self._posts if codes == self._codes and len(entries) == len(before) else {}
+        swap: dict[int, Entry] = {}
+        for old, new in zip(before, entries, strict=True) if carried else ():
+            if old is new:
+                continue
+            if (
+                old.kind != new.kind
+                or old.key != new.key
+                or any(_shown(old, lang) != _shown(new, lang) for lang in codes)
+            ):
+                carried = {}
+                break
+            if any(_shown(new, lang) for lang in codes) and old.order_key != new.order_key:
+                carried = {}
+                break
+            swap[id(old)] = new
+        for lang, posts in carried.items():
+            site._posts[lang] = [swap.get(id(e), e) for e in posts] if swap else posts
+        self._entries, self._codes = entries, codes
+        self._posts = {lang: site.posts(lang) for lang in codes}
 
     def done(self) -> None:
         """The pairing is over: what it worked out replaces what the last one did (entries

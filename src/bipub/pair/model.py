@@ -196,16 +196,17 @@ def report_fallbacks(site: Site, langs: list[str], collector: Collector) -> None
         if merged is not None and merged.drafts:
             n = len(merged.drafts)
             parts.append(f"{n} CV field{'s' if n != 1 else ''} machine draft")
+        shown: dict[str, list[str]] = {"missing": [], "draft": [], "stale": []}
+        for e in site.entries:  # (one pass for the three states: every entry, every build)
+            version = e.versions.get(lang)
+            if version is not None and version.state in shown:
+                shown[version.state].append(f"{e.kind}/{e.key}")
         for state, label in (
             ("missing", "untranslated"),
             ("draft", "machine draft"),
             ("stale", "outdated translation"),
         ):
-            names = [
-                f"{e.kind}/{e.key}"
-                for e in site.entries
-                if lang in e.versions and e.versions[lang].state == state
-            ]
+            names = shown[state]
             if names:
                 parts.append(
                     f"{len(names)} {label} ({', '.join(names[:3])}{' …' if len(names) > 3 else ''})"

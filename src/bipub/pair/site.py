@@ -101,6 +101,8 @@ def pair_site(
     units: list[Unit] = [u for merged in cv.values() for u in merged.units]
     entries = _pair_documents(config, content, status, collector, units, memo)
     site = Site(config, without_private(cv, config, pdf=False), entries, units, status)
+    if memo is not None:  # each language's posts in order: the last pairing's, where they hold
+        memo.carry_posts(site)
     site.pdf_cv = without_private(cv, config, pdf=True)
     # what each entry brings to the tags and series (kept for the entries paired as they were)
     taxa = entry_taxa(entries, config, memo.taxa if memo is not None else None)
@@ -234,7 +236,7 @@ def _pair_documents(
     if memo is not None:
         memo.start(config, status)
     for (kind, key), docs in sorted(groups.items()):
-        if (
+        if content.failed and (
             any((kind, d.name) in content.failed for d in docs.values())
             or (kind, key) in content.failed
         ):

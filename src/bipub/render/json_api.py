@@ -11,8 +11,11 @@ import functools
 import json
 from collections.abc import Callable
 from operator import attrgetter
+from pathlib import Path
 from typing import Any
 
+import pydantic
+import pydantic_core
 from pydantic import BaseModel, ConfigDict
 
 from bipub.model.cv import CV
@@ -118,7 +121,8 @@ def cv_json(site: Site, lang: str) -> str | None:
 class PostApiEntry(BaseModel):
     """One item of posts.json (the schema published in api/schema/posts.schema.json)."""
 
-    model_config = ConfigDict(extra="forbid")
+    # built when its schema is made (`made_schemas`), not at import: builds use the shipped ones
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     slug: str
     title: str
     description: str
@@ -135,7 +139,7 @@ class StatusApiEntry(BaseModel):
     """One item of status.json: a unit's key and state only — repository paths, lines and
     hashes stay with `bipub check` (issue 18)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     key: str
     state: str  # missing | untracked | stale | draft | reviewed
     machine_draft: bool  # the translation is an unreviewed machine draft (posts, pages, CV)
@@ -283,13 +287,61 @@ def _drop_id(schema: dict[str, Any]) -> dict[str, Any]:
 
 def schemas() -> dict[str, str]:
     """The JSON schemas of the API (worked out once per process: they depend only on the
-    models, and pydantic takes ~0.1 s to make them)."""
+    models and on pydantic, which takes ~10 ms to make them: `shipped_schemas` first)."""
     return dict(_schemas())
 
 
 @functools.cache
 def _schemas() -> tuple[tuple[str, str], ...]:
+    shipped = shipped_schemas()
+    return shipped if shipped is not None else made_schemas()
 
+
+# The schemas as `made_schemas` writes them, with the versions of pydantic that made them
+# (tests/unit/test_api_schemas.py checks that they are what pydantic makes of the models now;
+# `pytest --update-golden` writes the file again)
+SHIPPED_SCHEMAS = Path(__file__).with_name("api_schemas.json")
+
+
+def pydantic_versions() -> dict[str, str]:
+    """The installed pydantic and pydantic-core versions (what makes the schemas)."""
+    return {"pydantic": pydantic.VERSION, "pydantic-core": pydantic_core.__version__}
+
+
+def shipped_schemas(path: Path = SHIPPED_SCHEMAS) -> tuple[tuple[str, str], ...] | None:
+    """The schemas bipub ships in `path`, if they were made by the pydantic installed (else
+    None: they are made again, `made_schemas`, the same way)."""
+    try:
+        shipped = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # (a broken install: the schemas are made as without it)
+        return None
+    if not isinstance(shipped, dict) or shipped.get("made_by") != pydantic_versions():
+        return None
+    files = shipped.get("files")
+    if not isinstance(files, dict) or not all(isinstance(t, str) for t in files.values()):
+        return None
+    return tuple((str(name), text) for name, text in files.items())
+
+
+def schemas_note() -> str:
+    """For `bipub -v`: that this process made the schemas with pydantic because those bipub
+    ships were made by other versions of it (or could not be read), else ""."""
+    if _schemas.cache_info().currsize == 0 or shipped_schemas() is not None:
+        return ""
+    versions = ", ".join(f"{name} {v}" for name, v in pydantic_versions().items())
+    return (
+        f"the JSON API schemas bipub ships ({SHIPPED_SCHEMAS.name}) were not made by the "
+        f"installed {versions}: made again by it (~10 ms)"
+    )
+
+
+def shipped_file(made: tuple[tuple[str, str], ...]) -> str:
+    """What `SHIPPED_SCHEMAS` holds for the schemas `made` by the pydantic installed."""
+    return dumps({"made_by": pydantic_versions(), "files": dict(made)})
+
+
+def made_schemas() -> tuple[tuple[str, str], ...]:
+    """The schemas as pydantic makes them of the models now."""
     cv = _drop_id(CV.model_json_schema(mode="serialization"))
     cv["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     posts = {

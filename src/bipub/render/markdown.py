@@ -519,7 +519,10 @@ class MarkdownCache:
         """Draw the ```mermaid diagrams of `docs` that are not in the cache, in one renderer
         run (render/diagrams.py), before bodies are rendered (here or in forked workers)."""
         self.diagrams.prepare(
-            source for doc in docs for source in diagram_sources(doc.body, self.raw_html)
+            source
+            for doc in docs
+            if doc.mentions_mermaid
+            for source in diagram_sources(doc.body, self.raw_html)
         )
 
     def replay(self, doc: Document) -> None:

@@ -27,6 +27,7 @@ from bipub.pair.site import Site
 from bipub.project import Project
 from bipub.render import feeds, json_api, llms, llms_parts, urls
 from bipub.render.cards import Cards
+from bipub.render.first_pages import FirstPages
 from bipub.render.html import HtmlRenderer, Plan
 from bipub.render.images import encode_variants, variant_files
 from bipub.render.markdown import MarkdownCache
@@ -321,8 +322,10 @@ class HtmlPages:
         entries: dict[tuple[str, str], str],
         on_pages: Callable[[int], None] | None = None,
         on_start: Callable[[int], None] | None = None,
+        first: FirstPages | None = None,
     ) -> None:
         self.others = others
+        self.first = first  # `bipub serve`'s fast render: the pages published first
         self.global_key = global_key
         self.previous = previous  # the last build's pages (build cache), None: render all
         self.entries = entries  # the entries' keys the fingerprints are made from
@@ -382,6 +385,7 @@ class HtmlPages:
             self.global_key,
             self.on_start,
             meanwhile=meanwhile,
+            fast=self.first,
         )
         for other in after:
             other.render(job, tree)

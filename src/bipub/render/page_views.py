@@ -29,9 +29,11 @@ from bipub.render.pdf.links import (
     short_pdf_links,
     wants_pdf,
 )
+from bipub.render.template_fast import render_released
 from bipub.render.templates import CardHtml, template_error
 from bipub.render.views import (
     Alternate,
+    AttrView,
     LangLink,
     PageMeta,
     Pagination,
@@ -467,7 +469,7 @@ class PageViews:
     def site_context(self, lang: str) -> View:
         cfg = self.config
         language = cfg.language(lang)
-        return View(
+        return AttrView(
             title=language.title,
             description=language.description,
             lang=lang,
@@ -526,7 +528,7 @@ class PageViews:
         if isinstance(cards, CardHtml):
             cards.kept = self.card_html if self._card_html_on else None
         try:
-            return env.get_template(spec.template).render(context)
+            return render_released(env.get_template(spec.template), context)
         except jinja2.TemplateError as exc:
             collector.add(template_error(exc, self.site_root))
         except Exception as exc:
@@ -569,7 +571,7 @@ class PageViews:
             )
             context = {"site": self.site_view(default.code), "page": meta, "languages": languages}
             try:
-                out.append((path, env.get_template(template).render(context)))
+                out.append((path, render_released(env.get_template(template), context)))
             except jinja2.TemplateError as exc:
                 collector.add(template_error(exc, self.site_root))
         return out

@@ -11,32 +11,33 @@ import hashlib
 import json
 import sys
 import traceback
-from collections.abc import Callable, MutableMapping, Sequence
+from collections.abc import Callable, Sequence
 from datetime import date, datetime
 from pathlib import Path
-from types import BuiltinFunctionType, FunctionType, MethodType
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 from babel.support import NullTranslations, Translations
 from markupsafe import Markup
-from markupsafe import escape as stock_escape
 
 from bipub import __version__
 from bipub.cache import write_cache_file
 from bipub.diagnostics import Collector, Diagnostic
-from bipub.render import locale_format, upstream
+from bipub.render import locale_format
 from bipub.render.card_html import KeptCardHtml
 from bipub.render.catalogs import load_translations
 from bipub.render.josa import josa
 from bipub.render.markdown import is_safe_url
+from bipub.render.template_fast import (
+    FAST_TEMPLATES,
+    FastCallContext,
+    FastEscapeTemplate,
+    SiteEnvironment,
+)
 
 if TYPE_CHECKING:
     from bipub.project import Project
 
-FAST_TEMPLATES: Final = upstream.fast_templates()  # (fast_escape: verified versions only)
-if FAST_TEMPLATES:  # private to MarkupSafe: imported on the verified version only
-    from markupsafe import _escape_inner  # type: ignore[attr-defined]
 THEME_DIR = Path(__file__).resolve().parent.parent / "theme"
 BLOCKED_URL = "about:invalid#bipub-blocked-url"
 
@@ -59,83 +60,6 @@ def json_script(value: Any) -> Markup:
     ):
         text = text.replace(ch, rep)
     return Markup(text)  # noqa: S704 - escaped above for the <script> context
-
-
-_new_str = str.__new__
-
-
-def fast_escape(value: Any, /) -> Markup:
-    """MarkupSafe's `escape`, the same result without its Python-level `Markup.__new__` for the
-    two types nearly every `{{ … }}` prints: a `str` (escaped, then made a Markup as
-    `Markup.__new__` makes one of a `str`: `str.__new__(Markup, text)`) and a `Markup` (its
-    `__html__` is itself: the same text back). Anything else goes to `escape` itself."""
-    kind = type(value)
-    if kind is str:
-        return _new_str(Markup, _escape_inner(value))
-    if kind is Markup:
-        return value  # type: ignore[no-any-return]
-    return stock_escape(value)
-
-
-class FastEscapeTemplate(jinja2.Template):
-    """A template whose compiled code escapes with `fast_escape`: the code Jinja compiles
-    (`from jinja2.runtime import … escape …`) calls the module-level name `escape` for every
-    autoescaped `{{ … }}` (~150 a page); Jinja's `_from_namespace` gets that module's namespace
-    once it has run (from source or from the bytecode cache), before any render."""
-
-    @classmethod
-    def _from_namespace(
-        cls,
-        environment: jinja2.Environment,
-        namespace: MutableMapping[str, Any],
-        globals: MutableMapping[str, Any],
-    ) -> jinja2.Template:
-        if namespace.get("escape") is stock_escape:
-            namespace["escape"] = fast_escape
-        return super()._from_namespace(environment, namespace, globals)
-
-
-_PASS_EVAL_CONTEXT = jinja2.utils._PassArg.eval_context
-# callables whose `__call__` is a method-wrapper (no attributes): what they ask to be passed is
-# their own `jinja_pass_arg` (a bound method's is its function's; a builtin's, none)
-_PLAIN_CALLABLES = frozenset({FunctionType, MethodType, BuiltinFunctionType})
-# a Macro's `__call__` (the class's function, which a bound method reads attributes from) asks
-# for nothing to be passed: then what a macro object asks for is only its own attribute
-_MACRO_PLAIN = not hasattr(jinja2.runtime.Macro.__call__, "jinja_pass_arg")
-
-
-class FastCallContext(jinja2.runtime.Context):
-    """A context whose `call` (the compiled code's every `f(…)`: ~40 a page, `_()` most of them)
-    takes the stock steps in fewer operations for plain functions and macros.
-
-    Stock `Context.call` first asks `obj.__call__` for `jinja_pass_arg`, which a function's
-    `__call__` (a method-wrapper, no attributes) and a macro's (a bound method of
-    `Macro.__call__`, which has none: `_MACRO_PLAIN`) never have, nor those of methods and
-    builtins (`{{ ld.update(…) }}`); then `obj` itself. So for these types what is passed first
-    is `obj.jinja_pass_arg`, if any: nothing, or the evaluation
-    context (`pass_eval_context`, bipub's `_()`), done here; a function that wants the context
-    or the environment, and any other callable, go to the stock `call`."""
-
-    @jinja2.utils.internalcode
-    def call(__self, __obj: Any, *args: Any, **kwargs: Any) -> Any:
-        if __debug__:
-            __traceback_hide__ = True  # noqa: F841 - (Jinja's tracebacks skip this frame)
-        kind = type(__obj)
-        if kind in _PLAIN_CALLABLES or (kind is jinja2.runtime.Macro and _MACRO_PLAIN):
-            pass_arg = getattr(__obj, "jinja_pass_arg", None)
-            if pass_arg is None or pass_arg is _PASS_EVAL_CONTEXT:
-                if kwargs:
-                    kwargs.pop("_block_vars", None)
-                    kwargs.pop("_loop_vars", None)
-                if pass_arg is not None:
-                    args = (__self.eval_ctx, *args)
-                try:
-                    return __obj(*args, **kwargs)
-                except StopIteration:
-                    return __self.environment.undefined(
-                        "value was undefined because a callable raised a StopIteration exception"
-                    )
-        return super().call(__obj, *args, **kwargs)
 
 
 class MemoryBytecodeCache(jinja2.BytecodeCache):
@@ -319,7 +243,7 @@ def make_environment(
     if project_templates is not None and project_templates.is_dir():
         loaders.append(_ProjectLoader(project_templates))
     loaders.append(jinja2.FileSystemLoader(str(THEME_DIR / "templates")))
-    env = jinja2.Environment(
+    env = SiteEnvironment(
         loader=jinja2.ChoiceLoader(loaders),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
@@ -328,6 +252,10 @@ def make_environment(
         lstrip_blocks=True,
         keep_trailing_newline=True,
         auto_reload=False,
+        # every template kept, in a dict: Jinja's LRU cache (400 by default, never reached by a
+        # site's few dozen templates) takes a lock and reorders its queue on every
+        # `get_template`: ~7 a page (extends, imports, includes, the footer)
+        cache_size=-1,
         bytecode_cache=bytecode,
     )
     if FAST_TEMPLATES:

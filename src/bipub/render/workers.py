@@ -20,6 +20,7 @@ import jinja2
 from bipub.diagnostics import Collector, Diagnostic
 from bipub.parallel import can_fork, fork_map, share_chunks, worker_count
 from bipub.render import urls
+from bipub.render.first_pages import FirstPages
 from bipub.render.html import HtmlRenderer, PageSpec, Plan
 from bipub.render.markdown import MarkdownCache
 from bipub.render.templates import CompiledTemplates
@@ -160,6 +161,7 @@ def render_pages(
     global_key: str = "",
     on_start: Callable[[int], None] | None = None,
     meanwhile: Callable[[], None] | None = None,
+    fast: FirstPages | None = None,
 ) -> tuple[dict[str, int], dict[str, str]]:
     """Render the pages of `langs`; a page whose fingerprint matches `previous` (and whose old
     output file is still the one bipub wrote) is kept instead. Returns pages per language and
@@ -167,7 +169,11 @@ def render_pages(
 
     `meanwhile` is run in this process while workers work (the outputs that are not pages:
     feeds, JSON, llms.txt): while they fingerprint the pages of a big site (and keep the
-    unchanged ones), else while they render; without workers, after the pages."""
+    unchanged ones), else while they render; without workers, after the pages.
+
+    `fast` (`bipub serve`'s fast render: render/first_pages.py): of the pages to render, those
+    it does not choose keep their published file in this build, with no fingerprint (they are
+    rendered by the next build); it is told which."""
     counts: dict[str, int] = {}
     fingerprints: dict[str, str] = {}
     specs: list[PageSpec] = []
@@ -223,6 +229,11 @@ def render_pages(
         kept += 1
         if spec.doc is not None:  # its body's warnings, as rendering it would give
             markdown.replay(spec.doc)
+    if fast is not None and previous is not None:
+        specs, later = fast.split(specs, previous)
+        if later:
+            specs += _defer(later, previous, tree, fingerprints, counts, markdown, fast)
+            kept += len(fast.deferred)
     # a page and its translations side by side: they share code blocks (render/highlight.py
     # memoizes them), so they should land in the same chunk
     if len(specs) > 1:
@@ -286,6 +297,41 @@ def render_pages(
             on_pages(sum(part.values()))
     _freeze_site()
     return counts, _written(fingerprints, tree)
+
+
+def _defer(
+    later: list[PageSpec],
+    previous: dict[str, tuple[str, Identity]],
+    tree: OutputTree,
+    fingerprints: dict[str, str],
+    counts: dict[str, int],
+    markdown: MarkdownCache,
+    first: FirstPages,
+) -> list[PageSpec]:
+    """Keep the published file of each of `later` (pages whose fingerprint changed) in this
+    build, as the last build left it, and forget its new fingerprint: neither the BuildState nor
+    the build cache may say the file is current (the next build works it out again and renders
+    it). Returns those whose published file is not the one bipub wrote (rendered now)."""
+    now: list[PageSpec] = []
+    infos: dict[tuple[str, str], OutputFile] = {}
+    for spec in later:
+        path = spec.file
+        if not tree.keep(path, previous[path][1]):
+            now.append(spec)
+            continue
+        info = infos.get((spec.template, spec.lang))
+        if info is None:
+            info = infos[spec.template, spec.lang] = OutputFile(
+                spec.lang, f"{spec.template} ({spec.lang})"
+            )
+        tree.record_kept(path, info)
+        fingerprints.pop(path, None)
+        first.deferred.append(path)
+        counts[spec.lang] = counts.get(spec.lang, 0) + 1
+        if spec.doc is not None:  # its body's warnings, as the last build's render gave
+            markdown.replay(spec.doc)
+    first.first += len(now)
+    return now
 
 
 def _unknown(known: dict[str, str], pages: list[PageSpec], every_language: bool) -> int:

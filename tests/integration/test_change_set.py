@@ -1,0 +1,290 @@
+"""`bipub serve`'s change sets: the paths its watcher reported since the last build stand for a
+scan of content/ (uptodate.rescan_inputs) where they can, the build says when they cannot, and
+a change the watcher did not report is found by the scan that follows each rebuild and built
+at once (serve.Follower). The state machine of tests/integration/test_incremental.py builds
+from change sets too (its `watched` runs): output equal to a clean build after any edits."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from watchfiles import Change, DefaultFilter
+
+from bipub import uptodate
+from bipub.cache import BuildCache
+from bipub.pipeline import Kept, build
+from bipub.project import Project
+from bipub.serve import Follower, unreported, watch_filter
+from tests.conftest import PROJECTS, tree_snapshot
+
+
+def reported(before: dict[str, uptodate.Identity], after: dict[str, uptodate.Identity]) -> set[str]:
+    """What watchfiles reports between two scans of content/ (inotify, as measured: one event
+    per file added, removed or written, one per folder added or removed, none for a folder
+    whose entries changed), as absolute paths under the project."""
+    paths = set()
+    for rel in before.keys() | after.keys():
+        if not rel.startswith("content/") or before.get(rel) == after.get(rel):
+            continue
+        if rel.endswith("/"):
+            if (rel in before) != (rel in after):  # a folder added or removed
+                paths.add(rel.rstrip("/"))
+        else:
+            paths.add(rel)
+    return paths
+
+
+def _abs(project: Path, rels: set[str]) -> set[str]:
+    return {os.path.join(os.path.abspath(project), *rel.split("/")) for rel in rels}
+
+
+# one edit of content/: (what it does, the files it touches)
+EDITS = ["edit", "add", "remove", "rename", "other_file", "mkdir", "rmdir", "file_in_new_folder"]
+
+
+def _edit(project: Path, what: str, n: int) -> None:
+    posts = project / "content" / "ko" / "posts"
+    files = sorted(p for p in posts.iterdir() if p.is_file())
+    if what == "edit" and files:
+        path = files[n % len(files)]
+        path.write_text(path.read_text(encoding="utf-8") + f"\n편집 {n}\n", encoding="utf-8")
+    elif what == "add":
+        shutil.copy(PROJECTS / "minimal/content/ko/posts/alpha.md", posts / f"new-{n}.md")
+    elif what == "remove" and files:
+        files[n % len(files)].unlink()
+    elif what == "rename" and files:
+        files[n % len(files)].rename(posts / f"renamed-{n}.md")
+    elif what == "other_file":
+        (posts / f"notes-{n}.txt").write_text("x", encoding="utf-8")
+    elif what == "mkdir":
+        (posts / f"folder-{n}").mkdir(exist_ok=True)
+    elif what == "rmdir":
+        for folder in sorted(p for p in posts.iterdir() if p.is_dir()):
+            shutil.rmtree(folder)
+            break
+    elif what == "file_in_new_folder":
+        (posts / f"deep-{n}").mkdir(exist_ok=True)
+        shutil.copy(PROJECTS / "minimal/content/ko/posts/beta.md", posts / f"deep-{n}/b.md")
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(edits=st.lists(st.tuples(st.sampled_from(EDITS), st.integers(0, 5)), max_size=6))
+def test_a_full_change_set_stands_for_a_scan(make_project: Any, edits: list[Any]) -> None:
+    """With every path the watcher reports, the rescan finds what a scan finds, or says it
+    cannot (a folder added or removed)."""
+    project = make_project("minimal")
+    try:
+        scanned = uptodate.scan_inputs(Project(project))
+        for what, n in edits:
+            _edit(project, what, n)
+            now = uptodate.scan_inputs(Project(project))
+            changed = _abs(project, reported(scanned, now))
+            found, why = uptodate.rescan_inputs(Project(project), scanned, changed)
+            if found is None:
+                assert "folder" in why, why
+                assert any(what in ("mkdir", "rmdir", "file_in_new_folder") for what, _ in edits)
+            else:
+                assert found == now, why
+            scanned = now
+    finally:
+        shutil.rmtree(project)
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        ("content", "a change on content/ itself"),
+        ("content/ko/posts", "a change on the folder content/ko/posts"),
+        ("content/ko/new/x.md", "did not find as a folder"),
+        ("../elsewhere/x.md", "outside the project"),
+    ],
+)
+def test_a_change_set_that_cannot_stand_for_a_scan_says_why(
+    make_project: Any, change: str, why: str
+) -> None:
+    project = make_project("minimal")
+    base = uptodate.scan_inputs(Project(project))
+    path = os.path.normpath(os.path.join(os.path.abspath(project), change))
+    found, said = uptodate.rescan_inputs(Project(project), base, {path})
+    assert found is None and why in said
+
+
+def test_inputs_outside_content_are_scanned_whatever_the_change_set(make_project: Any) -> None:
+    project = make_project("minimal")
+    base = uptodate.scan_inputs(Project(project))
+    (project / "templates").mkdir(exist_ok=True)
+    (project / "templates" / "extra.html").write_text("x", encoding="utf-8")
+    found, _ = uptodate.rescan_inputs(Project(project), base, set())
+    assert found == uptodate.scan_inputs(Project(project))
+
+
+def test_the_build_says_which_scan_it_did(make_project: Any) -> None:
+    project = make_project("minimal")
+    kept = Kept(BuildCache())
+    build(project, only={"html"}, kept=kept)
+    post = project / "content/ko/posts/alpha.md"
+    post.write_text(post.read_text(encoding="utf-8") + "\n더\n", encoding="utf-8")
+    done = build(project, only={"html"}, kept=kept, changed={str(post.absolute())})
+    assert "inputs from the last build's and the watcher's changes" in done.cache_note
+    (project / "content/ko/posts/sub").mkdir()
+    done = build(
+        project,
+        only={"html"},
+        kept=kept,
+        changed={str(project.absolute() / "content/ko/posts/sub")},
+    )
+    assert "inputs scanned in full: a change on the folder content/ko/posts/sub" in done.cache_note
+
+
+class _Ui:
+    def __init__(self) -> None:
+        self.said: list[str] = []
+
+    def debug(self, text: str) -> None:
+        self.said.append(text)
+
+
+def test_a_change_the_watcher_did_not_report_is_built_at_once(
+    make_project: Any, tmp_path: Path
+) -> None:
+    """The watcher reports one of two edits (a file edited through a hard link elsewhere, a
+    file system without events): the rebuild from its change set misses the other, the scan
+    after it finds it, says so and builds again; the site then equals a clean build."""
+    project = make_project("minimal")
+    kept = Kept(BuildCache())
+    ui = _Ui()
+    builds: list[Any] = []
+
+    def rebuild(changed: frozenset[str] | None) -> bool:
+        builds.append(changed)
+        build(project, only={"html"}, kept=kept, changed=changed)
+        return True
+
+    target = (project / "site").absolute()
+    follow = Follower(ui, rebuild, lambda: unreported(Project(project), kept.records, target))
+    rebuild(None)
+    follow([])  # (the first batch: every input scanned)
+    alpha = project / "content/ko/posts/alpha.md"
+    beta = project / "content/ko/posts/beta.md"
+    alpha.write_text(
+        alpha.read_text(encoding="utf-8").replace("알파", "고친알파"), encoding="utf-8"
+    )
+    beta.write_text(beta.read_text(encoding="utf-8") + "\n\n보고되지 않은 편집\n", encoding="utf-8")
+    follow([(Change.modified, str(alpha.absolute()))])
+    assert builds[-2] == frozenset({str(alpha.absolute())})  # (the change set's build)
+    assert builds[-1] is None  # (then a full scan)
+    assert any("did not report" in s and "content/ko/posts/beta.md" in s for s in ui.said)
+    build(project, tmp_path / "clean", only={"html"}, use_cache=False)
+    assert tree_snapshot(project / "site") == tree_snapshot(tmp_path / "clean")
+    assert follow.pending == set()
+
+
+def test_a_failed_build_keeps_its_changes_for_the_next() -> None:
+    outcomes = iter([True, False, True])
+    seen: list[frozenset[str] | None] = []
+
+    def rebuild(changed: frozenset[str] | None) -> bool:
+        seen.append(changed)
+        return next(outcomes)
+
+    follow = Follower(_Ui(), rebuild, lambda: [])
+    follow([(Change.modified, "/p/content/a.md")])
+    follow([(Change.modified, "/p/content/b.md")])
+    follow([(Change.modified, "/p/content/c.md")])
+    assert seen == [
+        None,
+        frozenset({"/p/content/b.md"}),
+        frozenset({"/p/content/b.md", "/p/content/c.md"}),
+    ]
+
+
+def test_the_watcher_reports_every_change_in_content_but_an_editors_own_files(
+    tmp_path: Path,
+) -> None:
+    content = str(tmp_path / "content")
+    report = watch_filter(content, DefaultFilter())
+    posts = os.path.join(content, "en", "posts")
+    for name in ("a.md", "a.md~", "#a.md#", ".hidden", ".drafts", "node_modules", ".git"):
+        assert report(Change.added, os.path.join(posts, name)), name
+    assert report(Change.added, os.path.join(posts, ".git", "x.md"))
+    for name in (".a.md.swp", ".a.md.swx", ".DS_Store"):
+        assert not report(Change.added, os.path.join(posts, name)), name
+    assert not report(Change.added, str(tmp_path / "templates" / "x.html~"))  # (as before)
+
+
+def _clean(project: Path, where: Path) -> dict[str, bytes]:
+    build(project, where, only={"html"}, use_cache=False)
+    return tree_snapshot(where)
+
+
+def test_posts_edited_in_place_are_read_again_the_others_taken(
+    make_project: Any, tmp_path: Path
+) -> None:
+    """The content load of a resident caller (load/content.py ContentMemo): after edits in
+    place only those files are read; a file added or removed lists content/ again."""
+    project = make_project("minimal")
+    kept = Kept(BuildCache())
+    build(project, only={"html"}, kept=kept)
+    alpha = project / "content/ko/posts/alpha.md"
+    alpha.write_text(alpha.read_text(encoding="utf-8").replace("알파", "고친알파"), "utf-8")
+    done = build(project, only={"html"}, kept=kept, changed={str(alpha.absolute())})
+    assert "1 post or page edited in place read again" in done.cache_note
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path / "c1")
+    gamma = project / "content/ko/posts/gamma.md"
+    shutil.copy(alpha, gamma)
+    gamma.write_text(gamma.read_text(encoding="utf-8").replace("고친알파", "감마"), "utf-8")
+    done = build(project, only={"html"}, kept=kept, changed={str(gamma.absolute())})
+    assert "content listed again: content/ko/posts/gamma.md added or removed" in done.cache_note
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path / "c2")
+    gamma.unlink()
+    done = build(project, only={"html"}, kept=kept, changed={str(gamma.absolute())})
+    assert "content listed again: content/ko/posts/gamma.md added or removed" in done.cache_note
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path / "c3")
+
+
+def test_a_post_that_stops_loading_is_said_at_every_build_until_fixed(make_project: Any) -> None:
+    from bipub.diagnostics import DiagnosticError
+
+    project = make_project("minimal")
+    kept = Kept(BuildCache())
+    build(project, only={"html"}, kept=kept)
+    alpha = project / "content/ko/posts/alpha.md"
+    good = alpha.read_text(encoding="utf-8")
+    alpha.write_text(good.replace("title:", "title: [unclosed\nx:", 1), "utf-8")
+    for _ in range(2):  # (the second build: nothing changed, the error is said again)
+        with pytest.raises(DiagnosticError) as failed:
+            build(project, only={"html"}, kept=kept, changed={str(alpha.absolute())})
+        assert any(d.file == "content/ko/posts/alpha.md" for d in failed.value.diagnostics)
+    alpha.write_text(good.replace("알파", "고친알파"), "utf-8")
+    build(project, only={"html"}, kept=kept, changed={str(alpha.absolute())})
+    assert "고친알파" in (project / "site/ko/blog/alpha/index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("date: 2026-04-07", "date: 2026-06-01"),  # alpha moves before beta
+        ("date: 2026-04-07", "date: 2026-04-07\ndraft: true"),  # alpha leaves the lists
+        ("title: 알파 글", "title: 고친 알파"),  # same place: the last order, alpha swapped in
+    ],
+)
+def test_the_posts_order_is_carried_only_where_it_holds(
+    make_project: Any, tmp_path: Path, old: str, new: str
+) -> None:
+    """pair/memo.py PairMemo.carry_posts: each language's posts in order from the last
+    pairing, with the edited post in its place, only where sorting would put it there."""
+    project = make_project("minimal")
+    kept = Kept(BuildCache())
+    build(project, only={"html"}, kept=kept)
+    alpha = project / "content/ko/posts/alpha.md"
+    alpha.write_text(alpha.read_text(encoding="utf-8").replace(old, new), "utf-8")
+    build(project, only={"html"}, kept=kept, changed={str(alpha.absolute())})
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path / "clean")

@@ -1,0 +1,170 @@
+"""Fast render (`bipub serve`, render/first_pages.py): an update publishes first the pages of the
+entries that changed (and the pages open in a browser), keeping the other changed pages'
+published files for a moment; the next build, whichever it is (the second step, one after
+another edit, one after a kill), renders them: the site then equals a clean build."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from contextlib import ExitStack, suppress
+from pathlib import Path
+
+import pytest
+
+from bipub.cache import BuildCache
+from bipub.pipeline import Kept, build
+from bipub.render.first_pages import FirstPages, page_file
+from tests.conftest import PROJECTS, tree_snapshot
+from tests.integration.test_incremental import KINDS, Killed, _killing
+
+NEW = """---
+title: 감마 글
+description: 새 글
+date: 2026-08-01
+tags: [kv-cache]
+---
+
+## 소개
+
+새 글입니다.
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Iterator[Path]:
+    root = tmp_path / "p"
+    shutil.copytree(PROJECTS / "minimal", root)
+    yield root
+
+
+def _clean(project: Path, tmp: Path) -> dict[str, bytes]:
+    out = tmp / "clean"
+    shutil.rmtree(out, ignore_errors=True)
+    build(project, out, use_cache=False, only=KINDS)
+    return tree_snapshot(out)
+
+
+def _html(files: dict[str, bytes]) -> dict[str, bytes]:
+    return {p: b for p, b in files.items() if p.endswith(".html")}
+
+
+def test_page_file_maps_a_browser_path_to_its_output_file() -> None:
+    assert page_file("/ko/blog/") == "ko/blog/index.html"
+    assert page_file("/") == "index.html"
+    assert page_file("/ko/tags/%EC%BA%90%EC%8B%9C/") == "ko/tags/캐시/index.html"
+    assert page_file("/ko/%ff/") is None
+    assert page_file("ko/blog/") is None
+
+
+@pytest.mark.parametrize("resident", [True, False], ids=["resident", "restored"])
+@pytest.mark.parametrize("then", ["second", "edit", "kill"])
+def test_deferred_pages_are_rendered_by_whatever_build_comes_next(
+    project: Path, tmp_path: Path, resident: bool, then: str
+) -> None:
+    """A new post: its pages and its neighbours' go first, the listings and the tag's pages
+    keep their files; the next build (the second step, one after another edit, or one killed
+    and the one after) leaves the site a clean build makes."""
+    kept = Kept(BuildCache()) if resident else None
+    build(project, only={"html"}, kept=kept)
+    before = tree_snapshot(project / "site")
+    (project / "content/ko/posts/gamma.md").write_text(NEW, encoding="utf-8")
+    first = FirstPages(few=0)
+    build(project, only={"html"}, kept=kept, first=first)
+    site = tree_snapshot(project / "site")
+    assert "ko/blog/gamma/index.html" in site  # the new post is served at once
+    assert first.deferred, "no page deferred: the test shows nothing"
+    assert "ko/blog/index.html" in first.deferred
+    for path in first.deferred:  # kept as they were for now
+        assert site[path] == before[path], path
+    assert first.first > 0
+    if then == "edit":  # another save before the second step
+        alpha = project / "content/ko/posts/alpha.md"
+        alpha.write_text(alpha.read_text(encoding="utf-8") + "\n더 씁니다.\n", encoding="utf-8")
+    elif then == "kill":  # the second step killed at its first write, then a build again
+        with ExitStack() as stack:
+            _killing(stack, 1)
+            with suppress(Killed):
+                build(project, only={"html"}, kept=kept)
+    build(project, only={"html"}, kept=kept)
+    assert _html(tree_snapshot(project / "site")) == _html(_clean(project, tmp_path))
+
+
+def test_the_pages_open_in_a_browser_go_first(project: Path) -> None:
+    kept = Kept(BuildCache())
+    build(project, only={"html"}, kept=kept)
+    (project / "content/ko/posts/gamma.md").write_text(NEW, encoding="utf-8")
+    first = FirstPages({"ko/blog/index.html"}, few=0)
+    build(project, only={"html"}, kept=kept, first=first)
+    assert first.deferred and "ko/blog/index.html" not in first.deferred
+    assert "감마 글".encode() in (project / "site/ko/blog/index.html").read_bytes()
+
+
+def test_an_update_of_few_pages_is_published_in_one_step(project: Path) -> None:
+    kept = Kept(BuildCache())
+    build(project, only={"html"}, kept=kept)
+    (project / "content/ko/posts/gamma.md").write_text(NEW, encoding="utf-8")
+    first = FirstPages()  # (FEW pages: the sample site's update is smaller)
+    build(project, only={"html"}, kept=kept, first=first)
+    assert first.deferred == [] and first.first > 0
+
+
+def test_an_up_to_date_check_never_takes_a_deferred_publish_for_current(project: Path) -> None:
+    """The second step reads the same input files as the first: the up-to-date record of the
+    first must not let it stop there."""
+    kept = Kept(BuildCache())
+    build(project, only={"html"}, kept=kept)
+    (project / "content/ko/posts/gamma.md").write_text(NEW, encoding="utf-8")
+    first = FirstPages(few=0)
+    build(project, only={"html"}, kept=kept, first=first)
+    assert first.deferred
+    second = build(project, only={"html"}, kept=kept)
+    assert not second.up_to_date
+    total = sum(second.pages.values())
+    assert total - second.reused == len(first.deferred)
+
+
+def test_an_open_page_names_itself_and_reloads_only_for_its_own_publish(tmp_path: Path) -> None:
+    """The live-reload stream of an open page tells the server which page it shows (a rebuild
+    publishes it first); a publish of other pages alone (fast render's second step) does not
+    reload it, one of its page or of every page does."""
+    import http.client
+    import threading
+    import time
+    from http.server import ThreadingHTTPServer
+
+    from bipub.serve import RELOAD_SCRIPT, ServeStatus, make_handler
+
+    assert b"location.pathname" in RELOAD_SCRIPT
+    site = tmp_path / "site"
+    (site / "ko").mkdir(parents=True)
+    state = ServeStatus()
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(site, state))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", httpd.server_address[1], timeout=30)
+        conn.request("GET", "/__bipub/events?page=%2Fko%2F%25EC%25BA%2590%2F")
+        events = conn.getresponse()
+        deadline = time.monotonic() + 30
+        while not state.open.files() and time.monotonic() < deadline:  # (a hang guard)
+            time.sleep(0.01)
+        assert state.open.files() == {"ko/캐/index.html"}
+        state.done([], only=frozenset({"ko/blog/index.html"}))
+        assert events.fp.readline() == b": keep-alive\n"
+        events.fp.readline()
+        state.done([], only=frozenset({"ko/캐/index.html"}))
+        assert events.fp.readline() == b"event: reload\n"
+        events.fp.readline(), events.fp.readline()
+        state.done([])
+        assert events.fp.readline() == b"event: reload\n"
+        events.close()
+        conn.close()
+        while state.open.files() and time.monotonic() < deadline:
+            state.done([], only=frozenset())  # (the stream ends at its next write)
+            time.sleep(0.05)
+        assert state.open.files() == frozenset()
+    finally:
+        state.close()
+        httpd.shutdown()
+        httpd.server_close()
