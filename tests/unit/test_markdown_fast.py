@@ -552,18 +552,18 @@ def test_the_fast_inline_rule_follows_changed_inline_rules() -> None:
 def test_anchors_speedup_replaces_only_the_plugins_rule(monkeypatch: pytest.MonkeyPatch) -> None:
     """The `anchors` speedup swaps the anchors plugin's rule for its own (same options, same
     tokens: test_each_speedup_alone), and leaves it alone where `new_token` does not apply."""
-    from bipub.render import markdown_fast
+    from bipub.render import markdown_fast_parts
 
     def anchor_rule(md: MarkdownIt) -> Any:
         return next(rule.fn for rule in md.core.ruler.__rules__ if rule.name == "anchor")
 
-    plugin = markdown_fast._code_of(anchor_rule(bm._stock_parser(False)))
-    assert plugin == markdown_fast._ANCHORS
+    plugin = markdown_fast_parts.code_of(anchor_rule(bm._stock_parser(False)))
+    assert plugin == markdown_fast_parts.ANCHORS
     fast = speed_up(bm._stock_parser(False), only={"anchors"})
-    assert markdown_fast._code_of(anchor_rule(fast)) != plugin
-    monkeypatch.setattr(markdown_fast, "TOKEN_FIELDS", ("type", "tag", "nesting"))
+    assert markdown_fast_parts.code_of(anchor_rule(fast)) != plugin
+    monkeypatch.setattr(markdown_fast_parts, "TOKEN_FIELDS", ("type", "tag", "nesting"))
     kept = speed_up(bm._stock_parser(False), only={"anchors"})
-    assert markdown_fast._code_of(anchor_rule(kept)) == plugin
+    assert markdown_fast_parts.code_of(anchor_rule(kept)) == plugin
 
 
 def test_options_get_answers_as_the_mapping_does() -> None:

@@ -51,15 +51,17 @@ from markdown_it.rules_block import StateBlock
 from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
-from markdown_it.utils import EnvType, OptionsDict
-from mdit_py_plugins.anchors.index import unique_slug
+from markdown_it.utils import EnvType
 from mdit_py_plugins.footnote.index import footnote_def, footnote_inline, footnote_tail
 
 from bipub.render.markdown_fast_parts import (
     TOKEN_FIELDS,
     BlockParser,
     InlineState,
+    anchors,
+    code_of,
     new_token,
+    options_get,
     render_loops,
 )
 
@@ -125,13 +127,9 @@ _DOLLAR_INLINE = (
 )
 
 
-def _code_of(rule: Callable[..., object]) -> tuple[str, str]:
-    return getattr(rule, "__module__", ""), getattr(rule, "__qualname__", "")
-
-
 def _block_gate(rule: Callable[..., bool]) -> _BlockGate | None:
     gate = _BLOCK_GATES.get(rule)
-    if gate is None and _code_of(rule) == _DOLLAR_BLOCK:
+    if gate is None and code_of(rule) == _DOLLAR_BLOCK:
         # `$$` blocks (math_block, math_block_label): `if is_code_block(state, startLine):
         # return False`, then `if startPos + 2 > end: return False` and `if state.src[startPos]
         # != "$" ...: return False` (startPos = pos), before it changes anything.
@@ -226,7 +224,7 @@ _INLINE_GATES: dict[Callable[..., bool], str] = {
 
 def _inline_gate(rule: Callable[..., bool]) -> str | None:
     gate = _INLINE_GATES.get(rule)
-    if gate is None and _code_of(rule) == _DOLLAR_INLINE:
+    if gate is None and code_of(rule) == _DOLLAR_INLINE:
         # `$…$` (math_inline, math_inline_double): `if state.src[state.pos] != "$": return
         # False` first (the dispatcher sends a position past the end to every rule)
         gate = "$"
@@ -434,97 +432,6 @@ def inline_with_lines(set_line: Callable[[int | None], object]) -> Callable[[Sta
     return inline
 
 
-# mdit_py_plugins' anchors rule, a closure made by each `md.use(anchors_plugin, ...)`: known by
-# its code, its options read from the closure's cells by name
-_ANCHORS = ("mdit_py_plugins.anchors.index", "_make_anchors_func.<locals>._anchor_func")
-_ANCHOR_OPTIONS = (
-    "permalink",
-    "permalinkBefore",
-    "permalinkSpace",
-    "permalinkSymbol",
-    "selected_levels",
-    "slug_func",
-)
-
-
-def _fast_anchors(
-    levels: Collection[int],
-    slug_func: Callable[[str], str],
-    permalink: bool,
-    symbol: str,
-    before: bool,
-    space: bool,
-) -> Callable[[StateCore], None]:
-    """The anchors plugin's rule, step for step, with one pass over the tokens to find the
-    headings (it makes two) and its tokens made by `new_token` (the `tokens` speedup's reason)."""
-
-    def anchors(state: StateCore) -> None:
-        tokens = state.tokens
-        heads = [i for i, token in enumerate(tokens) if token.type == "heading_open"]
-        if not heads:
-            return
-        # (the plugin reserves every explicit heading id first, an empty one counting as none)
-        slugs = {str(found) for i in heads if (found := tokens[i].attrGet("id"))}
-        for idx in heads:
-            token = tokens[idx]
-            if int(token.tag[1]) not in levels:
-                continue
-            inline_token = tokens[idx + 1]
-            assert inline_token.children is not None
-            title = "".join(
-                child.content
-                for child in inline_token.children
-                if child.type in ("text", "code_inline")
-            )
-            slug = token.attrGet("id")
-            if not slug:
-                slug = unique_slug(slug_func(title), slugs)
-                token.attrSet("id", slug)
-            if permalink:
-                link_open = new_token("link_open", "a", 1)
-                link_open.attrSet("class", "header-anchor")
-                link_open.attrSet("href", f"#{slug}")
-                block = new_token("html_block", "", 0)
-                block.content = symbol
-                link_tokens = [link_open, block, new_token("link_close", "a", -1)]
-                spacer = []
-                if space:
-                    text = new_token("text", "", 0)
-                    text.content = " "
-                    spacer = [text]
-                if before:
-                    inline_token.children = link_tokens + spacer + inline_token.children
-                else:
-                    inline_token.children.extend(spacer + link_tokens)
-
-    return anchors
-
-
-def _anchors(md: MarkdownIt) -> None:
-    """The anchors plugin's rule becomes `_fast_anchors` with its options (when Token has the
-    fields `new_token` sets, and the rule's closure has the cells it is known to have)."""
-    if tuple(f.name for f in fields(Token)) != TOKEN_FIELDS:
-        return
-    for rule in md.core.ruler.__rules__:
-        fn = rule.fn
-        code = getattr(fn, "__code__", None)
-        if _code_of(fn) != _ANCHORS or code is None or fn.__closure__ is None:
-            continue
-        cells = dict(zip(code.co_freevars, fn.__closure__, strict=True))
-        if sorted(cells) != sorted(_ANCHOR_OPTIONS):
-            continue
-        values = {name: cell.cell_contents for name, cell in cells.items()}
-        fast = _fast_anchors(
-            values["selected_levels"],
-            values["slug_func"],
-            values["permalink"],
-            values["permalinkSymbol"],
-            values["permalinkBefore"],
-            values["permalinkSpace"],
-        )
-        md.core.ruler.at(rule.name, fast)
-
-
 def _replace_core_rule(md: MarkdownIt, name: str, stock: object, fast: Any) -> None:
     """Rule `name` becomes `fast`, if it is still `stock` (else it is left alone)."""
     for rule in md.core.ruler.__rules__:
@@ -623,23 +530,6 @@ def _skip_empty_attrs(md: MarkdownIt) -> None:
     renderer.renderAttrs = _attrs_renderer(renderer.renderAttrs)
 
 
-# --------------------------------------------------------------------------- options
-
-
-def _options_get(md: MarkdownIt) -> None:
-    """`md.options.get(key, default)` as the dict's own `get` of the options it holds.
-
-    OptionsDict gets `get` from Mapping, which asks `self[key]` and catches the KeyError: the
-    list and strikethrough rules ask for options bipub's parser does not set (`tasklists`,
-    `strikethrough_single_tilde`) about twenty times a body, an exception each. OptionsDict's
-    `__getitem__` is `self._options[key]`, so `_options.get` gives the same answers. Set on
-    the instance (what `md.options.get` finds first), only on an OptionsDict holding a dict."""
-    options = md.options
-    held = getattr(options, "_options", None)
-    if type(options) is OptionsDict and type(held) is dict:
-        vars(options)["get"] = held.get
-
-
 # --------------------------------------------------------------------------- all of them
 
 SPEEDUPS: dict[str, Callable[[MarkdownIt], None]] = {
@@ -652,8 +542,8 @@ SPEEDUPS: dict[str, Callable[[MarkdownIt], None]] = {
     "render-attrs": _skip_empty_attrs,
     "render-loops": render_loops,
     "tokens": _fast_tokens,
-    "anchors": _anchors,
-    "options-get": _options_get,
+    "anchors": anchors,
+    "options-get": options_get,
 }
 
 

@@ -1,7 +1,9 @@
-"""Two of render/markdown_fast.py's speedups, the pieces they put into a MarkdownIt instance:
+"""Some of render/markdown_fast.py's speedups, the pieces they put into a MarkdownIt instance:
 tokens made without the Token dataclass's `__init__` (`new_token`, the parsers' states that use
-it) and the renderer's loops doing `renderToken` and the stock `text` rule themselves
-(`render_loops`). Each piece does what the markdown-it-py code it replaces does, step for step.
+it, the block state's line markers found by string methods: `line_marks`), the renderer's loops
+doing `renderToken` and the stock `text` rule themselves (`render_loops`), the anchors plugin's
+rule in one pass (`anchors`) and `options.get` without an exception per missing option
+(`options_get`). Each piece does what the markdown-it-py code it replaces does, step for step.
 
 Imported only by render/markdown_fast.py, which is imported only on the markdown-it-py and
 mdit-py-plugins versions it was verified with (render/upstream.py); tests/unit/
@@ -10,7 +12,8 @@ test_markdown_fast.py compares the tokens and HTML with stock markdown-it-py's.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from dataclasses import fields
 from itertools import accumulate
 from typing import Any
 
@@ -19,9 +22,11 @@ from markdown_it.common.utils import escapeHtml
 from markdown_it.parser_block import ParserBlock
 from markdown_it.renderer import RendererHTML
 from markdown_it.rules_block import StateBlock
+from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
-from markdown_it.utils import EnvType
+from markdown_it.utils import EnvType, OptionsDict
+from mdit_py_plugins.anchors.index import unique_slug
 
 # Token's fields (a dataclass with slots), in order: what `Token(type, tag, nesting)` sets
 TOKEN_FIELDS = (
@@ -258,3 +263,115 @@ def render_loops(md: MarkdownIt) -> None:
 
     renderer.render = render
     renderer.renderInline = render_inline
+
+
+# --------------------------------------------------------------------------- plugins and options
+
+
+def code_of(rule: Callable[..., object]) -> tuple[str, str]:
+    return getattr(rule, "__module__", ""), getattr(rule, "__qualname__", "")
+
+
+# mdit_py_plugins' anchors rule, a closure made by each `md.use(anchors_plugin, ...)`: known by
+# its code, its options read from the closure's cells by name
+ANCHORS = ("mdit_py_plugins.anchors.index", "_make_anchors_func.<locals>._anchor_func")
+_ANCHOR_OPTIONS = (
+    "permalink",
+    "permalinkBefore",
+    "permalinkSpace",
+    "permalinkSymbol",
+    "selected_levels",
+    "slug_func",
+)
+
+
+def _fast_anchors(
+    levels: Collection[int],
+    slug_func: Callable[[str], str],
+    permalink: bool,
+    symbol: str,
+    before: bool,
+    space: bool,
+) -> Callable[[StateCore], None]:
+    """The anchors plugin's rule, step for step, with one pass over the tokens to find the
+    headings (it makes two) and its tokens made by `new_token` (the `tokens` speedup's reason)."""
+
+    def anchors(state: StateCore) -> None:
+        tokens = state.tokens
+        heads = [i for i, token in enumerate(tokens) if token.type == "heading_open"]
+        if not heads:
+            return
+        # (the plugin reserves every explicit heading id first, an empty one counting as none)
+        slugs = {str(found) for i in heads if (found := tokens[i].attrGet("id"))}
+        for idx in heads:
+            token = tokens[idx]
+            if int(token.tag[1]) not in levels:
+                continue
+            inline_token = tokens[idx + 1]
+            assert inline_token.children is not None
+            title = "".join(
+                child.content
+                for child in inline_token.children
+                if child.type in ("text", "code_inline")
+            )
+            slug = token.attrGet("id")
+            if not slug:
+                slug = unique_slug(slug_func(title), slugs)
+                token.attrSet("id", slug)
+            if permalink:
+                link_open = new_token("link_open", "a", 1)
+                link_open.attrSet("class", "header-anchor")
+                link_open.attrSet("href", f"#{slug}")
+                block = new_token("html_block", "", 0)
+                block.content = symbol
+                link_tokens = [link_open, block, new_token("link_close", "a", -1)]
+                spacer = []
+                if space:
+                    text = new_token("text", "", 0)
+                    text.content = " "
+                    spacer = [text]
+                if before:
+                    inline_token.children = link_tokens + spacer + inline_token.children
+                else:
+                    inline_token.children.extend(spacer + link_tokens)
+
+    return anchors
+
+
+def anchors(md: MarkdownIt) -> None:
+    """The anchors plugin's rule becomes `_fast_anchors` with its options (when Token has the
+    fields `new_token` sets, and the rule's closure has the cells it is known to have)."""
+    if tuple(f.name for f in fields(Token)) != TOKEN_FIELDS:
+        return
+    for rule in md.core.ruler.__rules__:
+        fn = rule.fn
+        code = getattr(fn, "__code__", None)
+        if code_of(fn) != ANCHORS or code is None or fn.__closure__ is None:
+            continue
+        cells = dict(zip(code.co_freevars, fn.__closure__, strict=True))
+        if sorted(cells) != sorted(_ANCHOR_OPTIONS):
+            continue
+        values = {name: cell.cell_contents for name, cell in cells.items()}
+        fast = _fast_anchors(
+            values["selected_levels"],
+            values["slug_func"],
+            values["permalink"],
+            values["permalinkSymbol"],
+            values["permalinkBefore"],
+            values["permalinkSpace"],
+        )
+        md.core.ruler.at(rule.name, fast)
+
+
+def options_get(md: MarkdownIt) -> None:
+    """`md.options.get(key, default)` as the dict's own `get` of the options it holds.
+
+    OptionsDict gets `get` from Mapping, which asks `self[key]` and catches the KeyError: the
+    list and strikethrough rules ask for options bipub's parser does not set (`tasklists`,
+    `strikethrough_single_tilde`) about twenty times a body, an exception each. OptionsDict's
+    `__getitem__` is `self._options[key]`, so `_options.get` gives the same answers. Set on
+    the instance (what `md.options.get` finds first), only on an OptionsDict holding a dict."""
+    options = md.options
+    held = getattr(options, "_options", None)
+    if type(options) is OptionsDict and type(held) is dict:
+        vars(options)["get"] = held.get
