@@ -121,7 +121,7 @@ def test_an_up_to_date_check_never_takes_a_deferred_publish_for_current(project:
     second = build(project, only={"html"}, kept=kept)
     assert not second.up_to_date
     total = sum(second.pages.values())
-    assert total - second.reused == len(first.deferred)
+    assert 0 < total - second.reused <= len(first.deferred)  # (those that changed)
 
 
 def test_an_open_page_names_itself_and_reloads_only_for_its_own_publish(tmp_path: Path) -> None:
