@@ -299,8 +299,7 @@ def serve(
         deferred = len(first.deferred) if first is not None else 0
         ui.info(
             f"rebuilt {total - result.reused} of {total} pages ({result.changed} files changed) "
-            f"in {result.seconds:.2f} s"
-            + (f"; {deferred} more changed pages follow" if deferred else "")
+            f"in {result.seconds:.2f} s" + (f"; {deferred} more pages follow" if deferred else "")
         )
         if result.cache_note:
             ui.debug(result.cache_note)  # what was reused from the last rebuild, or why not
@@ -311,7 +310,7 @@ def serve(
             except DiagnosticError as exc:  # (the inputs changed since: said as any rebuild)
                 ui.diagnostics(exc.diagnostics)
                 ui.info(
-                    f"the other {deferred} changed pages failed ({len(exc.diagnostics)} "
+                    f"the {deferred} pages that followed failed ({len(exc.diagnostics)} "
                     "errors); the pages shown first are up to date"
                 )
                 state.done([d.format() for d in exc.diagnostics])

@@ -12,9 +12,9 @@ being viewed first:
    the pages whose previous and next links point at them: a page's `PageSpec.made_of` names
    its neighbours), the pages a browser has open (the live-reload event streams say which),
    and the pages that have no published file yet. Every other such page keeps its published
-   file in this publish, not even fingerprinted: it is *deferred*. It is given no fingerprint
-   (neither the BuildState nor the build cache keeps one that does not describe the file
-   published), and the up-to-date record says the output is not complete (`DEFERRED`), so that
+   file in this publish, not even fingerprinted: it is *deferred*. The BuildState gives it no
+   fingerprint (the build cache keeps the one of the file kept, with that file's identity:
+   true, and compared only with a fingerprint worked out again), and the up-to-date record says the output is not complete (`DEFERRED`), so that
    whatever build comes next, the second step or one after another edit or after a kill, works
    the page out again and renders it if it changed.
 2. at once, the same update again without a restriction: it renders the deferred pages that
@@ -58,7 +58,9 @@ class FirstPages:
         self.few = few
         self.changed: frozenset[EntryId] | None = None  # None: no state, nothing deferred
         self.first = 0  # pages rendered in this publish
-        self.deferred: list[str] = []  # output files kept as they were, for the next build
+        # the output files kept as they were, for the next build, with their fingerprints (of
+        # the files kept: the build cache's record of the files published, never the state's)
+        self.deferred: dict[str, str] = {}
 
     def begin(self, before: Mapping[EntryId, str] | None, now: Mapping[EntryId, str]) -> None:
         """The entries' keys of the last build (None: no state of it: every page is rendered,

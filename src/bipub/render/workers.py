@@ -329,7 +329,7 @@ def _defer(
                 spec.lang, f"{spec.template} ({spec.lang})"
             )
         tree.record_kept(path, info)
-        fast.deferred.append(path)
+        fast.deferred[path] = previous[path][0]  # (the fingerprint of the file kept)
         counts[spec.lang] = counts.get(spec.lang, 0) + 1
         if spec.doc is not None:  # its body's warnings, as rendering it would give
             markdown.replay(spec.doc)
