@@ -171,20 +171,24 @@ def render_pages(
     feeds, JSON, llms.txt): while they fingerprint the pages of a big site (and keep the
     unchanged ones), else while they render; without workers, after the pages.
 
-    `fast` (`bipub serve`'s fast render: render/first_pages.py): of the pages to render, those
-    it does not choose keep their published file in this build, with no fingerprint (they are
-    rendered by the next build); it is told which."""
+    `fast` (`bipub serve`'s fast render: render/first_pages.py): the pages whose fingerprint
+    is not known already and that it does not choose keep their published file in this build,
+    neither fingerprinted nor given one (the next build works them out); it is told which."""
     counts: dict[str, int] = {}
     fingerprints: dict[str, str] = {}
     specs: list[PageSpec] = []
     kept = 0
     pages = [spec for lang in langs for spec in plan.pages.get(lang, [])]
+    later: list[PageSpec] = []  # (fast render: left for the next build)
+    if fast is not None and previous is not None:
+        pages, later = fast.ahead(pages, renderer.known, previous)
+    every = len(langs) == len(plan.pages) and not later
     decided: list[Decided]
     if previous is None:
         decided = [(None, False, [])] * len(pages)
     elif (
         meanwhile is not None
-        and _unknown(renderer.known, pages, len(langs) == len(plan.pages)) >= MIN_PAGES_FOR_WORKERS
+        and _unknown(renderer.known, pages, every) >= MIN_PAGES_FOR_WORKERS
         and worker_count() > 1
         and can_fork()
     ):
@@ -229,11 +233,11 @@ def render_pages(
         kept += 1
         if spec.doc is not None:  # its body's warnings, as rendering it would give
             markdown.replay(spec.doc)
-    if fast is not None and previous is not None:
-        specs, later = fast.split(specs, previous)
+    if fast is not None:
         if later:
-            specs += _defer(later, previous, tree, fingerprints, counts, markdown, fast)
+            specs += _defer(later, previous or {}, tree, counts, markdown, fast)
             kept += len(fast.deferred)
+        fast.first = len(specs)
     # a page and its translations side by side: they share code blocks (render/highlight.py
     # memoizes them), so they should land in the same chunk
     if len(specs) > 1:
@@ -303,15 +307,15 @@ def _defer(
     later: list[PageSpec],
     previous: dict[str, tuple[str, Identity]],
     tree: OutputTree,
-    fingerprints: dict[str, str],
     counts: dict[str, int],
     markdown: MarkdownCache,
-    first: FirstPages,
+    fast: FirstPages,
 ) -> list[PageSpec]:
-    """Keep the published file of each of `later` (pages whose fingerprint changed) in this
-    build, as the last build left it, and forget its new fingerprint: neither the BuildState nor
-    the build cache may say the file is current (the next build works it out again and renders
-    it). Returns those whose published file is not the one bipub wrote (rendered now)."""
+    """Keep the published file of each of `later` (pages of the plan whose fingerprint is not
+    known) as the last build left it, without working out their fingerprints: neither the
+    BuildState nor the build cache may say these files are current (the next build works them
+    out and renders those that changed). Returns those whose published file is not the one bipub
+    wrote (rendered now, with no fingerprint either)."""
     now: list[PageSpec] = []
     infos: dict[tuple[str, str], OutputFile] = {}
     for spec in later:
@@ -325,12 +329,10 @@ def _defer(
                 spec.lang, f"{spec.template} ({spec.lang})"
             )
         tree.record_kept(path, info)
-        fingerprints.pop(path, None)
-        first.deferred.append(path)
+        fast.deferred[path] = previous[path][0]  # (the fingerprint of the file kept)
         counts[spec.lang] = counts.get(spec.lang, 0) + 1
-        if spec.doc is not None:  # its body's warnings, as the last build's render gave
+        if spec.doc is not None:  # its body's warnings, as rendering it would give
             markdown.replay(spec.doc)
-    first.first += len(now)
     return now
 
 
