@@ -96,17 +96,17 @@ def test_the_rendered_site_is_frozen_until_the_build_ends(
     root = tmp_path / "p"
     shutil.copytree(PROJECTS / "side_by_side", root)
     frozen: list[int] = []
-    real = outputs.Feeds.render_lang
+    real = outputs.Feeds.render
 
-    def render(self: outputs.Feeds, job: Any, tree: Any, lang: str) -> None:
+    def render(self: outputs.Feeds, job: Any, tree: Any) -> None:
         frozen.append(gc.get_freeze_count())
-        real(self, job, tree, lang)
+        real(self, job, tree)
 
     monkeypatch.setenv("BIPUB_WORKERS", workers_)
     monkeypatch.setattr(workers, "MIN_PAGES_TO_RENDER_IN_WORKERS", 0)
     monkeypatch.setattr(workers, "CHUNK", 1)
     monkeypatch.setattr(workers, "can_fork", lambda: True)
-    monkeypatch.setattr(outputs.Feeds, "render_lang", render)
+    monkeypatch.setattr(outputs.Feeds, "render", render)
     assert gc.get_freeze_count() == 0
     build(root, only=KINDS, use_cache=False)
     assert frozen and frozen[-1] > 10_000, frozen  # (the feeds are made after the pages)

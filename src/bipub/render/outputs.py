@@ -26,7 +26,6 @@ from bipub.diagnostics import Collector, Diagnostic, DiagnosticError
 from bipub.pair.site import Site
 from bipub.project import Project
 from bipub.render import feeds, json_api, llms, llms_parts, urls
-from bipub.render.after_pages import render_after
 from bipub.render.cards import Cards
 from bipub.render.html import HtmlRenderer, Plan
 from bipub.render.images import encode_variants, variant_files
@@ -99,38 +98,30 @@ class Feeds:
 
     def render(self, job: RenderJob, tree: OutputTree) -> None:
         for lang in job.langs:
-            self.render_lang(job, tree, lang)
-        self.render_shared(job, tree)
-
-    def render_lang(self, job: RenderJob, tree: OutputTree, lang: str) -> None:
-        """The feeds of one language (render/after_pages.py makes each language's apart)."""
-        notes = feed_notes(job, lang)
-        # each entry is made once, whichever feeds show it, and kept by its values (a pure
-        # function of its item, its body and its note: Parts.feed_entry); a feed whose
-        # posts' keys did not change is kept whole (Parts.feed_mark)
-        entries: dict[feeds.FeedItem, tuple[str, str]] = {}
-        for spec, mark, kept in self.plan(job, lang):
-            if kept is None:
-                parts = feeds.feed_of(job.site, lang, job.url, spec)
-                for it, doc in zip(parts.items, parts.docs, strict=True):
-                    if it not in entries:
-                        entries[it] = job.parts.feed_entry(
-                            it, doc, notes.get(it.state, ""), job.markdown
-                        )
-                xml = feeds.feed_xml(parts, [entries[it][0] for it in parts.items])
-                items = [entries[it][1] for it in parts.items]
-                kept = (xml, feeds.json_feed_join(parts, items))
-                if mark is not None:
-                    job.parts.keep(mark, kept)
-            else:  # (what rendering its bodies warned about: said again, as for a page)
-                for entry in spec.posts:
-                    job.markdown.replay(entry.versions[lang].doc)
-            path = spec.path[1:]
-            tree.add(path, kept[0], lang, "feed")
-            tree.add(path[: -len("xml")] + "json", kept[1], lang, "feed")
-
-    def render_shared(self, job: RenderJob, tree: OutputTree) -> None:
-        """The sitemap and robots.txt (every language built): after each language's feeds."""
+            notes = feed_notes(job, lang)
+            # each entry is made once, whichever feeds show it, and kept by its values (a pure
+            # function of its item, its body and its note: Parts.feed_entry); a feed whose
+            # posts' keys did not change is kept whole (Parts.feed_mark)
+            entries: dict[feeds.FeedItem, tuple[str, str]] = {}
+            for spec, mark, kept in self.plan(job, lang):
+                if kept is None:
+                    parts = feeds.feed_of(job.site, lang, job.url, spec)
+                    for it, doc in zip(parts.items, parts.docs, strict=True):
+                        if it not in entries:
+                            entries[it] = job.parts.feed_entry(
+                                it, doc, notes.get(it.state, ""), job.markdown
+                            )
+                    xml = feeds.feed_xml(parts, [entries[it][0] for it in parts.items])
+                    items = [entries[it][1] for it in parts.items]
+                    kept = (xml, feeds.json_feed_join(parts, items))
+                    if mark is not None:
+                        job.parts.keep(mark, kept)
+                else:  # (what rendering its bodies warned about: said again, as for a page)
+                    for entry in spec.posts:
+                        job.markdown.replay(entry.versions[lang].doc)
+                path = spec.path[1:]
+                tree.add(path, kept[0], lang, "feed")
+                tree.add(path[: -len("xml")] + "json", kept[1], lang, "feed")
         if job.every_language:
             # (each route's part of an unchanged entry kept by its key: Parts.routes)
             routes = job.parts.routes(job.site, job.plan, job.url)
@@ -220,36 +211,29 @@ class Llms:
     after_pages = True  # the posts' Outlines: from the pages' renders (HtmlPages)
 
     def render(self, job: RenderJob, tree: OutputTree) -> None:
-        for lang in job.langs:
-            self.render_lang(job, tree, lang)
-        self.render_shared(job, tree)
-
-    def render_lang(self, job: RenderJob, tree: OutputTree, lang: str) -> None:
-        """One language's llms files (and the root copies, the default language's)."""
         site, url = job.site, job.url
+        default = site.config.default_language
         raw_html = site.config.outputs.raw_html
         outlines = job.markdown.outlines  # by path: those of the bodies rendered in this build
-        _ = text_gettext(job.envs[lang])
-        shown = llms.names(site, lang)
-        labels = digest(tuple(_(label) for label in llms_parts.POST_LABELS))
-        # each post's two parts, kept by their values (Parts.llms_posts): an update makes
-        # again those of the posts it changed and joins them with the others as they were
-        posts = site.posts(lang)
-        parts = job.parts.llms_posts(posts, lang, url, _, shown, labels, raw_html, outlines)
-        lines = [line for line, _text in parts]
-        head = llms.header(site, lang, url, _)  # (both files start with it)
-        index = llms.llms_txt(site, lang, url, _, head=head, lines_of_posts=lines).encode()
-        text = llms.llms_full_txt(
-            site, lang, url, _, head=head, texts_of_posts=[full for _line, full in parts]
-        )  # (root: the same)
-        tree.add(urls.llms(lang)[1:], index, lang, "llms.txt")
-        tree.add(urls.llms(lang, True)[1:], text, lang, "llms")
-        if lang == site.config.default_language:  # the root copies: built with its language
-            tree.add("llms.txt", index, None, "llms.txt")
-            tree.add("llms-full.txt", text, None, "llms-full.txt")
-
-    def render_shared(self, job: RenderJob, tree: OutputTree) -> None:
-        """(Nothing of every language's apart: the root copies are the default language's.)"""
+        for lang in job.langs:
+            _ = text_gettext(job.envs[lang])
+            shown = llms.names(site, lang)
+            labels = digest(tuple(_(label) for label in llms_parts.POST_LABELS))
+            # each post's two parts, kept by their values (Parts.llms_posts): an update makes
+            # again those of the posts it changed and joins them with the others as they were
+            posts = site.posts(lang)
+            parts = job.parts.llms_posts(posts, lang, url, _, shown, labels, raw_html, outlines)
+            lines = [line for line, _text in parts]
+            head = llms.header(site, lang, url, _)  # (both files start with it)
+            index = llms.llms_txt(site, lang, url, _, head=head, lines_of_posts=lines).encode()
+            text = llms.llms_full_txt(
+                site, lang, url, _, head=head, texts_of_posts=[full for _line, full in parts]
+            )  # (root: the same)
+            tree.add(urls.llms(lang)[1:], index, lang, "llms.txt")
+            tree.add(urls.llms(lang, True)[1:], text, lang, "llms")
+            if lang == default:  # the root copies are the default language's: built with it
+                tree.add("llms.txt", index, None, "llms.txt")
+                tree.add("llms-full.txt", text, None, "llms-full.txt")
 
     def owns(self, path: str) -> bool:  # (asked of every published file: endswith first)
         return path.endswith(_LLMS_FILES) and path.rsplit("/", 1)[-1] in _LLMS_FILES
@@ -364,7 +348,7 @@ class HtmlPages:
         # the outputs that show what rendering a page works out (its body's render, where its
         # headings are) are made after the pages, from what the render workers sent back (each
         # body is parsed once per build: MarkdownCache.merge); the others while they work
-        after = [other for other in self.others if isinstance(other, Feeds | Llms)]
+        after = [other for other in self.others if getattr(other, "after_pages", False)]
         wanted: set[str] = set()
         for other in after:
             if isinstance(other, Feeds):
@@ -399,8 +383,8 @@ class HtmlPages:
             self.on_start,
             meanwhile=meanwhile,
         )
-        # each language's in a process of its own on a big enough site (render/after_pages.py)
-        render_after(job, tree, after, len(job.markdown.wanted))
+        for other in after:
+            other.render(job, tree)
 
     def owns(self, path: str) -> bool:
         for owns in self._others_own:  # noqa: SIM110 (a loop: half the cost of any(generator))
