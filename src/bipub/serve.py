@@ -9,7 +9,9 @@ site and shows the errors in the page and the terminal. A rebuild publishes the 
 and everything else (feeds, sitemap, JSON API, llms.txt, search index, PDFs) in a second build,
 so a saved edit shows without waiting for them; open pages reload after the first. A rebuild prints
 only the build warnings that are new since the previous rebuild (`WarningMemo`), and how many
-known ones it left out.
+known ones it left out. Each rebuild is told what the watcher reported since the last one that
+succeeded (`Follower`), so that it looks again at those files of content/ only; a full scan
+after it finds what the watcher did not report.
 """
 
 from __future__ import annotations
