@@ -13,7 +13,9 @@ those of the changed posts and those open in a browser (each open page's event s
 it: `OpenPages`), and a build right after it the others (fast render: render/first_pages.py;
 an open page reloads again only if it shows one of them). A rebuild prints
 only the build warnings that are new since the previous rebuild (`WarningMemo`), and how many
-known ones it left out.
+known ones it left out. Each rebuild is told what the watcher reported since the last one that
+succeeded (`Follower`), so that it looks again at those files of content/ only; a full scan
+after it finds what the watcher did not report.
 """
 
 from __future__ import annotations
