@@ -283,13 +283,13 @@ def serve(
     kept = Kept(BuildCache.load(project.cache), buildstate.load(project, site))
     memo = WarningMemo()  # each rebuild prints only the warnings the previous one did not
 
-    def rebuild() -> None:
+    def rebuild(fast: bool = fast_render) -> None:
         # Pages first: open pages reload as soon as the HTML is published; the other outputs
         # (made from every post: a few seconds on a big site, PDFs slow to lay out, the search
         # index made again from every page) follow in a second build, which keeps the pages.
         # Fast render (render/first_pages.py): of many changed pages, those of the changed
         # entries and those open in a browser are published first, the others at once after.
-        first = FirstPages(state.open.files()) if fast_render else None
+        first = FirstPages(state.open.files()) if fast else None
         try:
             result = build(root, site, only={"html"}, kept=kept, first=first)
         except DiagnosticError as exc:
@@ -339,7 +339,7 @@ def serve(
         if not rest.up_to_date:
             ui.info(f"feeds, JSON, llms.txt, search and PDFs rebuilt in {rest.seconds:.2f} s")
 
-    rebuild()
+    rebuild(fast=False)  # (no page is open yet: the whole site at once)
     server = ThreadingHTTPServer((host, port), make_handler(site, state))
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
