@@ -364,15 +364,16 @@ def serve(
     kept = Kept(BuildCache.load(project.cache), buildstate.load(project, site))
     memo = WarningMemo()  # each rebuild prints only the warnings the previous one did not
 
-    def rebuild(changed: frozenset[str] | None = None) -> bool:
+    def rebuild(changed: frozenset[str] | None = None, fast: bool = fast_render) -> bool:
         """`changed`: the paths changed since the last build that succeeded (its scan of the
-        inputs), or None (unknown: every input scanned). False if the pages' build failed."""
+        inputs), or None (unknown: every input scanned); `fast`: fast render (below). False
+        if the pages' build failed."""
         # Pages first: open pages reload as soon as the HTML is published; the other outputs
         # (made from every post: a few seconds on a big site, PDFs slow to lay out, the search
         # index made again from every page) follow in a second build, which keeps the pages.
         # Fast render (render/first_pages.py): of many changed pages, those of the changed
         # entries and those open in a browser are published first, the others at once after.
-        first = FirstPages(state.open.files()) if fast_render else None
+        first = FirstPages(state.open.files()) if fast else None
         try:
             result = build(root, site, only={"html"}, kept=kept, changed=changed, first=first)
         except DiagnosticError as exc:
@@ -423,7 +424,7 @@ def serve(
             ui.info(f"feeds, JSON, llms.txt, search and PDFs rebuilt in {rest.seconds:.2f} s")
         return True
 
-    rebuild()
+    rebuild(fast=False)  # (no page is open yet: the whole site at once)
     server = ThreadingHTTPServer((host, port), make_handler(site, state))
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
