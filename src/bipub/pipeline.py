@@ -410,6 +410,8 @@ def _build(
     if cache is not None and kept is not None:  # (a build with a cache has a Kept)
         try:  # the site is published: what fails now is said, and the next build does more
             fingerprints = pages.fingerprints if pages is not None else {}
+            if options.first is not None and options.first.deferred:  # (of the files kept)
+                fingerprints = {**options.first.deferred, **fingerprints}
             output = tree.next_record()
             files = output.files
             made = [kind.keys for kind in steps if isinstance(kind, Cards)]

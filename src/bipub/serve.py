@@ -7,7 +7,11 @@ the site folder. HTML responses get a small script that listens on /__bipub/even
 events) and reloads the page after each successful rebuild; a failed rebuild keeps the previous
 site and shows the errors in the page and the terminal. A rebuild publishes the HTML pages first
 and everything else (feeds, sitemap, JSON API, llms.txt, search index, PDFs) in a second build,
-so a saved edit shows without waiting for them; open pages reload after the first. A rebuild prints
+so a saved edit shows without waiting for them; open pages reload after the first. Of many
+pages a save may have changed (a new post shifts every listing page), the first build publishes
+those of the changed posts and those open in a browser (each open page's event stream names
+it: `OpenPages`), and a build right after it the others (fast render: render/first_pages.py;
+an open page reloads again only if it shows one of them). A rebuild prints
 only the build warnings that are new since the previous rebuild (`WarningMemo`), and how many
 known ones it left out.
 """
@@ -380,8 +384,7 @@ def serve(
         deferred = len(first.deferred) if first is not None else 0
         ui.info(
             f"rebuilt {total - result.reused} of {total} pages ({result.changed} files changed) "
-            f"in {result.seconds:.2f} s"
-            + (f"; {deferred} more changed pages follow" if deferred else "")
+            f"in {result.seconds:.2f} s" + (f"; {deferred} more pages follow" if deferred else "")
         )
         if result.cache_note:
             ui.debug(result.cache_note)  # what was reused from the last rebuild, or why not
@@ -392,7 +395,7 @@ def serve(
             except DiagnosticError as exc:  # (the inputs changed since: said as any rebuild)
                 ui.diagnostics(exc.diagnostics)
                 ui.info(
-                    f"the other {deferred} changed pages failed ({len(exc.diagnostics)} "
+                    f"the {deferred} pages that followed failed ({len(exc.diagnostics)} "
                     "errors); the pages shown first are up to date"
                 )
                 state.done([d.format() for d in exc.diagnostics])

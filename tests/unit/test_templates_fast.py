@@ -374,3 +374,77 @@ def test_the_site_view_reads_as_a_view() -> None:
         "{{ s.title }} {{ s['items'] }} {{ s.get('get') }} {{ s.nav_pages }}"
     )
     assert template.render(s=fast) == template.render(s=View(**{**fields, "title": "U"}))
+
+
+def _collector_while_rendering(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fast: bool
+) -> set[bool]:
+    from bipub.pipeline import build
+    from bipub.render.page_views import PageViews
+
+    monkeypatch.setattr(templates, "FAST_TEMPLATES", fast)
+    seen: set[bool] = set()
+    original = PageViews.render_page
+
+    def render_page(self: PageViews, *args: Any, **kwargs: Any) -> str | None:
+        import gc
+
+        seen.add(gc.isenabled())
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(PageViews, "render_page", render_page)
+    monkeypatch.setenv("BIPUB_WORKERS", "1")
+    project = tmp_path / "side_by_side"
+    shutil.copytree(PROJECTS / "side_by_side", project)
+    build(project, only={"html"})
+    return seen
+
+
+def test_no_collection_walks_the_site_while_released_pages_render(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pages that leave nothing in cycles render with the cyclic collector off (workers.py
+    `_collected_by_refcount`: each collection of a big site walked ~100,000 objects); with
+    stock Jinja, whose pages are cycles, it runs as usual."""
+    import gc
+
+    assert gc.isenabled()
+    assert _collector_while_rendering(tmp_path / "fast", monkeypatch, True) == {False}
+    assert gc.isenabled()  # (on again after the pages)
+    assert _collector_while_rendering(tmp_path / "stock", monkeypatch, False) == {True}
+
+
+def test_no_page_leaves_cyclic_garbage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What `_collected_by_refcount` relies on: every page of the side-by-side project (posts,
+    side-by-side pages, listings, tags; Markdown, views and templates) is freed by reference
+    counting alone, nothing of it left in cycles for a collector that is off meanwhile."""
+    import gc
+
+    from bipub.pipeline import build
+    from bipub.render.page_views import PageViews
+
+    left: dict[str, list[str]] = {}
+    original = PageViews.render_page
+
+    def render_page(self: PageViews, plan: Any, spec: Any, *args: Any) -> str | None:
+        gc.collect()
+        html = original(self, plan, spec, *args)
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        try:
+            gc.collect()
+            kinds = {type(o).__module__ + "." + type(o).__name__ for o in gc.garbage}
+            # (not a page's: importlib.metadata's cached lookups, made while pairing, in
+            # cycles of their own: freed whenever its caches drop them)
+            if kinds and not any(k.startswith("importlib.metadata") for k in kinds):
+                left[spec.path] = sorted(kinds)
+        finally:
+            gc.set_debug(0)
+            gc.garbage.clear()
+        return html
+
+    monkeypatch.setenv("BIPUB_WORKERS", "1")
+    monkeypatch.setattr(PageViews, "render_page", render_page)
+    project = tmp_path / "side_by_side"
+    shutil.copytree(PROJECTS / "side_by_side", project)
+    build(project, only={"html"})
+    assert left == {}

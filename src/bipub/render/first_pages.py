@@ -6,20 +6,22 @@ rendering. `bipub serve` publishes an update in two steps, as Hugo's server rend
 being viewed first:
 
 1. the build's own update (pipeline.build, the same stages and functions as any build),
-   restricted to the pages this module chooses: the pages of the entries whose key changed
-   (their post pages and side-by-side pages in every language, and the pages whose previous
-   and next links point at them: a page's `PageSpec.made_of` names its neighbours), the pages
-   a browser has open (the live-reload event streams say which), and the pages that have no
-   published file yet. Every other changed page keeps its published file in this publish: it
-   is *deferred*. Its new fingerprint is not recorded (the BuildState and the build cache keep
-   no fingerprint that does not describe the file published), and the up-to-date record says
-   the output is not complete (`DEFERRED`), so that whatever build comes next, the second
-   step or one after another edit or after a kill, works the page out again and renders it.
-2. at once, the same update again without a restriction: it renders the deferred pages (and
-   keeps the others), then the other outputs follow as before.
+   restricted to the pages this module chooses among those whose fingerprint the last build's
+   state does not give (buildstate.carry: the pages that may have changed): the pages of the
+   entries whose key changed (their post pages and side-by-side pages in every language, and
+   the pages whose previous and next links point at them: a page's `PageSpec.made_of` names
+   its neighbours), the pages a browser has open (the live-reload event streams say which),
+   and the pages that have no published file yet. Every other such page keeps its published
+   file in this publish, not even fingerprinted: it is *deferred*. The BuildState gives it no
+   fingerprint (the build cache keeps the one of the file kept, with that file's identity:
+   true, and compared only with a fingerprint worked out again), and the up-to-date record says the output is not complete (`DEFERRED`), so that
+   whatever build comes next, the second step or one after another edit or after a kill, works
+   the page out again and renders it if it changed.
+2. at once, the same update again without a restriction: it renders the deferred pages that
+   changed (and keeps the others), then the other outputs follow as before.
 
 Both publishes go through the same staging folder and swap as a full build. An update that
-changes at most `FEW` pages is published in one step.
+would leave at most `FEW` pages for later is published in one step.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from urllib.parse import unquote, urlsplit
 from bipub.render import urls
 from bipub.render.page_plan import EntryId, PageSpec
 
-FEW = 64  # changed pages an update publishes in one step (rendered in ~50 ms)
+FEW = 64  # pages an update would defer that it publishes in one step (~50 ms of rendering)
 DEFERRED = "(pages deferred to the next publish)"  # marks the up-to-date record's key
 
 
@@ -56,7 +58,9 @@ class FirstPages:
         self.few = few
         self.changed: frozenset[EntryId] | None = None  # None: no state, nothing deferred
         self.first = 0  # pages rendered in this publish
-        self.deferred: list[str] = []  # output files kept as they were, to render next
+        # the output files kept as they were, for the next build, with their fingerprints (of
+        # the files kept: the build cache's record of the files published, never the state's)
+        self.deferred: dict[str, str] = {}
 
     def begin(self, before: Mapping[EntryId, str] | None, now: Mapping[EntryId, str]) -> None:
         """The entries' keys of the last build (None: no state of it: every page is rendered,
@@ -66,24 +70,28 @@ class FirstPages:
             return
         self.changed = frozenset(e for e, _ in before.items() ^ now.items())
 
-    def split(
-        self, specs: list[PageSpec], published: Mapping[str, object]
+    def ahead(
+        self, pages: list[PageSpec], known: Mapping[str, str], published: Mapping[str, object]
     ) -> tuple[list[PageSpec], list[PageSpec]]:
-        """`specs`, the pages an update has to render, as (those to render now, those that may
-        keep their published file for now). `published`: the pages published by the last
-        build (their output files)."""
+        """`pages`, every page of the build, as (those this build works out: their fingerprint
+        is known already (`known`: buildstate.carry), or it chooses them; those that keep their
+        published file for now, not even fingerprinted). `published`: the output files of the
+        pages the last build published. Nothing is left for later if few would be."""
         changed = self.changed
-        if changed is None or len(specs) <= self.few:
-            self.first = len(specs)
-            return specs, []
+        if changed is None:
+            return pages, []
+        shown = self.open
         now: list[PageSpec] = []
         later: list[PageSpec] = []
-        shown = self.open
-        for spec in specs:
+        for spec in pages:
+            if spec.path in known:
+                now.append(spec)
+                continue
             file = spec.file
             if file in shown or file not in published or not changed.isdisjoint(spec.made_of):
                 now.append(spec)
             else:
                 later.append(spec)
-        self.first = len(now)
+        if len(later) <= self.few:
+            return pages, []
         return now, later

@@ -141,6 +141,12 @@ class SiteEnvironment(jinja2.Environment):
     page_thread: int = 0
 
 
+def releases_pages(env: jinja2.Environment) -> bool:
+    """`render_released` frees what a page of `env` made by reference counting alone (its
+    templates record their contexts: the verified Jinja)."""
+    return isinstance(env, SiteEnvironment) and issubclass(env.template_class, FastEscapeTemplate)
+
+
 def render_released(template: jinja2.Template, variables: dict[str, Any]) -> str:
     """`template.render(variables)`, and then every context the page made (its own, those of
     the templates it imported or included with its context) let go of its variables at once.

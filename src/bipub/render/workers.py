@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import gc
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -23,6 +24,7 @@ from bipub.render import urls
 from bipub.render.first_pages import FirstPages
 from bipub.render.html import HtmlRenderer, PageSpec, Plan
 from bipub.render.markdown import MarkdownCache
+from bipub.render.template_fast import releases_pages
 from bipub.render.templates import CompiledTemplates
 from bipub.write.output import Identity, OutputFile, OutputTree
 
@@ -139,13 +141,37 @@ def _render_specs(
     job: _Job, specs: list[PageSpec], tree: OutputTree, collector: Collector
 ) -> dict[str, int]:
     counts: dict[str, int] = {}
-    for spec in specs:
-        html = job.renderer.render_page(job.plan, spec, job.envs[spec.lang], collector)
-        if html is None:
-            continue
-        tree.add(urls.output_file(spec.path), html, spec.lang, f"{spec.template} ({spec.lang})")
-        counts[spec.lang] = counts.get(spec.lang, 0) + 1
+    with _collected_by_refcount(job.envs.values()):
+        for spec in specs:
+            html = job.renderer.render_page(job.plan, spec, job.envs[spec.lang], collector)
+            if html is None:
+                continue
+            file = urls.output_file(spec.path)
+            tree.add(file, html, spec.lang, f"{spec.template} ({spec.lang})")
+            counts[spec.lang] = counts.get(spec.lang, 0) + 1
     return counts
+
+
+@contextmanager
+def _collected_by_refcount(envs: Iterable[jinja2.Environment]) -> Iterator[None]:
+    """No cyclic garbage collection while pages render, when nothing a page makes needs one:
+    its templates' contexts are released (template_fast.render_released) and the rest of a
+    page (its views, its Markdown) makes no reference cycles (test_templates_fast). What the
+    pages leave (the bodies' renders, the cards' HTML: kept until the build ends) is then
+    frozen (`gc.freeze`, as `_freeze_site`), unwalked: each gen-0 collection of a big site
+    walked ~100,000 of them (0.1-0.25 s each at 5,000 posts a language, ~1.3 s of a cold
+    build's CPU). With stock Jinja (pages in cycles) the collector runs as usual."""
+    if not all(releases_pages(env) for env in envs):
+        yield
+        return
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 def render_pages(
@@ -171,20 +197,24 @@ def render_pages(
     feeds, JSON, llms.txt): while they fingerprint the pages of a big site (and keep the
     unchanged ones), else while they render; without workers, after the pages.
 
-    `fast` (`bipub serve`'s fast render: render/first_pages.py): of the pages to render, those
-    it does not choose keep their published file in this build, with no fingerprint (they are
-    rendered by the next build); it is told which."""
+    `fast` (`bipub serve`'s fast render: render/first_pages.py): the pages whose fingerprint
+    is not known already and that it does not choose keep their published file in this build,
+    neither fingerprinted nor given one (the next build works them out); it is told which."""
     counts: dict[str, int] = {}
     fingerprints: dict[str, str] = {}
     specs: list[PageSpec] = []
     kept = 0
     pages = [spec for lang in langs for spec in plan.pages.get(lang, [])]
+    later: list[PageSpec] = []  # (fast render: left for the next build)
+    if fast is not None and previous is not None:
+        pages, later = fast.ahead(pages, renderer.known, previous)
+    every = len(langs) == len(plan.pages) and not later
     decided: list[Decided]
     if previous is None:
         decided = [(None, False, [])] * len(pages)
     elif (
         meanwhile is not None
-        and _unknown(renderer.known, pages, len(langs) == len(plan.pages)) >= MIN_PAGES_FOR_WORKERS
+        and _unknown(renderer.known, pages, every) >= MIN_PAGES_FOR_WORKERS
         and worker_count() > 1
         and can_fork()
     ):
@@ -229,11 +259,11 @@ def render_pages(
         kept += 1
         if spec.doc is not None:  # its body's warnings, as rendering it would give
             markdown.replay(spec.doc)
-    if fast is not None and previous is not None:
-        specs, later = fast.split(specs, previous)
+    if fast is not None:
         if later:
-            specs += _defer(later, previous, tree, fingerprints, counts, markdown, fast)
+            specs += _defer(later, previous or {}, tree, counts, markdown, fast)
             kept += len(fast.deferred)
+        fast.first = len(specs)
     # a page and its translations side by side: they share code blocks (render/highlight.py
     # memoizes them), so they should land in the same chunk
     if len(specs) > 1:
@@ -303,15 +333,15 @@ def _defer(
     later: list[PageSpec],
     previous: dict[str, tuple[str, Identity]],
     tree: OutputTree,
-    fingerprints: dict[str, str],
     counts: dict[str, int],
     markdown: MarkdownCache,
-    first: FirstPages,
+    fast: FirstPages,
 ) -> list[PageSpec]:
-    """Keep the published file of each of `later` (pages whose fingerprint changed) in this
-    build, as the last build left it, and forget its new fingerprint: neither the BuildState nor
-    the build cache may say the file is current (the next build works it out again and renders
-    it). Returns those whose published file is not the one bipub wrote (rendered now)."""
+    """Keep the published file of each of `later` (pages of the plan whose fingerprint is not
+    known) as the last build left it, without working out their fingerprints: neither the
+    BuildState nor the build cache may say these files are current (the next build works them
+    out and renders those that changed). Returns those whose published file is not the one bipub
+    wrote (rendered now, with no fingerprint either)."""
     now: list[PageSpec] = []
     infos: dict[tuple[str, str], OutputFile] = {}
     for spec in later:
@@ -325,12 +355,10 @@ def _defer(
                 spec.lang, f"{spec.template} ({spec.lang})"
             )
         tree.record_kept(path, info)
-        fingerprints.pop(path, None)
-        first.deferred.append(path)
+        fast.deferred[path] = previous[path][0]  # (the fingerprint of the file kept)
         counts[spec.lang] = counts.get(spec.lang, 0) + 1
-        if spec.doc is not None:  # its body's warnings, as the last build's render gave
+        if spec.doc is not None:  # its body's warnings, as rendering it would give
             markdown.replay(spec.doc)
-    first.first += len(now)
     return now
 
 
