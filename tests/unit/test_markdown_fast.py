@@ -594,6 +594,28 @@ def test_block_state_fields_are_stock(source: str) -> None:
     assert vars(BlockState(source, md, {}, [])) == vars(StateBlock(source, md, {}, []))
 
 
+def test_code_blocks_kept_between_renders_give_the_stock_html() -> None:
+    """render_body's `fences` (a body and its translation share their code blocks): the second
+    render takes each known block's HTML from the first, and gives what stock markdown-it-py
+    gives; a block in a language without a lexer is reported by every render."""
+    from bipub.render.markdown_code import FENCES_KEPT, Fences
+
+    ko = "## 가\n\n```python\nx = 1 < 2\n```\n\n```nolexer\na\n```\n\n```\nplain\n```\n"
+    ko += "\n```js\nx = 1 < 2\n```\n"  # (the same code in another language)
+    en = ko.replace("## 가", "## a").replace("plain", "other")
+    fences: Fences = {}
+    for source in (ko, en, ko):
+        rendered, _ = bm.render_body(source, (0,), diagrams=DIAGRAMS, fences=fences)
+        stock = bm.render_markdown(source, fast=False, diagrams=DIAGRAMS)
+        assert rendered == stock
+        assert rendered.unknown_languages == ("nolexer",)
+    # python, js, the two plain blocks: not the one without a lexer
+    assert [key[1] for key in fences] == ["x = 1 < 2\n", "plain\n", "x = 1 < 2\n", "other\n"]
+    for n in range(FENCES_KEPT + 1):  # (bounded: cleared when full)
+        bm.render_body(f"```py\n{n}\n```\n", (0,), diagrams=DIAGRAMS, fences=fences)
+    assert 0 < len(fences) <= FENCES_KEPT
+
+
 # --------------------------------------------------------------------------- links
 
 URL_CHARS = "aZ09-._~/?#=&+:@%()<> \\\n\t'\"[]!$*,;^`{|}é한\x00\x7f"

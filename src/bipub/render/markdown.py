@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import quote
 
 from markdown_it import MarkdownIt
-from markdown_it.renderer import RendererHTML
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from mdit_py_plugins.anchors import anchors_plugin
@@ -32,6 +31,7 @@ from bipub.diagnostics import Collector, Diagnostic
 from bipub.pair.images import Images, LocalImage
 from bipub.render import mathml, upstream
 from bipub.render.diagrams import Diagrams
+from bipub.render.markdown_code import FENCES, UNKNOWN, Fences, fence, is_diagram
 from bipub.render.markdown_findings import (
     DroppedLink,
     locate,
@@ -65,7 +65,6 @@ if TYPE_CHECKING:
 
 _SAFE_SCHEME = re.compile(r"^(?:https?:|mailto:|tel:|#|/|\./|\.\./|[^:/?#]*(?:[/?#]|$))", re.I)
 _CTRL = re.compile(r"[\x00-\x20\x7f]+")
-_SVG_ID = re.compile(r'<svg id="(mermaid-[0-9a-f]+)"')
 
 
 @lru_cache(maxsize=65536)  # pure; asked for every link of every page
@@ -168,34 +167,8 @@ def _stock_parser(raw_html: bool) -> MarkdownIt:
     md.validateLink = _validate_link  # type: ignore[method-assign]
     md.core.ruler.at("inline", _inline_with_lines)
     md.add_render_rule("image", _render_image)  # issue 19: <picture> around a local image
-    md.add_render_rule("fence", _fence)  # ```mermaid: a diagram (render/diagrams.py)
+    md.add_render_rule("fence", fence)  # ```mermaid: a diagram (render/diagrams.py)
     return md
-
-
-def is_diagram(info: str) -> bool:
-    return info.strip().split(maxsplit=1)[:1] == ["mermaid"]
-
-
-def _fence(
-    self: RendererHTML, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]
-) -> str:
-    tok = tokens[idx]
-    diagrams = env.get("diagrams")
-    if not is_diagram(tok.info) or not isinstance(diagrams, Diagrams):
-        return str(RendererHTML.fence(self, tokens, idx, options, env))
-    drawn = diagrams.get(tok.content)
-    if drawn.svg is None:  # an error at the fence's line (the build fails: nothing published)
-        line = tok.map[0] + 1 if tok.map else None
-        env.setdefault("diagram_errors", []).append((line, drawn.error or "not drawn"))
-        return f'<pre class="diagram-error"><code>{escape(tok.content)}</code></pre>\n'
-    svg = drawn.svg
-    found = _SVG_ID.match(svg)  # its id scopes its styles and prefixes its inner ids
-    if found:
-        seen = env.setdefault("diagram_ids", {})
-        seen[found[1]] = n = seen.get(found[1], 0) + 1
-        if n > 1:  # the same diagram again in this body: ids must stay unique on the page
-            svg = svg.replace(found[1], f"{found[1]}-{n}")
-    return f'<figure class="diagram">{svg}</figure>\n'
 
 
 @lru_cache(maxsize=2)
@@ -258,13 +231,23 @@ def render_body(
     images: Mapping[str, LocalImage] | None = None,
     prefix: str = "",
     diagrams: Diagrams | None = None,
+    fences: Fences | None = None,
 ) -> tuple[RenderedMarkdown, Sections]:
     """`render_markdown`, and the same render cut into the parts that begin at the 0-based
     lines `starts` of `source` (load/sections.py: where each section begins; the side-by-side
-    view, render/both.py): one parse of the body for both."""
+    view, render/both.py): one parse of the body for both. `fences`: code blocks' HTML from
+    earlier renders, and for later ones (markdown_code.py; on verified versions only)."""
     md = _parser(raw_html, FAST_MARKDOWN)
     rendered, sections = _render_body(
-        md, source, blocks, FAST_HIGHLIGHT, images or {}, prefix, diagrams, starts
+        md,
+        source,
+        blocks,
+        FAST_HIGHLIGHT,
+        images or {},
+        prefix,
+        diagrams,
+        starts,
+        fences if FAST_MARKDOWN else None,
     )
     assert sections is not None  # (asked for: starts)
     return rendered, sections
@@ -291,6 +274,7 @@ def _render_body(
     prefix: str = "",
     diagrams: Diagrams | None = None,
     starts: tuple[int, ...] | None = None,
+    fences: Fences | None = None,
 ) -> tuple[RenderedMarkdown, Sections | None]:
     unknown: list[str] = []
     env: dict[str, Any] = {}
@@ -316,6 +300,8 @@ def _render_body(
         elif tok.type in ("fence", "code_block"):
             text_parts.append(tok.content)
     env["diagrams"] = diagrams if diagrams is not None else Diagrams(None)
+    if fences is not None:
+        env[FENCES], env[UNKNOWN] = fences, unknown
     md.options["highlight"] = _highlighter(unknown, blocks, fast_highlight)
     try:
         if starts is None:
@@ -471,6 +457,7 @@ class MarkdownCache:
         self._replayed: set[str] = set()
         self._used: set[str] = set()  # the notes of this build's documents
         self._renderer = ""  # (renderer(), worked out once)
+        self._fences: Fences = {}  # code blocks' HTML (markdown_code.py: a body and its translation)
 
     def __call__(self, doc: Document) -> RenderedMarkdown:
         """Render a document's body once per build."""
@@ -510,6 +497,7 @@ class MarkdownCache:
             images=self.images.of(doc.rel),
             prefix=self.images.prefix,
             diagrams=self.diagrams,
+            fences=self._fences,
         )
         self._sections[doc.rel] = sections
         self.outlines[doc.rel] = sections.outline
