@@ -2,7 +2,7 @@
 
 - render/markdown_fast.py replaces rules inside markdown-it-py (and the footnote plugin of
   mdit-py-plugins) with dispatchers that give the same tokens faster;
-- render/templates.py gives the Jinja templates a faster `escape` (the function the code Jinja
+- render/template_fast.py gives the Jinja templates a faster `escape` (the function the code Jinja
   compiles a template to calls for every `{{ … }}`), built on MarkupSafe's private
   `_escape_inner` and set through Jinja's private `Template._from_namespace`, and a Context whose
   `call` (every `f(…)` in a template) relies on how Jinja's `Context.call` and `_PassArg` work;
@@ -91,7 +91,7 @@ def notes() -> list[str]:
         ("the fast Markdown parser (render/markdown_fast.py)", MARKDOWN_VERIFIED, "markdown-it-py"),
         ("the joined-rule highlighter (render/highlight.py)", HIGHLIGHT_VERIFIED, "Pygments"),
         (
-            "the fast template escaping and calls (render/templates.py)",
+            "the fast template escaping and calls (render/template_fast.py)",
             TEMPLATES_VERIFIED,
             "Jinja2",
         ),
