@@ -243,7 +243,12 @@ def test_a_translated_diagram_may_change_its_labels_not_its_structure() -> None:
 def _doc(body: str, body_line: int) -> Any:
     """A stand-in with the fields MarkdownCache reads (digest "": not kept between builds)."""
     return SimpleNamespace(
-        rel="content/ko/posts/x.md", digest="", body=body, body_line=body_line, sections=()
+        rel="content/ko/posts/x.md",
+        digest="",
+        body=body,
+        body_line=body_line,
+        sections=(),
+        mentions_mermaid="mermaid" in body,  # (load/content.py Document's)
     )
 
 
@@ -304,6 +309,7 @@ def test_a_body_kept_from_an_earlier_build_is_not_reused_once_the_diagram_fonts_
         body=f"```mermaid\n{GOOD}```\n",
         body_line=5,
         sections=(),
+        mentions_mermaid=True,
     )
     first = MarkdownCache(
         False, Collector(), diagrams=dg.Diagrams(None, ("Old Font",), tool, fonts_in_svg)
