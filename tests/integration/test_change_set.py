@@ -288,3 +288,29 @@ def test_the_posts_order_is_carried_only_where_it_holds(
     alpha.write_text(alpha.read_text(encoding="utf-8").replace(old, new), "utf-8")
     build(project, only={"html"}, kept=kept, changed={str(alpha.absolute())})
     assert tree_snapshot(project / "site") == _clean(project, tmp_path / "clean")
+
+
+def test_pairing_again_says_what_the_other_entries_said(make_project: Any, tmp_path: Path) -> None:
+    """A resident pairing (PairMemo): after an edit in place, the warnings of the entries taken
+    as they were are said again (a translation writing a shared field otherwise), and a slug
+    edited into another post's URL is the clash a clean build finds."""
+    from bipub.diagnostics import DiagnosticError
+
+    project = make_project("minimal")
+    en = project / "content/en/posts/alpha.md"
+    en.write_text(en.read_text(encoding="utf-8").replace("series:", "date: 2026-05-01\nseries:"))
+    kept = Kept(BuildCache())
+    build(project, only={"html"}, kept=kept)
+    beta = project / "content/ko/posts/beta.md"
+    beta.write_text(beta.read_text(encoding="utf-8") + "\n더 쓴 문단.\n", encoding="utf-8")
+    done = build(project, only={"html"}, kept=kept, changed={str(beta.absolute())})
+    clean = build(project, tmp_path / "clean", only={"html"}, use_cache=False)
+    assert any(d.code == "shared-differs" for d in done.warnings)
+    assert done.warnings == clean.warnings
+    beta.write_text(beta.read_text(encoding="utf-8").replace("series:", "slug: alpha\nseries:"))
+    with pytest.raises(DiagnosticError) as failed:
+        build(project, only={"html"}, kept=kept, changed={str(beta.absolute())})
+    with pytest.raises(DiagnosticError) as clean_failed:
+        build(project, tmp_path / "clean2", only={"html"}, use_cache=False)
+    assert failed.value.diagnostics == clean_failed.value.diagnostics
+    assert any(d.file == "content/ko/posts/beta.md" for d in failed.value.diagnostics)
