@@ -291,7 +291,7 @@ def test_the_posts_order_is_carried_only_where_it_holds(
 
 
 def test_pairing_again_says_what_the_other_entries_said(make_project: Any, tmp_path: Path) -> None:
-    """pair/site.py `_pair_again`: after an edit in place, the warnings of the entries taken
+    """A resident pairing (PairMemo): after an edit in place, the warnings of the entries taken
     as they were are said again (a translation writing a shared field otherwise), and a slug
     edited into another post's URL is the clash a clean build finds."""
     from bipub.diagnostics import DiagnosticError
