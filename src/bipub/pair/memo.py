@@ -61,6 +61,25 @@ def _shown(entry: Entry, lang: str) -> bool:
     return entry.kind == "posts" and version is not None and not version.doc.meta.draft
 
 
+@dataclass
+class Last:
+    """The last pairing's groups, as `_pair_documents` (pair/site.py) went through them, for a
+    pairing after posts or pages were edited in place (`pair_again`): the documents it paired
+    (the very list), each group in order with its documents and what pairing it gave, where
+    its entry is in the entries, its units and what it said (`diags`: the groups that said
+    something, by their index)."""
+
+    documents: list[Document]
+    keys: list[Group]
+    docs: list[dict[str, Document]]
+    paired: list[Paired]
+    places: list[int]  # each group's entry's index in `entries`
+    index: dict[Group, int]
+    entries: list[Entry]
+    units: list[tuple[Unit, ...]]
+    diags: dict[int, tuple[Diagnostic, ...]]
+
+
 @dataclass(frozen=True)
 class Paired:
     """One entry as `_pair_group` paired it, with what it said."""
@@ -103,6 +122,7 @@ class PairMemo:
     _status: dict[str, StatusFile] = field(default_factory=dict)
     _same_status: bool = False
     stored: Stored | None = None  # what the last build worked out per entry (restore.py)
+    last: Last | None = None  # the last pairing's groups, if it paired every one (pair/site.py)
     # the last pairing's entries and each language's posts in order (Site.posts)
     _entries: list[Entry] = field(default_factory=list)
     _posts: dict[str, list[Entry]] = field(default_factory=dict)
@@ -117,12 +137,23 @@ class PairMemo:
             if self.config is not None:
                 self.why = "bipub.yaml changed"
             self.config, self.paired, self.taxa, self.tables = config, {}, {}, None
-            self.stored = None
+            self.stored, self.last = None, None
         self._same_status = status.keys() == self._status.keys() and all(
             file is self._status[lang] for lang, file in status.items()
         )
         self._status = dict(status)
         self.reused, self._next = 0, {}
+
+    @property
+    def same_status(self) -> bool:
+        """Whether this pairing's status files are the last one's very objects (`start`)."""
+        return self._same_status
+
+    def take_all(self) -> None:
+        """Every entry of the last pairing is this one's (`get` for each), but those `keep`
+        is told of next (pair/site.py `_pair_again`, which counts them out of `reused`)."""
+        self._next = dict(self.paired)
+        self.reused = len(self.paired)
 
     def get(
         self, group: Group, docs: dict[str, Document], status: dict[str, StatusFile]

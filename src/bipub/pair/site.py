@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 from collections import defaultdict
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,7 +22,7 @@ from bipub.load.content import Content, Document
 from bipub.model.post import Kind, day_of, instant_of
 from bipub.model.validate import validation_diagnostics
 from bipub.pair.assets import check_assets
-from bipub.pair.memo import Paired, doc_ids
+from bipub.pair.memo import Last, Paired, doc_ids
 from bipub.pair.memo import PairMemo as PairMemo  # (pipeline.py imports it from here)
 
 # what pairing produces, and its orders (pair/model.py), as the renderers import them from here
@@ -211,6 +212,12 @@ def _pair_documents(
     units: list[Unit],
     memo: PairMemo | None = None,
 ) -> list[Entry]:
+    if memo is not None:
+        memo.start(config, status)
+        again = _pair_again(config, content, status, collector, units, memo)
+        if again is not None:
+            memo.done()
+            return again
     groups: dict[tuple[Kind, str], dict[str, Document]] = defaultdict(dict)
     for doc in content.documents:
         group = groups[(doc.kind, doc.pair_key)]
@@ -233,8 +240,9 @@ def _pair_documents(
 
     entries: list[Entry] = []
     urls: dict[tuple[str, str, str], Document] = {}
-    if memo is not None:
-        memo.start(config, status)
+    # what `_pair_again` starts from next time: every group paired, none failed or clashed
+    last = Last(content.documents, [], [], [], [], {}, entries, [], {})
+    whole = not content.failed and not collector.errors
     for (kind, key), docs in sorted(groups.items()):
         if content.failed and (
             any((kind, d.name) in content.failed for d in docs.values())
@@ -252,12 +260,109 @@ def _pair_documents(
         else:
             collector.extend(paired.diagnostics)
         units.extend(paired.units)
-        if paired.entry is not None:
-            _check_urls(paired.entry, config, urls, collector)
-            entries.append(paired.entry)
+        if paired.entry is None:
+            whole = False
+            continue
+        said = len(collector.items)
+        _check_urls(paired.entry, config, urls, collector)
+        whole = whole and len(collector.items) == said
+        if memo is not None and whole:
+            last.index[(kind, key)] = len(last.keys)
+            last.keys.append((kind, key))
+            last.docs.append(docs)
+            last.paired.append(paired)
+            last.places.append(len(entries))
+            last.units.append(paired.units)
+            if paired.diagnostics:
+                last.diags[len(last.keys) - 1] = paired.diagnostics
+        entries.append(paired.entry)
     if memo is not None:
+        memo.last = last if whole else None
         memo.done()
     return entries
+
+
+# from how many documents edited in place pairing goes through every group again (a big change
+# costs as much either way)
+AGAIN_AT_MOST = 64
+
+
+def _pair_again(
+    config: SiteConfig,
+    content: Content,
+    status: dict[str, StatusFile],
+    collector: Collector,
+    units: list[Unit],
+    memo: PairMemo,
+) -> list[Entry] | None:
+    """The entries, where only documents were edited in place since the last pairing (the same
+    files, in the same places of `content.documents`, pairing by the same keys) and it paired
+    every group without an error (`memo.last`): the groups of those documents are paired again
+    by `_pair_group`, as `_pair_documents` would (their URLs must be as they were: no clash can
+    come or go), the others' entries, units and what they said are the last pairing's, taken
+    in their places. None (nothing done) otherwise: `_pair_documents` goes through every group."""
+    last = memo.last
+    if last is None or content.failed or not memo.same_status:
+        return None
+    before, now = last.documents, content.documents
+    if len(before) != len(now):
+        return None
+    edited = [i for i, (a, b) in enumerate(zip(before, now, strict=True)) if a is not b]
+    if len(edited) > AGAIN_AT_MOST:
+        return None
+    groups: dict[int, dict[str, Document]] = {}
+    for i in edited:
+        old, new = before[i], now[i]
+        if (old.kind, old.pair_key, old.lang, old.rel) != (
+            new.kind,
+            new.pair_key,
+            new.lang,
+            new.rel,
+        ):
+            return None  # (another key: another group)
+        at = last.index.get((old.kind, old.pair_key))
+        if at is None:
+            return None
+        docs = groups.get(at) or dict(last.docs[at])
+        docs[new.lang] = new  # (in its place: the versions keep their order)
+        groups[at] = docs
+    made: dict[int, Paired] = {}
+    for at, docs in list(groups.items()):
+        kind, key = last.keys[at]
+        if last.paired[at].docs == doc_ids(docs):  # (the same bytes: as `PairMemo.get` takes it)
+            last.docs[at] = docs
+            del groups[at]
+            continue
+        scratch = Collector()
+        found: list[Unit] = []
+        entry = _pair_group(config, kind, key, docs, status, scratch, found)
+        if entry is None or scratch.errors or _url_keys(entry) != _url_keys(last.paired[at].entry):
+            return None
+        made[at] = Paired(doc_ids(docs), entry, tuple(found), tuple(scratch.items))
+    memo.take_all()
+    entries = list(last.entries)
+    parts = list(last.units)
+    for at, paired in made.items():
+        memo.keep(last.keys[at], paired, status)
+        last.docs[at], last.paired[at], parts[at] = groups[at], paired, paired.units
+        entries[last.places[at]] = paired.entry  # type: ignore[assignment]
+        if paired.diagnostics:
+            last.diags[at] = paired.diagnostics
+        else:
+            last.diags.pop(at, None)
+    memo.reused -= len(made)
+    for at in sorted(last.diags):
+        collector.extend(last.diags[at])
+    units.extend(chain.from_iterable(parts))
+    last.documents, last.entries, last.units = now, entries, parts
+    return entries
+
+
+def _url_keys(entry: Entry | None) -> set[tuple[str, str, str]]:
+    """The URLs `_check_urls` claims for `entry`."""
+    if entry is None:
+        return set()
+    return {(lang, entry.kind, entry.slug.casefold()) for lang in entry.versions}
 
 
 def _check_urls(

@@ -14,7 +14,7 @@ hold no list or dict they gave out: a table given to a `Site` is never changed a
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 
@@ -57,6 +57,9 @@ class Tables:
     # language → lower-cased prefix → file → the prefix as it writes it; and its warning
     prefixes: dict[str, dict[str, dict[str, tuple[str, Document]]]] = field(default_factory=dict)
     prefix_warnings: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    # the entries each language's posts and the titles were last moved to (`_changes`), by
+    # language ("": every entry); none while a join is under way (one that failed leaves none)
+    joined: dict[str, list[Entry]] = field(default_factory=dict)
 
 
 def join_tables(site: Site, taxa: Taxa, collector: Collector, tables: Tables | None) -> Tables:
@@ -67,8 +70,14 @@ def join_tables(site: Site, taxa: Taxa, collector: Collector, tables: Tables | N
     if tables is None or tables.config != config:
         tables = Tables(config)
     touched: set[str] = set()  # slugs whose tag or spellings may have changed
+    joined, tables.joined = tables.joined, {}
     moves = {
-        lang: _changes(tables.langs.setdefault(lang, LangTags()).shown, site.posts(lang), taxa)
+        lang: _changes(
+            tables.langs.setdefault(lang, LangTags()).shown,
+            site.posts(lang),
+            taxa,
+            joined.get(lang),
+        )
         for lang in config.codes
     }
     for lang, (gone, come) in moves.items():
@@ -102,18 +111,37 @@ def join_tables(site: Site, taxa: Taxa, collector: Collector, tables: Tables | N
     for slug in sorted(tables.spelling):  # issue 18: once, naming the posts
         for message in tables.spelling[slug]:
             collector.warning(None, None, "tag-spellings", message)
-    _move_titles(config, tables, site.entries, taxa)
+    _move_titles(config, tables, site.entries, taxa, joined.get(""))
     for lang in config.codes:
         warnings = tables.prefix_warnings.get(lang, {})
         for folded in sorted(warnings):
             for message in warnings[folded]:
                 collector.warning(None, None, "title-prefix", message)
+    tables.joined = {lang: site.posts(lang) for lang in config.codes}
+    tables.joined[""] = site.entries
     return tables
 
 
-def _changes(held: Held, now: Iterable[Entry], taxa: Taxa) -> tuple[Held, Held]:
+def _changes(
+    held: Held, now: Sequence[Entry], taxa: Taxa, last: Sequence[Entry] | None = None
+) -> tuple[Held, Held]:
     """(the parts to move out, the parts to move in): of the entries `held` holds that are not
-    in `now` as the same object, and of those of `now` that `held` does not hold as such."""
+    in `now` as the same object, and of those of `now` that `held` does not hold as such.
+    `last`: the entries `held` was moved to last (it holds those), if known: where `now` has
+    the same entries in the same places, some of them paired again (`bipub serve`), only
+    those are looked at."""
+    if last is not None and len(last) == len(now) == len(held):
+        gone: Held = {}
+        come: Held = {}
+        for old, new in zip(last, now, strict=True):  # (identity only: most are the same)
+            if old is new:
+                continue
+            ident = (new.kind, new.key)
+            if (old.kind, old.key) != ident or held.get(ident, (None,))[0] is not old:
+                break
+            gone[ident], come[ident] = held[ident], (new, taxa[ident])
+        else:
+            return gone, come
     current: dict[EntryId, Entry] = {(e.kind, e.key): e for e in now}
     gone = {i: held[i] for i in held if current.get(i) is not held[i][0]}
     come = {i: (e, taxa[i]) for i, e in current.items() if i not in held or i in gone}
@@ -177,10 +205,16 @@ def _move_tags(config: SiteConfig, lang: str, lt: LangTags, gone: Held, come: He
     return touched
 
 
-def _move_titles(config: SiteConfig, tables: Tables, entries: list[Entry], taxa: Taxa) -> None:
+def _move_titles(
+    config: SiteConfig,
+    tables: Tables,
+    entries: list[Entry],
+    taxa: Taxa,
+    last: list[Entry] | None = None,
+) -> None:
     """Move the changed entries' titles out of and into the title-prefix groups, and work out
-    again the warnings of the groups they touch."""
-    gone, come = _changes(tables.entries, entries, taxa)
+    again the warnings of the groups they touch (`last`: as `_changes`)."""
+    gone, come = _changes(tables.entries, entries, taxa, last)
     touched: set[tuple[str, str]] = set()
     groups = {lang: tables.prefixes.setdefault(lang, {}) for lang in config.codes}
     for sign, parts in ((-1, gone), (1, come)):
