@@ -144,7 +144,8 @@ def _fetch(url: str) -> str | None:
     """The page's text, or None when the server answers 404 (a page that is not there)."""
     try:
         # (the server's own http://127.0.0.1 pages, made here)
-        return urllib.request.urlopen(url, timeout=30).read().decode("utf-8")  # noqa: S310
+        body: bytes = urllib.request.urlopen(url, timeout=30).read()  # noqa: S310
+        return body.decode("utf-8")
     except urllib.error.HTTPError as exc:
         if exc.code == 404:
             return None
@@ -221,7 +222,12 @@ def serve_latency(
         name = f"serve-new-{i}-{time.time_ns()}"
         new = f"{base}/ko/blog/{name}/"
         fresh = posts / f"{name}.md"
-        newest = text.replace(f"\ndate: {earlier}", "\ndate: 2026-01-01", 1)  # (first listed)
+        last = max(  # (the new post is the newest: listed first)
+            dt.date.fromisoformat(m.group(1))
+            for f in posts.glob("*.md")
+            if (m := re.search(r"\ndate: (\d{4}-\d\d-\d\d)", f.read_text(encoding="utf-8")))
+        )
+        newest = text.replace(f"\ndate: {earlier}", f"\ndate: {last + dt.timedelta(days=1)}", 1)
         fresh.write_text(newest.replace(marker, name), encoding="utf-8")
         start = time.perf_counter()
         times["new"] = _until(lambda: _fetch(new) is not None, timeout, "the new post")
