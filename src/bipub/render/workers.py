@@ -249,16 +249,8 @@ def render_pages(
         if not keep:
             specs.append(spec)
             continue
-        info = infos.get((spec.template, spec.lang))
-        if info is None:
-            info = infos[spec.template, spec.lang] = OutputFile(
-                spec.lang, f"{spec.template} ({spec.lang})"
-            )
-        tree.record_kept(path, info)
-        counts[spec.lang] = counts.get(spec.lang, 0) + 1
+        _record_kept(spec, tree, infos, counts, markdown)
         kept += 1
-        if spec.doc is not None:  # its body's warnings, as rendering it would give
-            markdown.replay(spec.doc)
     if fast is not None:
         if later:
             specs += _defer(later, previous or {}, tree, counts, markdown, fast)
@@ -349,17 +341,30 @@ def _defer(
         if not tree.keep(path, previous[path][1]):
             now.append(spec)
             continue
-        info = infos.get((spec.template, spec.lang))
-        if info is None:
-            info = infos[spec.template, spec.lang] = OutputFile(
-                spec.lang, f"{spec.template} ({spec.lang})"
-            )
-        tree.record_kept(path, info)
+        _record_kept(spec, tree, infos, counts, markdown)
         fast.deferred[path] = previous[path][0]  # (the fingerprint of the file kept)
-        counts[spec.lang] = counts.get(spec.lang, 0) + 1
-        if spec.doc is not None:  # its body's warnings, as rendering it would give
-            markdown.replay(spec.doc)
     return now
+
+
+def _record_kept(
+    spec: PageSpec,
+    tree: OutputTree,
+    infos: dict[tuple[str, str], OutputFile],
+    counts: dict[str, int],
+    markdown: MarkdownCache,
+) -> None:
+    """A page whose published file stays: recorded as kept in `tree` (one OutputFile per
+    template and language, shared through `infos`), counted, and its body's warnings said
+    again, as rendering it would give them."""
+    info = infos.get((spec.template, spec.lang))
+    if info is None:
+        info = infos[spec.template, spec.lang] = OutputFile(
+            spec.lang, f"{spec.template} ({spec.lang})"
+        )
+    tree.record_kept(spec.file, info)
+    counts[spec.lang] = counts.get(spec.lang, 0) + 1
+    if spec.doc is not None:
+        markdown.replay(spec.doc)
 
 
 def _unknown(known: dict[str, str], pages: list[PageSpec], every_language: bool) -> int:
