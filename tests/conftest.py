@@ -28,12 +28,19 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import settings
 
 from bipub.render.pdf import documents as pdf_documents
 from bipub.render.pdf.cache import RenderCache
 from bipub.render.pdf.fonts import Fonts
 from bipub.render.pdf.jobs import PdfJob, PdfResult
 from tests.deepl_fake.fixtures import deepl_fake  # noqa: F401 - fixture
+
+# No test fails on time (speed is measured in bench/): Hypothesis's default 200 ms deadline per
+# example is a timed assertion, and an example that waited for a busy core under `-n 3` failed a
+# full run (test_llms_headings) that passed alone. Budgets stay in each test's max_examples.
+settings.register_profile("bipub", deadline=None)
+settings.load_profile("bipub")
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
