@@ -18,11 +18,16 @@ left, never a second set of rules:
 After pairing and planning the site again with the same functions, `carry` gives each page of
 a post or page that is made only of entries whose key did not change (its own entry and its
 series' members: `PageSpec.made_of`) the fingerprint it had, and each unchanged entry its card
-key. In `bipub serve`, a listing page (blog, tag) that the plan kept as the state's own build
-planned it (render/page_plan.py PageMemo: the same PageSpec, and the same counterparts in the
-other languages) and whose posts' keys did not change (`PageSpec.lists`) keeps its fingerprint
-too. The other listings, tag, series and home pages are fingerprinted from the card keys
-(cheap), everything else as in a cold build. Pages whose fingerprint equals the last build's
+key. A listing page (blog, tag, home) whose posts' keys did not change (`PageSpec.lists`)
+keeps its fingerprint too when it is made as the last build's was: in `bipub serve`, when the
+plan kept it as the state's own build planned it (render/page_plan.py PageMemo: the same
+PageSpec, and the same counterparts in the other languages); in a build in a new process
+(`bipub build`, without that plan), when the values its fingerprint is the hash of (render/
+html.py `made_of_values`: its own values, its counterparts', its page number and count and its
+posts' card keys) equal those the state keeps for that fingerprint (`Listed`), which costs a
+comparison of values the state read, not their hash (and no worker forked to fingerprint
+thousands of listings). The other listings, the tag cloud, series and search pages are
+fingerprinted from the card keys (cheap), everything else as in a cold build. Pages whose fingerprint equals the last build's
 are kept, the others rendered by the same renderer. When the site-wide key changed (a
 template, a catalog, the configuration, a page's title in the navigation), nothing is carried
 and every page is fingerprinted, as in a build without a state; the note says why.
@@ -38,7 +43,9 @@ and signed like every cache file: a planted file is never unpickled), with what 
 keyed on each entry worked out (restore.py: the entries file), and leaves a new one after
 each full-language build that rendered the pages.
 
-On disk the state is one file (`state-<output>.pickle`: the keys and fingerprints) that names
+On disk the state is one file (`state-<output>.pickle`: the keys and fingerprints, and each
+listing page's fingerprint with the values it is the hash of: those of the last state for the
+same fingerprint, the others worked out from the plan at the save) that names
 the files holding its parts (`parts-<output>-<id>.pickle`, each with its signature: a file
 swapped for another one, even one signed by this user, is refused). The parts are most of the
 state (the texts of every feed entry, llms.txt body, JSON record: ~100 MB on a 5,000-post
@@ -64,11 +71,17 @@ from typing import Any
 from bipub import __version__
 from bipub.cache import UNREADABLE, load_signed, save_signed
 from bipub.project import Project
-from bipub.render.html import EntryId, HtmlRenderer, PageSpec, Plan
+from bipub.render.html import EntryId, HtmlRenderer, PageSpec, Plan, made_of_values
 from bipub.render.outputs import Parts
 
-FORMAT = 4  # 3: the feeds' entries are parts (no rendered bodies kept); 4: parts files
+FORMAT = 5  # 3: the feeds' entries are parts (no rendered bodies kept); 4: parts files;
+# 5: what each listing page's fingerprint was made of (`Listed`)
 MAX_SEGMENTS = 12  # parts files of one state at most (then they are written again as one)
+
+
+# a listing page's output file → (its fingerprint, the values it is the hash of:
+# render/html.py `made_of_values`)
+Listed = dict[str, tuple[str, object]]
 
 
 @dataclass(frozen=True)
@@ -78,6 +91,9 @@ class Stored:
 
     segments: tuple[tuple[str, bytes], ...]
     keys: frozenset[bytes]
+    # each listing page's fingerprint with what it is the hash of (`Listed`), as the state's
+    # file holds them
+    listed: Listed = field(default_factory=dict)
 
 
 @dataclass
@@ -132,27 +148,42 @@ def carry(
     old = previous.fingerprints
     before = previous.plan
     was = before.paths if before is not None else {}
+    # (first: a listing's values show the card keys of its posts, none of which changed)
+    renderer.reuse_card_keys(
+        {card: k for card, k in previous.cards.items() if card[:2] not in changed}
+    )
+    listed = previous.stored.listed if before is None and previous.stored is not None else {}
+    by_values = 0
     for spec in plan.paths.values():  # (one pass: an update visits every page of the site here)
         made_of = spec.made_of
         if made_of:  # a post's or page's page, made of entries: unless one of them changed
             if not changed.isdisjoint(made_of) or not posts.isdisjoint(spec.lists):
                 continue
-        elif not spec.lists or was.get(spec.path) is not spec or not posts.isdisjoint(spec.lists):
-            continue  # not a listing the last build planned so, or showing a post that changed
-        elif before is None or not _as_before(plan, before, spec):
-            continue
+        elif not spec.lists or not posts.isdisjoint(spec.lists):
+            continue  # not a listing, or one showing a post that changed
+        elif before is not None:  # (`bipub serve`: the last plan itself)
+            if was.get(spec.path) is not spec or not _as_before(plan, before, spec):
+                continue  # not a listing the last build planned so
+        else:  # (a build in a new process: what the last one's fingerprint was made of)
+            file = spec.file
+            stored = listed.get(file)
+            if (
+                stored is None
+                or stored[0] != old.get(file)
+                or made_of_values(plan, spec, global_key) != stored[1]
+            ):
+                continue
+            by_values += 1
         fp = old.get(spec.file)
         if fp is not None:
             known[spec.path] = fp
-    renderer.reuse_card_keys(
-        {card: k for card, k in previous.cards.items() if card[:2] not in changed}
-    )
     shown = ", ".join(sorted("/".join(e) for e in changed)[:5])
     more = " …" if len(changed) > 5 else ""
+    values = f" ({by_values} listing pages found made of the same values)" if by_values else ""
     return (
         f"{len(changed)} entr{'y' if len(changed) == 1 else 'ies'} changed"
         f"{f' ({shown}{more})' if changed else ''}: {len(known)} of {len(plan.paths)} pages "
-        f"keep their fingerprints{keys}"
+        f"keep their fingerprints{values}{keys}"
     )
 
 
@@ -202,9 +233,11 @@ def load_noted(project: Project, target: Path) -> tuple[BuildState | None, str]:
     name = path.name
     try:
         data = load_signed(path)
-        if not isinstance(data, tuple) or len(data) != 6 or data[0] != _stamp():
+        if not isinstance(data, tuple) or len(data) != 7 or data[0] != _stamp():
             return None, f"build state ignored ({name}: made by another bipub version)"
-        _, global_key, entries, fingerprints, cards, segments = data
+        _, global_key, entries, fingerprints, cards, segments, listed = data
+        if not isinstance(listed, dict):
+            raise ValueError("not a build state")
         name = "its parts"
         parts: dict[bytes, Any] = {}
         for name, signature in segments:
@@ -219,7 +252,7 @@ def load_noted(project: Project, target: Path) -> tuple[BuildState | None, str]:
             "it is made again by this build"
         )
     state = BuildState(global_key, entries, fingerprints, cards, Parts(parts))
-    state.stored = Stored(tuple(segments), frozenset(parts))
+    state.stored = Stored(tuple(segments), frozenset(parts), listed)
     return state, ""
 
 
@@ -241,13 +274,50 @@ def save(project: Project, target: Path, state: BuildState) -> None:
         name = f"parts-{_name(target)}-{secrets.token_hex(8)}.pickle"
         segments.append((name, save_signed(project.cache / name, (_stamp(), new))))
         keys.update(new)
-    data = (_stamp(), state.global_key, state.entries, state.fingerprints, state.cards, segments)
+    listed = _listed(state)
+    data = (
+        _stamp(),
+        state.global_key,
+        state.entries,
+        state.fingerprints,
+        state.cards,
+        segments,
+        listed,
+    )
     save_signed(_path(project, target), data)  # last: the state is the old one until here
-    state.stored = Stored(tuple(segments), frozenset(keys))
+    state.stored = Stored(tuple(segments), frozenset(keys), listed)
     named = {name for name, _ in segments}
     for old in project.cache.glob(_segment_glob(target)):
         if old.name not in named:
             old.unlink(missing_ok=True)
+
+
+def _listed(state: BuildState) -> Listed:
+    """Each listing page's fingerprint with the values it is the hash of (`made_of_values`), for
+    `carry` in a build without the plan of this one (a new process): those the files on disk
+    hold for the same fingerprint as they were, the others worked out from the plan whose pages
+    have these fingerprints (their card keys are known: the pages are fingerprinted)."""
+    plan = state.plan
+    if plan is None:  # (no plan: nothing known of what the listings were made of)
+        return {}
+    was = state.stored.listed if state.stored is not None else {}
+    fingerprints = state.fingerprints
+    out: Listed = {}
+    for spec in plan.paths.values():
+        if not spec.lists or spec.made_of:
+            continue
+        file = spec.file
+        fp = fingerprints.get(file)
+        if fp is None:
+            continue
+        stored = was.get(file)
+        if stored is None or stored[0] != fp:
+            values = made_of_values(plan, spec, state.global_key)
+            if values is None:
+                continue
+            stored = (fp, values)
+        out[file] = stored
+    return out
 
 
 def _still_there(project: Project, stored: Stored | None) -> Stored | None:

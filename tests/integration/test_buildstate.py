@@ -54,16 +54,44 @@ def _clean(root: Path, tmp_path: Path) -> dict[str, bytes]:
 
 def test_a_body_edit_carries_every_page_not_made_of_the_post(project: Path, tmp_path: Path) -> None:
     """A body edit of the about page carries the fingerprints of every post page (alpha and
-    beta in both languages: beta's English page shows its Korean source); the rest (listings, home, tags, the about pages) is worked out."""
+    beta in both languages: beta's English page shows its Korean source) and, in a build that
+    reads the state back (no plan of the last build in memory), of every listing page found
+    made of the values the state keeps of it (blog, home and tag pages: buildstate `Listed`);
+    the rest (tag cloud, series, search and about pages) is worked out."""
     path = project / "content/ko/pages/about.md"
     path.write_text(path.read_text(encoding="utf-8") + "\n더 있습니다.\n", encoding="utf-8")
     result = build(project, only=KINDS)
     carried, total = _carried(result.cache_note)
     assert "1 entry changed (pages/about)" in result.cache_note
     # alpha and beta, each in ko and en, and alpha's side-by-side pages in ko and en (22: the
-    # search pages too)
-    assert carried == 6 and total == 22
+    # search pages too), and 8 listing pages: the blog and home pages in ko and en, the three
+    # Korean tag pages and the English one
+    assert "(8 listing pages found made of the same values)" in result.cache_note
+    assert carried == 14 and total == 22
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+
+
+def test_a_listing_whose_values_changed_is_worked_out_again(tmp_path: Path) -> None:
+    """A tag's second page goes (the last post of four leaves the tag): its first page lists
+    the same two posts, neither of them changed, but its page count and the tag's number of
+    posts did: the values the state keeps of that page are not this build's, so it is
+    fingerprinted and rendered again (the site equals a clean build's: no link to a page 2)."""
+    root = tmp_path / "p"
+    shutil.copytree(PROJECTS / "minimal", root)
+    for n, month, tags in ((1, 4, "[x]"), (2, 3, "[x]"), (3, 2, "[]"), (4, 1, "[x]")):
+        (root / f"content/ko/posts/d{n}.md").write_text(
+            f"---\ntitle: 글 {n}\ndescription: 설명\ndate: 2025-0{month}-01\ntags: {tags}\n---\n"
+            f"\n본문 {n}.\n",
+            encoding="utf-8",
+        )
+    build(root, only=KINDS)
+    assert b"/ko/tags/x/page/2/" in (root / "site/ko/tags/x/index.html").read_bytes()
+    _edit(root, "content/ko/posts/d4.md", "tags: [x]", "tags: []")
+    result = build(root, only=KINDS)
+    assert "1 entry changed (posts/d4)" in result.cache_note
+    assert "listing pages found made of the same values" in result.cache_note
+    assert tree_snapshot(root / "site") == _clean(root, tmp_path)
+    assert b"/ko/tags/x/page/2/" not in (root / "site/ko/tags/x/index.html").read_bytes()
 
 
 def test_a_series_member_edit_fingerprints_the_other_members_pages(project: Path) -> None:
@@ -72,8 +100,10 @@ def test_a_series_member_edit_fingerprints_the_other_members_pages(project: Path
     assert "1 entry changed (posts/beta)" in result.cache_note
     carried, _ = _carried(result.cache_note)
     # the about pages and alpha's side-by-side pages; alpha's pages show beta's title in the
-    # series box (and in the link to the next post)
-    assert carried == 4
+    # series box (and in the link to the next post); the listing pages that do not show beta
+    # (the vllm tag's pages in ko and en: made of the values the state keeps of them)
+    assert carried == 6
+    assert "(2 listing pages found made of the same values)" in result.cache_note
     assert "새 베타".encode() in (project / "site/ko/blog/alpha/index.html").read_bytes()
 
 
@@ -196,7 +226,10 @@ def test_a_touched_post_changes_no_entry_and_rewrites_nothing(project: Path) -> 
     os.utime(post, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
     result = build(project, only=KINDS)
     assert result.changed == 0
-    assert "0 entries changed: 8 of 22 pages keep their fingerprints" in result.cache_note
+    assert (
+        "0 entries changed: 16 of 22 pages keep their fingerprints "
+        "(8 listing pages found made of the same values)"
+    ) in result.cache_note
 
 
 def test_a_resident_pairing_pairs_again_only_what_changed(project: Path, tmp_path: Path) -> None:

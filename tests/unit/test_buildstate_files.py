@@ -320,3 +320,44 @@ def test_the_build_cache_writes_only_the_shards_whose_documents_changed(tmp_path
     assert changed == expected
     assert cache.BuildCache.load(folder).docs == loaded.docs
     assert stamps()
+
+
+def test_a_state_keeps_what_each_listing_fingerprint_was_made_of(project: Project) -> None:
+    """`Listed`: each listing page's fingerprint with the values it is the hash of, saved with
+    the state; a save takes those the files hold for the same fingerprint as they were (its
+    values not worked out again) and works out the others from the plan."""
+    from bipub.render.html import made_of_values
+    from bipub.render.page_plan import PageSpec, Plan
+
+    made: list[str] = []
+
+    def deps(what: str) -> object:
+        made.append(what)
+        return ("list", what)
+
+    plan = Plan()
+    listing = PageSpec(("blog", "1"), "ko", "/ko/blog/", "blog.html", "t", "d", dict,
+                       deps=lambda: deps("blog"), lists=("a", "b"))  # fmt: skip
+    post = PageSpec(("post", "a"), "ko", "/ko/blog/a/", "post.html", "t", "d", dict,
+                    deps=lambda: deps("post"), made_of=(("posts", "a"),))  # fmt: skip
+    for spec in (listing, post):
+        plan.add(spec)
+    state = _state(_parts(3))
+    state.fingerprints = {listing.file: "f1", post.file: "f2"}
+    state.plan = plan
+    buildstate.save(project, TARGET, state)
+    assert made == ["blog"]  # (a post's page is carried by its entries' keys: no values kept)
+    loaded = buildstate.load(project, TARGET)
+    assert loaded is not None and loaded.stored is not None
+    assert loaded.stored.listed == {listing.file: ("f1", made_of_values(plan, listing, "g"))}
+    made.clear()
+    again = _state(_parts(3))
+    again.fingerprints, again.plan, again.stored = dict(state.fingerprints), plan, loaded.stored
+    buildstate.save(project, TARGET, again)
+    assert made == []  # the same fingerprint: the values as the file held them
+    again.fingerprints[listing.file] = "f3"
+    buildstate.save(project, TARGET, again)
+    assert made == ["blog"]
+    loaded = buildstate.load(project, TARGET)
+    assert loaded is not None and loaded.stored is not None
+    assert loaded.stored.listed[listing.file][0] == "f3"

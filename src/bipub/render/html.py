@@ -356,15 +356,10 @@ class HtmlRenderer(PageViews):
         known = self.known.get(spec.path)
         if known is not None:
             return known
-        if spec.deps is None:
+        made = made_of_values(plan, spec, global_key)
+        if made is None:
             return None
-        siblings = plan.routes.get(spec.route, {})
-        meta = tuple(
-            (code, s.path, s.canonical_path, s.noindex) for code, s in sorted(siblings.items())
-        )
-        summary = (global_key, spec.template, spec.path, spec.title, spec.canonical_path, meta)
-        data = repr((summary, spec.deps())).encode("utf-8")
-        return hashlib.sha256(data).hexdigest()
+        return hashlib.sha256(repr(made).encode("utf-8")).hexdigest()
 
     def entry_keys(self) -> dict[EntryId, str]:
         """Every entry's `entry_key` (buildstate.py); with a PageMemo (`bipub serve`), those of
@@ -562,3 +557,19 @@ class HtmlRenderer(PageViews):
         root = self.site_root
         self.keep_card_html(key, Project(root).cache if root is not None else None)
         return key
+
+
+def made_of_values(plan: Plan, spec: PageSpec, global_key: str) -> object | None:
+    """What a page's fingerprint is the hash of (`HtmlRenderer.fingerprint`): the site-wide
+    key, the page's own values, its counterparts in the other languages and what it shows
+    (`PageSpec.deps`); None if it cannot be summarized. buildstate.py keeps these values of
+    each listing page, so that a build in a new process finds a listing made of the same
+    values without hashing them again (their card keys are the last build's objects)."""
+    if spec.deps is None:
+        return None
+    siblings = plan.routes.get(spec.route, {})
+    meta = tuple(
+        (code, s.path, s.canonical_path, s.noindex) for code, s in sorted(siblings.items())
+    )
+    summary = (global_key, spec.template, spec.path, spec.title, spec.canonical_path, meta)
+    return (summary, spec.deps())
