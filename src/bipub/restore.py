@@ -48,7 +48,7 @@ from typing import Any
 
 from bipub import __version__, buildstate, uptodate
 from bipub.buildstate import BuildState
-from bipub.cache import UNREADABLE, BuildCache, read_signed, write_signed
+from bipub.cache import UNREADABLE, BuildCache, kept_to_the_end, read_signed, write_signed
 from bipub.config import SiteConfig
 from bipub.load.content import ContentMemo, Document
 from bipub.pair.memo import Group, Paired, PairMemo, Read
@@ -103,13 +103,14 @@ class Kept:
 def restore(project: Project, target: Path, notes: list[str]) -> Kept:
     """What the last build into `target` left in .bipub-cache/, as `bipub serve` keeps it
     (the module's text); why a part of it was not used is added to `notes` (`-v`)."""
-    cache = BuildCache.load(project.cache)
-    state, why = buildstate.load_noted(project, target)
-    notes.append(why)
+    with kept_to_the_end():
+        cache = BuildCache.load(project.cache)
+        state, why = buildstate.load_noted(project, target)
+        notes.append(why)
+        store, why = EntryStore.load(project, target)
+        notes.append(why)
     pairs = PairMemo(status=StatusCache(project.cache))
     pages = PageMemo()
-    store, why = EntryStore.load(project, target)
-    notes.append(why)
     if store is not None:
         pairs.config = pages.config = store.config
         pairs.stored = store

@@ -177,3 +177,30 @@ def test_a_configuration_change_takes_no_entry(project: Path, tmp_path: Path) ->
     result = build(project, only=KINDS)
     assert _restored(result.cache_note)[0] == 0
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+
+
+def test_what_is_read_back_is_frozen_until_the_build_ends(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The build cache, state and entries file read back are out of the cyclic collector's
+    reach while the build pairs and plans (cache.py `kept_to_the_end`: no collection walks
+    them), the collector is on again, and all is thawed when the build ends."""
+    import gc
+
+    from bipub import pipeline
+
+    seen: list[tuple[int, bool]] = []
+    real = pipeline.pair
+
+    def pair(*args: object, **kwargs: object) -> object:
+        seen.append((gc.get_freeze_count(), gc.isenabled()))
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pipeline, "pair", pair)
+    _edit(project)
+    assert gc.get_freeze_count() == 0
+    build(project, only=KINDS)
+    ((frozen, enabled),) = seen
+    assert frozen > 0 and enabled
+    assert gc.get_freeze_count() == 0
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
