@@ -188,14 +188,16 @@ UNREADABLE: tuple[type[Exception], ...] = (
 
 @contextmanager
 def kept_to_the_end() -> Iterator[None]:
-    """What is read inside lives until the build ends (`bipub build` reading back the build
-    cache, the BuildState and the entries file: restore.py): it is unpickled with the cyclic
-    garbage collector off, then frozen (`gc.freeze`: out of its reach, as the render stage
-    freezes the planned site), so that no collection walks it. Each collection of the young
-    objects after the reading walked all it had made (~0.1-0.15 s of a build after an edit at
+    """What is made inside lives until the build ends and makes no reference cycles: the
+    build cache, BuildState and entries file `bipub build` reads back (restore.py), what
+    pairing and planning make (pipeline.py; test_collector.py checks they make no cycles). It
+    is made with the cyclic garbage collector off, then frozen (`gc.freeze`: out of its reach,
+    as the render stage freezes the planned site), so that no collection walks it: each
+    collection of the young objects walked all that was made since the last one (~0.1-0.15 s
+    after the reading back and ~0.2 s in pairing and planning, of a build after an edit at
     5,000 posts a language, measured with gc.callbacks). The build thaws it when it ends
-    (pipeline.py `_few_collections`); objects it no longer references are freed by their
-    reference counts meanwhile (what was read makes no reference cycles to collect)."""
+    (pipeline.py `_few_collections`); what is no longer referenced meanwhile is freed by its
+    reference count. On an error the collector is on again and nothing is frozen."""
     enabled = gc.isenabled()
     gc.disable()
     try:

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from bipub import __version__, buildstate, handover, restore, uptodate
 from bipub.buildstate import BuildState
-from bipub.cache import BuildCache, not_saved, user_cache_dir
+from bipub.cache import BuildCache, kept_to_the_end, not_saved, user_cache_dir
 from bipub.config import SiteConfig, load_config
 from bipub.diagnostics import Collector, ConfigError, Diagnostic, DiagnosticError
 from bipub.load.content import Content, ContentMemo, load_content
@@ -361,14 +361,17 @@ def _build(
     notes.append(kept.content.note if kept else "")
     check_langs(config, options.langs or [])
     selected = [c for c in config.codes if not options.langs or c in options.langs]
-    site = pair(project, config, content, collector, kept.pairs if kept else None)
-    if kept is not None:
-        notes.append(kept.paired_note(len(site.entries)))
-    collector.raise_if_errors()
-    report_fallbacks(site, selected, collector)
-    job = plan(project, site, selected, collector, cache, state, kept.pages if kept else None)
-    kinds = outputs(options.only)
-    pages, note = html_pages(job, kinds, project, target, options, state, inputs)
+    # what pairing and planning make lives until the build ends and makes no reference cycles
+    # (test_collector.py): not walked by the cyclic collector (cache.kept_to_the_end)
+    with kept_to_the_end():
+        site = pair(project, config, content, collector, kept.pairs if kept else None)
+        if kept is not None:
+            notes.append(kept.paired_note(len(site.entries)))
+        collector.raise_if_errors()
+        report_fallbacks(site, selected, collector)
+        job = plan(project, site, selected, collector, cache, state, kept.pages if kept else None)
+        kinds = outputs(options.only)
+        pages, note = html_pages(job, kinds, project, target, options, state, inputs)
     notes.append(note)
     steps = kinds
     if pages is not None:  # the pages render the others (not PDFs) while their workers work
