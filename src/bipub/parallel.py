@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import gc
 import os
 import pickle
 import signal
 import threading
 import traceback
 from collections.abc import Callable, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NoReturn, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -168,19 +169,29 @@ def _helper(
     setup: Callable[[], None] | None,
     parent: int,
     write: int,
-) -> None:
+) -> NoReturn:
     """A forked helper's life: the chunks it claims, then everything it made (or the error
     that stopped it) in one message to the parent. Never returns (os._exit)."""
+
+    def claimed() -> list[tuple[int, R]]:
+        if setup is not None:
+            setup()
+        done: list[tuple[int, R]] = []
+        while (i := claims.front()) is not None:
+            done.append((i, theirs(i)))
+        return done
+
+    _child(claimed, parent, write)
+
+
+def _child(work: Callable[[], object], parent: int, write: int) -> NoReturn:
+    """A forked child's life: `work()`, then what it returned (or the error that stopped it)
+    in one message to the parent by the pipe `write`. Never returns (os._exit)."""
     status = 0
     try:
         die_with_parent(parent)
         try:
-            if setup is not None:
-                setup()
-            done: list[tuple[int, R]] = []
-            while (i := claims.front()) is not None:
-                done.append((i, theirs(i)))
-            message = pickle.dumps(("done", done), pickle.HIGHEST_PROTOCOL)
+            message = pickle.dumps(("done", work()), pickle.HIGHEST_PROTOCOL)
         except BaseException as exc:  # (sent to the parent, which raises it again)
             message = _error_message(exc)
         with os.fdopen(write, "wb") as out:
@@ -275,3 +286,67 @@ def _how_it_ended(status: int) -> str:
     if os.WIFSIGNALED(status):
         return f"killed by signal {os.WTERMSIG(status)}"
     return f"exit status {os.waitstatus_to_exitcode(status)}"
+
+
+class Ahead(Generic[R]):
+    """`fn()` worked out by a forked child from now on, while this process goes on with other
+    work (the caller checks `can_fork()` first); `result()` is what it returned, pickled back.
+
+    The child runs `fn` with the collector frozen (what it inherits is never walked) and
+    without helpers of its own (`BIPUB_WORKERS=1` in it: it is the second core's work). Where
+    the child could not give a value (its error, or it died), `result()` is None and `why`
+    says what happened: the caller then does the work itself (and meets an error the usual
+    way, as a build without the child does). `close()` ends a child whose result is not
+    wanted any more (the caller failed first)."""
+
+    def __init__(self, fn: Callable[[], R]) -> None:
+        self.why = ""
+        parent = os.getpid()
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - (the child; coverage is not collected there)
+            os.close(read)
+            gc.freeze()
+            os.environ["BIPUB_WORKERS"] = "1"
+            _child(fn, parent, write)
+        os.close(write)
+        self._child: tuple[int, int] | None = (pid, read)
+
+    def result(self) -> R | None:
+        """What `fn()` returned in the child (waiting for it), or None (`why` says why)."""
+        if self._child is None:
+            raise RuntimeError("the result of a child process asked for twice")
+        pid, read = self._child
+        self._child = None
+        try:
+            message = _read_all(read)
+        finally:
+            os.close(read)
+            _, status = os.waitpid(pid, 0)
+        if not message:
+            self.why = f"the child process ended without its result ({_how_it_ended(status)})"
+            return None
+        kind, *rest = pickle.loads(message)  # noqa: S301 - our own child's, by a pipe
+        if kind == "error":
+            exc, _text = rest
+            self.why = f"the child process failed ({type(exc).__name__}: {exc})"
+            return None
+        value: R = rest[0]
+        return value
+
+    def close(self) -> None:
+        """End the child if its result was not taken (nothing if it was)."""
+        if self._child is None:
+            return
+        pid, read = self._child
+        self._child = None
+        os.close(read)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+
+    def __enter__(self) -> Ahead[R]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -31,6 +31,7 @@ from bipub.buildstate import BuildState
 from bipub.cache import BuildCache, not_saved, user_cache_dir
 from bipub.config import SiteConfig, load_config
 from bipub.diagnostics import Collector, ConfigError, Diagnostic, DiagnosticError
+from bipub.load.ahead import LoadAhead
 from bipub.load.content import Content, ContentMemo, load_content
 from bipub.pair.model import report_fallbacks
 from bipub.pair.site import PairMemo, Site, pair_site
@@ -303,6 +304,7 @@ def build(
     prescan: uptodate.Prescan | None = None,
     changed: Collection[str] | None = None,
     first: FirstPages | None = None,
+    ahead: LoadAhead | None = None,
 ) -> BuildResult:
     """Run every stage. Raises DiagnosticError (nothing written) or returns what was built.
 
@@ -312,7 +314,11 @@ def build(
     early; the caller closes it), else one is made. `changed`: every path changed since the
     last build of `kept` scanned the inputs, as the caller's file watcher reported them (None:
     not known; uptodate.rescan_inputs says when they stand for a scan). `first`: publish first
-    only the pages it chooses of those that changed (`bipub serve`: render/first_pages.py)."""
+    only the pages it chooses of those that changed (`bipub serve`: render/first_pages.py).
+    `ahead`: the load stage of a build without the cache, started by the caller in a child
+    process (load/ahead.py)."""
+    if ahead is not None and use_cache:
+        raise ValueError("the load stage is done ahead only for a build without the cache")
     project = Project(root)
     target, key = uptodate.build_key(project, out, langs, only)
     if prescan is not None and (prescan.target, prescan.key) != (target, key):
@@ -329,7 +335,7 @@ def build(
                     root, target, key, records, fork=False, changed=changed if kept else None
                 )
             )
-        return _build(project, target, key, options, kept, prescan)
+        return _build(project, target, key, options, kept, prescan, ahead)
 
 
 def _build(
@@ -339,6 +345,7 @@ def _build(
     options: BuildOptions,
     kept: Kept | None,
     prescan: uptodate.Prescan | None,  # None: --no-cache
+    ahead: LoadAhead | None = None,
 ) -> BuildResult:
     started = time.perf_counter()
     notes: list[str] = []
@@ -361,8 +368,12 @@ def _build(
         if kept is None:  # what `bipub serve` keeps, from .bipub-cache/ (restore.py)
             kept = restore.restore(project, target, notes)
         cache, state = kept.cache, kept.state
-    config, content = load(project, collector, cache, inputs, kept.content if kept else None)
-    notes.append(kept.content.note if kept else "")
+    if ahead is not None:  # (loaded by a child while the stages were imported)
+        config, content = ahead.result(collector)
+        notes.append(ahead.note)
+    else:
+        config, content = load(project, collector, cache, inputs, kept.content if kept else None)
+        notes.append(kept.content.note if kept else "")
     check_langs(config, options.langs or [])
     selected = [c for c in config.codes if not options.langs or c in options.langs]
     site = pair(project, config, content, collector, kept.pairs if kept else None)

@@ -3,17 +3,21 @@ this process runs it and then takes over the chunks no worker has started.
 
 parallel.share_chunks: each chunk done once, helpers from the first on and this process from
 the last one back; what the helpers made comes back in order; their errors (and their death)
-are raised here, and an error here ends them."""
+are raised here, and an error here ends them.
+
+parallel.Ahead: a value worked out by a child forked at once, taken when wanted; where the
+child gives none (its error, its death) the caller is told why and does the work itself."""
 
 from __future__ import annotations
 
+import gc
 import os
 import select
 
 import pytest
 
 from bipub.diagnostics import Diagnostic, DiagnosticError
-from bipub.parallel import fork_map, share_chunks
+from bipub.parallel import Ahead, fork_map, share_chunks
 
 
 def _square(n: int) -> tuple[int, int]:
@@ -213,3 +217,54 @@ def test_a_diagnostic_error_comes_back_from_a_helper_with_its_diagnostics() -> N
     with pytest.raises(DiagnosticError) as raised:
         share_chunks(4, lambda i: None, theirs, 1, _until_claimed)
     assert raised.value.diagnostics == DiagnosticError(found).diagnostics
+
+
+def _in_child() -> tuple[int, str | None, int]:
+    return os.getpid(), os.environ.get("BIPUB_WORKERS"), gc.get_freeze_count()
+
+
+def test_ahead_a_child_works_the_value_out_while_this_process_goes_on() -> None:
+    before = os.environ.get("BIPUB_WORKERS")
+    with Ahead(_in_child) as ahead:
+        pid, workers, frozen = ahead.result() or (0, None, 0)
+    assert pid not in (0, os.getpid())
+    assert workers == "1"  # (the child forks no helpers of its own: it is the second core)
+    assert frozen > 0  # (nor does its collector walk what it inherited)
+    assert ahead.why == ""
+    assert os.environ.get("BIPUB_WORKERS") == before  # (this process's own: as it was)
+    assert gc.get_freeze_count() == 0
+
+
+def test_ahead_an_error_in_the_child_gives_no_value_and_says_why() -> None:
+    def fail() -> int:
+        raise ValueError("no such post")
+
+    ahead = Ahead(fail)
+    assert ahead.result() is None
+    assert ahead.why == "the child process failed (ValueError: no such post)"
+
+
+def test_ahead_a_child_that_dies_gives_no_value_and_says_why() -> None:
+    ahead = Ahead(lambda: os._exit(3))
+    assert ahead.result() is None
+    assert ahead.why == "the child process ended without its result (exit status 3)"
+
+
+def test_ahead_closing_ends_a_child_whose_value_is_not_wanted() -> None:
+    pid_read, pid_write = os.pipe()
+
+    def wait() -> int:
+        os.write(pid_write, f"{os.getpid():>10}".encode())
+        select.select([], [], [], 60)  # (until this process ends it)
+        return 1
+
+    try:
+        with Ahead(wait):
+            ready, _, _ = select.select([pid_read], [], [], 20)
+            assert ready
+            pid = int(os.read(pid_read, 10))
+    finally:
+        os.close(pid_read)
+        os.close(pid_write)
+    with pytest.raises(ChildProcessError):  # ended and reaped: no such child any more
+        os.waitpid(pid, 0)
