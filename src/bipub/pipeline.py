@@ -42,6 +42,7 @@ from bipub.render.cards import Cards
 from bipub.render.diagrams import Diagrams
 from bipub.render.first_pages import DEFERRED, FirstPages
 from bipub.render.html import HtmlRenderer
+from bipub.render.locale_format import load_locales
 from bipub.render.markdown import MarkdownCache
 from bipub.render.outputs import (
     Feeds,
@@ -368,8 +369,9 @@ def _build(
         if kept is None:  # what `bipub serve` keeps, from .bipub-cache/ (restore.py)
             kept = restore.restore(project, target, notes)
         cache, state = kept.cache, kept.state
-    if ahead is not None:  # (loaded by a child while the stages were imported)
-        config, content = ahead.result(collector)
+    if ahead is not None:  # (loaded by a child while the stages were imported; the locale
+        # data of the pages read here meanwhile)
+        config, content = ahead.result(collector, lambda config: load_locales(config.codes))
         notes.append(ahead.note)
     else:
         config, content = load(project, collector, cache, inputs, kept.content if kept else None)

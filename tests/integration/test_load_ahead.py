@@ -126,3 +126,27 @@ def test_verbose_says_the_content_was_loaded_ahead(tmp_path: Path, cli) -> None:
     result = cli("-C", str(root), "-v", "build", "--only", "html")  # (with the cache: its own)
     assert result.exit_code == 0, result.stderr
     assert LOADED_AHEAD not in result.stdout + result.stderr
+
+
+def test_prepare_runs_here_with_this_process_reading_of_the_config(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    seen: list[object] = []
+    loaded = LoadAhead.start(root)
+    assert loaded is not None
+    with loaded:
+        config, _content = loaded.result(Collector(), seen.append)
+    assert seen == [config] and seen[0] is not config  # (its own reading, the same values)
+
+
+def test_a_problem_in_the_config_is_met_by_prepare_as_the_load_stage_meets_it(
+    tmp_path: Path,
+) -> None:
+    root = _project(tmp_path, "minimal")
+    (root / "bipub.yaml").write_text("languages: 3\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as here:
+        pipeline.load(Project(root), Collector())
+    loaded = LoadAhead.start(root)
+    assert loaded is not None
+    with loaded, pytest.raises(ConfigError) as raised:
+        loaded.result(Collector(), lambda config: None)
+    assert raised.value.diagnostics == here.value.diagnostics

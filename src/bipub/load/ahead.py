@@ -23,6 +23,7 @@ loads the files itself, as a build without the child does, and meets any error t
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -59,9 +60,16 @@ class LoadAhead:
             return None
         return cls(root, Ahead(partial(_load, root)))
 
-    def result(self, collector: Collector) -> tuple[SiteConfig, Content]:
+    def result(
+        self, collector: Collector, prepare: Callable[[SiteConfig], None] | None = None
+    ) -> tuple[SiteConfig, Content]:
         """The configuration and the content (their problems added to `collector`), as
-        `pipeline.load` makes them without a cache."""
+        `pipeline.load` makes them without a cache. `prepare` is run first, with this
+        process's own reading of bipub.yaml, while the child may still be at work: what the
+        later stages would load at their first use (a problem in bipub.yaml is met there, as
+        the load stage meets it first)."""
+        if prepare is not None:
+            prepare(load_config(self.root))
         loaded = self._ahead.result()
         if loaded is None:
             self.note = f"content loaded here: {self._ahead.why}"
