@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import gc
 import os
+import pickle
 import select
 
 import pytest
 
+from bipub import parallel
 from bipub.diagnostics import Diagnostic, DiagnosticError
 from bipub.parallel import Ahead, fork_map, share_chunks
 
@@ -268,3 +270,68 @@ def test_ahead_closing_ends_a_child_whose_value_is_not_wanted() -> None:
         os.close(pid_write)
     with pytest.raises(ChildProcessError):  # ended and reaped: no such child any more
         os.waitpid(pid, 0)
+
+
+def _child_sending(
+    frames: list[bytes], wait_before: int, go: int, status: int = 0
+) -> tuple[int, int]:
+    """Fork a child that writes `frames` (raw bytes) to a pipe, waiting for a byte on `go`
+    before the frame `wait_before`; returns (pid, read end)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - (the child)
+        os.close(read)
+        with os.fdopen(write, "wb") as out:
+            for n, frame in enumerate(frames):
+                if n == wait_before:
+                    os.read(go, 1)
+                out.write(frame)
+                out.flush()
+        os._exit(status)
+    os.close(write)
+    return pid, read
+
+
+def _frame(message: object) -> bytes:
+    data = pickle.dumps(message)
+    return parallel._FRAME.pack(len(data)) + data
+
+
+def _until(results: parallel._Results[str], parts: int) -> None:
+    for _ in range(2000):  # (20 s at most, instead of the test hanging)
+        results.take()
+        if len(results.parts) >= parts:
+            return
+        select.select([], [], [], 0.01)
+
+
+def test_a_helpers_results_are_read_as_they_come_a_message_once_it_is_whole() -> None:
+    go_read, go_write = os.pipe()
+    second = _frame(("part", 1, "one"))
+    frames = [_frame(("part", 0, "zero")), second[:7], second[7:], _frame(("end",))]
+    pid, read = _child_sending(frames, 2, go_read)
+    results: parallel._Results[str] = parallel._Results(pid, read)
+    try:
+        _until(results, 1)
+        assert results.parts == [(0, "zero")]  # (the helper still at work: waiting for go)
+        results.take()
+        assert results.parts == [(0, "zero")]  # (half of the next message: not yet)
+        os.write(go_write, b"x")
+        assert results.finish() == [(0, "zero"), (1, "one")]
+    finally:
+        results.end()
+        os.close(go_read)
+        os.close(go_write)
+
+
+def test_a_helper_that_ends_without_its_end_mark_is_an_error_here() -> None:
+    go_read, go_write = os.pipe()
+    pid, read = _child_sending([_frame(("part", 0, "zero"))], 5, go_read, status=3)
+    results: parallel._Results[str] = parallel._Results(pid, read)
+    try:
+        with pytest.raises(RuntimeError, match=r"without sending what it made \(exit status 3\)"):
+            results.finish()
+    finally:
+        results.end()
+        os.close(go_read)
+        os.close(go_write)

@@ -29,7 +29,7 @@ from bipub.render.templates import CompiledTemplates
 from bipub.write.output import Identity, OutputFile, OutputTree
 
 CHUNK = 48
-MIN_CHUNK = 6  # (claimed one at a time, a chunk costs a lock; what helpers made comes back once)
+MIN_CHUNK = 6  # (claimed one at a time, a chunk costs a lock and a message back)
 Decided = tuple[str | None, bool, list[tuple[tuple[str, str, str], str]]]  # (_decide)
 MIN_PAGES_FOR_WORKERS = 400  # pages to fingerprint (`_decide`) before workers do it
 # pages to render before helpers do some: the warm-up pages are rendered before forking, and a
