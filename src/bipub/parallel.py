@@ -229,9 +229,7 @@ class _Results(Generic[R]):
         self._data = bytearray()
         self._ended = False
         os.set_blocking(read, False)
-        with contextlib.suppress(OSError, AttributeError):  # (a bigger pipe: the helper
-            # seldom waits for this process to read; not on every system)
-            fcntl.fcntl(read, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
+        _bigger_pipe(read)  # (the helper seldom waits for this process to read)
 
     def take(self) -> None:
         """Read and unpickle what has come so far, without waiting."""
@@ -293,6 +291,13 @@ class _Results(Generic[R]):
 
 
 _PIPE_SIZE = 1 << 20  # (Linux's default most for an unprivileged process)
+
+
+def _bigger_pipe(fd: int) -> None:
+    """The pipe of `fd` holding `_PIPE_SIZE` bytes unread (64 KiB by default), where the
+    system allows it (Linux; else it stays as it is)."""
+    with contextlib.suppress(OSError, AttributeError):
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
 
 
 def _child(work: Callable[[], object], parent: int, write: int) -> NoReturn:
@@ -400,6 +405,7 @@ class Ahead(Generic[R]):
         self.why = ""
         parent = os.getpid()
         read, write = os.pipe()
+        _bigger_pipe(read)  # (the child sends its result whole while this process works)
         pid = os.fork()
         if pid == 0:  # pragma: no cover - (the child; coverage is not collected there)
             os.close(read)
@@ -408,6 +414,7 @@ class Ahead(Generic[R]):
             _child(fn, parent, write)
         os.close(write)
         self._child: tuple[int, int] | None = (pid, read)
+        self._exiting = 0  # (the child that gave its result, until `close` waits for it)
 
     def result(self) -> R | None:
         """What `fn()` returned in the child (waiting for it), or None (`why` says why)."""
@@ -419,20 +426,26 @@ class Ahead(Generic[R]):
             message = _read_all(read)
         finally:
             os.close(read)
-            _, status = os.waitpid(pid, 0)
-        if not message:
-            self.why = f"the child process ended without its result ({_how_it_ended(status)})"
-            return None
-        kind, *rest = pickle.loads(message)  # noqa: S301 - our own child's, by a pipe
+        try:
+            kind, *rest = pickle.loads(message) if message else ("none",)  # noqa: S301 - (ours)
+        except (pickle.UnpicklingError, EOFError, ValueError):  # (cut short: it died sending it)
+            kind, rest = "none", []
+        if kind == "done":
+            self._exiting = pid  # (its exit takes a few ms: waited for by `close`)
+            value: R = rest[0]
+            return value
+        _, status = os.waitpid(pid, 0)
         if kind == "error":
-            exc, _text = rest
-            self.why = f"the child process failed ({type(exc).__name__}: {exc})"
-            return None
-        value: R = rest[0]
-        return value
+            self.why = f"the child process failed ({type(rest[0]).__name__}: {rest[0]})"
+        else:
+            self.why = f"the child process ended without its result ({_how_it_ended(status)})"
+        return None
 
     def close(self) -> None:
-        """End the child if its result was not taken (nothing if it was)."""
+        """End the child if its result was not taken; wait for the end of one that gave it."""
+        if self._exiting:
+            os.waitpid(self._exiting, 0)
+            self._exiting = 0
         if self._child is None:
             return
         pid, read = self._child

@@ -335,3 +335,25 @@ def test_a_helper_that_ends_without_its_end_mark_is_an_error_here() -> None:
         results.end()
         os.close(go_read)
         os.close(go_write)
+
+
+def test_ahead_a_result_cut_short_gives_no_value_and_says_why(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def cut(work: object, parent: int, write: int) -> None:  # (in the child)
+        os.write(write, pickle.dumps(("done", "x" * 1000))[:100])
+        os._exit(0)
+
+    monkeypatch.setattr(parallel, "_child", cut)
+    ahead = Ahead(lambda: 1)
+    assert ahead.result() is None
+    assert ahead.why == "the child process ended without its result (exit status 0)"
+    ahead.close()
+
+
+def test_ahead_the_child_that_gave_its_result_is_waited_for_by_close() -> None:
+    with Ahead(os.getpid) as ahead:
+        pid = ahead.result()
+        assert pid is not None
+    with pytest.raises(ChildProcessError):  # (reaped: no such child any more)
+        os.waitpid(pid, 0)
