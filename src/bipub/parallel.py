@@ -29,7 +29,7 @@ import struct
 import threading
 import traceback
 from collections.abc import Callable, Sequence
-from typing import Any, BinaryIO, Generic, NoReturn, TypeVar
+from typing import Any, Generic, NoReturn, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -192,15 +192,16 @@ def _helper(
     status = 0
     try:
         die_with_parent(parent)
-        with os.fdopen(write, "wb") as out:
-            try:
-                if setup is not None:
-                    setup()
-                while (i := claims.front()) is not None:
-                    _send(out, pickle.dumps(("part", i, theirs(i)), pickle.HIGHEST_PROTOCOL))
-                _send(out, pickle.dumps(("end",), pickle.HIGHEST_PROTOCOL))
-            except BaseException as exc:  # (sent to the parent, which raises it again)
-                _send(out, _error_message(exc))
+        out = _Sender(write)
+        try:
+            if setup is not None:
+                setup()
+            while (i := claims.front()) is not None:
+                out.send(pickle.dumps(("part", i, theirs(i)), pickle.HIGHEST_PROTOCOL))
+            out.send(pickle.dumps(("end",), pickle.HIGHEST_PROTOCOL))
+        except BaseException as exc:  # (sent to the parent, which raises it again)
+            out.send(_error_message(exc))
+        out.close()
     except BaseException:  # (the parent finds the end mark missing and says so)
         status = 1
     finally:
@@ -210,10 +211,41 @@ def _helper(
 _FRAME = struct.Struct("<Q")  # (the length of each message a helper sends)
 
 
-def _send(out: BinaryIO, message: bytes) -> None:
-    out.write(_FRAME.pack(len(message)))
-    out.write(message)
-    out.flush()
+class _Sender:
+    """A helper's messages to its parent by the pipe `fd`, each written as far as the pipe
+    takes it without waiting (the rest kept here, tried again with the next one), the
+    remainder waited for by `close`: a helper never waits for its parent while it has work
+    (the parent reads between its own chunks, and not while it runs its `meanwhile`)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._pending = bytearray()
+        self._sent = 0  # (bytes of `_pending` written)
+        os.set_blocking(fd, False)
+
+    def send(self, message: bytes) -> None:
+        self._pending += _FRAME.pack(len(message))
+        self._pending += message
+        self._write()
+
+    def _write(self) -> None:
+        view = memoryview(self._pending)
+        try:
+            while self._sent < len(view):
+                self._sent += os.write(self.fd, view[self._sent :])
+        except BlockingIOError:  # (the pipe is full: the rest goes with the next message)
+            pass
+        finally:
+            view.release()
+        if self._sent == len(self._pending):
+            self._pending.clear()
+            self._sent = 0
+
+    def close(self) -> None:
+        """Write what is left, waiting for the parent to read it, and close the pipe."""
+        os.set_blocking(self.fd, True)
+        self._write()
+        os.close(self.fd)
 
 
 class _Results(Generic[R]):

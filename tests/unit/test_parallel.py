@@ -357,3 +357,25 @@ def test_ahead_the_child_that_gave_its_result_is_waited_for_by_close() -> None:
         assert pid is not None
     with pytest.raises(ChildProcessError):  # (reaped: no such child any more)
         os.waitpid(pid, 0)
+
+
+def test_a_helper_never_waits_for_this_process_while_it_has_work(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """This process reads what a helper made between its own chunks, not while it runs its
+    `meanwhile`: a helper whose results fill the pipe keeps them and goes on working (its
+    last chunk is reached while this process still waits in `meanwhile`)."""
+    monkeypatch.setattr(parallel, "_PIPE_SIZE", 4096)  # (a pipe of one page)
+    told_read, told_write = os.pipe()
+
+    def theirs(i: int) -> str:
+        if i == 9:
+            os.write(told_write, b"x")
+        return str(i) * 100_000
+
+    try:
+        made = share_chunks(10, lambda i: None, theirs, 1, lambda: _wait_for(told_read, b"x"))
+    finally:
+        os.close(told_read)
+        os.close(told_write)
+    assert made == [(i, str(i) * 100_000) for i in range(10)]
