@@ -16,7 +16,9 @@ matcher (`re._compiler.compile`, in Python) before the C engine makes the patter
 (`_sre.compile`): ~450 patterns in a build (bipub's, Jinja's, markdown-it's, YAML's modules,
 and the Pygments lexers of the code blocks), ~25 ms. Their code is kept with the dataclasses'
 (`KeptCompiles.compile_pattern`), and a pattern met before goes to the engine straight away: the
-same pattern object (`Pattern.__eq__` compares the code: the tests check it).
+same pattern object (`Pattern.__eq__` compares the code: the tests check it). Each pattern's
+code is kept as the bytes of its 32-bit words (as the engine holds it): read back as one
+string, not ~100,000 numbers (reading and checking those took ~5 ms of every start).
 
 It is on only where that was checked (`VERIFIED`: the Python versions, the decorator still
 compiling through the module's `exec`, `re` still compiling through `re._compiler.compile`
@@ -40,6 +42,7 @@ import marshal
 import os
 import re
 import sys
+from array import array
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -47,7 +50,7 @@ from types import CodeType
 from typing import Any
 
 VERIFIED = {(3, 11)}  # Python versions whose dataclasses and re modules this was checked against
-FILE = "compiled-code.marshal"
+FILE = "compiled-code-3.marshal"  # (the format of HEADER 3: files of other formats stay apart)
 # texts kept at most: past it, a save keeps those of its own run only (the file holds the
 # classes of every command and of every bipub it was written by: ~650 texts a build, ~1 KB each)
 MAX_TEXTS = 5000
@@ -59,12 +62,15 @@ MAX_PATTERNS = 5000  # (the same for the patterns: a few hundred a build)
 # such a pattern is never met again (~0.2 ms each to compile, against ~5 ms to write the file)
 MIN_NEW = 16
 HEADER = (
-    f"bipub compiled code 2 {sys.implementation.cache_tag} {_sre.MAGIC} {sys.version}\n".encode()
-)
+    f"bipub compiled code 3 {sys.implementation.cache_tag} {_sre.MAGIC} {sys.byteorder} "
+    f"{sys.version}\n"
+).encode()
 _RE_COMPILER: Any = getattr(re, "_compiler", None)
 _RE_PARSER: Any = getattr(re, "_parser", None)
 _STOCK_RE_COMPILE = getattr(_RE_COMPILER, "compile", None)
-Made = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]  # (_sre.compile's)
+# _sre.compile's arguments after the pattern, its code as the bytes of 32-bit words (`_WORDS`)
+Made = tuple[int, bytes, int, dict[str, int], tuple[str | None, ...]]
+_WORDS = "I"  # (an array type of 4-byte unsigned words: the engine's SRE_CODE; `_verified`)
 PatternKey = tuple[str | bytes, int]
 _FUTURE_FLAGS = 0
 for _name in __future__.all_feature_names:
@@ -96,6 +102,7 @@ def _verified() -> bool:
         and getattr(_RE_PARSER, "parse", None) is not None
         and _RE_COMPILER.compile is _STOCK_RE_COMPILE
         and getattr(_STOCK_RE_COMPILE, "__module__", "") == "re._compiler"
+        and array(_WORDS).itemsize == 4
     )
 
 
@@ -176,18 +183,27 @@ class KeptCompiles:
         key = (pattern, flags)
         self.used_patterns.add(key)
         made = self.patterns.get(key)
-        if made is None:  # (re._compiler.compile's steps, their results kept)
-            parsed = _RE_PARSER.parse(pattern, flags)
-            code = [int(op) for op in _RE_COMPILER._code(parsed, flags)]
-            groupindex = dict(parsed.state.groupdict)
-            indexgroup: list[str | None] = [None] * parsed.state.groups
-            for name, i in groupindex.items():
-                indexgroup[i] = name
-            groups = parsed.state.groups - 1
-            made = (flags | parsed.state.flags, code, groups, groupindex, tuple(indexgroup))
-            self.patterns[key] = made
-            self.compiled += 1
-        return _sre.compile(pattern, *made)  # type: ignore[no-any-return]
+        if made is not None:
+            flags, words, groups, groupindex, indexgroup = made
+            code = array(_WORDS, words).tolist()
+            kept: re.Pattern[Any] = _sre.compile(
+                pattern, flags, code, groups, groupindex, indexgroup
+            )
+            return kept
+        # (re._compiler.compile's steps, their results kept)
+        parsed = _RE_PARSER.parse(pattern, flags)
+        code = [int(op) for op in _RE_COMPILER._code(parsed, flags)]
+        groupindex = dict(parsed.state.groupdict)
+        named: list[str | None] = [None] * parsed.state.groups
+        for name, i in groupindex.items():
+            named[i] = name
+        groups = parsed.state.groups - 1
+        flags |= parsed.state.flags
+        made = (flags, array(_WORDS, code).tobytes(), groups, groupindex, tuple(named))
+        self.patterns[key] = made
+        self.compiled += 1
+        new: re.Pattern[Any] = _sre.compile(pattern, flags, code, groups, groupindex, made[4])
+        return new
 
     def save(self) -> None:
         """Write the file again if this process compiled `MIN_NEW` texts or patterns it did
@@ -234,8 +250,8 @@ def _pattern_entry(key: object, made: object) -> bool:
         and isinstance(made, tuple)
         and len(made) == 5
         and type(made[0]) is int
-        and isinstance(made[1], list)
-        and all(type(op) is int for op in made[1])
+        and type(made[1]) is bytes
+        and len(made[1]) % 4 == 0
         and type(made[2]) is int
         and isinstance(made[3], dict)
         and isinstance(made[4], tuple)

@@ -11,21 +11,25 @@ Workers die with the process that forked them (`die_with_parent`): a build kille
 Two ways to share: `fork_map` (a pool: each worker is handed chunks through a queue, ahead of
 time) and `share_chunks` (forked helpers and this process claim chunks one at a time, from
 either end of a shared counter: nothing is queued ahead, so when the last chunk is claimed
-nobody holds work the others could have done; what the helpers made comes back once, at the
-end).
+nobody holds work the others could have done; what a helper made comes back chunk by chunk,
+read by this process between its own chunks: little is left to send and unpickle at the end).
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import fcntl
+import gc
+import mmap
 import os
 import pickle
 import signal
+import struct
 import threading
 import traceback
 from collections.abc import Callable, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NoReturn, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -136,30 +140,43 @@ def fork_map(
 class _Claims:
     """Chunks 0 .. n-1, each claimed once: by helpers from the first on (`front`), by the
     process that forked them from the last one back (`back`), until they meet. A counter pair
-    in memory shared with the forked helpers, under a lock."""
+    in memory shared with the forked helpers (an anonymous shared mapping), under a lock (a
+    pipe holding one token: whoever has read it holds the lock): no multiprocessing, whose
+    modules cost ~3 ms to import before the first fork of a build."""
 
     def __init__(self, n: int) -> None:
-        import multiprocessing  # (imported when used: a small build forks nothing)
+        self._ends = mmap.mmap(-1, _ENDS.size)  # (shared with the processes forked after)
+        _ENDS.pack_into(self._ends, 0, 0, n)  # the next from the front, the end (excl.)
+        self._lock = os.pipe()
+        os.write(self._lock[1], b"x")
 
-        context = multiprocessing.get_context("fork")
-        self._lock = context.Lock()
-        self._ends = context.RawArray("q", [0, n])  # the next from the front, the end (excl.)
+    def _claim(self, front: bool) -> int | None:
+        os.read(self._lock[0], 1)  # (the token: the lock held)
+        try:
+            start, end = _ENDS.unpack_from(self._ends)
+            if start >= end:
+                return None
+            if front:
+                _ENDS.pack_into(self._ends, 0, start + 1, end)
+                return int(start)
+            _ENDS.pack_into(self._ends, 0, start, end - 1)
+            return int(end - 1)
+        finally:
+            os.write(self._lock[1], b"x")
 
     def front(self) -> int | None:
-        with self._lock:
-            start, end = self._ends[0], self._ends[1]
-            if start >= end:
-                return None
-            self._ends[0] = start + 1
-            return int(start)
+        return self._claim(front=True)
 
     def back(self) -> int | None:
-        with self._lock:
-            start, end = self._ends[0], self._ends[1]
-            if start >= end:
-                return None
-            self._ends[1] = end - 1
-            return int(end - 1)
+        return self._claim(front=False)
+
+    def close(self) -> None:
+        for fd in self._lock:
+            os.close(fd)
+        self._ends.close()
+
+
+_ENDS = struct.Struct("qq")
 
 
 def _helper(
@@ -168,19 +185,161 @@ def _helper(
     setup: Callable[[], None] | None,
     parent: int,
     write: int,
-) -> None:
-    """A forked helper's life: the chunks it claims, then everything it made (or the error
-    that stopped it) in one message to the parent. Never returns (os._exit)."""
+) -> NoReturn:
+    """A forked helper's life: the chunks it claims, each one's result sent to the parent as
+    soon as it is made (`_Results` reads it there between the parent's own chunks), then an
+    end mark, or the error that stopped it. Never returns (os._exit)."""
+    status = 0
+    try:
+        die_with_parent(parent)
+        out = _Sender(write)
+        try:
+            if setup is not None:
+                setup()
+            while (i := claims.front()) is not None:
+                out.send(pickle.dumps(("part", i, theirs(i)), pickle.HIGHEST_PROTOCOL))
+            out.send(pickle.dumps(("end",), pickle.HIGHEST_PROTOCOL))
+        except BaseException as exc:  # (sent to the parent, which raises it again)
+            out.send(_error_message(exc))
+        out.close()
+    except BaseException:  # (the parent finds the end mark missing and says so)
+        status = 1
+    finally:
+        os._exit(status)
+
+
+_FRAME = struct.Struct("<Q")  # (the length of each message a helper sends)
+
+
+class _Sender:
+    """A helper's messages to its parent by the pipe `fd`, each written as far as the pipe
+    takes it without waiting (the rest kept here, tried again with the next one), the
+    remainder waited for by `close`: a helper never waits for its parent while it has work
+    (the parent reads between its own chunks, and not while it runs its `meanwhile`)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._pending = bytearray()
+        self._sent = 0  # (bytes of `_pending` written)
+        os.set_blocking(fd, False)
+
+    def send(self, message: bytes) -> None:
+        self._pending += _FRAME.pack(len(message))
+        self._pending += message
+        self._write()
+
+    def _write(self) -> None:
+        view = memoryview(self._pending)
+        try:
+            while self._sent < len(view):
+                self._sent += os.write(self.fd, view[self._sent :])
+        except BlockingIOError:  # (the pipe is full: the rest goes with the next message)
+            pass
+        finally:
+            view.release()
+        if self._sent == len(self._pending):
+            self._pending.clear()
+            self._sent = 0
+
+    def close(self) -> None:
+        """Write what is left, waiting for the parent to read it, and close the pipe."""
+        os.set_blocking(self.fd, True)
+        self._write()
+        os.close(self.fd)
+
+
+class _Results(Generic[R]):
+    """What one helper sends by its pipe `read`: `(i, theirs(i))` for each chunk it did, read
+    as it comes (`take`: without waiting, between this process's own chunks, so that little
+    is left to read and unpickle once the last chunk is done), then its end mark (`finish`).
+    Its error is raised here; a helper that ends without its end mark is an error too."""
+
+    def __init__(self, pid: int, read: int) -> None:
+        self.pid = pid
+        self.read = read
+        self.parts: list[tuple[int, R]] = []
+        self._data = bytearray()
+        self._ended = False
+        os.set_blocking(read, False)
+        _bigger_pipe(read)  # (the helper seldom waits for this process to read)
+
+    def take(self) -> None:
+        """Read and unpickle what has come so far, without waiting."""
+        while True:
+            try:
+                data = os.read(self.read, 1 << 20)
+            except BlockingIOError:
+                break
+            if not data:
+                break
+            self._data += data
+        self._messages()
+
+    def finish(self) -> list[tuple[int, R]]:
+        """Everything the helper sent, once it has ended (waiting for it)."""
+        os.set_blocking(self.read, True)
+        while data := os.read(self.read, 1 << 20):
+            self._data += data
+        self._messages()
+        os.close(self.read)
+        self.read = -1
+        _, status = os.waitpid(self.pid, 0)
+        self.pid = 0
+        if not self._ended:
+            raise RuntimeError(
+                f"a helper process ended without sending what it made ({_how_it_ended(status)})"
+            )
+        return self.parts
+
+    def _messages(self) -> None:
+        data, at = self._data, 0
+        while len(data) - at >= _FRAME.size:
+            (size,) = _FRAME.unpack_from(data, at)
+            if len(data) - at - _FRAME.size < size:
+                break
+            start = at + _FRAME.size
+            message = bytes(memoryview(data)[start : start + size])
+            at = start + size
+            kind, *rest = pickle.loads(message)  # noqa: S301 - our own child's, by a pipe
+            if kind == "error":
+                exc, text = rest
+                raise exc from RuntimeError(f"in a helper process:\n{text}")
+            if kind == "end":
+                self._ended = True
+            else:
+                self.parts.append((rest[0], rest[1]))
+        del data[:at]
+
+    def end(self) -> None:
+        """(An error here, or in another helper) End the helper if it runs."""
+        if self.read != -1:
+            os.close(self.read)
+            self.read = -1
+        if self.pid:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            self.pid = 0
+
+
+_PIPE_SIZE = 1 << 20  # (Linux's default most for an unprivileged process)
+
+
+def _bigger_pipe(fd: int) -> None:
+    """The pipe of `fd` holding `_PIPE_SIZE` bytes unread (64 KiB by default), where the
+    system allows it (Linux; else it stays as it is)."""
+    with contextlib.suppress(OSError, AttributeError):
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
+
+
+def _child(work: Callable[[], object], parent: int, write: int) -> NoReturn:
+    """A forked child's life: `work()`, then what it returned (or the error that stopped it)
+    in one message to the parent by the pipe `write`. Never returns (os._exit)."""
     status = 0
     try:
         die_with_parent(parent)
         try:
-            if setup is not None:
-                setup()
-            done: list[tuple[int, R]] = []
-            while (i := claims.front()) is not None:
-                done.append((i, theirs(i)))
-            message = pickle.dumps(("done", done), pickle.HIGHEST_PROTOCOL)
+            message = pickle.dumps(("done", work()), pickle.HIGHEST_PROTOCOL)
         except BaseException as exc:  # (sent to the parent, which raises it again)
             message = _error_message(exc)
         with os.fdopen(write, "wb") as out:
@@ -226,11 +385,14 @@ def share_chunks(
     This process runs `meanwhile` (what it changes is not seen by the helpers: they were
     forked before), then claims chunks from the last one back and does `mine(i)`, until the
     two meet. A chunk is claimed when it is started, so at the end nobody waits for work
-    another could have done. An error in a helper is raised again here; a helper that ends
-    without its results (killed) is an error too; an error here ends the helpers."""
+    another could have done. What a helper made comes back as each chunk is done, read here
+    after each of this process's chunks (`_Results`): at the end only the last chunks' are
+    left to send and unpickle (all of it at once took ~10 ms at 100 posts a language). An
+    error in a helper is raised again here; a helper that ends without its results (killed)
+    is an error too; an error here ends the helpers."""
     claims = _Claims(n)
     parent = os.getpid()
-    forked: list[tuple[int, int]] = []  # (pid, read end of its pipe)
+    helpers_: list[_Results[R]] = []
     try:
         for _ in range(helpers):
             read, write = os.pipe()
@@ -239,39 +401,94 @@ def share_chunks(
                 os.close(read)
                 _helper(claims, theirs, setup, parent, write)
             os.close(write)
-            forked.append((pid, read))
+            helpers_.append(_Results(pid, read))
         if meanwhile is not None:
             meanwhile()
         while (i := claims.back()) is not None:
             mine(i)
-        out: list[tuple[int, R]] = []
-        while forked:
-            pid, read = forked[0]
-            try:
-                message = _read_all(read)
-            finally:
-                os.close(read)
-            forked.pop(0)
-            _, status = os.waitpid(pid, 0)
-            if not message:
-                raise RuntimeError(
-                    f"a helper process ended without sending what it made ({_how_it_ended(status)})"
-                )
-            kind, *rest = pickle.loads(message)  # noqa: S301 - our own child's, by a pipe
-            if kind == "error":
-                exc, text = rest
-                raise exc from RuntimeError(f"in a helper process:\n{text}")
-            out.extend(rest[0])
+            for results in helpers_:
+                results.take()
+        out = [done for results in helpers_ for done in results.finish()]
         return sorted(out, key=lambda done: done[0])
     finally:
-        for pid, read in forked:  # (an error: the helpers still running are ended)
-            os.close(read)
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
+        for results in helpers_:  # (an error: the helpers still running are ended)
+            results.end()
+        claims.close()
 
 
 def _how_it_ended(status: int) -> str:
     if os.WIFSIGNALED(status):
         return f"killed by signal {os.WTERMSIG(status)}"
     return f"exit status {os.waitstatus_to_exitcode(status)}"
+
+
+class Ahead(Generic[R]):
+    """`fn()` worked out by a forked child from now on, while this process goes on with other
+    work (the caller checks `can_fork()` first); `result()` is what it returned, pickled back.
+
+    The child runs `fn` with the collector frozen (what it inherits is never walked) and
+    without helpers of its own (`BIPUB_WORKERS=1` in it: it is the second core's work). Where
+    the child could not give a value (its error, or it died), `result()` is None and `why`
+    says what happened: the caller then does the work itself (and meets an error the usual
+    way, as a build without the child does). `close()` ends a child whose result is not
+    wanted any more (the caller failed first)."""
+
+    def __init__(self, fn: Callable[[], R]) -> None:
+        self.why = ""
+        parent = os.getpid()
+        read, write = os.pipe()
+        _bigger_pipe(read)  # (the child sends its result whole while this process works)
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - (the child; coverage is not collected there)
+            os.close(read)
+            gc.freeze()
+            os.environ["BIPUB_WORKERS"] = "1"
+            _child(fn, parent, write)
+        os.close(write)
+        self._child: tuple[int, int] | None = (pid, read)
+        self._exiting = 0  # (the child that gave its result, until `close` waits for it)
+
+    def result(self) -> R | None:
+        """What `fn()` returned in the child (waiting for it), or None (`why` says why)."""
+        if self._child is None:
+            raise RuntimeError("the result of a child process asked for twice")
+        pid, read = self._child
+        self._child = None
+        try:
+            message = _read_all(read)
+        finally:
+            os.close(read)
+        try:
+            kind, *rest = pickle.loads(message) if message else ("none",)  # noqa: S301 - (ours)
+        except (pickle.UnpicklingError, EOFError, ValueError):  # (cut short: it died sending it)
+            kind, rest = "none", []
+        if kind == "done":
+            self._exiting = pid  # (its exit takes a few ms: waited for by `close`)
+            value: R = rest[0]
+            return value
+        _, status = os.waitpid(pid, 0)
+        if kind == "error":
+            self.why = f"the child process failed ({type(rest[0]).__name__}: {rest[0]})"
+        else:
+            self.why = f"the child process ended without its result ({_how_it_ended(status)})"
+        return None
+
+    def close(self) -> None:
+        """End the child if its result was not taken; wait for the end of one that gave it."""
+        if self._exiting:
+            os.waitpid(self._exiting, 0)
+            self._exiting = 0
+        if self._child is None:
+            return
+        pid, read = self._child
+        self._child = None
+        os.close(read)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+
+    def __enter__(self) -> Ahead[R]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -106,8 +106,10 @@ POST_CASES = [
 
 @pytest.mark.parametrize("case", POST_CASES)
 def test_bad_post_read_by_load_workers(case: str, make_project, cli, monkeypatch) -> None:
-    from bipub.load import content
+    from bipub.load import ahead, content
 
+    # (loaded by this process and its workers, not ahead by a child: load/ahead.py)
+    monkeypatch.setattr(ahead, "MAX_FILES", -1)
     monkeypatch.setattr(content, "MIN_FILES_FOR_WORKERS", 0)
     monkeypatch.setattr(content, "_CHUNK", 1)
     monkeypatch.setenv("BIPUB_WORKERS", "2")

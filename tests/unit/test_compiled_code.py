@@ -143,6 +143,8 @@ def test_the_decorator_is_put_back_when_the_command_fails(tmp_path: Path) -> Non
         (HEADER + b"\x00garbage", "damaged"),
         (HEADER + marshal.dumps(({"text": 1}, {})), "damaged"),
         (HEADER + marshal.dumps(({}, {("x", 0): (0, [1.5], 0, {}, ())})), "damaged"),
+        (HEADER + marshal.dumps(({}, {("x", 0): (0, [17, 1], 0, {}, ())})), "damaged"),
+        (HEADER + marshal.dumps(({}, {("x", 0): (0, b"\x11\x00\x00", 0, {}, ())})), "damaged"),
         (HEADER + marshal.dumps([1, 2]), "damaged"),
     ],
 )

@@ -105,3 +105,31 @@ def test_an_unwritable_cache_folder_costs_compiling_and_says_so(tmp_path: Path) 
     warned = [d for d in collector.items if d.code == "cache-not-saved"]
     assert warned, "a compiled template that could not be kept is a warning, not silence"
     assert str(blocked) in warned[0].message
+
+
+def test_the_languages_environments_share_the_code_of_a_file_read_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compiled: list[str]
+) -> None:
+    """One build makes an environment per language, each loading the theme's templates: a
+    compiled template's file is read once, its code object shared (it is only executed)."""
+    folder = tmp_path / "jinja"
+    _env(None, folder, project_too=False).get_template("post.html")  # (an earlier build)
+    compiled.clear()
+    cache = bytecode_cache(folder, project_too=False, collector=Collector())
+    envs = []
+    for lang in ("ko", "en"):
+        env = make_environment(None, lang, NullTranslations())
+        env.bytecode_cache = cache
+        envs.append(env)
+    read: list[str] = []
+    real = jinja2.bccache.Bucket.load_bytecode
+
+    def load_bytecode(self: jinja2.bccache.Bucket, f: Any) -> None:
+        read.append(self.key)
+        real(self, f)
+
+    monkeypatch.setattr(jinja2.bccache.Bucket, "load_bytecode", load_bytecode)
+    ko, en = (env.get_template("post.html") for env in envs)
+    assert compiled == [] and read and len(read) == len(set(read))  # each file read once
+    assert ko.root_render_func.__code__ is en.root_render_func.__code__
+    assert ko.environment is envs[0] and en.environment is envs[1]

@@ -404,3 +404,31 @@ def test_fenced_code_is_split_as_line_by_line(lines: list[str], end: str) -> Non
     text = end.join(lines)
     assert _split_fenced_code(text) == _reference_split(text)
     assert _split_fenced_code(text + end) == _reference_split(text + end)
+
+
+def test_load_locales_reads_the_locale_data_of_the_languages_bipub_formats(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """(load/ahead.py: read while the build waits for its load child, not at the first page)
+    A code bipub does not format is left to the pages, which say so."""
+    import babel.localedata
+
+    from bipub.render import locale_format
+
+    read: list[str] = []
+    real = babel.localedata.load
+
+    def load(name: str, merge_inherited: bool = True) -> object:
+        read.append(name)
+        return real(name, merge_inherited)
+
+    monkeypatch.setattr(babel.localedata, "load", load)
+    locale_format.babel_locale.cache_clear()
+    try:
+        locale_format.load_locales(["ko", "en-US", "fr"])
+        assert {"ko_KR", "en_US"} <= set(read)
+        read.clear()
+        assert locale_format.format_date(date(2026, 4, 7), "ko") == "2026년 4월 7일"
+        assert read == []  # (read already)
+    finally:
+        locale_format.babel_locale.cache_clear()

@@ -3,17 +3,23 @@ this process runs it and then takes over the chunks no worker has started.
 
 parallel.share_chunks: each chunk done once, helpers from the first on and this process from
 the last one back; what the helpers made comes back in order; their errors (and their death)
-are raised here, and an error here ends them."""
+are raised here, and an error here ends them.
+
+parallel.Ahead: a value worked out by a child forked at once, taken when wanted; where the
+child gives none (its error, its death) the caller is told why and does the work itself."""
 
 from __future__ import annotations
 
+import gc
 import os
+import pickle
 import select
 
 import pytest
 
+from bipub import parallel
 from bipub.diagnostics import Diagnostic, DiagnosticError
-from bipub.parallel import fork_map, share_chunks
+from bipub.parallel import Ahead, fork_map, share_chunks
 
 
 def _square(n: int) -> tuple[int, int]:
@@ -213,3 +219,163 @@ def test_a_diagnostic_error_comes_back_from_a_helper_with_its_diagnostics() -> N
     with pytest.raises(DiagnosticError) as raised:
         share_chunks(4, lambda i: None, theirs, 1, _until_claimed)
     assert raised.value.diagnostics == DiagnosticError(found).diagnostics
+
+
+def _in_child() -> tuple[int, str | None, int]:
+    return os.getpid(), os.environ.get("BIPUB_WORKERS"), gc.get_freeze_count()
+
+
+def test_ahead_a_child_works_the_value_out_while_this_process_goes_on() -> None:
+    before = os.environ.get("BIPUB_WORKERS")
+    with Ahead(_in_child) as ahead:
+        pid, workers, frozen = ahead.result() or (0, None, 0)
+    assert pid not in (0, os.getpid())
+    assert workers == "1"  # (the child forks no helpers of its own: it is the second core)
+    assert frozen > 0  # (nor does its collector walk what it inherited)
+    assert ahead.why == ""
+    assert os.environ.get("BIPUB_WORKERS") == before  # (this process's own: as it was)
+    assert gc.get_freeze_count() == 0
+
+
+def test_ahead_an_error_in_the_child_gives_no_value_and_says_why() -> None:
+    def fail() -> int:
+        raise ValueError("no such post")
+
+    ahead = Ahead(fail)
+    assert ahead.result() is None
+    assert ahead.why == "the child process failed (ValueError: no such post)"
+
+
+def test_ahead_a_child_that_dies_gives_no_value_and_says_why() -> None:
+    ahead = Ahead(lambda: os._exit(3))
+    assert ahead.result() is None
+    assert ahead.why == "the child process ended without its result (exit status 3)"
+
+
+def test_ahead_closing_ends_a_child_whose_value_is_not_wanted() -> None:
+    pid_read, pid_write = os.pipe()
+
+    def wait() -> int:
+        os.write(pid_write, f"{os.getpid():>10}".encode())
+        select.select([], [], [], 60)  # (until this process ends it)
+        return 1
+
+    try:
+        with Ahead(wait):
+            ready, _, _ = select.select([pid_read], [], [], 20)
+            assert ready
+            pid = int(os.read(pid_read, 10))
+    finally:
+        os.close(pid_read)
+        os.close(pid_write)
+    with pytest.raises(ChildProcessError):  # ended and reaped: no such child any more
+        os.waitpid(pid, 0)
+
+
+def _child_sending(
+    frames: list[bytes], wait_before: int, go: int, status: int = 0
+) -> tuple[int, int]:
+    """Fork a child that writes `frames` (raw bytes) to a pipe, waiting for a byte on `go`
+    before the frame `wait_before`; returns (pid, read end)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - (the child)
+        os.close(read)
+        with os.fdopen(write, "wb") as out:
+            for n, frame in enumerate(frames):
+                if n == wait_before:
+                    os.read(go, 1)
+                out.write(frame)
+                out.flush()
+        os._exit(status)
+    os.close(write)
+    return pid, read
+
+
+def _frame(message: object) -> bytes:
+    data = pickle.dumps(message)
+    return parallel._FRAME.pack(len(data)) + data
+
+
+def _until(results: parallel._Results[str], parts: int) -> None:
+    for _ in range(2000):  # (20 s at most, instead of the test hanging)
+        results.take()
+        if len(results.parts) >= parts:
+            return
+        select.select([], [], [], 0.01)
+
+
+def test_a_helpers_results_are_read_as_they_come_a_message_once_it_is_whole() -> None:
+    go_read, go_write = os.pipe()
+    second = _frame(("part", 1, "one"))
+    frames = [_frame(("part", 0, "zero")), second[:7], second[7:], _frame(("end",))]
+    pid, read = _child_sending(frames, 2, go_read)
+    results: parallel._Results[str] = parallel._Results(pid, read)
+    try:
+        _until(results, 1)
+        assert results.parts == [(0, "zero")]  # (the helper still at work: waiting for go)
+        results.take()
+        assert results.parts == [(0, "zero")]  # (half of the next message: not yet)
+        os.write(go_write, b"x")
+        assert results.finish() == [(0, "zero"), (1, "one")]
+    finally:
+        results.end()
+        os.close(go_read)
+        os.close(go_write)
+
+
+def test_a_helper_that_ends_without_its_end_mark_is_an_error_here() -> None:
+    go_read, go_write = os.pipe()
+    pid, read = _child_sending([_frame(("part", 0, "zero"))], 5, go_read, status=3)
+    results: parallel._Results[str] = parallel._Results(pid, read)
+    try:
+        with pytest.raises(RuntimeError, match=r"without sending what it made \(exit status 3\)"):
+            results.finish()
+    finally:
+        results.end()
+        os.close(go_read)
+        os.close(go_write)
+
+
+def test_ahead_a_result_cut_short_gives_no_value_and_says_why(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def cut(work: object, parent: int, write: int) -> None:  # (in the child)
+        os.write(write, pickle.dumps(("done", "x" * 1000))[:100])
+        os._exit(0)
+
+    monkeypatch.setattr(parallel, "_child", cut)
+    ahead = Ahead(lambda: 1)
+    assert ahead.result() is None
+    assert ahead.why == "the child process ended without its result (exit status 0)"
+    ahead.close()
+
+
+def test_ahead_the_child_that_gave_its_result_is_waited_for_by_close() -> None:
+    with Ahead(os.getpid) as ahead:
+        pid = ahead.result()
+        assert pid is not None
+    with pytest.raises(ChildProcessError):  # (reaped: no such child any more)
+        os.waitpid(pid, 0)
+
+
+def test_a_helper_never_waits_for_this_process_while_it_has_work(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """This process reads what a helper made between its own chunks, not while it runs its
+    `meanwhile`: a helper whose results fill the pipe keeps them and goes on working (its
+    last chunk is reached while this process still waits in `meanwhile`)."""
+    monkeypatch.setattr(parallel, "_PIPE_SIZE", 4096)  # (a pipe of one page)
+    told_read, told_write = os.pipe()
+
+    def theirs(i: int) -> str:
+        if i == 9:
+            os.write(told_write, b"x")
+        return str(i) * 100_000
+
+    try:
+        made = share_chunks(10, lambda i: None, theirs, 1, lambda: _wait_for(told_read, b"x"))
+    finally:
+        os.close(told_read)
+        os.close(told_write)
+    assert made == [(i, str(i) * 100_000) for i in range(10)]

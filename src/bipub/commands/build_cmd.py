@@ -53,7 +53,7 @@ def build(
     """Render the site, JSON API, feeds and llms.txt for every language into site/."""
     out_dir = (out if out.is_absolute() else Path.cwd() / out) if out else None
     with ExitStack() as stack:
-        prescan = None
+        prescan = ahead = None
         try:
             if not no_cache:  # the inputs are scanned and the output checked in a child process
                 target, key = uptodate.build_key(Project(ui.root), out_dir, langs, only)
@@ -64,6 +64,13 @@ def build(
                 if done is not None:
                     report(ui, done, out_dir, only)
                     return
+            else:  # the load stage's modules imported, and its work started in a child
+                # (load/ahead.py): it loads the content while this process imports the others
+                from bipub.load.ahead import LoadAhead
+
+                ahead = LoadAhead.start(ui.root)
+                if ahead is not None:
+                    stack.enter_context(ahead)
             # imported here, once there is something to build (while the prescan's child goes
             # on checking the output folder for the writer)
             from bipub.pipeline import build as run_build
@@ -79,6 +86,7 @@ def build(
                     only=set(only) or None,
                     use_cache=not no_cache,
                     prescan=prescan,
+                    ahead=ahead,
                 )
         except DiagnosticError as exc:
             ui.fail(exc)

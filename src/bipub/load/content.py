@@ -21,7 +21,7 @@ from bipub.cache import BuildCache, FileKey, digest_bytes, stat_key
 from bipub.config import SiteConfig
 from bipub.diagnostics import Collector, Diagnostic, Severity
 from bipub.load.front_matter import FrontMatterError, split_front_matter
-from bipub.load.image_refs import PARSER_VERSION, ImageRef, body_images
+from bipub.load.image_refs import ImageRef, body_images, parser_version
 from bipub.load.reading import reading_minutes
 from bipub.load.sections import Section, split_sections
 from bipub.load.text import TextDecodeError, decode_text, read_text
@@ -100,11 +100,11 @@ class Document:
         state.pop("sections", None)
         state[_SPANS] = section_spans(self.body, self.sections)
         if "image_refs" in state:
-            state[_IMAGES_BY] = PARSER_VERSION
+            state[_IMAGES_BY] = parser_version()
         return state
 
     def __setstate__(self, state: dict[str, object]) -> None:
-        if state.get(_IMAGES_BY) != PARSER_VERSION:  # (found by another markdown-it-py)
+        if state.get(_IMAGES_BY) != parser_version():  # (found by another markdown-it-py)
             state = {k: v for k, v in state.items() if k not in ("image_refs", _IMAGES_BY)}
         self.__dict__.update(state)
 

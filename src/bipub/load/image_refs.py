@@ -6,16 +6,14 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 from urllib.parse import unquote
-
-from markdown_it import MarkdownIt
-from markdown_it import __version__ as PARSER_VERSION
 
 HAS_IMAGE = re.compile(r"!\[")
 ImageRef = tuple[int, str]  # (line, src)
 
-__all__ = ["HAS_IMAGE", "PARSER_VERSION", "ImageRef", "body_images", "markdown_images"]
+__all__ = ["HAS_IMAGE", "ImageRef", "body_images", "markdown_images", "parser_version"]
 
 
 def body_images(body: str) -> tuple[ImageRef, ...]:
@@ -47,7 +45,23 @@ def markdown_images(body: str, body_line: int) -> list[ImageRef]:
 
 
 @lru_cache(maxsize=1)
+def parser_version() -> str:
+    """The version of markdown-it-py, which finds the images (kept with what it found: another
+    version searches again), read from its installed metadata: markdown-it-py itself is
+    imported only to parse a body with an image (~10 ms of a cold build's start otherwise,
+    before its load stage's child is forked: load/ahead.py)."""
+    try:
+        return version("markdown-it-py")
+    except PackageNotFoundError:  # pragma: no cover - (not installed as a distribution)
+        from markdown_it import __version__
+
+        return str(__version__)
+
+
+@lru_cache(maxsize=1)
 def _parser() -> Any:
+    from markdown_it import MarkdownIt  # (imported here: see `parser_version`)
+
     md = MarkdownIt("commonmark", {"html": False})
     md.enable(["table", "strikethrough"])
     return md

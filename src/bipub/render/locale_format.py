@@ -12,6 +12,7 @@ Reading time: `reading_minutes` (load/reading.py) counts it; `format_reading_tim
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, date, datetime
 from functools import lru_cache
 from typing import Final
@@ -39,6 +40,7 @@ __all__ = [
     "format_iso",
     "format_number",
     "format_reading_time",
+    "load_locales",
     "reading_minutes",
 ]
 
@@ -55,6 +57,19 @@ _READING_TIME: Final[dict[str, str]] = {
 def babel_locale(lang: str) -> Locale:
     """The Babel locale for a bipub language code; ValueError names an unknown code."""
     return Locale.parse(language(lang)[0])
+
+
+def load_locales(langs: Iterable[str]) -> None:
+    """Read now the locale data of `langs` (bipub language codes), which Babel reads and
+    merges at a locale's first use (~8 ms for Korean and English): for a process with a moment
+    to spare before its pages (load/ahead.py). A code bipub does not format is left alone
+    here: the first page that formats a date in it says so."""
+    for lang in langs:
+        try:
+            locale = babel_locale(lang)
+        except ValueError:
+            continue  # (said by the pages: see above)
+        locale.date_formats  # noqa: B018 - (the data is read at the first use of any of it)
 
 
 @lru_cache(maxsize=4096, typed=True)  # pure; called for every card of every page

@@ -14,6 +14,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from datetime import date, datetime
 from pathlib import Path
+from types import CodeType
 from typing import TYPE_CHECKING, Any
 
 import jinja2
@@ -102,6 +103,9 @@ class CompiledTemplates(jinja2.BytecodeCache):
         self.warned = False  # (one warning per process: every template fails alike)
         self._on_disk: dict[str, Path] = {}  # bucket key -> its folder, if kept on disk
         self._keys: dict[int, str] = {}  # id of an environment (alive for the build) -> its key
+        # the files read by this build: (the checksum of the source they were made from, the
+        # code); each language's environment loads the same theme templates (~0.15 ms a file)
+        self._read: dict[Path, tuple[str, CodeType]] = {}
 
     def get_bucket(
         self, environment: jinja2.Environment, name: str, filename: str | None, source: str
@@ -120,11 +124,18 @@ class CompiledTemplates(jinja2.BytecodeCache):
         if folder is None:
             _IN_MEMORY.load_bytecode(bucket)
             return
+        path = folder / f"{bucket.key}.cache"
+        read = self._read.get(path)
+        if read is not None and read[0] == bucket.checksum:  # (another language's
+            bucket.code = read[1]  # environment read the same file: its code object, shared)
+            return
         try:
-            with open(folder / f"{bucket.key}.cache", "rb") as f:
+            with open(path, "rb") as f:
                 bucket.load_bytecode(f)  # (a file of other Jinja or Python: ignored by it)
         except OSError:
             return  # none yet (or unreadable): compiled from the source
+        if bucket.code is not None:
+            self._read[path] = (bucket.checksum, bucket.code)
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         folder = self._on_disk.get(bucket.key)
