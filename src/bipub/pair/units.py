@@ -7,11 +7,11 @@ translation's text, each with file and line.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
-from bipub.load.content import Document
+from bipub.load.content import Document, SectionSpan
 from bipub.load.sections import Section, nfc, split_sections, text_hash
 
 __all__ = ["Section", "Unit", "doc_units", "entry_units", "nfc", "split_sections", "text_hash"]
@@ -94,6 +94,11 @@ def doc_units(
                 tr.line_of(name) if tr is not None and there else None,
             )
         )
+    spans = src.unsplit_spans()
+    t_spans = tr.unsplit_spans() if tr is not None else ()
+    if spans is not None and t_spans is not None:  # (a cached document: see _span_units)
+        units.extend(_span_units(base, src, tr, target, spans, t_spans))
+        return units
     t_secs = tr.sections if tr is not None else ()
     count = len(t_secs)
     for sec in src.sections:
@@ -113,6 +118,45 @@ def doc_units(
         vars(unit)["source_hash"] = sec.digest  # text_hash(sec.text), kept with the section
         units.append(unit)
     return units
+
+
+def _span_units(
+    base: str,
+    src: Document,
+    tr: Document | None,
+    target: str,
+    spans: tuple[SectionSpan, ...],
+    t_spans: tuple[SectionSpan, ...],
+) -> Iterator[Unit]:
+    """The body units `doc_units` makes of `src.sections` (and `tr`'s), made from where the
+    sections are in the bodies (Document.unsplit_spans: a document from the build cache, whose
+    sections an update's pairing would otherwise make again, for every document of the site,
+    only to read their texts, lines and digests: the same values; test_units.py checks it)."""
+    lang, rel, body = src.lang, src.rel, src.body
+    tr_rel = tr.rel if tr is not None else None
+    t_body = tr.body if tr is not None else ""
+    count = len(t_spans)
+    made = Unit.made
+    for index, (start, end, line, digest) in enumerate(spans):
+        if index < count:
+            t_start, t_end, t_line, _ = t_spans[index]
+            unit = made(
+                f"{base}:body#{index}",
+                lang,
+                target,
+                body[start:end],
+                rel,
+                line,
+                t_body[t_start:t_end],
+                tr_rel,
+                t_line,
+            )
+        else:
+            unit = made(
+                f"{base}:body#{index}", lang, target, body[start:end], rel, line, None, None, None
+            )
+        vars(unit)["source_hash"] = digest  # text_hash of the text, kept with the document
+        yield unit
 
 
 def entry_units(
