@@ -1,12 +1,16 @@
 """Pairing makes the body units of a document from the build cache from where its sections are
 in its body (pair/units.py `_span_units`, Document.unsplit_spans), without making the sections
-again; the units must be those `doc_units` makes of the sections, in every mix of a cached and
-a freshly read source and translation, with more, fewer or no sections on either side."""
+again, and slices their texts from the bodies only when they are read; the units must be those
+`doc_units` makes of the sections, in every mix of a cached and a freshly read source and
+translation, with more, fewer or no sections on either side."""
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import pickle
 import shutil
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
@@ -14,7 +18,9 @@ import pytest
 from bipub.config import load_config
 from bipub.diagnostics import Collector
 from bipub.load.content import Document, load_content
+from bipub.pair.site import pair_site
 from bipub.pair.units import Unit, doc_units, text_hash
+from bipub.render import json_api
 from tests.conftest import PROJECTS
 
 BODIES = {
@@ -55,7 +61,10 @@ def _cached(doc: Document) -> Document:
 
 
 def _facts(units: list[Unit]) -> list[tuple[object, ...]]:
-    return [(*vars(u).values(), u.source_hash, text_hash(u.source)) for u in units]
+    return [
+        (*(getattr(u, f.name) for f in fields(Unit)), u.source_hash, text_hash(u.source))
+        for u in units
+    ]
 
 
 @pytest.mark.parametrize("src_cached", [False, True])
@@ -91,3 +100,75 @@ def test_a_cached_document_split_since_gives_no_spans(
     assert len(doc.sections) == 3
     assert doc.unsplit_spans() is None  # (its sections are read from now on)
     assert docs[("ko", "three-two")].unsplit_spans() is None  # (read here, never cached)
+
+
+def _lazy_pairs(docs: dict[tuple[str, str], Document]) -> list[tuple[Unit, Unit]]:
+    """(the unit made from cached documents, its text unread; the one made of the sections)."""
+    out = []
+    for (lang, name), src in sorted(docs.items()):
+        if lang != "ko" or not name.startswith(tuple(BODIES)):
+            continue
+        tr = docs.get(("en", name))
+        want = doc_units(name, "posts", src, tr, "en")
+        got = doc_units(name, "posts", _cached(src), _cached(tr) if tr else None, "en")
+        out.extend(zip(got, want, strict=True))
+    return out
+
+
+def test_a_body_unit_s_texts_are_sliced_when_read(docs: dict[tuple[str, str], Document]) -> None:
+    pairs = [(g, w) for g, w in _lazy_pairs(docs) if ":body#" in g.key]
+    assert pairs
+    for got, want in pairs:
+        assert "source" not in vars(got) and "_at" in vars(got), got.key
+        assert got.translated == (want.translation is not None), got.key
+        assert want.translated == (want.translation is not None), want.key
+        assert got.source_hash == want.source_hash
+        assert ("translation" in vars(got)) == (want.translation is None)  # (unread: unsliced)
+        assert got.source == want.source and got.translation == want.translation, got.key
+        assert vars(got)["source"] == want.source  # (kept once read)
+    with pytest.raises(AttributeError, match="no attribute 'texts'"):
+        pairs[0][0].texts  # type: ignore[attr-defined]  # noqa: B018
+
+
+def test_a_lazy_unit_pickles_and_copies_with_its_texts(
+    docs: dict[tuple[str, str], Document],
+) -> None:
+    for got, want in _lazy_pairs(docs):
+        blob = pickle.dumps(got)
+        assert b"_at" not in blob and len(blob) < 600 + 4 * len(want.source), got.key
+        for again in (pickle.loads(blob), copy.copy(got), copy.deepcopy(got)):
+            assert again == want and again.source_hash == want.source_hash, got.key
+            assert (again.source, again.translation) == (want.source, want.translation)
+
+
+def test_pairing_and_status_json_read_no_body_text(tmp_path: Path) -> None:
+    """A build reads of the units their keys, hashes and whether they are translated: pairing
+    cached documents and writing status.json must leave every body unit's text unsliced."""
+    root = tmp_path / "p"
+    shutil.copytree(PROJECTS / "minimal", root)
+    for name, body in BODIES.items():
+        _write(root, "ko", name, body)
+        _write(root, "en", name, BODIES["two"])
+    (root / "status").mkdir()
+    (root / "status" / "en.yaml").write_text(
+        "posts/three:body#1:\n  source_hash: '000000000000'\n  state: reviewed\n  reviewer: min\n",
+        encoding="utf-8",
+    )
+    collector = Collector()
+    config = load_config(root)
+    content = load_content(root, config, collector)
+    cached = dataclasses.replace(content, documents=[_cached(d) for d in content.documents])
+    site = pair_site(root, config, cached, collector)
+    status = json_api.status_texts(json_api.status_units(site, "en"), site.status.get("en"))
+    body = [u for u in site.units if ":body#" in u.key]
+    assert body and any(u.translated for u in body)
+    for unit in body:  # (an untranslated unit's translation is None from the start)
+        assert "source" not in vars(unit), unit.key
+        assert not unit.translated or "translation" not in vars(unit), unit.key
+    assert status == json_api.status_texts(
+        json_api.status_units(pair_site(root, config, content, Collector()), "en"),
+        site.status.get("en"),
+    )
+    three = next(e for e in site.entries if e.key == "three")
+    assert three.versions["en"].state == "stale"
+    assert three.versions["en"].stale_keys == ("posts/three:body#1",)

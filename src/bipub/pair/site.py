@@ -532,7 +532,7 @@ def _resolve_version(
     stale_keys: list[str] = []
     for unit in doc_units:
         rec = status.records.get(unit.key)
-        if rec is None or unit.translation is None:
+        if rec is None or not unit.translated:
             continue
         if rec.state == "draft":
             draft_keys.append(unit.key)

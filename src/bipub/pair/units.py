@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from bipub.load.content import Document, SectionSpan
 from bipub.load.sections import Section, nfc, split_sections, text_hash
@@ -32,6 +33,32 @@ class Unit:
     @cached_property
     def source_hash(self) -> str:
         return text_hash(self.source)
+
+    @property
+    def translated(self) -> bool:
+        """`translation is not None`, without slicing the text of a body unit made from where
+        it is in its document (`_span_units`: whether it has one is known)."""
+        found = self.__dict__
+        return "translation" not in found or found["translation"] is not None
+
+    if not TYPE_CHECKING:  # (for mypy, a Unit has its fields only)
+
+        def __getattr__(self, name: str) -> str:
+            """The `source` or `translation` of a body unit made from where its text is in
+            its document's body (`_span_units`), sliced from it when first read."""
+            at = self.__dict__.get(_AT)
+            if at is None or name not in ("source", "translation"):
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            body, start, end = at[:3] if name == "source" else at[3:]
+            text = self.__dict__[name] = body[start:end]
+            return text
+
+    def __getstate__(self) -> dict[str, object]:
+        """The unit with its texts, not the bodies they are sliced from (`__getattr__`)."""
+        state = dict(self.__dict__)
+        if state.pop(_AT, None) is not None:
+            state["source"], state["translation"] = self.source, self.translation
+        return state
 
     @classmethod
     def made(
@@ -120,6 +147,9 @@ def doc_units(
     return units
 
 
+_AT = "_at"  # a body unit's texts: where they are in the bodies (`_span_units`)
+
+
 def _span_units(
     base: str,
     src: Document,
@@ -131,31 +161,43 @@ def _span_units(
     """The body units `doc_units` makes of `src.sections` (and `tr`'s), made from where the
     sections are in the bodies (Document.unsplit_spans: a document from the build cache, whose
     sections an update's pairing would otherwise make again, for every document of the site,
-    only to read their texts, lines and digests: the same values; test_units.py checks it)."""
+    only to read their texts, lines and digests: the same values; test_units_spans.py checks
+    it). Their texts are sliced from the bodies when first read (`Unit.__getattr__`): a build
+    reads the texts of none (their keys, hashes and whether they are translated only), and
+    copying every body of the site into them cost more than the rest of the units."""
     lang, rel, body = src.lang, src.rel, src.body
     tr_rel = tr.rel if tr is not None else None
     t_body = tr.body if tr is not None else ""
     count = len(t_spans)
-    made = Unit.made
+    new = object.__new__
     for index, (start, end, line, digest) in enumerate(spans):
+        unit = new(Unit)
         if index < count:
             t_start, t_end, t_line, _ = t_spans[index]
-            unit = made(
-                f"{base}:body#{index}",
-                lang,
-                target,
-                body[start:end],
-                rel,
-                line,
-                t_body[t_start:t_end],
-                tr_rel,
-                t_line,
+            unit.__dict__.update(
+                key=f"{base}:body#{index}",
+                source_lang=lang,
+                target_lang=target,
+                source_file=rel,
+                source_line=line,
+                translation_file=tr_rel,
+                translation_line=t_line,
+                source_hash=digest,  # text_hash of the text, kept with the document
+                _at=(body, start, end, t_body, t_start, t_end),
             )
         else:
-            unit = made(
-                f"{base}:body#{index}", lang, target, body[start:end], rel, line, None, None, None
+            unit.__dict__.update(
+                key=f"{base}:body#{index}",
+                source_lang=lang,
+                target_lang=target,
+                source_file=rel,
+                source_line=line,
+                translation=None,
+                translation_file=None,
+                translation_line=None,
+                source_hash=digest,
+                _at=(body, start, end, "", 0, 0),
             )
-        vars(unit)["source_hash"] = digest  # text_hash of the text, kept with the document
         yield unit
 
 
