@@ -119,7 +119,7 @@ def test_a_body_unit_s_texts_are_sliced_when_read(docs: dict[tuple[str, str], Do
     pairs = [(g, w) for g, w in _lazy_pairs(docs) if ":body#" in g.key]
     assert pairs
     for got, want in pairs:
-        assert "source" not in vars(got) and "_at" in vars(got), got.key
+        assert "source" not in vars(got) and "_docs" in vars(got), got.key
         assert got.translated == (want.translation is not None), got.key
         assert want.translated == (want.translation is not None), want.key
         assert got.source_hash == want.source_hash
@@ -130,12 +130,25 @@ def test_a_body_unit_s_texts_are_sliced_when_read(docs: dict[tuple[str, str], Do
         pairs[0][0].texts  # type: ignore[attr-defined]  # noqa: B018
 
 
+def test_a_body_unit_reads_its_texts_from_sections_split_since(
+    docs: dict[tuple[str, str], Document],
+) -> None:
+    src, tr = _cached(docs[("ko", "four-three")]), _cached(docs[("en", "four-three")])
+    got = doc_units("four-three", "posts", src, tr, "en")
+    assert src.sections and tr.sections  # (split after the units were made)
+    want = doc_units(
+        "four-three", "posts", docs[("ko", "four-three")], docs[("en", "four-three")], "en"
+    )
+    assert [(u.source, u.translation) for u in got] == [(u.source, u.translation) for u in want]
+    assert sum(":body#" in u.key and u.translated for u in got) == 3
+
+
 def test_a_lazy_unit_pickles_and_copies_with_its_texts(
     docs: dict[tuple[str, str], Document],
 ) -> None:
     for got, want in _lazy_pairs(docs):
         blob = pickle.dumps(got)
-        assert b"_at" not in blob and len(blob) < 600 + 4 * len(want.source), got.key
+        assert b"_docs" not in blob and len(blob) < 600 + 4 * len(want.source), got.key
         for again in (pickle.loads(blob), copy.copy(got), copy.deepcopy(got)):
             assert again == want and again.source_hash == want.source_hash, got.key
             assert (again.source, again.translation) == (want.source, want.translation)

@@ -39,7 +39,7 @@ Read = tuple[tuple[str, str] | None, ...]  # what `_resolve_version` read of eac
 
 
 def doc_ids(docs: dict[str, Document]) -> DocIds:
-    return tuple((lang, doc.rel, doc.digest) for lang, doc in docs.items())
+    return tuple([(lang, doc.rel, doc.digest) for lang, doc in docs.items()])
 
 
 def status_read(units: Iterable[Unit], status: dict[str, StatusFile]) -> Read:

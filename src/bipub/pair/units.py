@@ -46,17 +46,19 @@ class Unit:
         def __getattr__(self, name: str) -> str:
             """The `source` or `translation` of a body unit made from where its text is in
             its document's body (`_span_units`), sliced from it when first read."""
-            at = self.__dict__.get(_AT)
-            if at is None or name not in ("source", "translation"):
+            found = self.__dict__
+            docs = found.get(_DOCS)
+            if docs is None or name not in ("source", "translation"):
                 raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-            body, start, end = at[:3] if name == "source" else at[3:]
-            text = self.__dict__[name] = body[start:end]
+            doc = docs[0] if name == "source" else docs[1]
+            text = found[name] = _section_text(doc, found[_INDEX])
             return text
 
     def __getstate__(self) -> dict[str, object]:
-        """The unit with its texts, not the bodies they are sliced from (`__getattr__`)."""
+        """The unit with its texts, not the documents they are read from (`__getattr__`)."""
         state = dict(self.__dict__)
-        if state.pop(_AT, None) is not None:
+        if state.pop(_DOCS, None) is not None:
+            del state[_INDEX]
             state["source"], state["translation"] = self.source, self.translation
         return state
 
@@ -147,7 +149,17 @@ def doc_units(
     return units
 
 
-_AT = "_at"  # a body unit's texts: where they are in the bodies (`_span_units`)
+# a body unit's documents (source, translation) and the index of its section (`_span_units`)
+_DOCS, _INDEX = "_docs", "_index"
+
+
+def _section_text(doc: Document, index: int) -> str:
+    """The text of `doc`'s section `index` (as `doc.sections[index].text`)."""
+    spans = doc.unsplit_spans()
+    if spans is None:
+        return doc.sections[index].text
+    start, end, _, _ = spans[index]
+    return doc.body[start:end]
 
 
 def _span_units(
@@ -165,15 +177,14 @@ def _span_units(
     it). Their texts are sliced from the bodies when first read (`Unit.__getattr__`): a build
     reads the texts of none (their keys, hashes and whether they are translated only), and
     copying every body of the site into them cost more than the rest of the units."""
-    lang, rel, body = src.lang, src.rel, src.body
+    lang, rel = src.lang, src.rel
     tr_rel = tr.rel if tr is not None else None
-    t_body = tr.body if tr is not None else ""
+    docs = (src, tr)  # (one for all its units)
     count = len(t_spans)
     new = object.__new__
-    for index, (start, end, line, digest) in enumerate(spans):
+    for index, (_, _, line, digest) in enumerate(spans):
         unit = new(Unit)
         if index < count:
-            t_start, t_end, t_line, _ = t_spans[index]
             unit.__dict__.update(
                 key=f"{base}:body#{index}",
                 source_lang=lang,
@@ -181,9 +192,10 @@ def _span_units(
                 source_file=rel,
                 source_line=line,
                 translation_file=tr_rel,
-                translation_line=t_line,
+                translation_line=t_spans[index][2],
                 source_hash=digest,  # text_hash of the text, kept with the document
-                _at=(body, start, end, t_body, t_start, t_end),
+                _docs=docs,
+                _index=index,
             )
         else:
             unit.__dict__.update(
@@ -196,7 +208,8 @@ def _span_units(
                 translation_file=None,
                 translation_line=None,
                 source_hash=digest,
-                _at=(body, start, end, "", 0, 0),
+                _docs=docs,
+                _index=index,
             )
         yield unit
 
