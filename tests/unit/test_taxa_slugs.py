@@ -53,3 +53,38 @@ def test_slug_of_keeps_each_name_s_slug() -> None:
     assert [slug_of(n, slugs) for n in names] == [slugify(n) for n in names]
     assert [slug_of(n, slugs) for n in reversed(names)] == [slugify(n) for n in reversed(names)]
     assert slugs == {n: slugify(n) for n in names}
+
+
+def test_series_are_named_by_the_source_in_the_languages_that_list_the_posts(
+    tmp_path: Path,
+) -> None:
+    """collect_series looks for the posts naming a series once, in the sources: a translation
+    naming one joins none; a post its translation's language does not list (a draft there) is
+    in that language's series only where it is listed (a draft elsewhere)."""
+    root = tmp_path / "p"
+    shutil.copytree(PROJECTS / "minimal", root)
+    ko, en = root / "content" / "ko" / "posts", root / "content" / "en" / "posts"
+
+    def post(folder: Path, name: str, head: str) -> None:
+        (folder / f"{name}.md").write_text(f"---\n{head}---\n\n본문.\n", encoding="utf-8")
+
+    post(ko, "s1", "title: 하나\ndate: 2026-04-01\nseries: 새 연재\nseries_order: 2\n")
+    post(en, "s1", "title: One\nseries: New series\n")
+    post(ko, "s2", "title: 둘\ndate: 2026-04-02\nseries: 새 연재\nseries_order: 1\n")
+    post(en, "s2", "title: Two\ndraft: true\n")
+    post(ko, "s3", "title: 셋\ndate: 2026-04-03\n")
+    post(en, "s3", "title: Three\nseries: New series\n")  # (the source names none)
+    post(ko, "s4", "title: 넷\ndate: 2026-04-04\ndraft: true\nseries: 새 연재\n")
+    post(en, "s4", "title: Four\ndraft: false\n")  # (listed in en only)
+    collector = Collector()
+    project = Project(root)
+    config, content = load(project, collector, None)
+    site = pair(project, config, content, collector)
+    assert not collector.errors, collector.errors
+    ko_series = {s.name: [e.key for e in s.entries] for s in site.series["ko"].values()}
+    en_series = {s.name: [e.key for e in s.entries] for s in site.series["en"].values()}
+    assert ko_series["새 연재"] == ["s2", "s1"]
+    assert en_series["New series"] == ["s4", "s1"]  # (s2 is a draft in en: not listed there)
+    assert all("s3" not in keys for keys in [*ko_series.values(), *en_series.values()])
+    assert site.series_by_entry[("en", "s1")].name == "New series"
+    assert ("en", "s3") not in site.series_by_entry

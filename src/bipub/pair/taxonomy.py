@@ -148,9 +148,11 @@ def entry_taxa(
     for entry in entries:
         ident = (entry.kind, entry.key)
         last = known.get(ident) if known is not None else None
-        taxa = last[1] if last is not None and last[0] is entry else taxa_of(entry, config, slugs)
-        out[ident] = taxa
-        kept[ident] = (entry, taxa)
+        if last is not None and last[0] is entry:
+            out[ident], kept[ident] = last[1], last
+        else:
+            taxa = taxa_of(entry, config, slugs)
+            out[ident], kept[ident] = taxa, (entry, taxa)
     if known is not None:
         known.clear()
         known.update(kept)
@@ -249,13 +251,16 @@ def collect_series(
                 key="series",
             )
 
+    # the posts whose source names a series, in any language (looked for once, not in each
+    # language's posts: reading every post's front matter again cost more than the rest)
+    named = {id(e) for e in site.entries if e.kind == "posts" and e.source.meta.series}
     for lang in site.config.codes:
         groups: dict[str, list[Entry]] = defaultdict(list)
-        for entry in site.posts(lang):
-            if entry.source.meta.series:
+        for entry in site.posts(lang) if named else ():
+            if id(entry) in named:
                 key = taxa[(entry.kind, entry.key)].series
                 if not key:
-                    no_slug(entry.source, entry.source.meta.series)
+                    no_slug(entry.source, entry.source.meta.series or "")
                     continue
                 groups[key].append(entry)
         series_out: dict[str, Series] = {}
