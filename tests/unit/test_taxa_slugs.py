@@ -88,3 +88,24 @@ def test_series_are_named_by_the_source_in_the_languages_that_list_the_posts(
     assert all("s3" not in keys for keys in [*ko_series.values(), *en_series.values()])
     assert site.series_by_entry[("en", "s1")].name == "New series"
     assert ("en", "s3") not in site.series_by_entry
+
+
+def test_a_post_writing_a_tag_twice_is_listed_once(tmp_path: Path) -> None:
+    """pair/tables.py `_move_tags`: a post is among a tag's posts once, however many of its
+    tags have that slug, and the tag's spellings count each tag written."""
+    root = tmp_path / "p"
+    shutil.copytree(PROJECTS / "minimal", root)
+    posts = root / "content" / "ko" / "posts"
+    (posts / "twice.md").write_text(
+        "---\ntitle: 두 번\ndate: 2026-04-09\ntags: [Rust, rust, Go, RUST]\n---\n\n본문.\n",
+        encoding="utf-8",
+    )
+    collector = Collector()
+    project = Project(root)
+    config, content = load(project, collector, None)
+    site = pair(project, config, content, collector)
+    for lang in config.codes:
+        listed = [e.key for e in site.tag_posts[lang]["rust"]]
+        assert listed.count("twice") == 1, lang
+        assert site.tag_posts[lang]["go"][0].key == "twice"
+    assert site.tags["ko"]["rust"].spellings == ("RUST", "Rust", "rust")
