@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import gc
 import pickle
 import shutil
 from dataclasses import fields
@@ -119,7 +120,8 @@ def test_a_body_unit_s_texts_are_sliced_when_read(docs: dict[tuple[str, str], Do
     pairs = [(g, w) for g, w in _lazy_pairs(docs) if ":body#" in g.key]
     assert pairs
     for got, want in pairs:
-        assert "source" not in vars(got) and "_docs" in vars(got), got.key
+        assert "source" not in vars(got) and "_body" in vars(got), got.key
+        assert not gc.is_tracked(vars(got)), got.key  # (no container in it: see _WHERE)
         assert got.translated == (want.translation is not None), got.key
         assert want.translated == (want.translation is not None), want.key
         assert got.source_hash == want.source_hash
@@ -148,7 +150,7 @@ def test_a_lazy_unit_pickles_and_copies_with_its_texts(
 ) -> None:
     for got, want in _lazy_pairs(docs):
         blob = pickle.dumps(got)
-        assert b"_docs" not in blob and len(blob) < 600 + 4 * len(want.source), got.key
+        assert b"_body" not in blob and len(blob) < 600 + 4 * len(want.source), got.key
         for again in (pickle.loads(blob), copy.copy(got), copy.deepcopy(got)):
             assert again == want and again.source_hash == want.source_hash, got.key
             assert (again.source, again.translation) == (want.source, want.translation)
