@@ -61,8 +61,8 @@ class Document:
     @cached_property
     def sections(self) -> tuple[Section, ...]:
         """The body split at headings (load/sections.py), computed once per document and process
-        (pairing and `bipub check` both need it), or rebuilt from the spans a cached document
-        was pickled with (see __getstate__)."""
+        (`bipub check` needs it), or rebuilt from the spans a cached document was pickled with
+        (__getstate__; pair/units.py makes units of those, `unsplit_spans`, while it is not)."""
         spans = self.__dict__.get(_SPANS)
         if spans is None:
             return tuple(split_sections(self.body, self.body_line))
@@ -72,6 +72,9 @@ class Document:
             known(index, body[start:end], line, digest)
             for index, (start, end, line, digest) in enumerate(spans)
         )
+
+    def unsplit_spans(self) -> tuple[SectionSpan, ...] | None:  # (until `sections` is made)
+        return None if "sections" in self.__dict__ else self.__dict__.get(_SPANS)
 
     @cached_property
     def mentions_mermaid(self) -> bool:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import posixpath
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -45,13 +45,14 @@ def check_assets(
     files = _StaticFiles(root / "static")
     probes = ProbeCache(root)
     found = _Found(files, probes, collector, config)
-    probes.prefetch(_local_files(files, content, probes))  # new images: by workers if many
+    docs = [doc for doc in content.documents if _doc_refs(doc)]  # (most have no image)
+    probes.prefetch(_local_files(files, content.cv, docs))  # new images: by workers if many
     for cv in content.cv.values():
         for line, kind, ref in _cv_images(cv):
             image = found.image(cv.rel, line, ref, "/", CV_WIDTHS[kind], CV_SIZES[kind], ref)
             if image is not None:
                 found.images.cv[f"{kind}:{ref}"] = image
-    for doc in content.documents:
+    for doc in docs:
         check_document_assets(root, doc, collector, files, found)
     problem = probes.save()
     if problem is not None:
@@ -59,19 +60,19 @@ def check_assets(
     return found.images
 
 
-def _local_files(files: _StaticFiles, content: Content, probes: ProbeCache) -> Iterator[Path]:
-    """The files of the site's local images (as `check_assets` finds them)."""
-    for cv in content.cv.values():
+def _local_files(
+    files: _StaticFiles, cvs: Mapping[str, CvFile], docs: Iterable[Document]
+) -> Iterator[Path]:
+    """The files of the site's local images (as `check_assets` finds them: `docs`, those
+    with images)."""
+    for cv in cvs.values():
         for _, _, ref in _cv_images(cv):
             where = files.find(ref, "/")
             if where is not None and where[1] is not None and not files.through_link(where[1]):
                 yield where[1]
-    for doc in content.documents:
-        refs = _doc_refs(doc)
-        if not refs:
-            continue
+    for doc in docs:
         base = _page_path(doc)
-        for _, src in refs:
+        for _, src in _doc_refs(doc):
             where = files.find(src, base)
             if where is not None and where[1] is not None and not files.through_link(where[1]):
                 yield where[1]

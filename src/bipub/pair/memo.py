@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from bipub.config import SiteConfig
 from bipub.diagnostics import Diagnostic
@@ -39,7 +39,7 @@ Read = tuple[tuple[str, str] | None, ...]  # what `_resolve_version` read of eac
 
 
 def doc_ids(docs: dict[str, Document]) -> DocIds:
-    return tuple((lang, doc.rel, doc.digest) for lang, doc in docs.items())
+    return tuple([(lang, doc.rel, doc.digest) for lang, doc in docs.items()])
 
 
 def status_read(units: Iterable[Unit], status: dict[str, StatusFile]) -> Read:
@@ -80,9 +80,9 @@ class Last:
     diags: dict[int, tuple[Diagnostic, ...]]
 
 
-@dataclass(frozen=True)
-class Paired:
-    """One entry as `_pair_group` paired it, with what it said."""
+class Paired(NamedTuple):
+    """One entry as `_pair_group` paired it, with what it said. (A tuple: one object an entry
+    for the garbage collector to go through, where a dataclass is two.)"""
 
     docs: DocIds  # what it was paired from
     entry: Entry | None  # None: it could not be paired (said in `diagnostics`)

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from bipub.config import SiteConfig
 from bipub.diagnostics import Collector
 from bipub.load.content import Content, Document
-from bipub.model.post import Kind, day_of, instant_of
+from bipub.model.post import Kind, check_slug, day_of, instant_of
 from bipub.model.validate import validation_diagnostics
 from bipub.pair.assets import check_assets
 from bipub.pair.memo import Last, Paired, doc_ids
@@ -402,6 +402,7 @@ def _pair_group(
     (its URLs are checked against the other entries' by `_check_urls`)."""
     declared = {d.meta.source_lang for d in docs.values() if d.meta.source_lang}
     default = getattr(config.source_languages, kind)
+    codes = config.codes
     if len(declared) > 1:
         first = next(iter(docs.values()))
         collector.error(
@@ -412,7 +413,7 @@ def _pair_group(
         )
         return None
     source_lang = declared.pop() if declared else default
-    if source_lang not in config.codes:
+    if source_lang not in codes:
         first = next(iter(docs.values()))
         collector.error(
             first.rel,
@@ -468,8 +469,6 @@ def _pair_group(
     slug = src.meta.slug or key.rsplit("/", 1)[-1]
     slug_ok = True
     try:
-        from bipub.model.post import check_slug
-
         check_slug(slug)
     except ValueError as exc:
         collector.error(src.rel, src.line_of("slug") or 1, "slug", f"slug: {exc}")
@@ -487,8 +486,8 @@ def _pair_group(
         )
         return None
     versions: dict[str, Version] = {}
-    by_lang = entry_units(kind, key, source_lang, docs, config.codes)
-    for lang in config.codes:
+    by_lang = entry_units(kind, key, source_lang, docs, codes)
+    for lang in codes:
         if lang == source_lang:
             versions[lang] = Version(lang, src, "source")
         else:
@@ -532,7 +531,7 @@ def _resolve_version(
     stale_keys: list[str] = []
     for unit in doc_units:
         rec = status.records.get(unit.key)
-        if rec is None or unit.translation is None:
+        if rec is None or not unit.translated:
             continue
         if rec.state == "draft":
             draft_keys.append(unit.key)

@@ -142,6 +142,9 @@ def _changes(
             gone[ident], come[ident] = held[ident], (new, taxa[ident])
         else:
             return gone, come
+    if not held:  # (a full build: every entry comes in)
+        ids = [(e.kind, e.key) for e in now]
+        return {}, {i: (e, taxa[i]) for i, e in zip(ids, now, strict=True)}
     current: dict[EntryId, Entry] = {(e.kind, e.key): e for e in now}
     gone = {i: held[i] for i in held if current.get(i) is not held[i][0]}
     come = {i: (e, taxa[i]) for i, e in current.items() if i not in held or i in gone}
@@ -181,12 +184,17 @@ def _move_tags(config: SiteConfig, lang: str, lt: LangTags, gone: Held, come: He
         del lt.shown[ident]
         lt.errors.pop(ident, None)
     listing: dict[str, list[Entry]] = {}  # slug → the posts moved in that list it
-    for ident, (entry, own) in come.items():
-        lt.shown[ident] = (entry, own)
+    for ident, held in come.items():
+        lt.shown[ident] = held
+        entry, own = held
         if lang in own.errors:
             lt.errors[ident] = own.errors[lang]
-        for slug in {slug for slug, _ in own.tags[lang]}:
-            listing.setdefault(slug, []).append(entry)
+        for slug, _ in own.tags[lang]:
+            posts = listing.get(slug)
+            if posts is None:
+                listing[slug] = [entry]
+            elif posts[-1] is not entry:  # (a post listing a tag twice is in it once)
+                posts.append(entry)
     for slug in touched:
         if not lt.counts.get(slug):
             lt.counts.pop(slug, None)

@@ -44,9 +44,13 @@ Taxa = dict[EntryId, EntryTaxa]
 Written = tuple[tuple[tuple[str, str], ...], tuple[TagPlace, ...], tuple[str, ...]]
 
 
-def taxa_of(entry: Entry, config: SiteConfig) -> EntryTaxa:
+def taxa_of(entry: Entry, config: SiteConfig, slugs: dict[str, str] | None = None) -> EntryTaxa:
     """What `entry` brings to the tags, series and spelling checks in each language it has a
-    version in (whether a language's lists show it is `Site.posts`'s to say)."""
+    version in (whether a language's lists show it is `Site.posts`'s to say). `slugs`: each
+    tag or series name slugified so far (`slug_of`; `entry_taxa` shares one among the entries:
+    posts write the same tags again and again)."""
+    if slugs is None:
+        slugs = {}
     tags: dict[str, tuple[tuple[str, str], ...]] = {}
     errors: dict[str, tuple[Diagnostic, ...]] = {}
     places: dict[str, tuple[TagPlace, ...]] = {}
@@ -63,7 +67,7 @@ def taxa_of(entry: Entry, config: SiteConfig) -> EntryTaxa:
         listed = entry.tags_in(lang)
         written = by_file.get(writer.rel)
         if written is None:
-            written = by_file[writer.rel] = _written(writer, listed)
+            written = by_file[writer.rel] = _written(writer, listed, slugs)
         found, places[lang], no_slug = written
         spelled[lang] = found
         wrong: list[Diagnostic] = []
@@ -102,17 +106,26 @@ def taxa_of(entry: Entry, config: SiteConfig) -> EntryTaxa:
         if prefix is not None:
             titles[lang] = (prefix.casefold(), prefix, doc)
     name = entry.source.meta.series
-    return EntryTaxa(tags, errors, places, spelled, titles, slugify(name) if name else "")
+    return EntryTaxa(tags, errors, places, spelled, titles, slug_of(name, slugs) if name else "")
 
 
-def _written(doc: Document, listed: Sequence[str]) -> Written:
+def slug_of(name: str, slugs: dict[str, str]) -> str:
+    """`slugify(name)`, looked up in `slugs` (name → its slug) first and kept there: slugify is
+    a function of the name alone, and a site's posts write a few hundred tags ~3 times a post."""
+    slug = slugs.get(name)
+    if slug is None:
+        slug = slugs[name] = slugify(name)
+    return slug
+
+
+def _written(doc: Document, listed: Sequence[str], slugs: dict[str, str]) -> Written:
     """What `doc` writes as `listed` tags: (slug, spelling) of each that has a slug, where it
-    writes each of those, and the tags that have none."""
+    writes each of those, and the tags that have none (`slugs`: as `taxa_of`)."""
     found: list[tuple[str, str]] = []
     places: list[TagPlace] = []
     no_slug: list[str] = []
     for i, tag in enumerate(listed):
-        slug = slugify(tag)
+        slug = slug_of(tag, slugs)
         if slug:
             found.append((slug, tag))
             places.append((slug, tag, doc, i))
@@ -131,12 +144,15 @@ def entry_taxa(
     is left holding this pairing's."""
     out: Taxa = {}
     kept: dict[EntryId, tuple[Entry, EntryTaxa]] = {}
+    slugs: dict[str, str] = {}  # (taxa_of)
     for entry in entries:
         ident = (entry.kind, entry.key)
         last = known.get(ident) if known is not None else None
-        taxa = last[1] if last is not None and last[0] is entry else taxa_of(entry, config)
-        out[ident] = taxa
-        kept[ident] = (entry, taxa)
+        if last is not None and last[0] is entry:
+            out[ident], kept[ident] = last[1], last
+        else:
+            taxa = taxa_of(entry, config, slugs)
+            out[ident], kept[ident] = taxa, (entry, taxa)
     if known is not None:
         known.clear()
         known.update(kept)
@@ -235,13 +251,16 @@ def collect_series(
                 key="series",
             )
 
+    # the posts whose source names a series, in any language (looked for once, not in each
+    # language's posts: reading every post's front matter again cost more than the rest)
+    named = {id(e) for e in site.entries if e.kind == "posts" and e.source.meta.series}
     for lang in site.config.codes:
         groups: dict[str, list[Entry]] = defaultdict(list)
-        for entry in site.posts(lang):
-            if entry.source.meta.series:
+        for entry in site.posts(lang) if named else ():
+            if id(entry) in named:
                 key = taxa[(entry.kind, entry.key)].series
                 if not key:
-                    no_slug(entry.source, entry.source.meta.series)
+                    no_slug(entry.source, entry.source.meta.series or "")
                     continue
                 groups[key].append(entry)
         series_out: dict[str, Series] = {}

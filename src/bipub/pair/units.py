@@ -7,11 +7,12 @@ translation's text, each with file and line.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
-from bipub.load.content import Document
+from bipub.load.content import Document, SectionSpan
 from bipub.load.sections import Section, nfc, split_sections, text_hash
 
 __all__ = ["Section", "Unit", "doc_units", "entry_units", "nfc", "split_sections", "text_hash"]
@@ -32,6 +33,35 @@ class Unit:
     @cached_property
     def source_hash(self) -> str:
         return text_hash(self.source)
+
+    @property
+    def translated(self) -> bool:
+        """`translation is not None`, without slicing the text of a body unit made from where
+        it is in its document (`_span_units`: whether it has one is known)."""
+        found = self.__dict__
+        return "translation" not in found or found["translation"] is not None
+
+    if not TYPE_CHECKING:  # (for mypy, a Unit has its fields only)
+
+        def __getattr__(self, name: str) -> str:
+            """The `source` or `translation` of a body unit made from where its text is in
+            its document's body (`_span_units`), sliced from it when first read."""
+            found = self.__dict__
+            where = _WHERE.get(name)
+            if where is None or where[0] not in found:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            body, start, end = where
+            text = found[name] = found[body][found[start] : found[end]]
+            return text
+
+    def __getstate__(self) -> dict[str, object]:
+        """The unit with its texts, not the bodies they are sliced from (`__getattr__`)."""
+        state = dict(self.__dict__)
+        if "_body" in state:
+            state["source"], state["translation"] = self.source, self.translation
+            for name in _LAZY:
+                state.pop(name, None)
+        return state
 
     @classmethod
     def made(
@@ -94,6 +124,11 @@ def doc_units(
                 tr.line_of(name) if tr is not None and there else None,
             )
         )
+    spans = src.unsplit_spans()
+    t_spans = tr.unsplit_spans() if tr is not None else ()
+    if spans is not None and t_spans is not None:  # (a cached document: see _span_units)
+        units.extend(_span_units(base, src, tr, target, spans, t_spans))
+        return units
     t_secs = tr.sections if tr is not None else ()
     count = len(t_secs)
     for sec in src.sections:
@@ -113,6 +148,71 @@ def doc_units(
         vars(unit)["source_hash"] = sec.digest  # text_hash(sec.text), kept with the section
         units.append(unit)
     return units
+
+
+# where a body unit's texts are (`_span_units`): the body, and the start and end of the text
+# in it, as values of its own (strings and numbers: a dict holding no container is not
+# tracked by Python's garbage collector, which would go through ~20,000 more at 5,000 posts)
+_WHERE = {"source": ("_body", "_start", "_end"), "translation": ("_tbody", "_tstart", "_tend")}
+_LAZY = ("_body", "_start", "_end", "_tbody", "_tstart", "_tend")
+
+
+def _span_units(
+    base: str,
+    src: Document,
+    tr: Document | None,
+    target: str,
+    spans: tuple[SectionSpan, ...],
+    t_spans: tuple[SectionSpan, ...],
+) -> Iterator[Unit]:
+    """The body units `doc_units` makes of `src.sections` (and `tr`'s), made from where the
+    sections are in the bodies (Document.unsplit_spans: a document from the build cache, whose
+    sections an update's pairing would otherwise make again, for every document of the site,
+    only to read their texts, lines and digests: the same values; test_units_spans.py checks
+    it). Their texts are sliced from the bodies when first read (`Unit.__getattr__`): a build
+    reads the texts of none (their keys, hashes and whether they are translated only), and
+    copying every body of the site into them cost more than the rest of the units."""
+    lang, rel, body = src.lang, src.rel, src.body
+    tr_rel = tr.rel if tr is not None else None
+    t_body = tr.body if tr is not None else ""
+    count = len(t_spans)
+    new = object.__new__
+    for index, (start, end, line, digest) in enumerate(spans):
+        unit = new(Unit)
+        if index < count:
+            t_start, t_end, t_line, _ = t_spans[index]
+            unit.__dict__.update(
+                key=f"{base}:body#{index}",
+                source_lang=lang,
+                target_lang=target,
+                source_file=rel,
+                source_line=line,
+                translation_file=tr_rel,
+                translation_line=t_line,
+                source_hash=digest,  # text_hash of the text, kept with the document
+                _body=body,
+                _start=start,
+                _end=end,
+                _tbody=t_body,
+                _tstart=t_start,
+                _tend=t_end,
+            )
+        else:
+            unit.__dict__.update(
+                key=f"{base}:body#{index}",
+                source_lang=lang,
+                target_lang=target,
+                source_file=rel,
+                source_line=line,
+                translation=None,
+                translation_file=None,
+                translation_line=None,
+                source_hash=digest,
+                _body=body,
+                _start=start,
+                _end=end,
+            )
+        yield unit
 
 
 def entry_units(

@@ -257,7 +257,7 @@ def status_texts(units: list[Unit], status: StatusFile | None) -> list[str]:
     append = out.append
     for unit in units:
         key = unit.key
-        if unit.translation is None:
+        if not unit.translated:  # (its text unread: sliced when asked, pair/units.py)
             state, draft = '"missing"', "false"
         else:
             rec = get(key)
