@@ -193,7 +193,7 @@ class JsonApi:
                 tree.add(urls.api(lang, "cv")[1:], cv, lang, "cv.json")
             # each record kept by its values (Parts.post_records): an update makes again those
             # of the posts it changed and joins them with the others as they were
-            posts = json_api.join_records(job.parts.post_records(site.posts(lang), lang, url))
+            posts = json_api.join_encoded(job.parts.post_records(site.posts(lang), lang, url))
             tree.add(urls.api(lang, "posts")[1:], posts, lang, "api")
             # (each record made again, in one pass: as cheap as a key it could be kept by)
             units = json_api.status_units(site, lang)
