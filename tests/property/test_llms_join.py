@@ -16,3 +16,11 @@ parts = st.lists(st.text(alphabet="a가 \n\t\u3000\u00a0\u2028\x1c#"), max_size=
 def test_joined_is_the_text_join(texts: list[str]) -> None:
     expected = "\n\n".join(t for t in texts if t).rstrip() + "\n"
     assert _joined([t.encode("utf-8") for t in texts]) == expected.encode("utf-8")
+
+
+@given(parts, st.lists(st.text(alphabet="a가 \n\t\u3000\u00a0\u2028\x1c#", min_size=1), max_size=6))
+def test_joined_takes_texts_known_not_empty_as_they_are(texts: list[str], more: list[str]) -> None:
+    """`more` (each post's text: never empty) joins after the others, unfiltered, the same."""
+    expected = "\n\n".join([t for t in texts if t] + more).rstrip() + "\n"
+    head = [t.encode("utf-8") for t in texts]
+    assert _joined(head, [t.encode("utf-8") for t in more]) == expected.encode("utf-8")

@@ -581,14 +581,17 @@ def llms_full_txt(
             full_post(entry, lang, url, _, shared, body_text).encode("utf-8")
             for entry in site.posts(lang)
         ]
-    return _joined([*chunks, *texts_of_posts])
+    return _joined(chunks, texts_of_posts)
 
 
-def _joined(chunks: list[bytes]) -> bytes:
-    """`"\\n\\n".join(texts).rstrip() + "\\n"` of the texts `chunks` encode (none empty but
-    for those left out), without decoding them: only the last one(s), which the strip reaches,
-    are decoded (str.rstrip strips Unicode spaces, bytes.rstrip only ASCII ones)."""
+def _joined(chunks: list[bytes], more: Sequence[bytes] = ()) -> bytes:
+    """`"\\n\\n".join(texts).rstrip() + "\\n"` of the texts `chunks` and then `more` encode
+    (none empty but for those left out), without decoding them: only the last one(s), which
+    the strip reaches, are decoded (str.rstrip strips Unicode spaces, bytes.rstrip only ASCII
+    ones). `more`: texts none of which is empty (each post's `full_post`: it starts with its
+    title), not looked at one by one (thousands of them, tens of MB)."""
     chunks = [c for c in chunks if c]
+    chunks += more
     tail = ""
     while chunks and not tail:  # (a text of spaces only: the strip reaches the one before)
         tail = chunks.pop().decode("utf-8").rstrip()

@@ -224,11 +224,11 @@ class Llms:
             # again those of the posts it changed and joins them with the others as they were
             posts = site.posts(lang)
             parts = job.parts.llms_posts(posts, lang, url, _, shown, labels, raw_html, outlines)
-            lines = [line for line, _text in parts]
+            lines, texts = zip(*parts, strict=True) if parts else ((), ())  # (one pass)
             head = llms.header(site, lang, url, _)  # (both files start with it)
             index = llms.llms_txt(site, lang, url, _, head=head, lines_of_posts=lines).encode()
             text = llms.llms_full_txt(
-                site, lang, url, _, head=head, texts_of_posts=[full for _line, full in parts]
+                site, lang, url, _, head=head, texts_of_posts=texts
             )  # (root: the same)
             tree.add(urls.llms(lang)[1:], index, lang, "llms.txt")
             tree.add(urls.llms(lang, True)[1:], text, lang, "llms")

@@ -286,10 +286,15 @@ class Parts:
         routes = plan.routes
         now, earlier = self.now, self.earlier
         encoded = self.key_bytes(keys)
-        marks = {
-            r: mark for r, specs in routes.items() if (mark := _route_mark(slot, encoded, r, specs))
-        }
-        known = {r: p for r, m in marks.items() if (p := now.get(m) or earlier.get(m)) is not None}
+        marks: dict[feeds.Route, bytes] = {}
+        known: dict[feeds.Route, feeds.SitemapPart] = {}
+        for r, specs in routes.items():
+            mark = _route_mark(slot, encoded, r, specs)
+            if mark is not None:
+                marks[r] = mark
+                part = earlier.get(mark) or now.get(mark)
+                if part is not None:
+                    known[r] = part
         made = feeds.sitemap_parts(site, plan, url, known)
         self.made += len(marks) - len(known)
         now.update(
