@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bipub.render.llms import _joined
+from bipub.render.llms import _joined, _text
 
 parts = st.lists(st.text(alphabet="a가 \n\t\u3000\u00a0\u2028\x1c#"), max_size=6)
 
@@ -24,3 +24,11 @@ def test_joined_takes_texts_known_not_empty_as_they_are(texts: list[str], more: 
     expected = "\n\n".join([t for t in texts if t] + more).rstrip() + "\n"
     head = [t.encode("utf-8") for t in texts]
     assert _joined(head, [t.encode("utf-8") for t in more]) == expected.encode("utf-8")
+
+
+@given(parts)
+def test_text_is_the_text_join_of_lines(lines: list[str]) -> None:
+    """llms.txt's `_text` joins its lines (the posts' kept encoded) as `"\\n".join(...).rstrip()`
+    would, whatever its last lines end with."""
+    expected = "\n".join(lines).rstrip() + "\n"
+    assert _text([line.encode("utf-8") for line in lines]) == expected.encode("utf-8")

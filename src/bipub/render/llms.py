@@ -215,11 +215,12 @@ def llms_txt(
     url: urls.UrlBuilder,
     _: Gettext,
     head: list[str] | None = None,
-    lines_of_posts: Sequence[str] | None = None,
-) -> str:
-    """llms.txt of a language: the header (`head`: `header`'s, if made already), the CV's
-    links, every post's line (`lines_of_posts`: each post's of `site.posts(lang)`, made
-    already, else `post_line`'s), then Optional."""
+    lines_of_posts: Sequence[bytes] | None = None,
+) -> bytes:
+    """llms.txt of a language, UTF-8: the header (`head`: `header`'s, if made already), the
+    CV's links, every post's line (`lines_of_posts`: each post's of `site.posts(lang)`, made
+    already and encoded, else `post_line`'s), then Optional. Joined as bytes: a build after
+    an edit joins the lines it kept, encoded (a megabyte on a big site)."""
     shared = names(site, lang)
     cv, api = _("CV"), _("JSON API")
     lines = list(head) if head is not None else header(site, lang, url, _)
@@ -238,21 +239,27 @@ def llms_txt(
     lines.append(f"- [{full}]({url.absolute(urls.llms(lang, full=True))})")
     lines += ["", "## " + _("Posts"), ""]
     if lines_of_posts is None:
-        lines_of_posts = [post_line(e, lang, url, _, shared) for e in site.posts(lang)]
-    lines += lines_of_posts
-    lines += ["", f"## {OPTIONAL}", ""]
+        lines_of_posts = [post_line(e, lang, url, _, shared).encode() for e in site.posts(lang)]
+    after = ["", f"## {OPTIONAL}", ""]
     index = _("Post index")
-    lines.append(f"- [{index} ({api})]({url.absolute(urls.api(lang, 'posts'))})")
+    after.append(f"- [{index} ({api})]({url.absolute(urls.api(lang, 'posts'))})")
     others = _("Other languages")
     for other in site.config.languages:
         if other.code != lang:
             link = url.absolute(urls.llms(other.code))
-            lines.append(f"- [{_link_text(other.name)}]({link}): {others}")
-    return _text(lines)
+            after.append(f"- [{_link_text(other.name)}]({link}): {others}")
+    return _text([*map(str.encode, lines), *lines_of_posts, *map(str.encode, after)])
 
 
-def _text(lines: list[str]) -> str:
-    return "\n".join(lines).rstrip() + "\n"
+def _text(lines: list[bytes]) -> bytes:
+    """`"\\n".join(texts).rstrip() + "\\n"` of the lines `lines` encode, without decoding them:
+    only the last one(s), which the strip reaches, are decoded (str.rstrip strips Unicode
+    spaces, bytes.rstrip only ASCII ones)."""
+    tail = ""
+    while lines and not tail:  # (a line of spaces only: the strip reaches the one before)
+        tail = lines.pop().decode("utf-8").rstrip()
+    lines.append(tail.encode("utf-8") + b"\n")
+    return b"\n".join(lines)
 
 
 # ---------------------------------------------------------------- llms-full.txt: posts

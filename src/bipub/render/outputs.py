@@ -226,7 +226,7 @@ class Llms:
             parts = job.parts.llms_posts(posts, lang, url, _, shown, labels, raw_html, outlines)
             lines, texts = zip(*parts, strict=True) if parts else ((), ())  # (one pass)
             head = llms.header(site, lang, url, _)  # (both files start with it)
-            index = llms.llms_txt(site, lang, url, _, head=head, lines_of_posts=lines).encode()
+            index = llms.llms_txt(site, lang, url, _, head=head, lines_of_posts=lines)
             text = llms.llms_full_txt(
                 site, lang, url, _, head=head, texts_of_posts=texts
             )  # (root: the same)

@@ -249,21 +249,21 @@ class Parts:
         labels: bytes,
         raw_html: bool,
         outlines: dict[str, Outline],
-    ) -> list[tuple[str, bytes]]:
+    ) -> list[tuple[bytes, bytes]]:
         """Each post's line in llms.txt (llms.post_line) and its text in llms-full.txt
-        (llms.full_post, UTF-8: the file is joined as bytes), by its values
+        (llms.full_post), UTF-8 (the files are joined as bytes), by its values
         (its version; llms_parts.names_key: the names the site shows for its tags and its
         language; llms_parts.site_key) and `labels` (the digest of this language's
         translations of llms_parts.POST_LABELS). Its body is made with the Outline its page's
         render found (`outlines`, by path), else parsed."""
 
-        def make(entry: Entry) -> tuple[str, bytes]:
+        def make(entry: Entry) -> tuple[bytes, bytes]:
             doc = entry.versions[lang].doc
             body = partial(llms.post_body, raw_html=raw_html, outline=outlines.get(doc.rel))
-            line = llms.post_line(entry, lang, url, _, shown)
+            line = llms.post_line(entry, lang, url, _, shown).encode("utf-8")
             return line, llms.full_post(entry, lang, url, _, shown, body).encode("utf-8")
 
-        values = ("llms-post-utf8", labels, *llms_parts.site_key(url, raw_html))
+        values = ("llms-post-utf8-2", labels, *llms_parts.site_key(url, raw_html))
         site = self.site_key(values)
 
         def key(entry: Entry) -> bytes:
