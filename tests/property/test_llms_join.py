@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bipub.render.llms import _joined, _text
+from bipub.render.llms import _joined, _stripped
 
 parts = st.lists(st.text(alphabet="a가 \n\t\u3000\u00a0\u2028\x1c#"), max_size=6)
 
@@ -27,8 +27,8 @@ def test_joined_takes_texts_known_not_empty_as_they_are(texts: list[str], more: 
 
 
 @given(parts)
-def test_text_is_the_text_join_of_lines(lines: list[str]) -> None:
-    """llms.txt's `_text` joins its lines (the posts' kept encoded) as `"\\n".join(...).rstrip()`
-    would, whatever its last lines end with."""
+def test_stripped_is_the_text_join_of_lines(lines: list[str]) -> None:
+    """llms.txt's lines (the posts' kept encoded) are joined by `_stripped` as
+    `"\\n".join(...).rstrip()` would, whatever its last lines end with."""
     expected = "\n".join(lines).rstrip() + "\n"
-    assert _text([line.encode("utf-8") for line in lines]) == expected.encode("utf-8")
+    assert _stripped(b"\n", [t.encode("utf-8") for t in lines]) == expected.encode("utf-8")

@@ -219,8 +219,7 @@ def llms_txt(
 ) -> bytes:
     """llms.txt of a language, UTF-8: the header (`head`: `header`'s, if made already), the
     CV's links, every post's line (`lines_of_posts`: each post's of `site.posts(lang)`, made
-    already and encoded, else `post_line`'s), then Optional. Joined as bytes: a build after
-    an edit joins the lines it kept, encoded (a megabyte on a big site)."""
+    already and encoded, else `post_line`'s), then Optional."""
     shared = names(site, lang)
     cv, api = _("CV"), _("JSON API")
     lines = list(head) if head is not None else header(site, lang, url, _)
@@ -248,18 +247,7 @@ def llms_txt(
         if other.code != lang:
             link = url.absolute(urls.llms(other.code))
             after.append(f"- [{_link_text(other.name)}]({link}): {others}")
-    return _text([*map(str.encode, lines), *lines_of_posts, *map(str.encode, after)])
-
-
-def _text(lines: list[bytes]) -> bytes:
-    """`"\\n".join(texts).rstrip() + "\\n"` of the lines `lines` encode, without decoding them:
-    only the last one(s), which the strip reaches, are decoded (str.rstrip strips Unicode
-    spaces, bytes.rstrip only ASCII ones)."""
-    tail = ""
-    while lines and not tail:  # (a line of spaces only: the strip reaches the one before)
-        tail = lines.pop().decode("utf-8").rstrip()
-    lines.append(tail.encode("utf-8") + b"\n")
-    return b"\n".join(lines)
+    return _stripped(b"\n", [*map(str.encode, lines), *lines_of_posts, *map(str.encode, after)])
 
 
 # ---------------------------------------------------------------- llms-full.txt: posts
@@ -592,15 +580,20 @@ def llms_full_txt(
 
 
 def _joined(chunks: list[bytes], more: Sequence[bytes] = ()) -> bytes:
-    """`"\\n\\n".join(texts).rstrip() + "\\n"` of the texts `chunks` and then `more` encode
-    (none empty but for those left out), without decoding them: only the last one(s), which
-    the strip reaches, are decoded (str.rstrip strips Unicode spaces, bytes.rstrip only ASCII
-    ones). `more`: texts none of which is empty (each post's `full_post`: it starts with its
-    title), not looked at one by one (thousands of them, tens of MB)."""
+    """`"\\n\\n".join(texts).rstrip() + "\\n"` of the texts `chunks` and then `more` (none
+    empty: each post's, starting with its title; not looked at one by one) encode, those
+    empty left out (`_stripped`)."""
     chunks = [c for c in chunks if c]
     chunks += more
+    return _stripped(b"\n\n", chunks)
+
+
+def _stripped(sep: bytes, chunks: list[bytes]) -> bytes:
+    """`sep.join(texts).rstrip() + "\\n"` of the texts `chunks` encode, without decoding them:
+    only the last one(s), which the strip reaches, are (str.rstrip strips Unicode spaces,
+    bytes.rstrip only ASCII ones)."""
     tail = ""
     while chunks and not tail:  # (a text of spaces only: the strip reaches the one before)
         tail = chunks.pop().decode("utf-8").rstrip()
     chunks.append(tail.encode("utf-8") + b"\n")  # (not after the join: a copy of it all)
-    return b"\n\n".join(chunks)
+    return sep.join(chunks)
