@@ -47,3 +47,31 @@ def test_a_digest_is_taken_from_the_last_build_only_for_the_same_entry_object(
     third = first.next().again()
     monkeypatch.setattr(outputs, "version_key", lambda *_: pytest.fail("read again"))
     assert third.version(before, "ko") == digest
+
+
+def test_each_list_of_entries_finds_the_parts_of_its_own_entries(
+    make_project: Callable[[str], Path],
+) -> None:
+    """Parts.each looks the entries' keys up once per list of a build (`entries_bytes`: a
+    language's posts.json and llms files share it): two lists of other entries, or another
+    order, each get the parts of their own entries, found by their keys."""
+    project = Project(make_project("minimal"))
+    collector = Collector()
+    config, content = pipeline.load(project, collector)
+    site = pipeline.pair(project, config, content, collector)
+    posts = [e for e in site.entries if e.kind == "posts"]
+    assert len(posts) >= 2
+    keys = {(e.kind, e.key): f"key-of-{e.key}" for e in site.entries}
+
+    def run(parts: Parts, entries: list[Entry]) -> list[str]:
+        return parts.each(("test",), entries, lambda e: e.key.encode(), lambda e: e.key)
+
+    first = Parts()
+    first.use_keys(keys, "global")
+    both = [run(first, lst) for lst in (posts, posts[:1], posts[::-1], posts)]
+    assert both == [[e.key for e in lst] for lst in (posts, posts[:1], posts[::-1], posts)]
+    later = first.next().again()  # (another build: the parts found by the entries' keys)
+    later.use_keys(keys, "global")
+    assert run(later, posts[::-1]) == [e.key for e in posts[::-1]]
+    assert run(later, posts[1:]) == [e.key for e in posts[1:]]
+    assert later.found == len(posts) * 2 - 1 and later.made == 0

@@ -381,14 +381,22 @@ class Cards:
                 covers.append(cmap(bold_face, fonts_cache) | cmap(text_font.regular, fonts_cache))
             return covers[0]
 
-        entries: dict[tuple[str, str], Entry] = {(e.kind, e.key): e for e in job.site.entries}
+        found: dict[tuple[str, str], Entry] = {}
+
+        def entry_of(spec: PageSpec) -> Entry | None:  # (asked for the cards made only)
+            if not spec.made_of:
+                return None
+            if not found:
+                found.update(((e.kind, e.key), e) for e in job.site.entries)
+            return found.get(spec.made_of[0])
+
         host = urlsplit(config.site_url).hostname or ""
         todo: list[tuple[str, str | None, CardText]] = []
-        kept: list[tuple[str, str, str, PageSpec]] = []  # (path, lang, key, page): by entry key
         # the characters of the titles looked at so far that a face draws (or that need none):
         # a title made only of them has none drawn as a box (most titles, after the first few)
         covered: set[str] = set()
         parts, keys = job.parts, job.parts.entry_keys
+        previous = job.cache.cards.get(str(tree.out), {}) if job.cache is not None else {}
         for lang in job.langs:
             language = config.language(lang)
             todo.append(
@@ -396,30 +404,41 @@ class Cards:
             )
             # a post's card is what its entry's key holds (title, date, language shown) with
             # the language's title and the fonts: kept by them, with its key and the
-            # characters its fonts lack (Parts.each's way: an unchanged entry is not read)
+            # characters its fonts lack (Parts.each's way: an unchanged entry is not read),
+            # and its published file kept if its key did not change (`_kept`)
             slot, encoded = b"", {}
             if keys is not None:
                 encoded = parts.key_bytes(keys)
                 slot = parts.site_key(("card", parts.global_key, maker.fonts(), language.title))
-            for spec in job.plan.pages.get(lang, []):
-                if spec.image is None:
+            info = OutputFile(lang, ORIGIN)  # (one for every card kept in this language)
+            for spec in job.plan.pages.get(lang, ()):
+                image = spec.image
+                if image is None:
                     continue
-                entry = entries.get(spec.made_of[0]) if spec.made_of else None
-                if spec.image != post_card(spec.path):  # the post's own image: (the source's)
-                    _check_image(job, spec.image, entry.source if entry else spec.doc)
+                if image != post_card(spec.path):  # the post's own image: (the source's)
+                    entry = entry_of(spec)
+                    _check_image(job, image, entry.source if entry else spec.doc)
                     continue
                 mark = None
                 if keys is not None and spec.made_of:
-                    mark = slot + encoded[spec.made_of[0]] + spec.image.encode()
+                    mark = slot + encoded[spec.made_of[0]] + image.encode()
                     known = parts.kept(mark)
                     if known is not None:
                         key, missing = known
                         if missing:
                             _warn_glyphs(job, spec, text_font.css_family, missing)
-                        kept.append((spec.image, lang, key, spec))
+                        if not self._kept(image, key, previous, tree, info):
+                            # (a card changed in the output: made again)
+                            todo.append(
+                                (
+                                    image,
+                                    lang,
+                                    _post_text(spec, entry_of(spec), lang, language.title),
+                                )
+                            )
                         continue
-                text = _post_text(spec, entry, lang, language.title)
-                todo.append((spec.image, lang, text))
+                text = _post_text(spec, entry_of(spec), lang, language.title)
+                todo.append((image, lang, text))
                 missing = ()
                 chars = set(spec.title)
                 if not chars <= covered:
@@ -429,17 +448,12 @@ class Cards:
                         _warn_glyphs(job, spec, text_font.css_family, missing)
                 if mark is not None:
                     parts.keep(mark, (maker.key(text), missing))
-        previous = job.cache.cards.get(str(tree.out), {}) if job.cache is not None else {}
-        for path, lang, key, spec in kept:  # (a card changed in the output: made again)
-            if not self._kept(path, lang, key, previous, tree):
-                entry = entries.get(spec.made_of[0])
-                todo.append(
-                    (path, lang, _post_text(spec, entry, lang, config.language(lang).title))
-                )
         todo = [
             item
             for item in todo
-            if not self._kept(item[0], item[1], maker.key(item[2]), previous, tree)
+            if not self._kept(
+                item[0], maker.key(item[2]), previous, tree, OutputFile(item[1], ORIGIN)
+            )
         ]
         datas: list[bytes | None] = [maker.cached(text) for _path, _lang, text in todo]
         misses = [n for n, data in enumerate(datas) if data is None]
@@ -461,20 +475,20 @@ class Cards:
     def _kept(
         self,
         path: str,
-        owner: str | None,
         key: str,
         previous: dict[str, tuple[str, Identity]],
         tree: OutputTree,
+        info: OutputFile,
     ) -> bool:
         """Keep the published card if its key did not change and it is still the file the
         last build published (OutputTree.keep: two lstats, no open: an edit build reads and
-        compares only the cards that changed)."""
-        rel = path.lstrip("/")
+        compares only the cards that changed), recorded as `info`."""
+        rel = path[1:] if path[:1] == "/" else path
         self.keys[rel] = key
         old = previous.get(rel)
         if old is None or old[0] != key or not tree.keep(rel, old[1]):
             return False
-        tree.record_kept(rel, OutputFile(owner, ORIGIN))
+        tree.record_kept(rel, info)
         self.kept += 1
         return True
 

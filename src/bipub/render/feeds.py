@@ -334,11 +334,13 @@ def sitemap_parts(
     order = sorted(routes)
     if known and len(known) == len(routes):
         return [known[r] for r in order]
+    known = known or {}
+    # the lastmod of a post's route (`("post", key)`): of the routes made here only (an update
+    # makes few: the others' dates are not read)
+    wanted = {r[1] for r in order if len(r) == 2 and r[0] == "post" and r not in known}
     lastmods: dict[tuple[str, ...], date | None] = {
-        ("post", e.key): e.modified_at for e in site.entries
+        ("post", e.key): e.modified_at for e in site.entries if e.key in wanted
     }
-    if not known:
-        return [route_part(r, codes, routes[r], url, lastmods.get(r)) for r in order]
     return [
         part
         if (part := known.get(r)) is not None

@@ -90,14 +90,25 @@ def dump_record(record: dict[str, Any]) -> str:
 
 
 RECORD_SEP = ",\n  "  # between two records of a list written by `dumps`
+_LIST = ("[]\n", "[\n  ", "\n]\n")  # (`join_records`: an empty list; a list's start, its end)
 
 
 def join_records(texts: list[str]) -> str:
     """`dumps` of a list of flat records, from each record's `dump_record` text (or from runs
     of records already joined with RECORD_SEP)."""
+    empty, start, end = _LIST
     if not texts:
-        return "[]\n"
-    return "[\n  " + RECORD_SEP.join(texts) + "\n]\n"
+        return empty
+    return start + RECORD_SEP.join(texts) + end
+
+
+def join_encoded(texts: list[bytes]) -> bytes:
+    """`join_records` of records kept encoded (UTF-8: render/parts.py), as the file's bytes:
+    a big site's posts.json is megabytes, joined without encoding it again."""
+    empty, start, end = (text.encode() for text in _LIST)
+    if not texts:
+        return empty
+    return b"".join((start, RECORD_SEP.encode().join(texts), end))
 
 
 OWN_KEYS = ("id", "short")  # bipub's own keys on CV list items (model/fields.py ListItem)

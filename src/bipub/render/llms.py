@@ -215,11 +215,11 @@ def llms_txt(
     url: urls.UrlBuilder,
     _: Gettext,
     head: list[str] | None = None,
-    lines_of_posts: Sequence[str] | None = None,
-) -> str:
-    """llms.txt of a language: the header (`head`: `header`'s, if made already), the CV's
-    links, every post's line (`lines_of_posts`: each post's of `site.posts(lang)`, made
-    already, else `post_line`'s), then Optional."""
+    lines_of_posts: Sequence[bytes] | None = None,
+) -> bytes:
+    """llms.txt of a language, UTF-8: the header (`head`: `header`'s, if made already), the
+    CV's links, every post's line (`lines_of_posts`: each post's of `site.posts(lang)`, made
+    already and encoded, else `post_line`'s), then Optional."""
     shared = names(site, lang)
     cv, api = _("CV"), _("JSON API")
     lines = list(head) if head is not None else header(site, lang, url, _)
@@ -238,21 +238,16 @@ def llms_txt(
     lines.append(f"- [{full}]({url.absolute(urls.llms(lang, full=True))})")
     lines += ["", "## " + _("Posts"), ""]
     if lines_of_posts is None:
-        lines_of_posts = [post_line(e, lang, url, _, shared) for e in site.posts(lang)]
-    lines += lines_of_posts
-    lines += ["", f"## {OPTIONAL}", ""]
+        lines_of_posts = [post_line(e, lang, url, _, shared).encode() for e in site.posts(lang)]
+    after = ["", f"## {OPTIONAL}", ""]
     index = _("Post index")
-    lines.append(f"- [{index} ({api})]({url.absolute(urls.api(lang, 'posts'))})")
+    after.append(f"- [{index} ({api})]({url.absolute(urls.api(lang, 'posts'))})")
     others = _("Other languages")
     for other in site.config.languages:
         if other.code != lang:
             link = url.absolute(urls.llms(other.code))
-            lines.append(f"- [{_link_text(other.name)}]({link}): {others}")
-    return _text(lines)
-
-
-def _text(lines: list[str]) -> str:
-    return "\n".join(lines).rstrip() + "\n"
+            after.append(f"- [{_link_text(other.name)}]({link}): {others}")
+    return _stripped(b"\n", [*map(str.encode, lines), *lines_of_posts, *map(str.encode, after)])
 
 
 # ---------------------------------------------------------------- llms-full.txt: posts
@@ -581,16 +576,24 @@ def llms_full_txt(
             full_post(entry, lang, url, _, shared, body_text).encode("utf-8")
             for entry in site.posts(lang)
         ]
-    return _joined([*chunks, *texts_of_posts])
+    return _joined(chunks, texts_of_posts)
 
 
-def _joined(chunks: list[bytes]) -> bytes:
-    """`"\\n\\n".join(texts).rstrip() + "\\n"` of the texts `chunks` encode (none empty but
-    for those left out), without decoding them: only the last one(s), which the strip reaches,
-    are decoded (str.rstrip strips Unicode spaces, bytes.rstrip only ASCII ones)."""
+def _joined(chunks: list[bytes], more: Sequence[bytes] = ()) -> bytes:
+    """`"\\n\\n".join(texts).rstrip() + "\\n"` of the texts `chunks` and then `more` (none
+    empty: each post's, starting with its title; not looked at one by one) encode, those
+    empty left out (`_stripped`)."""
     chunks = [c for c in chunks if c]
+    chunks += more
+    return _stripped(b"\n\n", chunks)
+
+
+def _stripped(sep: bytes, chunks: list[bytes]) -> bytes:
+    """`sep.join(texts).rstrip() + "\\n"` of the texts `chunks` encode, without decoding them:
+    only the last one(s), which the strip reaches, are (str.rstrip strips Unicode spaces,
+    bytes.rstrip only ASCII ones)."""
     tail = ""
     while chunks and not tail:  # (a text of spaces only: the strip reaches the one before)
         tail = chunks.pop().decode("utf-8").rstrip()
     chunks.append(tail.encode("utf-8") + b"\n")  # (not after the join: a copy of it all)
-    return b"\n\n".join(chunks)
+    return sep.join(chunks)

@@ -193,7 +193,7 @@ class JsonApi:
                 tree.add(urls.api(lang, "cv")[1:], cv, lang, "cv.json")
             # each record kept by its values (Parts.post_records): an update makes again those
             # of the posts it changed and joins them with the others as they were
-            posts = json_api.join_records(job.parts.post_records(site.posts(lang), lang, url))
+            posts = json_api.join_encoded(job.parts.post_records(site.posts(lang), lang, url))
             tree.add(urls.api(lang, "posts")[1:], posts, lang, "api")
             # (each record made again, in one pass: as cheap as a key it could be kept by)
             units = json_api.status_units(site, lang)
@@ -224,11 +224,11 @@ class Llms:
             # again those of the posts it changed and joins them with the others as they were
             posts = site.posts(lang)
             parts = job.parts.llms_posts(posts, lang, url, _, shown, labels, raw_html, outlines)
-            lines = [line for line, _text in parts]
+            lines, texts = zip(*parts, strict=True) if parts else ((), ())  # (one pass)
             head = llms.header(site, lang, url, _)  # (both files start with it)
-            index = llms.llms_txt(site, lang, url, _, head=head, lines_of_posts=lines).encode()
+            index = llms.llms_txt(site, lang, url, _, head=head, lines_of_posts=lines)
             text = llms.llms_full_txt(
-                site, lang, url, _, head=head, texts_of_posts=[full for _line, full in parts]
+                site, lang, url, _, head=head, texts_of_posts=texts
             )  # (root: the same)
             tree.add(urls.llms(lang)[1:], index, lang, "llms.txt")
             tree.add(urls.llms(lang, True)[1:], text, lang, "llms")

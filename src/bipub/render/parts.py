@@ -80,6 +80,9 @@ class Parts:
     _bytes: tuple[dict[EntryId, str], dict[EntryId, bytes]] | None = field(
         default=None, compare=False, repr=False
     )
+    _lists: list[tuple[Sequence[Entry], dict[EntryId, str], list[bytes]]] = field(
+        default_factory=list, compare=False, repr=False
+    )
     _shown: dict[str, llms.Names] = field(default_factory=dict, compare=False, repr=False)
     _names: dict[str, dict[tuple[str, tuple[str, ...]], bytes]] = field(
         default_factory=dict, compare=False, repr=False
@@ -118,22 +121,36 @@ class Parts:
             return [self.get(key(entry), partial(make, entry)) for entry in entries]
         slot = self.site_key(("by-entry-2", self.global_key, *kind))
         now, earlier = self.now, self.earlier
-        encoded = self.key_bytes(keys)
-        marks = [slot + encoded[entry.kind, entry.key] for entry in entries]
-        # (each: the part's key and the part, by the entry's key; None where missing)
-        found: list[Any] = [  # (the part's key, the part) of each
-            f if (f := now.get(m)) is not None else earlier.get(m) for m in marks
-        ]
+        marks = [slot + k for k in self.entries_bytes(entries, keys)]
+        # (the part's key and the part of each, by its entry's key; None where missing: a
+        # mark is of what a part is made of, so this build's and the last one's agree)
+        found: list[Any] = list(map(earlier.get, marks))
         missing = [n for n, made in enumerate(found) if made is None]
+        again = 0
         for n in missing:  # entries whose key changed (or whose part this state lacks)
-            entry = entries[n]
-            at = key(entry)
-            found[n] = (at, self.get(at, partial(make, entry)))
+            made = now.get(marks[n])
+            if made is None:
+                again += 1
+                entry = entries[n]
+                at = key(entry)
+                made = (at, self.get(at, partial(make, entry)))
+            found[n] = made
         now.update(zip(marks, found, strict=True))
         now.update(found)  # (the parts by their values' key: found so when an entry's moves)
-        self.found += len(entries) - len(missing)
+        self.found += len(entries) - again
         self.marks += len(marks)
         return list(map(itemgetter(1), found))
+
+    def entries_bytes(self, entries: Sequence[Entry], keys: dict[EntryId, str]) -> list[bytes]:
+        """The keys of `entries` (`entry_keys`) as bytes, in their order: worked out once per
+        build for each list (a language's posts: its posts.json and its llms files)."""
+        for seen, of, found in self._lists:
+            if seen is entries and of is keys:
+                return found
+        encoded = self.key_bytes(keys)
+        found = [encoded[entry.kind, entry.key] for entry in entries]
+        self._lists = [*self._lists[-3:], (entries, keys, found)]
+        return found
 
     def key_bytes(self, keys: dict[EntryId, str]) -> dict[EntryId, bytes]:
         """The entries' keys (`entry_keys`) as bytes (the end of a key a part is found by),
@@ -205,17 +222,20 @@ class Parts:
             found = self._sites[values] = digest(values)
         return found
 
-    def post_records(self, entries: Sequence[Entry], lang: str, url: urls.UrlBuilder) -> list[str]:
-        """Each post's record in posts.json (json_api.post_record, as dump_record writes it),
-        by the values it reads (its version and json_api.site_key: the site's URL)."""
-        values = ("json-post", *json_api.site_key(url))
+    def post_records(
+        self, entries: Sequence[Entry], lang: str, url: urls.UrlBuilder
+    ) -> list[bytes]:
+        """Each post's record in posts.json (json_api.post_record, as dump_record writes it,
+        UTF-8: json_api.join_encoded joins them), by the values it reads (its version and
+        json_api.site_key: the site's URL)."""
+        values = ("json-post-utf8", *json_api.site_key(url))
         site = self.site_key(values)
 
         def key(entry: Entry) -> bytes:
             return pair(site, self.version(entry, lang))
 
-        def make(entry: Entry) -> str:
-            return json_api.dump_record(json_api.post_record(entry, lang, url))
+        def make(entry: Entry) -> bytes:
+            return json_api.dump_record(json_api.post_record(entry, lang, url)).encode()
 
         return self.each((*values, lang), entries, key, make)
 
@@ -229,21 +249,21 @@ class Parts:
         labels: bytes,
         raw_html: bool,
         outlines: dict[str, Outline],
-    ) -> list[tuple[str, bytes]]:
+    ) -> list[tuple[bytes, bytes]]:
         """Each post's line in llms.txt (llms.post_line) and its text in llms-full.txt
-        (llms.full_post, UTF-8: the file is joined as bytes), by its values
+        (llms.full_post), UTF-8 (the files are joined as bytes), by its values
         (its version; llms_parts.names_key: the names the site shows for its tags and its
         language; llms_parts.site_key) and `labels` (the digest of this language's
         translations of llms_parts.POST_LABELS). Its body is made with the Outline its page's
         render found (`outlines`, by path), else parsed."""
 
-        def make(entry: Entry) -> tuple[str, bytes]:
+        def make(entry: Entry) -> tuple[bytes, bytes]:
             doc = entry.versions[lang].doc
             body = partial(llms.post_body, raw_html=raw_html, outline=outlines.get(doc.rel))
-            line = llms.post_line(entry, lang, url, _, shown)
+            line = llms.post_line(entry, lang, url, _, shown).encode("utf-8")
             return line, llms.full_post(entry, lang, url, _, shown, body).encode("utf-8")
 
-        values = ("llms-post-utf8", labels, *llms_parts.site_key(url, raw_html))
+        values = ("llms-post-utf8-2", labels, *llms_parts.site_key(url, raw_html))
         site = self.site_key(values)
 
         def key(entry: Entry) -> bytes:
@@ -266,10 +286,15 @@ class Parts:
         routes = plan.routes
         now, earlier = self.now, self.earlier
         encoded = self.key_bytes(keys)
-        marks = {
-            r: mark for r, specs in routes.items() if (mark := _route_mark(slot, encoded, r, specs))
-        }
-        known = {r: p for r, m in marks.items() if (p := now.get(m) or earlier.get(m)) is not None}
+        marks: dict[feeds.Route, bytes] = {}
+        known: dict[feeds.Route, feeds.SitemapPart] = {}
+        for r, specs in routes.items():
+            mark = _route_mark(slot, encoded, r, specs)
+            if mark is not None:
+                marks[r] = mark
+                part = earlier.get(mark) or now.get(mark)
+                if part is not None:
+                    known[r] = part
         made = feeds.sitemap_parts(site, plan, url, known)
         self.made += len(marks) - len(known)
         now.update(

@@ -37,8 +37,10 @@ def both_pdf_langs(site: Site, entry: Entry, lang: str) -> tuple[str, str] | Non
     """The languages of the bilingual PDF a post's pages in `lang` link (issue 19), in
     bipub.yaml's order, or None: a post that gets a PDF (wants_pdf) and has a side-by-side
     view (render/both.py partner)."""
+    if not wants_pdf(site, entry, lang):  # (first: the cheaper test, every post of a build)
+        return None
     other = partner(site, entry, lang)
-    if other is None or not wants_pdf(site, entry, lang):
+    if other is None:
         return None
     codes = site.config.codes
     first, second = sorted((lang, other), key=codes.index)
@@ -75,12 +77,13 @@ def post_pdf_entries(site: Site, lang: str) -> list[Entry]:
 def wants_pdf(site: Site, entry: Entry, lang: str) -> bool:
     """Front matter `pdf: true`, or config `pdf.posts` unless `pdf: false`; only where the
     page shows its own language (a fallback has no PDF of its own) and not for drafts."""
-    if entry.kind != "posts" or lang not in entry.versions:
+    if entry.kind != "posts":
         return False
-    version = entry.versions[lang]
     flag = entry.source.meta.pdf
-    wanted = flag if flag is not None else site.config.pdf.posts
-    return bool(wanted) and not version.is_fallback and not version.doc.meta.draft
+    if not (flag if flag is not None else site.config.pdf.posts):  # (most posts: asked first)
+        return False
+    version = entry.versions.get(lang)
+    return version is not None and not version.is_fallback and not version.doc.meta.draft
 
 
 def post_pdf_path(lang: str, slug: str) -> str:
@@ -130,7 +133,11 @@ def pdf_links(site: Site, lang: str, url: urls.UrlBuilder) -> list[dict[str, str
 
 def any_pdf(site: Site, langs: list[str], *, bilingual: bool) -> bool:
     """Whether a build of `langs` has any PDF: a CV, a post's PDF, or (`bilingual`: every
-    language built) a post's bilingual PDF."""
-    return any(lang in site.cv or post_pdf_entries(site, lang) for lang in langs) or (
-        bilingual and bool(both_pdf_entries(site))
-    )
+    language built) a post's bilingual PDF (of a post that `wants_pdf` in a language of the
+    site: with every language in `langs`, its own PDF answers first)."""
+    for lang in langs:
+        if lang in site.cv or any(wants_pdf(site, entry, lang) for entry in site.posts(lang)):
+            return True
+    if not bilingual or set(site.config.codes) <= set(langs):
+        return False  # (every language asked above: a bilingual PDF's post is among them)
+    return bool(both_pdf_entries(site))
