@@ -328,6 +328,13 @@ class OutputTree:
         self.kept.add(path)
         return True
 
+    def record_kept_all(self, kept: dict[str, OutputFile]) -> None:
+        """`record_kept` for each (path: info) of `kept` (most pages of an update), at once."""
+        for path in kept.keys() & self.files.keys():  # (a clash: said as `record_kept` says)
+            self.record_kept(path, kept[path])
+        self.files.update(kept)
+        self.kept.update(kept)
+
     def record_kept(self, path: str, info: OutputFile) -> None:
         """Record a file that `keep` kept (in this process, or in a worker attached to the
         same staging folder: render/workers.py)."""
