@@ -340,30 +340,34 @@ def _keep_known(
     still the one bipub wrote (OutputTree.keep), and say its body's warnings again:
     returns (the other pages, how many were kept, the kept pages' fingerprints)."""
     rest: list[PageSpec] = []
+    found: list[tuple[str, str, Identity, str, str, Document | None]] = []
+    for spec in pages:  # (one look at each page: an update visits every page of a big site)
+        fp = known.get(spec.path)
+        path = spec.file
+        old = previous.get(path) if fp is not None else None
+        if old is None or old[0] != fp:
+            rest.append(spec)  # (`_decide` finds its fingerprint known, if it is)
+            continue
+        found.append((path, fp, old[1], spec.template, spec.lang, spec.doc))
+    done = tree.keep_each([(path, written) for path, _, written, _, _, _ in found])
+    if len(done) < len(found):  # (not kept: rendered again, `add` says what it found)
+        failed = {path for path, *_ in found if path not in done}
+        rest += [spec for spec in pages if spec.file in failed]
     infos: dict[tuple[str, str], OutputFile] = {}
     files: dict[str, OutputFile] = {}
     fingerprints: dict[str, str] = {}
     docs: list[Document] = []
-    keep = tree.keep
-    for spec in pages:
-        fp = known.get(spec.path)
-        if fp is None:
-            rest.append(spec)
+    for path, fp, _, template, lang, doc in found:
+        if path not in done:
             continue
-        path = spec.file
-        old = previous.get(path)
-        if old is None or old[0] != fp or not keep(path, old[1]):
-            rest.append(spec)  # (rendered: `_decide` finds its fingerprint known)
-            continue
-        if spec.doc is not None:
-            docs.append(spec.doc)
-        lang = spec.lang
-        info = infos.get((spec.template, lang))
+        info = infos.get((template, lang))
         if info is None:
-            info = infos[spec.template, lang] = OutputFile(lang, f"{spec.template} ({lang})")
+            info = infos[template, lang] = OutputFile(lang, f"{template} ({lang})")
         files[path] = info
         fingerprints[path] = fp
         counts[lang] = counts.get(lang, 0) + 1
+        if doc is not None:
+            docs.append(doc)
     tree.record_kept_all(files)
     markdown.replay_all(docs)
     return rest, len(files), fingerprints
