@@ -104,6 +104,9 @@ class Plan:
                 found[lang] = spec
 
 
+MANY = 16  # entries of a run `PageMemo.carried` plans again at least before it looks at each
+
+
 @dataclass
 class PageMemo:
     """What the last plan of a resident caller (`bipub serve`, which keeps it between builds)
@@ -182,21 +185,34 @@ class PageMemo:
         language (`run`: (language, name)), as `take` gives them, the positions of those it
         does not give (not the same object as the last plan's there, or `moved`: the caller
         plans those), and whether each entry's key is where it was; None if the last plan had
-        no such run or one of another length (each entry is then looked at). The pages given
-        stay known (`take`)."""
+        no such run (each entry is then looked at). Of a run of another length (a new or
+        deleted entry), the entries after the first that is not the last plan's and before
+        the last such one are planned. The pages given stay known (`take`)."""
         known = self.runs.get(run)
-        if known is None or len(known[0]) != len(entries):
+        if known is None:
             return None
         before, per, where, keys = known
-        todo = [i for i, (a, b) in enumerate(zip(before, entries, strict=True)) if a is not b]
-        same = all(before[i].key == entries[i].key for i in todo)
+        n, m = len(before), len(entries)
+        if n == m:
+            todo = [i for i, (a, b) in enumerate(zip(before, entries, strict=True)) if a is not b]
+            same = all(before[i].key == entries[i].key for i in todo)
+        else:  # the same entries before and after one stretch (`p`, `q`: how many)
+            p, q, least = 0, 0, min(n, m)
+            while p < least and before[p] is entries[p]:
+                p += 1
+            while q < least - p and before[n - 1 - q] is entries[m - 1 - q]:
+                q += 1
+            todo = list(range(p, m - q))
+            per = [*per[:p], *[()] * len(todo), *per[n - q :]]
+            keys = [*keys[:p], *[()] * len(todo), *keys[n - q :]]
+            same = False
         if not same:  # (reordered: found again)
             where = {e.key: i for i, e in enumerate(entries)}
         lang = run[0]
         todo += [where[key] for moved_lang, key in moved if moved_lang == lang and key in where]
-        if len(todo) * 4 > len(entries):
-            return None  # (most of the run: entry by entry costs as much)
         skip = set(todo)
+        if len(skip) > max(MANY, len(entries) // 4):
+            return None  # (much of the run: entry by entry costs as much)
         chosen = [key for i, key in enumerate(keys) if i not in skip] if skip else keys
         found: list[Any] = list(map(self.pages.get, chosen))
         if None in found:
