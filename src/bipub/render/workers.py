@@ -388,9 +388,10 @@ def _defer(
     wrote (rendered now, with no fingerprint either)."""
     now: list[PageSpec] = []
     infos: dict[tuple[str, str], OutputFile] = {}
+    done = tree.keep_each([(spec.file, previous[spec.file][1]) for spec in later])
     for spec in later:
         path = spec.file
-        if not tree.keep(path, previous[path][1]):
+        if path not in done:
             now.append(spec)
             continue
         _record_kept(spec, tree, infos, counts, markdown)
