@@ -15,8 +15,8 @@ being viewed first:
    shows on its blog and tag pages at once, a deleted one leaves them), the first page of each
    of those listings (a new post may add a page to the count every page shows), the pages a
    browser has open (the live-reload event streams say which), and the pages that have no
-   published file yet. Every other such page keeps its published
-   file in this publish, not even fingerprinted: it is *deferred*. The BuildState gives it no
+   published file yet. Every other such page keeps its published file in this publish, not
+   even fingerprinted: it is *deferred*. The BuildState gives it no
    fingerprint (the build cache keeps the one of the file kept, with that file's identity:
    true, and compared only with a fingerprint worked out again), and the up-to-date record says the output is not complete (`DEFERRED`), so that
    whatever build comes next, the second step or one after another edit or after a kill, works

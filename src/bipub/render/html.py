@@ -240,12 +240,12 @@ class HtmlRenderer(PageViews):
         moved: set[tuple[str, str]] | None,
         run: str = "",
     ) -> None:
-        """The pages of each of `entries` (`_entry_args`). With a PageMemo that knows whose neighbours and
-        series' members changed (`moved`, PageMemo.around), the pages of an entry that is the
-        very object the last plan made them of, and not moved, are taken without working out
-        their `made_of` again: it is the same (its own, its series' members, its neighbours);
-        the last plan's run of the same entries (`run`: its name) is taken whole but for the
-        others (PageMemo.carried), else entry by entry (PageMemo.take)."""
+        """The pages of each of `entries` (`_entry_args`). With a PageMemo that knows whose
+        neighbours and series' members changed (`moved`, PageMemo.around), the pages of an
+        entry that is the very object the last plan made them of, and not moved, are taken
+        without working out their `made_of` again: it is the same (its own, its series'
+        members, its neighbours); the last plan's run of the same entries (`run`: its name) is
+        taken whole but for the others (PageMemo.carried), else entry by entry (take)."""
         memo = self._page_memo
         if memo is None:
             for entry in entries:
