@@ -202,7 +202,11 @@ def html_pages(
     note = buildstate.carry(state, job.renderer, job.plan, global_key, entries)
     previous = cache.pages.get(str(target.resolve()), {})  # (the writer's: OutputTree.out)
     if options.first is not None:
-        options.first.begin(state.entries if state is not None else None, entries)
+        options.first.begin(
+            state.entries if state is not None else None,
+            entries,
+            state.plan if state is not None else None,
+        )
     return HtmlPages(
         others, global_key, previous, entries, options.on_pages, options.on_start, options.first
     ), note

@@ -14,6 +14,7 @@ import pytest
 
 from bipub.cache import BuildCache
 from bipub.pipeline import Kept, build
+from bipub.render import urls
 from bipub.render.first_pages import FirstPages, page_file
 from tests.conftest import PROJECTS, tree_snapshot
 from tests.integration.test_incremental import KINDS, Killed, _killing
@@ -62,9 +63,10 @@ def test_page_file_maps_a_browser_path_to_its_output_file() -> None:
 def test_deferred_pages_are_rendered_by_whatever_build_comes_next(
     project: Path, tmp_path: Path, resident: bool, then: str
 ) -> None:
-    """A new post: its pages and its neighbours' go first, the listings and the tag's pages
-    keep their files; the next build (the second step, one after another edit, or one killed
-    and the one after) leaves the site a clean build makes."""
+    """A new post: its pages, its neighbours' and the listing pages that show it go first,
+    the other listing pages (the tag cloud) keep their files; the next build (the second step,
+    one after another edit, or one killed and the one after) leaves the site a clean build
+    makes."""
     kept = Kept(BuildCache()) if resident else None
     build(project, only={"html"}, kept=kept)
     before = tree_snapshot(project / "site")
@@ -74,7 +76,10 @@ def test_deferred_pages_are_rendered_by_whatever_build_comes_next(
     site = tree_snapshot(project / "site")
     assert "ko/blog/gamma/index.html" in site  # the new post is served at once
     assert first.deferred, "no page deferred: the test shows nothing"
-    assert "ko/blog/index.html" in first.deferred
+    assert "ko/tags/index.html" in first.deferred
+    for listing in ("ko/blog/index.html", "ko/tags/kv-cache/index.html"):  # (they show it)
+        assert listing not in first.deferred
+        assert "감마 글".encode() in site[listing]
     for path in first.deferred:  # kept as they were for now
         assert site[path] == before[path], path
     assert first.first > 0
@@ -196,3 +201,43 @@ def test_the_second_step_renders_only_the_deferred_pages_that_changed(
     assert changed, "no deferred page changed: the test shows nothing"
     assert len(changed) < len(first.deferred), "every deferred page changed: it shows nothing"
     assert sum(second.pages.values()) - second.reused == len(changed)
+
+
+def test_a_listing_page_that_showed_a_deleted_post_goes_first(project: Path) -> None:
+    """A tag's page that showed a deleted post, and now shows posts that did not change (the
+    tag's posts are not the blog's neighbours), is published first: the last build's plan
+    says what it showed. The blog's later pages, which only shift, wait for the next build."""
+    kept = Kept(BuildCache())
+    for n in range(6):  # a tag on every other post: its pages' posts are not neighbours
+        text = NEW.replace("감마 글", f"글 {n}").replace("2026-08-01", f"2025-0{n + 1}-01")
+        text = text.replace("[kv-cache]", "[shared]" if n % 2 == 0 else "[other]")
+        (project / f"content/ko/posts/more-{n}.md").write_text(text, encoding="utf-8")
+    build(project, only={"html"}, kept=kept)
+    tag = urls.output_file(urls.tag("ko", "shared", 1))
+    assert b'href="/ko/blog/more-2/"' in (project / "site" / tag).read_bytes()
+    (project / "content/ko/posts/more-2.md").unlink()
+    first = FirstPages(few=0)
+    build(project, only={"html"}, kept=kept, first=first)
+    assert first.deferred, "no page deferred: the test shows nothing"
+    assert tag not in first.deferred
+    assert b'href="/ko/blog/more-2/"' not in (project / "site" / tag).read_bytes()
+    build(project, only={"html"}, kept=kept)
+
+
+def test_the_first_page_of_a_listing_that_shows_a_new_post_goes_first(project: Path) -> None:
+    """A new post far down the blog adds a page to the listing: its first page (which counts
+    the pages) is published first with the page that shows the post; pages between them,
+    which only shift, wait for the next build."""
+    kept = Kept(BuildCache())
+    for n in range(6):
+        text = NEW.replace("감마 글", f"글 {n}").replace("2026-08-01", f"2025-0{n + 1}-01")
+        (project / f"content/ko/posts/more-{n}.md").write_text(text, encoding="utf-8")
+    build(project, only={"html"}, kept=kept)
+    old = NEW.replace("2026-08-01", "2025-01-15")  # (between more-1 and more-0: the last page)
+    (project / "content/ko/posts/gamma.md").write_text(old, encoding="utf-8")
+    first = FirstPages(few=0)
+    build(project, only={"html"}, kept=kept, first=first)
+    assert first.deferred, "no page deferred: the test shows nothing"
+    assert urls.output_file(urls.blog("ko", 3)) in first.deferred  # (only shifted)
+    assert "ko/blog/index.html" not in first.deferred
+    build(project, only={"html"}, kept=kept)

@@ -115,3 +115,62 @@ class TestPlanReuse(PlanReuse.TestCase):  # type: ignore[misc,name-defined]
         # the pages were taken from the last plan in most steps (a test that never reuses
         # anything cannot fail)
         assert REUSED[0] * 4 > REUSED[1], REUSED
+
+
+POST = """---
+title: 글 {n}
+description: 글
+date: 2025-{month:02d}-{day:02d}
+tags: [{tag}]
+---
+
+## 소개
+
+글 {n}입니다.
+"""
+
+
+def test_a_run_of_posts_is_taken_whole_but_for_the_entries_that_changed(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """PageMemo.carried: of a language's posts, an update plans again only those that are not
+    the last plan's objects or moved, and takes the others without looking at each (no
+    `PageMemo.take` per entry) — after an edit, a new post, a deleted one and a new date (a
+    run of another length, or reordered) alike; the plan is the one made anew."""
+    from bipub.render.page_plan import PageMemo
+
+    project = tmp_path / "p"
+    shutil.copytree(PROJECTS / "minimal", project)
+    posts = project / "content/ko/posts"
+    for n in range(16):
+        text = POST.format(n=n, month=n % 12 + 1, day=n + 1, tag="shared" if n % 2 else "other")
+        (posts / f"more-{n:02d}.md").write_text(text, encoding="utf-8")
+    kept = Kept(BuildCache())
+    build(project, only={"html"}, kept=kept)
+    taken: list[object] = []
+    take = PageMemo.take
+
+    def counted(self: PageMemo, key: tuple[str, ...], entry: object) -> object:
+        taken.append(key)
+        return take(self, key, entry)
+
+    monkeypatch.setattr(PageMemo, "take", counted)
+    five = posts / "more-05.md"
+    edits = [
+        lambda: five.write_text(five.read_text(encoding="utf-8") + "\n더.\n", encoding="utf-8"),
+        lambda: (posts / "new.md").write_text(POST.format(n=99, month=6, day=20, tag="shared")),
+        lambda: (posts / "more-09.md").unlink(),
+        lambda: five.write_text(
+            five.read_text(encoding="utf-8").replace("2025-06-06", "2025-05-01"), "utf-8"
+        ),
+    ]
+    for edit in edits:
+        edit()
+        taken.clear()
+        build(project, only={"html"}, kept=kept)
+        assert kept.state is not None and kept.state.plan is not None
+        last = kept.pages.renderer
+        assert isinstance(last, HtmlRenderer)
+        fresh = HtmlRenderer(last.site, last.rendered, last.url)
+        assert summary(kept.state.plan) == summary(fresh.plan())
+        assert len(taken) < 4, (edits.index(edit), taken)  # (taken whole, not entry by entry)

@@ -10,9 +10,13 @@ being viewed first:
    state does not give (buildstate.carry: the pages that may have changed): the pages of the
    entries whose key changed (their post pages and side-by-side pages in every language, and
    the pages whose previous and next links point at them: a page's `PageSpec.made_of` names
-   its neighbours), the pages a browser has open (the live-reload event streams say which),
-   and the pages that have no published file yet. Every other such page keeps its published
-   file in this publish, not even fingerprinted: it is *deferred*. The BuildState gives it no
+   its neighbours), the listing pages (blog, tag, home) that show one of those posts or
+   showed it in the last build (`PageSpec.lists`, in this plan and the last one: a new post
+   shows on its blog and tag pages at once, a deleted one leaves them), the first page of each
+   of those listings (a new post may add a page to the count every page shows), the pages a
+   browser has open (the live-reload event streams say which), and the pages that have no
+   published file yet. Every other such page keeps its published file in this publish, not
+   even fingerprinted: it is *deferred*. The BuildState gives it no
    fingerprint (the build cache keeps the one of the file kept, with that file's identity:
    true, and compared only with a fingerprint worked out again), and the up-to-date record says the output is not complete (`DEFERRED`), so that
    whatever build comes next, the second step or one after another edit or after a kill, works
@@ -30,7 +34,7 @@ from collections.abc import Collection, Mapping
 from urllib.parse import unquote, urlsplit
 
 from bipub.render import urls
-from bipub.render.page_plan import EntryId, PageSpec
+from bipub.render.page_plan import EntryId, PageSpec, Plan
 
 FEW = 64  # pages an update would defer that it publishes in one step (~50 ms of rendering)
 DEFERRED = "(pages deferred to the next publish)"  # marks the up-to-date record's key
@@ -57,18 +61,28 @@ class FirstPages:
         self.open = frozenset(open_files)
         self.few = few
         self.changed: frozenset[EntryId] | None = None  # None: no state, nothing deferred
+        self.posts: frozenset[str] = frozenset()  # the keys of the posts among them
+        self.before: Plan | None = None  # the last build's plan (its listings' posts)
         self.first = 0  # pages rendered in this publish
         # the output files kept as they were, for the next build, with their fingerprints (of
         # the files kept: the build cache's record of the files published, never the state's)
         self.deferred: dict[str, str] = {}
 
-    def begin(self, before: Mapping[EntryId, str] | None, now: Mapping[EntryId, str]) -> None:
+    def begin(
+        self,
+        before: Mapping[EntryId, str] | None,
+        now: Mapping[EntryId, str],
+        plan: Plan | None = None,
+    ) -> None:
         """The entries' keys of the last build (None: no state of it: every page is rendered,
-        none deferred) and of this one."""
+        none deferred) and of this one; `plan`: the last build's plan, if known (its listing
+        pages' posts: a page that showed a changed post is published first)."""
         if before is None:
             self.changed = None
             return
         self.changed = frozenset(e for e, _ in before.items() ^ now.items())
+        self.posts = frozenset(key for kind, key in self.changed if kind == "posts")
+        self.before = plan
 
     def ahead(
         self, pages: list[PageSpec], known: Mapping[str, str], published: Mapping[str, object]
@@ -83,6 +97,7 @@ class FirstPages:
         shown = self.open
         now: list[PageSpec] = []
         later: list[PageSpec] = []
+        listings: set[tuple[str, ...]] = set()  # (language, listing) of listing pages chosen
         for spec in pages:
             if spec.path in known:
                 now.append(spec)
@@ -90,8 +105,25 @@ class FirstPages:
             file = spec.file
             if file in shown or file not in published or not changed.isdisjoint(spec.made_of):
                 now.append(spec)
+            elif spec.lists and self._shows_changed(spec):
+                now.append(spec)
+                listings.add((spec.lang, *spec.route[:-1]))
             else:
                 later.append(spec)
+        if listings:  # the first page of each of those listings too
+            first = [s for s in later if s.route[-1] == "1" and (s.lang, *s.route[:-1]) in listings]
+            if first:
+                chosen = {id(s) for s in first}
+                now += first
+                later = [s for s in later if id(s) not in chosen]
         if len(later) <= self.few:
             return pages, []
         return now, later
+
+    def _shows_changed(self, spec: PageSpec) -> bool:
+        """Whether a listing page shows a changed post, or its page of the last build did."""
+        posts = self.posts
+        if not posts.isdisjoint(spec.lists):
+            return True
+        was = self.before.paths.get(spec.path) if self.before is not None else None
+        return was is not None and not posts.isdisjoint(was.lists)

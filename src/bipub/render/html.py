@@ -53,7 +53,7 @@ class HtmlRenderer(PageViews):
             if memo.config != site.config:  # (a memo read back from disk has its keys only)
                 memo.keys = EntryKeyMemo()
             renderer = cls(site, rendered, url)
-            memo.renderer, memo.config, memo.pages = renderer, site.config, {}
+            memo.renderer, memo.config, memo.pages, memo.runs = renderer, site.config, {}, {}
             memo.order, memo.members = {}, {}
         else:
             renderer.start(site, rendered, url)
@@ -87,8 +87,8 @@ class HtmlRenderer(PageViews):
         self.plan_home(plan, lang, posts)
         self.plan_cv_page(plan, lang)
         self.plan_blog(plan, lang, posts)
-        self._plan_entries(plan, lang, posts, moved)
-        self._plan_entries(plan, lang, site.pages(lang), moved)
+        self._plan_entries(plan, lang, posts, moved, "posts")
+        self._plan_entries(plan, lang, site.pages(lang), moved, "pages")
         by_tag = site.tag_posts.get(lang, {})  # each tag's posts (pair/taxonomy.py)
         tags = site.tags.get(lang, {})
         self.plan_tag_cloud(plan, lang, tags, {slug: len(by_tag.get(slug, ())) for slug in tags})
@@ -233,36 +233,54 @@ class HtmlRenderer(PageViews):
         return (spec,)
 
     def _plan_entries(
-        self, plan: Plan, lang: str, entries: Sequence[Entry], moved: set[tuple[str, str]] | None
+        self,
+        plan: Plan,
+        lang: str,
+        entries: Sequence[Entry],
+        moved: set[tuple[str, str]] | None,
+        run: str = "",
     ) -> None:
-        """`_plan_entry` for each of `entries`. With a PageMemo that knows whose neighbours and
-        series' members changed (`moved`, PageMemo.around), the pages of an entry that is the
-        very object the last plan made them of, and not moved, are taken without working out
-        their `made_of` again: it is the same (its own, its series' members, its neighbours)."""
+        """The pages of each of `entries` (`_entry_args`). With a PageMemo that knows whose
+        neighbours and series' members changed (`moved`, PageMemo.around), the pages of an
+        entry that is the very object the last plan made them of, and not moved, are taken
+        without working out their `made_of` again: it is the same (its own, its series'
+        members, its neighbours); the last plan's run of the same entries (`run`: its name) is
+        taken whole but for the others (PageMemo.carried), else entry by entry (take)."""
         memo = self._page_memo
-        if memo is None or moved is None:
+        if memo is None:
             for entry in entries:
-                self._plan_entry(plan, lang, entry)
+                self._add(plan, *self._entry_args(lang, entry))
             return
-        taken: list[PageSpec] = []  # (added in one go: Plan.extend)
-        for entry in entries:
-            key = entry.key
-            specs = (
-                None if (lang, key) in moved else memo.take(("entry", entry.kind, key, lang), entry)
-            )
-            if specs is None:
-                plan.extend(lang, taken)
-                taken = []
-                self._plan_entry(plan, lang, entry)
-                continue
-            taken.extend(specs)
-        plan.extend(lang, taken)
+        per: list[tuple[PageSpec, ...]]
+        carried = memo.carried((lang, run), entries, moved) if moved is not None else None
+        same = carried is not None and carried[2]
+        if carried is not None:
+            per, todo, _ = carried
+            for i in todo:
+                per[i] = self._specs(*self._entry_args(lang, entries[i]))
+        else:
+            per = []
+            for entry in entries:
+                key = entry.key
+                specs = (
+                    None
+                    if moved is None or (lang, key) in moved
+                    else memo.take(("entry", entry.kind, key, lang), entry)
+                )
+                per.append(
+                    specs if specs is not None else self._specs(*self._entry_args(lang, entry))
+                )
+        memo.record((lang, run), entries, per, same)
+        plan.extend(lang, [spec for specs in per for spec in specs])
 
-    def _plan_entry(self, plan: Plan, lang: str, entry: Entry) -> None:
-        """A post's or page's page in `lang`, and a post's side-by-side page after it."""
+    def _entry_args(
+        self, lang: str, entry: Entry
+    ) -> tuple[tuple[str, ...], tuple[Entry, ...], object, Callable[[], tuple[PageSpec, ...]]]:
+        """A post's or page's page in `lang`, and a post's side-by-side page after it: the
+        PageMemo key, entries, inputs and maker `_add` takes."""
         made_of = self._made_of(entry, lang)
         key = ("entry", entry.kind, entry.key, lang)
-        self._add(plan, key, (entry,), made_of, partial(self._entry_pages, lang, entry, made_of))
+        return key, (entry,), made_of, partial(self._entry_pages, lang, entry, made_of)
 
     def _entry_pages(
         self, lang: str, entry: Entry, made_of: tuple[EntryId, ...]
@@ -331,14 +349,24 @@ class HtmlRenderer(PageViews):
     ) -> None:
         """Add the pages `make` makes of `entries` and `inputs` to `plan`, or the ones the
         last plan made of the same (PageMemo: `bipub serve`)."""
+        for spec in self._specs(key, entries, inputs, make):
+            plan.add(spec)
+
+    def _specs(
+        self,
+        key: tuple[str, ...],
+        entries: tuple[Entry, ...],
+        inputs: object,
+        make: Callable[[], tuple[PageSpec, ...]],
+    ) -> tuple[PageSpec, ...]:
+        """The pages `_add` adds."""
         memo = self._page_memo
         specs = memo.get(key, entries, inputs) if memo is not None else None
         if specs is None:
             specs = make()
             if memo is not None:
                 memo.keep(key, entries, inputs, specs)
-        for spec in specs:
-            plan.add(spec)
+        return specs
 
     def _made_of(self, entry: Entry, lang: str) -> tuple[EntryId, ...]:
         """The entries a post's or page's page is made of: its own, its series' members (the

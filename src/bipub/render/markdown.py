@@ -527,6 +527,30 @@ class MarkdownCache:
         self._used.add(key)
         self.collector.extend(found)
 
+    def replay_all(self, docs: Iterable[Document]) -> None:
+        """`replay` each of `docs` (an update replays every document of a big site whose pages
+        it keeps: the same steps, looked up once)."""
+        cache, replayed, notes, used = self._cache, self._replayed, self.notes, self._used
+        images = self.images.docs
+        collector = self.collector
+        head = f"{self.renderer()}:{int(self.raw_html)}:"
+        for doc in docs:
+            rel = doc.rel
+            if rel in cache or rel in replayed:
+                continue
+            if not doc.digest or rel in images:  # (no key, or its images' in it: `key`)
+                self.replay(doc)
+                continue
+            key = f"{head}{doc.digest}:{rel}"
+            found = notes.get(key)
+            if found is None:
+                self(doc)
+                continue
+            replayed.add(rel)
+            used.add(key)
+            if found:
+                collector.extend(found)
+
     def merge(
         self,
         notes: dict[str, tuple[Diagnostic, ...]],

@@ -4,7 +4,7 @@ it; render/workers.py renders it; buildstate.py keeps its fingerprints)."""
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Container
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -104,6 +104,9 @@ class Plan:
                 found[lang] = spec
 
 
+MANY = 16  # entries of a run `PageMemo.carried` plans again at least before it looks at each
+
+
 @dataclass
 class PageMemo:
     """What the last plan of a resident caller (`bipub serve`, which keeps it between builds)
@@ -128,6 +131,12 @@ class PageMemo:
     _around: tuple[dict[str, tuple[str, ...]], dict[tuple[str, str], object]] = field(
         default_factory=lambda: ({}, {})
     )
+    # each run of entries the last plan planned in a row (render/html.py `_plan_entries`: a
+    # language's posts, its pages), by (language, run): the entries, each one's pages, and
+    # where each entry's key is in it; an update takes the run whole but for the entries that
+    # are not the same objects or moved (`carried`), not entry by entry
+    runs: dict[tuple[str, str], Run] = field(default_factory=dict)
+    _next_runs: dict[tuple[str, str], Run] = field(default_factory=dict)
 
     def get(
         self, key: tuple[str, ...], entries: tuple[object, ...], inputs: object
@@ -163,7 +172,72 @@ class PageMemo:
         plan's (`moved`); None if nothing is known (the first plan). `order` and `members`
         become the known ones."""
         self._around = (order, members)  # (known once the plan is made: `done`)
+        self._next_runs = {}
         return moved(self.order or None, order, self.members, members)
+
+    def carried(
+        self,
+        run: tuple[str, str],
+        entries: Sequence[Any],
+        moved: set[tuple[str, str]],
+    ) -> tuple[list[tuple[PageSpec, ...]], list[int], bool] | None:
+        """The pages the last plan made for each of `entries`, a run of entries of one
+        language (`run`: (language, name)), as `take` gives them, the positions of those it
+        does not give (not the same object as the last plan's there, or `moved`: the caller
+        plans those), and whether each entry's key is where it was; None if the last plan had
+        no such run (each entry is then looked at). Of a run of another length (a new or
+        deleted entry), the entries after the first that is not the last plan's and before
+        the last such one are planned. The pages given stay known (`take`)."""
+        known = self.runs.get(run)
+        if known is None:
+            return None
+        before, per, where, keys = known
+        n, m = len(before), len(entries)
+        if n == m:
+            todo = [i for i, (a, b) in enumerate(zip(before, entries, strict=True)) if a is not b]
+            same = all(before[i].key == entries[i].key for i in todo)
+        else:  # the same entries before and after one stretch (`p`, `q`: how many)
+            p, q, least = 0, 0, min(n, m)
+            while p < least and before[p] is entries[p]:
+                p += 1
+            while q < least - p and before[n - 1 - q] is entries[m - 1 - q]:
+                q += 1
+            todo = list(range(p, m - q))
+            per = [*per[:p], *[()] * len(todo), *per[n - q :]]
+            keys = [*keys[:p], *[()] * len(todo), *keys[n - q :]]
+            same = False
+        if not same:  # (reordered: found again)
+            where = {e.key: i for i, e in enumerate(entries)}
+        lang = run[0]
+        todo += [where[key] for moved_lang, key in moved if moved_lang == lang and key in where]
+        skip = set(todo)
+        if len(skip) > max(MANY, len(entries) // 4):
+            return None  # (much of the run: entry by entry costs as much)
+        chosen = [key for i, key in enumerate(keys) if i not in skip] if skip else keys
+        found: list[Any] = list(map(self.pages.get, chosen))
+        if None in found:
+            return None  # (not the last plan's pages: entry by entry)
+        self._next.update(zip(chosen, found, strict=True))
+        self.reused += sum(len(kept[2]) for kept in found)
+        return list(per), sorted(skip), same
+
+    def record(
+        self,
+        run: tuple[str, str],
+        entries: Sequence[Any],
+        per: list[tuple[PageSpec, ...]],
+        same: bool = False,
+    ) -> None:
+        """The run `run` of this plan: its entries and each one's pages (`carried`; `same`:
+        each entry's key is where it was in the last plan's run)."""
+        known = self.runs.get(run)
+        if same and known is not None:
+            self._next_runs[run] = (tuple(entries), per, known[2], known[3])
+            return
+        lang = run[0]
+        where: dict[str, int] = {e.key: i for i, e in enumerate(entries)}
+        keys: list[tuple[str, ...]] = [("entry", e.kind, e.key, lang) for e in entries]
+        self._next_runs[run] = (tuple(entries), per, where, keys)
 
     def keep(
         self,
@@ -178,6 +252,7 @@ class PageMemo:
         """The plan is made: its pages replace the last plan's (those of removed entries go)."""
         self.pages, self._next = self._next, {}
         self.order, self.members = self._around
+        self.runs, self._next_runs = self._next_runs, {}
 
 
 def moved(
@@ -218,6 +293,9 @@ def _neighbours(keys: tuple[str, ...]) -> dict[str, tuple[str | None, str | None
 
 # what PageMemo keeps for a key: the entries and inputs the pages were made of, and the pages
 Kept = tuple[tuple[object, ...], object, tuple[PageSpec, ...]]
+# what PageMemo keeps for a run of entries: the entries, each one's pages, each one's place by
+# its key, and each one's key in `PageMemo.pages`
+Run = tuple[tuple[Any, ...], list[tuple[PageSpec, ...]], dict[str, int], list[tuple[str, ...]]]
 
 
 @dataclass

@@ -19,6 +19,7 @@ from typing import Any
 import jinja2
 
 from bipub.diagnostics import Collector, Diagnostic
+from bipub.load.content import Document
 from bipub.parallel import can_fork, fork_map, share_chunks, worker_count
 from bipub.render import urls
 from bipub.render.first_pages import FirstPages
@@ -226,13 +227,18 @@ def render_pages(
     neither fingerprinted nor given one (the next build works them out); it is told which."""
     counts: dict[str, int] = {}
     fingerprints: dict[str, str] = {}
+    same: dict[str, str] = {}  # (the fingerprints of the pages kept as known: `_keep_known`)
     specs: list[PageSpec] = []
     kept = 0
     pages = [spec for lang in langs for spec in plan.pages.get(lang, [])]
+    every = len(langs) == len(plan.pages)
+    if previous is not None and renderer.known:  # (most pages of an update: kept at once)
+        pages, kept, same = _keep_known(renderer.known, pages, previous, tree, counts, markdown)
+        every = False  # (`pages` holds the others: `_unknown` looks at them)
     later: list[PageSpec] = []  # (fast render: left for the next build)
     if fast is not None and previous is not None:
         pages, later = fast.ahead(pages, renderer.known, previous)
-    every = len(langs) == len(plan.pages) and not later
+    every = every and not later
     decided: list[Decided]
     if previous is None:
         decided = [(None, False, [])] * len(pages)
@@ -301,7 +307,7 @@ def render_pages(
         if meanwhile:
             meanwhile()
         _freeze_site()
-        return counts, _written(fingerprints, tree)
+        return counts, {**same, **_written(fingerprints, tree)}
     # The pages that load what rendering loads once per process (compiled templates, locale
     # data, highlighters, the Markdown parser) are rendered here before forking: it is then
     # loaded once, not by every worker (~70 ms each at 100 posts/lang), and the helpers start
@@ -342,7 +348,53 @@ def render_pages(
         if on_pages:
             on_pages(sum(part.values()))
     _freeze_site()
-    return counts, _written(fingerprints, tree)
+    return counts, {**same, **_written(fingerprints, tree)}
+
+
+def _keep_known(
+    known: dict[str, str],
+    pages: list[PageSpec],
+    previous: dict[str, tuple[str, Identity]],
+    tree: OutputTree,
+    counts: dict[str, int],
+    markdown: MarkdownCache,
+) -> tuple[list[PageSpec], int, dict[str, str]]:
+    """Keep, as `_decide` and `_record_kept` would one at a time, each of `pages` whose
+    fingerprint is known (buildstate.carry) and the one of its published file, if that file is
+    still the one bipub wrote (OutputTree.keep), and say its body's warnings again:
+    returns (the other pages, how many were kept, the kept pages' fingerprints)."""
+    rest: list[PageSpec] = []
+    found: list[tuple[str, str, Identity, str, str, Document | None]] = []
+    for spec in pages:  # (one look at each page: an update visits every page of a big site)
+        fp = known.get(spec.path)
+        path = spec.file
+        old = previous.get(path) if fp is not None else None
+        if old is None or old[0] != fp:
+            rest.append(spec)  # (`_decide` finds its fingerprint known, if it is)
+            continue
+        found.append((path, fp, old[1], spec.template, spec.lang, spec.doc))
+    done = tree.keep_each([(path, written) for path, _, written, _, _, _ in found])
+    if len(done) < len(found):  # (not kept: rendered again, `add` says what it found)
+        failed = {path for path, *_ in found if path not in done}
+        rest += [spec for spec in pages if spec.file in failed]
+    infos: dict[tuple[str, str], OutputFile] = {}
+    files: dict[str, OutputFile] = {}
+    fingerprints: dict[str, str] = {}
+    docs: list[Document] = []
+    for path, fp, _, template, lang, doc in found:
+        if path not in done:
+            continue
+        info = infos.get((template, lang))
+        if info is None:
+            info = infos[template, lang] = OutputFile(lang, f"{template} ({lang})")
+        files[path] = info
+        fingerprints[path] = fp
+        counts[lang] = counts.get(lang, 0) + 1
+        if doc is not None:
+            docs.append(doc)
+    tree.record_kept_all(files)
+    markdown.replay_all(docs)
+    return rest, len(files), fingerprints
 
 
 def _defer(
@@ -360,9 +412,10 @@ def _defer(
     wrote (rendered now, with no fingerprint either)."""
     now: list[PageSpec] = []
     infos: dict[tuple[str, str], OutputFile] = {}
+    done = tree.keep_each([(spec.file, previous[spec.file][1]) for spec in later])
     for spec in later:
         path = spec.file
-        if not tree.keep(path, previous[path][1]):
+        if path not in done:
             now.append(spec)
             continue
         _record_kept(spec, tree, infos, counts, markdown)

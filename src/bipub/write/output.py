@@ -299,22 +299,29 @@ class OutputTree:
 
     def keep(self, path: str, written: Identity) -> bool:
         """Reuse the published file for `path` if it is still exactly the file bipub wrote
-        (`file_identity`: same mtime, ctime, size and inode, as the up-to-date check compares).
-        Returns False when it must be rendered again."""
+        (`file_identity`: mtime, ctime, size, inode; False: it must be rendered again)."""
+        return path in self.keep_each([(path, written)])
+
+    def keep_each(self, wanted: list[tuple[str, Identity]]) -> set[str]:
+        """The paths of `wanted` that `keep` keeps (trusted records: no call per file)."""
         spare, live = self.spare, self.live
-        if spare is not None and live is not None:  # called for every page: plain operations
-            old = live.files.get(path)  # (as the record has it: not looked at; a recorded
-            if old is None or unpack_four(old) != written:  # path was checked when written)
-                return False
-            was = spare.files.get(path)
-            if was is None or was[INODE_AT] != old[INODE_AT]:  # (not `_in_spare`)
-                self._make_parents(path)
-                found = self._check(path, os.path.join(self.staging, path))
-                if found:
-                    return False  # rendered again: `add` says what it found
-                self._link_known(path, old, found)
-            self.kept.add(path)
-            return True
+        if spare is None or live is None:
+            out = {path for path, written in wanted if self._keep_published(path, written)}
+        else:
+            recorded, spared, out = live.files, spare.files, set()
+            for path, written in wanted:  # (the record's identity: a recorded path was checked)
+                if (old := recorded.get(path)) is None or unpack_four(old) != written:
+                    continue
+                if (was := spared.get(path)) is None or was[INODE_AT] != old[INODE_AT]:
+                    self._make_parents(path)
+                    if self._check(path, os.path.join(self.staging, path)):
+                        continue  # rendered again: `add` says what it found
+                    self._link_known(path, old, "")
+                out.add(path)
+        self.kept.update(out)
+        return out
+
+    def _keep_published(self, path: str, written: Identity) -> bool:
         check_relative(path)
         published = os.path.join(self.out, path)  # plain strings: called for every page
         try:
@@ -325,17 +332,17 @@ class OutputTree:
             return False
         self._make_parents(path)
         files.replace_with_link(published, os.path.join(self.staging, path), st.st_ino)
-        self.kept.add(path)
         return True
 
+    def record_kept_all(self, kept: dict[str, OutputFile]) -> None:
+        """Record the files `keep` kept (here, or in a worker on the same staging folder)."""
+        for path in kept.keys() & self.files.keys():
+            raise _clash(path, self.files[path].origin, kept[path].origin)
+        self.files.update(kept)
+        self.kept.update(kept)
+
     def record_kept(self, path: str, info: OutputFile) -> None:
-        """Record a file that `keep` kept (in this process, or in a worker attached to the
-        same staging folder: render/workers.py)."""
-        existing = self.files.get(path)
-        if existing is not None:
-            raise _clash(path, existing.origin, info.origin)
-        self.files[path] = info
-        self.kept.add(path)
+        self.record_kept_all({path: info})
 
     def carry_over(self, path: str, info: OutputFile) -> bool:
         """Keep a published file that this (partial) build does not rebuild. False if there
