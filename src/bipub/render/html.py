@@ -240,12 +240,10 @@ class HtmlRenderer(PageViews):
         moved: set[tuple[str, str]] | None,
         run: str = "",
     ) -> None:
-        """The pages of each of `entries` (`_entry_args`). With a PageMemo that knows whose
-        neighbours and series' members changed (`moved`, PageMemo.around), the pages of an
-        entry that is the very object the last plan made them of, and not moved, are taken
-        without working out their `made_of` again: it is the same (its own, its series'
-        members, its neighbours); the last plan's run of the same entries (`run`: its name) is
-        taken whole but for the others (PageMemo.carried), else entry by entry (take)."""
+        """The pages of each of `entries` (`_entry_args`). With a PageMemo that knows what
+        moved (PageMemo.around), an entry that is the very object the last plan made its pages
+        of, and not moved, keeps them: the last plan's run (`run`) is taken whole but for the
+        others (PageMemo.carried), else entry by entry (take)."""
         memo = self._page_memo
         if memo is None:
             for entry in entries:
@@ -590,9 +588,8 @@ class HtmlRenderer(PageViews):
 def made_of_values(plan: Plan, spec: PageSpec, global_key: str) -> object | None:
     """What a page's fingerprint is the hash of (`HtmlRenderer.fingerprint`): the site-wide
     key, the page's own values, its counterparts in the other languages and what it shows
-    (`PageSpec.deps`); None if it cannot be summarized. buildstate.py keeps these values of
-    each listing page, so that a build in a new process finds a listing made of the same
-    values without hashing them again (their card keys are the last build's objects)."""
+    (`PageSpec.deps`); None if it cannot be summarized. buildstate.py keeps them for each
+    listing page: a build in a new process finds a listing made of the same values."""
     if spec.deps is None:
         return None
     siblings = plan.routes.get(spec.route, {})
