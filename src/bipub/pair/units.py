@@ -179,39 +179,29 @@ def _span_units(
     new = object.__new__
     for index, (start, end, line, digest) in enumerate(spans):
         unit = new(Unit)
-        if index < count:
+        fields = unit.__dict__
+        fields.update(
+            key=f"{base}:body#{index}",
+            source_lang=lang,
+            target_lang=target,
+            source_file=rel,
+            source_line=line,
+            source_hash=digest,  # text_hash of the text, kept with the document
+            _body=body,
+            _start=start,
+            _end=end,
+        )
+        if index < count:  # (translated: its text sliced from the translation when read)
             t_start, t_end, t_line, _ = t_spans[index]
-            unit.__dict__.update(
-                key=f"{base}:body#{index}",
-                source_lang=lang,
-                target_lang=target,
-                source_file=rel,
-                source_line=line,
+            fields.update(
                 translation_file=tr_rel,
                 translation_line=t_line,
-                source_hash=digest,  # text_hash of the text, kept with the document
-                _body=body,
-                _start=start,
-                _end=end,
                 _tbody=t_body,
                 _tstart=t_start,
                 _tend=t_end,
             )
         else:
-            unit.__dict__.update(
-                key=f"{base}:body#{index}",
-                source_lang=lang,
-                target_lang=target,
-                source_file=rel,
-                source_line=line,
-                translation=None,
-                translation_file=None,
-                translation_line=None,
-                source_hash=digest,
-                _body=body,
-                _start=start,
-                _end=end,
-            )
+            fields.update(translation=None, translation_file=None, translation_line=None)
         yield unit
 
 
