@@ -176,20 +176,12 @@ def test_serve_rebuilds_on_change_and_tells_the_page(make_project, tmp_path: Pat
         events = conn.getresponse()
         post = project / "content/ko/posts/alpha.md"
         post.write_text(post.read_text(encoding="utf-8").replace("알파 글", "고친 글"), "utf-8")
-        while True:
-            line = events.fp.readline()
-            if line.startswith(b"event:"):
-                assert line == b"event: reload\n"
-                break
+        _next_event_is_reload(events)
         status, body = get(port, "/ko/blog/alpha/")
         assert status == 200 and "고친 글".encode() in body
         # the next edit is built from the watcher's change set (the first batch: a full scan)
         post.write_text(post.read_text(encoding="utf-8").replace("고친 글", "또 고친 글"), "utf-8")
-        while True:
-            line = events.fp.readline()
-            if line.startswith(b"event:"):
-                assert line == b"event: reload\n"
-                break
+        _next_event_is_reload(events)
         status, body = get(port, "/ko/blog/alpha/")
         assert status == 200 and "또 고친 글".encode() in body
         said = []  # (-v: what the build looked at)
@@ -199,3 +191,12 @@ def test_serve_rebuilds_on_change_and_tells_the_page(make_project, tmp_path: Pat
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def _next_event_is_reload(events: http.client.HTTPResponse) -> None:
+    """Read the live-reload stream up to its next event, which must be a reload."""
+    while True:
+        line = events.fp.readline()
+        if line.startswith(b"event:"):
+            assert line == b"event: reload\n"
+            return
