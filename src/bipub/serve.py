@@ -38,6 +38,7 @@ from bipub import uptodate
 from bipub.diagnostics import Diagnostic, DiagnosticError
 from bipub.project import Project
 from bipub.render.first_pages import FirstPages, page_file
+from bipub.write.tree_watch import TreeWatch
 
 RELOAD_SCRIPT = b"""<script>(function(){var s=new EventSource("/__bipub/events?page="+encodeURIComponent(location.pathname));
 s.addEventListener("reload",function(){location.reload();});
@@ -351,7 +352,7 @@ def serve(
 
     from bipub import buildstate
     from bipub.cache import BuildCache
-    from bipub.pipeline import OUTPUT_KINDS, Kept, build
+    from bipub.pipeline import OUTPUT_KINDS, BuildResult, Kept, build
 
     later = {kind for kind in OUTPUT_KINDS if kind != "html"}  # (after the pages show)
 
@@ -363,6 +364,32 @@ def serve(
     # what the last rebuild worked out; the cache is saved at the end
     kept = Kept(BuildCache.load(project.cache), buildstate.load(project, site))
     memo = WarningMemo()  # each rebuild prints only the warnings the previous one did not
+    target = site.absolute()
+    # the output folder, watched between rebuilds so that each checks only what was reported
+    # changed in it (write/tree_watch.py); a folder of the user's (--out) is checked in full
+    outwatch = TreeWatch() if out is None else None
+
+    def built(
+        only: set[str], changed: frozenset[str] | None, first: FirstPages | None = None
+    ) -> BuildResult:
+        """One build of `only` into the site, its output checked through the watch."""
+        key = uptodate.build_key(project, site, None, only)[1]
+        with uptodate.Prescan(
+            root, target, key, kept.records, fork=False, changed=changed, watch=outwatch
+        ) as prescan:
+            return build(root, site, only=only, kept=kept, prescan=prescan, first=first)
+
+    def arm() -> None:
+        """After a rebuild: watch the output folder if it is not watched (the first rebuild,
+        or a check that fell back to the full one)."""
+        if outwatch is None or outwatch.armed:
+            return
+        record = kept.records.get(target)
+        if record is not None and outwatch.arm(uptodate.watch_tables(target, record)):
+            ui.debug(f"output folder {outwatch.note}: each rebuild looks at what was reported")
+        else:
+            why = outwatch.note if record is not None else "no record of it"
+            ui.debug(f"output folder not watched ({why}): each rebuild checks it in full")
 
     def rebuild(changed: frozenset[str] | None = None, fast: bool = fast_render) -> bool:
         """`changed`: the paths changed since the last build that succeeded (its scan of the
@@ -375,7 +402,7 @@ def serve(
         # entries and those open in a browser are published first, the others at once after.
         first = FirstPages(state.open.files()) if fast else None
         try:
-            result = build(root, site, only={"html"}, kept=kept, changed=changed, first=first)
+            result = built({"html"}, changed, first)
         except DiagnosticError as exc:
             ui.diagnostics(exc.diagnostics)
             ui.info(f"rebuild failed ({len(exc.diagnostics)} errors); still serving the last site")
@@ -394,7 +421,7 @@ def serve(
         state.done([])
         if first is not None and deferred:
             try:
-                rest = build(root, site, only={"html"}, kept=kept, changed=frozenset())
+                rest = built({"html"}, frozenset())
             except DiagnosticError as exc:  # (the inputs changed since: said as any rebuild)
                 ui.diagnostics(exc.diagnostics)
                 ui.info(
@@ -410,7 +437,7 @@ def serve(
             if rest.cache_note:
                 ui.debug(rest.cache_note)
         try:
-            rest = build(root, site, only=later, kept=kept, changed=frozenset())  # (scanned)
+            rest = built(later, frozenset())  # (scanned)
         except DiagnosticError as exc:
             ui.diagnostics(exc.diagnostics)
             ui.info(
@@ -424,7 +451,13 @@ def serve(
             ui.info(f"feeds, JSON, llms.txt, search and PDFs rebuilt in {rest.seconds:.2f} s")
         return True
 
+    def rebuild_watched(changed: frozenset[str] | None) -> bool:
+        done = rebuild(changed)
+        arm()
+        return done
+
     rebuild(fast=False)  # (no page is open yet: the whole site at once)
+    arm()
     server = ThreadingHTTPServer((host, port), make_handler(site, state))
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -446,13 +479,15 @@ def serve(
     try:
         quiet = watch_filter(str(where / "content"), DefaultFilter())
         batches = watch(*watched, debounce=50, step=20, watch_filter=quiet)
-        follow = Follower(ui, rebuild, partial(unreported, project, kept.records, site.absolute()))
+        follow = Follower(ui, rebuild_watched, partial(unreported, project, kept.records, target))
         for changes in batches:
             follow(changes)
     except KeyboardInterrupt:
         pass
     finally:
         state.close()  # open pages' event streams end, and their threads with them
+        if outwatch is not None:
+            outwatch.close()
         server.shutdown()
         kept.cache.save(project.cache)
         if kept.state is not None:

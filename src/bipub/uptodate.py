@@ -68,6 +68,7 @@ from bipub.write.folders import prev_folder
 from bipub.write.ownership import real_output
 from bipub.write.record import Identity as Identity  # (re-exported: the record's identities)
 from bipub.write.record import OutputRecord, TreeRecord
+from bipub.write.tree_watch import Tables, TreeWatch
 
 # from how many recorded folders and files the output is checked in another process while the
 # build loads and plans, where the prescan did not fork (`bipub serve`; `Checker`)
@@ -188,6 +189,13 @@ def folders_intact(out: Path, record: Record) -> bytes:
     return b"+" if _output_unchanged(prev, {}, record.spare.dirs) else b"s"
 
 
+def watch_tables(out: Path, record: Record) -> Tables:
+    """What a TreeWatch compares (write/tree_watch.py): `folders_intact`'s tables."""
+    spare = record.spare.dirs if record.spare is not None else None
+    prev = str(prev_folder(real_output(out)))
+    return Tables(str(out), prev, record.files, record.dirs, spare)
+
+
 def build_key(
     project: Project, out: Path | None, langs: Iterable[str] | None, only: Iterable[str] | None
 ) -> tuple[Path, str]:
@@ -291,8 +299,12 @@ class Prescan:
         *,
         fork: bool = True,
         changed: Iterable[str] | None = None,
+        watch: TreeWatch | None = None,
     ) -> None:
         self.project = Project(root)
+        # the caller's watch on the output folder (`bipub serve`: write/tree_watch.py), which
+        # vouches for the record where it can: then the output is not checked in full
+        self._watch = watch
         # the paths changed since the last scan, which the caller vouches for (`rescan_inputs`:
         # `bipub serve`'s watcher), or None (every input scanned)
         self._changed = changed
@@ -401,17 +413,28 @@ class Prescan:
 
     def _check_apart(self, scan: Scan) -> None:
         """Start checking the output in another process if the writer will need the answer
-        (the build is not up to date) and the output is big (`CHECK_APART`)."""
+        (the build is not up to date) and the output is big (`CHECK_APART`) — unless the
+        caller's watch vouches for the record (then the answer is b"+")."""
         record = scan.record
         if record is None or (record.key == self.key and record.inputs == scan.inputs):
             return
+        if self._watch is not None:
+            vouched = self._watch.vouch(watch_tables(self.target, record))
+            how = "watched since the last update" if vouched else "checked in full"
+            self._add_note(f"output folder {how}: {self._watch.note}")
+            if vouched:
+                self._folders = b"+"
+                return
         spare = len(record.spare.dirs) if record.spare is not None else 0
         if len(record.files) + len(record.dirs) + spare < CHECK_APART:
             return
         try:
             self._checker = Checker(self.target, record)
         except (OSError, AttributeError) as exc:  # (no posix_spawn here: checked when asked)
-            self.note = f"output checked in-process (could not start the check: {exc})"
+            self._add_note(f"output checked in-process (could not start the check: {exc})")
+
+    def _add_note(self, note: str) -> None:
+        self.note = f"{self.note}; {note}" if self.note else note
 
     def _inputs(self, record: Record | None) -> dict[str, Identity]:
         """The inputs now: from the last build's record and the caller's change set where it
