@@ -15,7 +15,9 @@ an open page reloads again only if it shows one of them). A rebuild prints
 only the build warnings that are new since the previous rebuild (`WarningMemo`), and how many
 known ones it left out. Each rebuild is told what the watcher reported since the last one that
 succeeded (`Follower`), so that it looks again at those files of content/ only; a full scan
-after it finds what the watcher did not report.
+at the first quiet moment after it finds what the watcher did not report. The output folder
+is watched too (write/tree_watch.py): a rebuild compares only what was reported changed in it
+with its record, not every file (`--out`: a folder of the user's, checked in full).
 """
 
 from __future__ import annotations
@@ -192,35 +194,64 @@ class Follower:
     the watcher's start is not reported); a rebuild whose pages' build fails keeps its paths
     for the next one. `rebuild` returns whether the pages' build succeeded.
 
-    After each rebuild, while the page shows, every input is scanned (`unreported`): what the
-    watcher did not report (a file system that sends no events, a file edited through a hard
-    link elsewhere, an event lost) is then said (`-v`) and built from a full scan at once."""
+    An empty batch is the watcher's word that nothing changed for a while (`QUIET_MS`). At
+    the first such moment after a rebuild every input is scanned (`unreported`) — not at once
+    after the rebuild: a save made while it ran is reported then and built first (a scan
+    right after the rebuild took it for one the watcher missed, and built it twice). What the
+    scan finds that the watcher did not report (a file system that sends no events, a file
+    edited through a hard link elsewhere, an event lost) is said (`-v`) and built from a full
+    scan with the next batch, or at the next quiet moment if none comes. `quiet` is also
+    called at each quiet moment (`bipub serve`: the output folder's watch armed again)."""
 
     def __init__(
         self,
         ui: Any,
         rebuild: Callable[[frozenset[str] | None], bool],
         unreported: Callable[[], list[str]],
+        quiet: Callable[[], None] | None = None,
     ) -> None:
-        self.ui, self.rebuild, self.unreported = ui, rebuild, unreported
+        self.ui, self.rebuild, self.unreported, self.on_quiet = ui, rebuild, unreported, quiet
         self.pending: set[str] | None = None
+        self.due = False  # a rebuild succeeded since the last scan
+        self.missed = False  # the last scan found what the watcher did not report
 
     def __call__(self, changes: Iterable[tuple[Any, str]]) -> None:
-        if self.pending is not None:
-            self.pending.update(path for _change, path in changes)
-        if not self.rebuild(frozenset(self.pending) if self.pending is not None else None):
+        batch = [path for _change, path in changes]
+        if not batch:
+            self.quiet()
             return
-        self.pending = set()
-        missed = self.unreported()
-        if missed:
-            more = f" and {len(missed) - 3} more" if len(missed) > 3 else ""
-            self.ui.debug(
-                f"inputs changed that the watcher did not report (yet): {', '.join(missed[:3])}"
-                f"{more}; building again from a full scan"
-            )
-            self.pending = None
-            if self.rebuild(None):
-                self.pending = set()
+        if self.missed:  # (what the scan found: the reports cannot stand for a scan)
+            self.pending, self.missed = None, False
+        if self.pending is not None:
+            self.pending.update(batch)
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        if self.rebuild(frozenset(self.pending) if self.pending is not None else None):
+            self.pending, self.due = set(), True
+
+    def quiet(self) -> None:
+        if self.missed:  # (still not reported: built now)
+            self.pending, self.missed = None, False
+            self._rebuild()
+            return
+        if self.due:
+            self.due = False
+            missed = self.unreported()
+            if missed:
+                more = f" and {len(missed) - 3} more" if len(missed) > 3 else ""
+                self.ui.debug(
+                    f"inputs changed that the watcher did not report: {', '.join(missed[:3])}"
+                    f"{more}; building again from a full scan"
+                )
+                self.missed = True
+                return
+        if self.on_quiet is not None:
+            self.on_quiet()
+
+
+# milliseconds without a change after which the watcher says so (an empty batch): `Follower`
+QUIET_MS = 300
 
 
 def unreported(
@@ -451,11 +482,6 @@ def serve(
             ui.info(f"feeds, JSON, llms.txt, search and PDFs rebuilt in {rest.seconds:.2f} s")
         return True
 
-    def rebuild_watched(changed: frozenset[str] | None) -> bool:
-        done = rebuild(changed)
-        arm()
-        return done
-
     rebuild(fast=False)  # (no page is open yet: the whole site at once)
     arm()
     server = ThreadingHTTPServer((host, port), make_handler(site, state))
@@ -478,8 +504,16 @@ def serve(
     ]
     try:
         quiet = watch_filter(str(where / "content"), DefaultFilter())
-        batches = watch(*watched, debounce=50, step=20, watch_filter=quiet)
-        follow = Follower(ui, rebuild_watched, partial(unreported, project, kept.records, target))
+        batches = watch(
+            *watched,
+            debounce=50,
+            step=20,
+            watch_filter=quiet,
+            rust_timeout=QUIET_MS,
+            yield_on_timeout=True,
+        )
+        missed = partial(unreported, project, kept.records, target)
+        follow = Follower(ui, rebuild, missed, arm)
         for changes in batches:
             follow(changes)
     except KeyboardInterrupt:

@@ -1,7 +1,7 @@
 """`bipub serve`'s change sets: the paths its watcher reported since the last build stand for a
 scan of content/ (uptodate.rescan_inputs) where they can, the build says when they cannot, and
-a change the watcher did not report is found by the scan that follows each rebuild and built
-at once (serve.Follower). The state machine of tests/integration/test_incremental.py builds
+a change the watcher did not report is found by the scan at the first quiet moment after each
+rebuild and built (serve.Follower). The state machine of tests/integration/test_incremental.py builds
 from change sets too (its `watched` runs): output equal to a clean build after any edits."""
 
 from __future__ import annotations
@@ -169,22 +169,73 @@ def test_a_change_the_watcher_did_not_report_is_built_at_once(
         return True
 
     target = (project / "site").absolute()
-    follow = Follower(ui, rebuild, lambda: unreported(Project(project), kept.records, target))
+    quiet: list[int] = []
+    follow = Follower(
+        ui,
+        rebuild,
+        lambda: unreported(Project(project), kept.records, target),
+        lambda: quiet.append(len(builds)),
+    )
     rebuild(None)
-    follow([])  # (the first batch: every input scanned)
     alpha = project / "content/ko/posts/alpha.md"
     beta = project / "content/ko/posts/beta.md"
+    follow([(Change.modified, str(alpha.absolute()))])  # (the first batch: every input scanned)
+    follow([])  # (a quiet moment: the scan finds nothing; the caller's turn)
+    assert builds == [None, None] and quiet == [2]
     alpha.write_text(
         alpha.read_text(encoding="utf-8").replace("알파", "고친알파"), encoding="utf-8"
     )
     beta.write_text(beta.read_text(encoding="utf-8") + "\n\n보고되지 않은 편집\n", encoding="utf-8")
     follow([(Change.modified, str(alpha.absolute()))])
-    assert builds[-2] == frozenset({str(alpha.absolute())})  # (the change set's build)
-    assert builds[-1] is None  # (then a full scan)
+    assert builds[-1] == frozenset({str(alpha.absolute())})  # (the change set's build)
+    follow([])  # (the scan at the next quiet moment finds beta: said, not built yet)
     assert any("did not report" in s and "content/ko/posts/beta.md" in s for s in ui.said)
+    assert len(builds) == 3
+    follow([])  # (still not reported: built from a full scan)
+    assert builds[-1] is None and len(builds) == 4
     build(project, tmp_path / "clean", only={"html"}, use_cache=False)
     assert tree_snapshot(project / "site") == tree_snapshot(tmp_path / "clean")
     assert follow.pending == set()
+
+
+def test_a_change_the_scan_finds_before_the_watcher_reports_it_is_built_once() -> None:
+    """The scan at a quiet moment finds a save the watcher reports right after (a save at that
+    very moment): its batch builds it from a full scan, and nothing is built twice."""
+    seen: list[frozenset[str] | None] = []
+    found = [["content/a.md"], []]
+
+    def rebuild(changed: frozenset[str] | None) -> bool:
+        seen.append(changed)
+        return True
+
+    follow = Follower(_Ui(), rebuild, lambda: found.pop(0))
+    follow([(Change.modified, "/p/content/b.md")])  # (the first batch: a full scan)
+    follow([])  # (the scan finds a.md, which the watcher reports next)
+    follow([(Change.modified, "/p/content/a.md")])
+    follow([])  # (the scan after it: nothing)
+    follow([])  # (nothing to scan: no rebuild since)
+    assert seen == [None, None]
+    assert found == []
+
+
+def test_a_save_during_a_rebuild_is_built_before_any_scan() -> None:
+    """Saves reported while a rebuild ran come in the next batch, before the watcher is quiet:
+    built from their change set; the inputs are scanned only once the watcher is quiet."""
+    scans: list[int] = []
+    seen: list[frozenset[str] | None] = []
+
+    def rebuild(changed: frozenset[str] | None) -> bool:
+        seen.append(changed)
+        return True
+
+    follow = Follower(_Ui(), rebuild, lambda: scans.append(len(seen)) or [])
+    follow([(Change.modified, "/p/content/a.md")])
+    follow([(Change.modified, "/p/content/b.md")])
+    follow([(Change.modified, "/p/content/c.md")])
+    assert scans == []
+    follow([])
+    assert scans == [3]
+    assert seen == [None, frozenset({"/p/content/b.md"}), frozenset({"/p/content/c.md"})]
 
 
 def test_a_failed_build_keeps_its_changes_for_the_next() -> None:

@@ -279,18 +279,34 @@ class TreeWatch:
         path = os.path.join(root, rel) if rel else root
         try:
             wd = self._ino.add(path)
-            st = os.lstat(path)
+            folder = stat.S_ISDIR(os.lstat(path).st_mode)
         except FileNotFoundError:
             return  # (gone since: its removal was reported)
         known = wd in self._wds
         self._wds[wd] = rel
         look.add(rel)
-        if known or not stat.S_ISDIR(st.st_mode):
-            return
+        if folder and not known:
+            self._walk(path, rel, look)
+
+    def _walk(self, path: str, rel: str, look: set[str]) -> None:
+        """Watch what the folder `path` (`rel` in its tree) holds, a folder with what it holds.
+        (The folder is watched already: what comes or goes meanwhile is reported, and a name
+        whose kind changed since it was listed changed its folder, which the check compares.)"""
+        assert self._ino is not None
+        add, wds = self._ino.add, self._wds
         with os.scandir(path) as listing:
-            names = [entry.name for entry in listing]
-        for name in names:
-            self._watch(root, _join(rel, name), look)
+            entries = list(listing)
+        for entry in entries:
+            child = f"{rel}/{entry.name}" if rel else entry.name
+            try:
+                wd = add(entry.path)
+            except FileNotFoundError:
+                continue  # (removed since it was listed: reported)
+            known = wd in wds
+            wds[wd] = child
+            look.add(child)
+            if not known and entry.is_dir(follow_symlinks=False):
+                self._walk(entry.path, child, look)
 
     def _stop(self, why: str) -> None:
         self.close()
@@ -315,31 +331,42 @@ def _intact(tables: Tables) -> bool:
 
 
 def _compare(tables: Tables, look: Iterable[str]) -> str:
-    """Each path of `look` in both trees as the full check would find it, else why not: in the
-    site, a recorded one with its identity, an unrecorded one absent; in the spare copy, a
-    recorded folder with its identity."""
+    """Each path of `look`, and each tree itself, as the full check would find it, else why
+    not: in the site, a recorded one with its identity, an unrecorded one absent; in the spare
+    copy, a recorded folder with its identity. Looked up in the open tree (as tree_check)."""
     pack = PACKED.pack
+    paths = sorted({"", *look})
     none: Mapping[str, bytes] = {}
     trees = ((tables.out, tables.dirs, tables.files), (tables.prev, tables.spare or none, none))
     for root, dirs, files in trees:
-        for rel in sorted(look):
-            want = dirs.get(rel) or files.get(rel)
-            if want is None and root == tables.prev:
-                continue  # (the spare copy's files: not checked, see folders_intact)
-            try:
-                st = os.lstat(os.path.join(root, rel) if rel else root)
-            except FileNotFoundError:
-                st = None
-            except OSError as exc:
-                return f"{rel or '.'}: {exc.strerror}"
-            where = "the spare copy's " if root == tables.prev else ""
-            if want is None:
-                if st is not None:
-                    return f"{where}{rel} is not a file bipub published"
-                continue
-            if st is None:
-                return f"{where}{rel or '.'} is gone"
-            ident = pack(st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino, st.st_mode)
-            if ident != want:
-                return f"{where}{rel or '.'} was changed"
+        spare = root == tables.prev
+        if spare and not dirs:
+            continue  # (no record of the spare copy: not checked)
+        where = "the spare copy's " if spare else ""
+        try:
+            fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        except OSError:
+            return f"{where}folder {os.path.basename(root)} is gone or not a folder"
+        try:
+            for rel in paths:
+                want = dirs.get(rel) or files.get(rel)
+                if want is None and spare:
+                    continue  # (the spare copy's files: not checked, see folders_intact)
+                try:
+                    st = os.stat(rel or ".", dir_fd=fd, follow_symlinks=False)
+                except (FileNotFoundError, NotADirectoryError):
+                    st = None
+                except OSError as exc:
+                    return f"{where}{rel or '.'}: {exc.strerror}"
+                if want is None:
+                    if st is not None:
+                        return f"{where}{rel} is not a file bipub published"
+                    continue
+                if st is None:
+                    return f"{where}{rel or '.'} is gone"
+                ident = pack(st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino, st.st_mode)
+                if ident != want:
+                    return f"{where}{rel or '.'} was changed"
+        finally:
+            os.close(fd)
     return ""
