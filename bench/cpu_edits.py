@@ -12,8 +12,10 @@ that post deleted, a post made a draft and back — it measures
 * `build`: `bipub build` in a child process (the build state read back from .bipub-cache/):
   its user + system CPU seconds, its forked workers' included, and its wall seconds;
 * `serve`: the build `bipub serve` runs first after a save (the HTML pages, with the build
-  cache, the BuildState and the pairing kept in memory, as the server keeps them): CPU seconds
-  of this process and of the workers it forked, and wall seconds. The second argument names
+  cache, the BuildState and the pairing kept in memory, as the server keeps them; built by the
+  server's own `ServeBuilds`: the paths the edit changed given as the watcher reports them,
+  the output folder watched): CPU seconds of this process and of the workers and checking
+  processes it started, and wall seconds. The second argument names
   the output kinds of that build (`html` by default; `html,json,feeds,llms` for a bipub from
   before the server published its pages first).
 
@@ -32,6 +34,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 
 def _children_cpu() -> float:
@@ -97,6 +100,35 @@ def edits(posts: Path, run: int) -> list[tuple[str, Callable[[int], None]]]:
     ]
 
 
+def _content(project: Path) -> dict[str, tuple[int, int, int]]:
+    return {
+        str(path): (st.st_mtime_ns, st.st_ctime_ns, st.st_size)
+        for path in (project / "content").rglob("*")
+        if (st := path.lstat())
+    }
+
+
+def _changed(project: Path, before: dict[str, tuple[int, int, int]]) -> frozenset[str]:
+    """The paths of content/ an edit added, removed or changed (what a watcher reports)."""
+    now = _content(project)
+    return frozenset(p for p in now.keys() | before.keys() if now.get(p) != before.get(p))
+
+
+def _server_builds(project: Path, kept: object, build: Callable[..., object]) -> Any:
+    """`bipub serve`'s own builds (its output folder watched: bipub.serve.ServeBuilds), or,
+    for a bipub from before them, pipeline.build with the change set."""
+    try:
+        from bipub.serve import ServeBuilds
+        from bipub.write.tree_watch import TreeWatch
+    except ImportError:
+
+        def builds(only: set[str], changed: frozenset[str] | None) -> object:
+            return build(project, only=only, kept=kept, changed=changed)
+
+        return builds
+    return ServeBuilds(project, project / "site", kept, build, TreeWatch())
+
+
 def main() -> None:
     project = Path(sys.argv[1]).absolute()
     first = set(sys.argv[2].split(",")) if len(sys.argv) > 2 else {"html"}
@@ -123,11 +155,16 @@ def main() -> None:
 
     kept = Kept(BuildCache.load(project / ".bipub-cache"))
     kept.state = buildstate.load(Project(project), project / "site")
-    build(project, only=first, kept=kept)  # the server's first build (pairs every entry)
+    builds = _server_builds(project, kept, build)
+    builds(first, None)  # the server's first build (pairs every entry)
+    if hasattr(builds, "arm"):
+        print(f"# {builds.arm()}")  # (the server watches its output folder: not timed)
     for i, (name, edit) in enumerate(edits(posts, 1)):
+        before = _content(project)
         edit(100 + i)
+        changed = _changed(project, before)  # (what the server's watcher reports)
         cpu, children, start = time.process_time(), _children_cpu(), time.perf_counter()
-        build(project, only=first, kept=kept)
+        builds(first, changed)
         rows[name] += [
             time.process_time() - cpu + _children_cpu() - children,
             time.perf_counter() - start,

@@ -33,7 +33,7 @@ from functools import partial
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from bipub import uptodate
@@ -41,6 +41,10 @@ from bipub.diagnostics import Diagnostic, DiagnosticError
 from bipub.project import Project
 from bipub.render.first_pages import FirstPages, page_file
 from bipub.write.tree_watch import TreeWatch
+
+if TYPE_CHECKING:  # (pipeline.py is imported when the server starts: `serve`)
+    from bipub.restore import Kept
+    from bipub.result import BuildResult
 
 RELOAD_SCRIPT = b"""<script>(function(){var s=new EventSource("/__bipub/events?page="+encodeURIComponent(location.pathname));
 s.addEventListener("reload",function(){location.reload();});
@@ -376,6 +380,59 @@ def make_handler(
     return Handler
 
 
+class ServeBuilds:
+    """The builds `bipub serve` runs (`__call__`): into `site`, from what it keeps in memory
+    (`kept`), with pipeline.build (`build`); the output folder checked through `watch`
+    (write/tree_watch.py; None: in full at every build, as for a folder of the user's). After
+    a rebuild, `arm` watches the folder if it is not watched (the first rebuild, or a check
+    that fell back to the full one)."""
+
+    def __init__(
+        self,
+        root: Path,
+        site: Path,
+        kept: Kept,
+        build: Callable[..., BuildResult],
+        watch: TreeWatch | None,
+    ) -> None:
+        self.root, self.site, self.kept, self._build, self.watch = root, site, kept, build, watch
+        self.project = Project(root)
+        self.target = site.absolute()
+
+    def __call__(
+        self, only: set[str], changed: frozenset[str] | None, first: FirstPages | None = None
+    ) -> BuildResult:
+        """One build of `only`; `changed`: as pipeline.build's."""
+        key = uptodate.build_key(self.project, self.site, None, only)[1]
+        with uptodate.Prescan(
+            self.root,
+            self.target,
+            key,
+            self.kept.records,
+            fork=False,
+            changed=changed,
+            watch=self.watch,
+        ) as prescan:
+            return self._build(
+                self.root, self.site, only=only, kept=self.kept, prescan=prescan, first=first
+            )
+
+    def arm(self) -> str:
+        """Watch the output folder if it is not watched; what to say (-v), or ""."""
+        watch = self.watch
+        if watch is None or watch.armed:
+            return ""
+        record = self.kept.records.get(self.target)
+        if record is not None and watch.arm(uptodate.watch_tables(self.target, record)):
+            return f"output folder {watch.note}: each rebuild looks at what was reported"
+        why = watch.note if record is not None else "no record of it"
+        return f"output folder not watched ({why}): each rebuild checks it in full"
+
+    def close(self) -> None:
+        if self.watch is not None:
+            self.watch.close()
+
+
 def serve(
     ui: Any, root: Path, host: str, port: int, out: Path | None, fast_render: bool = True
 ) -> None:
@@ -383,7 +440,7 @@ def serve(
 
     from bipub import buildstate
     from bipub.cache import BuildCache
-    from bipub.pipeline import OUTPUT_KINDS, BuildResult, Kept, build
+    from bipub.pipeline import OUTPUT_KINDS, Kept, build
 
     later = {kind for kind in OUTPUT_KINDS if kind != "html"}  # (after the pages show)
 
@@ -395,32 +452,16 @@ def serve(
     # what the last rebuild worked out; the cache is saved at the end
     kept = Kept(BuildCache.load(project.cache), buildstate.load(project, site))
     memo = WarningMemo()  # each rebuild prints only the warnings the previous one did not
-    target = site.absolute()
     # the output folder, watched between rebuilds so that each checks only what was reported
     # changed in it (write/tree_watch.py); a folder of the user's (--out) is checked in full
-    outwatch = TreeWatch() if out is None else None
-
-    def built(
-        only: set[str], changed: frozenset[str] | None, first: FirstPages | None = None
-    ) -> BuildResult:
-        """One build of `only` into the site, its output checked through the watch."""
-        key = uptodate.build_key(project, site, None, only)[1]
-        with uptodate.Prescan(
-            root, target, key, kept.records, fork=False, changed=changed, watch=outwatch
-        ) as prescan:
-            return build(root, site, only=only, kept=kept, prescan=prescan, first=first)
+    built = ServeBuilds(root, site, kept, build, TreeWatch() if out is None else None)
 
     def arm() -> None:
-        """After a rebuild: watch the output folder if it is not watched (the first rebuild,
-        or a check that fell back to the full one)."""
-        if outwatch is None or outwatch.armed:
-            return
-        record = kept.records.get(target)
-        if record is not None and outwatch.arm(uptodate.watch_tables(target, record)):
-            ui.debug(f"output folder {outwatch.note}: each rebuild looks at what was reported")
-        else:
-            why = outwatch.note if record is not None else "no record of it"
-            ui.debug(f"output folder not watched ({why}): each rebuild checks it in full")
+        """At a quiet moment: watch the output folder if it is not watched (a check fell
+        back to the full one)."""
+        said = built.arm()
+        if said:
+            ui.debug(said)
 
     def rebuild(changed: frozenset[str] | None = None, fast: bool = fast_render) -> bool:
         """`changed`: the paths changed since the last build that succeeded (its scan of the
@@ -512,7 +553,7 @@ def serve(
             rust_timeout=QUIET_MS,
             yield_on_timeout=True,
         )
-        missed = partial(unreported, project, kept.records, target)
+        missed = partial(unreported, project, kept.records, built.target)
         follow = Follower(ui, rebuild, missed, arm)
         for changes in batches:
             follow(changes)
@@ -520,8 +561,7 @@ def serve(
         pass
     finally:
         state.close()  # open pages' event streams end, and their threads with them
-        if outwatch is not None:
-            outwatch.close()
+        built.close()
         server.shutdown()
         kept.cache.save(project.cache)
         if kept.state is not None:

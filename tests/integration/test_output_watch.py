@@ -20,7 +20,7 @@ import pytest
 from bipub import pipeline, uptodate
 from bipub.cache import BuildCache
 from bipub.pipeline import BuildResult, build
-from bipub.project import Project
+from bipub.serve import ServeBuilds
 from bipub.write import tree_watch
 from bipub.write.record import tree_state
 from bipub.write.tree_watch import TreeWatch, file_system
@@ -39,27 +39,22 @@ tags: [t{tag}]
 
 
 class Served:
-    """A project built as `bipub serve` builds it: what it worked out kept in memory, the
-    output folder (site/) checked through a TreeWatch."""
+    """A project built as `bipub serve` builds it (serve.ServeBuilds: what it worked out kept
+    in memory, the output folder checked through a TreeWatch), into site/."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self.site = root / "site"
         self.kept = pipeline.Kept(BuildCache())
         self.watch = TreeWatch()
+        self.builds = ServeBuilds(root, self.site, self.kept, build, self.watch)
 
     def build(self) -> BuildResult:
-        target, key = uptodate.build_key(Project(self.root), None, None, KINDS)
-        with uptodate.Prescan(
-            self.root, target, key, self.kept.records, fork=False, watch=self.watch
-        ) as prescan:
-            return build(self.root, only=KINDS, kept=self.kept, prescan=prescan)
+        return self.builds(KINDS, None)
 
     def arm(self) -> bool:
-        target = self.site.absolute()
-        record = self.kept.records[target]
-        assert record is not None
-        return self.watch.arm(uptodate.watch_tables(target, record))
+        said = self.builds.arm()
+        return said.startswith("output folder watched (")
 
     def edit(self, word: str, n: int = 3) -> None:
         post = self.root / "content" / "ko" / "posts" / f"post-{n:02d}.md"
@@ -249,6 +244,7 @@ def test_a_file_system_that_may_not_report_every_change_is_never_watched(
     """On NFS, SMB, FUSE (…) a change made on another machine is not reported: the watch is not
     armed (and says why), every update checks in full."""
     monkeypatch.setattr(tree_watch, "file_system", lambda path: "nfs4")
+    served.watch.close()
     assert not served.arm()
     assert "file system (nfs4) that may not report changes made elsewhere" in served.watch.note
     _edit_in_place(_page(served.site))
