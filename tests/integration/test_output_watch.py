@@ -53,7 +53,7 @@ class Served:
         return self.builds(KINDS, None)
 
     def arm(self) -> bool:
-        said = self.builds.arm()
+        said = self.builds.idle()
         return said.startswith("output folder watched (")
 
     def edit(self, word: str, n: int = 3) -> None:
@@ -204,6 +204,32 @@ def test_a_new_post_s_folder_is_watched_too(
         result.cache_note
     ), result.cache_note
     assert tree_snapshot(served.site) == _clean(served.root, tmp_path)
+
+
+def test_what_was_reported_is_looked_at_at_a_quiet_moment(
+    served: Served, tmp_path: Path, checked_apart: list[str]
+) -> None:
+    """At a quiet moment the server looks at what its last rebuild changed (not the next
+    rebuild); a change made by hand found then is said, the watch is placed again and (the
+    trees not being as recorded) the next rebuild checks in full and repairs."""
+    served.edit("조용")
+    served.build()
+    assert served.builds.idle() == ""
+    served.edit("조용 다음")
+    result = served.build()
+    assert "output folder watched since the last update: 0 reported paths" in result.cache_note
+    _edit_in_place(_page(served.site))
+    said = served.builds.idle()
+    assert said.startswith(
+        "output folder not as recorded (ko/blog/post-07/index.html was changed); "
+        "output folder not watched (it was not as recorded when the watch began)"
+    ), said
+    served.edit("손")
+    result = served.build()
+    assert "output folder checked in full: it was not as recorded" in result.cache_note
+    assert len(checked_apart) == 1
+    assert tree_snapshot(served.site) == _clean(served.root, tmp_path)
+    assert served.arm()
 
 
 def test_lost_reports_fall_back_to_the_full_check(
