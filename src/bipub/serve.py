@@ -196,7 +196,8 @@ class Follower:
     only (uptodate.rescan_inputs), or at every input where they cannot stand for a scan. None
     (every input scanned) for the first batch (a change between the first build's scan and
     the watcher's start is not reported); a rebuild whose pages' build fails keeps its paths
-    for the next one. `rebuild` returns whether the pages' build succeeded.
+    for the next one (or until the scan at the first quiet moment found nothing changed since
+    the first build). `rebuild` returns whether the pages' build succeeded.
 
     An empty batch is the watcher's word that nothing changed for a while (`QUIET_MS`). At
     the first such moment after a rebuild every input is scanned (`unreported`) — not at once
@@ -219,12 +220,16 @@ class Follower:
         self.pending: set[str] | None = None
         self.due = False  # a rebuild succeeded since the last scan
         self.missed = False  # the last scan found what the watcher did not report
+        # no batch yet: the scan at the first quiet moment (the watcher runs by then) finds
+        # what changed since the first build's scan, and from then on batches stand for scans
+        self.started = True
 
     def __call__(self, changes: Iterable[tuple[Any, str]]) -> None:
         batch = [path for _change, path in changes]
         if not batch:
             self.quiet()
             return
+        self.started = False  # (the first batch: every input scanned)
         if self.missed:  # (what the scan found: the reports cannot stand for a scan)
             self.pending, self.missed = None, False
         if self.pending is not None:
@@ -240,7 +245,7 @@ class Follower:
             self.pending, self.missed = None, False
             self._rebuild()
             return
-        if self.due:
+        if self.due or self.started:
             self.due = False
             missed = self.unreported()
             if missed:
@@ -249,8 +254,10 @@ class Follower:
                     f"inputs changed that the watcher did not report: {', '.join(missed[:3])}"
                     f"{more}; building again from a full scan"
                 )
-                self.missed = True
+                self.missed, self.started = True, False
                 return
+            if self.started:  # (nothing changed since the first build: reported from now on)
+                self.pending, self.started = set(), False
         if self.on_quiet is not None:
             self.on_quiet()
 

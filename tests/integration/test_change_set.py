@@ -238,6 +238,59 @@ def test_a_save_during_a_rebuild_is_built_before_any_scan() -> None:
     assert seen == [None, frozenset({"/p/content/b.md"}), frozenset({"/p/content/c.md"})]
 
 
+def test_after_the_first_quiet_moment_the_first_batch_stands_for_a_scan() -> None:
+    """The scan at the first quiet moment finds nothing changed since the first build: the
+    watcher (running by then) reports every change from then on, so the first save is built
+    from its change set, not from a full scan."""
+    seen: list[frozenset[str] | None] = []
+    scans: list[int] = []
+
+    def rebuild(changed: frozenset[str] | None) -> bool:
+        seen.append(changed)
+        return True
+
+    follow = Follower(_Ui(), rebuild, lambda: scans.append(len(seen)) or [])
+    follow([])
+    follow([(Change.modified, "/p/content/a.md")])
+    assert scans == [0] and seen == [frozenset({"/p/content/a.md"})]
+
+
+def test_a_change_before_the_watcher_started_is_found_at_the_first_quiet_moment() -> None:
+    ui = _Ui()
+    seen: list[frozenset[str] | None] = []
+    found = [["content/a.md"], []]
+
+    def rebuild(changed: frozenset[str] | None) -> bool:
+        seen.append(changed)
+        return True
+
+    follow = Follower(ui, rebuild, lambda: found.pop(0))
+    follow([])  # (said; built at the next quiet moment, if the watcher does not report it)
+    assert seen == [] and any("content/a.md" in s for s in ui.said)
+    follow([])
+    assert seen == [None]
+    follow([])  # (the scan after that rebuild)
+    follow([(Change.modified, "/p/content/b.md")])
+    assert seen == [None, frozenset({"/p/content/b.md"})] and found == []
+
+
+def test_a_failed_first_rebuild_is_not_scanned_for_at_each_quiet_moment() -> None:
+    """A first batch whose build fails keeps a full scan for the next one: no scan at the quiet
+    moments after it (the inputs differ from the last record: it would build again and again)."""
+    seen: list[frozenset[str] | None] = []
+    scans: list[int] = []
+
+    def rebuild(changed: frozenset[str] | None) -> bool:
+        seen.append(changed)
+        return False
+
+    follow = Follower(_Ui(), rebuild, lambda: scans.append(1) or ["content/a.md"])
+    follow([(Change.modified, "/p/content/a.md")])
+    for _ in range(3):
+        follow([])
+    assert seen == [None] and scans == []
+
+
 def test_a_failed_build_keeps_its_changes_for_the_next() -> None:
     outcomes = iter([True, False, True])
     seen: list[frozenset[str] | None] = []
