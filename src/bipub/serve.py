@@ -407,6 +407,7 @@ class ServeBuilds:
         self.root, self.site, self.kept, self._build, self.watch = root, site, kept, build, watch
         self.project = Project(root)
         self.target = site.absolute()
+        self._told = False  # (`UNWATCHED` said)
 
     def __call__(
         self, only: set[str], changed: frozenset[str] | None, first: FirstPages | None = None
@@ -426,6 +427,10 @@ class ServeBuilds:
                 self.root, self.site, only=only, kept=self.kept, prescan=prescan, first=first
             )
 
+    UNWATCHED = (
+        "output folder not watched (a folder of yours: --out): each rebuild checks it in full"
+    )
+
     def idle(self) -> str:
         """At a quiet moment (and after the first rebuild): what was reported changed in the
         output folder since the last look is looked at now, not by the next rebuild (a new
@@ -433,7 +438,8 @@ class ServeBuilds:
         changed by something else, it is watched again. What to say (-v), or ""."""
         watch = self.watch
         if watch is None:
-            return ""
+            said, self._told = ("" if self._told else self.UNWATCHED), True
+            return said
         record = self.kept.records.get(self.target)
         if record is None:
             watch.close()

@@ -301,3 +301,11 @@ MOUNTINFO = r"""22 1 252:1 / / rw,relatime shared:1 - ext4 /dev/vda rw
 )
 def test_the_file_system_of_a_folder_is_that_of_its_innermost_mount(path: str, kind: str) -> None:
     assert file_system(path, MOUNTINFO) == kind
+
+
+def test_a_folder_of_the_user_s_is_checked_in_full_and_said_once(tmp_path: Path) -> None:
+    """`bipub serve --out DIR`: no watch; -v says so once."""
+    builds = ServeBuilds(tmp_path, tmp_path / "out", pipeline.Kept(BuildCache()), build, None)
+    assert builds.idle() == ServeBuilds.UNWATCHED
+    assert "checks it in full" in ServeBuilds.UNWATCHED
+    assert builds.idle() == ""
