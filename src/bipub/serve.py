@@ -408,6 +408,7 @@ class ServeBuilds:
         self.project = Project(root)
         self.target = site.absolute()
         self._told = False  # (`UNWATCHED` said)
+        self._tried: object = None  # the record the watch was last placed for (or tried)
 
     def __call__(
         self, only: set[str], changed: frozenset[str] | None, first: FirstPages | None = None
@@ -440,17 +441,21 @@ class ServeBuilds:
         if watch is None:
             said, self._told = ("" if self._told else self.UNWATCHED), True
             return said
+        if watch.never:  # (said when it was found: the same at every quiet moment)
+            return ""
         record = self.kept.records.get(self.target)
+        said = ""
+        if watch.armed:
+            if record is not None and watch.vouch(uptodate.watch_tables(self.target, record)):
+                return ""
+            said = f"output folder not as recorded ({watch.note}); " if record else ""
+        elif record is self._tried:
+            return ""  # (tried for this record already: once per rebuild)
+        self._tried = record
         if record is None:
             watch.close()
             return "output folder not watched (no record of it): each rebuild checks it in full"
-        tables = uptodate.watch_tables(self.target, record)
-        said = ""
-        if watch.armed:
-            if watch.vouch(tables):
-                return ""
-            said = f"output folder not as recorded ({watch.note}); "
-        if watch.arm(tables):
+        if watch.arm(uptodate.watch_tables(self.target, record)):
             return f"{said}output folder {watch.note}: each rebuild looks at what was reported"
         return f"{said}output folder not watched ({watch.note}): each rebuild checks it in full"
 

@@ -269,16 +269,47 @@ def test_a_file_system_that_may_not_report_every_change_is_never_watched(
 ) -> None:
     """On NFS, SMB, FUSE (…) a change made on another machine is not reported: the watch is not
     armed (and says why), every update checks in full."""
-    monkeypatch.setattr(tree_watch, "file_system", lambda path: "nfs4")
+    looked: list[str] = []
+    monkeypatch.setattr(tree_watch, "file_system", lambda path: looked.append(path) or "nfs4")
     served.watch.close()
-    assert not served.arm()
-    assert "file system (nfs4) that may not report changes made elsewhere" in served.watch.note
+    _edit_in_place(_page(served.site, 8))
+    served.edit("먼저")
+    served.build()  # (checked in full: the watch ended)
+    said = served.builds.idle()
+    assert "file system (nfs4) that may not report changes made elsewhere" in said, said
+    assert served.builds.idle() == ""  # (said once; not tried again at every quiet moment)
+    assert len(looked) == 1
     _edit_in_place(_page(served.site))
     served.edit("원격")
     result = served.build()
-    assert len(checked_apart) == 1
+    assert len(checked_apart) == 2
     assert "output folder checked in full: " in result.cache_note
     assert tree_snapshot(served.site) == _clean(served.root, tmp_path)
+    assert served.builds.idle() == "" and len(looked) == 1  # (nor after another rebuild)
+
+
+def test_a_watch_is_placed_once_per_rebuild_at_most(
+    served: Served, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A watch that could not be placed for the trees as they are (they were not as recorded)
+    is tried again after the next rebuild, not at every quiet moment."""
+    placed: list[int] = []
+    real = TreeWatch.arm
+
+    def arm(self: TreeWatch, tables: Any) -> bool:
+        placed.append(1)
+        return real(self, tables)
+
+    monkeypatch.setattr(TreeWatch, "arm", arm)
+    _edit_in_place(_page(served.site))
+    said = served.builds.idle()
+    assert "(it was not as recorded when the watch began)" in said, said
+    assert served.builds.idle() == "" and served.builds.idle() == ""
+    assert len(placed) == 1
+    served.edit("다시")
+    served.build()
+    assert served.builds.idle().startswith("output folder watched (")
+    assert len(placed) == 2
 
 
 MOUNTINFO = r"""22 1 252:1 / / rw,relatime shared:1 - ext4 /dev/vda rw

@@ -170,6 +170,9 @@ class TreeWatch:
         self._wds: dict[int, str] = {}  # watch → its path in either tree ("": the tree)
         self._roots: tuple[str, str] = ("", "")
         self.note = "not watched yet"
+        # it cannot be armed here whatever the trees hold (the file system, no inotify, the
+        # system's limit of watches): not tried again
+        self.never = False
 
     @property
     def armed(self) -> bool:
@@ -181,6 +184,7 @@ class TreeWatch:
         self.close()
         kind = file_system(tables.out)
         if kind not in LOCAL:
+            self.never = True
             self.note = (
                 f"the output folder is on a file system ({kind or 'unknown'}) that may not "
                 "report changes made elsewhere"
@@ -189,6 +193,7 @@ class TreeWatch:
         try:
             ino = _Inotify()
         except (OSError, AttributeError) as exc:  # (no inotify: not Linux)
+            self.never = True
             self.note = f"no file-change reports here ({exc})"
             return False
         self._ino, self._roots = ino, (tables.out, tables.prev)
@@ -197,6 +202,7 @@ class TreeWatch:
                 if os.path.lexists(root):
                     self._watch(root, "", set())
         except OSError as exc:
+            self.never = exc.errno in (errno.ENOSPC, errno.EMFILE, errno.ENOSYS)
             self._stop(f"could not watch it ({exc})")
             return False
         if not _intact(tables):
@@ -316,6 +322,7 @@ class TreeWatch:
         if self._ino is not None:
             self._ino.close()
             self._ino = None
+            self.note = "not watched"
         self._wds = {}
 
 
