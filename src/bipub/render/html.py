@@ -182,7 +182,7 @@ class HtmlRenderer(PageViews):
             partial(self._listing_context, lang, chunk, n, pages),
             noindex=n > 1,
             deps=partial(self._list_key, "blog", lang, chunk, n, pages),
-            lists=tuple(e.key for e in chunk),
+            lists=tuple([e.key for e in chunk]),
         )
         return (spec,)
 
@@ -228,7 +228,7 @@ class HtmlRenderer(PageViews):
             partial(self._tag_context, lang, tag, chunk, n, tag_pages, total),
             noindex=n > 1,
             deps=partial(self._list_key, tag, lang, chunk, n, tag_pages, total),
-            lists=tuple(e.key for e in chunk),
+            lists=tuple([e.key for e in chunk]),
         )
         return (spec,)
 
@@ -245,9 +245,9 @@ class HtmlRenderer(PageViews):
         of, and not moved, keeps them: the last plan's run (`run`) is taken whole but for the
         others (PageMemo.carried), else entry by entry (take)."""
         memo = self._page_memo
-        if memo is None:
-            for entry in entries:
-                self._add(plan, *self._entry_args(lang, entry))
+        if memo is None:  # (the pages `_add` adds, each run's added in one go)
+            pages, made_of = self._entry_pages, self._made_of
+            plan.extend(lang, [s for e in entries for s in pages(lang, e, made_of(e, lang))])
             return
         per: list[tuple[PageSpec, ...]]
         carried = memo.carried((lang, run), entries, moved) if moved is not None else None
@@ -372,8 +372,8 @@ class HtmlRenderer(PageViews):
         made: list[EntryId] = [(entry.kind, entry.key)]
         series = self.site.series_by_entry.get((lang, entry.key))
         if series is not None:
-            made.extend((m.kind, m.key) for m in series.entries)
-        made.extend((n.kind, n.key) for n in self.neighbours(entry, lang) if n is not None)
+            made += [(m.kind, m.key) for m in series.entries]
+        made += [(n.kind, n.key) for n in self.neighbours(entry, lang) if n is not None]
         return tuple(made)
 
     # ------------------------------------------------------------------ fingerprints
