@@ -6,6 +6,7 @@ so that the tests that kill a build at every write can wrap each of them.
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import os
 import shutil
@@ -105,3 +106,30 @@ def link_or_copy(src: str | Path, target: str | Path) -> None:
         os.link(src, target)
     except OSError:
         shutil.copy2(src, target)
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def exchange(a: Path, b: Path) -> bool:
+    """Atomically exchange two paths (Linux renameat2). False when the system cannot."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    renameat2.argtypes = [
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_uint,
+    ]
+    result = renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
+    if result == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+        return False  # kernel or file system without RENAME_EXCHANGE: two renames instead
+    raise OSError(err, f"cannot exchange {a} and {b}: {os.strerror(err)}")
