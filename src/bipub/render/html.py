@@ -527,10 +527,10 @@ class HtmlRenderer(PageViews):
         # (the memo looked at here first: a listing page shows ten cards, and a big site has
         # thousands of listing pages to fingerprint after an edit, their cards all known)
         memo = self._card_key_memo
-        keys = []
-        for e in entries:
-            key = memo.get((e.kind, e.key, lang))
-            keys.append(key if key is not None else self._card_key(e, lang))
+        keys = [memo.get((e.kind, e.key, lang)) for e in entries]
+        if None in keys:
+            made = zip(entries, keys, strict=True)
+            keys = [k if k is not None else self._card_key(e, lang) for e, k in made]
         return tuple(keys)
 
     def _list_key(

@@ -38,7 +38,7 @@ from bipub.pair.site import Entry, Site
 from bipub.render import feeds, json_api, llms, llms_parts, urls
 from bipub.render.markdown import MarkdownCache
 from bipub.render.markdown_sections import Outline
-from bipub.render.page_plan import EntryId, PageSpec, Plan
+from bipub.render.page_plan import EntryId, Plan
 
 
 @dataclass
@@ -288,18 +288,23 @@ class Parts:
         encoded = self.key_bytes(keys)
         marks: dict[feeds.Route, bytes] = {}
         known: dict[feeds.Route, feeds.SitemapPart] = {}
-        for r, specs in routes.items():
-            mark = _route_mark(slot, encoded, r, specs)
-            if mark is not None:
-                marks[r] = mark
-                part = earlier.get(mark) or now.get(mark)
-                if part is not None:
-                    known[r] = part
+        for r, specs in routes.items():  # (inline: a big site has ~12,000 routes)
+            made_of = None  # the one entry every page of the route is made of, if there is one
+            for spec in specs.values():
+                of = spec.made_of
+                if not of or (made_of is not None and of[0] != made_of):
+                    made_of = None
+                    break
+                made_of = of[0]
+            if made_of is None:
+                continue
+            mark = marks[r] = slot + encoded[made_of] + repr(r).encode()
+            part = earlier.get(mark) or now.get(mark)
+            if part is not None:
+                known[r] = part
         made = feeds.sitemap_parts(site, plan, url, known)
         self.made += len(marks) - len(known)
-        now.update(
-            (m, made_part) for made_part in made if (m := marks.get(made_part[0])) is not None
-        )
+        now.update({m: part for part in made if (m := marks.get(part[0])) is not None})
         return made
 
     def feed_mark(self, spec: feeds.FeedSpec, site: tuple[object, ...]) -> bytes | None:
@@ -368,24 +373,6 @@ def _hold(entry: Entry, lang: str) -> Held:
     found = digest(("version", version_key(entry, lang), entry.source_lang))
     doc = entry.versions[lang].doc
     return Held(entry, found, doc.lang, entry.tags_in(lang))
-
-
-def _route_mark(
-    slot: bytes, keys: dict[EntryId, bytes], route: feeds.Route, specs: dict[str, PageSpec]
-) -> bytes | None:
-    """The key a route's sitemap part is kept by (Parts.routes), None if its pages are not
-    all made of one entry."""
-    made = None
-    for spec in specs.values():
-        if not spec.made_of:
-            return None
-        if made is None:
-            made = spec.made_of[0]
-        elif spec.made_of[0] != made:
-            return None
-    if made is None:
-        return None
-    return slot + keys[made] + repr(route).encode()
 
 
 def pair(*digests: bytes) -> bytes:
