@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import Protocol
 
@@ -224,7 +225,7 @@ class Llms:
             # again those of the posts it changed and joins them with the others as they were
             posts = site.posts(lang)
             parts = job.parts.llms_posts(posts, lang, url, _, shown, labels, raw_html, outlines)
-            lines, texts = zip(*parts, strict=True) if parts else ((), ())  # (one pass)
+            lines, texts = list(map(itemgetter(0), parts)), list(map(itemgetter(1), parts))
             head = llms.header(site, lang, url, _)  # (both files start with it)
             index = llms.llms_txt(site, lang, url, _, head=head, lines_of_posts=lines)
             text = llms.llms_full_txt(
