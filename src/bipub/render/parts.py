@@ -116,9 +116,21 @@ class Parts:
         `key(entry)` (the digest of its values, `get`). `kind`: the kind's name, its language
         and every value of the site its parts read besides the entries' own (their slot, by
         which with an entry's key the part is found without `key`: module text)."""
+        return list(map(itemgetter(1), self._found(kind, entries, key, make)))
+
+    def _found(
+        self,
+        kind: tuple[object, ...],
+        entries: Sequence[Entry],
+        key: Callable[[Entry], bytes],
+        make: Callable[[Entry], Any],
+    ) -> list[tuple[bytes, Any]]:
+        """`each`'s parts, each with the key of its values (`key`'s)."""
         keys = self.entry_keys
         if keys is None:
-            return [self.get(key(entry), partial(make, entry)) for entry in entries]
+            return [
+                (k, self.get(k, partial(make, entry))) for entry in entries for k in [key(entry)]
+            ]
         slot = self.site_key(("by-entry-2", self.global_key, *kind))
         now, earlier = self.now, self.earlier
         marks = [slot + k for k in self.entries_bytes(entries, keys)]
@@ -139,7 +151,7 @@ class Parts:
         now.update(found)  # (the parts by their values' key: found so when an entry's moves)
         self.found += len(entries) - again
         self.marks += len(marks)
-        return list(map(itemgetter(1), found))
+        return found
 
     def entries_bytes(self, entries: Sequence[Entry], keys: dict[EntryId, str]) -> list[bytes]:
         """The keys of `entries` (`entry_keys`) as bytes, in their order: worked out once per
@@ -249,13 +261,14 @@ class Parts:
         labels: bytes,
         raw_html: bool,
         outlines: dict[str, Outline],
-    ) -> list[tuple[bytes, bytes]]:
+    ) -> tuple[list[tuple[bytes, bytes]], bytes]:
         """Each post's line in llms.txt (llms.post_line) and its text in llms-full.txt
         (llms.full_post), UTF-8 (the files are joined as bytes), by its values
         (its version; llms_parts.names_key: the names the site shows for its tags and its
         language; llms_parts.site_key) and `labels` (the digest of this language's
         translations of llms_parts.POST_LABELS). Its body is made with the Outline its page's
-        render found (`outlines`, by path), else parsed."""
+        render found (`outlines`, by path), else parsed. And the digest of the parts' keys, in
+        their order: what llms-full.txt's posts are made of (`file_mark`)."""
 
         def make(entry: Entry) -> tuple[bytes, bytes]:
             doc = entry.versions[lang].doc
@@ -271,7 +284,19 @@ class Parts:
 
         # (the names of the languages: the entry keys hold those of its tags, not these)
         languages = tuple(sorted(shown.languages.items()))
-        return self.each((*values, lang, languages), entries, key, make)
+        found = self._found((*values, lang, languages), entries, key, make)
+        return list(map(itemgetter(1), found)), pair(*map(itemgetter(0), found))
+
+    def file_mark(self, values: tuple[object, ...], frame: bytes, posts: bytes) -> bytes | None:
+        """The key a big file joined from parts is kept by (the hash of its bytes, not its
+        bytes: the published file has them, write/output.py `OutputTree.published`): the
+        site-wide key (the catalogs, the configuration), `values`, the bytes around its posts
+        (`frame`: the file without them) and its posts' parts' keys (`posts`); None without
+        the entries' keys (no site-wide key then)."""
+        if self.entry_keys is None:
+            return None
+        site = self.site_key(("file", self.global_key, *values))
+        return pair(site, hashlib.blake2b(frame, digest_size=16).digest(), posts)
 
     def routes(self, site: Site, plan: Plan, url: urls.UrlBuilder) -> list[feeds.SitemapPart]:
         """The sitemap by route (feeds.sitemap_parts), with the entries' keys: a route whose

@@ -52,6 +52,8 @@ from pathlib import Path
 from bipub.diagnostics import Diagnostic, DiagnosticError, Severity
 from bipub.write import files
 from bipub.write.files import exchange as _exchange  # (called so: tests wrap it)
+from bipub.write.files import file_identity as file_identity
+from bipub.write.files import write_failed as write_failed
 from bipub.write.folders import check_folders as _check_folders
 from bipub.write.folders import check_relative as check_relative
 from bipub.write.folders import clean_leftovers as clean_leftovers
@@ -219,15 +221,38 @@ class OutputTree:
             else:  # (a file kept since before the hashes were recorded)
                 same = files.same_bytes(os.path.join(self.out, path), raw)
         if same and old is not None:
-            if self._in_spare(path, old):
-                return OutputFile(lang, origin, digest)  # the staging folder has it already
-            found = self._link_known(path, old)
-            return OutputFile(lang, origin, digest, "linked", found)
+            return self._as_published(path, old, digest, lang, origin)
         self._make_parents(path)
         target = os.path.join(self.staging, path)
         found = self._check(path, target)
         self._write(target, raw, not found and path not in self._spare_files())
         return OutputFile(lang, origin, digest, "written", found)
+
+    def _as_published(
+        self, path: str, old: bytes, digest: bytes, lang: str | None, origin: str
+    ) -> OutputFile:
+        """The published file at `path` (`old`: its record) kept: in the staging folder."""
+        if self._in_spare(path, old):
+            return OutputFile(lang, origin, digest)  # the staging folder has it already
+        return OutputFile(lang, origin, digest, "linked", self._link_known(path, old))
+
+    def published(self, path: str, digest: bytes) -> bool:
+        """Whether the records say the published file at `path` has the bytes whose hash is
+        `digest` (then `add_published` adds it without them: a text whose parts are kept)."""
+        live = self.live
+        if self.spare is None or live is None or path not in live.files:
+            return False
+        return live.digests.get(path) == digest
+
+    def add_published(self, path: str, digest: bytes, lang: str | None, origin: str) -> None:
+        """`add` of the bytes of the published file at `path`, which `published` found."""
+        check_relative(path)
+        if (existing := self.files.get(path)) is not None:
+            raise _clash(path, existing.origin, origin)
+        if self.live is None or not self.published(path, digest):
+            raise ValueError(f"{path}: not the published file's bytes")
+        self.files[path] = self._as_published(path, self.live.files[path], digest, lang, origin)
+        self.added.add(path)
 
     def _write(self, target: str, raw: bytes, fresh: bool) -> None:
         """Write `raw` as a new file at `target` (files.replace_with_bytes), or link it to the
@@ -432,24 +457,6 @@ class OutputTree:
             self.staging.rename(prev)
         else:
             shutil.rmtree(self.staging, ignore_errors=True)
-
-
-def file_identity(st: os.stat_result) -> Identity:
-    """What proves a published file is still the one bipub wrote: ctime included, which no
-    tool sets back (a same-size edit with its mtime restored by `touch -r` changes it)."""
-    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
-
-
-def write_failed(exc: OSError) -> Diagnostic:
-    """The error for a build the system stopped while it wrote its output (a full disk, a
-    folder it may not write): the output folder is as it was (`staged` discards the tree)."""
-    where = f" ({exc.filename})" if exc.filename is not None else ""
-    return Diagnostic(
-        None,
-        None,
-        "write-failed",
-        f"could not write the output: {exc.strerror or exc}{where}; the output folder is as it was",
-    )
 
 
 def _clash(path: str, first: str, second: str) -> DiagnosticError:
