@@ -43,20 +43,25 @@ and signed like every cache file: a planted file is never unpickled), with what 
 keyed on each entry worked out (restore.py: the entries file), and leaves a new one after
 each full-language build that rendered the pages.
 
-On disk the state is one file (`state-<output>.pickle`: the keys and fingerprints, and each
-listing page's fingerprint with the values it is the hash of: those of the last state for the
-same fingerprint, the others worked out from the plan at the save) that names
-the files holding its parts (`parts-<output>-<id>.pickle`, each with its signature: a file
-swapped for another one, even one signed by this user, is refused). The parts are most of the
+On disk the state is one file (`state-<output>.pickle`) that names a tables file
+(`tables-<output>-<id>.pickle`: the entries' keys, the pages' fingerprints, the card keys and
+each listing page's fingerprint with the values it is the hash of — those of the last state
+for the same fingerprint, the others worked out from the plan at the save) and holds what
+changed in those tables since it was written (an edit changes a few of ~40,000 items on a big
+site: a save writes those only, and a new tables file when they are more than a quarter of
+it), and names the files holding its parts (`parts-<output>-<id>.pickle`; each file named
+with its signature: a file swapped for another one, even one signed by this user, is
+refused). The parts are most of the
 state (the texts of every feed entry, llms.txt body, JSON record: ~100 MB on a 5,000-post
 site) and an edit changes a few of them, so a save writes only the parts the files on disk
 lack, into one more file, then the state's own file (last, atomically: a kill at any point
-leaves the old state or the new one whole), then removes the parts files no state names. Parts
-that are no longer used stay in their file (a part is keyed by what it is made of: one more is
-never wrong) until they are a quarter of all, or the files are `MAX_SEGMENTS`: then all the
-parts are written again into one file. A state whose file or any of its parts files is
-missing, damaged, not signed by this user or not the one named is not used (`-v` says why):
-the build fingerprints every page, as without a state, and saves a new one.
+leaves the old state or the new one whole), then removes the parts and tables files no state
+names. Parts that are no longer used stay in their file (a part is keyed by what it is made
+of: one more is never wrong) until they are a quarter of all, or the files are
+`MAX_SEGMENTS`: then all the parts are written again into one file. A state whose file, tables
+file or any of its parts files is missing, damaged, not signed by this user or not the one
+named is not used (`-v` says why): the build fingerprints every page, as without a state, and
+saves a new one.
 """
 
 from __future__ import annotations
@@ -74,14 +79,20 @@ from bipub.project import Project
 from bipub.render.html import EntryId, HtmlRenderer, PageSpec, Plan, made_of_values
 from bipub.render.outputs import Parts
 
-FORMAT = 5  # 3: the feeds' entries are parts (no rendered bodies kept); 4: parts files;
-# 5: what each listing page's fingerprint was made of (`Listed`)
+FORMAT = 6  # 3: the feeds' entries are parts (no rendered bodies kept); 4: parts files;
+# 5: what each listing page's fingerprint was made of (`Listed`); 6: the tables file and
+# what changed since (`Delta`)
 MAX_SEGMENTS = 12  # parts files of one state at most (then they are written again as one)
+LISTED = 3  # `Listed`'s place in the `Tables`
 
 
 # a listing page's output file → (its fingerprint, the values it is the hash of:
 # render/html.py `made_of_values`)
 Listed = dict[str, tuple[str, object]]
+# the state's tables: the entries' keys, the pages' fingerprints, the card keys, `Listed`
+Tables = tuple[dict[Any, Any], dict[Any, Any], dict[Any, Any], dict[Any, Any]]
+# of each table, the items set since the tables file and the keys gone
+Delta = tuple[tuple[dict[Any, Any], tuple[Any, ...]], ...]
 
 
 @dataclass(frozen=True)
@@ -94,6 +105,10 @@ class Stored:
     # each listing page's fingerprint with what it is the hash of (`Listed`), as the state's
     # file holds them
     listed: Listed = field(default_factory=dict)
+    # the tables file (its name and signature) and the tables as it holds them: a save
+    # writes only what changed since into the state's own file (`Delta`)
+    tables: tuple[str, bytes] | None = None
+    base: Tables | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
@@ -208,8 +223,13 @@ def _path(project: Project, target: Path) -> Path:
     return project.cache / f"state-{_name(target)}.pickle"
 
 
-def _segment_glob(target: Path) -> str:
-    return f"parts-{_name(target)}-*.pickle"
+def _files_of(project: Project, target: Path) -> list[Path]:
+    """The parts files and tables files of the states of `target`."""
+    name = _name(target)
+    return [
+        *project.cache.glob(f"parts-{name}-*.pickle"),
+        *project.cache.glob(f"tables-{name}-*.pickle"),
+    ]
 
 
 def _stamp() -> str:
@@ -233,11 +253,14 @@ def load_noted(project: Project, target: Path) -> tuple[BuildState | None, str]:
     name = path.name
     try:
         data = load_signed(path)
-        if not isinstance(data, tuple) or len(data) != 7 or data[0] != _stamp():
+        if not isinstance(data, tuple) or len(data) != 5 or data[0] != _stamp():
             return None, f"build state ignored ({name}: made by another bipub version)"
-        _, global_key, entries, fingerprints, cards, segments, listed = data
-        if not isinstance(listed, dict):
-            raise ValueError("not a build state")
+        _, global_key, segments, tables, delta = data
+        name, signature = tables
+        stamp, base = load_signed(project.cache / name, signature=signature)
+        if stamp != _stamp() or not isinstance(base, tuple) or len(base) != len(delta):
+            raise ValueError("made by another bipub version")
+        entries, fingerprints, cards, listed = _applied(base, delta)
         name = "its parts"
         parts: dict[bytes, Any] = {}
         for name, signature in segments:
@@ -252,42 +275,83 @@ def load_noted(project: Project, target: Path) -> tuple[BuildState | None, str]:
             "it is made again by this build"
         )
     state = BuildState(global_key, entries, fingerprints, cards, Parts(parts))
-    state.stored = Stored(tuple(segments), frozenset(parts), listed)
+    state.stored = Stored(tuple(segments), frozenset(parts), listed, tuple(tables), base)
     return state, ""
+
+
+def _applied(base: Tables, delta: Delta) -> Tables:
+    """The tables of a state: those of its tables file (`base`, left as they are) with what
+    changed since (`delta`)."""
+    out: list[dict[Any, Any]] = []
+    for table, (changed, gone) in zip(base, delta, strict=True):
+        if not isinstance(table, dict) or not isinstance(changed, dict):
+            raise ValueError("not a build state")
+        now = dict(table)
+        now.update(changed)
+        for key in gone:
+            now.pop(key, None)
+        out.append(now)
+    entries, fingerprints, cards, listed = out
+    return entries, fingerprints, cards, listed
+
+
+def _delta(base: Tables, now: Tables) -> tuple[Delta, int]:
+    """What changed from the tables `base` to `now`, and how many items that is. A listing's
+    values are compared by its fingerprint (their hash)."""
+    out: list[tuple[dict[Any, Any], tuple[Any, ...]]] = []
+    size = 0
+    for n, (was, new) in enumerate(zip(base, now, strict=True)):
+        if n == LISTED:
+            changed = {
+                k: v for k, v in new.items() if (old := was.get(k)) is None or old[0] != v[0]
+            }
+        else:  # (not a set of the items: ~10x slower, each one hashed)
+            changed = {k: v for k, v in new.items() if was.get(k) != v}
+        gone = tuple(was.keys() - new.keys())
+        size += len(changed) + len(gone)
+        out.append((changed, gone))
+    return tuple(out), size
 
 
 def save(project: Project, target: Path, state: BuildState) -> None:
     """Save `state` for the next build into `target`: the parts the files of `state.stored`
     lack, in a new parts file (all of them, in one file, when too many are unused or the
-    files too many), then the state's own file, then remove the parts files it does not name."""
+    files too many); its tables (entries' keys, fingerprints, card keys, `Listed`) as what
+    changed since its tables file (`Delta`; a new tables file when that is more than a
+    quarter of it); then the state's own file, then remove the files it does not name."""
     live: dict[bytes, Any] = state.parts.now or state.parts.earlier
-    stored = _still_there(project, state.stored)
+    kept = stored = _still_there(project, state.stored)
     new = live
     if stored is not None:
-        new = {k: v for k, v in live.items() if k not in stored.keys}
+        new = {k: live[k] for k in live.keys() - stored.keys}
         unused = len(stored.keys) - (len(live) - len(new))
         if unused * 4 > len(stored.keys) or len(stored.segments) >= MAX_SEGMENTS:
             stored, new = None, live
     segments = list(stored.segments) if stored is not None else []
-    keys = set(stored.keys) if stored is not None else set()
+    keys = stored.keys if stored is not None else frozenset()
     if new or not segments:
         name = f"parts-{_name(target)}-{secrets.token_hex(8)}.pickle"
         segments.append((name, save_signed(project.cache / name, (_stamp(), new))))
-        keys.update(new)
+        keys = keys.union(new)
     listed = _listed(state)
-    data = (
-        _stamp(),
-        state.global_key,
-        state.entries,
-        state.fingerprints,
-        state.cards,
-        segments,
-        listed,
-    )
+    now: Tables = (state.entries, state.fingerprints, state.cards, listed)
+    tables, base = (kept.tables, kept.base) if kept is not None else (None, None)
+    delta: Delta = tuple(({}, ()) for _ in now)
+    if tables is not None and base is not None:
+        delta, size = _delta(base, now)
+        if size * 4 > sum(map(len, base)):  # (much changed: a new tables file, as the parts)
+            tables = None
+    if tables is None or base is None:
+        name = f"tables-{_name(target)}-{secrets.token_hex(8)}.pickle"
+        tables = (name, save_signed(project.cache / name, (_stamp(), now)))
+        delta = tuple(({}, ()) for _ in now)
+        entries, fingerprints, cards, _ = (dict(table) for table in now)  # (as on disk)
+        base = (entries, fingerprints, cards, listed)
+    data = (_stamp(), state.global_key, segments, tables, delta)
     save_signed(_path(project, target), data)  # last: the state is the old one until here
-    state.stored = Stored(tuple(segments), frozenset(keys), listed)
-    named = {name for name, _ in segments}
-    for old in project.cache.glob(_segment_glob(target)):
+    state.stored = Stored(tuple(segments), keys, listed, tables, base)
+    named = {name for name, _ in segments} | {tables[0]}
+    for old in _files_of(project, target):
         if old.name not in named:
             old.unlink(missing_ok=True)
 
@@ -325,7 +389,7 @@ def _still_there(project: Project, stored: Stored | None) -> Stored | None:
     output folder may have saved its own state since)."""
     if stored is None:
         return None
-    for name, signature in stored.segments:
+    for name, signature in (*stored.segments, *((stored.tables,) if stored.tables else ())):
         try:
             with open(project.cache / name, "rb") as f:
                 if f.read(32) != signature:
@@ -338,6 +402,6 @@ def _still_there(project: Project, stored: Stored | None) -> Stored | None:
 def forget(project: Project, target: Path) -> None:
     """Remove the saved state (a build that cannot leave a true one)."""
     _path(project, target).unlink(missing_ok=True)
-    for old in project.cache.glob(_segment_glob(target)):
+    for old in _files_of(project, target):
         with contextlib.suppress(OSError):
             old.unlink()

@@ -17,8 +17,9 @@ of their bytes) and read the same status records, under the same configuration: 
 memos worked out of it, by the same functions, is then the same (`EntryStore.bind`).
 
 They are kept in the entries file (`entries-<output>.pickle`): a header (the format, the
-bipub and Python versions, the configuration, the keys' status records and an index: each
-entry's documents and status records as paired, and where its values are) and then each
+bipub and Python versions, the configuration, the keys' status records and what their
+`around` came from — each language's posts in order, each series, each tag — and an index:
+each entry's documents and status records as paired, and where its values are) and then each
 entry's values as a byte string of its own, pickled with its documents named, not copied. The
 whole file is checked against its signature (cache.py: keyed BLAKE3 with this user's key; a
 file planted, damaged or written by another user is never unpickled) once it is read; an
@@ -57,7 +58,7 @@ from bipub.pair.taxonomy import EntryTaxa
 from bipub.project import Project
 from bipub.render.page_plan import KeyMade, PageMemo
 
-FORMAT = 1
+FORMAT = 2  # 2: what the keys' `around` came from (EntryKeyMemo.order, members, tags)
 _HEAD = 8  # bytes of the header's length, after the signature
 
 # what the entries file keeps of an entry: its taxa and what its key was made of
@@ -116,6 +117,9 @@ def restore(project: Project, target: Path, notes: list[str]) -> Kept:
         pairs.stored = store
         store.keys = pages.keys.known  # (each key is taken with the very entry it is of)
         pages.keys.status = store.status
+        # (an unchanged entry whose neighbours, series and tags did not move keeps its key
+        # without its `around` worked out again: EntryKeyMemo.take)
+        pages.keys.order, pages.keys.members, pages.keys.tags = store.around
     return Kept(cache, state, pairs, pages, on_disk=True, entries=store)
 
 
@@ -177,8 +181,10 @@ class EntryStore:
         self.refused = ""  # why an entry's values could not be read, if one's could not
         # where the other memos take what the entries bring them (`restore`)
         self.keys: dict[tuple[str, str], KeyMade] = {}
-        # the status records the entries' keys were worked out with (EntryKeyMemo.status)
+        # the status records the entries' keys were worked out with (EntryKeyMemo.status),
+        # and what their `around` came from (EntryKeyMemo.order, members, tags)
         self.status: object = None
+        self.around: tuple[Any, Any, Any] = ({}, {}, {})
 
     @classmethod
     def load(cls, project: Project, target: Path) -> tuple[EntryStore | None, str]:
@@ -192,8 +198,10 @@ class EntryStore:
             head = pickle.loads(payload[_HEAD : _HEAD + size])  # noqa: S301 - signed by us
             if not isinstance(head, tuple) or not head or head[0] != _stamp():
                 return None, f"{path.name} ignored (made by another bipub or Python version)"
-            _, config, status, index = head
+            _, config, status, index, around = head
             if not isinstance(config, SiteConfig) or not isinstance(index, dict):
+                raise ValueError("not an entries file")
+            if not isinstance(around, tuple) or len(around) != 3:
                 raise ValueError("not an entries file")
         except UNREADABLE as exc:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
@@ -201,7 +209,7 @@ class EntryStore:
                 f"{path.name} ignored ({why or type(exc).__name__}): every entry worked out again"
             )
         store = cls(config, index, payload[_HEAD + size :])
-        store.status = status
+        store.status, store.around = status, around
         return store, ""
 
     def bind(
@@ -279,8 +287,11 @@ def save(project: Project, target: Path, kept: Kept) -> int:
         index[group] = (paired.docs, read, offset, offset + len(blob))
         pieces.append(blob)
         offset += len(blob)
-    status = kept.pages.keys.status
-    head = pickle.dumps((_stamp(), memo.config, status, index), protocol=pickle.HIGHEST_PROTOCOL)
+    keys = kept.pages.keys
+    around = (keys.order, keys.members, keys.tags)
+    head = pickle.dumps(
+        (_stamp(), memo.config, keys.status, index, around), protocol=pickle.HIGHEST_PROTOCOL
+    )
     write_signed(path, [len(head).to_bytes(_HEAD, "little"), head, b"".join(pieces)])
     return pickled
 

@@ -370,3 +370,38 @@ def test_an_image_added_to_a_body_without_one_is_checked(project: Path) -> None:
         build(project, only=KINDS)
     assert [d.code for d in raised.value.diagnostics] == ["missing-asset"]
     assert raised.value.diagnostics[0].file == "content/ko/pages/about.md"
+
+
+def test_an_update_joins_again_only_the_llms_full_files_whose_parts_changed(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """llms-full.txt is joined from its posts' parts (tens of MB on a big site): a language's
+    file whose frame and parts' keys are those of the published one (Parts.file_mark) is
+    the published file, neither joined nor hashed again. An edit of a Korean post joins the
+    Korean file (and its root copy: the default language's) only; the site equals a clean
+    build's."""
+    from bipub.render import llms
+
+    joined: list[str] = []
+    real = llms.llms_full_txt
+
+    def counted(site: Any, lang: str, *more: Any, **named: Any) -> bytes:
+        if named.get("texts_of_posts"):
+            joined.append(lang)
+        text: bytes = real(site, lang, *more, **named)
+        return text
+
+    monkeypatch.setattr(llms, "llms_full_txt", counted)
+    body = "\n---\n"
+    _edit(project, "content/ko/posts/alpha.md", body, f"{body}\n첫 문단.\n")
+    build(project, only=KINDS)  # (the spare copy's record: from this build on)
+    joined.clear()
+    _edit(project, "content/ko/posts/alpha.md", body, f"{body}\n새 첫 문단.\n")
+    build(project, only=KINDS)
+    assert joined == ["ko"]
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+    joined.clear()
+    _edit(project, "content/en/posts/alpha.md", body, f"{body}\nA new first paragraph.\n")
+    result = build(project, only=KINDS)
+    assert joined == ["en"], result.cache_note
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)

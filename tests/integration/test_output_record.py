@@ -25,6 +25,7 @@ from bipub.cache import BuildCache
 from bipub.diagnostics import DiagnosticError
 from bipub.pipeline import BuildResult, build
 from bipub.project import Project
+from bipub.write import output
 from bipub.write.record import four, inode, tree_state
 from tests.conftest import PROJECTS, inputs_digest, tree_snapshot
 
@@ -494,3 +495,28 @@ def test_a_resident_build_knows_its_output_without_the_marker(tmp_path: Path) ->
     (project / "site" / ".bipub-output").unlink()
     _build(project, kept=kept)
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+
+
+def test_the_root_copy_of_llms_full_is_written_once(
+    updated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The root llms-full.txt is the default language's (ko): an edit writes the text once
+    and links the other path to it (tens of MB on a big site; `output.BIG` lowered so that
+    this small site's texts count as big). The record still equals the disk, the site a
+    clean build's, and the builds after it keep or replace either path."""
+    monkeypatch.setattr(output, "BIG", 0)
+    site = updated / "site"
+    for word in ("셋", "넷"):
+        _edit(updated, word)
+        result = _build(updated)
+        assert "spare copy" not in result.cache_note, result.cache_note
+        root, own = (site / "llms-full.txt").stat(), (site / "ko" / "llms-full.txt").stat()
+        assert (root.st_ino, root.st_dev) == (own.st_ino, own.st_dev)
+        _assert_records_match_the_disk(updated)
+        assert tree_snapshot(site) == _clean(updated, tmp_path)
+        assert _build(updated).up_to_date
+    monkeypatch.setattr(output, "BIG", 1 << 16)
+    _edit(updated, "다섯")
+    _build(updated)
+    _assert_records_match_the_disk(updated)
+    assert tree_snapshot(site) == _clean(updated, tmp_path)

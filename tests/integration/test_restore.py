@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,6 +21,7 @@ from bipub import restore
 from bipub.cache import write_signed
 from bipub.pipeline import build
 from bipub.project import Project
+from bipub.render.html import HtmlRenderer
 from tests.conftest import PROJECTS, tree_snapshot
 
 KINDS = {"html", "json", "feeds", "llms"}
@@ -203,4 +205,35 @@ def test_what_is_read_back_is_frozen_until_the_build_ends(
     ((frozen, _),) = seen  # (pairing itself runs with the collector off: test_collector.py)
     assert frozen > 0
     assert gc.get_freeze_count() == 0 and gc.isenabled()
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+
+
+def test_an_unchanged_entry_keeps_its_key_without_what_it_takes_from_the_site(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The entries file keeps what the keys' `around` came from (each language's posts in
+    order, the series, the tags): after an edit of one post, a build in a new process works
+    out `around` (HtmlRenderer.entry_around: the tags' names, series, neighbours of each
+    entry) for the edited post and those with images or diagrams only, as `bipub serve`
+    does, and writes what a clean build writes. A new post moves its neighbours: theirs are
+    worked out again."""
+    seen: list[str] = []
+    real = HtmlRenderer.entry_around
+
+    def counted(self: HtmlRenderer, entry: Any, facts: Any) -> tuple[object, ...]:
+        seen.append(entry.key)
+        return real(self, entry, facts)
+
+    monkeypatch.setattr(HtmlRenderer, "entry_around", counted)
+    _edit(project)
+    result = build(project, only=KINDS)
+    total = _restored(result.cache_note)[1]
+    looked = set(seen) - {"alpha"}
+    assert "alpha" in seen and len(looked) < total // 2, (sorted(looked), total)
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+    seen.clear()
+    new = project / "content/ko/posts/zeta-new.md"
+    new.write_text((project / ALPHA).read_text(encoding="utf-8"), encoding="utf-8")
+    build(project, only=KINDS)
+    assert "zeta-new" in seen
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)

@@ -361,3 +361,68 @@ def test_a_state_keeps_what_each_listing_fingerprint_was_made_of(project: Projec
     loaded = buildstate.load(project, TARGET)
     assert loaded is not None and loaded.stored is not None
     assert loaded.stored.listed[listing.file][0] == "f3"
+
+
+def _big_state(n: int) -> BuildState:
+    """A state with `n` pages' fingerprints, entries' keys and card keys."""
+    return BuildState(
+        "g",
+        {("posts", f"p{i}"): f"key {i}" for i in range(n)},
+        {f"ko/blog/p{i}/index.html": f"fingerprint {i}" for i in range(n)},
+        {("posts", f"p{i}", "ko"): f"card {i}" for i in range(n)},
+        Parts(_parts(3)),
+    )
+
+
+def _tables(project: Project) -> list[Path]:
+    return sorted(project.cache.glob("tables-*.pickle"))
+
+
+def test_an_update_writes_only_what_changed_of_the_tables(project: Project) -> None:
+    """The state's tables (entries' keys, fingerprints, card keys) are written whole once, in
+    a tables file; a save after an edit writes only what changed since (the state's own file,
+    small), and the state read back is the new one."""
+    first = _big_state(400)
+    buildstate.save(project, TARGET, first)
+    (tables,) = _tables(project)
+    before = tables.stat()
+    loaded = buildstate.load(project, TARGET)
+    assert loaded is not None and loaded == first
+    nxt = _big_state(400)
+    nxt.entries[("posts", "p7")] = "key 7, edited"
+    nxt.fingerprints["ko/blog/p7/index.html"] = "fingerprint 7, edited"
+    del nxt.fingerprints["ko/blog/p8/index.html"]
+    nxt.fingerprints["ko/blog/new/index.html"] = "fingerprint new"
+    del nxt.cards[("posts", "p9", "ko")]
+    nxt.stored = loaded.stored  # (pipeline.py passes them on)
+    buildstate.save(project, TARGET, nxt)
+    assert _tables(project) == [tables]
+    after = tables.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert buildstate._path(project, TARGET).stat().st_size < before.st_size / 10
+    again = buildstate.load(project, TARGET)
+    assert again is not None and again == nxt
+    # and from that one: what changed since the tables file, again (the edits carried on)
+    third = _big_state(400)
+    third.fingerprints = dict(nxt.fingerprints)
+    third.fingerprints["ko/blog/p1/index.html"] = "fingerprint 1, edited"
+    third.stored = again.stored
+    buildstate.save(project, TARGET, third)
+    assert _tables(project) == [tables]
+    assert buildstate.load(project, TARGET) == third
+
+
+def test_the_tables_are_written_again_when_much_changed(project: Project) -> None:
+    first = _big_state(40)
+    buildstate.save(project, TARGET, first)
+    (tables,) = _tables(project)
+    loaded = buildstate.load(project, TARGET)
+    assert loaded is not None
+    nxt = _big_state(40)
+    nxt.fingerprints = {f"{path}x": fp for path, fp in nxt.fingerprints.items()}
+    nxt.stored = loaded.stored
+    buildstate.save(project, TARGET, nxt)
+    now = _tables(project)
+    assert len(now) == 1 and now != [tables]  # (the old file removed)
+    assert buildstate._path(project, TARGET).stat().st_size < now[0].stat().st_size / 10
+    assert buildstate.load(project, TARGET) == nxt

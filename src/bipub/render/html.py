@@ -165,10 +165,12 @@ class HtmlRenderer(PageViews):
         """The blog's pages: `posts` (newest first), `posts_per_page` to a page."""
         per_page = self.config.posts_per_page
         pages = max(1, math.ceil(len(posts) / per_page))
+        specs: list[PageSpec] = []
         for n in range(1, pages + 1):
             chunk = list(posts[(n - 1) * per_page : n * per_page])
             make = partial(self._blog_page, lang, chunk, n, pages)
-            self._add(plan, ("blog", lang, str(n)), tuple(chunk), pages, make)
+            specs += self._specs(("blog", lang, str(n)), tuple(chunk), pages, make)
+        plan.extend(lang, specs)
 
     def _blog_page(self, lang: str, chunk: list[Entry], n: int, pages: int) -> tuple[PageSpec]:
         language = self.config.language(lang)
@@ -182,7 +184,7 @@ class HtmlRenderer(PageViews):
             partial(self._listing_context, lang, chunk, n, pages),
             noindex=n > 1,
             deps=partial(self._list_key, "blog", lang, chunk, n, pages),
-            lists=tuple(e.key for e in chunk),
+            lists=tuple([e.key for e in chunk]),
         )
         return (spec,)
 
@@ -208,11 +210,13 @@ class HtmlRenderer(PageViews):
         """A tag's pages: its posts (`members`, newest first), `posts_per_page` to a page."""
         per_page = self.config.posts_per_page
         tag_pages = max(1, math.ceil(len(members) / per_page))
+        specs: list[PageSpec] = []
         for n in range(1, tag_pages + 1):
             chunk = list(members[(n - 1) * per_page : n * per_page])
             make = partial(self._tag_page, lang, tag, chunk, n, tag_pages, len(members))
             key = ("tag", lang, tag.slug, str(n))
-            self._add(plan, key, tuple(chunk), (tag, tag_pages, len(members)), make)
+            specs += self._specs(key, tuple(chunk), (tag, tag_pages, len(members)), make)
+        plan.extend(lang, specs)
 
     def _tag_page(
         self, lang: str, tag: Tag, chunk: list[Entry], n: int, tag_pages: int, total: int
@@ -228,7 +232,7 @@ class HtmlRenderer(PageViews):
             partial(self._tag_context, lang, tag, chunk, n, tag_pages, total),
             noindex=n > 1,
             deps=partial(self._list_key, tag, lang, chunk, n, tag_pages, total),
-            lists=tuple(e.key for e in chunk),
+            lists=tuple([e.key for e in chunk]),
         )
         return (spec,)
 
@@ -245,9 +249,9 @@ class HtmlRenderer(PageViews):
         of, and not moved, keeps them: the last plan's run (`run`) is taken whole but for the
         others (PageMemo.carried), else entry by entry (take)."""
         memo = self._page_memo
-        if memo is None:
-            for entry in entries:
-                self._add(plan, *self._entry_args(lang, entry))
+        if memo is None:  # (each run's pages added in one go)
+            pages, made_of = self._entry_pages, self._made_of
+            plan.extend(lang, [s for e in entries for s in pages(lang, e, made_of(e, lang))])
             return
         per: list[tuple[PageSpec, ...]]
         carried = memo.carried((lang, run), entries, moved) if moved is not None else None
@@ -275,7 +279,7 @@ class HtmlRenderer(PageViews):
         self, lang: str, entry: Entry
     ) -> tuple[tuple[str, ...], tuple[Entry, ...], object, Callable[[], tuple[PageSpec, ...]]]:
         """A post's or page's page in `lang`, and a post's side-by-side page after it: the
-        PageMemo key, entries, inputs and maker `_add` takes."""
+        PageMemo key, entries, inputs and maker `_specs` takes."""
         made_of = self._made_of(entry, lang)
         key = ("entry", entry.kind, entry.key, lang)
         return key, (entry,), made_of, partial(self._entry_pages, lang, entry, made_of)
@@ -337,19 +341,6 @@ class HtmlRenderer(PageViews):
         )
         return (spec,)
 
-    def _add(
-        self,
-        plan: Plan,
-        key: tuple[str, ...],
-        entries: tuple[Entry, ...],
-        inputs: object,
-        make: Callable[[], tuple[PageSpec, ...]],
-    ) -> None:
-        """Add the pages `make` makes of `entries` and `inputs` to `plan`, or the ones the
-        last plan made of the same (PageMemo: `bipub serve`)."""
-        for spec in self._specs(key, entries, inputs, make):
-            plan.add(spec)
-
     def _specs(
         self,
         key: tuple[str, ...],
@@ -357,7 +348,8 @@ class HtmlRenderer(PageViews):
         inputs: object,
         make: Callable[[], tuple[PageSpec, ...]],
     ) -> tuple[PageSpec, ...]:
-        """The pages `_add` adds."""
+        """The pages `make` makes of `entries` and `inputs`, or the ones the last plan made of
+        the same (PageMemo: `bipub serve`); the caller adds them to the plan (Plan.extend)."""
         memo = self._page_memo
         specs = memo.get(key, entries, inputs) if memo is not None else None
         if specs is None:
@@ -372,8 +364,8 @@ class HtmlRenderer(PageViews):
         made: list[EntryId] = [(entry.kind, entry.key)]
         series = self.site.series_by_entry.get((lang, entry.key))
         if series is not None:
-            made.extend((m.kind, m.key) for m in series.entries)
-        made.extend((n.kind, n.key) for n in self.neighbours(entry, lang) if n is not None)
+            made += [(m.kind, m.key) for m in series.entries]
+        made += [(n.kind, n.key) for n in self.neighbours(entry, lang) if n is not None]
         return tuple(made)
 
     # ------------------------------------------------------------------ fingerprints
@@ -527,10 +519,10 @@ class HtmlRenderer(PageViews):
         # (the memo looked at here first: a listing page shows ten cards, and a big site has
         # thousands of listing pages to fingerprint after an edit, their cards all known)
         memo = self._card_key_memo
-        keys = []
-        for e in entries:
-            key = memo.get((e.kind, e.key, lang))
-            keys.append(key if key is not None else self._card_key(e, lang))
+        keys = [memo.get((e.kind, e.key, lang)) for e in entries]
+        if None in keys:
+            made = zip(entries, keys, strict=True)
+            keys = [k if k is not None else self._card_key(e, lang) for e, k in made]
         return tuple(keys)
 
     def _list_key(

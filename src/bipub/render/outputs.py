@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import Protocol
 
@@ -223,18 +224,33 @@ class Llms:
             # each post's two parts, kept by their values (Parts.llms_posts): an update makes
             # again those of the posts it changed and joins them with the others as they were
             posts = site.posts(lang)
-            parts = job.parts.llms_posts(posts, lang, url, _, shown, labels, raw_html, outlines)
-            lines, texts = zip(*parts, strict=True) if parts else ((), ())  # (one pass)
+            parts, keys = job.parts.llms_posts(
+                posts, lang, url, _, shown, labels, raw_html, outlines
+            )
+            lines, texts = list(map(itemgetter(0), parts)), list(map(itemgetter(1), parts))
             head = llms.header(site, lang, url, _)  # (both files start with it)
             index = llms.llms_txt(site, lang, url, _, head=head, lines_of_posts=lines)
-            text = llms.llms_full_txt(
-                site, lang, url, _, head=head, texts_of_posts=texts
-            )  # (root: the same)
             tree.add(urls.llms(lang)[1:], index, lang, "llms.txt")
-            tree.add(urls.llms(lang, True)[1:], text, lang, "llms")
             if lang == default:  # the root copies are the default language's: built with it
                 tree.add("llms.txt", index, None, "llms.txt")
-                tree.add("llms-full.txt", text, None, "llms-full.txt")
+            # llms-full.txt (tens of MB on a big site): the published file, if it has the bytes
+            # of the same parts in the same frame (Parts.file_mark), else joined again
+            full: list[tuple[str, str | None, str]] = [(urls.llms(lang, True)[1:], lang, "llms")]
+            if lang == default:
+                full.append(("llms-full.txt", None, "llms-full.txt"))
+            frame = llms.llms_full_txt(site, lang, url, _, head=head, texts_of_posts=[])
+            mark = job.parts.file_mark(("llms-full", lang), frame, keys)
+            known = job.parts.kept(mark) if mark is not None else None
+            if known is not None and all(tree.published(f[0], known) for f in full):
+                for path, of, origin in full:
+                    tree.add_published(path, known, of, origin)
+                continue
+            text = llms.llms_full_txt(site, lang, url, _, head=head, texts_of_posts=texts)
+            for path, of, origin in full:
+                tree.add(path, text, of, origin)
+            made = tree.files[full[0][0]].digest
+            if mark is not None and made is not None:
+                job.parts.keep(mark, made)
 
     def owns(self, path: str) -> bool:  # (asked of every published file: endswith first)
         return path.endswith(_LLMS_FILES) and path.rsplit("/", 1)[-1] in _LLMS_FILES

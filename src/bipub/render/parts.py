@@ -38,7 +38,7 @@ from bipub.pair.site import Entry, Site
 from bipub.render import feeds, json_api, llms, llms_parts, urls
 from bipub.render.markdown import MarkdownCache
 from bipub.render.markdown_sections import Outline
-from bipub.render.page_plan import EntryId, PageSpec, Plan
+from bipub.render.page_plan import EntryId, Plan
 
 
 @dataclass
@@ -116,9 +116,21 @@ class Parts:
         `key(entry)` (the digest of its values, `get`). `kind`: the kind's name, its language
         and every value of the site its parts read besides the entries' own (their slot, by
         which with an entry's key the part is found without `key`: module text)."""
+        return list(map(itemgetter(1), self._found(kind, entries, key, make)))
+
+    def _found(
+        self,
+        kind: tuple[object, ...],
+        entries: Sequence[Entry],
+        key: Callable[[Entry], bytes],
+        make: Callable[[Entry], Any],
+    ) -> list[tuple[bytes, Any]]:
+        """`each`'s parts, each with the key of its values (`key`'s)."""
         keys = self.entry_keys
         if keys is None:
-            return [self.get(key(entry), partial(make, entry)) for entry in entries]
+            return [
+                (k, self.get(k, partial(make, entry))) for entry in entries for k in [key(entry)]
+            ]
         slot = self.site_key(("by-entry-2", self.global_key, *kind))
         now, earlier = self.now, self.earlier
         marks = [slot + k for k in self.entries_bytes(entries, keys)]
@@ -139,7 +151,7 @@ class Parts:
         now.update(found)  # (the parts by their values' key: found so when an entry's moves)
         self.found += len(entries) - again
         self.marks += len(marks)
-        return list(map(itemgetter(1), found))
+        return found
 
     def entries_bytes(self, entries: Sequence[Entry], keys: dict[EntryId, str]) -> list[bytes]:
         """The keys of `entries` (`entry_keys`) as bytes, in their order: worked out once per
@@ -249,13 +261,14 @@ class Parts:
         labels: bytes,
         raw_html: bool,
         outlines: dict[str, Outline],
-    ) -> list[tuple[bytes, bytes]]:
+    ) -> tuple[list[tuple[bytes, bytes]], bytes]:
         """Each post's line in llms.txt (llms.post_line) and its text in llms-full.txt
         (llms.full_post), UTF-8 (the files are joined as bytes), by its values
         (its version; llms_parts.names_key: the names the site shows for its tags and its
         language; llms_parts.site_key) and `labels` (the digest of this language's
         translations of llms_parts.POST_LABELS). Its body is made with the Outline its page's
-        render found (`outlines`, by path), else parsed."""
+        render found (`outlines`, by path), else parsed. And the digest of the parts' keys, in
+        their order: what llms-full.txt's posts are made of (`file_mark`)."""
 
         def make(entry: Entry) -> tuple[bytes, bytes]:
             doc = entry.versions[lang].doc
@@ -271,7 +284,19 @@ class Parts:
 
         # (the names of the languages: the entry keys hold those of its tags, not these)
         languages = tuple(sorted(shown.languages.items()))
-        return self.each((*values, lang, languages), entries, key, make)
+        found = self._found((*values, lang, languages), entries, key, make)
+        return list(map(itemgetter(1), found)), pair(*map(itemgetter(0), found))
+
+    def file_mark(self, values: tuple[object, ...], frame: bytes, posts: bytes) -> bytes | None:
+        """The key a big file joined from parts is kept by (the hash of its bytes, not its
+        bytes: the published file has them, write/output.py `OutputTree.published`): the
+        site-wide key (the catalogs, the configuration), `values`, the bytes around its posts
+        (`frame`: the file without them) and its posts' parts' keys (`posts`); None without
+        the entries' keys (no site-wide key then)."""
+        if self.entry_keys is None:
+            return None
+        site = self.site_key(("file", self.global_key, *values))
+        return pair(site, hashlib.blake2b(frame, digest_size=16).digest(), posts)
 
     def routes(self, site: Site, plan: Plan, url: urls.UrlBuilder) -> list[feeds.SitemapPart]:
         """The sitemap by route (feeds.sitemap_parts), with the entries' keys: a route whose
@@ -288,18 +313,23 @@ class Parts:
         encoded = self.key_bytes(keys)
         marks: dict[feeds.Route, bytes] = {}
         known: dict[feeds.Route, feeds.SitemapPart] = {}
-        for r, specs in routes.items():
-            mark = _route_mark(slot, encoded, r, specs)
-            if mark is not None:
-                marks[r] = mark
-                part = earlier.get(mark) or now.get(mark)
-                if part is not None:
-                    known[r] = part
+        for r, specs in routes.items():  # (inline: a big site has ~12,000 routes)
+            made_of = None  # the one entry every page of the route is made of, if there is one
+            for spec in specs.values():
+                of = spec.made_of
+                if not of or (made_of is not None and of[0] != made_of):
+                    made_of = None
+                    break
+                made_of = of[0]
+            if made_of is None:
+                continue
+            mark = marks[r] = slot + encoded[made_of] + repr(r).encode()
+            part = earlier.get(mark) or now.get(mark)
+            if part is not None:
+                known[r] = part
         made = feeds.sitemap_parts(site, plan, url, known)
         self.made += len(marks) - len(known)
-        now.update(
-            (m, made_part) for made_part in made if (m := marks.get(made_part[0])) is not None
-        )
+        now.update({m: part for part in made if (m := marks.get(part[0])) is not None})
         return made
 
     def feed_mark(self, spec: feeds.FeedSpec, site: tuple[object, ...]) -> bytes | None:
@@ -368,24 +398,6 @@ def _hold(entry: Entry, lang: str) -> Held:
     found = digest(("version", version_key(entry, lang), entry.source_lang))
     doc = entry.versions[lang].doc
     return Held(entry, found, doc.lang, entry.tags_in(lang))
-
-
-def _route_mark(
-    slot: bytes, keys: dict[EntryId, bytes], route: feeds.Route, specs: dict[str, PageSpec]
-) -> bytes | None:
-    """The key a route's sitemap part is kept by (Parts.routes), None if its pages are not
-    all made of one entry."""
-    made = None
-    for spec in specs.values():
-        if not spec.made_of:
-            return None
-        if made is None:
-            made = spec.made_of[0]
-        elif spec.made_of[0] != made:
-            return None
-    if made is None:
-        return None
-    return slot + keys[made] + repr(route).encode()
 
 
 def pair(*digests: bytes) -> bytes:

@@ -1,16 +1,21 @@
 """The file operations of the output writer (write/output.py): each one makes, replaces or
 removes one file or folder, never truncating a file in place (staged files share inodes with
 the live site). They are module functions called through the module (`files.replace_with_bytes`)
-so that the tests that kill a build at every write can wrap each of them.
+so that the tests that kill a build at every write can wrap each of them. Also: the atomic
+exchange of two folders (`exchange`), what identifies a written file (`file_identity`) and the
+error of a build the system stopped while it wrote (`write_failed`).
 """
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import os
 import shutil
 import stat
 from pathlib import Path
+
+from bipub.diagnostics import Diagnostic
 
 
 def made_folder(folder: str) -> bool:
@@ -105,3 +110,48 @@ def link_or_copy(src: str | Path, target: str | Path) -> None:
         os.link(src, target)
     except OSError:
         shutil.copy2(src, target)
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def exchange(a: Path, b: Path) -> bool:
+    """Atomically exchange two paths (Linux renameat2). False when the system cannot."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    renameat2.argtypes = [
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_uint,
+    ]
+    result = renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
+    if result == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+        return False  # kernel or file system without RENAME_EXCHANGE: two renames instead
+    raise OSError(err, f"cannot exchange {a} and {b}: {os.strerror(err)}")
+
+
+def file_identity(st: os.stat_result) -> tuple[int, int, int, int]:
+    """What proves a published file is still the one bipub wrote: ctime included, which no
+    tool sets back (a same-size edit with its mtime restored by `touch -r` changes it)."""
+    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
+
+
+def write_failed(exc: OSError) -> Diagnostic:
+    """The error for a build the system stopped while it wrote its output (a full disk, a
+    folder it may not write): the output folder is as it was (`staged` discards the tree)."""
+    where = f" ({exc.filename})" if exc.filename is not None else ""
+    return Diagnostic(
+        None,
+        None,
+        "write-failed",
+        f"could not write the output: {exc.strerror or exc}{where}; the output folder is as it was",
+    )

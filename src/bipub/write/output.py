@@ -23,6 +23,8 @@
 * A file whose bytes equal the published one is linked to it instead of written, so unchanged
   files keep their mtime (rsync uploads only what changed); files are always replaced by unlink
   + create, never truncated in place, because staged files share inodes with the live site.
+  The same big text added at two paths (the root copies of the default language's llms.txt
+  and llms-full.txt: ~30 MB on a 5,000-post site) is written once, the second path a link.
 * A partial build (`--lang ko`, `--only pdf`) links the previous site's files that it does not
   rebuild.
 * Ownership: bipub writes only into a folder it made. The first build writes a marker file
@@ -38,8 +40,6 @@
 
 from __future__ import annotations
 
-import ctypes
-import errno
 import os
 import secrets
 import shutil
@@ -51,6 +51,9 @@ from pathlib import Path
 
 from bipub.diagnostics import Diagnostic, DiagnosticError, Severity
 from bipub.write import files
+from bipub.write.files import exchange as _exchange  # (called so: tests wrap it)
+from bipub.write.files import file_identity as file_identity
+from bipub.write.files import write_failed as write_failed
 from bipub.write.folders import check_folders as _check_folders
 from bipub.write.folders import check_relative as check_relative
 from bipub.write.folders import clean_leftovers as clean_leftovers
@@ -84,6 +87,7 @@ from bipub.write.record import (
 from bipub.write.record import digest as record_digest
 
 Identity = tuple[int, int, int, int]  # (mtime_ns, ctime_ns, size, inode): `file_identity`
+BIG = 1 << 16  # bytes: a text added again is not hashed again, nor written again (`_write`)
 
 
 @dataclass(frozen=True)
@@ -120,6 +124,8 @@ class OutputTree:
     _folders: tuple[int, set[str]] | None = field(default=None, repr=False)  # `folders()`
     # the last big texts added, with their bytes and hash (llms-full.txt is written twice)
     _encoded: list[tuple[object, bytes, bytes]] = field(default_factory=list, repr=False)
+    # the last big bytes written, with where (the same bytes again: linked to it, `_write`)
+    _written: list[tuple[bytes, str]] = field(default_factory=list, repr=False)
 
     @classmethod
     def create(cls, out: Path, known: OutputRecord | None = None) -> OutputTree:
@@ -182,7 +188,7 @@ class OutputTree:
             files.replace_with_link(Path(live), Path(target))
             done = "linked"
         else:
-            files.replace_with_bytes(target, raw, self.fresh)
+            self._write(target, raw, self.fresh)
             done = "written"
         self.files[path] = OutputFile(lang, origin, digest, done)
         self.added.add(path)
@@ -195,7 +201,7 @@ class OutputTree:
                 return raw, digest
         raw = data.encode("utf-8") if isinstance(data, str) else data
         digest = record_digest(raw)
-        if len(raw) >= 1 << 16:
+        if len(raw) >= BIG:
             self._encoded = [*self._encoded[-1:], (data, raw, digest)]  # (the last two)
         return raw, digest
 
@@ -215,15 +221,50 @@ class OutputTree:
             else:  # (a file kept since before the hashes were recorded)
                 same = files.same_bytes(os.path.join(self.out, path), raw)
         if same and old is not None:
-            if self._in_spare(path, old):
-                return OutputFile(lang, origin, digest)  # the staging folder has it already
-            found = self._link_known(path, old)
-            return OutputFile(lang, origin, digest, "linked", found)
+            return self._as_published(path, old, digest, lang, origin)
         self._make_parents(path)
         target = os.path.join(self.staging, path)
         found = self._check(path, target)
-        files.replace_with_bytes(target, raw, not found and path not in self._spare_files())
+        self._write(target, raw, not found and path not in self._spare_files())
         return OutputFile(lang, origin, digest, "written", found)
+
+    def _as_published(
+        self, path: str, old: bytes, digest: bytes, lang: str | None, origin: str
+    ) -> OutputFile:
+        """The published file at `path` (`old`: its record) kept: in the staging folder."""
+        if self._in_spare(path, old):
+            return OutputFile(lang, origin, digest)  # the staging folder has it already
+        return OutputFile(lang, origin, digest, "linked", self._link_known(path, old))
+
+    def published(self, path: str, digest: bytes) -> bool:
+        """Whether the records say the published file at `path` has the bytes whose hash is
+        `digest` (then `add_published` adds it without them: a text whose parts are kept)."""
+        live = self.live
+        if self.spare is None or live is None or path not in live.files:
+            return False
+        return live.digests.get(path) == digest
+
+    def add_published(self, path: str, digest: bytes, lang: str | None, origin: str) -> None:
+        """`add` of the bytes of the published file at `path`, which `published` found."""
+        check_relative(path)
+        if (existing := self.files.get(path)) is not None:
+            raise _clash(path, existing.origin, origin)
+        if self.live is None or not self.published(path, digest):
+            raise ValueError(f"{path}: not the published file's bytes")
+        self.files[path] = self._as_published(path, self.live.files[path], digest, lang, origin)
+        self.added.add(path)
+
+    def _write(self, target: str, raw: bytes, fresh: bool) -> None:
+        """Write `raw` as a new file at `target` (files.replace_with_bytes), or link it to the
+        file this tree wrote the same bytes to (the root copies of the default language's
+        llms.txt files: tens of MB on a big site, written once). `fresh`: nothing there."""
+        for seen, at in self._written:
+            if seen is raw:
+                files.replace_with_link(at, target)
+                return
+        files.replace_with_bytes(target, raw, fresh)
+        if len(raw) >= BIG:
+            self._written = [*self._written[-1:], (raw, target)]  # (the last two)
 
     def _spare_files(self) -> dict[str, bytes]:
         return self.spare.files if self.spare is not None else {}
@@ -418,24 +459,6 @@ class OutputTree:
             shutil.rmtree(self.staging, ignore_errors=True)
 
 
-def file_identity(st: os.stat_result) -> Identity:
-    """What proves a published file is still the one bipub wrote: ctime included, which no
-    tool sets back (a same-size edit with its mtime restored by `touch -r` changes it)."""
-    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
-
-
-def write_failed(exc: OSError) -> Diagnostic:
-    """The error for a build the system stopped while it wrote its output (a full disk, a
-    folder it may not write): the output folder is as it was (`staged` discards the tree)."""
-    where = f" ({exc.filename})" if exc.filename is not None else ""
-    return Diagnostic(
-        None,
-        None,
-        "write-failed",
-        f"could not write the output: {exc.strerror or exc}{where}; the output folder is as it was",
-    )
-
-
 def _clash(path: str, first: str, second: str) -> DiagnosticError:
     return DiagnosticError(
         [Diagnostic(None, None, "output-clash", f"two sources write {path}: {first} and {second}")]
@@ -571,30 +594,3 @@ def _swap(new: Path, out: Path) -> None:
         (aside / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
     if not keep:
         shutil.rmtree(aside)
-
-
-_RENAME_EXCHANGE = 2
-_AT_FDCWD = -100
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    """Atomically exchange two paths (Linux renameat2). False when the system cannot."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        renameat2 = libc.renameat2
-    except (OSError, AttributeError):
-        return False
-    renameat2.argtypes = [
-        ctypes.c_int,
-        ctypes.c_char_p,
-        ctypes.c_int,
-        ctypes.c_char_p,
-        ctypes.c_uint,
-    ]
-    result = renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
-    if result == 0:
-        return True
-    err = ctypes.get_errno()
-    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
-        return False  # kernel or file system without RENAME_EXCHANGE: two renames instead
-    raise OSError(err, f"cannot exchange {a} and {b}: {os.strerror(err)}")
