@@ -358,6 +358,16 @@ def test_minutes_match_the_step_by_step_counting(text: str) -> None:
         assert _minutes(text, base) == _reference_minutes(text, base)
 
 
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=200))
+def test_minutes_of_ascii_text_match_the_step_by_step_counting(text: str) -> None:
+    """(English ASCII text is counted with its non-word characters deleted: `_minutes`.)"""
+    for base in ("ko", "en"):
+        assert _minutes(text, base) == _reference_minutes(text, base)
+    every = "".join(map(chr, range(128)))
+    for glue in (" ", "", "a", "\n"):
+        assert _minutes(glue.join(every), "en") == _reference_minutes(glue.join(every), "en")
+
+
 def test_minutes_match_the_step_by_step_counting_on_every_character() -> None:
     # every BMP code point (and a sample of the others), alone and glued to letters and Hangul
     codes = [*range(0xD800), *range(0xE000, 0x10000), *range(0x10000, sys.maxunicode + 1, 97)]

@@ -253,6 +253,16 @@ CASES = [
     "> $x$\n> $$\n> y\n> $$",
     # Korean
     "## 섹션 1\n\n커널 캐시 **스케줄러** [링크](https://example.org/경로).\n\n- 항목\n",
+    # one-line paragraphs (the `paragraphs` speedup): at the end, before an empty line, in
+    # lists and quotes, before a setext underline, a lazy line, or an indented one
+    "a",
+    "a\n",
+    "a\n\nb\n\n",
+    "a\n---\n\nb\n===",
+    "- a\n\n  b\n- c\n\n      code\n",
+    "> a\n>\n> b\n\n1. x\n2. y",
+    "  a\n    b\n\n    c",
+    "a\n \t\nb\n  \n",
 ]
 
 
@@ -657,3 +667,32 @@ def test_parse_link_destination(string: str, data: Any) -> None:
     stock = parseLinkDestination(string, pos, maximum)
     fast = _parse_link_destination(string, pos, maximum)
     assert (fast.ok, fast.pos, fast.str) == (stock.ok, stock.pos, stock.str)
+
+
+def test_one_line_paragraphs_are_made_by_the_fast_rules() -> None:
+    from bipub.render.markdown_fast_parts import fast_lheading, fast_paragraph
+
+    rules = {rule.name: rule.fn for rule in bm._parser(False).block.ruler.__rules__}
+    assert rules["lheading"] is fast_lheading and rules["paragraph"] is fast_paragraph
+    stock = {rule.name: rule.fn for rule in STOCK[False].block.ruler.__rules__}
+    assert stock["paragraph"] is not fast_paragraph
+
+
+@pytest.mark.parametrize(
+    "source", ["a\n\nb", "a", "    a\n\nb", "a\nb\n\nc", "a\n===", " a\n \t\n"]
+)
+def test_the_fast_paragraph_rules_leave_the_stock_state(source: str) -> None:
+    """Their result, tokens, line and `parentType` (the stock `lheading` leaves "paragraph"
+    behind when it fails: the list rule reads it) are the stock rules'."""
+    from markdown_it.rules_block import StateBlock, lheading, paragraph
+
+    from bipub.render.markdown_fast_parts import fast_lheading, fast_paragraph
+
+    def run(rule: Any) -> tuple[Any, ...]:
+        state = StateBlock(source, STOCK[False], {}, [])
+        state.parentType = "root"
+        ok = rule(state, 0, state.lineMax, False)
+        return ok, state.line, state.parentType, dump(state.tokens)
+
+    assert run(fast_lheading) == run(lheading)
+    assert run(fast_paragraph) == run(paragraph)

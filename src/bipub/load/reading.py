@@ -44,6 +44,12 @@ _LATIN_LETTER: Final = r"A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"
 _LATIN_WORD: Final = re.compile(rf"[{_LATIN_LETTER}]+(?:['’\-][{_LATIN_LETTER}]+)*")
 _WORDLIKE: Final = re.compile(r"[^\W_]")
 _FENCE_OPEN: Final = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+# every ASCII character that is neither a letter or digit (`_WORDLIKE` on ASCII: [A-Za-z0-9])
+# nor whitespace (str.split's): deleted from an ASCII text, it leaves of each token its letters
+# and digits, so the tokens that had none vanish and the others stay apart (`_minutes`)
+_ASCII_NOT_WORDLIKE: Final = dict.fromkeys(
+    c for c in range(128) if not chr(c).isalnum() and not chr(c).isspace()
+)
 
 
 def reading_minutes(text: str, lang: str) -> int:
@@ -76,8 +82,9 @@ def _minutes(text: str, base: str) -> float:
         without_words, words = _LATIN_WORD.subn("", text)
         chars = len("".join(without_words.split()))  # str.split's whitespace is re's \s
         return chars / KO_CHARS_PER_MINUTE + words / EN_WORDS_PER_MINUTE
-    # (an ASCII text has no Hangul: str.isascii is a flag, where the search reads every character)
-    has_hangul = not text.isascii() and _HANGUL.search(text) is not None
+    if text.isascii():  # (a flag: no Hangul; each token a word if it has a letter or digit)
+        return len(text.translate(_ASCII_NOT_WORDLIKE).split()) / EN_WORDS_PER_MINUTE
+    has_hangul = _HANGUL.search(text) is not None
     rest, hangul = _HANGUL.subn(" ", text) if has_hangul else (text, 0)
     tokens = rest.split()  # str.split's whitespace is re's \s
     # a token is a word if it has a letter or digit (`_WORDLIKE`; '_' is no letter; a token of

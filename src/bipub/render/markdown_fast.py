@@ -22,6 +22,9 @@ markdown-it-py.
   stock `text` rule themselves, instead of a method call per token.
 * tokens — the block and inline parsers make their tokens without the Token dataclass's
   `__init__` (every field set to its default, as it does).
+* paragraphs — a paragraph of one line (the next one empty: the usual Markdown) is made
+  without the `lheading` and `paragraph` rules' loops over the lines that follow, which stop at
+  once there (markdown_fast_parts.py `fast_lheading`, `fast_paragraph`).
 
 Every shortcut is taken only where it is provably what the stock code does (each says why);
 tests/unit/test_markdown_fast.py compares tokens, env and HTML with a stock parser, and
@@ -60,7 +63,10 @@ from bipub.render.markdown_fast_parts import (
     InlineState,
     anchors,
     code_of,
+    fast_lheading,
+    fast_paragraph,
     new_token,
+    one_line_paragraphs,
     options_get,
     render_loops,
 )
@@ -112,6 +118,9 @@ _BLOCK_GATES: dict[Callable[..., bool], _BlockGate] = {
     rules_block.paragraph: _BlockGate(None, code_lines=True),
     # mdit_py_plugins' footnote_def: `if state.src[start] != "[": return False` (start = pos).
     footnote_def: _BlockGate(frozenset("["), code_lines=False),
+    # the `paragraphs` speedup's rules: the same conditions as the rules they stand for
+    fast_lheading: _BlockGate(None, code_lines=False),
+    fast_paragraph: _BlockGate(None, code_lines=True),
 }
 
 
@@ -544,6 +553,7 @@ SPEEDUPS: dict[str, Callable[[MarkdownIt], None]] = {
     "tokens": _fast_tokens,
     "anchors": anchors,
     "options-get": options_get,
+    "paragraphs": one_line_paragraphs,
 }
 
 

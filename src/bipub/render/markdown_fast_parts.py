@@ -17,8 +17,8 @@ from dataclasses import fields
 from itertools import accumulate
 from typing import Any
 
-from markdown_it import MarkdownIt
-from markdown_it.common.utils import escapeHtml
+from markdown_it import MarkdownIt, rules_block
+from markdown_it.common.utils import MD_TRIM_CHARS, escapeHtml
 from markdown_it.parser_block import ParserBlock
 from markdown_it.renderer import RendererHTML
 from markdown_it.rules_block import StateBlock
@@ -375,3 +375,51 @@ def options_get(md: MarkdownIt) -> None:
     held = getattr(options, "_options", None)
     if type(options) is OptionsDict and type(held) is dict:
         vars(options)["get"] = held.get
+
+
+# --------------------------------------------------------------------------- one-line paragraphs
+
+
+def fast_lheading(state: StateBlock, startLine: int, endLine: int, silent: bool) -> bool:
+    """markdown-it's `lheading` rule, whose line loop (`while nextLine < endLine and not
+    state.isEmpty(nextLine)`) does not run when the next line is empty or past `endLine`: it
+    then sets `state.parentType = "paragraph"` (and leaves it so, as the stock rule does when it
+    fails) unless the line is a code block, and returns False. Any other line: the stock rule."""
+    nextLine = startLine + 1
+    if nextLine < endLine and not state.isEmpty(nextLine):
+        return rules_block.lheading(state, startLine, endLine, silent)
+    if state.is_code_block(startLine):
+        return False
+    state.parentType = "paragraph"
+    return False
+
+
+def fast_paragraph(state: StateBlock, startLine: int, endLine: int, silent: bool) -> bool:
+    """markdown-it's `paragraph` rule for a paragraph of one line (the next line is empty or
+    past `state.lineMax`: its loop stops at once), the same steps without the loop; any other
+    line: the stock rule. (The stock rule sets `state.parentType` to "paragraph" while it
+    works and back after; nothing it calls in between reads it.)"""
+    nextLine = startLine + 1
+    if nextLine < state.lineMax and not state.isEmpty(nextLine):
+        return rules_block.paragraph(state, startLine, endLine, silent)
+    content = state.getLines(startLine, nextLine, state.blkIndent, False).strip(MD_TRIM_CHARS)
+    state.line = nextLine
+    token = state.push("paragraph_open", "p", 1)
+    token.map = [startLine, nextLine]
+    token = state.push("inline", "", 0)
+    token.content = content
+    token.map = [startLine, nextLine]
+    token.children = []
+    state.push("paragraph_close", "p", -1)
+    return True
+
+
+def one_line_paragraphs(md: MarkdownIt) -> None:
+    """The block rules `lheading` and `paragraph` become `fast_lheading` and `fast_paragraph`,
+    if they are still the stock ones."""
+    ruler = md.block.ruler
+    for rule in ruler.__rules__:
+        if rule.name == "lheading" and rule.fn is rules_block.lheading:
+            ruler.at("lheading", fast_lheading, {"alt": rule.alt})
+        elif rule.name == "paragraph" and rule.fn is rules_block.paragraph:
+            ruler.at("paragraph", fast_paragraph, {"alt": rule.alt})

@@ -33,6 +33,7 @@ from bipub.render.template_fast import (
     FAST_TEMPLATES,
     FastCallContext,
     FastEscapeTemplate,
+    JoinedOutputGenerator,
     SiteEnvironment,
 )
 
@@ -190,6 +191,8 @@ def compile_key(env: jinja2.Environment) -> str:
         sorted(env.extensions),
         getattr(env, "newstyle_gettext", None),
         passes,
+        # (the compiled code's shape: template_fast.JoinedOutputGenerator or Jinja's own)
+        f"{env.code_generator_class.__module__}.{env.code_generator_class.__qualname__}",
     )
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:24]
 
@@ -272,6 +275,7 @@ def make_environment(
     if FAST_TEMPLATES:
         env.template_class = FastEscapeTemplate
         env.context_class = FastCallContext
+        env.code_generator_class = JoinedOutputGenerator
     env.install_gettext_translations(translations, newstyle=True)  # type: ignore[attr-defined]
     gettext = _memoized_gettext(translations)
     # `_` is jinja2.ext's alias that looks `gettext` up in the context and calls it (two calls

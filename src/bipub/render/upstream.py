@@ -4,8 +4,9 @@
   mdit-py-plugins) with dispatchers that give the same tokens faster;
 - render/template_fast.py gives the Jinja templates a faster `escape` (the function the code Jinja
   compiles a template to calls for every `{{ … }}`), built on MarkupSafe's private
-  `_escape_inner` and set through Jinja's private `Template._from_namespace`, and a Context whose
-  `call` (every `f(…)` in a template) relies on how Jinja's `Context.call` and `_PassArg` work;
+  `_escape_inner` and set through Jinja's private `Template._from_namespace`, a Context whose
+  `call` (every `f(…)` in a template) relies on how Jinja's `Context.call` and `_PassArg` work,
+  and a code generator whose output nodes yield their pieces joined (Jinja's `visit_Output`);
 - render/highlight.py tokenizes with Pygments' lexers through joined regexes, reading patterns
   with CPython's private `re._parser` (render/first_chars.py), and formats HTML itself instead
   of `HtmlFormatter`.
