@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from bipub import uptodate
+from bipub.cache import ReadAhead, restore_files
 from bipub.commands.ui import Progress, Ui, pass_ui
 from bipub.diagnostics import DiagnosticError
 from bipub.project import Project
@@ -53,7 +54,7 @@ def build(
     """Render the site, JSON API, feeds and llms.txt for every language into site/."""
     out_dir = (out if out.is_absolute() else Path.cwd() / out) if out else None
     with ExitStack() as stack:
-        prescan = ahead = None
+        prescan = ahead = read_ahead = None
         try:
             if not no_cache:  # the inputs are scanned and the output checked in a child process
                 target, key = uptodate.build_key(Project(ui.root), out_dir, langs, only)
@@ -64,6 +65,11 @@ def build(
                 if done is not None:
                     report(ui, done, out_dir, only)
                     return
+                # the files the build reads back from .bipub-cache/, read and checked by a
+                # thread while the stages are imported (cache.py ReadAhead)
+                read_ahead = stack.enter_context(
+                    ReadAhead(restore_files(Project(ui.root).cache, target))
+                )
             else:  # the load stage's modules imported, and its work started in a child
                 # (load/ahead.py): it loads the content while this process imports the others
                 from bipub.load.ahead import LoadAhead
@@ -87,6 +93,7 @@ def build(
                     use_cache=not no_cache,
                     prescan=prescan,
                     ahead=ahead,
+                    read_ahead=read_ahead,
                 )
         except DiagnosticError as exc:
             ui.fail(exc)
