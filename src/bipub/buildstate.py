@@ -69,7 +69,7 @@ from pathlib import Path
 from typing import Any
 
 from bipub import __version__
-from bipub.cache import UNREADABLE, load_signed, save_signed
+from bipub.cache import UNREADABLE, ReadAhead, load_signed, save_signed
 from bipub.project import Project
 from bipub.render.html import EntryId, HtmlRenderer, PageSpec, Plan, made_of_values
 from bipub.render.outputs import Parts
@@ -225,14 +225,17 @@ def load(project: Project, target: Path) -> BuildState | None:
     return load_noted(project, target)[0]
 
 
-def load_noted(project: Project, target: Path) -> tuple[BuildState | None, str]:
-    """`load`, and why the state was not used if there was one (for `-v`)."""
+def load_noted(
+    project: Project, target: Path, ahead: ReadAhead | None = None
+) -> tuple[BuildState | None, str]:
+    """`load`, and why the state was not used if there was one (for `-v`; `ahead`: its files
+    as read and checked ahead, cache.py `restore_files`)."""
     path = _path(project, target)
     if not path.exists():
         return None, ""
     name = path.name
     try:
-        data = load_signed(path)
+        data = load_signed(path, ahead=ahead)
         if not isinstance(data, tuple) or len(data) != 7 or data[0] != _stamp():
             return None, f"build state ignored ({name}: made by another bipub version)"
         _, global_key, entries, fingerprints, cards, segments, listed = data
@@ -241,7 +244,7 @@ def load_noted(project: Project, target: Path) -> tuple[BuildState | None, str]:
         name = "its parts"
         parts: dict[bytes, Any] = {}
         for name, signature in segments:
-            stamp, found = load_signed(project.cache / name, signature=signature)
+            stamp, found = load_signed(project.cache / name, signature=signature, ahead=ahead)
             if stamp != _stamp() or not isinstance(found, dict):
                 raise ValueError("made by another bipub version")
             parts.update(found)

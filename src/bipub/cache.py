@@ -169,8 +169,11 @@ def entries_file(folder: Path, target: Path) -> Path:
 
 def restore_files(folder: Path, target: Path) -> list[Path]:
     """The files restore.py `restore` reads for a build into `target` that `ReadAhead` can
-    read ahead: the build cache's and the entries file."""
-    return [*BuildCache.files(folder), entries_file(folder, target)]
+    read ahead: the build cache's, the BuildState's (buildstate.py: the state and its parts,
+    tens of MB at 5,000 posts a language) and the entries file."""
+    name = output_name(target)
+    state = [folder / f"state-{name}.pickle", *sorted(folder.glob(f"parts-{name}-*.pickle"))]
+    return [*BuildCache.files(folder), *state, entries_file(folder, target)]
 
 
 def not_saved(folder: Path, exc: OSError) -> Diagnostic:
@@ -258,8 +261,8 @@ def read_signed(
     The file is read into memory whole before it is checked: a view of the file itself could
     change after the check. `ahead`: the file as read and checked ahead (`ReadAhead`), taken
     if it is still the same file (else read here)."""
-    if ahead is not None and not skip and signature is None:
-        payload = ahead.take(path)
+    if ahead is not None and not skip:
+        payload = ahead.take(path, signature)
         if payload is not None:
             return payload
     blob = memoryview(path.read_bytes())[skip:]  # (a view: a state file is tens of MB)
@@ -294,7 +297,8 @@ class ReadAhead:
 
     def __init__(self, paths: Iterable[Path]) -> None:
         self._paths = list(paths)
-        self._read: dict[Path, tuple[FileKey, memoryview]] = {}
+        # path → its identity, its signature and its bytes after it, once checked
+        self._read: dict[Path, tuple[FileKey, bytes, memoryview]] = {}
         self.taken = 0  # files taken as read ahead
         self.again = 0  # files read again: replaced since they were read ahead
         self._thread = threading.Thread(target=self._run, name="bipub-read-ahead", daemon=True)
@@ -309,15 +313,16 @@ class ReadAhead:
                 payload = _checked(blob)
             except (OSError, UnsignedCache):  # (read again by read_signed, which says why)
                 continue
-            self._read[path] = ((st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino), payload)
+            key = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
+            self._read[path] = (key, bytes(blob[:32]), payload)
 
     def wait(self) -> None:
         """Until every file is read and checked (the thread has ended)."""
         self._thread.join()
 
-    def take(self, path: Path) -> memoryview | None:
+    def take(self, path: Path, signature: bytes | None = None) -> memoryview | None:
         """The checked bytes of `path` after its signature, if it was read ahead and is still
-        the same file; else None (read it)."""
+        the same file (with `signature`, if given: `read_signed`); else None (read it)."""
         self.wait()
         found = self._read.pop(path, None)
         if found is None:
@@ -329,8 +334,15 @@ class ReadAhead:
         if not same:
             self.again += 1
             return None
+        if signature is not None and not hmac.compare_digest(found[1], signature):
+            return None  # (read_signed reads it and refuses it: not the file expected)
         self.taken += 1
-        return found[1]
+        return found[2]
+
+    def release(self) -> None:
+        """Forget the files read ahead that were not taken (read when asked for, after)."""
+        self.wait()
+        self._read.clear()
 
     @property
     def note(self) -> str:
@@ -344,8 +356,7 @@ class ReadAhead:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.wait()
-        self._read.clear()
+        self.release()
 
 
 def save_signed(path: Path, value: object, prefix: bytes = b"") -> bytes:

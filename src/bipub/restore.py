@@ -115,11 +115,13 @@ def restore(
     the files of cache.py `restore_files`, as read and checked ahead (`ReadAhead`)."""
     with kept_to_the_end():
         cache = BuildCache.load(project.cache, ahead)
-        state, why = buildstate.load_noted(project, target)
+        state, why = buildstate.load_noted(project, target, ahead)
         notes.append(why)
         store, why = EntryStore.load(project, target, ahead)
         notes.append(why)
-        notes.append(ahead.note if ahead is not None else "")
+        if ahead is not None:
+            notes.append(ahead.note)
+            ahead.release()  # (files read ahead but not asked for: not kept to the end)
     pairs = PairMemo(status=StatusCache(project.cache))
     pages = PageMemo()
     if store is not None:

@@ -74,6 +74,24 @@ def test_a_file_not_signed_by_this_user_is_never_taken(
         assert ahead.taken == 0
 
 
+def test_a_file_named_by_its_signature_is_that_very_file(tmp_path: Path) -> None:
+    """A file another one names by its signature (the BuildState's parts) is taken only if it
+    is the file signed so: another one, even signed by this user, is refused as without the
+    read-ahead."""
+    path = tmp_path / "parts.pickle"
+    expected = save_signed(path, "the parts the state names")
+    save_signed(path, "other parts")
+    with (
+        ReadAhead([path]) as ahead,
+        pytest.raises(UnsignedCache, match="not the file expected"),
+    ):
+        load_signed(path, signature=expected, ahead=ahead)
+    expected = save_signed(path, "the parts the state names")
+    with ReadAhead([path]) as ahead:
+        assert load_signed(path, signature=expected, ahead=ahead) == "the parts the state names"
+        assert ahead.taken == 1
+
+
 def test_a_missing_file_is_said_as_without_it(tmp_path: Path) -> None:
     with ReadAhead([tmp_path / "none.pickle"]) as ahead, pytest.raises(FileNotFoundError):
         read_signed(tmp_path / "none.pickle", ahead=ahead)
@@ -90,8 +108,10 @@ def test_a_build_takes_the_files_read_ahead_once_its_thread_has_ended(
     build(root, only=KINDS)
     post = root / "content/ko/posts/alpha.md"
     post.write_text(post.read_text(encoding="utf-8") + "\n한 문단 더.\n", encoding="utf-8")
-    files = [p for p in restore_files(Project(root).cache, root / "site") if p.is_file()]
-    assert len(files) > 2  # (the build cache, some of its documents' files, the entries)
+    folder = Project(root).cache
+    files = [p for p in restore_files(folder, root / "site") if p.is_file()]
+    # the build cache, its documents' files, the BuildState and its parts, the entries
+    assert {*folder.glob("state-*"), *folder.glob("parts-*"), *folder.glob("entries-*")} <= {*files}
     order: list[str] = []
     real_wait, real_restore = ReadAhead.wait, restore.restore
 
