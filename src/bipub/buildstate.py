@@ -67,14 +67,13 @@ saves a new one.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bipub import __version__
-from bipub.cache import UNREADABLE, load_signed, save_signed
+from bipub.cache import UNREADABLE, ReadAhead, load_signed, output_name, save_signed
 from bipub.project import Project
 from bipub.render.html import EntryId, HtmlRenderer, PageSpec, Plan, made_of_values
 from bipub.render.outputs import Parts
@@ -215,17 +214,13 @@ def _as_before(plan: Plan, before: Plan, spec: PageSpec) -> bool:
     )
 
 
-def _name(target: Path) -> str:
-    return hashlib.sha256(str(target.absolute()).encode("utf-8")).hexdigest()[:16]
-
-
 def _path(project: Project, target: Path) -> Path:
-    return project.cache / f"state-{_name(target)}.pickle"
+    return project.cache / f"state-{output_name(target)}.pickle"
 
 
 def _files_of(project: Project, target: Path) -> list[Path]:
     """The parts files and tables files of the states of `target`."""
-    name = _name(target)
+    name = output_name(target)
     return [
         *project.cache.glob(f"parts-{name}-*.pickle"),
         *project.cache.glob(f"tables-{name}-*.pickle"),
@@ -245,26 +240,29 @@ def load(project: Project, target: Path) -> BuildState | None:
     return load_noted(project, target)[0]
 
 
-def load_noted(project: Project, target: Path) -> tuple[BuildState | None, str]:
-    """`load`, and why the state was not used if there was one (for `-v`)."""
+def load_noted(
+    project: Project, target: Path, ahead: ReadAhead | None = None
+) -> tuple[BuildState | None, str]:
+    """`load`, and why the state was not used if there was one (for `-v`; `ahead`: its files
+    as read and checked ahead, cache.py `restore_files`)."""
     path = _path(project, target)
     if not path.exists():
         return None, ""
     name = path.name
     try:
-        data = load_signed(path)
+        data = load_signed(path, ahead=ahead)
         if not isinstance(data, tuple) or len(data) != 5 or data[0] != _stamp():
             return None, f"build state ignored ({name}: made by another bipub version)"
         _, global_key, segments, tables, delta = data
         name, signature = tables
-        stamp, base = load_signed(project.cache / name, signature=signature)
+        stamp, base = load_signed(project.cache / name, signature=signature, ahead=ahead)
         if stamp != _stamp() or not isinstance(base, tuple) or len(base) != len(delta):
             raise ValueError("made by another bipub version")
         entries, fingerprints, cards, listed = _applied(base, delta)
         name = "its parts"
         parts: dict[bytes, Any] = {}
         for name, signature in segments:
-            stamp, found = load_signed(project.cache / name, signature=signature)
+            stamp, found = load_signed(project.cache / name, signature=signature, ahead=ahead)
             if stamp != _stamp() or not isinstance(found, dict):
                 raise ValueError("made by another bipub version")
             parts.update(found)
@@ -330,7 +328,7 @@ def save(project: Project, target: Path, state: BuildState) -> None:
     segments = list(stored.segments) if stored is not None else []
     keys = stored.keys if stored is not None else frozenset()
     if new or not segments:
-        name = f"parts-{_name(target)}-{secrets.token_hex(8)}.pickle"
+        name = f"parts-{output_name(target)}-{secrets.token_hex(8)}.pickle"
         segments.append((name, save_signed(project.cache / name, (_stamp(), new))))
         keys = keys.union(new)
     listed = _listed(state)
@@ -342,7 +340,7 @@ def save(project: Project, target: Path, state: BuildState) -> None:
         if size * 4 > sum(map(len, base)):  # (much changed: a new tables file, as the parts)
             tables = None
     if tables is None or base is None:
-        name = f"tables-{_name(target)}-{secrets.token_hex(8)}.pickle"
+        name = f"tables-{output_name(target)}-{secrets.token_hex(8)}.pickle"
         tables = (name, save_signed(project.cache / name, (_stamp(), now)))
         delta = tuple(({}, ()) for _ in now)
         entries, fingerprints, cards, _ = (dict(table) for table in now)  # (as on disk)

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from bipub import __version__, buildstate, handover, restore, uptodate
 from bipub.buildstate import BuildState
-from bipub.cache import BuildCache, kept_to_the_end, not_saved, user_cache_dir
+from bipub.cache import BuildCache, ReadAhead, kept_to_the_end, not_saved, user_cache_dir
 from bipub.config import SiteConfig, load_config
 from bipub.diagnostics import Collector, ConfigError, Diagnostic, DiagnosticError
 from bipub.load.ahead import LoadAhead
@@ -310,6 +310,7 @@ def build(
     changed: Collection[str] | None = None,
     first: FirstPages | None = None,
     ahead: LoadAhead | None = None,
+    read_ahead: ReadAhead | None = None,
 ) -> BuildResult:
     """Run every stage. Raises DiagnosticError (nothing written) or returns what was built.
 
@@ -321,7 +322,8 @@ def build(
     not known; uptodate.rescan_inputs says when they stand for a scan). `first`: publish first
     only the pages it chooses of those that changed (`bipub serve`: render/first_pages.py).
     `ahead`: the load stage of a build without the cache, started by the caller in a child
-    process (load/ahead.py)."""
+    process (load/ahead.py). `read_ahead`: the files `restore` reads, read and checked by
+    the caller ahead (cache.py ReadAhead, restore_files)."""
     if ahead is not None and use_cache:
         raise ValueError("the load stage is done ahead only for a build without the cache")
     project = Project(root)
@@ -340,7 +342,7 @@ def build(
                     root, target, key, records, fork=False, changed=changed if kept else None
                 )
             )
-        return _build(project, target, key, options, kept, prescan, ahead)
+        return _build(project, target, key, options, kept, prescan, ahead, read_ahead)
 
 
 def _build(
@@ -351,8 +353,11 @@ def _build(
     kept: Kept | None,
     prescan: uptodate.Prescan | None,  # None: --no-cache
     ahead: LoadAhead | None = None,
+    read_ahead: ReadAhead | None = None,
 ) -> BuildResult:
     started = time.perf_counter()
+    if read_ahead is not None:  # (its thread ended before anything here may fork)
+        read_ahead.wait()
     notes: list[str] = []
     inputs: dict[str, uptodate.Identity] = {}
     published: dict[str, uptodate.Identity] | None = None  # the last build's record of it
@@ -371,7 +376,7 @@ def _build(
     state: BuildState | None = None
     if prescan is not None:
         if kept is None:  # what `bipub serve` keeps, from .bipub-cache/ (restore.py)
-            kept = restore.restore(project, target, notes)
+            kept = restore.restore(project, target, notes, read_ahead)
         cache, state = kept.cache, kept.state
     if ahead is not None:  # (loaded by a child while the stages were imported; the locale
         # data of the pages read here meanwhile)

@@ -39,7 +39,6 @@ taken.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import pickle
 import sys
@@ -49,7 +48,15 @@ from typing import Any
 
 from bipub import __version__, buildstate, uptodate
 from bipub.buildstate import BuildState
-from bipub.cache import UNREADABLE, BuildCache, kept_to_the_end, read_signed, write_signed
+from bipub.cache import (
+    UNREADABLE,
+    BuildCache,
+    ReadAhead,
+    entries_file,
+    kept_to_the_end,
+    read_signed,
+    write_signed,
+)
 from bipub.config import SiteConfig
 from bipub.load.content import ContentMemo, Document
 from bipub.pair.memo import Group, Paired, PairMemo, Read
@@ -101,15 +108,21 @@ class Kept:
                 uptodate.save(project, target, record)
 
 
-def restore(project: Project, target: Path, notes: list[str]) -> Kept:
+def restore(
+    project: Project, target: Path, notes: list[str], ahead: ReadAhead | None = None
+) -> Kept:
     """What the last build into `target` left in .bipub-cache/, as `bipub serve` keeps it
-    (the module's text); why a part of it was not used is added to `notes` (`-v`)."""
+    (the module's text); why a part of it was not used is added to `notes` (`-v`). `ahead`:
+    the files of cache.py `restore_files`, as read and checked ahead (`ReadAhead`)."""
     with kept_to_the_end():
-        cache = BuildCache.load(project.cache)
-        state, why = buildstate.load_noted(project, target)
+        cache = BuildCache.load(project.cache, ahead)
+        state, why = buildstate.load_noted(project, target, ahead)
         notes.append(why)
-        store, why = EntryStore.load(project, target)
+        store, why = EntryStore.load(project, target, ahead)
         notes.append(why)
+        if ahead is not None:
+            notes.append(ahead.note)
+            ahead.release()  # (files read ahead but not asked for: not kept to the end)
     pairs = PairMemo(status=StatusCache(project.cache))
     pages = PageMemo()
     if store is not None:
@@ -123,12 +136,8 @@ def restore(project: Project, target: Path, notes: list[str]) -> Kept:
     return Kept(cache, state, pairs, pages, on_disk=True, entries=store)
 
 
-def _name(target: Path) -> str:
-    return hashlib.sha256(str(target.absolute()).encode("utf-8")).hexdigest()[:16]
-
-
 def entries_path(project: Project, target: Path) -> Path:
-    return project.cache / f"entries-{_name(target)}.pickle"
+    return entries_file(project.cache, target)
 
 
 def _stamp() -> tuple[int, str, str]:
@@ -187,13 +196,16 @@ class EntryStore:
         self.around: tuple[Any, Any, Any] = ({}, {}, {})
 
     @classmethod
-    def load(cls, project: Project, target: Path) -> tuple[EntryStore | None, str]:
-        """The entries file of `target`, checked, or None and why not (for `-v`)."""
+    def load(
+        cls, project: Project, target: Path, ahead: ReadAhead | None = None
+    ) -> tuple[EntryStore | None, str]:
+        """The entries file of `target`, checked, or None and why not (for `-v`; `ahead`:
+        as read and checked ahead, `restore`)."""
         path = entries_path(project, target)
         if not path.is_file():
             return None, "no entries file of the last build: every entry worked out again"
         try:
-            payload = read_signed(path)
+            payload = read_signed(path, ahead=ahead)
             size = int.from_bytes(payload[:_HEAD], "little")
             head = pickle.loads(payload[_HEAD : _HEAD + size])  # noqa: S301 - signed by us
             if not isinstance(head, tuple) or not head or head[0] != _stamp():

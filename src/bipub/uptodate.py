@@ -40,6 +40,7 @@ import dataclasses
 import hashlib
 import os
 import pickle
+import select
 import signal
 import struct
 import sys
@@ -384,6 +385,21 @@ class Prescan:
             if self._same is None:  # (no child, or no answer from it)
                 self._same = _same_inputs(self.scan(), self.key)
         return self._same
+
+    @property
+    def known_same(self) -> bool | None:
+        """`same_inputs`'s answer if it is known already (None: not yet asked, or not come)."""
+        return self._same
+
+    def answers_within(self, seconds: float) -> bool:
+        """Whether `same_inputs` has its answer, or will have it without waiting, within
+        `seconds` (the child's first answer readable by then; no child: it is worked out
+        here, when asked). (`bipub build` imports its stages meanwhile when it is slow to
+        come: a big site's scan.)"""
+        if self._same is not None or not self._pid or self._scan is not None:
+            return True
+        ready, _, _ = select.select([self._pipe], [], [], seconds)
+        return bool(ready)
 
     def _verdict(self) -> None:
         answer = self._read(1)

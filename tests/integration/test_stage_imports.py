@@ -1,0 +1,106 @@
+"""`bipub build` imports its stages on a thread while the prescan's child is slow to say
+whether the inputs are the last build's (commands/build_cmd.py `StageImports`): it stops once
+they are (the build is probably up to date: it imports no more), and has ended before the
+build runs (which may fork, and imports the stages itself); the site is a clean build's."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from bipub import pipeline, uptodate
+from bipub.commands import build_cmd
+from bipub.commands.build_cmd import STAGE_MODULES, StageImports
+from tests.conftest import PROJECTS, CliResult, tree_snapshot
+
+
+def _imports_recorded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    names: list[str] = []
+    monkeypatch.setattr(build_cmd.importlib, "import_module", names.append)
+    return names
+
+
+def test_the_stages_are_imported_until_the_inputs_are_the_last_builds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    names = _imports_recorded(monkeypatch)
+    with StageImports(lambda: False) as imports:
+        imports._thread.join()  # (to its end: nothing stops it)
+    assert names == list(STAGE_MODULES) and imports.imported == len(STAGE_MODULES)
+    names.clear()
+    same = iter([False, True])  # the answer comes after the first module
+    with StageImports(lambda: next(same)) as imports:
+        imports._thread.join()
+    assert names == [STAGE_MODULES[0]]
+
+
+def test_a_module_that_fails_here_is_left_to_the_build(monkeypatch: pytest.MonkeyPatch) -> None:
+    def failing(name: str) -> None:
+        raise ImportError(name)
+
+    monkeypatch.setattr(build_cmd.importlib, "import_module", failing)
+    with StageImports(lambda: False) as imports:
+        imports._thread.join()
+    assert imports.imported == 0  # (no error here: the build's own import raises it)
+
+
+def _blocked_until_closed(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Each import waits until the imports are told to stop (`close`)."""
+    closing = threading.Event()
+    close = StageImports.close
+
+    def closed(self: StageImports) -> None:
+        closing.set()
+        close(self)
+
+    monkeypatch.setattr(StageImports, "close", closed)
+    monkeypatch.setattr(build_cmd.importlib, "import_module", lambda name: closing.wait())
+    return closing
+
+
+@pytest.mark.parametrize("edited", [True, False])
+def test_the_imports_have_ended_before_the_build_runs(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    cli: Callable[..., CliResult],
+    edited: bool,
+) -> None:
+    root = tmp_path / "p"
+    shutil.copytree(PROJECTS / "minimal", root)
+    assert cli("-q", "-C", str(root), "build").exit_code == 0
+    if edited:
+        post = root / "content/ko/posts/alpha.md"
+        post.write_text(post.read_text(encoding="utf-8") + "\n한 문단 더.\n", encoding="utf-8")
+    monkeypatch.setattr(uptodate.Prescan, "answers_within", lambda self, seconds: False)
+    _blocked_until_closed(monkeypatch)
+    threads: list[int] = []
+    real = pipeline.build
+
+    def build(*args: object, **kwargs: object) -> object:
+        threads.append(threading.active_count())
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pipeline, "build", build)
+    result = cli("-C", str(root), "build")
+    assert result.exit_code == 0, result.stderr
+    if edited:  # (the thread, blocked in an import, stopped before the build ran)
+        assert "Built" in result.stderr
+        assert threads == [2]  # (this thread and the read-ahead's)
+    else:  # up to date: no build, and no thread left behind
+        assert "Up to date" in result.stderr and threads == []
+    assert threading.active_count() == 1
+    monkeypatch.undo()
+    assert (
+        cli("-q", "-C", str(root), "build", "--no-cache", "--out", str(tmp_path / "c")).exit_code
+        == 0
+    )
+    assert _no_pdfs(tree_snapshot(root / "site")) == _no_pdfs(tree_snapshot(tmp_path / "c"))
+
+
+def _no_pdfs(tree: dict[str, bytes]) -> dict[str, bytes]:
+    """(the tests' PDFs are placeholders naming where they were made)"""
+    return {path: data for path, data in tree.items() if not path.startswith("pdf/")}
