@@ -133,7 +133,7 @@ case "$mode" in
     # fifth of a test process's time is spent waiting (Chromium, servers, subprocesses starting,
     # sockets), and the extra process uses the core meanwhile; each test file runs in one process:
     # a file's module-scoped fixtures (built sites) are built once; the slowest files first
-    # (tests/conftest.py RUN_FIRST; no reorder by xdist) (docs/architecture.md, "Developing bipub")
+    # (tests/run_order.json; no reorder by xdist) (docs/architecture.md, "Developing bipub")
     workers="${BIPUB_TEST_WORKERS:-$(( $(.venv/bin/python -c 'import os; print(len(os.sched_getaffinity(0)))') + 1 ))}"
     tests_status=0
     .venv/bin/python -m pytest -q -p no:cacheprovider -n "$workers" --dist loadfile --no-loadscope-reorder \

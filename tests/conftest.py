@@ -35,6 +35,7 @@ from bipub.render.pdf.cache import RenderCache
 from bipub.render.pdf.fonts import Fonts
 from bipub.render.pdf.jobs import PdfJob, PdfResult
 from tests.deepl_fake.fixtures import deepl_fake  # noqa: F401 - fixture
+from tests.run_order import Measure, load_costs, run_order
 
 # No test fails on time (speed is measured in bench/): Hypothesis's default 200 ms deadline per
 # example is a timed assertion, and an example that waited for a busy core under `-n 3` failed a
@@ -53,6 +54,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         default=False,
         help="Rewrite golden files from the current output instead of comparing.",
+    )
+    parser.addoption(
+        "--update-run-order",
+        action="store_true",
+        default=False,
+        help="Measure each test file's CPU seconds and, if the run passes, rewrite "
+        "tests/run_order.json (the order the files run in: costliest first).",
     )
 
 
@@ -80,6 +88,8 @@ def _shm_basetemp() -> Path | None:
 
 @pytest.hookimpl(tryfirst=True)  # (before pytest's own tmp_path set-up reads the option)
 def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--update-run-order"):
+        config.pluginmanager.register(Measure(config), "bipub-run-order")
     if config.option.basetemp is None and not hasattr(config, "workerinput"):
         folder = _shm_basetemp()
         if folder is not None:
@@ -105,94 +115,11 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         )
 
 
-# The CPU seconds (the test process and its children) of every test file that takes a second or
-# more, measured per file in a run of the whole suite (pytest-xdist, 2 processes, on a shared
-# machine: the proportions count, not the seconds). The files run in this order, costliest first
-# (with `-n N --dist loadfile --no-loadscope-reorder`, scripts/bootstrap.sh): the workers start on
-# the long ones, and the short ones share out the end (a long file queued last would run alone at
-# the end while the other cores idle: longest-first is the classic way to balance the load).
-# A file not listed counts as UNLISTED seconds: before the listed ones cheaper than that.
-RUN_FIRST: dict[str, float] = {
-    "integration/test_incremental.py": 67.8,
-    "integration/test_reproducible.py": 27.4,
-    "property/test_review_machine.py": 26.9,
-    "integration/test_hardening.py": 23.3,
-    "integration/test_translate_faults.py": 20.9,
-    "integration/test_output_record.py": 18.9,
-    "integration/test_pdf.py": 18.7,
-    "browser/test_demo_in_chromium.py": 16.7,
-    "integration/test_bad_inputs.py": 16.6,
-    "browser/test_diagrams_in_chromium.py": 15.7,
-    "unit/test_markdown_fast.py": 12.7,
-    "integration/test_output_ownership.py": 12.0,
-    "integration/test_real_content.py": 10.3,
-    "browser/test_reader_in_chromium.py": 9.3,
-    "unit/test_highlight.py": 8.4,
-    "browser/test_search_shards_in_chromium.py": 8.3,
-    "integration/test_cv_short.py": 7.2,
-    "integration/test_build_demo.py": 6.4,
-    "property/test_load_fuzz.py": 5.0,
-    "unit/test_fast_paths.py": 4.6,
-    "integration/test_serve.py": 4.5,
-    "property/test_json_dumps.py": 4.5,
-    "integration/test_fingerprint_workers.py": 4.5,
-    "unit/test_markdown_xml.py": 4.4,
-    "integration/test_search_shards.py": 4.2,
-    "browser/test_header_in_chromium.py": 4.1,
-    "integration/test_buildstate.py": 4.1,
-    "browser/test_both_view_in_chromium.py": 3.9,
-    "unit/test_markdown_safety.py": 3.9,
-    "property/test_llms_headings.py": 3.6,
-    "integration/test_cache_identity.py": 3.5,
-    "integration/test_limits.py": 3.4,
-    "integration/test_uptodate.py": 3.4,
-    "integration/test_both_view.py": 3.0,
-    "integration/test_images.py": 3.0,
-    "integration/test_review_loop.py": 2.8,
-    "integration/test_output_lock.py": 2.7,
-    "integration/test_math_pdf.py": 2.6,
-    "unit/test_architecture.py": 2.5,
-    "unit/test_parity.py": 2.5,
-    "integration/test_incremental_pairing.py": 2.4,
-    "integration/test_llms.py": 2.3,
-    "browser/test_check_report_in_chromium.py": 2.2,
-    "property/test_cv_short_selection.py": 2.0,
-    "unit/test_write_fast_paths.py": 1.9,
-    "integration/test_translate.py": 1.9,
-    "property/test_sitemap_xml.py": 1.8,
-    "property/test_rebase.py": 1.7,
-    "unit/test_pdf_keep_with_next.py": 1.5,
-    "integration/test_kept_parts.py": 1.4,
-    "property/test_sections.py": 1.4,
-    "integration/test_check_cli.py": 1.4,
-    "unit/test_parallel.py": 1.4,
-    "integration/test_diagnostics_config.py": 1.3,
-    "integration/test_check_cache.py": 1.2,
-    "unit/test_locale_format.py": 1.0,
-}
-UNLISTED = 1.0
-
-
-def _run_order(items: list[pytest.Item]) -> list[pytest.Item]:
-    """The files by their RUN_FIRST cost, costliest first (a file not listed: UNLISTED); among
-    equal costs, the files of most tests first (as xdist's own --loadscope-reorder sorts them);
-    the tests of a file keep their order."""
-    files: dict[str, list[pytest.Item]] = {}
-    for item in items:
-        files.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
-
-    def rank(name: str) -> tuple[float, int]:
-        cost = RUN_FIRST.get(name.removeprefix("tests/"), UNLISTED)
-        return -cost, -len(files[name])
-
-    return [item for name in sorted(files, key=rank) for item in files[name]]
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests marked `slow` (the long, nightly-style runs) are skipped unless the `-m`
     expression names them: `pytest -m slow` runs them alone, `-m "slow or not slow"` all.
-    The costliest files run first (RUN_FIRST)."""
-    items[:] = _run_order(items)
+    The costliest files run first (tests/run_order.py)."""
+    items[:] = run_order(items, load_costs())
     if "slow" in (config.getoption("markexpr") or ""):
         return
     skip = pytest.mark.skip(reason="a long run: select it with pytest -m slow")
