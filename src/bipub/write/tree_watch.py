@@ -286,8 +286,8 @@ class TreeWatch:
         try:
             wd = self._ino.add(path)
             folder = stat.S_ISDIR(os.lstat(path).st_mode)
-        except FileNotFoundError:
-            return  # (gone since: its removal was reported)
+        except (FileNotFoundError, NotADirectoryError):
+            return  # (not in this tree, or gone since: its removal was reported)
         known = wd in self._wds
         self._wds[wd] = rel
         look.add(rel)
@@ -306,7 +306,7 @@ class TreeWatch:
             child = f"{rel}/{entry.name}" if rel else entry.name
             try:
                 wd = add(entry.path)
-            except FileNotFoundError:
+            except (FileNotFoundError, NotADirectoryError):
                 continue  # (removed since it was listed: reported)
             known = wd in wds
             wds[wd] = child
