@@ -130,3 +130,18 @@ def test_pathological_markdown_finishes_quickly(source: str) -> None:
     (each takes well under a second; speed itself is measured in bench/, never asserted here)."""
     html = render_markdown(source * 3).html
     assert "<script" not in html
+
+
+def test_headings_and_text_are_those_of_the_body() -> None:
+    """Each heading's level, id and text (its inline's text, the same as in `text`) in order,
+    setext headings too; code blocks' contents in the text."""
+    from bipub.render.markdown import Heading, render_markdown
+
+    source = "# One *a*\n\npara `x`\n\nTwo\n---\n\n```py\ncode\n```\n\n## One *a*\n"
+    rendered = render_markdown(source)
+    assert rendered.headings == (
+        Heading(1, "h-one-a", "One a"),
+        Heading(2, "h-two", "Two"),
+        Heading(2, "h-one-a-1", "One a"),
+    )
+    assert rendered.text == "One a\npara x\nTwo\ncode\n\nOne a"

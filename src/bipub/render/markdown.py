@@ -121,6 +121,7 @@ def _inline_with_lines(state: StateCore) -> None:
     _LINE.set(None)
 
 
+@lru_cache(maxsize=4096)  # pure; asked for every heading of every body (the same few texts)
 def heading_slug(text: str) -> str:
     value = unicodedata.normalize("NFC", text).strip().lower()
     value = re.sub(r"[^\w\- ]+", "", value)
@@ -289,16 +290,18 @@ def _render_body(
     _mark_images(tokens, images or {}, prefix)
     headings: list[Heading] = []
     text_parts: list[str] = []
-    for i, tok in enumerate(tokens):
-        if tok.type == "heading_open":
-            inline = tokens[i + 1]
-            headings.append(
-                Heading(int(tok.tag[1]), str(tok.attrGet("id") or ""), _inline_text(inline))
-            )
-        if tok.type == "inline":
-            text_parts.append(_inline_text(tok))
-        elif tok.type in ("fence", "code_block"):
+    opened: Token | None = None  # a heading_open: the next token (its inline) is its text
+    for tok in tokens:
+        kind = tok.type
+        text = _inline_text(tok) if kind == "inline" else None  # (once for a heading's both)
+        if opened is not None:
+            title = text if text is not None else _inline_text(tok)
+            headings.append(Heading(int(opened.tag[1]), str(opened.attrGet("id") or ""), title))
+        if text is not None:
+            text_parts.append(text)
+        elif kind in ("fence", "code_block"):
             text_parts.append(tok.content)
+        opened = tok if kind == "heading_open" else None
     env["diagrams"] = diagrams if diagrams is not None else Diagrams(None)
     if fences is not None:
         env[FENCES], env[UNKNOWN] = fences, unknown
