@@ -55,8 +55,9 @@ def _importing(name, *args, **kwargs):
         return module
     return _import(name, *args, **kwargs)
 def _wrap():
-    from bipub import buildstate, cache, handover, pipeline, restore
+    from bipub import buildstate, cache, handover, pipeline, restore, uptodate
     from bipub.pair import site
+    from bipub.render import html, outputs, workers
     for mod, name, label in [
         (pipeline, "_build", "whole build (_build)"),
         (restore, "restore", "restore"),
@@ -68,10 +69,22 @@ def _wrap():
         (site, "_pair_documents", "  _pair_documents"),
         (site, "join_tables", "  join_tables"),
         (pipeline, "plan", "plan"),
+        (html.HtmlRenderer, "plan", "  HtmlRenderer.plan"),
         (pipeline, "html_pages", "html_pages (keys, carry)"),
+        (buildstate, "entry_keys", "  entry_keys"),
+        (buildstate, "carry", "  carry"),
         (pipeline, "render", "render"),
+        (outputs.HtmlPages, "render", "  HtmlPages.render"),
+        (workers, "_keep_known", "    _keep_known"),
+        (outputs.JsonApi, "render", "  JsonApi.render"),
+        (outputs.Feeds, "render", "  Feeds.render"),
+        (outputs.Llms, "render", "  Llms.render"),
         (pipeline, "publish", "publish"),
         (handover, "remember", "saves (remember)"),
+        (cache.BuildCache, "save", "  build cache saved"),
+        (buildstate, "save", "  build state saved"),
+        (restore, "save", "  entries file saved"),
+        (uptodate, "save", "up-to-date record"),
     ]:
         raw = vars(mod)[name]
         if isinstance(raw, classmethod):
