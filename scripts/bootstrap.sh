@@ -132,7 +132,12 @@ case "$mode" in
       >/dev/null 2>&1 || true
     # the tests draw diagrams with mermaid-cli: npm ci (begun before the Python packages) is done
     # by now on a fresh machine more often than not; ruff, mypy and the collection ran meanwhile
-    mermaid_wait || { kill "$mypy_pid" 2>/dev/null; wait "$mypy_pid" 2>/dev/null; rm -f "$mypy_log"; exit 1; }
+    if ! mermaid_wait; then
+      kill "$mypy_pid" 2>/dev/null || true
+      wait "$mypy_pid" 2>/dev/null || true
+      rm -f "$mypy_log"
+      exit 1
+    fi
     # one test process per core and one more (pytest-xdist; $BIPUB_TEST_WORKERS to choose): a
     # fifth of a test process's time is spent waiting (Chromium, servers, subprocesses starting,
     # sockets), and the extra process uses the core meanwhile; each test file runs in one process:
