@@ -36,7 +36,7 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
 fi
 # npm ci runs in the background while the Python packages install (both mostly wait on the
 # network: on a fresh machine this saves the shorter of the two); its output is shown, and its
-# exit status checked, after them.
+# exit status checked, where a mode first needs mermaid-cli (`mermaid_wait`).
 mermaid_stamp=tools/mermaid/node_modules/.bipub-installed
 mermaid_want="$(cat tools/mermaid/package.json tools/mermaid/package-lock.json | sha256sum | cut -c1-16)"
 mermaid_pid=""
@@ -58,7 +58,7 @@ mermaid_wait() {
   rm -f "$mermaid_log"
   if [ "$status" -ne 0 ]; then
     echo "bootstrap: npm ci failed in tools/mermaid (exit status $status)" >&2
-    exit 1
+    return 1
   fi
   echo "$mermaid_want" > "$mermaid_stamp"
 }
@@ -98,7 +98,7 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   .venv/bin/python -c "import bipub, weasyprint, deepl, markdown_it" || { echo "bootstrap: Python install failed" >&2; exit 1; }
   echo "$want" > "$stamp"
 fi
-mermaid_wait
+# (npm ci may still run: each mode waits for it where it first needs mermaid-cli)
 
 # bipub's own modules as bytecode, as a wheel install leaves them (an editable install does not,
 # and with PYTHONDONTWRITEBYTECODE=1 every command would compile them again: ~0.15 s a start)
@@ -106,6 +106,7 @@ mermaid_wait
 
 case "$mode" in
   demo)
+    mermaid_wait || exit 1
     .venv/bin/bipub build
     echo
     echo "Demo built into site/ (Korean: site/ko/, English: site/en/, CV PDFs: site/pdf/, JSON API: site/api/, site/llms.txt)."
@@ -129,14 +130,27 @@ case "$mode" in
     # Its output is not shown: a test file that fails to import fails the run below.
     env -u PYTHONDONTWRITEBYTECODE .venv/bin/python -m pytest -q -p no:cacheprovider --collect-only \
       >/dev/null 2>&1 || true
+    # the tests draw diagrams with mermaid-cli: npm ci (begun before the Python packages) is done
+    # by now on a fresh machine more often than not; ruff, mypy and the collection ran meanwhile
+    if ! mermaid_wait; then
+      kill "$mypy_pid" 2>/dev/null || true
+      wait "$mypy_pid" 2>/dev/null || true
+      rm -f "$mypy_log"
+      exit 1
+    fi
     # one test process per core and one more (pytest-xdist; $BIPUB_TEST_WORKERS to choose): a
     # fifth of a test process's time is spent waiting (Chromium, servers, subprocesses starting,
     # sockets), and the extra process uses the core meanwhile; each test file runs in one process:
     # a file's module-scoped fixtures (built sites) are built once; the slowest files first
     # (tests/run_order.json; no reorder by xdist) (docs/architecture.md, "Developing bipub")
     workers="${BIPUB_TEST_WORKERS:-$(( $(.venv/bin/python -c 'import os; print(len(os.sched_getaffinity(0)))') + 1 ))}"
+    # glibc's malloc on transparent huge pages (unless GLIBC_TUNABLES is set already): a test
+    # process that built a site with Korean pages holds Kiwi's model (~320 MB, render/search.py),
+    # and every build forks (prescan, checker, workers): on 4 KB pages each fork and exit copied
+    # and dropped ~80,000 page-table entries, ~15 ms of CPU; on 2 MB pages ~4 ms. Output unchanged.
     tests_status=0
-    .venv/bin/python -m pytest -q -p no:cacheprovider -n "$workers" --dist loadfile --no-loadscope-reorder \
+    GLIBC_TUNABLES="${GLIBC_TUNABLES-glibc.malloc.hugetlb=1}" \
+      .venv/bin/python -m pytest -q -p no:cacheprovider -n "$workers" --dist loadfile --no-loadscope-reorder \
       || tests_status=$?
     mypy_status=0
     wait "$mypy_pid" || mypy_status=$?
@@ -149,6 +163,7 @@ case "$mode" in
     exit "$tests_status"
     ;;
   *)
+    mermaid_wait || true
     echo "usage: bash scripts/bootstrap.sh demo|test" >&2
     exit 2
     ;;
