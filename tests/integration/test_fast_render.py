@@ -1,7 +1,8 @@
 """Fast render (`bipub serve`, render/first_pages.py): an update publishes first the pages of the
-entries that changed (and the pages open in a browser), keeping the other changed pages'
-published files for a moment; the next build, whichever it is (the second step, one after
-another edit, one after a kill), renders them: the site then equals a clean build."""
+entries edited, added or removed and their blog's first page (and the pages open in a browser),
+keeping the other changed pages' published files for a moment; the next build, whichever it is
+(the second step, one after another edit, one after a kill), renders them: the site then equals
+a clean build."""
 
 from __future__ import annotations
 
@@ -255,8 +256,8 @@ def test_a_new_post_publishes_first_its_own_pages_and_its_blogs_first_page(
 
 def test_the_first_page_of_a_listing_that_shows_a_new_post_goes_first(project: Path) -> None:
     """A new post far down the blog adds a page to the listing: its first page (which counts
-    the pages) is published first with the page that shows the post; pages between them,
-    which only shift, wait for the next build."""
+    the pages) is published first; the later pages, which only shift, and the one that shows
+    the post wait for the next build."""
     kept = Kept(BuildCache())
     for n in range(6):
         text = NEW.replace("감마 글", f"글 {n}").replace("2026-08-01", f"2025-0{n + 1}-01")
