@@ -304,3 +304,16 @@ def test_open_pages_are_told_right_after_the_swap_before_the_build_returns(
     builds({"html"}, None, on_publish=told)  # (the deferred pages: a publish)
     builds({"html"}, None, on_publish=told)  # (up to date: nothing published)
     assert seen == [("swapped", 1, True), ("returned", 2, True), ("returned", 2, True)]
+
+
+def test_every_page_of_an_edited_post_goes_first_when_one_of_them_is_open(project: Path) -> None:
+    """An edited post's pages in every language go first, also when one of them is open (the
+    open page's edited document does not hide the other languages' pages, whose documents did
+    not change)."""
+    kept = Kept(BuildCache())
+    build(project, only={"html"}, kept=kept)
+    alpha = project / "content/ko/posts/alpha.md"
+    alpha.write_text(alpha.read_text(encoding="utf-8") + "\n더 씁니다.\n", encoding="utf-8")
+    first = FirstPages({"ko/blog/alpha/index.html"}, few=0)
+    build(project, only={"html"}, kept=kept, first=first)
+    assert not [p for p in first.deferred if "/alpha/" in p], sorted(first.deferred)

@@ -103,13 +103,13 @@ class FirstPages:
             if spec.path in known:
                 now.append(spec)
                 continue
-            file = spec.file
             made_of = spec.made_of
-            if file in shown or file not in published:
-                now.append(spec)
-                continue
             if made_of and made_of[0] in changed:
                 theirs.append(spec)
+                continue
+            file = spec.file
+            if file in shown or file not in published:
+                now.append(spec)
                 continue
             later.append(spec)
             if (
@@ -122,7 +122,9 @@ class FirstPages:
         if theirs:  # an entry's own pages: those of the entries edited, added or shown again
             edited = {spec.made_of[0] for spec in theirs if self._edited(spec)}
             for spec in theirs:
-                (now if spec.made_of[0] in edited else later).append(spec)
+                file = spec.file
+                first = spec.made_of[0] in edited or file in shown or file not in published
+                (now if first else later).append(spec)
         if blogs:  # the first page of those blogs (a new post is listed there, or counted)
             first = [s for s in later if s.route == ("blog", "1") and s.lang in blogs]
             if first:
