@@ -123,8 +123,8 @@ class FirstPages:
             edited = {spec.made_of[0] for spec in theirs if self._edited(spec)}
             for spec in theirs:
                 file = spec.file
-                first = spec.made_of[0] in edited or file in shown or file not in published
-                (now if first else later).append(spec)
+                goes = spec.made_of[0] in edited or file in shown or file not in published
+                (now if goes else later).append(spec)
         if blogs:  # the first page of those blogs (a new post is listed there, or counted)
             first = [s for s in later if s.route == ("blog", "1") and s.lang in blogs]
             if first:
