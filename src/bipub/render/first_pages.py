@@ -8,8 +8,10 @@ being viewed first:
 1. the build's own update (pipeline.build, the same stages and functions as any build),
    restricted to the pages this module chooses among those whose fingerprint the last build's
    state does not give (buildstate.carry: the pages that may have changed): the pages of the
-   entries whose key changed (their own post pages and side-by-side pages in every language:
-   the first entry a page's `PageSpec.made_of` names), the first page of the blog listing of
+   entries whose key changed and that were added, edited or shown again (their own post pages
+   and side-by-side pages in every language: the first entry a page's `PageSpec.made_of`
+   names; an entry whose post or page shows the same document as the last plan's page at its
+   path changed only around it, `_edited`), the first page of the blog listing of
    each language whose blog shows one of those posts or showed it in the last build
    (`PageSpec.lists`, in this plan and the last one: a new post is listed at once, a deleted
    one leaves it), the pages a browser has open (the live-reload event streams say which),
