@@ -81,6 +81,7 @@ class BuildOptions:
     on_start: Callable[[int], None] | None = None  # progress: the number of pages
     on_pages: Callable[[int], None] | None = None  # progress: pages done
     first: FirstPages | None = None  # `bipub serve`'s fast render (render/first_pages.py)
+    on_publish: Callable[[], None] | None = None  # called right after the swap (serve: reload)
 
 
 def load(
@@ -309,6 +310,7 @@ def build(
     prescan: uptodate.Prescan | None = None,
     changed: Collection[str] | None = None,
     first: FirstPages | None = None,
+    on_publish: Callable[[], None] | None = None,
     ahead: LoadAhead | None = None,
     read_ahead: ReadAhead | None = None,
 ) -> BuildResult:
@@ -321,6 +323,8 @@ def build(
     last build of `kept` scanned the inputs, as the caller's file watcher reported them (None:
     not known; uptodate.rescan_inputs says when they stand for a scan). `first`: publish first
     only the pages it chooses of those that changed (`bipub serve`: render/first_pages.py).
+    `on_publish`: called right after the new site is swapped in, before the saves that follow
+    (`bipub serve`: open pages reload then); not called if nothing is published.
     `ahead`: the load stage of a build without the cache, started by the caller in a child
     process (load/ahead.py). `read_ahead`: the files `restore` reads, read and checked by
     the caller ahead (cache.py ReadAhead, restore_files)."""
@@ -331,7 +335,13 @@ def build(
     if prescan is not None and (prescan.target, prescan.key) != (target, key):
         raise ValueError("the prescan was started for another output folder or other options")
     options = BuildOptions(
-        langs, frozenset(only) if only is not None else None, strict, on_start, on_pages, first
+        langs,
+        frozenset(only) if only is not None else None,
+        strict,
+        on_start,
+        on_pages,
+        first,
+        on_publish,
     )
     with _few_collections(), ExitStack() as stack:
         if use_cache and prescan is None:
@@ -411,6 +421,8 @@ def _build(
             partial(handover.recorded_files, project, target, prescan),
             known.output() if known is not None else None,
         ) as tree:
+            if (told := options.on_publish) is not None:
+                tree.on_publish.append(lambda _out: told())
             render(job, steps, tree)
             notes.extend(n for kind in steps if isinstance(kind, Search) for n in kind.notes)
             built: Mapping[str, int] = {}

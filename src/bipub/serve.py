@@ -7,17 +7,17 @@ the site folder. HTML responses get a small script that listens on /__bipub/even
 events) and reloads the page after each successful rebuild; a failed rebuild keeps the previous
 site and shows the errors in the page and the terminal. A rebuild publishes the HTML pages first
 and everything else (feeds, sitemap, JSON API, llms.txt, search index, PDFs) in a second build,
-so a saved edit shows without waiting for them; open pages reload after the first. Of many
-pages a save may have changed (a new post shifts every listing page), the first build publishes
-those of the changed posts and those open in a browser (each open page's event stream names
-it: `OpenPages`), and a build right after it the others (fast render: render/first_pages.py;
-an open page reloads again only if it shows one of them). A rebuild prints
-only the build warnings that are new since the previous rebuild (`WarningMemo`), and how many
-known ones it left out. Each rebuild is told what the watcher reported since the last one that
-succeeded (`Follower`), so that it looks again at those files of content/ only; a full scan
-at the first quiet moment after it finds what the watcher did not report. The output folder
-is watched too (write/tree_watch.py): a rebuild compares only what was reported changed in it
-with its record, not every file (`--out`: a folder of the user's, checked in full).
+so a saved edit shows without waiting for them; open pages reload right after its swap. Of
+many pages a save may have changed (a new post shifts every listing page), the first build
+publishes the changed posts' own pages, their blog's first page and the pages open in a browser
+(each open page's event stream names it: `OpenPages`), and a build right after it the others
+(fast render: render/first_pages.py; an open page reloads again only if it shows one of them).
+A rebuild prints only the build warnings that are new since the previous rebuild
+(`WarningMemo`), and how many known ones it left out. Each rebuild is told what the watcher
+reported since the last one that succeeded (`Follower`), so that it looks again at those files
+of content/ only; a full scan at the first quiet moment after it finds what the watcher did not
+report. The output folder is watched too (write/tree_watch.py): a rebuild compares only what
+was reported changed in it with its record, not every file (`--out`: a user's folder, in full).
 """
 
 from __future__ import annotations
@@ -410,10 +410,8 @@ class ServeBuilds:
         self._told = False  # (`UNWATCHED` said)
         self._tried: object = None  # the record the watch was last placed for (or tried)
 
-    def __call__(
-        self, only: set[str], changed: frozenset[str] | None, first: FirstPages | None = None
-    ) -> BuildResult:
-        """One build of `only`; `changed`: as pipeline.build's."""
+    def __call__(self, only: set[str], changed: frozenset[str] | None, **kw: Any) -> BuildResult:
+        """One build of `only`; `changed` and `kw` (first, on_publish): as pipeline.build's."""
         key = uptodate.build_key(self.project, self.site, None, only)[1]
         with uptodate.Prescan(
             self.root,
@@ -425,7 +423,7 @@ class ServeBuilds:
             watch=self.watch,
         ) as prescan:
             return self._build(
-                self.root, self.site, only=only, kept=self.kept, prescan=prescan, first=first
+                self.root, self.site, only=only, kept=self.kept, prescan=prescan, **kw
             )
 
     UNWATCHED = (
@@ -500,11 +498,11 @@ def serve(
         # Pages first: open pages reload as soon as the HTML is published; the other outputs
         # (made from every post: a few seconds on a big site, PDFs slow to lay out, the search
         # index made again from every page) follow in a second build, which keeps the pages.
-        # Fast render (render/first_pages.py): of many changed pages, those of the changed
-        # entries and those open in a browser are published first, the others at once after.
+        # (right after each swap: not after the saves). Fast render: render/first_pages.py.
         first = FirstPages(state.open.files()) if fast else None
+        told = state.generation  # (a publish tells open pages: ServeStatus.done)
         try:
-            result = built({"html"}, changed, first)
+            result = built({"html"}, changed, first=first, on_publish=partial(state.done, []))
         except DiagnosticError as exc:
             ui.diagnostics(exc.diagnostics)
             ui.info(f"rebuild failed ({len(exc.diagnostics)} errors); still serving the last site")
@@ -520,10 +518,12 @@ def serve(
         )
         if result.cache_note:
             ui.debug(result.cache_note)  # what was reused from the last rebuild, or why not
-        state.done([])
+        if state.generation == told:  # (up to date: nothing published)
+            state.done([])
         if first is not None and deferred:
+            only = frozenset(first.deferred)  # (a page opened since: reloads)
             try:
-                rest = built({"html"}, frozenset())
+                rest = built({"html"}, frozenset(), on_publish=partial(state.done, [], only))
             except DiagnosticError as exc:  # (the inputs changed since: said as any rebuild)
                 ui.diagnostics(exc.diagnostics)
                 ui.info(
@@ -532,7 +532,6 @@ def serve(
                 )
                 state.done([d.format() for d in exc.diagnostics])
                 return True  # (the first pages were published from this scan)
-            state.done([], only=frozenset(first.deferred))  # (a page opened since: reloads)
             report_warnings(ui, memo, rest.warnings)
             total = sum(rest.pages.values())
             ui.info(f"then {total - rest.reused} of {total} pages in {rest.seconds:.2f} s")

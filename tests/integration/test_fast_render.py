@@ -1,7 +1,8 @@
 """Fast render (`bipub serve`, render/first_pages.py): an update publishes first the pages of the
-entries that changed (and the pages open in a browser), keeping the other changed pages'
-published files for a moment; the next build, whichever it is (the second step, one after
-another edit, one after a kill), renders them: the site then equals a clean build."""
+entries edited, added or removed and their blog's first page (and the pages open in a browser),
+keeping the other changed pages' published files for a moment; the next build, whichever it is
+(the second step, one after another edit, one after a kill), renders them: the site then equals
+a clean build."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import shutil
 from collections.abc import Iterator
 from contextlib import ExitStack, suppress
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,6 +18,7 @@ from bipub.cache import BuildCache
 from bipub.pipeline import Kept, build
 from bipub.render import urls
 from bipub.render.first_pages import FirstPages, page_file
+from bipub.result import BuildResult
 from tests.conftest import PROJECTS, tree_snapshot
 from tests.integration.test_incremental import KINDS, Killed, _killing
 
@@ -63,8 +66,8 @@ def test_page_file_maps_a_browser_path_to_its_output_file() -> None:
 def test_deferred_pages_are_rendered_by_whatever_build_comes_next(
     project: Path, tmp_path: Path, resident: bool, then: str
 ) -> None:
-    """A new post: its pages, its neighbours' and the listing pages that show it go first,
-    the other listing pages (the tag cloud) keep their files; the next build (the second step,
+    """A new post: its pages and its blog's first page go first, the other pages it changes
+    (its neighbour's, its tag's page, the tag cloud) keep their files; the next build (the second step,
     one after another edit, or one killed and the one after) leaves the site a clean build
     makes."""
     kept = Kept(BuildCache()) if resident else None
@@ -77,9 +80,9 @@ def test_deferred_pages_are_rendered_by_whatever_build_comes_next(
     assert "ko/blog/gamma/index.html" in site  # the new post is served at once
     assert first.deferred, "no page deferred: the test shows nothing"
     assert "ko/tags/index.html" in first.deferred
-    for listing in ("ko/blog/index.html", "ko/tags/kv-cache/index.html"):  # (they show it)
-        assert listing not in first.deferred
-        assert "감마 글".encode() in site[listing]
+    assert "ko/tags/kv-cache/index.html" in first.deferred  # (it shows it after the next)
+    assert "ko/blog/index.html" not in first.deferred
+    assert "감마 글".encode() in site["ko/blog/index.html"]
     for path in first.deferred:  # kept as they were for now
         assert site[path] == before[path], path
     assert first.first > 0
@@ -206,12 +209,12 @@ def test_the_second_step_renders_only_the_deferred_pages_that_changed(
     assert sum(second.pages.values()) - second.reused == len(changed)
 
 
-def test_a_listing_page_that_showed_a_deleted_post_goes_first(project: Path) -> None:
-    """A tag's page that showed a deleted post, and now shows posts that did not change (the
-    tag's posts are not the blog's neighbours), is published first: the last build's plan
-    says what it showed. The blog's later pages, which only shift, wait for the next build."""
+def test_a_deleted_post_leaves_its_blogs_first_page_at_once(project: Path) -> None:
+    """A deleted post: the first page of its blog, which the last build's plan says listed
+    it, is published first; its tag's page, which showed it, and the blog's later pages,
+    which only shift, wait for the next build, which makes them as a clean build does."""
     kept = Kept(BuildCache())
-    for n in range(6):  # a tag on every other post: its pages' posts are not neighbours
+    for n in range(6):  # a tag on every other post
         text = NEW.replace("감마 글", f"글 {n}").replace("2026-08-01", f"2025-0{n + 1}-01")
         text = text.replace("[kv-cache]", "[shared]" if n % 2 == 0 else "[other]")
         (project / f"content/ko/posts/more-{n}.md").write_text(text, encoding="utf-8")
@@ -222,15 +225,39 @@ def test_a_listing_page_that_showed_a_deleted_post_goes_first(project: Path) -> 
     first = FirstPages(few=0)
     build(project, only={"html"}, kept=kept, first=first)
     assert first.deferred, "no page deferred: the test shows nothing"
-    assert tag not in first.deferred
-    assert b'href="/ko/blog/more-2/"' not in (project / "site" / tag).read_bytes()
+    assert "ko/blog/index.html" not in first.deferred
+    assert tag in first.deferred
     build(project, only={"html"}, kept=kept)
+    assert b'href="/ko/blog/more-2/"' not in (project / "site" / tag).read_bytes()
+
+
+def test_a_new_post_publishes_first_its_own_pages_and_its_blogs_first_page(
+    project: Path,
+) -> None:
+    """Of the pages a new post changes, the first publish has its own pages in every
+    language (post and side-by-side pages) and its blog's first page; its neighbour's page
+    (whose next link points at it) and its tag's pages wait for the next build."""
+    kept = Kept(BuildCache())
+    build(project, only={"html"}, kept=kept)
+    neighbour = urls.output_file(urls.post("ko", "beta"))  # (the newest post before it)
+    (project / "content/ko/posts/gamma.md").write_text(NEW, encoding="utf-8")
+    first = FirstPages(few=0)
+    build(project, only={"html"}, kept=kept, first=first)
+    own = [p for p in tree_snapshot(project / "site") if "/gamma/" in p]
+    assert own and len({p.split("/")[0] for p in own}) > 1  # (every language's)
+    assert not first.deferred.keys() & set(own)
+    assert "ko/blog/index.html" not in first.deferred
+    assert neighbour in first.deferred, sorted(first.deferred)
+    assert urls.output_file(urls.tag("ko", "kv-cache", 1)) in first.deferred
+    assert b'href="/ko/blog/gamma/"' not in (project / "site" / neighbour).read_bytes()
+    build(project, only={"html"}, kept=kept)
+    assert b'href="/ko/blog/gamma/"' in (project / "site" / neighbour).read_bytes()
 
 
 def test_the_first_page_of_a_listing_that_shows_a_new_post_goes_first(project: Path) -> None:
     """A new post far down the blog adds a page to the listing: its first page (which counts
-    the pages) is published first with the page that shows the post; pages between them,
-    which only shift, wait for the next build."""
+    the pages) is published first; the later pages, which only shift, and the one that shows
+    the post wait for the next build."""
     kept = Kept(BuildCache())
     for n in range(6):
         text = NEW.replace("감마 글", f"글 {n}").replace("2026-08-01", f"2025-0{n + 1}-01")
@@ -244,3 +271,49 @@ def test_the_first_page_of_a_listing_that_shows_a_new_post_goes_first(project: P
     assert urls.output_file(urls.blog("ko", 3)) in first.deferred  # (only shifted)
     assert "ko/blog/index.html" not in first.deferred
     build(project, only={"html"}, kept=kept)
+
+
+def test_open_pages_are_told_right_after_the_swap_before_the_build_returns(
+    project: Path,
+) -> None:
+    """`bipub serve` tells open pages to reload from the build's `on_publish`, called once the
+    new site is swapped in (the new post's page is served), before the saves that follow and
+    before the build returns; a build that publishes nothing never calls it."""
+    from bipub.serve import ServeBuilds, ServeStatus
+
+    state = ServeStatus()
+    seen: list[tuple[str, int, bool]] = []
+    page = project / "site/ko/blog/gamma/index.html"
+
+    def told() -> None:
+        seen.append(("swapped", state.generation, page.is_file()))
+        state.done([])
+
+    def building(*args: Any, **kw: Any) -> BuildResult:
+        result = build(*args, **kw)
+        seen.append(("returned", state.generation, page.is_file()))
+        return result
+
+    builds = ServeBuilds(project, project / "site", Kept(BuildCache()), building, None)
+    builds({"html"}, None)
+    seen.clear()
+    (project / "content/ko/posts/gamma.md").write_text(NEW, encoding="utf-8")
+    builds({"html"}, None, first=FirstPages(few=0), on_publish=told)
+    assert seen == [("swapped", 0, True), ("returned", 1, True)]
+    seen.clear()
+    builds({"html"}, None, on_publish=told)  # (the deferred pages: a publish)
+    builds({"html"}, None, on_publish=told)  # (up to date: nothing published)
+    assert seen == [("swapped", 1, True), ("returned", 2, True), ("returned", 2, True)]
+
+
+def test_every_page_of_an_edited_post_goes_first_when_one_of_them_is_open(project: Path) -> None:
+    """An edited post's pages in every language go first, also when one of them is open (the
+    open page's edited document does not hide the other languages' pages, whose documents did
+    not change)."""
+    kept = Kept(BuildCache())
+    build(project, only={"html"}, kept=kept)
+    alpha = project / "content/ko/posts/alpha.md"
+    alpha.write_text(alpha.read_text(encoding="utf-8") + "\n더 씁니다.\n", encoding="utf-8")
+    first = FirstPages({"ko/blog/alpha/index.html"}, few=0)
+    build(project, only={"html"}, kept=kept, first=first)
+    assert not [p for p in first.deferred if "/alpha/" in p], sorted(first.deferred)

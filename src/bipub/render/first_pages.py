@@ -8,14 +8,16 @@ being viewed first:
 1. the build's own update (pipeline.build, the same stages and functions as any build),
    restricted to the pages this module chooses among those whose fingerprint the last build's
    state does not give (buildstate.carry: the pages that may have changed): the pages of the
-   entries whose key changed (their post pages and side-by-side pages in every language, and
-   the pages whose previous and next links point at them: a page's `PageSpec.made_of` names
-   its neighbours), the listing pages (blog, tag, home) that show one of those posts or
-   showed it in the last build (`PageSpec.lists`, in this plan and the last one: a new post
-   shows on its blog and tag pages at once, a deleted one leaves them), the first page of each
-   of those listings (a new post may add a page to the count every page shows), the pages a
-   browser has open (the live-reload event streams say which), and the pages that have no
-   published file yet. Every other such page keeps its published file in this publish, not
+   entries whose key changed and that were added, edited or shown again (their own post pages
+   and side-by-side pages in every language: the first entry a page's `PageSpec.made_of`
+   names; an entry whose post or page shows the same document as the last plan's page at its
+   path changed only around it, `_edited`), the first page of the blog listing of
+   each language whose blog shows one of those posts or showed it in the last build
+   (`PageSpec.lists`, in this plan and the last one: a new post is listed at once, a deleted
+   one leaves it), the pages a browser has open (the live-reload event streams say which),
+   and the pages that have no published file yet. Every other such page — the neighbours'
+   pages (their previous and next links), the series' members' pages, the tag pages, the
+   home page, the blog's later pages — keeps its published file in this publish, not
    even fingerprinted: it is *deferred*. The BuildState gives it no
    fingerprint (the build cache keeps the one of the file kept, with that file's identity:
    true, and compared only with a fingerprint worked out again), and the up-to-date record says the output is not complete (`DEFERRED`), so that
@@ -97,21 +99,36 @@ class FirstPages:
         shown = self.open
         now: list[PageSpec] = []
         later: list[PageSpec] = []
-        listings: set[tuple[str, ...]] = set()  # (language, listing) of listing pages chosen
+        theirs: list[PageSpec] = []  # the pages of changed entries (their own, or neighbours)
+        blogs: set[str] = set()  # the languages whose blog shows (or showed) a changed post
         for spec in pages:
             if spec.path in known:
                 now.append(spec)
                 continue
+            made_of = spec.made_of
+            if made_of and made_of[0] in changed:
+                theirs.append(spec)
+                continue
             file = spec.file
-            if file in shown or file not in published or not changed.isdisjoint(spec.made_of):
+            if file in shown or file not in published:
                 now.append(spec)
-            elif spec.lists and self._shows_changed(spec):
-                now.append(spec)
-                listings.add((spec.lang, *spec.route[:-1]))
-            else:
-                later.append(spec)
-        if listings:  # the first page of each of those listings too
-            first = [s for s in later if s.route[-1] == "1" and (s.lang, *s.route[:-1]) in listings]
+                continue
+            later.append(spec)
+            if (
+                spec.lists
+                and spec.route[0] == "blog"
+                and spec.lang not in blogs
+                and self._shows_changed(spec)
+            ):
+                blogs.add(spec.lang)
+        if theirs:  # an entry's own pages: those of the entries edited, added or shown again
+            edited = {spec.made_of[0] for spec in theirs if self._edited(spec)}
+            for spec in theirs:
+                file = spec.file
+                goes = spec.made_of[0] in edited or file in shown or file not in published
+                (now if goes else later).append(spec)
+        if blogs:  # the first page of those blogs (a new post is listed there, or counted)
+            first = [s for s in later if s.route == ("blog", "1") and s.lang in blogs]
             if first:
                 chosen = {id(s) for s in first}
                 now += first
@@ -119,6 +136,21 @@ class FirstPages:
         if len(later) <= self.few:
             return pages, []
         return now, later
+
+    def _edited(self, spec: PageSpec) -> bool:
+        """Whether the entry a page of a changed entry is of was itself edited (added, shown
+        again or a document of it changed), not only changed around it (its neighbours, its
+        series: its key names them): its post or page shows another document than the page
+        of the last build's plan at its path, or that plan is not known."""
+        if self.before is None:
+            return True
+        doc = spec.doc
+        if doc is None:  # (a side-by-side page: its entry's post pages say)
+            return False
+        was = self.before.paths.get(spec.path)
+        if was is None or was.doc is None or not doc.digest:  # (no digest: not known)
+            return True
+        return (was.doc.rel, was.doc.digest) != (doc.rel, doc.digest)
 
     def _shows_changed(self, spec: PageSpec) -> bool:
         """Whether a listing page shows a changed post, or its page of the last build did."""
