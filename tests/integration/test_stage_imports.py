@@ -76,6 +76,7 @@ def test_the_imports_have_ended_before_the_build_runs(
         post = root / "content/ko/posts/alpha.md"
         post.write_text(post.read_text(encoding="utf-8") + "\n한 문단 더.\n", encoding="utf-8")
     monkeypatch.setattr(uptodate.Prescan, "answers_within", lambda self, seconds: False)
+    monkeypatch.setattr(build_cmd, "SPECULATE_FROM", 0)  # (as a big site)
     _blocked_until_closed(monkeypatch)
     threads: list[list[str]] = []
     real = pipeline.build
@@ -105,3 +106,32 @@ def test_the_imports_have_ended_before_the_build_runs(
 def _no_pdfs(tree: dict[str, bytes]) -> dict[str, bytes]:
     """(the tests' PDFs are placeholders naming where they were made)"""
     return {path: data for path, data in tree.items() if not path.startswith("pdf/")}
+
+
+@pytest.mark.parametrize("speculate_from", [None, 0])
+def test_a_small_site_never_imports_while_it_waits(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    cli: Callable[..., CliResult],
+    speculate_from: int | None,
+) -> None:
+    """However slow the prescan's answer (a busy machine), a site whose up-to-date record is
+    small (`SPECULATE_FROM`) imports no stage while it waits: a build with nothing to do then
+    imports none of them (test_cli_startup). With the threshold at 0 it does (the rule on)."""
+    root = tmp_path / "p"
+    shutil.copytree(PROJECTS / "minimal", root)
+    assert cli("-q", "-C", str(root), "build").exit_code == 0
+    monkeypatch.setattr(uptodate.Prescan, "answers_within", lambda self, seconds: False)
+    if speculate_from is not None:
+        monkeypatch.setattr(build_cmd, "SPECULATE_FROM", speculate_from)
+    started: list[bool] = []
+    real = StageImports.__init__
+
+    def init(self: StageImports, *args: object, **kwargs: object) -> None:
+        started.append(True)
+        real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(StageImports, "__init__", init)
+    result = cli("-C", str(root), "build")
+    assert result.exit_code == 0 and "Up to date" in result.stderr, result.stderr
+    assert started == ([] if speculate_from is None else [True])

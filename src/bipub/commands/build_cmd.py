@@ -41,8 +41,12 @@ STAGE_MODULES = (
     "bipub.pipeline",
 )
 # how long the prescan's first answer may take before the stages are imported while it comes
-# (a small site's comes sooner: ~10 ms at 100 posts a language, ~0.1 s at 5,000)
+# (a small site's comes sooner: ~10 ms at 100 posts a language, ~0.1 s at 5,000), on a site
+# whose up-to-date record is this big at least (~1,000 posts a language): a small site never
+# imports them while it waits, however busy the machine (its answer was slow under load, and
+# a build with nothing to do then imported pydantic)
 SPECULATE_AFTER = 0.02
+SPECULATE_FROM = 256 * 1024
 
 
 class StageImports:
@@ -130,7 +134,8 @@ def build(
                 target, key = uptodate.build_key(Project(ui.root), out_dir, langs, only)
                 prescan = stack.enter_context(uptodate.Prescan(ui.root, target, key))
                 imports = None
-                if not prescan.answers_within(SPECULATE_AFTER):  # (a big site's scan)
+                big = uptodate.record_size(Project(ui.root), target) >= SPECULATE_FROM
+                if big and not prescan.answers_within(SPECULATE_AFTER):  # (a big site's scan)
                     found = prescan
                     imports = stack.enter_context(StageImports(lambda: found.known_same is True))
                 # its answer first: a build with nothing to do imports none of the stages
