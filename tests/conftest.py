@@ -30,6 +30,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import settings
 
+from bipub import pipeline
 from bipub.render.pdf import documents as pdf_documents
 from bipub.render.pdf.cache import RenderCache
 from bipub.render.pdf.fonts import Fonts
@@ -383,6 +384,23 @@ def inputs_digest(project: Path) -> str:
     for rel in sorted(_input_names(project)):
         h.update(rel.encode("utf-8") + b"\0" + (project / rel).read_bytes() + b"\0")
     return h.hexdigest()
+
+
+# The clean build of each state of the inputs met in a test process, by output kinds (a
+# function of the inputs: test_reproducible.py): the tests that make the same edits find the
+# reference the first one built.
+_CLEAN: dict[tuple[str, frozenset[str]], dict[str, bytes]] = {}
+
+
+def clean_snapshot(project: Path, tmp_path: Path, kinds: set[str]) -> dict[str, bytes]:
+    """`tree_snapshot` of a clean build (no cache) of `project`'s inputs as they are now, with
+    the output `kinds`; built in `tmp_path`/clean the first time these inputs are met."""
+    key = (inputs_digest(project), frozenset(kinds))
+    if key not in _CLEAN:
+        clean = tmp_path / "clean"
+        pipeline.build(project, clean, use_cache=False, only=kinds)
+        _CLEAN[key] = tree_snapshot(clean)
+    return _CLEAN[key]
 
 
 def _input_names(project: Path) -> list[str]:

@@ -27,7 +27,7 @@ from bipub.pipeline import BuildResult, build
 from bipub.project import Project
 from bipub.write import output
 from bipub.write.record import four, inode, tree_state
-from tests.conftest import PROJECTS, inputs_digest, tree_snapshot
+from tests.conftest import PROJECTS, clean_snapshot, tree_snapshot
 
 KINDS = {"html", "json", "feeds", "llms"}
 POSTS = 30  # per language: the site has ~260 files
@@ -77,19 +77,8 @@ def updated(tmp_path: Path) -> Path:
     return project
 
 
-# The clean build of each state of the inputs met in this module: a function of the inputs
-# (test_reproducible.py). The tamper tests all make the same edits: the first to get there
-# builds their references, the others find them.
-_CLEAN: dict[str, dict[str, bytes]] = {}
-
-
 def _clean(project: Path, tmp_path: Path) -> dict[str, bytes]:
-    key = inputs_digest(project)
-    if key not in _CLEAN:
-        clean = tmp_path / "clean"
-        build(project, clean, use_cache=False, only=KINDS)
-        _CLEAN[key] = tree_snapshot(clean)
-    return _CLEAN[key]
+    return clean_snapshot(project, tmp_path, KINDS)
 
 
 class Visits:

@@ -24,7 +24,7 @@ from bipub.serve import ServeBuilds
 from bipub.write import tree_watch
 from bipub.write.record import tree_state
 from bipub.write.tree_watch import TreeWatch, file_system
-from tests.conftest import PROJECTS, inputs_digest, tree_snapshot
+from tests.conftest import PROJECTS, clean_snapshot, tree_snapshot
 
 KINDS = {"html", "json", "feeds", "llms"}
 POST = """---
@@ -68,16 +68,8 @@ class Served:
         assert set(record.files) == set(tree_snapshot(self.site))
 
 
-_CLEAN: dict[str, dict[str, bytes]] = {}
-
-
 def _clean(project: Path, tmp_path: Path) -> dict[str, bytes]:
-    key = inputs_digest(project)
-    if key not in _CLEAN:
-        clean = tmp_path / "clean"
-        build(project, clean, use_cache=False, only=KINDS)
-        _CLEAN[key] = tree_snapshot(clean)
-    return _CLEAN[key]
+    return clean_snapshot(project, tmp_path, KINDS)
 
 
 @pytest.fixture
