@@ -30,7 +30,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import settings
 
-from bipub import pipeline
+from bipub import pipeline, uptodate
 from bipub.render.pdf import documents as pdf_documents
 from bipub.render.pdf.cache import RenderCache
 from bipub.render.pdf.fonts import Fonts
@@ -384,6 +384,24 @@ def inputs_digest(project: Path) -> str:
     for rel in sorted(_input_names(project)):
         h.update(rel.encode("utf-8") + b"\0" + (project / rel).read_bytes() + b"\0")
     return h.hexdigest()
+
+
+def spawned_checkers(monkeypatch: pytest.MonkeyPatch, *, fork: bool = True) -> list[str]:
+    """Every output checked in full is checked in another process (uptodate.Checker), as
+    `bipub serve` checks a big one; the list gets the program of each process started.
+    `fork=False`: the prescan does not fork either (the check is left to the Checker)."""
+    started: list[str] = []
+    real = os.posix_spawn
+
+    def spawn(path: Any, argv: Any, *args: Any, **kwargs: Any) -> int:
+        started.append(str(argv[-1]))
+        return real(path, argv, *args, **kwargs)
+
+    monkeypatch.setattr(uptodate, "CHECK_APART", 0)
+    if not fork:
+        monkeypatch.setattr(uptodate, "can_fork", lambda: False)
+    monkeypatch.setattr(os, "posix_spawn", spawn)
+    return started
 
 
 # The clean build of each state of the inputs met in a test process, by output kinds (a

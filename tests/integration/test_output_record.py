@@ -27,7 +27,7 @@ from bipub.pipeline import BuildResult, build
 from bipub.project import Project
 from bipub.write import output
 from bipub.write.record import four, inode, tree_state
-from tests.conftest import PROJECTS, clean_snapshot, tree_snapshot
+from tests.conftest import PROJECTS, clean_snapshot, spawned_checkers, tree_snapshot
 
 KINDS = {"html", "json", "feeds", "llms"}
 POSTS = 30  # per language: the site has ~260 files
@@ -400,17 +400,7 @@ def test_an_output_reached_through_a_symbolic_link_keeps_its_pages(tmp_path: Pat
 def checked_apart(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Builds check the output in another process (uptodate.Checker) whatever its size, as
     `bipub serve` checks a big one; the list gets the program of each process started."""
-    started: list[str] = []
-    real = os.posix_spawn
-
-    def spawn(path: Any, argv: Any, *args: Any, **kwargs: Any) -> int:
-        started.append(str(argv[-1]))
-        return real(path, argv, *args, **kwargs)
-
-    monkeypatch.setattr(uptodate, "CHECK_APART", 0)
-    monkeypatch.setattr(uptodate, "can_fork", lambda: False)
-    monkeypatch.setattr(os, "posix_spawn", spawn)
-    return started
+    return spawned_checkers(monkeypatch, fork=False)
 
 
 @pytest.mark.parametrize("how", ["file edited in place", "file added", "file removed"])

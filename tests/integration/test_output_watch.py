@@ -17,14 +17,14 @@ from typing import Any
 
 import pytest
 
-from bipub import pipeline, uptodate
+from bipub import pipeline
 from bipub.cache import BuildCache
 from bipub.pipeline import BuildResult, build
 from bipub.serve import ServeBuilds
 from bipub.write import tree_watch
 from bipub.write.record import tree_state
 from bipub.write.tree_watch import TreeWatch, file_system
-from tests.conftest import PROJECTS, clean_snapshot, tree_snapshot
+from tests.conftest import PROJECTS, clean_snapshot, spawned_checkers, tree_snapshot
 
 KINDS = {"html", "json", "feeds", "llms"}
 POST = """---
@@ -76,16 +76,7 @@ def _clean(project: Path, tmp_path: Path) -> dict[str, bytes]:
 def checked_apart(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every output checked in another process (uptodate.Checker) when it is checked in full,
     as `bipub serve` checks a big one; the list gets each process started."""
-    started: list[str] = []
-    real = os.posix_spawn
-
-    def spawn(path: Any, argv: Any, *args: Any, **kwargs: Any) -> int:
-        started.append(str(argv[-1]))
-        return real(path, argv, *args, **kwargs)
-
-    monkeypatch.setattr(uptodate, "CHECK_APART", 0)
-    monkeypatch.setattr(os, "posix_spawn", spawn)
-    return started
+    return spawned_checkers(monkeypatch)
 
 
 @pytest.fixture
