@@ -1,6 +1,8 @@
 """PDF output end to end: build, then read the PDFs with pypdf and poppler (pdftotext, pdffonts).
 
-Builds use `--only pdf`, so these tests do not depend on the HTML theme.
+Builds use `--only pdf`, so these tests do not depend on the HTML theme. Every test that reads a
+PDF or needs WeasyPrint to run is marked `pdf` (real PDFs); the others (what a partial build
+keeps, the links the pages show) build placeholders (tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -21,10 +23,9 @@ from bipub.render.pdf.breaks import korean_line_breaks
 from bipub.render.pdf.engine import render_job
 from bipub.render.pdf.jobs import PdfJob, PdfResult
 from bipub.render.pdf.pool import WORKERS
-from tests.conftest import CliResult
+from tests.conftest import CliResult, real_pdfs
 
 pytestmark = [
-    pytest.mark.pdf,
     pytest.mark.skipif(
         shutil.which("pdftotext") is None or shutil.which("fc-list") is None,
         reason="needs poppler-utils and fontconfig",
@@ -58,7 +59,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(PROJECTS / "minimal", root)
     post = root / "content" / "ko" / "posts" / "alpha.md"
     post.write_text(post.read_text(encoding="utf-8").replace("---\n", "---\npdf: true\n", 1))
-    with pytest.MonkeyPatch.context() as mp:
+    with pytest.MonkeyPatch.context() as mp, real_pdfs():  # (the tests using it are marked pdf)
         mp.setenv("SOURCE_DATE_EPOCH", "1775520000")
         mp.setenv("XDG_CACHE_HOME", str(root.parent / "user-cache"))
         result = CliRunner().invoke(main, ["-C", str(root), "build", "--only", "pdf"])
@@ -66,6 +67,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "site"
 
 
+@pytest.mark.pdf
 def test_every_pdf_is_written_and_nothing_else(built: Path) -> None:
     files = sorted(p.relative_to(built).as_posix() for p in built.rglob("*") if p.is_file())
     assert files == [
@@ -79,6 +81,7 @@ def test_every_pdf_is_written_and_nothing_else(built: Path) -> None:
     ]
 
 
+@pytest.mark.pdf
 def test_korean_and_english_content_is_present(built: Path) -> None:
     ko = text_of(built / "pdf" / "cv-ko.pdf")
     assert "민테스트" in ko and "무언가를 만듭니다." in ko and "락을 샤딩했습니다." in ko
@@ -102,6 +105,7 @@ def test_korean_and_english_content_is_present(built: Path) -> None:
     assert "\u2060" not in extracted + ko + both
 
 
+@pytest.mark.pdf
 def test_fonts_are_embedded_with_a_real_bold_face(built: Path) -> None:
     for path in sorted(built.rglob("*.pdf")):
         rows = fonts_of(path)
@@ -113,6 +117,7 @@ def test_fonts_are_embedded_with_a_real_bold_face(built: Path) -> None:
         assert "Noto-Sans-CJK-KR-Bold" in names, (path, names)  # not a synthesized bold
 
 
+@pytest.mark.pdf
 def test_tagged_pdf_with_language_metadata_and_outline(built: Path) -> None:
     reader = PdfReader(built / "pdf" / "cv-ko.pdf")
     root = reader.trailer["/Root"]
@@ -134,6 +139,7 @@ def test_tagged_pdf_with_language_metadata_and_outline(built: Path) -> None:
     assert [round(float(x)) for x in page.mediabox[2:]] == [595, 842]  # A4
 
 
+@pytest.mark.pdf
 def test_links_are_live(built: Path) -> None:
     reader = PdfReader(built / "pdf" / "cv-en.pdf")
     uris = [
@@ -156,6 +162,7 @@ def _flatten(items: list[object]) -> list[object]:
     return out
 
 
+@pytest.mark.pdf
 def test_two_builds_are_byte_identical(
     built: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -208,6 +215,7 @@ def _broken_words(path: Path) -> list[str]:
     return [line.split()[-1] for line in lines if line.split()[-1] not in words]
 
 
+@pytest.mark.pdf
 def test_korean_lines_break_only_between_words(tmp_path: Path) -> None:
     assert _broken_words(_narrow_pdf(PARAGRAPH, True, tmp_path)) == []
     # the fixture is sensitive: without the pre-pass WeasyPrint breaks inside words
@@ -241,6 +249,7 @@ def _add_pdf_post(root: Path, body: str, raw_html: bool = False) -> int:
     return line
 
 
+@pytest.mark.pdf
 def test_uncovered_character_fails_naming_it(project: Path, cli: Cli) -> None:
     cv = project / "content" / "ko" / "cv.yaml"
     cv.write_text(
@@ -257,6 +266,7 @@ def test_uncovered_character_fails_naming_it(project: Path, cli: Cli) -> None:
     assert not (project / "site").exists()  # nothing was written
 
 
+@pytest.mark.pdf
 def test_uncovered_character_in_a_post_names_file_and_line(project: Path, cli: Cli) -> None:
     _add_pdf_post(project, "사용자 영역 \ue000 문자.")
     result = cli("-C", str(project), "build", "--only", "pdf", "--lang", "ko")
@@ -277,6 +287,7 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket, "getaddrinfo", refuse)
 
 
+@pytest.mark.pdf
 @pytest.mark.parametrize(
     ("body", "raw_html", "named", "reason"),
     [
@@ -318,6 +329,7 @@ def pdf_urls(path: Path) -> list[str]:
     return [line.split()[-1] for line in out.splitlines()[1:] if line.strip()]
 
 
+@pytest.mark.pdf
 @pytest.mark.skipif(shutil.which("pdfinfo") is None, reason="needs poppler-utils' pdfinfo")
 def test_links_are_absolute_urls_under_base_url_and_site_images_load(
     project: Path, cli: Cli
@@ -347,6 +359,7 @@ def test_links_are_absolute_urls_under_base_url_and_site_images_load(
     assert len(images.splitlines()) == 3  # header, rule, the image
 
 
+@pytest.mark.pdf
 def test_attachments_are_refused(project: Path, cli: Cli) -> None:
     _add_pdf_post(project, '<link rel="attachment" href="secret.txt">', raw_html=True)
     result = cli("-C", str(project), "build", "--only", "pdf", "--lang", "ko")
@@ -354,6 +367,7 @@ def test_attachments_are_refused(project: Path, cli: Cli) -> None:
     assert "ko/blog/alpha/alpha.pdf: attachments (rel=attachment) are not allowed" in result.stderr
 
 
+@pytest.mark.pdf
 def test_symlink_escape_fails_the_build(project: Path, cli: Cli) -> None:
     (project.parent / "secret.png").write_bytes(b"\x89PNG")
     (project / "static" / "media").mkdir(parents=True)
@@ -370,15 +384,29 @@ def test_symlink_escape_fails_the_build(project: Path, cli: Cli) -> None:
 
 
 # ---------------------------------------------------------------------------- build options
-def test_partial_build_writes_no_bilingual_pdf_and_keeps_it(project: Path, cli: Cli) -> None:
+def test_partial_build_writes_no_bilingual_pdf_and_keeps_it(
+    project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (placeholder PDFs: what is rendered and kept, not what a PDF holds)
     assert cli("-C", str(project), "build", "--only", "pdf").exit_code == 0
     bilingual = project / "site" / "pdf" / "cv-ko-en.pdf"
     before = bilingual.read_bytes()
-    result = cli("-C", str(project), "build", "--only", "pdf", "--lang", "en")
+    rendered: list[str] = []
+    real = documents.run_jobs
+
+    def spy(jobs: list[PdfJob], *args: object, **kwargs: object) -> list[PdfResult]:
+        rendered.extend(job.document for job in jobs)
+        return real(jobs, *args, **kwargs)
+
+    monkeypatch.setattr(documents, "run_jobs", spy)
+    # --no-cache: every PDF of the build is rendered, so `rendered` names them all
+    result = cli("-C", str(project), "build", "--only", "pdf", "--lang", "en", "--no-cache")
     assert result.exit_code == 0, result.stderr
+    assert "pdf/cv-en.pdf" in rendered and not [d for d in rendered if "ko" in d], rendered
     assert bilingual.read_bytes() == before  # owned by no single language: kept as it was
 
 
+@pytest.mark.pdf
 def test_only_keeps_the_other_kinds_and_letter_paper(project: Path, cli: Cli) -> None:
     config = project / "bipub.yaml"
     config.write_text(
@@ -396,6 +424,7 @@ def test_only_keeps_the_other_kinds_and_letter_paper(project: Path, cli: Cli) ->
     assert [round(float(x)) for x in page.mediabox[2:]] == [612, 792]  # US Letter
 
 
+@pytest.mark.pdf
 def test_slow_subsetting_is_a_warning_and_an_error_under_strict(
     project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch, user_cache: Path
 ) -> None:
@@ -427,6 +456,7 @@ def test_site_pages_link_their_pdfs(project: Path) -> None:
     ]
 
 
+@pytest.mark.pdf
 def test_unchanged_pdfs_are_reused_and_a_changed_image_renders_again(
     project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -460,6 +490,7 @@ def test_unchanged_pdfs_are_reused_and_a_changed_image_renders_again(
     assert post.read_bytes() != first
 
 
+@pytest.mark.pdf
 @pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler-utils")
 def test_a_post_with_a_footnote_builds_its_pdf(project: Path, cli: Cli) -> None:
     """markdown-it's way back from a footnote is ↩︎ (U+21A9), in no CJK font: the font check
