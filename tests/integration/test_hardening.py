@@ -24,14 +24,16 @@ from pathlib import Path
 
 import pytest
 
+from bipub.pipeline import OUTPUT_KINDS
 from bipub.render.markdown import is_safe_url
 from bipub.render.templates import BLOCKED_URL
+from tests._shared_builds import some_real_pdfs
 from tests.conftest import (
     PROJECTS,
     REPO,
     SUBPROCESS_PLACEHOLDER_PDFS,
     CliResult,
-    real_pdfs,
+    clean_snapshot,
     subprocess_env,
     tree_snapshot,
 )
@@ -39,6 +41,9 @@ from tests.conftest import (
 Cli = Callable[..., CliResult]
 ATOM = "{http://www.w3.org/2005/Atom}"
 NOT_PDF = ("--only", "html", "--only", "json", "--only", "feeds", "--only", "llms")
+# A clean build of every kind (conftest.clean_snapshot: built once per state of the inputs in a
+# test process; the crash and kill tests compare their site with the same one)
+ALL_KINDS = set(OUTPUT_KINDS)
 
 
 # ---------------------------------------------------------------------------- HTML inspection
@@ -139,9 +144,15 @@ pdf: true
 """
 
 
+# The PDFs of `hostile` that the tests marked pdf read (the others, the English post's and the
+# post in both languages, are placeholders: tests/_shared_builds.py)
+HOSTILE_PDFS = ("ko/blog/alpha/alpha.pdf", "pdf/cv-en.pdf", "pdf/cv-ko.pdf", "pdf/cv-ko-en.pdf")
+
+
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The minimal project whose Korean post is hostile everywhere, built once (with its PDF)."""
+    """The minimal project whose Korean post is hostile everywhere, built once (with its PDF
+    and the CV's: HOSTILE_PDFS)."""
     from click.testing import CliRunner
 
     from bipub.cli import main
@@ -160,10 +171,14 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ),
         encoding="utf-8",
     )
-    with pytest.MonkeyPatch.context() as mp, real_pdfs():
+    with (
+        pytest.MonkeyPatch.context() as mp,
+        some_real_pdfs(HOSTILE_PDFS, root.parent / "user-cache") as rendered,
+    ):
         mp.setenv("SOURCE_DATE_EPOCH", "1775520000")
         result = CliRunner().invoke(main, ["-C", str(root), "build"], catch_exceptions=False)
     assert result.exit_code == 0, result.stderr
+    assert sorted(rendered) == sorted(HOSTILE_PDFS)
     return root / "site"
 
 
@@ -255,7 +270,9 @@ def test_cv_urls_go_through_the_url_filter(hostile: Path) -> None:
         assert 'mailto:min@example.org" onclick="alert(4)' in hrefs  # one attribute, inert
         assert 'https://github.com/x" onmouseover="alert(5)' in hrefs
     pypdf = pytest.importorskip("pypdf")
-    for pdf in sorted((hostile / "pdf").glob("*.pdf")):
+    pdfs = sorted((hostile / "pdf").glob("*.pdf"))
+    assert [p.name for p in pdfs] == ["cv-en.pdf", "cv-ko-en.pdf", "cv-ko.pdf"]
+    for pdf in pdfs:
         uris = [
             str(annot.get_object().get("/A", {}).get("/URI", ""))
             for page in pypdf.PdfReader(pdf).pages
@@ -417,7 +434,7 @@ def _bipub(project: Path, *args: str, **kwargs: object) -> subprocess.Popen[byte
 
 @pytest.mark.parametrize("staged_at_kill", [1, 25])
 def test_sigkill_mid_build_leaves_the_previous_site(
-    built: tuple[Path, dict[str, bytes]], cli: Cli, staged_at_kill: int
+    built: tuple[Path, dict[str, bytes]], cli: Cli, staged_at_kill: int, tmp_path: Path
 ) -> None:
     """A real `bipub build` process killed once the staging folder holds some files.
     (--no-cache: every page is staged, so there is time to kill it; incremental builds are
@@ -443,10 +460,7 @@ def test_sigkill_mid_build_leaves_the_previous_site(
     assert again.exit_code == 0, again.stderr
     assert _leftovers(project) == []
     assert "새 문단".encode() in (project / "site/ko/blog/alpha/index.html").read_bytes()
-    fresh = project.parent / "fresh"
-    shutil.copytree(project, fresh, ignore=shutil.ignore_patterns("site", ".bipub-cache", ".site*"))
-    assert cli("-C", str(fresh), "-q", "build").exit_code == 0
-    assert tree_snapshot(project / "site") == tree_snapshot(fresh / "site")
+    assert tree_snapshot(project / "site") == clean_snapshot(project, tmp_path, ALL_KINDS)
 
 
 KILL_AT_SWAP = (
@@ -484,11 +498,10 @@ def test_a_kill_at_the_swap_leaves_a_complete_site(
     )
     assert run.returncode == 137, run.stderr
     after_kill = tree_snapshot(project / "site")
-    fresh = tmp_path / "fresh"
-    assert cli("-C", str(project), "-q", "build", "--no-cache", "--out", str(fresh)).exit_code == 0
-    assert after_kill == (before if when == "before" else tree_snapshot(fresh))
+    clean = clean_snapshot(project, tmp_path, ALL_KINDS)
+    assert after_kill == (before if when == "before" else clean)
     assert cli("-C", str(project), "-q", "build").exit_code == 0
-    assert tree_snapshot(project / "site") == tree_snapshot(fresh)
+    assert tree_snapshot(project / "site") == clean
     assert not list(project.glob(".site.tmp-*"))
 
 
