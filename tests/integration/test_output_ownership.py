@@ -8,6 +8,7 @@ copy, no staging folder).
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bipub.write.output import MARKER
-from tests.conftest import CliResult, tree_snapshot
+from tests.conftest import PROJECTS, CliResult, tree_snapshot
 
 Cli = Callable[..., CliResult]
 
@@ -53,6 +54,24 @@ def test_a_folder_of_the_users_is_refused_and_never_moved(project: Path, cli: Cl
         assert _listing(project.parent) == before
 
 
+@pytest.fixture(scope="module")
+def refusing(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The minimal project with a .git folder, built once (a cache to keep, and an output
+    beside): each refusal below runs on a copy (it is refused before it reads anything)."""
+    from click.testing import CliRunner
+
+    from bipub.cli import main
+
+    project = tmp_path_factory.mktemp("refusing") / "minimal"
+    shutil.copytree(PROJECTS / "minimal", project)
+    (project / ".git").mkdir()
+    (project / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    args = ["-C", str(project), "-q", "build", "--no-cache", "--out", str(project / "ignored")]
+    result = CliRunner().invoke(main, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    return project
+
+
 @pytest.mark.parametrize(
     ("out", "says"),
     [
@@ -70,11 +89,10 @@ def test_a_folder_of_the_users_is_refused_and_never_moved(project: Path, cli: Cl
     ],
 )
 def test_the_project_and_its_inputs_are_refused(
-    project: Path, cli: Cli, out: str, says: str
+    refusing: Path, tmp_path: Path, cli: Cli, out: str, says: str
 ) -> None:
-    (project / ".git").mkdir()
-    (project / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
-    _build(cli, project, "--no-cache", "--out", str(project / "ignored"))  # (a cache to keep)
+    project = tmp_path / "minimal"
+    shutil.copytree(refusing, project, symlinks=True)
     before = _listing(project.parent)
     snapshot = tree_snapshot(project)
     result = _build(cli, project, "--out", os.path.normpath(project / out))
