@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests._shared_builds import some_real_pdfs
 from tests.conftest import PROJECTS, CliResult
 
 pytestmark = [
@@ -59,11 +60,20 @@ def first(project: Path) -> CliResult:
     from bipub.cli import main
 
     set_pages(project, 1)
-    with pytest.MonkeyPatch.context() as mp:
+    with (
+        pytest.MonkeyPatch.context() as mp,
+        some_real_pdfs(READ, project.parent / "user-cache") as rendered,
+    ):
         mp.setenv("SOURCE_DATE_EPOCH", "1775520000")
-        mp.setenv("XDG_CACHE_HOME", str(project.parent / "user-cache"))
         result = CliRunner().invoke(main, ["-C", str(project), "build", "--only", "pdf"])
+    assert sorted(rendered) == sorted(READ), rendered
     return CliResult(result.exit_code, result.stdout, result.stderr)
+
+
+# The PDFs the tests read (pages, text): the short CVs and the full English one. The Korean and
+# the bilingual full CVs are placeholders (tests/_shared_builds.py), also in the user cache the
+# later builds here share: they are listed, never opened.
+READ = ("pdf/cv-en-short.pdf", "pdf/cv-ko-short.pdf", "pdf/cv-en.pdf")
 
 
 def test_short_pdfs_fit_two_pages_the_full_ones_do_not(project: Path, first: CliResult) -> None:
