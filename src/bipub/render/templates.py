@@ -58,9 +58,14 @@ def safe_url(value: object) -> str:
     return text if is_safe_url(text) else BLOCKED_URL
 
 
+# `json.dumps(value, ensure_ascii=False, default=str)`'s encoder, made once (dumps makes one
+# for every call that passes options: ~once a page)
+_JSON_LD: Final = json.JSONEncoder(ensure_ascii=False, default=str)
+
+
 def json_script(value: Any) -> Markup:
     """JSON for embedding in <script> (JSON-LD): '<', '>', '&' and U+2028/9 escaped."""
-    text = json.dumps(value, ensure_ascii=False, sort_keys=False, default=str)
+    text = _JSON_LD.encode(value)
     for ch, rep in (
         ("<", "\\u003c"),
         (">", "\\u003e"),
