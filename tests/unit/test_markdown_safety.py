@@ -5,8 +5,10 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from markupsafe import Markup
 
 from bipub.render.markdown import is_safe_url, render_markdown
+from bipub.render.templates import BLOCKED_URL, safe_url
 
 
 @pytest.mark.parametrize(
@@ -145,3 +147,36 @@ def test_headings_and_text_are_those_of_the_body() -> None:
         Heading(2, "h-one-a-1", "One a"),
     )
     assert rendered.text == "One a\npara x\nTwo\ncode\n\nOne a"
+
+
+_URL_PIECES = st.sampled_from(
+    [
+        "/",
+        "#",
+        "https:",
+        "http:",
+        "HTTP:",
+        "javascript:",
+        ":",
+        "a",
+        "\u0307",
+        "\u0338",
+        "\n",
+        " ",
+        "\x00",
+        "\u3000",
+        "가",
+        "//",
+        "?",
+    ]
+)
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(_URL_PIECES, max_size=6).map("".join))
+def test_url_filter_is_the_rule(url: str) -> None:
+    """The templates' `url` filter passes exactly what `is_safe_url` passes (it lets the
+    prefixes it knows through without asking: templates.py `_SAFE_PREFIXES`)."""
+    expected = url if is_safe_url(url) else BLOCKED_URL
+    assert safe_url(url) == expected
+    assert type(safe_url(Markup(url))) is str  # (a Markup is printed escaped, as before)

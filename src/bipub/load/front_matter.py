@@ -22,8 +22,11 @@ class Split:
 
 
 def split_front_matter(text: str, rel: str) -> Split:
-    lines = text.split("\n")
-    if not lines or lines[0].rstrip() != "---":
+    """The front matter between a first line `---` and the next line `---` or `...` (trailing
+    whitespace allowed on both), and the body after it. Lines end at "\n" only: the text is read
+    up to the closing line, not split whole (a body is most of a file)."""
+    end = text.find("\n")
+    if (text if end < 0 else text[:end]).rstrip() != "---":
         raise FrontMatterError(
             Diagnostic(
                 rel,
@@ -32,10 +35,15 @@ def split_front_matter(text: str, rel: str) -> Split:
                 "missing front matter: the file must start with a '---' line",
             )
         )
-    for i in range(1, len(lines)):
-        if lines[i].rstrip() in ("---", "..."):
-            body = "\n".join(lines[i + 1 :])
-            return Split("\n".join(lines[1:i]) + "\n", 2, body, i + 2)
+    yaml_start = start = end + 1  # (0 if there is no second line: never used then)
+    number = 2  # the file line that begins at `start`
+    while end >= 0:
+        end = text.find("\n", start)
+        if (text[start:] if end < 0 else text[start:end]).rstrip() in ("---", "..."):
+            body = "" if end < 0 else text[end + 1 :]
+            return Split(text[yaml_start : start - 1] + "\n", 2, body, number + 1)
+        start = end + 1
+        number += 1
     raise FrontMatterError(
         Diagnostic(
             rel, 1, "front-matter", "unclosed front matter: no closing '---' line after line 1"

@@ -49,11 +49,9 @@ from bipub.render.views import (
 
 def with_body(shell: PostView, rendered: RenderedMarkdown) -> PostView:
     """A post's view: its shell (HtmlRenderer.post_shell) with the rendered body."""
-    return replace(
-        shell,
-        html=Markup(rendered.html),  # noqa: S704 - markdown-it output, raw HTML off by default
-        headings=rendered.headings,
-    )
+    # (dataclasses.replace's result, without its look at every field's definition: once a page)
+    body = {"html": Markup(rendered.html), "headings": rendered.headings}  # noqa: S704 - markdown-it
+    return PostView(**{**shell.__dict__, **body})
 
 
 def series_nav(
