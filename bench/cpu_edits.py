@@ -22,7 +22,9 @@ that post deleted, a post made a draft and back — it measures
   names the output kinds of that build (`html` by default; `html,json,feeds,llms` for a bipub
   from before the server published its pages first). The server's HTTP thread runs meanwhile,
   as in `bipub serve` (no build forks while it does). `--no-fast` measures one step, as the
-  server's first build runs; `--serve-only` leaves out the `build` column.
+  server's first build runs; `--serve-only` leaves out the `build` column. After each update,
+  the other outputs are built as the server builds them (not timed): the next update finds
+  the output folder as the server leaves it.
 
 Each edit is made again (with another word) for the second column, so both measure one edit.
 The project is left edited (a scratch corpus). Nothing here is a test.
@@ -218,14 +220,17 @@ def main() -> None:
         rows[name] = [_children_cpu() - before, time.perf_counter() - start]
     from bipub import buildstate  # (after the builds above: this process's own start-up)
     from bipub.cache import BuildCache
-    from bipub.pipeline import Kept, build
+    from bipub.pipeline import OUTPUT_KINDS, Kept, build
     from bipub.project import Project
 
+    others = {kind for kind in OUTPUT_KINDS if kind not in first} if fast else set()
     kept = Kept(BuildCache.load(project / ".bipub-cache"))
     kept.state = buildstate.load(Project(project), project / "site")
     builds = _server_builds(project, kept, build)
     _serving(project / "site")  # (as the server: its thread runs, so nothing forks)
     builds(first, None)  # the server's first build (pairs every entry)
+    if others:
+        builds(others, frozenset())
     if hasattr(builds, "idle"):
         print(f"# {builds.idle()}")  # (the server watches its output folder: not timed)
     for i, (name, edit) in enumerate(edits(posts, 1)):
@@ -233,6 +238,8 @@ def main() -> None:
         edit(100 + i)
         changed = _changed(project, before)  # (what the server's watcher reports)
         rows[name] += serve_update(builds, first, changed, fast)
+        if others:  # (then, as the server: not timed; the next update's output is theirs too)
+            builds(others, frozenset())
         idle = getattr(builds, "idle", None)
         if idle is not None:
             idle()  # (at the server's next quiet moment: not timed)

@@ -12,11 +12,14 @@ many pages a save may have changed (a new post shifts every listing page), the f
 publishes the changed posts' own pages, their blog's first page and the pages open in a browser
 (each open page's event stream names it: `OpenPages`), and a build right after it the others
 (fast render: render/first_pages.py; an open page reloads again only if it shows one of them).
+A save reported while an update runs (the watcher's batches are gathered on a thread:
+serve_watch.Batches) is built as soon as that update's first pages are published: the
+deferred pages and the other outputs are left to its update (`Rebuilds`, said with -v).
 A rebuild prints only the build warnings that are new since the previous rebuild
 (`WarningMemo`), and how many known ones it left out. Each rebuild is told what the watcher
-reported since the last one that succeeded (`Follower`), so that it looks again at those files
-of content/ only; a full scan at the first quiet moment after it finds what the watcher did not
-report. The output folder is watched too (write/tree_watch.py): a rebuild compares only what
+reported since the last one that succeeded (serve_watch.Follower), so that it looks again at
+those files of content/ only; a full scan at the first quiet moment after it finds what the
+watcher did not report. The output folder is watched too (write/tree_watch.py): a rebuild compares only what
 was reported changed in it with its record, not every file (`--out`: a user's folder, in full).
 """
 
