@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -89,3 +90,33 @@ def test_close_stops_the_watcher() -> None:
     assert stop.is_set()
     assert list(batches) == []  # (ended: nothing left, no batch waited for)
     assert asked  # (it ran)
+
+
+def test_the_real_watcher_on_its_thread_reports_a_save_made_during_a_rebuild(
+    tmp_path: Path,
+) -> None:
+    """watchfiles.watch as `bipub serve` runs it (on the Batches thread, stopped by its
+    stop_event): a save made while the server is busy is waiting at once, then given."""
+    from watchfiles import watch
+
+    stop = threading.Event()
+    batches = Batches(
+        watch(
+            tmp_path, debounce=50, step=20, rust_timeout=300, yield_on_timeout=True, stop_event=stop
+        ),
+        stop,
+    )
+    given = iter(batches)
+    try:
+        (tmp_path / "a.md").write_text("a", encoding="utf-8")
+        while not any(path.endswith("a.md") for _, path in next(given)):
+            pass  # (quiet moments before the watcher saw it)
+        (tmp_path / "b.md").write_text("b", encoding="utf-8")  # (the server busy meanwhile)
+        deadline = time.monotonic() + 30
+        while not batches.waiting():
+            assert time.monotonic() < deadline, "the save was never reported"
+            time.sleep(0.01)
+        assert any(path.endswith("b.md") for _, path in next(given))
+    finally:
+        batches.close()
+    assert list(given) == []  # (stopped)
