@@ -12,20 +12,21 @@ many pages a save may have changed (a new post shifts every listing page), the f
 publishes the changed posts' own pages, their blog's first page and the pages open in a browser
 (each open page's event stream names it: `OpenPages`), and a build right after it the others
 (fast render: render/first_pages.py; an open page reloads again only if it shows one of them).
+A save reported while an update runs (the watcher's batches are gathered on a thread:
+serve_watch.Batches) is built as soon as that update's first pages are published: the
+deferred pages and the other outputs are left to its update (`Rebuilds`, said with -v).
 A rebuild prints only the build warnings that are new since the previous rebuild
 (`WarningMemo`), and how many known ones it left out. Each rebuild is told what the watcher
-reported since the last one that succeeded (`Follower`), so that it looks again at those files
-of content/ only; a full scan at the first quiet moment after it finds what the watcher did not
-report. The output folder is watched too (write/tree_watch.py): a rebuild compares only what
+reported since the last one that succeeded (serve_watch.Follower), so that it looks again at
+those files of content/ only; a full scan at the first quiet moment after it finds what the
+watcher did not report. The output folder is watched too (write/tree_watch.py): a rebuild compares only what
 was reported changed in it with its record, not every file (`--out`: a user's folder, in full).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import posixpath
-import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -39,7 +40,8 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from bipub import uptodate
 from bipub.diagnostics import Diagnostic, DiagnosticError
 from bipub.project import Project
-from bipub.render.first_pages import FirstPages, page_file
+from bipub.render.first_pages import FEW, FirstPages, page_file
+from bipub.serve_watch import QUIET_MS, Batches, Follower, unreported, watch_filter
 from bipub.write.tree_watch import TreeWatch
 
 if TYPE_CHECKING:  # (pipeline.py is imported when the server starts: `serve`)
@@ -167,119 +169,6 @@ def safe_path(site: Path, url_path: str) -> Path | None:
     except (OSError, ValueError):
         return None
     return resolved if resolved.is_file() else None
-
-
-# files in content/ a change of which is not reported: an editor's own, which the content load
-# passes over without a word (a name starting with a dot, not .md), and never folders in practice
-_QUIET = re.compile(r"^\..*\.sw[a-z]$|^\.DS_Store$")
-
-
-def watch_filter(content: str, default: Callable[[Any, str], bool]) -> Callable[[Any, str], bool]:
-    """The watcher's filter: in `content` (the content/ folder, absolute), every change but
-    those of `_QUIET` files — a change set stands for a scan there (uptodate.rescan_inputs),
-    so nothing the build reads may go unreported (watchfiles' default filter leaves out
-    folders such as .git or node_modules and files such as `x.md~`); elsewhere, `default`
-    (every other input is scanned at each build)."""
-    inside = content + os.sep
-
-    def report(change: Any, path: str) -> bool:
-        if path.startswith(inside):
-            return _QUIET.match(os.path.basename(path)) is None
-        return default(change, path)
-
-    return report
-
-
-class Follower:
-    """Rebuilds after each batch of changes the watcher reports (`__call__`), with the paths
-    changed since the last build that succeeded: the build looks at those files of content/
-    only (uptodate.rescan_inputs), or at every input where they cannot stand for a scan. None
-    (every input scanned) for the first batch (a change between the first build's scan and
-    the watcher's start is not reported); a rebuild whose pages' build fails keeps its paths
-    for the next one (or until the scan at the first quiet moment found nothing changed since
-    the first build). `rebuild` returns whether the pages' build succeeded.
-
-    An empty batch is the watcher's word that nothing changed for a while (`QUIET_MS`). At
-    the first such moment after a rebuild every input is scanned (`unreported`) — not at once
-    after the rebuild: a save made while it ran is reported then and built first (a scan
-    right after the rebuild took it for one the watcher missed, and built it twice). What the
-    scan finds that the watcher did not report (a file system that sends no events, a file
-    edited through a hard link elsewhere, an event lost) is said (`-v`) and built from a full
-    scan with the next batch, or at the next quiet moment if none comes. `quiet` is also
-    called at each quiet moment (`bipub serve`: the output folder's reports looked at, its
-    watch armed again: ServeBuilds.idle)."""
-
-    def __init__(
-        self,
-        ui: Any,
-        rebuild: Callable[[frozenset[str] | None], bool],
-        unreported: Callable[[], list[str]],
-        quiet: Callable[[], None] | None = None,
-    ) -> None:
-        self.ui, self.rebuild, self.unreported, self.on_quiet = ui, rebuild, unreported, quiet
-        self.pending: set[str] | None = None
-        self.due = False  # a rebuild succeeded since the last scan
-        self.missed = False  # the last scan found what the watcher did not report
-        # no batch yet: the scan at the first quiet moment (the watcher runs by then) finds
-        # what changed since the first build's scan, and from then on batches stand for scans
-        self.started = True
-
-    def __call__(self, changes: Iterable[tuple[Any, str]]) -> None:
-        batch = [path for _change, path in changes]
-        if not batch:
-            self.quiet()
-            return
-        self.started = False  # (the first batch: every input scanned)
-        if self.missed:  # (what the scan found: the reports cannot stand for a scan)
-            self.pending, self.missed = None, False
-        if self.pending is not None:
-            self.pending.update(batch)
-        self._rebuild()
-
-    def _rebuild(self) -> None:
-        if self.rebuild(frozenset(self.pending) if self.pending is not None else None):
-            self.pending, self.due = set(), True
-
-    def quiet(self) -> None:
-        if self.missed:  # (still not reported: built now)
-            self.pending, self.missed = None, False
-            self._rebuild()
-            return
-        if self.due or self.started:
-            self.due = False
-            missed = self.unreported()
-            if missed:
-                more = f" and {len(missed) - 3} more" if len(missed) > 3 else ""
-                self.ui.debug(
-                    f"inputs changed that the watcher did not report: {', '.join(missed[:3])}"
-                    f"{more}; building again from a full scan"
-                )
-                self.missed, self.started = True, False
-                return
-            if self.started:  # (nothing changed since the first build: reported from now on)
-                self.pending, self.started = set(), False
-        if self.on_quiet is not None:
-            self.on_quiet()
-
-
-# milliseconds without a change after which the watcher says so (an empty batch): `Follower`
-QUIET_MS = 300
-
-
-def unreported(
-    project: Project, records: dict[Path, uptodate.Record | None], target: Path
-) -> list[str]:
-    """The input paths whose identity now is not the one the last build into `target` took
-    (its record, `records`), sorted; none if no build left a record (the next one scans)."""
-    record = records.get(target)
-    if record is None:
-        return []
-    now = uptodate.scan_inputs(project)
-    if now == record.inputs:
-        return []
-    return sorted(
-        p for p in now.keys() | record.inputs.keys() if now.get(p) != record.inputs.get(p)
-    )
 
 
 def _changed(state: ServeStatus, seen: int) -> bool:
@@ -462,44 +351,55 @@ class ServeBuilds:
             self.watch.close()
 
 
-def serve(
-    ui: Any, root: Path, host: str, port: int, out: Path | None, fast_render: bool = True
-) -> None:
-    from watchfiles import DefaultFilter, watch
+class Rebuilds:
+    """`bipub serve`'s rebuild after a batch of changes (`__call__`, for `Follower`): the
+    pages first (fast render: render/first_pages.py, in two steps when a save changes many
+    pages), then the other outputs (`later`), each build by `built` (ServeBuilds); `state`
+    tells the open pages. Each rebuild prints only the warnings the previous one did not
+    (`WarningMemo`).
 
-    from bipub import buildstate
-    from bipub.cache import BuildCache
-    from bipub.pipeline import OUTPUT_KINDS, Kept, build
+    `waiting` (the watcher's `Batches.waiting`) says whether a save was reported since this
+    rebuild began: once the first pages are published, what follows them (the deferred pages,
+    the other outputs: seconds on a big site, in this process) is then left to the update of
+    that save, which is built at once (its first pages shown without waiting for them). The
+    site then published is whole and as a build of the save's files makes it; the pages left
+    are not fingerprinted, and the up-to-date record says the output is not complete
+    (render/first_pages.py `DEFERRED`), so whichever build comes next renders them. Said with
+    `-v`."""
 
-    later = {kind for kind in OUTPUT_KINDS if kind != "html"}  # (after the pages show)
+    def __init__(
+        self,
+        ui: Any,
+        built: ServeBuilds,
+        state: ServeStatus,
+        later: set[str],
+        fast_render: bool = True,
+        waiting: Callable[[], bool] | None = None,
+        few: int = FEW,
+    ) -> None:
+        self.ui, self.built, self.state, self.later = ui, built, state, later
+        self.fast_render, self.few = fast_render, few  # (FirstPages: published in one step)
+        self.waiting = waiting
+        self.memo = WarningMemo()
 
-    site = out or (root / ".bipub-cache" / "serve")
-    state = ServeStatus()
-    project = Project(root)
-    # the build cache and the BuildState (buildstate.py) stay in memory between rebuilds: a
-    # saved edit is loaded, paired, planned and rendered by the build's own functions, from
-    # what the last rebuild worked out; the cache is saved at the end
-    kept = Kept(BuildCache.load(project.cache), buildstate.load(project, site))
-    memo = WarningMemo()  # each rebuild prints only the warnings the previous one did not
-    # the output folder, watched between rebuilds so that each checks only what was reported
-    # changed in it (write/tree_watch.py); a folder of the user's (--out) is checked in full
-    built = ServeBuilds(root, site, kept, build, TreeWatch() if out is None else None)
+    def _waits(self, what: str) -> bool:
+        """Whether a save is waiting: then `what` is left to its update (said)."""
+        if self.waiting is None or not self.waiting():
+            return False
+        self.ui.debug(f"a save is waiting: {what} left to its update, built now")
+        return True
 
-    def idle() -> None:
-        """At a quiet moment: the output folder's reports looked at, the folder watched."""
-        said = built.idle()
-        if said:
-            ui.debug(said)
-
-    def rebuild(changed: frozenset[str] | None = None, fast: bool = fast_render) -> bool:
+    def __call__(self, changed: frozenset[str] | None = None, fast: bool | None = None) -> bool:
         """`changed`: the paths changed since the last build that succeeded (its scan of the
-        inputs), or None (unknown: every input scanned); `fast`: fast render (below). False
-        if the pages' build failed."""
+        inputs), or None (unknown: every input scanned); `fast`: fast render (the server's
+        setting by default). False if the pages' build failed."""
+        ui, built, state, memo = self.ui, self.built, self.state, self.memo
+        fast = self.fast_render if fast is None else fast
         # Pages first: open pages reload as soon as the HTML is published; the other outputs
         # (made from every post: a few seconds on a big site, PDFs slow to lay out, the search
         # index made again from every page) follow in a second build, which keeps the pages.
         # (right after each swap: not after the saves). Fast render: render/first_pages.py.
-        first = FirstPages(state.open.files()) if fast else None
+        first = FirstPages(state.open.files(), self.few) if fast else None
         told = state.generation  # (a publish tells open pages: ServeStatus.done)
         try:
             result = built({"html"}, changed, first=first, on_publish=partial(state.done, []))
@@ -521,6 +421,8 @@ def serve(
         if state.generation == told:  # (up to date: nothing published)
             state.done([])
         if first is not None and deferred:
+            if self._waits(f"the {deferred} pages that follow"):
+                return True
             only = frozenset(first.deferred)  # (a page opened since: reloads)
             try:
                 rest = built({"html"}, frozenset(), on_publish=partial(state.done, [], only))
@@ -537,8 +439,10 @@ def serve(
             ui.info(f"then {total - rest.reused} of {total} pages in {rest.seconds:.2f} s")
             if rest.cache_note:
                 ui.debug(rest.cache_note)
+        if self._waits("feeds, JSON, llms.txt, search and PDFs"):
+            return True
         try:
-            rest = built(later, frozenset())  # (scanned)
+            rest = built(self.later, frozenset())  # (scanned)
         except DiagnosticError as exc:
             ui.diagnostics(exc.diagnostics)
             ui.info(
@@ -552,6 +456,36 @@ def serve(
             ui.info(f"feeds, JSON, llms.txt, search and PDFs rebuilt in {rest.seconds:.2f} s")
         return True
 
+
+def serve(
+    ui: Any, root: Path, host: str, port: int, out: Path | None, fast_render: bool = True
+) -> None:
+    from watchfiles import DefaultFilter, watch
+
+    from bipub import buildstate
+    from bipub.cache import BuildCache
+    from bipub.pipeline import OUTPUT_KINDS, Kept, build
+
+    later = {kind for kind in OUTPUT_KINDS if kind != "html"}  # (after the pages show)
+
+    site = out or (root / ".bipub-cache" / "serve")
+    state = ServeStatus()
+    project = Project(root)
+    # the build cache and the BuildState (buildstate.py) stay in memory between rebuilds: a
+    # saved edit is loaded, paired, planned and rendered by the build's own functions, from
+    # what the last rebuild worked out; the cache is saved at the end
+    kept = Kept(BuildCache.load(project.cache), buildstate.load(project, site))
+    # the output folder, watched between rebuilds so that each checks only what was reported
+    # changed in it (write/tree_watch.py); a folder of the user's (--out) is checked in full
+    built = ServeBuilds(root, site, kept, build, TreeWatch() if out is None else None)
+
+    def idle() -> None:
+        """At a quiet moment: the output folder's reports looked at, the folder watched."""
+        said = built.idle()
+        if said:
+            ui.debug(said)
+
+    rebuild = Rebuilds(ui, built, state, later, fast_render)
     rebuild(fast=False)  # (no page is open yet: the whole site at once)
     idle()
     server = ThreadingHTTPServer((host, port), make_handler(site, state))
@@ -572,16 +506,24 @@ def serve(
         )
         if p.exists()
     ]
+    stop = threading.Event()
+    batches: Batches | None = None
     try:
         quiet = watch_filter(str(where / "content"), DefaultFilter())
-        batches = watch(
-            *watched,
-            debounce=50,
-            step=20,
-            watch_filter=quiet,
-            rust_timeout=QUIET_MS,
-            yield_on_timeout=True,
+        # (gathered on a thread of their own: a rebuild asks whether a save is waiting)
+        batches = Batches(
+            watch(
+                *watched,
+                debounce=50,
+                step=20,
+                watch_filter=quiet,
+                rust_timeout=QUIET_MS,
+                yield_on_timeout=True,
+                stop_event=stop,
+            ),
+            stop,
         )
+        rebuild.waiting = batches.waiting
         missed = partial(unreported, project, kept.records, built.target)
         follow = Follower(ui, rebuild, missed, idle)
         for changes in batches:
@@ -589,6 +531,8 @@ def serve(
     except KeyboardInterrupt:
         pass
     finally:
+        if batches is not None:
+            batches.close()
         state.close()  # open pages' event streams end, and their threads with them
         built.close()
         server.shutdown()

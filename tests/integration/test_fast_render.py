@@ -317,3 +317,55 @@ def test_every_page_of_an_edited_post_goes_first_when_one_of_them_is_open(projec
     first = FirstPages({"ko/blog/alpha/index.html"}, few=0)
     build(project, only={"html"}, kept=kept, first=first)
     assert not [p for p in first.deferred if "/alpha/" in p], sorted(first.deferred)
+
+
+class _Ui:
+    def __init__(self) -> None:
+        self.said: list[str] = []
+
+    def debug(self, text: str) -> None:
+        self.said.append(text)
+
+    info = debug
+
+    def diagnostics(self, items: Any) -> None:
+        self.said.extend(str(d) for d in items)
+
+
+def test_a_save_waiting_is_built_before_what_follows_the_first_publish(
+    project: Path, tmp_path: Path
+) -> None:
+    """`bipub serve` (serve.Rebuilds): once an update's first pages are published, a save the
+    watcher reported meanwhile is built before the deferred pages and the other outputs
+    (said with -v): the site is then whole, with the pages left as they were; the update of
+    that save renders them, and the site equals a clean build."""
+    from bipub.serve import Rebuilds, ServeBuilds, ServeStatus
+
+    ui, saves = _Ui(), [True]
+    builds = ServeBuilds(project, project / "site", Kept(BuildCache()), build, None)
+    later = KINDS - {"html"}
+    rebuild = Rebuilds(ui, builds, ServeStatus(), later, waiting=lambda: bool(saves), few=0)
+    assert rebuild(None, fast=False)  # (the server's first build: every output)
+    before = tree_snapshot(project / "site")
+    (project / "content/ko/posts/gamma.md").write_text(NEW, encoding="utf-8")
+    assert rebuild(None)
+    site = tree_snapshot(project / "site")
+    assert "ko/blog/gamma/index.html" in site  # (its first pages)
+    assert site["ko/tags/index.html"] == before["ko/tags/index.html"]  # (deferred: left)
+    assert all(p.endswith(".html") for p in site.keys() - before.keys())  # (no JSON yet)
+    assert {p: b for p, b in site.items() if p.endswith(".json")} == {
+        p: b for p, b in before.items() if p.endswith(".json")
+    }
+    tail = " pages that follow left to its update, built now"
+    assert any(s.startswith("a save is waiting: the ") and s.endswith(tail) for s in ui.said)
+    ui.said.clear()
+    alpha = project / "content/ko/posts/alpha.md"  # (the save: an edit of few pages)
+    alpha.write_text(alpha.read_text(encoding="utf-8") + "\n더 씁니다.\n", encoding="utf-8")
+    assert rebuild(None, fast=False)
+    others = "feeds, JSON, llms.txt, search and PDFs"
+    assert f"a save is waiting: {others} left to its update, built now" in ui.said, ui.said
+    assert tree_snapshot(project / "site") != _clean(project, tmp_path)  # (no JSON yet)
+    saves.clear()
+    alpha.write_text(alpha.read_text(encoding="utf-8") + "\n또 씁니다.\n", encoding="utf-8")
+    assert rebuild(None)
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)

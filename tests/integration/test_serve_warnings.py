@@ -3,6 +3,7 @@ and says how many known ones it did not repeat."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -109,16 +110,23 @@ def test_serve_prints_a_repeated_warning_once(
         encoding="utf-8",
     )
     real_build = pipeline.build
+    others = threading.Semaphore(0)  # (a build of the outputs after the pages: asked for)
 
     def build(*args: Any, only: set[str] | None = None, **kw: Any) -> Any:
+        if only is not None and "html" not in only:
+            others.release()
         if only == {"pdf"}:
             return pipeline.BuildResult({}, 0, 0, 0.0, warnings=[], up_to_date=True)
         return real_build(*args, only=only, **kw)
 
     def edits(*paths: Any, **kw: Any) -> Iterator[set[Any]]:
-        # a save that changes nothing the warnings are about (an empty batch is the watcher
-        # saying nothing changed for a while: serve.Follower)
+        # (the watcher's thread: serve_watch.Batches) a save that changes nothing the warnings
+        # are about (an empty batch is the watcher saying nothing changed for a while:
+        # serve.Follower)
+        assert others.acquire(timeout=60)  # (the server's first build)
         yield {(watchfiles.Change.modified, str(two.absolute()))}
+        # (the next save once the rebuild of that one is at its last build: not waiting)
+        assert others.acquire(timeout=60)
         three = root / "content/en/posts/three.md"
         three.write_text(
             three.read_text(encoding="utf-8").replace("date:", "tags: [Kv Cache]\ndate:"),

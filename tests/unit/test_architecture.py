@@ -75,6 +75,7 @@ RANKS: dict[str, int] = {
     "handover": 4,
     "restore": 4,
     "serve": 6,
+    "serve_watch": 6,
     "commands": 7,
     "cli": 8,
     "__main__": 8,
