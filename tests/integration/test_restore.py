@@ -285,3 +285,16 @@ def test_a_tag_renamed_by_another_post_shows_on_an_unchanged_post(
     build(project, only=KINDS)
     assert ">#kv-cache<" in alpha.read_text(encoding="utf-8")
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+
+
+def test_a_restored_memo_plans_once_and_keeps_the_keys_only(project: Path, tmp_path: Path) -> None:
+    """A build in a new process plans once: the pages memo read back from disk gives it the
+    entries' keys (restore.py), and keeps no page for a later plan (none comes in that
+    process); the output is a clean build's."""
+    kept, _ = _kept(project)
+    assert kept.pages.once
+    _edit(project)
+    build(project, only=KINDS, kept=kept)
+    assert kept.pages.pages == {} and kept.pages.runs == {}
+    assert len(kept.pages.keys.known) == len(kept.pairs.paired) > 1
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)

@@ -194,6 +194,9 @@ class PageMemo:
     # are not the same objects or moved (`carried`), not entry by entry
     runs: dict[tuple[str, str], Run] = field(default_factory=dict)
     _next_runs: dict[tuple[str, str], Run] = field(default_factory=dict)
+    # read back from disk for one build (restore.py: `bipub build`, whose process plans once):
+    # its entries' keys only are used and kept; its pages are not (no later plan reads them)
+    once: bool = False
 
     def get(
         self, key: tuple[str, ...], entries: tuple[object, ...], inputs: object
