@@ -124,7 +124,7 @@ def restore(
             notes.append(ahead.note)
             ahead.release()  # (files read ahead but not asked for: not kept to the end)
     pairs = PairMemo(status=StatusCache(project.cache))
-    pages = PageMemo()
+    pages = PageMemo(once=True)  # (a build in a new process plans once: its keys only)
     if store is not None:
         pairs.config = pages.config = store.config
         pairs.stored = store

@@ -19,6 +19,7 @@ import pytest
 
 from bipub import restore
 from bipub.cache import write_signed
+from bipub.pair.units import text_hash
 from bipub.pipeline import build
 from bipub.project import Project
 from bipub.render.html import HtmlRenderer
@@ -236,4 +237,64 @@ def test_an_unchanged_entry_keeps_its_key_without_what_it_takes_from_the_site(
     new.write_text((project / ALPHA).read_text(encoding="utf-8"), encoding="utf-8")
     build(project, only=KINDS)
     assert "zeta-new" in seen
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+
+
+def test_a_review_state_change_of_an_unchanged_entry_is_not_taken_as_it_was(
+    project: Path, tmp_path: Path
+) -> None:
+    """An entry's documents unchanged but a status record its units read changed (a draft of
+    its title, then that draft reviewed): its values in the entries file were worked out from
+    other records, so they are not taken (`EntryStore.bind` keys on what it read), and the
+    build in a new process writes what a clean build writes (its English page and status.json
+    move with the review state)."""
+    status = project / "status/en.yaml"
+    status.parent.mkdir()
+    record = (
+        f"posts/alpha:title:\n  source_hash: {text_hash('알파 글')}\n  source: 알파 글\n"
+        "  origin: machine\n  engine: deepl\n  state: {state}\n"
+    )
+    page = project / "site/en/blog/alpha/index.html"
+    before = page.read_bytes()
+    status.write_text(record.replace("{state}", "draft"), encoding="utf-8")
+    result = build(project, only=KINDS)
+    taken, total = _restored(result.cache_note)
+    assert taken < total
+    assert page.read_bytes() != before  # (the machine draft is not shown: the source is)
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+    status.write_text(record.replace("{state}", "reviewed"), encoding="utf-8")
+    build(project, only=KINDS)
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+    assert b'"state": "reviewed"' in (project / "site/api/en/status.json").read_bytes()
+
+
+def test_a_tag_renamed_by_another_post_shows_on_an_unchanged_post(
+    project: Path, tmp_path: Path
+) -> None:
+    """A new post writes the tag `kv-cache` as most posts then do: the tag's shown name moves
+    (pair/tables.py) on the page of an unchanged post that has it (alpha), whose key is
+    otherwise taken from the entries file without its `around` (EntryKeyMemo.take): the
+    build in a new process writes what a clean build writes."""
+    alpha = project / "site/ko/blog/alpha/index.html"
+    assert ">#KV cache<" in alpha.read_text(encoding="utf-8")
+    for name in ("gamma", "delta"):
+        (project / f"content/ko/posts/{name}.md").write_text(
+            f"---\ntitle: {name}\ndate: 2026-03-01\ntags: [kv-cache]\n---\n\n{name}.\n",
+            encoding="utf-8",
+        )
+    build(project, only=KINDS)
+    assert ">#kv-cache<" in alpha.read_text(encoding="utf-8")
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+
+
+def test_a_restored_memo_plans_once_and_keeps_the_keys_only(project: Path, tmp_path: Path) -> None:
+    """A build in a new process plans once: the pages memo read back from disk gives it the
+    entries' keys (restore.py), and keeps no page for a later plan (none comes in that
+    process); the output is a clean build's."""
+    kept, _ = _kept(project)
+    assert kept.pages.once
+    _edit(project)
+    build(project, only=KINDS, kept=kept)
+    assert kept.pages.pages == {} and kept.pages.runs == {}
+    assert len(kept.pages.keys.known) == len(kept.pairs.paired) > 1
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)

@@ -38,6 +38,7 @@ class HtmlRenderer(PageViews):
 
     # ------------------------------------------------------------------ planning
     _page_memo: PageMemo | None = None  # (again)
+    _plan_memo: PageMemo | None = None  # (again: the same, but for a memo of one build)
 
     @classmethod
     def again(
@@ -57,12 +58,12 @@ class HtmlRenderer(PageViews):
             memo.order, memo.members = {}, {}
         else:
             renderer.start(site, rendered, url)
-        renderer._page_memo = memo
+        renderer._page_memo, renderer._plan_memo = memo, None if memo.once else memo
         return renderer
 
     def plan(self) -> Plan:
         plan = Plan()
-        memo = self._page_memo
+        memo = self._plan_memo
         moved: set[tuple[str, str]] | None = None
         if memo is not None:
             memo.reused = 0
@@ -248,7 +249,7 @@ class HtmlRenderer(PageViews):
         moved (PageMemo.around), an entry that is the very object the last plan made its pages
         of, and not moved, keeps them: the last plan's run (`run`) is taken whole but for the
         others (PageMemo.carried), else entry by entry (take)."""
-        memo = self._page_memo
+        memo = self._plan_memo
         if memo is None:  # (each run's pages added in one go)
             pages, made_of = self._entry_pages, self._made_of
             plan.extend(lang, [s for e in entries for s in pages(lang, e, made_of(e, lang))])
@@ -350,7 +351,7 @@ class HtmlRenderer(PageViews):
     ) -> tuple[PageSpec, ...]:
         """The pages `make` makes of `entries` and `inputs`, or the ones the last plan made of
         the same (PageMemo: `bipub serve`); the caller adds them to the plan (Plan.extend)."""
-        memo = self._page_memo
+        memo = self._plan_memo
         specs = memo.get(key, entries, inputs) if memo is not None else None
         if specs is None:
             specs = make()

@@ -34,7 +34,7 @@ class _File:
         return found
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class PageSpec:
     route: Route
     lang: str
@@ -60,6 +60,48 @@ class PageSpec:
     # the output file it is written to (urls.output_file; worked out once: a kept page is
     # looked at by every update)
     file = _File()
+
+    def __init__(
+        self,
+        route: Route,
+        lang: str,
+        path: str,
+        template: str,
+        title: str,
+        description: str,
+        context: Callable[[], dict[str, Any]],
+        og_type: str = "website",
+        content_lang: str = "",
+        canonical_path: str | None = None,
+        noindex: bool = False,
+        deps: Callable[[], object] | None = None,
+        doc: Document | None = None,
+        lists: tuple[str, ...] = (),
+        made_of: tuple[EntryId, ...] = (),
+        image: str | None = None,
+    ) -> None:
+        # the dataclass's own __init__ sets each field through object.__setattr__ (frozen):
+        # ~3x the cost of one update of the fields, for each of the ~24,000 pages a build in a
+        # new process plans on a big site (the fields as the dataclass declares them:
+        # tests/unit/test_page_spec.py)
+        self.__dict__.update(
+            route=route,
+            lang=lang,
+            path=path,
+            template=template,
+            title=title,
+            description=description,
+            context=context,
+            og_type=og_type,
+            content_lang=content_lang,
+            canonical_path=canonical_path,
+            noindex=noindex,
+            deps=deps,
+            doc=doc,
+            lists=lists,
+            made_of=made_of,
+            image=image,
+        )
 
 
 @dataclass
@@ -152,6 +194,9 @@ class PageMemo:
     # are not the same objects or moved (`carried`), not entry by entry
     runs: dict[tuple[str, str], Run] = field(default_factory=dict)
     _next_runs: dict[tuple[str, str], Run] = field(default_factory=dict)
+    # read back from disk for one build (restore.py: `bipub build`, whose process plans once):
+    # its entries' keys only are used and kept; its pages are not (no later plan reads them)
+    once: bool = False
 
     def get(
         self, key: tuple[str, ...], entries: tuple[object, ...], inputs: object
