@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import IO
 
 from bipub import __version__
-from bipub.cache import UNREADABLE, load_signed, save_signed
+from bipub.cache import UNREADABLE, Base, delta_size, load_delta, output_name, save_delta
 from bipub.diagnostics import Diagnostic, Severity
 from bipub.inputs import CHANGE_SET_DIR as CHANGE_SET_DIR  # (re-exported: the input scan)
 from bipub.inputs import INPUT_DIRS as INPUT_DIRS
@@ -74,7 +74,8 @@ from bipub.write.tree_watch import Tables, TreeWatch
 # from how many recorded folders and files the output is checked in another process while the
 # build loads and plans, where the prescan did not fork (`bipub serve`; `Checker`)
 CHECK_APART = 10_000
-FORMAT = 5  # 4: the output's record for the next build's writer (write/record.py); 5: BLAKE3
+FORMAT = 6  # 4: the output's record for the next build's writer (write/record.py); 5: BLAKE3;
+# 6: saved as what changed since a base file (cache.py `save_delta`)
 
 
 def options_key(*parts: object) -> str:
@@ -104,6 +105,8 @@ class Record:
     spare: TreeRecord | None = None  # the spare copy beside the output (write/record.py)
     spare_note: str = ""  # why the spare copy's record was set aside (not saved)
     changed: str = ""  # how the output was found changed since (not saved)
+    # the base file it was read from or saved with (cache.py `save_delta`; not compared)
+    base: Base | None = field(default=None, compare=False, repr=False)
 
     def output(self) -> OutputRecord:
         """What the next build's writer needs to know of the output folder (write/output.py)."""
@@ -113,62 +116,92 @@ class Record:
 
 
 def _path(project: Project, out: Path) -> Path:
-    name = hashlib.sha256(str(out.absolute()).encode("utf-8")).hexdigest()[:16]
-    return project.cache / f"uptodate-{name}.pickle"
+    return project.cache / f"uptodate-{output_name(out)}.pickle"
+
+
+def _tables(out: Path) -> str:
+    return f"uprecord-{output_name(out)}"  # (its base files': cache.py `save_delta`)
+
+
+# the output's folders are its spare copy's of the build before (write/output.py: the new site
+# is made in the spare copy, then the two swap places): each is saved as what changed since
+# the other's in the base file
+_ALIKE = {"dirs": "spare_dirs", "spare_dirs": "dirs"}
 
 
 def record_size(project: Project, out: Path) -> int:
-    """The size in bytes of the up-to-date record of `out` (0: none, or unreadable): how big
-    the last build's site was, known before the record is read (~40 bytes per input and
-    output file: ~40 KB at 100 posts a language, ~2 MB at 5,000)."""
-    try:
-        return _path(project, out).stat().st_size
-    except OSError:
-        return 0
+    """The size in bytes of the up-to-date record of `out` with its base file (0: none, or
+    unreadable): how big the last build's site was, known before the record is read (~40
+    bytes per input and output file: ~40 KB at 100 posts a language, ~2 MB at 5,000)."""
+    return delta_size(_path(project, out), _tables(out))
 
 
 def load(project: Project, out: Path) -> Record | None:
+    """The record of the last build into `out`, or None (`load_noted`)."""
+    return load_noted(project, out)[0]
 
+
+def load_noted(project: Project, out: Path) -> tuple[Record | None, str]:
+    """The record of the last build into `out`, or None and why (none: ""; unreadable, not
+    signed by us, its base not the one it names: the build runs, the output compared in full)."""
+    path = _path(project, out)
     try:
-        data = load_signed(_path(project, out))
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            return None
+        head, tables, base = load_delta(path)
+        if not isinstance(head, dict) or head.get("format") != FORMAT:
+            return None, f"up-to-date record ignored ({path.name}: another format)"
+        spare = None
+        if head["spare"]:
+            spare = TreeRecord(tables["spare_files"], tables["spare_dirs"])
         return Record(
-            data["key"],
-            data["inputs"],
-            data["files"],
-            data["dirs"],
+            head["key"],
+            tables["inputs"],
+            tables["files"],
+            tables["dirs"],
             [
                 Diagnostic(d[0], d[1], d[2], d[3], Severity(d[4]), d[5], d[6])
-                for d in data["warnings"]
+                for d in head["warnings"]
             ],
-            data["pages"],
-            data["digests"],
-            TreeRecord(*data["spare"]) if data["spare"] is not None else None,
-        )
-    except UNREADABLE:
-        return None  # no record, or one we cannot read (or not signed by us): the build runs
+            head["pages"],
+            tables["digests"],
+            spare,
+            base=base,
+        ), ""
+    except FileNotFoundError as exc:
+        if exc.filename is not None and Path(exc.filename) == path:
+            return None, ""  # (no record: no note)
+        why = f"{exc.strerror}: {Path(exc.filename or path).name}"
+    except UNREADABLE as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        why = why or type(exc).__name__
+    return None, f"up-to-date record ignored ({path.name}: {why}); the output is compared in full"
 
 
-def save(project: Project, out: Path, record: Record) -> None:
+def save(project: Project, out: Path, record: Record, before: Record | None = None) -> None:
     """Kept signed like every cache file (cache.py), pickled: on a 5,000-post site it holds
-    ~40,000 identities, which JSON took 0.06 s to read and as long to write."""
-
-    data = {
+    ~40,000 identities, which JSON took 0.06 s to read and as long to write. Saved as what
+    changed since the base file of `before` (the record the build started from) or of
+    `record` (cache.py `save_delta`): an edit changes a few of them."""
+    head = {
         "format": FORMAT,
         "key": record.key,
-        "inputs": record.inputs,
-        "files": record.files,
-        "dirs": record.dirs,
         "warnings": [
             [d.file, d.line, d.code, d.message, d.severity.value, d.key, d.lang]
             for d in record.warnings
         ],
         "pages": record.pages,
-        "digests": record.digests,
-        "spare": (record.spare.files, record.spare.dirs) if record.spare is not None else None,
+        "spare": record.spare is not None,
     }
-    save_signed(_path(project, out), data)
+    tables = {
+        "inputs": record.inputs,
+        "files": record.files,
+        "dirs": record.dirs,
+        "digests": record.digests,
+    }
+    if record.spare is not None:
+        tables["spare_files"] = record.spare.files
+        tables["spare_dirs"] = record.spare.dirs
+    base = before.base if before is not None and before.base is not None else record.base
+    record.base = save_delta(_path(project, out), head, tables, base, _tables(out), _ALIKE)
 
 
 def forget(project: Project, out: Path) -> None:
@@ -177,6 +210,9 @@ def forget(project: Project, out: Path) -> None:
     output that has been replaced since, which the next build sees."""
     with contextlib.suppress(OSError):
         _path(project, out).unlink()
+    for base in project.cache.glob(f"{_tables(out)}-*.pickle"):
+        with contextlib.suppress(OSError):
+            base.unlink()
 
 
 def output_intact(out: Path, record: Record) -> bool:
@@ -221,6 +257,7 @@ class Scan:
 
     inputs: dict[str, Identity]
     record: Record | None
+    why: str = ""  # why the record of the last build was not used, if there was one (`-v`)
 
 
 def _same_inputs(scan: Scan, key: str) -> bool:
@@ -360,7 +397,7 @@ class Prescan:
         self._pid, self._pipe = pid, read
 
     def _child(self, file: IO[bytes], pipe: int) -> None:
-        scan = Scan(scan_inputs(self.project), self._record())
+        scan = Scan(scan_inputs(self.project), *self._record())
         same = _same_inputs(scan, self.key)
         os.write(pipe, b"=" if same else b"~")  # first: a build with work to do can start
         data = pickle.dumps(scan, protocol=pickle.HIGHEST_PROTOCOL)
@@ -432,9 +469,11 @@ class Prescan:
                 if self._pid:
                     self.note = "inputs scanned in-process (the prescan gave no answer)"
                 self.close()
-                record = self._record()
-                self._scan = Scan(self._inputs(record), record)
+                record, why = self._record()
+                self._scan = Scan(self._inputs(record), record, why)
                 self._check_apart(self._scan)
+            if self._scan.why:
+                self._add_note(self._scan.why)
         return self._scan
 
     def _check_apart(self, scan: Scan) -> None:
@@ -477,10 +516,11 @@ class Prescan:
         self.note = f"inputs scanned in full: {why}"
         return scan_inputs(self.project)
 
-    def _record(self) -> Record | None:
+    def _record(self) -> tuple[Record | None, str]:
+        """The record of the last build, and why it was not used if there was one."""
         if self._records is not None and self.target in self._records:
-            return self._records[self.target]
-        return load(self.project, self.target)
+            return self._records[self.target], ""
+        return load_noted(self.project, self.target)
 
     def intact(self) -> bool:
         """Whether the output folder is exactly as the last build into it left it (whatever

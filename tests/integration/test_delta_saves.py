@@ -1,0 +1,102 @@
+"""The up-to-date record and the build cache's build.pickle are saved as what changed since a
+base file (cache.py `save_delta`). A build killed while saving them, or a base file damaged
+since, leaves a next build that publishes what a clean build does, and says at `-v` why it
+did more work; the build after that is up to date again."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from bipub import cache
+from bipub.pipeline import build
+from tests.conftest import clean_snapshot, tree_snapshot
+
+KINDS = {"html", "json", "feeds", "llms"}
+
+
+@pytest.fixture
+def edited(make_project) -> Path:  # type: ignore[no-untyped-def]
+    """A project built twice (the second build saved its files as deltas), then edited."""
+    project: Path = make_project("minimal")
+    build(project, only=KINDS)
+    _edit(project, "\n첫 편집.\n")
+    build(project, only=KINDS)
+    _edit(project, "\n두 번째 편집.\n")
+    return project
+
+
+def _edit(project: Path, text: str) -> None:
+    post = project / "content" / "ko" / "posts" / "alpha.md"
+    post.write_text(post.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+
+def _bases(project: Path) -> list[Path]:
+    folder = project / ".bipub-cache"
+    return [*folder.glob("uprecord-*.pickle"), *folder.glob(f"{cache.TABLES}-*.pickle")]
+
+
+def test_a_small_change_writes_no_base_file_again(edited: Path) -> None:
+    """(On a site this small an edit changes more than a quarter of the record: a touched
+    input changes one identity in it, and the folders that swapped places.)"""
+    build(edited, only=KINDS)
+    before = {p.name: p.stat().st_mtime_ns for p in _bases(edited)}
+    assert len(before) == 2
+    post = edited / "content" / "ko" / "posts" / "alpha.md"
+    st = post.stat()
+    os.utime(post, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    assert not build(edited, only=KINDS).up_to_date
+    assert {p.name: p.stat().st_mtime_ns for p in _bases(edited)} == before
+
+
+@pytest.mark.parametrize("killed", ["uptodate-", "build.pickle", "uprecord-", cache.TABLES])
+def test_a_build_killed_while_saving_leaves_a_next_build_that_is_right(
+    edited: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, killed: str
+) -> None:
+    """Killed (after publishing) as it writes one of the files saved as deltas: a new base
+    file (a delta too big: the site's folders all changed, forced here by no base known) or
+    the file naming its base."""
+    real = cache.save_signed
+
+    def kill(path: Path, value: object, prefix: bytes = b"") -> bytes:
+        if path.name.startswith(killed):
+            raise KeyboardInterrupt
+        return real(path, value, prefix)
+
+    monkeypatch.setattr(cache, "save_signed", kill)
+    if killed in ("uprecord-", cache.TABLES):  # (no base to save a delta against)
+        monkeypatch.setattr(cache, "_still_signed", lambda path, signature: False)
+    with pytest.raises(KeyboardInterrupt):
+        build(edited, only=KINDS)
+    monkeypatch.undo()
+    again = build(edited, only=KINDS)
+    assert not again.up_to_date  # (the record says the output of the build before)
+    assert tree_snapshot(edited / "site") == clean_snapshot(edited, tmp_path, KINDS)
+    assert build(edited, only=KINDS).up_to_date
+
+
+@pytest.mark.parametrize("damage", ["truncated", "removed"])
+@pytest.mark.parametrize(
+    ("base", "note"),
+    [
+        ("uprecord-", "up-to-date record ignored"),
+        (cache.TABLES, "build cache ignored"),
+    ],
+)
+def test_a_damaged_base_file_is_not_used_and_said(
+    edited: Path, tmp_path: Path, base: str, note: str, damage: str
+) -> None:
+    build(edited, only=KINDS)  # (saved as a delta of the base damaged now)
+    _edit(edited, "\n세 번째 편집.\n")
+    (found,) = (edited / ".bipub-cache").glob(f"{base}*.pickle")
+    if damage == "truncated":
+        found.write_bytes(found.read_bytes()[:-7])
+    else:
+        found.unlink()
+    result = build(edited, only=KINDS)
+    assert not result.up_to_date
+    assert note in result.cache_note
+    assert tree_snapshot(edited / "site") == clean_snapshot(edited, tmp_path, KINDS)
+    assert build(edited, only=KINDS).up_to_date
