@@ -4,7 +4,7 @@
   up-to-date check compares, uptodate.py) and checked by content digest, so an unchanged file
   is neither read nor parsed again. They are spread over `build-docs-NN.pickle` files by path,
   and only the files whose documents changed are written again (an edit on a 10,000-post site
-  rewrites one 1/32 of them).
+  rewrites one 1/128 of them: ~80 documents).
 * A fingerprint per output page: a hash of everything the page is made from (its documents,
   the cards it lists, its counterparts, templates, catalogs, config and the bipub version).
   A page whose fingerprint is unchanged and whose previous output still exists is not rendered:
@@ -51,7 +51,7 @@ from bipub.diagnostics import Diagnostic, Severity
 CACHE_FORMAT = 7  # 5: identities with ctime; 6: front matter `image` (issue 19); 7: deltas
 FILE = "build.pickle"  # the pages' fingerprints, cards, notes: what changed since its base,
 TABLES = "build-tables"  # a file `build-tables-<random>.pickle` (`save_delta`)
-DOC_SHARDS = 32  # parsed documents are kept in this many files: an edit rewrites one of them
+DOC_SHARDS = 128  # parsed documents are kept in this many files: an edit rewrites one of them
 
 
 def _shard(rel: str) -> int:
