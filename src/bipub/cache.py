@@ -191,13 +191,23 @@ def load_delta(path: Path, ahead: ReadAhead | None = None) -> tuple[Any, Tables,
     what changed since) and its base. Raises what `load_signed` raises (UNREADABLE): the
     file, or the base file it names, missing, damaged, not signed by this user's key or not
     the very base file it was saved with."""
-    data = load_signed(path, ahead=ahead)
-    if not isinstance(data, tuple) or len(data) != 3 or not isinstance(data[1], tuple):
-        raise ValueError("not a file saved as a delta")
-    head, (name, signature), (names, changes) = data
-    if not isinstance(name, str) or "/" in name or not isinstance(changes, dict):
-        raise ValueError("not a file saved as a delta")
-    base = load_signed(path.parent / name, signature=signature, ahead=ahead)
+    return delta_from(*read_delta(path, ahead))
+
+
+def read_delta(path: Path, ahead: ReadAhead | None = None) -> tuple[memoryview, memoryview]:
+    """The bytes of a file saved by `save_delta` and of the base file it names, once their
+    signatures are checked (`read_signed`; `delta_from` makes them its head and tables)."""
+    payload = read_signed(path, ahead=ahead)
+    _, (name, signature), _ = _delta_data(payload)
+    return payload, read_signed(path.parent / name, signature=signature, ahead=ahead)
+
+
+def delta_from(
+    payload: memoryview | bytes, base_payload: memoryview | bytes
+) -> tuple[Any, Tables, Base]:
+    """`load_delta`'s head, tables and base, from what `read_delta` read."""
+    head, (name, signature), (names, changes) = _delta_data(payload)
+    base = _unpickled(base_payload)
     if not isinstance(base, dict):
         raise ValueError(f"{name}: not a base file")
     tables: Tables = {}
@@ -209,6 +219,16 @@ def load_delta(path: Path, ahead: ReadAhead | None = None) -> tuple[Any, Tables,
             now.pop(key, None)
         tables[table] = now
     return head, tables, Base(name, signature, base)
+
+
+def _delta_data(payload: memoryview | bytes) -> Any:
+    data = _unpickled(payload)
+    if not isinstance(data, tuple) or len(data) != 3 or not isinstance(data[1], tuple):
+        raise ValueError("not a file saved as a delta")
+    name, changes = data[1][0], data[2][1]
+    if not isinstance(name, str) or "/" in name or not isinstance(changes, dict):
+        raise ValueError("not a file saved as a delta")
+    return data
 
 
 def save_delta(
@@ -374,7 +394,11 @@ def load_signed(
     length of the plain `prefix` it was saved with; `signature`: the one the file must have
     (as `save_signed` returned it: a file that names this one expects this very file, not
     another one signed with the same key); `ahead`: read_signed's."""
-    payload = read_signed(path, skip, signature, ahead)
+    return _unpickled(read_signed(path, skip, signature, ahead))
+
+
+def _unpickled(payload: memoryview | bytes) -> Any:
+    """`payload` unpickled (bytes whose signature was checked: `read_signed`)."""
     # unpickling makes hundreds of thousands of objects and no garbage: without the cyclic
     # collector, which would otherwise walk them all in vain (~⅓ of reading the build cache)
     enabled = gc.isenabled()

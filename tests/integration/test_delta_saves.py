@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from bipub import cache
+from bipub import cache, uptodate
 from bipub.pipeline import build
+from bipub.project import Project
 from tests.conftest import clean_snapshot, tree_snapshot
 
 KINDS = {"html", "json", "feeds", "llms"}
@@ -100,3 +101,24 @@ def test_a_damaged_base_file_is_not_used_and_said(
     assert note in result.cache_note
     assert tree_snapshot(edited / "site") == clean_snapshot(edited, tmp_path, KINDS)
     assert build(edited, only=KINDS).up_to_date
+
+
+def test_the_prescans_child_sends_the_record_with_its_base(
+    edited: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The forked prescan sends the record's files as it read them (not pickled again): the
+    build gets the record with its base, and saves what changed since it."""
+    monkeypatch.setattr(uptodate, "can_fork", lambda: True)  # (even if a test left a thread)
+    build(edited, only=KINDS)
+    before = {p.name: p.stat().st_mtime_ns for p in _bases(edited)}
+    post = edited / "content" / "ko" / "posts" / "alpha.md"
+    st = post.stat()
+    os.utime(post, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    target, key = uptodate.build_key(Project(edited), None, None, KINDS)
+    with uptodate.Prescan(edited, target, key) as prescan:
+        assert prescan._pid
+        record = prescan.scan().record
+        assert record is not None and record.base is not None and record.raw is None
+        assert record == uptodate.load(Project(edited), target)
+        assert not build(edited, only=KINDS, prescan=prescan).up_to_date
+    assert {p.name: p.stat().st_mtime_ns for p in _bases(edited)} == before

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bipub import cache, uptodate
+from bipub import cache, uprecord, uptodate
 from bipub.cache import UNREADABLE, BuildCache, load_delta, save_delta
 from bipub.diagnostics import Diagnostic, Severity
 from bipub.project import Project
@@ -150,14 +150,14 @@ def test_the_up_to_date_record_is_saved_as_what_changed(tmp_path: Path) -> None:
     record = _record(400)
     uptodate.save(project, out, record)
     size = uptodate.record_size(project, out)
-    assert size > 5 * uptodate._path(project, out).stat().st_size  # (with its base)
+    assert size > 5 * uprecord._path(project, out).stat().st_size  # (with its base)
     read = uptodate.load(project, out)
     assert read == record
     edited = _record(400)
     edited.files["site/7.html"] = b"\2" * 40
     edited.inputs.pop("content/9.md")
     uptodate.save(project, out, edited, read)
-    assert uptodate._path(project, out).stat().st_size < size / 10
+    assert uprecord._path(project, out).stat().st_size < size / 10
     assert uptodate.load(project, out) == edited
     assert len(list(project.cache.glob("uprecord-*.pickle"))) == 1
     uptodate.forget(project, out)
