@@ -172,8 +172,7 @@ class BuildCache:
 
 
 _NONE = object()  # (no such item: `save_delta`)
-# a file of tables saved as what changed since a base file (`save_delta`, `load_delta`)
-Tables = dict[str, dict[Any, Any]]
+Tables = dict[str, dict[Any, Any]]  # a file's tables saved as what changed since a base file
 
 
 @dataclass(frozen=True)
@@ -187,10 +186,8 @@ class Base:
 
 
 def load_delta(path: Path, ahead: ReadAhead | None = None) -> tuple[Any, Tables, Base]:
-    """What `save_delta` saved to `path`: its head, its tables (those of its base file with
-    what changed since) and its base. Raises what `load_signed` raises (UNREADABLE): the
-    file, or the base file it names, missing, damaged, not signed by this user's key or not
-    the very base file it was saved with."""
+    """What `save_delta` saved to `path`: its head, its tables (its base's with what changed)
+    and its base. Raises UNREADABLE (either file bad, or not the very base it names)."""
     return delta_from(*read_delta(path, ahead))
 
 
@@ -219,6 +216,11 @@ def delta_from(
             now.pop(key, None)
         tables[table] = now
     return head, tables, Base(name, signature, base)
+
+
+def delta_head(payload: memoryview | bytes) -> Any:
+    """The head of a file saved by `save_delta`, from its bytes as `read_delta` read them."""
+    return _delta_data(payload)[0]
 
 
 def _delta_data(payload: memoryview | bytes) -> Any:
@@ -250,7 +252,9 @@ def save_delta(
     Returns the base."""
     folder = path.parent
     delta: dict[str, tuple[str, dict[Any, Any], tuple[Any, ...]]] = {}
-    if base is not None and _still_signed(folder / base.name, base.signature):
+    if base is not None and not _still_signed(folder / base.name, base.signature):
+        base = None  # (replaced since: another build's)
+    if base is not None:
         size = 0
         for table, now in tables.items():
             source, changed, gone = table, *_changes(base.tables.get(table, {}), now)
@@ -264,8 +268,6 @@ def save_delta(
                 size += len(changed) + len(gone)
         if size * 4 > max(sum(map(len, base.tables.values())), 1):
             base, delta = None, {}
-    else:
-        base = None
     if base is None:
         name = f"{prefix}-{secrets.token_hex(8)}.pickle"
         kept = {table: dict(now) for table, now in tables.items()}  # (as on disk)

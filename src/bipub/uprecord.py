@@ -16,11 +16,13 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from bipub.cache import (
     UNREADABLE,
     Base,
     delta_from,
+    delta_head,
     delta_size,
     output_name,
     read_delta,
@@ -30,8 +32,8 @@ from bipub.diagnostics import Diagnostic, Severity
 from bipub.project import Project
 from bipub.write.record import Identity, OutputRecord, TreeRecord
 
-FORMAT = 6  # 4: the output's record for the next build's writer (write/record.py); 5: BLAKE3;
-# 6: saved as what changed since a base file (cache.py `save_delta`)
+FORMAT = 7  # 4: the output's record for the next build's writer (write/record.py); 5: BLAKE3;
+# 6: saved as what changed since a base file (cache.py `save_delta`); 7: its files counted
 
 
 @dataclass
@@ -110,6 +112,34 @@ def load_noted(project: Project, out: Path) -> tuple[Record | None, str]:
     return None, f"up-to-date record ignored ({path.name}: {why}); the output is compared in full"
 
 
+@dataclass(frozen=True)
+class Summary:
+    """What the report of a build with nothing to do says of the last one (result.py)."""
+
+    warnings: list[Diagnostic]
+    pages: dict[str, int]
+    files: int
+
+    @classmethod
+    def of(cls, record: Record) -> Summary:
+        return cls(record.warnings, record.pages, len(record.files))
+
+
+def summary_of(payload: memoryview | bytes) -> Summary | None:
+    """The `Summary` of the record whose file (not its base) `read_delta` read (None: of
+    another format). Raises UNREADABLE."""
+    head = delta_head(payload)
+    if not isinstance(head, dict) or head.get("format") != FORMAT:
+        return None
+    return Summary(_warnings(head), head["pages"], head["files"])
+
+
+def _warnings(head: dict[str, Any]) -> list[Diagnostic]:
+    return [
+        Diagnostic(d[0], d[1], d[2], d[3], Severity(d[4]), d[5], d[6]) for d in head["warnings"]
+    ]
+
+
 def from_raw(payload: memoryview | bytes, base: memoryview | bytes) -> Record | None:
     """The record `read_delta` read (None: of another format). Raises UNREADABLE."""
     head, tables, found = delta_from(payload, base)
@@ -123,7 +153,7 @@ def from_raw(payload: memoryview | bytes, base: memoryview | bytes) -> Record | 
         tables["inputs"],
         tables["files"],
         tables["dirs"],
-        [Diagnostic(d[0], d[1], d[2], d[3], Severity(d[4]), d[5], d[6]) for d in head["warnings"]],
+        _warnings(head),
         head["pages"],
         tables["digests"],
         spare,
@@ -145,6 +175,7 @@ def save(project: Project, out: Path, record: Record, before: Record | None = No
         ],
         "pages": record.pages,
         "spare": record.spare is not None,
+        "files": len(record.files),  # (`summary_of`)
     }
     tables = {
         "inputs": record.inputs,

@@ -13,6 +13,7 @@ import pytest
 from bipub import cache, uptodate
 from bipub.pipeline import build
 from bipub.project import Project
+from bipub.result import up_to_date
 from tests.conftest import clean_snapshot, tree_snapshot
 
 KINDS = {"html", "json", "feeds", "llms"}
@@ -122,3 +123,34 @@ def test_the_prescans_child_sends_the_record_with_its_base(
         assert record == uptodate.load(Project(edited), target)
         assert not build(edited, only=KINDS, prescan=prescan).up_to_date
     assert {p.name: p.stat().st_mtime_ns for p in _bases(edited)} == before
+
+
+def test_a_build_with_nothing_to_do_reads_only_the_records_head(
+    edited: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With nothing to do, the forked prescan's answers and the record's head are all the
+    report needs: the record's tables are not read (the same report as the build's own)."""
+    monkeypatch.setattr(uptodate, "can_fork", lambda: True)
+    build(edited, only=KINDS)
+    real = uptodate.from_raw
+    read: list[int] = []
+    monkeypatch.setattr(uptodate, "from_raw", lambda *a: read.append(1) or real(*a))
+    target, key = uptodate.build_key(Project(edited), None, None, KINDS)
+    with uptodate.Prescan(edited, target, key) as prescan:
+        assert prescan._pid
+        done = up_to_date(prescan, strict=False)
+    assert done is not None and read == []
+    again = build(edited, only=KINDS)  # (no child: from the whole record)
+    assert again.up_to_date
+    assert (done.files, done.pages, done.warnings, done.reused) == (
+        again.files,
+        again.pages,
+        again.warnings,
+        again.reused,
+    )
+    (edited / "site" / "ko" / "index.html").write_text("by hand", encoding="utf-8")
+    with uptodate.Prescan(edited, target, key) as prescan:
+        assert up_to_date(prescan, strict=False) is None
+        known = prescan.known_output()
+        assert known is not None and known.changed
+    assert read == [1]  # (the build reads the record then)
