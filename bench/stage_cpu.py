@@ -13,7 +13,9 @@ e.g. a build after one body edit, three times:
 Each run is a child process running the command line (`bipub.cli.run`, the prescan's fork,
 its read-ahead and imports as usual) with the stage functions wrapped: each prints its CPU
 seconds twice, `own` (time.thread_time: the build's own thread) and `cpu` (time.process_time:
-with the threads the process started meanwhile, not its children), and when it ended (wall
+with the threads the process started meanwhile, not its children), `sys` and `flt` (the
+build's own thread's system seconds and minor page faults, getrusage RUSAGE_THREAD; the
+process's in the last line), and when it ended (wall
 seconds since the interpreter ran the wrapper: e.g. "pair ... done at" is start → pairing
 done, but the interpreter's own start-up, ~20 ms). The imports are measured
 around the first import of bipub.pipeline (where the command line imports the stages). With
@@ -31,26 +33,36 @@ from pathlib import Path
 
 # what the child runs: the stage functions wrapped, then the command line
 _CHILD = r"""
-import os, sys, time, builtins
+import os, sys, time, builtins, resource
 T0 = time.perf_counter()
+def _thread():
+    r = resource.getrusage(resource.RUSAGE_THREAD)
+    return r.ru_stime, r.ru_minflt
 marks = {}
 walls = {}
 def _timed(label, fn):
     def timed(*args, **kwargs):
-        own, cpu = time.thread_time(), time.process_time()
+        own, cpu, (sys0, flt0) = time.thread_time(), time.process_time(), _thread()
         try:
             return fn(*args, **kwargs)
         finally:
-            o, c = marks.get(label, (0.0, 0.0))
-            marks[label] = (o + time.thread_time() - own, c + time.process_time() - cpu)
+            o, c, s_, f_ = marks.get(label, (0.0, 0.0, 0.0, 0))
+            sys1, flt1 = _thread()
+            marks[label] = (
+                o + time.thread_time() - own, c + time.process_time() - cpu,
+                s_ + sys1 - sys0, f_ + flt1 - flt0,
+            )
             walls[label] = time.perf_counter() - T0
     return timed
 _import = builtins.__import__
 def _importing(name, *args, **kwargs):
     if name == "bipub.pipeline" and "imports (stages)" not in marks:
-        own, cpu = time.thread_time(), time.process_time()
+        own, cpu, (sys0, flt0) = time.thread_time(), time.process_time(), _thread()
         module = _import(name, *args, **kwargs)
-        marks["imports (stages)"] = (time.thread_time() - own, time.process_time() - cpu)
+        sys1, flt1 = _thread()
+        marks["imports (stages)"] = (
+            time.thread_time() - own, time.process_time() - cpu, sys1 - sys0, flt1 - flt0
+        )
         _wrap()
         return module
     return _import(name, *args, **kwargs)
@@ -106,14 +118,17 @@ def _report(status):
     own = time.thread_time() - started[0]
     cpu = time.process_time() - started[1]
     children = os.times().children_user + os.times().children_system
-    for label, (o, c) in marks.items():
-        print(f"{label:28} own {o:6.3f}  cpu {c:6.3f}  done at {walls.get(label, 0):6.3f} s wall",
-              file=sys.stderr)
-    print(f"{'process':28} own {own:6.3f}  cpu {cpu:6.3f}  children {children:6.3f}",
-          file=sys.stderr)
+    for label, (o, c, s_, f_) in marks.items():
+        print(f"{label:28} own {o:6.3f}  cpu {c:6.3f}  sys {s_:6.3f}  flt {f_:7d}  "
+              f"done at {walls.get(label, 0):6.3f} s wall", file=sys.stderr)
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    print(f"{'process':28} own {own:6.3f}  cpu {cpu:6.3f}  sys {r.ru_stime:6.3f}  "
+          f"flt {r.ru_minflt:7d}  children {children:6.3f}", file=sys.stderr)
     _exit(status)
 os._exit = _report
 sys.argv = ["bipub", *sys.argv[1:]]
+from bipub import uptodate as _uptodate  # (imported by the command line before the stages)
+_uptodate.Prescan.scan = _timed("prescan's answer (scan)", _uptodate.Prescan.scan)
 import bipub.cli
 bipub.cli.run()
 """

@@ -4,7 +4,7 @@
   up-to-date check compares, uptodate.py) and checked by content digest, so an unchanged file
   is neither read nor parsed again. They are spread over `build-docs-NN.pickle` files by path,
   and only the files whose documents changed are written again (an edit on a 10,000-post site
-  rewrites one 1/32 of them).
+  rewrites one 1/128 of them: ~80 documents).
 * A fingerprint per output page: a hash of everything the page is made from (its documents,
   the cards it lists, its counterparts, templates, catalogs, config and the bipub version).
   A page whose fingerprint is unchanged and whose previous output still exists is not rendered:
@@ -25,6 +25,7 @@ checks ~40 MB of cache per 1,000 posts, which BLAKE3 hashes at ~6 GB/s on one co
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
 import hmac
@@ -35,7 +36,7 @@ import sys
 import tempfile
 import threading
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,9 +48,10 @@ from bipub import __version__
 from bipub.compiled_code import user_cache_dir as user_cache_dir  # (its home: start-up)
 from bipub.diagnostics import Diagnostic, Severity
 
-CACHE_FORMAT = 6  # 5: identities with ctime; 6: front matter `image` (issue 19)
-FILE = "build.pickle"
-DOC_SHARDS = 32  # parsed documents are kept in this many files: an edit rewrites one of them
+CACHE_FORMAT = 7  # 5: identities with ctime; 6: front matter `image` (issue 19); 7: deltas
+FILE = "build.pickle"  # the pages' fingerprints, cards, notes: what changed since its base,
+TABLES = "build-tables"  # a file `build-tables-<random>.pickle` (`save_delta`)
+DOC_SHARDS = 128  # parsed documents are kept in this many files: an edit rewrites one of them
 
 
 def _shard(rel: str) -> int:
@@ -93,6 +95,8 @@ class BuildCache:
     note: str = ""  # why a previous cache was not used (for -v)
     # each shard's documents as read or written (`_same_shard`)
     _shards: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
+    # the base file of build.pickle as read or saved (`save_delta`)
+    _base: Base | None = field(default=None, repr=False)
 
     @property
     def stamp(self) -> tuple[int, str, str]:
@@ -101,7 +105,8 @@ class BuildCache:
     @staticmethod
     def files(folder: Path) -> list[Path]:
         """The files `load` reads (for `ReadAhead`)."""
-        return [folder / FILE, *(folder / _docs_file(shard) for shard in range(DOC_SHARDS))]
+        docs = (folder / _docs_file(shard) for shard in range(DOC_SHARDS))
+        return [folder / FILE, *sorted(folder.glob(f"{TABLES}-*.pickle")), *docs]
 
     @classmethod
     def load(cls, folder: Path | None, ahead: ReadAhead | None = None) -> BuildCache:
@@ -112,14 +117,21 @@ class BuildCache:
         if not path.is_file():
             return cls(note="no build cache yet")
         try:
-            stamp, data = load_signed(path, ahead=ahead)
+            stamp, tables, base = load_delta(path, ahead=ahead)
         except UNREADABLE as exc:  # any unreadable cache is rebuilt, never trusted
             return cls(note=f"build cache ignored ({type(exc).__name__}: {exc})")
         cache = cls()
-        if stamp != cache.stamp or not isinstance(data, dict):
+        if stamp != cache.stamp:
             return cls(note="build cache ignored (made by another bipub or Python version)")
-        cache.pages = data.get("pages", {})
-        cache.cards = data.get("cards", {})
+        for table, items in tables.items():
+            kind, _, out = table.partition(" ")
+            if kind == "pages":
+                cache.pages[out] = items
+            elif kind == "cards":
+                cache.cards[out] = items
+            elif kind == "notes":
+                cache.notes = items
+        cache._base = base
         for shard in range(DOC_SHARDS):
             shard_path = folder / _docs_file(shard)
             if not shard_path.is_file():
@@ -132,7 +144,6 @@ class BuildCache:
             if shard_stamp == cache.stamp and isinstance(docs, dict):
                 cache.docs.update(docs)
                 cache._shards[shard] = docs
-        cache.notes = data.get("notes", {})
         return cache
 
     def save(self, folder: Path | None) -> None:
@@ -153,8 +164,148 @@ class BuildCache:
             else:
                 shard_path.unlink(missing_ok=True)
             self._shards[shard] = docs
-        data = {"pages": self.pages, "cards": self.cards, "notes": self.notes}
-        save_signed(folder / FILE, (self.stamp, data))
+        tables: Tables = {"notes": self.notes}
+        tables.update((f"pages {out}", pages) for out, pages in self.pages.items())
+        tables.update((f"cards {out}", cards) for out, cards in self.cards.items())
+        # what changed since its base file (an edit: a few pages' fingerprints and files)
+        self._base = save_delta(folder / FILE, self.stamp, tables, self._base, TABLES)
+
+
+_NONE = object()  # (no such item: `save_delta`)
+Tables = dict[str, dict[Any, Any]]  # a file's tables saved as what changed since a base file
+
+
+@dataclass(frozen=True)
+class Base:
+    """The base file a file saved as a delta names (`save_delta`): its name and signature,
+    and the tables it holds, as read or written (a save writes what changed since)."""
+
+    name: str
+    signature: bytes
+    tables: Tables = field(compare=False, repr=False)
+
+
+def load_delta(path: Path, ahead: ReadAhead | None = None) -> tuple[Any, Tables, Base]:
+    """What `save_delta` saved to `path`: its head, its tables (its base's with what changed)
+    and its base. Raises UNREADABLE (either file bad, or not the very base it names)."""
+    return delta_from(*read_delta(path, ahead))
+
+
+def read_delta(path: Path, ahead: ReadAhead | None = None) -> tuple[memoryview, memoryview]:
+    """The bytes of a file saved by `save_delta` and of the base file it names, once their
+    signatures are checked (`read_signed`; `delta_from` makes them its head and tables)."""
+    payload = read_signed(path, ahead=ahead)
+    _, (name, signature), _ = _delta_data(payload)
+    return payload, read_signed(path.parent / name, signature=signature, ahead=ahead)
+
+
+def delta_from(
+    payload: memoryview | bytes, base_payload: memoryview | bytes
+) -> tuple[Any, Tables, Base]:
+    """`load_delta`'s head, tables and base, from what `read_delta` read."""
+    head, (name, signature), (names, changes) = _delta_data(payload)
+    base = _unpickled(base_payload)
+    if not isinstance(base, dict):
+        raise ValueError(f"{name}: not a base file")
+    tables: Tables = {}
+    for table in names:
+        source, changed, gone = changes.get(table, (table, {}, ()))
+        now = dict(base.get(source, {}))
+        now.update(changed)
+        for key in gone:
+            now.pop(key, None)
+        tables[table] = now
+    return head, tables, Base(name, signature, base)
+
+
+def delta_head(payload: memoryview | bytes) -> Any:
+    """The head of a file saved by `save_delta`, from its bytes as `read_delta` read them."""
+    return _delta_data(payload)[0]
+
+
+def _delta_data(payload: memoryview | bytes) -> Any:
+    data = _unpickled(payload)
+    if not isinstance(data, tuple) or len(data) != 3 or not isinstance(data[1], tuple):
+        raise ValueError("not a file saved as a delta")
+    name, changes = data[1][0], data[2][1]
+    if not isinstance(name, str) or "/" in name or not isinstance(changes, dict):
+        raise ValueError("not a file saved as a delta")
+    return data
+
+
+def save_delta(
+    path: Path,
+    head: object,
+    tables: Tables,
+    base: Base | None,
+    prefix: str,
+    alike: Mapping[str, str] | None = None,
+) -> Base:
+    """Save `head` and `tables` to `path` as what changed in the tables since the base file
+    `base` (the one they were loaded with, or last saved with), if it is still there and
+    that is at most a quarter of it; else a new base file (`<prefix>-<random>.pickle`, in
+    the same folder) holds the tables, and `path` names it. `alike`: a table that may be
+    closer to another one of the base than to its own (the output's folders and its spare
+    copy's swap places at every build: uptodate.py), whichever differs less. The base file
+    is written first, `path` last and atomically (a kill at any point leaves the old file
+    with its base, or the new one), then the base files `path` no longer names are removed.
+    Returns the base."""
+    folder = path.parent
+    delta: dict[str, tuple[str, dict[Any, Any], tuple[Any, ...]]] = {}
+    if base is not None and not _still_signed(folder / base.name, base.signature):
+        base = None  # (replaced since: another build's)
+    if base is not None:
+        size = 0
+        for table, now in tables.items():
+            source, changed, gone = table, *_changes(base.tables.get(table, {}), now)
+            other = alike.get(table) if alike is not None else None
+            if other is not None and (len(changed) + len(gone)) * 4 > len(now):
+                found = _changes(base.tables.get(other, {}), now)
+                if len(found[0]) + len(found[1]) < len(changed) + len(gone):
+                    source, (changed, gone) = other, found
+            if changed or gone or source != table:
+                delta[table] = (source, changed, gone)
+                size += len(changed) + len(gone)
+        if size * 4 > max(sum(map(len, base.tables.values())), 1):
+            base, delta = None, {}
+    if base is None:
+        name = f"{prefix}-{secrets.token_hex(8)}.pickle"
+        kept = {table: dict(now) for table, now in tables.items()}  # (as on disk)
+        base = Base(name, save_signed(folder / name, kept), kept)
+    save_signed(path, (head, (base.name, base.signature), (tuple(tables), delta)))
+    for old in folder.glob(f"{prefix}-*.pickle"):
+        if old.name != base.name:
+            old.unlink(missing_ok=True)
+    return base
+
+
+def _changes(was: dict[Any, Any], now: dict[Any, Any]) -> tuple[dict[Any, Any], tuple[Any, ...]]:
+    """The items of `now` not in `was` as they are, and the keys of `was` gone from `now`
+    (not a set of the items: each one hashed)."""
+    changed = {k: v for k, v in now.items() if (old := was.get(k, _NONE)) is _NONE or old != v}
+    return changed, tuple(was.keys() - now.keys())
+
+
+def delta_size(path: Path, prefix: str) -> int:
+    """The size in bytes of a file saved as a delta with its base files (0: none)."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return 0
+    for base in path.parent.glob(f"{prefix}-*.pickle"):
+        with contextlib.suppress(OSError):
+            size += base.stat().st_size
+    return size
+
+
+def _still_signed(path: Path, signature: bytes) -> bool:
+    """Whether `path` is still the file signed `signature` (another build may have replaced
+    it since)."""
+    try:
+        with path.open("rb") as f:
+            return hmac.compare_digest(f.read(32), signature)
+    except OSError:
+        return False
 
 
 def output_name(target: Path) -> str:
@@ -245,7 +396,11 @@ def load_signed(
     length of the plain `prefix` it was saved with; `signature`: the one the file must have
     (as `save_signed` returned it: a file that names this one expects this very file, not
     another one signed with the same key); `ahead`: read_signed's."""
-    payload = read_signed(path, skip, signature, ahead)
+    return _unpickled(read_signed(path, skip, signature, ahead))
+
+
+def _unpickled(payload: memoryview | bytes) -> Any:
+    """`payload` unpickled (bytes whose signature was checked: `read_signed`)."""
     # unpickling makes hundreds of thousands of objects and no garbage: without the cyclic
     # collector, which would otherwise walk them all in vain (~⅓ of reading the build cache)
     enabled = gc.isenabled()

@@ -477,7 +477,8 @@ def _build(
             if not kept.on_disk:  # (the file describes an older output: not trusted)
                 kept.records[target] = record
             else:
-                uptodate.save(project, target, record)  # last: what says the output is current
+                last = prescan.scan().record if prescan is not None else None  # (its base)
+                uptodate.save(project, target, record, last)  # last: says the output is current
         except OSError as exc:
             uptodate.forget(project, target)
             if not kept.on_disk:

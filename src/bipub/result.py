@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bipub.diagnostics import Collector, Diagnostic, Severity
-from bipub.uptodate import Prescan, Record
+from bipub.uprecord import Summary
+from bipub.uptodate import Prescan
 from bipub.write.folders import clean_leftovers
 
 if TYPE_CHECKING:  # (annotations only: importing buildstate loads the render stage)
@@ -57,7 +58,7 @@ def up_to_date(prescan: Prescan, strict: bool) -> BuildResult | None:
     clean_leftovers(prescan.target)
     if not prescan.same_inputs():  # (the prescan's first answer: no need to wait for more)
         return None
-    previous = prescan.unchanged()
+    previous = prescan.current()  # (the record's head: its tables are not read)
     if previous is None:
         return None
     done = nothing_changed(previous, strict, started)
@@ -65,7 +66,7 @@ def up_to_date(prescan: Prescan, strict: bool) -> BuildResult | None:
     return done
 
 
-def nothing_changed(previous: Record, strict: bool, started: float) -> BuildResult:
+def nothing_changed(previous: Summary, strict: bool, started: float) -> BuildResult:
     """The output is current: report the last build's warnings again (and fail on them with
     --strict, as that build would have) without reading or writing anything."""
     collector = Collector()
@@ -73,7 +74,7 @@ def nothing_changed(previous: Record, strict: bool, started: float) -> BuildResu
     apply_strict(collector, strict)
     return BuildResult(
         previous.pages,
-        len(previous.files),
+        previous.files,
         0,
         time.perf_counter() - started,
         previous.warnings,

@@ -638,8 +638,11 @@ def test_check_renders_nothing(project: Callable[..., Path], cli: Callable[..., 
     ]
     assert len(reports) == 1
     results += reports
-    docs = [f for f in after if re.fullmatch(r"\.bipub-cache/build-docs-\d\d\.pickle", f)]
+    docs = [f for f in after if re.fullmatch(r"\.bipub-cache/build-docs-\d{2,3}\.pickle", f)]
     assert docs, "parsed documents are cached"
+    docs += [
+        f for f in after if re.fullmatch(r"\.bipub-cache/build-tables-[0-9a-f]{16}\.pickle", f)
+    ]
     assert sorted(set(after) - set(results) - set(docs)) == sorted(
         [
             *before,

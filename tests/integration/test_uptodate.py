@@ -271,8 +271,10 @@ def test_a_resident_record_stays_in_memory_and_a_stale_file_is_not_trusted(
     assert not build(built, only=KINDS, kept=kept).up_to_date  # (read from the file: first)
     assert kept.records[target] is not None
     loads: list[Path] = []
-    real_load = uptodate.load
-    monkeypatch.setattr(uptodate, "load", lambda p, out: loads.append(out) or real_load(p, out))
+    real_load = uptodate.load_noted
+    monkeypatch.setattr(
+        uptodate, "load_noted", lambda p, out: loads.append(out) or real_load(p, out)
+    )
     assert build(built, only=KINDS, kept=kept).up_to_date  # from memory
     post.write_text(post.read_text(encoding="utf-8") + "\n또.\n", encoding="utf-8")
     result = build(built, only=KINDS, kept=kept)

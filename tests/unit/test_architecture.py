@@ -55,6 +55,7 @@ RANKS: dict[str, int] = {
     "parallel": 0,
     "text": 0,
     "uptodate": 0,
+    "uprecord": 0,
     "inputs": 0,
     "write": 0,
     "linkcheck": 0,

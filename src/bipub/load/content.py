@@ -100,8 +100,8 @@ class Document:
         # hashes, not their texts (they would double its size): splitting 10,000 bodies and
         # hashing their sections again took longer than anything else in pairing
         state = dict(self.__dict__)
-        state.pop("sections", None)
-        state[_SPANS] = section_spans(self.body, self.sections)
+        if state.pop("sections", None) is not None or _SPANS not in state:  # (else: as read)
+            state[_SPANS] = section_spans(self.body, self.sections)
         if "image_refs" in state:
             state[_IMAGES_BY] = parser_version()
         return state
