@@ -35,6 +35,7 @@ from bipub.render.pdf import documents as pdf_documents
 from bipub.render.pdf.cache import RenderCache
 from bipub.render.pdf.fonts import Fonts
 from bipub.render.pdf.jobs import PdfJob, PdfResult
+from bipub.render.search_memo import ENV as SEARCH_MEMO_ENV
 from tests.deepl_fake.fixtures import deepl_fake  # noqa: F401 - fixture
 from tests.run_order import Measure, load_costs, run_order
 
@@ -160,6 +161,44 @@ def _user_cache_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         link.symlink_to(shared, target_is_directory=True)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("XDG_CACHE_HOME", str(cache))
+        yield
+
+
+# ------------------------------------------------------------------ the search memo
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _search_memo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The run's search memo (render/search_memo.py, `BIPUB_SEARCH_MEMO`), shared by every test
+    process and the builds they start: Korean stems and Pagefind bundles, each under a key of
+    everything it is made of, so the stems of a word are found by Kiwi once per run (not once
+    per process: a test process that loads Kiwi holds ~320 MB more, and each of its forks
+    costs more) and a bundle of the same pages is made by Pagefind once.
+    A test, class or module marked `real_search` runs Kiwi and Pagefind themselves (the tests
+    of the search index: what they do, their failures, retries and counts).
+    A memo folder named in the environment already is used as it is."""
+    given = os.environ.get(SEARCH_MEMO_ENV)  # (a memo made before the run: scripts/bootstrap.sh)
+    folder = Path(given) if given else run_folder(tmp_path_factory) / "search-memo"
+    folder.mkdir(parents=True, exist_ok=True)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(SEARCH_MEMO_ENV, str(folder))
+        yield
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _search_memo_module(request: pytest.FixtureRequest, _search_memo: None) -> Iterator[None]:
+    """(Module-scoped: a marked module's own module-scoped fixtures build without it too.)"""
+    with pytest.MonkeyPatch.context() as mp:
+        if request.node.get_closest_marker("real_search") is not None:
+            mp.delenv(SEARCH_MEMO_ENV, raising=False)
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _search_memo_test(request: pytest.FixtureRequest, _search_memo_module: None) -> Iterator[None]:
+    with pytest.MonkeyPatch.context() as mp:
+        if request.node.get_closest_marker("real_search") is not None:
+            mp.delenv(SEARCH_MEMO_ENV, raising=False)
         yield
 
 

@@ -18,7 +18,7 @@ from bipub.serve import ServeStatus, make_handler
 from tests.browser.test_reader_in_chromium import MATH_POST, search
 from tests.conftest import copy_demo
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.real_search]  # (the real Pagefind)
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,12 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from bipub.pipeline import build
 from tests.conftest import tree_snapshot
+
+pytestmark = pytest.mark.real_search  # Kiwi and Pagefind themselves, not the run's memo
 
 
 def _bundle(site: Path, lang: str) -> dict[str, bytes]:

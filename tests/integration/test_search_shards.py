@@ -16,6 +16,8 @@ from bipub.render import search
 from bipub.render.search_shards import shard_count, shard_of
 from tests.conftest import tree_snapshot
 
+pytestmark = pytest.mark.real_search  # Kiwi and Pagefind themselves, not the run's memo
+
 
 def _index(site: Path) -> dict[str, bytes]:
     return {rel: data for rel, data in tree_snapshot(site).items() if "/pagefind/" in rel}

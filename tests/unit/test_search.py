@@ -9,6 +9,8 @@ import pytest
 
 from bipub.render.search import SearchPage, Stemmer, indexing_copies, search_index
 
+pytestmark = pytest.mark.real_search  # Kiwi and Pagefind themselves, not the run's memo
+
 
 @pytest.fixture(scope="module")
 def stemmer() -> Stemmer:

@@ -24,9 +24,12 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Protocol
 from urllib.parse import unquote
+
+from bipub.render.search_memo import SearchMemo
 
 if TYPE_CHECKING:
     from kiwipiepy import Kiwi
@@ -84,12 +87,17 @@ MEMO_WORDS: Final = 200_000  # stems remembered between builds (search_shards.py
 class Stemmer:
     """Kiwi, loaded once (it takes a second) and only when a Korean word not seen before is
     indexed. `known`: the stems found by earlier builds (each word's are analysed on their own,
-    so they do not depend on the build that found them)."""
+    so they do not depend on the build that found them); `memo`: those that builds share
+    (render/search_memo.py), asked before Kiwi is, and given what Kiwi found."""
 
-    def __init__(self, known: dict[str, list[str]] | None = None) -> None:
+    def __init__(
+        self, known: dict[str, list[str]] | None = None, memo: SearchMemo | None = None
+    ) -> None:
         self._kiwi: Kiwi | None = None
         self._known: dict[str, list[str]] = dict(known or {})  # word → its stems
         self._asked: set[str] = set()  # this build's words
+        self._memo = memo
+        self._memo_read = False
 
     def known(self) -> dict[str, list[str]]:
         """The stems to remember for the next build: all found so far, or this build's words
@@ -111,11 +119,18 @@ class Stemmer:
         asked = set(words)
         self._asked |= asked
         new = sorted(w for w in asked if w not in self._known)
+        if new and self._memo is not None and not self._memo_read:
+            self._memo_read = True  # (read once a build: another build may add words meanwhile)
+            shared = self._memo.stems()
+            self._known.update((w, shared[w]) for w in new if w in shared)
+            new = [w for w in new if w not in self._known]
         if new:
             results = self._analyzer().tokenize(new)
             for word, tokens in zip(new, results, strict=True):
                 found = _word_stems(word, tokens)
                 self._known[word] = found[0][1] if found else []
+            if self._memo is not None:
+                self._memo.add_stems({w: self._known[w] for w in new})
         return {w: self._known[w] for w in sorted(asked) if self._known.get(w)}
 
 
@@ -179,9 +194,22 @@ def indexing_copies(pages: Sequence[SearchPage], stemmer: Stemmer) -> list[str]:
     return ["".join(parts) for parts in split]
 
 
-def search_index(pages: Sequence[SearchPage], lang: str, stemmer: Stemmer) -> dict[str, bytes]:
-    """The search bundle of one language's pages: {path under /<lang>/pagefind/: bytes}."""
+def search_index(
+    pages: Sequence[SearchPage], lang: str, stemmer: Stemmer, memo: SearchMemo | None = None
+) -> dict[str, bytes]:
+    """The search bundle of one language's pages: {path under /<lang>/pagefind/: bytes}.
+    `memo`: bundles made before, by a key of everything they are made of (search_memo.py)."""
     ordered = sorted(pages, key=lambda page: page.url)
+    key = None
+    if memo is not None and memo.folder is not None:
+        key = memo.bundle_key(lang, ((p.url, p.html) for p in ordered), _binary_identity())
+        kept = memo.bundle(key)
+        if kept is not None:
+            why = incomplete(kept) or _count_differs(kept, len(ordered))
+            if not why:
+                memo.hits += 1
+                return kept
+            memo.notes.append(f"search memo: a bundle for {lang} ignored ({why})")
     copies = indexing_copies(ordered, stemmer) if lang.split("-")[0] == "ko" else None
     htmls = copies if copies is not None else [page.html for page in ordered]
     job = list(zip((p.url for p in ordered), htmls, strict=True))
@@ -190,6 +218,8 @@ def search_index(pages: Sequence[SearchPage], lang: str, stemmer: Stemmer) -> di
         files = _pagefind(job, lang)
         why = incomplete(files)
         if not why:
+            if memo is not None and key is not None:
+                memo.keep_bundle(key, files)
             return files
     raise SearchIndexError(
         f"Pagefind wrote an incomplete search index for {lang} ({why}) {ATTEMPTS} times; "
@@ -224,12 +254,7 @@ def incomplete(files: dict[str, bytes]) -> str:
     return ""
 
 
-def _pagefind(pages: list[tuple[str, str]], lang: str) -> dict[str, bytes]:
-    """Pagefind's bundle of `pages` (URL, HTML). The pages are written to a temporary folder and
-    indexed from there by one run of Pagefind's command (the binary of the pagefind_bin_extended
-    package). Adding them one by one through Pagefind's Python API costs ~0.1 s a page
-    (bench/search_bench.py); its service also sleeps 0.1 s before it reads each answer, ~0.3 s
-    a bundle of pure waiting, where the command takes ~0.05 s for the same files."""
+def _executable() -> Path:
     from pagefind.service import get_executable  # (finds the binary; starts nothing)
 
     exe = get_executable()
@@ -237,6 +262,33 @@ def _pagefind(pages: list[tuple[str, str]], lang: str) -> dict[str, bytes]:
         raise SearchIndexError(
             "Pagefind's binary is not installed (Python package pagefind_bin_extended)"
         )
+    return exe
+
+
+def _binary_identity() -> str:
+    """What tells one Pagefind binary from another (a memo key's part): its package's version,
+    its path, size and modification time."""
+    exe = _executable()
+    st = os.stat(exe)
+    try:
+        release = version("pagefind-bin-extended")
+    except PackageNotFoundError:
+        release = "?"
+    return f"{release}:{os.path.realpath(exe)}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def _count_differs(files: dict[str, bytes], pages: int) -> str:
+    indexed = _page_count(files)
+    return "" if indexed == pages else f"it holds {indexed} pages, not {pages}"
+
+
+def _pagefind(pages: list[tuple[str, str]], lang: str) -> dict[str, bytes]:
+    """Pagefind's bundle of `pages` (URL, HTML). The pages are written to a temporary folder and
+    indexed from there by one run of Pagefind's command (the binary of the pagefind_bin_extended
+    package). Adding them one by one through Pagefind's Python API costs ~0.1 s a page
+    (bench/search_bench.py); its service also sleeps 0.1 s before it reads each answer, ~0.3 s
+    a bundle of pure waiting, where the command takes ~0.05 s for the same files."""
+    exe = _executable()
     with tempfile.TemporaryDirectory(prefix="bipub-search-") as tmp:
         site, out = Path(tmp) / "site", Path(tmp) / "bundle"
         for url, html in pages:

@@ -40,6 +40,7 @@ from bipub.render.search import (
     is_indexed,
     search_index,
 )
+from bipub.render.search_memo import ENV, SearchMemo
 from bipub.write.output import OutputFile, OutputTree
 
 SHARDS_FILE: Final = "shards.json"  # under /<lang>/pagefind/: the bundles to search
@@ -130,7 +131,8 @@ def index_site(
     stamp = (RECORD_FORMAT, *_tool_versions())
     old = SearchRecord.load(record_path, stamp)
     new = SearchRecord(stamp, stems=old.stems)
-    stemmer = Stemmer(old.stems)
+    memo = SearchMemo.from_env(stamp)
+    stemmer = Stemmer(old.stems, memo)
     every = sorted(paths)
     said = []
     for lang in langs:
@@ -172,7 +174,7 @@ def index_site(
                 ]
                 files = {}
                 try:
-                    bundle = search_index(shard, lang, stemmer)
+                    bundle = search_index(shard, lang, stemmer, memo)
                 except SearchIndexError as exc:  # said, and nothing is published
                     raise DiagnosticError(
                         [Diagnostic(None, None, "search-index", f"{prefix}: {exc}")]
@@ -184,10 +186,14 @@ def index_site(
             bundles.append(f"{n}/")
         manifest = json.dumps({"bundles": bundles}, separators=(",", ":")) + "\n"
         tree.add(f"{lang}/{BUNDLE}/{SHARDS_FILE}", manifest, lang, "search index")
+        from_memo = f" ({memo.hits} of them from {ENV})" if memo.hits else ""
+        memo.hits = 0
         said.append(
             f"search index ({lang}): {len(pages)} pages in {len(bundles)} shards, "
-            f"{made} made, {len(bundles) - made} kept"
+            f"{made} made, {len(bundles) - made} kept{from_memo}"
         )
+        said.extend(memo.notes)
+        memo.notes.clear()
     new.stems = stemmer.known()
     if record_path is not None:
         try:
