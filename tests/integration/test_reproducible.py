@@ -58,7 +58,8 @@ main()
 # languages side by side, the CV in both languages, a short CV; Korean and English). The others
 # are placeholders (tests/conftest.py: the SHA-256 of their print HTML, so whatever the
 # environment changes in what WeasyPrint is given still shows); the same templates, fonts and
-# renderer make them, and rendering them all again would double the PDF work of each build.
+# renderer make them (rendering them too costs ~1 CPU s a build: WeasyPrint's start, fonts and
+# worker pool are most of a build's PDF cost, and every build pays them once).
 REAL_PDFS = (
     "ko/blog/fp8-vs-awq/fp8-vs-awq.pdf",
     "pdf/blog/fp8-vs-awq-ko-en.pdf",
