@@ -91,7 +91,10 @@ def test_errors_name_a_line(update_golden: bool) -> None:
 
 # Cases whose problems are found while reading posts: with the loader forced to read every
 # file in worker processes (load/content.py, as a cold build of a big site does), each must
-# report exactly the golden diagnostics, in the same order.
+# report exactly the golden diagnostics, in the same order. (Not a diagram that cannot be
+# drawn: mermaid-cli draws it when the page is rendered, in node and Chromium, seconds of CPU
+# that test_bad_input already spends on it; the loader only reads its post.)
+NOT_WHILE_READING = {"diagram_invalid"}
 POST_CASES = [
     c
     for c in CASES
@@ -101,6 +104,7 @@ POST_CASES = [
         if p.is_file() and p.name != ".keep"
     )
     and any((TESTS / "bad_inputs" / c / "files").rglob("*.md"))
+    and c not in NOT_WHILE_READING
 ]
 
 
@@ -133,3 +137,4 @@ def test_bad_post_read_by_load_workers(case: str, make_project, cli, monkeypatch
 
 def test_post_cases_are_found() -> None:
     assert len(POST_CASES) >= 15, POST_CASES
+    assert set(CASES) >= NOT_WHILE_READING, NOT_WHILE_READING  # (no stale name left here)

@@ -45,11 +45,11 @@ tags: [t{tag}]
 """
 
 
-def _project(root: Path) -> Path:
+def _project(root: Path, posts: int = POSTS) -> Path:
     project = root / "p"
     shutil.copytree(PROJECTS / "minimal", project)
     for lang in ("ko", "en"):
-        for n in range(POSTS):
+        for n in range(posts):
             path = project / "content" / lang / "posts" / f"post-{n:02d}.md"
             path.write_text(
                 POST.format(title=f"{lang} {n}", n=n, day=n % 28 + 1, tag=n % 5), encoding="utf-8"
@@ -66,15 +66,30 @@ def _build(project: Path, **options: Any) -> BuildResult:
     return build(project, only=options.pop("only", KINDS), **options)
 
 
-@pytest.fixture
-def updated(tmp_path: Path) -> Path:
-    """A site after a full build and two updates (the second leaves both trees recorded)."""
-    project = _project(tmp_path)
+def _updated(root: Path, posts: int) -> Path:
+    project = _project(root, posts)
     _build(project)
     for word in ("하나", "둘"):
         _edit(project, word)
         _build(project)
     return project
+
+
+@pytest.fixture
+def updated(tmp_path: Path) -> Path:
+    """A site after a full build and two updates (the second leaves both trees recorded)."""
+    return _updated(tmp_path, POSTS)
+
+
+# Posts per language of `smaller`: the tests that change a tree by hand and compare the repair
+# with a clean build need a page no update touches (`_page`: post-12), not many pages
+SMALLER_POSTS = 13
+
+
+@pytest.fixture
+def smaller(tmp_path: Path) -> Path:
+    """`updated` with SMALLER_POSTS posts a language (~120 files, not ~260)."""
+    return _updated(tmp_path, SMALLER_POSTS)
 
 
 def _clean(project: Path, tmp_path: Path) -> dict[str, bytes]:
@@ -306,12 +321,13 @@ TAMPER: dict[str, Callable[[Path], None]] = {
 @pytest.mark.parametrize("how", sorted(TAMPER))
 @pytest.mark.parametrize("where", ["spare copy", "published site"])
 def test_a_tree_changed_by_hand_is_found_and_repaired(
-    updated: Path, tmp_path: Path, how: str, where: str
+    smaller: Path, tmp_path: Path, how: str, where: str
 ) -> None:
     """A file added, replaced or removed by hand in the spare copy (`.site.prev`) or in the
     published site, then an edit: the update finds the trees are not as recorded, says so
     (`-v`), and publishes a clean build's site — and so does the update after it (the site it
     replaced, with the change, is the next spare copy)."""
+    updated = smaller
     tree = updated / (".site.prev" if where == "spare copy" else "site")
     TAMPER[how](tree)
     _edit(updated, "손")
@@ -406,11 +422,12 @@ def checked_apart(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 @pytest.mark.parametrize("how", ["file edited in place", "file added", "file removed"])
 @pytest.mark.parametrize("where", ["spare copy", "published site"])
 def test_the_output_checked_in_another_process_is_found_changed_and_repaired(
-    updated: Path, tmp_path: Path, checked_apart: list[str], where: str, how: str
+    smaller: Path, tmp_path: Path, checked_apart: list[str], where: str, how: str
 ) -> None:
     """The process that checks the output (write/tree_check.py) sees what the check in the
     build's own process sees: an edit in place shows only in the file's identity, a file added
     in its folder's."""
+    updated = smaller
     tree = updated / (".site.prev" if where == "spare copy" else "site")
     TAMPER[how](tree)
     _edit(updated, "따로")

@@ -374,7 +374,7 @@ def test_private_fields_leave_the_pdfs_too_without_pdf_only(tmp_path: Path) -> N
         config.read_text(encoding="utf-8").replace("pdf_only: true", "pdf_only: false"),
         encoding="utf-8",
     )
-    code, err = build(root, "--only", "pdf")
+    code, err = build(root, "--only", "pdf", "--lang", "en")  # (the one PDF read: cv-en)
     assert code == 0, err
     assert PHONE not in _pdf_text(root / "site" / "pdf" / "cv-en.pdf")
 
@@ -451,7 +451,7 @@ def test_the_pdf_highlight_can_be_turned_off(tmp_path: Path) -> None:
     copy_project(root)
     with (root / "bipub.yaml").open("a", encoding="utf-8") as f:
         f.write("pdf:\n  highlight_untranslated: false\n")
-    code, err = build(root, "--only", "pdf", "--only", "html")
+    code, err = build(root, "--only", "pdf", "--only", "html", "--lang", "ko")  # (what is read)
     assert code == 0, err
     pdf = root / "site" / "pdf" / "cv-ko.pdf"
     assert _yellow_pixels(pdf) == 0

@@ -640,6 +640,8 @@ url = st.builds(
 )
 
 
+# (2,000: a "%" let through the fast path was found after 755 and 1,272 examples, and not at all
+# in a third run of 2,000)
 @settings(max_examples=2000, deadline=None)
 @given(url)
 @example("https://" + "a." * 128 + "b/c")  # a hostname longer than 255 characters
@@ -653,7 +655,9 @@ def test_normalize_link(target: str) -> None:
 DESTINATION_CHARS = "a/\\()<> \n\t\x7f\x01&;#é"
 
 
-@settings(max_examples=2000, deadline=None)
+# (500: three bugs put in on purpose, the \x7f stop, a backslash run and an empty destination,
+# were each found within 146 examples in three runs without the explicit examples below)
+@settings(max_examples=500, deadline=None)
 @given(st.text(alphabet=DESTINATION_CHARS, max_size=20), st.data())
 @example("a\\", None)
 @example("(a)b c", None)
