@@ -700,3 +700,23 @@ def test_the_fast_paragraph_rules_leave_the_stock_state(source: str) -> None:
 
     assert run(fast_lheading) == run(lheading)
     assert run(fast_paragraph) == run(paragraph)
+
+
+# link labels: markdown_fast_parts.link_label scans a plain label itself, the rest is stock's
+LABEL_PIECES = ["[", "]", "](/u)", "](<a b>)", "][a]", "[a]", "PR #5", " ", "#", "*", "_", "`",
+                "\\", "<", "&amp;", "$", "^", "!", "\n", ":", "x", "한"]  # fmt: skip
+label_text = st.lists(st.sampled_from(LABEL_PIECES), min_size=1, max_size=12).map("".join)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(label_text)
+@example("[" * 21 + "foo]()")
+@example("[PR #5](/u)")  # (the footnote rule sets up env at "#": skipToken runs there)
+@example("[a [b] c](/u)")  # (a nested "[": stock scans it)
+@example("[" * 19 + "PR #5](/u)" + "]" * 19)
+@example("See [PR #55670](https://github.com/vllm-project/vllm/pull/54474).")
+@example("[x [PR #5](/u) y](/v) ![i #](/p.png) [b #][a] [a][] [a]")
+def test_link_labels(source: str) -> None:
+    assert bm._parser(False).helpers.parseLinkLabel is not STOCK[False].helpers.parseLinkLabel
+    assert_same(source)
+    assert_same(f"[a]: /u\n\n{source}")

@@ -16,7 +16,8 @@ markdown-it-py.
 * normalize — the core `normalize` rule is skipped when there is nothing to replace.
 * footnote-tail — the footnote plugin's core rule is skipped when there are no footnotes.
 * links — `normalizeLink` returns plain ASCII URLs as they are (and remembers the others), and
-  `parseLinkDestination` finds an ordinary destination with one regex.
+  `parseLinkDestination` finds an ordinary destination with one regex, and `parseLinkLabel`
+  the end of a label of plain text (markdown_fast_parts.py `link_label`).
 * render-attrs — the renderer skips the attributes loop of tokens that have none.
 * render-loops — the renderer's `render` and `renderInline` loops do `renderToken` and the
   stock `text` rule themselves, instead of a method call per token.
@@ -58,6 +59,7 @@ from markdown_it.utils import EnvType
 from mdit_py_plugins.footnote.index import footnote_def, footnote_inline, footnote_tail
 
 from bipub.render.markdown_fast_parts import (
+    LABEL_RULES,
     TOKEN_FIELDS,
     BlockParser,
     InlineState,
@@ -65,6 +67,7 @@ from bipub.render.markdown_fast_parts import (
     code_of,
     fast_lheading,
     fast_paragraph,
+    link_label,
     new_token,
     one_line_paragraphs,
     options_get,
@@ -506,10 +509,13 @@ def _parse_link_destination(string: str, pos: int, maximum: int) -> Any:
 
 
 class _Helpers:
-    """md.helpers with a faster parseLinkDestination; the rest from markdown-it's module."""
+    """md.helpers with a faster parseLinkDestination (and parseLinkLabel: `link_label`, for
+    a parser whose inline rules it knows); the rest from markdown-it's module."""
 
-    def __init__(self, helpers: ModuleType) -> None:
+    def __init__(self, helpers: ModuleType, labels: bool) -> None:
         self._helpers = helpers
+        if labels:
+            self.parseLinkLabel = link_label(helpers.parseLinkLabel)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._helpers, name)
@@ -519,7 +525,8 @@ class _Helpers:
 
 def _links(md: MarkdownIt) -> None:
     md.normalizeLink = _link_normalizer(md.normalizeLink)  # type: ignore[method-assign, assignment]
-    md.helpers = _Helpers(md.helpers)  # type: ignore[assignment]
+    rules = {rule.name for rule in md.inline.ruler.__rules__ if rule.enabled}
+    md.helpers = _Helpers(md.helpers, rules <= LABEL_RULES)  # type: ignore[assignment]
 
 
 # --------------------------------------------------------------------------- rendering

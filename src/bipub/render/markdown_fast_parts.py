@@ -12,6 +12,7 @@ test_markdown_fast.py compares the tokens and HTML with stock markdown-it-py's.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection
 from dataclasses import fields
 from itertools import accumulate
@@ -423,3 +424,51 @@ def one_line_paragraphs(md: MarkdownIt) -> None:
             ruler.at("lheading", fast_lheading, {"alt": rule.alt})
         elif rule.name == "paragraph" and rule.fn is rules_block.paragraph:
             ruler.at("paragraph", fast_paragraph, {"alt": rule.alt})
+
+
+# The inline rules a link label is scanned with (`parseLinkLabel` steps over it with
+# `skipToken`, which tries them in silent mode at each position, `text` first): at a character
+# none of the others starts at (`_LABEL_RUN`) but a terminator (`md.inline.terminator_re`, which
+# `text` searches for), `text` takes the run up to the next terminator and no other rule is
+# tried; it never steps over a "]" (a terminator).
+LABEL_RULES = frozenset(
+    {"text", "newline", "math_inline", "escape", "backticks", "strikethrough", "emphasis",
+     "link", "image", "footnote_inline", "footnote_ref", "autolink", "html_inline", "entity"}
+)  # fmt: skip
+_LABEL_RUN = re.compile(r"[^\n!$&*<\[\\\]^_`~]*")  # where only `text` can match (or nothing)
+
+
+def link_label(stock: Callable[[StateInline, int, bool], int]) -> Callable[..., int]:
+    """markdown-it's `parseLinkLabel` (`stock`) with the common case done here: a label whose
+    text up to its first "]" is one `_LABEL_RUN` ends at that "]" (the nesting level is 1
+    throughout: no "["). Its `text` steps are made here, with `skipToken`'s memo
+    (`state.cache`) as `skipToken` keeps it; at a terminator, `skipToken` itself runs (the
+    footnote plugin's rule sets up `env` there). Anything else (a memo entry past the "]",
+    nesting at its limit) is left to `stock`, with the state as it found it."""
+
+    def parse_link_label(state: StateInline, start: int, disableNested: bool = False) -> int:
+        src, maximum = state.src, state.posMax
+        run = _LABEL_RUN.match(src, start + 1, maximum)
+        end = maximum if run is None else run.end()
+        if end >= maximum or src[end] != "]" or state.level >= state.md.options["maxNesting"]:
+            return stock(state, start, disableNested)
+        cache = state.cache
+        search = state.md.inline.terminator_re.search
+        pos = start + 1
+        while pos < end:
+            step = cache.get(pos)
+            if step is None:
+                found = search(src, pos)
+                stop = found.start() if found else maximum
+                if stop > pos:  # `text` matches: no other rule is tried
+                    step = cache[pos] = stop
+                else:
+                    before, state.pos = state.pos, pos
+                    state.md.inline.skipToken(state)
+                    step, state.pos = state.pos, before
+            if step > end:  # (never: "]" is a terminator; a memo made another way)
+                return stock(state, start, disableNested)
+            pos = step
+        return end
+
+    return parse_link_label
