@@ -18,6 +18,8 @@ import fcntl
 import hashlib
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
@@ -76,14 +78,19 @@ SHM = Path("/dev/shm")
 SHM_ROOM = 4 << 30  # bytes free that /dev/shm must have (a container's 64 MB one is not used)
 _SHM_KEY = pytest.StashKey[Path]()  # the folder made for this run
 _SHM_KEPT = pytest.StashKey[Path]()  # ... kept after a failure
+_SEED_SAID = pytest.StashKey[str]()  # what went wrong with the search memo's seeding
 
 
-def _shm_basetemp() -> Path | None:
+def _shm_has_room() -> bool:
     try:
         stat = os.statvfs(SHM)
     except OSError:
-        return None
-    if stat.f_bavail * stat.f_frsize < SHM_ROOM or not os.access(SHM, os.W_OK):
+        return False
+    return stat.f_bavail * stat.f_frsize >= SHM_ROOM and os.access(SHM, os.W_OK)
+
+
+def _shm_basetemp() -> Path | None:
+    if not _shm_has_room():
         return None
     return Path(tempfile.mkdtemp(prefix="bipub-tests-", dir=SHM))
 
@@ -97,9 +104,58 @@ def pytest_configure(config: pytest.Config) -> None:
         if folder is not None:
             config.option.basetemp = str(folder)
             config.stash[_SHM_KEY] = folder
+    if (
+        not hasattr(config, "workerinput")
+        and config.getoption("numprocesses", None)
+        and not os.environ.get(SEARCH_MEMO_ENV)
+    ):
+        _seed_search_memo(config)
+
+
+# The search memo of an xdist run (`_search_memo`), seeded by a process of its own while the
+# test processes start (tests/search_seed.py): Kiwi runs there once, and the test processes,
+# which fork at every build, stay small. Removed at the end of the run.
+_SEED_KEY = pytest.StashKey[tuple["subprocess.Popen[bytes]", Path]]()
+
+
+def _seed_search_memo(config: pytest.Config) -> None:
+    """(In the controlling process of an xdist run with no BIPUB_SEARCH_MEMO of its own.)"""
+    folder = Path(
+        tempfile.mkdtemp(prefix="bipub-search-memo-", dir=SHM if _shm_has_room() else None)
+    )
+    os.environ[SEARCH_MEMO_ENV] = str(folder)  # (the test processes, started later, inherit it)
+    log = open(folder / "seed.log", "wb")  # noqa: SIM115 - the seeding process writes it
+    with log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tests.search_seed", str(folder)],
+            env=subprocess_env(),
+            stdout=subprocess.PIPE,
+            stderr=log,
+        )
+    assert proc.stdout is not None
+    proc.stdout.readline()  # "locked" (or nothing: it failed; said at the end)
+    proc.stdout.close()
+    config.stash[_SEED_KEY] = (proc, folder)
+
+
+def _end_search_memo(config: pytest.Config) -> str:
+    """Wait for the seeding, remove the memo; what went wrong with the seeding, or ""."""
+    seeding = config.stash.get(_SEED_KEY, None)
+    if seeding is None:
+        return ""
+    del config.stash[_SEED_KEY]
+    proc, folder = seeding
+    status = proc.wait()
+    said = (folder / "seed.log").read_text(encoding="utf-8", errors="replace").strip()
+    shutil.rmtree(folder, ignore_errors=True)
+    os.environ.pop(SEARCH_MEMO_ENV, None)
+    if status != 0:
+        return f"the search memo's seeding failed (exit status {status}): {said[-600:]}"
+    return ""
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    session.config.stash[_SEED_SAID] = _end_search_memo(session.config)
     folder = session.config.stash.get(_SHM_KEY, None)
     if folder is None:
         return
@@ -110,6 +166,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    said = config.stash.get(_SEED_SAID, "")
+    if said:
+        terminalreporter.write_line(said)
     kept = config.stash.get(_SHM_KEPT, None)
     if kept is not None:
         terminalreporter.write_line(

@@ -27,7 +27,8 @@ import json
 import os
 import struct
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
 
@@ -56,9 +57,31 @@ class SearchMemo:
         return None if self.folder is None else self.folder / f"stems-{self.stamp}.json"
 
     def stems(self) -> dict[str, list[str]]:
-        """The stems found by earlier builds ({} without a memo, or if it cannot be read)."""
+        """The stems found by earlier builds ({} without a memo, or if it cannot be read); read
+        under a shared lock (a build or seeding that is adding stems is waited for)."""
         path = self._stems_path()
-        return {} if path is None else self._read_stems(path)
+        if path is None or not path.exists():
+            return {}
+        try:
+            with open(path.with_name(path.name + ".lock"), "a+b") as lock:
+                fcntl.flock(lock, fcntl.LOCK_SH)  # (released when the file closes)
+                return self._read_stems(path)
+        except OSError as exc:
+            self.notes.append(f"search memo: {path} ignored ({_why(exc)})")
+            return {}
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """The stems locked for this process (others wait to read or add them): for adding
+        many (`add_stems(..., locked=True)` inside)."""
+        path = self._stems_path()
+        if path is None:
+            yield
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path.with_name(path.name + ".lock"), "a+b") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            yield
 
     def _read_stems(self, path: Path) -> dict[str, list[str]]:
         try:
@@ -75,15 +98,14 @@ class SearchMemo:
             return {}
         return data
 
-    def add_stems(self, found: Mapping[str, list[str]]) -> None:
-        """Add words and their stems (under a lock: other builds add theirs at the same time)."""
+    def add_stems(self, found: Mapping[str, list[str]], *, locked: bool = False) -> None:
+        """Add words and their stems (under the lock: other builds add theirs at the same time;
+        `locked`: this process holds it already, `locked()`)."""
         path = self._stems_path()
         if path is None or not found:
             return
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with open(path.with_name(path.name + ".lock"), "a+b") as lock:
-                fcntl.flock(lock, fcntl.LOCK_EX)  # (released when the file closes)
+            with contextlib.nullcontext() if locked else self.locked():
                 merged = {**self._read_stems(path), **found}
                 text = json.dumps(merged, ensure_ascii=False, sort_keys=True)
                 _write_whole(path, text.encode("utf-8"))

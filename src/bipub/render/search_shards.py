@@ -72,6 +72,12 @@ def _tool_versions() -> tuple[str, ...]:
     return tuple(found)
 
 
+def search_stamp() -> tuple[object, ...]:
+    """What every kept part of the index depends on besides its pages: the record's format,
+    the stemming rules and the tools' versions (the record's and the search memo's stamp)."""
+    return (RECORD_FORMAT, *_tool_versions())
+
+
 def _ident(st: os.stat_result) -> Ident:
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 
@@ -128,7 +134,7 @@ def index_site(
     `tree`. `folder` holds the pages (`paths`: every file of the build, relative to it);
     `href` turns a page's path into its site URL. Returns what it did, one line a language
     (for -v); a record that cannot be saved is a warning in `collector` (`search-record`)."""
-    stamp = (RECORD_FORMAT, *_tool_versions())
+    stamp = search_stamp()
     old = SearchRecord.load(record_path, stamp)
     new = SearchRecord(stamp, stems=old.stems)
     memo = SearchMemo.from_env(stamp)
