@@ -26,6 +26,44 @@ Previous = dict[str, tuple[str, Identity]]
 Found = tuple[str, str, Identity, str, str, Document | None]
 
 
+Page = tuple[PageSpec, str, OutputFile]  # a page kept: its spec, fingerprint, OutputFile
+
+
+@dataclass
+class KeptPages:
+    """Pages kept, by output file, with what the build takes of them (each kept up to date
+    as pages are added and dropped: a resident build keeps them from one update to the next)."""
+
+    pages: dict[str, Page] = field(default_factory=dict)
+    files: dict[str, OutputFile] = field(default_factory=dict)  # (OutputTree.record_kept_all)
+    fingerprints: dict[str, str] = field(default_factory=dict)
+    docs: dict[str, Document] = field(default_factory=dict)  # (their bodies' warnings: replay)
+    counts: dict[str, int] = field(default_factory=dict)  # pages per language
+
+    def add(self, pages: dict[str, Page]) -> None:
+        counts = self.counts
+        for path, page in pages.items():
+            self.drop(path)
+            spec, fp, info = page
+            self.pages[path] = page
+            self.files[path] = info
+            self.fingerprints[path] = fp
+            if spec.doc is not None:
+                self.docs[path] = spec.doc
+            counts[spec.lang] = counts.get(spec.lang, 0) + 1
+
+    def drop(self, path: str) -> PageSpec | None:
+        """Drop the page of `path`, if kept: its spec (else None)."""
+        page = self.pages.pop(path, None)
+        if page is None:
+            return None
+        spec = page[0]
+        del self.files[path], self.fingerprints[path]
+        self.docs.pop(path, None)
+        self.counts[spec.lang] -= 1
+        return spec
+
+
 @dataclass
 class KeepMemo:
     """What the last `keep_known` of a resident build kept, and what it decided from."""
@@ -34,16 +72,16 @@ class KeepMemo:
     known: dict[str, str] = field(default_factory=dict)  # its `known` (copied)
     previous: Previous = field(default_factory=dict)  # its `previous` (copied)
     live: dict[str, bytes] = field(default_factory=dict)  # the output record's files
+    record: object = None  # the output record itself (the next call's is its publish's)
     specs: dict[int, PageSpec] = field(default_factory=dict)  # its pages, by id (held)
-    # the pages it kept, by output file: (the spec, its fingerprint, its file's OutputFile)
-    kept: dict[str, tuple[PageSpec, str, OutputFile]] = field(default_factory=dict)
+    kept: KeptPages = field(default_factory=KeptPages)  # the pages it kept
     rest: list[PageSpec] = field(default_factory=list)  # the pages it did not keep
     why: str = ""  # why nothing is held (with `out` "")
     note: str = ""  # how the last call went (`-v`)
 
     def forget(self, why: str) -> None:
-        self.out, self.known, self.previous, self.live = "", {}, {}, {}
-        self.specs, self.kept, self.rest, self.why = {}, {}, [], why
+        self.out, self.known, self.previous, self.live, self.record = "", {}, {}, {}, None
+        self.specs, self.kept, self.rest, self.why = {}, KeptPages(), [], why
 
 
 def keep_known(
@@ -61,35 +99,42 @@ def keep_known(
     returns (the other pages, how many were kept, the kept pages' fingerprints). With `memo`
     (a resident build's), only the pages whose values changed since its last call are checked
     (see the module's text); it is updated for the next call."""
-    kept: dict[str, tuple[PageSpec, str, OutputFile]]
     if memo is None:
-        kept, rest = _check(known, pages, previous, tree, {})
+        kept = KeptPages()
+        found, rest = _check(known, pages, previous, tree, {})
+        kept.add(found)
     else:
-        why = _why_not(memo, tree)
-        if why:
-            memo.forget(why)
-            kept, rest = _check(known, pages, previous, tree, {})
-            memo.note = f"every page's kept file checked ({why})"
-        else:
-            kept, rest, again = _update(memo, known, pages, previous, tree)
-            memo.note = (
-                f"{again} of {len(pages)} pages checked for their kept file (the others: "
-                "as the last build found them, nothing they are kept by changed)"
-            )
-        _remember(memo, tree, known, pages, previous, kept, rest)
-    files = {path: info for path, (_, _, info) in kept.items()}
-    tree.kept.update(files)  # (as keep_each: those it kept)
-    tree.record_kept_all(files)
-    fingerprints: dict[str, str] = {}
-    docs: list[Document] = []
-    for path, (spec, fp, _) in kept.items():
-        fingerprints[path] = fp
-        lang = spec.lang
-        counts[lang] = counts.get(lang, 0) + 1
-        if spec.doc is not None:
-            docs.append(spec.doc)
-    markdown.replay_all(docs)
-    return rest, len(files), fingerprints
+        try:
+            why = _why_not(memo, tree)
+            if why:
+                memo.forget(why)
+                found, rest = _check(known, pages, previous, tree, {})
+                memo.kept.add(found)
+                memo.note = f"every page's kept file checked ({why})"
+            else:
+                rest, again = _update(memo, known, pages, previous, tree)
+                memo.note = (
+                    f"{again} of {len(pages)} pages checked for their kept file (the others: "
+                    "as the last build found them, nothing they are kept by changed)"
+                )
+            kept = memo.kept
+            _remember(memo, tree, known, pages, previous, rest)
+            _record(tree, kept)
+        except BaseException:  # (half updated: not to be trusted)
+            memo.forget("the last build stopped while it kept pages")
+            raise
+    if memo is None:
+        _record(tree, kept)
+    for lang, n in kept.counts.items():
+        if n:
+            counts[lang] = counts.get(lang, 0) + n
+    markdown.replay_all(kept.docs.values())
+    return rest, len(kept.files), dict(kept.fingerprints)
+
+
+def _record(tree: OutputTree, kept: KeptPages) -> None:
+    tree.kept.update(kept.files)  # (as keep_each: those it kept)
+    tree.record_kept_all(kept.files)
 
 
 def _why_not(memo: KeepMemo, tree: OutputTree) -> str:
@@ -100,6 +145,8 @@ def _why_not(memo: KeepMemo, tree: OutputTree) -> str:
         return "another output folder"
     if tree.live is None or tree.spare is None:
         return "no trusted record of the output or of its spare copy"
+    if tree.live is memo.record:  # (a publish makes a new one: OutputTree.next_record)
+        return "the last build that kept pages published nothing"
     return ""
 
 
@@ -109,9 +156,9 @@ def _update(
     pages: list[PageSpec],
     previous: Previous,
     tree: OutputTree,
-) -> tuple[dict[str, tuple[PageSpec, str, OutputFile]], list[PageSpec], int]:
-    """The pages kept and the others, checking only what changed since `memo`'s call (and
-    how many were checked)."""
+) -> tuple[list[PageSpec], int]:
+    """Update `memo.kept`, checking only the pages whose values changed since `memo`'s call
+    (and the ones it did not keep): the others, and how many were checked."""
     assert tree.live is not None and tree.spare is not None  # (`_why_not`)
     live, spare = tree.live.files, tree.spare.files
     # what each page's verdict is made of, where it differs from the last call: its known
@@ -123,25 +170,25 @@ def _update(
     files.update(path for path, _ in spare.items() ^ memo.live.items())
     by_id = dict(zip(map(id, pages), pages, strict=True))
     by_path = dict(zip(map(attrgetter("path"), pages), pages, strict=True))
-    kept = dict(memo.kept)
+    kept = memo.kept
     for n in memo.specs.keys() - by_id.keys():  # (no longer planned so)
-        kept.pop(memo.specs[n].file, None)
+        kept.drop(memo.specs[n].file)
     again = {n: by_id[n] for n in by_id.keys() - memo.specs.keys()}  # (planned anew)
     for spec in memo.rest:  # (not kept last time: checked again)
         if id(spec) in by_id:
             again[id(spec)] = spec
     for path in files:  # (its file's values changed)
-        was = kept.pop(path, None)
+        was = kept.drop(path)
         if was is not None:
-            again[id(was[0])] = was[0]
+            again[id(was)] = was
     for path in paths:  # (its known fingerprint changed)
         now = by_path.get(path)
         if now is not None:
-            kept.pop(now.file, None)
+            kept.drop(now.file)
             again[id(now)] = now
-    more, rest = _check(known, list(again.values()), previous, tree, kept)
-    kept.update(more)
-    return kept, rest, len(again)
+    more, rest = _check(known, list(again.values()), previous, tree, kept.pages)
+    kept.add(more)
+    return rest, len(again)
 
 
 def _check(
@@ -149,8 +196,8 @@ def _check(
     pages: list[PageSpec],
     previous: Previous,
     tree: OutputTree,
-    already: dict[str, tuple[PageSpec, str, OutputFile]],
-) -> tuple[dict[str, tuple[PageSpec, str, OutputFile]], list[PageSpec]]:
+    already: dict[str, Page],
+) -> tuple[dict[str, Page], list[PageSpec]]:
     """Check each of `pages` (the full pass): the kept ones by output file, and the others.
     `already`: the pages kept without a check (a page of `pages` there is a clash: checked)."""
     rest: list[PageSpec] = []
@@ -164,7 +211,7 @@ def _check(
         found.append((spec, fp, old[1]))
     done = tree.keep_each([(spec.file, written) for spec, _, written in found])
     infos: dict[tuple[str, str], OutputFile] = {}
-    kept: dict[str, tuple[PageSpec, str, OutputFile]] = {}
+    kept: dict[str, Page] = {}
     for spec, fp, _ in found:
         if spec.file not in done:  # (not kept: rendered again, `add` says what it found)
             rest.append(spec)
@@ -184,14 +231,13 @@ def _remember(
     known: dict[str, str],
     pages: list[PageSpec],
     previous: Previous,
-    kept: dict[str, tuple[PageSpec, str, OutputFile]],
     rest: list[PageSpec],
 ) -> None:
     """What this call decided from and kept, for the next (none: no trusted records)."""
     if tree.live is None or tree.spare is None:
         memo.forget("no trusted record of the output or of its spare copy")
         return
-    memo.out = str(tree.out)
+    memo.out, memo.record = str(tree.out), tree.live
     memo.known, memo.previous, memo.live = dict(known), dict(previous), dict(tree.live.files)
     memo.specs = dict(zip(map(id, pages), pages, strict=True))
-    memo.kept, memo.rest, memo.note = kept, rest, ""
+    memo.rest, memo.why = rest, ""
