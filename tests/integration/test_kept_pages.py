@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 from unittest import mock
 
 import pytest
 
+from bipub import buildstate
 from bipub.cache import BuildCache
 from bipub.pipeline import Kept, build
 from bipub.render import kept_pages
@@ -66,12 +68,20 @@ def test_pages_whose_neighbour_moved_are_not_kept_stale(project: Path, tmp_path:
         assert result.reused > 0, "no page kept: the test shows nothing"
         quick += "checked for their kept file" in kept.keep.note
         _same_as_clean(project, tmp_path)
+        # a title: the listings showing it are planned as they were (the same PageSpec),
+        # their fingerprint is no longer known (buildstate.carry)
+        beta.write_text(
+            beta.read_text(encoding="utf-8").replace("\ntitle: ", f"\ntitle: ({n}) ", 1), "utf-8"
+        )
+        build(project, only=KINDS, kept=kept)
+        quick += "checked for their kept file" in kept.keep.note
+        _same_as_clean(project, tmp_path)
     (posts / "new-2.md").unlink()  # (a post removed: its neighbours move back)
     result = build(project, only=KINDS, kept=kept)
     assert kept.keep.note in result.cache_note  # (said with -v)
     quick += "checked for their kept file" in kept.keep.note
     _same_as_clean(project, tmp_path)
-    assert quick >= 6, "the memo was hardly used: the test shows nothing"
+    assert quick >= 9, "the memo was hardly used: the test shows nothing"
 
 
 def test_a_build_stopped_while_keeping_pages_leaves_the_memo_empty(
@@ -105,3 +115,52 @@ def test_a_build_in_a_new_process_keeps_no_memo(project: Path, tmp_path: Path) -
         build(project, only=KINDS)
     remember.assert_not_called()
     _same_as_clean(project, tmp_path)
+
+
+def test_a_page_kept_last_time_whose_known_fingerprint_changed_is_checked_again(
+    project: Path,
+) -> None:
+    """The same page (the same PageSpec, its file unchanged) with another known fingerprint
+    (buildstate.carry's): not kept as the memo kept it, but decided again (here: rendered,
+    with that fingerprint)."""
+    kept = Kept(BuildCache())
+    beta = project / "content/ko/posts/beta.md"
+    real = buildstate.carry
+    moved: list[str] = []
+
+    def carry(previous: Any, renderer: Any, plan: Any, *args: Any) -> str:
+        note = real(previous, renderer, plan, *args)
+        if kept.keep.out:  # (the memo is used: a page it kept gets another fingerprint)
+            path = next(
+                p for p in sorted(renderer.known) if plan.paths[p].file in kept.keep.kept.pages
+            )
+            renderer.known[path] = "another"
+            moved.append(plan.paths[path].file)
+        return note
+
+    for n in range(4):
+        beta.write_text(beta.read_text(encoding="utf-8") + f"\n더 씁니다 {n}.\n", "utf-8")
+        with mock.patch.object(buildstate, "carry", carry):
+            build(project, only=KINDS, kept=kept)
+    assert moved, "the memo was not used: the test shows nothing"
+    assert kept.state is not None
+    assert kept.state.fingerprints[moved[-1]] == "another"
+
+
+def test_a_page_kept_last_time_whose_published_fingerprint_changed_is_checked_again(
+    project: Path,
+) -> None:
+    """The same page whose published file's recorded fingerprint (the build cache's) is not
+    its known one: not kept as the memo kept it, but rendered again."""
+    kept = Kept(BuildCache())
+    beta = project / "content/ko/posts/beta.md"
+    moved = ""
+    for n in range(4):
+        beta.write_text(beta.read_text(encoding="utf-8") + f"\n더 씁니다 {n}.\n", "utf-8")
+        if kept.keep.out:
+            pages = kept.cache.pages[kept.keep.out]
+            moved = sorted(kept.keep.kept.pages)[0]
+            pages[moved] = ("other", pages[moved][1])
+        build(project, only=KINDS, kept=kept)
+    assert moved, "the memo was not used: the test shows nothing"
+    assert kept.cache.pages[kept.keep.out][moved][0] != "other"
