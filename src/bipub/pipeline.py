@@ -408,6 +408,8 @@ def _build(
         job = plan(project, site, selected, collector, cache, state, kept.pages if kept else None)
         kinds = outputs(options.only)
         pages, note = html_pages(job, kinds, project, target, options, state, inputs)
+        if pages is not None and kept is not None and not kept.on_disk:  # (resident: serve)
+            pages.memo = kept.keep
     notes.append(note)
     steps = kinds
     if pages is not None:  # the pages render the others (not PDFs) while their workers work
@@ -485,6 +487,7 @@ def _build(
                 kept.records[target] = None
             folder_notes.append(not_saved(project.cache, exc))
     notes += [tree.note, job.parts.note(), job.renderer.card_html.note]  # (and the cards')
+    notes.append(pages.memo.note if pages is not None and pages.memo is not None else "")
     notes.append(cache.note if cache is not None else "build cache off (--no-cache)")
     notes.append(_silenced_note(silenced))
     return BuildResult(

@@ -63,6 +63,7 @@ from bipub.pair.memo import Group, Paired, PairMemo, Read
 from bipub.pair.status import StatusCache
 from bipub.pair.taxonomy import EntryTaxa
 from bipub.project import Project
+from bipub.render.kept_pages import KeepMemo
 from bipub.render.page_plan import KeyMade, PageMemo
 
 FORMAT = 2  # 2: what the keys' `around` came from (EntryKeyMemo.order, members, tags)
@@ -92,6 +93,8 @@ class Kept:
     # whether the kinds a `--only` build makes own a published file (handover.carry_other_kinds)
     owned: dict[tuple[str, ...], dict[str, bool]] = field(default_factory=dict)
     entries: EntryStore | None = None  # the entries file it was restored from
+    # what the last build's pages kept, and from what (render/kept_pages.py; in memory only)
+    keep: KeepMemo = field(default_factory=KeepMemo)
 
     def paired_note(self, entries: int) -> str:
         """How many of the `entries` the last pairing paired again, and why (for `-v`), and

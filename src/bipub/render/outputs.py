@@ -31,6 +31,7 @@ from bipub.render.cards import Cards
 from bipub.render.first_pages import FirstPages
 from bipub.render.html import HtmlRenderer, Plan
 from bipub.render.images import encode_variants, variant_files
+from bipub.render.kept_pages import KeepMemo
 from bipub.render.markdown import MarkdownCache
 from bipub.render.parts import Parts as Parts
 from bipub.render.parts import digest
@@ -339,8 +340,10 @@ class HtmlPages:
         on_pages: Callable[[int], None] | None = None,
         on_start: Callable[[int], None] | None = None,
         first: FirstPages | None = None,
+        memo: KeepMemo | None = None,
     ) -> None:
         self.others = others
+        self.memo = memo  # what the last build's pages kept (`bipub serve`: kept_pages.py)
         self.first = first  # `bipub serve`'s fast render: the pages published first
         self.global_key = global_key
         self.previous = previous  # the last build's pages (build cache), None: render all
@@ -402,6 +405,7 @@ class HtmlPages:
             self.on_start,
             meanwhile=meanwhile,
             fast=self.first,
+            memo=self.memo,
         )
         for other in after:
             other.render(job, tree)

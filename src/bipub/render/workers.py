@@ -19,11 +19,11 @@ from typing import Any
 import jinja2
 
 from bipub.diagnostics import Collector, Diagnostic
-from bipub.load.content import Document
 from bipub.parallel import can_fork, fork_map, share_chunks, worker_count
 from bipub.render import urls
 from bipub.render.first_pages import FirstPages
 from bipub.render.html import HtmlRenderer, PageSpec, Plan
+from bipub.render.kept_pages import KeepMemo, keep_known
 from bipub.render.markdown import MarkdownCache
 from bipub.render.template_fast import releases_pages
 from bipub.render.templates import CompiledTemplates
@@ -213,6 +213,7 @@ def render_pages(
     on_start: Callable[[int], None] | None = None,
     meanwhile: Callable[[], None] | None = None,
     fast: FirstPages | None = None,
+    memo: KeepMemo | None = None,
 ) -> tuple[dict[str, int], dict[str, str]]:
     """Render the pages of `langs`; a page whose fingerprint matches `previous` (and whose old
     output file is still the one bipub wrote) is kept instead. Returns pages per language and
@@ -224,16 +225,21 @@ def render_pages(
 
     `fast` (`bipub serve`'s fast render: render/first_pages.py): the pages whose fingerprint
     is not known already and that it does not choose keep their published file in this build,
-    neither fingerprinted nor given one (the next build works them out); it is told which."""
+    neither fingerprinted nor given one (the next build works them out); it is told which.
+
+    `memo` (a resident build's, `bipub serve`): what the last build's first step kept, so
+    that only the pages whose values changed are checked (render/kept_pages.py)."""
     counts: dict[str, int] = {}
     fingerprints: dict[str, str] = {}
-    same: dict[str, str] = {}  # (the fingerprints of the pages kept as known: `_keep_known`)
+    same: dict[str, str] = {}  # (the fingerprints of the pages kept as known: `keep_known`)
     specs: list[PageSpec] = []
     kept = 0
     pages = [spec for lang in langs for spec in plan.pages.get(lang, [])]
     every = len(langs) == len(plan.pages)
     if previous is not None and renderer.known:  # (most pages of an update: kept at once)
-        pages, kept, same = _keep_known(renderer.known, pages, previous, tree, counts, markdown)
+        pages, kept, same = keep_known(
+            renderer.known, pages, previous, tree, counts, markdown, memo
+        )
         every = False  # (`pages` holds the others: `_unknown` looks at them)
     later: list[PageSpec] = []  # (fast render: left for the next build)
     if fast is not None and previous is not None:
@@ -349,52 +355,6 @@ def render_pages(
             on_pages(sum(part.values()))
     _freeze_site()
     return counts, {**same, **_written(fingerprints, tree)}
-
-
-def _keep_known(
-    known: dict[str, str],
-    pages: list[PageSpec],
-    previous: dict[str, tuple[str, Identity]],
-    tree: OutputTree,
-    counts: dict[str, int],
-    markdown: MarkdownCache,
-) -> tuple[list[PageSpec], int, dict[str, str]]:
-    """Keep, as `_decide` and `_record_kept` would one at a time, each of `pages` whose
-    fingerprint is known (buildstate.carry) and the one of its published file, if that file is
-    still the one bipub wrote (OutputTree.keep), and say its body's warnings again:
-    returns (the other pages, how many were kept, the kept pages' fingerprints)."""
-    rest: list[PageSpec] = []
-    found: list[tuple[str, str, Identity, str, str, Document | None]] = []
-    for spec in pages:  # (one look at each page: an update visits every page of a big site)
-        fp = known.get(spec.path)
-        path = spec.file
-        old = previous.get(path) if fp is not None else None
-        if old is None or old[0] != fp:
-            rest.append(spec)  # (`_decide` finds its fingerprint known, if it is)
-            continue
-        found.append((path, fp, old[1], spec.template, spec.lang, spec.doc))
-    done = tree.keep_each([(path, written) for path, _, written, _, _, _ in found])
-    if len(done) < len(found):  # (not kept: rendered again, `add` says what it found)
-        failed = {path for path, *_ in found if path not in done}
-        rest += [spec for spec in pages if spec.file in failed]
-    infos: dict[tuple[str, str], OutputFile] = {}
-    files: dict[str, OutputFile] = {}
-    fingerprints: dict[str, str] = {}
-    docs: list[Document] = []
-    for path, fp, _, template, lang, doc in found:
-        if path not in done:
-            continue
-        info = infos.get((template, lang))
-        if info is None:
-            info = infos[template, lang] = OutputFile(lang, f"{template} ({lang})")
-        files[path] = info
-        fingerprints[path] = fp
-        counts[lang] = counts.get(lang, 0) + 1
-        if doc is not None:
-            docs.append(doc)
-    tree.record_kept_all(files)
-    markdown.replay_all(docs)
-    return rest, len(files), fingerprints
 
 
 def _defer(

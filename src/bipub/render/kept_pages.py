@@ -1,0 +1,243 @@
+"""Keep the pages whose fingerprint is known (render/workers.py's first step of an update).
+
+Most pages of an update are kept as the last build published them: their fingerprint is
+known (buildstate.carry), it is the one of their published file (the build cache's `previous`)
+and that file is still the one bipub wrote (OutputTree.keep_each). `keep_known` checks that
+for every page. In `bipub serve`, the state lives on between updates: `KeepMemo` holds what
+the last call kept and the values it decided from (`known`, `previous`, the output record and
+the spare copy's record, the planned pages). The next call then checks only the pages whose
+values differ (found by set operations on those values, no step per page in Python) and the
+ones it did not keep; every other page is kept as it was, by the same rule, since nothing it
+was decided from changed. Where the memo cannot tell (no memo, another output folder, no
+trusted record of the output or of the spare copy), every page is checked: `note` says why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from operator import attrgetter
+
+from bipub.load.content import Document
+from bipub.render.html import PageSpec
+from bipub.render.markdown import MarkdownCache
+from bipub.write.output import Identity, OutputFile, OutputTree
+
+Previous = dict[str, tuple[str, Identity]]
+Found = tuple[str, str, Identity, str, str, Document | None]
+
+
+Page = tuple[PageSpec, str, OutputFile]  # a page kept: its spec, fingerprint, OutputFile
+
+
+@dataclass
+class KeptPages:
+    """Pages kept, by output file, with what the build takes of them (each kept up to date
+    as pages are added and dropped: a resident build keeps them from one update to the next)."""
+
+    pages: dict[str, Page] = field(default_factory=dict)
+    files: dict[str, OutputFile] = field(default_factory=dict)  # (OutputTree.record_kept_all)
+    fingerprints: dict[str, str] = field(default_factory=dict)
+    docs: dict[str, Document] = field(default_factory=dict)  # (their bodies' warnings: replay)
+    counts: dict[str, int] = field(default_factory=dict)  # pages per language
+
+    def add(self, pages: dict[str, Page]) -> None:
+        counts = self.counts
+        for path, page in pages.items():
+            self.drop(path)
+            spec, fp, info = page
+            self.pages[path] = page
+            self.files[path] = info
+            self.fingerprints[path] = fp
+            if spec.doc is not None:
+                self.docs[path] = spec.doc
+            counts[spec.lang] = counts.get(spec.lang, 0) + 1
+
+    def drop(self, path: str) -> PageSpec | None:
+        """Drop the page of `path`, if kept: its spec (else None)."""
+        page = self.pages.pop(path, None)
+        if page is None:
+            return None
+        spec = page[0]
+        del self.files[path], self.fingerprints[path]
+        self.docs.pop(path, None)
+        self.counts[spec.lang] -= 1
+        return spec
+
+
+@dataclass
+class KeepMemo:
+    """What the last `keep_known` of a resident build kept, and what it decided from."""
+
+    out: str = ""  # the output folder (none yet: "")
+    known: dict[str, str] = field(default_factory=dict)  # its `known` (copied)
+    previous: Previous = field(default_factory=dict)  # its `previous` (copied)
+    live: dict[str, bytes] = field(default_factory=dict)  # the output record's files
+    record: object = None  # the output record itself (the next call's is its publish's)
+    specs: dict[int, PageSpec] = field(default_factory=dict)  # its pages, by id (held)
+    kept: KeptPages = field(default_factory=KeptPages)  # the pages it kept
+    rest: list[PageSpec] = field(default_factory=list)  # the pages it did not keep
+    why: str = ""  # why nothing is held (with `out` "")
+    note: str = ""  # how the last call went (`-v`)
+
+    def forget(self, why: str) -> None:
+        self.out, self.known, self.previous, self.live, self.record = "", {}, {}, {}, None
+        self.specs, self.kept, self.rest, self.why = {}, KeptPages(), [], why
+
+
+def keep_known(
+    known: dict[str, str],
+    pages: list[PageSpec],
+    previous: Previous,
+    tree: OutputTree,
+    counts: dict[str, int],
+    markdown: MarkdownCache,
+    memo: KeepMemo | None = None,
+) -> tuple[list[PageSpec], int, dict[str, str]]:
+    """Keep, as workers._decide and _record_kept would one at a time, each of `pages` whose
+    fingerprint is known (buildstate.carry) and the one of its published file, if that file is
+    still the one bipub wrote (OutputTree.keep_each), and say its body's warnings again:
+    returns (the other pages, how many were kept, the kept pages' fingerprints). With `memo`
+    (a resident build's), only the pages whose values changed since its last call are checked
+    (see the module's text); it is updated for the next call."""
+    if memo is None:
+        kept = KeptPages()
+        found, rest = _check(known, pages, previous, tree, {})
+        kept.add(found)
+    else:
+        try:
+            why = _why_not(memo, tree)
+            if why:
+                memo.forget(why)
+                found, rest = _check(known, pages, previous, tree, {})
+                memo.kept.add(found)
+                memo.note = f"every page's kept file checked ({why})"
+            else:
+                rest, again = _update(memo, known, pages, previous, tree)
+                memo.note = (
+                    f"{again} of {len(pages)} pages checked for their kept file (the others: "
+                    "as the last build found them, nothing they are kept by changed)"
+                )
+            kept = memo.kept
+            _remember(memo, tree, known, pages, previous, rest)
+            _record(tree, kept)
+        except BaseException:  # (half updated: not to be trusted)
+            memo.forget("the last build stopped while it kept pages")
+            raise
+    if memo is None:
+        _record(tree, kept)
+    for lang, n in kept.counts.items():
+        if n:
+            counts[lang] = counts.get(lang, 0) + n
+    markdown.replay_all(kept.docs.values())
+    return rest, len(kept.files), dict(kept.fingerprints)
+
+
+def _record(tree: OutputTree, kept: KeptPages) -> None:
+    tree.kept.update(kept.files)  # (as keep_each: those it kept)
+    tree.record_kept_all(kept.files)
+
+
+def _why_not(memo: KeepMemo, tree: OutputTree) -> str:
+    """Why `memo` cannot say which pages to check again ("": it can)."""
+    if not memo.out:
+        return memo.why or "no pages kept by the last build in this process"
+    if memo.out != str(tree.out):
+        return "another output folder"
+    if tree.live is None or tree.spare is None:
+        return "no trusted record of the output or of its spare copy"
+    if tree.live is memo.record:  # (a publish makes a new one: OutputTree.next_record)
+        return "the last build that kept pages published nothing"
+    return ""
+
+
+def _update(
+    memo: KeepMemo,
+    known: dict[str, str],
+    pages: list[PageSpec],
+    previous: Previous,
+    tree: OutputTree,
+) -> tuple[list[PageSpec], int]:
+    """Update `memo.kept`, checking only the pages whose values changed since `memo`'s call
+    (and the ones it did not keep): the others, and how many were checked."""
+    assert tree.live is not None and tree.spare is not None  # (`_why_not`)
+    live, spare = tree.live.files, tree.spare.files
+    # what each page's verdict is made of, where it differs from the last call: its known
+    # fingerprint (by page path), its published file's fingerprint and identity (`previous`,
+    # the output record), the spare copy's file (the last call linked the published one)
+    paths = {path for path, _ in known.items() ^ memo.known.items()}
+    files = {path for path, _ in previous.items() ^ memo.previous.items()}
+    files.update(path for path, _ in live.items() ^ memo.live.items())
+    files.update(path for path, _ in spare.items() ^ memo.live.items())
+    by_id = dict(zip(map(id, pages), pages, strict=True))
+    by_path = dict(zip(map(attrgetter("path"), pages), pages, strict=True))
+    kept = memo.kept
+    for n in memo.specs.keys() - by_id.keys():  # (no longer planned so)
+        kept.drop(memo.specs[n].file)
+    again = {n: by_id[n] for n in by_id.keys() - memo.specs.keys()}  # (planned anew)
+    for spec in memo.rest:  # (not kept last time: checked again)
+        if id(spec) in by_id:
+            again[id(spec)] = spec
+    for path in files:  # (its file's values changed)
+        was = kept.drop(path)
+        if was is not None:
+            again[id(was)] = was
+    for path in paths:  # (its known fingerprint changed)
+        now = by_path.get(path)
+        if now is not None:
+            kept.drop(now.file)
+            again[id(now)] = now
+    more, rest = _check(known, list(again.values()), previous, tree, kept.pages)
+    kept.add(more)
+    return rest, len(again)
+
+
+def _check(
+    known: dict[str, str],
+    pages: list[PageSpec],
+    previous: Previous,
+    tree: OutputTree,
+    already: dict[str, Page],
+) -> tuple[dict[str, Page], list[PageSpec]]:
+    """Check each of `pages` (the full pass): the kept ones by output file, and the others.
+    `already`: the pages kept without a check (a page of `pages` there is a clash: checked)."""
+    rest: list[PageSpec] = []
+    found: list[tuple[PageSpec, str, Identity]] = []
+    for spec in pages:  # (one look at each page: an update visits every page of a big site)
+        fp = known.get(spec.path)
+        old = previous.get(spec.file) if fp is not None else None
+        if old is None or old[0] != fp or spec.file in already:
+            rest.append(spec)  # (`_decide` finds its fingerprint known, if it is)
+            continue
+        found.append((spec, fp, old[1]))
+    done = tree.keep_each([(spec.file, written) for spec, _, written in found])
+    infos: dict[tuple[str, str], OutputFile] = {}
+    kept: dict[str, Page] = {}
+    for spec, fp, _ in found:
+        if spec.file not in done:  # (not kept: rendered again, `add` says what it found)
+            rest.append(spec)
+            continue
+        info = infos.get((spec.template, spec.lang))
+        if info is None:
+            info = infos[spec.template, spec.lang] = OutputFile(
+                spec.lang, f"{spec.template} ({spec.lang})"
+            )
+        kept[spec.file] = (spec, fp, info)
+    return kept, rest
+
+
+def _remember(
+    memo: KeepMemo,
+    tree: OutputTree,
+    known: dict[str, str],
+    pages: list[PageSpec],
+    previous: Previous,
+    rest: list[PageSpec],
+) -> None:
+    """What this call decided from and kept, for the next (none: no trusted records)."""
+    if tree.live is None or tree.spare is None:
+        memo.forget("no trusted record of the output or of its spare copy")
+        return
+    memo.out, memo.record = str(tree.out), tree.live
+    memo.known, memo.previous, memo.live = dict(known), dict(previous), dict(tree.live.files)
+    memo.specs = dict(zip(map(id, pages), pages, strict=True))
+    memo.rest, memo.why = rest, ""
