@@ -185,13 +185,13 @@ def test_verbose_says_how_many_parts_an_edit_made(kept: tuple[Path, Kept | None]
     makes one posts.json record, one llms part and one feed entry of the edited post, and
     the 8 feeds that show it (its own language's and the other's: the language's feed, its
     two tags' and its series'), its 2 routes' URLs in the sitemap (its post and its
-    side-by-side page) and the 2 llms-full.txt files' marks (Parts.file_mark: the edited
-    language's changed; the other's is joined again too, as this second build of the folder
-    has no spare copy yet to take the published file from); the others are found by their
+    side-by-side page) and the edited language's llms-full.txt mark (Parts.file_mark; the
+    other's is taken from the published file, whose bytes the output's record has, although
+    this second build of the folder has no spare copy yet); the others are found by their
     entries' keys."""
     root, memory = kept
     _edit(root, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
     note = build(root, only=KINDS, kept=memory).cache_note
     [said] = [n for n in note.split("; ") if n.startswith("aggregate parts")]
-    assert ", 15 made" in said, said
+    assert ", 14 made" in said, said
     assert said.endswith(" found by their entry's key"), said

@@ -86,14 +86,14 @@ class Feeds:
         # pages, `render` makes those not kept after
         self._plans: tuple[RenderJob, dict[str, list[Planned]]] | None = None
 
-    def plan(self, job: RenderJob, lang: str) -> list[Planned]:
+    def plan(self, job: RenderJob, lang: str, tree: OutputTree) -> list[Planned]:
         if self._plans is None or self._plans[0] is not job:
             self._plans = (job, {})
         made = self._plans[1]
         if lang not in made:
             site = feeds_site(job, lang)
             made[lang] = [
-                (spec, mark, job.parts.kept(mark) if mark is not None else None)
+                (spec, mark, _published(job, tree, spec, mark))
                 for spec in feeds.feed_specs(job.site, lang)
                 for mark in (job.parts.feed_mark(spec, site),)
             ]
@@ -104,27 +104,29 @@ class Feeds:
             notes = feed_notes(job, lang)
             # each entry is made once, whichever feeds show it, and kept by its values (a pure
             # function of its item, its body and its note: Parts.feed_entry); a feed whose
-            # posts' keys did not change is kept whole (Parts.feed_mark)
+            # posts' keys did not change is kept as published (Parts.feed_mark: the hashes of
+            # its files' bytes, which the output's record has: `_published`)
             entries: dict[feeds.FeedItem, tuple[str, str]] = {}
-            for spec, mark, kept in self.plan(job, lang):
-                if kept is None:
-                    parts = feeds.feed_of(job.site, lang, job.url, spec)
-                    for it, doc in zip(parts.items, parts.docs, strict=True):
-                        if it not in entries:
-                            entries[it] = job.parts.feed_entry(
-                                it, doc, notes.get(it.state, ""), job.markdown
-                            )
-                    xml = feeds.feed_xml(parts, [entries[it][0] for it in parts.items])
-                    items = [entries[it][1] for it in parts.items]
-                    kept = (xml, feeds.json_feed_join(parts, items))
-                    if mark is not None:
-                        job.parts.keep(mark, kept)
-                else:  # (what rendering its bodies warned about: said again, as for a page)
+            for spec, mark, kept in self.plan(job, lang, tree):
+                paths = _feed_files(spec)
+                if kept is not None:  # (what rendering its bodies warned about: said again)
                     for entry in spec.posts:
                         job.markdown.replay(entry.versions[lang].doc)
-                path = spec.path[1:]
-                tree.add(path, kept[0], lang, "feed")
-                tree.add(path[: -len("xml")] + "json", kept[1], lang, "feed")
+                    for path, found in zip(paths, kept, strict=True):
+                        tree.add_published(path, found, lang, "feed")
+                    continue
+                parts = feeds.feed_of(job.site, lang, job.url, spec)
+                for it, doc in zip(parts.items, parts.docs, strict=True):
+                    if it not in entries:
+                        entries[it] = job.parts.feed_entry(
+                            it, doc, notes.get(it.state, ""), job.markdown
+                        )
+                xml = feeds.feed_xml(parts, [entries[it][0] for it in parts.items])
+                items = [entries[it][1] for it in parts.items]
+                tree.add(paths[0], xml, lang, "feed")
+                tree.add(paths[1], feeds.json_feed_join(parts, items), lang, "feed")
+                if mark is not None:
+                    job.parts.keep(mark, tuple(tree.files[path].digest for path in paths))
         if job.every_language:
             # (each route's part of an unchanged entry kept by its key: Parts.routes)
             routes = job.parts.routes(job.site, job.plan, job.url)
@@ -132,12 +134,12 @@ class Feeds:
             tree.add("sitemap.xml", sitemap, None, "sitemap")
             tree.add("robots.txt", feeds.robots(job.url), None, "robots")
 
-    def wanted(self, job: RenderJob) -> set[str]:
+    def wanted(self, job: RenderJob, tree: OutputTree) -> set[str]:
         """The documents whose bodies the feeds not kept show (their paths)."""
         return {
             entry.versions[lang].doc.rel
             for lang in job.langs
-            for spec, _mark, kept in self.plan(job, lang)
+            for spec, _mark, kept in self.plan(job, lang, tree)
             if kept is None
             for entry in spec.posts
         }
@@ -146,9 +148,29 @@ class Feeds:
         return path.endswith(_FEED_FILES) and path.rsplit("/", 1)[-1] in _FEED_FILES
 
 
-# a feed of feeds.feed_specs, the key it is kept by (None: none, Parts.feed_mark) and its
-# Atom and JSON Feed files if kept
-Planned = tuple[feeds.FeedSpec, bytes | None, tuple[bytes, bytes] | None]
+# a feed of feeds.feed_specs, the key it is kept by (None: none, Parts.feed_mark) and the
+# hashes of its Atom and JSON Feed files if they are kept as published (`_published`)
+Planned = tuple[feeds.FeedSpec, bytes | None, tuple[bytes, ...] | None]
+
+
+def _feed_files(spec: feeds.FeedSpec) -> tuple[str, str]:
+    """A feed's Atom and JSON Feed files."""
+    path = spec.path[1:]
+    return path, path[: -len("xml")] + "json"
+
+
+def _published(
+    job: RenderJob, tree: OutputTree, spec: feeds.FeedSpec, mark: bytes | None
+) -> tuple[bytes, ...] | None:
+    """The hashes of the bytes of a feed's two files (kept by `mark`: the last build's, of the
+    same posts' keys and site values), if the published files are those bytes (the output's
+    record says so: OutputTree.published); else None: the feed is made again from its
+    entries. (Its texts are not kept: tens of MB on a big site, read back at every build.)"""
+    kept = job.parts.kept(mark) if mark is not None else None
+    if not isinstance(kept, tuple) or len(kept) != 2:
+        return None
+    paths = _feed_files(spec)
+    return kept if all(map(tree.published, paths, kept)) else None
 
 
 def feeds_site(job: RenderJob, lang: str) -> tuple[object, ...]:
@@ -374,7 +396,7 @@ class HtmlPages:
         wanted: set[str] = set()
         for other in after:
             if isinstance(other, Feeds):
-                wanted |= other.wanted(job)
+                wanted |= other.wanted(job, tree)
         job.markdown.wanted = frozenset(wanted)
 
         def meanwhile() -> None:

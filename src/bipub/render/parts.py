@@ -344,7 +344,7 @@ class Parts:
         if keys is None:
             return None
         members = tuple([keys[entry.kind, entry.key] for entry in spec.posts])
-        return self.site_key(("feed", self.global_key, *site)) + digest(
+        return self.site_key(("feed files", self.global_key, *site)) + digest(
             (spec.path, spec.title, members)
         )
 
