@@ -29,6 +29,21 @@ _MARKS = re.compile(r"[*_`~\[\]{}<>|#\\]+")  # Markdown's and HTML's
 _PUNCTUATION = re.compile(r"[*_`~\[\]{}<>|#\\\"'(),.:;!?/=]+")
 
 
+def _cuts(token: str) -> set[str]:
+    """The token cut at its marks and punctuation, each kept or not: what a page's text may
+    hold of it once Markdown's marks became tags (`**캐시**를` → 캐시, 를; `(언어)` → 언어)).
+    (A token of many marks, as a link's URL, is cut at those next to Hangul.)"""
+    marks = [i for i, ch in enumerate(token) if not (ch.isalnum() or _HANGUL.match(ch))]
+    # and where Hangul follows another letter or a digit (`%(date)s에` → 에)
+    marks += [i for i in range(1, len(token)) if _HANGUL.match(token[i]) and token[i - 1].isascii()]
+    if len(marks) > 8:  # (a URL's): those next to Hangul
+        near = {i for i, ch in enumerate(token) if _HANGUL.match(ch)}
+        marks = [i for i in marks if {i - 1, i + 1} & near][:8]
+    starts = {0, *marks, *(i + 1 for i in marks)}
+    ends = {len(token), *marks, *(i + 1 for i in marks)}
+    return {token[i:j] for i in starts for j in ends if i < j}
+
+
 def _sources() -> Iterator[Path]:
     for name in SOURCES:
         path = REPO / name
@@ -49,7 +64,7 @@ def words() -> set[str]:
         for token in re.findall(r"\S+", text):
             if not _HANGUL.search(token):
                 continue
-            forms = {token, *_MARKS.split(token), *_PUNCTUATION.split(token)}
+            forms = {token, *_MARKS.split(token), *_PUNCTUATION.split(token), *_cuts(token)}
             forms |= {html.escape(f) for f in forms} | {html.escape(f, quote=False) for f in forms}
             found |= {f for f in forms if _HANGUL.search(f)}
     # dates and reading times, as the templates write them (render/locale_format.py)
