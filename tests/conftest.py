@@ -505,13 +505,14 @@ def spawned_checkers(monkeypatch: pytest.MonkeyPatch, *, fork: bool = True) -> l
 # The clean build of each state of the inputs met in a test process, by output kinds (a
 # function of the inputs: test_reproducible.py): the tests that make the same edits find the
 # reference the first one built.
-_CLEAN: dict[tuple[str, frozenset[str]], dict[str, bytes]] = {}
+_CLEAN: dict[tuple[str, frozenset[str], bool], dict[str, bytes]] = {}
 
 
 def clean_snapshot(project: Path, tmp_path: Path, kinds: set[str]) -> dict[str, bytes]:
     """`tree_snapshot` of a clean build (no cache) of `project`'s inputs as they are now, with
-    the output `kinds`; built in `tmp_path`/clean the first time these inputs are met."""
-    key = (inputs_digest(project), frozenset(kinds))
+    the output `kinds`; built in `tmp_path`/clean the first time these inputs are met (and PDFs
+    made the same way: real, or placeholders)."""
+    key = (inputs_digest(project), frozenset(kinds), _PdfSwitch.real)
     if key not in _CLEAN:
         clean = tmp_path / "clean"
         pipeline.build(project, clean, use_cache=False, only=kinds)
