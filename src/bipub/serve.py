@@ -25,6 +25,7 @@ was reported changed in it with its record, not every file (`--out`: a user's fo
 
 from __future__ import annotations
 
+import errno
 import json
 import posixpath
 import threading
@@ -457,6 +458,26 @@ class Rebuilds:
         return True
 
 
+class ServeAddressError(OSError):
+    """The server's address cannot be taken (a port in use, an address not of this machine)."""
+
+
+def listen(host: str, port: int, handler: Any) -> ThreadingHTTPServer:
+    """The HTTP server bound to `host`:`port` (0: any free port), not serving yet."""
+    try:
+        return ThreadingHTTPServer((host, port), handler)
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+        hint = (
+            " (another `bipub serve` or server is running there? choose another with --port)"
+            if exc.errno == errno.EADDRINUSE
+            else ""
+        )
+        raise ServeAddressError(
+            exc.errno, f"cannot serve on {host}:{port}: {why}{hint}; nothing was built"
+        ) from exc
+
+
 def serve(
     ui: Any, root: Path, host: str, port: int, out: Path | None, fast_render: bool = True
 ) -> None:
@@ -485,11 +506,13 @@ def serve(
         if said:
             ui.debug(said)
 
+    # the address is taken before the first build (which takes minutes on a big site), so a
+    # port in use is said at once; requests wait in the listen queue until the thread serves
+    server = listen(host, port, make_handler(site, state))
+    server.daemon_threads = True
     rebuild = Rebuilds(ui, built, state, later, fast_render)
     rebuild(fast=False)  # (no page is open yet: the whole site at once)
     idle()
-    server = ThreadingHTTPServer((host, port), make_handler(site, state))
-    server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     ui.info(f"Serving {site} on http://{host}:{server.server_address[1]}/ (Ctrl-C to stop)")

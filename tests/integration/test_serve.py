@@ -200,3 +200,24 @@ def _next_event_is_reload(events: http.client.HTTPResponse) -> None:
         if line.startswith(b"event:"):
             assert line == b"event: reload\n"
             return
+
+
+def test_a_port_in_use_is_said_before_any_build(make_project) -> None:
+    """`bipub serve --port N` with N taken: a clear error naming the address and exit status 1
+    at once, not a traceback after the first build (which takes minutes on a big site)."""
+    import socket
+
+    from click.testing import CliRunner
+
+    from bipub.cli import main
+
+    project = make_project("minimal")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(main, ["-C", str(project), "serve", "--port", str(port)])
+    assert result.exit_code == 1, result.output
+    assert f"cannot serve on 127.0.0.1:{port}" in result.output
+    assert "--port" in result.output and "Traceback" not in result.output
+    assert not (project / ".bipub-cache" / "serve").exists()  # (nothing was built)

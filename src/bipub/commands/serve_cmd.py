@@ -35,6 +35,10 @@ def serve(ui: Ui, port: int, host: str, out: Path | None, fast_render: bool) -> 
     # the server runs for hours: Python's usual garbage collection between its builds (each
     # build collects rarely while it runs: pipeline.build), not the program's start-up setting
     gc.set_threshold(*PYTHON_THRESHOLDS)
-    from bipub.serve import serve as run_serve  # http.server: only for serve (start-up time)
+    from bipub.serve import ServeAddressError  # http.server: only for serve (start-up time)
+    from bipub.serve import serve as run_serve
 
-    run_serve(ui, ui.root, host, port, out, fast_render)
+    try:
+        run_serve(ui, ui.root, host, port, out, fast_render)
+    except ServeAddressError as exc:
+        raise click.ClickException(exc.strerror or str(exc)) from None
