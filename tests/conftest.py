@@ -33,6 +33,7 @@ from click.testing import CliRunner
 from hypothesis import settings
 
 from bipub import pipeline, uptodate
+from bipub.render import feeds
 from bipub.render.pdf import documents as pdf_documents
 from bipub.render.pdf.cache import RenderCache
 from bipub.render.pdf.fonts import Fonts
@@ -547,3 +548,25 @@ def _no_thread_left() -> Iterator[None]:
             thread.join(timeout=5)
     left = [t.name for t in threading.enumerate() if t is not threading.main_thread()]
     assert not left, f"threads left running by this module: {left}"
+
+
+def replace_in(root: Path, rel: str, old: str, new: str) -> None:
+    """Edit a project's file: the first `old` (which must be there) made `new`."""
+    path = root / rel
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} not in {rel}"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def feeds_made(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths of the feeds the builds of this test make (not those kept), in order."""
+    made: list[str] = []
+    real = feeds.feed_of
+
+    def feed_of(*args: object) -> feeds.FeedParts:
+        found = real(*args)  # type: ignore[arg-type]
+        made.append(found.path)
+        return found
+
+    monkeypatch.setattr(feeds, "feed_of", feed_of)
+    return made

@@ -21,7 +21,7 @@ from bipub.cache import BuildCache
 from bipub.diagnostics import DiagnosticError
 from bipub.pipeline import Kept, build
 from bipub.project import Project
-from tests.conftest import PROJECTS, tree_snapshot
+from tests.conftest import PROJECTS, replace_in, tree_snapshot
 
 KINDS = {"html", "json", "feeds", "llms"}
 
@@ -32,13 +32,6 @@ def project(tmp_path: Path) -> Path:
     shutil.copytree(PROJECTS / "minimal", root)
     build(root, only=KINDS)
     return root
-
-
-def _edit(root: Path, rel: str, old: str, new: str) -> None:
-    path = root / rel
-    text = path.read_text(encoding="utf-8")
-    assert old in text
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
 def _carried(note: str) -> tuple[int, int]:
@@ -86,7 +79,7 @@ def test_a_listing_whose_values_changed_is_worked_out_again(tmp_path: Path) -> N
         )
     build(root, only=KINDS)
     assert b"/ko/tags/x/page/2/" in (root / "site/ko/tags/x/index.html").read_bytes()
-    _edit(root, "content/ko/posts/d4.md", "tags: [x]", "tags: []")
+    replace_in(root, "content/ko/posts/d4.md", "tags: [x]", "tags: []")
     result = build(root, only=KINDS)
     assert "1 entry changed (posts/d4)" in result.cache_note
     assert "listing pages found made of the same values" in result.cache_note
@@ -95,7 +88,7 @@ def test_a_listing_whose_values_changed_is_worked_out_again(tmp_path: Path) -> N
 
 
 def test_a_series_member_edit_fingerprints_the_other_members_pages(project: Path) -> None:
-    _edit(project, "content/ko/posts/beta.md", "title: 베타 글", "title: 새 베타")
+    replace_in(project, "content/ko/posts/beta.md", "title: 베타 글", "title: 새 베타")
     result = build(project, only=KINDS)
     assert "1 entry changed (posts/beta)" in result.cache_note
     carried, _ = _carried(result.cache_note)
@@ -123,7 +116,7 @@ def test_a_template_edit_says_why_nothing_is_carried(project: Path, tmp_path: Pa
 def test_a_state_not_signed_by_this_user_is_ignored(project: Path, tmp_path: Path) -> None:
     (state_file,) = (project / ".bipub-cache").glob("state-*.pickle")
     state_file.write_bytes(b"\0" * 32 + b"planted")
-    _edit(project, "content/ko/posts/alpha.md", "본문입니다.", "본문이 바뀌었습니다.")
+    replace_in(project, "content/ko/posts/alpha.md", "본문입니다.", "본문이 바뀌었습니다.")
     result = build(project, only=KINDS)
     assert "no state of the last build: every page fingerprinted" in result.cache_note
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
@@ -137,7 +130,7 @@ def test_a_state_with_a_damaged_parts_file_is_refused_and_said(
     the whole state refused, said at -v, and the build runs as without a state."""
     (parts,) = (project / ".bipub-cache").glob("parts-*.pickle")
     parts.write_bytes(parts.read_bytes()[:-10])
-    _edit(project, "content/ko/posts/alpha.md", "본문입니다.", "본문이 바뀌었습니다.")
+    replace_in(project, "content/ko/posts/alpha.md", "본문입니다.", "본문이 바뀌었습니다.")
     result = build(project, only=KINDS)
     assert f"build state ignored ({parts.name}: damaged, or not signed" in result.cache_note
     assert "no state of the last build: every page fingerprinted" in result.cache_note
@@ -148,7 +141,7 @@ def test_a_state_with_a_damaged_parts_file_is_refused_and_said(
 
 def test_a_partial_build_leaves_the_state_as_it_was(project: Path) -> None:
     before = (next((project / ".bipub-cache").glob("state-*.pickle"))).read_bytes()
-    _edit(project, "content/ko/posts/alpha.md", "본문입니다.", "본문이 바뀌었습니다.")
+    replace_in(project, "content/ko/posts/alpha.md", "본문입니다.", "본문이 바뀌었습니다.")
     build(project, langs=["ko"], only=KINDS)
     after = (next((project / ".bipub-cache").glob("state-*.pickle"))).read_bytes()
     assert after == before  # (a --lang build works out the fingerprints of some pages only)
@@ -156,13 +149,13 @@ def test_a_partial_build_leaves_the_state_as_it_was(project: Path) -> None:
 
 def test_warnings_of_the_edit_are_found_and_strict_fails_before_writing(project: Path) -> None:
     before = tree_snapshot(project / "site")
-    _edit(project, "content/ko/posts/alpha.md", "```python", "```nosuchlang")
+    replace_in(project, "content/ko/posts/alpha.md", "```python", "```nosuchlang")
     with pytest.raises(DiagnosticError, match="nosuchlang"):
         build(project, only=KINDS, strict=True)
     assert tree_snapshot(project / "site") == before
     result = build(project, only=KINDS)
     assert any(d.code == "code-language" and "nosuchlang" in d.message for d in result.warnings)
-    _edit(project, "content/ko/posts/alpha.md", "```nosuchlang", "```python")
+    replace_in(project, "content/ko/posts/alpha.md", "```nosuchlang", "```python")
     assert not any(d.code == "code-language" for d in build(project, only=KINDS).warnings)
 
 
@@ -171,11 +164,11 @@ def test_a_resident_state_stays_in_memory(project: Path, tmp_path: Path) -> None
     state_files = sorted((project / ".bipub-cache").glob("state-*.pickle"))
     stamp = [p.stat().st_mtime_ns for p in state_files]
     kept = Kept(BuildCache.load(project / ".bipub-cache"))
-    _edit(project, "content/ko/posts/alpha.md", "본문입니다.", "본문이 바뀌었습니다.")
+    replace_in(project, "content/ko/posts/alpha.md", "본문입니다.", "본문이 바뀌었습니다.")
     first = build(project, only=KINDS, kept=kept)
     assert kept.state is not None and first.state is kept.state
     assert "no state of the last build" in first.cache_note
-    _edit(project, "content/ko/posts/alpha.md", "본문이 바뀌었습니다.", "또 바뀌었습니다.")
+    replace_in(project, "content/ko/posts/alpha.md", "본문이 바뀌었습니다.", "또 바뀌었습니다.")
     second = build(project, only=KINDS, kept=kept)
     assert "1 entry changed (posts/alpha)" in second.cache_note
     assert [p.stat().st_mtime_ns for p in state_files] == stamp
@@ -191,7 +184,7 @@ def test_a_build_of_other_output_kinds_keeps_what_rendering_warned_about(
     from bipub.render import markdown
 
     build(project, only={"json"})
-    _edit(project, "content/ko/posts/alpha.md", "본문입니다.", "본문이 바뀌었습니다.")
+    replace_in(project, "content/ko/posts/alpha.md", "본문입니다.", "본문이 바뀌었습니다.")
     rendered: list[str] = []
     real = markdown.render_body
 
@@ -213,7 +206,7 @@ def test_a_build_of_other_output_kinds_keeps_what_rendering_warned_about(
 def test_kits_of_the_old_quick_rebuild_are_removed(project: Path) -> None:
     old = project / ".bipub-cache" / "quick-0123456789abcdef.pickle"
     old.write_bytes(b"an old kit")
-    _edit(project, "content/ko/posts/alpha.md", "본문입니다.", "본문이 바뀌었습니다.")
+    replace_in(project, "content/ko/posts/alpha.md", "본문입니다.", "본문이 바뀌었습니다.")
     build(project, only=KINDS)
     assert not old.exists()
 
@@ -237,10 +230,10 @@ def test_a_resident_pairing_pairs_again_only_what_changed(project: Path, tmp_pat
     pairs only its entry again; a status record pairs again the entry it is about (its English
     page shows the machine-draft notice), and the site equals a clean build's each time."""
     kept = Kept(BuildCache.load(project / ".bipub-cache"))
-    _edit(project, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
+    replace_in(project, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
     result = build(project, only=KINDS, kept=kept)
     assert "3 of 3 entries paired again" in result.cache_note  # (nothing kept yet)
-    _edit(project, "content/ko/posts/alpha.md", "title: 고친 알파", "title: 또 고친 알파")
+    replace_in(project, "content/ko/posts/alpha.md", "title: 고친 알파", "title: 또 고친 알파")
     result = build(project, only=KINDS, kept=kept)
     assert "1 of 3 entries paired again" in result.cache_note
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
@@ -252,7 +245,7 @@ def test_a_resident_pairing_pairs_again_only_what_changed(project: Path, tmp_pat
     result = build(project, only=KINDS, kept=kept)
     assert "1 of 3 entries paired again" in result.cache_note
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
-    _edit(project, "bipub.yaml", "title: 테스트", "title: 고친 테스트")
+    replace_in(project, "bipub.yaml", "title: 테스트", "title: 고친 테스트")
     result = build(project, only=KINDS, kept=kept)
     assert "3 of 3 entries paired again (bipub.yaml changed)" in result.cache_note
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
@@ -273,7 +266,7 @@ def test_an_update_joins_the_unchanged_records_of_posts_json(
         return real_record(entry, lang, url)
 
     monkeypatch.setattr(json_api, "post_record", record)
-    _edit(project, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
+    replace_in(project, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
     build(project, only=KINDS)
     # alpha's Korean record (its document changed); the others (its English record too: its
     # values did not change) joined from the last build's
@@ -299,7 +292,7 @@ def test_an_update_makes_again_only_the_edited_posts_feed_entries(
         return real(it, body, note)
 
     monkeypatch.setattr(feeds, "atom_entry", atom_entry)
-    _edit(project, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
+    replace_in(project, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
     build(project, only=KINDS)
     assert made == ["ko/blog/alpha"]  # its Korean entry, once for every feed that shows it
     for feed in (
@@ -311,14 +304,16 @@ def test_an_update_makes_again_only_the_edited_posts_feed_entries(
         assert "고친 알파".encode() in (project / "site" / feed).read_bytes(), feed
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
     made.clear()
-    _edit(project, "content/ko/posts/alpha.md", "series_order: 1\n", "series_order: 1\nslug: a2\n")
+    replace_in(
+        project, "content/ko/posts/alpha.md", "series_order: 1\n", "series_order: 1\nslug: a2\n"
+    )
     build(project, only=KINDS)
     assert sorted(made) == ["en/blog/a2", "ko/blog/a2"]
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
-    _edit(project, "content/ko/posts/beta.md", "\n---\n", "\n---\n\n```nosuchlang\nx\n```\n")
+    replace_in(project, "content/ko/posts/beta.md", "\n---\n", "\n---\n\n```nosuchlang\nx\n```\n")
     build(project, only=KINDS)
     made.clear()
-    _edit(project, "content/ko/posts/alpha.md", "title: 고친 알파", "title: 다시 알파")
+    replace_in(project, "content/ko/posts/alpha.md", "title: 고친 알파", "title: 다시 알파")
     result = build(project, only={"feeds"})
     assert made == ["ko/blog/a2"]  # beta's entries kept: their body's warning said again
     assert any("nosuchlang" in w.message for w in result.warnings)
@@ -341,11 +336,11 @@ def test_an_update_makes_again_only_the_edited_posts_llms_bodies(
         return text
 
     monkeypatch.setattr(llms, "post_body", post_body)
-    _edit(project, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
+    replace_in(project, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
     build(project, only=KINDS)
     assert made == ["alpha"]  # the Korean part of alpha (its document changed); the rest kept
     made.clear()
-    _edit(project, "content/ko/posts/alpha.md", "\n---\n", "\n---\n\n새 첫 문단.\n")
+    replace_in(project, "content/ko/posts/alpha.md", "\n---\n", "\n---\n\n새 첫 문단.\n")
     build(project, only=KINDS)
     assert made == ["alpha"]  # the Korean body of alpha; the English one kept
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
@@ -365,7 +360,9 @@ def test_an_image_added_to_a_body_without_one_is_checked(project: Path) -> None:
     """Each body's image references are kept by its document's digest, an image-less body's
     too (pair/assets.py `_doc_refs`: not searched again on the next build); an edit that adds
     a missing image to such a body is an error all the same."""
-    _edit(project, "content/ko/pages/about.md", "\n---\n", "\n---\n\n![그림](/img/nowhere.png)\n")
+    replace_in(
+        project, "content/ko/pages/about.md", "\n---\n", "\n---\n\n![그림](/img/nowhere.png)\n"
+    )
     with pytest.raises(DiagnosticError) as raised:
         build(project, only=KINDS)
     assert [d.code for d in raised.value.diagnostics] == ["missing-asset"]
@@ -393,15 +390,15 @@ def test_an_update_joins_again_only_the_llms_full_files_whose_parts_changed(
 
     monkeypatch.setattr(llms, "llms_full_txt", counted)
     body = "\n---\n"
-    _edit(project, "content/ko/posts/alpha.md", body, f"{body}\n첫 문단.\n")
+    replace_in(project, "content/ko/posts/alpha.md", body, f"{body}\n첫 문단.\n")
     build(project, only=KINDS)  # (the spare copy's record: from this build on)
     joined.clear()
-    _edit(project, "content/ko/posts/alpha.md", body, f"{body}\n새 첫 문단.\n")
+    replace_in(project, "content/ko/posts/alpha.md", body, f"{body}\n새 첫 문단.\n")
     build(project, only=KINDS)
     assert joined == ["ko"]
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
     joined.clear()
-    _edit(project, "content/en/posts/alpha.md", body, f"{body}\nA new first paragraph.\n")
+    replace_in(project, "content/en/posts/alpha.md", body, f"{body}\nA new first paragraph.\n")
     result = build(project, only=KINDS)
     assert joined == ["en"], result.cache_note
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)

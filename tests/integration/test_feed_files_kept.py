@@ -12,30 +12,9 @@ import pytest
 from bipub import buildstate
 from bipub.pipeline import build
 from bipub.project import Project
-from bipub.render import feeds
-from tests.conftest import clean_snapshot, tree_snapshot
+from tests.conftest import clean_snapshot, feeds_made, replace_in, tree_snapshot
 
 KINDS = {"html", "json", "feeds", "llms"}
-
-
-def _edit(root: Path, rel: str, old: str, new: str) -> None:
-    path = root / rel
-    text = path.read_text(encoding="utf-8")
-    assert old in text
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
-
-
-def _made(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    made: list[str] = []
-    real = feeds.feed_of
-
-    def feed_of(*args: object) -> feeds.FeedParts:
-        found = real(*args)  # type: ignore[arg-type]
-        made.append(found.path)
-        return found
-
-    monkeypatch.setattr(feeds, "feed_of", feed_of)
-    return made
 
 
 def test_kept_feeds_are_the_published_files_and_the_state_keeps_no_feed_text(
@@ -43,8 +22,8 @@ def test_kept_feeds_are_the_published_files_and_the_state_keeps_no_feed_text(
 ) -> None:
     root: Path = make_project("minimal")
     build(root, only=KINDS)
-    _edit(root, "content/ko/posts/beta.md", "title: 베타 글", "title: 고친 베타")
-    made = _made(monkeypatch)
+    replace_in(root, "content/ko/posts/beta.md", "title: 베타 글", "title: 고친 베타")
+    made = feeds_made(monkeypatch)
     build(root, only=KINDS)
     every = [p for p in tree_snapshot(root / "site") if p.endswith("feed.xml")]
     assert made and len(made) < len(every)  # (the feeds that show beta only)
@@ -64,12 +43,12 @@ def test_a_feed_file_changed_by_hand_is_made_again(
 ) -> None:
     root: Path = make_project("minimal")
     build(root, only=KINDS)
-    _edit(root, "content/ko/posts/beta.md", "title: 베타 글", "title: 고친 베타")
+    replace_in(root, "content/ko/posts/beta.md", "title: 베타 글", "title: 고친 베타")
     build(root, only=KINDS)
     feed = root / "site" / "ko" / "tags" / "vllm" / "feed.xml"
     feed.write_text("by hand", encoding="utf-8")
-    _edit(root, "content/ko/posts/beta.md", "title: 고친 베타", "title: 또 고친 베타")
-    made = _made(monkeypatch)
+    replace_in(root, "content/ko/posts/beta.md", "title: 고친 베타", "title: 또 고친 베타")
+    made = feeds_made(monkeypatch)
     build(root, only=KINDS)
     assert "/ko/tags/vllm/feed.xml" in made
     assert tree_snapshot(root / "site") == clean_snapshot(root, tmp_path, KINDS)

@@ -16,7 +16,7 @@ from bipub.pair.model import Entry
 from bipub.pipeline import Kept, build
 from bipub.render import cards, feeds, parts
 from bipub.render.page_plan import PageSpec
-from tests.conftest import PROJECTS, tree_snapshot
+from tests.conftest import PROJECTS, feeds_made, replace_in, tree_snapshot
 
 KINDS = {"html", "json", "feeds", "llms"}
 
@@ -28,13 +28,6 @@ def kept(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Path, Kept | N
     memory = Kept(BuildCache()) if request.param == "serve" else None
     build(root, only=KINDS, kept=memory)
     return root, memory
-
-
-def _edit(root: Path, rel: str, old: str, new: str) -> None:
-    path = root / rel
-    text = path.read_text(encoding="utf-8")
-    assert old in text
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
 def test_an_update_reads_the_values_of_the_changed_entry_only(
@@ -49,7 +42,7 @@ def test_an_update_reads_the_values_of_the_changed_entry_only(
         return real(entry, lang)
 
     monkeypatch.setattr(parts, "version_key", version_key)
-    _edit(root, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
+    replace_in(root, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
     build(root, only=KINDS, kept=memory)
     assert set(read) == {"alpha"}, read
     build(root, tmp_path / "clean", use_cache=False, only=KINDS)
@@ -60,18 +53,10 @@ def test_an_update_makes_again_only_the_feeds_that_show_a_changed_post(
     kept: tuple[Path, Kept | None], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     root, memory = kept
-    made: list[str] = []
-    real = feeds.feed_of
-
-    def feed_of(*args: object) -> feeds.FeedParts:
-        found = real(*args)  # type: ignore[arg-type]
-        made.append(found.path)
-        return found
-
-    monkeypatch.setattr(feeds, "feed_of", feed_of)
+    made = feeds_made(monkeypatch)
     build(root, only=KINDS, kept=memory)  # nothing changed: every feed kept
     assert made == []
-    _edit(root, "content/ko/posts/beta.md", "title: 베타 글", "title: 고친 베타")
+    replace_in(root, "content/ko/posts/beta.md", "title: 베타 글", "title: 고친 베타")
     build(root, only=KINDS, kept=memory)
     shown = {
         path
@@ -99,7 +84,7 @@ def test_the_outputs_after_the_pages_take_their_keys_only_from_the_same_files(
     memory = Kept(BuildCache())
     build(root, only={"html"}, kept=memory)
     build(root, only=LATER, kept=memory)
-    _edit(root, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
+    replace_in(root, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
     build(root, only={"html"}, kept=memory)
     read: list[str] = []
     real = parts.version_key
@@ -112,9 +97,9 @@ def test_the_outputs_after_the_pages_take_their_keys_only_from_the_same_files(
     note = build(root, only=LATER, kept=memory).cache_note
     assert set(read) == {"alpha"}, read  # the same files: the pages' build's keys
     assert "found by their entry's key" in note, note
-    _edit(root, "content/ko/posts/alpha.md", "title: 고친 알파", "title: 다시 고친 알파")
+    replace_in(root, "content/ko/posts/alpha.md", "title: 고친 알파", "title: 다시 고친 알파")
     build(root, only={"html"}, kept=memory)
-    _edit(root, "content/ko/posts/beta.md", "title: 베타 글", "title: 고친 베타")  # (between)
+    replace_in(root, "content/ko/posts/beta.md", "title: 베타 글", "title: 고친 베타")  # (between)
     read.clear()
     note = build(root, only=LATER, kept=memory).cache_note
     assert {"alpha", "beta"} <= set(read), read  # (by their values: every post's read)
@@ -134,7 +119,7 @@ def test_an_update_looks_only_at_the_changed_posts_cards_and_says_their_warnings
     what the edited post's cards show and no other's; a kept card whose title the font
     cannot draw warns again, as a kept page repeats its body's warnings."""
     root, memory = kept
-    _edit(root, "content/ko/posts/beta.md", "title: 베타 글", "title: 베타 🚀")
+    replace_in(root, "content/ko/posts/beta.md", "title: 베타 글", "title: 베타 🚀")
     build(root, only={*KINDS, "cards"}, kept=memory)
     seen: list[str] = []
     real = cards._post_text
@@ -144,7 +129,7 @@ def test_an_update_looks_only_at_the_changed_posts_cards_and_says_their_warnings
         return real(spec, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(cards, "_post_text", post_text)
-    _edit(root, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
+    replace_in(root, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
     result = build(root, only={*KINDS, "cards"}, kept=memory)
     assert seen and {path.split("/")[3] for path in seen} == {"alpha"}, seen
     warned = {w.file for w in result.warnings if w.code == "card-glyph"}
@@ -168,7 +153,7 @@ def test_an_update_makes_again_the_sitemap_urls_of_the_changed_entry_only(
         return real(route, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(feeds, "route_part", route_part)
-    _edit(root, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
+    replace_in(root, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
     build(root, only=KINDS, kept=memory)
     of_entries = {route for route in made if route[0] in ("post", "both")}
     assert of_entries and {route[1] for route in of_entries} == {"alpha"}, made
