@@ -28,6 +28,7 @@ from __future__ import annotations
 import errno
 import json
 import posixpath
+import signal
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -478,6 +479,21 @@ def listen(host: str, port: int, handler: Any) -> ThreadingHTTPServer:
         ) from exc
 
 
+def stop_on_sigterm() -> Any:
+    """`kill`, a service manager's or a container's stop (SIGTERM) ends the server as Ctrl-C
+    does: the build cache and the build state are saved, so the next start renders only what
+    changed (killed outright, the next start fingerprints and renders every page again).
+    Returns the handler it replaced, for `signal.signal` to put back (None: none replaced, the
+    server does not run on the main thread)."""
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, stop)
+
+
 def serve(
     ui: Any, root: Path, host: str, port: int, out: Path | None, fast_render: bool = True
 ) -> None:
@@ -515,23 +531,24 @@ def serve(
     idle()
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    ui.info(f"Serving {site} on http://{host}:{server.server_address[1]}/ (Ctrl-C to stop)")
-    where = root.absolute()  # (the watcher reports absolute paths: uptodate.rescan_inputs)
-    watched = [
-        p
-        for p in (
-            where / "content",
-            where / "templates",
-            where / "locales",
-            where / "static",
-            where / "status",
-            where / "bipub.yaml",
-        )
-        if p.exists()
-    ]
     stop = threading.Event()
     batches: Batches | None = None
+    sigterm = stop_on_sigterm()  # (put back at the end; from here on a stop saves what it must)
     try:
+        ui.info(f"Serving {site} on http://{host}:{server.server_address[1]}/ (Ctrl-C to stop)")
+        where = root.absolute()  # (the watcher reports absolute paths: uptodate.rescan_inputs)
+        watched = [
+            p
+            for p in (
+                where / "content",
+                where / "templates",
+                where / "locales",
+                where / "static",
+                where / "status",
+                where / "bipub.yaml",
+            )
+            if p.exists()
+        ]
         quiet = watch_filter(str(where / "content"), DefaultFilter())
         # (gathered on a thread of their own: a rebuild asks whether a save is waiting)
         batches = Batches(
@@ -563,3 +580,5 @@ def serve(
         if kept.state is not None:
             buildstate.save(project, site, kept.state)
         kept.save_records(project)
+        if sigterm is not None:
+            signal.signal(signal.SIGTERM, sigterm)

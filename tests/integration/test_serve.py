@@ -221,3 +221,38 @@ def test_a_port_in_use_is_said_before_any_build(make_project) -> None:
     assert f"cannot serve on 127.0.0.1:{port}" in result.output
     assert "--port" in result.output and "Traceback" not in result.output
     assert not (project / ".bipub-cache" / "serve").exists()  # (nothing was built)
+
+
+def test_sigterm_stops_the_server_as_ctrl_c_does(make_project) -> None:
+    """A server stopped by SIGTERM (`kill`, systemd, `docker stop`) saves its build state as
+    Ctrl-C does: the next start finds it (before, it was lost and every page was fingerprinted
+    and rendered again) and the stop's exit status is 0."""
+    import os
+    import re
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    project = make_project("minimal")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+    said = []
+    for _ in range(2):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "bipub", "-v", "-C", str(project), "serve", "--port", "0"],
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        assert proc.stderr is not None
+        lines = []
+        deadline = time.monotonic() + 120
+        while deadline > time.monotonic():  # a hang guard, not a speed assertion
+            lines.append(proc.stderr.readline())
+            if re.search(r"http://127\.0\.0\.1:\d+/", lines[-1]) or not lines[-1]:
+                break
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == 0, "".join(lines) + proc.stderr.read()
+        said.append("".join(lines))
+    assert "no state of the last build" in said[0]
+    assert "no state of the last build" not in said[1], said[1]
