@@ -483,8 +483,9 @@ def stop_on_sigterm() -> Any:
     """`kill`, a service manager's or a container's stop (SIGTERM) ends the server as Ctrl-C
     does: the build cache and the build state are saved, so the next start renders only what
     changed (killed outright, the next start fingerprints and renders every page again).
-    Returns the handler it replaced, for `signal.signal` to put back (None: none replaced, the
-    server does not run on the main thread)."""
+    Returns the handler it replaced, for `signal.signal` to put back; None when the server
+    does not run on the main thread (nothing replaced) or when the handler it replaced was not
+    set from Python (`signal.signal` cannot put such a one back: ours then stays)."""
 
     def stop(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
