@@ -93,7 +93,7 @@ def _wrap():
         (buildstate, "carry", "  carry"),
         (pipeline, "render", "render"),
         (outputs.HtmlPages, "render", "  HtmlPages.render"),
-        (workers, "_keep_known", "    _keep_known"),
+        (workers, "keep_known", "    keep_known"),
         (outputs.JsonApi, "render", "  JsonApi.render"),
         (outputs.Feeds, "render", "  Feeds.render"),
         (outputs.Llms, "render", "  Llms.render"),
