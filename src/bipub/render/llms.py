@@ -554,7 +554,7 @@ def llms_full_txt(
     _: Gettext,
     body_text: BodyText | None = None,
     head: list[str] | None = None,
-    texts_of_posts: Sequence[bytes] | None = None,
+    texts_of_posts: Sequence[bytes | memoryview] | None = None,
 ) -> bytes:
     """llms-full.txt of a language, UTF-8: the header (`head`: `header`'s, if made already),
     the whole CV, every post's whole text (`texts_of_posts`: each post's of `site.posts(lang)`,
@@ -579,21 +579,21 @@ def llms_full_txt(
     return _joined(chunks, texts_of_posts)
 
 
-def _joined(chunks: list[bytes], more: Sequence[bytes] = ()) -> bytes:
+def _joined(chunks: list[bytes], more: Sequence[bytes | memoryview] = ()) -> bytes:
     """`"\\n\\n".join(texts).rstrip() + "\\n"` of the texts `chunks` and then `more` (none
     empty: each post's, starting with its title; not looked at one by one) encode, those
     empty left out (`_stripped`)."""
-    chunks = [c for c in chunks if c]
-    chunks += more
-    return _stripped(b"\n\n", chunks)
+    joined: list[bytes | memoryview] = [c for c in chunks if c]
+    joined += more
+    return _stripped(b"\n\n", joined)
 
 
-def _stripped(sep: bytes, chunks: list[bytes]) -> bytes:
+def _stripped(sep: bytes, chunks: list[bytes | memoryview]) -> bytes:
     """`sep.join(texts).rstrip() + "\\n"` of the texts `chunks` encode, without decoding them:
     only the last one(s), which the strip reaches, are (str.rstrip strips Unicode spaces,
     bytes.rstrip only ASCII ones)."""
     tail = ""
     while chunks and not tail:  # (a text of spaces only: the strip reaches the one before)
-        tail = chunks.pop().decode("utf-8").rstrip()
+        tail = bytes(chunks.pop()).decode("utf-8").rstrip()
     chunks.append(tail.encode("utf-8") + b"\n")  # (not after the join: a copy of it all)
     return sep.join(chunks)

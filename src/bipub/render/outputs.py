@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from operator import itemgetter
 from pathlib import Path
 from typing import Protocol
@@ -26,7 +27,7 @@ from bipub.cache import BuildCache, user_cache_dir
 from bipub.diagnostics import Collector, Diagnostic, DiagnosticError
 from bipub.pair.site import Site
 from bipub.project import Project
-from bipub.render import feeds, json_api, llms, llms_parts, urls
+from bipub.render import feeds, json_api, llms, llms_full, llms_parts, urls
 from bipub.render.cards import Cards
 from bipub.render.first_pages import FirstPages
 from bipub.render.html import HtmlRenderer, Plan
@@ -247,10 +248,10 @@ class Llms:
             # each post's two parts, kept by their values (Parts.llms_posts): an update makes
             # again those of the posts it changed and joins them with the others as they were
             posts = site.posts(lang)
-            parts, keys = job.parts.llms_posts(
+            parts, keys, remake = job.parts.llms_posts(
                 posts, lang, url, _, shown, labels, raw_html, outlines
             )
-            lines, texts = list(map(itemgetter(0), parts)), list(map(itemgetter(1), parts))
+            lines, fulls = list(map(itemgetter(0), parts)), list(map(itemgetter(1), parts))
             head = llms.header(site, lang, url, _)  # (both files start with it)
             index = llms.llms_txt(site, lang, url, _, head=head, lines_of_posts=lines)
             tree.add(urls.llms(lang)[1:], index, lang, "llms.txt")
@@ -267,16 +268,38 @@ class Llms:
             if known is not None and all(tree.published(f[0], known) for f in full):
                 for path, of, origin in full:
                     tree.add_published(path, known, of, origin)
+                job.parts.keep_layout(known)
                 continue
+            # each post's text: as made or read by this process, else where the published file
+            # has it (its layout, render/llms_full.py), else made again
+            texts, fulls, again, why = llms_full.texts(
+                fulls, posts, partial(_published_full, job, tree, full[0][0]), remake
+            )
+            if again:
+                job.parts.say(f"{full[0][0]}: {again} posts' texts made again ({why})")
             text = llms.llms_full_txt(site, lang, url, _, head=head, texts_of_posts=texts)
             for path, of, origin in full:
                 tree.add(path, text, of, origin)
             made = tree.files[full[0][0]].digest
             if mark is not None and made is not None:
                 job.parts.keep(mark, made)
+            if made is not None:
+                job.parts.keep_layout(made, llms_full.layout(text, frame, fulls, texts))
 
     def owns(self, path: str) -> bool:  # (asked of every published file: endswith first)
         return path.endswith(_LLMS_FILES) and path.rsplit("/", 1)[-1] in _LLMS_FILES
+
+
+def _published_full(
+    job: RenderJob, tree: OutputTree, path: str
+) -> tuple[bytes | None, llms_full.Layout | None, str]:
+    """The published llms-full.txt at `path` if its bytes are those the output's record has,
+    with the layout kept for them (llms_full.texts), else None and why not."""
+    recorded = tree.published_digest(path)
+    raw, why = llms_full.read_published(tree.out / path, recorded)
+    if raw is None or recorded is None:
+        return None, None, why
+    return raw, job.parts.layout(recorded), ""
 
 
 class Pdfs:

@@ -36,6 +36,7 @@ from bipub.load.content import Document
 from bipub.pair.model import version_key
 from bipub.pair.site import Entry, Site
 from bipub.render import feeds, json_api, llms, llms_parts, urls
+from bipub.render.llms_full import LAYOUT, FullText, Layout
 from bipub.render.markdown import MarkdownCache
 from bipub.render.markdown_sections import Outline
 from bipub.render.page_plan import EntryId, Plan
@@ -87,6 +88,7 @@ class Parts:
     _names: dict[str, dict[tuple[str, tuple[str, ...]], bytes]] = field(
         default_factory=dict, compare=False, repr=False
     )
+    said: list[str] = field(default_factory=list, compare=False, repr=False)  # `say`
 
     def get(self, key: bytes, make: Callable[[], Any]) -> Any:
         found = self.now.get(key)
@@ -181,7 +183,14 @@ class Parts:
         if self.entry_keys is None and self.why:
             found = f" ({self.why})"
         what = "posts.json records, llms parts, feeds, feed entries, sitemap routes"
-        return f"aggregate parts ({what}): {kept:,} of {total:,} kept, {self.made:,} made{found}"
+        said = "".join(f"; {note}" for note in self.said)
+        return (
+            f"aggregate parts ({what}): {kept:,} of {total:,} kept, {self.made:,} made{found}{said}"
+        )
+
+    def say(self, note: str) -> None:
+        """A note for `-v` (`note`): what a kind of output could not take from the parts."""
+        self.said.append(note)
 
     def next(self) -> Parts:
         """What the next build starts from: the parts this one used (or, if it used none,
@@ -261,22 +270,27 @@ class Parts:
         labels: bytes,
         raw_html: bool,
         outlines: dict[str, Outline],
-    ) -> tuple[list[tuple[bytes, bytes]], bytes]:
+    ) -> tuple[list[tuple[bytes, FullText]], bytes, Callable[[Entry], bytes]]:
         """Each post's line in llms.txt (llms.post_line) and its text in llms-full.txt
-        (llms.full_post), UTF-8 (the files are joined as bytes), by its values
+        (llms.full_post, as a render/llms_full.py `FullText`: kept without its bytes), UTF-8
+        (the files are joined as bytes), by its values
         (its version; llms_parts.names_key: the names the site shows for its tags and its
         language; llms_parts.site_key) and `labels` (the digest of this language's
         translations of llms_parts.POST_LABELS). Its body is made with the Outline its page's
         render found (`outlines`, by path), else parsed. And the digest of the parts' keys, in
-        their order: what llms-full.txt's posts are made of (`file_mark`)."""
+        their order: what llms-full.txt's posts are made of (`file_mark`). And what makes a
+        post's text again (where its bytes are not held: llms_full.texts)."""
 
-        def make(entry: Entry) -> tuple[bytes, bytes]:
+        def text(entry: Entry) -> bytes:
             doc = entry.versions[lang].doc
             body = partial(llms.post_body, raw_html=raw_html, outline=outlines.get(doc.rel))
-            line = llms.post_line(entry, lang, url, _, shown).encode("utf-8")
-            return line, llms.full_post(entry, lang, url, _, shown, body).encode("utf-8")
+            return llms.full_post(entry, lang, url, _, shown, body).encode("utf-8")
 
-        values = ("llms-post-utf8-2", labels, *llms_parts.site_key(url, raw_html))
+        def make(entry: Entry) -> tuple[bytes, FullText]:
+            line = llms.post_line(entry, lang, url, _, shown).encode("utf-8")
+            return line, FullText.of(text(entry))
+
+        values = ("llms-post-utf8-3", labels, *llms_parts.site_key(url, raw_html))
         site = self.site_key(values)
 
         def key(entry: Entry) -> bytes:
@@ -285,7 +299,22 @@ class Parts:
         # (the names of the languages: the entry keys hold those of its tags, not these)
         languages = tuple(sorted(shown.languages.items()))
         found = self._found((*values, lang, languages), entries, key, make)
-        return list(map(itemgetter(1), found)), pair(*map(itemgetter(0), found))
+        return list(map(itemgetter(1), found)), pair(*map(itemgetter(0), found)), text
+
+    def layout(self, published: bytes) -> Layout | None:
+        """The layout of the llms-full.txt file whose bytes' hash is `published`
+        (llms_full.layout), if the last build or this one kept it; kept for the next build
+        only if this one keeps the file (`keep_layout`)."""
+        key = digest((LAYOUT, published))
+        found = self.now.get(key)
+        return self.earlier.get(key) if found is None else found
+
+    def keep_layout(self, published: bytes, layout: Layout | None = None) -> None:
+        """Keep for the next build the layout of the llms-full.txt file whose bytes' hash is
+        `published` (this build's file): `layout`, or the one kept (a file kept as it was)."""
+        found = self.layout(published) if layout is None else layout
+        if found is not None:
+            self.now[digest((LAYOUT, published))] = found
 
     def file_mark(self, values: tuple[object, ...], frame: bytes, posts: bytes) -> bytes | None:
         """The key a big file joined from parts is kept by (the hash of its bytes, not its

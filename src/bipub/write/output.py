@@ -237,13 +237,16 @@ class OutputTree:
         return OutputFile(lang, origin, digest, "linked", self._link_known(path, old))
 
     def published(self, path: str, digest: bytes) -> bool:
-        """Whether the records say the published file at `path` has the bytes whose hash is
-        `digest` (then `add_published` adds it without them: a text whose parts are kept;
-        the live record is trusted only if every file is as it says: uptodate.py)."""
+        """Whether the records say the published file at `path` has the bytes hashed `digest`
+        (then `add_published` adds it without them; trusted if every file is as said)."""
+        return self.published_digest(path) == digest
+
+    def published_digest(self, path: str) -> bytes | None:
+        """The hash of the published file at `path`'s bytes, as the records have it, else None."""
         live = self.live
         if live is None or path not in live.files:
-            return False
-        return live.digests.get(path) == digest
+            return None
+        return live.digests.get(path)
 
     def add_published(self, path: str, digest: bytes, lang: str | None, origin: str) -> None:
         """`add` of the bytes of the published file at `path`, which `published` found."""

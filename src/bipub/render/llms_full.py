@@ -1,0 +1,135 @@
+"""A post's text in llms-full.txt, kept by where it is in the published file, not by its bytes.
+
+Each post's text in a language's llms-full.txt (llms.full_post, UTF-8) is a part kept by what
+it is made of (render/parts.py `Parts.llms_posts`). On a big site these texts are most of the
+build state's parts (~64 of ~77 MB at 5,000 posts per language), which a build in a new process
+would read back and unpickle only to join the file they came from again. So a text is kept as a
+`FullText`: its digest and size, and its bytes only in the process that made or read them (a
+`FullText` is pickled without them). With each llms-full.txt a build writes, it keeps the file's
+*layout* (`layout`: where each text is in it, by the text's digest) as a part, by the hash of
+the file's bytes (the hash the output's record keeps of the published file).
+
+A build that must join the file again (`texts`) takes each text whose bytes it does not hold
+from the published file: the file the output's record says is published at the language's path
+(write/output.py `OutputTree.published_digest`), read and hashed again (its bytes must be the
+ones the layout was made of: BLAKE3, ~5 ms for 30 MB), at the place its layout says. A text
+missing there (no published file, no record of it, a file whose bytes are not those recorded,
+no layout kept for it, a text not in it) is made again by the same function as in a full build
+(`remake`: llms.full_post); `-v` says how many and why. The file joined is byte for byte the one
+a full build joins: the same texts in the same order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TypeVar
+
+from bipub.write.record import digest as file_digest
+
+LAYOUT = "llms-full layout"  # (the key of a file's layout: `layout_key`)
+Layout = dict[bytes, tuple[int, int]]  # a text's digest → (offset, size) in the file
+
+T = TypeVar("T")
+
+
+class FullText:
+    """A post's text in llms-full.txt: its digest and size, and its bytes where this process
+    made or read them (`data`; pickled without them: module text)."""
+
+    __slots__ = ("data", "digest", "size")
+
+    def __init__(self, data: bytes | None, digest: bytes, size: int) -> None:
+        self.data = data
+        self.digest = digest
+        self.size = size
+
+    @classmethod
+    def of(cls, data: bytes) -> FullText:
+        return cls(data, hashlib.blake2b(data, digest_size=16).digest(), len(data))
+
+    def __reduce__(self) -> tuple[type[FullText], tuple[None, bytes, int]]:
+        return (FullText, (None, self.digest, self.size))
+
+    def __eq__(self, other: object) -> bool:  # (by what the text is: its digest and size)
+        if not isinstance(other, FullText):
+            return NotImplemented
+        return self.digest == other.digest and self.size == other.size
+
+    def __hash__(self) -> int:
+        return hash((self.digest, self.size))
+
+    def __repr__(self) -> str:
+        return f"FullText({self.digest.hex()}, {self.size})"
+
+
+def layout(
+    data: bytes, frame: bytes, texts: Sequence[FullText], pieces: Sequence[bytes | memoryview]
+) -> Layout:
+    """Where each of `texts` (their bytes: `pieces`) is in `data`, the file llms.llms_full_txt
+    joined of `frame` (the file without posts: its header, its CV, the posts' heading, then a
+    line end) and `pieces` in their order, each after a blank line; a text found elsewhere than
+    its place (the last one, if the file's strip reached into it) is left out."""
+    out: Layout = {}
+    at = len(frame) + 1  # (the frame's line end, then "\n\n" before each text)
+    for text, piece in zip(texts, pieces, strict=True):
+        if data.startswith(piece, at):
+            out[text.digest] = (at, text.size)
+        at += text.size + 2
+    return out
+
+
+def texts(
+    fulls: Sequence[FullText],
+    entries: Sequence[T],
+    published: Callable[[], tuple[bytes | None, Layout | None, str]],
+    remake: Callable[[T], bytes],
+) -> tuple[list[bytes | memoryview], list[FullText], int, str]:
+    """The bytes of each of `fulls` (the texts of `entries`, in their order): those held, else
+    from the published file (`published()`: its bytes and the layout kept for them, or None and
+    why not), else made again (`remake`). Returns them, the texts they are (a text made again
+    with its bytes), how many were made again and why (for `-v`)."""
+    out: list[bytes | memoryview] = []
+    used = list(fulls)
+    data: memoryview | None = None
+    where: Layout = {}
+    why = ""
+    asked = False
+    again = 0
+    for n, (full, entry) in enumerate(zip(fulls, entries, strict=True)):
+        found = full.data
+        if found is not None:
+            out.append(found)
+            continue
+        if not asked:
+            asked = True
+            raw, kept, why = published()
+            if raw is not None and kept is None:
+                why = "no layout kept for the published file"
+            elif raw is not None and kept is not None:
+                data, where = memoryview(raw), kept
+        place = where.get(full.digest)
+        if data is not None and place is not None and place[1] == full.size:
+            out.append(data[place[0] : place[0] + full.size])
+            continue
+        why = why or "a text not in the published file's layout"
+        made = remake(entry)
+        used[n] = FullText.of(made)
+        out.append(made)
+        again += 1
+    return out, used, again, why
+
+
+def read_published(path: Path, recorded: bytes | None) -> tuple[bytes | None, str]:
+    """The bytes of the published file at `path` if they are those whose hash the output's
+    record keeps (`recorded`), else None and why not."""
+    if recorded is None:
+        return None, "the output's record does not vouch for the published file"
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return None, f"the published file could not be read ({exc.strerror or exc})"
+    if file_digest(raw) != recorded:
+        return None, "the published file's bytes are not those recorded"
+    return raw, ""
