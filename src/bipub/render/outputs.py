@@ -276,7 +276,9 @@ class Llms:
                 fulls, posts, partial(_published_full, job, tree, full[0][0]), remake
             )
             if again:
-                job.parts.say(f"{full[0][0]}: {again} posts' texts made again ({why})")
+                job.parts.say(
+                    f"{full[0][0]}: {again} of {len(posts)} posts' texts made again ({why})"
+                )
             text = llms.llms_full_txt(site, lang, url, _, head=head, texts_of_posts=texts)
             for path, of, origin in full:
                 tree.add(path, text, of, origin)
