@@ -47,6 +47,8 @@ from blake3 import blake3
 from bipub import __version__
 from bipub.compiled_code import user_cache_dir as user_cache_dir  # (its home: start-up)
 from bipub.diagnostics import Diagnostic, Severity
+from bipub.table_diff import changes as _changes
+from bipub.table_diff import sample_differs as _sample_differs
 
 CACHE_FORMAT = 7  # 5: identities with ctime; 6: front matter `image` (issue 19); 7: deltas
 FILE = "build.pickle"  # the pages' fingerprints, cards, notes: what changed since its base,
@@ -171,7 +173,6 @@ class BuildCache:
         self._base = save_delta(folder / FILE, self.stamp, tables, self._base, TABLES)
 
 
-_NONE = object()  # (no such item: `save_delta`)
 Tables = dict[str, dict[Any, Any]]  # a file's tables saved as what changed since a base file
 
 
@@ -257,8 +258,13 @@ def save_delta(
     if base is not None:
         size = 0
         for table, now in tables.items():
-            source, changed, gone = table, *_changes(base.tables.get(table, {}), now)
             other = alike.get(table) if alike is not None else None
+            first = table
+            if other is not None and _sample_differs(
+                base.tables.get(other, {}), now
+            ) < _sample_differs(base.tables.get(table, {}), now):
+                first, other = other, table  # (the one closer first: swapped since)
+            source, changed, gone = first, *_changes(base.tables.get(first, {}), now)
             if other is not None and (len(changed) + len(gone)) * 4 > len(now):
                 found = _changes(base.tables.get(other, {}), now)
                 if len(found[0]) + len(found[1]) < len(changed) + len(gone):
@@ -277,13 +283,6 @@ def save_delta(
         if old.name != base.name:
             old.unlink(missing_ok=True)
     return base
-
-
-def _changes(was: dict[Any, Any], now: dict[Any, Any]) -> tuple[dict[Any, Any], tuple[Any, ...]]:
-    """The items of `now` not in `was` as they are, and the keys of `was` gone from `now`
-    (not a set of the items: each one hashed)."""
-    changed = {k: v for k, v in now.items() if (old := was.get(k, _NONE)) is _NONE or old != v}
-    return changed, tuple(was.keys() - now.keys())
 
 
 def delta_size(path: Path, prefix: str) -> int:
