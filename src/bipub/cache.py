@@ -44,13 +44,13 @@ from typing import Any
 
 from blake3 import blake3
 
-from bipub import __version__
+from bipub import __version__, out_of_band
 from bipub.compiled_code import user_cache_dir as user_cache_dir  # (its home: start-up)
 from bipub.diagnostics import Diagnostic, Severity
 from bipub.table_diff import changes as _changes
 from bipub.table_diff import sample_differs as _sample_differs
 
-CACHE_FORMAT = 7  # 5: identities with ctime; 6: front matter `image` (issue 19); 7: deltas
+CACHE_FORMAT = 8  # 6: front matter `image` (issue 19); 7: deltas; 8: bodies out of band
 FILE = "build.pickle"  # the pages' fingerprints, cards, notes: what changed since its base,
 TABLES = "build-tables"  # a file `build-tables-<random>.pickle` (`save_delta`)
 DOC_SHARDS = 128  # parsed documents are kept in this many files: an edit rewrites one of them
@@ -138,8 +138,8 @@ class BuildCache:
             shard_path = folder / _docs_file(shard)
             if not shard_path.is_file():
                 continue
-            try:
-                shard_stamp, docs = load_signed(shard_path, ahead=ahead)
+            try:  # (bodies kept after the pickle, decoded when read: out_of_band.py)
+                shard_stamp, docs = out_of_band.loads(read_signed(shard_path, ahead=ahead))
             except UNREADABLE as exc:  # its documents are parsed again, and saved again
                 cache.note = f"{_docs_file(shard)} ignored ({type(exc).__name__}: {exc})"
                 continue
@@ -162,7 +162,7 @@ class BuildCache:
             if before is not None and _same_shard(before, docs) and shard_path.is_file():
                 continue  # unchanged since it was read
             if docs:
-                save_signed(shard_path, (self.stamp, docs))
+                write_signed(shard_path, out_of_band.dumps((self.stamp, docs)))
             else:
                 shard_path.unlink(missing_ok=True)
             self._shards[shard] = docs

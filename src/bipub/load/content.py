@@ -13,13 +13,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from bipub.cache import BuildCache, FileKey, digest_bytes, stat_key
 from bipub.config import SiteConfig
 from bipub.diagnostics import Collector, Diagnostic, Severity
+from bipub.load.doc_state import _IMAGES_BY, _LAZY_BODY, _SPANS, section_spans
+from bipub.load.doc_state import SectionSpan as SectionSpan
+from bipub.load.doc_state import body_apart as _body_apart
 from bipub.load.front_matter import FrontMatterError, split_front_matter
 from bipub.load.image_refs import ImageRef, body_images, parser_version
 from bipub.load.reading import reading_minutes
@@ -32,7 +35,6 @@ from bipub.parallel import can_fork, share_chunks, worker_count
 from bipub.uptodate import Identity, file_identity, mode
 
 CONTENT_DIR = "content"
-SectionSpan = tuple[int, int, int, str]  # start and end in the body, line, digest
 KINDS: tuple[Kind, ...] = ("posts", "pages")
 
 
@@ -95,10 +97,25 @@ class Document:
         one searches again: `__setstate__`)."""
         return body_images(self.body)
 
+    if not TYPE_CHECKING:  # (for mypy, `body` is a field like the others)
+
+        def __getattr__(self, name: str) -> Any:
+            """The body of a document read from the build cache, decoded when first read
+            (cache.py keeps it as its UTF-8 bytes in the cache file: `lazy_body`)."""
+            found = self.__dict__
+            lazy = found.get(_LAZY_BODY) if name == "body" else None
+            if lazy is not None:
+                body = found["body"] = str(lazy, "utf-8")
+                found.pop(_LAZY_BODY, None)
+                return body
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def __getstate__(self) -> dict[str, object]:
         # the build cache keeps the document with where its sections are in the body and their
         # hashes, not their texts (they would double its size): splitting 10,000 bodies and
         # hashing their sections again took longer than anything else in pairing
+        if _LAZY_BODY in self.__dict__:
+            self.body  # noqa: B018 - (decoded: the state has the body itself)
         state = dict(self.__dict__)
         if state.pop("sections", None) is not None or _SPANS not in state:  # (else: as read)
             state[_SPANS] = section_spans(self.body, self.sections)
@@ -106,29 +123,12 @@ class Document:
             state[_IMAGES_BY] = parser_version()
         return state
 
+    _out_of_band = _body_apart  # (how the build cache pickles it: doc_state.py)
+
     def __setstate__(self, state: dict[str, object]) -> None:
         if state.get(_IMAGES_BY) != parser_version():  # (found by another markdown-it-py)
             state = {k: v for k, v in state.items() if k not in ("image_refs", _IMAGES_BY)}
         self.__dict__.update(state)
-
-
-_SPANS = "_section_spans"  # in a pickled Document's state: section_spans()
-_IMAGES_BY = "_image_refs_by"  # in a pickled Document's state: who found its image_refs
-
-
-def section_spans(body: str, sections: tuple[Section, ...]) -> tuple[SectionSpan, ...]:
-    """Where each section's text is in `body` (a section's text is a slice of the body), with
-    its line and digest: `Document.sections` is rebuilt from these."""
-    spans = []
-    pos = 0
-    for section in sections:
-        start = body.find(section.text, pos)
-        if start < 0:  # cannot be: split_sections slices the body
-            raise AssertionError(f"section {section.index} is not in its document's body")
-        end = start + len(section.text)
-        spans.append((start, end, section.line, section.digest))
-        pos = end
-    return tuple(spans)
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,7 @@ class Unit:
             if where is None or where[0] not in found:
                 raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
             body, start, end = where
-            text = found[name] = found[body][found[start] : found[end]]
+            text = found[name] = found[body].body[found[start] : found[end]]
             return text
 
     def __getstate__(self) -> dict[str, object]:
@@ -172,9 +172,8 @@ def _span_units(
     it). Their texts are sliced from the bodies when first read (`Unit.__getattr__`): a build
     reads the texts of none (their keys, hashes and whether they are translated only), and
     copying every body of the site into them cost more than the rest of the units."""
-    lang, rel, body = src.lang, src.rel, src.body
+    lang, rel = src.lang, src.rel
     tr_rel = tr.rel if tr is not None else None
-    t_body = tr.body if tr is not None else ""
     count = len(t_spans)
     new = object.__new__
     for index, (start, end, line, digest) in enumerate(spans):
@@ -187,7 +186,7 @@ def _span_units(
             source_file=rel,
             source_line=line,
             source_hash=digest,  # text_hash of the text, kept with the document
-            _body=body,
+            _body=src,  # (the document: its body is decoded when first read, load/content.py)
             _start=start,
             _end=end,
         )
@@ -196,7 +195,7 @@ def _span_units(
             fields.update(
                 translation_file=tr_rel,
                 translation_line=t_line,
-                _tbody=t_body,
+                _tbody=tr,
                 _tstart=t_start,
                 _tend=t_end,
             )

@@ -1,0 +1,88 @@
+"""The build cache keeps each document's body after the pickle of its shard (out_of_band.py)
+and a document read back decodes it only when read (load/doc_state.py): the documents read
+back equal those saved, one saved again without being read keeps its body's bytes, and a shard
+file cut, changed, of another layout or of another format is refused and said (`-v`)."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import pytest
+
+from bipub import cache, out_of_band
+from bipub.cache import BuildCache, write_signed
+from bipub.config import load_config
+from bipub.diagnostics import Collector
+from bipub.load.content import Document, load_content
+from bipub.load.doc_state import _LAZY_BODY
+
+
+def _saved(make_project, tmp_path: Path) -> tuple[list[Document], Path]:  # type: ignore[no-untyped-def]
+    project: Path = make_project("minimal")
+    built = BuildCache()
+    docs = load_content(project, load_config(project), Collector(), built).documents
+    folder = tmp_path / "cache"
+    built.save(folder)
+    return docs, folder
+
+
+def test_bodies_are_decoded_when_read_and_equal_those_saved(make_project, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    docs, folder = _saved(make_project, tmp_path)
+    read = BuildCache.load(folder)
+    assert not read.note
+    again = {rel: doc for rel, (_, _, doc) in read.docs.items()}
+    assert set(again) == {d.rel for d in docs}
+    for doc in docs:
+        lazy = again[doc.rel]
+        assert _LAZY_BODY in vars(lazy) and "body" not in vars(lazy)  # (not decoded yet)
+        assert lazy.body == doc.body and _LAZY_BODY not in vars(lazy)
+        assert lazy == doc and lazy.sections == doc.sections
+        assert pickle.loads(pickle.dumps(lazy)) == doc  # (a worker's copy: with its body)
+
+
+def test_a_document_saved_again_unread_keeps_its_body(make_project, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    docs, folder = _saved(make_project, tmp_path)
+    read = BuildCache.load(folder)
+    read._shards.clear()  # (every shard written again: its documents unread)
+    read.save(folder)
+    again = BuildCache.load(folder)
+    assert not again.note
+    for doc in docs:
+        lazy = again.docs[doc.rel][2]
+        assert _LAZY_BODY in vars(lazy) and lazy.body == doc.body and lazy == doc
+
+
+@pytest.mark.parametrize("damage", ["cut", "changed", "layout", "format"])
+def test_a_shard_not_as_written_is_refused_and_said(
+    make_project,  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+    damage: str,
+) -> None:
+    docs, folder = _saved(make_project, tmp_path)
+    shard = sorted(folder.glob("build-docs-*.pickle"))[0]
+    data = shard.read_bytes()
+    if damage == "cut":
+        shard.write_bytes(data[:-10])
+    elif damage == "changed":
+        shard.write_bytes(data[:-10] + bytes(10))
+    elif damage == "layout":  # (signed, but its lengths say more than the file holds)
+        payload = cache.read_signed(shard)
+        write_signed(shard, [bytes(payload[:-1])])
+    else:  # (a shard of the format before: the pickle alone)
+        stamp, found = out_of_band.loads(cache.read_signed(shard))
+        cache.save_signed(shard, (stamp, found))
+    read = BuildCache.load(folder)
+    assert f"{shard.name} ignored" in read.note, read.note
+    assert len(read.docs) < len(docs)  # (its documents are parsed again by the build)
+
+
+def test_a_file_of_out_of_band_pickles_reads_back_what_was_pickled() -> None:
+    value = {"a": pickle.PickleBuffer(b"body one"), "b": [1, pickle.PickleBuffer(b"two")]}
+    pieces = out_of_band.dumps(value)
+    back = out_of_band.loads(memoryview(b"".join(pieces)))
+    assert bytes(back["a"]) == b"body one" and bytes(back["b"][1]) == b"two"
+    whole = b"".join(pieces)
+    for cut in (len(whole) - 1, 20, 5):
+        with pytest.raises(ValueError):
+            out_of_band.loads(memoryview(whole[:cut]))
