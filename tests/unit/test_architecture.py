@@ -52,6 +52,8 @@ RANKS: dict[str, int] = {
     "codes": 0,
     "project": 0,
     "cache": 0,
+    "out_of_band": 0,  # (cache.py's: the documents' bodies after the pickle)
+    "table_diff": 0,  # (cache.py's: the files saved as what changed)
     "parallel": 0,
     "text": 0,
     "uptodate": 0,
