@@ -64,6 +64,8 @@ RANKS: dict[str, int] = {
     "scaffold": 0,
     "compiled_code": 0,
     "mermaid_cli": 0,
+    "dist_version": 0,
+    "pydantic_plugins": 0,
     "load": 1,
     "model": 1,
     "config": 1,

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 from urllib.parse import unquote
 
@@ -47,9 +46,17 @@ def markdown_images(body: str, body_line: int) -> list[ImageRef]:
 @lru_cache(maxsize=1)
 def parser_version() -> str:
     """The version of markdown-it-py, which finds the images (kept with what it found: another
-    version searches again), read from its installed metadata: markdown-it-py itself is
+    version searches again), read from its installed metadata (the name of its `.dist-info`
+    folder: dist_version.py, without `importlib.metadata`'s imports): markdown-it-py itself is
     imported only to parse a body with an image (~10 ms of a cold build's start otherwise,
     before its load stage's child is forked: load/ahead.py)."""
+    from bipub.dist_version import version as dist_info_version
+
+    found = dist_info_version("markdown-it-py", "markdown_it")
+    if found is not None:
+        return found
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version("markdown-it-py")
     except PackageNotFoundError:  # pragma: no cover - (not installed as a distribution)

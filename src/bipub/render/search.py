@@ -24,7 +24,6 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Protocol
 from urllib.parse import unquote
@@ -268,6 +267,8 @@ def _executable() -> Path:
 def _binary_identity() -> str:
     """What tells one Pagefind binary from another (a memo key's part): its package's version,
     its path, size and modification time."""
+    from importlib.metadata import PackageNotFoundError, version  # (imports `email`, …)
+
     exe = _executable()
     st = os.stat(exe)
     try:

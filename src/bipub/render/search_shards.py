@@ -26,7 +26,6 @@ import json
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Final
 
@@ -62,6 +61,8 @@ def shard_of(url: str, count: int) -> int:
 
 def _tool_versions() -> tuple[str, ...]:
     """The versions of what makes the index, with the digest of the stemming rules' source."""
+    from importlib.metadata import PackageNotFoundError, version  # (imports `email`, …)
+
     rules = Path(__file__).with_name("search.py").read_bytes()
     found = [hashlib.sha256(rules).hexdigest()[:16]]
     for dist in ("pagefind", "pagefind-bin-extended", "kiwipiepy", "kiwipiepy-model"):

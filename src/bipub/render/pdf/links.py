@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from bipub.render import urls
 from bipub.render.both import partner
-from bipub.render.pdf.short import has_marks
 
 if TYPE_CHECKING:
     from bipub.pair.site import Entry, Site
@@ -93,9 +92,13 @@ def post_pdf_path(lang: str, slug: str) -> str:
 
 def short_wanted(site: Site) -> bool:
     """Whether the build has short CV PDFs (bipub.yaml pdf.short; items marked `short: true`)."""
-    return bool(site.cv) and site.config.pdf.short.wanted(
-        any(has_marks(merged.data) for merged in site.cv.values())
-    )
+    if not site.cv:
+        return False
+    # (imported here: short.py imports model/cv.py's models, ~3 % of a build's imports, which
+    # only a site with a CV uses)
+    from bipub.render.pdf.short import has_marks
+
+    return site.config.pdf.short.wanted(any(has_marks(merged.data) for merged in site.cv.values()))
 
 
 def short_pdf_links(site: Site, lang: str, url: urls.UrlBuilder) -> list[dict[str, str]]:
