@@ -4,10 +4,11 @@ language, tags and series; and the orders every list of posts follows (pair/site
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from bipub.config import SiteConfig
 from bipub.diagnostics import Collector
@@ -22,6 +23,7 @@ if TYPE_CHECKING:  # the CV's modules load when a CV is paired
 
 State = Literal["source", "translated", "draft", "stale", "missing"]
 EntryId = tuple[str, str]  # (kind, key) of a post or page
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -170,6 +172,23 @@ def version_key(entry: Entry, lang: str) -> tuple[object, ...]:
         doc.digest or (doc.meta, doc.body),
         entry.tags_in(lang),
     )
+
+
+def changed_entries(
+    before: Sequence[T], now: Sequence[T], at_most: int = 256
+) -> tuple[list[T], list[T]]:
+    """The entries (or documents) of `before` not in `now`, and those of `now` not in
+    `before`, by identity (an entry paired again is another object); where both are as long
+    and at most `at_most` places differ, the entries in those places (an entry that only
+    moved may then be in both)."""
+    if len(before) == len(now):  # (the usual update: the same places)
+        pairs = [(a, b) for a, b in zip(before, now, strict=True) if a is not b]
+        if len(pairs) <= at_most:
+            return [a for a, _ in pairs], [b for _, b in pairs]
+    ids = set(map(id, now))
+    gone = [e for e in before if id(e) not in ids]
+    ids = set(map(id, before))
+    return gone, [e for e in now if id(e) not in ids]
 
 
 def post_order_key(entry: Entry) -> tuple[dt.date, int, float, str]:

@@ -21,7 +21,7 @@ from itertools import chain
 from bipub.config import SiteConfig
 from bipub.diagnostics import Collector, Diagnostic
 from bipub.load.content import Document
-from bipub.pair.model import Entry, EntryId, Site, Tag, post_order_key
+from bipub.pair.model import Entry, EntryId, Site, Tag, changed_entries, post_order_key
 from bipub.pair.taxonomy import (
     EntryTaxa,
     TagPlaces,
@@ -127,21 +127,26 @@ def _changes(
 ) -> tuple[Held, Held]:
     """(the parts to move out, the parts to move in): of the entries `held` holds that are not
     in `now` as the same object, and of those of `now` that `held` does not hold as such.
-    `last`: the entries `held` was moved to last (it holds those), if known: where `now` has
-    the same entries in the same places, some of them paired again (`bipub serve`), only
-    those are looked at."""
-    if last is not None and len(last) == len(now) == len(held):
+    `last`: the entries `held` was moved to last (it holds those), if known: then only the
+    entries of `last` not in `now` and those of `now` not in `last` are looked at (as the same
+    objects: `bipub serve` keeps the entries that did not change)."""
+    if last is not None and len(last) == len(held):
         gone: Held = {}
         come: Held = {}
-        for old, new in zip(last, now, strict=True):  # (identity only: most are the same)
-            if old is new:
-                continue
-            ident = (new.kind, new.key)
-            if (old.kind, old.key) != ident or held.get(ident, (None,))[0] is not old:
+        olds, news = changed_entries(last, now)
+        for old in olds:
+            ident = (old.kind, old.key)
+            if held.get(ident, (None,))[0] is not old:
                 break
-            gone[ident], come[ident] = held[ident], (new, taxa[ident])
+            gone[ident] = held[ident]
         else:
-            return gone, come
+            for new in news:
+                ident = (new.kind, new.key)
+                if ident in held and ident not in gone:
+                    break  # (not the entries `held` was moved to)
+                come[ident] = (new, taxa[ident])
+            else:
+                return gone, come
     if not held:  # (a full build: every entry comes in)
         ids = [(e.kind, e.key) for e in now]
         return {}, {i: (e, taxa[i]) for i, e in zip(ids, now, strict=True)}
