@@ -138,3 +138,34 @@ def test_a_resident_pairing_equals_pairing_anew(ops: list[Op]) -> None:
             if whole:  # (the last load and pairing are taken, but what changed)
                 assert loaded.note.startswith("content as the last load listed it"), op
                 assert len(got.entries) - paired.reused <= 2, op
+
+
+@given(
+    st.integers(0, 12),
+    st.lists(st.tuples(st.sampled_from(["del", "add", "new"]), st.integers(0, 20)), max_size=5),
+    st.sampled_from([0, 2, 256]),
+)
+def test_changed_entries_finds_every_entry_gone_or_come(
+    size: int, edits: list[tuple[str, int]], at_most: int
+) -> None:
+    """pair/model.py `changed_entries`: every object of one list not in the other, in the
+    lists' order; an object in both (moved) is in both answers or in neither."""
+    from bipub.pair.model import changed_entries
+
+    before = [object() for _ in range(size)]
+    now = list(before)
+    for what, at in edits:
+        if what == "del" and now:
+            del now[at % len(now)]
+        elif what == "add":
+            now.insert(at % (len(now) + 1), object())
+        elif now:
+            now[at % len(now)] = object()
+    gone, come = changed_entries(before, now, at_most)
+    gone_ids, come_ids = {id(e) for e in gone}, {id(e) for e in come}
+    assert gone == [e for e in before if id(e) in gone_ids]
+    assert come == [e for e in now if id(e) in come_ids]
+    in_now, in_before = {id(e) for e in now}, {id(e) for e in before}
+    assert {id(e) for e in before if id(e) not in in_now} <= gone_ids
+    assert {id(e) for e in now if id(e) not in in_before} <= come_ids
+    assert gone_ids & in_now == come_ids & in_before

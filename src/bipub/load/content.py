@@ -9,7 +9,7 @@ import dataclasses
 import os
 import stat
 import unicodedata
-from bisect import insort
+from bisect import bisect_left, insort
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, partial
@@ -273,7 +273,6 @@ class ContentMemo:
     codes: tuple[str, ...] = ()
     inputs: Mapping[str, Identity] | None = None
     jobs: dict[str, _Job] = field(default_factory=dict)  # by path as on the disk
-    places: dict[str, int] = field(default_factory=dict)  # document (rel) → its index
     listed: list[Diagnostic] = field(default_factory=list)
     content: Content | None = None
     note: str = ""  # what the last load took from the one before, or why nothing (`-v`)
@@ -291,12 +290,13 @@ class ContentMemo:
         usable = inputs is not None and not content.failed
         usable = usable and all(d.severity != Severity.ERROR for d in listed)
         usable = usable and all(job.key is not None for job in jobs)  # (none walked here)
+        # (each document found by its place in the order: no two of one name, NFC and NFD)
+        usable = usable and len({d.rel for d in content.documents}) == len(content.documents)
         self.content = content if usable else None
         if self.content is None:
             return
         self.root, self.codes, self.inputs, self.listed = root, tuple(config.codes), inputs, listed
         self.jobs = {job.disk: job for job in jobs}
-        self.places = {doc.rel: i for i, doc in enumerate(content.documents)}
 
     def edited(
         self, root: Path, config: SiteConfig, inputs: Mapping[str, Identity] | None
@@ -378,7 +378,8 @@ class ContentMemo:
         job = _Job(
             self.root, path, rel, lang, kind, "/".join(parts[:3]), file_identity(inputs[path])
         )
-        if rel in self.places or any(j.rel == rel for j in found.added):
+        assert self.content is not None
+        if _find(self.content.documents, job) is not None or any(j.rel == rel for j in found.added):
             return "added (another file of that name in NFC)"
         found.added.append(job)
         return ""
@@ -395,7 +396,8 @@ class ContentMemo:
         """The content with the `edited` posts and pages loaded again, the added ones loaded
         and put in their places (`load_content`'s order) and the removed ones left out."""
         assert self.content is not None and self.root is not None
-        documents = list(self.content.documents)
+        last = self.content.documents
+        documents = list(last)
         failed: set[tuple[str, str]] = set()
         gone: set[int] = set()
         # (read in the order a full listing reads them: what they say comes in that order)
@@ -407,7 +409,7 @@ class ContentMemo:
         added: list[Document] = []
         for job, doc in zip(jobs, _load_documents(self.root, jobs, collector, cache), strict=True):
             self.jobs[job.disk] = job
-            place = self.places.get(job.rel)
+            place = _find(last, job)
             if doc is None:
                 failed.add((job.kind, job.name))
                 if place is not None:
@@ -419,12 +421,13 @@ class ContentMemo:
         for job in edited.removed:
             del self.jobs[job.disk]
             cache.docs.pop(job.rel, None)  # (as a full load forgets a file no longer listed)
-            gone.add(self.places[job.rel])
-        if gone or added:
-            documents = [doc for i, doc in enumerate(documents) if i not in gone]
-            for doc in added:  # (the full load's order: by kind, name and language)
-                insort(documents, doc, key=_doc_order)
-            self.places = {doc.rel: i for i, doc in enumerate(documents)}
+            place = _find(last, job)
+            assert place is not None
+            gone.add(place)
+        for place in sorted(gone, reverse=True):
+            del documents[place]
+        for doc in added:  # (the full load's order: by kind, name and language)
+            insort(documents, doc, key=_doc_order)
         content = Content(cv, documents, frozenset(failed), failed_cv)
         self.inputs = inputs
         if failed:  # (the next load lists again: the failed files are read and said again)
@@ -434,9 +437,16 @@ class ContentMemo:
         return content
 
 
-def _doc_order(doc: Document) -> tuple[str, str, str]:
+def _doc_order(doc: Document | _Job) -> tuple[str, str, str]:
     """Where `load_content` puts a document (documents sorted by this)."""
     return (doc.kind, doc.name, doc.lang)
+
+
+def _find(documents: list[Document], job: _Job) -> int | None:
+    """The place of the document of `job` in `documents` (sorted by `_doc_order`), if any."""
+    key = _doc_order(job)
+    at = bisect_left(documents, key, key=_doc_order)
+    return at if at < len(documents) and documents[at].rel == job.rel else None
 
 
 def _load_yaml_file(root: Path, path: Path, collector: Collector) -> YamlDoc | None:

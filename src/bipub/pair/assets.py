@@ -45,7 +45,7 @@ def check_assets(
     files = _StaticFiles(root / "static")
     probes = ProbeCache(root)
     found = _Found(files, probes, collector, config)
-    docs = [doc for doc in content.documents if _doc_refs(doc)]  # (most have no image)
+    docs = [doc for doc in content.documents if doc.image_refs]  # (most have no image: _doc_refs)
     probes.prefetch(_local_files(files, content.cv, docs))  # new images: by workers if many
     for cv in content.cv.values():
         for line, kind, ref in _cv_images(cv):

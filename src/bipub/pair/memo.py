@@ -28,7 +28,7 @@ from bipub.config import SiteConfig
 from bipub.diagnostics import Diagnostic
 from bipub.load.content import Document
 from bipub.model.post import Kind
-from bipub.pair.model import Entry, Site, changed_entries
+from bipub.pair.model import Entry, Site, changed_entries, insert_post, remove_post
 from bipub.pair.status import StatusCache, StatusFile
 from bipub.pair.tables import Tables
 from bipub.pair.taxonomy import EntryTaxa
@@ -58,19 +58,6 @@ def status_read(units: Iterable[Unit], status: dict[str, StatusFile]) -> Read:
 
 # from how many entries changed the posts are sorted again (`PairMemo.carry_posts`)
 CARRY_AT_MOST = 256
-
-
-def _insert(posts: list[Entry], entry: Entry) -> None:
-    """Put `entry` into `posts` (newest first: by `post_order_key`, in reverse) where sorting
-    puts it."""
-    key, lo, hi = entry.order_key, 0, len(posts)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if posts[mid].order_key > key:
-            lo = mid + 1
-        else:
-            hi = mid
-    posts.insert(lo, entry)
 
 
 def _shown(entry: Entry, lang: str) -> bool:
@@ -247,15 +234,15 @@ class PairMemo:
         gone, come = changed_entries(before, entries) if codes == self._codes else ([], [])
         if codes == self._codes and len(gone) + len(come) <= CARRY_AT_MOST:
             for lang, posts in self._posts.items():
-                out = posts
-                out_ids = {id(e) for e in gone if _shown(e, lang)}
-                if out_ids:
-                    out = [e for e in posts if id(e) not in out_ids]
-                for entry in come:
-                    if _shown(entry, lang):
-                        out = list(out) if out is posts else out
-                        _insert(out, entry)
-                site._posts[lang] = out
+                moved = [e for e in gone if _shown(e, lang)], [e for e in come if _shown(e, lang)]
+                if moved[0] or moved[1]:
+                    posts = list(posts)  # (the last site's is not changed)
+                    for entry in moved[0]:
+                        if not remove_post(posts, entry):
+                            raise AssertionError(f"{entry.key}: not in the last posts")
+                    for entry in moved[1]:
+                        insert_post(posts, entry)
+                site._posts[lang] = posts
         self._entries, self._codes = entries, codes
         self._posts = {lang: site.posts(lang) for lang in codes}
 

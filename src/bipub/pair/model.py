@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property
+from itertools import compress, count
+from operator import is_not
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 from bipub.config import SiteConfig
@@ -182,13 +184,46 @@ def changed_entries(
     and at most `at_most` places differ, the entries in those places (an entry that only
     moved may then be in both)."""
     if len(before) == len(now):  # (the usual update: the same places)
-        pairs = [(a, b) for a, b in zip(before, now, strict=True) if a is not b]
-        if len(pairs) <= at_most:
-            return [a for a, _ in pairs], [b for _, b in pairs]
-    ids = set(map(id, now))
-    gone = [e for e in before if id(e) not in ids]
-    ids = set(map(id, before))
-    return gone, [e for e in now if id(e) not in ids]
+        places = list(compress(count(), map(is_not, before, now)))
+        if len(places) <= at_most:
+            return [before[i] for i in places], [now[i] for i in places]
+    # (else what lies between the same entries at the start and at the end)
+    n = min(len(before), len(now))
+    head = next(compress(count(), map(is_not, before, now)), n)
+    tail = min(next(compress(count(), map(is_not, reversed(before), reversed(now))), n), n - head)
+    was, got = before[head : len(before) - tail], now[head : len(now) - tail]
+    ids = set(map(id, got))
+    gone = [e for e in was if id(e) not in ids]
+    ids = set(map(id, was))
+    return gone, [e for e in got if id(e) not in ids]
+
+
+def _place(posts: Sequence[Entry], key: tuple[dt.date, int, float, str]) -> int:
+    """Where an entry of order key `key` goes in `posts` (newest first: sorted by
+    `post_order_key` in reverse)."""
+    lo, hi = 0, len(posts)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if posts[mid].order_key > key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def insert_post(posts: list[Entry], entry: Entry) -> None:
+    """Put `entry` into `posts` (sorted as `Site.posts` sorts) where sorting puts it (the order
+    key is unique per entry: the list is the one sorting gives)."""
+    posts.insert(_place(posts, entry.order_key), entry)
+
+
+def remove_post(posts: list[Entry], entry: Entry) -> bool:
+    """Take `entry` out of `posts` (sorted as `Site.posts` sorts), if it is there."""
+    at = _place(posts, entry.order_key)
+    if at < len(posts) and posts[at] is entry:
+        del posts[at]
+        return True
+    return False
 
 
 def post_order_key(entry: Entry) -> tuple[dt.date, int, float, str]:
