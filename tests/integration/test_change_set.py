@@ -356,6 +356,11 @@ def test_posts_edited_in_place_are_read_again_the_others_taken(
     done = build(project, only={"html"}, kept=kept, changed={str(gamma.absolute())})
     assert ", 0 added, 1 removed" in done.cache_note
     assert tree_snapshot(project / "site") == _clean(project, tmp_path / "c3")
+    swap = project / "content/ko/posts/.alpha.md.swp"  # (an editor's: passed over in silence)
+    for text in ("first", "second"):  # (added, then edited in place)
+        swap.write_text(text, encoding="utf-8")
+        done = build(project, only={"html"}, kept=kept, changed={str(swap.absolute())})
+        assert "as the last load listed it, 0 posts or pages edited" in done.cache_note
     notes = project / "content/ko/posts/notes.txt"  # (the listing warns: "ignored-file")
     notes.write_text("not a post", encoding="utf-8")
     done = build(project, only={"html"}, kept=kept, changed={str(notes.absolute())})

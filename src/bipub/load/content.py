@@ -172,7 +172,7 @@ def load_content(
     `scan_inputs`: by their path relative to the project, as on the disk, a folder's with a
     trailing slash), so that the posts and pages folders are neither walked nor their files
     looked up a second time. `memo`: what the last load of a resident caller listed and loaded
-    (`ContentMemo`: where only posts and pages were edited in place since, the others are
+    (`ContentMemo`: where only posts and pages were edited, added or removed since, the others are
     taken as they were); updated with this one's.
     """
     cache = cache if cache is not None else BuildCache()
@@ -321,8 +321,8 @@ class ContentMemo:
             if not path.startswith(prefix):
                 continue  # (not under content/: not listed here)
             if path in before and path in inputs:
-                if path.endswith("/") or _is_cv(path):
-                    continue  # a folder's identity (its files are compared) or a CV (read anyway)
+                if path.endswith("/") or _is_cv(path) or passed_over(path, inputs):
+                    continue  # a folder's identity (its files are compared), a CV (read anyway)
                 job = self.jobs.get(path)
                 if job is None or not stat.S_ISREG(mode(inputs[path])):
                     self.note = f"content listed again: {path} is not a post or page as listed"
