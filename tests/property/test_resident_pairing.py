@@ -40,7 +40,19 @@ tags: [{tags}]
 Op = tuple[str, str, int]
 OPS = st.tuples(
     st.sampled_from(
-        ["add", "add_en", "remove", "remove_en", "body", "draft", "date", "tags", "key", "slug"]
+        [
+            "add",
+            "add_en",
+            "remove",
+            "remove_en",
+            "body",
+            "draft",
+            "date",
+            "tags",
+            "key",
+            "slug",
+            "image",
+        ]
     ),
     st.sampled_from(NAMES),
     st.integers(0, 4),
@@ -81,6 +93,9 @@ def _apply(root: Path, op: Op) -> None:
             text = text.replace("date: 2026-0", f"date: 2025-1{n % 3}-0{n + 1}\n#", 1)
         elif what == "tags":
             text = text.replace("tags: [", f"tags: [{TAGS[n]}, ", 1)
+        elif what == "image":  # (a Markdown image: its document checked for it)
+            image = f"\n![그림](/img/{NAMES[n]}.png)\n"
+            text = text.replace(image, "\n", 1) if image in text else text + image
         elif what in ("key", "slug"):  # (its group or URL: another entry's, or its own)
             key = f"\n{what}: {NAMES[n]}\n"
             text = text.replace(key, "\n", 1) if key in text else text.replace("\n", key, 1)
@@ -110,6 +125,7 @@ def _shown(site: Site) -> tuple[object, ...]:
         site.tag_posts,
         site.series,
         site.series_by_entry,
+        site.images,
     )
 
 

@@ -28,10 +28,11 @@ from bipub.config import SiteConfig
 from bipub.diagnostics import Diagnostic
 from bipub.load.content import Document
 from bipub.model.post import Kind
+from bipub.pair.assets import with_images
 from bipub.pair.model import Entry, Site, changed_entries, insert_post, remove_post
 from bipub.pair.status import StatusCache, StatusFile
 from bipub.pair.tables import Tables
-from bipub.pair.taxonomy import EntryTaxa
+from bipub.pair.taxonomy import EntryTaxa, series_named
 from bipub.pair.units import Unit
 
 Group = tuple[Kind, str]  # (kind, key) of an entry's documents
@@ -166,6 +167,12 @@ class PairMemo:
     _entries: list[Entry] = field(default_factory=list)
     _posts: dict[str, list[Entry]] = field(default_factory=dict)
     _codes: tuple[str, ...] = ()
+    # the last pairing's documents and those with Markdown images; its entries and the ids of
+    # those whose source names a series (`with_images`, `series_named`)
+    _docs: list[Document] = field(default_factory=list)
+    _with_images: list[Document] = field(default_factory=list)
+    _named_of: list[Entry] = field(default_factory=list)
+    _named: set[int] = field(default_factory=set)
 
     def start(self, config: SiteConfig, status: dict[str, StatusFile]) -> None:
         """A pairing starts: with another configuration, every entry is paired again; with the
@@ -245,6 +252,35 @@ class PairMemo:
                 site._posts[lang] = posts
         self._entries, self._codes = entries, codes
         self._posts = {lang: site.posts(lang) for lang in codes}
+
+    def with_images(self, documents: list[Document]) -> list[Document]:
+        """pair/assets.py `with_images` of `documents` (sorted as `load_content` sorts them):
+        the last pairing's, without the documents that are not this one's and with the new
+        ones that have images, put in their order; worked out anew when many changed."""
+        olds, news = changed_entries(self._docs, documents) if self._docs else ([], documents)
+        if self._docs and len(olds) + len(news) <= CARRY_AT_MOST:
+            gone = {id(d) for d in olds}
+            found = [d for d in self._with_images if id(d) not in gone]
+            added = [d for d in news if d.image_refs]
+            if added:
+                found = sorted([*found, *added], key=lambda d: (d.kind, d.name, d.lang))
+        else:
+            found = with_images(documents)
+        self._docs, self._with_images = documents, found
+        return found
+
+    def series_named(self, entries: list[Entry]) -> set[int]:
+        """pair/taxonomy.py `series_named` of `entries`: the last pairing's, without the
+        entries that are not this one's and with the new ones; worked out anew when many
+        changed. (An id is of an entry alive: the memo keeps the last entries until then.)"""
+        olds, news = changed_entries(self._named_of, entries) if self._named_of else ([], entries)
+        if self._named_of and len(olds) + len(news) <= CARRY_AT_MOST:
+            named = self._named.difference(map(id, olds))
+            named.update(series_named(news))
+        else:
+            named = series_named(entries)
+        self._named_of, self._named = entries, named
+        return named
 
     def done(self) -> None:
         """The pairing is over: what it worked out replaces what the last one did (entries

@@ -113,9 +113,11 @@ def pair_site(
     tables = join_tables(site, taxa, collector, memo.tables if memo is not None else None)
     if memo is not None:
         memo.tables = tables
-    site.series = collect_series(site, collector, taxa)
+    named = memo.series_named(entries) if memo is not None else None
+    site.series = collect_series(site, collector, taxa, named)
     # issue 18/19: images that name a missing or unreadable local file; the others, probed
-    site.images = check_assets(root, content, collector, config)
+    with_images = memo.with_images(content.documents) if memo is not None else None
+    site.images = check_assets(root, content, collector, config, with_images)
     return site
 
 
