@@ -333,7 +333,8 @@ def test_posts_edited_in_place_are_read_again_the_others_taken(
     make_project: Any, tmp_path: Path
 ) -> None:
     """The content load of a resident caller (load/content.py ContentMemo): after edits in
-    place only those files are read; a file added or removed lists content/ again."""
+    place only those files are read, a post added is read and put in its place, a post removed
+    left out, without listing content/ again; a file the listing warns about lists it again."""
     project = make_project("minimal")
     kept = Kept(BuildCache())
     build(project, only={"html"}, kept=kept)
@@ -346,12 +347,26 @@ def test_posts_edited_in_place_are_read_again_the_others_taken(
     shutil.copy(alpha, gamma)
     gamma.write_text(gamma.read_text(encoding="utf-8").replace("고친알파", "감마"), "utf-8")
     done = build(project, only={"html"}, kept=kept, changed={str(gamma.absolute())})
-    assert "content listed again: content/ko/posts/gamma.md added or removed" in done.cache_note
+    assert (
+        "as the last load listed it, 0 posts or pages edited in place read again, 1 added, 0 removed"
+        in done.cache_note
+    )
     assert tree_snapshot(project / "site") == _clean(project, tmp_path / "c2")
     gamma.unlink()
     done = build(project, only={"html"}, kept=kept, changed={str(gamma.absolute())})
-    assert "content listed again: content/ko/posts/gamma.md added or removed" in done.cache_note
+    assert ", 0 added, 1 removed" in done.cache_note
     assert tree_snapshot(project / "site") == _clean(project, tmp_path / "c3")
+    swap = project / "content/ko/posts/.alpha.md.swp"  # (an editor's: passed over in silence)
+    for text in ("first", "second"):  # (added, then edited in place)
+        swap.write_text(text, encoding="utf-8")
+        done = build(project, only={"html"}, kept=kept, changed={str(swap.absolute())})
+        assert "as the last load listed it, 0 posts or pages edited" in done.cache_note
+    notes = project / "content/ko/posts/notes.txt"  # (the listing warns: "ignored-file")
+    notes.write_text("not a post", encoding="utf-8")
+    done = build(project, only={"html"}, kept=kept, changed={str(notes.absolute())})
+    assert "content listed again: content/ko/posts/notes.txt added or removed" in done.cache_note
+    assert any(d.code == "ignored-file" for d in done.warnings)
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path / "c4")
 
 
 def test_a_post_that_stops_loading_is_said_at_every_build_until_fixed(make_project: Any) -> None:

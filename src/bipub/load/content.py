@@ -9,11 +9,12 @@ import dataclasses
 import os
 import stat
 import unicodedata
+from bisect import bisect_left, insort
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import ValidationError
 
@@ -25,6 +26,12 @@ from bipub.load.doc_state import SectionSpan as SectionSpan
 from bipub.load.doc_state import body_apart as _body_apart
 from bipub.load.front_matter import FrontMatterError, split_front_matter
 from bipub.load.image_refs import ImageRef, body_images, parser_version
+from bipub.load.listing import CONTENT_DIR as CONTENT_DIR
+from bipub.load.listing import Listing as _Listing
+from bipub.load.listing import is_cv as _is_cv
+from bipub.load.listing import passed_over, suffix_of
+from bipub.load.listing import project_rel as _rel
+from bipub.load.listing import walk_md as _walk
 from bipub.load.reading import reading_minutes
 from bipub.load.sections import Section, split_sections
 from bipub.load.text import TextDecodeError, decode_text, read_text
@@ -34,7 +41,6 @@ from bipub.model.validate import validation_diagnostics
 from bipub.parallel import can_fork, share_chunks, worker_count
 from bipub.uptodate import Identity, file_identity, mode
 
-CONTENT_DIR = "content"
 KINDS: tuple[Kind, ...] = ("posts", "pages")
 
 
@@ -151,15 +157,6 @@ class Content:
     failed_cv: frozenset[str] = frozenset()  # languages whose cv.yaml did not load
 
 
-def _rel(root: Path, path: Path) -> str:
-    text, base = str(path), str(root)
-    if text.startswith(base + os.sep):  # the usual case, without pathlib's parsing
-        rel = text[len(base) + 1 :].replace(os.sep, "/")
-    else:
-        rel = path.relative_to(root).as_posix()
-    return unicodedata.normalize("NFC", rel)
-
-
 def load_content(
     root: Path,
     config: SiteConfig,
@@ -175,7 +172,7 @@ def load_content(
     `scan_inputs`: by their path relative to the project, as on the disk, a folder's with a
     trailing slash), so that the posts and pages folders are neither walked nor their files
     looked up a second time. `memo`: what the last load of a resident caller listed and loaded
-    (`ContentMemo`: where only posts and pages were edited in place since, the others are
+    (`ContentMemo`: where only posts and pages were edited, added or removed since, the others are
     taken as they were); updated with this one's.
     """
     cache = cache if cache is not None else BuildCache()
@@ -244,7 +241,7 @@ def load_content(
             documents.append(doc)
         else:
             failed.add((job.kind, job.name))
-    documents.sort(key=lambda d: (d.kind, d.name, d.lang))
+    documents.sort(key=_doc_order)
     for stale in set(cache.docs) - seen:
         del cache.docs[stale]
     content = Content(cv, documents, frozenset(failed), frozenset(failed_cv))
@@ -253,21 +250,29 @@ def load_content(
     return content
 
 
+class Changed(NamedTuple):
+    """What changed under content/ since the last load, as `ContentMemo.edited` found it."""
+
+    edited: list[_Job]  # posts and pages edited in place (their jobs, identities now)
+    added: list[_Job]  # posts and pages added (in folders listed before)
+    removed: list[_Job]  # posts and pages removed (their jobs as listed)
+
+
 @dataclass
 class ContentMemo:
     """What the last load of a resident caller (`bipub serve`) listed and loaded: the
     posts' and pages' files with their identities as the inputs' scan found them, what the
     listing said (files ignored), and the content. The next load compares the inputs with
-    them (a set difference, in C): where only posts and pages were edited in place (no file
-    or folder added or removed under content/), it reads those again by the same functions
-    (`_load_documents`) and takes the other documents as they were, in their places, instead
-    of listing every folder and looking up every file's cache entry; else it loads as usual."""
+    them (a set difference, in C): where only posts and pages were edited in place, added or
+    removed (no folder added or removed under content/, no other file but cv.yaml changed),
+    it reads the edited and added ones by the same functions (`_load_documents`), drops the
+    removed ones and takes the other documents as they were, in their order, instead of
+    listing every folder and looking up every file's cache entry; else it loads as usual."""
 
     root: Path | None = None
     codes: tuple[str, ...] = ()
     inputs: Mapping[str, Identity] | None = None
     jobs: dict[str, _Job] = field(default_factory=dict)  # by path as on the disk
-    places: dict[str, int] = field(default_factory=dict)  # document (rel) → its index
     listed: list[Diagnostic] = field(default_factory=list)
     content: Content | None = None
     note: str = ""  # what the last load took from the one before, or why nothing (`-v`)
@@ -285,18 +290,20 @@ class ContentMemo:
         usable = inputs is not None and not content.failed
         usable = usable and all(d.severity != Severity.ERROR for d in listed)
         usable = usable and all(job.key is not None for job in jobs)  # (none walked here)
+        # (each document found by its place in the order: no two of one name, NFC and NFD)
+        usable = usable and len({d.rel for d in content.documents}) == len(content.documents)
         self.content = content if usable else None
         if self.content is None:
             return
         self.root, self.codes, self.inputs, self.listed = root, tuple(config.codes), inputs, listed
         self.jobs = {job.disk: job for job in jobs}
-        self.places = {doc.rel: i for i, doc in enumerate(content.documents)}
 
     def edited(
         self, root: Path, config: SiteConfig, inputs: Mapping[str, Identity] | None
-    ) -> list[_Job] | None:
-        """The posts and pages edited in place since the last load (their jobs, with their
-        identities now), if that is all that changed in content/ but cv.yaml; else None."""
+    ) -> Changed | None:
+        """The posts and pages edited in place, added and removed since the last load, if
+        that is all that changed in content/ but cv.yaml (and files a listing passes over in
+        silence: a name starting with a dot, not .md); else None."""
         self.note = ""
         if (
             self.content is None
@@ -308,54 +315,119 @@ class ContentMemo:
             if self.content is not None:
                 self.note = "content listed again: another project, languages or no scan"
             return None
-        out: list[_Job] = []
+        found = Changed([], [], [])
         before, prefix = self.inputs, CONTENT_DIR + "/"
         for path in {path for path, _ in before.items() ^ inputs.items()}:
             if not path.startswith(prefix):
                 continue  # (not under content/: not listed here)
-            if path not in before or path not in inputs:
-                self.note = f"content listed again: {path} added or removed"
+            if path in before and path in inputs:
+                if path.endswith("/") or _is_cv(path) or passed_over(path, inputs):
+                    continue  # a folder's identity (its files are compared), a CV (read anyway)
+                job = self.jobs.get(path)
+                if job is None or not stat.S_ISREG(mode(inputs[path])):
+                    self.note = f"content listed again: {path} is not a post or page as listed"
+                    return None
+                found.edited.append(dataclasses.replace(job, key=file_identity(inputs[path])))
+                continue
+            why = self._added_or_removed(path, before, inputs, found)
+            if why:
+                self.note = f"content listed again: {path} {why}"
                 return None
-            if path.endswith("/") or _is_cv(path):
-                continue  # a folder's identity (its files are compared) or a CV (read anyway)
-            job = self.jobs.get(path)
-            if job is None or not stat.S_ISREG(mode(inputs[path])):
-                self.note = f"content listed again: {path} is not a post or page as listed"
-                return None
-            out.append(dataclasses.replace(job, key=file_identity(inputs[path])))
-        n = len(out)
+        n, m, k = len(found.edited), len(found.added), len(found.removed)
         self.note = (
             f"content as the last load listed it, {n} post{'s' if n != 1 else ''} or page"
             f"{'s' if n != 1 else ''} edited in place read again"
         )
-        return out
+        if m or k:
+            self.note += f", {m} added, {k} removed"
+        return found
+
+    def _added_or_removed(
+        self,
+        path: str,
+        before: Mapping[str, Identity],
+        inputs: Mapping[str, Identity],
+        found: Changed,
+    ) -> str:
+        """Put `path` (in the inputs before or now, not both) into `found` if the listing
+        would take it as a post or page added or removed, in folders listed before and now,
+        or pass over it in silence; else say why not."""
+        if path.endswith("/"):
+            return "added or removed (a folder)"
+        if path not in inputs:  # (removed)
+            job = self.jobs.get(path)
+            if job is not None:
+                found.removed.append(job)
+                return ""
+            return "" if passed_over(path, before) else "added or removed"
+        parts = path.split("/")
+        if len(parts) < 4 or parts[1] not in self.codes or parts[2] not in KINDS:
+            return "added or removed"
+        for depth in range(3, len(parts)):  # its folders: listed before and now
+            folder = "/".join(parts[:depth]) + "/"
+            ident = inputs.get(folder)
+            if ident is None or folder not in before or not stat.S_ISDIR(mode(ident)):
+                return "added or removed"
+        if passed_over(path, inputs):
+            return ""
+        if suffix_of(parts[-1]) != ".md" or not stat.S_ISREG(mode(inputs[path])):
+            return "added or removed"
+        lang, kind = parts[1], parts[2]
+        rel = unicodedata.normalize("NFC", path)
+        assert self.root is not None
+        job = _Job(
+            self.root, path, rel, lang, kind, "/".join(parts[:3]), file_identity(inputs[path])
+        )
+        assert self.content is not None
+        if _find(self.content.documents, job) is not None or any(j.rel == rel for j in found.added):
+            return "added (another file of that name in NFC)"
+        found.added.append(job)
+        return ""
 
     def again(
         self,
-        edited: list[_Job],
+        edited: Changed,
         cv: dict[str, CvFile],
         failed_cv: frozenset[str],
         inputs: Mapping[str, Identity],
         collector: Collector,
         cache: BuildCache,
     ) -> Content:
-        """The content with the `edited` posts and pages loaded again."""
+        """The content with the `edited` posts and pages loaded again, the added ones loaded
+        and put in their places (`load_content`'s order) and the removed ones left out."""
         assert self.content is not None and self.root is not None
-        documents = list(self.content.documents)
+        last = self.content.documents
+        documents = list(last)
         failed: set[tuple[str, str]] = set()
-        gone: list[int] = []
-        for job, doc in zip(
-            edited, _load_documents(self.root, edited, collector, cache), strict=True
-        ):
+        gone: set[int] = set()
+        # (read in the order a full listing reads them: what they say comes in that order)
+        order = {lang: i for i, lang in enumerate(self.codes)}
+        jobs = sorted(
+            [*edited.edited, *edited.added],
+            key=lambda j: (order[j.lang], KINDS.index(j.kind), j.disk.split("/")),
+        )
+        added: list[Document] = []
+        for job, doc in zip(jobs, _load_documents(self.root, jobs, collector, cache), strict=True):
             self.jobs[job.disk] = job
-            place = self.places[job.rel]
-            if doc is not None:
-                documents[place] = doc
-            else:
+            place = _find(last, job)
+            if doc is None:
                 failed.add((job.kind, job.name))
-                gone.append(place)
+                if place is not None:
+                    gone.add(place)
+            elif place is None:
+                added.append(doc)
+            else:
+                documents[place] = doc
+        for job in edited.removed:
+            del self.jobs[job.disk]
+            cache.docs.pop(job.rel, None)  # (as a full load forgets a file no longer listed)
+            place = _find(last, job)
+            assert place is not None
+            gone.add(place)
         for place in sorted(gone, reverse=True):
             del documents[place]
+        for doc in added:  # (the full load's order: by kind, name and language)
+            insort(documents, doc, key=_doc_order)
         content = Content(cv, documents, frozenset(failed), failed_cv)
         self.inputs = inputs
         if failed:  # (the next load lists again: the failed files are read and said again)
@@ -365,88 +437,16 @@ class ContentMemo:
         return content
 
 
-def _is_cv(path: str) -> bool:
-    """content/<lang>/cv.yaml (read by every load)."""
-    return path.count("/") == 2 and path.endswith("/cv.yaml")
+def _doc_order(doc: Document | _Job) -> tuple[str, str, str]:
+    """Where `load_content` puts a document (documents sorted by this)."""
+    return (doc.kind, doc.name, doc.lang)
 
 
-class _Listing:
-    """The folders under content/ as the build's scan of the inputs found them (`inputs` of
-    `load_content`): each folder's entries, by name, with their file mode and identity."""
-
-    def __init__(self, inputs: Mapping[str, Identity]) -> None:
-        self.entries: dict[str, list[tuple[str, Identity]]] = {}
-        prefix = CONTENT_DIR + "/"
-        for path, ident in inputs.items():
-            if not path.startswith(prefix):
-                continue
-            folder, _, name = path.rstrip("/").rpartition("/")
-            self.entries.setdefault(folder, []).append((name, ident))
-
-    def md_files(
-        self, folder: str, collector: Collector
-    ) -> list[tuple[str, FileKey | None]] | None:
-        """The .md files under `folder` (as on the disk, relative to the project) with their
-        identities, in the order `sorted(_walk(...))` gives them, saying what `_walk` says about
-        the other entries; None if the scan did not see `folder` as a folder (it is missing,
-        or a symbolic link, which `_walk` follows)."""
-        parent, _, name = folder.rpartition("/")
-        own = next((ident for n, ident in self.entries.get(parent, ()) if n == name), None)
-        if own is None or not stat.S_ISDIR(mode(own)):
-            return None
-        found: list[tuple[str, FileKey | None]] = []
-        self._walk(folder, collector, found)  # (depth first, by name: as Paths sort)
-        return found
-
-    def _walk(
-        self, folder: str, collector: Collector, found: list[tuple[str, FileKey | None]]
-    ) -> None:
-        for name, ident in sorted(self.entries.get(folder, ())):
-            path = f"{folder}/{name}"
-            kind = mode(ident)
-            if stat.S_ISLNK(kind):
-                collector.error(
-                    unicodedata.normalize("NFC", path),
-                    None,
-                    "symlink",
-                    "symbolic links are not followed",
-                )
-            elif stat.S_ISDIR(kind):
-                self._walk(path, collector, found)
-            elif _suffix(name) == ".md":
-                found.append((path, file_identity(ident)))
-            elif not name.startswith("."):
-                collector.warning(
-                    unicodedata.normalize("NFC", path),
-                    None,
-                    "ignored-file",
-                    "not a .md file: ignored",
-                )
-
-
-def _suffix(name: str) -> str:
-    """A file name's suffix, as pathlib's PurePath.suffix gives it."""
-    i = name.rfind(".")
-    return name[i:] if 0 < i < len(name) - 1 else ""
-
-
-def _walk(folder: Path, root: Path, collector: Collector) -> list[Path]:
-    # scandir: a folder's entries say whether they are links or folders without a system call
-    # each (thousands of posts)
-    found: list[Path] = []
-    with os.scandir(folder) as scan:
-        entries = sorted(scan, key=lambda e: e.name)
-    for entry in entries:
-        path = folder / entry.name
-        if entry.is_symlink():
-            collector.error(_rel(root, path), None, "symlink", "symbolic links are not followed")
-        elif entry.is_dir():
-            found.extend(_walk(path, root, collector))
-        elif path.suffix == ".md":
-            found.append(path)
-        elif not entry.name.startswith("."):
-            collector.warning(_rel(root, path), None, "ignored-file", "not a .md file: ignored")
-    return found
+def _find(documents: list[Document], job: _Job) -> int | None:
+    """The place of the document of `job` in `documents` (sorted by `_doc_order`), if any."""
+    key = _doc_order(job)
+    at = bisect_left(documents, key, key=_doc_order)
+    return at if at < len(documents) and documents[at].rel == job.rel else None
 
 
 def _load_yaml_file(root: Path, path: Path, collector: Collector) -> YamlDoc | None:

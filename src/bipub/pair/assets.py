@@ -38,14 +38,20 @@ CV_IMAGE_FIELDS = {("experience", "logo"), ("awards", "image")}
 
 
 def check_assets(
-    root: Path, content: Content, collector: Collector, config: SiteConfig | None = None
+    root: Path,
+    content: Content,
+    collector: Collector,
+    config: SiteConfig | None = None,
+    docs: list[Document] | None = None,
 ) -> Images:
     """Report every CV image and Markdown image that names a missing or unreadable local file;
-    the site's local images, probed, with their variants (`config.images`)."""
+    the site's local images, probed, with their variants (`config.images`). `docs`: the
+    documents with Markdown images (`with_images`), in their order, if the caller has them."""
     files = _StaticFiles(root / "static")
     probes = ProbeCache(root)
     found = _Found(files, probes, collector, config)
-    docs = [doc for doc in content.documents if _doc_refs(doc)]  # (most have no image)
+    if docs is None:
+        docs = with_images(content.documents)
     probes.prefetch(_local_files(files, content.cv, docs))  # new images: by workers if many
     for cv in content.cv.values():
         for line, kind, ref in _cv_images(cv):
@@ -101,6 +107,12 @@ def check_document_assets(
         image = found.image(doc.rel, line, src, base, widths, sizes, f"image {src}")
         if image is not None:
             found.images.docs.setdefault(doc.rel, {})[src] = image
+
+
+def with_images(documents: Iterable[Document]) -> list[Document]:
+    """The documents whose bodies have Markdown images, in their order (most have none:
+    `_doc_refs`)."""
+    return [doc for doc in documents if doc.image_refs]
 
 
 def _doc_refs(doc: Document) -> tuple[ImageRef, ...]:

@@ -19,6 +19,7 @@ pairs every entry and, for each one paired from the same documents and status re
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
@@ -27,10 +28,11 @@ from bipub.config import SiteConfig
 from bipub.diagnostics import Diagnostic
 from bipub.load.content import Document
 from bipub.model.post import Kind
-from bipub.pair.model import Entry, Site
+from bipub.pair.assets import with_images
+from bipub.pair.model import Entry, Site, changed_entries, insert_post, remove_post
 from bipub.pair.status import StatusCache, StatusFile
 from bipub.pair.tables import Tables
-from bipub.pair.taxonomy import EntryTaxa
+from bipub.pair.taxonomy import EntryTaxa, series_named
 from bipub.pair.units import Unit
 
 Group = tuple[Kind, str]  # (kind, key) of an entry's documents
@@ -55,6 +57,10 @@ def status_read(units: Iterable[Unit], status: dict[str, StatusFile]) -> Read:
     return tuple(out)
 
 
+# from how many entries changed the posts are sorted again (`PairMemo.carry_posts`)
+CARRY_AT_MOST = 256
+
+
 def _shown(entry: Entry, lang: str) -> bool:
     """Whether `entry` is among the posts `lang` lists (pair/model.py `Site.posts`)."""
     version = entry.versions.get(lang)
@@ -64,20 +70,54 @@ def _shown(entry: Entry, lang: str) -> bool:
 @dataclass
 class Last:
     """The last pairing's groups, as `_pair_documents` (pair/site.py) went through them, for a
-    pairing after posts or pages were edited in place (`pair_again`): the documents it paired
-    (the very list), each group in order with its documents and what pairing it gave, where
-    its entry is in the entries, its units and what it said (`diags`: the groups that said
-    something, by their index)."""
+    pairing after posts or pages were edited, added or removed (`_pair_again`), when it paired
+    every group (so each group has an entry, in the same place): the documents it paired (the
+    very list), each group in order with its documents, what pairing gave, its entry, its units
+    and what it said (`diags`: the groups that said something, by their index), and the URLs
+    the entries claim (pair/site.py `_url_keys`)."""
 
     documents: list[Document]
-    keys: list[Group]
+    keys: list[Group]  # in order (sorted)
     docs: list[dict[str, Document]]
     paired: list[Paired]
-    places: list[int]  # each group's entry's index in `entries`
     index: dict[Group, int]
     entries: list[Entry]
     units: list[tuple[Unit, ...]]
     diags: dict[int, tuple[Diagnostic, ...]]
+    urls: set[tuple[str, str, str]] = field(default_factory=set)
+
+    def insert(self, group: Group) -> int:
+        """A place for a new group, in order (filled by `set`); returns its index."""
+        at = bisect_left(self.keys, group)
+        self.keys.insert(at, group)
+        for parts in (self.docs, self.paired, self.entries, self.units):
+            parts.insert(at, None)  # type: ignore[arg-type]
+        self._moved(at, 1)
+        return at
+
+    def remove(self, at: int) -> None:
+        """The group at `at` is gone."""
+        for parts in (self.keys, self.docs, self.paired, self.entries, self.units):
+            del parts[at]
+        self.diags.pop(at, None)
+        self._moved(at, -1)
+
+    def set(self, at: int, docs: dict[str, Document], paired: Paired) -> None:
+        """The group at `at` paired now from `docs`."""
+        assert paired.entry is not None
+        self.docs[at], self.paired[at], self.units[at] = docs, paired, paired.units
+        self.entries[at] = paired.entry
+        if paired.diagnostics:
+            self.diags[at] = paired.diagnostics
+        else:
+            self.diags.pop(at, None)
+
+    def _moved(self, at: int, by: int) -> None:
+        """The groups from `at` on moved by `by` places."""
+        self.diags = {
+            i + by if i >= at else i: d for i, d in self.diags.items() if i != at or by > 0
+        }
+        self.index = {group: i for i, group in enumerate(self.keys)}
 
 
 class Paired(NamedTuple):
@@ -127,6 +167,12 @@ class PairMemo:
     _entries: list[Entry] = field(default_factory=list)
     _posts: dict[str, list[Entry]] = field(default_factory=dict)
     _codes: tuple[str, ...] = ()
+    # the last pairing's documents and those with Markdown images; its entries and the ids of
+    # those whose source names a series (`with_images`, `series_named`)
+    _docs: list[Document] = field(default_factory=list)
+    _with_images: list[Document] = field(default_factory=list)
+    _named_of: list[Entry] = field(default_factory=list)
+    _named: set[int] = field(default_factory=set)
 
     def start(self, config: SiteConfig, status: dict[str, StatusFile]) -> None:
         """A pairing starts: with another configuration, every entry is paired again; with the
@@ -148,6 +194,11 @@ class PairMemo:
     def same_status(self) -> bool:
         """Whether this pairing's status files are the last one's very objects (`start`)."""
         return self._same_status
+
+    def forget(self, group: Group) -> None:
+        """An entry of the last pairing that this one does not have (after `take_all`)."""
+        del self._next[group]
+        self.reused -= 1
 
     def take_all(self) -> None:
         """Every entry of the last pairing is this one's (`get` for each), but those `keep`
@@ -179,34 +230,57 @@ class PairMemo:
             self.stored.bind(group, paired, read, self.taxa)
 
     def carry_posts(self, site: Site) -> None:
-        """Give `site` each language's posts in order (Site.posts) from the last pairing's,
-        with the entries paired again put in the places of the ones they replace, where that
-        is the order `Site.posts` would sort them in: the same entries in the same places
-        (posts of the same keys), each shown in the same languages and sorting by the same
-        key (pair/model.py `post_order_key`: unique per entry, so no tie moves). Else
-        `Site.posts` sorts them when asked. The posts are kept for the next pairing."""
+        """Give `site` each language's posts in order (Site.posts) from the last pairing's:
+        the entries that are not this pairing's (the same objects) taken out, and this
+        pairing's new ones each put where sorting puts it (pair/model.py `post_order_key`:
+        unique per entry, so the list is the one `Site.posts` sorts). With another set of
+        languages, or many entries changed, `Site.posts` sorts them when asked. The posts are
+        kept for the next pairing."""
         entries, before = site.entries, self._entries
         codes = tuple(site.config.codes)
-        carried = self._posts if codes == self._codes and len(entries) == len(before) else {}
-        swap: dict[int, Entry] = {}
-        for old, new in zip(before, entries, strict=True) if carried else ():
-            if old is new:
-                continue
-            if (
-                old.kind != new.kind
-                or old.key != new.key
-                or any(_shown(old, lang) != _shown(new, lang) for lang in codes)
-            ):
-                carried = {}
-                break
-            if any(_shown(new, lang) for lang in codes) and old.order_key != new.order_key:
-                carried = {}
-                break
-            swap[id(old)] = new
-        for lang, posts in carried.items():
-            site._posts[lang] = [swap.get(id(e), e) for e in posts] if swap else posts
+        gone, come = changed_entries(before, entries) if codes == self._codes else ([], [])
+        if codes == self._codes and len(gone) + len(come) <= CARRY_AT_MOST:
+            for lang, posts in self._posts.items():
+                moved = [e for e in gone if _shown(e, lang)], [e for e in come if _shown(e, lang)]
+                if moved[0] or moved[1]:
+                    posts = list(posts)  # (the last site's is not changed)
+                    for entry in moved[0]:
+                        if not remove_post(posts, entry):
+                            raise AssertionError(f"{entry.key}: not in the last posts")
+                    for entry in moved[1]:
+                        insert_post(posts, entry)
+                site._posts[lang] = posts
         self._entries, self._codes = entries, codes
         self._posts = {lang: site.posts(lang) for lang in codes}
+
+    def with_images(self, documents: list[Document]) -> list[Document]:
+        """pair/assets.py `with_images` of `documents` (sorted as `load_content` sorts them):
+        the last pairing's, without the documents that are not this one's and with the new
+        ones that have images, put in their order; worked out anew when many changed."""
+        olds, news = changed_entries(self._docs, documents) if self._docs else ([], documents)
+        if self._docs and len(olds) + len(news) <= CARRY_AT_MOST:
+            gone = {id(d) for d in olds}
+            found = [d for d in self._with_images if id(d) not in gone]
+            added = [d for d in news if d.image_refs]
+            if added:
+                found = sorted([*found, *added], key=lambda d: (d.kind, d.name, d.lang))
+        else:
+            found = with_images(documents)
+        self._docs, self._with_images = documents, found
+        return found
+
+    def series_named(self, entries: list[Entry]) -> set[int]:
+        """pair/taxonomy.py `series_named` of `entries`: the last pairing's, without the
+        entries that are not this one's and with the new ones; worked out anew when many
+        changed. (An id is of an entry alive: the memo keeps the last entries until then.)"""
+        olds, news = changed_entries(self._named_of, entries) if self._named_of else ([], entries)
+        if self._named_of and len(olds) + len(news) <= CARRY_AT_MOST:
+            named = self._named.difference(map(id, olds))
+            named.update(series_named(news))
+        else:
+            named = series_named(entries)
+        self._named_of, self._named = entries, named
+        return named
 
     def done(self) -> None:
         """The pairing is over: what it worked out replaces what the last one did (entries

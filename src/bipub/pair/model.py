@@ -4,10 +4,13 @@ language, tags and series; and the orders every list of posts follows (pair/site
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property
-from typing import TYPE_CHECKING, Literal
+from itertools import compress, count
+from operator import is_not
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from bipub.config import SiteConfig
 from bipub.diagnostics import Collector
@@ -22,6 +25,7 @@ if TYPE_CHECKING:  # the CV's modules load when a CV is paired
 
 State = Literal["source", "translated", "draft", "stale", "missing"]
 EntryId = tuple[str, str]  # (kind, key) of a post or page
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -170,6 +174,56 @@ def version_key(entry: Entry, lang: str) -> tuple[object, ...]:
         doc.digest or (doc.meta, doc.body),
         entry.tags_in(lang),
     )
+
+
+def changed_entries(
+    before: Sequence[T], now: Sequence[T], at_most: int = 256
+) -> tuple[list[T], list[T]]:
+    """The entries (or documents) of `before` not in `now`, and those of `now` not in
+    `before`, by identity (an entry paired again is another object); where both are as long
+    and at most `at_most` places differ, the entries in those places (an entry that only
+    moved may then be in both)."""
+    if len(before) == len(now):  # (the usual update: the same places)
+        places = list(compress(count(), map(is_not, before, now)))
+        if len(places) <= at_most:
+            return [before[i] for i in places], [now[i] for i in places]
+    # (else what lies between the same entries at the start and at the end)
+    n = min(len(before), len(now))
+    head = next(compress(count(), map(is_not, before, now)), n)
+    tail = min(next(compress(count(), map(is_not, reversed(before), reversed(now))), n), n - head)
+    was, got = before[head : len(before) - tail], now[head : len(now) - tail]
+    ids = set(map(id, got))
+    gone = [e for e in was if id(e) not in ids]
+    ids = set(map(id, was))
+    return gone, [e for e in got if id(e) not in ids]
+
+
+def _place(posts: Sequence[Entry], key: tuple[dt.date, int, float, str]) -> int:
+    """Where an entry of order key `key` goes in `posts` (newest first: sorted by
+    `post_order_key` in reverse)."""
+    lo, hi = 0, len(posts)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if posts[mid].order_key > key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def insert_post(posts: list[Entry], entry: Entry) -> None:
+    """Put `entry` into `posts` (sorted as `Site.posts` sorts) where sorting puts it (the order
+    key is unique per entry: the list is the one sorting gives)."""
+    posts.insert(_place(posts, entry.order_key), entry)
+
+
+def remove_post(posts: list[Entry], entry: Entry) -> bool:
+    """Take `entry` out of `posts` (sorted as `Site.posts` sorts), if it is there."""
+    at = _place(posts, entry.order_key)
+    if at < len(posts) and posts[at] is entry:
+        del posts[at]
+        return True
+    return False
 
 
 def post_order_key(entry: Entry) -> tuple[dt.date, int, float, str]:

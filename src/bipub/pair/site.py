@@ -22,7 +22,7 @@ from bipub.load.content import Content, Document
 from bipub.model.post import Kind, check_slug, day_of, instant_of
 from bipub.model.validate import validation_diagnostics
 from bipub.pair.assets import check_assets
-from bipub.pair.memo import Last, Paired, doc_ids
+from bipub.pair.memo import Group, Last, Paired, doc_ids
 from bipub.pair.memo import PairMemo as PairMemo  # (pipeline.py imports it from here)
 
 # what pairing produces, and its orders (pair/model.py), as the renderers import them from here
@@ -32,6 +32,7 @@ from bipub.pair.model import Site as Site
 from bipub.pair.model import State as State
 from bipub.pair.model import Tag as Tag
 from bipub.pair.model import Version as Version
+from bipub.pair.model import changed_entries
 from bipub.pair.model import post_order_key as post_order_key
 from bipub.pair.model import series_order_key as series_order_key
 from bipub.pair.model import tags_of as tags_of
@@ -112,9 +113,11 @@ def pair_site(
     tables = join_tables(site, taxa, collector, memo.tables if memo is not None else None)
     if memo is not None:
         memo.tables = tables
-    site.series = collect_series(site, collector, taxa)
+    named = memo.series_named(entries) if memo is not None else None
+    site.series = collect_series(site, collector, taxa, named)
     # issue 18/19: images that name a missing or unreadable local file; the others, probed
-    site.images = check_assets(root, content, collector, config)
+    with_images = memo.with_images(content.documents) if memo is not None else None
+    site.images = check_assets(root, content, collector, config, with_images)
     return site
 
 
@@ -241,7 +244,7 @@ def _pair_documents(
     entries: list[Entry] = []
     urls: dict[tuple[str, str, str], Document] = {}
     # what `_pair_again` starts from next time: every group paired, none failed or clashed
-    last = Last(content.documents, [], [], [], [], {}, entries, [], {})
+    last = Last(content.documents, [], [], [], {}, entries, [], {})
     whole = not content.failed and not collector.errors
     for (kind, key), docs in sorted(groups.items()):
         if content.failed and (
@@ -271,19 +274,19 @@ def _pair_documents(
             last.keys.append((kind, key))
             last.docs.append(docs)
             last.paired.append(paired)
-            last.places.append(len(entries))
             last.units.append(paired.units)
             if paired.diagnostics:
                 last.diags[len(last.keys) - 1] = paired.diagnostics
         entries.append(paired.entry)
     if memo is not None:
+        last.urls = set(urls)
         memo.last = last if whole else None
         memo.done()
     return entries
 
 
-# from how many documents edited in place pairing goes through every group again (a big change
-# costs as much either way)
+# from how many documents edited, added or removed pairing goes through every group again (a big
+# change costs as much either way)
 AGAIN_AT_MOST = 64
 
 
@@ -295,67 +298,87 @@ def _pair_again(
     units: list[Unit],
     memo: PairMemo,
 ) -> list[Entry] | None:
-    """The entries, where only documents were edited in place since the last pairing (the same
-    files, in the same places of `content.documents`, pairing by the same keys) and it paired
-    every group without an error (`memo.last`): the groups of those documents are paired again
-    by `_pair_group`, as `_pair_documents` would (their URLs must be as they were: no clash can
-    come or go), the others' entries, units and what they said are the last pairing's, taken
-    in their places. None (nothing done) otherwise: `_pair_documents` goes through every group."""
+    """The entries, where only posts and pages were edited, added or removed since the last
+    pairing and it paired every group without an error (`memo.last`): the groups of those
+    documents are paired again by `_pair_group`, as `_pair_documents` would, a group left
+    without documents is dropped, and the others' entries, units and what they said are the
+    last pairing's, taken in their places. No URL may be claimed twice (a clash is the full
+    pass's to say). None (nothing done) otherwise: `_pair_documents` goes through every
+    group."""
     last = memo.last
     if last is None or content.failed or not memo.same_status:
         return None
     before, now = last.documents, content.documents
-    if len(before) != len(now):
+    olds, news = changed_entries(before, now, AGAIN_AT_MOST)  # (the documents)
+    if len(olds) + len(news) > 2 * AGAIN_AT_MOST:
         return None
-    edited = [i for i, (a, b) in enumerate(zip(before, now, strict=True)) if a is not b]
-    if len(edited) > AGAIN_AT_MOST:
-        return None
-    groups: dict[int, dict[str, Document]] = {}
-    for i in edited:
-        old, new = before[i], now[i]
-        if (old.kind, old.pair_key, old.lang, old.rel) != (
-            new.kind,
-            new.pair_key,
-            new.lang,
-            new.rel,
-        ):
-            return None  # (another key: another group)
-        at = last.index.get((old.kind, old.pair_key))
-        if at is None:
+    groups: dict[Group, dict[str, Document]] = {}  # the groups changed: their documents now
+    for doc, come in chain(((d, False) for d in olds), ((d, True) for d in news)):
+        group = (doc.kind, doc.pair_key)
+        docs = groups.get(group)
+        if docs is None:
+            at = last.index.get(group)
+            docs = groups[group] = dict(last.docs[at]) if at is not None else {}
+        if come:
+            if doc.lang in docs:
+                return None  # (two versions of one language: the full pass says it)
+            docs[doc.lang] = doc
+        elif docs.pop(doc.lang, None) is not doc:
             return None
-        docs = groups.get(at) or dict(last.docs[at])
-        docs[new.lang] = new  # (in its place: the versions keep their order)
-        groups[at] = docs
-    made: dict[int, Paired] = {}
-    for at, docs in list(groups.items()):
-        kind, key = last.keys[at]
-        if last.paired[at].docs == doc_ids(docs):  # (the same bytes: as `PairMemo.get` takes it)
+    made: dict[Group, Paired | None] = {}  # None: the group is gone
+    claimed = set(last.urls)
+    for group, docs in groups.items():
+        at = last.index.get(group)
+        if at is not None:
+            claimed.difference_update(_url_keys(last.paired[at].entry))
+        if not docs:
+            made[group] = None
+            continue
+        docs = groups[group] = dict(sorted(docs.items(), key=lambda kv: _place(kv[1])))
+        if at is not None and last.paired[at].docs == doc_ids(docs):  # (as `PairMemo.get`)
             last.docs[at] = docs
-            del groups[at]
             continue
         scratch = Collector()
         found: list[Unit] = []
-        entry = _pair_group(config, kind, key, docs, status, scratch, found)
-        if entry is None or scratch.errors or _url_keys(entry) != _url_keys(last.paired[at].entry):
+        entry = _pair_group(config, group[0], group[1], docs, status, scratch, found)
+        if entry is None or scratch.errors:
             return None
-        made[at] = Paired(doc_ids(docs), entry, tuple(found), tuple(scratch.items))
+        made[group] = Paired(doc_ids(docs), entry, tuple(found), tuple(scratch.items))
+    for paired in made.values():
+        if paired is not None:
+            keys = _url_keys(paired.entry)
+            if not claimed.isdisjoint(keys):
+                return None  # (a clash: the full pass says it)
+            claimed.update(keys)
     memo.take_all()
-    entries = list(last.entries)
-    parts = list(last.units)
-    for at, paired in made.items():
-        memo.keep(last.keys[at], paired, status)
-        last.docs[at], last.paired[at], parts[at] = groups[at], paired, paired.units
-        entries[last.places[at]] = paired.entry  # type: ignore[assignment]
-        if paired.diagnostics:
-            last.diags[at] = paired.diagnostics
+    # (the last site's lists are not changed: the tables and plans compare them with these)
+    last.entries, last.units = list(last.entries), list(last.units)
+    for group in sorted(made):
+        paired = made[group]
+        at = last.index.get(group)
+        if paired is None:
+            assert at is not None
+            memo.forget(group)
+            last.remove(at)
+            continue
+        if at is not None:
+            memo.reused -= 1
         else:
-            last.diags.pop(at, None)
-    memo.reused -= len(made)
+            at = last.insert(group)
+        memo.keep(group, paired, status)
+        last.set(at, groups[group], paired)
+    last.urls = claimed
     for at in sorted(last.diags):
         collector.extend(last.diags[at])
-    units.extend(chain.from_iterable(parts))
-    last.documents, last.entries, last.units = now, entries, parts
-    return entries
+    units.extend(chain.from_iterable(last.units))
+    last.documents = now
+    return last.entries
+
+
+def _place(doc: Document) -> tuple[str, str, str]:
+    """Where `load_content` puts `doc` among the documents (in that order, and so each entry's
+    documents are in that order)."""
+    return (doc.kind, doc.name, doc.lang)
 
 
 def _url_keys(entry: Entry | None) -> set[tuple[str, str, str]]:

@@ -21,7 +21,16 @@ from itertools import chain
 from bipub.config import SiteConfig
 from bipub.diagnostics import Collector, Diagnostic
 from bipub.load.content import Document
-from bipub.pair.model import Entry, EntryId, Site, Tag, post_order_key
+from bipub.pair.model import (
+    Entry,
+    EntryId,
+    Site,
+    Tag,
+    changed_entries,
+    insert_post,
+    post_order_key,
+    remove_post,
+)
 from bipub.pair.taxonomy import (
     EntryTaxa,
     TagPlaces,
@@ -127,21 +136,26 @@ def _changes(
 ) -> tuple[Held, Held]:
     """(the parts to move out, the parts to move in): of the entries `held` holds that are not
     in `now` as the same object, and of those of `now` that `held` does not hold as such.
-    `last`: the entries `held` was moved to last (it holds those), if known: where `now` has
-    the same entries in the same places, some of them paired again (`bipub serve`), only
-    those are looked at."""
-    if last is not None and len(last) == len(now) == len(held):
+    `last`: the entries `held` was moved to last (it holds those), if known: then only the
+    entries of `last` not in `now` and those of `now` not in `last` are looked at (as the same
+    objects: `bipub serve` keeps the entries that did not change)."""
+    if last is not None and len(last) == len(held):
         gone: Held = {}
         come: Held = {}
-        for old, new in zip(last, now, strict=True):  # (identity only: most are the same)
-            if old is new:
-                continue
-            ident = (new.kind, new.key)
-            if (old.kind, old.key) != ident or held.get(ident, (None,))[0] is not old:
+        olds, news = changed_entries(last, now)
+        for old in olds:
+            ident = (old.kind, old.key)
+            if held.get(ident, (None,))[0] is not old:
                 break
-            gone[ident], come[ident] = held[ident], (new, taxa[ident])
+            gone[ident] = held[ident]
         else:
-            return gone, come
+            for new in news:
+                ident = (new.kind, new.key)
+                if ident in held and ident not in gone:
+                    break  # (not the entries `held` was moved to)
+                come[ident] = (new, taxa[ident])
+            else:
+                return gone, come
     if not held:  # (a full build: every entry comes in)
         ids = [(e.kind, e.key) for e in now]
         return {}, {i: (e, taxa[i]) for i, e in zip(ids, now, strict=True)}
@@ -204,13 +218,31 @@ def _move_tags(config: SiteConfig, lang: str, lt: LangTags, gone: Held, come: He
         ranked = sorted(lt.counts[slug].items(), key=lambda kv: (-kv[1], kv[0]))
         name = config.preferred_tag(slug) or ranked[0][0]  # (tag_spellings)
         lt.tags[slug] = Tag(slug, name, tuple(s for s, _ in ranked))
-        kept = [e for e in lt.members.get(slug, ()) if (e.kind, e.key) not in gone]
-        new = listing.get(slug, [])  # (in post order, as `come` is)
-        members = [*kept, *new]
-        if kept and new:  # (both in post order already)
-            members.sort(key=post_order_key, reverse=True)
-        lt.members[slug] = members
+        lt.members[slug] = _members(lt.members.get(slug, []), slug, lang, gone, listing)
     return touched
+
+
+def _members(
+    was: list[Entry], slug: str, lang: str, gone: Held, listing: dict[str, list[Entry]]
+) -> list[Entry]:
+    """The posts listing the tag `slug` (newest first): `was` without the posts `gone` and with
+    those moved in that list it (`listing`, in post order, as `come` is). A new list: the
+    last site's is not changed."""
+    new = listing.get(slug, [])
+    out = [e for e, own in gone.values() if any(s == slug for s, _ in own.tags.get(lang, ()))]
+    if len(out) + len(new) <= 16:  # (a few: each taken out and put in its place)
+        members = list(was)
+        for entry in out:
+            if not remove_post(members, entry):
+                raise AssertionError(f"{entry.key}: not among the posts of the tag {slug}")
+        for entry in new:
+            insert_post(members, entry)
+        return members
+    kept = [e for e in was if (e.kind, e.key) not in gone]
+    members = [*kept, *new]
+    if kept and new:  # (both in post order already)
+        members.sort(key=post_order_key, reverse=True)
+    return members
 
 
 def _move_titles(

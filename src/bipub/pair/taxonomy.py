@@ -231,10 +231,11 @@ _TITLE_PREFIX = re.compile(r"^\s*\[([^\]]+)\]")
 
 
 def collect_series(
-    site: Site, collector: Collector, taxa: Taxa | None = None
+    site: Site, collector: Collector, taxa: Taxa | None = None, named: set[int] | None = None
 ) -> dict[str, dict[str, Series]]:
     """Series are identified by the source's series name; each language shows its own name
-    (from a translated member) and gets its own URL slug."""
+    (from a translated member) and gets its own URL slug. `named`: the ids of the posts whose
+    source names a series (`series_named`), if the caller has them."""
     taxa = taxa if taxa is not None else entry_taxa(site.entries, site.config)
     out: dict[str, dict[str, Series]] = {}
     said: set[str] = set()  # the files told that their series makes no URL (once each)
@@ -253,7 +254,7 @@ def collect_series(
 
     # the posts whose source names a series, in any language (looked for once, not in each
     # language's posts: reading every post's front matter again cost more than the rest)
-    named = {id(e) for e in site.entries if e.kind == "posts" and e.source.meta.series}
+    named = named if named is not None else series_named(site.entries)
     for lang in site.config.codes:
         groups: dict[str, list[Entry]] = defaultdict(list)
         for entry in site.posts(lang) if named else ():
@@ -283,3 +284,8 @@ def collect_series(
                 site.series_by_entry[(lang, e.key)] = series
         out[lang] = dict(sorted(series_out.items()))
     return out
+
+
+def series_named(entries: Iterable[Entry]) -> set[int]:
+    """The ids of the posts of `entries` whose source names a series (`collect_series`)."""
+    return {id(e) for e in entries if e.kind == "posts" and e.source.meta.series}
