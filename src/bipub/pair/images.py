@@ -27,13 +27,13 @@ import warnings
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from importlib.metadata import PackageNotFoundError, version
 from io import BytesIO
 from pathlib import Path
 
 from bipub import __version__
 from bipub.cache import FileKey, stat_key, user_cache_dir, write_cache_file
 from bipub.diagnostics import Diagnostic, Severity
+from bipub.dist_version import version as dist_info_version
 from bipub.parallel import can_fork, fork_map, worker_count
 
 VARIANT_FOLDER = "_img"  # the site folder of the variants (owned by the HTML output kind)
@@ -249,7 +249,13 @@ def cache_stamp() -> list[str]:
     """What the cached probes were made by: a file written by another version of bipub
     (`probe`) or Pillow is not read."""
     found = [str(PROBE_FORMAT), __version__]
-    for dist in ("pillow",):
+    for dist, package in (("pillow", "PIL"),):
+        known = dist_info_version(dist, package)  # (without importlib.metadata's imports)
+        if known is not None:
+            found.append(f"{dist}={known}")
+            continue
+        from importlib.metadata import PackageNotFoundError, version
+
         try:
             found.append(f"{dist}={version(dist)}")
         except PackageNotFoundError:  # pragma: no cover - a dependency

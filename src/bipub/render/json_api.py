@@ -18,7 +18,6 @@ import pydantic
 import pydantic_core
 from pydantic import BaseModel, ConfigDict
 
-from bipub.model.cv import CV
 from bipub.pair.site import Entry, Site, tags_of
 from bipub.pair.status import StatusFile, StatusRecord
 from bipub.pair.units import Unit
@@ -353,6 +352,8 @@ def shipped_file(made: tuple[tuple[str, str], ...]) -> str:
 
 def made_schemas() -> tuple[tuple[str, str], ...]:
     """The schemas as pydantic makes them of the models now."""
+    from bipub.model.cv import CV  # (a build without a CV does not load the CV models)
+
     cv = _drop_id(CV.model_json_schema(mode="serialization"))
     cv["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     posts = {
