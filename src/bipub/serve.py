@@ -21,6 +21,8 @@ reported since the last one that succeeded (serve_watch.Follower), so that it lo
 those files of content/ only; a full scan at the first quiet moment after it finds what the
 watcher did not report. The output folder is watched too (write/tree_watch.py): a rebuild compares only what
 was reported changed in it with its record, not every file (`--out`: a user's folder, in full).
+What the server keeps in memory is saved at quiet moments and when it stops (serve_save.py);
+the builds themselves are serve_builds.ServeBuilds.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from functools import partial
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from bipub.diagnostics import Diagnostic, DiagnosticError
@@ -46,9 +48,6 @@ from bipub.serve_builds import ServeBuilds
 from bipub.serve_save import Saves, Stopped, signal_of, stop_on_sigterm
 from bipub.serve_watch import QUIET_MS, Batches, Follower, unreported, watch_filter
 from bipub.write.tree_watch import TreeWatch
-
-if TYPE_CHECKING:  # (pipeline.py is imported when the server starts: `serve`)
-    pass
 
 RELOAD_SCRIPT = b"""<script>(function(){var s=new EventSource("/__bipub/events?page="+encodeURIComponent(location.pathname));
 s.addEventListener("reload",function(){location.reload();});
