@@ -42,6 +42,7 @@ class ServeBuilds:
         # describe neither the published output nor the one being made (serve_save.py)
         self.broken = False
         self.on_built: Callable[[], None] | None = None  # (after each build that succeeded)
+        self._warmed = False  # (`warm` tried)
 
     def __call__(self, only: set[str], changed: frozenset[str] | None, **kw: Any) -> BuildResult:
         """One build of `only`; `changed` and `kw` (first, on_publish): as pipeline.build's."""
@@ -69,18 +70,25 @@ class ServeBuilds:
         return result
 
     def warm(self) -> str:
-        """After the first build: if it kept no pages (it rendered every page, or had nothing
-        to do), the pages are built once more with nothing changed, so that what the build
-        keeps between updates (render/kept_pages.py `KeepMemo`) is made now and not by the
-        first update (~0.3 s more at 5,000 posts a language). What to say (-v), or ""."""
+        """After the first build (its pages, then the other outputs): if it kept no pages (it
+        rendered every page, or had nothing to do), the pages are built once more with nothing
+        changed, so that what the build keeps between updates (render/kept_pages.py
+        `KeepMemo`) is made now and not by the first update (~0.3 s more at 5,000 posts a
+        language). A build of the pages right after one of them has nothing to do (the record
+        is of its options): it is not up to date after the other outputs' build. What to say
+        (-v), or ""."""
         memo = self.kept.keep
-        if memo.out:
+        if memo.out or self._warmed:
             return ""
+        self._warmed = True  # (once: a build with nothing to do makes no memo)
         why = memo.why or "no pages kept by the first build"
         try:
             self({"html"}, None)
         except DiagnosticError as exc:
             return f"pages not built again before serving ({len(exc.diagnostics)} errors)"
+        if not memo.out:  # (up to date: nothing planned; or still no trusted record)
+            still = memo.why or "the build had nothing to do"
+            return f"pages built again before serving ({why}); no pages kept still ({still})"
         return f"pages built again before serving ({why}): {memo.note}"
 
     UNWATCHED = (

@@ -166,3 +166,29 @@ def test_a_stop_during_the_first_build_says_so_and_saves_nothing(
     assert not list((project / ".bipub-cache").glob(".serve.tmp-*"))  # (no half-staged site)
     assert "stopped before serving: stopped while a build ran" in result.output
     assert "Aborted" not in result.output
+
+
+def test_the_first_update_after_a_start_in_a_new_folder_checks_only_what_it_changed(
+    make_project,
+) -> None:
+    """A first build into a new folder renders every page and keeps none, so the kept-pages
+    memo (render/kept_pages.py) is empty: `ServeBuilds.warm` builds the pages once more before
+    serving, and the first update then checks only the pages whose values changed (before,
+    every page's kept file: ~24,000 at 5,000 posts a language)."""
+    from bipub.cache import BuildCache
+    from bipub.pipeline import Kept, build
+    from bipub.serve import ServeBuilds
+
+    project = make_project("minimal")
+    kept = Kept(BuildCache())
+    builds = ServeBuilds(project, project / ".bipub-cache" / "serve", kept, build, None)
+    builds({"html"}, None)  # (the first build, as serve.Rebuilds: the pages, then the others)
+    builds({"feeds", "json", "llms"}, frozenset())
+    assert not kept.keep.out, "the first build kept pages: the test shows nothing"
+    assert "pages built again before serving" in builds.warm()
+    assert builds.warm() == ""  # (made: once)
+    post = project / "content" / "ko" / "posts" / "beta.md"
+    post.write_text(post.read_text(encoding="utf-8") + "\n\n더 씁니다.\n", encoding="utf-8")
+    builds({"html"}, None)
+    assert "pages checked for their kept file" in kept.keep.note, kept.keep.note
+    assert "every page" not in kept.keep.note
