@@ -45,7 +45,7 @@ from bipub.diagnostics import Diagnostic, DiagnosticError
 from bipub.project import Project
 from bipub.render.first_pages import FEW, FirstPages, page_file
 from bipub.serve_builds import ServeBuilds
-from bipub.serve_save import Saves, Stopped, signal_of, stop_on_sigterm
+from bipub.serve_save import Saves, StopHold, Stopped, put_back, signal_of, stop_on_sigterm
 from bipub.serve_watch import QUIET_MS, Batches, Follower, unreported, watch_filter
 from bipub.write.tree_watch import TreeWatch
 
@@ -479,6 +479,9 @@ def _serve(
     thread.start()
     stop = threading.Event()
     batches: Batches | None = None
+    hold = StopHold()  # (a stop during an update: once its build ended, its state saved)
+    handlers = hold.install()
+    built.hold = hold
     try:
         ui.info(f"Serving {site} on http://{host}:{server.server_address[1]}/ (Ctrl-C to stop)")
         where = root.absolute()  # (the watcher reports absolute paths: uptodate.rescan_inputs)
@@ -521,6 +524,8 @@ def _serve(
         state.close()  # open pages' event streams end, and their threads with them
         built.close()
         server.shutdown()
+        built.hold = None
+        put_back(handlers)
         said = saves.stop(built.broken)
         if said:
             ui.debug(said)

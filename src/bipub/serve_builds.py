@@ -15,6 +15,7 @@ from bipub.write.tree_watch import TreeWatch
 if TYPE_CHECKING:  # (pipeline.py is imported when the server starts: `serve`)
     from bipub.restore import Kept
     from bipub.result import BuildResult
+    from bipub.serve_save import StopHold
 
 
 class ServeBuilds:
@@ -43,11 +44,15 @@ class ServeBuilds:
         self.broken = False
         self.on_built: Callable[[], None] | None = None  # (after each build that succeeded)
         self._warmed = False  # (`warm` tried)
+        # while serving: a stop during a build waits for its end (serve_save.StopHold)
+        self.hold: StopHold | None = None
 
     def __call__(self, only: set[str], changed: frozenset[str] | None, **kw: Any) -> BuildResult:
         """One build of `only`; `changed` and `kw` (first, on_publish): as pipeline.build's."""
         key = uptodate.build_key(self.project, self.site, None, only)[1]
         self.broken = True
+        if self.hold is not None:
+            self.hold.begin()
         try:
             with uptodate.Prescan(
                 self.root,
@@ -63,10 +68,17 @@ class ServeBuilds:
                 )
         except DiagnosticError:  # (nothing published, nothing kept changed)
             self.broken = False
+            if self.hold is not None:
+                self.hold.end()  # (a stop held while it built: now)
             raise
+        finally:
+            if self.hold is not None:
+                self.hold.building = False  # (a stop from now on: at once)
         self.broken = False
         if self.on_built is not None:
             self.on_built()
+        if self.hold is not None:
+            self.hold.end()  # (a stop held while it built: now, with its state to save)
         return result
 
     def warm(self) -> str:

@@ -75,6 +75,51 @@ def stop_on_sigterm() -> Any:
     return signal.signal(signal.SIGTERM, stop)
 
 
+class StopHold:
+    """While the server serves, a stop (Ctrl-C, SIGTERM) that comes while an update builds
+    waits for that build to end (`held`, then `end` raises it): the state the build leaves is
+    then saved as at any stop, where a stop in the middle of it could save nothing and the next
+    start compared every file of the output. A second stop meanwhile stops at once (nothing
+    saved). `install` sets both signals' handlers and returns what it replaced."""
+
+    def __init__(self) -> None:
+        self.building = False
+        self.held: KeyboardInterrupt | None = None
+
+    def _handler(self, kind: type[KeyboardInterrupt]) -> Callable[[int, object], None]:
+        def stop(signum: int, frame: object) -> None:
+            if self.building and self.held is None:
+                self.held = kind()
+                return
+            raise kind
+
+        return stop
+
+    def install(self) -> list[tuple[int, Any]]:
+        if threading.current_thread() is not threading.main_thread():
+            return []
+        return [
+            (signal.SIGINT, signal.signal(signal.SIGINT, self._handler(KeyboardInterrupt))),
+            (signal.SIGTERM, signal.signal(signal.SIGTERM, self._handler(Terminated))),
+        ]
+
+    def begin(self) -> None:
+        self.building = True
+
+    def end(self) -> None:
+        """The build ended: a stop that came meanwhile is raised now."""
+        self.building = False
+        held, self.held = self.held, None
+        if held is not None:
+            raise held
+
+
+def put_back(handlers: list[tuple[int, Any]]) -> None:
+    for signum, handler in handlers:
+        if handler is not None:
+            signal.signal(signum, handler)
+
+
 class Saves:
     """Saves `kept` (the server's state in memory) for the output folder `site`: `due` after
     each build that succeeded (`built`), `idle` at a quiet moment, `stop` when the server

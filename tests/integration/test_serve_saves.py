@@ -192,3 +192,41 @@ def test_the_first_update_after_a_start_in_a_new_folder_checks_only_what_it_chan
     builds({"html"}, None)
     assert "pages checked for their kept file" in kept.keep.note, kept.keep.note
     assert "every page" not in kept.keep.note
+
+
+def test_a_stop_during_an_update_waits_for_its_build_and_saves_its_state(make_project) -> None:
+    """While serving, SIGTERM (or Ctrl-C) during an update's build is held until the build
+    ended (serve_save.StopHold): its state is then saved as at any stop (before this, the stop
+    came in the middle of the build: nothing could be saved, and the next start compared every
+    file of the output). A second stop meanwhile stops at once."""
+    from bipub.cache import BuildCache
+    from bipub.pipeline import Kept
+    from bipub.serve import ServeBuilds
+    from bipub.serve_save import StopHold, Terminated, put_back
+
+    project = make_project("minimal")
+    said: list[str] = []
+
+    def build(*args, **kw):
+        for _ in range(stops):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.05)  # (the handler runs between two bytecodes of this thread)
+        said.append("built")
+
+    builds = ServeBuilds(project, project / "site", Kept(BuildCache()), build, None)
+    builds.on_built = lambda: said.append("to save")
+    hold = StopHold()
+    handlers = hold.install()
+    builds.hold = hold
+    try:
+        stops = 1
+        with pytest.raises(Terminated):
+            builds({"html"}, None)
+        assert said == ["built", "to save"] and not builds.broken
+        said.clear()
+        stops = 2
+        with pytest.raises(Terminated):
+            builds({"html"}, None)
+        assert said == [] and builds.broken  # (stopped in the middle: nothing to save)
+    finally:
+        put_back(handlers)
