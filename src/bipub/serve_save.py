@@ -12,9 +12,11 @@ two leaves the record of an older output, which the next build finds not to matc
 and checks in full), and it leaves the files it has not written yet to the next quiet moment
 when a save is waiting (`waiting`), so that an update never waits for more than one file.
 
-A stop (Ctrl-C, or SIGTERM: `stop_on_sigterm`) saves the same way, unless it came while a
-build ran (`ServeBuilds.broken`): what is in memory then may describe neither the published
-output nor the one that was being made, so nothing is saved (the last save stands). A stop
+A stop (Ctrl-C, or SIGTERM: `stop_on_sigterm`) saves the same way. While the server serves, a
+stop that comes while an update builds waits for that build to end (`StopHold`); one that
+stops a build midway (the first build, or a second stop) saves nothing (`ServeBuilds.broken`):
+what is in memory then may describe neither the published output nor the one that was being
+made (the last save stands). A stop
 during the first build, before the server served anything, ends the command with the exit
 status of that signal (`Stopped`: 130 for Ctrl-C, 143 for SIGTERM); what that build had
 published (the swap is atomic) is found by the next start as any output not as recorded.
