@@ -21,6 +21,8 @@ reported since the last one that succeeded (serve_watch.Follower), so that it lo
 those files of content/ only; a full scan at the first quiet moment after it finds what the
 watcher did not report. The output folder is watched too (write/tree_watch.py): a rebuild compares only what
 was reported changed in it with its record, not every file (`--out`: a user's folder, in full).
+What the server keeps in memory is saved at quiet moments and when it stops (serve_save.py);
+the builds themselves are serve_builds.ServeBuilds.
 """
 
 from __future__ import annotations
@@ -36,19 +38,16 @@ from functools import partial
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from bipub import uptodate
 from bipub.diagnostics import Diagnostic, DiagnosticError
 from bipub.project import Project
 from bipub.render.first_pages import FEW, FirstPages, page_file
+from bipub.serve_builds import ServeBuilds
+from bipub.serve_save import Saves, StopHold, Stopped, put_back, signal_of, stop_on_sigterm
 from bipub.serve_watch import QUIET_MS, Batches, Follower, unreported, watch_filter
 from bipub.write.tree_watch import TreeWatch
-
-if TYPE_CHECKING:  # (pipeline.py is imported when the server starts: `serve`)
-    from bipub.restore import Kept
-    from bipub.result import BuildResult
 
 RELOAD_SCRIPT = b"""<script>(function(){var s=new EventSource("/__bipub/events?page="+encodeURIComponent(location.pathname));
 s.addEventListener("reload",function(){location.reload();});
@@ -279,80 +278,6 @@ def make_handler(
     return Handler
 
 
-class ServeBuilds:
-    """The builds `bipub serve` runs (`__call__`): into `site`, from what it keeps in memory
-    (`kept`), with pipeline.build (`build`); the output folder checked through `watch`
-    (write/tree_watch.py; None: in full at every build, as for a folder of the user's). After
-    a rebuild, at a quiet moment, `idle` looks at what was reported since, and watches the
-    folder if it is not watched (the first rebuild, or a check that fell back to the full
-    one)."""
-
-    def __init__(
-        self,
-        root: Path,
-        site: Path,
-        kept: Kept,
-        build: Callable[..., BuildResult],
-        watch: TreeWatch | None,
-    ) -> None:
-        self.root, self.site, self.kept, self._build, self.watch = root, site, kept, build, watch
-        self.project = Project(root)
-        self.target = site.absolute()
-        self._told = False  # (`UNWATCHED` said)
-        self._tried: object = None  # the record the watch was last placed for (or tried)
-
-    def __call__(self, only: set[str], changed: frozenset[str] | None, **kw: Any) -> BuildResult:
-        """One build of `only`; `changed` and `kw` (first, on_publish): as pipeline.build's."""
-        key = uptodate.build_key(self.project, self.site, None, only)[1]
-        with uptodate.Prescan(
-            self.root,
-            self.target,
-            key,
-            self.kept.records,
-            fork=False,
-            changed=changed,
-            watch=self.watch,
-        ) as prescan:
-            return self._build(
-                self.root, self.site, only=only, kept=self.kept, prescan=prescan, **kw
-            )
-
-    UNWATCHED = (
-        "output folder not watched (a folder of yours: --out): each rebuild checks it in full"
-    )
-
-    def idle(self) -> str:
-        """At a quiet moment (and after the first rebuild): what was reported changed in the
-        output folder since the last look is looked at now, not by the next rebuild (a new
-        post's second step changes ~1,800 pages: ~0.1 s); if the folder is not watched, or was
-        changed by something else, it is watched again. What to say (-v), or ""."""
-        watch = self.watch
-        if watch is None:
-            said, self._told = ("" if self._told else self.UNWATCHED), True
-            return said
-        if watch.never:  # (said when it was found: the same at every quiet moment)
-            return ""
-        record = self.kept.records.get(self.target)
-        said = ""
-        if watch.armed:
-            if record is not None and watch.vouch(uptodate.watch_tables(self.target, record)):
-                return ""
-            said = f"output folder not as recorded ({watch.note}); " if record else ""
-        elif record is self._tried:
-            return ""  # (tried for this record already: once per rebuild)
-        self._tried = record
-        if record is None:
-            watch.close()
-            return "output folder not watched (no record of it): each rebuild checks it in full"
-        if watch.arm(uptodate.watch_tables(self.target, record)):
-            return f"{said}output folder {watch.note}: each rebuild looks at what was reported"
-        return f"{said}output folder not watched ({watch.note}): each rebuild checks it in full"
-
-    def close(self) -> None:
-        if self.watch is not None:
-            self.watch.close()
-
-
 class Rebuilds:
     """`bipub serve`'s rebuild after a batch of changes (`__call__`, for `Follower`): the
     pages first (fast render: render/first_pages.py, in two steps when a save changes many
@@ -479,27 +404,9 @@ def listen(host: str, port: int, handler: Any) -> ThreadingHTTPServer:
         ) from exc
 
 
-def stop_on_sigterm() -> Any:
-    """`kill`, a service manager's or a container's stop (SIGTERM) ends the server as Ctrl-C
-    does: the build cache and the build state are saved, so the next start renders only what
-    changed (killed outright, the next start fingerprints and renders every page again).
-    Returns the handler it replaced, for `signal.signal` to put back; None when the server
-    does not run on the main thread (nothing replaced) or when the handler it replaced was not
-    set from Python (`signal.signal` cannot put such a one back: ours then stays)."""
-
-    def stop(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.signal(signal.SIGTERM, stop)
-
-
 def serve(
     ui: Any, root: Path, host: str, port: int, out: Path | None, fast_render: bool = True
 ) -> None:
-    from watchfiles import DefaultFilter, watch
-
     from bipub import buildstate
     from bipub.cache import BuildCache
     from bipub.pipeline import OUTPUT_KINDS, Kept, build
@@ -511,30 +418,70 @@ def serve(
     project = Project(root)
     # the build cache and the BuildState (buildstate.py) stay in memory between rebuilds: a
     # saved edit is loaded, paired, planned and rendered by the build's own functions, from
-    # what the last rebuild worked out; the cache is saved at the end
+    # what the last rebuild worked out; they are saved at quiet moments and at the end
     kept = Kept(BuildCache.load(project.cache), buildstate.load(project, site))
     # the output folder, watched between rebuilds so that each checks only what was reported
     # changed in it (write/tree_watch.py); a folder of the user's (--out) is checked in full
     built = ServeBuilds(root, site, kept, build, TreeWatch() if out is None else None)
 
-    def idle() -> None:
-        """At a quiet moment: the output folder's reports looked at, the folder watched."""
-        said = built.idle()
-        if said:
-            ui.debug(said)
+    saves = Saves(project, site, kept)  # (at quiet moments, and when it stops)
+    built.on_built = saves.built
+
+    def idle(waiting: Callable[[], bool]) -> None:
+        """At a quiet moment: the output folder's reports looked at, the folder watched; what
+        the last builds left saved once nothing changed for a while (serve_save.py)."""
+        for said in (built.idle(), saves.idle(waiting)):
+            if said:
+                ui.debug(said)
 
     # the address is taken before the first build (which takes minutes on a big site), so a
     # port in use is said at once; requests wait in the listen queue until the thread serves
     server = listen(host, port, make_handler(site, state))
     server.daemon_threads = True
     rebuild = Rebuilds(ui, built, state, later, fast_render)
-    rebuild(fast=False)  # (no page is open yet: the whole site at once)
-    idle()
+    sigterm = stop_on_sigterm()  # (put back at the end; from here on a stop saves what it must)
+    try:
+        try:
+            if rebuild(fast=False):  # (no page is open yet: the whole site at once)
+                said = built.warm()  # (the first update checks only what it changed)
+                if said:
+                    ui.debug(said)
+            for said in (built.idle(), saves.now()):  # (the folder watched; a kill is safe)
+                if said:
+                    ui.debug(said)
+        except KeyboardInterrupt as exc:  # (before serving: said, with the signal's status)
+            server.server_close()
+            said = saves.stop(built.broken)
+            said = said or "nothing left to save"
+            raise Stopped(signal_of(exc), f"stopped before serving: {said}") from None
+        _serve(ui, root, host, project, server, built, rebuild, saves, idle)
+    finally:
+        if sigterm is not None:
+            signal.signal(signal.SIGTERM, sigterm)
+
+
+def _serve(
+    ui: Any,
+    root: Path,
+    host: str,
+    project: Project,
+    server: ThreadingHTTPServer,
+    built: ServeBuilds,
+    rebuild: Rebuilds,
+    saves: Saves,
+    idle: Callable[[Callable[[], bool]], None],
+) -> None:
+    """Serve, and rebuild after each batch of changes, until Ctrl-C or SIGTERM; then save."""
+    from watchfiles import DefaultFilter, watch
+
+    state, site, kept = rebuild.state, built.site, built.kept
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     stop = threading.Event()
     batches: Batches | None = None
-    sigterm = stop_on_sigterm()  # (put back at the end; from here on a stop saves what it must)
+    hold = StopHold()  # (a stop during an update: once its build ended, its state saved)
+    handlers = hold.install()
+    built.hold = hold
     try:
         ui.info(f"Serving {site} on http://{host}:{server.server_address[1]}/ (Ctrl-C to stop)")
         where = root.absolute()  # (the watcher reports absolute paths: uptodate.rescan_inputs)
@@ -566,7 +513,7 @@ def serve(
         )
         rebuild.waiting = batches.waiting
         missed = partial(unreported, project, kept.records, built.target)
-        follow = Follower(ui, rebuild, missed, idle)
+        follow = Follower(ui, rebuild, missed, partial(idle, batches.waiting))
         for changes in batches:
             follow(changes)
     except KeyboardInterrupt:
@@ -577,9 +524,8 @@ def serve(
         state.close()  # open pages' event streams end, and their threads with them
         built.close()
         server.shutdown()
-        kept.cache.save(project.cache)
-        if kept.state is not None:
-            buildstate.save(project, site, kept.state)
-        kept.save_records(project)
-        if sigterm is not None:
-            signal.signal(signal.SIGTERM, sigterm)
+        built.hold = None
+        put_back(handlers)
+        said = saves.stop(built.broken)
+        if said:
+            ui.debug(said)

@@ -81,6 +81,8 @@ RANKS: dict[str, int] = {
     "restore": 4,
     "serve": 6,
     "serve_watch": 6,
+    "serve_builds": 6,
+    "serve_save": 6,
     "commands": 7,
     "cli": 8,
     "__main__": 8,

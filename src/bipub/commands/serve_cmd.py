@@ -37,8 +37,12 @@ def serve(ui: Ui, port: int, host: str, out: Path | None, fast_render: bool) -> 
     gc.set_threshold(*PYTHON_THRESHOLDS)
     from bipub.serve import ServeAddressError  # http.server: only for serve (start-up time)
     from bipub.serve import serve as run_serve
+    from bipub.serve_save import Stopped
 
     try:
         run_serve(ui, ui.root, host, port, out, fast_render)
     except ServeAddressError as exc:
         raise click.ClickException(exc.strerror or str(exc)) from None
+    except Stopped as exc:  # (Ctrl-C or SIGTERM before it served: 130 or 143)
+        ui.info(exc.message)
+        raise SystemExit(exc.status) from None

@@ -133,8 +133,7 @@ def keep_known(
 
 
 def _record(tree: OutputTree, kept: KeptPages) -> None:
-    tree.kept.update(kept.files)  # (as keep_each: those it kept)
-    tree.record_kept_all(kept.files)
+    tree.record_kept_all(kept.files)  # (as keep_each: those it kept, in `tree.kept` too)
 
 
 def _why_not(memo: KeepMemo, tree: OutputTree) -> str:

@@ -1,0 +1,139 @@
+"""The builds `bipub serve` runs (`ServeBuilds`): each from what it keeps in memory, with the
+output folder watched between them (write/tree_watch.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bipub import uptodate
+from bipub.diagnostics import DiagnosticError
+from bipub.project import Project
+from bipub.write.tree_watch import TreeWatch
+
+if TYPE_CHECKING:  # (pipeline.py is imported when the server starts: `serve`)
+    from bipub.restore import Kept
+    from bipub.result import BuildResult
+    from bipub.serve_save import StopHold
+
+
+class ServeBuilds:
+    """The builds `bipub serve` runs (`__call__`): into `site`, from what it keeps in memory
+    (`kept`), with pipeline.build (`build`); the output folder checked through `watch`
+    (write/tree_watch.py; None: in full at every build, as for a folder of the user's). After
+    a rebuild, at a quiet moment, `idle` looks at what was reported since, and watches the
+    folder if it is not watched (the first rebuild, or a check that fell back to the full
+    one)."""
+
+    def __init__(
+        self,
+        root: Path,
+        site: Path,
+        kept: Kept,
+        build: Callable[..., BuildResult],
+        watch: TreeWatch | None,
+    ) -> None:
+        self.root, self.site, self.kept, self._build, self.watch = root, site, kept, build, watch
+        self.project = Project(root)
+        self.target = site.absolute()
+        self._told = False  # (`UNWATCHED` said)
+        self._tried: object = None  # the record the watch was last placed for (or tried)
+        # a build stopped while it ran (Ctrl-C, SIGTERM, a bug): what `kept` holds may then
+        # describe neither the published output nor the one being made (serve_save.py)
+        self.broken = False
+        self.on_built: Callable[[], None] | None = None  # (after each build that succeeded)
+        self._warmed = False  # (`warm` tried)
+        # while serving: a stop during a build waits for its end (serve_save.StopHold)
+        self.hold: StopHold | None = None
+
+    def __call__(self, only: set[str], changed: frozenset[str] | None, **kw: Any) -> BuildResult:
+        """One build of `only`; `changed` and `kw` (first, on_publish): as pipeline.build's."""
+        key = uptodate.build_key(self.project, self.site, None, only)[1]
+        self.broken = True
+        if self.hold is not None:
+            self.hold.begin()
+        try:
+            with uptodate.Prescan(
+                self.root,
+                self.target,
+                key,
+                self.kept.records,
+                fork=False,
+                changed=changed,
+                watch=self.watch,
+            ) as prescan:
+                result = self._build(
+                    self.root, self.site, only=only, kept=self.kept, prescan=prescan, **kw
+                )
+        except DiagnosticError:  # (nothing published, nothing kept changed)
+            self.broken = False
+            if self.hold is not None:
+                self.hold.end()  # (a stop held while it built: now)
+            raise
+        finally:
+            if self.hold is not None:
+                self.hold.building = False  # (a stop from now on: at once)
+        self.broken = False
+        if self.on_built is not None:
+            self.on_built()
+        if self.hold is not None:
+            self.hold.end()  # (a stop held while it built: now, with its state to save)
+        return result
+
+    def warm(self) -> str:
+        """After the first build (its pages, then the other outputs): if it kept no pages (it
+        rendered every page, or had nothing to do), the pages are built once more with nothing
+        changed, so that what the build keeps between updates (render/kept_pages.py
+        `KeepMemo`) is made now and not by the first update (~0.3 s more at 5,000 posts a
+        language). A build of the pages right after one of them has nothing to do (the record
+        is of its options): it is not up to date after the other outputs' build. What to say
+        (-v), or ""."""
+        memo = self.kept.keep
+        if memo.out or self._warmed:
+            return ""
+        self._warmed = True  # (once: a build with nothing to do makes no memo)
+        why = memo.why or "no pages kept by the first build"
+        try:
+            self({"html"}, None)
+        except DiagnosticError as exc:
+            return f"pages not built again before serving ({len(exc.diagnostics)} errors)"
+        if not memo.out:  # (up to date: nothing planned; or still no trusted record)
+            still = memo.why or "the build had nothing to do"
+            return f"pages built again before serving ({why}); no pages kept still ({still})"
+        return f"pages built again before serving ({why}): {memo.note}"
+
+    UNWATCHED = (
+        "output folder not watched (a folder of yours: --out): each rebuild checks it in full"
+    )
+
+    def idle(self) -> str:
+        """At a quiet moment (and after the first rebuild): what was reported changed in the
+        output folder since the last look is looked at now, not by the next rebuild (a new
+        post's second step changes ~1,800 pages: ~0.1 s); if the folder is not watched, or was
+        changed by something else, it is watched again. What to say (-v), or ""."""
+        watch = self.watch
+        if watch is None:
+            said, self._told = ("" if self._told else self.UNWATCHED), True
+            return said
+        if watch.never:  # (said when it was found: the same at every quiet moment)
+            return ""
+        record = self.kept.records.get(self.target)
+        said = ""
+        if watch.armed:
+            if record is not None and watch.vouch(uptodate.watch_tables(self.target, record)):
+                return ""
+            said = f"output folder not as recorded ({watch.note}); " if record else ""
+        elif record is self._tried:
+            return ""  # (tried for this record already: once per rebuild)
+        self._tried = record
+        if record is None:
+            watch.close()
+            return "output folder not watched (no record of it): each rebuild checks it in full"
+        if watch.arm(uptodate.watch_tables(self.target, record)):
+            return f"{said}output folder {watch.note}: each rebuild looks at what was reported"
+        return f"{said}output folder not watched ({watch.note}): each rebuild checks it in full"
+
+    def close(self) -> None:
+        if self.watch is not None:
+            self.watch.close()

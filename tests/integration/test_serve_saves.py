@@ -1,0 +1,232 @@
+"""`bipub serve` saves its state at quiet moments (serve_save.py): a server killed outright
+restarts from its last save, never from a state of another output than the one published;
+Ctrl-C or SIGTERM during its first build stops it with the signal's status."""
+
+from __future__ import annotations
+
+import filecmp
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import bipub
+from bipub.cli import main
+from bipub.project import Project
+
+SRC = Path(bipub.__file__).resolve().parents[1]  # (the bipub under test)
+
+
+class Server:
+    """`bipub -v serve` in a process of its own; its stderr read on a thread."""
+
+    def __init__(self, project: Path) -> None:
+        env = {**os.environ, "PYTHONPATH": str(SRC)}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "bipub", "-v", "-C", str(project), "serve", "--port", "0"],
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        self.lines: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.lines.append(line)
+
+    def text(self) -> str:
+        return "".join(self.lines)
+
+    def wait_for(self, pattern: str, after: int = 0) -> int:
+        """The index of the first line from `after` on matching `pattern` (a hang guard, not a
+        speed assertion)."""
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            for i in range(after, len(self.lines)):
+                if re.search(pattern, self.lines[i]):
+                    return i
+            if self.proc.poll() is not None and not self._reader.is_alive():
+                break
+            time.sleep(0.02)
+        raise AssertionError(f"never said {pattern!r}:\n{self.text()}")
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(timeout=60)
+        self._reader.join(timeout=10)
+
+
+def _same_tree(a: Path, b: Path) -> list[str]:
+    """The files that differ between `a` and `b` (their names, or the file only one has)."""
+    out: list[str] = []
+
+    def walk(cmp: filecmp.dircmp[str], rel: str) -> None:
+        out.extend(f"{rel}{n}" for n in cmp.left_only + cmp.right_only + cmp.diff_files)
+        out.extend(f"{rel}{n}" for n in cmp.funny_files)
+        for name, sub in cmp.subdirs.items():
+            walk(sub, f"{rel}{name}/")
+
+    walk(filecmp.dircmp(a, b, ignore=[]), "")
+    return sorted(p for p in out if not p.startswith(".bipub"))
+
+
+def _clean_build(project: Path, out: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    command = [sys.executable, "-m", "bipub", "-q", "-C", str(project), "build", "--no-cache"]
+    subprocess.run([*command, "--out", str(out)], check=True, env=env)
+
+
+def test_a_killed_server_starts_again_from_its_last_save(make_project, tmp_path) -> None:
+    """SIGKILL at random moments after an edit (during its update, its save, or after): the
+    next start finds the state a quiet moment saved (before, only a stop saved it: the next
+    start fingerprinted and rendered every page) and serves exactly what a clean build of the
+    content makes, whatever moment the kill came at."""
+    project = make_project("minimal")
+    started: list[Server] = []
+    try:
+        _kill_at_random_moments(project, tmp_path, started)
+    finally:
+        for server in started:  # (a failure leaves none running)
+            server.kill()
+
+
+def _kill_at_random_moments(project: Path, tmp_path: Path, started: list[Server]) -> None:
+    site = project / ".bipub-cache" / "serve"
+    post = project / "content" / "ko" / "posts" / "beta.md"
+    server = Server(project)
+    started.append(server)
+    server.wait_for(r"http://127\.0\.0\.1:\d+/")
+    server.wait_for("saved for the next start")  # (the first build's, before serving)
+    server.kill()
+    rng = random.Random(18)
+    for i in range(4):
+        server = Server(project)
+        started.append(server)
+        served = server.wait_for(r"http://127\.0\.0\.1:\d+/")
+        assert "no state of the last build" not in server.text(), server.text()
+        reference = tmp_path / f"clean-{i}"
+        _clean_build(project, reference)
+        assert _same_tree(site, reference) == [], server.text()
+        post.write_text(post.read_text(encoding="utf-8") + f"\n\nkill {i}\n", encoding="utf-8")
+        if i == 0:  # (once after the update and its save, the others at random moments)
+            server.wait_for("saved for the next start", served + 1)
+        else:
+            time.sleep(rng.uniform(0.0, 1.5))
+        server.kill()
+    server = Server(project)
+    started.append(server)
+    server.wait_for(r"http://127\.0\.0\.1:\d+/")
+    reference = tmp_path / "clean-last"
+    _clean_build(project, reference)
+    server.kill()
+    assert _same_tree(site, reference) == [], server.text()
+
+
+@pytest.mark.parametrize("when", ["before publishing", "after publishing"])
+def test_a_stop_during_the_first_build_says_so_and_saves_nothing(
+    make_project, monkeypatch, when: str
+) -> None:
+    """SIGTERM (as Ctrl-C) while the first build runs: the command ends with 143 and says that
+    it stopped before serving (before: 'Aborted!' and status 1 for Ctrl-C, killed by SIGTERM);
+    the state of a build stopped midway is not saved, and the output folder is the last one
+    published whole (none here, or the one the build swapped in before the stop)."""
+    from click.testing import CliRunner
+
+    import bipub.pipeline
+    from bipub import buildstate, uptodate
+    from bipub.serve_save import Terminated
+
+    project = make_project("minimal")
+    real = bipub.pipeline.build
+
+    def stopped(*args, **kw):  # (the signal's handler raises where the build is)
+        if when == "after publishing":
+            real(*args, **kw)
+        raise Terminated
+
+    monkeypatch.setattr(bipub.pipeline, "build", stopped)
+    result = CliRunner().invoke(main, ["-v", "-C", str(project), "serve", "--port", "0"])
+    assert result.exit_code == 128 + signal.SIGTERM, result.output
+    site = project / ".bipub-cache" / "serve"
+    assert site.is_dir() == (when == "after publishing")
+    target = site.absolute()
+    assert buildstate.load(Project(project), target) is None  # (nothing saved)
+    assert uptodate.load(Project(project), target) is None
+    assert not list((project / ".bipub-cache").glob(".serve.tmp-*"))  # (no half-staged site)
+    assert "stopped before serving: stopped while a build ran" in result.output
+    assert "Aborted" not in result.output
+
+
+def test_the_first_update_after_a_start_in_a_new_folder_checks_only_what_it_changed(
+    make_project,
+) -> None:
+    """A first build into a new folder renders every page and keeps none, so the kept-pages
+    memo (render/kept_pages.py) is empty: `ServeBuilds.warm` builds the pages once more before
+    serving, and the first update then checks only the pages whose values changed (before,
+    every page's kept file: ~24,000 at 5,000 posts a language)."""
+    from bipub.cache import BuildCache
+    from bipub.pipeline import Kept, build
+    from bipub.serve import ServeBuilds
+
+    project = make_project("minimal")
+    kept = Kept(BuildCache())
+    builds = ServeBuilds(project, project / ".bipub-cache" / "serve", kept, build, None)
+    builds({"html"}, None)  # (the first build, as serve.Rebuilds: the pages, then the others)
+    builds({"feeds", "json", "llms"}, frozenset())
+    assert not kept.keep.out, "the first build kept pages: the test shows nothing"
+    assert "pages built again before serving" in builds.warm()
+    assert builds.warm() == ""  # (made: once)
+    post = project / "content" / "ko" / "posts" / "beta.md"
+    post.write_text(post.read_text(encoding="utf-8") + "\n\n더 씁니다.\n", encoding="utf-8")
+    builds({"html"}, None)
+    assert "pages checked for their kept file" in kept.keep.note, kept.keep.note
+    assert "every page" not in kept.keep.note
+
+
+def test_a_stop_during_an_update_waits_for_its_build_and_saves_its_state(make_project) -> None:
+    """While serving, SIGTERM (or Ctrl-C) during an update's build is held until the build
+    ended (serve_save.StopHold): its state is then saved as at any stop (before this, the stop
+    came in the middle of the build: nothing could be saved, and the next start compared every
+    file of the output). A second stop meanwhile stops at once."""
+    from bipub.cache import BuildCache
+    from bipub.pipeline import Kept
+    from bipub.serve import ServeBuilds
+    from bipub.serve_save import StopHold, Terminated, put_back
+
+    project = make_project("minimal")
+    said: list[str] = []
+
+    def build(*args, **kw):
+        for _ in range(stops):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.05)  # (the handler runs between two bytecodes of this thread)
+        said.append("built")
+
+    builds = ServeBuilds(project, project / "site", Kept(BuildCache()), build, None)
+    builds.on_built = lambda: said.append("to save")
+    hold = StopHold()
+    handlers = hold.install()
+    builds.hold = hold
+    try:
+        stops = 1
+        with pytest.raises(Terminated):
+            builds({"html"}, None)
+        assert said == ["built", "to save"] and not builds.broken
+        said.clear()
+        stops = 2
+        with pytest.raises(Terminated):
+            builds({"html"}, None)
+        assert said == [] and builds.broken  # (stopped in the middle: nothing to save)
+    finally:
+        put_back(handlers)
