@@ -21,6 +21,8 @@ from bipub.render.page_plan import EntryKeyMemo, PageMemo
 from bipub.render.page_plan import PageSpec as PageSpec
 from bipub.render.page_plan import Plan as Plan
 from bipub.render.page_plan import Route as Route
+from bipub.render.page_plan import listing_values as listing_values
+from bipub.render.page_plan import made_of_values as made_of_values
 from bipub.render.page_views import PageViews, card_tag_slugs, og_image
 from bipub.render.page_views import series_nav as series_nav
 from bipub.render.page_views import with_body as with_body
@@ -186,6 +188,7 @@ class HtmlRenderer(PageViews):
             noindex=n > 1,
             deps=partial(self._list_key, "blog", lang, chunk, n, pages),
             lists=tuple([e.key for e in chunk]),
+            shape=("blog", n, pages, 0),
         )
         return (spec,)
 
@@ -234,6 +237,7 @@ class HtmlRenderer(PageViews):
             noindex=n > 1,
             deps=partial(self._list_key, tag, lang, chunk, n, tag_pages, total),
             lists=tuple([e.key for e in chunk]),
+            shape=(tag, n, tag_pages, total),
         )
         return (spec,)
 
@@ -529,6 +533,7 @@ class HtmlRenderer(PageViews):
     def _list_key(
         self, what: object, lang: str, chunk: list[Entry], n: int, pages: int, total: int = 0
     ) -> object:
+        # (a blog or tag page's `PageSpec.shape` is (what, n, pages, total): listing_values)
         return (repr(what), n, pages, total, self._card_keys(chunk, lang))
 
     def _post_key(self, entry: Entry, lang: str) -> object:
@@ -576,18 +581,3 @@ class HtmlRenderer(PageViews):
         root = self.site_root
         self.keep_card_html(key, Project(root).cache if root is not None else None)
         return key
-
-
-def made_of_values(plan: Plan, spec: PageSpec, global_key: str) -> object | None:
-    """What a page's fingerprint is the hash of (`HtmlRenderer.fingerprint`): the site-wide
-    key, the page's own values, its counterparts in the other languages and what it shows
-    (`PageSpec.deps`); None if it cannot be summarized. buildstate.py keeps them for each
-    listing page: a build in a new process finds a listing made of the same values."""
-    if spec.deps is None:
-        return None
-    siblings = plan.routes.get(spec.route, {})
-    meta = tuple(
-        (code, s.path, s.canonical_path, s.noindex) for code, s in sorted(siblings.items())
-    )
-    summary = (global_key, spec.template, spec.path, spec.title, spec.canonical_path, meta)
-    return (summary, spec.deps())

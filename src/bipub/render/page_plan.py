@@ -56,6 +56,11 @@ class PageSpec:
     # keeps its last fingerprint while none of these changed)
     made_of: tuple[EntryId, ...] = ()
     image: str | None = None  # og:image: a URL or site path (None: the language's site card)
+    # a blog or tag page's values but for its posts' cards (what it lists, its number, the
+    # page count, the number of posts listed in all): with `lists`, what its fingerprint is
+    # made of besides the site-wide key, its own values and its counterparts' (render/html.py
+    # `listing_values`: buildstate.carry compares them, not the cards' keys)
+    shape: tuple[object, ...] | None = None
 
     # the output file it is written to (urls.output_file; worked out once: a kept page is
     # looked at by every update)
@@ -79,6 +84,7 @@ class PageSpec:
         lists: tuple[str, ...] = (),
         made_of: tuple[EntryId, ...] = (),
         image: str | None = None,
+        shape: tuple[object, ...] | None = None,
     ) -> None:
         # the dataclass's own __init__ sets each field through object.__setattr__ (frozen):
         # ~3x the cost of one update of the fields, for each of the ~24,000 pages a build in a
@@ -101,6 +107,7 @@ class PageSpec:
             lists=lists,
             made_of=made_of,
             image=image,
+            shape=shape,
         )
 
 
@@ -159,6 +166,38 @@ class Plan:
                 routes[spec.route] = {lang: spec}
             else:
                 found[lang] = spec
+
+
+def made_of_values(plan: Plan, spec: PageSpec, global_key: str) -> object | None:
+    """What a page's fingerprint is the hash of (render/html.py `HtmlRenderer.fingerprint`):
+    the site-wide key, the page's own values, its counterparts in the other languages and what
+    it shows (`PageSpec.deps`); None if it cannot be summarized."""
+    if spec.deps is None:
+        return None
+    return (_summary(plan, spec, global_key), spec.deps())
+
+
+def listing_values(plan: Plan, spec: PageSpec, global_key: str) -> object | None:
+    """What buildstate.py keeps of a listing page (blog, tag, home: `PageSpec.lists`) for a
+    build in a new process to find it made of the same values: a blog or tag page's
+    `made_of_values` with its posts' keys (`lists`) in place of their cards' keys (its
+    `shape`: what render/html.py `_list_key` takes besides the cards), without working the
+    cards' keys out; another's (the home page) `made_of_values`. Of two listing pages with the same posts,
+    none of which changed since (their entries' keys: buildstate.carry), these are equal
+    only if `made_of_values` are (a post's card key is kept while its entry's key is)."""
+    shape = spec.shape
+    if shape is None or spec.deps is None:
+        return made_of_values(plan, spec, global_key)
+    return ("listing", _summary(plan, spec, global_key), shape, spec.lists)
+
+
+def _summary(plan: Plan, spec: PageSpec, global_key: str) -> tuple[object, ...]:
+    """A page's own values and its counterparts' in the other languages (hreflang)."""
+    siblings = plan.routes.get(spec.route, {})
+    meta = tuple(
+        (code, s.path, s.canonical_path, s.noindex) for code, s in sorted(siblings.items())
+    )
+    return (global_key, spec.template, spec.path, spec.title, spec.canonical_path, meta)
 
 
 MANY = 16  # entries of a run `PageMemo.carried` plans again at least before it looks at each
