@@ -63,6 +63,22 @@ class HtmlRenderer(PageViews):
         renderer._page_memo, renderer._plan_memo = memo, None if memo.once else memo
         return renderer
 
+    def start(self, site: Site, rendered: MarkdownCache, url: urls.UrlBuilder) -> None:
+        super().start(site, rendered, url)
+        self._post_order: dict[str, tuple[str, ...]] | None = None  # (post_order)
+
+    def post_order(self) -> dict[str, tuple[str, ...]]:
+        """Each language's posts by key, newest first (what PageMemo and EntryKeyMemo compare
+        with the last build's to find the posts whose neighbours moved): worked out once per
+        build, for both."""
+        order = self._post_order
+        if order is None:
+            site = self.site
+            order = self._post_order = {
+                lang: tuple([e.key for e in site.posts(lang)]) for lang in self.config.codes
+            }
+        return order
+
     def plan(self) -> Plan:
         plan = Plan()
         memo = self._plan_memo
@@ -71,7 +87,7 @@ class HtmlRenderer(PageViews):
             memo.reused = 0
             site = self.site
             moved = memo.around(
-                {lang: tuple(e.key for e in site.posts(lang)) for lang in self.config.codes},
+                self.post_order(),
                 {
                     key: tuple((m.kind, m.key) for m in series.entries)
                     for key, series in site.series_by_entry.items()
@@ -393,7 +409,7 @@ class HtmlRenderer(PageViews):
         site = self.site
         memo.start({lang: status.records for lang, status in site.status.items()})
         moved = memo.around(
-            {lang: tuple(e.key for e in site.posts(lang)) for lang in self.config.codes},
+            self.post_order(),
             {
                 key: (series.name, series.slug, tuple(e.key for e in series.entries))
                 for key, series in site.series_by_entry.items()
