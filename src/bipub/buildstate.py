@@ -22,11 +22,11 @@ key. A listing page (blog, tag, home) whose posts' keys did not change (`PageSpe
 keeps its fingerprint too when it is made as the last build's was: in `bipub serve`, when the
 plan kept it as the state's own build planned it (render/page_plan.py PageMemo: the same
 PageSpec, and the same counterparts in the other languages); in a build in a new process
-(`bipub build`, without that plan), when the values its fingerprint is the hash of (render/
-html.py `made_of_values`: its own values, its counterparts', its page number and count and its
-posts' card keys) equal those the state keeps for that fingerprint (`Listed`), which costs a
-comparison of values the state read, not their hash (and no worker forked to fingerprint
-thousands of listings). The other listings, the tag cloud, series and search pages are
+(`bipub build`, without that plan), when the values it is made of (render/html.py
+`listing_values`: its own values, its counterparts', its page number and count and its posts'
+keys, which stand for their cards' keys: none of those posts changed) equal those the state
+keeps for that fingerprint (`Listed`), which costs a comparison of values the state read, not
+their hash nor the cards' keys (and no worker forked to fingerprint thousands of listings). The other listings, the tag cloud, series and search pages are
 fingerprinted from the card keys (cheap), everything else as in a cold build. Pages whose fingerprint equals the last build's
 are kept, the others rendered by the same renderer. When the site-wide key changed (a
 template, a catalog, the configuration, a page's title in the navigation), nothing is carried
@@ -75,18 +75,18 @@ from typing import Any
 from bipub import __version__
 from bipub.cache import UNREADABLE, ReadAhead, load_signed, output_name, save_signed
 from bipub.project import Project
-from bipub.render.html import EntryId, HtmlRenderer, PageSpec, Plan, made_of_values
+from bipub.render.html import EntryId, HtmlRenderer, PageSpec, Plan, listing_values
 from bipub.render.outputs import Parts
 
-FORMAT = 6  # 3: the feeds' entries are parts (no rendered bodies kept); 4: parts files;
+FORMAT = 7  # 3: the feeds' entries are parts (no rendered bodies kept); 4: parts files;
 # 5: what each listing page's fingerprint was made of (`Listed`); 6: the tables file and
-# what changed since (`Delta`)
+# what changed since (`Delta`); 7: a blog or tag page's posts, not their cards' keys (`Listed`)
 MAX_SEGMENTS = 12  # parts files of one state at most (then they are written again as one)
 LISTED = 3  # `Listed`'s place in the `Tables`
 
 
-# a listing page's output file → (its fingerprint, the values it is the hash of:
-# render/html.py `made_of_values`)
+# a listing page's output file → (its fingerprint, the values it is made of: render/html.py
+# `listing_values`)
 Listed = dict[str, tuple[str, object]]
 # the state's tables: the entries' keys, the pages' fingerprints, the card keys, `Listed`
 Tables = tuple[dict[Any, Any], dict[Any, Any], dict[Any, Any], dict[Any, Any]]
@@ -184,7 +184,7 @@ def carry(
             if (
                 stored is None
                 or stored[0] != old.get(file)
-                or made_of_values(plan, spec, global_key) != stored[1]
+                or listing_values(plan, spec, global_key) != stored[1]
             ):
                 continue
             by_values += 1
@@ -355,7 +355,7 @@ def save(project: Project, target: Path, state: BuildState) -> None:
 
 
 def _listed(state: BuildState) -> Listed:
-    """Each listing page's fingerprint with the values it is the hash of (`made_of_values`), for
+    """Each listing page's fingerprint with the values it is made of (`listing_values`), for
     `carry` in a build without the plan of this one (a new process): those the files on disk
     hold for the same fingerprint as they were, the others worked out from the plan whose pages
     have these fingerprints (their card keys are known: the pages are fingerprinted)."""
@@ -374,7 +374,7 @@ def _listed(state: BuildState) -> Listed:
             continue
         stored = was.get(file)
         if stored is None or stored[0] != fp:
-            values = made_of_values(plan, spec, state.global_key)
+            values = listing_values(plan, spec, state.global_key)
             if values is None:
                 continue
             stored = (fp, values)

@@ -402,3 +402,24 @@ def test_an_update_joins_again_only_the_llms_full_files_whose_parts_changed(
     result = build(project, only=KINDS)
     assert joined == ["en"], result.cache_note
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+
+
+def test_a_blog_page_listing_other_unchanged_posts_is_worked_out_again(tmp_path: Path) -> None:
+    """A post deleted from the blog's second page: the third and fourth pages list other
+    posts now (each moved up one page), none of them changed and the page count the same; a
+    build in a new process compares the posts' keys the state keeps of each listing page
+    (buildstate `Listed`, render/html.py `listing_values`), not only their number and count,
+    and renders them again (the site equals a clean build's)."""
+    root = tmp_path / "p"
+    shutil.copytree(PROJECTS / "minimal", root)
+    for n in range(1, 9):  # (with alpha and beta: ten posts, five pages of two)
+        (root / f"content/ko/posts/d{n}.md").write_text(
+            f"---\ntitle: 글 {n}\ndescription: 설명\ndate: 2025-0{9 - n}-01\n---\n\n본문 {n}.\n",
+            encoding="utf-8",
+        )
+    build(root, only=KINDS)
+    (root / "content/ko/posts/d2.md").unlink()
+    result = build(root, only=KINDS)
+    assert "listing pages found made of the same values" in result.cache_note
+    assert tree_snapshot(root / "site") == _clean(root, tmp_path)
+    assert "글 5".encode() in (root / "site/ko/blog/page/3/index.html").read_bytes()

@@ -49,6 +49,7 @@ def summary(plan: Plan) -> object:
                 s.lists,
                 s.made_of,
                 s.image,
+                s.shape,
                 (s.doc.rel, s.doc.digest) if s.doc is not None else None,
                 s.deps() if s.deps is not None else None,
             )

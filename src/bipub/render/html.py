@@ -21,6 +21,8 @@ from bipub.render.page_plan import EntryKeyMemo, PageMemo
 from bipub.render.page_plan import PageSpec as PageSpec
 from bipub.render.page_plan import Plan as Plan
 from bipub.render.page_plan import Route as Route
+from bipub.render.page_plan import listing_values as listing_values
+from bipub.render.page_plan import made_of_values as made_of_values
 from bipub.render.page_views import PageViews, card_tag_slugs, og_image
 from bipub.render.page_views import series_nav as series_nav
 from bipub.render.page_views import with_body as with_body
@@ -61,6 +63,22 @@ class HtmlRenderer(PageViews):
         renderer._page_memo, renderer._plan_memo = memo, None if memo.once else memo
         return renderer
 
+    def start(self, site: Site, rendered: MarkdownCache, url: urls.UrlBuilder) -> None:
+        super().start(site, rendered, url)
+        self._post_order: dict[str, tuple[str, ...]] | None = None  # (post_order)
+
+    def post_order(self) -> dict[str, tuple[str, ...]]:
+        """Each language's posts by key, newest first (what PageMemo and EntryKeyMemo compare
+        with the last build's to find the posts whose neighbours moved): worked out once per
+        build, for both."""
+        order = self._post_order
+        if order is None:
+            site = self.site
+            order = self._post_order = {
+                lang: tuple([e.key for e in site.posts(lang)]) for lang in self.config.codes
+            }
+        return order
+
     def plan(self) -> Plan:
         plan = Plan()
         memo = self._plan_memo
@@ -69,7 +87,7 @@ class HtmlRenderer(PageViews):
             memo.reused = 0
             site = self.site
             moved = memo.around(
-                {lang: tuple(e.key for e in site.posts(lang)) for lang in self.config.codes},
+                self.post_order(),
                 {
                     key: tuple((m.kind, m.key) for m in series.entries)
                     for key, series in site.series_by_entry.items()
@@ -186,6 +204,7 @@ class HtmlRenderer(PageViews):
             noindex=n > 1,
             deps=partial(self._list_key, "blog", lang, chunk, n, pages),
             lists=tuple([e.key for e in chunk]),
+            shape=("blog", n, pages, 0),
         )
         return (spec,)
 
@@ -234,6 +253,7 @@ class HtmlRenderer(PageViews):
             noindex=n > 1,
             deps=partial(self._list_key, tag, lang, chunk, n, tag_pages, total),
             lists=tuple([e.key for e in chunk]),
+            shape=(tag, n, tag_pages, total),
         )
         return (spec,)
 
@@ -389,7 +409,7 @@ class HtmlRenderer(PageViews):
         site = self.site
         memo.start({lang: status.records for lang, status in site.status.items()})
         moved = memo.around(
-            {lang: tuple(e.key for e in site.posts(lang)) for lang in self.config.codes},
+            self.post_order(),
             {
                 key: (series.name, series.slug, tuple(e.key for e in series.entries))
                 for key, series in site.series_by_entry.items()
@@ -529,6 +549,7 @@ class HtmlRenderer(PageViews):
     def _list_key(
         self, what: object, lang: str, chunk: list[Entry], n: int, pages: int, total: int = 0
     ) -> object:
+        # (a blog or tag page's `PageSpec.shape` is (what, n, pages, total): listing_values)
         return (repr(what), n, pages, total, self._card_keys(chunk, lang))
 
     def _post_key(self, entry: Entry, lang: str) -> object:
@@ -576,18 +597,3 @@ class HtmlRenderer(PageViews):
         root = self.site_root
         self.keep_card_html(key, Project(root).cache if root is not None else None)
         return key
-
-
-def made_of_values(plan: Plan, spec: PageSpec, global_key: str) -> object | None:
-    """What a page's fingerprint is the hash of (`HtmlRenderer.fingerprint`): the site-wide
-    key, the page's own values, its counterparts in the other languages and what it shows
-    (`PageSpec.deps`); None if it cannot be summarized. buildstate.py keeps them for each
-    listing page: a build in a new process finds a listing made of the same values."""
-    if spec.deps is None:
-        return None
-    siblings = plan.routes.get(spec.route, {})
-    meta = tuple(
-        (code, s.path, s.canonical_path, s.noindex) for code, s in sorted(siblings.items())
-    )
-    summary = (global_key, spec.template, spec.path, spec.title, spec.canonical_path, meta)
-    return (summary, spec.deps())

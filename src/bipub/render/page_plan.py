@@ -56,6 +56,11 @@ class PageSpec:
     # keeps its last fingerprint while none of these changed)
     made_of: tuple[EntryId, ...] = ()
     image: str | None = None  # og:image: a URL or site path (None: the language's site card)
+    # a blog or tag page's values but for its posts' cards (what it lists, its number, the
+    # page count, the number of posts listed in all): with `lists`, what its fingerprint is
+    # made of besides the site-wide key, its own values and its counterparts' (render/html.py
+    # `listing_values`: buildstate.carry compares them, not the cards' keys)
+    shape: tuple[object, ...] | None = None
 
     # the output file it is written to (urls.output_file; worked out once: a kept page is
     # looked at by every update)
@@ -79,6 +84,7 @@ class PageSpec:
         lists: tuple[str, ...] = (),
         made_of: tuple[EntryId, ...] = (),
         image: str | None = None,
+        shape: tuple[object, ...] | None = None,
     ) -> None:
         # the dataclass's own __init__ sets each field through object.__setattr__ (frozen):
         # ~3x the cost of one update of the fields, for each of the ~24,000 pages a build in a
@@ -101,6 +107,7 @@ class PageSpec:
             lists=lists,
             made_of=made_of,
             image=image,
+            shape=shape,
         )
 
 
@@ -161,6 +168,38 @@ class Plan:
                 found[lang] = spec
 
 
+def made_of_values(plan: Plan, spec: PageSpec, global_key: str) -> object | None:
+    """What a page's fingerprint is the hash of (render/html.py `HtmlRenderer.fingerprint`):
+    the site-wide key, the page's own values, its counterparts in the other languages and what
+    it shows (`PageSpec.deps`); None if it cannot be summarized."""
+    if spec.deps is None:
+        return None
+    return (_summary(plan, spec, global_key), spec.deps())
+
+
+def listing_values(plan: Plan, spec: PageSpec, global_key: str) -> object | None:
+    """What buildstate.py keeps of a listing page (blog, tag, home: `PageSpec.lists`) for a
+    build in a new process to find it made of the same values: a blog or tag page's
+    `made_of_values` with its posts' keys (`lists`) in place of their cards' keys (its
+    `shape`: what render/html.py `_list_key` takes besides the cards), without working the
+    cards' keys out; another's (the home page) `made_of_values`. Of two listing pages with the same posts,
+    none of which changed since (their entries' keys: buildstate.carry), these are equal
+    only if `made_of_values` are (a post's card key is kept while its entry's key is)."""
+    shape = spec.shape
+    if shape is None or spec.deps is None:
+        return made_of_values(plan, spec, global_key)
+    return ("listing", _summary(plan, spec, global_key), shape, spec.lists)
+
+
+def _summary(plan: Plan, spec: PageSpec, global_key: str) -> tuple[object, ...]:
+    """A page's own values and its counterparts' in the other languages (hreflang)."""
+    siblings = plan.routes.get(spec.route, {})
+    meta = tuple(
+        (code, s.path, s.canonical_path, s.noindex) for code, s in sorted(siblings.items())
+    )
+    return (global_key, spec.template, spec.path, spec.title, spec.canonical_path, meta)
+
+
 MANY = 16  # entries of a run `PageMemo.carried` plans again at least before it looks at each
 
 
@@ -194,6 +233,11 @@ class PageMemo:
     # are not the same objects or moved (`carried`), not entry by entry
     runs: dict[tuple[str, str], Run] = field(default_factory=dict)
     _next_runs: dict[tuple[str, str], Run] = field(default_factory=dict)
+    # a run's index (where each entry's key is, each one's key in `pages`) as `carried` found
+    # it again, for `record`
+    _index: dict[tuple[str, str], tuple[dict[str, int], list[tuple[str, ...]]]] = field(
+        default_factory=dict
+    )
     # read back from disk for one build (restore.py: `bipub build`, whose process plans once):
     # its entries' keys only are used and kept; its pages are not (no later plan reads them)
     once: bool = False
@@ -232,7 +276,7 @@ class PageMemo:
         plan's (`moved`); None if nothing is known (the first plan). `order` and `members`
         become the known ones."""
         self._around = (order, members)  # (known once the plan is made: `done`)
-        self._next_runs = {}
+        self._next_runs, self._index = {}, {}
         return moved(self.order or None, order, self.members, members)
 
     def carried(
@@ -256,6 +300,7 @@ class PageMemo:
         if n == m:
             todo = [i for i, (a, b) in enumerate(zip(before, entries, strict=True)) if a is not b]
             same = all(before[i].key == entries[i].key for i in todo)
+            stretch = todo  # (the positions whose entry is another one)
         else:  # the same entries before and after one stretch (`p`, `q`: how many)
             p, q, least = 0, 0, min(n, m)
             while p < least and before[p] is entries[p]:
@@ -266,9 +311,18 @@ class PageMemo:
             per = [*per[:p], *[()] * len(todo), *per[n - q :]]
             keys = [*keys[:p], *[()] * len(todo), *keys[n - q :]]
             same = False
-        if not same:  # (reordered: found again)
-            where = {e.key: i for i, e in enumerate(entries)}
+            stretch = list(range(p, m))  # (those after it moved: found again)
         lang = run[0]
+        if not same:  # (reordered: found again where they are not where they were)
+            where = dict(where)
+            for i in stretch if n == m else range(p, n):
+                where.pop(before[i].key, None)
+            for i in stretch:
+                where[entries[i].key] = i
+            keys = list(keys)
+            for i in todo:
+                entry = entries[i]
+                keys[i] = ("entry", entry.kind, entry.key, lang)
         todo += [where[key] for moved_lang, key in moved if moved_lang == lang and key in where]
         skip = set(todo)
         if len(skip) > max(MANY, len(entries) // 4):
@@ -279,6 +333,8 @@ class PageMemo:
             return None  # (not the last plan's pages: entry by entry)
         self._next.update(zip(chosen, found, strict=True))
         self.reused += sum(len(kept[2]) for kept in found)
+        if not same:  # (`record` takes them: the run's index as it is now)
+            self._index[run] = (where, keys)
         return list(per), sorted(skip), same
 
     def record(
@@ -293,6 +349,10 @@ class PageMemo:
         known = self.runs.get(run)
         if same and known is not None:
             self._next_runs[run] = (tuple(entries), per, known[2], known[3])
+            return
+        index = self._index.pop(run, None)  # (found again by `carried`)
+        if index is not None:
+            self._next_runs[run] = (tuple(entries), per, *index)
             return
         lang = run[0]
         where: dict[str, int] = {e.key: i for i, e in enumerate(entries)}
@@ -333,8 +393,7 @@ def moved(
         if was is None:
             return None
         if was != keys:
-            old, new = _neighbours(was), _neighbours(keys)
-            out.update((lang, k) for k, pair in new.items() if old.get(k) != pair)
+            out.update((lang, k) for k in _moved_keys(was, keys))
     if members != before_members:
         out.update(
             k
@@ -344,11 +403,28 @@ def moved(
     return out
 
 
-def _neighbours(keys: tuple[str, ...]) -> dict[str, tuple[str | None, str | None]]:
-    """Each key's (the one before it, the one after it) in `keys`."""
-    if not keys:
-        return {}
-    return dict(zip(keys, zip((None, *keys[:-1]), (*keys[1:], None), strict=True), strict=True))
+def _moved_keys(was: tuple[str, ...], keys: tuple[str, ...]) -> list[str]:
+    """The keys of `keys` (each once) whose (the one before it, the one after it) are not
+    those they had in `was`, or that `was` lacks. Only the keys between the start and the end
+    the two have in common (and one on each side) are looked at: the neighbours of the others
+    are the same keys (an update adds, removes or moves one post or a few, of thousands)."""
+    n, m = len(was), len(keys)
+    p, q, least = 0, 0, min(n, m)
+    while p < least and was[p] == keys[p]:
+        p += 1
+    while q < least - p and was[n - 1 - q] == keys[m - 1 - q]:
+        q += 1
+    lo = max(0, p - 1)
+    old = {
+        was[i]: (was[i - 1] if i > 0 else None, was[i + 1] if i + 1 < n else None)
+        for i in range(lo, min(n, n - q + 1))
+    }
+    return [
+        key
+        for i in range(lo, min(m, m - q + 1))
+        if old.get(key := keys[i])
+        != (keys[i - 1] if i > 0 else None, keys[i + 1] if i + 1 < m else None)
+    ]
 
 
 # what PageMemo keeps for a key: the entries and inputs the pages were made of, and the pages
