@@ -31,6 +31,7 @@ import errno
 import json
 import posixpath
 import signal
+import sys
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -388,10 +389,20 @@ class ServeAddressError(OSError):
     """The server's address cannot be taken (a port in use, an address not of this machine)."""
 
 
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A browser that closed the connection before its answer was sent (a reload, a page
+        left while the first build ran) is not an error of the server: nothing is printed.
+        Any other error is printed as http.server does (its traceback)."""
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            return
+        super().handle_error(request, client_address)
+
+
 def listen(host: str, port: int, handler: Any) -> ThreadingHTTPServer:
     """The HTTP server bound to `host`:`port` (0: any free port), not serving yet."""
     try:
-        return ThreadingHTTPServer((host, port), handler)
+        return _Server((host, port), handler)
     except OSError as exc:
         why = exc.strerror or str(exc)
         hint = (
