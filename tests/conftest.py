@@ -550,6 +550,18 @@ def _no_thread_left() -> Iterator[None]:
     assert not left, f"threads left running by this module: {left}"
 
 
+PAGES_AND_AGGREGATES = {"html", "json", "feeds", "llms"}  # (no PDFs, cards or search)
+
+
+def built_copy(tmp_path: Path, name: str = "minimal", only: set[str] | None = None) -> Path:
+    """A copy of the sample project `name` in `tmp_path / "p"`, built once (by default its
+    pages and aggregate outputs only: PAGES_AND_AGGREGATES)."""
+    root = tmp_path / "p"
+    shutil.copytree(PROJECTS / name, root)
+    pipeline.build(root, only=PAGES_AND_AGGREGATES if only is None else only)
+    return root
+
+
 def replace_in(root: Path, rel: str, old: str, new: str) -> None:
     """Edit a project's file: the first `old` (which must be there) made `new`."""
     path = root / rel

@@ -21,17 +21,14 @@ from bipub.cache import BuildCache
 from bipub.diagnostics import DiagnosticError
 from bipub.pipeline import Kept, build
 from bipub.project import Project
-from tests.conftest import PROJECTS, replace_in, tree_snapshot
+from tests.conftest import PAGES_AND_AGGREGATES, PROJECTS, built_copy, replace_in, tree_snapshot
 
-KINDS = {"html", "json", "feeds", "llms"}
+KINDS = PAGES_AND_AGGREGATES
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "p"
-    shutil.copytree(PROJECTS / "minimal", root)
-    build(root, only=KINDS)
-    return root
+    return built_copy(tmp_path)
 
 
 def _carried(note: str) -> tuple[int, int]:

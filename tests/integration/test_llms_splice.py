@@ -6,7 +6,6 @@ a clean build's."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -17,18 +16,15 @@ from bipub.pipeline import build
 from bipub.project import Project
 from bipub.render import llms
 from bipub.render.llms_full import FullText
-from tests.conftest import PROJECTS, replace_in, tree_snapshot
+from tests.conftest import PAGES_AND_AGGREGATES, built_copy, replace_in, tree_snapshot
 
-KINDS = {"html", "json", "feeds", "llms"}
+KINDS = PAGES_AND_AGGREGATES
 BODY = "\n---\n"
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "p"
-    shutil.copytree(PROJECTS / "minimal", root)
-    build(root, only=KINDS)
-    return root
+    return built_copy(tmp_path)
 
 
 @pytest.fixture

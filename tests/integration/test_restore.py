@@ -23,18 +23,15 @@ from bipub.pair.units import text_hash
 from bipub.pipeline import build
 from bipub.project import Project
 from bipub.render.html import HtmlRenderer
-from tests.conftest import PROJECTS, tree_snapshot
+from tests.conftest import PAGES_AND_AGGREGATES, PROJECTS, built_copy, tree_snapshot
 
-KINDS = {"html", "json", "feeds", "llms"}
+KINDS = PAGES_AND_AGGREGATES
 ALPHA = "content/ko/posts/alpha.md"
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "p"
-    shutil.copytree(PROJECTS / "minimal", root)
-    build(root, only=KINDS)
-    return root
+    return built_copy(tmp_path)
 
 
 def _edit(root: Path, rel: str = ALPHA) -> None:
