@@ -444,6 +444,8 @@ def serve(
         for said in (built.idle(), saves.idle(waiting)):
             if said:
                 ui.debug(said)
+        if failed := saves.take_failed():  # (a full disk: said, and the server serves on)
+            ui.diagnostics(failed)
 
     # the address is taken before the first build (which takes minutes on a big site), so a
     # port in use is said at once; requests wait in the listen queue until the thread serves
@@ -460,6 +462,7 @@ def serve(
             for said in (built.idle(), saves.now()):  # (the folder watched; a kill is safe)
                 if said:
                     ui.debug(said)
+            ui.diagnostics(saves.take_failed())
         except KeyboardInterrupt as exc:  # (before serving: said, with the signal's status)
             server.server_close()
             said = saves.stop(built.broken)
@@ -540,3 +543,4 @@ def _serve(
         said = saves.stop(built.broken)
         if said:
             ui.debug(said)
+        ui.diagnostics(saves.take_failed())

@@ -32,6 +32,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bipub import buildstate
+from bipub.cache import not_saved
+from bipub.diagnostics import Diagnostic
 from bipub.project import Project
 
 if TYPE_CHECKING:
@@ -133,6 +135,12 @@ class Saves:
         self.step = 0  # the files of the save under way written so far (0: none)
         self.saves = 0  # saves done whole (tests count them)
         self.quiet = 0  # quiet moments in a row since the last build (`QUIET_MOMENTS`)
+        self.failed: list[Diagnostic] = []  # saves that failed, not yet said (`take_failed`)
+
+    def take_failed(self) -> list[Diagnostic]:
+        """The warnings of the saves that failed since the last call (the server prints them)."""
+        failed, self.failed = self.failed, []
+        return failed
 
     def built(self) -> None:
         """A build succeeded: what it left is saved at the next quiet moment (a save under way
@@ -170,7 +178,12 @@ class Saves:
             if waiting():
                 return "a save is waiting: the server's state is saved at a quiet moment after it"
             started = time.perf_counter()
-            steps[self.step]()
+            try:
+                steps[self.step]()
+            except OSError as exc:  # (a full or unwritable disk: the site served is fine)
+                self.due, self.step, self.quiet = False, 0, 0  # (tried again after a build)
+                self.failed.append(not_saved(self.project.cache, exc))
+                return "the server's state could not be saved (said as a warning)"
             took.append(f"{time.perf_counter() - started:.2f}")
             self.step += 1
         self.due, self.step, self.quiet = False, 0, 0

@@ -74,3 +74,24 @@ def test_a_stop_during_a_build_saves_nothing(tmp_path: Path) -> None:
     saves.built()
     assert "saved for the next start" in saves.stop(broken=False)
     assert log == ["cache", "records"]
+
+
+def test_a_save_that_fails_is_a_warning_and_the_server_goes_on(tmp_path: Path) -> None:
+    """A full or unwritable disk at a quiet moment: the save's OSError is kept as a
+    `cache-not-saved` warning for the server to print (it used to end the server), and the
+    next build's save is tried again."""
+    saves, log = _saves(tmp_path)
+
+    def full(folder: Path) -> None:
+        raise OSError(28, "No space left on device", str(folder / "build.pickle"))
+
+    saves.kept.cache.save = full  # type: ignore[attr-defined]
+    saves.built()
+    assert "could not be saved" in saves.now()
+    failed = saves.take_failed()
+    assert [d.code for d in failed] == ["cache-not-saved"]
+    assert "No space left on device" in failed[0].format()
+    assert saves.take_failed() == [] and saves.now() == ""  # (said once; nothing due)
+    saves.kept.cache.save = _Cache(log).save  # type: ignore[attr-defined]
+    saves.built()
+    assert "saved for the next start" in saves.now() and log == ["cache", "records"]
