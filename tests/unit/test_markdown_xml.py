@@ -448,6 +448,9 @@ EDGES = st.sampled_from(
 # found by this test: `![^1]` was read as an image, so an engine that dropped its tag took the
 # footnote reference with it (and the footnote's definition was no longer rendered)
 @example(text="![^1]: n\n[^1]: n\n", fault="drop_one_tag")
+# found by this test: a lead `[^1]` kept locally, and an answer that lost its tags starting with
+# `: n`, made the paragraph a footnote's definition
+@example(text="[^1]https://x.y/z[^1]: n\n", fault="drop_tags")
 def test_sharp_edged_markdown_keeps_its_structure_under_faults(
     text: str, fault: str | None
 ) -> None:

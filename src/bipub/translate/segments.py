@@ -85,6 +85,7 @@ _BLOCK_START = re.compile(
 )
 _ORDERED = re.compile(r"(\d{1,9})([.)])(?=[ \t]|$)")
 _DEFINITION = re.compile(r"(\[[^\]\n]*\]):")
+_JOINS_BRACKET = frozenset(":(")
 _HEADING_CLOSE = re.compile(r"([ \t])(#+)[ \t]*$")
 _PIPE = re.compile(r"(?<!\\)\|")
 
@@ -101,6 +102,9 @@ def escape_body(body: str, seg: Segment) -> str:
             text = m.group(1) + "\\" + text[m.end(1) :]
         elif _BLOCK_START.match(text):
             text = "\\" + text
+    if lead.endswith("]") and text[:1] in _JOINS_BRACKET:
+        # `[^1]` + `: n` would be a footnote's definition, `[x]` + `(u)` a link: kept apart
+        text = "\\" + text
     if seg.kind == "heading" and not seg.encoded.trail:
         text = _HEADING_CLOSE.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
     if seg.kind == "cell":
