@@ -451,6 +451,11 @@ EDGES = st.sampled_from(
 # found by this test: a lead `[^1]` kept locally, and an answer that lost its tags starting with
 # `: n`, made the paragraph a footnote's definition
 @example(text="[^1]https://x.y/z[^1]: n\n", fault="drop_tags")
+# found by this test at 20,000 examples: `<가>` is text, its translation `<ga>` a tag alone on its
+# line, which starts an HTML block
+@example(text="<가>", fault=None)
+# and: a lost code span's tag moved "```" to the start of the paragraph's second line (a fence)
+@example(text="a```\n```a```", fault="drop_one_tag")
 def test_sharp_edged_markdown_keeps_its_structure_under_faults(
     text: str, fault: str | None
 ) -> None:

@@ -83,9 +83,27 @@ _BLOCK_START = re.compile(
     r"|h[1-6]|header|hr|main|nav|ol|p|pre|section|table|ul|script|style|textarea)(?![\w-]))",
     re.I,
 )
+#: a complete open or closing tag alone on its line starts an HTML block (CommonMark's type 7)
+_HTML_LINE = re.compile(
+    r"(?:<[A-Za-z][A-Za-z0-9-]*(?:\s+[A-Za-z_:][\w.:-]*(?:\s*=\s*(?:[^\s\"'=<>`]+|'[^']*'"
+    r"|\"[^\"]*\"))?)*\s*/?>|</[A-Za-z][A-Za-z0-9-]*\s*>)[ \t]*(?:\n|$)"
+)
 _ORDERED = re.compile(r"(\d{1,9})([.)])(?=[ \t]|$)")
 _DEFINITION = re.compile(r"(\[[^\]\n]*\]):")
 _JOINS_BRACKET = frozenset(":(")
+#: what starts a block in the middle of a paragraph (interrupts it, or makes it a setext heading
+#: or a table's header): a continuation line of a translated body must not begin with it
+_INTERRUPTS = re.compile(
+    r"#{1,6}(?:[ \t]|$)|`{3,}(?!.*`)|~{3,}|>|[-+*][ \t]+\S|1[.)][ \t]+\S"
+    r"|([-*_])(?:[ \t]*\1){2,}[ \t]*$|=+[ \t]*$|-+[ \t]*$"
+    r"|<(?:script|pre|style|textarea)(?:[\s>]|$)|<!--|<\?|<![A-Za-z]|<!\[CDATA\["
+    r"|</?(?:address|article|aside|blockquote|details|div|dl|fieldset|figure|footer|form"
+    r"|h[1-6]|header|hr|main|nav|ol|p|pre|section|table|ul)(?:[\s>]|/>|$)"
+    r"|\[\^[^\]]+\]:"
+    r"|(?=[^|]*\|)\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$",
+    re.I,
+)
+_KEEPS_HEAD = re.compile(r"1(?=[.)])|\[\^[^\]]+\](?=:)")
 _HEADING_CLOSE = re.compile(r"([ \t])(#+)[ \t]*$")
 _PIPE = re.compile(r"(?<!\\)\|")
 
@@ -100,16 +118,44 @@ def escape_body(body: str, seg: Segment) -> str:
         m = _ORDERED.match(text) or _DEFINITION.match(text)
         if m:  # `1\. `, `[^1]\:`: the number or the reference stays as it is
             text = m.group(1) + "\\" + text[m.end(1) :]
-        elif _BLOCK_START.match(text):
+        elif _BLOCK_START.match(text) or _HTML_LINE.match(text):
             text = "\\" + text
     if lead.endswith("]") and text[:1] in _JOINS_BRACKET:
         # `[^1]` + `: n` would be a footnote's definition, `[x]` + `(u)` a link: kept apart
         text = "\\" + text
+    if "\n" in text:
+        text = _escape_continuations(text, seg)
     if seg.kind == "heading" and not seg.encoded.trail:
         text = _HEADING_CLOSE.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
     if seg.kind == "cell":
         text = _PIPE.sub(r"\\|", text)
     return text
+
+
+def _escape_continuations(text: str, seg: Segment) -> str:
+    """Each line after the first, past its line break's own prefix (indentation, quote
+    markers), escaped where it would start a block: an engine that moved words or lost a tag
+    must not turn a paragraph's second line into a fence, a heading, a list or a table."""
+    prefixes = sorted(
+        {
+            slot.rsplit("\n", 1)[1]
+            for slot, kind in zip(seg.encoded.slots, seg.encoded.kinds, strict=False)
+            if kind in ("break", "softbreak") and "\n" in slot
+        },
+        key=len,
+        reverse=True,
+    )
+    lines = text.split("\n")
+    for i in range(1, len(lines)):
+        line = lines[i]
+        at = next((len(p) for p in prefixes if p and line.startswith(p)), 0)
+        at += len(line) - at - len(line[at:].lstrip(" \t"))
+        rest = line[at:]
+        if _INTERRUPTS.match(rest):
+            head = _KEEPS_HEAD.match(rest)
+            cut = at + (head.end() if head else 0)
+            lines[i] = line[:cut] + "\\" + line[cut:]
+    return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- finding holes
