@@ -122,8 +122,8 @@ _TABLE: tuple[tuple[str, Default, str, str], ...] = (
     # --- review and translate
     ("review", E, "review", "A review command names an unknown unit, or the unit cannot be approved as asked."),
     ("not-written", E, "translate", "A machine draft could not be written into its file; nothing of it was kept."),
-    ("mismatch", W, "translate", "A drafted segment's numbers, code spans or length differ from its source's (e.g. an engine swapped two answers); review it."),
-    ("structure", W, "translate", "A drafted segment would have changed the block structure (a heading, list or table shape); it keeps its source text."),
+    ("mismatch", W, "translate", "A drafted segment's numbers, code spans or length differ from its source's (e.g. an engine swapped two answers); review it. Kept in the status record and shown by check and review until the draft is reviewed or rejected."),
+    ("structure", W, "translate", "A drafted segment would have changed the block structure (a heading, list or table shape); it keeps its source text. Kept in the status record and shown by check and review until the draft is reviewed or rejected."),
     # --- bipub check --links
     ("link", E, "links", "A link of the built site points to a page or file that does not exist."),
     ("anchor", E, "links", "A link's #anchor does not exist on its target page."),

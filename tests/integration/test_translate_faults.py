@@ -196,3 +196,84 @@ def test_two_refused_segments_of_one_section_do_not_stop_the_run(
     assert "posts/extra:body#1: not-written: segment 0 (line 1): DeepL HTTP 400" in result.stderr
     assert "1 unit NOT written" in result.stderr
     assert len(list((root / "content/en/posts").glob("*.md"))) == 4
+
+
+def _said(root: Path, key: str) -> list[str] | None:
+    import yaml
+
+    records = yaml.safe_load((root / "status/en.yaml").read_text(encoding="utf-8"))
+    return records[key].get("findings")
+
+
+def test_what_drafting_said_stays_with_the_draft_until_it_is_reviewed_or_rejected(
+    cli: Cli, fake: FakeDeepL, tmp_path: Path
+) -> None:
+    """A lost tag put back or an emphasis lost can only be seen while drafting: the status
+    record keeps it, `check` and `review show` say it, until the draft is reviewed or rejected
+    (before, it was printed once by `translate` and gone)."""
+    import json
+
+    root = write_corpus(tmp_path / "blog", 3)
+    fake.markup_fault("drop_one_tag")
+    result = cli("-C", str(root), "translate", "--to", "en")
+    assert result.exit_code == 0, result.stderr[-2000:]
+    printed = {
+        (key, code, message)
+        for key, items in findings(result.stderr).items()
+        for code, message in items
+        if message.startswith("segment ")
+    }
+    assert printed
+
+    def reported() -> set[tuple[str, str, str]]:
+        out = cli("-C", str(root), "check", "--format", "json")
+        return {
+            (f["key"], f["code"], f["message"].removesuffix(" (said when drafted)"))
+            for f in json.loads(out.stdout)["findings"]
+            if f["message"].endswith(" (said when drafted)")
+        }
+
+    assert reported() == printed  # every one, and nothing else
+    key = min(k for k, _, _ in printed if k.endswith(":body#0"))
+    code, message = min((c, m) for k, c, m in printed if k == key)
+    shown = cli("-C", str(root), "review", "show", key)
+    assert f"{code}: {message} (said when drafted)" in shown.stdout
+    name = key.split("/", 1)[1].split(":", 1)[0]
+    post, src = root / f"content/en/posts/{name}.md", root / f"content/ko/posts/{name}.md"
+
+    # a draft edited by hand is no longer the text they were said of: not said of it
+    original = post.read_text(encoding="utf-8")
+    post.write_text(original.replace("\n---\n\n", "\n---\n\nEdited by hand. ", 1), encoding="utf-8")
+    now = reported()
+    assert key not in {k for k, _, _ in now}
+    assert now == {f for f in printed if f[0] != key}  # the other units' still are
+    post.write_text(original, encoding="utf-8")
+
+    # approved: the record forgets them, check no longer says them
+    approved = cli("-C", str(root), "review", "approve", key, "--reviewer", "jiwon", "--force")
+    assert approved.exit_code == 0, approved.stderr
+    assert _said(root, key) is None
+    assert key not in {k for k, _, _ in reported()}
+
+    # a newer draft beside the reviewed text carries its own, shown with the waiting draft;
+    # rejecting that draft forgets them
+    text = src.read_text(encoding="utf-8")
+    src.write_text(
+        text.replace("\n---\n\n", "\n---\n\n새 문장은 `new_flag` 옵션을 씁니다. ", 1),
+        encoding="utf-8",
+    )
+    fake.markup_fault("drop_tags", match="새 문장")
+    again = cli("-C", str(root), "translate", "--to", "en")
+    assert again.exit_code == 0, again.stderr[-2000:]
+    said = _said(root, key)
+    assert said and any("new_flag" in s for s in said), (said, again.stderr[-1500:])
+    out = json.loads(cli("-C", str(root), "check", "--format", "json").stdout)
+    waits = [f for f in out["findings"] if f["key"] == key and f["code"] == "draft"]
+    assert any(
+        q["message"].endswith("(said when drafted)") and "new_flag" in q["message"]
+        for f in waits
+        for q in f["waiting_draft"]["qa"]
+    ), waits
+    rejected = cli("-C", str(root), "review", "reject", key)
+    assert rejected.exit_code == 0, rejected.stderr
+    assert _said(root, key) is None

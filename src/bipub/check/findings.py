@@ -45,9 +45,23 @@ PAIR_CODES: tuple[str, ...] = (
     "duplicate",
     "missing-source",
 )
+#: What only the drafting can say of a machine draft (kept in its status record's `findings`).
+DRAFTING_CODES: tuple[str, ...] = ("mismatch", "structure")
 #: A malformed inline ignore.
 OTHER_CODES: tuple[str, ...] = ("ignore",)
-KNOWN_CODES: tuple[str, ...] = QA_CODES + STATE_CODES + PAIR_CODES + OTHER_CODES
+KNOWN_CODES: tuple[str, ...] = QA_CODES + STATE_CODES + PAIR_CODES + DRAFTING_CODES + OTHER_CODES
+
+
+def drafting_said(lines: list[str] | None) -> list[tuple[str, str]]:
+    """A status record's `findings` (`code: message` each) as (code, message), the message
+    saying it was found when the draft was made (`check` cannot find a lost tag again)."""
+    out: list[tuple[str, str]] = []
+    for line in lines or ():
+        code, sep, message = line.partition(": ")
+        if not sep or not code or " " in code:
+            code, message = "markup", line
+        out.append((code, f"{message} (said when drafted)"))
+    return out
 
 
 def kind_of(key: str | None) -> str:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from bipub.check.findings import Finding
+from bipub.check.findings import Finding, drafting_said
 from bipub.check.qa import check_untranslated
 from bipub.diagnostics import Collector, Severity
 from bipub.load.content import Content, Document
@@ -251,6 +251,9 @@ def check_units(
                         on_draft=True,
                     )
                 )
+                if rec.findings and rec.translation_hash in (None, text_hash(unit.translation)):
+                    for code, message in drafting_said(rec.findings):
+                        result.findings.append(_finding(code, unit, message, on_draft=True))
             elif rec.draft:
                 if rec.draft_source_hash == text_hash(unit.source):
                     msg = "a newer machine draft waits beside the reviewed translation"

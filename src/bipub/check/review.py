@@ -435,7 +435,12 @@ def reject(analysis: Analysis, targets: Sequence[tuple[str, str]]) -> Decision:
                 lang,
                 key,
                 rec.model_copy(
-                    update={"draft": None, "draft_source_hash": None, "draft_engine": None}
+                    update={
+                        "draft": None,
+                        "draft_source_hash": None,
+                        "draft_engine": None,
+                        "findings": None,
+                    }
                 ),
             )
             continue

@@ -22,7 +22,7 @@ from bipub import __version__
 from bipub.cache import BuildCache
 from bipub.check import coverage as cov
 from bipub.check import qa
-from bipub.check.findings import KNOWN_CODES, PAIR_CODES, Finding, WaitingDraft
+from bipub.check.findings import KNOWN_CODES, PAIR_CODES, Finding, WaitingDraft, drafting_said
 from bipub.check.glossary import Glossary, load_glossary
 from bipub.check.parity import (
     ParityResult,
@@ -448,7 +448,7 @@ def _with_waiting(
         stale_diff(rec.source, unit.source, unit.source_file, unit.source_line)
         if changed and rec.source
         else None,
-        tuple((q.code, q.message) for q in qa),
+        (*drafting_said(rec.findings), *((q.code, q.message) for q in qa)),
     )
     return replace(f, waiting=waiting)
 

@@ -14,6 +14,8 @@ Plain YAML, keys sorted, one record per translated unit key:
       draft: "KV cache paging, …"     # a newer machine draft waiting beside the reviewed text
       draft_source_hash: 77c0e1d2a9b3  # hash of the source that waiting draft was made from
       draft_engine: deepl
+      findings:                     # what `bipub translate` said of its newest machine text
+        - "markup: segment 1 (line 3): lost '`x`' (put back at the end of the segment)"
 
 The drafting (`bipub translate`) and review (`bipub review`) features write these files; the build
 only reads them — through a `StatusCache` when it has one: a site whose posts are all reviewed has
@@ -57,6 +59,10 @@ class StatusRecord(Strict):
     draft: StrictStr | None = None  # a newer machine draft kept beside a reviewed translation
     draft_source_hash: StrictStr | None = None  # the source that draft was made from
     draft_engine: StrictStr | None = None
+    #: what drafting said of the record's newest machine text (the draft in the file, or the
+    #: one waiting beside), `code: message` each, shown by `check` and `review` until that
+    #: text is reviewed or rejected (a lost tag put back, a segment kept in its source text)
+    findings: list[StrictStr] | None = None
 
 
 @dataclass(frozen=True)

@@ -98,6 +98,12 @@ class _Draft:
     text: str
     problems: tuple[tuple[str, str], ...]
     stand_in: str | None = None  # why the source text stands in for a translation
+    said: tuple[str, ...] = ()  # the drafting's own findings (not QA `check` makes again)
+
+    @property
+    def findings(self) -> list[str] | None:
+        """The status record's `findings`: what only the drafting can say."""
+        return list(self.said) or None
 
 
 def _segment_problems(index: int, line: int, source: str, body: str) -> list[tuple[str, str]]:
@@ -187,8 +193,9 @@ def _draft(plan: Plan, job: Job, answers: Answers) -> _Draft | str:
     unit_checks = qa_problems(job.unit, text, plan.glossary)
     if any(code == "numbers" for code, _ in unit_checks):  # said once, for the whole unit
         problems = [p for p in problems if not (p[0] == "mismatch" and "numbers" in p[1])]
+    said = tuple(f"{code}: {message}" for code, message in problems)
     problems.extend(unit_checks)
-    return _Draft(job, text, tuple(problems))
+    return _Draft(job, text, tuple(problems), said=said)
 
 
 def _options(spec: Spec, qa_codes: Iterable[str], sent: bool = True) -> dict[str, str]:
@@ -209,14 +216,15 @@ def _options(spec: Spec, qa_codes: Iterable[str], sent: bool = True) -> dict[str
     return out
 
 
-def _beside(draft: _Draft) -> dict[str, str]:
+def _beside(draft: _Draft) -> dict[str, object]:
     """The fields of a draft waiting beside a reviewed translation: the text, and (where the
     status format has them: the review loop's `draft_source_hash`, `draft_engine`) what it
     was made from."""
-    update = {"draft": draft.text}
+    update: dict[str, object] = {"draft": draft.text}
     if "draft_source_hash" in StatusRecord.model_fields:
         update["draft_source_hash"] = text_hash(draft.job.unit.source)
         update["draft_engine"] = ENGINE
+    update["findings"] = draft.findings
     return update
 
 
@@ -234,6 +242,7 @@ def _draft_record(plan: Plan, draft: _Draft) -> StatusRecord:
         ),
         state="draft",
         translation_hash=text_hash(draft.text),
+        findings=draft.findings,
     )
     if draft.stand_in is not None:
         assert record.options is not None
