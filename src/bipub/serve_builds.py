@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bipub import uptodate
+from bipub import uprecord, uptodate
 from bipub.diagnostics import DiagnosticError
 from bipub.project import Project
 from bipub.write.tree_watch import TreeWatch
@@ -50,6 +50,7 @@ class ServeBuilds:
     def __call__(self, only: set[str], changed: frozenset[str] | None, **kw: Any) -> BuildResult:
         """One build of `only`; `changed` and `kw` (first, on_publish): as pipeline.build's."""
         key = uptodate.build_key(self.project, self.site, None, only)[1]
+        before = self.kept.records.get(self.target)
         self.broken = True
         if self.hold is not None:
             self.hold.begin()
@@ -75,11 +76,28 @@ class ServeBuilds:
             if self.hold is not None:
                 self.hold.building = False  # (a stop from now on: at once)
         self.broken = False
+        self._journal(before, result)
         if self.on_built is not None:
             self.on_built()
         if self.hold is not None:
             self.hold.end()  # (a stop held while it built: now, with its state to save)
         return result
+
+    def _journal(self, before: uptodate.Record | None, result: BuildResult) -> None:
+        """After a build that published: the record of the output as it left it, saved as the
+        journal until the next save (uprecord.py `save_journal`: a kill before that save then
+        leaves a start that checks the folders against it, not every file of the output). The
+        record in memory keeps the base file of the one before (saved as what changed since)."""
+        record = self.kept.records.get(self.target)
+        if record is None or record is before:
+            return  # (up to date, or nothing recorded: nothing published since the last one)
+        if record.base is None and before is not None:
+            record.base = before.base
+        try:
+            uprecord.save_journal(self.project, self.target, record)
+        except OSError as exc:  # (a full disk: a kill before the next save costs a full check)
+            note = f"journal of this update not saved ({exc.strerror or exc})"
+            result.cache_note = "; ".join(n for n in (result.cache_note, note) if n)
 
     def warm(self) -> str:
         """After the first build (its pages, then the other outputs): if it kept no pages (it

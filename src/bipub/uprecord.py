@@ -24,6 +24,7 @@ from bipub.cache import (
     delta_from,
     delta_head,
     delta_size,
+    load_delta,
     output_name,
     read_delta,
     save_delta,
@@ -101,7 +102,7 @@ def load_noted(project: Project, out: Path) -> tuple[Record | None, str]:
         if record is None:
             return None, f"up-to-date record ignored ({path.name}: another format)"
         record.raw = raw
-        return record, ""
+        return with_journal(project, out, record)
     except FileNotFoundError as exc:
         if exc.filename is not None and Path(exc.filename) == path:
             return None, ""  # (no record: no note)
@@ -188,6 +189,72 @@ def save(project: Project, out: Path, record: Record, before: Record | None = No
         tables["spare_dirs"] = record.spare.dirs
     base = before.base if before is not None and before.base is not None else record.base
     record.base = save_delta(_path(project, out), head, tables, base, _tables(out), _ALIKE)
+    forget_journal(project, out)  # (it described this output, or an older one)
+
+
+# `bipub serve`'s journal: the record of the output folder as each update's build left it
+# (`save_journal`), for a start after a kill that came before the record was saved again
+JOURNALED = " (and the journal of the updates after it)"  # marks the key: never current
+
+
+def _journal(project: Project, out: Path) -> Path:
+    return project.cache / f"uptodate-{output_name(out)}.journal.pickle"
+
+
+def save_journal(project: Project, out: Path, record: Record) -> None:
+    """`bipub serve`, after each build that published: what the output folder and its spare
+    copy hold now (their files, folders and hashes; not the inputs), as what changed since the
+    record's base file (a few KB). Until the server saves the record again (at a quiet
+    moment), a server killed outright leaves a record of an older output; the next start reads
+    both (`with_journal`) and checks the folders against the journal as against any record,
+    instead of comparing every file. Raises OSError."""
+    head = {"format": FORMAT, "journal": True, "spare": record.spare is not None}
+    tables = {"files": record.files, "dirs": record.dirs, "digests": record.digests}
+    if record.spare is not None:
+        tables["spare_files"] = record.spare.files
+        tables["spare_dirs"] = record.spare.dirs
+    prefix = f"uprjournal-{output_name(out)}"  # (its own base files, if it needs one)
+    save_delta(_journal(project, out), head, tables, record.base, prefix, _ALIKE)
+
+
+def with_journal(project: Project, out: Path, record: Record) -> tuple[Record, str]:
+    """`record` (read from its file) with the output's files, folders and hashes of the
+    journal of the updates after it (`save_journal`), if there is one: the key marked so
+    that it is never current (the inputs are the record's, older than that output). The
+    build trusts it only where the folders are as it says (uptodate.py `known_output`), as
+    any record; a journal that cannot be read is not used (why: `-v`)."""
+    path = _journal(project, out)
+    try:
+        head, tables, _ = load_delta(path)
+    except FileNotFoundError as exc:
+        if exc.filename is not None and Path(exc.filename) == path:
+            return record, ""  # (none: the record is the last build's)
+        return record, f"journal of the last update ignored ({path.name}: {exc.strerror})"
+    except UNREADABLE as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return record, f"journal of the last update ignored ({path.name}: {why or 'unreadable'})"
+    if not isinstance(head, dict) or head.get("format") != FORMAT or not head.get("journal"):
+        return record, f"journal of the last update ignored ({path.name}: another format)"
+    spare = TreeRecord(tables["spare_files"], tables["spare_dirs"]) if head["spare"] else None
+    merged = Record(
+        record.key + JOURNALED,
+        record.inputs,
+        tables["files"],
+        tables["dirs"],
+        record.warnings,
+        record.pages,
+        tables["digests"],
+        spare,
+        base=record.base,  # (the next save: as what changed since the record's base)
+    )
+    return merged, "output folder recorded by the journal of the last update (not saved since)"
+
+
+def forget_journal(project: Project, out: Path) -> None:
+    """Remove the journal (the record was saved since: it describes that output or an older
+    one). Nothing to remove is fine; a journal that stays is checked against the folders."""
+    with contextlib.suppress(FileNotFoundError):
+        _journal(project, out).unlink()
 
 
 def forget(project: Project, out: Path) -> None:
@@ -196,6 +263,8 @@ def forget(project: Project, out: Path) -> None:
     output that has been replaced since, which the next build sees."""
     with contextlib.suppress(OSError):
         _path(project, out).unlink()
+    with contextlib.suppress(OSError):
+        _journal(project, out).unlink()
     for base in project.cache.glob(f"{_tables(out)}-*.pickle"):
         with contextlib.suppress(OSError):
             base.unlink()

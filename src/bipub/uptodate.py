@@ -74,6 +74,7 @@ from bipub.write import tree_check
 from bipub.write.folders import prev_folder
 from bipub.write.ownership import real_output
 from bipub.write.record import Identity as Identity  # (re-exported: the record's identities)
+from bipub.write.record import relinked
 from bipub.write.tree_watch import Tables, TreeWatch
 
 # from how many recorded folders and files the output is checked in another process while the
@@ -487,6 +488,8 @@ class Prescan:
         if self._intact is not None:
             if self._intact:
                 return record
+            if (fixed := self._relinked(record)) is not None:
+                return fixed
             return dataclasses.replace(record, changed="a file of the output folder was changed")
         if self._folders is None:
             answer = self._read(1) if self._pid else b""
@@ -500,11 +503,34 @@ class Prescan:
             self._folders = answer
         how = "a file added, removed, replaced or edited"
         if self._folders == b"-":
+            if (fixed := self._relinked(record)) is not None:
+                return fixed
             return dataclasses.replace(record, changed=f"the output folder was changed ({how})")
         if self._folders == b"s" and record.spare is not None:
             why = f"it was changed since the last build ({how})"
             return dataclasses.replace(record, spare=None, spare_note=why)
         return record
+
+    def _relinked(self, record: Record) -> Record | None:
+        """`record`, if the output differs from it only by files a killed build linked into
+        its staging folder (write/record.py `relinked`: their bytes hashed again and found to
+        be those recorded), with their identities now; its spare copy's record only if its
+        folders are as recorded (else none: the writer checks that copy in full)."""
+        moved = relinked(str(self.target), record.files, record.dirs, record.digests)
+        if moved is None:
+            return None
+        fixed = dataclasses.replace(record, files={**record.files, **moved}, raw=None)
+        self._add_note(
+            f"output folder as recorded but for {len(moved)} files linked since (a build was "
+            "stopped while it ran; their bytes hashed again: as recorded)"
+        )
+        spare = record.spare
+        if spare is not None and not _output_unchanged(
+            prev_folder(real_output(self.target)), {}, spare.dirs
+        ):
+            why = "it was changed since the last build (a build was stopped while it staged there)"
+            return dataclasses.replace(fixed, spare=None, spare_note=why)
+        return fixed
 
     def close(self) -> None:
         if self._checker is not None:

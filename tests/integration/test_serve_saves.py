@@ -230,3 +230,39 @@ def test_a_stop_during_an_update_waits_for_its_build_and_saves_its_state(make_pr
         assert said == [] and builds.broken  # (stopped in the middle: nothing to save)
     finally:
         put_back(handlers)
+
+
+def test_a_server_killed_after_an_update_published_starts_from_its_journal(
+    make_project, tmp_path
+) -> None:
+    """SIGKILL after an update published its pages and before the server saved its state (a
+    quiet moment later): the saved record is of the output before the update, so the next
+    start used to compare every file of the output (74 s at 5,000 posts a language). The
+    update's journal (uprecord.save_journal: the record of the output as each build left
+    it) lets the start check the folders against it instead; the site served is then exactly
+    a clean build's."""
+    project = make_project("minimal")
+    site = project / ".bipub-cache" / "serve"
+    post = project / "content" / "ko" / "posts" / "beta.md"
+    started: list[Server] = []
+    try:
+        server = Server(project)
+        started.append(server)
+        served = server.wait_for(r"http://127\.0\.0\.1:\d+/")
+        post.write_text(post.read_text(encoding="utf-8") + "\n\n저널\n", encoding="utf-8")
+        server.wait_for(r"rebuilt \d+ of \d+ pages", served + 1)  # (published, not saved)
+        server.kill()
+        before = server.text()
+        assert "saved for the next start" not in "".join(server.lines[served + 1 :])
+        server = Server(project)
+        started.append(server)
+        server.wait_for(r"http://127\.0\.0\.1:\d+/")
+        text = before + server.text()
+        assert "output folder recorded by the journal of the last update" in text, text
+        assert "every file of it compared" not in text, text
+        reference = tmp_path / "clean"
+        _clean_build(project, reference)
+        assert _same_tree(site, reference) == [], text
+    finally:
+        for server in started:
+            server.kill()
