@@ -44,6 +44,7 @@ class ServeBuilds:
         self.broken = False
         self.on_built: Callable[[], None] | None = None  # (after each build that succeeded)
         self._warmed = False  # (`warm` tried)
+        self.up_to_date = False  # the last build had nothing to do
         # while serving: a stop during a build waits for its end (serve_save.StopHold)
         self.hold: StopHold | None = None
 
@@ -67,6 +68,7 @@ class ServeBuilds:
                 result = self._build(
                     self.root, self.site, only=only, kept=self.kept, prescan=prescan, **kw
                 )
+                self._also(before, prescan)
         except DiagnosticError:  # (nothing published, nothing kept changed)
             self.broken = False
             if self.hold is not None:
@@ -76,12 +78,29 @@ class ServeBuilds:
             if self.hold is not None:
                 self.hold.building = False  # (a stop from now on: at once)
         self.broken = False
+        self.up_to_date = result.up_to_date
         self._journal(before, result)
         if self.on_built is not None:
             self.on_built()
         if self.hold is not None:
             self.hold.end()  # (a stop held while it built: now, with its state to save)
         return result
+
+    def _also(self, before: uptodate.Record | None, prescan: uptodate.Prescan) -> None:
+        """After a build: if it started from an output current for other options (`before`:
+        the pages' build, then the other outputs', of the same inputs) and found the output as
+        that record says, the output it published is current for those too (it rebuilt its own
+        kinds from the same inputs and carried the others as they were): a start after a clean
+        stop then finds the pages' build up to date as well as the last one."""
+        after = self.kept.records.get(self.target)
+        if after is None or before is None or after is before or before.inputs != after.inputs:
+            return
+        known = prescan.known_output()  # (asked by the build already: its answer)
+        if known is None or known.changed or known.key != before.key:
+            return
+        also = {before.key: uprecord.Summary.of(before, before.key), **before.also}
+        also.pop(after.key, None)  # (a key marked current for no build, fast render's or a
+        after.also = also  # journal's, is never a build's key: kept, it does nothing)
 
     def _journal(self, before: uptodate.Record | None, result: BuildResult) -> None:
         """After a build that published: the record of the output as it left it, saved as the
@@ -111,6 +130,11 @@ class ServeBuilds:
         if memo.out or self._warmed:
             return ""
         self._warmed = True  # (once: a build with nothing to do makes no memo)
+        if self.up_to_date:  # (a start after a clean stop: no page work at all)
+            return (
+                "pages not built again before serving: nothing changed since the last build "
+                "(the first update checks every page's kept file)"
+            )
         why = memo.why or "no pages kept by the first build"
         try:
             self({"html"}, None)

@@ -53,11 +53,19 @@ class Record:
     changed: str = ""  # how the output was found changed since (not saved)
     # the base file it was read from or saved with (cache.py `save_delta`; not compared)
     base: Base | None = field(default=None, compare=False, repr=False)
+    # the other options' keys the output is current for too, with what their build said
+    # (`bipub serve`'s build of the pages, then of the other outputs, of the same inputs)
+    also: dict[str, Summary] = field(default_factory=dict)
     # the checked bytes it was read from (`read_delta`: the prescan's child sends them as they
     # are, not pickled again; not compared, not kept by the build)
     raw: tuple[memoryview | bytes, memoryview | bytes] | None = field(
         default=None, compare=False, repr=False
     )
+
+    def current_for(self, key: str) -> bool:
+        """Whether the output it describes is a build's with the options `key` (if the inputs
+        and the output are as it says)."""
+        return key == self.key or key in self.also
 
     def output(self) -> OutputRecord:
         """What the next build's writer needs to know of the output folder (write/output.py)."""
@@ -122,23 +130,37 @@ class Summary:
     files: int
 
     @classmethod
-    def of(cls, record: Record) -> Summary:
+    def of(cls, record: Record, key: str) -> Summary:
+        """What the build of the options `key` said (`Record.current_for`)."""
+        if key != record.key and key in record.also:
+            return record.also[key]
         return cls(record.warnings, record.pages, len(record.files))
 
 
-def summary_of(payload: memoryview | bytes) -> Summary | None:
-    """The `Summary` of the record whose file (not its base) `read_delta` read (None: of
-    another format). Raises UNREADABLE."""
+def summary_of(payload: memoryview | bytes, key: str) -> Summary | None:
+    """The `Summary` for the options `key` of the record whose file (not its base)
+    `read_delta` read (None: of another format). Raises UNREADABLE."""
     head = delta_head(payload)
     if not isinstance(head, dict) or head.get("format") != FORMAT:
         return None
-    return Summary(_warnings(head), head["pages"], head["files"])
+    also = _also(head)
+    if key != head["key"] and key in also:
+        return also[key]
+    return Summary(_warnings(head["warnings"]), head["pages"], head["files"])
 
 
-def _warnings(head: dict[str, Any]) -> list[Diagnostic]:
-    return [
-        Diagnostic(d[0], d[1], d[2], d[3], Severity(d[4]), d[5], d[6]) for d in head["warnings"]
-    ]
+def _warnings(raw: list[list[Any]]) -> list[Diagnostic]:
+    return [Diagnostic(d[0], d[1], d[2], d[3], Severity(d[4]), d[5], d[6]) for d in raw]
+
+
+def _encoded(warnings: list[Diagnostic]) -> list[list[Any]]:
+    return [[d.file, d.line, d.code, d.message, d.severity.value, d.key, d.lang] for d in warnings]
+
+
+def _also(head: dict[str, Any]) -> dict[str, Summary]:
+    """`Record.also` from the head (none in a record saved before it was kept)."""
+    found = head.get("also") or {}
+    return {key: Summary(_warnings(w), pages, head["files"]) for key, (w, pages) in found.items()}
 
 
 def from_raw(payload: memoryview | bytes, base: memoryview | bytes) -> Record | None:
@@ -154,10 +176,11 @@ def from_raw(payload: memoryview | bytes, base: memoryview | bytes) -> Record | 
         tables["inputs"],
         tables["files"],
         tables["dirs"],
-        _warnings(head),
+        _warnings(head["warnings"]),
         head["pages"],
         tables["digests"],
         spare,
+        also=_also(head),
         base=found,
     )
 
@@ -170,11 +193,9 @@ def save(project: Project, out: Path, record: Record, before: Record | None = No
     head = {
         "format": FORMAT,
         "key": record.key,
-        "warnings": [
-            [d.file, d.line, d.code, d.message, d.severity.value, d.key, d.lang]
-            for d in record.warnings
-        ],
+        "warnings": _encoded(record.warnings),
         "pages": record.pages,
+        "also": {key: (_encoded(s.warnings), s.pages) for key, s in record.also.items()},
         "spare": record.spare is not None,
         "files": len(record.files),  # (`summary_of`)
     }

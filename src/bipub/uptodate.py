@@ -142,7 +142,8 @@ class Scan:
 
 def _same_inputs(scan: Scan, key: str) -> bool:
     """The inputs and options (`key`) are those of the last build's record."""
-    return scan.record is not None and scan.record.key == key and scan.record.inputs == scan.inputs
+    record = scan.record
+    return record is not None and record.current_for(key) and record.inputs == scan.inputs
 
 
 def _received(data: memoryview) -> Scan | None:
@@ -258,6 +259,7 @@ class Prescan:
         self._intact: bool | None = None
         self._same: bool | None = None  # `same_inputs`'s answer
         self._folders: bytes | None = None  # `folders_intact`'s answer
+        self._known: tuple[Record | None] | None = None  # `known_output`'s answer
         self._size: int | None = None  # of the scan the child sent (`_sent`)
         self._pid = 0
         self._pipe = -1
@@ -398,21 +400,21 @@ class Prescan:
         if self._scan is None and self._intact is None and self._sent() > 16 and self._file:
             fd = self._file.fileno()
             head, small = struct.unpack("<QQ", os.pread(fd, 16, 0))
-            found = summary_of(os.pread(fd, small, 16 + head)) if small else None
+            found = summary_of(os.pread(fd, small, 16 + head), self.key) if small else None
             if found is not None:
                 answer = self._read(1)
                 if answer in (b"0", b"1"):
                     self._intact = answer == b"1"  # (if not: `scan` reads the rest)
                     return found if self._intact else None
         record = self.unchanged()
-        return Summary.of(record) if record is not None else None
+        return Summary.of(record, self.key) if record is not None else None
 
     def _check_apart(self, scan: Scan) -> None:
         """Start checking the output in another process if the writer will need the answer
         (the build is not up to date) and the output is big (`CHECK_APART`) — unless the
         caller's watch vouches for the record (then the answer is b"+")."""
         record = scan.record
-        if record is None or (record.key == self.key and record.inputs == scan.inputs):
+        if record is None or (record.current_for(self.key) and record.inputs == scan.inputs):
             return
         if self._watch is not None:
             vouched = self._watch.vouch(watch_tables(self.target, record))
@@ -481,7 +483,12 @@ class Prescan:
         """The last build's record, for the writer (write/output.py), with what is known not
         to be as it says: every folder and file of the output and of its spare copy is checked
         (a file added, removed, replaced or edited in place by hand). The writer looks at every
-        file of a tree that was changed."""
+        file of a tree that was changed. (Worked out once: asked again, the same answer.)"""
+        if self._known is None:
+            self._known = (self._known_output(),)
+        return self._known[0]
+
+    def _known_output(self) -> Record | None:
         record = self.scan().record
         if record is None:
             return None
