@@ -48,8 +48,11 @@ class ServeBuilds:
         # while serving: a stop during a build waits for its end (serve_save.StopHold)
         self.hold: StopHold | None = None
 
-    def __call__(self, only: set[str], changed: frozenset[str] | None, **kw: Any) -> BuildResult:
-        """One build of `only`; `changed` and `kw` (first, on_publish): as pipeline.build's."""
+    def __call__(
+        self, only: set[str], changed: frozenset[str] | None, *, current: bool = True, **kw: Any
+    ) -> BuildResult:
+        """One build of `only`; `changed` and `kw` (first, on_publish): as pipeline.build's;
+        `current=False`: built even if the output is current (uptodate.Prescan)."""
         key = uptodate.build_key(self.project, self.site, None, only)[1]
         before = self.kept.records.get(self.target)
         self.broken = True
@@ -64,6 +67,7 @@ class ServeBuilds:
                 fork=False,
                 changed=changed,
                 watch=self.watch,
+                current=current,
             ) as prescan:
                 result = self._build(
                     self.root, self.site, only=only, kept=self.kept, prescan=prescan, **kw
@@ -80,7 +84,7 @@ class ServeBuilds:
         self.broken = False
         self.up_to_date = result.up_to_date
         self._journal(before, result)
-        if self.on_built is not None:
+        if self.on_built is not None and not result.up_to_date:  # (nothing new to save)
             self.on_built()
         if self.hold is not None:
             self.hold.end()  # (a stop held while it built: now, with its state to save)
@@ -123,9 +127,9 @@ class ServeBuilds:
         rendered every page, or had nothing to do), the pages are built once more with nothing
         changed, so that what the build keeps between updates (render/kept_pages.py
         `KeepMemo`) is made now and not by the first update (~0.3 s more at 5,000 posts a
-        language). A build of the pages right after one of them has nothing to do (the record
-        is of its options): it is not up to date after the other outputs' build. What to say
-        (-v), or ""."""
+        language). The output is current for the pages after the other outputs' build (the
+        record says so: uprecord.Record.also): the pages are built all the same (`current`).
+        What to say (-v), or ""."""
         memo = self.kept.keep
         if memo.out or self._warmed:
             return ""
@@ -137,7 +141,7 @@ class ServeBuilds:
             )
         why = memo.why or "no pages kept by the first build"
         try:
-            self({"html"}, None)
+            self({"html"}, None, current=False)  # (current after the other outputs' build)
         except DiagnosticError as exc:
             return f"pages not built again before serving ({len(exc.diagnostics)} errors)"
         if not memo.out:  # (up to date: nothing planned; or still no trusted record)

@@ -250,7 +250,8 @@ def with_journal(project: Project, out: Path, record: Record) -> tuple[Record, s
     except FileNotFoundError as exc:
         if exc.filename is not None and Path(exc.filename) == path:
             return record, ""  # (none: the record is the last build's)
-        return record, f"journal of the last update ignored ({path.name}: {exc.strerror})"
+        missing = Path(exc.filename or path).name  # (its base file: replaced since)
+        return record, f"journal of the last update ignored ({missing}: {exc.strerror})"
     except UNREADABLE as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return record, f"journal of the last update ignored ({path.name}: {why or 'unreadable'})"

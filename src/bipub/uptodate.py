@@ -243,8 +243,12 @@ class Prescan:
         fork: bool = True,
         changed: Iterable[str] | None = None,
         watch: TreeWatch | None = None,
+        current: bool = True,
     ) -> None:
         self.project = Project(root)
+        # False: the build runs even if the output is current (`bipub serve`'s build of the
+        # pages before it serves, made for what it keeps in memory: serve_builds.py `warm`)
+        self._may_be_current = current
         # the caller's watch on the output folder (`bipub serve`: write/tree_watch.py), which
         # vouches for the record where it can: then the output is not checked in full
         self._watch = watch
@@ -331,6 +335,8 @@ class Prescan:
         """Whether the inputs and options are those of the last build's record, so that the
         output may be up to date (`unchanged` says whether it is): the child's first answer,
         sent before the scan itself, so that a build with work to do starts sooner."""
+        if self._same is None and not self._may_be_current:
+            self._same = False
         if self._same is None:
             if self._pid and self._scan is None:
                 self._verdict()
@@ -414,7 +420,9 @@ class Prescan:
         (the build is not up to date) and the output is big (`CHECK_APART`) — unless the
         caller's watch vouches for the record (then the answer is b"+")."""
         record = scan.record
-        if record is None or (record.current_for(self.key) and record.inputs == scan.inputs):
+        if record is None or (
+            self._may_be_current and record.current_for(self.key) and record.inputs == scan.inputs
+        ):
             return
         if self._watch is not None:
             vouched = self._watch.vouch(watch_tables(self.target, record))
@@ -528,14 +536,15 @@ class Prescan:
             return None
         fixed = dataclasses.replace(record, files={**record.files, **moved}, raw=None)
         self._add_note(
-            f"output folder as recorded but for {len(moved)} files linked since (a build was "
-            "stopped while it ran; their bytes hashed again: as recorded)"
+            f"output folder as recorded but for {len(moved)} files linked since (a build "
+            "stopped while it ran, or their links in the spare copy changed; their bytes "
+            "hashed again: as recorded)"
         )
         spare = record.spare
         if spare is not None and not _output_unchanged(
             prev_folder(real_output(self.target)), {}, spare.dirs
         ):
-            why = "it was changed since the last build (a build was stopped while it staged there)"
+            why = "it was changed since the last build"
             return dataclasses.replace(fixed, spare=None, spare_note=why)
         return fixed
 

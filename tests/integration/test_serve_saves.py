@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -212,6 +213,7 @@ def test_a_stop_during_an_update_waits_for_its_build_and_saves_its_state(make_pr
             os.kill(os.getpid(), signal.SIGTERM)
             time.sleep(0.05)  # (the handler runs between two bytecodes of this thread)
         said.append("built")
+        return SimpleNamespace(up_to_date=False)  # (what ServeBuilds reads of a result)
 
     builds = ServeBuilds(project, project / "site", Kept(BuildCache()), build, None)
     builds.on_built = lambda: said.append("to save")
