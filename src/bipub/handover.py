@@ -16,6 +16,8 @@ writer's record says which files it looked at: `OutputRecord.looked`).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from itertools import compress
+from operator import not_
 from pathlib import Path
 
 from bipub import buildstate, restore, uptodate
@@ -24,7 +26,8 @@ from bipub.cache import BuildCache
 from bipub.project import Project
 from bipub.render.outputs import Output
 from bipub.restore import Kept
-from bipub.write.output import Identity, OutputFile, OutputTree, published_files
+from bipub.write.carry import carry_all
+from bipub.write.output import Identity, OutputTree, published_files
 from bipub.write.record import OutputRecord
 
 
@@ -93,9 +96,8 @@ def carry_other_kinds(
     known = owned.setdefault(tuple(kind.kind for kind in kinds), {}) if owned is not None else {}
     for rel in left - known.keys():
         known[rel] = any(kind.owns(rel) for kind in kinds)
-    for rel in left:
-        if not known[rel]:
-            tree.carry_over(rel, OutputFile(None, f"previous build ({rel})"))
+    order = list(left)  # (those no rebuilt kind owns, carried over in C loops: write/carry.py)
+    carry_all(tree, compress(order, map(not_, map(known.__getitem__, order))))
 
 
 def remember(

@@ -340,10 +340,14 @@ class Rebuilds:
         report_warnings(ui, memo, result.warnings)
         total = sum(result.pages.values())
         deferred = len(first.deferred) if first is not None else 0
-        ui.info(
-            f"rebuilt {total - result.reused} of {total} pages ({result.changed} files changed) "
-            f"in {result.seconds:.2f} s" + (f"; {deferred} more pages follow" if deferred else "")
-        )
+        if result.up_to_date:  # (a start after a clean stop, nothing edited since)
+            ui.info(f"nothing to rebuild: the {total} pages are as the last build left them")
+        else:
+            ui.info(
+                f"rebuilt {total - result.reused} of {total} pages ({result.changed} files "
+                f"changed) in {result.seconds:.2f} s"
+                + (f"; {deferred} more pages follow" if deferred else "")
+            )
         if result.cache_note:
             ui.debug(result.cache_note)  # what was reused from the last rebuild, or why not
         if state.generation == told:  # (up to date: nothing published)

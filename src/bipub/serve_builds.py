@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bipub import uptodate
+from bipub import uprecord, uptodate
 from bipub.diagnostics import DiagnosticError
 from bipub.project import Project
 from bipub.write.tree_watch import TreeWatch
@@ -44,12 +44,17 @@ class ServeBuilds:
         self.broken = False
         self.on_built: Callable[[], None] | None = None  # (after each build that succeeded)
         self._warmed = False  # (`warm` tried)
+        self.up_to_date = False  # the last build had nothing to do
         # while serving: a stop during a build waits for its end (serve_save.StopHold)
         self.hold: StopHold | None = None
 
-    def __call__(self, only: set[str], changed: frozenset[str] | None, **kw: Any) -> BuildResult:
-        """One build of `only`; `changed` and `kw` (first, on_publish): as pipeline.build's."""
+    def __call__(
+        self, only: set[str], changed: frozenset[str] | None, *, current: bool = True, **kw: Any
+    ) -> BuildResult:
+        """One build of `only`; `changed` and `kw` (first, on_publish): as pipeline.build's;
+        `current=False`: built even if the output is current (uptodate.Prescan)."""
         key = uptodate.build_key(self.project, self.site, None, only)[1]
+        before = self.kept.records.get(self.target)
         self.broken = True
         if self.hold is not None:
             self.hold.begin()
@@ -62,10 +67,12 @@ class ServeBuilds:
                 fork=False,
                 changed=changed,
                 watch=self.watch,
+                current=current,
             ) as prescan:
                 result = self._build(
                     self.root, self.site, only=only, kept=self.kept, prescan=prescan, **kw
                 )
+                self._also(before, prescan)
         except DiagnosticError:  # (nothing published, nothing kept changed)
             self.broken = False
             if self.hold is not None:
@@ -75,27 +82,66 @@ class ServeBuilds:
             if self.hold is not None:
                 self.hold.building = False  # (a stop from now on: at once)
         self.broken = False
-        if self.on_built is not None:
+        self.up_to_date = result.up_to_date
+        self._journal(before, result)
+        if self.on_built is not None and not result.up_to_date:  # (nothing new to save)
             self.on_built()
         if self.hold is not None:
             self.hold.end()  # (a stop held while it built: now, with its state to save)
         return result
+
+    def _also(self, before: uptodate.Record | None, prescan: uptodate.Prescan) -> None:
+        """After a build: if it started from an output current for other options (`before`:
+        the pages' build, then the other outputs', of the same inputs) and found the output as
+        that record says, the output it published is current for those too (it rebuilt its own
+        kinds from the same inputs and carried the others as they were): a start after a clean
+        stop then finds the pages' build up to date as well as the last one."""
+        after = self.kept.records.get(self.target)
+        if after is None or before is None or after is before or before.inputs != after.inputs:
+            return
+        known = prescan.known_output()  # (asked by the build already: its answer)
+        if known is None or known.changed or known.key != before.key:
+            return
+        also = {before.key: uprecord.Summary.of(before, before.key), **before.also}
+        also.pop(after.key, None)  # (a key marked current for no build, fast render's or a
+        after.also = also  # journal's, is never a build's key: kept, it does nothing)
+
+    def _journal(self, before: uptodate.Record | None, result: BuildResult) -> None:
+        """After a build that published: the record of the output as it left it, saved as the
+        journal until the next save (uprecord.py `save_journal`: a kill before that save then
+        leaves a start that checks the folders against it, not every file of the output). The
+        record in memory keeps the base file of the one before (saved as what changed since)."""
+        record = self.kept.records.get(self.target)
+        if record is None or record is before:
+            return  # (up to date, or nothing recorded: nothing published since the last one)
+        if record.base is None and before is not None:
+            record.base = before.base
+        try:
+            uprecord.save_journal(self.project, self.target, record)
+        except OSError as exc:  # (a full disk: a kill before the next save costs a full check)
+            note = f"journal of this update not saved ({exc.strerror or exc})"
+            result.cache_note = "; ".join(n for n in (result.cache_note, note) if n)
 
     def warm(self) -> str:
         """After the first build (its pages, then the other outputs): if it kept no pages (it
         rendered every page, or had nothing to do), the pages are built once more with nothing
         changed, so that what the build keeps between updates (render/kept_pages.py
         `KeepMemo`) is made now and not by the first update (~0.3 s more at 5,000 posts a
-        language). A build of the pages right after one of them has nothing to do (the record
-        is of its options): it is not up to date after the other outputs' build. What to say
-        (-v), or ""."""
+        language). The output is current for the pages after the other outputs' build (the
+        record says so: uprecord.Record.also): the pages are built all the same (`current`).
+        What to say (-v), or ""."""
         memo = self.kept.keep
         if memo.out or self._warmed:
             return ""
         self._warmed = True  # (once: a build with nothing to do makes no memo)
+        if self.up_to_date:  # (a start after a clean stop: no page work at all)
+            return (
+                "pages not built again before serving: nothing changed since the last build "
+                "(the first update checks every page's kept file)"
+            )
         why = memo.why or "no pages kept by the first build"
         try:
-            self({"html"}, None)
+            self({"html"}, None, current=False)  # (current after the other outputs' build)
         except DiagnosticError as exc:
             return f"pages not built again before serving ({len(exc.diagnostics)} errors)"
         if not memo.out:  # (up to date: nothing planned; or still no trusted record)

@@ -24,6 +24,7 @@ from bipub.cache import (
     delta_from,
     delta_head,
     delta_size,
+    load_delta,
     output_name,
     read_delta,
     save_delta,
@@ -52,11 +53,19 @@ class Record:
     changed: str = ""  # how the output was found changed since (not saved)
     # the base file it was read from or saved with (cache.py `save_delta`; not compared)
     base: Base | None = field(default=None, compare=False, repr=False)
+    # the other options' keys the output is current for too, with what their build said
+    # (`bipub serve`'s build of the pages, then of the other outputs, of the same inputs)
+    also: dict[str, Summary] = field(default_factory=dict)
     # the checked bytes it was read from (`read_delta`: the prescan's child sends them as they
     # are, not pickled again; not compared, not kept by the build)
     raw: tuple[memoryview | bytes, memoryview | bytes] | None = field(
         default=None, compare=False, repr=False
     )
+
+    def current_for(self, key: str) -> bool:
+        """Whether the output it describes is a build's with the options `key` (if the inputs
+        and the output are as it says)."""
+        return key == self.key or key in self.also
 
     def output(self) -> OutputRecord:
         """What the next build's writer needs to know of the output folder (write/output.py)."""
@@ -101,7 +110,7 @@ def load_noted(project: Project, out: Path) -> tuple[Record | None, str]:
         if record is None:
             return None, f"up-to-date record ignored ({path.name}: another format)"
         record.raw = raw
-        return record, ""
+        return with_journal(project, out, record)
     except FileNotFoundError as exc:
         if exc.filename is not None and Path(exc.filename) == path:
             return None, ""  # (no record: no note)
@@ -121,23 +130,37 @@ class Summary:
     files: int
 
     @classmethod
-    def of(cls, record: Record) -> Summary:
+    def of(cls, record: Record, key: str) -> Summary:
+        """What the build of the options `key` said (`Record.current_for`)."""
+        if key != record.key and key in record.also:
+            return record.also[key]
         return cls(record.warnings, record.pages, len(record.files))
 
 
-def summary_of(payload: memoryview | bytes) -> Summary | None:
-    """The `Summary` of the record whose file (not its base) `read_delta` read (None: of
-    another format). Raises UNREADABLE."""
+def summary_of(payload: memoryview | bytes, key: str) -> Summary | None:
+    """The `Summary` for the options `key` of the record whose file (not its base)
+    `read_delta` read (None: of another format). Raises UNREADABLE."""
     head = delta_head(payload)
     if not isinstance(head, dict) or head.get("format") != FORMAT:
         return None
-    return Summary(_warnings(head), head["pages"], head["files"])
+    also = _also(head)
+    if key != head["key"] and key in also:
+        return also[key]
+    return Summary(_warnings(head["warnings"]), head["pages"], head["files"])
 
 
-def _warnings(head: dict[str, Any]) -> list[Diagnostic]:
-    return [
-        Diagnostic(d[0], d[1], d[2], d[3], Severity(d[4]), d[5], d[6]) for d in head["warnings"]
-    ]
+def _warnings(raw: list[list[Any]]) -> list[Diagnostic]:
+    return [Diagnostic(d[0], d[1], d[2], d[3], Severity(d[4]), d[5], d[6]) for d in raw]
+
+
+def _encoded(warnings: list[Diagnostic]) -> list[list[Any]]:
+    return [[d.file, d.line, d.code, d.message, d.severity.value, d.key, d.lang] for d in warnings]
+
+
+def _also(head: dict[str, Any]) -> dict[str, Summary]:
+    """`Record.also` from the head (none in a record saved before it was kept)."""
+    found = head.get("also") or {}
+    return {key: Summary(_warnings(w), pages, head["files"]) for key, (w, pages) in found.items()}
 
 
 def from_raw(payload: memoryview | bytes, base: memoryview | bytes) -> Record | None:
@@ -153,10 +176,11 @@ def from_raw(payload: memoryview | bytes, base: memoryview | bytes) -> Record | 
         tables["inputs"],
         tables["files"],
         tables["dirs"],
-        _warnings(head),
+        _warnings(head["warnings"]),
         head["pages"],
         tables["digests"],
         spare,
+        also=_also(head),
         base=found,
     )
 
@@ -169,11 +193,9 @@ def save(project: Project, out: Path, record: Record, before: Record | None = No
     head = {
         "format": FORMAT,
         "key": record.key,
-        "warnings": [
-            [d.file, d.line, d.code, d.message, d.severity.value, d.key, d.lang]
-            for d in record.warnings
-        ],
+        "warnings": _encoded(record.warnings),
         "pages": record.pages,
+        "also": {key: (_encoded(s.warnings), s.pages) for key, s in record.also.items()},
         "spare": record.spare is not None,
         "files": len(record.files),  # (`summary_of`)
     }
@@ -188,6 +210,73 @@ def save(project: Project, out: Path, record: Record, before: Record | None = No
         tables["spare_dirs"] = record.spare.dirs
     base = before.base if before is not None and before.base is not None else record.base
     record.base = save_delta(_path(project, out), head, tables, base, _tables(out), _ALIKE)
+    forget_journal(project, out)  # (it described this output, or an older one)
+
+
+# `bipub serve`'s journal: the record of the output folder as each update's build left it
+# (`save_journal`), for a start after a kill that came before the record was saved again
+JOURNALED = " (and the journal of the updates after it)"  # marks the key: never current
+
+
+def _journal(project: Project, out: Path) -> Path:
+    return project.cache / f"uptodate-{output_name(out)}.journal.pickle"
+
+
+def save_journal(project: Project, out: Path, record: Record) -> None:
+    """`bipub serve`, after each build that published: what the output folder and its spare
+    copy hold now (their files, folders and hashes; not the inputs), as what changed since the
+    record's base file (a few KB). Until the server saves the record again (at a quiet
+    moment), a server killed outright leaves a record of an older output; the next start reads
+    both (`with_journal`) and checks the folders against the journal as against any record,
+    instead of comparing every file. Raises OSError."""
+    head = {"format": FORMAT, "journal": True, "spare": record.spare is not None}
+    tables = {"files": record.files, "dirs": record.dirs, "digests": record.digests}
+    if record.spare is not None:
+        tables["spare_files"] = record.spare.files
+        tables["spare_dirs"] = record.spare.dirs
+    prefix = f"uprjournal-{output_name(out)}"  # (its own base files, if it needs one)
+    save_delta(_journal(project, out), head, tables, record.base, prefix, _ALIKE)
+
+
+def with_journal(project: Project, out: Path, record: Record) -> tuple[Record, str]:
+    """`record` (read from its file) with the output's files, folders and hashes of the
+    journal of the updates after it (`save_journal`), if there is one: the key marked so
+    that it is never current (the inputs are the record's, older than that output). The
+    build trusts it only where the folders are as it says (uptodate.py `known_output`), as
+    any record; a journal that cannot be read is not used (why: `-v`)."""
+    path = _journal(project, out)
+    try:
+        head, tables, _ = load_delta(path)
+    except FileNotFoundError as exc:
+        if exc.filename is not None and Path(exc.filename) == path:
+            return record, ""  # (none: the record is the last build's)
+        missing = Path(exc.filename or path).name  # (its base file: replaced since)
+        return record, f"journal of the last update ignored ({missing}: {exc.strerror})"
+    except UNREADABLE as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return record, f"journal of the last update ignored ({path.name}: {why or 'unreadable'})"
+    if not isinstance(head, dict) or head.get("format") != FORMAT or not head.get("journal"):
+        return record, f"journal of the last update ignored ({path.name}: another format)"
+    spare = TreeRecord(tables["spare_files"], tables["spare_dirs"]) if head["spare"] else None
+    merged = Record(
+        record.key + JOURNALED,
+        record.inputs,
+        tables["files"],
+        tables["dirs"],
+        record.warnings,
+        record.pages,
+        tables["digests"],
+        spare,
+        base=record.base,  # (the next save: as what changed since the record's base)
+    )
+    return merged, "output folder recorded by the journal of the last update (not saved since)"
+
+
+def forget_journal(project: Project, out: Path) -> None:
+    """Remove the journal (the record was saved since: it describes that output or an older
+    one). Nothing to remove is fine; a journal that stays is checked against the folders."""
+    with contextlib.suppress(FileNotFoundError):
+        _journal(project, out).unlink()
 
 
 def forget(project: Project, out: Path) -> None:
@@ -196,6 +285,8 @@ def forget(project: Project, out: Path) -> None:
     output that has been replaced since, which the next build sees."""
     with contextlib.suppress(OSError):
         _path(project, out).unlink()
+    with contextlib.suppress(OSError):
+        _journal(project, out).unlink()
     for base in project.cache.glob(f"{_tables(out)}-*.pickle"):
         with contextlib.suppress(OSError):
             base.unlink()

@@ -74,6 +74,7 @@ from bipub.write import tree_check
 from bipub.write.folders import prev_folder
 from bipub.write.ownership import real_output
 from bipub.write.record import Identity as Identity  # (re-exported: the record's identities)
+from bipub.write.record import relinked
 from bipub.write.tree_watch import Tables, TreeWatch
 
 # from how many recorded folders and files the output is checked in another process while the
@@ -141,7 +142,8 @@ class Scan:
 
 def _same_inputs(scan: Scan, key: str) -> bool:
     """The inputs and options (`key`) are those of the last build's record."""
-    return scan.record is not None and scan.record.key == key and scan.record.inputs == scan.inputs
+    record = scan.record
+    return record is not None and record.current_for(key) and record.inputs == scan.inputs
 
 
 def _received(data: memoryview) -> Scan | None:
@@ -241,8 +243,12 @@ class Prescan:
         fork: bool = True,
         changed: Iterable[str] | None = None,
         watch: TreeWatch | None = None,
+        current: bool = True,
     ) -> None:
         self.project = Project(root)
+        # False: the build runs even if the output is current (`bipub serve`'s build of the
+        # pages before it serves, made for what it keeps in memory: serve_builds.py `warm`)
+        self._may_be_current = current
         # the caller's watch on the output folder (`bipub serve`: write/tree_watch.py), which
         # vouches for the record where it can: then the output is not checked in full
         self._watch = watch
@@ -257,6 +263,7 @@ class Prescan:
         self._intact: bool | None = None
         self._same: bool | None = None  # `same_inputs`'s answer
         self._folders: bytes | None = None  # `folders_intact`'s answer
+        self._known: tuple[Record | None] | None = None  # `known_output`'s answer
         self._size: int | None = None  # of the scan the child sent (`_sent`)
         self._pid = 0
         self._pipe = -1
@@ -328,6 +335,8 @@ class Prescan:
         """Whether the inputs and options are those of the last build's record, so that the
         output may be up to date (`unchanged` says whether it is): the child's first answer,
         sent before the scan itself, so that a build with work to do starts sooner."""
+        if self._same is None and not self._may_be_current:
+            self._same = False
         if self._same is None:
             if self._pid and self._scan is None:
                 self._verdict()
@@ -397,21 +406,23 @@ class Prescan:
         if self._scan is None and self._intact is None and self._sent() > 16 and self._file:
             fd = self._file.fileno()
             head, small = struct.unpack("<QQ", os.pread(fd, 16, 0))
-            found = summary_of(os.pread(fd, small, 16 + head)) if small else None
+            found = summary_of(os.pread(fd, small, 16 + head), self.key) if small else None
             if found is not None:
                 answer = self._read(1)
                 if answer in (b"0", b"1"):
                     self._intact = answer == b"1"  # (if not: `scan` reads the rest)
                     return found if self._intact else None
         record = self.unchanged()
-        return Summary.of(record) if record is not None else None
+        return Summary.of(record, self.key) if record is not None else None
 
     def _check_apart(self, scan: Scan) -> None:
         """Start checking the output in another process if the writer will need the answer
         (the build is not up to date) and the output is big (`CHECK_APART`) — unless the
         caller's watch vouches for the record (then the answer is b"+")."""
         record = scan.record
-        if record is None or (record.key == self.key and record.inputs == scan.inputs):
+        if record is None or (
+            self._may_be_current and record.current_for(self.key) and record.inputs == scan.inputs
+        ):
             return
         if self._watch is not None:
             vouched = self._watch.vouch(watch_tables(self.target, record))
@@ -480,13 +491,20 @@ class Prescan:
         """The last build's record, for the writer (write/output.py), with what is known not
         to be as it says: every folder and file of the output and of its spare copy is checked
         (a file added, removed, replaced or edited in place by hand). The writer looks at every
-        file of a tree that was changed."""
+        file of a tree that was changed. (Worked out once: asked again, the same answer.)"""
+        if self._known is None:
+            self._known = (self._known_output(),)
+        return self._known[0]
+
+    def _known_output(self) -> Record | None:
         record = self.scan().record
         if record is None:
             return None
         if self._intact is not None:
             if self._intact:
                 return record
+            if (fixed := self._relinked(record)) is not None:
+                return fixed
             return dataclasses.replace(record, changed="a file of the output folder was changed")
         if self._folders is None:
             answer = self._read(1) if self._pid else b""
@@ -500,11 +518,35 @@ class Prescan:
             self._folders = answer
         how = "a file added, removed, replaced or edited"
         if self._folders == b"-":
+            if (fixed := self._relinked(record)) is not None:
+                return fixed
             return dataclasses.replace(record, changed=f"the output folder was changed ({how})")
         if self._folders == b"s" and record.spare is not None:
             why = f"it was changed since the last build ({how})"
             return dataclasses.replace(record, spare=None, spare_note=why)
         return record
+
+    def _relinked(self, record: Record) -> Record | None:
+        """`record`, if the output differs from it only by files a killed build linked into
+        its staging folder (write/record.py `relinked`: their bytes hashed again and found to
+        be those recorded), with their identities now; its spare copy's record only if its
+        folders are as recorded (else none: the writer checks that copy in full)."""
+        moved = relinked(str(self.target), record.files, record.dirs, record.digests)
+        if moved is None:
+            return None
+        fixed = dataclasses.replace(record, files={**record.files, **moved}, raw=None)
+        self._add_note(
+            f"output folder as recorded but for {len(moved)} files linked since (a build "
+            "stopped while it ran, or their links in the spare copy changed; their bytes "
+            "hashed again: as recorded)"
+        )
+        spare = record.spare
+        if spare is not None and not _output_unchanged(
+            prev_folder(real_output(self.target)), {}, spare.dirs
+        ):
+            why = "it was changed since the last build"
+            return dataclasses.replace(fixed, spare=None, spare_note=why)
+        return fixed
 
     def close(self) -> None:
         if self._checker is not None:

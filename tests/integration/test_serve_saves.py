@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -212,6 +213,7 @@ def test_a_stop_during_an_update_waits_for_its_build_and_saves_its_state(make_pr
             os.kill(os.getpid(), signal.SIGTERM)
             time.sleep(0.05)  # (the handler runs between two bytecodes of this thread)
         said.append("built")
+        return SimpleNamespace(up_to_date=False)  # (what ServeBuilds reads of a result)
 
     builds = ServeBuilds(project, project / "site", Kept(BuildCache()), build, None)
     builds.on_built = lambda: said.append("to save")
@@ -230,3 +232,100 @@ def test_a_stop_during_an_update_waits_for_its_build_and_saves_its_state(make_pr
         assert said == [] and builds.broken  # (stopped in the middle: nothing to save)
     finally:
         put_back(handlers)
+
+
+def test_a_server_killed_after_an_update_published_starts_from_its_journal(
+    make_project, tmp_path
+) -> None:
+    """SIGKILL after an update published its pages and before the server saved its state (a
+    quiet moment later): the saved record is of the output before the update, so the next
+    start used to compare every file of the output (74 s at 5,000 posts a language). The
+    update's journal (uprecord.save_journal: the record of the output as each build left
+    it) lets the start check the folders against it instead; the site served is then exactly
+    a clean build's."""
+    project = make_project("minimal")
+    site = project / ".bipub-cache" / "serve"
+    post = project / "content" / "ko" / "posts" / "beta.md"
+    started: list[Server] = []
+    try:
+        server = Server(project)
+        started.append(server)
+        served = server.wait_for(r"http://127\.0\.0\.1:\d+/")
+        post.write_text(post.read_text(encoding="utf-8") + "\n\n저널\n", encoding="utf-8")
+        server.wait_for(r"rebuilt \d+ of \d+ pages", served + 1)  # (published, not saved)
+        server.kill()
+        before = server.text()
+        assert "saved for the next start" not in "".join(server.lines[served + 1 :])
+        server = Server(project)
+        started.append(server)
+        server.wait_for(r"http://127\.0\.0\.1:\d+/")
+        text = before + server.text()
+        assert "output folder recorded by the journal of the last update" in text, text
+        assert "every file of it compared" not in text, text
+        reference = tmp_path / "clean"
+        _clean_build(project, reference)
+        assert _same_tree(site, reference) == [], text
+    finally:
+        for server in started:
+            server.kill()
+
+
+def test_a_start_after_a_clean_stop_with_no_edit_has_nothing_to_do(make_project, tmp_path) -> None:
+    """The record a stop saves is of the server's last build (the outputs other than the
+    pages); it also says the output is current for the pages' build of the same inputs before
+    it (uprecord.Record.also), so the next start with nothing edited finds both builds up to
+    date and says so (before, it built every page again: fingerprinted and kept, seconds at
+    5,000 posts a language, and the other outputs after them)."""
+    project = make_project("minimal")
+    started: list[Server] = []
+    try:
+        server = Server(project)
+        started.append(server)
+        server.wait_for(r"http://127\.0\.0\.1:\d+/")
+        server.proc.send_signal(signal.SIGTERM)  # (a clean stop: saves, exits 0)
+        assert server.proc.wait(timeout=120) == 0, server.text()
+        server = Server(project)
+        started.append(server)
+        served = server.wait_for(r"http://127\.0\.0\.1:\d+/")
+        text = "".join(server.lines[: served + 1])
+        assert "nothing to rebuild: the 22 pages are as the last build left them" in text, text
+        assert "rebuilt" not in text, text  # (neither the pages nor the other outputs)
+        assert "pages not built again before serving: nothing changed" in text, text
+        server.kill()
+        reference = tmp_path / "clean"
+        _clean_build(project, reference)
+        assert _same_tree(project / ".bipub-cache" / "serve", reference) == [], text
+    finally:
+        for server in started:
+            server.kill()
+
+
+@pytest.mark.parametrize("between", ["an edit", "a page changed by hand"])
+def test_the_pages_build_is_not_current_after_a_build_that_did_not_start_from_its_output(
+    make_project, between: str
+) -> None:
+    """`ServeBuilds._also` says the output is current for the pages' build too only if the
+    build after it saw the same inputs and found the output as recorded: after an edit seen
+    by the other outputs' build, or a page changed by hand before it, the next pages' build is
+    not up to date (it rebuilds, and the page is a build's again)."""
+    from bipub.cache import BuildCache
+    from bipub.pipeline import OUTPUT_KINDS, Kept, build
+    from bipub.serve import ServeBuilds
+
+    project = make_project("minimal")
+    site = project / ".bipub-cache" / "serve"
+    later = {kind for kind in OUTPUT_KINDS if kind != "html"}
+    builds = ServeBuilds(project, site, Kept(BuildCache()), build, None)
+    builds({"html"}, None)
+    builds(later, frozenset())
+    assert builds({"html"}, None).up_to_date  # (the output is current for both)
+    page = site / "ko" / "index.html"
+    if between == "an edit":
+        post = project / "content" / "ko" / "posts" / "beta.md"
+        post.write_text(post.read_text(encoding="utf-8") + "\n\n더\n", encoding="utf-8")
+    else:
+        page.write_text("changed by hand", encoding="utf-8")
+    builds(later, None)  # (the inputs scanned again: the edit seen)
+    result = builds({"html"}, None)
+    assert not result.up_to_date
+    assert page.read_text(encoding="utf-8") != "changed by hand"

@@ -144,6 +144,13 @@ def owned_by(path: str, langs: Iterable[str]) -> bool:
     return False
 
 
+def clash(path: str, first: str, second: str) -> DiagnosticError:
+    """Two sources write one path (write/output.py refuses the second)."""
+    return DiagnosticError(
+        [Diagnostic(None, None, "output-clash", f"two sources write {path}: {first} and {second}")]
+    )
+
+
 def check_folders(files: Mapping[str, Origin], known: Set[str] | None = None) -> None:
     """No output is a file where another needs a folder (`ko/blog/index.html` written as a page
     and as the folder of a post whose slug is `index.html`): one would replace the other.

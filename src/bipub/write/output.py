@@ -47,15 +47,17 @@ import stat
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 
-from bipub.diagnostics import Diagnostic, DiagnosticError, Severity
+from bipub.diagnostics import Diagnostic, Severity
 from bipub.write import files
 from bipub.write.files import exchange as _exchange  # (called so: tests wrap it)
 from bipub.write.files import file_identity as file_identity
 from bipub.write.files import write_failed as write_failed
 from bipub.write.folders import check_folders as _check_folders
 from bipub.write.folders import check_relative as check_relative
+from bipub.write.folders import clash as _clash
 from bipub.write.folders import clean_leftovers as clean_leftovers
 from bipub.write.folders import clean_leftovers_locked as _clean_leftovers
 from bipub.write.folders import inside as inside
@@ -463,12 +465,6 @@ class OutputTree:
             shutil.rmtree(self.staging, ignore_errors=True)
 
 
-def _clash(path: str, first: str, second: str) -> DiagnosticError:
-    return DiagnosticError(
-        [Diagnostic(None, None, "output-clash", f"two sources write {path}: {first} and {second}")]
-    )
-
-
 @contextmanager
 def staged(
     out: Path,
@@ -527,8 +523,10 @@ def publish(tree: OutputTree, only_langs: list[str] | None = None) -> int:
                 if rel not in tree.files and not owned_by(rel, only_langs):
                     tree.carry_over(rel, OutputFile(None, f"previous build ({rel})"))
         if tree.spare is not None:
-            found = [f"{rel}: {info.found}" for rel, info in tree.files.items() if info.found]
-            if not found:
+            found = []  # (what a path held instead of its record: looked for in a C loop first)
+            if any(map(attrgetter("found"), tree.files.values())):
+                found = [f"{rel}: {info.found}" for rel, info in tree.files.items() if info.found]
+            else:
                 found = prune_known(
                     str(tree.staging), tree.spare, tree.files, tree.folders(), tree.removed
                 )
