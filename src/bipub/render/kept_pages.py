@@ -41,16 +41,20 @@ class KeptPages:
     counts: dict[str, int] = field(default_factory=dict)  # pages per language
 
     def add(self, pages: dict[str, Page]) -> None:
-        counts = self.counts
-        for path, page in pages.items():
+        # (in bulk: a build in a new process adds ~24,000 pages to an empty one; a page
+        # already kept is dropped first, as one at a time)
+        for path in self.pages.keys() & pages.keys() if self.pages else ():
             self.drop(path)
-            spec, fp, info = page
-            self.pages[path] = page
-            self.files[path] = info
-            self.fingerprints[path] = fp
-            if spec.doc is not None:
-                self.docs[path] = spec.doc
-            counts[spec.lang] = counts.get(spec.lang, 0) + 1
+        self.pages.update(pages)
+        files, fingerprints, docs, counts = self.files, self.fingerprints, self.docs, self.counts
+        for path, (spec, fp, info) in pages.items():
+            files[path] = info
+            fingerprints[path] = fp
+            doc = spec.doc
+            if doc is not None:
+                docs[path] = doc
+            lang = spec.lang
+            counts[lang] = counts.get(lang, 0) + 1
 
     def drop(self, path: str) -> PageSpec | None:
         """Drop the page of `path`, if kept: its spec (else None)."""
@@ -200,27 +204,32 @@ def _check(
     """Check each of `pages` (the full pass): the kept ones by output file, and the others.
     `already`: the pages kept without a check (a page of `pages` there is a clash: checked)."""
     rest: list[PageSpec] = []
-    found: list[tuple[PageSpec, str, Identity]] = []
-    for spec in pages:  # (one look at each page: an update visits every page of a big site)
+    # (each page's values read in one look: an update visits every page of a big site, and
+    # each look at a page's values costs a memory fetch; kept as `Page`s with their file)
+    found: list[tuple[str, Page, Identity]] = []
+    infos: dict[tuple[str, str], OutputFile] = {}  # (one per template and language)
+    for spec in pages:
         fp = known.get(spec.path)
-        old = previous.get(spec.file) if fp is not None else None
-        if old is None or old[0] != fp or spec.file in already:
+        if fp is None:
             rest.append(spec)  # (`_decide` finds its fingerprint known, if it is)
             continue
-        found.append((spec, fp, old[1]))
-    done = tree.keep_each([(spec.file, written) for spec, _, written in found])
-    infos: dict[tuple[str, str], OutputFile] = {}
-    kept: dict[str, Page] = {}
-    for spec, fp, _ in found:
-        if spec.file not in done:  # (not kept: rendered again, `add` says what it found)
+        file = spec.file
+        old = previous.get(file)
+        if old is None or old[0] != fp or file in already:
             rest.append(spec)
             continue
-        info = infos.get((spec.template, spec.lang))
+        template, lang = spec.template, spec.lang
+        info = infos.get((template, lang))
         if info is None:
-            info = infos[spec.template, spec.lang] = OutputFile(
-                spec.lang, f"{spec.template} ({spec.lang})"
-            )
-        kept[spec.file] = (spec, fp, info)
+            info = infos[template, lang] = OutputFile(lang, f"{template} ({lang})")
+        found.append((file, (spec, fp, info), old[1]))
+    done = tree.keep_each([(file, written) for file, _, written in found])
+    kept: dict[str, Page] = {}
+    for file, page, _ in found:
+        if file in done:
+            kept[file] = page
+        else:  # (not kept: rendered again, `add` says what it found)
+            rest.append(page[0])
     return kept, rest
 
 

@@ -1,0 +1,83 @@
+"""What a post's or page's page is made of (render/html.py `_made_of`: its entry, its series'
+members, the posts before and after it) decides whether a build keeps its fingerprint
+(buildstate.carry). It must name exactly the posts `neighbours` shows as previous and next (a
+faster `_made_of` must not drift from what the page shows), and after a post is re-dated,
+deleted or added, no page whose neighbours are not the last plan's may keep its fingerprint
+(a plan or carry that keeps pages by what did not change must re-plan those)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from bipub.cache import BuildCache
+from bipub.pipeline import Kept, build
+from bipub.render.html import HtmlRenderer, PageSpec
+from tests.conftest import PROJECTS
+
+POST = """---
+title: 글 {n}
+description: 글
+date: 2025-{month:02d}-{day:02d}
+tags: [{tag}]
+---
+
+## 소개
+
+글 {n}입니다.
+"""
+
+
+def _expected(renderer: HtmlRenderer, entry: object, lang: str) -> tuple[tuple[str, str], ...]:
+    """`_made_of` as written from the entries themselves (what the page shows)."""
+    site = renderer.site
+    made = [(entry.kind, entry.key)]  # type: ignore[attr-defined]
+    series = site.series_by_entry.get((lang, entry.key))  # type: ignore[attr-defined]
+    if series is not None:
+        made += [(m.kind, m.key) for m in series.entries]
+    made += [(n.kind, n.key) for n in renderer.neighbours(entry, lang) if n is not None]  # type: ignore[arg-type]
+    return tuple(made)
+
+
+def _entry_pages(plan: object) -> dict[str, PageSpec]:
+    return {p: s for p, s in plan.paths.items() if s.made_of}  # type: ignore[attr-defined]
+
+
+def test_made_of_names_the_series_and_the_posts_beside_and_moved_pages_are_not_kept(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "p"
+    shutil.copytree(PROJECTS / "minimal", project)
+    posts = project / "content/ko/posts"
+    for n in range(12):
+        text = POST.format(n=n, month=n % 12 + 1, day=n + 1, tag="shared" if n % 2 else "other")
+        (posts / f"more-{n:02d}.md").write_text(text, encoding="utf-8")
+    kept = Kept(BuildCache())
+    build(project, only={"html"}, kept=kept)
+    five = posts / "more-05.md"
+    edits = [
+        lambda: five.write_text(
+            five.read_text(encoding="utf-8").replace("2025-06-06", "2025-01-01"), "utf-8"
+        ),
+        lambda: (posts / "more-08.md").unlink(),
+        lambda: (posts / "new.md").write_text(POST.format(n=99, month=3, day=20, tag="shared")),
+    ]
+    for edit in edits:
+        assert kept.state is not None and kept.state.plan is not None
+        before = {p: s.made_of for p, s in _entry_pages(kept.state.plan).items()}
+        edit()
+        build(project, only={"html"}, kept=kept)
+        renderer = kept.pages.renderer
+        assert isinstance(renderer, HtmlRenderer)
+        site = renderer.site
+        checked = 0
+        for lang in site.config.codes:
+            for entry in [*site.posts(lang), *site.pages(lang)]:
+                assert renderer._made_of(entry, lang) == _expected(renderer, entry, lang)
+                checked += 1
+        assert checked > 12
+        assert kept.state is not None and kept.state.plan is not None
+        now = _entry_pages(kept.state.plan)
+        moved = [p for p, s in now.items() if p in before and before[p] != s.made_of]
+        assert moved, "the edit moved no post's neighbours"
+        assert not set(moved) & renderer.known.keys(), "a page whose neighbours moved was kept"
