@@ -17,6 +17,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from click.testing import CliRunner
 
 import bipub
 from bipub.cli import main
@@ -83,11 +84,15 @@ def _same_tree(a: Path, b: Path) -> list[str]:
 
 
 def _clean_build(project: Path, out: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(SRC)}
-    command = [sys.executable, "-m", "bipub", "-q", "-C", str(project), "build", "--no-cache"]
-    subprocess.run([*command, "--out", str(out)], check=True, env=env)
+    """`bipub build --no-cache --out OUT`, in this process (the test is marked `pdf`: real PDFs,
+    as the server's; a subprocess cost a start and bipub's imports more, ~1 CPU s each)."""
+    result = CliRunner().invoke(
+        main, ["-q", "-C", str(project), "build", "--no-cache", "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
 
 
+@pytest.mark.pdf
 def test_a_killed_server_starts_again_from_its_last_save(make_project, tmp_path) -> None:
     """SIGKILL at random moments after an edit (during its update, its save, or after): the
     next start finds the state a quiet moment saved (before, only a stop saved it: the next
@@ -142,8 +147,6 @@ def test_a_stop_during_the_first_build_says_so_and_saves_nothing(
     it stopped before serving (before: 'Aborted!' and status 1 for Ctrl-C, killed by SIGTERM);
     the state of a build stopped midway is not saved, and the output folder is the last one
     published whole (none here, or the one the build swapped in before the stop)."""
-    from click.testing import CliRunner
-
     import bipub.pipeline
     from bipub import buildstate, uptodate
     from bipub.serve_save import Terminated
