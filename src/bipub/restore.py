@@ -4,37 +4,40 @@ from .bipub-cache/ and saves again: one build path for both (pipeline.py).
 A `bipub build` restores
 
 * the build cache (cache.py) and the BuildState of the output folder (buildstate.py);
-* what the memos `bipub serve` keys on each entry object worked out of it: what the entry
-  brings to the tags and series (pair/taxonomy.py, in pair/memo.py `PairMemo.taxa`) and what
-  its entry key was made of (render/page_plan.py `EntryKeyMemo`, with the status records the
-  keys were worked out with). (The aggregates' parts of an unchanged entry are found by its
-  entry key: render/parts.py.)
-
-The entries themselves are paired again: unpickling an entry, its versions and units costs
-more than pairing it (~50-100 µs against ~30-45 µs, session 13). Each entry's values are
-taken for the entry paired now when it was paired from the same documents (by file and digest
-of their bytes) and read the same status records, under the same configuration: what the
-memos worked out of it, by the same functions, is then the same (`EntryStore.bind`).
+* the last build's pairing, as `bipub serve` keeps it (pair/memo.py `PairMemo.restored`):
+  each entry as `_pair_group` paired it (its versions, its units, what it said), what it read
+  of the status records, what it brings to the tags and series (pair/taxonomy.py), the
+  digests of the status files read and whether every entry was paired without an error;
+  the pairing then pairs only the groups whose documents changed (pair/site.py
+  `_pair_again`), or, with other status files, each entry whose records changed;
+* what its entry key was made of (render/page_plan.py `EntryKeyMemo`, with the status records
+  the keys were worked out with). (The aggregates' parts of an unchanged entry are found by
+  its entry key: render/parts.py.)
 
 They are kept in the entries file (`entries-<output>.pickle`): a header (the format, the
 bipub and Python versions, the configuration, the keys' status records and what their
-`around` came from — each language's posts in order, each series, each tag — and an index:
-each entry's documents and status records as paired, and where its values are) and then each
-entry's values as a byte string of its own, pickled with its documents named, not copied. The
-whole file is checked against its signature (cache.py: keyed BLAKE3 with this user's key; a
-file planted, damaged or written by another user is never unpickled) once it is read; an
-entry's values are unpickled only for an entry paired from what they were worked out from, so
-an entry that changed or was removed is never unpickled. A file of another output folder or
-project is harmless: an entry's values are taken only by what they are made of. A save pickles
-again only the entries whose values are not those it read (an edited entry, or one whose key
-moved); the others' byte strings are written as they were read. The file is written whole,
-atomically (a kill at any moment leaves the old file or the new one), after the build cache
-and the state.
+`around` came from — each language's posts in order, each series, each tag —, the status
+files' digests, whether the pairing was whole, each entry's piece and where each piece is)
+and then the entries' rows in 64 pieces (by a hash of the entry's kind and key), each pickled
+in one piece with its documents named by file and digest, not copied, and each body unit as
+a row (its key, language, line, hash and its section's index: its texts are sliced from the
+documents when read, as pairing makes them). One piece per entry cost more to unpickle than
+pairing the entry again (~50-100 µs against ~30-45 µs, session 13); one piece for all cost
+~0.45 s to pickle at every save. The whole file is checked against its signature (cache.py:
+keyed BLAKE3 with this user's key; a file planted, damaged or written by another user is
+never unpickled) once it is read. A piece is unpickled with the documents of the build cache
+as the last build left it (read back before this build loads: an unchanged document is the
+very object the build then loads, and an edited one is another): a document not in the
+cache by that file and digest (an entries file older than the cache, another project's) or
+a section not where its unit says refuses the piece, whose entries are then paired again.
+A save pickles again only the pieces whose rows are not those it read (an entry paired
+again, or whose key moved); the others' bytes are written as they were read. The file is
+written whole, atomically (a kill at any moment leaves the old file or the new one), after
+the build cache and the state.
 
-What cannot be restored (no file, another bipub, another configuration, a bad signature, an
-entry whose documents changed, values that cannot be unpickled) is worked out again by the
-same functions as in a build without it; `-v` says why and how many entries' values were
-taken.
+What cannot be restored (no file, another bipub, another configuration, a bad signature, a
+piece that cannot be read) is worked out again by the same functions as in a build without
+it; `-v` says why and how many entries were taken.
 """
 
 from __future__ import annotations

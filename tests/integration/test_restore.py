@@ -316,10 +316,12 @@ def test_an_entries_file_older_than_the_build_cache_takes_no_entry_of_other_docu
     old date)."""
     path = _entries_file(project)
     older = path.read_bytes()
-    _edit_date = (project / ALPHA).read_text(encoding="utf-8").replace(
-        "date: 2026-04-07", "date: 2026-03-01", 1
+    text = (
+        (project / ALPHA)
+        .read_text(encoding="utf-8")
+        .replace("date: 2026-04-07", "date: 2026-03-01", 1)
     )
-    (project / ALPHA).write_text(_edit_date, encoding="utf-8")
+    (project / ALPHA).write_text(text, encoding="utf-8")
     build(project, only=KINDS)
     path.write_bytes(older)  # (signed by this user: the last build's but one)
     (project / "content/en/posts/alpha.md").touch()

@@ -75,7 +75,9 @@ def _apply(root: Path, op: Op) -> None:
             text = text.replace('title: "', f'title: "{n} ', 1)
         else:
             series = f"\nseries: 연재 {n % 2}\n"
-            text = text.replace(series, "\n", 1) if series in text else text.replace("\n", series, 1)
+            text = (
+                text.replace(series, "\n", 1) if series in text else text.replace("\n", series, 1)
+            )
         ko.write_text(text, encoding="utf-8")
         return
     resident._apply(root, op)
