@@ -4,37 +4,40 @@ from .bipub-cache/ and saves again: one build path for both (pipeline.py).
 A `bipub build` restores
 
 * the build cache (cache.py) and the BuildState of the output folder (buildstate.py);
-* what the memos `bipub serve` keys on each entry object worked out of it: what the entry
-  brings to the tags and series (pair/taxonomy.py, in pair/memo.py `PairMemo.taxa`) and what
-  its entry key was made of (render/page_plan.py `EntryKeyMemo`, with the status records the
-  keys were worked out with). (The aggregates' parts of an unchanged entry are found by its
-  entry key: render/parts.py.)
-
-The entries themselves are paired again: unpickling an entry, its versions and units costs
-more than pairing it (~50-100 µs against ~30-45 µs, session 13). Each entry's values are
-taken for the entry paired now when it was paired from the same documents (by file and digest
-of their bytes) and read the same status records, under the same configuration: what the
-memos worked out of it, by the same functions, is then the same (`EntryStore.bind`).
+* the last build's pairing, as `bipub serve` keeps it (pair/memo.py `PairMemo.restored`):
+  each entry as `_pair_group` paired it (its versions, its units, what it said), what it read
+  of the status records, what it brings to the tags and series (pair/taxonomy.py), the
+  digests of the status files read and whether every entry was paired without an error;
+  the pairing then pairs only the groups whose documents changed (pair/site.py
+  `_pair_again`), or, with other status files, each entry whose records changed;
+* what its entry key was made of (render/page_plan.py `EntryKeyMemo`, with the status records
+  the keys were worked out with). (The aggregates' parts of an unchanged entry are found by
+  its entry key: render/parts.py.)
 
 They are kept in the entries file (`entries-<output>.pickle`): a header (the format, the
 bipub and Python versions, the configuration, the keys' status records and what their
-`around` came from — each language's posts in order, each series, each tag — and an index:
-each entry's documents and status records as paired, and where its values are) and then each
-entry's values as a byte string of its own, pickled with its documents named, not copied. The
-whole file is checked against its signature (cache.py: keyed BLAKE3 with this user's key; a
-file planted, damaged or written by another user is never unpickled) once it is read; an
-entry's values are unpickled only for an entry paired from what they were worked out from, so
-an entry that changed or was removed is never unpickled. A file of another output folder or
-project is harmless: an entry's values are taken only by what they are made of. A save pickles
-again only the entries whose values are not those it read (an edited entry, or one whose key
-moved); the others' byte strings are written as they were read. The file is written whole,
-atomically (a kill at any moment leaves the old file or the new one), after the build cache
-and the state.
+`around` came from — each language's posts in order, each series, each tag —, the status
+files' digests, whether the pairing was whole, each entry's piece and where each piece is)
+and then the entries' rows in 64 pieces (by a hash of the entry's kind and key), each pickled
+in one piece with its documents named by file and digest, not copied, and each body unit as
+a row (its key, language, line, hash and its section's index: its texts are sliced from the
+documents when read, as pairing makes them). One piece per entry cost more to unpickle than
+pairing the entry again (~50-100 µs against ~30-45 µs, session 13); one piece for all cost
+~0.45 s to pickle at every save. The whole file is checked against its signature (cache.py:
+keyed BLAKE3 with this user's key; a file planted, damaged or written by another user is
+never unpickled) once it is read. A piece is unpickled with the documents of the build cache
+as the last build left it (read back before this build loads: an unchanged document is the
+very object the build then loads, and an edited one is another): a document not in the
+cache by that file and digest (an entries file older than the cache, another project's) or
+a section not where its unit says refuses the piece, whose entries are then paired again.
+A save pickles again only the pieces whose rows are not those it read (an entry paired
+again, or whose key moved); the others' bytes are written as they were read. The file is
+written whole, atomically (a kill at any moment leaves the old file or the new one), after
+the build cache and the state.
 
-What cannot be restored (no file, another bipub, another configuration, a bad signature, an
-entry whose documents changed, values that cannot be unpickled) is worked out again by the
-same functions as in a build without it; `-v` says why and how many entries' values were
-taken.
+What cannot be restored (no file, another bipub, another configuration, a bad signature, a
+piece that cannot be read) is worked out again by the same functions as in a build without
+it; `-v` says why and how many entries were taken.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from __future__ import annotations
 import io
 import pickle
 import sys
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,21 +63,30 @@ from bipub.cache import (
 )
 from bipub.config import SiteConfig
 from bipub.load.content import ContentMemo, Document
-from bipub.pair.memo import Group, Paired, PairMemo, Read
+from bipub.pair.memo import DocIds, Group, Paired, PairMemo, Read
+from bipub.pair.model import Entry
 from bipub.pair.status import StatusCache
 from bipub.pair.taxonomy import EntryTaxa
+from bipub.pair.units import Unit
 from bipub.project import Project
 from bipub.render.kept_pages import KeepMemo
 from bipub.render.page_plan import KeyMade, PageMemo
 
-FORMAT = 2  # 2: what the keys' `around` came from (EntryKeyMemo.order, members, tags)
+FORMAT = 3  # 2: what the keys' `around` came from (EntryKeyMemo.order, members, tags);
+# 3: the pairing as `bipub serve` keeps it (pair/memo.py Resident), after the header
 _HEAD = 8  # bytes of the header's length, after the signature
 
-# what the entries file keeps of an entry: its taxa and what its key was made of
+# what the entries file keeps of an entry, by its group: as pairing left it (pair/memo.py
+# `Paired`, with what it read of the status records), its taxa and what its key was made of
 # (EntryKeyMemo: facts, around, review, key), each without the entry itself
-Values = tuple[EntryTaxa | None, tuple[object, object, object, str] | None]
-# each entry's documents and status records as paired, and where its values are
-Index = dict[Group, tuple[tuple[tuple[str, str, str], ...], Read, int, int]]
+Made = tuple[object, object, object, str]
+Row = tuple[Group, Paired, Read, EntryTaxa | None, Made | None]
+CHUNKS = 64  # the entries are pickled in this many pieces: a save pickles again the changed
+
+
+def _chunk(group: Group) -> int:
+    """The piece an entry's row is pickled in (the same in every process)."""
+    return zlib.crc32(f"{group[0]}/{group[1]}".encode()) % CHUNKS
 
 
 @dataclass
@@ -103,7 +116,7 @@ class Kept:
         again = entries - memo.reused
         why = f" ({memo.why})" if memo.why else ""
         note = f"{again} of {entries} entr{'y' if entries == 1 else 'ies'} paired again{why}"
-        return f"{note}; {self.entries.note()}" if self.entries is not None else note
+        return f"{note}; {self.entries.note(memo.paired)}" if self.entries is not None else note
 
     def save_records(self, project: Project) -> None:
         for target, record in self.records.items():
@@ -123,15 +136,18 @@ def restore(
         notes.append(why)
         store, why = EntryStore.load(project, target, ahead)
         notes.append(why)
+        read = store.read(cache.docs) if store is not None else None
         if ahead is not None:
             notes.append(ahead.note)
             ahead.release()  # (files read ahead but not asked for: not kept to the end)
     pairs = PairMemo(status=StatusCache(project.cache))
     pages = PageMemo(once=True)  # (a build in a new process plans once: its keys only)
     if store is not None:
-        pairs.config = pages.config = store.config
-        pairs.stored = store
-        store.keys = pages.keys.known  # (each key is taken with the very entry it is of)
+        assert read is not None
+        pages.config = store.config
+        paired, taxa, keys = read
+        pairs.restored(store.config, paired, taxa, store.digests, store.whole)
+        pages.keys.known.update(keys)  # (each key with the very entry it is of)
         pages.keys.status = store.status
         # (an unchanged entry whose neighbours, series and tags did not move keeps its key
         # without its `around` worked out again: EntryKeyMemo.take)
@@ -147,56 +163,175 @@ def _stamp() -> tuple[int, str, str]:
     return (FORMAT, __version__, sys.version)
 
 
-class _Unpickler(pickle.Unpickler):
-    """Unpickles an entry's values with its documents as this build loaded them."""
+def _document(rel: str, digest: str) -> Document:
+    """A document named in the last pairing (`_dumps_rows`); only `_ResidentUnpickler`
+    makes one, from the build cache."""
+    raise pickle.UnpicklingError(f"{rel}: a document read back without the build cache")
 
-    def __init__(self, data: memoryview, docs: dict[str, Document]) -> None:
+
+def _unit(fields: dict[str, Any]) -> Unit:
+    """A unit as it was (`_ResidentPickler`)."""
+    unit = object.__new__(Unit)
+    unit.__dict__.update(fields)
+    return unit
+
+
+# a body unit as `_ResidentPickler` keeps it: its key, target language, line and hash (of its
+# section in the entry's source), the line of its translation (None: not translated) and
+# the section's index
+UnitRow = tuple[str, str, int, str, int | None, int]
+
+
+def _paired(
+    docs: DocIds, entry: Entry | None, diagnostics: tuple[Any, ...], rows: tuple[Any, ...]
+) -> Paired:
+    """An entry as pairing left it, its body units made again from their rows (`UnitRow`) and
+    where their sections are in the entry's documents (`unsplit_spans`: the build cache's;
+    from the sections, if they were split), their texts sliced when read, as pair/units.py
+    `_span_units` makes them. Each section's line and hash must be the unit's."""
+    units: list[Unit] = []
+    src = entry.docs[entry.source_lang] if entry is not None else None
+    spans = src.unsplit_spans() if src is not None else None
+    new = object.__new__
+    for row in rows:
+        if type(row) is not tuple or src is None or entry is None:
+            units.append(row)
+            continue
+        key, target, line, digest, t_line, index = row
+        fields: dict[str, Any] = {
+            "key": key,
+            "source_lang": entry.source_lang,
+            "target_lang": target,
+            "source_file": src.rel,
+            "source_line": line,
+            "source_hash": digest,
+        }
+        if spans is not None:
+            start, end, found_line, found = spans[index]
+            fields.update(_body=src, _start=start, _end=end)
+        else:
+            section = src.sections[index]
+            found_line, found, fields["source"] = section.line, section.digest, section.text
+        if (found_line, found) != (line, digest):
+            raise pickle.UnpicklingError(f"{key}: not the section it was made of")
+        if t_line is None:
+            fields.update(translation=None, translation_file=None, translation_line=None)
+        else:
+            tr = entry.docs[target]
+            t_spans = tr.unsplit_spans()
+            fields.update(translation_file=tr.rel, translation_line=t_line)
+            if t_spans is not None:
+                t_start, t_end, found_line, _ = t_spans[index]
+                fields.update(_tbody=tr, _tstart=t_start, _tend=t_end)
+            else:
+                t_section = tr.sections[index]
+                found_line, fields["translation"] = t_section.line, t_section.text
+            if found_line != t_line:
+                raise pickle.UnpicklingError(f"{key}: not the translation it was made of")
+        unit = new(Unit)
+        unit.__dict__.update(fields)
+        units.append(unit)
+    return Paired(docs, entry, tuple(units), diagnostics)
+
+
+def _unit_row(entry: Entry, unit: Unit) -> UnitRow | Unit:
+    """`unit` as a row (`UnitRow`), if it is a body unit of `entry`'s source and its
+    translation in the unit's language (else as it is, with its texts)."""
+    found = unit.__dict__
+    part = found["key"].rpartition(":")[2]
+    digest = found.get("source_hash")
+    if not part.startswith("body#") or not part[5:].isdigit() or digest is None:
+        return unit
+    src, target = entry.docs[entry.source_lang], found["target_lang"]
+    tr_rel = found["translation_file"]
+    if found["source_lang"] != entry.source_lang or found["source_file"] != src.rel:
+        return unit
+    if tr_rel is not None and (target not in entry.docs or entry.docs[target].rel != tr_rel):
+        return unit
+    t_line = found["translation_line"] if tr_rel is not None else None
+    return (found["key"], target, found["source_line"], digest, t_line, int(part[5:]))
+
+
+class _ResidentPickler(pickle.Pickler):
+    """Pickles the last pairing with its documents named (file and digest), not copied, and
+    each body unit as a row (`_unit_row`), without its texts."""
+
+    def __init__(self, out: io.BytesIO) -> None:
+        super().__init__(out, protocol=pickle.HIGHEST_PROTOCOL)
+        self.dispatch_table = {Document: self._document, Paired: self._paired, Unit: self._unit}
+
+    @staticmethod
+    def _document(doc: Document) -> tuple[Any, ...]:
+        return (_document, (doc.rel, doc.digest))
+
+    @staticmethod
+    def _paired(paired: Paired) -> tuple[Any, ...]:
+        entry, units = paired.entry, paired.units
+        rows = tuple([_unit_row(entry, unit) for unit in units]) if entry is not None else units
+        return (_paired, (paired.docs, entry, paired.diagnostics, rows))
+
+    @staticmethod
+    def _unit(unit: Unit) -> tuple[Any, ...]:
+        """(A unit with its texts: `Unit.__getstate__`.)"""
+        return (_unit, (unit.__getstate__(),))
+
+
+class _ResidentUnpickler(pickle.Unpickler):
+    """Unpickles the last pairing with each document the build cache holds of that file and
+    digest (the last build's, read back before this build loads: an unchanged document is
+    then the very object this build loads, load/content.py), or not at all."""
+
+    def __init__(self, data: memoryview, docs: dict[str, tuple[Any, str, Any]]) -> None:
         super().__init__(io.BytesIO(data))
         self._docs = docs
 
-    def persistent_load(self, pid: Any) -> Document:
-        rel, digest = pid
-        doc = self._docs.get(rel)
-        if doc is None or doc.digest != digest:
-            raise pickle.UnpicklingError(f"{rel}: not the document the entry was paired from")
+    def find_class(self, module: str, name: str) -> Any:
+        if module == __name__ and name == "_document":
+            return self._document
+        return super().find_class(module, name)
+
+    def _document(self, rel: str, digest: str) -> Document:
+        hit = self._docs.get(rel)
+        doc = hit[2] if hit is not None else None
+        if type(doc) is not Document or doc.digest != digest:
+            raise pickle.UnpicklingError(f"{rel}: not a document of the build cache")
         return doc
 
 
-class _Pickler(pickle.Pickler):
-    """Pickles an entry's values with its documents named (file and digest), not copied."""
-
-    def persistent_id(self, obj: Any) -> tuple[str, str] | None:
-        if type(obj) is Document:
-            return (obj.rel, obj.digest)
-        return None
-
-
-def _dumps(values: Values) -> bytes:
+def _dumps_rows(rows: list[Row]) -> bytes:
     out = io.BytesIO()
-    _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(values)
+    _ResidentPickler(out).dump(rows)
     return out.getvalue()
 
 
 class EntryStore:
-    """The entries file as read (the module's text): an entry's values are unpickled when the
-    pairing has paired it from the documents and status records they were worked out from
-    (pair/memo.py `Stored`), and bound to the new entry object."""
+    """The entries file as read (the module's text): each piece of entries is unpickled with
+    the documents of the build cache (`read`), and what they hold becomes the pairing's and
+    the planning's memos'."""
 
-    def __init__(self, config: SiteConfig, index: Index, blobs: memoryview) -> None:
+    def __init__(
+        self,
+        config: SiteConfig,
+        index: dict[Group, int],
+        chunks: dict[int, tuple[int, int]],
+        blobs: memoryview,
+    ) -> None:
         self.config = config
-        self.index = index
+        self.index = index  # each entry's piece
+        self.chunks = chunks  # where each piece is in `blobs`
         self.blobs = blobs
-        # the entries whose values were taken, as read (`save` writes an entry's bytes again
-        # as they were read while these are what the build used)
-        self.bound: dict[Group, Values] = {}
+        self.rows: dict[int, list[Row]] = {}  # each piece as read (`save` compares)
+        self.taken: dict[Group, tuple[Paired, Read]] = {}  # what the pairing was given
         self.unpickled = 0  # entries unpickled (tests count them)
-        self.refused = ""  # why an entry's values could not be read, if one's could not
-        # where the other memos take what the entries bring them (`restore`)
-        self.keys: dict[tuple[str, str], KeyMade] = {}
+        self.refused = ""  # why a piece could not be read, if one could not
         # the status records the entries' keys were worked out with (EntryKeyMemo.status),
         # and what their `around` came from (EntryKeyMemo.order, members, tags)
         self.status: object = None
         self.around: tuple[Any, Any, Any] = ({}, {}, {})
+        # the digest of each status file the pairing read (None: not known), and whether it
+        # paired every entry (pair/memo.py `PairMemo.restored`)
+        self.digests: dict[str, str] | None = None
+        self.whole = False
 
     @classmethod
     def load(
@@ -213,50 +348,60 @@ class EntryStore:
             head = pickle.loads(payload[_HEAD : _HEAD + size])  # noqa: S301 - signed by us
             if not isinstance(head, tuple) or not head or head[0] != _stamp():
                 return None, f"{path.name} ignored (made by another bipub or Python version)"
-            _, config, status, index, around = head
+            _, config, status, index, around, digests, whole, chunks = head
             if not isinstance(config, SiteConfig) or not isinstance(index, dict):
                 raise ValueError("not an entries file")
-            if not isinstance(around, tuple) or len(around) != 3:
+            if not isinstance(around, tuple) or len(around) != 3 or not isinstance(chunks, dict):
                 raise ValueError("not an entries file")
         except UNREADABLE as exc:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             return None, (
                 f"{path.name} ignored ({why or type(exc).__name__}): every entry worked out again"
             )
-        store = cls(config, index, payload[_HEAD + size :])
-        store.status, store.around = status, around
+        store = cls(config, index, chunks, payload[_HEAD + size :])
+        store.status, store.around, store.digests, store.whole = status, around, digests, whole
         return store, ""
 
-    def bind(
-        self, group: Group, paired: Paired, read: Read, taxa: dict[tuple[str, str], Any]
-    ) -> None:
-        found = self.index.get(group)
-        entry = paired.entry
-        if found is None or entry is None or found[0] != paired.docs or found[1] != read:
-            return
-        _, _, start, end = found
-        self.unpickled += 1
-        try:
-            docs = {d.rel: d for d in entry.docs.values()}
-            values = _Unpickler(self.blobs[start:end], docs).load()
-            kept_taxa, made = values
-        except UNREADABLE as exc:  # (signed by us: another bipub's classes, or a bug)
-            self.refused = f"{group[0]}/{group[1]}: {type(exc).__name__}: {exc}"
-            return
-        if kept_taxa is not None:
-            taxa[group] = (entry, kept_taxa)
-        if made is not None:
-            self.keys[group] = (entry, *made)
-        self.bound[group] = values
+    def read(
+        self, docs: dict[str, tuple[Any, str, Any]]
+    ) -> tuple[
+        dict[Group, tuple[Paired, Read]],
+        dict[tuple[str, str], tuple[Entry, EntryTaxa]],
+        dict[tuple[str, str], KeyMade],
+    ]:
+        """Each entry as the last build paired it, its taxa and its key, with the documents of
+        the build cache (`docs`: the last build's, read back before this one loads: an
+        unchanged document is then the very object this build loads). A piece that cannot be
+        read (a document not in the cache, another bipub's classes) gives none of its
+        entries: the pairing pairs them (`whole` is then false), and `note` says why."""
+        paired: dict[Group, tuple[Paired, Read]] = {}
+        taxa: dict[tuple[str, str], tuple[Entry, EntryTaxa]] = {}
+        keys: dict[tuple[str, str], KeyMade] = {}
+        for chunk, (start, end) in sorted(self.chunks.items()):
+            try:
+                rows = _ResidentUnpickler(self.blobs[start:end], docs).load()
+                if not isinstance(rows, list):
+                    raise ValueError("not a piece of entries")
+            except UNREADABLE as exc:  # (signed by us: a document not in the cache, or a bug)
+                self.refused = f"piece {chunk}: {type(exc).__name__}: {exc}"
+                self.whole = False
+                continue
+            self.rows[chunk] = rows
+            self.unpickled += len(rows)
+            for group, one, read, kept_taxa, made in rows:
+                entry = one.entry
+                paired[group] = (one, read)
+                if kept_taxa is not None:
+                    taxa[group] = (entry, kept_taxa)
+                if made is not None:
+                    keys[group] = (entry, *made)
+        self.taken = dict(paired)
+        return paired, taxa, keys
 
-    def blob(self, group: Group) -> memoryview:
-        _, _, start, end = self.index[group]
-        return self.blobs[start:end]
-
-    def note(self) -> str:
-        """What the build took, for `-v`."""
+    def note(self, paired: dict[Group, tuple[Paired, Read]]) -> str:
+        """What the build took (`paired`: the pairing's entries now), for `-v`."""
         total = len(self.index)
-        taken = len(self.bound)
+        taken = sum(1 for group, known in self.taken.items() if paired.get(group) is known)
         refused = f"; {self.refused}" if self.refused else ""
         return (
             f"taxa and entry keys of {taken} of {total} "
@@ -266,8 +411,8 @@ class EntryStore:
 
 def save(project: Project, target: Path, kept: Kept) -> int:
     """Save what the last build of `kept` worked out per entry for the next build into
-    `target` (the module's text). Returns how many entries' values were pickled again (the
-    others' bytes are written as they were read)."""
+    `target` (the module's text). Returns how many entries were pickled again (the pieces
+    whose entries are those read are written as they were read)."""
     memo = kept.pairs
     path = entries_path(project, target)
     if memo.config is None:
@@ -275,49 +420,69 @@ def save(project: Project, target: Path, kept: Kept) -> int:
         return 0
     store = kept.entries
     known_keys = kept.pages.keys.known
-    pieces: list[bytes | memoryview] = []
-    index: Index = {}
-    offset = pickled = 0
-    for group, (paired, read) in memo.paired.items():
+    chunks: dict[int, list[Row]] = {}
+    index: dict[Group, int] = {}
+    for group, (paired, read) in sorted(memo.paired.items()):
         entry = paired.entry
         if entry is None:
             continue
         known = memo.taxa.get(group)
         taxa = known[1] if known is not None and known[0] is entry else None
         made = known_keys.get(group)
-        if made is not None and made[0] is not entry:
-            made = None
-        old = store.bound.get(group) if store is not None else None
+        chunk = index[group] = _chunk(group)
+        rows = chunks.get(chunk)
+        if rows is None:
+            rows = chunks[chunk] = []
+        rows.append(
+            (group, paired, read, taxa, made[1:] if made is not None and made[0] is entry else None)
+        )
+    pieces: list[bytes | memoryview] = []
+    spans: dict[int, tuple[int, int]] = {}
+    offset = pickled = 0
+    for chunk, rows in chunks.items():
+        old = store.rows.get(chunk) if store is not None else None
         blob: bytes | memoryview
-        if (
-            store is not None
-            and old is not None
-            and _as_bound(old, taxa, made)
-            and store.index[group][:2] == (paired.docs, read)
-        ):
-            blob = store.blob(group)
+        if store is not None and old is not None and _same_rows(old, rows):
+            start, end = store.chunks[chunk]
+            blob = store.blobs[start:end]
         else:
-            blob = _dumps((taxa, made[1:] if made is not None else None))
-            pickled += 1
-        index[group] = (paired.docs, read, offset, offset + len(blob))
+            blob = _dumps_rows(rows)
+            pickled += len(rows)
+        spans[chunk] = (offset, offset + len(blob))
         pieces.append(blob)
         offset += len(blob)
     keys = kept.pages.keys
     around = (keys.order, keys.members, keys.tags)
     head = pickle.dumps(
-        (_stamp(), memo.config, keys.status, index, around), protocol=pickle.HIGHEST_PROTOCOL
+        (
+            _stamp(),
+            memo.config,
+            keys.status,
+            index,
+            around,
+            memo.digests(),
+            memo.last is not None,
+            spans,
+        ),
+        protocol=pickle.HIGHEST_PROTOCOL,
     )
-    write_signed(path, [len(head).to_bytes(_HEAD, "little"), head, b"".join(pieces)])
+    write_signed(path, [len(head).to_bytes(_HEAD, "little"), head, *pieces])
     return pickled
 
 
-def _as_bound(old: Values, taxa: EntryTaxa | None, made: KeyMade | None) -> bool:
-    """Whether the build used what `EntryStore.bind` took of an entry's values as read: the
-    taxa themselves, and its key, worked out from the facts it read (`made`: the
-    EntryKeyMemo's; an equal key from the same facts is made of the same values)."""
-    kept_taxa, was = old
-    if kept_taxa is not taxa:
+def _same_rows(old: list[Row], rows: list[Row]) -> bool:
+    """Whether a piece's rows are those read (`EntryStore.read`): the same groups, paired
+    entries, status reads, taxa and keys."""
+    if len(old) != len(rows):
         return False
-    if made is None or was is None:
-        return made is None and was is None
-    return made[1] is was[0] and made[4] == was[3]
+    for (group, paired, read, taxa, made), (was_group, was, was_read, was_taxa, was_made) in zip(
+        rows, old, strict=True
+    ):
+        if group != was_group or paired is not was or taxa is not was_taxa or read != was_read:
+            return False
+        if made is None or was_made is None:
+            if made is not was_made:
+                return False
+        elif made[0] is not was_made[0] or made[1:] != was_made[1:]:
+            return False
+    return True

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from bipub import restore
-from bipub.cache import write_signed
+from bipub.cache import read_signed, write_signed
 from bipub.pair.units import text_hash
 from bipub.pipeline import build
 from bipub.project import Project
@@ -77,14 +77,18 @@ def test_a_restored_pairing_gives_the_output_of_a_clean_build(
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
 
 
-def test_only_unchanged_entries_are_unpickled_and_only_changed_ones_pickled(
+def test_every_entry_is_unpickled_once_and_only_changed_pieces_pickled(
     project: Path,
 ) -> None:
-    """The edited entry's values are never unpickled (its documents are not those they were
-    worked out from), each unchanged one's once; the save pickles only the edited entry."""
+    """Every entry's row is unpickled once (the edited one's too: the pairing takes it out of
+    its place, as `bipub serve` does), but the edited entry is paired again, not taken; the
+    save pickles again only the piece the edited entry is in, and nothing when nothing
+    changed."""
     kept, _ = _kept(project)
     assert kept.entries is not None
     total = len(kept.entries.index)
+    piece = kept.entries.index[("posts", "alpha")]
+    in_piece = sum(1 for chunk in kept.entries.index.values() if chunk == piece)
     _edit(project)
     pickled: list[int] = []
     save = restore.save
@@ -96,10 +100,10 @@ def test_only_unchanged_entries_are_unpickled_and_only_changed_ones_pickled(
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(restore, "save", counted)
-        build(project, only=KINDS, kept=kept)
-    assert kept.entries.unpickled == total - 1
-    assert ("posts", "alpha") not in kept.entries.bound
-    assert pickled == [1]
+        result = build(project, only=KINDS, kept=kept)
+    assert kept.entries.unpickled == total
+    assert _restored(result.cache_note) == (total - 1, total)
+    assert pickled == [in_piece]
     # nothing changed: every entry unpickled, none pickled again
     kept, _ = _kept(project)
     assert kept.entries is not None
@@ -108,7 +112,7 @@ def test_only_unchanged_entries_are_unpickled_and_only_changed_ones_pickled(
         mp.setattr(restore, "save", counted)
         build(project, only=KINDS, kept=kept)
     assert kept.entries.unpickled == total
-    assert pickled == [1, 0]
+    assert pickled == [in_piece, 0]
 
 
 @pytest.mark.parametrize("how", ["damaged", "planted", "truncated", "foreign"])
@@ -149,24 +153,28 @@ def test_an_entries_file_not_ours_is_refused_and_said(
     assert kept.entries is not None and not any(notes)
 
 
-def test_an_entry_whose_values_cannot_be_read_is_paired_again(
+def test_a_piece_whose_entries_cannot_be_read_is_paired_again(
     project: Path, tmp_path: Path
 ) -> None:
-    """An entry's values that cannot be unpickled (another bipub's classes, in a file
-    signed by this user) are not used: they are worked out again, the others are taken."""
+    """A piece of the entries file that cannot be unpickled (another bipub's classes, in a
+    file signed by this user) gives none of its entries: they are paired again (every entry
+    is: the pairing is not whole), the others' values are taken, and `-v` says why."""
     kept, _ = _kept(project)
     store = kept.entries
     assert store is not None
-    group = ("posts", "beta")
-    *_, start, end = store.index[group]
-    blobs = bytearray(store.blobs)
-    blobs[start:end] = b"\x80\x05N." + b"\0" * (end - start - 4)  # (None, then padding)
-    store.blobs = memoryview(bytes(blobs))
+    piece = store.index[("posts", "beta")]
+    start, end = store.chunks[piece]
+    path = _entries_file(project)
+    payload = bytearray(read_signed(path))
+    at = len(payload) - len(store.blobs)  # (where the pieces start)
+    payload[at + start : at + end] = b"\x80\x05N." + b"\0" * (end - start - 4)  # (None, …)
+    write_signed(path, [bytes(payload)])
+    in_piece = sum(1 for chunk in store.index.values() if chunk == piece)
     _edit(project)
-    result = build(project, only=KINDS, kept=kept)
+    result = build(project, only=KINDS)
     taken, total = _restored(result.cache_note)
-    assert taken == total - 2
-    assert "posts/beta: TypeError" in result.cache_note
+    assert taken == total - in_piece - (store.index[("posts", "alpha")] != piece)
+    assert f"piece {piece}: ValueError: not a piece of entries" in result.cache_note
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
 
 
@@ -295,3 +303,28 @@ def test_a_restored_memo_plans_once_and_keeps_the_keys_only(project: Path, tmp_p
     assert kept.pages.pages == {} and kept.pages.runs == {}
     assert len(kept.pages.keys.known) == len(kept.pairs.paired) > 1
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+
+
+def test_an_entries_file_older_than_the_build_cache_takes_no_entry_of_other_documents(
+    project: Path, tmp_path: Path
+) -> None:
+    """The entries file names each entry's documents by file and digest and is read back with
+    the documents of the build cache: an entries file left by an older build (a build killed
+    between its saves) whose alpha was paired from another text of content/ko/posts/alpha.md
+    gives none of alpha's piece (`-v` says why); they are paired again and the output is a
+    clean build's (alpha's date moved: an entry taken with the new document would keep the
+    old date)."""
+    path = _entries_file(project)
+    older = path.read_bytes()
+    text = (
+        (project / ALPHA)
+        .read_text(encoding="utf-8")
+        .replace("date: 2026-04-07", "date: 2026-03-01", 1)
+    )
+    (project / ALPHA).write_text(text, encoding="utf-8")
+    build(project, only=KINDS)
+    path.write_bytes(older)  # (signed by this user: the last build's but one)
+    (project / "content/en/posts/alpha.md").touch()
+    result = build(project, only=KINDS)
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+    assert "content/ko/posts/alpha.md: not a document of the build cache" in result.cache_note

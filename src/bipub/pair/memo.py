@@ -9,12 +9,12 @@ whose documents, records and configuration are as they were as it was paired, in
 pairing it again — by the same function, so the result is the same. What each entry brings to
 the tags and series (pair/taxonomy.py `taxa_of`) is kept beside it.
 
-It is not saved for the next `bipub build`: unpickling an entry with its versions and units
-costs more than pairing it again (~50-100 µs against ~30-45 µs an entry, session 13). What the
-other memos worked out of each entry (its taxa here, its entry key, its aggregates' digests)
-is saved instead (restore.py), keyed by what pairing took the entry from: a `bipub build`
-pairs every entry and, for each one paired from the same documents and status records
-(`Stored.bind`, from `keep`), takes those values for the new entry object.
+A `bipub build` in a new process starts from the memo the last build left (restore.py reads it
+back from the entries file, with the documents of the build cache: `restored`), so it pairs
+only what changed, by the same functions. Each entry's rows are pickled in one of 64 pieces
+(a piece per entry cost more to unpickle than pairing the entry again: ~50-100 µs against
+~30-45 µs, session 13); the tag tables, each language's posts in order, the documents with
+images and the entries naming a series are worked out again from the entries.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol
+from typing import NamedTuple
 
 from bipub.config import SiteConfig
 from bipub.diagnostics import Diagnostic
@@ -38,6 +38,39 @@ from bipub.pair.units import Unit
 Group = tuple[Kind, str]  # (kind, key) of an entry's documents
 DocIds = tuple[tuple[str, str, str], ...]  # each version's (language, file, digest of its bytes)
 Read = tuple[tuple[str, str] | None, ...]  # what `_resolve_version` read of each unit's record
+
+
+def url_keys(entry: Entry | None) -> set[tuple[str, str, str]]:
+    """The URLs pair/site.py `_check_urls` claims for `entry`."""
+    if entry is None:
+        return set()
+    return {(lang, entry.kind, entry.slug.casefold()) for lang in entry.versions}
+
+
+def last_of(paired: dict[Group, tuple[Paired, Read]]) -> Last | None:
+    """The groups of a pairing that paired every group without an error (`PairMemo.paired`
+    after it), as `_pair_documents` (pair/site.py) leaves them in `Last`; None if one of
+    them has no entry."""
+    keys = sorted(paired)
+    made = [paired[group][0] for group in keys]
+    entries: list[Entry] = []
+    documents: list[Document] = []
+    diags: dict[int, tuple[Diagnostic, ...]] = {}
+    urls: set[tuple[str, str, str]] = set()
+    for at, one in enumerate(made):
+        entry = one.entry
+        if entry is None:
+            return None
+        entries.append(entry)
+        documents.extend(entry.docs.values())
+        if one.diagnostics:
+            diags[at] = one.diagnostics
+        urls.update(url_keys(entry))
+    documents.sort(key=lambda doc: (doc.kind, doc.name, doc.lang))  # (as `load_content`)
+    docs = [dict(entry.docs) for entry in entries]
+    index = {group: at for at, group in enumerate(keys)}
+    units = [one.units for one in made]
+    return Last(documents, keys, docs, made, index, entries, units, diags, urls)
 
 
 def doc_ids(docs: dict[str, Document]) -> DocIds:
@@ -130,17 +163,6 @@ class Paired(NamedTuple):
     diagnostics: tuple[Diagnostic, ...]
 
 
-class Stored(Protocol):
-    """What the last build worked out of each entry it paired (restore.py)."""
-
-    def bind(
-        self, group: Group, paired: Paired, read: Read, taxa: dict[tuple[str, str], Any]
-    ) -> None:
-        """`paired` is made now from what it read of the status records (`read`): if the last
-        build paired it from the same documents and records, what it worked out of it is
-        the new entry's (its taxa into `taxa`: PairMemo.taxa)."""
-
-
 @dataclass
 class PairMemo:
     """What the last pairing worked out for each entry (module text). What depends on other
@@ -161,7 +183,6 @@ class PairMemo:
     # the status files of the last pairing, and whether this one's are those very objects
     _status: dict[str, StatusFile] = field(default_factory=dict)
     _same_status: bool = False
-    stored: Stored | None = None  # what the last build worked out per entry (restore.py)
     last: Last | None = None  # the last pairing's groups, if it paired every one (pair/site.py)
     # the last pairing's entries and each language's posts in order (Site.posts)
     _entries: list[Entry] = field(default_factory=list)
@@ -173,6 +194,9 @@ class PairMemo:
     _with_images: list[Document] = field(default_factory=list)
     _named_of: list[Entry] = field(default_factory=list)
     _named: set[int] = field(default_factory=set)
+    # a memo read back for a build in a new process (`restored`): the digest of the text of
+    # each language's status file its last pairing read (its `_status` is not kept)
+    _digests: dict[str, str] | None = None
 
     def start(self, config: SiteConfig, status: dict[str, StatusFile]) -> None:
         """A pairing starts: with another configuration, every entry is paired again; with the
@@ -183,11 +207,13 @@ class PairMemo:
             if self.config is not None:
                 self.why = "bipub.yaml changed"
             self.config, self.paired, self.taxa, self.tables = config, {}, {}, None
-            self.stored, self.last = None, None
+            self.last = None
         self._same_status = status.keys() == self._status.keys() and all(
             file is self._status[lang] for lang, file in status.items()
         )
-        self._status = dict(status)
+        if self._digests is not None:  # (read back: the files as the status cache parsed them)
+            self._same_status = self.status.same(status, self._digests)
+        self._status, self._digests = dict(status), None
         self.reused, self._next = 0, {}
 
     @property
@@ -226,8 +252,6 @@ class PairMemo:
         """An entry paired now (by `_pair_group`)."""
         read = status_read(paired.units, status)
         self._next[group] = (paired, read)
-        if self.stored is not None:
-            self.stored.bind(group, paired, read, self.taxa)
 
     def carry_posts(self, site: Site) -> None:
         """Give `site` each language's posts in order (Site.posts) from the last pairing's:
@@ -282,8 +306,32 @@ class PairMemo:
         self._named_of, self._named = entries, named
         return named
 
+    def digests(self) -> dict[str, str] | None:
+        """The digest of the text of each status file the last pairing read (`restored`)."""
+        return self.status.digests(self._status)
+
+    def restored(
+        self,
+        config: SiteConfig,
+        paired: dict[Group, tuple[Paired, Read]],
+        taxa: dict[tuple[str, str], tuple[Entry, EntryTaxa]],
+        digests: dict[str, str] | None,
+        whole: bool,
+    ) -> None:
+        """This memo as the last build's pairing left it (a memo of a new process, read back
+        by restore.py with the documents of the build cache): each entry as it was paired,
+        with what it read of the status records (`paired`), what it brought to the tags and
+        series (`taxa`), the digests of the status files read (`digests`: pair/status.py
+        `StatusCache.same` finds them as they were) and whether it paired every entry
+        without an error (`whole`: its groups are then `last`, and the next pairing pairs
+        only the changed ones, pair/site.py `_pair_again`). The tag tables, each language's
+        posts, the documents with images and the entries naming a series are worked out
+        again, from these."""
+        self.config, self.paired, self.taxa, self.tables = config, paired, taxa, None
+        self._digests = digests if digests is not None else {}
+        self.last = last_of(paired) if whole else None
+
     def done(self) -> None:
         """The pairing is over: what it worked out replaces what the last one did (entries
         removed since are forgotten)."""
         self.paired, self._next = self._next, {}
-        self.stored = None  # (what this pairing took of it is bound to its entries now)

@@ -24,6 +24,7 @@ from bipub.model.validate import validation_diagnostics
 from bipub.pair.assets import check_assets
 from bipub.pair.memo import Group, Last, Paired, doc_ids
 from bipub.pair.memo import PairMemo as PairMemo  # (pipeline.py imports it from here)
+from bipub.pair.memo import url_keys as _url_keys
 
 # what pairing produces, and its orders (pair/model.py), as the renderers import them from here
 from bipub.pair.model import Entry as Entry
@@ -379,13 +380,6 @@ def _place(doc: Document) -> tuple[str, str, str]:
     """Where `load_content` puts `doc` among the documents (in that order, and so each entry's
     documents are in that order)."""
     return (doc.kind, doc.name, doc.lang)
-
-
-def _url_keys(entry: Entry | None) -> set[tuple[str, str, str]]:
-    """The URLs `_check_urls` claims for `entry`."""
-    if entry is None:
-        return set()
-    return {(lang, entry.kind, entry.slug.casefold()) for lang in entry.versions}
 
 
 def _check_urls(

@@ -184,6 +184,22 @@ class StatusCache:
             )
         return None
 
+    def digests(self, files: dict[str, StatusFile]) -> dict[str, str] | None:
+        """The digest of the text of each of `files` as parsed here ("": no file), or None if
+        one of them is not the file parsed here (pair/memo.py `PairMemo.saved`)."""
+        out: dict[str, str] = {}
+        for lang, file in files.items():
+            kept = self.parsed.get(lang)
+            if kept is None or kept[1] is not file:
+                return None
+            out[lang] = kept[0]
+        return out
+
+    def same(self, files: dict[str, StatusFile], digests: dict[str, str]) -> bool:
+        """Whether `files` are the files parsed here from texts of these `digests` (the status
+        files a pairing read back by pair/memo.py `PairMemo.restored` read)."""
+        return files.keys() == digests.keys() and self.digests(files) == digests
+
     def _read(self, lang: str) -> Parsed | None:
         if self.folder is None:
             return None
