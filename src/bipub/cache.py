@@ -390,7 +390,8 @@ def restore_files(folder: Path, target: Path) -> list[Path]:
         *sorted(folder.glob(f"tables-{name}-*.pickle")),
         *sorted(folder.glob(f"parts-{name}-*.pickle")),
     ]
-    return [*BuildCache.files(folder), *state, entries_file(folder, target)]
+    entries = entries_file(folder, target)
+    return [*BuildCache.files(folder), *state, entries, *folder.glob(f"{entries.stem}-*.pickle")]
 
 
 def not_saved(folder: Path, exc: OSError) -> Diagnostic:

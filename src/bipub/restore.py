@@ -27,9 +27,9 @@ entry's values are unpickled only for an entry paired from what they were worked
 an entry that changed or was removed is never unpickled. A file of another output folder or
 project is harmless: an entry's values are taken only by what they are made of. A save pickles
 again only the entries whose values are not those it read (an edited entry, or one whose key
-moved); the others' byte strings are written as they were read. The file is written whole,
-atomically (a kill at any moment leaves the old file or the new one), after the build cache
-and the state.
+moved), and writes only those, as what changed since a base file (entries_delta.py: a small
+file naming its base, written last and atomically: a kill at any moment leaves the old files
+or the new ones), after the build cache and the state.
 
 What cannot be restored (no file, another bipub, another configuration, a bad signature, an
 entry whose documents changed, values that cannot be unpickled) is worked out again by the
@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bipub import __version__, buildstate, uptodate
+from bipub import __version__, buildstate, entries_delta, uptodate
 from bipub.buildstate import BuildState
 from bipub.cache import (
     UNREADABLE,
@@ -54,8 +54,6 @@ from bipub.cache import (
     ReadAhead,
     entries_file,
     kept_to_the_end,
-    read_signed,
-    write_signed,
 )
 from bipub.config import SiteConfig
 from bipub.load.content import ContentMemo, Document
@@ -66,8 +64,8 @@ from bipub.project import Project
 from bipub.render.kept_pages import KeepMemo
 from bipub.render.page_plan import KeyMade, PageMemo
 
-FORMAT = 2  # 2: what the keys' `around` came from (EntryKeyMemo.order, members, tags)
-_HEAD = 8  # bytes of the header's length, after the signature
+FORMAT = 3  # 2: what the keys' `around` came from (EntryKeyMemo.order, members, tags);
+# 3: a small file naming a base file, and what changed since (entries_delta.py)
 
 # what the entries file keeps of an entry: its taxa and what its key was made of
 # (EntryKeyMemo: facts, around, review, key), each without the entry itself
@@ -182,10 +180,17 @@ class EntryStore:
     pairing has paired it from the documents and status records they were worked out from
     (pair/memo.py `Stored`), and bound to the new entry object."""
 
-    def __init__(self, config: SiteConfig, index: Index, blobs: memoryview) -> None:
+    def __init__(
+        self,
+        config: SiteConfig,
+        index: Index,
+        blobs: memoryview | entries_delta.Blobs,
+        base: entries_delta.Base | None = None,
+    ) -> None:
         self.config = config
         self.index = index
         self.blobs = blobs
+        self.base = base  # the base file it was read with (entries_delta.py)
         # the entries whose values were taken, as read (`save` writes an entry's bytes again
         # as they were read while these are what the build used)
         self.bound: dict[Group, Values] = {}
@@ -208,12 +213,10 @@ class EntryStore:
         if not path.is_file():
             return None, "no entries file of the last build: every entry worked out again"
         try:
-            payload = read_signed(path, ahead=ahead)
-            size = int.from_bytes(payload[:_HEAD], "little")
-            head = pickle.loads(payload[_HEAD : _HEAD + size])  # noqa: S301 - signed by us
-            if not isinstance(head, tuple) or not head or head[0] != _stamp():
+            head, index, blobs, base = entries_delta.load(path, _stamp(), ahead)
+            if head is None:
                 return None, f"{path.name} ignored (made by another bipub or Python version)"
-            _, config, status, index, around = head
+            _, config, status, around = head
             if not isinstance(config, SiteConfig) or not isinstance(index, dict):
                 raise ValueError("not an entries file")
             if not isinstance(around, tuple) or len(around) != 3:
@@ -223,7 +226,7 @@ class EntryStore:
             return None, (
                 f"{path.name} ignored ({why or type(exc).__name__}): every entry worked out again"
             )
-        store = cls(config, index, payload[_HEAD + size :])
+        store = cls(config, index, blobs, base)
         store.status, store.around = status, around
         return store, ""
 
@@ -271,13 +274,13 @@ def save(project: Project, target: Path, kept: Kept) -> int:
     memo = kept.pairs
     path = entries_path(project, target)
     if memo.config is None:
-        path.unlink(missing_ok=True)
+        entries_delta.forget(path)
         return 0
     store = kept.entries
     known_keys = kept.pages.keys.known
-    pieces: list[bytes | memoryview] = []
-    index: Index = {}
-    offset = pickled = 0
+    # each entry's documents, status records, values, and the index item they were read with
+    entries: dict[Group, tuple[Any, Read, bytes | memoryview, object]] = {}
+    pickled = 0
     for group, (paired, read) in memo.paired.items():
         entry = paired.entry
         if entry is None:
@@ -288,26 +291,22 @@ def save(project: Project, target: Path, kept: Kept) -> int:
         if made is not None and made[0] is not entry:
             made = None
         old = store.bound.get(group) if store is not None else None
-        blob: bytes | memoryview
         if (
             store is not None
             and old is not None
             and _as_bound(old, taxa, made)
-            and store.index[group][:2] == (paired.docs, read)
+            and (item := store.index[group])[:2] == (paired.docs, read)
         ):
-            blob = store.blob(group)
+            entries[group] = (paired.docs, read, store.blob(group), item)
         else:
             blob = _dumps((taxa, made[1:] if made is not None else None))
+            entries[group] = (paired.docs, read, blob, None)
             pickled += 1
-        index[group] = (paired.docs, read, offset, offset + len(blob))
-        pieces.append(blob)
-        offset += len(blob)
     keys = kept.pages.keys
-    around = (keys.order, keys.members, keys.tags)
-    head = pickle.dumps(
-        (_stamp(), memo.config, keys.status, index, around), protocol=pickle.HIGHEST_PROTOCOL
-    )
-    write_signed(path, [len(head).to_bytes(_HEAD, "little"), head, b"".join(pieces)])
+    head = (_stamp(), memo.config, keys.status, (keys.order, keys.members, keys.tags))
+    base = entries_delta.save(path, head, entries, store.base if store is not None else None)
+    if store is not None:
+        store.base = base
     return pickled
 
 

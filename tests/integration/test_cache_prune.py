@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bipub import buildstate, cache, cache_files
+from bipub import buildstate, cache, cache_files, entries_delta
 from bipub.cache import BuildCache, output_name
 from bipub.pipeline import build
 from bipub.write.lock import output_lock
@@ -120,7 +120,7 @@ def test_a_build_killed_after_a_new_file_before_the_one_naming_it(
     build(root, other, only=KINDS)
     post = root / "content" / "ko" / "posts" / "alpha.md"
     post.write_text(post.read_text(encoding="utf-8") + "\n편집.\n", encoding="utf-8")
-    real_signed, real_write = cache.save_signed, cache.write_signed
+    real_signed, real_write = cache.save_signed, entries_delta.write_signed
 
     def kill_signed(path: Path, value: object, prefix: bytes = b"") -> bytes:
         if path.name.startswith(killed):
@@ -134,7 +134,7 @@ def test_a_build_killed_after_a_new_file_before_the_one_naming_it(
 
     monkeypatch.setattr(cache, "save_signed", kill_signed)
     monkeypatch.setattr(buildstate, "save_signed", kill_signed)
-    monkeypatch.setattr("bipub.restore.write_signed", kill_write)
+    monkeypatch.setattr(entries_delta, "write_signed", kill_write)
     with pytest.raises(KeyboardInterrupt):
         build(root, only=KINDS)
     monkeypatch.undo()
