@@ -54,6 +54,9 @@ RANKS: dict[str, int] = {
     "cache": 0,
     "out_of_band": 0,  # (cache.py's: the documents' bodies after the pickle)
     "table_diff": 0,  # (cache.py's: the files saved as what changed)
+    "cache_signed": 0,  # (cache.py's: signing and reading the files)
+    "cache_files": 0,  # (cache.py's: the files per output folder, what a build drops)
+    "entries_delta": 0,  # (restore.py's entries file as what changed since a base)
     "parallel": 0,
     "text": 0,
     "uptodate": 0,
