@@ -29,22 +29,29 @@ import contextlib
 import gc
 import hashlib
 import hmac
-import os
-import pickle
 import secrets
 import sys
-import tempfile
-import threading
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from blake3 import blake3
-
-from bipub import __version__, out_of_band
+from bipub import __version__, cache_files, out_of_band
+from bipub.cache_files import entries_file as entries_file
+from bipub.cache_files import output_name as output_name
+from bipub.cache_signed import UNREADABLE as UNREADABLE
+from bipub.cache_signed import FileKey as FileKey
+from bipub.cache_signed import ReadAhead as ReadAhead
+from bipub.cache_signed import UnsignedCache as UnsignedCache
+from bipub.cache_signed import _unpickled
+from bipub.cache_signed import load_signed as load_signed
+from bipub.cache_signed import read_signed as read_signed
+from bipub.cache_signed import save_signed as save_signed
+from bipub.cache_signed import stat_key as stat_key
+from bipub.cache_signed import write_cache_file as write_cache_file
+from bipub.cache_signed import write_signed as write_signed
 from bipub.compiled_code import user_cache_dir as user_cache_dir  # (its home: start-up)
 from bipub.diagnostics import Diagnostic, Severity
 from bipub.table_diff import changes as _changes
@@ -71,16 +78,6 @@ def _same_shard(before: dict[str, Any], now: dict[str, Any]) -> bool:
     return len(before) == len(now) and all(before.get(rel) is entry for rel, entry in now.items())
 
 
-FileKey = tuple[int, int, int, int]  # (mtime_ns, ctime_ns, size, inode)
-
-
-def stat_key(path: Path) -> FileKey:
-    """A file's identity, as the up-to-date check has it (uptodate.py): with its ctime, which
-    no tool sets back, so a same-size edit whose mtime was restored (`touch -r`) is seen."""
-    st = path.stat()
-    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
-
-
 def digest_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:32]
 
@@ -95,6 +92,13 @@ class BuildCache:
     # what rendering a document's body warned about (render/markdown.py MarkdownCache.notes)
     notes: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     note: str = ""  # why a previous cache was not used (for -v)
+    # output folder (as in `pages`) → the name its files carry (cache_files.py `output_name`)
+    names: dict[str, str] = field(default_factory=dict)
+    pruned: str = ""  # what the last save dropped and removed (cache_files.py; for -v)
+    # the identity of build.pickle as read or saved (another build replaced it if it differs)
+    _seen: FileKey | None = field(default=None, repr=False)
+    _tables_read: bool = field(default=False, repr=False)  # the tables of build.pickle read
+    _dropped: set[str] = field(default_factory=set, repr=False)  # output folders dropped
     # each shard's documents as read or written (`_same_shard`)
     _shards: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
     # the base file of build.pickle as read or saved (`save_delta`)
@@ -116,23 +120,18 @@ class BuildCache:
         if folder is None:
             return cls()
         path = folder / FILE
-        if not path.is_file():
+        try:
+            seen = stat_key(path)  # (before it is read: a file replaced since is merged)
+        except OSError:
             return cls(note="no build cache yet")
         try:
             stamp, tables, base = load_delta(path, ahead=ahead)
         except UNREADABLE as exc:  # any unreadable cache is rebuilt, never trusted
             return cls(note=f"build cache ignored ({type(exc).__name__}: {exc})")
-        cache = cls()
+        cache = cls(_seen=seen, _tables_read=True)
         if stamp != cache.stamp:
             return cls(note="build cache ignored (made by another bipub or Python version)")
-        for table, items in tables.items():
-            kind, _, out = table.partition(" ")
-            if kind == "pages":
-                cache.pages[out] = items
-            elif kind == "cards":
-                cache.cards[out] = items
-            elif kind == "notes":
-                cache.notes = items
+        cache._take(tables)
         cache._base = base
         for shard in range(DOC_SHARDS):
             shard_path = folder / _docs_file(shard)
@@ -148,9 +147,79 @@ class BuildCache:
                 cache._shards[shard] = docs
         return cache
 
-    def save(self, folder: Path | None) -> None:
+    def _take(self, tables: Tables, merge: bool = False) -> None:
+        """The tables of build.pickle, as read; `merge`: only the output folders this cache
+        has not (another build's, saved since this one read the file) nor dropped."""
+        for table, items in tables.items():
+            kind, _, out = table.partition(" ")
+            if kind == "notes":
+                if not merge:
+                    self.notes = items
+                continue
+            if kind == "names":
+                items = {out: name for out, name in items.items() if out not in self._dropped}
+                self.names.update(items if not merge else items | self.names)
+                continue
+            mine = self.pages if kind == "pages" else self.cards if kind == "cards" else None
+            if mine is not None and not (merge and (out in mine or out in self._dropped)):
+                mine[out] = items
+
+    def save(self, folder: Path | None, target: Path | None = None) -> None:
+        """Save the cache to `folder` (what changed: the module's text), under
+        cache_files.py `save_lock`, with the tables of the output folders another build saved
+        since this cache was read. `target`: the output folder just built; then the tables and
+        files of the output folders no longer used are dropped (cache_files.py, `pruned`)."""
         if folder is None:
             return
+        self.pruned = ""
+        with cache_files.save_lock(folder):
+            merged = self._merged(folder)
+            if target is None:
+                self._write(folder)
+                self.pruned = merged
+                return
+            pruned = cache_files.Pruned()
+            current = str(target.resolve())
+            self.names[current] = output_name(target)
+            files = cache_files.scan(folder)
+            outs = self.pages.keys() | self.cards.keys()
+            found = cache_files.dropped(outs, self.names, folder, current, files)
+            gone = cache_files.not_busy(found, pruned)
+            names = {out: self.names.get(out) or output_name(Path(out)) for out in gone}
+            for out in gone:
+                self.pages.pop(out, None)
+                self.cards.pop(out, None)
+                self._dropped.add(out)
+            pruned.dropped = gone
+            outs = self.pages.keys() | self.cards.keys() | {current}
+            self.names = {out: name for out, name in self.names.items() if out in outs}
+            unnamed = self._tables_read and self.names.keys() >= outs
+            self._write(folder)
+            live = {self.names.get(out) or output_name(Path(out)) for out in outs}
+            cache_files.remove_files(folder, files, live, set(names.values()), unnamed, pruned)
+            self.pruned = "; ".join(n for n in (merged, pruned.note) if n)
+
+    def _merged(self, folder: Path) -> str:
+        """Take the tables of the output folders this cache has not from build.pickle, if
+        another build replaced it since it was read or saved here (`save`). Returns what to
+        say at -v if it could not be read."""
+        path = folder / FILE
+        try:
+            seen = stat_key(path)
+        except FileNotFoundError:
+            return ""
+        if seen == self._seen:
+            return ""
+        try:
+            stamp, tables, _ = load_delta(path)
+        except UNREADABLE as exc:  # (its tables are not kept: said)
+            return f"build cache of another build not merged ({type(exc).__name__}: {exc})"
+        if stamp == self.stamp:
+            self._take(tables, merge=True)
+            self._tables_read = True
+        return ""
+
+    def _write(self, folder: Path) -> None:
         groups: dict[int, dict[str, tuple[FileKey, str, Any]]] = {
             shard: {} for shard in range(DOC_SHARDS)
         }
@@ -169,8 +238,12 @@ class BuildCache:
         tables: Tables = {"notes": self.notes}
         tables.update((f"pages {out}", pages) for out, pages in self.pages.items())
         tables.update((f"cards {out}", cards) for out, cards in self.cards.items())
+        if self.names:
+            tables["names"] = self.names
         # what changed since its base file (an edit: a few pages' fingerprints and files)
         self._base = save_delta(folder / FILE, self.stamp, tables, self._base, TABLES)
+        self._seen = stat_key(folder / FILE)
+        self._tables_read = True
 
 
 Tables = dict[str, dict[Any, Any]]  # a file's tables saved as what changed since a base file
@@ -307,16 +380,6 @@ def _still_signed(path: Path, signature: bytes) -> bool:
         return False
 
 
-def output_name(target: Path) -> str:
-    """The name the files kept for an output folder carry (its absolute path, hashed)."""
-    return hashlib.sha256(str(target.absolute()).encode("utf-8")).hexdigest()[:16]
-
-
-def entries_file(folder: Path, target: Path) -> Path:
-    """The entries file of the output folder `target` in the cache `folder` (restore.py)."""
-    return folder / f"entries-{output_name(target)}.pickle"
-
-
 def restore_files(folder: Path, target: Path) -> list[Path]:
     """The files restore.py `restore` reads for a build into `target` that `ReadAhead` can
     read ahead: the build cache's, the BuildState's (buildstate.py: the state, its tables and parts,
@@ -327,7 +390,8 @@ def restore_files(folder: Path, target: Path) -> list[Path]:
         *sorted(folder.glob(f"tables-{name}-*.pickle")),
         *sorted(folder.glob(f"parts-{name}-*.pickle")),
     ]
-    return [*BuildCache.files(folder), *state, entries_file(folder, target)]
+    entries = entries_file(folder, target)
+    return [*BuildCache.files(folder), *state, entries, *folder.glob(f"{entries.stem}-*.pickle")]
 
 
 def not_saved(folder: Path, exc: OSError) -> Diagnostic:
@@ -344,26 +408,6 @@ def not_saved(folder: Path, exc: OSError) -> Diagnostic:
         "all of its work again",
         Severity.WARNING,
     )
-
-
-class UnsignedCache(Exception):
-    """A cache file not signed with this user's key (planted, copied or corrupt)."""
-
-
-# what reading a cache file can raise when the file is missing, damaged, planted or written by
-# another bipub (its classes changed); anything else is a bug, and is not taken for a bad file
-UNREADABLE: tuple[type[Exception], ...] = (
-    OSError,
-    UnsignedCache,
-    pickle.UnpicklingError,
-    EOFError,
-    ValueError,
-    KeyError,
-    TypeError,
-    IndexError,
-    AttributeError,
-    ImportError,
-)
 
 
 @contextmanager
@@ -386,213 +430,3 @@ def kept_to_the_end() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
-
-
-def load_signed(
-    path: Path, skip: int = 0, signature: bytes | None = None, ahead: ReadAhead | None = None
-) -> Any:
-    """Unpickle a file written by save_signed, after checking its signature. `skip`: the
-    length of the plain `prefix` it was saved with; `signature`: the one the file must have
-    (as `save_signed` returned it: a file that names this one expects this very file, not
-    another one signed with the same key); `ahead`: read_signed's."""
-    return _unpickled(read_signed(path, skip, signature, ahead))
-
-
-def _unpickled(payload: memoryview | bytes) -> Any:
-    """`payload` unpickled (bytes whose signature was checked: `read_signed`)."""
-    # unpickling makes hundreds of thousands of objects and no garbage: without the cyclic
-    # collector, which would otherwise walk them all in vain (~⅓ of reading the build cache)
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return pickle.loads(payload)  # noqa: S301 - signed by us (see module docstring)
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def read_signed(
-    path: Path, skip: int = 0, signature: bytes | None = None, ahead: ReadAhead | None = None
-) -> memoryview:
-    """The bytes a file written by `write_signed` (or save_signed) holds after its signature,
-    once the signature is checked (UnsignedCache otherwise; `skip`, `signature`: load_signed).
-    The file is read into memory whole before it is checked: a view of the file itself could
-    change after the check. `ahead`: the file as read and checked ahead (`ReadAhead`), taken
-    if it is still the same file (else read here)."""
-    if ahead is not None and not skip:
-        payload = ahead.take(path, signature)
-        if payload is not None:
-            return payload
-    blob = memoryview(path.read_bytes())[skip:]  # (a view: a state file is tens of MB)
-    return _checked(blob, signature)
-
-
-def _checked(blob: memoryview, signature: bytes | None = None) -> memoryview:
-    """What `blob` holds after its signature, once that is checked (`read_signed`)."""
-    found, payload = blob[:32], blob[32:]
-    if signature is not None and not hmac.compare_digest(found, signature):
-        raise UnsignedCache("not the file expected (another build's, or one put in its place)")
-    if not hmac.compare_digest(found, _sign(payload)):
-        raise UnsignedCache("damaged, or not signed by this user's key")
-    return payload
-
-
-class ReadAhead:
-    """Cache files read and checked against their signatures on a thread of their own, while
-    the process goes on (`bipub build` imports its stages meanwhile: ~0.3 s, against ~0.08 s
-    to read and check the ~175 MB of files `restore_files` names at 5,000 posts a language;
-    reading a file and BLAKE3 release the interpreter's lock, so the two share the cores).
-
-    `take` gives a file's checked bytes to `read_signed` if the path is still the very file
-    that was read (its identity: mtime, ctime, size, inode, as `stat_key` has it; a cache
-    file is only ever replaced whole, by a rename): the bytes unpickled are always bytes
-    whose signature was checked, as when `read_signed` reads the file itself. A file that
-    could not be read or whose signature is wrong is not kept: `read_signed` reads it again
-    and says why, as without it. Nothing is unpickled on the thread.
-
-    Use it as a context manager, and `wait` for it before forking: a process must not fork
-    while the thread runs (parallel.can_fork)."""
-
-    def __init__(self, paths: Iterable[Path]) -> None:
-        self._paths = list(paths)
-        # path → its identity, its signature and its bytes after it, once checked
-        self._read: dict[Path, tuple[FileKey, bytes, memoryview]] = {}
-        self.taken = 0  # files taken as read ahead
-        self.again = 0  # files read again: replaced since they were read ahead
-        self._thread = threading.Thread(target=self._run, name="bipub-read-ahead", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        for path in self._paths:
-            try:
-                with path.open("rb") as f:
-                    st = os.fstat(f.fileno())
-                    blob = memoryview(f.read())
-                payload = _checked(blob)
-            except (OSError, UnsignedCache):  # (read again by read_signed, which says why)
-                continue
-            key = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
-            self._read[path] = (key, bytes(blob[:32]), payload)
-
-    def wait(self) -> None:
-        """Until every file is read and checked (the thread has ended)."""
-        self._thread.join()
-
-    def take(self, path: Path, signature: bytes | None = None) -> memoryview | None:
-        """The checked bytes of `path` after its signature, if it was read ahead and is still
-        the same file (with `signature`, if given: `read_signed`); else None (read it)."""
-        self.wait()
-        found = self._read.pop(path, None)
-        if found is None:
-            return None
-        try:
-            same = stat_key(path) == found[0]
-        except OSError:
-            same = False
-        if not same:
-            self.again += 1
-            return None
-        if signature is not None and not hmac.compare_digest(found[1], signature):
-            return None  # (read_signed reads it and refuses it: not the file expected)
-        self.taken += 1
-        return found[2]
-
-    def release(self) -> None:
-        """Forget the files read ahead that were not taken (read when asked for, after)."""
-        self.wait()
-        self._read.clear()
-
-    @property
-    def note(self) -> str:
-        """What was read again, for `-v` (nothing to say otherwise)."""
-        if not self.again:
-            return ""
-        n = self.again
-        return f"{n} cache file{'s' if n != 1 else ''} read again (replaced since read ahead)"
-
-    def __enter__(self) -> ReadAhead:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release()
-
-
-def save_signed(path: Path, value: object, prefix: bytes = b"") -> bytes:
-    """Pickle `value` to `path` atomically, signed with this user's key. A `prefix` (written
-    first, in the clear) lets a reader reject the file without reading all of it. Returns the
-    signature (`load_signed` can require it)."""
-    return write_signed(path, [pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)], prefix)
-
-
-def write_signed(path: Path, pieces: list[bytes | memoryview], prefix: bytes = b"") -> bytes:
-    """Write `pieces`, one after the other, to `path` atomically, signed with this user's key
-    (`read_signed` checks it). Returns the signature."""
-    folder = path.parent
-    folder.mkdir(parents=True, exist_ok=True)
-    gitignore = folder / ".gitignore"
-    if not gitignore.exists():  # the cache folder is never committed
-        gitignore.write_text("*\n", encoding="utf-8")
-    signature = _sign_pieces(pieces)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(prefix)
-            f.write(signature)
-            f.writelines(pieces)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return signature
-
-
-def write_cache_file(path: Path, data: bytes) -> None:
-    """Write a file of a cache atomically: a temporary file in its folder (made if missing),
-    then a rename, so a reader sees the old file or the whole new one; a failed write leaves no
-    temporary file behind. Raises OSError (the caller says what not keeping it costs)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _key() -> bytes:
-    path = user_cache_dir() / "cache-key"
-    try:
-        key = path.read_bytes()
-        if len(key) >= 32:
-            return key
-    except OSError:
-        pass
-    path.parent.mkdir(parents=True, exist_ok=True)
-    key = secrets.token_bytes(32)
-    fd, tmp = tempfile.mkstemp(dir=path.parent)
-    with os.fdopen(fd, "wb") as f:
-        f.write(key)
-    os.chmod(tmp, 0o600)
-    try:
-        os.link(tmp, path)  # first writer wins; a concurrent bipub reads the same key
-    except FileExistsError:
-        pass
-    finally:
-        os.unlink(tmp)
-    return path.read_bytes()
-
-
-def _sign(payload: bytes | memoryview) -> bytes:
-    return _sign_pieces([payload])
-
-
-def _sign_pieces(pieces: list[bytes | memoryview]) -> bytes:
-    key = _key()
-    if len(key) != 32:  # (a key file of another length: BLAKE3 takes 32 bytes)
-        key = blake3(key, derive_key_context="bipub 2026 cache-key").digest()
-    hasher = blake3(key=key)
-    for piece in pieces:
-        hasher.update(piece)
-    return hasher.digest()

@@ -117,7 +117,7 @@ def remember(
     remember_pages(cache, str(tree.out), fingerprints, output, tree.kept)
     if not kept.on_disk:
         return
-    cache.save(project.cache)
+    cache.save(project.cache, target)  # (and drops what no output folder uses: cache_files.py)
     if state is not None:
         buildstate.save(project, target, state)
     restore.save(project, target, kept)

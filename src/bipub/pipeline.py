@@ -489,6 +489,7 @@ def _build(
     notes += [tree.note, job.parts.note(), job.renderer.card_html.note]  # (and the cards')
     notes.append(pages.memo.note if pages is not None and pages.memo is not None else "")
     notes.append(cache.note if cache is not None else "build cache off (--no-cache)")
+    notes.append(cache.pruned if cache is not None else "")  # (what its save removed)
     notes.append(_silenced_note(silenced))
     return BuildResult(
         pages.counts if pages is not None else {},

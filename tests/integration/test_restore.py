@@ -140,6 +140,8 @@ def test_an_entries_file_not_ours_is_refused_and_said(
             _edit(other, rel)
         build(other, only=KINDS)
         shutil.copyfile(_entries_file(other), path)
+        for base in _entries_file(other).parent.glob(f"{_entries_file(other).stem}-*"):
+            shutil.copyfile(base, path.parent / base.name)  # (the base file it names)
     _edit(project)
     result = build(project, only=KINDS)
     if how == "foreign":  # read, but alpha's values are of other documents: never taken

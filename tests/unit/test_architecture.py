@@ -54,6 +54,8 @@ RANKS: dict[str, int] = {
     "cache": 0,
     "out_of_band": 0,  # (cache.py's: the documents' bodies after the pickle)
     "table_diff": 0,  # (cache.py's: the files saved as what changed)
+    "cache_signed": 0,  # (cache.py's: signing and reading the files)
+    "cache_files": 0,  # (cache.py's: the files per output folder, what a build drops)
     "parallel": 0,
     "text": 0,
     "uptodate": 0,

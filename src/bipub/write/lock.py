@@ -44,6 +44,27 @@ def _owner_gone(text: str) -> int | None:
     return None
 
 
+def lock_file(out: Path) -> Path:
+    """The lock file of the output folder `out` (beside it)."""
+    return out.parent / f".{out.name}.lock"
+
+
+def is_held(out: Path) -> bool:
+    """Whether a process holds the lock on `out` now (a build is writing it). Only tested,
+    never kept: a lock file that is not there is not held (nor made)."""
+    try:
+        fd = os.open(lock_file(out), os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
 @contextmanager
 def output_lock(out: Path, take_over: bool = True) -> Iterator[tuple[int, list[Diagnostic]]]:
     """A lock file beside the output keeps two builds from writing one output at once; holding
@@ -56,7 +77,7 @@ def output_lock(out: Path, take_over: bool = True) -> Iterator[tuple[int, list[D
     warning. The steps are made under a short lock on the output's parent folder, so two
     builds never both take a lock over."""
     out.parent.mkdir(parents=True, exist_ok=True)
-    lock_path = out.parent / f".{out.name}.lock"
+    lock_path = lock_file(out)
     notes: list[Diagnostic] = []
     guard = os.open(out.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
