@@ -237,6 +237,7 @@ def test_a_stop_during_an_update_waits_for_its_build_and_saves_its_state(make_pr
         put_back(handlers)
 
 
+@pytest.mark.pdf  # (_clean_build runs in this process: real PDFs, as the server's)
 def test_a_server_killed_after_an_update_published_starts_from_its_journal(
     make_project, tmp_path
 ) -> None:
@@ -273,6 +274,7 @@ def test_a_server_killed_after_an_update_published_starts_from_its_journal(
             server.kill()
 
 
+@pytest.mark.pdf  # (_clean_build runs in this process: real PDFs, as the server's)
 def test_a_start_after_a_clean_stop_with_no_edit_has_nothing_to_do(make_project, tmp_path) -> None:
     """The record a stop saves is of the server's last build (the outputs other than the
     pages); it also says the output is current for the pages' build of the same inputs before
