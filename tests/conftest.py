@@ -582,3 +582,18 @@ def feeds_made(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(feeds, "feed_of", feed_of)
     return made
+
+
+#: a post of its own date and tag (test_plan_reuse, test_plan_made_of: posts whose order and
+#: neighbours an edit moves)
+DATED_POST = """---
+title: 글 {n}
+description: 글
+date: 2025-{month:02d}-{day:02d}
+tags: [{tag}]
+---
+
+## 소개
+
+글 {n}입니다.
+"""

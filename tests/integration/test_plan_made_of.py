@@ -13,19 +13,8 @@ from pathlib import Path
 from bipub.cache import BuildCache
 from bipub.pipeline import Kept, build
 from bipub.render.html import HtmlRenderer, PageSpec
+from tests.conftest import DATED_POST as POST
 from tests.conftest import PROJECTS
-
-POST = """---
-title: 글 {n}
-description: 글
-date: 2025-{month:02d}-{day:02d}
-tags: [{tag}]
----
-
-## 소개
-
-글 {n}입니다.
-"""
 
 
 def _expected(renderer: HtmlRenderer, entry: object, lang: str) -> tuple[tuple[str, str], ...]:

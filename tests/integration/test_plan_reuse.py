@@ -26,6 +26,7 @@ from bipub.cache import BuildCache
 from bipub.diagnostics import DiagnosticError
 from bipub.pipeline import Kept, build
 from bipub.render.html import HtmlRenderer, Plan
+from tests.conftest import DATED_POST as POST
 from tests.conftest import PROJECTS
 from tests.integration.test_incremental import _TMP, IncrementalEqualsClean
 
@@ -116,19 +117,6 @@ class TestPlanReuse(PlanReuse.TestCase):  # type: ignore[misc,name-defined]
         # the pages were taken from the last plan in most steps (a test that never reuses
         # anything cannot fail)
         assert REUSED[0] * 4 > REUSED[1], REUSED
-
-
-POST = """---
-title: 글 {n}
-description: 글
-date: 2025-{month:02d}-{day:02d}
-tags: [{tag}]
----
-
-## 소개
-
-글 {n}입니다.
-"""
 
 
 def test_a_run_of_posts_is_taken_whole_but_for_the_entries_that_changed(
