@@ -597,3 +597,17 @@ tags: [{tag}]
 
 글 {n}입니다.
 """
+
+
+def dated_project(tmp_path: Path, n: int) -> tuple[Path, Path]:
+    """The minimal project with `n` more posts (`more-NN.md`, DATED_POST: a date and a tag
+    each); returns the project and its Korean posts folder."""
+    project = tmp_path / "p"
+    shutil.copytree(PROJECTS / "minimal", project)
+    posts = project / "content/ko/posts"
+    for i in range(n):
+        text = DATED_POST.format(
+            n=i, month=i % 12 + 1, day=i + 1, tag="shared" if i % 2 else "other"
+        )
+        (posts / f"more-{i:02d}.md").write_text(text, encoding="utf-8")
+    return project, posts

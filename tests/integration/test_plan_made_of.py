@@ -7,14 +7,13 @@ deleted or added, no page whose neighbours are not the last plan's may keep its 
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from bipub.cache import BuildCache
 from bipub.pipeline import Kept, build
 from bipub.render.html import HtmlRenderer, PageSpec
 from tests.conftest import DATED_POST as POST
-from tests.conftest import PROJECTS
+from tests.conftest import dated_project
 
 
 def _expected(renderer: HtmlRenderer, entry: object, lang: str) -> tuple[tuple[str, str], ...]:
@@ -35,12 +34,7 @@ def _entry_pages(plan: object) -> dict[str, PageSpec]:
 def test_made_of_names_the_series_and_the_posts_beside_and_moved_pages_are_not_kept(
     tmp_path: Path,
 ) -> None:
-    project = tmp_path / "p"
-    shutil.copytree(PROJECTS / "minimal", project)
-    posts = project / "content/ko/posts"
-    for n in range(12):
-        text = POST.format(n=n, month=n % 12 + 1, day=n + 1, tag="shared" if n % 2 else "other")
-        (posts / f"more-{n:02d}.md").write_text(text, encoding="utf-8")
+    project, posts = dated_project(tmp_path, 12)
     kept = Kept(BuildCache())
     build(project, only={"html"}, kept=kept)
     five = posts / "more-05.md"

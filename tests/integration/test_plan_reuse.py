@@ -27,7 +27,7 @@ from bipub.diagnostics import DiagnosticError
 from bipub.pipeline import Kept, build
 from bipub.render.html import HtmlRenderer, Plan
 from tests.conftest import DATED_POST as POST
-from tests.conftest import PROJECTS
+from tests.conftest import PROJECTS, dated_project
 from tests.integration.test_incremental import _TMP, IncrementalEqualsClean
 
 REUSED = [0, 0]  # (steps that took pages from the last plan, steps compared)
@@ -128,12 +128,7 @@ def test_a_run_of_posts_is_taken_whole_but_for_the_entries_that_changed(
     run of another length, or reordered) alike; the plan is the one made anew."""
     from bipub.render.page_plan import PageMemo
 
-    project = tmp_path / "p"
-    shutil.copytree(PROJECTS / "minimal", project)
-    posts = project / "content/ko/posts"
-    for n in range(16):
-        text = POST.format(n=n, month=n % 12 + 1, day=n + 1, tag="shared" if n % 2 else "other")
-        (posts / f"more-{n:02d}.md").write_text(text, encoding="utf-8")
+    project, posts = dated_project(tmp_path, 16)
     kept = Kept(BuildCache())
     build(project, only={"html"}, kept=kept)
     taken: list[object] = []

@@ -129,6 +129,14 @@ def _shown(site: Site) -> tuple[object, ...]:
     )
 
 
+def seeded(root: Path) -> Path:
+    """The minimal project at `root` with the posts of NAMES (but the first two) written."""
+    shutil.copytree(PROJECTS / "minimal", root)
+    for i, name in enumerate(NAMES[2:]):
+        _write(root, "ko", name, i + 1)
+    return root
+
+
 @settings(
     max_examples=40,
     deadline=None,
@@ -137,10 +145,7 @@ def _shown(site: Site) -> tuple[object, ...]:
 @given(st.lists(OPS, min_size=1, max_size=12))
 def test_a_resident_pairing_equals_pairing_anew(ops: list[Op]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "p"
-        shutil.copytree(PROJECTS / "minimal", root)
-        for i, name in enumerate(NAMES[2:]):
-            _write(root, "ko", name, i + 1)
+        root = seeded(Path(tmp) / "p")
         cache, loaded, paired = BuildCache(), ContentMemo(), PairMemo()
         _, _, said = _pair(root, cache, loaded, paired)
         for op in ops:

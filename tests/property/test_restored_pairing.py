@@ -11,7 +11,6 @@ keeps the right things."""
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from bipub.diagnostics import Collector, DiagnosticError
 from bipub.inputs import scan_inputs
 from bipub.pipeline import build, load, pair
 from bipub.project import Project
-from tests.conftest import PROJECTS, tree_snapshot
+from tests.conftest import tree_snapshot
 
 KINDS = {"html", "json", "feeds", "llms"}
 
@@ -110,10 +109,7 @@ def _build(root: Path, out: Path, use_cache: bool) -> str:
 @given(st.lists(OPS, min_size=1, max_size=6))
 def test_a_restored_pairing_equals_pairing_anew(ops: list[Op]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "p"
-        shutil.copytree(PROJECTS / "minimal", root)
-        for i, name in enumerate(resident.NAMES[2:]):
-            resident._write(root, "ko", name, i + 1)
+        root = resident.seeded(Path(tmp) / "p")
         target, clean_out = root / "site", Path(tmp) / "clean"
         failed = _build(root, target, True)
         assert not failed
