@@ -40,7 +40,7 @@ from bipub.render.pdf.links import any_pdf
 from bipub.render.search_shards import SearchRecord, index_site
 from bipub.render.templates import THEME_DIR, template_error, text_gettext
 from bipub.render.workers import render_pages
-from bipub.write.output import OutputTree, published_files
+from bipub.write.output import OutputTree, Pieces, published_files
 
 
 @dataclass(frozen=True)
@@ -262,8 +262,10 @@ class Llms:
             full: list[tuple[str, str | None, str]] = [(urls.llms(lang, True)[1:], lang, "llms")]
             if lang == default:
                 full.append(("llms-full.txt", None, "llms-full.txt"))
-            frame = llms.llms_full_txt(site, lang, url, _, head=head, texts_of_posts=[])
-            mark = job.parts.file_mark(("llms-full", lang), frame, keys)
+            # (the file with one post, b"x": its bytes before the posts, `frame`)
+            one = llms.llms_full_txt(site, lang, url, _, head=head, texts_of_posts=[b"x"])
+            frame = one.removesuffix(b"\n\nx\n") if one.endswith(b"\n\nx\n") else None
+            mark = job.parts.file_mark(("llms-full", lang), one, keys)
             known = job.parts.kept(mark) if mark is not None else None
             if known is not None and all(tree.published(f[0], known) for f in full):
                 for path, of, origin in full:
@@ -272,21 +274,27 @@ class Llms:
                 continue
             # each post's text: as made or read by this process, else where the published file
             # has it (its layout, render/llms_full.py), else made again
-            texts, fulls, again, why = llms_full.texts(
+            texts, fulls, again, why, at, data = llms_full.texts_at(
                 fulls, posts, partial(_published_full, job, tree, full[0][0]), remake
             )
             if again:
                 job.parts.say(
                     f"{full[0][0]}: {again} of {len(posts)} posts' texts made again ({why})"
                 )
-            text = llms.llms_full_txt(site, lang, url, _, head=head, texts_of_posts=texts)
+            # the file as pieces: the texts in a row in the published file, one slice of it
+            # (llms_full.join); else joined (as a full build joins it)
+            joined = llms_full.join(frame, texts, fulls, at, data) if frame is not None else None
+            if joined is None:
+                text = llms.llms_full_txt(site, lang, url, _, head=head, texts_of_posts=texts)
+                around = llms.llms_full_txt(site, lang, url, _, head=head, texts_of_posts=[])
+                joined = (Pieces([text]), llms_full.layout(text, around, fulls, texts))
             for path, of, origin in full:
-                tree.add(path, text, of, origin)
+                tree.add(path, joined[0], of, origin)
             made = tree.files[full[0][0]].digest
             if mark is not None and made is not None:
                 job.parts.keep(mark, made)
             if made is not None:
-                job.parts.keep_layout(made, llms_full.layout(text, frame, fulls, texts))
+                job.parts.keep_layout(made, joined[1])
 
     def owns(self, path: str) -> bool:  # (asked of every published file: endswith first)
         return path.endswith(_LLMS_FILES) and path.rsplit("/", 1)[-1] in _LLMS_FILES
@@ -294,7 +302,7 @@ class Llms:
 
 def _published_full(
     job: RenderJob, tree: OutputTree, path: str
-) -> tuple[bytes | None, llms_full.Layout | None, str]:
+) -> tuple[bytes | memoryview | None, llms_full.Layout | None, str]:
     """The published llms-full.txt at `path` if its bytes are those the output's record has,
     with the layout kept for them (llms_full.texts), else None and why not."""
     recorded = tree.published_digest(path)

@@ -13,6 +13,7 @@ import errno
 import os
 import shutil
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 
 from bipub.diagnostics import Diagnostic
@@ -28,7 +29,26 @@ def made_folder(folder: str) -> bool:
     return True
 
 
-def same_bytes(live: str | Path, data: bytes) -> bool:
+class Pieces:
+    """A file's bytes as pieces (bytes, or slices of a mapped file), hashed (write/record.py
+    `digest`) and written (`replace_with_bytes`) one after the other, never joined: a big
+    file an update changed in a few places (llms-full.txt, tens of MB: render/llms_full.py
+    `join`) is not copied into a new buffer first. `len`: its size in bytes."""
+
+    __slots__ = ("parts", "size")
+
+    def __init__(self, parts: Iterable[bytes | memoryview]) -> None:
+        self.parts = tuple(part for part in parts if len(part))
+        self.size = sum(map(len, self.parts))
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __bytes__(self) -> bytes:
+        return b"".join(self.parts)
+
+
+def same_bytes(live: str | Path, data: bytes | Pieces) -> bool:
     try:
         st = os.lstat(live)
     except OSError:
@@ -36,7 +56,7 @@ def same_bytes(live: str | Path, data: bytes) -> bool:
     if not stat.S_ISREG(st.st_mode) or st.st_size != len(data):
         return False
     with open(live, "rb") as f:
-        return f.read() == data
+        return f.read() == bytes(data)
 
 
 def remove(target: str | Path) -> None:
@@ -56,7 +76,7 @@ _NEW_FILE = (
 )
 
 
-def replace_with_bytes(target: str, data: bytes, fresh: bool = False) -> None:
+def replace_with_bytes(target: str, data: bytes | Pieces, fresh: bool = False) -> None:
     """Write `data` as a new file at `target` (its folder exists: OutputTree._make_parents).
     `fresh`: the staging folder started empty, so there is usually nothing to remove first."""
     if fresh:
@@ -69,18 +89,20 @@ def replace_with_bytes(target: str, data: bytes, fresh: bool = False) -> None:
     _write_new(target, data)
 
 
-def _write_new(target: str, data: bytes) -> None:
+def _write_new(target: str, data: bytes | Pieces) -> None:
     """What `open(target, "xb").write(data)` does, in three system calls instead of six (no
     buffered file object: it also asks for the file's size, whether it is a terminal and its
-    position), for every page of a build. A short write (a full disk) raises, as `write` does."""
+    position), for every page of a build. A short write (a full disk) raises, as `write` does.
+    `Pieces`: each piece written in turn."""
     fd = os.open(target, _NEW_FILE, 0o666)  # (the umask applies, as with `open`)
     try:
-        done = os.write(fd, data) if data else 0
-        while done < len(data):  # (a short write: the rest, or the error that stopped it)
-            wrote = os.write(fd, memoryview(data)[done:])
-            if not wrote:
-                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), target)
-            done += wrote
+        for piece in data.parts if isinstance(data, Pieces) else (data,):
+            done = os.write(fd, piece) if piece else 0
+            while done < len(piece):  # (a short write: the rest, or the error that stopped it)
+                wrote = os.write(fd, memoryview(piece)[done:])
+                if not wrote:
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), target)
+                done += wrote
     finally:
         os.close(fd)
 

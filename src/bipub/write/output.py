@@ -52,6 +52,7 @@ from pathlib import Path
 
 from bipub.diagnostics import Diagnostic, Severity
 from bipub.write import files
+from bipub.write.files import Pieces as Pieces
 from bipub.write.files import exchange as _exchange  # (called so: tests wrap it)
 from bipub.write.files import file_identity as file_identity
 from bipub.write.files import write_failed as write_failed
@@ -125,9 +126,9 @@ class OutputTree:
     added: set[str] = field(default_factory=set)  # the files given to `add` (here or merged)
     _folders: tuple[int, set[str]] | None = field(default=None, repr=False)  # `folders()`
     # the last big texts added, with their bytes and hash (llms-full.txt is written twice)
-    _encoded: list[tuple[object, bytes, bytes]] = field(default_factory=list, repr=False)
+    _encoded: list[tuple[object, bytes | Pieces, bytes]] = field(default_factory=list, repr=False)
     # the last big bytes written, with where (the same bytes again: linked to it, `_write`)
-    _written: list[tuple[bytes, str]] = field(default_factory=list, repr=False)
+    _written: list[tuple[bytes | Pieces, str]] = field(default_factory=list, repr=False)
 
     @classmethod
     def create(cls, out: Path, known: OutputRecord | None = None) -> OutputTree:
@@ -172,7 +173,7 @@ class OutputTree:
             with suppress(OSError):
                 os.close(self.lock_fd)
 
-    def add(self, path: str, data: bytes | str, lang: str | None, origin: str) -> None:
+    def add(self, path: str, data: bytes | str | Pieces, lang: str | None, origin: str) -> None:
         check_relative(path)
         existing = self.files.get(path)
         if existing is not None:
@@ -195,7 +196,7 @@ class OutputTree:
         self.files[path] = OutputFile(lang, origin, digest, done)
         self.added.add(path)
 
-    def _encode(self, data: bytes | str) -> tuple[bytes, bytes]:
+    def _encode(self, data: bytes | str | Pieces) -> tuple[bytes | Pieces, bytes]:
         """`data`'s bytes and their hash; the same object added again (the root copies of
         the default language's llms.txt files: megabytes) is not encoded and hashed again."""
         for seen, raw, digest in self._encoded:
@@ -208,7 +209,7 @@ class OutputTree:
         return raw, digest
 
     def _add_known(
-        self, path: str, raw: bytes, digest: bytes, lang: str | None, origin: str
+        self, path: str, raw: bytes | Pieces, digest: bytes, lang: str | None, origin: str
     ) -> OutputFile:
         """`add` with the records of both trees: the published file is neither read nor
         looked at when the record says it has these bytes; the staging folder is touched only
@@ -260,7 +261,7 @@ class OutputTree:
         self.files[path] = self._as_published(path, self.live.files[path], digest, lang, origin)
         self.added.add(path)
 
-    def _write(self, target: str, raw: bytes, fresh: bool) -> None:
+    def _write(self, target: str, raw: bytes | Pieces, fresh: bool) -> None:
         """Write `raw` as a new file at `target` (files.replace_with_bytes), or link it to the
         file this tree wrote the same bytes to (the root copies of the default language's
         llms.txt files: tens of MB on a big site, written once). `fresh`: nothing there."""
