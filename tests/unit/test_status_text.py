@@ -13,6 +13,7 @@ from bipub.render.json_api import (
     dump_record,
     status_text,
     status_texts,
+    status_texts_of,
     unit_record,
 )
 
@@ -68,3 +69,41 @@ def test_status_texts_are_the_records_status_text_writes(
     status = StatusFile("en", "status/en.yaml", records, {}) if has_file else None
     expected = [status_text(unit_record(unit, status)) for unit in made]
     assert status_texts(made, status) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["a", "b:title", "b:body#1", "b:body#10", "c", "가"]),
+            st.sampled_from(["en", "ja", "ko"]),
+            st.booleans(),
+            st.sampled_from([None, "draft", "reviewed"]),
+            st.booleans(),
+        ),
+        max_size=10,
+    ),
+)
+def test_status_texts_of_every_language_in_one_pass_are_each_languages_status_texts(
+    units: list[tuple[str, str, bool, str | None, bool]],
+) -> None:
+    """json_api.status_texts_of (the build's: one pass over the site's units) gives each
+    language what status_texts gives of its units sorted by key (status_units: a stable sort,
+    keys repeated too); a language without a status file, or without units, too."""
+    made: list[Unit] = []
+    records: dict[str, dict[str, StatusRecord]] = {"en": {}, "ja": {}}
+    for key, lang, translated, recorded, same_source in units:
+        unit = Unit(
+            key, "xx", lang, f"원문 {len(made)}", "x.md", 1, "t" if translated else None, None, None
+        )
+        made.append(unit)
+        if recorded is not None and lang in records:
+            hashed = unit.source_hash if same_source else "0" * 12
+            records[lang][key] = StatusRecord(source_hash=hashed, state=recorded)
+    files = {
+        lang: StatusFile(lang, f"status/{lang}.yaml", found, {}) for lang, found in records.items()
+    }
+    found = status_texts_of(made, files, ["en", "ja", "ko", "fr"])
+    for lang in ("en", "ja", "ko", "fr"):
+        mine = sorted((u for u in made if u.target_lang == lang), key=lambda u: u.key)
+        assert found[lang] == status_texts(mine, files.get(lang)), lang

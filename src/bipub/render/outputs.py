@@ -212,6 +212,8 @@ class JsonApi:
 
     def render(self, job: RenderJob, tree: OutputTree) -> None:
         site, url = job.site, job.url
+        # (each record made again, in one pass over the units: as cheap as a key to keep it by)
+        statuses = json_api.status_texts_of(site.units, site.status, job.langs)
         for lang in job.langs:
             cv = json_api.cv_json(site, lang)
             if cv is not None:
@@ -220,9 +222,7 @@ class JsonApi:
             # of the posts it changed and joins them with the others as they were
             posts = json_api.join_encoded(job.parts.post_records(site.posts(lang), lang, url))
             tree.add(urls.api(lang, "posts")[1:], posts, lang, "api")
-            # (each record made again, in one pass: as cheap as a key it could be kept by)
-            units = json_api.status_units(site, lang)
-            status = json_api.join_records(json_api.status_texts(units, site.status.get(lang)))
+            status = json_api.join_records(statuses[lang])
             tree.add(urls.api(lang, "status")[1:], status, lang, "api")
         if job.every_language:
             for name, text in job.parts.get(digest("json-schemas"), json_api.schemas).items():
