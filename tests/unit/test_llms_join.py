@@ -46,9 +46,8 @@ def test_the_file_joined_as_pieces_is_the_full_builds(ends: list[str], data: st.
     assert joined is not None
     assert bytes(joined[0]) == expected and len(joined[0]) == len(expected)
     assert joined[1] == layout(expected, llms._joined(list(FRAME)), used, pieces)
-    taken = [n for n, found in enumerate(at) if found >= 0]
-    if len(taken) > 1:  # (texts in a row in the published file: fewer pieces than texts)
-        assert len(joined[0].parts) <= 2 + 2 * len(new)
+    # (pieces: the frame, then a slice of the file or the texts between two slices joined)
+    assert len(joined[0].parts) <= 2 + 2 * sum(found >= 0 for found in at)
 
 
 def test_texts_in_a_row_in_the_published_file_are_one_slice_of_it() -> None:
@@ -65,12 +64,21 @@ def test_texts_in_a_row_in_the_published_file_are_one_slice_of_it() -> None:
     joined = join(before, pieces, used, at, mapped)
     assert again == 0 and joined is not None
     assert bytes(joined[0]) == llms._joined(list(FRAME), list(new))
-    # the frame, posts 0-2 (one slice), the new one (a blank line, its text), posts 3-4 (one
-    # slice), the last one (a blank line, its text stripped)
-    assert len(joined[0].parts) == 7
+    # the frame, posts 0-2 (one slice), the new one (a blank line and its text: one piece),
+    # posts 3-4 (one slice), the last one (a blank line and its text, stripped: one piece)
+    assert len(joined[0].parts) == 5
 
 
 def test_a_last_text_of_spaces_only_is_left_to_the_full_join() -> None:
     """The strip would reach the text before it: `join` gives None (llms_full_txt joins it)."""
     new = [_text(0, ""), b" \n"]
     assert join(b"# Site", new, [FullText.of(t) for t in new], [-1, -1], None) is None
+
+
+def test_texts_held_by_this_process_are_one_piece() -> None:
+    """`bipub serve` holds every text's bytes: the file is two pieces (the frame, the posts
+    joined), not a write call a text."""
+    new = [_text(n, "") for n in range(5)]
+    joined = join(b"# Site", new, [FullText.of(t) for t in new], [-1] * 5, None)
+    assert joined is not None and len(joined[0].parts) == 2
+    assert bytes(joined[0]) == llms._joined([b"# Site"], list(new))

@@ -165,6 +165,13 @@ def join(
     if not last:
         return None
     out: list[bytes | memoryview] = [before]
+    held: list[bytes | memoryview] = []  # (texts not in a row of the file, each after its SEP)
+
+    def flush() -> None:  # (those texts as one piece: few write calls, whatever the file)
+        if held:
+            out.append(b"".join(held) if len(held) > 1 else held[0])
+            held.clear()
+
     where: Layout = {}
     start = end = -1  # (the slice of `data` of the texts in a row: from, to)
     size = len(before)
@@ -177,6 +184,7 @@ def join(
             if found - 2 != end:  # (not right after the last text in a row: a new row)
                 if start >= 0:
                     out.append(source[start:end])
+                flush()
                 start = found - 2
             end = found + full.size
             where[full.digest] = (size, full.size)
@@ -185,10 +193,11 @@ def join(
         if start >= 0:
             out.append(source[start:end])
             start = end = -1
-        out += (SEP, piece)
+        held += (SEP, piece)
         if n != final or bytes(piece).startswith(bytes(text)):  # (the last: if kept whole)
             where[full.digest] = (size, full.size)
         size += len(piece)
+    flush()
     return Pieces(out), where
 
 
@@ -212,15 +221,16 @@ def _mapped(path: Path) -> bytes | memoryview:
     """The bytes of the file at `path`, mapped read-only (the page cache's pages, no copy of
     them nor fresh pages to fault in: ~2 ms for 30 MB, against ~30 ms to read them into a
     new buffer); an empty file's, b"" (nothing to map). bipub never changes a published file
-    in place (write/files.py: unlink, then create), so the mapping is of bytes that stay."""
+    in place (write/files.py: unlink, then create), so the mapping is of bytes that stay.
+    Read where a mapped file could not be removed (Windows: the publish swaps the folders)."""
+    if os.name != "posix":
+        return path.read_bytes()
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     try:
         size = os.fstat(fd).st_size
         if not size:
             return b""
-        if hasattr(mmap, "MAP_POPULATE"):  # (Linux: its pages mapped at once, not one by one)
-            flags = mmap.MAP_PRIVATE | mmap.MAP_POPULATE
-            return memoryview(mmap.mmap(fd, size, flags, mmap.PROT_READ))
-        return memoryview(mmap.mmap(fd, size, access=mmap.ACCESS_READ))
+        flags = mmap.MAP_PRIVATE | getattr(mmap, "MAP_POPULATE", 0)  # (Linux: mapped at once)
+        return memoryview(mmap.mmap(fd, size, flags, mmap.PROT_READ))
     finally:
         os.close(fd)
