@@ -262,10 +262,8 @@ class Llms:
             full: list[tuple[str, str | None, str]] = [(urls.llms(lang, True)[1:], lang, "llms")]
             if lang == default:
                 full.append(("llms-full.txt", None, "llms-full.txt"))
-            # (the file with one post, b"x": its bytes before the posts, `frame`)
-            one = llms.llms_full_txt(site, lang, url, _, head=head, texts_of_posts=[b"x"])
-            frame = one.removesuffix(b"\n\nx\n") if one.endswith(b"\n\nx\n") else None
-            mark = job.parts.file_mark(("llms-full", lang), one, keys)
+            frame = llms.llms_full_txt(site, lang, url, _, head=head, texts_of_posts=[])
+            mark = job.parts.file_mark(("llms-full", lang), frame, keys)
             known = job.parts.kept(mark) if mark is not None else None
             if known is not None and all(tree.published(f[0], known) for f in full):
                 for path, of, origin in full:
@@ -282,12 +280,15 @@ class Llms:
                     f"{full[0][0]}: {again} of {len(posts)} posts' texts made again ({why})"
                 )
             # the file as pieces: the texts in a row in the published file, one slice of it
-            # (llms_full.join); else joined (as a full build joins it)
-            joined = llms_full.join(frame, texts, fulls, at, data) if frame is not None else None
+            # (llms_full.join, after its bytes before the posts: those of the file with one
+            # post, b"x"); else joined (as a full build joins it)
+            one = llms.llms_full_txt(site, lang, url, _, head=head, texts_of_posts=[b"x"])
+            joined = None
+            if one.endswith(b"\n\nx\n"):
+                joined = llms_full.join(one.removesuffix(b"\n\nx\n"), texts, fulls, at, data)
             if joined is None:
                 text = llms.llms_full_txt(site, lang, url, _, head=head, texts_of_posts=texts)
-                around = llms.llms_full_txt(site, lang, url, _, head=head, texts_of_posts=[])
-                joined = (Pieces([text]), llms_full.layout(text, around, fulls, texts))
+                joined = (Pieces([text]), llms_full.layout(text, frame, fulls, texts))
             for path, of, origin in full:
                 tree.add(path, joined[0], of, origin)
             made = tree.files[full[0][0]].digest
