@@ -10,6 +10,7 @@ import pytest
 from PIL import Image, ImageChops
 
 from bipub.config import PdfOptions
+from bipub.parallel import fork_map
 from bipub.render import cards
 from bipub.render.cards import CardMaker, CardText, FontFile, wrap
 from bipub.render.pdf.fonts import choose_fonts
@@ -169,3 +170,42 @@ def test_cards_are_cached_by_what_they_show_and_the_font(
     }
     assert len(keys) == 5
     assert CardMaker(None, *noto).cached(text) is None  # --no-cache
+
+
+def test_a_cards_key_holds_the_code_that_draws_it(
+    tmp_path: Path, noto: tuple[FontFile, FontFile], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # another Pillow (FreeType, HarfBuzz) or ISA-L can draw or compress the same text into
+    # other bytes: a card kept in the user cache or the output by the old key would then differ
+    # from a clean build's
+    code = cards.drawing_code()
+    assert "PIL/_imagingft" in code and "PIL/_imaging." in code and "isal/isal_zlib" in code
+    text = CardText("제목", "사이트", "2026년 1월 1일")
+    before = CardMaker(tmp_path, *noto).key(text)
+    monkeypatch.setattr(cards, "drawing_code", lambda: code + "|another build of Pillow")
+    assert CardMaker(tmp_path, *noto).key(text) != before
+
+
+def test_cards_drawn_by_workers_in_any_order_are_each_cards_own_bytes(
+    noto: tuple[FontFile, FontFile],
+) -> None:
+    # a build draws its cards in chunks on every core, each process on one image kept from card
+    # to card (Canvas): whichever cards came before in that process, a card's bytes are those of
+    # the card drawn alone (two builds split the cards between their workers differently)
+    texts = [
+        CardText(title, site, day)
+        for title, site, day in (
+            ("짧은 제목", "사이트", "2026년 1월 1일"),
+            ("[vLLM] 서빙 프리필 병렬화 구현 74 " * 4, "벤치마크", "2024년 3월 15일"),
+            ("A title in English that wraps over two lines at least", "Bench", "March 1, 2026"),
+            ("한" * 90, "사이트", ""),
+            ("W", "a long description of the site " * 6, "example.org"),
+            ("제목 " * 40, "Benchmark", "2025년 12월 31일"),
+        )
+    ]
+    alone = [cards.draw(text, *noto, cards.Canvas()) for text in texts]
+    order = [5, 0, 3, 1, 4, 2, 1, 5, 0, 2, 3, 4]  # each card after others, some twice
+    maker = CardMaker(None, *noto)
+    drawn = fork_map(maker.draw, [texts[n] for n in order], 3, 2)
+    assert [alone[n] for n in order] == drawn
+    assert [maker.draw(texts[n]) for n in reversed(order)] == [alone[n] for n in reversed(order)]

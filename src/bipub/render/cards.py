@@ -10,7 +10,10 @@ its particles stay on one line); a word too long for a line is the only thing cu
 A title too long for the card ends in an ellipsis.
 
 Cards are cached by content in the user's cache folder (`cards/<key>.png`): the key is the text
-drawn, the font files' identity and CARD_VERSION, so a build draws only new or changed cards.
+drawn, the font files' identity, the identity of the compiled code that draws and writes a card
+(`drawing_code`: Pillow's text and imaging modules, with FreeType, HarfBuzz and raqm; ISA-L's
+deflate) and CARD_VERSION, so a build draws only new or changed cards, and a card drawn by
+another Pillow or ISA-L (other pixels or bytes) is drawn again, never kept.
 The build cache records each published card's key with its file's identity (`remember`): a
 build after an edit keeps every card whose key did not change as the published file
 (OutputTree.keep), without reading it or its cached copy. With the entries' keys (render/
@@ -22,6 +25,7 @@ entry's key: an update works out what the cards of the changed posts show, and n
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import struct
 import zlib
@@ -77,6 +81,29 @@ class FontFile:
     def identity(self) -> str:
         st = os.stat(self.path)
         return f"{self.path}:{self.index}:{st.st_size}:{st.st_mtime_ns}"
+
+
+DRAWING_CODE: Final = (("PIL", ("_imaging.", "_imagingft.")), ("isal", ("isal_zlib.",)))
+
+
+def drawing_code() -> str:
+    """The identity (name, size, mtime) of the compiled modules that draw a card's pixels
+    (Pillow's imaging core and its text module, which holds or links FreeType, HarfBuzz and
+    raqm) and compress them (ISA-L): an upgrade of either can change a card's bytes for the
+    same text (other antialiasing, another deflate stream), so it is part of every card's key
+    (found without importing them: a build that keeps every card imports neither)."""
+    found = []
+    for package, stems in DRAWING_CODE:
+        spec = importlib.util.find_spec(package)
+        folders = spec.submodule_search_locations if spec is not None else None
+        if not folders:  # (not installed: drawing raises ImportError, the build says so)
+            found.append(f"{package}:none")
+            continue
+        for name in sorted(os.listdir(folders[0])):
+            if name.startswith(stems) and name.endswith((".so", ".pyd")):
+                st = os.stat(os.path.join(folders[0], name))
+                found.append(f"{package}/{name}:{st.st_size}:{st.st_mtime_ns}")
+    return "|".join(found)
 
 
 @dataclass(frozen=True)
@@ -280,9 +307,11 @@ class CardMaker:
     _canvas: Canvas = field(default_factory=Canvas)  # (each draw worker has its own: forked)
 
     def fonts(self) -> str:
-        """The font files' identity (read once per build): part of every card's key."""
+        """The font files' and the drawing code's identity (read once per build): part of
+        every card's key."""
         if not self._fonts:
-            self._fonts = f"{self.regular.identity()}|{self.bold.identity()}"
+            fonts = f"{self.regular.identity()}|{self.bold.identity()}"
+            self._fonts = f"{fonts}|{drawing_code()}"
         return self._fonts
 
     def key(self, text: CardText) -> str:
