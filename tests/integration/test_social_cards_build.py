@@ -18,7 +18,7 @@ from PIL import Image
 
 from bipub import pipeline
 from bipub.pipeline import build
-from bipub.render import cards
+from bipub.render import card_draw, cards
 from bipub.render.outputs import Output
 from tests.conftest import PROJECTS
 
@@ -43,7 +43,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
         beta.read_text("utf-8").replace("---\n", "---\nimage: /images/beta.png\n", 1), "utf-8"
     )
     drawn: list[int] = []
-    real = cards.draw
+    real = card_draw.draw
 
     def counting(*args: object) -> bytes:
         drawn[-1] += 1
