@@ -206,6 +206,7 @@ class Cards:
                 encoded = parts.key_bytes(keys)
                 slot = parts.site_key(("card", parts.global_key, maker.fonts(), language.title))
             info = OutputFile(lang, ORIGIN)  # (one for every card kept in this language)
+            own: list[tuple[str, PageSpec]] = []  # (card, page) of each post's own card
             for spec in job.plan.pages.get(lang, ()):
                 image = spec.image
                 if image is None:
@@ -214,24 +215,23 @@ class Cards:
                     entry = entry_of(spec)
                     _check_image(job, image, entry.source if entry else spec.doc)
                     continue
-                mark = None
-                if keys is not None and spec.made_of:
-                    mark = slot + encoded[spec.made_of[0]] + image.encode()
-                    known = parts.kept(mark)
-                    if known is not None:
-                        key, missing = known
-                        if missing:
-                            _warn_glyphs(job, spec, text_font.css_family, missing)
-                        if not self._kept(image, key, previous, tree, info):
-                            # (a card changed in the output: made again)
-                            todo.append(
-                                (
-                                    image,
-                                    lang,
-                                    _post_text(spec, entry_of(spec), lang, language.title),
-                                )
-                            )
-                        continue
+                own.append((image, spec))
+            marks: list[bytes] = [b""] * len(own)  # (b"": none)
+            known: list[tuple[str, tuple[str, ...]] | None] = [None] * len(own)
+            if keys is not None:
+                marks = [
+                    slot + encoded[spec.made_of[0]] + image.encode() if spec.made_of else b""
+                    for image, spec in own
+                ]
+                known = _kept_parts(parts, marks)
+            hits: list[tuple[str, str, PageSpec]] = []  # (card, key, page): found by its mark
+            for (image, spec), mark, part in zip(own, marks, known, strict=True):
+                if part is not None:
+                    key, missing = part
+                    if missing:
+                        _warn_glyphs(job, spec, text_font.css_family, missing)
+                    hits.append((image, key, spec))
+                    continue
                 text = _post_text(spec, entry_of(spec), lang, language.title)
                 todo.append((image, lang, text))
                 missing = ()
@@ -241,8 +241,11 @@ class Cards:
                     covered.update(chars.difference(missing))
                     if missing:
                         _warn_glyphs(job, spec, text_font.css_family, missing)
-                if mark is not None:
+                if mark:
                     parts.keep(mark, (maker.key(text), missing))
+            for image, spec in self._keep_each(hits, previous, tree, info):
+                # (a card changed in the output: made again)
+                todo.append((image, lang, _post_text(spec, entry_of(spec), lang, language.title)))
         todo = [
             item
             for item in todo
@@ -287,6 +290,31 @@ class Cards:
         self.kept += 1
         return True
 
+    def _keep_each(
+        self,
+        hits: list[tuple[str, str, PageSpec]],
+        previous: dict[str, tuple[str, Identity]],
+        tree: OutputTree,
+        info: OutputFile,
+    ) -> list[tuple[str, PageSpec]]:
+        """`_kept` for the cards `hits` (card, key, page) of a language at once (one
+        OutputTree.keep_each and one record_kept_all, not a call of each per card); returns
+        the (card, page) of those not kept, to be made again."""
+        keys = self.keys
+        wanted: list[tuple[str, Identity]] = []
+        for image, key, _spec in hits:
+            rel = image[1:]  # (a page's path + card.png: always from the root)
+            keys[rel] = key
+            old = previous.get(rel)
+            if old is not None and old[0] == key:
+                wanted.append((rel, old[1]))
+        kept = tree.keep_each(wanted) if wanted else set()
+        tree.record_kept_all(dict.fromkeys(kept, info))
+        self.kept += len(kept)
+        if len(kept) == len(hits):
+            return []
+        return [(image, spec) for image, _key, spec in hits if image[1:] not in kept]
+
     def owns(self, path: str) -> bool:
         return path.endswith("/card.png") and (
             path.count("/") == 1 or path.split("/")[1:2] == ["blog"]
@@ -314,6 +342,17 @@ def remember(
         if ident is not None:
             now[rel] = (key, uptodate.file_identity(ident))
     cache.cards[str(out)] = now
+
+
+def _kept_parts(parts: Parts, marks: list[bytes]) -> list[tuple[str, tuple[str, ...]] | None]:
+    """Parts.kept of each mark (None: not kept, or no mark: b""), in bulk (as Parts._found: a
+    dict look-up each, no call): the last build's or this one's, carried into this one's."""
+    now, earlier = parts.now, parts.earlier
+    found: list[tuple[str, tuple[str, ...]] | None] = list(map(earlier.get, marks))
+    for n in [n for n, part in enumerate(found) if part is None or not marks[n]]:
+        found[n] = now.get(marks[n]) if marks[n] else None
+    now.update([(mark, part) for mark, part in zip(marks, found, strict=True) if part is not None])
+    return found
 
 
 def _post_text(spec: PageSpec, entry: Entry | None, lang: str, site_title: str) -> CardText:
