@@ -189,8 +189,13 @@ class Cards:
         todo: list[tuple[str, str | None, CardText]] = []
         # the characters of the titles looked at so far that a face draws (or that need none):
         # a title made only of them has none drawn as a box (most titles, after the first few)
-        covered: set[str] = set()
+        # (kept by the fonts in the build state: an edit build reads no font's characters for
+        # a changed post whose title has none new; any subset of them is right, so a state
+        # that saved a smaller one costs a look only)
         parts, keys = job.parts, job.parts.entry_keys
+        seen = parts.site_key(("card-covered", maker.fonts()))
+        covered: set[str] = set(parts.kept(seen) or ())
+        known_covered = len(covered)
         previous = job.cache.cards.get(str(tree.out), {}) if job.cache is not None else {}
         for lang in job.langs:
             language = config.language(lang)
@@ -246,6 +251,8 @@ class Cards:
             for image, spec in self._keep_each(hits, previous, tree, info):
                 # (a card changed in the output: made again)
                 todo.append((image, lang, _post_text(spec, entry_of(spec), lang, language.title)))
+        if len(covered) > known_covered:
+            parts.keep(seen, frozenset(covered))
         todo = [
             item
             for item in todo
