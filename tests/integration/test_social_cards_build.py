@@ -18,7 +18,7 @@ from PIL import Image
 
 from bipub import pipeline
 from bipub.pipeline import build
-from bipub.render import cards
+from bipub.render import card_draw, cards
 from bipub.render.outputs import Output
 from tests.conftest import PROJECTS
 
@@ -43,7 +43,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
         beta.read_text("utf-8").replace("---\n", "---\nimage: /images/beta.png\n", 1), "utf-8"
     )
     drawn: list[int] = []
-    real = cards.draw
+    real = card_draw.draw
 
     def counting(*args: object) -> bytes:
         drawn[-1] += 1
@@ -287,3 +287,48 @@ def test_a_kept_card_key_follows_what_the_card_shows(make_project, resident: boo
         changed = {rel for rel in after if after[rel] != before.get(rel)}
         assert redrawn <= changed, changed
         assert not {rel for rel in changed if rel.startswith("ko/")} - redrawn, changed
+
+
+def test_an_edit_reads_the_fonts_characters_only_for_a_title_with_new_ones(
+    make_project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The characters the card fonts draw, found among the titles, are kept in the build state
+    by the fonts: an edit build works out a changed post's card without reading the fonts'
+    characters (cmap) unless its title has a character not seen before, and still warns of a
+    character they lack."""
+    project = make_project("minimal")
+    site = project / "site"
+    build(project, site, only={"html", "cards"})
+    read: list[object] = []
+    real = cards.cmap
+    monkeypatch.setattr(cards, "cmap", lambda *args: read.append(args) or real(*args))
+    alpha = project / "content" / "ko" / "posts" / "alpha.md"
+    alpha.write_text(alpha.read_text("utf-8") + "\n고침.\n", "utf-8")  # (its entry's key moves)
+    result = build(project, site, only={"html", "cards"})
+    assert read == [] and not [w for w in result.warnings if w.code == "card-glyph"]
+    alpha.write_text(
+        alpha.read_text("utf-8").replace("title: 알파 글", "title: 알파 글 🚀"), "utf-8"
+    )
+    result = build(project, site, only={"html", "cards"})
+    assert read, "a new character: the fonts' characters are read"
+    glyphs = [w for w in result.warnings if w.code == "card-glyph"]
+    assert glyphs and "U+1F680" in glyphs[0].message
+
+
+def test_a_post_card_changed_by_hand_is_made_again_by_an_edit_build(make_project) -> None:
+    """A post card found by its entry's key (unchanged) is kept only if the published file is
+    still the one the last build wrote: one changed in the output is made again."""
+    project = make_project("minimal")
+    site = project / "site"
+    build(project, site, only={"html", "cards"})
+    card = site / "en" / "blog" / "alpha" / "card.png"
+    drawn = card.read_bytes()
+    card.write_bytes(b"changed by hand")
+    about = project / "content" / "ko" / "pages" / "about.md"
+    about.write_text(about.read_text("utf-8") + "\n고침.\n", "utf-8")
+    kind = cards.Cards()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pipeline, "outputs", lambda only: [kind])
+        build(project, site, only={"html", "cards"})
+    assert card.read_bytes() == drawn
+    assert kind.kept == len(_card_files(site)) - 1

@@ -10,7 +10,10 @@ its particles stay on one line); a word too long for a line is the only thing cu
 A title too long for the card ends in an ellipsis.
 
 Cards are cached by content in the user's cache folder (`cards/<key>.png`): the key is the text
-drawn, the font files' identity and CARD_VERSION, so a build draws only new or changed cards.
+drawn, the font files' identity, the identity of the compiled code that draws and writes a card
+(`drawing_code`: Pillow's text and imaging modules, with FreeType, HarfBuzz and raqm; ISA-L's
+deflate) and CARD_VERSION, so a build draws only new or changed cards, and a card drawn by
+another Pillow or ISA-L (other pixels or bytes) is drawn again, never kept.
 The build cache records each published card's key with its file's identity (`remember`): a
 build after an edit keeps every card whose key did not change as the published file
 (OutputTree.keep), without reading it or its cached copy. With the entries' keys (render/
@@ -22,12 +25,8 @@ entry's key: an update works out what the cards of the changed posts show, and n
 from __future__ import annotations
 
 import hashlib
-import os
-import struct
-import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Protocol
 from urllib.parse import unquote, urlsplit
@@ -35,6 +34,7 @@ from urllib.parse import unquote, urlsplit
 from bipub import uptodate
 from bipub.cache import user_cache_dir, write_cache_file
 from bipub.parallel import can_fork, fork_map, worker_count
+from bipub.render.card_draw import Canvas, CardText, FontFile, draw, drawing_code
 from bipub.render.locale_format import format_date
 from bipub.render.pdf.fonts import choose_fonts, cmap, describe, uncovered
 from bipub.render.urls import post_card, site_card
@@ -42,8 +42,6 @@ from bipub.uptodate import Identity as Published
 from bipub.write.output import Identity, OutputFile, OutputTree
 
 if TYPE_CHECKING:
-    from PIL import Image, ImageFont
-
     from bipub.cache import BuildCache
     from bipub.diagnostics import Collector
     from bipub.load.content import Document
@@ -54,219 +52,7 @@ if TYPE_CHECKING:
     from bipub.render.parts import Parts
 
 CARD_VERSION: Final = "2"  # 2: the PNG compressed by ISA-L (other bytes, the same pixels)
-WIDTH: Final = 1200
-HEIGHT: Final = 630
-MARGIN: Final = 80
-BACKGROUND: Final = (255, 255, 255)
-FOREGROUND: Final = (26, 29, 35)  # the theme's --fg
-MUTED: Final = (90, 98, 112)  # --fg-muted
-ACCENT: Final = (34, 82, 201)  # --accent
-RULE: Final = (226, 229, 234)  # --border
-TITLE_SIZES: Final = (68, 60, 52, 46)  # the largest that fits in MAX_LINES
-MAX_LINES: Final = 4
-ELLIPSIS: Final = "…"
-X: Final = 1  # where the card starts in the image drawn (`_base`: column 0 is the filter bytes)
 ORIGIN: Final = "social card"  # (what made the file, for a clash's message)
-
-
-@dataclass(frozen=True)
-class FontFile:
-    path: str
-    index: int  # the face in a .ttc collection
-
-    def identity(self) -> str:
-        st = os.stat(self.path)
-        return f"{self.path}:{self.index}:{st.st_size}:{st.st_mtime_ns}"
-
-
-@dataclass(frozen=True)
-class CardText:
-    """What a card shows."""
-
-    title: str
-    footer_left: str  # the site's name (a post's card) or its description (the site card)
-    footer_right: str = ""  # the date, in the card's language
-
-
-@lru_cache(maxsize=32)
-def _font(path: str, index: int, size: int) -> ImageFont.FreeTypeFont:
-    from PIL import ImageFont  # (Pillow loads only for a build that draws cards)
-
-    return ImageFont.truetype(path, size, index=index)
-
-
-@lru_cache(maxsize=256)
-def _small_length(regular: FontFile, text: str) -> float:
-    """The width of a footer's text (the site's name, a date) in the footer's font: the same
-    few texts on every card of a site, each measured once per process (~0.15 ms each)."""
-    return float(_font(regular.path, regular.index, 30).getlength(text))
-
-
-def wrap(text: str, width: float, measure: ImageFont.FreeTypeFont) -> list[str]:
-    """Lines of at most `width` pixels, broken at spaces (keep-all); a word wider than a line
-    is broken by characters."""
-    lines: list[str] = []
-    line = ""
-    for word in text.split():
-        candidate = f"{line} {word}" if line else word
-        if measure.getlength(candidate) <= width:
-            line = candidate
-            continue
-        if line:
-            lines.append(line)
-        line = ""
-        while measure.getlength(word) > width:  # one word wider than the card: cut it
-            cut = len(word) - 1
-            while cut > 1 and measure.getlength(word[:cut]) > width:
-                cut -= 1
-            lines.append(word[:cut])
-            word = word[cut:]
-        line = word
-    if line:
-        lines.append(line)
-    return lines
-
-
-def _fit(text: str, width: float, bold: FontFile) -> tuple[list[str], ImageFont.FreeTypeFont]:
-    """The title's lines in the largest size that fits MAX_LINES (else cut with an ellipsis)."""
-    for size in TITLE_SIZES:
-        font = _font(bold.path, bold.index, size)
-        lines = wrap(text, width, font)
-        if len(lines) <= MAX_LINES:
-            return lines, font
-    lines = lines[:MAX_LINES]
-    last = lines[-1]
-    while last and font.getlength(last + ELLIPSIS) > width:
-        last = last[:-1].rstrip()
-    lines[-1] = last + ELLIPSIS
-    return lines, font
-
-
-@lru_cache(maxsize=1)
-def _palette() -> bytes:
-    """Index 0: the accent; 1–255: a ramp from the text colour to the background, so that the
-    card is drawn in 8-bit grey levels (antialiased) and saved as a palette PNG as it is (no
-    quantizing: ~10 ms a card, not ~170)."""
-    out = list(ACCENT)
-    for i in range(1, 256):
-        t = (i - 1) / 254
-        out += [round(f + (b - f) * t) for f, b in zip(FOREGROUND, BACKGROUND, strict=True)]
-    return bytes(out)
-
-
-def _level(colour: tuple[int, int, int]) -> int:
-    """The ramp index nearest to a grey-ish colour of the theme."""
-    t = sum(c - f for c, f in zip(colour, FOREGROUND, strict=True)) / sum(
-        b - f for b, f in zip(BACKGROUND, FOREGROUND, strict=True)
-    )
-    return 1 + round(254 * min(1.0, max(0.0, t)))
-
-
-def draw(text: CardText, regular: FontFile, bold: FontFile, canvas: Canvas | None = None) -> bytes:
-    """The card as PNG bytes (an 8-bit palette PNG: small, and quick to write), drawn on
-    `canvas` (a process's, kept from card to card: CardMaker) or a new one."""
-    from PIL import ImageDraw
-
-    inner = WIDTH - 2 * MARGIN
-    small = _font(regular.path, regular.index, 30)
-    right = text.footer_right
-    right_width = _small_length(regular, right) if right else 0
-    left = text.footer_left
-    room = inner - right_width - (40 if right else 0)
-    while left and _small_length(regular, left) > room:  # a long description: cut with "…"
-        left = left[:-2].rstrip() + ELLIPSIS
-    image = (canvas or Canvas()).start(left, regular)
-    pen = ImageDraw.Draw(image)
-    lines, font = _fit(" ".join(text.title.split()), inner, bold)
-    size = font.size
-    y = MARGIN + 20
-    for line in lines:
-        pen.text((X + MARGIN, y), line, font=font, fill=1)
-        y += round(size * 1.3)
-    if right:
-        pen.text(
-            (X + WIDTH - MARGIN, HEIGHT - MARGIN),
-            right,
-            font=small,
-            fill=_level(MUTED),
-            anchor="rs",
-        )
-    return png(image.tobytes(), WIDTH, HEIGHT, _palette())
-
-
-class Canvas:
-    """Where a process draws its cards (a CardMaker's: no module-level state). What every card
-    of a site shares is drawn once (`_base`, ~0.3 ms a card before) and pasted onto one image
-    kept from card to card (as quick as a new copy, measured; one allocation fewer)."""
-
-    def __init__(self) -> None:
-        self._bases: dict[tuple[str, FontFile], Image.Image] = {}
-        self._image: Image.Image | None = None
-
-    def start(self, left: str, regular: FontFile) -> Image.Image:
-        """The image to draw a card on: the shared parts with `left` (the site's name)."""
-        base = self._bases.get((left, regular))
-        if base is None:
-            if len(self._bases) >= 16:  # (a site has a few: its languages' names)
-                self._bases.clear()
-            base = self._bases[left, regular] = _base(left, regular)
-        if self._image is None:
-            self._image = base.copy()
-        else:
-            self._image.paste(base)
-        return self._image
-
-
-def _base(left: str, regular: FontFile) -> Image.Image:
-    """The background, the accent bar, the rule and the site's name (`left`), in the grey
-    levels that are the palette's indexes. The title and the date are drawn apart from them
-    (the order changes no pixel). The image is one column wider than the card (`X`): its
-    first column is each PNG scanline's filter byte (0: none), so that its bytes are the PNG's
-    pixel data."""
-    from PIL import Image, ImageDraw
-
-    image = Image.new("L", (X + WIDTH, HEIGHT), 255)
-    pen = ImageDraw.Draw(image)
-    pen.rectangle((0, 0, 0, HEIGHT), fill=0)  # (the filter bytes)
-    pen.rectangle((X, 0, X + WIDTH, 14), fill=0)  # the accent bar
-    base = HEIGHT - MARGIN
-    pen.line((X + MARGIN, base - 56, X + WIDTH - MARGIN, base - 56), fill=_level(RULE), width=2)
-    small = _font(regular.path, regular.index, 30)
-    pen.text((X + MARGIN, base), left, font=small, fill=_level(MUTED), anchor="ls")
-    return image
-
-
-PNG_SIGNATURE: Final = b"\x89PNG\r\n\x1a\n"
-
-
-def png(scanlines: bytes, width: int, height: int, palette: bytes) -> bytes:
-    """An 8-bit palette PNG (colour type 3): `scanlines` are `height` rows of a filter byte
-    and `width` palette indexes. Written here rather than by Pillow, for its compressor: zlib
-    (Pillow's) takes ~1.5 ms for a card's 760 KB, half the cost of a card; ISA-L's deflate
-    (isal) ~0.15 ms, into a smaller stream. Any PNG reader reads it (a standard zlib stream)."""
-    from isal import isal_zlib
-
-    header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)  # 8 bits, palette
-    return b"".join(
-        (
-            PNG_SIGNATURE,
-            _chunk(b"IHDR", header),
-            _chunk(b"PLTE", palette),
-            _chunk(b"IDAT", isal_zlib.compress(scanlines, 1)),
-            _chunk(b"IEND", b""),
-        )
-    )
-
-
-def _chunk(kind: bytes, data: bytes) -> bytes:
-    return b"".join(
-        (
-            struct.pack(">I", len(data)),
-            kind,
-            data,
-            struct.pack(">I", zlib.crc32(data, zlib.crc32(kind))),
-        )
-    )
 
 
 @dataclass
@@ -280,9 +66,11 @@ class CardMaker:
     _canvas: Canvas = field(default_factory=Canvas)  # (each draw worker has its own: forked)
 
     def fonts(self) -> str:
-        """The font files' identity (read once per build): part of every card's key."""
+        """The font files' and the drawing code's identity (read once per build): part of
+        every card's key."""
         if not self._fonts:
-            self._fonts = f"{self.regular.identity()}|{self.bold.identity()}"
+            fonts = f"{self.regular.identity()}|{self.bold.identity()}"
+            self._fonts = f"{fonts}|{drawing_code()}"
         return self._fonts
 
     def key(self, text: CardText) -> str:
@@ -401,8 +189,13 @@ class Cards:
         todo: list[tuple[str, str | None, CardText]] = []
         # the characters of the titles looked at so far that a face draws (or that need none):
         # a title made only of them has none drawn as a box (most titles, after the first few)
-        covered: set[str] = set()
+        # (kept by the fonts in the build state: an edit build reads no font's characters for
+        # a changed post whose title has none new; any subset of them is right, so a state
+        # that saved a smaller one costs a look only)
         parts, keys = job.parts, job.parts.entry_keys
+        seen = parts.site_key(("card-covered", maker.fonts()))
+        covered: set[str] = set(parts.kept(seen) or ())
+        known_covered = len(covered)
         previous = job.cache.cards.get(str(tree.out), {}) if job.cache is not None else {}
         for lang in job.langs:
             language = config.language(lang)
@@ -418,6 +211,7 @@ class Cards:
                 encoded = parts.key_bytes(keys)
                 slot = parts.site_key(("card", parts.global_key, maker.fonts(), language.title))
             info = OutputFile(lang, ORIGIN)  # (one for every card kept in this language)
+            own: list[tuple[str, PageSpec]] = []  # (card, page) of each post's own card
             for spec in job.plan.pages.get(lang, ()):
                 image = spec.image
                 if image is None:
@@ -426,24 +220,23 @@ class Cards:
                     entry = entry_of(spec)
                     _check_image(job, image, entry.source if entry else spec.doc)
                     continue
-                mark = None
-                if keys is not None and spec.made_of:
-                    mark = slot + encoded[spec.made_of[0]] + image.encode()
-                    known = parts.kept(mark)
-                    if known is not None:
-                        key, missing = known
-                        if missing:
-                            _warn_glyphs(job, spec, text_font.css_family, missing)
-                        if not self._kept(image, key, previous, tree, info):
-                            # (a card changed in the output: made again)
-                            todo.append(
-                                (
-                                    image,
-                                    lang,
-                                    _post_text(spec, entry_of(spec), lang, language.title),
-                                )
-                            )
-                        continue
+                own.append((image, spec))
+            marks: list[bytes] = [b""] * len(own)  # (b"": none)
+            known: list[tuple[str, tuple[str, ...]] | None] = [None] * len(own)
+            if keys is not None:
+                marks = [
+                    slot + encoded[spec.made_of[0]] + image.encode() if spec.made_of else b""
+                    for image, spec in own
+                ]
+                known = _kept_parts(parts, marks)
+            hits: list[tuple[str, str, PageSpec]] = []  # (card, key, page): found by its mark
+            for (image, spec), mark, part in zip(own, marks, known, strict=True):
+                if part is not None:
+                    key, missing = part
+                    if missing:
+                        _warn_glyphs(job, spec, text_font.css_family, missing)
+                    hits.append((image, key, spec))
+                    continue
                 text = _post_text(spec, entry_of(spec), lang, language.title)
                 todo.append((image, lang, text))
                 missing = ()
@@ -453,8 +246,13 @@ class Cards:
                     covered.update(chars.difference(missing))
                     if missing:
                         _warn_glyphs(job, spec, text_font.css_family, missing)
-                if mark is not None:
+                if mark:
                     parts.keep(mark, (maker.key(text), missing))
+            for image, spec in self._keep_each(hits, previous, tree, info):
+                # (a card changed in the output: made again)
+                todo.append((image, lang, _post_text(spec, entry_of(spec), lang, language.title)))
+        if len(covered) > known_covered:
+            parts.keep(seen, frozenset(covered))
         todo = [
             item
             for item in todo
@@ -499,6 +297,31 @@ class Cards:
         self.kept += 1
         return True
 
+    def _keep_each(
+        self,
+        hits: list[tuple[str, str, PageSpec]],
+        previous: dict[str, tuple[str, Identity]],
+        tree: OutputTree,
+        info: OutputFile,
+    ) -> list[tuple[str, PageSpec]]:
+        """`_kept` for the cards `hits` (card, key, page) of a language at once (one
+        OutputTree.keep_each and one record_kept_all, not a call of each per card); returns
+        the (card, page) of those not kept, to be made again."""
+        keys = self.keys
+        wanted: list[tuple[str, Identity]] = []
+        for image, key, _spec in hits:
+            rel = image[1:]  # (a page's path + card.png: always from the root)
+            keys[rel] = key
+            old = previous.get(rel)
+            if old is not None and old[0] == key:
+                wanted.append((rel, old[1]))
+        kept = tree.keep_each(wanted) if wanted else set()
+        tree.record_kept_all(dict.fromkeys(kept, info))
+        self.kept += len(kept)
+        if len(kept) == len(hits):
+            return []
+        return [(image, spec) for image, _key, spec in hits if image[1:] not in kept]
+
     def owns(self, path: str) -> bool:
         return path.endswith("/card.png") and (
             path.count("/") == 1 or path.split("/")[1:2] == ["blog"]
@@ -526,6 +349,17 @@ def remember(
         if ident is not None:
             now[rel] = (key, uptodate.file_identity(ident))
     cache.cards[str(out)] = now
+
+
+def _kept_parts(parts: Parts, marks: list[bytes]) -> list[tuple[str, tuple[str, ...]] | None]:
+    """Parts.kept of each mark (None: not kept, or no mark: b""), in bulk (as Parts._found: a
+    dict look-up each, no call): the last build's or this one's, carried into this one's."""
+    now, earlier = parts.now, parts.earlier
+    found: list[tuple[str, tuple[str, ...]] | None] = list(map(earlier.get, marks))
+    for n in [n for n, part in enumerate(found) if part is None or not marks[n]]:
+        found[n] = now.get(marks[n]) if marks[n] else None
+    now.update([(mark, part) for mark, part in zip(marks, found, strict=True) if part is not None])
+    return found
 
 
 def _post_text(spec: PageSpec, entry: Entry | None, lang: str, site_title: str) -> CardText:
