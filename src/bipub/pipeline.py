@@ -366,8 +366,6 @@ def _build(
     read_ahead: ReadAhead | None = None,
 ) -> BuildResult:
     started = time.perf_counter()
-    if read_ahead is not None:  # (its thread ended before anything here may fork)
-        read_ahead.wait()
     notes: list[str] = []
     inputs: dict[str, uptodate.Identity] = {}
     published: dict[str, uptodate.Identity] | None = None  # the last build's record of it
@@ -388,6 +386,9 @@ def _build(
         if kept is None:  # what `bipub serve` keeps, from .bipub-cache/ (restore.py)
             kept = restore.restore(project, target, notes, read_ahead)
         cache, state = kept.cache, kept.state
+    if read_ahead is not None:  # (its thread ended before anything here may fork; `restore`
+        # takes each file as soon as it is read and checked, while the next ones are read)
+        read_ahead.wait()
     if ahead is not None:  # (loaded by a child while the stages were imported; the locale
         # data of the pages read here meanwhile)
         config, content = ahead.result(collector, lambda config: load_locales(config.codes))

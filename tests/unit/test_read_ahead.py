@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import pickle
 import shutil
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from bipub import restore
+from bipub import pipeline, restore
 from bipub.cache import (
     BuildCache,
     ReadAhead,
@@ -97,12 +99,13 @@ def test_a_missing_file_is_said_as_without_it(tmp_path: Path) -> None:
         read_signed(tmp_path / "none.pickle", ahead=ahead)
 
 
-def test_a_build_takes_the_files_read_ahead_once_its_thread_has_ended(
+def test_a_build_takes_the_files_read_ahead_as_they_come_and_forks_after(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A build after an edit takes every file of the build cache and the entries file as read
-    ahead; it waits for the thread to end before anything else (nothing may fork while it
-    runs: parallel.can_fork), and the site is a clean build's."""
+    ahead, each as soon as it is read (the restore does not wait for the rest), and the
+    thread has ended before anything after the restore runs (nothing may fork while it runs:
+    parallel.can_fork); the site is a clean build's."""
     root = tmp_path / "p"
     shutil.copytree(PROJECTS / "minimal", root)
     build(root, only=KINDS)
@@ -113,25 +116,73 @@ def test_a_build_takes_the_files_read_ahead_once_its_thread_has_ended(
     # the build cache, its documents' files, the BuildState and its parts, the entries
     assert {*folder.glob("state-*"), *folder.glob("parts-*"), *folder.glob("entries-*")} <= {*files}
     order: list[str] = []
-    real_wait, real_restore = ReadAhead.wait, restore.restore
-
-    def wait(self: ReadAhead) -> None:
-        order.append("wait")
-        real_wait(self)
+    real_restore, real_load, real_wait, real_open = (
+        restore.restore,
+        pipeline.load,
+        ReadAhead.wait,
+        Path.open,
+    )
+    # a last file the build does not ask for, whose reading is held until the build waits
+    # for the thread (at most 30 s, not to hang): the thread runs until then
+    last, waited = tmp_path / "not-asked-for.pickle", threading.Event()
+    save_signed(last, "not asked for")
 
     def restored(*args: object, **kwargs: object) -> object:
         order.append("restore")
         return real_restore(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(ReadAhead, "wait", wait)
+    def loaded(*args: object, **kwargs: object) -> object:
+        reading = any(t.name == "bipub-read-ahead" for t in threading.enumerate())
+        order.append("load while reading ahead" if reading else "load")
+        return real_load(*args, **kwargs)  # type: ignore[arg-type]
+
+    def wait(self: ReadAhead) -> None:
+        waited.set()
+        real_wait(self)
+
+    def opened(self: Path, *args: Any, **kwargs: Any) -> Any:
+        if self == last:
+            waited.wait(30)
+        return real_open(self, *args, **kwargs)
+
     monkeypatch.setattr(restore, "restore", restored)
-    with ReadAhead(restore_files(Project(root).cache, root / "site")) as ahead:
+    monkeypatch.setattr(pipeline, "load", loaded)
+    monkeypatch.setattr(ReadAhead, "wait", wait)
+    monkeypatch.setattr(Path, "open", opened)
+    with ReadAhead([*restore_files(Project(root).cache, root / "site"), last]) as ahead:
         build(root, only=KINDS, read_ahead=ahead)
-    assert order[:2] == ["wait", "restore"]
+    assert order == ["restore", "load"]
     assert ahead.taken == len(files) and ahead.again == 0
     monkeypatch.undo()
     build(root, tmp_path / "clean", use_cache=False, only=KINDS)
     assert tree_snapshot(root / "site") == tree_snapshot(tmp_path / "clean")
+
+
+def test_a_file_is_taken_once_read_while_the_next_ones_are_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`take` waits for the file asked for only: the first file is taken (and could be
+    unpickled) while the thread still reads the second one."""
+    first, second = tmp_path / "a.pickle", tmp_path / "b.pickle"
+    save_signed(first, "first")
+    save_signed(second, "second")
+    go_on, read_on = threading.Event(), threading.Event()
+    real_open = Path.open
+
+    def opened(self: Path, *args: Any, **kwargs: Any) -> Any:
+        if self == second:  # (held until the first is taken; at most 30 s, not to hang)
+            go_on.wait(30)
+            read_on.set()
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", opened)
+    with ReadAhead([first, second]) as ahead:
+        assert load_signed(first, ahead=ahead) == "first"
+        second_read = read_on.is_set()  # (not yet: the thread is held before it)
+        go_on.set()
+        assert not second_read
+        assert load_signed(second, ahead=ahead) == "second"
+        assert ahead.taken == 2
 
 
 def test_the_build_cache_reads_what_it_says(tmp_path: Path) -> None:
