@@ -27,13 +27,13 @@ import pytest
 from bipub.pipeline import OUTPUT_KINDS
 from bipub.render.markdown import is_safe_url
 from bipub.render.templates import BLOCKED_URL
+from tests._shared_builds import some_real_pdfs
 from tests.conftest import (
     PROJECTS,
     REPO,
     SUBPROCESS_PLACEHOLDER_PDFS,
     CliResult,
     clean_snapshot,
-    real_pdfs,
     subprocess_env,
     tree_snapshot,
 )
@@ -146,7 +146,8 @@ pdf: true
 
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The minimal project whose Korean post is hostile everywhere, built once (with its PDF)."""
+    """The minimal project whose Korean post is hostile everywhere, built once (with the PDFs
+    the tests read: HOSTILE_PDFS)."""
     from click.testing import CliRunner
 
     from bipub.cli import main
@@ -165,11 +166,21 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ),
         encoding="utf-8",
     )
-    with pytest.MonkeyPatch.context() as mp, real_pdfs():
+    with (
+        pytest.MonkeyPatch.context() as mp,
+        some_real_pdfs(HOSTILE_PDFS, root.parent / "user-cache") as rendered,
+    ):
         mp.setenv("SOURCE_DATE_EPOCH", "1775520000")
         result = CliRunner().invoke(main, ["-C", str(root), "build"], catch_exceptions=False)
     assert result.exit_code == 0, result.stderr
+    assert sorted(rendered) == sorted(HOSTILE_PDFS), rendered
     return root / "site"
+
+
+# The PDFs of `hostile` the tests open (the Korean post's bookmarks and metadata, the CVs'
+# links); the English and the bilingual post PDFs are placeholders (tests/_shared_builds.py:
+# the bytes of their print HTML), listed by nobody: ~2 WeasyPrint renders less.
+HOSTILE_PDFS = ("ko/blog/alpha/alpha.pdf", "pdf/cv-en.pdf", "pdf/cv-ko-en.pdf", "pdf/cv-ko.pdf")
 
 
 def test_hostile_body_is_escaped_not_executed(hostile: Path) -> None:

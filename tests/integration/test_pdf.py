@@ -11,7 +11,7 @@ import re
 import shutil
 import socket
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -23,6 +23,7 @@ from bipub.render.pdf.breaks import korean_line_breaks
 from bipub.render.pdf.engine import render_job
 from bipub.render.pdf.jobs import PdfJob, PdfResult
 from bipub.render.pdf.pool import WORKERS
+from tests._shared_builds import some_real_pdfs
 from tests.conftest import CliResult, real_pdfs
 
 pytestmark = [
@@ -235,6 +236,15 @@ def project(make_project: Callable[[str], Path]) -> Path:
     return make_project("minimal")
 
 
+@pytest.fixture
+def alpha_pdf_only(user_cache: Path) -> Iterator[list[str]]:
+    """Builds render the Korean post's PDF (`_add_pdf_post`'s, the one a test reads or expects
+    to fail) with WeasyPrint, and a placeholder for the Korean CV's, which no such test opens
+    (tests/_shared_builds.py); the list gets the PDFs rendered for real."""
+    with some_real_pdfs(("ko/blog/alpha/alpha.pdf",), user_cache) as rendered:
+        yield rendered
+
+
 def _add_pdf_post(root: Path, body: str, raw_html: bool = False) -> int:
     """Opt the Korean post alpha in to a PDF and append `body`; returns the body's line."""
     post = root / "content" / "ko" / "posts" / "alpha.md"
@@ -304,7 +314,7 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
         ("![x](%2e%2e/%2e%2e/%2e%2e/secret.png)", False, "static/secret.png", "no such file"),
     ],
 )
-@pytest.mark.usefixtures("no_network")
+@pytest.mark.usefixtures("no_network", "alpha_pdf_only")
 def test_unsafe_resources_fail_the_build_at_the_line_that_wrote_them(
     project: Path, cli: Cli, body: str, raw_html: bool, named: str, reason: str
 ) -> None:
@@ -360,6 +370,7 @@ def test_links_are_absolute_urls_under_base_url_and_site_images_load(
 
 
 @pytest.mark.pdf
+@pytest.mark.usefixtures("alpha_pdf_only")
 def test_attachments_are_refused(project: Path, cli: Cli) -> None:
     _add_pdf_post(project, '<link rel="attachment" href="secret.txt">', raw_html=True)
     result = cli("-C", str(project), "build", "--only", "pdf", "--lang", "ko")
@@ -492,7 +503,9 @@ def test_unchanged_pdfs_are_reused_and_a_changed_image_renders_again(
 
 @pytest.mark.pdf
 @pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler-utils")
-def test_a_post_with_a_footnote_builds_its_pdf(project: Path, cli: Cli) -> None:
+def test_a_post_with_a_footnote_builds_its_pdf(
+    project: Path, cli: Cli, alpha_pdf_only: list[str]
+) -> None:
     """markdown-it's way back from a footnote is ↩︎ (U+21A9), in no CJK font: the font check
     stopped every `pdf: true` post with a footnote. The PDF draws ↑ instead."""
     _add_pdf_post(project, "각주가 있는 문장[^1].\n\n[^1]: 각주 내용.")
@@ -505,3 +518,4 @@ def test_a_post_with_a_footnote_builds_its_pdf(project: Path, cli: Cli) -> None:
         check=True,
     ).stdout
     assert "각주 내용. ↑" in text
+    assert alpha_pdf_only == ["ko/blog/alpha/alpha.pdf"]
