@@ -99,7 +99,7 @@ class BuildCache:
     _seen: FileKey | None = field(default=None, repr=False)
     _tables_read: bool = field(default=False, repr=False)  # the tables of build.pickle read
     _dropped: set[str] = field(default_factory=set, repr=False)  # output folders dropped
-    # each shard's documents as read or written (`_same_shard`)
+    # each shard's documents as read or written (`_same_shard`; empty: known absent)
     _shards: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
     # the base file of build.pickle as read or saved (`save_delta`)
     _base: Base | None = field(default=None, repr=False)
@@ -136,6 +136,7 @@ class BuildCache:
         for shard in range(DOC_SHARDS):
             shard_path = folder / _docs_file(shard)
             if not shard_path.is_file():
+                cache._shards[shard] = {}  # (known absent: not removed again at each save)
                 continue
             try:  # (bodies kept after the pickle, decoded when read: out_of_band.py)
                 shard_stamp, docs = out_of_band.loads(read_signed(shard_path, ahead=ahead))
@@ -228,8 +229,9 @@ class BuildCache:
         for shard, docs in groups.items():
             shard_path = folder / _docs_file(shard)
             before = self._shards.get(shard)
-            if before is not None and _same_shard(before, docs) and shard_path.is_file():
-                continue  # unchanged since it was read
+            same = before is not None and _same_shard(before, docs)
+            if same and (not docs or shard_path.is_file()):
+                continue  # unchanged since it was read (an empty one: known absent)
             if docs:
                 write_signed(shard_path, out_of_band.dumps((self.stamp, docs)))
             else:

@@ -135,3 +135,44 @@ def test_a_small_site_never_imports_while_it_waits(
     result = cli("-C", str(root), "build")
     assert result.exit_code == 0 and "Up to date" in result.stderr, result.stderr
     assert started == ([] if speculate_from is None else [True])
+
+
+@pytest.mark.parametrize("at_once", [False, True])
+def test_a_very_big_sites_imports_start_without_waiting(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    cli: Callable[..., CliResult],
+    at_once: bool,
+) -> None:
+    """A site whose up-to-date record is very big (`SPECULATE_AT_ONCE`: its scan is longer
+    than the wait) starts its imports without first waiting for the prescan's answer; a
+    smaller big one waits `SPECULATE_AFTER` first. Either build is a clean build's."""
+    root = tmp_path / "p"
+    shutil.copytree(PROJECTS / "minimal", root)
+    assert cli("-q", "-C", str(root), "build").exit_code == 0
+    post = root / "content/ko/posts/alpha.md"
+    post.write_text(post.read_text(encoding="utf-8") + "\n한 문단 더.\n", encoding="utf-8")
+    waits: list[float] = []
+    monkeypatch.setattr(
+        uptodate.Prescan, "answers_within", lambda self, seconds: waits.append(seconds)
+    )
+    monkeypatch.setattr(build_cmd, "SPECULATE_FROM", 0)  # (as a big site)
+    if at_once:
+        monkeypatch.setattr(build_cmd, "SPECULATE_AT_ONCE", 0)
+    started: list[bool] = []
+    real = StageImports.__init__
+
+    def init(self: StageImports, *args: object, **kwargs: object) -> None:
+        started.append(True)
+        real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(StageImports, "__init__", init)
+    result = cli("-C", str(root), "build")
+    assert result.exit_code == 0 and "Built" in result.stderr, result.stderr
+    assert waits == ([] if at_once else [build_cmd.SPECULATE_AFTER]) and started == [True]
+    monkeypatch.undo()
+    assert (
+        cli("-q", "-C", str(root), "build", "--no-cache", "--out", str(tmp_path / "c")).exit_code
+        == 0
+    )
+    assert _no_pdfs(tree_snapshot(root / "site")) == _no_pdfs(tree_snapshot(tmp_path / "c"))

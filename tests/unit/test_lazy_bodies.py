@@ -53,6 +53,36 @@ def test_a_document_saved_again_unread_keeps_its_body(make_project, tmp_path: Pa
         assert _LAZY_BODY in vars(lazy) and lazy.body == doc.body and lazy == doc
 
 
+def test_a_save_removes_no_shard_it_knows_absent(make_project, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A small site fills a few of the 128 shards: a save after reading the cache back (and
+    a second save of the same cache, as `bipub serve` does) removes none of the absent ones
+    again (each removal was a system call at every save); one whose documents are all gone
+    is still removed."""
+    docs, folder = _saved(make_project, tmp_path)
+    present = {p.name for p in folder.glob("build-docs-*.pickle")}
+    assert 0 < len(present) < cache.DOC_SHARDS
+    removed: list[str] = []
+    unlink = Path.unlink
+
+    def counted(path: Path, missing_ok: bool = False) -> None:
+        if path.name.startswith("build-docs-"):
+            removed.append(path.name)
+        unlink(path, missing_ok=missing_ok)
+
+    monkeypatch.setattr(Path, "unlink", counted)
+    read = BuildCache.load(folder)
+    read.save(folder)
+    read.save(folder)
+    assert removed == []
+    assert {p.name for p in folder.glob("build-docs-*.pickle")} == present
+    gone = docs[0].rel  # (its shard's documents all gone: the shard is removed)
+    shard = cache._docs_file(cache._shard(gone))
+    for rel in [rel for rel in read.docs if cache._docs_file(cache._shard(rel)) == shard]:
+        del read.docs[rel]
+    read.save(folder)
+    assert removed == [shard] and not (folder / shard).exists()
+
+
 @pytest.mark.parametrize("damage", ["cut", "changed", "layout", "format"])
 def test_a_shard_not_as_written_is_refused_and_said(
     make_project,  # type: ignore[no-untyped-def]
