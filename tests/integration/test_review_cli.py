@@ -111,6 +111,27 @@ def test_list_shows_drafts_and_stale_units(root: Path, cli: Callable[..., Any]) 
     assert cli("-C", str(root), "review", "list", "--lang", "ko").stdout == "Nothing to review.\n"
 
 
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--reviewer", "jiwon", "approve", "posts/short:body#0"], "--reviewer before 'approve'"),
+        (["--lang", "ko", "reject", "posts/short:body#0"], "--lang before 'reject'"),
+        (["--human", "--lang", "en", "list"], "--lang, --human before 'list'"),
+        (["-i", "show", "posts/short:body#0"], "-i walks the review queue"),
+    ],
+)
+def test_queue_options_before_a_subcommand_are_refused(
+    root: Path, cli: Callable[..., Any], args: list[str], said: str
+) -> None:
+    # they were dropped without a word: the review recorded git's user.name, not jiwon, and
+    # `review --lang ko reject` rejected the English draft
+    status_before = (root / "status/en.yaml").read_bytes()
+    result = cli("-C", str(root), "review", *args)
+    assert result.exit_code == 2, result.stdout + result.stderr
+    assert said in result.stderr
+    assert (root / "status/en.yaml").read_bytes() == status_before
+
+
 def test_approve_a_draft_clears_its_finding(root: Path, cli: Callable[..., Any]) -> None:
     before = cli("-C", str(root), "check", "--format", "json").stdout
     assert '"code": "draft"' in before

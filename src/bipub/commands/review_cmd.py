@@ -130,6 +130,20 @@ def review(
 ) -> None:
     """Review translations: list, show, approve, reject, prune (-i: interactively)."""
     if ctx.invoked_subcommand is not None:
+        # these options belong to the queue (`bipub review [-i]`): before a subcommand they
+        # would be dropped without a word (`review --lang ko reject KEY` rejecting every language)
+        sub = ctx.invoked_subcommand
+        if interactive:
+            raise click.UsageError(f"-i walks the review queue: give it without '{sub}'")
+        given = [
+            n for n, v in (("--lang", langs), ("--reviewer", reviewer), ("--human", human)) if v
+        ]
+        if given:
+            raise click.UsageError(
+                f"{', '.join(given)} before '{sub}' would not be applied: give "
+                f"{'it' if len(given) == 1 else 'them'} after '{sub}' "
+                f"(bipub review {sub} {given[0]} …)"
+            )
         return
     ui: Ui = ctx.obj
     if interactive:
