@@ -46,6 +46,9 @@ def test_missing_config_exits_2(cli, tmp_path: Path) -> None:
 def test_init_creates_a_project_that_builds(cli, tmp_path: Path) -> None:
     result = cli("-C", str(tmp_path), "init", "blog")
     assert result.exit_code == 0, result.stderr
+    # the next step previews it: opened as a file, the site (root-relative links) has no style
+    assert "Next: bipub -C blog serve" in result.stderr
+    assert "index.html" not in result.stderr
     project = tmp_path / "blog"
     for rel in (
         "bipub.yaml",

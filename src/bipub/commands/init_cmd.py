@@ -23,4 +23,10 @@ def init(ui: Ui, directory: Path) -> None:
     for path in written:
         ui.debug(f"  created {path}")
     ui.info(f"Created a bilingual project in {target} ({len(written)} files).")
-    ui.info(f"Next: bipub -C {directory} build   (then open {directory}/site/index.html)")
+    # not "open site/index.html": the site's links are root-relative, so a file:// page has no
+    # style and its links lead nowhere
+    ui.info(
+        f"Next: bipub -C {directory} serve   (builds it and previews it on "
+        f"http://127.0.0.1:8000/; bipub -C {directory} build writes {directory}/site/ "
+        "for a web server)"
+    )
