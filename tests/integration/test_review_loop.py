@@ -402,3 +402,13 @@ def test_reject_a_drafted_description_removes_the_field(root: Path, cli: Cli) ->
     assert review(cli, root, "reject", "posts/cache:description").exit_code == 0
     assert path.read_text(encoding="utf-8") == EN
     assert "posts/cache:description" not in records(root)
+
+
+def test_the_build_counts_machine_drafts_in_the_plural(root: Path, cli: Cli) -> None:
+    (root / "content/en/posts/cache.md").unlink()
+    (root / "content/ko/posts/other.md").write_text(KO, encoding="utf-8")
+    assert draft(root, "en", FakeEngine()).drafted == 6  # two posts, three units each
+    result = cli("-C", str(root), "build", "--only", "html")
+    assert result.exit_code == 0, result.stderr
+    assert "[en] shown with a notice: 2 machine drafts (posts/" in result.stderr
+    assert ", 1 warning → " in result.stderr  # that one warning, in the summary's last line

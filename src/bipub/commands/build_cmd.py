@@ -211,7 +211,8 @@ def report(
         shown = target.relative_to(Path.cwd())
     except ValueError:
         shown = target
-    warn = f", {len(result.warnings)} warnings" if result.warnings else ""
+    nw = len(result.warnings)
+    warn = f", {nw} warning{'s' if nw != 1 else ''}" if nw else ""
     if result.up_to_date:
         counted = f"{sum(result.pages.values())} pages, " if not only or "html" in only else ""
         ui.info(

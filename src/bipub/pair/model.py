@@ -255,13 +255,14 @@ def report_fallbacks(site: Site, langs: list[str], collector: Collector) -> None
             version = e.versions.get(lang)
             if version is not None and version.state in shown:
                 shown[version.state].append(f"{e.kind}/{e.key}")
-        for state, label in (
-            ("missing", "untranslated"),
-            ("draft", "machine draft"),
-            ("stale", "outdated translation"),
+        for state, one, many in (
+            ("missing", "untranslated", "untranslated"),
+            ("draft", "machine draft", "machine drafts"),
+            ("stale", "outdated translation", "outdated translations"),
         ):
             names = shown[state]
             if names:
+                label = one if len(names) == 1 else many
                 parts.append(
                     f"{len(names)} {label} ({', '.join(names[:3])}{' …' if len(names) > 3 else ''})"
                 )
