@@ -157,6 +157,27 @@ def test_missing_local_images_are_errors_at_the_source_line(tmp_path: Path) -> N
     assert not (root / "site").exists()
 
 
+def test_a_translation_missing_its_relative_image_is_told_where_it_is(tmp_path: Path) -> None:
+    """A translation (a DeepL draft keeps the source's `figure.png`) looks for its relative
+    image beside its own page: the error says the source's copy is there, and what to do."""
+    root = tmp_path / "translated"
+    copy_project(root)
+    ko = (root / "content/ko/posts/a-morning.md").read_text(encoding="utf-8")
+    en = ko.split("---\n", 2)[2].replace("본문입니다.", "The body.")
+    (root / "content/en/posts/a-morning.md").write_text(
+        "---\ntitle: A morning post\n---\n" + en, encoding="utf-8"
+    )
+    code, err = build(root, "--only", "html")
+    assert code == 1
+    lines = [line for line in err.splitlines() if "no such file" in line]
+    assert lines == [
+        "content/en/posts/a-morning.md:9: image figure.png: no such file "
+        "(looked for static/en/blog/a-morning/figure.png); static/ko/blog/a-morning/figure.png"
+        " is there: a relative image is looked for beside each language's page, so copy it to "
+        "static/en/blog/a-morning/figure.png or link /ko/blog/a-morning/figure.png"
+    ]
+
+
 def test_the_made_images_get_their_sizes(built: Built) -> None:
     assert built.exit_code == 0, built.stderr
     html = built.read("ko/blog/a-morning/index.html")

@@ -180,7 +180,7 @@ class _Found:
                 rel,
                 line,
                 "missing-asset",
-                f"{shown}: no such file (looked for static{site_path})",
+                f"{shown}: no such file (looked for static{site_path}){self._beside(site_path)}",
                 key=ref,
             )
             return None
@@ -206,6 +206,20 @@ class _Found:
         formats = self.formats() if info.resizable and widths else []
         variants = variants_of(site_path, info, widths, formats)
         return LocalImage(site_path, path, info, variants, sizes if variants else "")
+
+    def _beside(self, site_path: str) -> str:
+        """A relative image is looked for beside each language's page: when another language's
+        page has the file (a translation, drafted or not, keeps the source's relative path),
+        say where it is."""
+        _, lang, rest = [*site_path.split("/", 2), "", ""][:3]
+        codes = self.config.codes if self.config is not None else []
+        for code in codes:
+            if code != lang and lang in codes and (self.files.static / code / rest).is_file():
+                return (
+                    f"; static/{code}/{rest} is there: a relative image is looked for beside each"
+                    f" language's page, so copy it to static{site_path} or link /{code}/{rest}"
+                )
+        return ""
 
 
 def _shown(path: Path, static: Path) -> str:
