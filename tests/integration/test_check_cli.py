@@ -386,6 +386,21 @@ def test_a_changed_number_code_span_or_link_in_a_reviewed_translation_is_exit_1(
         assert "error" in result.stdout
 
 
+def test_a_reviewed_link_to_the_translations_own_language_page_is_no_qa_error(
+    project: Callable[..., Path], cli: Callable[..., Any]
+) -> None:
+    """The Korean post links to the Korean page of another post; its English translation links
+    to that post's English page: the same target for its readers, not a `links` error."""
+    ko = KO_POST.replace("(https://e.org/n)", "(/ko/blog/other/)")
+    en = EN_POST.replace("(https://e.org/n)", "(/en/blog/other/)")
+    root = project({KO: ko, EN: en})
+    approved = cli("-C", str(root), "review", "approve", "--all", "--lang", "en", "--reviewer", "r")
+    assert approved.exit_code == 0, approved.stderr
+    result = cli("-C", str(root), "check")
+    assert result.exit_code == 0, result.stdout
+    assert "links" not in result.stdout
+
+
 def test_qa_on_a_machine_draft_is_a_warning(
     project: Callable[..., Path], cli: Callable[..., Any]
 ) -> None:

@@ -119,6 +119,24 @@ def test_links() -> None:
     assert qa.check_links("![그림](/img/a.png)", "![figure](/img/b.png)")
 
 
+def test_a_link_to_the_translations_own_language_page_stands_for_the_source_link() -> None:
+    # the reader of the English post stays in English: no finding (two errors once reviewed)
+    src = "[이전 글](/ko/blog/prev/)과 [영문판](/en/about/)"
+    same = "[the previous post](/ko/blog/prev/) and [English](/en/about/)"
+    own = "[the previous post](/en/blog/prev/) and [English](/en/about/)"
+    assert qa.check_links(src, same, ("ko", "en")) == []
+    assert qa.check_links(src, own, ("ko", "en")) == []
+    assert qa.check_links(src, own) == [  # without the languages: as before
+        "link target /ko/blog/prev/ of the source is missing",
+        "the translation links to /en/blog/prev/, which the source does not",
+    ]
+    # another page is still another page
+    assert qa.check_links(src, own.replace("/en/blog/prev/", "/en/blog/next/"), ("ko", "en")) == [
+        "link target /ko/blog/prev/ of the source is missing",
+        "the translation links to /en/blog/next/, which the source does not",
+    ]
+
+
 def test_code_spans_and_blocks() -> None:
     src = "`block_size`가 16이면\n\n```python\nx = hash((1, 2))\n```\n"
     assert qa.check_code(src, "With `block_size` 16\n\n```python\nx = hash((1, 2))\n```\n") == []

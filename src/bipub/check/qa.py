@@ -75,10 +75,22 @@ RULE_FILES: tuple[Path, ...] = tuple(
 # --------------------------------------------------------------------------- links, code, refs
 
 
-def check_links(source: str, translation: str) -> list[str]:
+def check_links(source: str, translation: str, langs: tuple[str, str] | None = None) -> list[str]:
+    """`langs` (source, target): a translation's link to its own language's page
+    (`/en/blog/x/`) may stand for the source's link to that page in the source language
+    (`/ko/blog/x/`), so that its reader stays in their language."""
     s, t = set(facts(source).links), set(facts(translation).links)
-    problems = [f"link target {u} of the source is missing" for u in sorted(s - t)]
-    problems += [f"the translation links to {u}, which the source does not" for u in sorted(t - s)]
+    also = {u: u for u in t}  # each translation link, and the source link it may stand for
+    if langs is not None:
+        ours, theirs = f"/{langs[0]}/", f"/{langs[1]}/"
+        also = {u: ours + u[len(theirs) :] if u.startswith(theirs) else u for u in t}
+    met = t | set(also.values())
+    problems = [f"link target {u} of the source is missing" for u in sorted(s - met)]
+    problems += [
+        f"the translation links to {u}, which the source does not"
+        for u in sorted(t)
+        if u not in s and also[u] not in s
+    ]
     return problems
 
 

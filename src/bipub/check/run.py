@@ -223,7 +223,7 @@ def _qa_problems(unit: Unit, kind: str, glossary: Glossary) -> list[tuple[str, s
     else:
         checks = [
             ("numbers", qa.check_numbers(s, t)),
-            ("links", qa.check_links(s, t)),
+            ("links", qa.check_links(s, t, (unit.source_lang, unit.target_lang))),
             ("code", qa.check_code(s, t)),
             ("refs", qa.check_refs(s, t)),
             ("markup", qa.check_markup(s, t)),

@@ -71,7 +71,7 @@ def qa_problems(unit: Unit, draft: str, glossary: Glossary) -> list[tuple[str, s
     else:
         checks = [
             ("numbers", qa.check_numbers(s, draft)),
-            ("links", qa.check_links(s, draft)),
+            ("links", qa.check_links(s, draft, (unit.source_lang, unit.target_lang))),
             ("code", qa.check_code(s, draft)),
             ("refs", qa.check_refs(s, draft)),
             ("markup", qa.check_markup(s, draft)),
