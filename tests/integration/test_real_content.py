@@ -236,16 +236,18 @@ def test_title_prefix_variants_are_found_across_all_posts(built: Built) -> None:
 
 
 def test_tag_spelling_warnings_name_the_posts_once(built: Built) -> None:
-    lines = [line for line in built.stderr.splitlines() if "is spelled" in line]
+    lines = [line for line in built.stderr.splitlines() if "spelled otherwise" in line]
     assert lines == [
-        "bipub: warning: tag 'kv-cache' is spelled 'KV cache' in content/ko/posts/a-morning.md:5; "
-        "its page shows 'kv-cache' (the most used; choose with tag_spellings in bipub.yaml) "
+        "bipub: warning: tags of the slug 'kv-cache' spelled otherwise: 'KV cache' in "
+        "content/ko/posts/a-morning.md:5; "
+        "their page shows 'kv-cache' (the most used; choose with tag_spellings in bipub.yaml) "
         "[tag-spellings]",
-        "bipub: warning: tag 'torch-compile' is spelled 'torch-compile' in "
-        "content/ko/posts/e-plain.md:5; its page shows 'torch.compile' (bipub.yaml tag_spellings) "
+        "bipub: warning: tags of the slug 'torch-compile' spelled otherwise: 'torch-compile' in "
+        "content/ko/posts/e-plain.md:5; their page shows 'torch.compile' (bipub.yaml tag_spellings) "
         "[tag-spellings]",
-        "bipub: warning: tag 'vllm' is spelled 'vllm' in content/ko/posts/a-morning.md:5; "
-        "its page shows 'vLLM' (the most used; choose with tag_spellings in bipub.yaml) "
+        "bipub: warning: tags of the slug 'vllm' spelled otherwise: 'vllm' in "
+        "content/ko/posts/a-morning.md:5; "
+        "their page shows 'vLLM' (the most used; choose with tag_spellings in bipub.yaml) "
         "[tag-spellings]",
     ]
 

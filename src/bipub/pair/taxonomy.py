@@ -194,7 +194,9 @@ def tag_spelling_warnings(
             if config.preferred_tag(slug)
             else "the most used; choose with tag_spellings in bipub.yaml"
         )
-        out.append(f"tag '{slug}' is spelled {'; '.join(others)}; its page {showing} ({how})")
+        out.append(
+            f"tags of the slug '{slug}' spelled otherwise: {'; '.join(others)}; their page {showing} ({how})"
+        )
     return out
 
 
