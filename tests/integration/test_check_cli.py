@@ -750,3 +750,21 @@ def test_a_qa_cache_that_cannot_be_saved_is_a_warning_not_silence(
     assert "check-qa.json could not be saved" in out, out
     assert "cache-not-saved" in out, out
     assert not list((root / ".bipub-cache").glob(".check-qa.json.tmp"))
+
+
+def test_a_file_left_out_of_the_coverage_by_its_errors_is_named(
+    project: Callable[..., Path], cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    """A CV with a schema error has no units: the coverage table has no `cv` row, and the report
+    says which file it does not count (user21: the row was just missing)."""
+    cv = "basics: {name: T}\neducation: [{institution: X, degree: Y, no_such_field: 1}]\n"
+    root = project({"content/en/cv.yaml": cv, "content/ko/cv.yaml": "basics: {name: T}\n"})
+    result = cli("-C", str(root), "check")
+    assert result.exit_code == 1
+    assert "schema" in result.stdout + result.stderr
+    assert "Not counted: content/en/cv.yaml (its errors above kept it from loading)" in (
+        result.stdout
+    )
+    out = tmp_path / "report.html"
+    cli("-C", str(root), "check", "--format", "html", "--output", str(out))
+    assert "Not counted: <code>content/en/cv.yaml</code>" in out.read_text(encoding="utf-8")

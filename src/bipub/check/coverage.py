@@ -101,3 +101,19 @@ def tally(
 def done(counts: Mapping[str, int]) -> int:
     """Units translated and sound: reviewed or unreviewed (not identical, no QA error)."""
     return counts["reviewed"] + counts["unreviewed"]
+
+
+#: Errors that leave a file's units out of the coverage: the file could not be read as content.
+UNREAD_CODES = frozenset({"encoding", "yaml", "front-matter", "schema"})
+
+
+def left_out(findings: Sequence[Finding]) -> list[str]:
+    """The files the coverage does not count, because an error above kept them from loading
+    (a CV with a schema error has no units: without this its row would just be missing)."""
+    return sorted(
+        {
+            f.file
+            for f in findings
+            if f.file and f.code in UNREAD_CODES and f.severity is Severity.ERROR
+        }
+    )

@@ -22,6 +22,7 @@ from html import escape
 from typing import IO
 
 from bipub.check.coverage import done as done_units
+from bipub.check.coverage import left_out
 from bipub.check.findings import JSON_VERSION, Finding, WaitingDraft
 from bipub.check.result import COVERAGE_PARTS, CheckResult
 from bipub.diagnostics import Severity
@@ -226,6 +227,8 @@ def write_text(
                 )
         console.print(table)
         console.print(_DONE_NOTE, style="dim")
+    for path in left_out(result.findings):
+        console.print(f"Not counted: {path} (its errors above kept it from loading)")
     style = "red" if result.errors else ("yellow" if result.warnings else "green")
     console.file.flush()
     out.write(_paint(total_line(result), style, color) + "\n")
@@ -498,7 +501,12 @@ def to_html(result: CheckResult, title: str = "bipub translation report") -> str
         "</tbody></table></div>"
         f'<p class="note">{escape(_DONE_NOTE)} Each unit counts once, in the first part that '
         "applies: missing, stale, draft, QA errors, untranslated, reviewed, unreviewed.</p>"
-        "</section>"
+        + "".join(
+            f'<p class="note">Not counted: <code>{escape(p)}</code> (its errors kept it from '
+            "loading).</p>"
+            for p in left_out(result.findings)
+        )
+        + "</section>"
     )
 
     groups: dict[tuple[str, str, str], list[Finding]] = {}
