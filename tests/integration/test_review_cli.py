@@ -385,3 +385,20 @@ def test_interactive_skip_and_quit(root: Path) -> None:
     result = run(root, "review", "-i", "--reviewer", "min", input="q\n")
     assert "Approved 0, rejected 0, skipped 0." in result.output
     assert (root / "status/en.yaml").read_bytes() == before
+
+
+def test_list_marks_the_drafts_that_carry_findings(root: Path, cli: Callable[..., Any]) -> None:
+    """Among many drafts, the one whose number changed is marked in the list itself, not only
+    by `review show` (user21: ten drafts with lost links looked like the other 590)."""
+    wrong = EN.replace("382", "383")
+    (root / "content/en/posts/cache.md").write_text(wrong, encoding="utf-8")
+    status = {
+        "posts/short:body#0": draft(body(KO_B, 0), body(EN_B, 0)),
+        "posts/cache:body#0": draft(body(KO, 0), body(wrong, 0)),
+    }
+    (root / "status/en.yaml").write_text(dump_status(status), encoding="utf-8")
+    out = cli("-C", str(root), "review").stdout
+    lines = {line.split()[1]: line for line in out.splitlines() if line.startswith("  ")}
+    assert lines["posts/cache:body#0"].endswith("[numbers]"), out
+    assert "[" not in lines["posts/short:body#0"], out
+    assert "1 of them with findings [in brackets]" in out

@@ -161,6 +161,10 @@ def _human_note(count: int) -> str:
     )
 
 
+# the codes that are a unit's review state, not a finding about its text
+_STATE_CODES = frozenset({"draft", "stale", "edited"})
+
+
 @review.command("list")
 @click.option("--lang", "langs", multiple=True, help="Only this target language (repeatable).")
 @click.option("--human", is_flag=True, help=_HUMAN_HELP)
@@ -175,7 +179,7 @@ def list_cmd(ui: Ui, langs: tuple[str, ...], human: bool) -> None:
     if not items:
         click.echo("Nothing to review." + (f" {_human_note(by_hand)}" if by_hand else ""))
         return
-    current = None
+    current, flagged = None, 0
     for it in items:
         if it.lang != current:
             current = it.lang
@@ -189,7 +193,14 @@ def list_cmd(ui: Ui, langs: tuple[str, ...], human: bool) -> None:
             if u.translation_line
             else u.translation_file
         )
-        click.echo(f"  {'/'.join(it.states):<12} {it.key}  {where}")
+        found = sorted({f.code for f in it.findings} - _STATE_CODES)
+        flagged += bool(found)
+        marks = "  " + click.style(f"[{', '.join(found)}]", fg="yellow") if found else ""
+        click.echo(f"  {'/'.join(it.states):<12} {it.key}  {where}{marks}")
+    if flagged:
+        click.echo(
+            f"{flagged} of them with findings [in brackets]: bipub review show KEY says what."
+        )
     if by_hand:
         click.echo(_human_note(by_hand))
 
