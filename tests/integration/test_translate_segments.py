@@ -105,7 +105,13 @@ def test_a_failed_answer_is_cached_as_failed_and_asked_again(
     fake.markup_fault("drop_tags")
     first = translate(cli, root)
     assert first.exit_code == 0, first.stderr
-    assert "markup: segment 0 (line 1): lost '`x`'" in first.stderr
+    line = (
+        (root / "content/ko/posts/p.md")
+        .read_text(encoding="utf-8")
+        .split("\n")
+        .index("`x`를 본다.")
+    )
+    assert f"markup: segment 0 (content/ko/posts/p.md:{line + 1}): lost '`x`'" in first.stderr
     cache = DraftCache(root)
     assert cache.failed and all(key not in cache for key in cache.failed)
 
@@ -182,3 +188,20 @@ def test_status_records_of_drafts_stay_compatible(
     for rec in records.values():
         assert isinstance(rec, StatusRecord)
         assert rec.state == "draft" and rec.origin == "machine" and rec.engine == "deepl"
+
+
+def test_a_finding_names_the_line_of_the_source_file(
+    cli: Cli, fake: FakeDeepL, tmp_path: Path
+) -> None:
+    """A lost code span in the second paragraph of the second section: the finding names the
+    source file's line of that paragraph, not its line in the section (user21)."""
+    body = "첫 문단이다.\n\n## 둘째\n\n둘째 절이다.\n\n`x`를 본다.\n"
+    root = make(tmp_path / "p", {"content/ko/posts/p.md": post("글", body)})
+    fake.markup_fault("drop_tags")
+    result = translate(cli, root)
+    assert result.exit_code == 0, result.stderr
+    lines = (root / "content/ko/posts/p.md").read_text(encoding="utf-8").split("\n")
+    at = lines.index("`x`를 본다.") + 1
+    assert f"posts/p:body#1: markup: segment 2 (content/ko/posts/p.md:{at}): lost '`x`'" in (
+        result.stderr
+    )

@@ -3,37 +3,57 @@ cause), findings, billing. Read by translate_cmd for the summary and the exit st
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from bipub.translate.deepl_client import Usage
 
+#: "segment 2 (line 5)": a line of the unit's source text (translate/writers.py)
+_SEGMENT_LINE = re.compile(r"^segment (\d+) \(line (\d+)\)")
+
+
+def in_source(message: str, source: tuple[str, int] | None) -> str:
+    """The message with its line in the unit's text made a line of the source file
+    ("segment 2 (content/ko/posts/x.md:41)"): the line a reader can open."""
+    if source is None:
+        return message
+    rel, first = source
+    return _SEGMENT_LINE.sub(
+        lambda m: f"segment {m[1]} ({rel}:{first + int(m[2]) - 1})", message, count=1
+    )
+
 
 @dataclass(frozen=True)
 class Problem:
-    """A QA or markup finding of one draft (`written`: the draft was written anyway)."""
+    """A QA or markup finding of one draft (`written`: the draft was written anyway).
+    `source`: the unit's source file and its first line there."""
 
     key: str
     file: str | None
     code: str
     message: str
     written: bool = True
+    source: tuple[str, int] | None = None
 
     def format(self, lang: str) -> str:
         where = self.file or "bipub"
-        return f"{where}: warning: [{lang}] {self.key}: {self.code}: {self.message}"
+        said = in_source(self.message, self.source)
+        return f"{where}: warning: [{lang}] {self.key}: {self.code}: {said}"
 
 
 @dataclass(frozen=True)
 class NotWritten:
-    """A unit in scope that this run did not write, and why."""
+    """A unit in scope that this run did not write, and why (`source` as in Problem)."""
 
     key: str
     file: str | None
     cause: str
+    source: tuple[str, int] | None = None
 
     def format(self, lang: str) -> str:
         where = self.file or "bipub"
-        return f"{where}: error: [{lang}] {self.key}: not-written: {self.cause}"
+        said = in_source(self.cause, self.source)
+        return f"{where}: error: [{lang}] {self.key}: not-written: {said}"
 
 
 def _n(count: int, word: str) -> str:

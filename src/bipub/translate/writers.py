@@ -313,7 +313,9 @@ def _group_drafts(
         note = ""
         if new_doc and not stopped:
             note = " (its source text stands in the new file, marked as a draft to redo)"
-        result.not_written.append(NotWritten(job.key, group.target_file, cause + note))
+        result.not_written.append(
+            NotWritten(job.key, group.target_file, cause + note, _source_of(job.unit))
+        )
     if failed and new_doc:
         if stopped:  # the run stopped: the whole file waits for the next run
             cause = stopped[0]
@@ -375,7 +377,14 @@ def _write(
         for d in drafts:
             where = group.target_file if d.job.mode != "beside" else status_rel(plan.target)
             for code, message in d.problems:
-                result.problems.append(Problem(d.job.key, where, code, message))
+                result.problems.append(
+                    Problem(d.job.key, where, code, message, source=_source_of(d.job.unit))
+                )
+
+
+def _source_of(unit: Unit) -> tuple[str, int] | None:
+    """The unit's source file and the line its text starts at there (Problem.source)."""
+    return (unit.source_file, unit.source_line) if unit.source_line else None
 
 
 def _note_written(result: Result, rel: str) -> None:
