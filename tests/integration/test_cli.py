@@ -43,11 +43,28 @@ def test_missing_config_exits_2(cli, tmp_path: Path) -> None:
     assert "no bipub.yaml" in result.stderr
 
 
+def test_init_names_the_folder_as_the_shell_does(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`bipub -C DIR init blog` creates DIR/blog: the next step names that folder, not `blog`
+    (user21: it printed `bipub -C blog serve`, a folder the shell does not have)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sites").mkdir()
+    result = cli("-C", "sites", "init", "blog")
+    assert result.exit_code == 0, result.stderr
+    assert "Next: bipub -C sites/blog serve" in result.stderr
+    assert cli("init", "other").stderr.count("bipub -C other ") == 2
+    away = tmp_path / "sites" / "blog"
+    monkeypatch.chdir(away)
+    far = cli("-C", str(tmp_path), "init", "third")
+    assert f"Next: bipub -C {tmp_path / 'third'} serve" in far.stderr
+
+
 def test_init_creates_a_project_that_builds(cli, tmp_path: Path) -> None:
     result = cli("-C", str(tmp_path), "init", "blog")
     assert result.exit_code == 0, result.stderr
     # the next step previews it: opened as a file, the site (root-relative links) has no style
-    assert "Next: bipub -C blog serve" in result.stderr
+    assert " serve   (builds it and previews it" in result.stderr
     assert "index.html" not in result.stderr
     project = tmp_path / "blog"
     for rel in (

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shlex
 from pathlib import Path
 
 import click
@@ -25,8 +27,11 @@ def init(ui: Ui, directory: Path) -> None:
     ui.info(f"Created a bilingual project in {target} ({len(written)} files).")
     # not "open site/index.html": the site's links are root-relative, so a file:// page has no
     # style and its links lead nowhere
+    # the folder as the shell that ran bipub names it (`-C DIR` made DIRECTORY relative to DIR)
+    here = os.path.relpath(target)
+    shown = shlex.quote(str(target.absolute()) if here.startswith("..") else here)
     ui.info(
-        f"Next: bipub -C {directory} serve   (builds it and previews it on "
-        f"http://127.0.0.1:8000/; bipub -C {directory} build writes {directory}/site/ "
+        f"Next: bipub -C {shown} serve   (builds it and previews it on "
+        f"http://127.0.0.1:8000/; bipub -C {shown} build writes {shown}/site/ "
         "for a web server)"
     )
