@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from bipub import uptodate
+from bipub import uprecord, uptodate
 from bipub.project import Project
 
 # files in content/ a change of which is not reported: an editor's own, which the content load
@@ -186,8 +186,10 @@ def unreported(
     project: Project, records: dict[Path, uptodate.Record | None], target: Path
 ) -> list[str]:
     """The input paths whose identity now is not the one the last build into `target` took
-    (its record, `records`), sorted; none if no build left a record (the next one scans)."""
-    record = records.get(target)
+    (its record, `records`), sorted; none if no build left a record (the next one scans).
+    No build of this server published yet (a start that found the output up to date: no
+    record in `records`): the record on disk, which that build found current, is the one."""
+    record = records[target] if target in records else uprecord.load(project, target)
     if record is None:
         return []
     now = uptodate.scan_inputs(project)

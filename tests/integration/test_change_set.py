@@ -433,3 +433,20 @@ def test_pairing_again_says_what_the_other_entries_said(make_project: Any, tmp_p
         build(project, tmp_path / "clean2", only={"html"}, use_cache=False)
     assert failed.value.diagnostics == clean_failed.value.diagnostics
     assert any(d.file == "content/ko/posts/beta.md" for d in failed.value.diagnostics)
+
+
+def test_the_scan_after_an_up_to_date_start_finds_what_the_watcher_did_not_report(
+    make_project: Any,
+) -> None:
+    """A server started on an output its record on disk calls current publishes nothing: no
+    record in memory. An edit made before its watcher started (never reported) is found all
+    the same by the scan at the first quiet moment, from the record on disk."""
+    project = make_project("minimal")
+    build(project, only={"html"})  # (the record saved on disk: `bipub build`'s)
+    target = (project / "site").absolute()
+    kept = Kept(BuildCache())
+    assert build(project, only={"html"}, kept=kept).up_to_date  # (the server's start)
+    assert target not in kept.records
+    alpha = project / "content/ko/posts/alpha.md"
+    alpha.write_text(alpha.read_text(encoding="utf-8") + "\n\n보지 못한 편집\n", encoding="utf-8")
+    assert unreported(Project(project), kept.records, target) == ["content/ko/posts/alpha.md"]
