@@ -108,6 +108,19 @@ def _no_pdfs(tree: dict[str, bytes]) -> dict[str, bytes]:
     return {path: data for path, data in tree.items() if not path.startswith("pdf/")}
 
 
+def _count_starts(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """A list that gets one item each time a build starts importing its stages."""
+    started: list[bool] = []
+    real = StageImports.__init__
+
+    def init(self: StageImports, *args: object, **kwargs: object) -> None:
+        started.append(True)
+        real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(StageImports, "__init__", init)
+    return started
+
+
 @pytest.mark.parametrize("speculate_from", [None, 0])
 def test_a_small_site_never_imports_while_it_waits(
     tmp_path: Path,
@@ -124,14 +137,7 @@ def test_a_small_site_never_imports_while_it_waits(
     monkeypatch.setattr(uptodate.Prescan, "answers_within", lambda self, seconds: False)
     if speculate_from is not None:
         monkeypatch.setattr(build_cmd, "SPECULATE_FROM", speculate_from)
-    started: list[bool] = []
-    real = StageImports.__init__
-
-    def init(self: StageImports, *args: object, **kwargs: object) -> None:
-        started.append(True)
-        real(self, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(StageImports, "__init__", init)
+    started = _count_starts(monkeypatch)
     result = cli("-C", str(root), "build")
     assert result.exit_code == 0 and "Up to date" in result.stderr, result.stderr
     assert started == ([] if speculate_from is None else [True])
@@ -159,14 +165,7 @@ def test_a_very_big_sites_imports_start_without_waiting(
     monkeypatch.setattr(build_cmd, "SPECULATE_FROM", 0)  # (as a big site)
     if at_once:
         monkeypatch.setattr(build_cmd, "SPECULATE_AT_ONCE", 0)
-    started: list[bool] = []
-    real = StageImports.__init__
-
-    def init(self: StageImports, *args: object, **kwargs: object) -> None:
-        started.append(True)
-        real(self, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(StageImports, "__init__", init)
+    started = _count_starts(monkeypatch)
     result = cli("-C", str(root), "build")
     assert result.exit_code == 0 and "Built" in result.stderr, result.stderr
     assert waits == ([] if at_once else [build_cmd.SPECULATE_AFTER]) and started == [True]
