@@ -53,7 +53,7 @@ class Server:
         """The index of the first line from `after` on matching `pattern` (a hang guard, not a
         speed assertion)."""
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
+        while deadline > time.monotonic():  # (hang guard)
             for i in range(after, len(self.lines)):
                 if re.search(pattern, self.lines[i]):
                     return i
