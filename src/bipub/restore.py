@@ -205,31 +205,21 @@ def _paired(
             units.append(row)
             continue
         key, target, line, digest, t_line, index = row
-        if spans is not None:
+        fields: dict[str, Any] = {
+            "key": key,
+            "source_lang": source_lang,
+            "target_lang": target,
+            "source_file": rel,
+            "source_line": line,
+            "source_hash": digest,
+        }
+        if spans is not None:  # (the texts sliced from the body when first read)
             start, end, found_line, found = spans[index]
-            fields: dict[str, Any] = {
-                "key": key,
-                "source_lang": source_lang,
-                "target_lang": target,
-                "source_file": rel,
-                "source_line": line,
-                "source_hash": digest,
-                "_body": src,
-                "_start": start,
-                "_end": end,
-            }
+            fields["_body"], fields["_start"], fields["_end"] = src, start, end
         else:
             section = src.sections[index]
             found_line, found = section.line, section.digest
-            fields = {
-                "key": key,
-                "source_lang": source_lang,
-                "target_lang": target,
-                "source_file": rel,
-                "source_line": line,
-                "source_hash": digest,
-                "source": section.text,
-            }
+            fields["source"] = section.text
         if found_line != line or found != digest:
             raise pickle.UnpicklingError(f"{key}: not the section it was made of")
         if t_line is None:
