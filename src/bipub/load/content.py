@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from bipub.cache import BuildCache, FileKey, digest_bytes, stat_key
 from bipub.config import SiteConfig
 from bipub.diagnostics import Collector, Diagnostic, Severity
-from bipub.load.doc_state import _IMAGES_BY, _LAZY_BODY, _SPANS, section_spans
+from bipub.load.doc_state import _IMAGES_BY, _LAZY_BODY, _SPANS, lazy_attribute, section_spans
 from bipub.load.doc_state import SectionSpan as SectionSpan
 from bipub.load.doc_state import body_apart as _body_apart
 from bipub.load.front_matter import FrontMatterError, split_front_matter
@@ -107,14 +107,9 @@ class Document:
 
         def __getattr__(self, name: str) -> Any:
             """The body of a document read from the build cache, decoded when first read
-            (cache.py keeps it as its UTF-8 bytes in the cache file: `lazy_body`)."""
-            found = self.__dict__
-            lazy = found.get(_LAZY_BODY) if name == "body" else None
-            if lazy is not None:
-                body = found["body"] = str(lazy, "utf-8")
-                found.pop(_LAZY_BODY, None)
-                return body
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            (cache.py keeps it as its UTF-8 bytes in the cache file: `lazy_body`), and its
+            front matter as parsed, unpickled when first read (doc_state.py `yaml_apart`)."""
+            return lazy_attribute(self, name)
 
     def __getstate__(self) -> dict[str, object]:
         # the build cache keeps the document with where its sections are in the body and their
