@@ -50,6 +50,7 @@ _TABLE: tuple[tuple[str, Default, str, str], ...] = (
     ("output-clash", E, "write", "Two sources would write the same output file; rename one of them."),
     ("output-folder", E, "write", "The output folder is not bipub's (no marker), is the project root, or holds or is inside an input; pick another --out."),
     ("write-failed", E, "write", "The output could not be written (disk full, permissions); the output folder is as it was."),
+    ("report-not-written", E, "write", "The report file named with -o/--output could not be written (no such folder, no permission, disk full); the check itself ran, and nothing else changed."),
     ("lock-taken-over", W, "write", "The output lock was held by a process that no longer exists; bipub took it over."),
     ("cache-not-saved", W, "write", "A cache or record could not be saved (the site or the check's result is complete and correct); the next build or check does that work again. The message names the file and the error."),
     ("tag-limit", E, "pair", "A post has more tags than limits.tags_per_post in bipub.yaml allows."),

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from bipub.check.cached import CachedReport, CheckRun
-from bipub.commands.ui import Ui
+from bipub.commands.ui import Ui, write_report
 from bipub.diagnostics import DiagnosticError
 
 
@@ -103,12 +103,10 @@ def check(
     except DiagnosticError as exc:
         ui.fail(exc)
     if output is not None:
-        target = output if output.is_absolute() else Path.cwd() / output
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(target.name + ".tmp")
-        with tmp.open("w", encoding="utf-8", newline="\n") as fh:
-            fh.write(done.text)
-        tmp.replace(target)
+        try:
+            write_report(output, done.text)
+        except DiagnosticError as exc:
+            ui.fail(exc)
         ui.info(f"{done.total}; report written to {output}")
     else:
         sys.stdout.write(done.text)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from bipub.commands.ui import Ui
+from bipub.commands.ui import Ui, write_report
 from bipub.config import load_config
 from bipub.diagnostics import ConfigError, Diagnostic, DiagnosticError
 from bipub.linkcheck import check_links
@@ -56,9 +56,10 @@ def run_link_check(ui: Ui, out: Path | None, fmt: str, output: Path | None) -> i
     else:
         raise click.UsageError(f"--links supports --format text, json or github, not {fmt}")
     if output is not None:
-        target = output if output.is_absolute() else Path.cwd() / output
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text + "\n" if text else "", encoding="utf-8")
+        try:
+            write_report(output, text + "\n" if text else "")
+        except DiagnosticError as exc:
+            ui.fail(exc)
     elif text:
         click.echo(text, file=sys.stdout)
     n = len(problems)
