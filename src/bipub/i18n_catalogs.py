@@ -24,6 +24,7 @@ from bipub.config import load_config
 from bipub.diagnostics import Collector
 from bipub.project import Project
 from bipub.render.catalogs import DOMAIN, check_message, po_path, read_catalog
+from bipub.user_files import write_atomic
 
 THEME_TEMPLATES = Path(__file__).resolve().parent / "theme" / "templates"
 # The theme's UI strings written outside its templates: `_("…")` calls in Python (llms.txt)
@@ -43,10 +44,7 @@ def _write_po(path: Path, catalog: Catalog) -> bool:
     data = buf.getvalue()
     if path.is_file() and path.read_bytes() == data:
         return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
+    write_atomic(path, data)
     return True
 
 

@@ -102,6 +102,18 @@ def test_i18n_extract_update_compile(cli, tmp_path: Path) -> None:
         'msgid "Hello %(name)s"\nmsgstr ""', 'msgid "Hello %(name)s"\nmsgstr "안녕 %(name)s"'
     )
     po.write_text(text)
+    # a catalog kept elsewhere and linked in: `update` writes the file it points to, the link stays
+    kept = tmp_path / "shared-catalogs" / "ko.po"
+    kept.parent.mkdir()
+    po.replace(kept)
+    po.symlink_to(kept)
+    (project / "templates" / "extra.html").write_text(
+        "{{ _('Hello %(name)s', name='x') }}{{ _('Bye') }}\n"
+    )
+    assert cli("-C", str(project), "i18n", "extract").exit_code == 0
+    assert cli("-C", str(project), "i18n", "update").exit_code == 0
+    assert po.is_symlink() and 'msgid "Bye"' in kept.read_text()
+    text = kept.read_text()
     result = cli("-C", str(project), "i18n", "compile")
     assert result.exit_code == 0, result.stderr
     assert (project / "locales/ko/LC_MESSAGES/messages.mo").is_file()

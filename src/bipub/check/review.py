@@ -32,6 +32,7 @@ from bipub.check.severity import apply_policy
 from bipub.diagnostics import Diagnostic, DiagnosticError, Severity
 from bipub.pair.status import StatusRecord, dump_status, status_rel
 from bipub.pair.units import Unit, nfc, text_hash
+from bipub.user_files import write_atomic
 
 #: Why a unit is in the review queue: a machine draft, a stale or edited translation, or (with
 #: `--human`) a current translation that has no review record (written by hand).
@@ -503,9 +504,6 @@ def write_changes(
         text = dump_status(records)
         if path.is_file() and path.read_text(encoding="utf-8") == text:
             continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_text(text, encoding="utf-8", newline="\n")
-        os.replace(tmp, path)
+        write_atomic(path, text)
         written.append(rel)
     return written

@@ -6,8 +6,6 @@ each command as click's context object (`pass_ui`).
 
 from __future__ import annotations
 
-import os
-import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -16,6 +14,7 @@ from typing import Any, NoReturn
 import click
 
 from bipub.diagnostics import ConfigError, Diagnostic, DiagnosticError, Severity
+from bipub.user_files import write_atomic
 
 
 class Ui:
@@ -61,34 +60,12 @@ pass_ui = click.make_pass_decorator(Ui)
 
 def write_report(output: Path, text: str) -> None:
     """Write a command's report to the file a user named (`-o`/`--output`), relative to the
-    working folder. A regular file (or none yet) is replaced atomically: a report is never seen
-    half written, and a symbolic link keeps pointing where it did (its target is replaced). A
-    file that is not a regular one — /dev/null, /dev/stdout, a named pipe — is written into as
-    it is, never replaced (as root, replacing /dev/null with a file breaks the whole system).
-    An error (no such folder, no permission, a full disk) is a ConfigError (exit 2) naming the
-    file; no temporary file is left behind."""
+    working folder, as every file of the user's is written (bipub/user_files.py: atomically; a
+    link kept a link; /dev/null or a pipe written into, never replaced). An error (no such
+    folder, no permission, a full disk) is a ConfigError (exit 2) naming the file."""
     target = output if output.is_absolute() else Path.cwd() / output
     try:
-        try:
-            mode = target.stat().st_mode  # (of the link's target, if a link)
-        except FileNotFoundError:
-            mode = None
-        if mode is not None and not stat.S_ISREG(mode):
-            with open(target, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
-            return
-        real = target.resolve() if target.is_symlink() else target
-        real.parent.mkdir(parents=True, exist_ok=True)
-        tmp = real.with_name(f".{real.name}.{os.getpid()}.tmp")
-        try:
-            with open(tmp, "x", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
-            if mode is not None:  # (the report keeps the permissions it had)
-                os.chmod(tmp, stat.S_IMODE(mode))
-            os.replace(tmp, real)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+        write_atomic(target, text, sync=False)
     except OSError as exc:
         raise ConfigError(
             [

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from bipub.translate.files import write_atomic
+from bipub.user_files import write_atomic
 
 CACHE_DIR = Path(".bipub-cache") / "deepl"
 FORMAT = 2

@@ -1,4 +1,4 @@
-"""Atomic file writes, and Ctrl-C held back while one unit of work is being saved."""
+"""Ctrl-C held back while one unit of work is being saved (its files: bipub/user_files.py)."""
 
 from __future__ import annotations
 
@@ -7,25 +7,7 @@ import signal
 import threading
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
-from pathlib import Path
 from types import FrameType
-
-
-def write_atomic(path: Path, data: str | bytes) -> None:
-    """Write via a temporary file in the same folder and a rename: readers (and a crash) see the
-    old file or the new one, never half of it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    payload = data.encode("utf-8") if isinstance(data, str) else data
-    try:
-        with tmp.open("wb") as fh:
-            fh.write(payload)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
 
 
 def interrupts_deferred() -> AbstractContextManager[None]:

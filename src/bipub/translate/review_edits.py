@@ -31,8 +31,9 @@ from bipub.load.yaml_strict import YamlError, load_yaml
 from bipub.pair.units import Unit, nfc, split_sections
 from bipub.translate import drafts as dr
 from bipub.translate.cv_tree import apply_cv_drafts
-from bipub.translate.files import interrupts_deferred, write_atomic
+from bipub.translate.files import interrupts_deferred
 from bipub.translate.segments import Layout
+from bipub.user_files import write_atomic
 
 if TYPE_CHECKING:
     from bipub.check.run import Analysis

@@ -33,11 +33,12 @@ from bipub.pair.units import Unit, nfc, split_sections, text_hash
 from bipub.render.catalogs import read_catalog
 from bipub.translate import markdown_xml as mx
 from bipub.translate.cv_tree import apply_cv_drafts
-from bipub.translate.files import interrupts_deferred, write_atomic
+from bipub.translate.files import interrupts_deferred
 from bipub.translate.outcome import NotWritten, Problem, Result
 from bipub.translate.plan import ENGINE, UNTRANSLATED, Group, Job, Plan, Spec
 from bipub.translate.segments import structure, with_titles
 from bipub.translate.yaml_patch import PatchError, dump_yaml, patch_yaml, quote
+from bipub.user_files import write_atomic
 
 if TYPE_CHECKING:
     from babel.messages.catalog import Catalog
