@@ -21,14 +21,14 @@ from click.testing import CliRunner
 
 from bipub.cli import main
 from bipub.project import Project
-from tests.conftest import SUBPROCESS_PLACEHOLDER_PDFS, subprocess_env
+from tests.conftest import BIPUB_PLACEHOLDER_PDFS, subprocess_env
 
 # `bipub serve` writing placeholder PDFs (tests/conftest.py), as the clean builds these tests
 # compare its output with (in this process, no test marked `pdf`): a placeholder follows its
 # PDF's print HTML, so a PDF kept stale or missing shows as one; WeasyPrint's rendering of the
 # same HTML is tested in tests/integration/test_pdf.py. (Real PDFs cost the three tests that
-# compare ~20 CPU s of WeasyPrint in the servers and the clean builds.)
-SERVE = SUBPROCESS_PLACEHOLDER_PDFS + "from bipub.cli import main\nmain()\n"
+# compare ~8 CPU s of WeasyPrint in the servers and the clean builds.)
+SERVE = BIPUB_PLACEHOLDER_PDFS
 
 
 class Server:
