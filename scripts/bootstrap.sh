@@ -89,12 +89,17 @@ stamp=.venv/.bipub-installed
 want="$(cat pyproject.toml requirements.lock | sha256sum | cut -c1-16)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "bootstrap: installing Python packages (pinned)" >&2
-  .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade "pip==26.3" 2>&1 | grep -v '^WARNING: Location' >&2 || true
+  .venv/bin/python -m pip install -q --no-compile --disable-pip-version-check --upgrade "pip==26.3" 2>&1 | grep -v '^WARNING: Location' >&2 || true
   # exact versions from requirements.lock (pyproject.toml holds compatible ranges); a failed
   # install stops here, its output shown, and leaves no stamp
-  pip_log="$(.venv/bin/python -m pip install -q --disable-pip-version-check -c requirements.lock -e ".[dev]" 2>&1)" \
+  pip_log="$(.venv/bin/python -m pip install -q --no-compile --disable-pip-version-check -c requirements.lock -e ".[dev]" 2>&1)" \
     || { printf '%s\n' "$pip_log" >&2; echo "bootstrap: pip install failed" >&2; exit 1; }
   printf '%s\n' "$pip_log" | grep -v -e '^WARNING: Location' -e '^$' >&2 || true
+  # the packages' bytecode, compiled on every core (`--no-compile` above: pip compiles each
+  # package as it installs it, on one core, ~12 CPU s for these; every test process and
+  # subprocess reads the .pyc, and under PYTHONDONTWRITEBYTECODE=1 none would be written later)
+  .venv/bin/python -m compileall -q -j0 "$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" >/dev/null \
+    || { echo "bootstrap: compiling the Python packages failed" >&2; exit 1; }
   .venv/bin/python -c "import bipub, weasyprint, deepl, markdown_it" || { echo "bootstrap: Python install failed" >&2; exit 1; }
   echo "$want" > "$stamp"
 fi

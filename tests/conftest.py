@@ -355,6 +355,9 @@ _conftest._PdfSwitch.real = False
 _documents.run_jobs = _conftest._PdfSwitch.run_jobs
 _documents.RenderCache = _conftest._PdfCache
 """
+# `python -c BIPUB_PLACEHOLDER_PDFS ARGS...`: bipub's command line, writing placeholder PDFs
+# (a `bipub serve` whose test reads no PDF: real ones cost seconds of WeasyPrint at each start).
+BIPUB_PLACEHOLDER_PDFS = SUBPROCESS_PLACEHOLDER_PDFS + "from bipub.cli import main\nmain()\n"
 
 
 def subprocess_env(**changes: str) -> dict[str, str]:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bipub.serve import ServeStatus, make_handler, safe_path
+from tests.conftest import BIPUB_PLACEHOLDER_PDFS, subprocess_env
 
 
 @pytest.fixture
@@ -144,16 +145,25 @@ def test_a_build_in_progress_is_never_served(tmp_path: Path) -> None:
 
 def test_serve_rebuilds_on_change_and_tells_the_page(make_project, tmp_path: Path) -> None:
     """`bipub serve` end to end: a saved edit is rebuilt and announced to open pages."""
-    import os
     import re
     import subprocess
     import sys
     import time
 
     project = make_project("minimal")
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+    env = subprocess_env()  # (placeholder PDFs: no test here reads one)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "bipub", "-v", "-C", str(project), "serve", "--port", "0"],
+        [
+            sys.executable,
+            "-c",
+            BIPUB_PLACEHOLDER_PDFS,
+            "-v",
+            "-C",
+            str(project),
+            "serve",
+            "--port",
+            "0",
+        ],
         stderr=subprocess.PIPE,
         text=True,
         env=env,
@@ -227,7 +237,6 @@ def test_sigterm_stops_the_server_as_ctrl_c_does(make_project) -> None:
     """A server stopped by SIGTERM (`kill`, systemd, `docker stop`) saves its build state as
     Ctrl-C does: the next start finds it (before, it was lost and every page was fingerprinted
     and rendered again) and the stop's exit status is 0."""
-    import os
     import re
     import signal
     import subprocess
@@ -235,11 +244,21 @@ def test_sigterm_stops_the_server_as_ctrl_c_does(make_project) -> None:
     import time
 
     project = make_project("minimal")
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+    env = subprocess_env()  # (placeholder PDFs: no test here reads one)
     said = []
     for _ in range(2):
         proc = subprocess.Popen(
-            [sys.executable, "-m", "bipub", "-v", "-C", str(project), "serve", "--port", "0"],
+            [
+                sys.executable,
+                "-c",
+                BIPUB_PLACEHOLDER_PDFS,
+                "-v",
+                "-C",
+                str(project),
+                "serve",
+                "--port",
+                "0",
+            ],
             stderr=subprocess.PIPE,
             text=True,
             env=env,

@@ -19,23 +19,27 @@ from types import SimpleNamespace
 import pytest
 from click.testing import CliRunner
 
-import bipub
 from bipub.cli import main
 from bipub.project import Project
+from tests.conftest import BIPUB_PLACEHOLDER_PDFS, subprocess_env
 
-SRC = Path(bipub.__file__).resolve().parents[1]  # (the bipub under test)
+# `bipub serve` writing placeholder PDFs (tests/conftest.py), as the clean builds these tests
+# compare its output with (in this process, no test marked `pdf`): a placeholder follows its
+# PDF's print HTML, so a PDF kept stale or missing shows as one; WeasyPrint's rendering of the
+# same HTML is tested in tests/integration/test_pdf.py. (Real PDFs cost the three tests that
+# compare ~8 CPU s of WeasyPrint in the servers and the clean builds.)
+SERVE = BIPUB_PLACEHOLDER_PDFS
 
 
 class Server:
     """`bipub -v serve` in a process of its own; its stderr read on a thread."""
 
     def __init__(self, project: Path) -> None:
-        env = {**os.environ, "PYTHONPATH": str(SRC)}
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bipub", "-v", "-C", str(project), "serve", "--port", "0"],
+            [sys.executable, "-c", SERVE, "-v", "-C", str(project), "serve", "--port", "0"],
             stderr=subprocess.PIPE,
             text=True,
-            env=env,
+            env=subprocess_env(),
         )
         self.lines: list[str] = []
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -84,15 +88,14 @@ def _same_tree(a: Path, b: Path) -> list[str]:
 
 
 def _clean_build(project: Path, out: Path) -> None:
-    """`bipub build --no-cache --out OUT`, in this process (the test is marked `pdf`: real PDFs,
-    as the server's; a subprocess cost a start and bipub's imports more, ~1 CPU s each)."""
+    """`bipub build --no-cache --out OUT`, in this process (placeholder PDFs, as the server's;
+    a subprocess cost a start and bipub's imports more, ~1 CPU s each)."""
     result = CliRunner().invoke(
         main, ["-q", "-C", str(project), "build", "--no-cache", "--out", str(out)]
     )
     assert result.exit_code == 0, result.output
 
 
-@pytest.mark.pdf
 def test_a_killed_server_starts_again_from_its_last_save(make_project, tmp_path) -> None:
     """SIGKILL at random moments after an edit (during its update, its save, or after): the
     next start finds the state a quiet moment saved (before, only a stop saved it: the next
@@ -237,7 +240,6 @@ def test_a_stop_during_an_update_waits_for_its_build_and_saves_its_state(make_pr
         put_back(handlers)
 
 
-@pytest.mark.pdf  # (_clean_build runs in this process: real PDFs, as the server's)
 def test_a_server_killed_after_an_update_published_starts_from_its_journal(
     make_project, tmp_path
 ) -> None:
@@ -274,7 +276,6 @@ def test_a_server_killed_after_an_update_published_starts_from_its_journal(
             server.kill()
 
 
-@pytest.mark.pdf  # (_clean_build runs in this process: real PDFs, as the server's)
 def test_a_start_after_a_clean_stop_with_no_edit_has_nothing_to_do(make_project, tmp_path) -> None:
     """The record a stop saves is of the server's last build (the outputs other than the
     pages); it also says the output is current for the pages' build of the same inputs before
