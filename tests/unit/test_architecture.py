@@ -68,6 +68,7 @@ RANKS: dict[str, int] = {
     "mermaid_cli": 0,
     "dist_version": 0,
     "pydantic_plugins": 0,
+    "user_files": 0,  # (writing a file of the user's: translate, review, i18n, check -o)
     "load": 1,
     "model": 1,
     "config": 1,
