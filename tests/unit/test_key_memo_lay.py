@@ -25,8 +25,8 @@ class _Doc:
     rel: str
 
 
-def _facts(entry: _Entry, diagrams: bool) -> tuple[object, ...]:
-    return (("en", _Doc(f"content/en/{entry.kind}/{entry.key}.md"), ("tag",), diagrams),)
+def _facts(entry: _Entry, diagrams: bool, tag: str) -> tuple[object, ...]:
+    return (("en", _Doc(f"content/en/{entry.kind}/{entry.key}.md"), (tag,), diagrams),)
 
 
 def _run(
@@ -35,13 +35,14 @@ def _run(
     moved: tuple[set[str], set[tuple[str, str]]] | None,
     images: set[str],
     drawn: set[str],
+    tags: dict[str, str],
     version: int,
 ) -> tuple[list[int], dict[tuple[str, str], str]]:
     """One `entry_keys` as render/html.py runs it: the positions `lay` left, and the keys."""
     todo = memo.lay(entries, moved, images)
     for i in todo:
         entry = entries[i]
-        facts = _facts(entry, entry.key in drawn)
+        facts = _facts(entry, entry.key in drawn, tags.get(entry.key, "t0"))
         memo.put(i, (entry, facts, None, None, f"{entry.key}@{version}"))
     keys = memo.laid()
     memo.done()
@@ -71,13 +72,15 @@ def test_lay_takes_only_what_take_takes() -> None:
     memo.start("status")
     drawn: set[str] = set()
     images: set[str] = set()
-    todo, keys = _run(memo, entries, None, images, drawn, 0)
+    tags: dict[str, str] = {}
+    todo, keys = _run(memo, entries, None, images, drawn, tags, 0)
     assert todo == list(range(len(entries)))
     for version in range(1, 120):
         moved: tuple[set[str], set[tuple[str, str]]] = (set(), set())
         edit = rng.choice(["replace", "insert", "delete", "move", "diagram", "image", "tag"])
         at = rng.randrange(len(entries))
-        if edit == "replace":  # (an edited entry: paired again, another object)
+        if edit == "replace":  # (an edited entry: paired again, another object; its tag too)
+            tags[entries[at].key] = f"t{rng.randrange(6)}"
             entries[at] = _Entry(entries[at].kind, entries[at].key)
         elif edit == "insert":
             entries.insert(at, _Entry("posts", f"new{version}"))
@@ -91,12 +94,12 @@ def test_lay_takes_only_what_take_takes() -> None:
         elif edit == "image":  # (an image added to a document: no entry changed)
             e = entries[at]
             images.add(f"content/en/{e.kind}/{e.key}.md")
-        else:  # (a tag's shown name changed)
-            moved[1].add(("en", "tag"))
+        else:  # (a tag's shown name changed: the entries listing it)
+            moved[1].add(("en", f"t{rng.randrange(6)}"))
         memo.start("status")
         must = _refused(memo, entries, moved, images)
         last = dict(memo.known)
-        todo, keys = _run(memo, entries, moved, images, drawn, version)
+        todo, keys = _run(memo, entries, moved, images, drawn, tags, version)
         assert must <= set(todo), (edit, sorted(must - set(todo)))
         assert list(keys) == [(e.kind, e.key) for e in entries]  # (the site's order)
         for i, e in enumerate(entries):  # (a key taken: the one kept for the very entry)
@@ -105,13 +108,32 @@ def test_lay_takes_only_what_take_takes() -> None:
                 assert made[0] is e and keys[(e.kind, e.key)] == made[4]
         if edit in ("replace", "move"):  # (an update's edit: the others taken at once)
             assert len(todo) <= 1 + len(drawn) + len(images)
+        if edit == "tag":
+            assert len(todo) < len(entries)
 
 
 def test_without_the_same_status_nothing_is_taken() -> None:
     entries = [_Entry("posts", f"e{i}") for i in range(10)]
     memo = EntryKeyMemo()
     memo.start("status")
-    _run(memo, entries, None, set(), set(), 0)
+    _run(memo, entries, None, set(), set(), {}, 0)
     memo.start("status")
-    todo, _ = _run(memo, entries, None, set(), set(), 1)  # (`around` gave None)
+    todo, _ = _run(memo, entries, None, set(), set(), {}, 1)  # (`around` gave None)
     assert todo == list(range(10))
+
+
+def test_an_entry_given_a_tag_is_found_by_it_when_the_tag_changes() -> None:
+    entries = [_Entry("posts", f"e{i}") for i in range(10)]
+    memo = EntryKeyMemo()
+    memo.start("status")
+    tags = {e.key: "t0" for e in entries}
+    _run(memo, entries, None, set(), set(), tags, 0)
+    memo.start("status")
+    todo, _ = _run(memo, entries, (set(), {("en", "t0")}), set(), set(), tags, 1)
+    assert todo == list(range(10))  # (each lists t0: which entries list a tag, now known)
+    tags["e3"] = "t1"  # e3 edited: its tag is another one
+    entries[3] = _Entry("posts", "e3")
+    memo.start("status")
+    assert _run(memo, entries, (set(), set()), set(), set(), tags, 2)[0] == [3]
+    memo.start("status")  # t1 changes (its shown name): e3 lists it
+    assert _run(memo, entries, (set(), {("en", "t1")}), set(), set(), tags, 3)[0] == [3]

@@ -96,18 +96,11 @@ class EntryKeyMemo:
     _around: tuple[
         dict[str, tuple[str, ...]], dict[tuple[str, str], object], dict[tuple[str, str], object]
     ] = field(default_factory=lambda: ({}, {}, {}))
-    # the entries of the last `entry_keys` in the site's order, each one's id and what was kept
-    # for it (`lay`: an update takes those still in place at once, without a step each), and
-    # the images' documents its facts were looked at with; those being laid out (`lay`, `put`)
-    entries: tuple[Any, ...] = ()
-    ids: list[EntryId] = field(default_factory=list)
-    made: list[KeyMade] = field(default_factory=list)
-    images: frozenset[str] = frozenset()
-    # the entries whose facts have diagrams or images (`take` leaves them: worked out again)
-    special: set[EntryId] = field(default_factory=set)
-    _laid: tuple[tuple[Any, ...], list[EntryId], list[Any], frozenset[str], set[EntryId]] | None = (
-        None
-    )
+    # the entries of the last `entry_keys` in the site's order, with what was kept for each
+    # (`lay`: an update takes those still in place at once, without a step each); the one
+    # being laid out (`lay`, `put`, `laid`)
+    layout: Layout | None = None
+    _laid: Layout | None = None
 
     def start(self, status: object) -> None:
         """Keys are worked out for a new site whose status files hold `status`."""
@@ -178,11 +171,11 @@ class EntryKeyMemo:
     ) -> list[int]:
         """Every entry of this build (the site's, in order) whose key `take` gives, placed with
         it; returns the positions of the others (the caller works them out, `put`, then asks
-        for them all, `laid`). After an update's `entry_keys` (`entries`), the entries in the
+        for them all, `laid`). After an update's `entry_keys` (`layout`), the entries in the
         same places, as the very same objects, are taken at once: `take` would give each (the
-        same facts, looked at with the same images' documents), but for those of `moved`
-        (`around`: not taken when None), those whose facts have diagrams or images
-        (`special`), and when tags changed (`moved`: each entry is then looked at)."""
+        same facts, looked at with the same images' documents), but for those `moved` names
+        (`around`; none taken when None): their keys, the tags changed (the entries whose
+        facts list them, `Layout.tagged`), and those whose facts have diagrams or images."""
         seen = frozenset(images)
         found = self._in_place(entries, moved, seen) if moved is not None else None
         if found is not None:
@@ -197,7 +190,7 @@ class EntryKeyMemo:
             else:
                 made[i] = known
         self.reused += len(entries) - len(todo)
-        self._laid = (tuple(entries), ids, made, seen, set())
+        self._laid = Layout(tuple(entries), ids, made, seen)
         return todo
 
     def _in_place(
@@ -206,58 +199,64 @@ class EntryKeyMemo:
         moved: tuple[set[str], set[tuple[str, str]]],
         images: frozenset[str],
     ) -> list[int] | None:
-        """`lay` from the last one's entries (None: not known, or tags or images changed)."""
-        before = self.entries
-        if not before or moved[1] or images != self.images:
+        """`lay` from the last one's layout (None: none, or the images' documents changed)."""
+        last = self.layout
+        if last is None or images != last.images:
             return None
+        before = last.entries
         n, m = len(before), len(entries)
+        ids: list[Any]
         made: list[Any]  # (None: to be worked out, `put`)
         if n == m:  # (the same places: those of other objects)
             todo = list(compress(count(), map(is_not, before, entries)))
-            ids, made = list(self.ids), list(self.made)
+            ids, made = list(last.ids), list(last.made)
         else:  # (what lies between the same entries at the start and at the end)
             least = min(n, m)
             p = next(compress(count(), map(is_not, before, entries)), least)
             q = next(compress(count(), map(is_not, reversed(before), reversed(entries))), least)
             q = min(q, least - p)
             todo = list(range(p, m - q))
-            ids = [
-                *self.ids[:p],
-                *[(e.kind, e.key) for e in entries[p : m - q]],
-                *self.ids[n - q :],
-            ]
-            made = [*self.made[:p], *[None] * len(todo), *self.made[n - q :]]
+            ids = [*last.ids[:p], *[None] * len(todo), *last.ids[n - q :]]
+            made = [*last.made[:p], *[None] * len(todo), *last.made[n - q :]]
         if len(todo) > max(MANY_KEYS, m // 8):
             return None  # (much of the site: entry by entry costs as much)
         for i in todo:
             entry = entries[i]
             ids[i] = (entry.kind, entry.key)
         again = set(todo)
-        if moved[0] or self.special:
+        retagged = moved[1]
+        if moved[0] or retagged or last.special:
+            found = {(kind, key) for key in moved[0] for kind in _KINDS}
+            found.update(last.special)
+            if retagged:
+                tagged = last.index()
+                for tag in retagged:
+                    found.update(tagged.get(tag, ()))
             where = dict(zip(ids, count()))
-            for key in moved[0]:
-                again.update(where[k] for kind in _KINDS if (k := (kind, key)) in where)
-            again.update(where[k] for k in self.special if k in where)
+            again.update(where[k] for k in found if k in where)
         for i in again:
             made[i] = None
         self.reused += m - len(again)
-        self._laid = (tuple(entries), ids, made, images, set())
+        self._laid = Layout(tuple(entries), ids, made, images, tagged=last.tagged)
         return sorted(again)
 
     def put(self, i: int, made: KeyMade) -> None:
         """The key worked out for the entry at `lay`'s position `i`, with what it is made of."""
-        assert self._laid is not None
-        _, ids, laid, images, special = self._laid
-        laid[i] = made
+        laid = self._laid
+        assert laid is not None
+        laid.made[i] = made
+        entry_id = laid.ids[i]
         facts: Any = made[1]  # (render/html.py EntryFacts: per language)
-        if any(diagrams or doc.rel in images for _, doc, _, diagrams in facts):
-            special.add(ids[i])
+        if any(diagrams or doc.rel in laid.images for _, doc, _, diagrams in facts):
+            laid.special.add(entry_id)
+        if laid.tagged is not None:  # (kept up to date: its tags from now on too)
+            _index(laid.tagged, entry_id, facts)
 
     def laid(self) -> dict[EntryId, str]:
         """Every entry's key, in the site's order (`lay`, then `put` for each position it
         gave): they become the known ones at `done`."""
         assert self._laid is not None
-        ids, made = self._laid[1], self._laid[2]
+        ids, made = self._laid.ids, self._laid.made
         self._next = dict(zip(ids, made, strict=True))
         return dict(zip(ids, map(itemgetter(4), made), strict=True))
 
@@ -288,18 +287,44 @@ class EntryKeyMemo:
         """Every entry's key is worked out: they replace the last build's (removed entries go)."""
         self.known, self._next = self._next, {}
         self.order, self.members, self.tags = self._around
-        laid, self._laid = self._laid, None
-        if laid is None:  # (keys kept one by one: no layout of them known)
-            self.entries, self.ids, self.made, self.images, self.special = (
-                (),
-                [],
-                [],
-                frozenset(),
-                set(),
-            )
-        else:
-            self.entries, self.ids, self.made, self.images, self.special = laid
+        self.layout, self._laid = self._laid, None  # (None: keys kept one by one)
 
 
 # what EntryKeyMemo keeps for an entry: the Entry, its facts, around, review, and its key
 KeyMade = tuple[object, object, object, object, str]
+
+
+@dataclass
+class Layout:
+    """An `entry_keys`'s entries in the site's order (`EntryKeyMemo.lay`), each one's id and
+    what was kept for it (None while it is to be worked out), the images' documents its facts
+    were looked at with (`take`), the entries whose facts have diagrams or images (`take`
+    leaves those: worked out again at every update), and, once an update changed tags, which
+    entries' facts list each tag (`index`: an entry is found there for each tag its facts
+    listed at any time since; looked at again, its key is the same)."""
+
+    entries: tuple[Any, ...]
+    ids: list[EntryId]
+    made: list[Any]
+    images: frozenset[str]
+    special: set[EntryId] = field(default_factory=set)
+    tagged: dict[tuple[str, str], set[EntryId]] | None = None
+
+    def index(self) -> dict[tuple[str, str], set[EntryId]]:
+        """`tagged`, made from every entry's facts the first time it is asked for."""
+        if self.tagged is None:
+            self.tagged = {}
+            for entry_id, made in zip(self.ids, self.made, strict=True):
+                _index(self.tagged, entry_id, made[1])
+        return self.tagged
+
+
+def _index(tagged: dict[tuple[str, str], set[EntryId]], entry_id: EntryId, facts: Any) -> None:
+    """Add `entry_id` to `tagged` under each (language, tag slug) of its `facts`."""
+    for lang, _, slugs, _ in facts:
+        for slug in slugs:
+            found = tagged.get((lang, slug))
+            if found is None:
+                tagged[lang, slug] = {entry_id}
+            else:
+                found.add(entry_id)
