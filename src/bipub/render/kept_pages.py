@@ -37,8 +37,13 @@ class KeptPages:
     pages: dict[str, Page] = field(default_factory=dict)
     files: dict[str, OutputFile] = field(default_factory=dict)  # (OutputTree.record_kept_all)
     fingerprints: dict[str, str] = field(default_factory=dict)
-    docs: dict[str, Document] = field(default_factory=dict)  # (their bodies' warnings: replay)
     counts: dict[str, int] = field(default_factory=dict)  # pages per language
+    # the documents they show, by path, each once (their bodies' warnings: replay), each one's
+    # key but for what renders every body (MarkdownCache.replay_all; none without a digest)
+    # and how many of them show it
+    docs: dict[str, Document] = field(default_factory=dict)
+    keyed: dict[str, str] = field(default_factory=dict)
+    showing: dict[str, int] = field(default_factory=dict)
 
     def add(self, pages: dict[str, Page]) -> None:
         # (in bulk: a build in a new process adds ~24,000 pages to an empty one; a page
@@ -47,12 +52,19 @@ class KeptPages:
             self.drop(path)
         self.pages.update(pages)
         files, fingerprints, docs, counts = self.files, self.fingerprints, self.docs, self.counts
+        keyed, showing = self.keyed, self.showing
         for path, (spec, fp, info) in pages.items():
             files[path] = info
             fingerprints[path] = fp
             doc = spec.doc
             if doc is not None:
-                docs[path] = doc
+                rel = doc.rel
+                docs[rel] = doc  # (the last one's: each page's of a path is the same)
+                showing[rel] = showing.get(rel, 0) + 1
+                if doc.digest:
+                    keyed[rel] = f"{doc.digest}:{rel}"
+                else:
+                    keyed.pop(rel, None)
             lang = spec.lang
             counts[lang] = counts.get(lang, 0) + 1
 
@@ -63,7 +75,12 @@ class KeptPages:
             return None
         spec = page[0]
         del self.files[path], self.fingerprints[path]
-        self.docs.pop(path, None)
+        if spec.doc is not None:
+            rel = spec.doc.rel
+            left = self.showing[rel] = self.showing[rel] - 1
+            if not left:
+                del self.docs[rel], self.showing[rel]
+                self.keyed.pop(rel, None)
         self.counts[spec.lang] -= 1
         return spec
 
@@ -138,7 +155,7 @@ def keep_known(
     for lang, n in kept.counts.items():
         if n:
             counts[lang] = counts.get(lang, 0) + n
-    markdown.replay_all(kept.docs.values())
+    markdown.replay_all(kept.docs, kept.keyed)
     return rest, len(kept.files), dict(kept.fingerprints)
 
 
