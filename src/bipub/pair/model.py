@@ -226,6 +226,27 @@ def remove_post(posts: list[Entry], entry: Entry) -> bool:
     return False
 
 
+def neighbour_table(posts: Sequence[Entry]) -> dict[str, tuple[Entry | None, Entry | None]]:
+    """Each of `posts`' (sorted as `Site.posts` sorts) `post_neighbours`, by its key."""
+    return {
+        e.key: (posts[i + 1] if i + 1 < len(posts) else None, posts[i - 1] if i > 0 else None)
+        for i, e in enumerate(posts)
+    }
+
+
+def post_neighbours(posts: Sequence[Entry], entry: Entry) -> tuple[Entry | None, Entry | None]:
+    """The posts just before and just after `entry` in `posts` (sorted as `Site.posts` sorts:
+    the one published before it, then the one after); (None, None) if no post there has its
+    key (found where its order key puts it, else by its key)."""
+    at: int | None = _place(posts, entry.order_key)
+    if at is None or at >= len(posts) or posts[at].key != entry.key:
+        key = entry.key
+        at = next((i for i, e in enumerate(posts) if e.key == key), None)
+    if at is None:
+        return (None, None)
+    return (posts[at + 1] if at + 1 < len(posts) else None, posts[at - 1] if at > 0 else None)
+
+
 def post_order_key(entry: Entry) -> tuple[dt.date, int, float, str]:
     """Where a post goes in the lists (sorted by this, newest first, i.e. in reverse): by the
     day shown; on the same day by `order` (higher first; none counts as 0), then by the time of

@@ -34,6 +34,8 @@ from bipub.pair.model import State as State
 from bipub.pair.model import Tag as Tag
 from bipub.pair.model import Version as Version
 from bipub.pair.model import changed_entries
+from bipub.pair.model import neighbour_table as neighbour_table
+from bipub.pair.model import post_neighbours as post_neighbours
 from bipub.pair.model import post_order_key as post_order_key
 from bipub.pair.model import series_order_key as series_order_key
 from bipub.pair.model import tags_of as tags_of

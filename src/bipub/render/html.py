@@ -416,15 +416,11 @@ class HtmlRenderer(PageViews):
             },
             {(lang, slug): tag for lang, tags in site.tags.items() for slug, tag in tags.items()},
         )
-        images = site.images.docs
-        keys: dict[EntryId, str] = {}
-        for entry in site.entries:
+        entries = site.entries
+        # (most entries of an update: their around did not move; taken as they were)
+        for i in memo.lay(entries, moved, site.images.docs):
+            entry = entries[i]
             entry_id = (entry.kind, entry.key)
-            if moved is not None:  # (most entries of an update: their around did not move)
-                taken = memo.take(entry_id, entry, moved, images)
-                if taken is not None:
-                    keys[entry_id] = taken
-                    continue
             kept = memo.facts(entry_id, entry)
             facts = kept if isinstance(kept, tuple) else self.entry_facts(entry)
             around = self.entry_around(entry, facts)
@@ -432,8 +428,8 @@ class HtmlRenderer(PageViews):
             review, key = memo.get(entry_id, entry, around, review_of)
             if key is None:
                 key = self._entry_key(entry, around, review)
-            memo.keep(entry_id, (entry, facts, around, review, key))
-            keys[entry_id] = key
+            memo.put(i, (entry, facts, around, review, key))
+        keys = memo.laid()
         memo.done()
         return keys
 

@@ -14,8 +14,8 @@ trusted record of the output or of the spare copy), every page is checked: `note
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from operator import attrgetter
 
 from bipub.load.content import Document
 from bipub.render.html import PageSpec
@@ -37,8 +37,13 @@ class KeptPages:
     pages: dict[str, Page] = field(default_factory=dict)
     files: dict[str, OutputFile] = field(default_factory=dict)  # (OutputTree.record_kept_all)
     fingerprints: dict[str, str] = field(default_factory=dict)
-    docs: dict[str, Document] = field(default_factory=dict)  # (their bodies' warnings: replay)
     counts: dict[str, int] = field(default_factory=dict)  # pages per language
+    # the documents they show, by path, each once (their bodies' warnings: replay), each one's
+    # key but for what renders every body (MarkdownCache.replay_all; none without a digest)
+    # and how many of them show it
+    docs: dict[str, Document] = field(default_factory=dict)
+    keyed: dict[str, str] = field(default_factory=dict)
+    showing: dict[str, int] = field(default_factory=dict)
 
     def add(self, pages: dict[str, Page]) -> None:
         # (in bulk: a build in a new process adds ~24,000 pages to an empty one; a page
@@ -47,12 +52,19 @@ class KeptPages:
             self.drop(path)
         self.pages.update(pages)
         files, fingerprints, docs, counts = self.files, self.fingerprints, self.docs, self.counts
+        keyed, showing = self.keyed, self.showing
         for path, (spec, fp, info) in pages.items():
             files[path] = info
             fingerprints[path] = fp
             doc = spec.doc
             if doc is not None:
-                docs[path] = doc
+                rel = doc.rel
+                docs[rel] = doc  # (the last one's: each page's of a path is the same)
+                showing[rel] = showing.get(rel, 0) + 1
+                if doc.digest:
+                    keyed[rel] = f"{doc.digest}:{rel}"
+                else:
+                    keyed.pop(rel, None)
             lang = spec.lang
             counts[lang] = counts.get(lang, 0) + 1
 
@@ -63,7 +75,12 @@ class KeptPages:
             return None
         spec = page[0]
         del self.files[path], self.fingerprints[path]
-        self.docs.pop(path, None)
+        if spec.doc is not None:
+            rel = spec.doc.rel
+            left = self.showing[rel] = self.showing[rel] - 1
+            if not left:
+                del self.docs[rel], self.showing[rel]
+                self.keyed.pop(rel, None)
         self.counts[spec.lang] -= 1
         return spec
 
@@ -96,18 +113,22 @@ def keep_known(
     counts: dict[str, int],
     markdown: MarkdownCache,
     memo: KeepMemo | None = None,
+    planned: Mapping[str, PageSpec] | None = None,
 ) -> tuple[list[PageSpec], int, dict[str, str]]:
     """Keep, as workers._decide and _record_kept would one at a time, each of `pages` whose
     fingerprint is known (buildstate.carry) and the one of its published file, if that file is
     still the one bipub wrote (OutputTree.keep_each), and say its body's warnings again:
     returns (the other pages, how many were kept, the kept pages' fingerprints). With `memo`
     (a resident build's), only the pages whose values changed since its last call are checked
-    (see the module's text); it is updated for the next call."""
+    (see the module's text); it is updated for the next call. `planned`: the plan's pages by
+    path (render/page_plan.py `Plan.paths`, of which `pages` are some), else found here."""
     if memo is None:
         kept = KeptPages()
         found, rest = _check(known, pages, previous, tree, {})
         kept.add(found)
     else:
+        # (each page by its id: what `_update` compares with the last call's, and keeps)
+        by_id = dict(zip(map(id, pages), pages, strict=True))
         try:
             why = _why_not(memo, tree)
             if why:
@@ -116,13 +137,15 @@ def keep_known(
                 memo.kept.add(found)
                 memo.note = f"every page's kept file checked ({why})"
             else:
-                rest, again = _update(memo, known, pages, previous, tree)
+                if planned is None:
+                    planned = {spec.path: spec for spec in pages}
+                rest, again = _update(memo, known, by_id, planned, previous, tree)
                 memo.note = (
                     f"{again} of {len(pages)} pages checked for their kept file (the others: "
                     "as the last build found them, nothing they are kept by changed)"
                 )
             kept = memo.kept
-            _remember(memo, tree, known, pages, previous, rest)
+            _remember(memo, tree, known, by_id, previous, rest)
             _record(tree, kept)
         except BaseException:  # (half updated: not to be trusted)
             memo.forget("the last build stopped while it kept pages")
@@ -132,7 +155,7 @@ def keep_known(
     for lang, n in kept.counts.items():
         if n:
             counts[lang] = counts.get(lang, 0) + n
-    markdown.replay_all(kept.docs.values())
+    markdown.replay_all(kept.docs, kept.keyed)
     return rest, len(kept.files), dict(kept.fingerprints)
 
 
@@ -156,12 +179,15 @@ def _why_not(memo: KeepMemo, tree: OutputTree) -> str:
 def _update(
     memo: KeepMemo,
     known: dict[str, str],
-    pages: list[PageSpec],
+    by_id: dict[int, PageSpec],
+    planned: Mapping[str, PageSpec],
     previous: Previous,
     tree: OutputTree,
 ) -> tuple[list[PageSpec], int]:
     """Update `memo.kept`, checking only the pages whose values changed since `memo`'s call
-    (and the ones it did not keep): the others, and how many were checked."""
+    (and the ones it did not keep): the others, and how many were checked. `by_id`: the
+    pages of this call by id; `planned`: by path, pages of the plan (some may not be among
+    them: another language's)."""
     assert tree.live is not None and tree.spare is not None  # (`_why_not`)
     live, spare = tree.live.files, tree.spare.files
     # what each page's verdict is made of, where it differs from the last call: its known
@@ -171,8 +197,6 @@ def _update(
     files = {path for path, _ in previous.items() ^ memo.previous.items()}
     files.update(path for path, _ in live.items() ^ memo.live.items())
     files.update(path for path, _ in spare.items() ^ memo.live.items())
-    by_id = dict(zip(map(id, pages), pages, strict=True))
-    by_path = dict(zip(map(attrgetter("path"), pages), pages, strict=True))
     kept = memo.kept
     for n in memo.specs.keys() - by_id.keys():  # (no longer planned so)
         kept.drop(memo.specs[n].file)
@@ -185,8 +209,8 @@ def _update(
         if was is not None:
             again[id(was)] = was
     for path in paths:  # (its known fingerprint changed)
-        now = by_path.get(path)
-        if now is not None:
+        now = planned.get(path)
+        if now is not None and id(now) in by_id:  # (a page of this call)
             kept.drop(now.file)
             again[id(now)] = now
     more, rest = _check(known, list(again.values()), previous, tree, kept.pages)
@@ -237,7 +261,7 @@ def _remember(
     memo: KeepMemo,
     tree: OutputTree,
     known: dict[str, str],
-    pages: list[PageSpec],
+    by_id: dict[int, PageSpec],
     previous: Previous,
     rest: list[PageSpec],
 ) -> None:
@@ -247,5 +271,5 @@ def _remember(
         return
     memo.out, memo.record = str(tree.out), tree.live
     memo.known, memo.previous, memo.live = dict(known), dict(previous), dict(tree.live.files)
-    memo.specs = dict(zip(map(id, pages), pages, strict=True))
+    memo.specs = by_id
     memo.rest, memo.why = rest, ""

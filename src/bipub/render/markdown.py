@@ -16,6 +16,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
+from itertools import chain, compress, repeat
+from operator import is_, is_not
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import quote
 
@@ -530,29 +532,27 @@ class MarkdownCache:
         self._used.add(key)
         self.collector.extend(found)
 
-    def replay_all(self, docs: Iterable[Document]) -> None:
-        """`replay` each of `docs` (an update replays every document of a big site whose pages
-        it keeps: the same steps, looked up once)."""
-        cache, replayed, notes, used = self._cache, self._replayed, self.notes, self._used
-        images = self.images.docs
-        collector = self.collector
+    def replay_all(self, docs: Mapping[str, Document], keyed: Mapping[str, str]) -> None:
+        """`replay` each of `docs` (by path, each once: an update replays every document of a
+        big site whose pages it keeps), `keyed` giving each one's `key` but for what renders
+        every body (f"{digest}:{path}"; none without a digest): in set operations, with a step
+        each only for those it lacks or with local images (`replay`) and for those whose notes
+        are not kept (rendered)."""
+        done, images = self._cache.keys() | self._replayed, self.images.docs.keys()
+        for rel in ((docs.keys() - keyed.keys()) | (docs.keys() & images)) - done:
+            self.replay(docs[rel])  # (no key, or its images' in it: `key`)
+        fast = list(keyed.keys() - done - images)
         head = f"{self.renderer()}:{int(self.raw_html)}:"
-        for doc in docs:
-            rel = doc.rel
-            if rel in cache or rel in replayed:
-                continue
-            if not doc.digest or rel in images:  # (no key, or its images' in it: `key`)
-                self.replay(doc)
-                continue
-            key = f"{head}{doc.digest}:{rel}"
-            found = notes.get(key)
-            if found is None:
-                self(doc)
-                continue
-            replayed.add(rel)
-            used.add(key)
-            if found:
-                collector.extend(found)
+        keys = list(map(head.__add__, map(keyed.__getitem__, fast)))
+        found = list(map(self.notes.get, keys))
+        if None in found:  # (not kept: rendered, as `replay` renders it)
+            for rel in compress(fast, map(is_, found, repeat(None))):
+                self(docs[rel])
+            kept = list(map(is_not, found, repeat(None)))
+            fast, keys = list(compress(fast, kept)), list(compress(keys, kept))
+        self._replayed.update(fast)
+        self._used.update(keys)
+        self.collector.extend(chain.from_iterable(filter(None, found)))
 
     def merge(
         self,

@@ -4,16 +4,19 @@ it; render/workers.py renders it; buildstate.py keeps its fingerprints)."""
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Container, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
 from bipub.diagnostics import Diagnostic, DiagnosticError
 from bipub.load.content import Document
 from bipub.render import urls
+from bipub.render.key_memo import EntryId as EntryId
+from bipub.render.key_memo import EntryKeyMemo as EntryKeyMemo
+from bipub.render.key_memo import KeyMade as KeyMade
+from bipub.render.key_memo import moved as moved
 
 Route = tuple[str, ...]
-EntryId = tuple[str, str]  # (kind, key) of a post or page
 
 
 class _File:
@@ -375,168 +378,8 @@ class PageMemo:
         self.runs, self._next_runs = self._next_runs, {}
 
 
-def moved(
-    before: dict[str, tuple[str, ...]] | None,
-    order: dict[str, tuple[str, ...]],
-    before_members: dict[tuple[str, str], object],
-    members: dict[tuple[str, str], object],
-) -> set[tuple[str, str]] | None:
-    """The (language, entry key) pairs whose neighbours in `order` (each language's posts by
-    key, newest first) or whose series (`members`, by (language, entry key): what a page or key
-    shows of it) are not those of `before` and `before_members`; None if `before` is None or
-    lacks a language (nothing known)."""
-    if before is None:
-        return None
-    out: set[tuple[str, str]] = set()
-    for lang, keys in order.items():
-        was = before.get(lang)
-        if was is None:
-            return None
-        if was != keys:
-            out.update((lang, k) for k in _moved_keys(was, keys))
-    if members != before_members:
-        out.update(
-            k
-            for k in members.keys() | before_members.keys()
-            if members.get(k) != before_members.get(k)
-        )
-    return out
-
-
-def _moved_keys(was: tuple[str, ...], keys: tuple[str, ...]) -> list[str]:
-    """The keys of `keys` (each once) whose (the one before it, the one after it) are not
-    those they had in `was`, or that `was` lacks. Only the keys between the start and the end
-    the two have in common (and one on each side) are looked at: the neighbours of the others
-    are the same keys (an update adds, removes or moves one post or a few, of thousands)."""
-    n, m = len(was), len(keys)
-    p, q, least = 0, 0, min(n, m)
-    while p < least and was[p] == keys[p]:
-        p += 1
-    while q < least - p and was[n - 1 - q] == keys[m - 1 - q]:
-        q += 1
-    lo = max(0, p - 1)
-    old = {
-        was[i]: (was[i - 1] if i > 0 else None, was[i + 1] if i + 1 < n else None)
-        for i in range(lo, min(n, n - q + 1))
-    }
-    return [
-        key
-        for i in range(lo, min(m, m - q + 1))
-        if old.get(key := keys[i])
-        != (keys[i - 1] if i > 0 else None, keys[i + 1] if i + 1 < m else None)
-    ]
-
-
 # what PageMemo keeps for a key: the entries and inputs the pages were made of, and the pages
 Kept = tuple[tuple[object, ...], object, tuple[PageSpec, ...]]
 # what PageMemo keeps for a run of entries: the entries, each one's pages, each one's place by
 # its key, and each one's key in `PageMemo.pages`
 Run = tuple[tuple[Any, ...], list[tuple[PageSpec, ...]], dict[str, int], list[tuple[str, ...]]]
-
-
-@dataclass
-class EntryKeyMemo:
-    """What the last build of a resident caller (`bipub serve`) worked out as each entry's key
-    (render/html.py `HtmlRenderer.entry_key`) and what it was made of: the Entry itself (pair/
-    site.py PairMemo keeps an unchanged entry as the very object it was: its documents, its
-    versions' states, and, with the configuration, which PDFs and side-by-side page it has;
-    `facts`: what `HtmlRenderer.entry_facts` works out of it alone), what it takes from the
-    rest of the site (`around`: its tags' shown names, its series, its neighbours, its images
-    and diagrams: `HtmlRenderer.entry_around`) and the review states of its sections
-    (`review`: render/both.py review_key, from the status files). A key is taken as it was
-    only when all three are the same; else it is worked out again by the same function.
-    Emptied with the configuration (PageMemo)."""
-
-    known: dict[EntryId, KeyMade] = field(default_factory=dict)
-    _next: dict[EntryId, KeyMade] = field(default_factory=dict)
-    status: object = None  # the status records the known keys were worked out with
-    same_status: bool = False  # this build's status records are those (`start`)
-    reused: int = 0  # keys taken as they were by the last `entry_keys`
-    # what the known keys' `around` came from besides each entry (`around`): each language's
-    # posts in order, each series member's series, each tag
-    order: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    members: dict[tuple[str, str], object] = field(default_factory=dict)
-    tags: dict[tuple[str, str], object] = field(default_factory=dict)
-    _around: tuple[
-        dict[str, tuple[str, ...]], dict[tuple[str, str], object], dict[tuple[str, str], object]
-    ] = field(default_factory=lambda: ({}, {}, {}))
-
-    def start(self, status: object) -> None:
-        """Keys are worked out for a new site whose status files hold `status`."""
-        self.same_status = self.status is not None and self.status == status
-        self.status, self.reused, self._next = status, 0, {}
-
-    def around(
-        self,
-        order: dict[str, tuple[str, ...]],
-        members: dict[tuple[str, str], object],
-        tags: dict[tuple[str, str], object],
-    ) -> tuple[set[str], set[tuple[str, str]]] | None:
-        """What moved since the known keys were worked out: the keys of the entries whose
-        neighbours or series changed (`moved`) and the (language, slug) of the tags that
-        changed; None if nothing is known or the status files changed (`start` first). The
-        values given become the known ones."""
-        found = moved(self.order or None, order, self.members, members)
-        retagged = {slug for slug, _ in tags.items() ^ self.tags.items()}
-        self._around = (order, members, tags)  # (known once every key is: `done`)
-        if found is None or not self.same_status:
-            return None
-        return {key for _, key in found}, retagged
-
-    def take(
-        self,
-        entry_id: EntryId,
-        entry: object,
-        moved: tuple[set[str], set[tuple[str, str]]],
-        images: Container[str],
-    ) -> str | None:
-        """The key the last build worked out for `entry`, without working out its `around`
-        again, if it is the very same object, neither it nor its tags moved (`around`), and no
-        version of it has images or diagrams (`facts`: those are looked at again); else None.
-        The status files are the same (`around` returns None otherwise): so are its review
-        states."""
-        known = self.known.get(entry_id)
-        if known is None or known[0] is not entry or entry_id[1] in moved[0]:
-            return None
-        retagged = moved[1]
-        facts: Any = known[1]  # (render/html.py EntryFacts: per language)
-        for lang, doc, slugs, diagrams in facts:
-            if diagrams or doc.rel in images:
-                return None
-            if retagged and any((lang, slug) in retagged for slug in slugs):
-                return None
-        self.reused += 1
-        self._next[entry_id] = known
-        return known[4]
-
-    def facts(self, entry_id: EntryId, entry: object) -> object | None:
-        """What the last build worked out of `entry` alone, if it is the very same object."""
-        known = self.known.get(entry_id)
-        return known[1] if known is not None and known[0] is entry else None
-
-    def get(
-        self, entry_id: EntryId, entry: object, around: object, review: Callable[[], object]
-    ) -> tuple[object, str | None]:
-        """(the review states of `entry`, its key if the last build's holds, else None); the
-        review states are worked out again (`review()`) unless the entry is the same object
-        and the status files hold the same records."""
-        known = self.known.get(entry_id)
-        if known is None or known[0] is not entry:
-            return review(), None
-        states = known[3] if self.same_status else review()
-        if known[2] != around or states != known[3]:
-            return states, None
-        self.reused += 1
-        return states, known[4]
-
-    def keep(self, entry_id: EntryId, made: KeyMade) -> None:
-        self._next[entry_id] = made
-
-    def done(self) -> None:
-        """Every entry's key is worked out: they replace the last build's (removed entries go)."""
-        self.known, self._next = self._next, {}
-        self.order, self.members, self.tags = self._around
-
-
-# what EntryKeyMemo keeps for an entry: the Entry, its facts, around, review, and its key
-KeyMade = tuple[object, object, object, object, str]

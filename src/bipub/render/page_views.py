@@ -17,7 +17,7 @@ from markupsafe import Markup
 from bipub.diagnostics import Collector
 from bipub.load.content import Document
 from bipub.model.fields import slugify
-from bipub.pair.site import Entry, Series, Site, Tag, tags_of
+from bipub.pair.site import Entry, Series, Site, Tag, neighbour_table, post_neighbours, tags_of
 from bipub.render import both, urls
 from bipub.render.card_html import KeptCardHtml
 from bipub.render.markdown import MarkdownCache, RenderedMarkdown
@@ -45,6 +45,8 @@ from bipub.render.views import (
     View,
     cv_view,
 )
+
+FEW_NEIGHBOURS = 64  # posts' neighbours found alone before the table (`PageViews.neighbours`)
 
 
 def with_body(shell: PostView, rendered: RenderedMarkdown) -> PostView:
@@ -117,6 +119,7 @@ class PageViews:
         self._sections = both.SectionCache(site.config.outputs.raw_html, rendered)  # issue 19
         # lang → post key → (the post before it, the post after it), in post order
         self._neighbours: dict[str, dict[str, tuple[Entry | None, Entry | None]]] = {}
+        self._neighbours_asked: dict[str, int] = {}  # lang → neighbours asked for
         # page (its URL path) → its fingerprint, known without working it out (buildstate.py:
         # its entries did not change since the build that worked it out)
         self.known: dict[str, str] = {}
@@ -155,17 +158,18 @@ class PageViews:
     def neighbours(self, entry: Entry, lang: str) -> tuple[Entry | None, Entry | None]:
         """The posts published just before and just after `entry` in `lang`'s post order
         (drafts left out, as the listings leave them out); (None, None) for a page."""
+        if entry.kind != "posts":
+            return (None, None)
         table = self._neighbours.get(lang)
         if table is None:
             posts = self.site.posts(lang)  # newest first
-            table = self._neighbours[lang] = {
-                e.key: (
-                    posts[i + 1] if i + 1 < len(posts) else None,
-                    posts[i - 1] if i > 0 else None,
-                )
-                for i, e in enumerate(posts)
-            }
-        return table.get(entry.key, (None, None)) if entry.kind == "posts" else (None, None)
+            # an update asks for a few posts': each found alone (the table of every post's:
+            # ~5 ms a language at 5,000 posts), the table from the `FEW_NEIGHBOURS`th on
+            asked = self._neighbours_asked[lang] = self._neighbours_asked.get(lang, 0) + 1
+            if asked <= FEW_NEIGHBOURS:
+                return post_neighbours(posts, entry)
+            table = self._neighbours[lang] = neighbour_table(posts)
+        return table.get(entry.key, (None, None))
 
     def _post_link(self, entry: Entry | None, lang: str) -> PostLink | None:
         if entry is None:

@@ -238,7 +238,7 @@ def render_pages(
     every = len(langs) == len(plan.pages)
     if previous is not None and renderer.known:  # (most pages of an update: kept at once)
         pages, kept, same = keep_known(
-            renderer.known, pages, previous, tree, counts, markdown, memo
+            renderer.known, pages, previous, tree, counts, markdown, memo, plan.paths
         )
         every = False  # (`pages` holds the others: `_unknown` looks at them)
     later: list[PageSpec] = []  # (fast render: left for the next build)
@@ -294,8 +294,9 @@ def render_pages(
         fast.first = len(specs)
     # a page and its translations side by side: they share code blocks (render/highlight.py
     # memoizes them), so they should land in the same chunk
-    if len(specs) > 1:
-        order = {route: i for i, route in enumerate(plan.routes)}
+    if len(specs) > 1:  # (the plan's order of their routes: only theirs numbered)
+        wanted = {s.route for s in specs}
+        order = {route: i for i, route in enumerate(plan.routes) if route in wanted}
         specs.sort(key=lambda s: order[s.route])
     tree.reused_pages += kept
     if on_start:
