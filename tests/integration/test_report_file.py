@@ -7,16 +7,15 @@ be written is an error naming it (exit 2), with no traceback and no temporary fi
 
 from __future__ import annotations
 
-import os
 import shutil
 import stat
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import CliResult
+from tests.unit.test_user_files import pipe_read
 
 MINIMAL = Path(__file__).resolve().parent.parent / "projects" / "minimal"
 
@@ -52,17 +51,8 @@ def test_a_named_pipe_is_written_into_not_replaced(
     cli: Callable[..., CliResult], root: Path, site: Path, tmp_path: Path, links: bool
 ) -> None:
     fifo = tmp_path / "pipe"
-    os.mkfifo(fifo)
-    got: list[bytes] = []
-    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
-    reader.start()
-    try:
+    with pipe_read(fifo) as got:
         result = _check(cli, root, site, links, fifo)
-    finally:
-        if reader.is_alive():  # (the command never opened the pipe: unblock the reader)
-            with open(fifo, "wb"):
-                pass
-        reader.join(timeout=30)
     assert result.exit_code == (1 if links else 0), result.stderr  # (links: the broken one)
     assert stat.S_ISFIFO(fifo.lstat().st_mode)  # still the pipe, not a regular file
     assert got and got[0].strip(), "the report went through the pipe"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.client
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import ThreadingHTTPServer
@@ -37,6 +38,21 @@ def server(site: Path) -> Iterator[tuple[int, ServeStatus]]:
     httpd.shutdown()
     httpd.server_close()
     thread.join()
+
+
+def _serve_command(project: Path) -> list[str]:
+    """`bipub -v -C PROJECT serve --port 0`, writing placeholder PDFs (no test here reads one)."""
+    return [
+        sys.executable,
+        "-c",
+        BIPUB_PLACEHOLDER_PDFS,
+        "-v",
+        "-C",
+        str(project),
+        "serve",
+        "--port",
+        "0",
+    ]
 
 
 def get(port: int, path: str) -> tuple[int, bytes]:
@@ -147,23 +163,12 @@ def test_serve_rebuilds_on_change_and_tells_the_page(make_project, tmp_path: Pat
     """`bipub serve` end to end: a saved edit is rebuilt and announced to open pages."""
     import re
     import subprocess
-    import sys
     import time
 
     project = make_project("minimal")
     env = subprocess_env()  # (placeholder PDFs: no test here reads one)
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            BIPUB_PLACEHOLDER_PDFS,
-            "-v",
-            "-C",
-            str(project),
-            "serve",
-            "--port",
-            "0",
-        ],
+        _serve_command(project),
         stderr=subprocess.PIPE,
         text=True,
         env=env,
@@ -240,7 +245,6 @@ def test_sigterm_stops_the_server_as_ctrl_c_does(make_project) -> None:
     import re
     import signal
     import subprocess
-    import sys
     import time
 
     project = make_project("minimal")
@@ -248,17 +252,7 @@ def test_sigterm_stops_the_server_as_ctrl_c_does(make_project) -> None:
     said = []
     for _ in range(2):
         proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-c",
-                BIPUB_PLACEHOLDER_PDFS,
-                "-v",
-                "-C",
-                str(project),
-                "serve",
-                "--port",
-                "0",
-            ],
+            _serve_command(project),
             stderr=subprocess.PIPE,
             text=True,
             env=env,

@@ -18,7 +18,7 @@ from bipub.load.content import Document, load_content
 from bipub.load.doc_state import _LAZY_BODY
 
 
-def _saved(make_project, tmp_path: Path) -> tuple[list[Document], Path]:  # type: ignore[no-untyped-def]
+def saved_documents(make_project, tmp_path: Path) -> tuple[list[Document], Path]:  # type: ignore[no-untyped-def]
     project: Path = make_project("minimal")
     built = BuildCache()
     docs = load_content(project, load_config(project), Collector(), built).documents
@@ -27,8 +27,10 @@ def _saved(make_project, tmp_path: Path) -> tuple[list[Document], Path]:  # type
     return docs, folder
 
 
-def test_bodies_are_decoded_when_read_and_equal_those_saved(make_project, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    docs, folder = _saved(make_project, tmp_path)
+def test_bodies_are_decoded_when_read_and_equal_thosesaved_documents(
+    make_project, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    docs, folder = saved_documents(make_project, tmp_path)
     read = BuildCache.load(folder)
     assert not read.note
     again = {rel: doc for rel, (_, _, doc) in read.docs.items()}
@@ -42,7 +44,7 @@ def test_bodies_are_decoded_when_read_and_equal_those_saved(make_project, tmp_pa
 
 
 def test_a_document_saved_again_unread_keeps_its_body(make_project, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    docs, folder = _saved(make_project, tmp_path)
+    docs, folder = saved_documents(make_project, tmp_path)
     read = BuildCache.load(folder)
     read._shards.clear()  # (every shard written again: its documents unread)
     read.save(folder)
@@ -58,7 +60,7 @@ def test_a_save_removes_no_shard_it_knows_absent(make_project, tmp_path: Path, m
     a second save of the same cache, as `bipub serve` does) removes none of the absent ones
     again (each removal was a system call at every save); one whose documents are all gone
     is still removed."""
-    docs, folder = _saved(make_project, tmp_path)
+    docs, folder = saved_documents(make_project, tmp_path)
     present = {p.name for p in folder.glob("build-docs-*.pickle")}
     assert 0 < len(present) < cache.DOC_SHARDS
     removed: list[str] = []
@@ -89,7 +91,7 @@ def test_a_shard_not_as_written_is_refused_and_said(
     tmp_path: Path,
     damage: str,
 ) -> None:
-    docs, folder = _saved(make_project, tmp_path)
+    docs, folder = saved_documents(make_project, tmp_path)
     shard = sorted(folder.glob("build-docs-*.pickle"))[0]
     data = shard.read_bytes()
     if damage == "cut":

@@ -12,25 +12,14 @@ from pathlib import Path
 
 from bipub import pipeline, restore
 from bipub.cache import BuildCache
-from bipub.config import load_config
-from bipub.diagnostics import Collector
-from bipub.load.content import Document, load_content
 from bipub.load.doc_state import _LAZY_YAML
-
-
-def _saved(make_project, tmp_path: Path) -> tuple[list[Document], Path]:  # type: ignore[no-untyped-def]
-    project: Path = make_project("minimal")
-    built = BuildCache()
-    docs = load_content(project, load_config(project), Collector(), built).documents
-    folder = tmp_path / "cache"
-    built.save(folder)
-    return docs, folder
+from tests.unit.test_lazy_bodies import saved_documents
 
 
 def test_front_matter_is_unpickled_when_read_and_equals_the_one_saved(
     make_project, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
-    docs, folder = _saved(make_project, tmp_path)
+    docs, folder = saved_documents(make_project, tmp_path)
     read = BuildCache.load(folder)
     assert not read.note
     for doc in docs:
@@ -42,7 +31,7 @@ def test_front_matter_is_unpickled_when_read_and_equals_the_one_saved(
 
 
 def test_a_document_saved_again_unread_keeps_its_front_matter(make_project, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    docs, folder = _saved(make_project, tmp_path)
+    docs, folder = saved_documents(make_project, tmp_path)
     read = BuildCache.load(folder)
     read._shards.clear()  # (every shard written again: its documents unread)
     read.save(folder)
@@ -57,7 +46,7 @@ def test_a_document_saved_again_unread_keeps_its_front_matter(make_project, tmp_
 def test_a_copy_of_a_document_read_back_has_its_front_matter(make_project, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """A render worker's copy (pickled whole, not by the build cache) of a document whose
     front matter was not read yet."""
-    docs, folder = _saved(make_project, tmp_path)
+    docs, folder = saved_documents(make_project, tmp_path)
     read = BuildCache.load(folder)
     for doc in docs:
         copy = pickle.loads(pickle.dumps(read.docs[doc.rel][2]))

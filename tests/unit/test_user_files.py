@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 import stat
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -46,19 +48,28 @@ def test_a_link_stays_a_link_and_its_target_is_written(tmp_path: Path, dangling:
     assert sorted(p.name for p in other.parent.iterdir()) == ["post.md"]
 
 
-def test_a_pipe_is_written_into_not_replaced(tmp_path: Path) -> None:
-    fifo = tmp_path / "pipe"
+@contextmanager
+def pipe_read(fifo: Path) -> Iterator[list[bytes]]:
+    """A named pipe made at `fifo` and read whole on a thread while the block writes into it:
+    the list holds what was read once the block is done (nothing if nothing opened it to
+    write, or if it was replaced by a file: then the reader is unblocked and gives up)."""
     os.mkfifo(fifo)
     got: list[bytes] = []
     reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
     reader.start()
     try:
-        write_atomic(fifo, "report")
+        yield got
     finally:
         if reader.is_alive() and stat.S_ISFIFO(fifo.lstat().st_mode):
             with open(fifo, "wb"):  # (never opened for writing: unblock the reader)
                 pass
         reader.join(timeout=30)
+
+
+def test_a_pipe_is_written_into_not_replaced(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    with pipe_read(fifo) as got:
+        write_atomic(fifo, "report")
     assert stat.S_ISFIFO(fifo.lstat().st_mode)
     assert got == [b"report"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
