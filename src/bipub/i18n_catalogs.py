@@ -138,7 +138,7 @@ def compile_catalogs(root: Path) -> list[str]:
         mo = path.with_suffix(".mo")
         fuzzy = sum(1 for m in catalog if m.id and m.fuzzy)
         if not collector.errors:
-            mo.write_bytes(buf.getvalue())
+            write_atomic(mo, buf.getvalue())
             out.append(
                 f"{mo.relative_to(root).as_posix()}: compiled"
                 + (f" ({fuzzy} fuzzy entries left out)" if fuzzy else "")

@@ -1,5 +1,5 @@
 """Writing a file of the user's: a content file or status record `translate` and `review` write,
-a catalog `bipub i18n` updates, a report `check -o` writes.
+a catalog `bipub i18n update` writes or `i18n compile` compiles, a report `check -o` writes.
 
 Every such write goes through a temporary file in the same folder and a rename: readers (and a
 crash) see the old file or the new one, never half of it, and a failed write leaves no temporary

@@ -27,16 +27,19 @@ def saved_documents(make_project, tmp_path: Path) -> tuple[list[Document], Path]
     return docs, folder
 
 
-def test_bodies_are_decoded_when_read_and_equal_thosesaved_documents(
-    make_project, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+def read_back(make_project, tmp_path: Path) -> list[tuple[Document, Document]]:  # type: ignore[no-untyped-def]
+    """Each document of the minimal project as loaded, with the same document as the build
+    cache saved and read it back (nothing of it read yet)."""
     docs, folder = saved_documents(make_project, tmp_path)
     read = BuildCache.load(folder)
     assert not read.note
     again = {rel: doc for rel, (_, _, doc) in read.docs.items()}
     assert set(again) == {d.rel for d in docs}
-    for doc in docs:
-        lazy = again[doc.rel]
+    return [(doc, again[doc.rel]) for doc in docs]
+
+
+def test_bodies_are_decoded_when_read_and_equal_those_saved(make_project, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    for doc, lazy in read_back(make_project, tmp_path):
         assert _LAZY_BODY in vars(lazy) and "body" not in vars(lazy)  # (not decoded yet)
         assert lazy.body == doc.body and _LAZY_BODY not in vars(lazy)
         assert lazy == doc and lazy.sections == doc.sections

@@ -13,17 +13,13 @@ from pathlib import Path
 from bipub import pipeline, restore
 from bipub.cache import BuildCache
 from bipub.load.doc_state import _LAZY_YAML
-from tests.unit.test_lazy_bodies import saved_documents
+from tests.unit.test_lazy_bodies import read_back, saved_documents
 
 
 def test_front_matter_is_unpickled_when_read_and_equals_the_one_saved(
     make_project, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
-    docs, folder = saved_documents(make_project, tmp_path)
-    read = BuildCache.load(folder)
-    assert not read.note
-    for doc in docs:
-        lazy = read.docs[doc.rel][2]
+    for doc, lazy in read_back(make_project, tmp_path):
         assert _LAZY_YAML in vars(lazy) and "yaml" not in vars(lazy)  # (not unpickled yet)
         assert lazy.line_of("title") == doc.line_of("title") is not None
         assert lazy.yaml == doc.yaml and _LAZY_YAML not in vars(lazy)
