@@ -177,6 +177,46 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         )
 
 
+def _is_tree(value: object) -> bool:
+    return (
+        isinstance(value, dict)
+        and bool(value)
+        and all(isinstance(k, str) and isinstance(v, bytes) for k, v in value.items())
+    )
+
+
+def pytest_assertrepr_compare(op: str, left: object, right: object) -> list[str] | None:
+    """Two `tree_snapshot`s compared: which files one side lacks and which differ (the first
+    differing line of each), not pytest's print of every file's bytes (a failed site
+    comparison in CI printed a whole site, and the test's name was cut off above it)."""
+    if op != "==" or not (_is_tree(left) or _is_tree(right)):
+        return None
+    if not isinstance(left, dict) or not isinstance(right, dict):
+        return None
+    only_left = sorted(set(left) - set(right))
+    only_right = sorted(set(right) - set(left))
+    differ = sorted(k for k in set(left) & set(right) if left[k] != right[k])
+    out = [f"two file trees differ: left {len(left)} files, right {len(right)} files"]
+    if only_left:
+        out.append(f"only left ({len(only_left)}): {', '.join(only_left[:12])}")
+    if only_right:
+        out.append(f"only right ({len(only_right)}): {', '.join(only_right[:12])}")
+    for key in differ[:12]:
+        x, y = left[key], right[key]
+        if b"\0" in x[:4096] or b"\0" in y[:4096]:  # (an image, a PDF, a search bundle)
+            out.append(f"differs: {key} ({len(x)} bytes against {len(y)}, binary)")
+            continue
+        a, b = x.splitlines(), y.splitlines()
+        pairs = enumerate(zip(a, b, strict=False))
+        line = next((i for i, (p, q) in pairs if p != q), min(len(a), len(b)))
+        here = a[line][:160] if line < len(a) else b"(no more lines)"
+        there = b[line][:160] if line < len(b) else b"(no more lines)"
+        out += [f"differs: {key} at line {line + 1}:", f"  left:  {here!r}", f"  right: {there!r}"]
+    if len(differ) > 12:
+        out.append(f"... and {len(differ) - 12} more differing files")
+    return out
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests marked `slow` (the long, nightly-style runs) are skipped unless the `-m`
     expression names them: `pytest -m slow` runs them alone, `-m "slow or not slow"` all.

@@ -12,6 +12,7 @@ import pytest
 from babel.support import NullTranslations
 
 from bipub.diagnostics import Collector
+from bipub.render import templates
 from bipub.render.templates import bytecode_cache, compile_key, make_environment
 
 
@@ -107,20 +108,8 @@ def test_an_unwritable_cache_folder_costs_compiling_and_says_so(tmp_path: Path) 
     assert str(blocked) in warned[0].message
 
 
-def test_the_languages_environments_share_the_code_of_a_file_read_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compiled: list[str]
-) -> None:
-    """One build makes an environment per language, each loading the theme's templates: a
-    compiled template's file is read once, its code object shared (it is only executed)."""
-    folder = tmp_path / "jinja"
-    _env(None, folder, project_too=False).get_template("post.html")  # (an earlier build)
-    compiled.clear()
-    cache = bytecode_cache(folder, project_too=False, collector=Collector())
-    envs = []
-    for lang in ("ko", "en"):
-        env = make_environment(None, lang, NullTranslations())
-        env.bytecode_cache = cache
-        envs.append(env)
+def _reading(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The keys of the compiled-template files Jinja reads from now on."""
     read: list[str] = []
     real = jinja2.bccache.Bucket.load_bytecode
 
@@ -129,7 +118,57 @@ def test_the_languages_environments_share_the_code_of_a_file_read_once(
         real(self, f)
 
     monkeypatch.setattr(jinja2.bccache.Bucket, "load_bytecode", load_bytecode)
+    return read
+
+
+def _build_envs(folder: Path) -> list[jinja2.Environment]:
+    """A build's environments, one per language, sharing its compiled templates."""
+    cache = bytecode_cache(folder, project_too=False, collector=Collector())
+    envs = []
+    for lang in ("ko", "en"):
+        env = make_environment(None, lang, NullTranslations())
+        env.bytecode_cache = cache
+        envs.append(env)
+    return envs
+
+
+def test_the_languages_environments_share_the_code_of_a_file_read_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compiled: list[str]
+) -> None:
+    """One build makes an environment per language, each loading the theme's templates: a
+    compiled template's file is read once, its code object shared (it is only executed)."""
+    folder = tmp_path / "jinja"
+    _env(None, folder, project_too=False).get_template("post.html")  # (an earlier build)
+    compiled.clear()
+    monkeypatch.setattr(templates, "_READ", {})  # (as in a new process)
+    envs = _build_envs(folder)
+    read = _reading(monkeypatch)
     ko, en = (env.get_template("post.html") for env in envs)
     assert compiled == [] and read and len(read) == len(set(read))  # each file read once
     assert ko.root_render_func.__code__ is en.root_render_func.__code__
     assert ko.environment is envs[0] and en.environment is envs[1]
+
+
+def test_the_builds_of_a_process_read_each_file_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compiled: list[str]
+) -> None:
+    """`bipub serve`'s updates and the test suite's builds: a later build of the process reads
+    no compiled template again (the code the first read or compiled), and a template whose
+    source changed is compiled again, never taken from the memo."""
+    monkeypatch.setattr(templates, "_READ", {})
+    folder = tmp_path / "jinja"
+    first = _env(None, folder, project_too=False).get_template("post.html")  # compiled, kept
+    assert "post.html" in compiled
+    compiled.clear()
+    read = _reading(monkeypatch)
+    later = _build_envs(folder)[0].get_template("post.html")
+    assert compiled == [] and read == []
+    assert later.root_render_func.__code__ is first.root_render_func.__code__
+    mine = tmp_path / "templates"
+    mine.mkdir()
+    (mine / "mine.html").write_text("one {{ 1 }}", encoding="utf-8")
+    assert _env(mine, folder, project_too=True).get_template("mine.html").render() == "one 1"
+    (mine / "mine.html").write_text("two {{ 2 }}", encoding="utf-8")
+    compiled.clear()
+    assert _env(mine, folder, project_too=True).get_template("mine.html").render() == "two 2"
+    assert compiled == ["mine.html"]
