@@ -217,12 +217,19 @@ def pytest_assertrepr_compare(op: str, left: object, right: object) -> list[str]
     return out
 
 
+# the hang guard of a `slow` test (pyproject.toml's `timeout` for the others)
+SLOW_TIMEOUT = 4 * 3600
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests marked `slow` (the long, nightly-style runs) are skipped unless the `-m`
     expression names them: `pytest -m slow` runs them alone, `-m "slow or not slow"` all.
     The costliest files run first (tests/run_order.py)."""
     items[:] = run_order(items, load_costs())
     if "slow" in (config.getoption("markexpr") or ""):
+        for item in items:  # (the nightly-style runs last longer than pyproject's hang guard)
+            if item.get_closest_marker("slow") is not None:
+                item.add_marker(pytest.mark.timeout(SLOW_TIMEOUT))
         return
     skip = pytest.mark.skip(reason="a long run: select it with pytest -m slow")
     for item in items:
