@@ -446,9 +446,11 @@ def serve(
     built.on_built = saves.built
 
     def idle(waiting: Callable[[], bool]) -> None:
-        """At a quiet moment: the output folder's reports looked at, the folder watched; what
-        the last builds left saved once nothing changed for a while (serve_save.py)."""
-        for said in (built.idle(), saves.idle(waiting)):
+        """At a quiet moment: the pages built once if the start left that for now (a start
+        with nothing to rebuild: ServeBuilds.warm), the output folder's reports looked at, the
+        folder watched; what the last builds left saved once nothing changed for a while
+        (serve_save.py)."""
+        for said in (built.warm_when_quiet(waiting), built.idle(), saves.idle(waiting)):
             if said:
                 ui.debug(said)
         if failed := saves.take_failed():  # (a full disk: said, and the server serves on)

@@ -44,6 +44,7 @@ class ServeBuilds:
         self.broken = False
         self.on_built: Callable[[], None] | None = None  # (after each build that succeeded)
         self._warmed = False  # (`warm` tried)
+        self._warm_due = False  # (`warm` left for the first quiet moment: warm_when_quiet)
         self.up_to_date = False  # the last build had nothing to do
         # while serving: a stop during a build waits for its end (serve_save.StopHold)
         self.hold: StopHold | None = None
@@ -122,32 +123,48 @@ class ServeBuilds:
             note = f"journal of this update not saved ({exc.strerror or exc})"
             result.cache_note = "; ".join(n for n in (result.cache_note, note) if n)
 
-    def warm(self) -> str:
+    def warm(self, *, quiet: bool = False) -> str:
         """After the first build (its pages, then the other outputs): if it kept no pages (it
         rendered every page, or had nothing to do), the pages are built once more with nothing
         changed, so that what the build keeps between updates (render/kept_pages.py
-        `KeepMemo`) is made now and not by the first update (~0.3 s more at 5,000 posts a
-        language). The output is current for the pages after the other outputs' build (the
-        record says so: uprecord.Record.also): the pages are built all the same (`current`).
-        What to say (-v), or ""."""
+        `KeepMemo`, the pairing, the plan, the output folder's watch) is made now and not by
+        the first update (~0.3 s more at 5,000 posts a language; ~2 s after a start with
+        nothing to rebuild). The output is current for the pages after the other outputs'
+        build (the record says so: uprecord.Record.also): the pages are built all the same
+        (`current`). After a start with nothing to rebuild this is left for the first quiet
+        moment of the server (`warm_when_quiet`), so that it serves at once. What to say
+        (-v), or ""."""
         memo = self.kept.keep
         if memo.out or self._warmed:
+            self._warm_due = False
             return ""
-        self._warmed = True  # (once: a build with nothing to do makes no memo)
-        if self.up_to_date:  # (a start after a clean stop: no page work at all)
+        if self.up_to_date and not quiet:  # (a start after a clean stop: serve at once)
+            self._warm_due = True
             return (
                 "pages not built again before serving: nothing changed since the last build "
-                "(the first update checks every page's kept file)"
+                "(they are at the first quiet moment, so that the first update checks only "
+                "what it changed)"
             )
+        self._warmed = True  # (once: a build with nothing to do makes no memo)
+        self._warm_due = False
+        when = "at the first quiet moment" if quiet else "before serving"
         why = memo.why or "no pages kept by the first build"
         try:
             self({"html"}, None, current=False)  # (current after the other outputs' build)
         except DiagnosticError as exc:
-            return f"pages not built again before serving ({len(exc.diagnostics)} errors)"
+            return f"pages not built again {when} ({len(exc.diagnostics)} errors)"
         if not memo.out:  # (up to date: nothing planned; or still no trusted record)
             still = memo.why or "the build had nothing to do"
-            return f"pages built again before serving ({why}); no pages kept still ({still})"
-        return f"pages built again before serving ({why}): {memo.note}"
+            return f"pages built again {when} ({why}); no pages kept still ({still})"
+        return f"pages built again {when} ({why}): {memo.note}"
+
+    def warm_when_quiet(self, waiting: Callable[[], bool]) -> str:
+        """At a quiet moment: the pages' build `warm` left for it (a start with nothing to
+        rebuild), unless a save is `waiting` (its update makes what the build keeps) or an
+        update made it already. What to say (-v), or ""."""
+        if not self._warm_due or waiting():
+            return ""
+        return self.warm(quiet=True)
 
     UNWATCHED = (
         "output folder not watched (a folder of yours: --out): each rebuild checks it in full"

@@ -297,6 +297,18 @@ def test_a_start_after_a_clean_stop_with_no_edit_has_nothing_to_do(make_project,
         assert "nothing to rebuild: the 22 pages are as the last build left them" in text, text
         assert "rebuilt" not in text, text  # (neither the pages nor the other outputs)
         assert "pages not built again before serving: nothing changed" in text, text
+        # ... and builds them at its first quiet moment (ServeBuilds.warm_when_quiet), so that
+        # the first update looks at what it changed only (before, it checked every page's
+        # kept file and paired every entry again: ~2 s at 5,000 posts a language)
+        warmed = server.wait_for(r"pages built again at the first quiet moment", served)
+        server.wait_for(r"output folder watched", warmed)
+        post = project / "content/ko/posts/alpha.md"
+        post.write_text(post.read_text(encoding="utf-8") + "\n\n첫 수정\n", encoding="utf-8")
+        at = server.wait_for(r"rebuilt \d+ of \d+ pages", warmed + 1)
+        update = server.lines[at + 1]
+        assert "output folder watched since the last update" in update, server.text()
+        assert "1 of 3 entries paired again" in update, server.text()
+        server.wait_for(r"feeds, JSON, llms\.txt", at)
         server.kill()
         reference = tmp_path / "clean"
         _clean_build(project, reference)
@@ -335,3 +347,43 @@ def test_the_pages_build_is_not_current_after_a_build_that_did_not_start_from_it
     result = builds({"html"}, None)
     assert not result.up_to_date
     assert page.read_text(encoding="utf-8") != "changed by hand"
+
+
+def test_after_a_start_with_nothing_to_rebuild_the_pages_are_built_at_a_quiet_moment(
+    make_project,
+) -> None:
+    """A start that finds the output current builds nothing before it serves
+    (`ServeBuilds.warm`); the pages' build that makes what updates keep runs at the first
+    quiet moment with no save waiting (`warm_when_quiet`: a waiting save's update makes it),
+    once."""
+    from bipub import buildstate
+    from bipub.cache import BuildCache
+    from bipub.pipeline import OUTPUT_KINDS, Kept, build
+    from bipub.serve import ServeBuilds
+    from bipub.serve_save import Saves
+
+    project = make_project("minimal")
+    site = project / ".bipub-cache" / "serve"
+    kept = Kept(BuildCache())
+    first = ServeBuilds(project, site, kept, build, None)
+    saves = Saves(Project(project), site, kept)
+    first.on_built = saves.built  # (as serve.serve: saved at a quiet moment or the stop)
+    first({"html"}, None)
+    later = set(OUTPUT_KINDS) - {"html"}  # (the server's second build: serve.Rebuilds)
+    first(later, frozenset())
+    assert "pages built again before serving" in first.warm()  # (a new folder: every page)
+    saves.stop(broken=False)  # (a clean stop)
+
+    kept = Kept(BuildCache.load(Project(project).cache), buildstate.load(Project(project), site))
+    builds = ServeBuilds(project, site, kept, build, None)  # (the next start, as serve's)
+    started = builds({"html"}, None)
+    assert started.up_to_date, started.cache_note
+    assert builds(later, frozenset()).up_to_date
+    assert "pages not built again before serving" in builds.warm()
+    assert not kept.keep.out
+    assert builds.warm_when_quiet(lambda: True) == ""  # (a save waits: its update makes it)
+    assert not kept.keep.out
+    said = builds.warm_when_quiet(lambda: False)
+    assert "pages built again at the first quiet moment" in said, said
+    assert kept.keep.out
+    assert builds.warm_when_quiet(lambda: False) == ""  # (once)

@@ -100,6 +100,8 @@ def test_examples() -> None:
 
 
 def test_text_gettext_is_plain_text() -> None:
+    from babel.messages.pofile import read_po
+
     from bipub.diagnostics import Collector
     from bipub.render.catalogs import load_translations
     from bipub.render.templates import THEME_DIR, make_environment, text_gettext
@@ -107,10 +109,19 @@ def test_text_gettext_is_plain_text() -> None:
     ko = load_translations(
         "ko", [(THEME_DIR / "locales", "theme")], Collector(), warn_untranslated=False
     )
-    _ = text_gettext(make_environment(None, "ko", ko))
+    env = make_environment(None, "ko", ko)
+    _ = text_gettext(env)
     assert _("Experience") == "경력"
     assert _("a < b & c") == "a < b & c"  # not escaped
     assert _("100%%") == "100%"  # as the templates format it
+    # what the templates' `_()` gives with escaping off, for every string of the catalog
+    template = env.from_string("{% autoescape false %}{{ _(message) }}{% endautoescape %}")
+    with open(THEME_DIR / "locales/ko/LC_MESSAGES/messages.po", "rb") as po:
+        # (those with variables are never asked of text_gettext: it passes none)
+        messages = [m.id for m in read_po(po) if isinstance(m.id, str) and "%(" not in m.id]
+    assert len(messages) > 50
+    for message in [*messages, "a < b & c", "100%%", "<b>%%</b>"]:
+        assert _(message) == template.render(message=message), message
 
 
 PAGE = "https://x.example.org/ko/blog/post/"

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from datetime import date, datetime
 from pathlib import Path
 from types import CodeType
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 import jinja2
 from babel.support import NullTranslations, Translations
@@ -368,14 +368,18 @@ def _memoized_gettext(translations: Translations | NullTranslations) -> Callable
 
 def text_gettext(env: jinja2.Environment) -> Callable[[str], str]:
     """The environment's `_()` for plain text (llms.txt): the same catalogs, nothing escaped,
-    `%%` written `%` as in the templates. Remembers each string it translated."""
-    template = env.from_string("{% autoescape false %}{{ _(message) }}{% endautoescape %}")
+    `%%` written `%` as in the templates — what `{% autoescape false %}{{ _(message) }}`
+    renders, called without compiling that template (~1.6 ms, once per language and build).
+    Remembers each string it translated."""
+    translate = cast(Callable[..., object], env.globals["_"])  # (_memoized_gettext's)
+    unescaped = jinja2.nodes.EvalContext(env)
+    unescaped.autoescape = False
     memo: dict[str, str] = {}
 
     def gettext(message: str) -> str:
         text = memo.get(message)
         if text is None:
-            text = memo[message] = template.render(message=message)
+            text = memo[message] = str(translate(unescaped, message))
         return text
 
     return gettext
