@@ -36,6 +36,7 @@ import datetime as dt
 import os
 import re
 import resource
+import stat
 import subprocess
 import sys
 import threading
@@ -109,15 +110,20 @@ def edits(posts: Path, run: int) -> list[tuple[str, Callable[[int], None]]]:
 
 
 def _content(project: Path) -> dict[str, tuple[int, int, int]]:
+    """content/'s files (not its folders: a file added or removed changes its folder's time,
+    which the watcher does not report)."""
     return {
         str(path): (st.st_mtime_ns, st.st_ctime_ns, st.st_size)
         for path in (project / "content").rglob("*")
-        if (st := path.lstat())
+        if not stat.S_ISDIR((st := path.lstat()).st_mode)
     }
 
 
 def _changed(project: Path, before: dict[str, tuple[int, int, int]]) -> frozenset[str]:
-    """The paths of content/ an edit added, removed or changed (what a watcher reports)."""
+    """The files of content/ an edit added, removed or changed: what `bipub serve`'s watcher
+    (watchfiles) reports. (Until session 24 the folder of a file added or removed was given
+    too, and each such update scanned every input again: ~0.07 s at 5,000 posts a language
+    that the server does not spend.)"""
     now = _content(project)
     return frozenset(p for p in now.keys() | before.keys() if now.get(p) != before.get(p))
 
