@@ -292,3 +292,53 @@ def test_a_resident_record_stays_in_memory_and_a_stale_file_is_not_trusted(
 def _clean(root: Path, tmp_path: Path) -> dict[str, bytes]:
     build(root, tmp_path / "clean", use_cache=False, only=KINDS)
     return tree_snapshot(tmp_path / "clean")
+
+
+PRESCAN_FORK = """
+import sys
+from bipub import uptodate
+real = uptodate.Prescan.__init__
+def init(self, *args, **kwargs):
+    print("fork", kwargs.get("fork", True), file=sys.stderr)
+    real(self, *args, **kwargs)
+uptodate.Prescan.__init__ = init
+if sys.argv.pop(1) == "imported":
+    import bipub.pipeline
+from bipub.cli import main
+main()
+"""
+
+
+@pytest.mark.parametrize("stages", ["fresh", "imported"])
+def test_the_command_forks_its_prescan_only_while_it_has_the_stages_to_import(
+    built: Path, stages: str
+) -> None:
+    """`bipub build` forks the prescan to scan while it imports the build's stages; a process
+    that imported them already (a script, the tests calling `main`) scans itself (forking
+    copies its address space) — and builds the same."""
+    import subprocess
+    import sys
+
+    from tests.conftest import subprocess_env
+
+    (built / "content/ko/posts/alpha.md").touch()  # (not up to date: the build runs)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            PRESCAN_FORK,
+            stages,
+            "-C",
+            str(built),
+            "-q",
+            "build",
+            "--only",
+            "html",
+        ],
+        env=subprocess_env(SOURCE_DATE_EPOCH="1775520000"),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    assert f"fork {stages == 'fresh'}" in run.stderr.splitlines(), run.stderr
