@@ -136,13 +136,12 @@ def build(
         try:
             if not no_cache:  # the inputs are scanned and the output checked in a child process
                 target, key = uptodate.build_key(Project(ui.root), out_dir, langs, only)
-                # forked where it pays: while this process imports the build's stages (a
-                # `bipub build` of its own); a process that imported them already (a script
-                # or the tests calling `main`) has nothing to overlap, and forking copies its
-                # address space (~30 ms of system time a build in a test process): it scans
-                # here, its output checked as `pipeline.build`'s callers' is (uptodate.Checker)
-                fresh = "bipub.pipeline" not in sys.modules
-                prescan = stack.enter_context(uptodate.Prescan(ui.root, target, key, fork=fresh))
+                # (forked only while the stages are to be imported: `_stages_to_import`; else
+                # it scans here, the output checked as `pipeline.build`'s callers' is:
+                # uptodate.Checker)
+                prescan = stack.enter_context(
+                    uptodate.Prescan(ui.root, target, key, fork=_stages_to_import())
+                )
                 imports = None
                 size = uptodate.record_size(Project(ui.root), target)
                 if size >= SPECULATE_FROM and (  # (a big site's scan)
@@ -167,7 +166,7 @@ def build(
                 # (load/ahead.py): it loads the content while this process imports the others
                 from bipub.load.ahead import LoadAhead
 
-                ahead = LoadAhead.start(ui.root)
+                ahead = LoadAhead.start(ui.root) if _stages_to_import() else None
                 if ahead is not None:
                     stack.enter_context(ahead)
             # imported here, once there is something to build (while the prescan's child goes
@@ -195,6 +194,15 @@ def build(
     from bipub.render.upstream import notes as upstream_notes
 
     report(ui, result, out_dir, only, [*upstream_notes(), schemas_note()])
+
+
+def _stages_to_import() -> bool:
+    """Whether this process has the build's stages still to import (a `bipub build` of its
+    own): a child forked now (the prescan, the content loaded ahead) works while it does. A
+    process that imported them already (a script or the test suite calling `cli.main`) has
+    nothing to overlap, and a fork copies its address space (a test process holds hundreds of
+    MB: ~30 ms of system time a build): it does that work itself."""
+    return "bipub.pipeline" not in sys.modules
 
 
 def report(
