@@ -178,10 +178,9 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
 
 
 def _is_tree(value: object) -> bool:
-    return (
-        isinstance(value, dict)
-        and bool(value)
-        and all(isinstance(k, str) and isinstance(v, bytes) for k, v in value.items())
+    """A `tree_snapshot` (path → bytes; empty: a folder with no file)."""
+    return isinstance(value, dict) and all(
+        isinstance(k, str) and isinstance(v, bytes) for k, v in value.items()
     )
 
 
@@ -189,10 +188,10 @@ def pytest_assertrepr_compare(op: str, left: object, right: object) -> list[str]
     """Two `tree_snapshot`s compared: which files one side lacks and which differ (the first
     differing line of each), not pytest's print of every file's bytes (a failed site
     comparison in CI printed a whole site, and the test's name was cut off above it)."""
-    if op != "==" or not (_is_tree(left) or _is_tree(right)):
+    # (both trees, one at least with files: any other dicts keep pytest's own report)
+    if op != "==" or not (_is_tree(left) and _is_tree(right)) or not (left or right):
         return None
-    if not isinstance(left, dict) or not isinstance(right, dict):
-        return None
+    assert isinstance(left, dict) and isinstance(right, dict)
     only_left = sorted(set(left) - set(right))
     only_right = sorted(set(right) - set(left))
     differ = sorted(k for k in set(left) & set(right) if left[k] != right[k])

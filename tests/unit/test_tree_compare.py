@@ -36,3 +36,9 @@ def test_binary_files_are_named_with_their_sizes() -> None:
     said = pytest_assertrepr_compare("==", {"a.png": b"\x89PNG\0\0ab"}, {"a.png": b"\x89PNG\0\0"})
     assert said is not None
     assert "differs: a.png (8 bytes against 6, binary)" in "\n".join(said)
+
+
+def test_a_tree_against_a_dict_of_other_values_keeps_pytests_own_explanation() -> None:
+    """(Before, one side being a tree was enough, and the other's values were read as bytes.)"""
+    assert pytest_assertrepr_compare("==", {"a.html": b"x"}, {"a.html": "x"}) is None
+    assert pytest_assertrepr_compare("==", {}, {}) is None
