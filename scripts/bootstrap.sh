@@ -89,11 +89,22 @@ stamp=.venv/.bipub-installed
 want="$(cat pyproject.toml requirements.lock | sha256sum | cut -c1-16)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "bootstrap: installing Python packages (pinned)" >&2
-  .venv/bin/python -m pip install -q --no-compile --disable-pip-version-check --upgrade "pip==26.3" 2>&1 | grep -v '^WARNING: Location' >&2 || true
+  # the installer: uv (pinned), which resolves and installs the same pins as pip in about a
+  # third of the time (~8 s against ~23 s on the CI machine, wheels cached); if uv itself
+  # cannot be installed, pip (made the version below first) does the install, and this says so
+  installer=(.venv/bin/python -m pip install -q --no-compile --disable-pip-version-check)
+  installer_name=pip
+  if .venv/bin/python -m pip install -q --no-compile --disable-pip-version-check "uv==0.13.9" >/dev/null 2>&1; then
+    installer=(.venv/bin/uv pip install -q --python .venv/bin/python)
+    installer_name=uv
+  else
+    echo "bootstrap: note: uv could not be installed; installing with pip (slower)" >&2
+    .venv/bin/python -m pip install -q --no-compile --disable-pip-version-check --upgrade "pip==26.3" 2>&1 | grep -v '^WARNING: Location' >&2 || true
+  fi
   # exact versions from requirements.lock (pyproject.toml holds compatible ranges); a failed
   # install stops here, its output shown, and leaves no stamp
-  pip_log="$(.venv/bin/python -m pip install -q --no-compile --disable-pip-version-check -c requirements.lock -e ".[dev]" 2>&1)" \
-    || { printf '%s\n' "$pip_log" >&2; echo "bootstrap: pip install failed" >&2; exit 1; }
+  pip_log="$("${installer[@]}" -c requirements.lock -e ".[dev]" 2>&1)" \
+    || { printf '%s\n' "$pip_log" >&2; echo "bootstrap: $installer_name install failed" >&2; exit 1; }
   printf '%s\n' "$pip_log" | grep -v -e '^WARNING: Location' -e '^$' >&2 || true
   # the packages' bytecode, compiled on every core (`--no-compile` above: pip compiles each
   # package as it installs it, on one core, ~12 CPU s for these; every test process and

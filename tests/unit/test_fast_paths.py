@@ -162,8 +162,11 @@ def test_dependencies_are_ranges_that_the_lock_satisfies() -> None:
 
 def test_bootstrap_installs_the_lock() -> None:
     script = (REPO / "scripts" / "bootstrap.sh").read_text(encoding="utf-8")
-    installs = [ln for ln in script.splitlines() if "pip install" in ln and "-e" in ln]
+    # (the project's install: by uv or pip, `"${installer[@]}"`, always with the lock)
+    installs = [ln for ln in script.splitlines() if '-e ".[dev]"' in ln]
     assert installs and all("-c requirements.lock" in ln for ln in installs)
+    installers = [ln for ln in script.splitlines() if ln.strip().startswith("installer=(")]
+    assert len(installers) == 2 and all("pip install" in ln for ln in installers)
 
 
 def test_files_under_test_exist() -> None:
