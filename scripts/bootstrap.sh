@@ -37,17 +37,44 @@ fi
 # npm ci runs in the background while the Python packages install (both mostly wait on the
 # network: on a fresh machine this saves the shorter of the two); its output is shown, and its
 # exit status checked, where a mode first needs mermaid-cli (`mermaid_wait`).
+# The installed tree (34,000 files, ~500 MB: ~40 s of npm ci, 30 of them system time) is kept
+# once per version of package.json and package-lock.json in the user's cache, as pip and uv
+# keep their wheels, and tools/mermaid/node_modules is a link to it: a second clone on the
+# same machine (a CI checkout) links it instead of installing it again. It is installed into a
+# temporary folder and renamed into place whole, so a killed install never leaves a tree
+# that looks complete; where that cache cannot be written, it is installed in tools/mermaid.
 mermaid_stamp=tools/mermaid/node_modules/.bipub-installed
 mermaid_want="$(cat tools/mermaid/package.json tools/mermaid/package-lock.json | sha256sum | cut -c1-16)"
 mermaid_pid=""
+mermaid_kept="${XDG_CACHE_HOME:-$HOME/.cache}/bipub-bootstrap/mermaid-$mermaid_want"
 if [ ! -f "$mermaid_stamp" ] || [ "$(cat "$mermaid_stamp")" != "$mermaid_want" ]; then
-  echo "bootstrap: installing mermaid-cli (tools/mermaid, npm ci)" >&2
-  mermaid_log="$(mktemp)"
-  (cd tools/mermaid && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error) \
-    >"$mermaid_log" 2>&1 &
-  mermaid_pid=$!
-  # never leave it running behind us (a failed Python install exits early)
-  trap 'if [ -n "$mermaid_pid" ]; then wait "$mermaid_pid" 2>/dev/null || true; rm -f "$mermaid_log"; fi' EXIT
+  if [ -f "$mermaid_kept/node_modules/.bipub-installed" ]; then
+    echo "bootstrap: mermaid-cli installed already ($mermaid_kept): linked" >&2
+    rm -rf tools/mermaid/node_modules
+    ln -s "$mermaid_kept/node_modules" tools/mermaid/node_modules
+  else
+    echo "bootstrap: installing mermaid-cli (tools/mermaid, npm ci)" >&2
+    mermaid_log="$(mktemp)"
+    (
+      set -e
+      rm -rf tools/mermaid/node_modules
+      if mkdir -p "$(dirname "$mermaid_kept")" 2>/dev/null \
+        && work="$(mktemp -d "$(dirname "$mermaid_kept")/.install.XXXXXX" 2>/dev/null)"; then
+        cp tools/mermaid/package.json tools/mermaid/package-lock.json "$work/"
+        (cd "$work" && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
+        echo "$mermaid_want" > "$work/node_modules/.bipub-installed"
+        # (another bootstrap may have put the same version there meanwhile: then that one)
+        mv -T "$work" "$mermaid_kept" 2>/dev/null || rm -rf "$work"
+        ln -s "$mermaid_kept/node_modules" tools/mermaid/node_modules
+      else
+        echo "bootstrap: note: $(dirname "$mermaid_kept") cannot be written: mermaid-cli installed in tools/mermaid"
+        (cd tools/mermaid && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
+      fi
+    ) >"$mermaid_log" 2>&1 &
+    mermaid_pid=$!
+    # never leave it running behind us (a failed Python install exits early)
+    trap 'if [ -n "$mermaid_pid" ]; then wait "$mermaid_pid" 2>/dev/null || true; rm -f "$mermaid_log"; fi' EXIT
+  fi
 fi
 mermaid_wait() {
   [ -n "$mermaid_pid" ] || return 0
