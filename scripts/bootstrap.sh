@@ -136,8 +136,9 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   # the packages' bytecode, compiled on every core (`--no-compile` above: pip compiles each
   # package as it installs it, on one core, ~12 CPU s for these; every test process and
   # subprocess reads the .pyc, and under PYTHONDONTWRITEBYTECODE=1 none would be written later)
-  # (not pip's, setuptools' or mypyc's own files: no test or bipub command imports them)
-  .venv/bin/python -m compileall -q -j0 -x '/site-packages/(pip|setuptools|mypyc|_distutils_hack)/' "$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" >/dev/null \
+  # (not pip's, setuptools' or mypyc's own files: no test or bipub command imports them;
+  # _distutils_hack is: setuptools' .pth imports it at every start of the venv's Python)
+  .venv/bin/python -m compileall -q -j0 -x '/site-packages/(pip|setuptools|pkg_resources|mypyc)/' "$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" >/dev/null \
     || echo "bootstrap: note: some files of the Python packages did not compile (pip skips such files too; they are compiled when imported)" >&2
   .venv/bin/python -c "import bipub, weasyprint, deepl, markdown_it" || { echo "bootstrap: Python install failed" >&2; exit 1; }
   echo "$want" > "$stamp"
