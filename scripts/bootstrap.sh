@@ -61,7 +61,9 @@ if [ ! -f "$mermaid_stamp" ] || [ "$(cat "$mermaid_stamp")" != "$mermaid_want" ]
       if mkdir -p "$(dirname "$mermaid_kept")" 2>/dev/null \
         && work="$(mktemp -d "$(dirname "$mermaid_kept")/.install.XXXXXX" 2>/dev/null)"; then
         cp tools/mermaid/package.json tools/mermaid/package-lock.json "$work/"
-        (cd "$work" && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
+        # (a failed install leaves nothing in the cache: its folder is removed, and it fails)
+        (cd "$work" && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error) \
+          || { status=$?; rm -rf "$work"; exit "$status"; }
         echo "$mermaid_want" > "$work/node_modules/.bipub-installed"
         # (another bootstrap may have put the same version there meanwhile: then that one)
         mv -T "$work" "$mermaid_kept" 2>/dev/null || rm -rf "$work"
@@ -121,11 +123,12 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   # cannot be installed, pip (made the version below first) does the install, and this says so
   installer=(.venv/bin/python -m pip install -q --no-compile --disable-pip-version-check)
   installer_name=pip
-  if .venv/bin/python -m pip install -q --no-compile --disable-pip-version-check "uv==0.13.9" >/dev/null 2>&1; then
+  if uv_log="$(.venv/bin/python -m pip install -q --no-compile --disable-pip-version-check "uv==0.13.9" 2>&1)"; then
     installer=(.venv/bin/uv pip install -q --python .venv/bin/python)
     installer_name=uv
   else
-    echo "bootstrap: note: uv could not be installed; installing with pip (slower)" >&2
+    uv_why="$(printf '%s\n' "$uv_log" | grep -v -e '^WARNING: Location' -e '^$' | tail -n 1)"
+    echo "bootstrap: note: uv could not be installed (${uv_why:-no message}); installing with pip (slower)" >&2
     .venv/bin/python -m pip install -q --no-compile --disable-pip-version-check --upgrade "pip==26.3" 2>&1 | grep -v '^WARNING: Location' >&2 || true
   fi
   # exact versions from requirements.lock (pyproject.toml holds compatible ranges); a failed
