@@ -47,6 +47,10 @@ mermaid_stamp=tools/mermaid/node_modules/.bipub-installed
 mermaid_want="$(cat tools/mermaid/package.json tools/mermaid/package-lock.json | sha256sum | cut -c1-16)"
 mermaid_pid=""
 mermaid_kept="${XDG_CACHE_HOME:-$HOME/.cache}/bipub-bootstrap/mermaid-$mermaid_want"
+# npm ci of tools/mermaid's lock, in the folder given (no browser downloaded)
+mermaid_npm_ci() {
+  (cd "$1" && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
+}
 if [ ! -f "$mermaid_stamp" ] || [ "$(cat "$mermaid_stamp")" != "$mermaid_want" ]; then
   if [ -f "$mermaid_kept/node_modules/.bipub-installed" ]; then
     echo "bootstrap: mermaid-cli installed already ($mermaid_kept): linked" >&2
@@ -62,15 +66,21 @@ if [ ! -f "$mermaid_stamp" ] || [ "$(cat "$mermaid_stamp")" != "$mermaid_want" ]
         && work="$(mktemp -d "$(dirname "$mermaid_kept")/.install.XXXXXX" 2>/dev/null)"; then
         cp tools/mermaid/package.json tools/mermaid/package-lock.json "$work/"
         # (a failed install leaves nothing in the cache: its folder is removed, and it fails)
-        (cd "$work" && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error) \
-          || { status=$?; rm -rf "$work"; exit "$status"; }
+        mermaid_npm_ci "$work" || { status=$?; rm -rf "$work"; exit "$status"; }
         echo "$mermaid_want" > "$work/node_modules/.bipub-installed"
-        # (another bootstrap may have put the same version there meanwhile: then that one)
-        mv -T "$work" "$mermaid_kept" 2>/dev/null || rm -rf "$work"
+        # (another bootstrap may have put the same version there meanwhile: then that one;
+        # any other failure of the rename is said, and fails)
+        if ! mv -T "$work" "$mermaid_kept" 2>/dev/null; then
+          rm -rf "$work"
+          if [ ! -f "$mermaid_kept/node_modules/.bipub-installed" ]; then
+            echo "bootstrap: mermaid-cli installed but not moved to $mermaid_kept"
+            exit 1
+          fi
+        fi
         ln -s "$mermaid_kept/node_modules" tools/mermaid/node_modules
       else
         echo "bootstrap: note: $(dirname "$mermaid_kept") cannot be written: mermaid-cli installed in tools/mermaid"
-        (cd tools/mermaid && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
+        mermaid_npm_ci tools/mermaid
       fi
     ) >"$mermaid_log" 2>&1 &
     mermaid_pid=$!
