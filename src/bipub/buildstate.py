@@ -69,6 +69,8 @@ from __future__ import annotations
 import contextlib
 import secrets
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import is_not
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +131,56 @@ class BuildState:
     # the identities of the input files the build read (uptodate.py; in memory only, not
     # saved): a build of other outputs from the same files has the same entries' keys
     inputs: dict[str, object] | None = field(default=None, compare=False, repr=False)
+    # what `carry` needs of `plan` to visit only the pages of what changed (`PlanIndex`; in
+    # memory only: `bipub serve`, made after the publish of the build that left this state)
+    index: PlanIndex | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class PlanIndex:
+    """Of a state's plan (resident: `bipub serve`), what `carry` reads to give the next build
+    the fingerprints that still hold by visiting only the pages of what changed, instead of
+    every page: each page that `carry` may keep (`made_of` or `lists`) with its fingerprint,
+    by path (`carried`); those pages by each entry they are made of and each post they
+    list."""
+
+    plan: Plan
+    carried: dict[str, str]
+    by_entry: dict[EntryId, list[str]]
+    by_post: dict[str, list[str]]
+
+
+def plan_index(state: BuildState) -> PlanIndex | None:
+    """`state`'s PlanIndex (None without a plan): one pass over its pages, made after the
+    publish of the build that left it, so that the next update's `carry` need not."""
+    plan = state.plan
+    if plan is None:
+        return None
+    old = state.fingerprints
+    carried: dict[str, str] = {}
+    by_entry: dict[EntryId, list[str]] = {}
+    by_post: dict[str, list[str]] = {}
+    for path, spec in plan.paths.items():
+        made_of, lists = spec.made_of, spec.lists
+        if not made_of and not lists:
+            continue
+        fp = old.get(spec.file)
+        if fp is None:  # (not carried: nothing to take back when what it shows changes)
+            continue
+        carried[path] = fp
+        for entry in made_of:
+            found = by_entry.get(entry)
+            if found is None:
+                by_entry[entry] = [path]
+            else:
+                found.append(path)
+        for post in lists:
+            found = by_post.get(post)
+            if found is None:
+                by_post[post] = [path]
+            else:
+                found.append(path)
+    return PlanIndex(plan, carried, by_entry, by_post)
 
 
 def entry_keys(renderer: HtmlRenderer) -> dict[EntryId, str]:
@@ -159,13 +211,91 @@ def carry(
     changed = {e for e, _ in entries.items() ^ previous.entries.items()}
     posts = {key for kind, key in changed if kind == "posts"}  # (listings show posts only)
     known = renderer.known
-    old = previous.fingerprints
     before = previous.plan
-    was = before.paths if before is not None else {}
     # (first: a listing's values show the card keys of its posts, none of which changed)
     renderer.reuse_card_keys(
         {card: k for card, k in previous.cards.items() if card[:2] not in changed}
     )
+    index = previous.index
+    by_values = 0
+    if before is not None and index is not None and index.plan is before:
+        known.update(_carried(previous, index, plan, changed, posts))
+    else:
+        by_values = _carry_all(previous, plan, global_key, known, changed, posts)
+    shown = ", ".join(sorted("/".join(e) for e in changed)[:5])
+    more = " …" if len(changed) > 5 else ""
+    values = f" ({by_values} listing pages found made of the same values)" if by_values else ""
+    return (
+        f"{len(changed)} entr{'y' if len(changed) == 1 else 'ies'} changed"
+        f"{f' ({shown}{more})' if changed else ''}: {len(known)} of {len(plan.paths)} pages "
+        f"keep their fingerprints{values}{keys}"
+    )
+
+
+def _carried(
+    previous: BuildState,
+    index: PlanIndex,
+    plan: Plan,
+    changed: set[EntryId],
+    posts: set[str],
+) -> dict[str, str]:
+    """`_carry_all`'s fingerprints for `plan` (of a resident caller, whose last plan,
+    `previous.plan`, `index` is of), visiting only the pages of what changed: those `index` (of `before`) says
+    `_carry_all` would have kept, but for the pages that are not the same PageSpec objects
+    (planned again, or gone), those made of a changed entry or listing a changed post, and
+    the listings whose counterparts in another language are not the same objects; then
+    each page planned again that `_carry_all` keeps (a post's or page's: by what it is made
+    of). Equal to `_carry_all`'s (tests/integration/test_plan_reuse.py)."""
+    before, old = previous.plan, previous.fingerprints
+    assert before is index.plan  # (`carry`)
+    paths = plan.paths
+    was = before.paths
+    # the pages that are not the last plan's PageSpec objects, and those gone (in C: no
+    # step per page in Python)
+    moved = set(compress(paths, map(is_not, paths.values(), map(was.get, paths))))
+    if len(was) != len(paths) - sum(path not in was for path in moved):
+        moved.update(was.keys() - paths.keys())
+    known = dict(index.carried)
+    pop = known.pop
+    for entry in changed:
+        for path in index.by_entry.get(entry, ()):
+            pop(path, None)
+    for post in posts:
+        for path in index.by_post.get(post, ()):
+            pop(path, None)
+    routes = plan.routes
+    for path in moved:
+        pop(path, None)
+        for spec in (paths.get(path), was.get(path)):
+            if spec is None:
+                continue
+            for sibling in routes.get(spec.route, {}).values():  # (hreflang: its listings')
+                if not sibling.made_of:
+                    pop(sibling.path, None)
+    for path in moved:  # (planned again: a post's or page's page by what it is made of)
+        spec = paths.get(path)
+        if spec is None or not spec.made_of:
+            continue  # (gone; or a listing planned again: not the last build's, `_as_before`)
+        if changed.isdisjoint(spec.made_of) and posts.isdisjoint(spec.lists):
+            fp = old.get(spec.file)
+            if fp is not None:
+                known[path] = fp
+    return known
+
+
+def _carry_all(
+    previous: BuildState,
+    plan: Plan,
+    global_key: str,
+    known: dict[str, str],
+    changed: set[EntryId],
+    posts: set[str],
+) -> int:
+    """`carry`'s pass over every page of `plan`: into `known`, each page's fingerprint that
+    still holds; returns how many listing pages were found made of the same values."""
+    old = previous.fingerprints
+    before = previous.plan
+    was = before.paths if before is not None else {}
     listed = previous.stored.listed if before is None and previous.stored is not None else {}
     by_values = 0
     for spec in plan.paths.values():  # (one pass: an update visits every page of the site here)
@@ -191,14 +321,7 @@ def carry(
         fp = old.get(spec.file)
         if fp is not None:
             known[spec.path] = fp
-    shown = ", ".join(sorted("/".join(e) for e in changed)[:5])
-    more = " …" if len(changed) > 5 else ""
-    values = f" ({by_values} listing pages found made of the same values)" if by_values else ""
-    return (
-        f"{len(changed)} entr{'y' if len(changed) == 1 else 'ies'} changed"
-        f"{f' ({shown}{more})' if changed else ''}: {len(known)} of {len(plan.paths)} pages "
-        f"keep their fingerprints{values}{keys}"
-    )
+    return by_values
 
 
 def _as_before(plan: Plan, before: Plan, spec: PageSpec) -> bool:

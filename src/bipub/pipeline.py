@@ -447,6 +447,8 @@ def _build(
     new_state = _next_state(job, pages, kinds)
     if new_state is not None and inputs:
         new_state.inputs = dict(inputs)  # (what it was made from: `html_pages`)
+    if new_state is not None and kept is not None and not kept.on_disk:  # (resident: serve)
+        new_state.index = buildstate.plan_index(new_state)  # (after the publish: `carry`'s)
     if new_state is not None and state is not None:  # the files its parts are kept in: only
         new_state.stored = state.stored  # the parts they lack are written (buildstate.save)
     if new_state is None and state is not None and job.cache is not None:
