@@ -32,6 +32,13 @@ are kept, the others rendered by the same renderer. When the site-wide key chang
 template, a catalog, the configuration, a page's title in the navigation), nothing is carried
 and every page is fingerprinted, as in a build without a state; the note says why.
 
+In `bipub serve` that pass over every page is not made: after each publish, the state's plan
+is indexed (`PlanIndex`: each page `carry` may keep with its fingerprint, by the entries it is
+made of and the posts it lists), and the next update's `carry` starts from those pages and
+takes back only those of what changed — the pages that are not the same PageSpec objects, those
+made of a changed entry or listing a changed post, the listings whose counterparts changed
+(`_carried`, checked equal to the pass over every page by tests/integration/test_plan_reuse.py).
+
 The entries' keys are worked out by `HtmlRenderer.entry_keys` for every build; `bipub serve`
 keeps them (render/page_plan.py EntryKeyMemo) with what they were made of, so an update works
 out only the keys of the entries that changed or whose tags, series, neighbours, images or
