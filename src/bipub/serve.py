@@ -183,6 +183,8 @@ WATCH_STEP_MS = 10
 # Seconds a connection may stay silent (no request line, or a client that stops reading): its
 # thread then ends. The live-reload stream sends a keep-alive every 15 s, well inside it.
 CONNECTION_TIMEOUT_S = 30.0
+# the interpreter's switch interval from a rebuild's publish to its build's end (`Rebuilds`)
+READERS_SWITCH_S = 0.0005
 
 
 def make_handler(
@@ -323,7 +325,32 @@ class Rebuilds:
     def __call__(self, changed: frozenset[str] | None = None, fast: bool | None = None) -> bool:
         """`changed`: the paths changed since the last build that succeeded (its scan of the
         inputs), or None (unknown: every input scanned); `fast`: fast render (the server's
-        setting by default). False if the pages' build failed."""
+        setting by default). False if the pages' build failed.
+
+        From the update's first publish to its end (the records and state saved for the next
+        update, ~0.15 s on a big site; the deferred pages; the other outputs), the interpreter
+        hands the GIL to a waiting thread every `READERS_SWITCH_S` instead of every 5 ms: the
+        server's threads answering the pages that reload wait less behind that work (from the
+        publish to a reloaded page served, at 5,000 posts a language: 6-26 ms instead of
+        11-60 ms in six updates each). Set back when the update ends."""
+        before = sys.getswitchinterval()
+        try:
+            return self._rebuild(changed, fast)
+        finally:
+            sys.setswitchinterval(before)
+
+    def _published(self, *args: Any) -> Callable[[], None]:
+        """What a build calls right after its swap: open pages told (ServeStatus.done with
+        `args`), then the readers' threads favoured until the build ends (`__call__`)."""
+        done = partial(self.state.done, *args)
+
+        def published() -> None:
+            done()
+            sys.setswitchinterval(READERS_SWITCH_S)
+
+        return published
+
+    def _rebuild(self, changed: frozenset[str] | None, fast: bool | None) -> bool:
         ui, built, state, memo = self.ui, self.built, self.state, self.memo
         fast = self.fast_render if fast is None else fast
         # Pages first: open pages reload as soon as the HTML is published; the other outputs
@@ -333,7 +360,7 @@ class Rebuilds:
         first = FirstPages(state.open.files(), self.few) if fast else None
         told = state.generation  # (a publish tells open pages: ServeStatus.done)
         try:
-            result = built({"html"}, changed, first=first, on_publish=partial(state.done, []))
+            result = built({"html"}, changed, first=first, on_publish=self._published([]))
         except DiagnosticError as exc:
             ui.diagnostics(exc.diagnostics)
             ui.info(f"rebuild failed ({len(exc.diagnostics)} errors); still serving the last site")
@@ -360,7 +387,7 @@ class Rebuilds:
                 return True
             only = frozenset(first.deferred)  # (a page opened since: reloads)
             try:
-                rest = built({"html"}, frozenset(), on_publish=partial(state.done, [], only))
+                rest = built({"html"}, frozenset(), on_publish=self._published([], only))
             except DiagnosticError as exc:  # (the inputs changed since: said as any rebuild)
                 ui.diagnostics(exc.diagnostics)
                 ui.info(

@@ -369,3 +369,31 @@ def test_a_save_waiting_is_built_before_what_follows_the_first_publish(
     alpha.write_text(alpha.read_text(encoding="utf-8") + "\n또 씁니다.\n", encoding="utf-8")
     assert rebuild(None)
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+
+
+def test_the_readers_threads_are_favoured_from_the_first_publish_to_the_update_s_end(
+    project: Path,
+) -> None:
+    """serve.Rebuilds: after an update's first publish, the interpreter hands the GIL to the
+    server's threads (the pages that reload) every READERS_SWITCH_S until the update ends;
+    before the publish and after the update, as it was."""
+    import sys
+
+    from bipub.serve import READERS_SWITCH_S, Rebuilds, ServeBuilds, ServeStatus
+
+    seen: list[tuple[str, float]] = []
+    builds = ServeBuilds(project, project / "site", Kept(BuildCache()), build, None)
+
+    def built(only: set[str], changed: Any, **kw: Any) -> Any:
+        seen.append(("before", sys.getswitchinterval()))
+        result = builds(only, changed, **kw)
+        seen.append(("after", sys.getswitchinterval()))
+        return result
+
+    rebuild = Rebuilds(_Ui(), built, ServeStatus(), KINDS - {"html"})  # type: ignore[arg-type]
+    usual = sys.getswitchinterval()
+    assert rebuild(None, fast=False)
+    assert seen[0] == ("before", usual)
+    assert seen[1] == ("after", READERS_SWITCH_S)  # (published: the readers' threads first)
+    assert all(interval == READERS_SWITCH_S for _, interval in seen[2:])  # (what follows)
+    assert sys.getswitchinterval() == usual  # (the update ended: as it was)
