@@ -41,6 +41,7 @@ For each size N (posts per language) it generates a corpus with ../shared/bench/
 * hugo   — `hugo --quiet` on the same content with ../shared/bench/hugo-site (skipped with a
            message when hugo is not installed: `apt-get install hugo`)
 
+`--serve-only` runs just `bipub serve`'s latency table, one server a row (`--repeat` of them).
 `--cold-only` runs just the cold build and Hugo, one after the other, and prints each pair's
 ratio with the median and range (the VM's speed drifts by minutes; a pair shares the drift), in
 wall and in CPU seconds. `--out-dir /dev/shm` makes both tools write their output to a tmpfs: this
@@ -451,6 +452,19 @@ def compile_bytecode() -> str:
     return str(folder)
 
 
+def serve_only(root: Path, n: int, repeat: int) -> None:
+    """--serve-only: `serve_latency` of `repeat` servers one after the other, a row each (the
+    VM's drift shows between rows; the corpus is built once first, not timed)."""
+    project = generate(root, n)
+    env = dict(os.environ, SOURCE_DATE_EPOCH="1775520000")
+    run([*BIPUB, "-q", "build"], project, env)  # (the server then starts from a current site)
+    print(f"`bipub serve` at {n} posts a language, saved → served, one server a row:\n")
+    print("| server | " + " | ".join(SERVE_KINDS) + " |\n|" + "---|" * (len(SERVE_KINDS) + 1))
+    for i in range(repeat):
+        times = serve_latency(project, env, i)
+        print(f"| {i + 1} | " + " | ".join(f"{times[k]:.2f} s" for k in SERVE_KINDS) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--posts", type=int, nargs="+", default=[1000])
@@ -471,6 +485,11 @@ def main() -> None:
         help="with --cold-only: both tools write their output into this folder (e.g. /dev/shm: "
         "a tmpfs, where creating files does not pay for the file system's recent deletions)",
     )
+    parser.add_argument(
+        "--serve-only",
+        action="store_true",
+        help="only `bipub serve`'s latency table: --repeat servers, one row each",
+    )
     args = parser.parse_args()
     hugo = not args.no_hugo and shutil.which("hugo") is not None
     if not args.no_hugo and not hugo:
@@ -482,6 +501,10 @@ def main() -> None:
     )
     print(f"# {time.strftime('%Y-%m-%d %H:%M')} — {' '.join(sys.argv)}")
     print(f"# bipub's bytecode compiled in {compile_bytecode()} (as an installed wheel has it)\n")
+    if args.serve_only:
+        for n in args.posts:
+            serve_only(root, n, args.repeat)
+        return
     if args.cold_only:
         if not hugo:
             sys.exit("bench: --cold-only compares with Hugo, which is not installed")
