@@ -175,19 +175,19 @@ def plan_index(state: BuildState) -> PlanIndex | None:
         if fp is None:  # (not carried: nothing to take back when what it shows changes)
             continue
         carried[path] = fp
-        for entry in made_of:
-            found = by_entry.get(entry)
-            if found is None:
-                by_entry[entry] = [path]
-            else:
-                found.append(path)
-        for post in lists:
-            found = by_post.get(post)
-            if found is None:
-                by_post[post] = [path]
-            else:
-                found.append(path)
+        _under(by_entry, made_of, path)
+        _under(by_post, lists, path)
     return PlanIndex(plan, carried, by_entry, by_post)
+
+
+def _under(table: dict[Any, list[str]], keys: tuple[Any, ...], path: str) -> None:
+    """`path` added to the list of each of `keys` in `table`."""
+    for key in keys:
+        found = table.get(key)
+        if found is None:
+            table[key] = [path]
+        else:
+            found.append(path)
 
 
 def entry_keys(renderer: HtmlRenderer) -> dict[EntryId, str]:
