@@ -187,6 +187,7 @@ def serve_latency(
     page = f"{base}/ko/blog/post-00011/"
     posts = project / "content" / "ko" / "posts"
     post = posts / "post-00011.md"
+    original = post.read_text(encoding="utf-8")  # (put back at the end: a post may have 30 tags)
     times: dict[str, float] = {}
 
     def save(path: Path, text: str, kind: str, seen: Callable[[], bool]) -> None:
@@ -252,6 +253,7 @@ def serve_latency(
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+        post.write_text(original, encoding="utf-8")
 
 
 def median(values: list[float]) -> float:
