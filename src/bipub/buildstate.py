@@ -227,11 +227,14 @@ def carry(
     by_values = 0
     if before is not None and index is not None and index.plan is before:
         known.update(_carried(previous, index, plan, changed, posts))
+        values = " (the pages of what changed looked at: the last plan's index)"
     else:
         by_values = _carry_all(previous, plan, global_key, known, changed, posts)
+        values = f" ({by_values} listing pages found made of the same values)" if by_values else ""
+        if before is not None:  # (resident, yet no index of that plan: said, not hidden)
+            values += " (every page looked at: no index of the last plan)"
     shown = ", ".join(sorted("/".join(e) for e in changed)[:5])
     more = " …" if len(changed) > 5 else ""
-    values = f" ({by_values} listing pages found made of the same values)" if by_values else ""
     return (
         f"{len(changed)} entr{'y' if len(changed) == 1 else 'ies'} changed"
         f"{f' ({shown}{more})' if changed else ''}: {len(known)} of {len(plan.paths)} pages "
@@ -246,15 +249,14 @@ def _carried(
     changed: set[EntryId],
     posts: set[str],
 ) -> dict[str, str]:
-    """`_carry_all`'s fingerprints for `plan` (of a resident caller, whose last plan,
-    `previous.plan`, `index` is of), visiting only the pages of what changed: those `index` (of `before`) says
+    """`_carry_all`'s fingerprints for `plan` (of a resident caller whose last plan, of
+    `previous`, is `index.plan`), visiting only the pages of what changed: those `index` says
     `_carry_all` would have kept, but for the pages that are not the same PageSpec objects
     (planned again, or gone), those made of a changed entry or listing a changed post, and
     the listings whose counterparts in another language are not the same objects; then
     each page planned again that `_carry_all` keeps (a post's or page's: by what it is made
     of). Equal to `_carry_all`'s (tests/integration/test_plan_reuse.py)."""
-    before, old = previous.plan, previous.fingerprints
-    assert before is index.plan  # (`carry`)
+    before, old = index.plan, previous.fingerprints
     paths = plan.paths
     was = before.paths
     # the pages that are not the last plan's PageSpec objects, and those gone (in C: no
