@@ -160,6 +160,8 @@ WRITES = [
     (write_files, "link_or_copy"),
     (write_files, "unlink"),
     (write_files, "rmdir"),
+    (write_files, "set_aside"),  # (into the build's trash folder: files.Trash)
+    (write_files.Trash, "empty"),  # (after the swap)
     (output, "_prune"),
     (output, "_swap"),
     (uptodate, "save"),

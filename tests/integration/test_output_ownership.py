@@ -373,7 +373,7 @@ def test_a_full_disk_while_staging_is_an_error_without_a_traceback(
     alpha = project / "content/en/posts/alpha.md"
     alpha.write_text(alpha.read_text(encoding="utf-8") + "\nMore.\n", encoding="utf-8")
 
-    def full(target: str, data: bytes, fresh: bool = False) -> None:
+    def full(target: str, data: bytes, fresh: bool = False, trash: object = None) -> None:
         raise OSError(errno.ENOSPC, "No space left on device", target)
 
     monkeypatch.setattr(files, "replace_with_bytes", full)

@@ -9,12 +9,15 @@ import os
 import re
 import secrets
 import shutil
+import stat
 from collections.abc import Container, Iterable, Mapping, Set
 from contextlib import suppress
+from itertools import chain
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
 from bipub.diagnostics import Diagnostic, DiagnosticError
+from bipub.write import files
 from bipub.write.lock import output_lock
 from bipub.write.ownership import owned, real_output
 
@@ -29,11 +32,18 @@ def prev_folder(out: Path) -> Path:
     return out.parent / f".{out.name}.prev"
 
 
+def trash_name(out: Path) -> Path:
+    """A build's trash folder (write/files.py `Trash`): beside `out`, so on its disk."""
+    return out.parent / f".{out.name}.trash-{secrets.token_hex(6)}"
+
+
 def clean_leftovers(out: Path) -> None:
-    """Remove what killed builds left beside `out` (staging folders), if no build is writing
-    it now; called at the start of every build, even one that finds nothing to do."""
+    """Remove what killed builds left beside `out` (staging and trash folders), if no build is
+    writing it now; called at the start of every build, even one that finds nothing to do."""
     real = real_output(out)
-    if not real.parent.is_dir() or not any(real.parent.glob(f".{real.name}.tmp-*")):
+    if not real.parent.is_dir() or not any(
+        chain(real.parent.glob(f".{real.name}.tmp-*"), real.parent.glob(f".{real.name}.trash-*"))
+    ):
         return
     try:
         with output_lock(real, take_over=False):
@@ -44,9 +54,10 @@ def clean_leftovers(out: Path) -> None:
 
 
 def clean_leftovers_locked(out: Path) -> None:
-    """A killed build leaves its staging folder: reuse one as the spare copy, remove the rest.
-    If a kill landed between the two renames of a non-atomic swap, put the previous site back.
-    Only folders bipub made (their marker is in them) or empty ones are touched."""
+    """A killed build leaves its staging folder: reuse one as the spare copy, remove the rest,
+    and its trash folder (write/files.py `Trash`): remove it. If a kill landed between the two
+    renames of a non-atomic swap, put the previous site back. Only folders bipub made (their
+    marker is in them) or empty ones are touched."""
     prev = prev_folder(out)
     if not os.path.lexists(out) and owned(prev):
         prev.rename(out)
@@ -63,6 +74,15 @@ def clean_leftovers_locked(out: Path) -> None:
             leftover.rename(prev)
         else:
             shutil.rmtree(leftover, ignore_errors=True)
+    # what a build killed before its swap moved out of its staging folder (never a spare copy)
+    for trash in sorted(out.parent.glob(f".{out.name}.trash-*")):
+        if trash.is_symlink() or not trash.is_dir():
+            continue
+        if owned(trash):
+            shutil.rmtree(trash, ignore_errors=True)
+        else:
+            with suppress(OSError):
+                trash.rmdir()  # empty: killed before its marker was written
 
 
 def umask() -> int:
@@ -74,6 +94,40 @@ def umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+def make_parents(staging: Path, path: str, dirs: set[str], fresh: bool) -> None:
+    """Create the folders above `path` in the `staging` folder, refusing symbolic links (one
+    planted in the output could otherwise redirect a write outside it). Cheaper than resolving
+    every path: each folder is checked once per tree (`dirs`: those known to be real folders).
+    `fresh`: the staging folder started empty (write/output.py OutputTree)."""
+    parts = path.split("/")[:-1]
+    rel = ""
+    for part in parts:
+        rel = f"{rel}/{part}" if rel else part
+        if rel in dirs:
+            continue
+        folder = os.path.join(staging, rel)
+        # a staging folder that started empty has few folders yet: make it first (one
+        # system call; mkdir makes nothing where anything, a link too, is there already)
+        if fresh and files.made_folder(folder):
+            dirs.add(rel)
+            continue
+        try:
+            st = os.lstat(folder)
+        except FileNotFoundError:
+            if files.made_folder(folder):
+                dirs.add(rel)
+                continue
+            st = os.lstat(folder)  # another render worker made it since the lstat
+        if stat.S_ISLNK(st.st_mode):
+            raise ValueError(f"output path {path!r} escapes the output folder")
+        if not stat.S_ISDIR(st.st_mode):  # a file of an older build where a folder goes
+            with suppress(FileNotFoundError):  # (or another render worker removed it)
+                os.unlink(folder)
+            if not files.made_folder(folder) and not stat.S_ISDIR(os.lstat(folder).st_mode):
+                raise ValueError(f"output path {path!r}: {rel} is not a folder")
+        dirs.add(rel)
 
 
 def staging_name(out: Path) -> Path:
@@ -180,10 +234,10 @@ def check_folders(files: Mapping[str, Origin], known: Set[str] | None = None) ->
         )
 
 
-def prune(staging: Path, wanted: set[str]) -> None:
+def prune(staging: Path, wanted: set[str], trash: files.Trash | None = None) -> None:
     """Remove what the staging folder still has from an older build but this build did not
     write (posts deleted or renamed since); then empty folders. Plain strings and scandir: this
-    visits every file of the site."""
+    visits every file of the site. `trash`: each is moved into it (files.Trash)."""
     base = str(staging)
 
     def visit(folder: str, prefix: str) -> bool:  # True if the folder is left empty
@@ -193,13 +247,13 @@ def prune(staging: Path, wanted: set[str]) -> None:
                 rel = prefix + entry.name
                 if entry.is_dir(follow_symlinks=False):
                     if visit(entry.path, rel + "/"):
-                        os.rmdir(entry.path)
+                        files.rmdir(entry.path, trash)
                     else:
                         empty = False
                 elif rel in wanted:
                     empty = False
                 else:
-                    os.unlink(entry.path)  # a file or a symbolic link left from an older build
+                    files.unlink(entry.path, trash)  # a file or a link left from an older build
         return empty
 
     visit(base, "")

@@ -10,7 +10,8 @@
   the next build's staging folder, which is brought up to date file by file. Deleting and
   re-creating a whole tree on every build is what makes big sites slow (on disks mounted with
   `discard`, removing 15,000 folders takes longer than rendering them), so nothing is deleted
-  but files that really went away.
+  but files that really went away, and those only after the swap: until then they are moved
+  into a trash folder beside the output (files.Trash).
 * An update touches only what changed (issue 17). The last build's record (write/record.py)
   says what the published site and the spare copy hold; with it, a file rendered with the
   bytes it had is recognised by its hash, a file the last build did not change is already in
@@ -20,17 +21,16 @@
   been moved, added to or removed from since; every path the update writes is checked against
   it first. Anything that does not match (`-v` says what) makes the build compare every file
   with the published one and walk every folder, as without a record.
-* A file whose bytes equal the published one is linked to it instead of written, so unchanged
-  files keep their mtime (rsync uploads only what changed); files are always replaced by unlink
-  + create, never truncated in place, because staged files share inodes with the live site.
-  The same big text added at two paths (the root copies of the default language's llms.txt
-  and llms-full.txt: ~30 MB on a 5,000-post site) is written once, the second path a link.
+* A file whose bytes equal the published one is linked to it instead of written (unchanged
+  files keep their mtime: rsync uploads only what changed); a file is replaced by a new one,
+  never truncated in place (staged files share inodes with the live site). The same big text
+  added at two paths (the root llms.txt and llms-full.txt) is written once, then linked.
 * A partial build (`--lang ko`, `--only pdf`) links the previous site's files that it does not
   rebuild.
-* Ownership: bipub writes only into a folder it made. The first build writes a marker file
-  (`.bipub-output`) into the output; a non-empty folder without it, the project folder, and any
-  folder that is, holds or lies inside an input (content/, templates/, .git/, …) is refused
-  before anything is written (`claim`), and a folder bipub does not own is never moved aside.
+* Ownership: bipub writes only into a folder it made (its marker file `.bipub-output` in it);
+  a non-empty folder without it, the project folder, and any folder that is, holds or lies
+  inside an input (content/, templates/, .git/, …) is refused before anything is written
+  (`claim`), and a folder bipub does not own is never moved aside.
 * An output that is a symbolic link (a web root) is published through the link: staged and
   swapped beside the folder it points to; the link itself stays as it is.
 * Folders and files follow the umask, like any other tool's output.
@@ -53,6 +53,7 @@ from pathlib import Path
 from bipub.diagnostics import Diagnostic, Severity
 from bipub.write import files
 from bipub.write.files import Pieces as Pieces
+from bipub.write.files import Trash
 from bipub.write.files import exchange as _exchange  # (called so: tests wrap it)
 from bipub.write.files import file_identity as file_identity
 from bipub.write.files import write_failed as write_failed
@@ -62,11 +63,13 @@ from bipub.write.folders import clash as _clash
 from bipub.write.folders import clean_leftovers as clean_leftovers
 from bipub.write.folders import clean_leftovers_locked as _clean_leftovers
 from bipub.write.folders import inside as inside
+from bipub.write.folders import make_parents as _make_parents
 from bipub.write.folders import make_staging as _make_staging
 from bipub.write.folders import owned_by as owned_by
 from bipub.write.folders import prev_folder as prev_folder
 from bipub.write.folders import prune as _prune
 from bipub.write.folders import staging_name as _staging_name
+from bipub.write.folders import trash_name as _trash_name
 from bipub.write.folders import umask as _umask
 from bipub.write.lock import output_lock
 from bipub.write.ownership import MARKER as MARKER  # (re-exported: callers see one module)
@@ -129,6 +132,9 @@ class OutputTree:
     _encoded: list[tuple[object, bytes | Pieces, bytes]] = field(default_factory=list, repr=False)
     # the last big bytes written, with where (the same bytes again: linked to it, `_write`)
     _written: list[tuple[bytes | Pieces, str]] = field(default_factory=list, repr=False)
+    # where what is removed from the staging folder goes until the swap (files.Trash; made
+    # by `create`, shared by the render workers' trees: `attach`)
+    trash: Trash | None = field(default=None, repr=False)
 
     @classmethod
     def create(cls, out: Path, known: OutputRecord | None = None) -> OutputTree:
@@ -149,6 +155,7 @@ class OutputTree:
         else:
             first = not os.path.lexists(out)
             tree = cls(out, _make_staging(out), fresh=True, first=first, known=known, live=live)
+        tree.trash = files.Trash(str(_trash_name(out)))
         tree.add(MARKER, MARKER_TEXT, None, "bipub (output marker)")
         return tree
 
@@ -164,6 +171,7 @@ class OutputTree:
             known=self.known,
             live=self.live,
             spare=self.spare,
+            trash=self.trash,
         )
 
     def release_in_child(self) -> None:
@@ -188,7 +196,7 @@ class OutputTree:
         live = os.path.join(self.out, path)
         if not self.first and files.same_bytes(live, raw):
             # unchanged: keep the published file and its mtime (its folder was made above)
-            files.replace_with_link(Path(live), Path(target))
+            files.replace_with_link(Path(live), Path(target), trash=self.trash)
             done = "linked"
         else:
             self._write(target, raw, self.fresh)
@@ -267,9 +275,9 @@ class OutputTree:
         llms.txt files: tens of MB on a big site, written once). `fresh`: nothing there."""
         for seen, at in self._written:
             if seen is raw:
-                files.replace_with_link(at, target)
+                files.replace_with_link(at, target, trash=self.trash)
                 return
-        files.replace_with_bytes(target, raw, fresh)
+        files.replace_with_bytes(target, raw, fresh, self.trash)
         if len(raw) >= BIG:
             self._written = [*self._written[-1:], (raw, target)]  # (the last two)
 
@@ -309,41 +317,13 @@ class OutputTree:
             self._make_parents(path)
             found = self._check(path, target)
         if found or path in self._spare_files() or self._spare_folder(path):
-            files.remove(target)
+            files.remove(target, self.trash)
         files.link_or_copy(os.path.join(self.out, path), target)
         return found
 
     def _make_parents(self, path: str) -> None:
-        """Create the folders above `path` in the staging folder, refusing symbolic links (one
-        planted in the output could otherwise redirect a write outside it). Cheaper than
-        resolving every path: each folder is checked once per tree."""
-        parts = path.split("/")[:-1]
-        rel = ""
-        for part in parts:
-            rel = f"{rel}/{part}" if rel else part
-            if rel in self._dirs:
-                continue
-            folder = os.path.join(self.staging, rel)
-            # a staging folder that started empty has few folders yet: make it first (one
-            # system call; mkdir makes nothing where anything, a link too, is there already)
-            if self.fresh and files.made_folder(folder):
-                self._dirs.add(rel)
-                continue
-            try:
-                st = os.lstat(folder)
-            except FileNotFoundError:
-                if files.made_folder(folder):
-                    self._dirs.add(rel)
-                    continue
-                st = os.lstat(folder)  # another render worker made it since the lstat
-            if stat.S_ISLNK(st.st_mode):
-                raise ValueError(f"output path {path!r} escapes the output folder")
-            if not stat.S_ISDIR(st.st_mode):  # a file of an older build where a folder goes
-                with suppress(FileNotFoundError):  # (or another render worker removed it)
-                    os.unlink(folder)
-                if not files.made_folder(folder) and not stat.S_ISDIR(os.lstat(folder).st_mode):
-                    raise ValueError(f"output path {path!r}: {rel} is not a folder")
-            self._dirs.add(rel)
+        """Create the folders above `path` in the staging folder (folders.py `make_parents`)."""
+        _make_parents(self.staging, path, self._dirs, self.fresh)
 
     def keep(self, path: str, written: Identity) -> bool:
         """Reuse the published file for `path` if it is still exactly the file bipub wrote
@@ -379,7 +359,7 @@ class OutputTree:
         if not stat.S_ISREG(st.st_mode) or file_identity(st) != written:
             return False
         self._make_parents(path)
-        files.replace_with_link(published, os.path.join(self.staging, path), st.st_ino)
+        files.replace_with_link(published, os.path.join(self.staging, path), st.st_ino, self.trash)
         return True
 
     def record_kept_all(self, kept: dict[str, OutputFile]) -> None:
@@ -407,7 +387,7 @@ class OutputTree:
             if not os.path.lexists(live):
                 return False
             self._make_parents(path)
-            files.replace_with_link(live, self.staging / path)
+            files.replace_with_link(live, self.staging / path, trash=self.trash)
         self.files[path] = info
         self.kept.add(path)
         return True
@@ -464,6 +444,9 @@ class OutputTree:
             self.staging.rename(prev)
         else:
             shutil.rmtree(self.staging, ignore_errors=True)
+        if self.trash is not None:  # (what it set aside: the next build removes what is left,
+            with suppress(OSError):  # folders.py `clean_leftovers_locked`)
+                self.trash.empty()
 
 
 @contextmanager
@@ -528,9 +511,8 @@ def publish(tree: OutputTree, only_langs: list[str] | None = None) -> int:
             if any(map(attrgetter("found"), tree.files.values())):
                 found = [f"{rel}: {info.found}" for rel, info in tree.files.items() if info.found]
             else:
-                found = prune_known(
-                    str(tree.staging), tree.spare, tree.files, tree.folders(), tree.removed
-                )
+                base, spare, trash = str(tree.staging), tree.spare, tree.trash
+                found = prune_known(base, spare, tree.files, tree.folders(), tree.removed, trash)
             if found:
                 tree.note = (
                     f"the spare copy of the site ({prev_folder(out).name}) was not as the last "
@@ -538,7 +520,7 @@ def publish(tree: OutputTree, only_langs: list[str] | None = None) -> int:
                 )
                 _repair(tree)
         elif not tree.fresh:
-            _prune(staging, set(tree.files))
+            _prune(staging, set(tree.files), tree.trash)
         changed = sum(tree.files[rel].done == "written" for rel in tree.added)  # (`add`'s)
         _swap(staging, out)
     except BaseException:
@@ -546,7 +528,16 @@ def publish(tree: OutputTree, only_langs: list[str] | None = None) -> int:
         raise
     for callback in tree.on_publish:
         callback(out)
+    _empty_trash(tree)
     return changed
+
+
+def _empty_trash(tree: OutputTree) -> None:
+    """Remove what the build moved out of its staging folder (files.Trash), once the reader
+    has the new site, before the record of the output is made (`next_record` reads the
+    identities of the published files, whose link counts this changes)."""
+    if tree.trash is not None and (why := tree.trash.emptied()):
+        tree.warnings.append(Diagnostic(None, None, "output-folder", why, Severity.WARNING))
 
 
 def _shorten(found: list[str]) -> str:
@@ -563,8 +554,8 @@ def _repair(tree: OutputTree) -> None:
         if info.done:
             continue  # written or linked by this build: as it should be
         tree._make_parents(rel)
-        files.replace_with_link(os.path.join(out, rel), os.path.join(base, rel))
-    _prune(tree.staging, set(tree.files))
+        files.replace_with_link(os.path.join(out, rel), os.path.join(base, rel), trash=tree.trash)
+    _prune(tree.staging, set(tree.files), tree.trash)
     tree.spare = None  # (what it holds now is read from the disk: `next_record`)
 
 

@@ -292,16 +292,18 @@ def prune_known(
     wanted: Mapping[str, object],
     folders: set[str],
     removed: list[str],
+    trash: files.Trash | None = None,
 ) -> list[str]:
     """Remove what the staging folder `base` holds by its record (`spare`) that this build did
     not write (`wanted`, whose folders are `folders`), then the folders left empty; each path
     removed is added to `removed`. Returns what was not as recorded (then nothing more is
-    removed: write/output.py `_repair` walks the folder)."""
+    removed: write/output.py `_repair` walks the folder). `trash`: each is moved into it
+    (files.Trash), not removed."""
     for rel in sorted(spare.files.keys() - wanted.keys()):  # (set operations: few are left)
         if rel in folders or under_file(rel, wanted):
             continue  # a file where this build made a folder (or the reverse): gone with it
         try:
-            files.unlink(os.path.join(base, rel))
+            files.unlink(os.path.join(base, rel), trash)
         except FileNotFoundError:
             return [f"{rel}: nothing"]
         except IsADirectoryError:
@@ -312,7 +314,7 @@ def prune_known(
         if under_file(folder, wanted):
             continue
         try:
-            files.rmdir(os.path.join(base, folder))
+            files.rmdir(os.path.join(base, folder), trash)
         except FileNotFoundError:
             return [f"{folder}/: nothing"]
         except OSError:
