@@ -120,7 +120,7 @@ def test_what_an_update_removes_waits_in_a_trash_folder_until_the_swap(
 
     monkeypatch.setattr(output, "_swap", swap)
     _publish(out, {"a.html": ("a", None), "b.html": ("b2", None)})
-    assert seen["trash"] == 1 and seen["marker"]  # (made at the first removal, bipub's)
+    assert seen["trash"] == 1 and seen["marker"]  # (bipub's, made with the tree)
     assert seen["moved"] == ["True folder", "b1", "gone"]  # (b.html replaced; old/ pruned)
     assert seen["staged"] == [".bipub-output", "a.html", "b.html"]
     assert sorted(p.name for p in tmp_path.iterdir()) == [".site.prev", "site"]  # (emptied)
@@ -150,6 +150,7 @@ def test_moved_into_the_trash_a_path_is_refused_as_unlink_and_rmdir_refuse_it(
     tmp_path: Path,
 ) -> None:
     trash = files.Trash(str(tmp_path / ".site.trash-x"))
+    trash.make()
     folder = tmp_path / "folder"
     (folder / "inside").mkdir(parents=True)
     (tmp_path / "link").symlink_to(folder / "inside")

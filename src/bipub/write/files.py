@@ -63,8 +63,9 @@ def same_bytes(live: str | Path, data: bytes | Pieces) -> bool:
 
 class Trash:
     """Where a build moves what it removes from its staging folder before the swap: a folder
-    beside the output (`.<name>.trash-<hex>`, write/folders.py `trash_name`), made at the first
-    removal, with bipub's marker in it, and removed whole after the swap (`empty`).
+    beside the output (`.<name>.trash-<hex>`, write/folders.py `trash_name`), made with the
+    build's output tree, bipub's marker in it first (`make`), and removed whole after the swap
+    (`empty`).
 
     A rename changes only the folders' entries. Removing a file frees its blocks, and on a
     disk mounted with `discard` that costs ~0.4 ms a file and ~2 ms a folder, at times tens
@@ -74,28 +75,29 @@ class Trash:
     swap leaves the folder: the next build removes it (folders.py `clean_leftovers_locked`).
     Render workers share it (forked): each names what it moves by its process id."""
 
-    __slots__ = ("_made", "_moved", "folder")
+    __slots__ = ("_moved", "folder")
 
     def __init__(self, folder: str) -> None:
         self.folder = folder
-        self._made = False  # (in this process: made by it, or found made)
         self._moved = 0
 
+    def make(self) -> None:
+        """Make the folder with the marker in it, before anything is moved in (a folder
+        without it is removed by the next build only if it is empty)."""
+        os.mkdir(self.folder)
+        with open(os.path.join(self.folder, MARKER), "x", encoding="utf-8") as f:
+            f.write(MARKER_TEXT)
+
     def name(self) -> str:
-        """A new name in the folder, made first if this process has not made or found it."""
-        if not self._made:
-            if made_folder(self.folder):  # (else another process of this build made it)
-                with open(os.path.join(self.folder, MARKER), "x", encoding="utf-8") as f:
-                    f.write(MARKER_TEXT)
-            self._made = True
+        """A new name in the folder (of this process: render workers share the folder)."""
         self._moved += 1
         return os.path.join(self.folder, f"{os.getpid()}-{self._moved}")
 
     def empty(self) -> None:
-        """Remove the folder and what was moved into it (if any process made it)."""
+        """Remove the folder and what was moved into it."""
         if os.path.lexists(self.folder):
             shutil.rmtree(self.folder)
-        self._made, self._moved = False, 0
+        self._moved = 0
 
     def emptied(self) -> str:
         """`empty`: what went wrong, said for the build's notes (else "")."""

@@ -156,6 +156,7 @@ class OutputTree:
             first = not os.path.lexists(out)
             tree = cls(out, _make_staging(out), fresh=True, first=first, known=known, live=live)
         tree.trash = files.Trash(str(_trash_name(out)))
+        tree.trash.make()
         tree.add(MARKER, MARKER_TEXT, None, "bipub (output marker)")
         return tree
 
