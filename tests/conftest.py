@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from click.testing import CliRunner
@@ -41,6 +41,9 @@ from bipub.render.pdf.jobs import PdfJob, PdfResult
 from bipub.render.search_memo import ENV as SEARCH_MEMO_ENV
 from tests.deepl_fake.fixtures import deepl_fake  # noqa: F401 - fixture
 from tests.run_order import Measure, load_costs, run_order
+
+if TYPE_CHECKING:
+    from bipub.render.diagrams import Diagrams
 
 # No test fails on time (speed is measured in bench/): Hypothesis's default 200 ms deadline per
 # example is a timed assertion, and an example that waited for a busy core under `-n 3` failed a
@@ -459,6 +462,42 @@ def copy_demo(target: Path) -> Path:
         elif src.is_file():
             shutil.copy2(src, target / part)
     return target
+
+
+def draw_diagrams(project: Path, user_cache: Path) -> int:
+    """Draw the ```mermaid diagrams of `project`'s posts and pages into the user cache
+    `user_cache` ($XDG_CACHE_HOME: its bipub/diagrams/) as a build of the project draws them
+    (the same sources, configuration and fonts: the same keys), in one mermaid-cli run, unless
+    they are there already; returns the number of renderer runs (0 or 1). For a test that
+    starts several builds of the project at once: each would find the cache empty and draw
+    them itself (~3.5 CPU s of node and Chromium a run, the same SVG each time)."""
+    from bipub.config import load_config
+    from bipub.render.diagrams import Diagrams
+    from bipub.render.markdown import diagram_sources
+
+    config = load_config(project)
+    diagrams = Diagrams(user_cache / "bipub", config.pdf.fonts)
+    diagrams.prepare(
+        source
+        for path in sorted((project / "content").rglob("*.md"))
+        for source in diagram_sources(path.read_text(encoding="utf-8"), config.outputs.raw_html)
+    )
+    return diagrams.runs
+
+
+@contextmanager
+def diagrams_in_the_tests_cache(diagrams: Diagrams) -> Iterator[None]:
+    """A module's own `Diagrams` (render/diagrams.py) keeps what it draws in the tests' user
+    cache ($XDG_CACHE_HOME/bipub/diagrams: under pytest-xdist the run's shared folder,
+    `_user_cache_env`) and takes from it what a build or another module drew (keyed by source,
+    mermaid-cli's version and the configuration: the same SVG), inside the block; no cache
+    after it. (A module that drew the demo's diagrams with no cache ran mermaid-cli once more
+    per run: ~2-3.5 CPU s of node and Chromium.)"""
+    diagrams.cache_dir = Path(os.environ["XDG_CACHE_HOME"]) / "bipub"
+    try:
+        yield
+    finally:
+        diagrams.cache_dir = None
 
 
 @pytest.fixture

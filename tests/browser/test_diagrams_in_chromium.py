@@ -17,6 +17,7 @@ import pytest
 
 from bipub.pipeline import build
 from bipub.render import diagrams as dg
+from tests._shared_builds import some_real_pdfs
 from tests.conftest import PROJECTS
 
 pytestmark = [
@@ -42,6 +43,9 @@ flowchart LR
 다이어그램 뒤 문단.
 """
 LABELS = ("요청 큐", "스케줄러", "배치", "GPU 커널")
+# The one PDF the tests read (rendered by WeasyPrint); the project's other PDFs (the CVs, the
+# 'minimal' posts') are placeholders (tests/_shared_builds.py): ~6 WeasyPrint renders less.
+DIAGRAM_PDF = "ko/blog/diagram/diagram.pdf"
 
 
 @dataclass
@@ -65,10 +69,13 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
         runs.append(len(job["diagrams"]))
         return real(job, tool)
 
-    with pytest.MonkeyPatch.context() as mp:
+    # (a module fixture runs before the autouse one that keeps the user's cache out of ~: a
+    # cache of its own, empty, so the first build draws the diagram)
+    with (
+        pytest.MonkeyPatch.context() as mp,
+        some_real_pdfs((DIAGRAM_PDF,), root.parent / "xdg-cache") as rendered,
+    ):
         mp.setattr(dg, "run_node", counting)
-        # (a module fixture runs before the autouse one that keeps the user's cache out of ~)
-        mp.setenv("XDG_CACHE_HOME", str(root.parent / "xdg-cache"))
         mp.setenv("SOURCE_DATE_EPOCH", "1775520000")
         build(root, root / "site")
         first = len(runs)
@@ -76,6 +83,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
             POST.replace("다이어그램 뒤 문단.", "다이어그램 뒤 문단, 고침."), "utf-8"
         )
         build(root, root / "site")  # the post changed, its diagram did not
+    assert rendered == [DIAGRAM_PDF, DIAGRAM_PDF], rendered  # (each build: its post changed)
     return Built(root / "site", runs, len(runs) - first)
 
 

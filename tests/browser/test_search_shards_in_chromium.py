@@ -32,7 +32,10 @@ def sharded_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     else:
         text += "outputs:\n  search_shard_pages: 2\n"
     config.write_text(text, encoding="utf-8")
-    build(project, project / "site", use_cache=False)
+    # (a new copy: no build cache of its own, every shard made; the user cache's drawn diagrams,
+    # images and cards are taken as every demo build of the run takes them — with --no-cache
+    # mermaid-cli drew the demo's diagrams again, ~3 CPU s, for pages whose search is tested)
+    build(project, project / "site")
     return project / "site"
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from bipub.render import markdown as bm
 from bipub.render import upstream
 from bipub.render.diagrams import Diagrams
 from bipub.render.markdown import render_markdown
-from tests.conftest import PROJECTS, REPO
+from tests.conftest import PROJECTS, REPO, diagrams_in_the_tests_cache
 
 EXTRA = """\
 # Title with `code` and *emphasis*
@@ -73,8 +74,15 @@ def _corpus() -> list[tuple[str, str]]:
 
 CORPUS = _corpus()
 # the ```mermaid diagrams of the corpus (drawn by mermaid-cli: ~2 s a run), drawn once for the
-# module: the fast paths are the parser's and the highlighter's, not the diagrams'
+# module at most (taken from the tests' cache if a build drew them: `_diagrams_of_the_run`):
+# the fast paths are the parser's and the highlighter's, not the diagrams'
 DIAGRAMS = Diagrams(None)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _diagrams_of_the_run(_user_cache_env: None) -> Iterator[None]:
+    with diagrams_in_the_tests_cache(DIAGRAMS):
+        yield
 
 
 def test_the_corpus_is_varied() -> None:

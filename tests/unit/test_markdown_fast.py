@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from bipub.render.markdown_fast import (
     _parse_link_destination,
     speed_up,
 )
+from tests.conftest import diagrams_in_the_tests_cache
 
 REPO = Path(__file__).resolve().parents[2]
 GEN_CORPUS = REPO.parent / "shared" / "bench" / "gen_corpus.py"
@@ -63,9 +65,16 @@ def outcome(md: MarkdownIt, source: str) -> tuple[Any, Any, str]:
 STOCK = {raw_html: bm._stock_parser(raw_html) for raw_html in (False, True)}
 
 
-# the demo's ```mermaid diagrams (mermaid-cli: ~2 s a run) drawn once for the module: what is
-# compared is the parser's work
+# the demo's ```mermaid diagrams (mermaid-cli: ~2 s a run) drawn once for the module at most
+# (taken from the tests' cache if a build drew them: `_diagrams_of_the_run`): what is compared
+# is the parser's work
 DIAGRAMS = Diagrams(None)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _diagrams_of_the_run(_user_cache_env: None) -> Iterator[None]:
+    with diagrams_in_the_tests_cache(DIAGRAMS):
+        yield
 
 
 def assert_same(source: str) -> None:
