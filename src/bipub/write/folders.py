@@ -12,7 +12,6 @@ import shutil
 import stat
 from collections.abc import Container, Iterable, Mapping, Set
 from contextlib import suppress
-from itertools import chain
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
@@ -41,9 +40,12 @@ def clean_leftovers(out: Path) -> None:
     """Remove what killed builds left beside `out` (staging and trash folders), if no build is
     writing it now; called at the start of every build, even one that finds nothing to do."""
     real = real_output(out)
-    if not real.parent.is_dir() or not any(
-        chain(real.parent.glob(f".{real.name}.tmp-*"), real.parent.glob(f".{real.name}.trash-*"))
-    ):
+    left = (f".{real.name}.tmp-", f".{real.name}.trash-")  # (one listing of the folder)
+    try:
+        names = os.listdir(real.parent)
+    except OSError:  # (no folder there, or not readable: the build's own writes say why)
+        return
+    if not any(name.startswith(left) for name in names):
         return
     try:
         with output_lock(real, take_over=False):
