@@ -46,7 +46,7 @@ from bipub.diagnostics import Diagnostic, DiagnosticError
 from bipub.project import Project
 from bipub.render.first_pages import FEW, FirstPages, page_file
 from bipub.serve_builds import ServeBuilds
-from bipub.serve_save import Saves, StopHold, Stopped, put_back, signal_of, stop_on_sigterm
+from bipub.serve_save import Saves, StopHold, Stopped, Sweeps, put_back, signal_of, stop_on_sigterm
 from bipub.serve_watch import QUIET_MS, Batches, Follower, unreported, watch_filter
 from bipub.write.tree_watch import TreeWatch
 
@@ -471,13 +471,19 @@ def serve(
 
     saves = Saves(project, site, kept)  # (at quiet moments, and when it stops)
     built.on_built = saves.built
+    sweeps = Sweeps(lambda: built.builds)
 
     def idle(waiting: Callable[[], bool]) -> None:
         """At a quiet moment: the pages built once if the start left that for now (a start
         with nothing to rebuild: ServeBuilds.warm), the output folder's reports looked at, the
         folder watched; what the last builds left saved once nothing changed for a while
-        (serve_save.py)."""
-        for said in (built.warm_when_quiet(waiting), built.idle(), saves.idle(waiting)):
+        (serve_save.py), and once saved, their reference cycles collected every so often."""
+        for said in (
+            built.warm_when_quiet(waiting),
+            built.idle(),
+            saves.idle(waiting),
+            "" if saves.due else sweeps.idle(waiting),  # (after `saves.idle`: saved first)
+        ):
             if said:
                 ui.debug(said)
         if failed := saves.take_failed():  # (a full disk: said, and the server serves on)

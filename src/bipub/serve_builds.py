@@ -46,6 +46,7 @@ class ServeBuilds:
         self._warmed = False  # (`warm` tried)
         self._warm_due = False  # (`warm` left for the first quiet moment: warm_when_quiet)
         self.up_to_date = False  # the last build had nothing to do
+        self.builds = 0  # builds run, whether they succeeded or not (serve_save.Sweeps)
         # while serving: a stop during a build waits for its end (serve_save.StopHold)
         self.hold: StopHold | None = None
 
@@ -57,6 +58,7 @@ class ServeBuilds:
         key = uptodate.build_key(self.project, self.site, None, only)[1]
         before = self.kept.records.get(self.target)
         self.broken = True
+        self.builds += 1
         if self.hold is not None:
             self.hold.begin()
         try:
