@@ -285,7 +285,10 @@ def _few_collections() -> Iterator[None]:
     build). Collect less often while building; the previous settings come back afterwards.
     What was made before the build (the modules imported; `bipub serve`'s resident state) is
     frozen: its collections never walk it (the first one of a cold build at 5,000 posts a
-    language walked every object of its ~500 modules, ~25 ms of its load stage)."""
+    language walked every object of its ~500 modules, ~25 ms of its load stage). The reference
+    cycles the last builds left are frozen with it, and a thawed oldest generation is seldom
+    collected: a caller that builds again and again collects them itself, at a quiet moment
+    (`bipub serve`: serve_save.Sweeps)."""
     threshold = gc.get_threshold()
     gc.freeze()
     gc.set_threshold(100_000, 50, 100)
