@@ -213,7 +213,7 @@ class Sweeps:
     builds (`builds`: how many the server ran, whether they succeeded or not).
 
     Each build makes objects that only a cyclic collection frees (its Jinja environments and
-    their templates: ~600-1,000 objects a build, at 5,000 posts a language and at 2). A build
+    their templates: ~400-1,000 objects a build: 7,847 in 20 at 5,000 posts a language). A build
     freezes what exists when it starts (pipeline.py `_few_collections`: its collections never
     walk the server's state), the last builds' cycles with it, and thaws it into the oldest
     generation when it ends, which Python collects only after it grew by a quarter: in a
