@@ -291,6 +291,32 @@ def test_prune_removes_records_whose_source_is_gone(root: Path, cli: Callable[..
     assert any(k.startswith("posts/cache") for k in records(root))
 
 
+@pytest.mark.parametrize(
+    ("rel", "old", "new"),
+    [
+        ("content/ko/posts/short.md", "title: 짧은 글", 'title: "짧은 글'),  # a quote left open
+        ("content/ko/posts/short.md", "date: 2026-02-01", "date: 01.02.2026"),
+        ("content/en/posts/short.md", "title: A short post", "title: [A short post"),
+    ],
+)
+def test_prune_removes_nothing_while_a_content_file_does_not_load(
+    root: Path, cli: Callable[..., Any], rel: str, old: str, new: str
+) -> None:
+    """A post whose front matter does not load has no units: its records must not be read as
+    orphans and pruned (that lost every review record of the post, exit status 0)."""
+    approve = ("review", "approve", "--all", "--lang", "en", "--reviewer", "r")
+    assert cli("-C", str(root), *approve).exit_code == 0
+    before = (root / "status/en.yaml").read_text(encoding="utf-8")
+    assert "posts/short:body#0" in before
+    path = root / rel
+    path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+    result = cli("-C", str(root), "review", "prune")
+    assert result.exit_code == 1
+    assert f"{rel}:" in result.stderr
+    assert "nothing pruned" in result.stderr
+    assert (root / "status/en.yaml").read_text(encoding="utf-8") == before
+
+
 def test_a_corrupt_status_file_is_never_rewritten(root: Path, cli: Callable[..., Any]) -> None:
     bad = (
         (root / "status/en.yaml")

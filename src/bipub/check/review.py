@@ -29,6 +29,7 @@ from typing import Literal
 from bipub.check.findings import QA_CODES, Finding
 from bipub.check.run import Analysis, inline_ignores_for, qa_findings
 from bipub.check.severity import apply_policy
+from bipub.codes import explain
 from bipub.diagnostics import Diagnostic, DiagnosticError, Severity
 from bipub.pair.status import StatusRecord, dump_status, status_rel
 from bipub.pair.units import Unit, nfc, text_hash
@@ -468,10 +469,37 @@ def reject(analysis: Analysis, targets: Sequence[tuple[str, str]]) -> Decision:
     return out
 
 
+def _whole_content(analysis: Analysis) -> None:
+    """Refuse when a content file failed to load or pair: its units are not in the analysis,
+    so their records would look orphaned and be pruned (a post with a front matter typo
+    would lose every review record it has)."""
+    problems = [
+        Diagnostic(f.file, f.line, f.code, f.message)
+        for f in analysis.result.findings
+        if f.severity is Severity.ERROR
+        and f.code != "status"
+        and (code := explain(f.code)) is not None
+        and code.stage in ("load", "pair")
+    ]
+    if problems:
+        problems.append(
+            Diagnostic(
+                None,
+                None,
+                "review",
+                "nothing pruned: the records of a file that did not load or pair would look "
+                "orphaned and be removed; fix its errors first",
+            )
+        )
+        raise DiagnosticError(problems)
+
+
 def prune(
     analysis: Analysis, langs: Sequence[str] = ()
 ) -> dict[str, dict[str, StatusRecord | None]]:
-    """Status records whose unit is gone (source deleted, or a UI key) → removed."""
+    """Status records whose unit is gone (source deleted, or a UI key) → removed. Refused
+    while any content file has a load or pairing error (`_whole_content`)."""
+    _whole_content(analysis)
     changes: dict[str, dict[str, StatusRecord | None]] = {}
     for lang, view in analysis.status.items():
         if langs and lang not in langs:
