@@ -110,3 +110,16 @@ def test_a_translation_writing_a_shared_field_otherwise_is_told(tmp_path: Path) 
         "content/en/posts/alpha.md:4:shared-differs:date: 2026-05-01 here but 2026-04-07 in "
         "content/ko/posts/alpha.md; shared fields come from the source"
     ]
+
+
+def test_a_shared_field_the_source_does_not_set_is_said_not_set(tmp_path: Path) -> None:
+    """A translation's `slug` where the source has none: the message said `None`."""
+    root = tmp_path / "p"
+    shutil.copytree(PROJECTS / "minimal", root)
+    _edit(root, "content/en/posts/alpha.md", "series:", "slug: alpha-en\nseries:")
+    _, said = _pair(root, None)
+    differs = [s for s in said if ":shared-differs:" in s]
+    assert differs == [
+        "content/en/posts/alpha.md:4:shared-differs:slug: alpha-en here but not set in "
+        "content/ko/posts/alpha.md; shared fields come from the source"
+    ]

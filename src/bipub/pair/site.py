@@ -78,6 +78,11 @@ RESERVED_SLUGS = frozenset(
 SHARED_FIELDS = ("date", "updated", "slug", "series_order", "draft", "pdf", "order", "image")
 
 
+def _shown(value: object) -> str:
+    """A shared field's value in a `shared-differs` message (one not written: "not set")."""
+    return "not set" if value is None else str(value)
+
+
 def reserved_slug(slug: str) -> bool:
     """Whether a post or page may not use `slug` (RESERVED_SLUGS, and every llms*.txt)."""
     name = slug.casefold()
@@ -481,7 +486,7 @@ def _pair_group(
                     doc.rel,
                     doc.line_of(fname),
                     "shared-differs",
-                    f"{fname}: {tv!s} here but {sv!s} in {src.rel}; "
+                    f"{fname}: {_shown(tv)} here but {_shown(sv)} in {src.rel}; "
                     "shared fields come from the source",
                     key=fname,
                 )
