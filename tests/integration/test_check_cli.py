@@ -364,6 +364,24 @@ def test_stale_draft_edited_and_orphan_record(
     assert cli("-C", str(root), "check", "--strict").exit_code == 1
 
 
+def test_a_source_that_does_not_load_leaves_no_orphans(
+    project: Callable[..., Path], cli: Callable[..., Any]
+) -> None:
+    """A source post with a bad date is an error at its line; its translation and its status
+    records are not orphans (that told the user to delete the translation, and `bipub review
+    prune` to remove its records)."""
+    root = project()
+    approve = ("review", "approve", "--all", "--lang", "en", "--reviewer", "r")
+    assert cli("-C", str(root), *approve).exit_code == 0
+    write(root, {KO: KO_POST.replace("date: 2026-01-01", "date: 01.01.2026")})
+    exit_code, doc = check_json(cli, root)
+    assert exit_code == 1
+    assert [(f["code"], f["file"], f["line"]) for f in doc["findings"] if f["file"] == KO] == [
+        ("schema", KO, 4)
+    ]
+    assert not [f for f in doc["findings"] if f["code"] == "orphan"]
+
+
 def test_a_changed_number_code_span_or_link_in_a_reviewed_translation_is_exit_1(
     project: Callable[..., Path], cli: Callable[..., Any]
 ) -> None:

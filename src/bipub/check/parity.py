@@ -338,6 +338,8 @@ def check_documents(site: Site, content: Content) -> DocumentParity:
         if any(d.lang == default or d.meta.source_lang for d in docs):
             continue
         excluded.add(f"{kind}/{key}:")
+        if any((kind, d.name) in content.failed for d in docs):
+            continue  # its source is there but did not load: its errors say so, it is no orphan
         for doc in docs:
             findings.append(
                 Finding(

@@ -387,12 +387,21 @@ def analyze(
     if problem is not None:
         collector.warning(None, None, "cache-not-saved", problem)
 
+    # the records of a file that did not load are not orphans (its errors are reported)
+    unread = (
+        *(f"{kind}/{name}:" for kind, name in content.failed),
+        *(("cv:",) if content.failed_cv else ()),
+    )
     raw = [
         *_pipeline_findings(collector.items, config.codes, orphan_files),
         *status_problems,
         *docs.findings,
         *ui.findings,
-        *(_with_waiting(f, units, status, glossary, cache) for f in parity.findings),
+        *(
+            _with_waiting(f, units, status, glossary, cache)
+            for f in parity.findings
+            if not (f.code == "orphan" and f.key and f.key.startswith(unread))
+        ),
         *qa_found,
     ]
     raw = [
