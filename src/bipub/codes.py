@@ -117,7 +117,7 @@ _TABLE: tuple[tuple[str, Default, str, str], ...] = (
     ("untranslated", W, "check", "A translation is identical to its source."),
     ("stale", W, "check", "The source changed after the translation was reviewed; the diff shows how."),
     ("draft", W, "check", "A machine draft is waiting for review (`bipub review`)."),
-    ("edited", W, "check", "A machine draft was edited by hand but not yet approved."),
+    ("edited", W, "check", "A reviewed translation was changed after its review: review it again."),
     ("key-collision", W, "check", "Two unit keys are the same after Unicode NFC normalization; rename one."),
     ("ignore", W, "check", "A `bipub-ignore:` marker names an unknown code or has no reason, so it is not applied."),
     # --- review and translate

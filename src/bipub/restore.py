@@ -233,11 +233,13 @@ def _paired(
             fields["translation_file"] = tr.rel
             fields["translation_line"] = t_line
             if t_spans is not None:
-                t_start, t_end, found_line, _ = t_spans[index]
+                t_start, t_end, found_line, t_digest = t_spans[index]
                 fields["_tbody"], fields["_tstart"], fields["_tend"] = tr, t_start, t_end
+                fields["translation_hash"] = t_digest
             else:
                 t_section = tr.sections[index]
                 found_line, fields["translation"] = t_section.line, t_section.text
+                fields["translation_hash"] = t_section.digest
             if found_line != t_line:
                 raise pickle.UnpicklingError(f"{key}: not the translation it was made of")
         unit = new(Unit)

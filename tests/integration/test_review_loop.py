@@ -412,3 +412,45 @@ def test_the_build_counts_machine_drafts_in_the_plural(root: Path, cli: Cli) -> 
     assert result.exit_code == 0, result.stderr
     assert "[en] shown with a notice: 2 machine drafts (posts/" in result.stderr
     assert ", 1 warning → " in result.stderr  # that one warning, in the summary's last line
+
+
+def test_a_reviewed_text_edited_after_its_review_is_edited_everywhere(root: Path, cli: Cli) -> None:
+    """A translation changed by hand after its review: `bipub check` says `edited`, and so do
+    status.json and the side-by-side page (status.json said `reviewed`); the build in a new
+    process after the edit (a restored pairing) says it too, and approving it again makes it
+    reviewed."""
+    assert review(cli, root, "approve", "posts/cache", "--reviewer", "r").exit_code == 0
+    assert cli("-C", str(root), "build", "--only", "json").exit_code == 0
+    en = root / "content/en/posts/cache.md"
+    en.write_text(EN.replace("The second paragraph.", "The second paragraph, edited."), "utf-8")
+
+    def states() -> dict[str, str]:
+        status = json.loads((root / "site/api/en/status.json").read_text(encoding="utf-8"))
+        return {rec["key"]: rec["state"] for rec in status}
+
+    result = cli("-C", str(root), "build", "--only", "json", "--only", "html")
+    assert result.exit_code == 0, result.stderr
+    assert states() == {
+        "posts/cache:title": "reviewed",
+        "posts/cache:body#0": "reviewed",
+        "posts/cache:body#1": "edited",
+    }
+    pages = (root / "site").rglob("*.html")
+    assert any('data-state="edited"' in p.read_text(encoding="utf-8") for p in pages)
+    # another post added: posts/cache is taken as the last build paired it (restore.py)
+    other = root / "content/ko/posts/other.md"
+    other.write_text(KO.replace("캐시 이야기", "다른 글"), encoding="utf-8")
+    result = cli("-v", "-C", str(root), "build", "--only", "json")
+    assert result.exit_code == 0, result.stderr
+    assert "1 of 2 entries paired again" in result.stderr, result.stderr
+    assert states()["posts/cache:body#1"] == "edited"
+    report = json.loads(cli("-C", str(root), "check", "--format", "json").stdout)
+    edited = [f["key"] for f in report["findings"] if f["code"] == "edited"]
+    assert edited == ["posts/cache:body#1"]
+    assert review(cli, root, "approve", "posts/cache:body#1", "--reviewer", "r").exit_code == 0
+    assert cli("-C", str(root), "build", "--only", "json").exit_code == 0
+    assert {k: v for k, v in states().items() if k.startswith("posts/cache:")} == {
+        "posts/cache:title": "reviewed",
+        "posts/cache:body#0": "reviewed",
+        "posts/cache:body#1": "reviewed",
+    }

@@ -273,7 +273,7 @@ def check_units(
                     msg = "the source changed since this was translated (no old text recorded)"
                 result.findings.append(_finding("stale", unit, msg, diff=diff, on_draft=on_draft))
             elif rec.state == "reviewed":
-                if rec.translation_hash and rec.translation_hash != text_hash(unit.translation):
+                if rec.translation_hash and rec.translation_hash != unit.translation_hash:
                     who = f" by {rec.reviewer}" if rec.reviewer else ""
                     when = f" on {rec.reviewed.isoformat()}" if rec.reviewed else ""
                     result.findings.append(

@@ -34,6 +34,13 @@ class Unit:
     def source_hash(self) -> str:
         return text_hash(self.source)
 
+    @cached_property
+    def translation_hash(self) -> str | None:
+        """`text_hash` of the translation (None: not translated), as a review records it; a
+        body unit's is its section's digest, kept with the document."""
+        text = self.translation
+        return text_hash(text) if text is not None else None
+
     @property
     def translated(self) -> bool:
         """`translation is not None`, without slicing the text of a body unit made from where
@@ -146,6 +153,8 @@ def doc_units(
             t.line if t is not None else None,
         )
         vars(unit)["source_hash"] = sec.digest  # text_hash(sec.text), kept with the section
+        if t is not None:
+            vars(unit)["translation_hash"] = t.digest
         units.append(unit)
     return units
 
@@ -191,13 +200,14 @@ def _span_units(
             _end=end,
         )
         if index < count:  # (translated: its text sliced from the translation when read)
-            t_start, t_end, t_line, _ = t_spans[index]
+            t_start, t_end, t_line, t_digest = t_spans[index]
             fields.update(
                 translation_file=tr_rel,
                 translation_line=t_line,
                 _tbody=tr,
                 _tstart=t_start,
                 _tend=t_end,
+                translation_hash=t_digest,
             )
         else:
             fields.update(translation=None, translation_file=None, translation_line=None)

@@ -151,7 +151,7 @@ class StatusApiEntry(BaseModel):
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
     key: str
-    state: str  # missing | untracked | stale | draft | reviewed
+    state: str  # missing | untracked | stale | draft | edited | reviewed
     machine_draft: bool  # the translation is an unreviewed machine draft (posts, pages, CV)
 
 
@@ -233,6 +233,8 @@ def unit_record(unit: Unit, status: StatusFile | None) -> dict[str, Any]:
         state = "untracked"
     elif rec.source_hash != unit.source_hash:
         state = "stale"
+    elif _edited(rec, unit):
+        state = "edited"
     else:
         state = rec.state
     return {
@@ -240,6 +242,15 @@ def unit_record(unit: Unit, status: StatusFile | None) -> dict[str, Any]:
         "state": state,
         "machine_draft": unit.translation is not None and rec is not None and rec.state == "draft",
     }
+
+
+def _edited(rec: StatusRecord, unit: Unit) -> bool:
+    """Whether a reviewed translation changed after its review (`bipub check`: `edited`)."""
+    return (
+        rec.state == "reviewed"
+        and rec.translation_hash is not None
+        and rec.translation_hash != unit.translation_hash
+    )
 
 
 def status_records(site: Site, lang: str) -> list[tuple[str, str]]:
@@ -275,7 +286,12 @@ def status_texts(units: list[Unit], status: StatusFile | None) -> list[str]:
                 state, draft = '"untracked"', "false"
             else:
                 draft = "true" if rec.state == "draft" else "false"
-                state = '"stale"' if rec.source_hash != unit.source_hash else encode(rec.state)
+                if rec.source_hash != unit.source_hash:
+                    state = '"stale"'
+                elif rec.translation_hash is not None and _edited(rec, unit):
+                    state = '"edited"'
+                else:
+                    state = encode(rec.state)
         append(
             f'{{\n    "key": {encode(key)},\n    "state": {state},\n    "machine_draft": {draft}\n  }}'
         )
@@ -304,7 +320,12 @@ def status_texts_of(
                 state, draft = '"untracked"', "false"
             else:
                 draft = "true" if rec.state == "draft" else "false"
-                state = '"stale"' if rec.source_hash != unit.source_hash else encode(rec.state)
+                if rec.source_hash != unit.source_hash:
+                    state = '"stale"'
+                elif rec.translation_hash is not None and _edited(rec, unit):
+                    state = '"edited"'
+                else:
+                    state = encode(rec.state)
         out.append(
             (
                 key,
