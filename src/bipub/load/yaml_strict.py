@@ -139,6 +139,13 @@ def describe_char(char: str) -> str:
     return f"{kind} U+{ord(char):04X}"
 
 
+# the contexts of an error whose cause is where its context starts (a quote or a bracket that
+# is never closed)
+_OPENED = re.compile(
+    r"while scanning a (?:quoted|double-quoted|single-quoted) scalar|while parsing a flow"
+)
+
+
 def _mark_line(mark: Any, text: str, line_offset: int, other_breaks: bool) -> int | None:
     """The file line of a YAML mark. YAML also breaks lines at U+0085, U+2028 and U+2029, so
     its own line count runs ahead of the file's (which only "\n" breaks) when the text holds
@@ -245,6 +252,13 @@ def load_yaml(text: str, rel: str, line_offset: int = 0) -> YamlDoc:
         if "invalid Unicode character escape" in problem:  # libyaml: "\ud800" and the like
             problem = "a \\u escape of a lone surrogate or of no character"
         context = f" ({exc.context})" if exc.context else ""
+        if exc.context_mark is not None and exc.context and _OPENED.search(exc.context):
+            # a quote or bracket left open: named where it opens, not where the parser gave up
+            # (the end of the front matter, for a quote never closed)
+            opened = _mark_line(exc.context_mark, text, line_offset, other_breaks)
+            if opened is not None and opened != line:
+                context = f" ({exc.context} that starts on this line; found on line {line})"
+                line = opened
         raise YamlError([_diag(rel, line, f"invalid YAML: {problem}{context}")]) from None
     except yaml.reader.ReaderError as exc:  # a control character (NUL…) YAML does not allow
         # libyaml counts UTF-8 bytes, the pure-Python reader characters
