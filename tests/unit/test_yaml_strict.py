@@ -55,7 +55,8 @@ def test_lines_are_recorded_per_path() -> None:
         ("a: 1\nb: 2\na: 3\n", "x.yaml:3: duplicate key 'a' (first defined on line 1)"),
         ("a: &x [1]\nb: *x\n", "x.yaml:1: YAML anchors (&x) are not allowed"),
         ("a: !!python/object:os.system x\n", "not allowed"),
-        ("a: [1\n", "x.yaml:2: invalid YAML"),
+        ("a: [1\n", "x.yaml:1: invalid YAML"),  # (where the bracket opens)
+        ('a: 1\nb: "open\nc: 2\n', "x.yaml:2: invalid YAML"),  # (where the quote opens)
         ("a: 1\n---\nb: 2\n", "only one YAML document"),
         ("a: !!int x\n", "'x' is not a valid int"),
         ("[" * 3000, f"nesting deeper than {MAX_DEPTH}"),
