@@ -454,3 +454,18 @@ def test_a_reviewed_text_edited_after_its_review_is_edited_everywhere(root: Path
         "posts/cache:body#0": "reviewed",
         "posts/cache:body#1": "reviewed",
     }
+
+
+def test_a_draft_post_is_not_counted_as_shown_with_a_notice(root: Path, cli: Cli) -> None:
+    """A post marked `draft: true` in its source, with no translation, is built in neither
+    language: the build's summary does not count it as shown untranslated (it said `[en]
+    shown with a notice: 1 untranslated (posts/hidden)`)."""
+    hidden = root / "content/ko/posts/hidden.md"
+    hidden.write_text(KO.replace("date: 2026-01-01", "date: 2026-01-02\ndraft: true"), "utf-8")
+    shown = root / "content/ko/posts/shown.md"
+    shown.write_text(KO.replace("캐시 이야기", "보이는 글"), encoding="utf-8")
+    result = cli("-C", str(root), "build", "--only", "html")
+    assert result.exit_code == 0, result.stderr
+    assert not list((root / "site").rglob("hidden/index.html"))
+    assert "[en] shown with a notice: 1 untranslated (posts/shown)" in result.stderr
+    assert "posts/hidden" not in result.stderr

@@ -275,6 +275,8 @@ def report_fallbacks(site: Site, langs: list[str], collector: Collector) -> None
         for e in site.entries:  # (one pass for the three states: every entry, every build)
             version = e.versions.get(lang)
             if version is not None and version.state in shown:
+                if e.kind == "posts" and version.doc.meta.draft:
+                    continue  # (not shown at all: Site.posts)
                 shown[version.state].append(f"{e.kind}/{e.key}")
         for state, one, many in (
             ("missing", "untranslated", "untranslated"),
