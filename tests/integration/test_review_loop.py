@@ -469,3 +469,28 @@ def test_a_draft_post_is_not_counted_as_shown_with_a_notice(root: Path, cli: Cli
     assert not list((root / "site").rglob("hidden/index.html"))
     assert "[en] shown with a notice: 1 untranslated (posts/shown)" in result.stderr
     assert "posts/hidden" not in result.stderr
+
+
+def test_the_translation_of_a_draft_source_is_not_published(root: Path, cli: Cli) -> None:
+    """A post whose source says `draft: true` is published in no language: `bipub translate`
+    drafts its translation (it may be reviewed ahead of publication), and the build left the
+    Korean out but published that machine draft in English — page, listing, posts.json,
+    sitemap, feed and llms.txt. Set `draft: false` in the source and it is published in both."""
+    (root / "content/en/posts/cache.md").unlink()
+    secret = root / "content/ko/posts/secret.md"
+    secret.write_text(KO.replace("date: 2026-01-01", "date: 2026-01-02\ndraft: true"), "utf-8")
+    assert draft(root, "en", FakeEngine()).drafted >= 2
+    assert (root / "content/en/posts/secret.md").is_file()
+    result = cli("-C", str(root), "build", "--only", "html", "--only", "json", "--only", "feeds")
+    assert result.exit_code == 0, result.stderr
+    site = root / "site"
+    assert not list(site.rglob("secret")), list(site.rglob("secret"))
+    for rel in ("en/index.html", "en/blog/index.html", "api/en/posts.json", "sitemap.xml"):
+        assert "secret" not in (site / rel).read_text(encoding="utf-8"), rel
+    assert all("secret" not in p.read_text("utf-8") for p in site.rglob("feed.*"))
+    secret.write_text(KO.replace("date: 2026-01-01", "date: 2026-01-02\ndraft: false"), "utf-8")
+    result = cli("-C", str(root), "build", "--only", "html", "--only", "json")
+    assert result.exit_code == 0, result.stderr
+    assert (site / "en/blog/secret/index.html").is_file()
+    assert (site / "ko/blog/secret/index.html").is_file()
+    assert "secret" in (site / "api/en/posts.json").read_text(encoding="utf-8")

@@ -59,8 +59,9 @@ def test_series_are_named_by_the_source_in_the_languages_that_list_the_posts(
     tmp_path: Path,
 ) -> None:
     """collect_series looks for the posts naming a series once, in the sources: a translation
-    naming one joins none; a post its translation's language does not list (a draft there) is
-    in that language's series only where it is listed (a draft elsewhere)."""
+    naming one joins none; a post a translation holds back (a draft there) is in the series of
+    the languages that list it; a post whose source is a draft is listed in none, whatever its
+    translation says (`draft: false` there draws a shared-differs warning)."""
     root = tmp_path / "p"
     shutil.copytree(PROJECTS / "minimal", root)
     ko, en = root / "content" / "ko" / "posts", root / "content" / "en" / "posts"
@@ -75,16 +76,27 @@ def test_series_are_named_by_the_source_in_the_languages_that_list_the_posts(
     post(ko, "s3", "title: 셋\ndate: 2026-04-03\n")
     post(en, "s3", "title: Three\nseries: New series\n")  # (the source names none)
     post(ko, "s4", "title: 넷\ndate: 2026-04-04\ndraft: true\nseries: 새 연재\n")
-    post(en, "s4", "title: Four\ndraft: false\n")  # (listed in en only)
+    post(en, "s4", "title: Four\ndraft: false\n")  # (listed in neither: its source is a draft)
     collector = Collector()
     project = Project(root)
     config, content = load(project, collector, None)
     site = pair(project, config, content, collector)
     assert not collector.errors, collector.errors
+    said = [d for d in collector.items if d.code == "shared-differs"]
+    assert [(d.file, d.message) for d in said] == [
+        (
+            "content/en/posts/s4.md",
+            "draft: False here but true in content/ko/posts/s4.md: a post whose source is a "
+            "draft is published in no language",
+        )
+    ]
     ko_series = {s.name: [e.key for e in s.entries] for s in site.series["ko"].values()}
     en_series = {s.name: [e.key for e in s.entries] for s in site.series["en"].values()}
     assert ko_series["새 연재"] == ["s2", "s1"]
-    assert en_series["New series"] == ["s4", "s1"]  # (s2 is a draft in en: not listed there)
+    assert en_series["New series"] == ["s1"]  # (s2 is a draft in en, s4's source a draft)
+    assert {"s2", "s4"}.isdisjoint(e.key for e in site.posts("en"))
+    assert {"s1", "s3"} <= {e.key for e in site.posts("en")}
+    assert "s4" not in {e.key for e in site.posts("ko")}
     assert all("s3" not in keys for keys in [*ko_series.values(), *en_series.values()])
     assert site.series_by_entry[("en", "s1")].name == "New series"
     assert ("en", "s3") not in site.series_by_entry

@@ -96,8 +96,7 @@ CARRY_AT_MOST = 256
 
 def _shown(entry: Entry, lang: str) -> bool:
     """Whether `entry` is among the posts `lang` lists (pair/model.py `Site.posts`)."""
-    version = entry.versions.get(lang)
-    return entry.kind == "posts" and version is not None and not version.doc.meta.draft
+    return entry.kind == "posts" and entry.shown_in(lang)
 
 
 @dataclass

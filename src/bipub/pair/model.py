@@ -68,6 +68,18 @@ class Entry:
     def source(self) -> Document:
         return self.docs[self.source_lang]
 
+    def shown_in(self, lang: str) -> bool:
+        """Whether a post is published in `lang`: it has a version there, and neither that
+        version's document nor its source is a draft (`draft: true` in the source keeps the
+        post out of every language, a translation's own keeps it out of that one; a source
+        draft's translation, a machine draft say, was published alone before)."""
+        version = self.versions.get(lang)
+        return (
+            version is not None
+            and not version.doc.meta.draft
+            and not self.docs[self.source_lang].meta.draft
+        )
+
     @property
     def published_at(self) -> dt.date:
         """When the post was published, as exactly as its front matter says (feeds)."""
@@ -137,11 +149,7 @@ class Site:
         """Posts shown in a language, newest first (drafts excluded). Do not mutate the list."""
         cached = self._posts.get(lang)
         if cached is None:
-            out = [
-                e
-                for e in self.entries
-                if e.kind == "posts" and lang in e.versions and not e.versions[lang].doc.meta.draft
-            ]
+            out = [e for e in self.entries if e.kind == "posts" and e.shown_in(lang)]
             cached = sorted(out, key=post_order_key, reverse=True)
             self._posts[lang] = cached
         return cached
@@ -275,7 +283,7 @@ def report_fallbacks(site: Site, langs: list[str], collector: Collector) -> None
         for e in site.entries:  # (one pass for the three states: every entry, every build)
             version = e.versions.get(lang)
             if version is not None and version.state in shown:
-                if e.kind == "posts" and version.doc.meta.draft:
+                if e.kind == "posts" and not e.shown_in(lang):
                     continue  # (not shown at all: Site.posts)
                 shown[version.state].append(f"{e.kind}/{e.key}")
         for state, one, many in (

@@ -481,7 +481,17 @@ def _pair_group(
             if fname not in written:
                 continue
             tv, sv = getattr(doc.meta, fname), getattr(src.meta, fname)
-            if tv != sv:
+            if fname == "draft" and tv != sv:
+                if sv:  # (a translation may hold itself back; it cannot publish a source draft)
+                    collector.warning(
+                        doc.rel,
+                        doc.line_of(fname),
+                        "shared-differs",
+                        f"draft: {_shown(tv)} here but true in {src.rel}: a post whose source "
+                        "is a draft is published in no language",
+                        key=fname,
+                    )
+            elif tv != sv:
                 collector.warning(
                     doc.rel,
                     doc.line_of(fname),

@@ -88,7 +88,7 @@ _UNTRACKED = SectionState("untracked", False)  # (frozen: one of each is shared)
 def shows_own(entry: Entry, lang: str) -> bool:
     """The post is shown in `lang` in its own text (not a fallback) and is not a draft."""
     version = entry.versions.get(lang)
-    return version is not None and not version.is_fallback and not version.doc.meta.draft
+    return version is not None and not version.is_fallback and entry.shown_in(lang)
 
 
 def partner(site: Site, entry: Entry, lang: str) -> str | None:

@@ -198,7 +198,7 @@ class PageViews:
     def series_context(self, lang: str, series: Series) -> dict[str, Any]:
         """A series page's: the series and its members' cards (and its feeds: issue 19)."""
         posts = [self._card(e, lang) for e in series.entries]
-        shown = any(not e.versions[lang].doc.meta.draft for e in series.entries)
+        shown = any(e.shown_in(lang) for e in series.entries)
         feeds = self.feed_links(urls.series(lang, series.slug)) if shown else []
         return {"series": series, "posts": posts, "feeds": feeds}
 

@@ -82,7 +82,7 @@ def wants_pdf(site: Site, entry: Entry, lang: str) -> bool:
     if not (flag if flag is not None else site.config.pdf.posts):  # (most posts: asked first)
         return False
     version = entry.versions.get(lang)
-    return version is not None and not version.is_fallback and not version.doc.meta.draft
+    return version is not None and not version.is_fallback and entry.shown_in(lang)
 
 
 def post_pdf_path(lang: str, slug: str) -> str:
