@@ -494,3 +494,21 @@ def test_the_translation_of_a_draft_source_is_not_published(root: Path, cli: Cli
     assert (site / "en/blog/secret/index.html").is_file()
     assert (site / "ko/blog/secret/index.html").is_file()
     assert "secret" in (site / "api/en/posts.json").read_text(encoding="utf-8")
+
+
+def test_a_draft_page_is_not_published(root: Path, cli: Cli) -> None:
+    """A page that says `draft: true` is published in no language (it was published in both,
+    whatever its `draft` said), and is not counted as shown with a notice."""
+    page = root / "content/ko/pages/later.md"
+    page.parent.mkdir(parents=True)
+    page.write_text("---\ntitle: 나중에\nsource_lang: ko\ndraft: true\n---\n\n아직.\n", "utf-8")
+    result = cli("-C", str(root), "build", "--only", "html")
+    assert result.exit_code == 0, result.stderr
+    assert not list((root / "site").rglob("later")), list((root / "site").rglob("later"))
+    assert "pages/later" not in result.stderr
+    page.write_text("---\ntitle: 나중에\nsource_lang: ko\n---\n\n아직.\n", encoding="utf-8")
+    result = cli("-C", str(root), "build", "--only", "html")
+    assert result.exit_code == 0, result.stderr
+    assert (root / "site/ko/later/index.html").is_file()
+    assert (root / "site/en/later/index.html").is_file()  # (the original, with a notice)
+    assert "1 untranslated (pages/later)" in result.stderr

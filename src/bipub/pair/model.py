@@ -69,10 +69,11 @@ class Entry:
         return self.docs[self.source_lang]
 
     def shown_in(self, lang: str) -> bool:
-        """Whether a post is published in `lang`: it has a version there, and neither that
-        version's document nor its source is a draft (`draft: true` in the source keeps the
-        post out of every language, a translation's own keeps it out of that one; a source
-        draft's translation, a machine draft say, was published alone before)."""
+        """Whether a post or page is published in `lang`: it has a version there, and neither
+        that version's document nor its source is a draft (`draft: true` in the source keeps it
+        out of every language, a translation's own keeps it out of that one; a source draft's
+        translation, a machine draft say, was published alone before, and a page was
+        published whatever its `draft` said)."""
         version = self.versions.get(lang)
         return (
             version is not None
@@ -155,7 +156,8 @@ class Site:
         return cached
 
     def pages(self, lang: str) -> list[Entry]:
-        return [e for e in self.entries if e.kind == "pages" and lang in e.versions]
+        """Pages shown in a language (drafts excluded: `Entry.shown_in`)."""
+        return [e for e in self.entries if e.kind == "pages" and e.shown_in(lang)]
 
 
 def tags_of(entry: Entry, lang: str) -> list[str]:
@@ -283,8 +285,8 @@ def report_fallbacks(site: Site, langs: list[str], collector: Collector) -> None
         for e in site.entries:  # (one pass for the three states: every entry, every build)
             version = e.versions.get(lang)
             if version is not None and version.state in shown:
-                if e.kind == "posts" and not e.shown_in(lang):
-                    continue  # (not shown at all: Site.posts)
+                if not e.shown_in(lang):
+                    continue  # (not shown at all: Site.posts, Site.pages)
                 shown[version.state].append(f"{e.kind}/{e.key}")
         for state, one, many in (
             ("missing", "untranslated", "untranslated"),
