@@ -485,7 +485,8 @@ def test_the_translation_of_a_draft_source_is_not_published(root: Path, cli: Cli
     assert result.exit_code == 0, result.stderr
     site = root / "site"
     assert not list(site.rglob("secret")), list(site.rglob("secret"))
-    for rel in ("en/index.html", "en/blog/index.html", "api/en/posts.json", "sitemap.xml"):
+    shown = ("en/index.html", "en/blog/index.html", "api/en/posts.json", "sitemap.xml")
+    for rel in (*shown, "api/en/status.json", "api/ko/status.json"):  # (not even its keys)
         assert "secret" not in (site / rel).read_text(encoding="utf-8"), rel
     assert all("secret" not in p.read_text("utf-8") for p in site.rglob("feed.*"))
     secret.write_text(KO.replace("date: 2026-01-01", "date: 2026-01-02\ndraft: false"), "utf-8")
@@ -494,6 +495,7 @@ def test_the_translation_of_a_draft_source_is_not_published(root: Path, cli: Cli
     assert (site / "en/blog/secret/index.html").is_file()
     assert (site / "ko/blog/secret/index.html").is_file()
     assert "secret" in (site / "api/en/posts.json").read_text(encoding="utf-8")
+    assert "posts/secret:title" in (site / "api/en/status.json").read_text(encoding="utf-8")
 
 
 def test_a_draft_page_is_not_published(root: Path, cli: Cli) -> None:

@@ -220,8 +220,33 @@ def unit_states(site: Site, lang: str) -> list[dict[str, Any]]:
 
 
 def status_units(site: Site, lang: str) -> list[Unit]:
-    """The units status.json of `lang` lists, in its order (by key)."""
-    return sorted([u for u in site.units if u.target_lang == lang], key=attrgetter("key"))
+    """The units status.json of `lang` lists, in its order (by key): not those of a draft
+    there (`drafts`)."""
+    hidden = drafts(site, [lang])[lang]
+    return sorted(
+        [u for u in site.units if u.target_lang == lang and not _of(u, hidden)],
+        key=attrgetter("key"),
+    )
+
+
+def drafts(site: Site, langs: Iterable[str]) -> dict[str, frozenset[str]]:
+    """By language, the entries (`kind/key`) a draft there: not published, so status.json
+    does not name their units either (it listed them: the key of every unpublished post)."""
+    out: dict[str, frozenset[str]] = {}
+    for lang in langs:
+        hidden = []
+        for e in site.entries:
+            version = e.versions.get(lang)
+            if e.source.meta.draft or (version is not None and version.doc.meta.draft):
+                hidden.append(f"{e.kind}/{e.key}")
+        out[lang] = frozenset(hidden)
+    return out
+
+
+def _of(unit: Unit, entries: frozenset[str]) -> bool:
+    """Whether `unit` is a unit of one of `entries` (`kind/key`: its key's part before the
+    field's name)."""
+    return bool(entries) and unit.key.rpartition(":")[0] in entries
 
 
 def unit_record(unit: Unit, status: StatusFile | None) -> dict[str, Any]:
@@ -299,19 +324,26 @@ def status_texts(units: list[Unit], status: StatusFile | None) -> list[str]:
 
 
 def status_texts_of(
-    units: Iterable[Unit], status: Mapping[str, StatusFile], langs: Iterable[str]
+    units: Iterable[Unit],
+    status: Mapping[str, StatusFile],
+    langs: Iterable[str],
+    hidden: Mapping[str, frozenset[str]] | None = None,
 ) -> dict[str, list[str]]:
     """`status_texts` of each of `langs`' `status_units`, by language, in one pass over the
     site's units (each unit looked at once: ~30,000 units of a big site, made again at every
-    build), sorted by key as `status_units` sorts them (tests/unit/test_status_text.py)."""
+    build), sorted by key as `status_units` sorts them (tests/unit/test_status_text.py);
+    `hidden`: by language, the entries whose units are left out (`drafts`)."""
     found: dict[str, list[tuple[str, str]]] = {lang: [] for lang in langs}
     records = {lang: status[lang].records if lang in status else {} for lang in found}
+    left_out = {lang: names for lang, names in (hidden or {}).items() if names}
     encode = _encode_str
     for unit in units:
         out = found.get(unit.target_lang)
         if out is None:
             continue
         key = unit.key
+        if left_out and (drafted := left_out.get(unit.target_lang)) and _of(unit, drafted):
+            continue
         if not unit.translated:  # (as status_texts)
             state, draft = '"missing"', "false"
         else:

@@ -213,7 +213,8 @@ class JsonApi:
     def render(self, job: RenderJob, tree: OutputTree) -> None:
         site, url = job.site, job.url
         # (each record made again, in one pass over the units: as cheap as a key to keep it by)
-        statuses = json_api.status_texts_of(site.units, site.status, job.langs)
+        hidden = json_api.drafts(site, job.langs)  # (a draft's units are not named)
+        statuses = json_api.status_texts_of(site.units, site.status, job.langs, hidden)
         for lang in job.langs:
             cv = json_api.cv_json(site, lang)
             if cv is not None:
