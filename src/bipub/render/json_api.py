@@ -234,11 +234,15 @@ def drafts(site: Site, langs: Iterable[str]) -> dict[str, frozenset[str]]:
     does not name their units either (it listed them: the key of every unpublished post)."""
     out: dict[str, frozenset[str]] = {}
     for lang in langs:
-        hidden = []
-        for e in site.entries:
-            version = e.versions.get(lang)
-            if e.source.meta.draft or (version is not None and version.doc.meta.draft):
-                hidden.append(f"{e.kind}/{e.key}")
+        # (what is shown, as the listings have it: Site.posts is kept; an entry's documents'
+        # front matter is not looked at again, only an omitted translation's source's)
+        shown = {id(e) for e in site.posts(lang)}
+        shown.update(id(e) for e in site.pages(lang))
+        hidden = [
+            f"{e.kind}/{e.key}"
+            for e in site.entries
+            if id(e) not in shown and (lang in e.versions or e.source.meta.draft)
+        ]
         out[lang] = frozenset(hidden)
     return out
 
