@@ -337,7 +337,10 @@ def _report_rejected(ui: Ui, decision: Any, written: list[str]) -> None:
 @click.option("--lang", "langs", multiple=True, help="Only this language's status file.")
 @click.pass_obj
 def prune_cmd(ui: Ui, langs: tuple[str, ...]) -> None:
-    """Remove status records whose source unit is gone."""
+    """Remove status records whose source unit is gone.
+
+    Refused, naming the errors, while a content file does not load or pair: its records
+    would look orphaned (exit status 1, nothing written)."""
     from bipub.check import review as rv
 
     analysis = _analyze(ui)
