@@ -282,6 +282,17 @@ def _edited(rec: StatusRecord, unit: Unit) -> bool:
     )
 
 
+def _recorded(rec: StatusRecord, unit: Unit) -> tuple[str, str]:
+    """The state (as JSON) and `machine_draft` of a translated unit with a record, as
+    `unit_record` says them (`status_texts`, `status_texts_of`)."""
+    draft = "true" if rec.state == "draft" else "false"
+    if rec.source_hash != unit.source_hash:
+        return '"stale"', draft
+    if rec.translation_hash is not None and _edited(rec, unit):
+        return '"edited"', draft
+    return _encode_str(rec.state), draft
+
+
 def status_records(site: Site, lang: str) -> list[tuple[str, str]]:
     """status.json as (unit key, record text) pairs in file order (`status_json` joins them)."""
     return [(record["key"], status_text(record)) for record in unit_states(site, lang)]
@@ -314,13 +325,7 @@ def status_texts(units: list[Unit], status: StatusFile | None) -> list[str]:
             if rec is None:
                 state, draft = '"untracked"', "false"
             else:
-                draft = "true" if rec.state == "draft" else "false"
-                if rec.source_hash != unit.source_hash:
-                    state = '"stale"'
-                elif rec.translation_hash is not None and _edited(rec, unit):
-                    state = '"edited"'
-                else:
-                    state = encode(rec.state)
+                state, draft = _recorded(rec, unit)
         append(
             f'{{\n    "key": {encode(key)},\n    "state": {state},\n    "machine_draft": {draft}\n  }}'
         )
@@ -355,13 +360,7 @@ def status_texts_of(
             if rec is None:
                 state, draft = '"untracked"', "false"
             else:
-                draft = "true" if rec.state == "draft" else "false"
-                if rec.source_hash != unit.source_hash:
-                    state = '"stale"'
-                elif rec.translation_hash is not None and _edited(rec, unit):
-                    state = '"edited"'
-                else:
-                    state = encode(rec.state)
+                state, draft = _recorded(rec, unit)
         out.append(
             (
                 key,
