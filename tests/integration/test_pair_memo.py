@@ -11,6 +11,8 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from bipub.diagnostics import Collector
 from bipub.load.sections import text_hash
 from bipub.pair.site import PairMemo, Site
@@ -99,27 +101,27 @@ def test_the_memo_pairs_again_what_an_edit_touched(tmp_path: Path) -> None:
         assert len(got.entries) - memo.reused == again, what
 
 
-def test_a_translation_writing_a_shared_field_otherwise_is_told(tmp_path: Path) -> None:
-    """`shared-differs`: only for a field the translation writes, and writes otherwise."""
+@pytest.mark.parametrize(
+    ("written", "told"),
+    [
+        # only for a field the translation writes, and writes otherwise
+        (
+            "date: 2026-05-01\ndraft: false\n",
+            "date: 2026-05-01 here but 2026-04-07 in content/ko/posts/alpha.md",
+        ),
+        # a field the source does not set is said `not set` (the message said `None`)
+        ("slug: alpha-en\n", "slug: alpha-en here but not set in content/ko/posts/alpha.md"),
+    ],
+)
+def test_a_translation_writing_a_shared_field_otherwise_is_told(
+    tmp_path: Path, written: str, told: str
+) -> None:
+    """`shared-differs`: where a translation writes a shared field otherwise than its source."""
     root = tmp_path / "p"
     shutil.copytree(PROJECTS / "minimal", root)
-    _edit(root, "content/en/posts/alpha.md", "series:", "date: 2026-05-01\ndraft: false\nseries:")
+    _edit(root, "content/en/posts/alpha.md", "series:", f"{written}series:")
     _, said = _pair(root, None)
     differs = [s for s in said if ":shared-differs:" in s]
     assert differs == [
-        "content/en/posts/alpha.md:4:shared-differs:date: 2026-05-01 here but 2026-04-07 in "
-        "content/ko/posts/alpha.md; shared fields come from the source"
-    ]
-
-
-def test_a_shared_field_the_source_does_not_set_is_said_not_set(tmp_path: Path) -> None:
-    """A translation's `slug` where the source has none: the message said `None`."""
-    root = tmp_path / "p"
-    shutil.copytree(PROJECTS / "minimal", root)
-    _edit(root, "content/en/posts/alpha.md", "series:", "slug: alpha-en\nseries:")
-    _, said = _pair(root, None)
-    differs = [s for s in said if ":shared-differs:" in s]
-    assert differs == [
-        "content/en/posts/alpha.md:4:shared-differs:slug: alpha-en here but not set in "
-        "content/ko/posts/alpha.md; shared fields come from the source"
+        f"content/en/posts/alpha.md:4:shared-differs:{told}; shared fields come from the source"
     ]
