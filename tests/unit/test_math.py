@@ -60,6 +60,26 @@ def test_pdf_html_gets_svg_instead_of_mathml() -> None:
     assert for_print("<p>no math</p>") == "<p>no math</p>"
 
 
+def test_formulas_sharing_a_glyph_define_each_id_once_in_a_pdf(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """ziamath names a glyph's <symbol> after the glyph: two formulas with a `+` both defined
+    `STIXTwoMathRegular_1196`, and WeasyPrint warned "Anchor defined twice" once per shared
+    glyph (a post PDF with math failed `bipub build --strict`)."""
+    weasyprint = pytest.importorskip("weasyprint")
+    html = render_markdown("$a + b$ and $b + c$ and $a + b$\n\n$$\na + b\n$$\n").html
+    pieces = [for_print(html), for_print(html, "ko1.")]  # (two pieces of one bilingual PDF)
+    ids = re.findall(r'(?<![\w:-])id="([^"]+)"', "".join(pieces))
+    assert ids and len(ids) == len(set(ids)), ids
+    for svg in re.findall(r"<svg.*?</svg>", pieces[0], re.S):  # each <use> names its own symbol
+        own = set(re.findall(r'(?<![\w:-])id="([^"]+)"', svg))
+        assert set(re.findall(r'href="#([^"]+)"', svg)) <= own
+    caplog.set_level("WARNING", logger="weasyprint")
+    page = f'<html lang="en"><body>{"".join(pieces)}</body></html>'
+    weasyprint.HTML(string=page).write_pdf()
+    assert not [r for r in caplog.records if "Anchor defined twice" in r.getMessage()]
+
+
 @pytest.mark.parametrize("path", DEMO_MATH, ids=lambda p: p.parent.parent.name)
 def test_deepl_never_sees_a_formula(path: Path) -> None:
     body = path.read_text(encoding="utf-8").split("---\n", 2)[2]

@@ -79,9 +79,22 @@ def _svg(mathml: str) -> str:
     return re.sub(r"^<\?xml[^>]*>\s*", "", str(svg))
 
 
-def for_print(html: str) -> str:
+_SVG_ID = re.compile(r'((?<![\w:-])id="|href="#)')
+
+
+def for_print(html: str, scope: str = "") -> str:
     """The page's HTML with each <math> element replaced by an SVG drawing of it (for
-    WeasyPrint, which draws SVG but not MathML)."""
+    WeasyPrint, which draws SVG but not MathML). ziamath names each glyph's <symbol> after the
+    glyph (`STIXTwoMathRegular_1196`), so two formulas that share a glyph would define the same
+    id twice in the page (WeasyPrint: "Anchor defined twice", a warning per glyph, an error
+    under --strict): each formula's ids get its own prefix (`m2-STIXTwoMathRegular_1196`), with
+    `scope` in it where one document is made of several such pieces of HTML."""
     if "<math" not in html:
         return html
-    return _MATH.sub(lambda m: f'<span class="math-svg">{_svg(m.group())}</span>', html)
+    count = iter(range(1, 1 << 30))
+
+    def drawing(m: re.Match[str]) -> str:
+        svg = _SVG_ID.sub(rf"\1m{scope}{next(count)}-", _svg(m.group()))
+        return f'<span class="math-svg">{svg}</span>'
+
+    return _MATH.sub(drawing, html)

@@ -61,11 +61,12 @@ THEME_STATIC = Path(__file__).resolve().parent.parent.parent / "theme" / "static
 _BACKREF = re.compile(r'(<a [^>]*class="footnote-backref"[^>]*>)\u21a9\ufe0e?(</a>)')
 
 
-def for_print(html: str) -> str:
-    """A body's HTML as the PDFs draw it: formulas as SVG (render/mathml.py), and a footnote's
+def for_print(html: str, scope: str = "") -> str:
+    """A body's HTML as the PDFs draw it: formulas as SVG (render/mathml.py; `scope`: what
+    tells this piece's formulas from the other pieces' of the same PDF), and a footnote's
     way back as ↑ (markdown-it writes ↩︎, U+21A9, which no CJK font has: the PDF would show a
     box, and the font check stops the build)."""
-    return _BACKREF.sub(r"\1↑\2", math_for_print(html))
+    return _BACKREF.sub(r"\1↑\2", math_for_print(html, scope))
 
 
 def _font_css(fonts: Fonts) -> Markup:
@@ -385,8 +386,11 @@ def prepare_pdfs(
                     description=doc.meta.description or "",
                     href=own,
                     source=code == entry.source_lang,
-                    parts=[Markup(for_print(rebase(p, own))) for p in parts],  # noqa: S704
-                    notes=Markup(for_print(rebase(notes, own))),  # noqa: S704 - markdown-it
+                    parts=[
+                        Markup(for_print(rebase(p, own), f"{code}{i}."))  # noqa: S704
+                        for i, p in enumerate(parts)
+                    ],
+                    notes=Markup(for_print(rebase(notes, own), f"{code}n.")),  # noqa: S704
                 )
             )
         rows = [
