@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from bipub.diagnostics import Severity
-from bipub.render.pdf.log import classify
+from bipub.render.pdf.log import classify, ignorable
 
 weasyprint = pytest.importorskip("weasyprint")
 
@@ -158,3 +158,29 @@ def test_slow_font_subsetting_is_a_warning(
     produced = [m for m in log.messages if "fontTools" in m]
     assert produced, log.messages
     assert {classify(m) for m in produced} == {(Severity.WARNING, "pdf-subsetting")}
+
+
+# An inline SVG's own style (each Mermaid diagram writes dozens: `style="stroke-width: 2"`)
+SVG_STYLED = (
+    '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40">'
+    '<rect x="5" y="5" width="30" height="30" style="stroke: none; stroke-width: 2; '
+    'stroke-dasharray: 1, 0; fill: red"/></svg>'
+)
+
+
+def test_an_inline_svgs_own_properties_are_not_said(tmp_path: Path, log: _Capture) -> None:
+    """WeasyPrint's HTML cascade calls SVG's properties unknown ("Ignored `stroke-width: 2` at
+    1:1, unknown property.") although its SVG renderer applies them: a post PDF with a Mermaid
+    diagram said 7 such warnings, and `bipub build --strict` failed on them."""
+    from bipub.render.pdf.engine import render_job
+    from bipub.render.pdf.jobs import PdfJob
+
+    render(tmp_path, SVG_STYLED)
+    produced = [m for m in log.messages if "unknown property" in m]
+    assert {m.split("`")[1].split(":")[0] for m in produced} >= {"stroke", "stroke-width"}
+    assert all(ignorable(m) for m in produced), produced
+    assert not ignorable("Ignored `colour: red` at 1:5, unknown property.")  # (not SVG's)
+    assert not ignorable("Ignored `stroke-width: huge` at 1:1, invalid value.")
+    html = f'<html lang="en"><head><title>t</title></head><body>{SVG_STYLED}</body></html>'
+    result = render_job(PdfJob("svg.pdf", html, tmp_path.as_uri() + "/", (str(tmp_path),)))
+    assert result.data is not None and result.diagnostics == (), result.diagnostics

@@ -17,7 +17,7 @@ from bipub.diagnostics import Diagnostic, Severity
 from bipub.render.pdf.breaks import WORD_JOINER
 from bipub.render.pdf.fetch import ATTACHMENT, BlockedURL, check_url, decode_data_url
 from bipub.render.pdf.jobs import PdfJob, PdfResult, job_diagnostic
-from bipub.render.pdf.log import SUBSETTING_MESSAGE, classify
+from bipub.render.pdf.log import SUBSETTING_MESSAGE, classify, ignorable
 from bipub.render.templates import BLOCKED_URL
 
 LINK_SCHEMES = ("http:", "https:", "mailto:", "tel:")
@@ -145,7 +145,7 @@ def render_job(job: PdfJob) -> PdfResult:
     seen: set[str] = set()
     for record in capture.records:
         message = record.getMessage()
-        if message in seen or any(url in message for url, _ in blocked):
+        if message in seen or ignorable(message) or any(url in message for url, _ in blocked):
             continue
         seen.add(message)
         severity, code = classify(message)

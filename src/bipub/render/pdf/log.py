@@ -8,7 +8,8 @@ fails that test instead of turning an error into a silent warning.
 Errors: a .notdef glyph (a box instead of a character), a failed fetch, an invalid value of a
 property that changes the layout or text (size, font-family, white-space, word-break…), an
 unknown rendering option. Warnings: everything else, and missing HarfBuzz subsetting (the
-silent ~20 s fontTools path; an error under --strict).
+silent ~20 s fontTools path; an error under --strict). Not said at all: an SVG property that the
+HTML cascade calls unknown (`ignorable`), which the SVG renderer applies.
 """
 
 from __future__ import annotations
@@ -45,12 +46,54 @@ MATTERS = frozenset(
     }
 )
 _IGNORED = re.compile(r"^Ignored `(?P<prop>[\w-]+):")
+# SVG's own properties, which WeasyPrint's HTML cascade does not know: an inline SVG's
+# `style="stroke-width: 2"` (every Mermaid diagram has dozens) logs "Ignored `stroke-width: 2`
+# at 1:1, unknown property." although its SVG renderer reads that style and draws it.
+SVG_ONLY = frozenset(
+    {
+        "stroke",
+        "stroke-width",
+        "stroke-dasharray",
+        "stroke-dashoffset",
+        "stroke-linecap",
+        "stroke-linejoin",
+        "stroke-miterlimit",
+        "stroke-opacity",
+        "fill",
+        "fill-opacity",
+        "fill-rule",
+        "marker",
+        "marker-start",
+        "marker-mid",
+        "marker-end",
+        "stop-color",
+        "stop-opacity",
+        "text-anchor",
+        "dominant-baseline",
+        "alignment-baseline",
+        "paint-order",
+        "vector-effect",
+        "clip-rule",
+        "shape-rendering",
+    }
+)
 _FETCH_FAILED = re.compile(
     r"^(Failed to (load|render)|Font-face .* cannot be loaded|Missing href|"
     r"Relative URI reference without a base URI)"
 )
 _WRONG = re.compile(r"^(Unknown (PDF|rendering) option|Missing required \"lang\")")
 _SLOW_SUBSET = "instead of HarfBuzz-Subset"
+
+
+def ignorable(message: str) -> bool:
+    """An "unknown property" message about one of SVG's own properties (SVG_ONLY): nothing
+    the HTML would do with it is lost, and the SVG renderer applies it, so it is not said."""
+    m = _IGNORED.match(message)
+    return (
+        m is not None
+        and m.group("prop").lower() in SVG_ONLY
+        and message.rstrip(".").endswith("unknown property")
+    )
 
 
 def classify(message: str) -> tuple[Severity, str]:
