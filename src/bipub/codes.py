@@ -101,6 +101,7 @@ _TABLE: tuple[tuple[str, Default, str, str], ...] = (
     ("pdf-fetch", E, "pdf", "The PDF refers to a resource bipub does not load (network, outside the project, attachment)."),
     ("pdf-link", E, "pdf", "A PDF links to something other than an http(s), mailto: or tel: URL (site pages are linked under base_url)."),
     ("pdf-css", E, "pdf", "WeasyPrint ignored a CSS property the PDF layout depends on."),
+    ("pdf-overflow", W, "pdf", "A table in a PDF is wider than the page: what passes its right edge is cut off."),
     ("pdf-weasyprint", W, "pdf", "WeasyPrint reported a problem (an error when bipub called it wrongly); the message says which."),
     ("pdf-bound", E, "pdf", "PDF rendering exceeded its time or memory bound and was stopped."),
     ("short-cv-overflow", W, "pdf", "The short CV PDF has more pages than its budget (bipub.yaml pdf.short.pages, 2 by default)."),

@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 from bipub.diagnostics import Diagnostic, Severity
+from bipub.render.pdf import overflow
 from bipub.render.pdf.breaks import WORD_JOINER
 from bipub.render.pdf.fetch import ATTACHMENT, BlockedURL, check_url, decode_data_url
 from bipub.render.pdf.jobs import PdfJob, PdfResult, job_diagnostic
@@ -125,6 +126,20 @@ def render_job(job: PdfJob) -> PdfResult:
                     bad_links.append(target_url)
         data = document.write_pdf(**options)
         pages = len(document.pages)
+        if overflow.verified(weasyprint.__version__):
+            for said in overflow.overflowing_tables(document):
+                diagnostics.append(job_diagnostic(job, "pdf-overflow", said, Severity.WARNING))
+        elif "<table" in job.html:
+            diagnostics.append(
+                job_diagnostic(
+                    job,
+                    "pdf-overflow",
+                    f"tables wider than the page are not looked for with WeasyPrint "
+                    f"{weasyprint.__version__} (bipub reads its layout as of "
+                    f"{', '.join(overflow.VERIFIED)}): check the tables of this PDF by eye",
+                    Severity.WARNING,
+                )
+            )
     except FatalURLFetchingError as exc:
         diagnostics.append(job_diagnostic(job, "pdf-fetch", f"rendering stopped: {exc}"))
     finally:
