@@ -548,6 +548,46 @@ def test_a_5_mb_single_paragraph_post_builds_or_fails_cleanly(make_project) -> N
         assert not (project / "site").exists()
 
 
+DYING_WORKERS = """
+import os, sys
+from bipub.diagnostics import DiagnosticError
+from bipub.render.pdf import pool
+from bipub.render.pdf.jobs import PdfJob
+
+def die(job, megabytes):
+    os._exit(3)  # (as a worker killed under its bound, or crashed in Pango)
+
+pool._bounded_job = die  # (inherited by the workers: they fork from here)
+head = '<html lang="ko"><head><title>t</title></head><body>'
+big = head + "<p>" + "가나다라 " * 400_000 + "</p></body></html>"  # (~5 MB: more than a pipe holds)
+jobs = [PdfJob(f"{i}.pdf", big, "file:///", ("/",)) for i in range(6)]
+try:
+    pool._run_bounded(jobs, 2, 60.0, 100)
+except DiagnosticError as exc:
+    print(exc.diagnostics[0].message)
+    sys.exit(1)
+"""
+
+
+def test_a_batch_whose_workers_die_ends(tmp_path: Path) -> None:
+    """Workers that die while the pool still has jobs of several MB to send them: the build
+    ended with its error 4 times in 5 with `BIPUB_PDF_MEMORY_MB=1` on the demo, and hung the
+    other time, for ever (the thread sending a job's HTML down the pool's pipe was blocked with
+    nobody left to read it, and the pool's shutdown waited for that thread)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    run = subprocess.run(
+        [sys.executable, "-c", DYING_WORKERS],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert run.returncode == 1, run.stderr
+    assert "(BIPUB_PDF_MEMORY_MB)" in run.stdout, run.stdout
+
+
 @pytest.mark.parametrize(
     ("variable", "value", "message"),
     [

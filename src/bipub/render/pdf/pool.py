@@ -8,6 +8,7 @@ WeasyPrint serves several documents, and one document renders in this process.
 
 from __future__ import annotations
 
+import mmap
 import multiprocessing
 import os
 import resource
@@ -15,10 +16,11 @@ import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FuturesTimeout
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import replace
 from functools import partial
 from multiprocessing.context import BaseContext
 
-from bipub.diagnostics import Diagnostic, DiagnosticError
+from bipub.diagnostics import Diagnostic, DiagnosticError, Severity
 from bipub.parallel import die_with_parent
 from bipub.render.pdf.engine import render_job, warm_up
 from bipub.render.pdf.jobs import PdfJob, PdfResult
@@ -52,8 +54,48 @@ def _limit_memory(megabytes: int) -> None:
 
 
 def _bounded_job(job: PdfJob, megabytes: int) -> PdfResult:
+    """`render_job` under the memory bound. A job that reaches the bound does not always
+    stop with a MemoryError: an allocation that fails inside fontconfig or Pango leaves a font
+    unloaded, and WeasyPrint draws boxes for every character (`.notdef` errors, and nothing
+    about memory). A job that failed with no room left under its bound says so."""
     _limit_memory(megabytes)
-    return render_job(job)
+    result = render_job(job)
+    if any(d.severity is Severity.ERROR for d in result.diagnostics) and not _room(
+        min(megabytes, 64)
+    ):
+        bound = Diagnostic(
+            job.document,
+            None,
+            "pdf-bound",
+            f"PDF rendering reached its {megabytes} MB memory bound (BIPUB_PDF_MEMORY_MB): "
+            "the errors said with it may come from memory it could not get (a font not "
+            "loaded draws every character as a box); nothing was written",
+        )
+        result = replace(result, data=None, diagnostics=(*result.diagnostics, bound))
+    return result
+
+
+# a bounded worker's jobs, inherited when it forks (`_start_worker`; empty in the build's process)
+_WORKER_JOBS: list[PdfJob] = []
+
+
+def _start_worker(parent: int, jobs: list[PdfJob]) -> None:
+    die_with_parent(parent)
+    _WORKER_JOBS[:] = jobs
+
+
+def _numbered_job(number: int, megabytes: int) -> PdfResult:
+    return _bounded_job(_WORKER_JOBS[number], megabytes)
+
+
+def _room(megabytes: int) -> bool:
+    """Whether `megabytes` more of address space can still be had (reserved, not touched)."""
+    try:
+        probe = mmap.mmap(-1, megabytes * 1024 * 1024)
+    except (OSError, MemoryError):
+        return False
+    probe.close()
+    return True
 
 
 def run_jobs(jobs: list[PdfJob], workers: int = WORKERS) -> list[PdfResult]:
@@ -108,20 +150,18 @@ def _run_bounded(
 
     warm_up(jobs[0])
     order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i].html))
+    # (each worker has the jobs from its fork and is sent their numbers only: a job's HTML
+    # sent through the pool's pipe — hundreds of KB — kept the thread feeding it blocked for
+    # ever once the worker that was to read it had died under its bound, and the build hung
+    # in the pool's shutdown)
     pool = ProcessPoolExecutor(
         max_workers=min(workers, len(jobs)),
         mp_context=multiprocessing.get_context("fork"),
-        initializer=die_with_parent,
-        initargs=(os.getpid(),),
+        initializer=_start_worker,
+        initargs=(os.getpid(), jobs),
     )
     try:
-        done = list(
-            pool.map(
-                partial(_bounded_job, megabytes=megabytes),
-                [jobs[i] for i in order],
-                timeout=timeout,
-            )
-        )
+        done = list(pool.map(partial(_numbered_job, megabytes=megabytes), order, timeout=timeout))
     except (MemoryError, BrokenProcessPool):
         raise DiagnosticError(
             [
