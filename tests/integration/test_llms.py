@@ -15,7 +15,7 @@ from tests.integration.test_real_content import copy_project
 ENGLISH_POST = """\
 ---
 title: An English-only post
-description: Written in English alone
+description: "Written in English alone, <b>bold</b> [not a link](x)"
 date: 2026-04-06
 tags: [torch-compile]
 ---
@@ -115,6 +115,8 @@ def test_llms_full_carries_every_post_in_full(project: Path) -> None:
     english = posts.split("### [An English-only post]", 1)[1]
     assert "**아직 번역되지 않음 (English)**: 이 글은 아직 번역되지 않아 원문으로" in english
     assert "First paragraph of the English post." in english
+    # its description escaped as llms.txt escapes it: text, not HTML nor a link of its own
+    assert "> Written in English alone, \\<b\\>bold\\</b\\> \\[not a link\\](x)" in english
     # its headings go under the post's own (### title): ## becomes ####; code is left alone
     assert "\n#### Setup\n" in english and "\n# not a heading\n" in english
     # its tag in the spelling the site shows (bipub.yaml tag_spellings: torch.compile)

@@ -290,8 +290,8 @@ def full_post(
             source_url = url.absolute(urls.post(entry.source_lang, entry.slug))
             original = " [" + _("Read the original") + f"]({source_url})"
         out += ["", f"**{state}**: {notice}{original}"]
-    if doc.meta.description:
-        out += ["", f"> {_one_line(doc.meta.description)}"]
+    if doc.meta.description:  # (escaped as in llms.txt: `<b>` is text, not HTML)
+        out += ["", f"> {_link_text(doc.meta.description)}"]
     page = url.absolute(urls.post(lang, entry.slug))
     body = body_text(doc.body, page)
     if body.strip():
