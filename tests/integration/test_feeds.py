@@ -128,9 +128,11 @@ def test_atom_entries_carry_their_translation_state(site: Path) -> None:
     content = {k: e.findtext(f"{ATOM}content") or "" for k, e in en.items()}
     # a machine draft is never shown as reviewed: its content starts with the notice
     assert content[f"{BASE}/en/blog/beta/"].startswith(
-        "<p><strong>Machine translation, not reviewed</strong>"
+        '<p lang="en"><strong>Machine translation, not reviewed</strong>'
     )
-    assert content[f"{BASE}/en/blog/gamma/"].startswith("<p><strong>Not translated yet</strong>")
+    assert content[f"{BASE}/en/blog/gamma/"].startswith(
+        '<p lang="en"><strong>Not translated yet</strong>'
+    )  # (in the feed's language: the entry is in the original's)
     assert "<strong>" not in content[f"{BASE}/en/blog/alpha/"]  # reviewed: no note
     assert gamma.get("{http://www.w3.org/XML/1998/namespace}lang") == "ko"
     ko = entries(atom(site, "ko/feed.xml"))

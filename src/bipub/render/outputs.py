@@ -199,7 +199,7 @@ def feed_notes(job: RenderJob, lang: str) -> dict[str, str]:
     for state in ("source", "translated", "draft", "stale", "missing"):
         try:
             template = job.envs[lang].get_template("partials/feed_note.html")
-            note = template.render(state=state).strip()
+            note = template.render(state=state, lang=lang).strip()
         except jinja2.TemplateError as exc:
             raise DiagnosticError([template_error(exc, job.project.root)]) from exc
         if note:
