@@ -111,6 +111,8 @@ def test_the_memo_pairs_again_what_an_edit_touched(tmp_path: Path) -> None:
         ),
         # a field the source does not set is said `not set` (the message said `None`)
         ("slug: alpha-en\n", "slug: alpha-en here but not set in content/ko/posts/alpha.md"),
+        # a yes/no value as YAML writes it (the message said Python's `True`)
+        ("pdf: true\n", "pdf: true here but not set in content/ko/posts/alpha.md"),
     ],
 )
 def test_a_translation_writing_a_shared_field_otherwise_is_told(

@@ -86,7 +86,7 @@ def test_series_are_named_by_the_source_in_the_languages_that_list_the_posts(
     assert [(d.file, d.message) for d in said] == [
         (
             "content/en/posts/s4.md",
-            "draft: False here but true in content/ko/posts/s4.md: a post whose source is a "
+            "draft: false here but true in content/ko/posts/s4.md: a post whose source is a "
             "draft is published in no language",
         )
     ]

@@ -78,9 +78,14 @@ RESERVED_SLUGS = frozenset(
 SHARED_FIELDS = ("date", "updated", "slug", "series_order", "draft", "pdf", "order", "image")
 
 
-def _shown(value: object) -> str:
-    """A shared field's value in a `shared-differs` message (one not written: "not set")."""
-    return "not set" if value is None else str(value)
+def _as_written(value: object) -> str:
+    """A shared field's value in a `shared-differs` message, as YAML writes it (`true`, not
+    Python's `True`; one not written: "not set")."""
+    if value is None:
+        return "not set"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
 def reserved_slug(slug: str) -> bool:
@@ -487,7 +492,7 @@ def _pair_group(
                         doc.rel,
                         doc.line_of(fname),
                         "shared-differs",
-                        f"draft: {_shown(tv)} here but true in {src.rel}: a post whose source "
+                        f"draft: {_as_written(tv)} here but true in {src.rel}: a post whose source "
                         "is a draft is published in no language",
                         key=fname,
                     )
@@ -496,7 +501,7 @@ def _pair_group(
                     doc.rel,
                     doc.line_of(fname),
                     "shared-differs",
-                    f"{fname}: {_shown(tv)} here but {_shown(sv)} in {src.rel}; "
+                    f"{fname}: {_as_written(tv)} here but {_as_written(sv)} in {src.rel}; "
                     "shared fields come from the source",
                     key=fname,
                 )

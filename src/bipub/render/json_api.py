@@ -288,7 +288,7 @@ def _recorded(rec: StatusRecord, unit: Unit) -> tuple[str, str]:
     draft = "true" if rec.state == "draft" else "false"
     if rec.source_hash != unit.source_hash:
         return '"stale"', draft
-    if rec.translation_hash is not None and _edited(rec, unit):
+    if _edited(rec, unit):
         return '"edited"', draft
     return _encode_str(rec.state), draft
 

@@ -9,6 +9,7 @@ not know (which it would otherwise print as text, e.g. `\\foo`).
 
 from __future__ import annotations
 
+import itertools
 import re
 from functools import lru_cache
 from html import escape
@@ -91,7 +92,7 @@ def for_print(html: str, scope: str = "") -> str:
     `scope` in it where one document is made of several such pieces of HTML."""
     if "<math" not in html:
         return html
-    count = iter(range(1, 1 << 30))
+    count = itertools.count(1)
 
     def drawing(m: re.Match[str]) -> str:
         svg = _SVG_ID.sub(rf"\1m{scope}{next(count)}-", _svg(m.group()))
