@@ -203,6 +203,34 @@ def test_approve_unknown_key_is_an_error(root: Path, cli: Callable[..., Any]) ->
     assert (root / "status/en.yaml").read_bytes() == before
 
 
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        # a file where a key goes: its key and --file are named
+        (
+            "content/en/posts/cache.md",
+            "that is a file; use --file content/en/posts/cache.md or its key posts/cache",
+        ),
+        ("cache.md", "that is a file; use --file cache.md or its key posts/cache"),
+        # a mistyped key: the closest keys
+        ("posts/cahce:title", "did you mean posts/cache:title"),
+        ("posts/cache:body#7", "did you mean posts/cache:body#0"),
+        # nothing close
+        ("zzzz", "(bipub review list shows the keys)"),
+    ],
+)
+def test_an_unknown_key_says_what_was_probably_meant(
+    root: Path, cli: Callable[..., Any], given: str, said: str
+) -> None:
+    before = (root / "status/en.yaml").read_bytes()
+    result = cli("-C", str(root), "review", "approve", given, "--reviewer", "r")
+    assert result.exit_code == 1
+    assert f"unknown unit key {given!r}: {said}" in result.stderr or (
+        f"unknown unit key {given!r} {said}" in result.stderr
+    )
+    assert (root / "status/en.yaml").read_bytes() == before
+
+
 def test_approve_by_file_and_all(root: Path, cli: Callable[..., Any]) -> None:
     result = cli(
         "-C",

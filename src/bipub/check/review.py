@@ -18,6 +18,7 @@ The rules (nothing reviewed is lost, nothing machine-made is recorded or shown a
 
 from __future__ import annotations
 
+import difflib
 import os
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
@@ -172,12 +173,34 @@ def resolve(
         out.extend(f for f in found if f not in out)
     if unknown:
         raise DiagnosticError(
-            [
-                Diagnostic(None, None, "review", f"unknown unit key {k!r} (see bipub check)")
-                for k in unknown
-            ]
+            [Diagnostic(None, None, "review", _unknown(analysis, k)) for k in unknown]
         )
     return out
+
+
+def _unknown(analysis: Analysis, raw: str) -> str:
+    """Why `raw` selects no unit, with what the user probably meant: the key of a file given
+    as a path (`--file` takes paths), or the keys closest to a mistyped one."""
+    said = f"unknown unit key {raw!r}"
+    name = raw.strip().replace("\\", "/")
+    files = {
+        file: k.split(":", 1)[0]
+        for (_, k), u in analysis.units.items()
+        for file in (u.source_file, u.translation_file)
+        if file
+    }
+    for file, document in files.items():
+        if name == file or name.endswith("/" + file) or file.endswith("/" + name):
+            return f"{said}: that is a file; use --file {raw} or its key {document}"
+    documents = sorted(
+        {k.split(":", 1)[0] for _, k in analysis.units} | {k for _, k in analysis.units}
+    )
+    wanted = nfc(name)
+    scored = sorted((-difflib.SequenceMatcher(None, wanted, key).ratio(), key) for key in documents)
+    close = [key for score, key in scored[:3] if -score >= 0.75]
+    if close:
+        return f"{said}: did you mean {', '.join(close)}?"
+    return f"{said} (bipub review list shows the keys)"
 
 
 def by_file(
