@@ -428,6 +428,21 @@ def test_the_key_never_appears_in_output_or_files(cli: Cli, fake: FakeDeepL, sma
         assert SECRET.encode() not in data, rel
 
 
+def test_an_answer_holding_the_key_is_written_scrubbed_and_said(
+    cli: Cli, fake: FakeDeepL, small: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A short key (a DeepL-compatible server's) matches ordinary words of the answers: they
+    are written with *** in the key's place (the key is never written), and the run says so."""
+    fake.auth_keys = frozenset({"eo"})  # in most romanized syllables (서 → seo)
+    monkeypatch.setenv("DEEPL_AUTH_KEY", "eo")
+    result = translate(cli, small, "--to", "en")
+    drafted = "".join(
+        p.read_text(encoding="utf-8") for p in (small / "content/en/posts").glob("*.md")
+    )
+    assert "***" in drafted
+    assert "held DEEPL_AUTH_KEY or 8 or more characters of it" in result.stderr, result.stderr
+
+
 # --------------------------------------------------------------------------- what is written where
 
 

@@ -196,3 +196,4 @@ def test_an_answer_echoing_the_key_is_scrubbed_too(deepl_fake: FakeDeepL) -> Non
     (answer,) = client.translate([f"key {LONG_KEY} end"], RequestOptions("KO", "EN-US"))
     client.close()
     assert answer.text == "key *** end"
+    assert answer.scrubbed

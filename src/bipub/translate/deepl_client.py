@@ -180,6 +180,7 @@ class RequestOptions:
 class Translation:
     text: str
     billed: int
+    scrubbed: bool = False  # the answer held the key (or a piece of it), replaced by ***
 
 
 class DeepL:
@@ -371,7 +372,9 @@ class DeepL:
                 billed = item.billed_characters
                 # every string from the server is scrubbed, answers too (they are written
                 # into content files and the cache)
-                out.append(Translation(self.scrub(text), int(billed) if billed is not None else 0))
+                clean = self.scrub(text)
+                billed_n = int(billed) if billed is not None else 0
+                out.append(Translation(clean, billed_n, scrubbed=clean != text))
             return out
 
         return self._call("the translate request", call)

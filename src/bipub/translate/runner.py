@@ -96,6 +96,13 @@ class _Sender:
                     context=context,
                 )
                 self._save(items, [a.text for a in answers], sum(a.billed for a in answers))
+            scrubbed = sum(a.scrubbed for a in answers)
+            if scrubbed:  # (never silently: the drafts hold *** where the key was)
+                self.result.notes.append(
+                    f"{scrubbed} answer{'s' if scrubbed > 1 else ''} held DEEPL_AUTH_KEY or "
+                    "8 or more characters of it: written with *** in its place (review "
+                    "those drafts; a short key matches ordinary words)"
+                )
         except DeepLError as exc:
             if not exc.local:
                 raise
