@@ -43,6 +43,21 @@ def test_a_table_wider_than_the_page_is_said(tmp_path: Path) -> None:
     assert _render(tmp_path, NARROW) == ()
 
 
+@pytest.mark.parametrize(("over", "said"), [(10, None), (30, 14)])
+def test_only_what_passes_the_page_edge_is_said(
+    tmp_path: Path, over: int, said: int | None
+) -> None:
+    """A table reaching into the page's margin (16 mm, as print.css) is drawn whole: the
+    side-by-side CV's tables reach 6 mm into it and were all said to be cut."""
+    table = f'<table style="width: calc(100% + {over}mm)"><tr><td>넓은 표</td></tr></table>'
+    found = _render(tmp_path, f"<style>@page {{ margin: 16mm }} body {{ margin: 0 }}</style>{table}")
+    if said is None:
+        assert found == ()
+    else:
+        assert [d.code for d in found] == ["pdf-overflow"]
+        assert f"is {said} mm wider than the page" in found[0].message
+
+
 def test_with_another_weasyprint_a_pdf_with_a_table_says_it_was_not_looked_at(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -3,8 +3,9 @@
 WeasyPrint lays a table out no narrower than its longest words (the pre-pass joins each Korean
 word: render/pdf/breaks.py) and cuts what passes the edge of the page: the last columns of a
 wide table were missing from a post's PDF, with no message (the web page scrolls the table).
-After the layout, each table is compared with its page's content area; one that passes it by
-more than a pixel is said (`pdf-overflow`: where it starts, its first cells, how much is cut).
+After the layout, each table is compared with its page's right edge (not its content area: what
+reaches into the margin is drawn); one that passes it by more than a pixel is said
+(`pdf-overflow`: where it starts, its first cells, how much is cut).
 
 This reads WeasyPrint's laid-out boxes (`Page._page_box`, each box's `element_tag`,
 `position_x`, `margin_width()`, `content_box_x()`), which are not its public API: only with the
@@ -33,7 +34,9 @@ def overflowing_tables(document: Any) -> list[str]:
     seen: set[int] = set()
     for number, page in enumerate(document.pages, 1):
         page_box = page._page_box
-        edge = page_box.content_box_x() + page_box.width
+        # the page's own right edge: what passes the content area into the margin is drawn
+        # (the side-by-side CV's tables reach 6 mm into it), what passes the edge is not
+        edge = page_box.position_x + page_box.margin_width()
         for box in page_box.descendants():
             if getattr(box, "element_tag", None) != "table" or id(box.element) in seen:
                 continue
