@@ -60,12 +60,27 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(PROJECTS / "minimal", root)
     post = root / "content" / "ko" / "posts" / "alpha.md"
     post.write_text(post.read_text(encoding="utf-8").replace("---\n", "---\npdf: true\n", 1))
+    for lang, table in WIDE_TABLES.items():  # (the demo's, cut in the side-by-side PDF)
+        with (root / "content" / lang / "posts" / "alpha.md").open("a", encoding="utf-8") as f:
+            f.write(f"\n{table}")
     with pytest.MonkeyPatch.context() as mp, real_pdfs():  # (the tests using it are marked pdf)
         mp.setenv("SOURCE_DATE_EPOCH", "1775520000")
         mp.setenv("XDG_CACHE_HOME", str(root.parent / "user-cache"))
         result = CliRunner().invoke(main, ["-C", str(root), "build", "--only", "pdf"])
     assert result.exit_code == 0, result.output
+    # no table passes a page's edge: not the side-by-side CV's (they reach into the margin, and
+    # each was said to be cut), not a six-column table in a half-page column
+    assert "[pdf-overflow]" not in result.output, result.output
     return root / "site"
+
+
+WIDE_TABLES = {
+    "ko": "| 구성 | GPU 수 | 가중치 메모리 | 배치 1 ITL | 배치 64 처리량 | greedy 일치율 |\n"
+    "|---|---|---|---|---|---|\n| FP8 W8A8 | 2 (TP2) | 67.7 GiB | 21.6 ms | 2,180 tok/s | 99.08% |\n",
+    "en": "| Configuration | GPUs | Weight memory | Batch 1 ITL | Batch 64 throughput | Greedy "
+    "agreement |\n|---|---|---|---|---|---|\n"
+    "| FP8 W8A8 | 2 (TP2) | 67.7 GiB | 21.6 ms | 2,180 tok/s | 99.08% |\n",
+}
 
 
 @pytest.mark.pdf
