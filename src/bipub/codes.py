@@ -103,7 +103,7 @@ _TABLE: tuple[tuple[str, Default, str, str], ...] = (
     ("pdf-css", E, "pdf", "WeasyPrint ignored a CSS property the PDF layout depends on."),
     ("pdf-overflow", W, "pdf", "A table in a PDF is wider than the page: what passes its right edge is cut off."),
     ("pdf-weasyprint", W, "pdf", "WeasyPrint reported a problem (an error when bipub called it wrongly); the message says which."),
-    ("pdf-bound", E, "pdf", "PDF rendering exceeded its time or memory bound and was stopped."),
+    ("pdf-bound", E, "pdf", "PDF rendering exceeded its time or memory bound, or its worker process died, and was stopped."),
     ("short-cv-overflow", W, "pdf", "The short CV PDF has more pages than its budget (bipub.yaml pdf.short.pages, 2 by default)."),
     # --- bipub check: QA of translations
     ("numbers", Q, "check", "A number of the source is missing or different in the translation."),

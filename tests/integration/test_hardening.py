@@ -549,13 +549,13 @@ def test_a_5_mb_single_paragraph_post_builds_or_fails_cleanly(make_project) -> N
 
 
 DYING_WORKERS = """
-import os, sys
+import os, signal, sys
 from bipub.diagnostics import DiagnosticError
 from bipub.render.pdf import pool
 from bipub.render.pdf.jobs import PdfJob
 
 def die(job, megabytes):
-    os._exit(3)  # (as a worker killed under its bound, or crashed in Pango)
+    DEATH  # (as a worker killed under its bound, or crashed in Pango)
 
 pool._bounded_job = die  # (inherited by the workers: they fork from here)
 head = '<html lang="ko"><head><title>t</title></head><body>'
@@ -569,14 +569,22 @@ except DiagnosticError as exc:
 """
 
 
-def test_a_batch_whose_workers_die_ends(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("death", "said"),
+    [
+        ("os._exit(3)", "exit status 3"),
+        ("os.kill(os.getpid(), signal.SIGSEGV)", "killed by SIGSEGV"),
+    ],
+)
+def test_a_batch_whose_workers_die_ends(tmp_path: Path, death: str, said: str) -> None:
     """Workers that die while the pool still has jobs of several MB to send them: the build
     ended with its error 4 times in 5 with `BIPUB_PDF_MEMORY_MB=1` on the demo, and hung the
     other time, for ever (the thread sending a job's HTML down the pool's pipe was blocked with
-    nobody left to read it, and the pool's shutdown waited for that thread)."""
+    nobody left to read it, and the pool's shutdown waited for that thread). How the worker
+    ended is said: it was always blamed on the memory bound, even a crash."""
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
     run = subprocess.run(
-        [sys.executable, "-c", DYING_WORKERS],
+        [sys.executable, "-c", DYING_WORKERS.replace("DEATH", death)],
         env=env,
         capture_output=True,
         text=True,
@@ -585,6 +593,7 @@ def test_a_batch_whose_workers_die_ends(tmp_path: Path) -> None:
         cwd=tmp_path,
     )
     assert run.returncode == 1, run.stderr
+    assert f"a PDF worker process died ({said}) and the build was stopped" in run.stdout
     assert "(BIPUB_PDF_MEMORY_MB)" in run.stdout, run.stdout
 
 

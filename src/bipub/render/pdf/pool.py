@@ -12,6 +12,7 @@ import mmap
 import multiprocessing
 import os
 import resource
+import signal
 import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FuturesTimeout
@@ -88,6 +89,24 @@ def _numbered_job(number: int, megabytes: int) -> PdfResult:
     return _bounded_job(_WORKER_JOBS[number], megabytes)
 
 
+def _how_it_ended(pool: ProcessPoolExecutor) -> str:
+    """How the first worker of a broken `pool` that was not stopped by the pool itself ended
+    (its processes are still listed when the break is raised: CPython 3.11's `_processes`)."""
+    processes = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        process.join(2.0)  # (a worker still dumping its core has not ended yet)
+        code = process.exitcode
+        if code is None or code == -signal.SIGTERM:  # (the pool stops the others so)
+            continue
+        if code < 0:
+            try:
+                return f"killed by {signal.Signals(-code).name}"
+            except ValueError:
+                return f"killed by signal {-code}"
+        return f"exit status {code}"
+    return "how, it did not say"
+
+
 def _room(megabytes: int) -> bool:
     """Whether `megabytes` more of address space can still be had (reserved, not touched)."""
     try:
@@ -162,7 +181,7 @@ def _run_bounded(
     )
     try:
         done = list(pool.map(partial(_numbered_job, megabytes=megabytes), order, timeout=timeout))
-    except (MemoryError, BrokenProcessPool):
+    except MemoryError:
         raise DiagnosticError(
             [
                 Diagnostic(
@@ -171,6 +190,22 @@ def _run_bounded(
                     "pdf-bound",
                     f"PDF rendering exceeded its {megabytes} MB memory bound "
                     "(BIPUB_PDF_MEMORY_MB) and was stopped; nothing was written",
+                )
+            ]
+        ) from None
+    except BrokenProcessPool:
+        # a worker died: under its bound, an allocation that fails in C code aborts it; but a
+        # crash or a kill from outside ends it the same way, so what ended it is said
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    None,
+                    None,
+                    "pdf-bound",
+                    f"a PDF worker process died ({_how_it_ended(pool)}) and the build was "
+                    f"stopped; nothing was written. Workers run with a {megabytes} MB memory "
+                    "bound (BIPUB_PDF_MEMORY_MB): a document that needs more ends its worker "
+                    "this way (raise the bound for it)",
                 )
             ]
         ) from None
