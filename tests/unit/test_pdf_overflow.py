@@ -50,7 +50,9 @@ def test_only_what_passes_the_page_edge_is_said(
     """A table reaching into the page's margin (16 mm, as print.css) is drawn whole: the
     side-by-side CV's tables reach 6 mm into it and were all said to be cut."""
     table = f'<table style="width: calc(100% + {over}mm)"><tr><td>넓은 표</td></tr></table>'
-    found = _render(tmp_path, f"<style>@page {{ margin: 16mm }} body {{ margin: 0 }}</style>{table}")
+    found = _render(
+        tmp_path, f"<style>@page {{ margin: 16mm }} body {{ margin: 0 }}</style>{table}"
+    )
     if said is None:
         assert found == ()
     else:
