@@ -285,6 +285,27 @@ def test_reject_removes_the_drafted_text_from_the_file(root: Path, cli: Callable
     assert again.exit_code == 1 and "not a draft" in again.stderr
 
 
+def test_reject_a_files_drafts(root: Path, cli: Callable[..., Any]) -> None:
+    """`reject --file`, as `approve --file`: every machine draft of the file; its other units
+    are left alone (cache.md has none: nothing to do, and nothing is said to be wrong)."""
+    before = (root / "status/en.yaml").read_bytes()
+    cache, short = (str(root / f"content/en/posts/{name}.md") for name in ("cache", "short"))
+    nothing = cli("-C", str(root), "review", "reject", "--file", cache)
+    assert nothing.exit_code == 0, nothing.stderr
+    assert f"Nothing to reject: {cache} has no machine draft." in nothing.stdout
+    assert (root / "status/en.yaml").read_bytes() == before
+    result = cli("-C", str(root), "review", "reject", "--file", short)
+    assert result.exit_code == 0, result.stderr
+    assert "Rejected 1 draft (1 removed from the content files)" in result.stderr
+    assert "posts/short:body#0" not in records(root)
+    assert (root / "content/en/posts/short.md").read_text(encoding="utf-8") == (
+        "---\ntitle: A short post\n---\n"
+    )
+    for args in ((), ("posts/short", "--file", short)):
+        usage = cli("-C", str(root), "review", "reject", *args)
+        assert usage.exit_code == 2 and "give KEY… or --file PATH (exactly one)" in usage.stderr
+
+
 def test_reject_a_draft_kept_beside_a_reviewed_translation(
     root: Path, cli: Callable[..., Any]
 ) -> None:

@@ -440,6 +440,17 @@ def approve(
     return out
 
 
+def drafts_of(analysis: Analysis, targets: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Those of `targets` that have a machine draft to reject (written into the content file,
+    or waiting beside a translation)."""
+    out = []
+    for lang, key in targets:
+        rec = record_of(analysis, lang, key)
+        if rec is not None and (rec.draft is not None or rec.state == "draft"):
+            out.append((lang, key))
+    return out
+
+
 def reject(analysis: Analysis, targets: Sequence[tuple[str, str]]) -> Decision:
     """Reject machine drafts. A draft waiting beside a translation is dropped from its record
     (the file keeps its reviewed text). A draft written into the content file is removed from

@@ -5,7 +5,7 @@ bipub review --human               # … and translations written by hand, not r
 bipub review show KEY              # source, translation, findings, source diff
 bipub review approve KEY… | --file PATH | --all --lang ko [--reviewer NAME] [--force]
                                    [--keep-current]
-bipub review reject KEY…           # drop machine drafts (a drafted text is removed from its file)
+bipub review reject KEY… | --file PATH  # drop machine drafts (a drafted text is removed from its file)
 bipub review prune                 # remove status records whose source is gone
 bipub review -i [--lang ko] [--human]  # interactive: approve / edit / skip / reject / quit
 """
@@ -304,18 +304,33 @@ def approve(
 
 
 @review.command()
-@click.argument("keys", nargs=-1, required=True)
+@click.argument("keys", nargs=-1)
+@click.option(
+    "--file",
+    "file",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Every machine draft of this file (its other units are left as they are).",
+)
 @click.option("--lang", "langs", multiple=True, help="Target language (repeatable).")
 @click.pass_obj
-def reject(ui: Ui, keys: tuple[str, ...], langs: tuple[str, ...]) -> None:
-    """Reject machine drafts: a waiting draft is dropped; a draft in a content file is removed
-    from it (the unit is missing again)."""
+def reject(ui: Ui, keys: tuple[str, ...], file: Path | None, langs: tuple[str, ...]) -> None:
+    """Reject machine drafts: KEY… or a file's drafts. A waiting draft is dropped; a draft in
+    a content file is removed from it (the unit is missing again)."""
     from bipub.check import review as rv
     from bipub.translate import review_edits
 
+    if bool(keys) == (file is not None):
+        raise click.UsageError("give KEY… or --file PATH (exactly one)")
     analysis = _analyze(ui)
     try:
-        targets = rv.resolve(analysis, keys, langs)
+        if file is not None:
+            targets = rv.drafts_of(analysis, rv.by_file(analysis, file, Path.cwd(), langs))
+            if not targets:
+                click.echo(f"Nothing to reject: {file} has no machine draft.")
+                return
+        else:
+            targets = rv.resolve(analysis, keys, langs)
         decision = rv.reject(analysis, targets)
         written = review_edits.apply(analysis, decision)
     except Exception as exc:
