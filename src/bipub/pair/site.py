@@ -58,7 +58,9 @@ RESERVED_SLUGS = frozenset(
         "blog",
         "index",
         "page",
+        "pagefind",  # the search index (render/search_shards.py)
         "pdf",
+        "search",  # the search page
         "series",
         "static",
         "tags",
