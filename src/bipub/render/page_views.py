@@ -59,22 +59,23 @@ def with_body(shell: PostView, rendered: RenderedMarkdown) -> PostView:
 def series_nav(
     url: urls.UrlBuilder,
     lang: str,
-    name: str,
-    slug: str,
-    shown: Sequence[tuple[str, str]],
+    series: Series,
+    shown: Sequence[tuple[str, str, str]],
     at: int | None,
 ) -> SeriesNav:
-    """The series box and pager of a post page: the series' `name` and `slug` in `lang`, its
-    members' slugs and titles as `lang` shows them (`shown`, in series order), and the place of
-    the page's own post among them."""
+    """The series box and pager of a post page: the `series` in `lang`, its members' slugs,
+    titles as `lang` shows them and the titles' languages (`shown`, in series order), and the
+    place of the page's own post among them."""
     parts = tuple(
         (i + 1, title, url.href(urls.post(lang, member)), i == at)
-        for i, (member, title) in enumerate(shown)
+        for i, (member, title, _) in enumerate(shown)
     )
+    langs = tuple(title_lang for _, _, title_lang in shown)
     idx = at or 0
-    prev = parts[idx - 1][1:3] if idx > 0 else None
-    nxt = parts[idx + 1][1:3] if idx + 1 < len(parts) else None
-    return SeriesNav(name, url.href(urls.series(lang, slug)), parts, prev, nxt)
+    prev = (*parts[idx - 1][1:3], langs[idx - 1]) if idx > 0 else None
+    nxt = (*parts[idx + 1][1:3], langs[idx + 1]) if idx + 1 < len(parts) else None
+    href = url.href(urls.series(lang, series.slug))
+    return SeriesNav(series.name, href, parts, prev, nxt, series.name_lang or lang, langs)
 
 
 class PageViews:
@@ -313,6 +314,7 @@ class PageViews:
             version.state,
             doc.lang,
             self.minutes_of(doc),
+            (series.name_lang or lang) if series else "",
         )
 
     def card_tags(self, entry: Entry, lang: str) -> tuple[TagLink, ...]:
@@ -343,8 +345,11 @@ class PageViews:
         series = self.site.series_by_entry.get((lang, entry.key))
         if entry.kind == "posts" and series is not None:
             at = next((i for i, member in enumerate(series.entries) if member is entry), None)
-            shown = [(m.slug, m.versions[lang].doc.meta.title) for m in series.entries]
-            nav = series_nav(self.url, lang, series.name, series.slug, shown, at)
+            shown = [
+                (m.slug, m.versions[lang].doc.meta.title, m.versions[lang].doc.lang)
+                for m in series.entries
+            ]
+            nav = series_nav(self.url, lang, series, shown, at)
         source_href = None
         if version.state != "source":
             src = entry.source_lang
@@ -511,7 +516,7 @@ class PageViews:
             short_pdf_links=[View(**link) for link in self._short_pdf_links(lang)],
         )
 
-    def _pdf_links(self, lang: str) -> list[dict[str, str]]:
+    def _pdf_links(self, lang: str) -> list[dict[str, Any]]:
         return pdf_links(self.site, lang, self.url)
 
     def _short_pdf_links(self, lang: str) -> list[dict[str, str]]:

@@ -208,6 +208,7 @@ class PostCard:
     state: str  # source | translated | draft | stale | missing
     content_lang: str
     reading_minutes: int
+    series_lang: str = ""  # the language `series` is written in (session 29: its `lang`)
 
 
 @dataclass(frozen=True)
@@ -215,8 +216,12 @@ class SeriesNav:
     name: str
     href: str
     parts: tuple[tuple[int, str, str, bool], ...]  # (number, title, href, is_current)
-    prev: tuple[str, str] | None
-    next: tuple[str, str] | None
+    prev: tuple[str, str, str] | None  # (title, href, the title's language)
+    next: tuple[str, str, str] | None
+    # session 29: the languages of `name` and of each part's title (a post not translated yet
+    # shows its original's), for their `lang` attributes
+    name_lang: str = ""
+    part_langs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
