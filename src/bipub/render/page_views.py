@@ -441,7 +441,9 @@ class PageViews:
             if other is not None and other.canonical_path is None:
                 alternates.append(Alternate(code, self.url.absolute(other.path)))
         default = siblings.get(self.config.default_language)
-        if alternates and default is not None and default.canonical_path is None:
+        if alternates and spec.route == ("home",):  # the language entry page (root.html)
+            alternates.append(Alternate("x-default", self.url.absolute("/")))
+        elif alternates and default is not None and default.canonical_path is None:
             alternates.append(Alternate("x-default", self.url.absolute(default.path)))
         switcher = []
         for language in self.config.languages:
