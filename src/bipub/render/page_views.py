@@ -500,6 +500,7 @@ class PageViews:
             ),
             home_mode=cfg.home,
             css_href=self.url.href("/assets/site.css"),
+            favicon_href=self.url.href("/favicon.ico"),  # (session 29: partials/icons.html)
             js_href=self.url.href("/assets/reader.js"),  # issue 19: copy buttons, colour toggle
             search_href=self.url.href(urls.search(lang)) if cfg.outputs.search else None,
             root_href=self.url.href("/"),
