@@ -5,7 +5,7 @@ post shells, listings, the site-wide context), and rendering one planned page. `
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -40,10 +40,10 @@ from bipub.render.views import (
     PostCard,
     PostLink,
     PostView,
-    SeriesNav,
     TagLink,
     View,
     cv_view,
+    series_nav,
 )
 
 FEW_NEIGHBOURS = 64  # posts' neighbours found alone before the table (`PageViews.neighbours`)
@@ -54,28 +54,6 @@ def with_body(shell: PostView, rendered: RenderedMarkdown) -> PostView:
     # (dataclasses.replace's result, without its look at every field's definition: once a page)
     body = {"html": Markup(rendered.html), "headings": rendered.headings}  # noqa: S704 - markdown-it
     return PostView(**{**shell.__dict__, **body})
-
-
-def series_nav(
-    url: urls.UrlBuilder,
-    lang: str,
-    series: Series,
-    shown: Sequence[tuple[str, str, str]],
-    at: int | None,
-) -> SeriesNav:
-    """The series box and pager of a post page: the `series` in `lang`, its members' slugs,
-    titles as `lang` shows them and the titles' languages (`shown`, in series order), and the
-    place of the page's own post among them."""
-    parts = tuple(
-        (i + 1, title, url.href(urls.post(lang, member)), i == at)
-        for i, (member, title, _) in enumerate(shown)
-    )
-    langs = tuple(title_lang for _, _, title_lang in shown)
-    idx = at or 0
-    prev = (*parts[idx - 1][1:3], langs[idx - 1]) if idx > 0 else None
-    nxt = (*parts[idx + 1][1:3], langs[idx + 1]) if idx + 1 < len(parts) else None
-    href = url.href(urls.series(lang, series.slug))
-    return SeriesNav(series.name, href, parts, prev, nxt, series.name_lang or lang, langs)
 
 
 class PageViews:
