@@ -85,7 +85,7 @@ def check_links(site: Path, base_url: str, label: str = "site") -> list[Diagnost
     """All broken internal links and anchors of the HTML files under `site`.
 
     Diagnostics name files as `<label>/<path inside the site>` (commands/links.py names the
-    source files that write them instead: link_sources.py)."""
+    source files that write them instead: commands/link_sources.py)."""
     return [broken.diagnostic(label) for broken in find_broken(site, base_url)]
 
 

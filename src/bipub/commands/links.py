@@ -14,10 +14,10 @@ from pathlib import Path
 
 import click
 
+from bipub.commands.link_sources import name_sources
 from bipub.commands.ui import Ui, write_report
 from bipub.config import load_config
 from bipub.diagnostics import ConfigError, Diagnostic, DiagnosticError
-from bipub.link_sources import name_sources
 from bipub.linkcheck import find_broken
 
 

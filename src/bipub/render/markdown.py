@@ -340,6 +340,11 @@ def _render_body(
     return rendered, sections
 
 
+def parse(body: str, raw_html: bool = False) -> list[Token]:
+    """A body's tokens as its render parses them (`bipub check --links` finds its links)."""
+    return _parser(raw_html).parse(body, {})
+
+
 def diagram_sources(body: str, raw_html: bool = False) -> list[str]:
     """The source of every ```mermaid fence of a Markdown body (what `render_markdown` will
     ask `Diagrams` for)."""

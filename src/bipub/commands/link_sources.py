@@ -17,12 +17,15 @@ from collections.abc import Callable
 from functools import partial
 from html import unescape
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from bipub.diagnostics import Collector, Diagnostic, DiagnosticError
 from bipub.linkcheck import Broken, resolve
-from bipub.load.content import Document
 from bipub.render import urls
+
+if TYPE_CHECKING:
+    from bipub.load.content import Document
 
 _NO_SOURCE = (
     " (no post, page or CV writes this link: the templates make it, or the page was changed "
@@ -166,11 +169,11 @@ def _page_file(path: str) -> str:
 def _links_of(doc: Document, raw_html: bool) -> list[tuple[str, int]]:
     """Every link and image target of the document's Markdown (as markdown-it normalized it),
     with the line of the file that writes it."""
-    from bipub.render.markdown import _parser
+    from bipub.render.markdown import parse
 
     lines = doc.body.split("\n")
     out = []
-    for token in _parser(raw_html).parse(doc.body, {}):
+    for token in parse(doc.body, raw_html):
         if token.map is None:
             continue
         for child in token.children or ():
