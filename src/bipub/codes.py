@@ -127,8 +127,8 @@ _TABLE: tuple[tuple[str, Default, str, str], ...] = (
     ("mismatch", W, "translate", "A drafted segment's numbers, code spans or length differ from its source's (e.g. an engine swapped two answers); review it. Kept in the status record and shown by check and review until the draft is reviewed or rejected."),
     ("structure", W, "translate", "A drafted segment would have changed the block structure (a heading, list or table shape); it keeps its source text. Kept in the status record and shown by check and review until the draft is reviewed or rejected."),
     # --- bipub check --links
-    ("link", E, "links", "A link of the built site points to a page or file that does not exist."),
-    ("anchor", E, "links", "A link's #anchor does not exist on its target page."),
+    ("link", E, "links", "A link of the built site points to a page or file that does not exist; reported at the source file and line that write it (else at the built page)."),
+    ("anchor", E, "links", "A link's #anchor does not exist on its target page (a heading's id starts with h-: #h-intro); reported at the source file and line that write it."),
 )
 # fmt: on
 

@@ -12,7 +12,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from bipub.diagnostics import Diagnostic, Severity
+from bipub.diagnostics import Diagnostic
 
 _LINK_ATTRS = {
     ("a", "href"),
@@ -64,16 +64,39 @@ def _parse(path: Path) -> _Page:
     return parser.page
 
 
+@dataclass(frozen=True)
+class Broken:
+    """A broken link or anchor of one built page."""
+
+    page: str  # the page's path inside the site (`ko/blog/a/index.html`)
+    line: int  # its line in the page
+    url: str  # as the page writes it
+    code: str  # `link` or `anchor`
+    message: str
+    path: str  # the site path it points to (`/ko/blog/b/`)
+    fragment: str  # its #anchor, decoded ("" without one)
+
+    def diagnostic(self, label: str) -> Diagnostic:
+        """The finding at its built page, named `label`/page."""
+        return Diagnostic(f"{label}/{self.page}", self.line, self.code, self.message)
+
+
 def check_links(site: Path, base_url: str, label: str = "site") -> list[Diagnostic]:
     """All broken internal links and anchors of the HTML files under `site`.
 
-    Diagnostics name files as `<label>/<path inside the site>`."""
+    Diagnostics name files as `<label>/<path inside the site>` (commands/links.py names the
+    source files that write them instead: commands/link_sources.py)."""
+    return [broken.diagnostic(label) for broken in find_broken(site, base_url)]
+
+
+def find_broken(site: Path, base_url: str) -> list[Broken]:
+    """All broken internal links and anchors of the HTML files under `site`, page by page."""
     base = urlsplit(base_url)
     prefix = base.path.rstrip("/")
     pages: dict[str, _Page] = {}
     for path in sorted(site.rglob("*.html")):
         pages[path.relative_to(site).as_posix()] = _parse(path)
-    problems: list[Diagnostic] = []
+    problems: list[Broken] = []
     for rel, page in pages.items():
         here = "/" + rel
         for url, line in page.links:
@@ -83,25 +106,26 @@ def check_links(site: Path, base_url: str, label: str = "site") -> list[Diagnost
             url_path, fragment = target
             file_rel = _file_for(site, url_path)
             if file_rel is None:
-                problems.append(
-                    Diagnostic(
-                        f"{label}/{rel}", line, "link", f"broken link {url!r}: no {url_path}"
-                    )
-                )
+                message = f"broken link {url!r}: no {url_path}"
+                problems.append(Broken(rel, line, url, "link", message, url_path, fragment))
                 continue
             if fragment and file_rel.endswith(".html"):
                 target_page = pages.get(file_rel)
                 if target_page is not None and fragment not in target_page.ids:
-                    problems.append(
-                        Diagnostic(
-                            f"{label}/{rel}",
-                            line,
-                            "anchor",
-                            f"broken anchor {url!r}: {file_rel} has no id {fragment!r}",
-                            Severity.ERROR,
-                        )
-                    )
+                    message = f"broken anchor {url!r}: {file_rel} has no id {fragment!r}"
+                    heading = "h-" + fragment  # a heading's id has bipub's prefix (and its
+                    ids = target_page.ids  # column's language's on a side-by-side page)
+                    if heading in ids or any(i.endswith("-" + heading) for i in ids):
+                        message += f" (a heading's id starts with h-: '#{heading}')"
+                    problems.append(Broken(rel, line, url, "anchor", message, url_path, fragment))
     return problems
+
+
+def resolve(url: str, here: str, base_url: str) -> tuple[str, str] | None:
+    """The site path and #anchor a link of the page at site path `here` points to, or None
+    for a link outside the site (another host, mailto:, …)."""
+    base = urlsplit(base_url)
+    return _internal_target(url, here, base.netloc, base.path.rstrip("/"))
 
 
 def _internal_target(url: str, here: str, host: str, prefix: str) -> tuple[str, str] | None:

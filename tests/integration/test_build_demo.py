@@ -145,6 +145,7 @@ def test_sitemap_has_alternates_for_paired_pages(demo: Path) -> None:
     assert alts == {
         "ko": "https://seoyeon.example.org/ko/blog/paged-attention/",
         "en": "https://seoyeon.example.org/en/blog/paged-attention/",
+        "x-default": "https://seoyeon.example.org/ko/blog/paged-attention/",  # (as on the page)
     }
     # the English page of an untranslated post is not indexed (its canonical is the Korean one)
     assert "https://seoyeon.example.org/en/blog/tensor-parallel-allreduce/" not in urls

@@ -317,7 +317,9 @@ def test_bom_and_crlf_files_build_exactly_like_plain_ones(make_project, cli: Cli
     result = cli("-C", str(plain), "-q", "build", *NOT_PDF, "--out", str(plain / "again"))
     assert result.exit_code == 0, result.stderr
     assert tree_snapshot(plain / "again") == expected
-    assert not any(b"\r" in data or b"\xef\xbb\xbf" in data for data in expected.values())
+    binary = (".ico", ".png", ".webp", ".avif", ".pdf")  # (the favicon's bytes hold a \r)
+    texts = [data for name, data in expected.items() if not name.endswith(binary)]
+    assert texts and not any(b"\r" in data or b"\xef\xbb\xbf" in data for data in texts)
 
 
 # ---------------------------------------------------------------------------- catalogs

@@ -478,7 +478,12 @@ def test_site_pages_link_their_pdfs(project: Path) -> None:
     assert links == [
         {"label": "English", "lang": "en", "href": "/sub/pdf/cv-en.pdf"},
         {"label": "한국어", "lang": "ko", "href": "/sub/pdf/cv-ko.pdf"},
-        {"label": "한국어 + English", "lang": "ko-en", "href": "/sub/pdf/cv-ko-en.pdf"},
+        {
+            "label": "한국어 + English",
+            "lang": "ko-en",
+            "href": "/sub/pdf/cv-ko-en.pdf",
+            "names": [("ko", "한국어"), ("en", "English")],  # (each its `lang`: session 29)
+        },
     ]
 
 

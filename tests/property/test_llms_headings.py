@@ -200,3 +200,13 @@ def test_the_render_finds_the_outline_a_parse_of_the_body_finds(
     body = "\n".join(lines)
     _, sections = bm.render_body(body, (0,), raw_html=raw_html)
     assert sections.outline == bm.body_outline(body, raw_html)
+
+
+def test_a_formula_inside_a_paragraph_keeps_its_link_like_text() -> None:
+    """Session 29: `$$…$$` inside a paragraph is display math, so a link-like text on its lines
+    is LaTeX, not a link: llms-full.txt leaves it as written (the link before it is made
+    absolute)."""
+    from bipub.render.llms_body import absolute_links
+
+    body = "[a](b.md)\n$$\n[a](b.md)\n$$"
+    assert absolute_links(body, PAGE) == f"[a]({PAGE}b.md)\n$$\n[a](b.md)\n$$"

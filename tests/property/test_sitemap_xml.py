@@ -71,15 +71,22 @@ def test_a_typical_sitemap() -> None:
 
 
 def _route_reference(
-    codes: list[str], specs: dict[str, PageSpec], url: UrlBuilder, lastmod: date | None
+    codes: list[str],
+    specs: dict[str, PageSpec],
+    url: UrlBuilder,
+    lastmod: date | None,
+    default: str | None = None,
 ) -> tuple[str, bool]:
-    """route_part as it was before it escaped what a route's URLs share once (the reference)."""
+    """route_part as it was before it escaped what a route's URLs share once (the reference),
+    with the default language's page as x-default (session 29)."""
     indexable = {code: s for code, s in specs.items() if s.canonical_path is None and not s.noindex}
     alternates = (
         [(other, url.absolute(indexable[other].path)) for other in codes if other in indexable]
         if len(indexable) > 1
         else []
     )
+    if alternates and default in indexable:
+        alternates.append(("x-default", url.absolute(indexable[default].path)))
     urls: list[SitemapUrl] = [
         (url.absolute(spec.path), lastmod.isoformat() if lastmod else None, alternates)
         for code in codes
@@ -115,15 +122,17 @@ pages = st.dictionaries(
     st.sampled_from(["https://x.org/", "https://x.org/a&b/", "http://h/<p>/"]),
     st.one_of(st.none(), st.dates()),
     st.permutations(["ko", "en", "ja", "a&b", 'q"']),
+    st.one_of(st.none(), st.sampled_from(["ko", "en", "a&b"])),
 )
 def test_a_routes_part_is_its_urls_as_url_xml_writes_them(
     given_pages: dict[str, tuple[str, bool, bool]],
     base: str,
     lastmod: date | None,
     codes: list[str],
+    default: str | None,
 ) -> None:
     specs = {lang: _spec(lang, *page) for lang, page in given_pages.items()}
     url = UrlBuilder(base)
     codes = codes[:3]  # (a language the specs have may not be one of the site's)
-    _, text, has_alternates = route_part(("post", "x"), codes, specs, url, lastmod)
-    assert (text, has_alternates) == _route_reference(codes, specs, url, lastmod)
+    _, text, has_alternates = route_part(("post", "x"), codes, specs, url, lastmod, default)
+    assert (text, has_alternates) == _route_reference(codes, specs, url, lastmod, default)

@@ -93,3 +93,36 @@ def test_deepl_never_sees_a_formula(path: Path) -> None:
         assert latex in skeleton or any(latex in slot for slot in slots), latex
     prose = re.sub(r"<x i=\"\d+\"/>", " ", "".join(seg.encoded.xml for seg in unit.segments))
     assert "\\frac" not in prose and "\\sqrt" not in prose and "d_k" not in prose
+
+
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "The energy is $$E = mc^2$$ here.",
+        "Softmax and $$\n\\frac{e^{x_i}}{\\sum_j e^{x_j}}\n$$ in one paragraph.",
+        "$$a + b$$ opens the paragraph.",
+    ],
+)
+def test_double_dollars_inside_a_paragraph_are_display_math(body: str, fast: bool) -> None:
+    """Session 29: `$$…$$` inside a paragraph is display math, as KaTeX's auto-render, MathJax,
+    pandoc and GitHub read it (it showed as `$<math>…</math>$`: two stray dollar signs, no
+    warning). A <span> shown as a block keeps the paragraph valid HTML (no <div> inside <p>)."""
+    rendered = render_markdown(body, fast=fast)
+    assert "$" not in rendered.html, rendered.html
+    assert (
+        '<span class="math display"><math xmlns="http://www.w3.org/1998/Math/MathML" display="block"'
+        in rendered.html
+    )
+    assert "<div" not in rendered.html
+    assert not rendered.math_errors
+
+
+def test_double_dollars_inside_a_paragraph_are_checked_at_their_line() -> None:
+    rendered = render_markdown("Intro.\n\nOne\ntwo $$\\frac{a$$ three\n")
+    assert [(line, "never closed" in why) for line, why in rendered.math_errors] == [(4, True)]
+
+
+def test_money_with_double_dollars_stays_text() -> None:
+    html = render_markdown("It costs $$$ or $$5 and $$10.").html
+    assert "<math" not in html and "$$$ or $$5 and $$10" in html

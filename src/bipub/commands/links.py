@@ -1,7 +1,9 @@
 """`bipub check --links`: check the internal links and anchors of an already built site.
 
-Builds nothing and reads only the output folder (and bipub.yaml for the base URL); external links
-are not fetched (bipub never touches the network). Exit 1 when a link or anchor is broken.
+Builds nothing and reads the output folder (and bipub.yaml for the base URL); when a link is
+broken, also the content, to name the source file and line that writes it (link_sources.py).
+External links are not fetched (bipub never touches the network). Exit 1 when a link or anchor
+is broken.
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ from pathlib import Path
 
 import click
 
+from bipub.commands.link_sources import name_sources
 from bipub.commands.ui import Ui, write_report
 from bipub.config import load_config
 from bipub.diagnostics import ConfigError, Diagnostic, DiagnosticError
-from bipub.linkcheck import check_links
+from bipub.linkcheck import find_broken
 
 
 def run_link_check(ui: Ui, out: Path | None, fmt: str, output: Path | None) -> int:
@@ -38,7 +41,9 @@ def run_link_check(ui: Ui, out: Path | None, fmt: str, output: Path | None) -> i
                 [Diagnostic(label, None, "usage", "no built site here: run `bipub build` first")]
             )
         )
-    problems = check_links(site, config.base_url, label)
+    # each finding at the source file and line that writes the link (a user edits those),
+    # else at the built page (session 29: it named the built page only)
+    problems = name_sources(ui.root, find_broken(site, config.base_url), config.base_url, label)
     pages = sum(1 for _ in site.rglob("*.html"))
     if fmt == "json":
         text = json.dumps(

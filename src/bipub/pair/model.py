@@ -127,6 +127,7 @@ class Series:
     slug: str
     name: str
     entries: tuple[Entry, ...]  # in series order
+    name_lang: str = ""  # the language `name` is written in (a member's source's, untranslated)
 
 
 @dataclass

@@ -280,7 +280,7 @@ def collect_series(
             if not slug:  # a translated name with no letter or digit
                 no_slug(named_in, name)
                 continue
-            series = Series(lang, slug, name, tuple(members))
+            series = Series(lang, slug, name, tuple(members), named_in.lang)
             series_out[slug] = series
             for e in members:
                 site.series_by_entry[(lang, e.key)] = series

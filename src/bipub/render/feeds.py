@@ -332,8 +332,10 @@ def sitemap_parts(
     routes = plan.routes
     # (routes are tuples of strings: sorted as tuples, by their kind first)
     order = sorted(routes)
+    default = site.config.default_language
+    root = [root_part(codes, home, url, default)] if (home := routes.get(HOME)) else []
     if known and len(known) == len(routes):
-        return [known[r] for r in order]
+        return root + [known[r] for r in order]
     known = known or {}
     # the lastmod of a post's route (`("post", key)`): of the routes made here only (an update
     # makes few: the others' dates are not read)
@@ -341,12 +343,28 @@ def sitemap_parts(
     lastmods: dict[tuple[str, ...], date | None] = {
         ("post", e.key): e.modified_at for e in site.entries if e.key in wanted
     }
-    return [
+    return root + [
         part
         if (part := known.get(r)) is not None
-        else route_part(r, codes, routes[r], url, lastmods.get(r))
+        else route_part(r, codes, routes[r], url, lastmods.get(r), default)
         for r in order
     ]
+
+
+HOME: Route = ("home",)
+
+
+def root_part(
+    codes: list[str], homes: dict[str, PageSpec], url: urls.UrlBuilder, default: str
+) -> SitemapPart:
+    """The language entry page (/, root.html): the x-default of the homes (session 29: it was
+    not in the sitemap), with their alternates."""
+    alternates = [(c, url.absolute(spec.path)) for c in codes if (spec := homes.get(c))]
+    if len(alternates) > 1:
+        alternates.append(("x-default", url.absolute("/")))
+    else:
+        alternates = []
+    return (("",), _url_xml((url.absolute("/"), None, alternates)), bool(alternates))
 
 
 def route_part(
@@ -355,17 +373,23 @@ def route_part(
     specs: dict[str, PageSpec],
     url: urls.UrlBuilder,
     lastmod: date | None,
+    default: str | None = None,
 ) -> SitemapPart:
     """The sitemap's URLs of one route: its indexable page in each language (made only of
     each page's path, canonical_path and noindex). Its text is `_url_xml` of each URL, with
     what they share (the lastmod, the alternates) escaped once for the route: a big site has
     tens of thousands of routes, made again at every build (tests/property/test_sitemap_xml.py
-    compares with ElementTree)."""
+    compares with ElementTree). With alternates, the `default` language's page is also the
+    x-default, as on the pages (the homes': the language entry page, /)."""
     indexable = {code: s for code, s in specs.items() if s.canonical_path is None and not s.noindex}
     locs = [(code, url.absolute(spec.path)) for code in codes if (spec := indexable.get(code))]
     if not locs:
         return (route, "", False)
     alternates = locs if len(indexable) > 1 else []
+    if alternates and route == HOME:
+        alternates = [*alternates, ("x-default", url.absolute("/"))]
+    elif alternates and default is not None and (spec := indexable.get(default)) is not None:
+        alternates = [*alternates, ("x-default", url.absolute(spec.path))]
     tail = "</loc>"
     if lastmod is not None:
         tail += f"\n    <lastmod>{_cdata(lastmod.isoformat())}</lastmod>"

@@ -24,11 +24,11 @@ from bipub.render.page_plan import Route as Route
 from bipub.render.page_plan import listing_values as listing_values
 from bipub.render.page_plan import made_of_values as made_of_values
 from bipub.render.page_views import PageViews, card_tag_slugs, og_image
-from bipub.render.page_views import series_nav as series_nav
 from bipub.render.page_views import with_body as with_body
 from bipub.render.views import (
     View,
 )
+from bipub.render.views import series_nav as series_nav
 
 # per language of an entry: its document, its tags' slugs, whether its body draws diagrams
 EntryFacts = tuple[tuple[str, Document, tuple[str, ...], bool], ...]

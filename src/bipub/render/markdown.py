@@ -164,8 +164,12 @@ def _stock_parser(raw_html: bool) -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": raw_html, "typographer": False})
     md.enable(["table", "strikethrough"])
     md.use(footnote_plugin)
-    # issue 19: $…$ and $$…$$, typeset to MathML (render/mathml.py); "$5 or $10" stays text
-    md.use(dollarmath_plugin, allow_space=False, allow_digits=False, renderer=_math)
+    # issue 19: $…$ and $$…$$, typeset to MathML (render/mathml.py); "$5 or $10" stays text;
+    # session 29: $$…$$ inside a paragraph is display math too (KaTeX, MathJax, pandoc, GitHub)
+    md.use(
+        dollarmath_plugin, allow_space=False, allow_digits=False, double_inline=True, renderer=_math
+    )
+    md.add_render_rule("math_inline_double", mathml.render_display_inline)
     md.use(anchors_plugin, min_level=1, max_level=6, slug_func=heading_slug, permalink=True)
     md.validateLink = _validate_link  # type: ignore[method-assign]
     md.core.ruler.at("inline", _inline_with_lines)
@@ -334,6 +338,11 @@ def _render_body(
         unused_footnotes(env, source),
     )
     return rendered, sections
+
+
+def parse(body: str, raw_html: bool = False) -> list[Token]:
+    """A body's tokens as its render parses them (`bipub check --links` finds its links)."""
+    return _parser(raw_html).parse(body, {})
 
 
 def diagram_sources(body: str, raw_html: bool = False) -> list[str]:

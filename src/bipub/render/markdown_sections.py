@@ -127,6 +127,8 @@ def outline(tokens: list[Token], source: str) -> Outline:
             blocks.append((token.map[0], token.map[1]))
         if token.type in _CODE_BLOCKS and token.map is not None:
             code.append((token.map[0], token.map[1]))
+        if token.map is not None and token.type == "inline" and "$$" in token.content:
+            code += _formula_lines(token, token.map[0])
         for child in token.children or ():
             if child.attrs.get("class") == "header-anchor":
                 continue  # a heading's permalink (anchors_plugin): not in the Markdown
@@ -136,6 +138,27 @@ def outline(tokens: list[Token], source: str) -> Outline:
                     targets.add(value)
     links = Links(frozenset(targets), tuple(code), tuple(blocks))
     return Outline(top_headings(tokens), links)
+
+
+def _formula_lines(token: Token, first: int) -> list[tuple[int, int]]:
+    """The lines inside each `$$…$$` formula of a paragraph that spans lines (session 29:
+    display math inside a paragraph), between its first and its last: they hold no link. (A
+    line a formula shares with text is left to the line's own reading, as a `$…$` one's.)"""
+    spans = []
+    at = 0
+    for child in token.children or ():
+        if child.type != "math_inline_double" or "\n" not in child.content:
+            continue
+        written = f"$${child.content}$$"
+        start = token.content.find(written, at)
+        if start < 0:
+            continue
+        at = start + len(written)
+        top = first + token.content.count("\n", 0, start)
+        bottom = top + written.count("\n")
+        if bottom - top > 1:
+            spans.append((top + 1, bottom))
+    return spans
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Math in Markdown (`$…$` inline, `$$…$$` on lines of their own), typeset at build time.
+"""Math in Markdown (`$…$` inline, `$$…$$` display: on lines of their own or inside a paragraph),
+typeset at build time.
 
 Pages get MathML (latex2mathml), which browsers draw without any script; PDFs get SVG
 (ziamath, its own STIX Two Math font), because WeasyPrint does not draw MathML (it prints the
@@ -13,7 +14,7 @@ import itertools
 import re
 from functools import lru_cache
 from html import escape
-from typing import Final
+from typing import Any, Final
 
 _COMMAND = re.compile(r"\\[A-Za-z]+")
 _MATH = re.compile(r"<math\b[^>]*>.*?</math>", re.S)
@@ -70,6 +71,16 @@ def render(latex: str, display: bool) -> str:
         return to_mathml(latex.strip(), display)
     except MathSyntaxError:
         return f"<code>{escape(latex)}</code>"
+
+
+def render_display_inline(
+    _self: object, tokens: Any, idx: int, _options: object, _env: object
+) -> str:
+    """markdown-it's render rule for `$$…$$` inside a paragraph (dollarmath's
+    `math_inline_double`): display math in a <span> the theme shows as a block (`.math.display`),
+    where the plugin's own rule puts a <div> inside the <p> (invalid HTML: the browser ends the
+    paragraph there and leaves an empty one after)."""
+    return f'<span class="math display">{render(str(tokens[idx].content), True)}</span>'
 
 
 @lru_cache(maxsize=4096)

@@ -498,5 +498,9 @@ def _static(project: Project, tree: OutputTree) -> None:
                 rel = "assets/" + path.relative_to(theme_static).as_posix()
                 if rel not in project_files:
                     tree.add(rel, path.read_bytes(), None, f"theme {rel}")
+    # files of the site's root (/favicon.ico: session 29), unless the project's static/ has them
+    for path in sorted((THEME_DIR / "root").glob("*")):
+        if path.is_file() and path.name not in project_files:
+            tree.add(path.name, path.read_bytes(), None, f"theme {path.name}")
     for rel, path in project_files.items():
         tree.add(rel, path.read_bytes(), None, f"static/{rel}")

@@ -5,7 +5,7 @@ post shells, listings, the site-wide context), and rendering one planned page. `
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -40,10 +40,10 @@ from bipub.render.views import (
     PostCard,
     PostLink,
     PostView,
-    SeriesNav,
     TagLink,
     View,
     cv_view,
+    series_nav,
 )
 
 FEW_NEIGHBOURS = 64  # posts' neighbours found alone before the table (`PageViews.neighbours`)
@@ -54,27 +54,6 @@ def with_body(shell: PostView, rendered: RenderedMarkdown) -> PostView:
     # (dataclasses.replace's result, without its look at every field's definition: once a page)
     body = {"html": Markup(rendered.html), "headings": rendered.headings}  # noqa: S704 - markdown-it
     return PostView(**{**shell.__dict__, **body})
-
-
-def series_nav(
-    url: urls.UrlBuilder,
-    lang: str,
-    name: str,
-    slug: str,
-    shown: Sequence[tuple[str, str]],
-    at: int | None,
-) -> SeriesNav:
-    """The series box and pager of a post page: the series' `name` and `slug` in `lang`, its
-    members' slugs and titles as `lang` shows them (`shown`, in series order), and the place of
-    the page's own post among them."""
-    parts = tuple(
-        (i + 1, title, url.href(urls.post(lang, member)), i == at)
-        for i, (member, title) in enumerate(shown)
-    )
-    idx = at or 0
-    prev = parts[idx - 1][1:3] if idx > 0 else None
-    nxt = parts[idx + 1][1:3] if idx + 1 < len(parts) else None
-    return SeriesNav(name, url.href(urls.series(lang, slug)), parts, prev, nxt)
 
 
 class PageViews:
@@ -313,6 +292,7 @@ class PageViews:
             version.state,
             doc.lang,
             self.minutes_of(doc),
+            (series.name_lang or lang) if series else "",
         )
 
     def card_tags(self, entry: Entry, lang: str) -> tuple[TagLink, ...]:
@@ -343,8 +323,11 @@ class PageViews:
         series = self.site.series_by_entry.get((lang, entry.key))
         if entry.kind == "posts" and series is not None:
             at = next((i for i, member in enumerate(series.entries) if member is entry), None)
-            shown = [(m.slug, m.versions[lang].doc.meta.title) for m in series.entries]
-            nav = series_nav(self.url, lang, series.name, series.slug, shown, at)
+            shown = [
+                (m.slug, m.versions[lang].doc.meta.title, m.versions[lang].doc.lang)
+                for m in series.entries
+            ]
+            nav = series_nav(self.url, lang, series, shown, at)
         source_href = None
         if version.state != "source":
             src = entry.source_lang
@@ -436,7 +419,9 @@ class PageViews:
             if other is not None and other.canonical_path is None:
                 alternates.append(Alternate(code, self.url.absolute(other.path)))
         default = siblings.get(self.config.default_language)
-        if alternates and default is not None and default.canonical_path is None:
+        if alternates and spec.route == ("home",):  # the language entry page (root.html)
+            alternates.append(Alternate("x-default", self.url.absolute("/")))
+        elif alternates and default is not None and default.canonical_path is None:
             alternates.append(Alternate("x-default", self.url.absolute(default.path)))
         switcher = []
         for language in self.config.languages:
@@ -493,6 +478,7 @@ class PageViews:
             ),
             home_mode=cfg.home,
             css_href=self.url.href("/assets/site.css"),
+            favicon_href=self.url.href("/favicon.ico"),  # (session 29: partials/icons.html)
             js_href=self.url.href("/assets/reader.js"),  # issue 19: copy buttons, colour toggle
             search_href=self.url.href(urls.search(lang)) if cfg.outputs.search else None,
             root_href=self.url.href("/"),
@@ -511,7 +497,7 @@ class PageViews:
             short_pdf_links=[View(**link) for link in self._short_pdf_links(lang)],
         )
 
-    def _pdf_links(self, lang: str) -> list[dict[str, str]]:
+    def _pdf_links(self, lang: str) -> list[dict[str, Any]]:
         return pdf_links(self.site, lang, self.url)
 
     def _short_pdf_links(self, lang: str) -> list[dict[str, str]]:

@@ -5,15 +5,21 @@ content models themselves. Everything here is plain, immutable and already resol
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Set
+from collections.abc import Sequence, Set
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup, escape
 from pydantic import BaseModel
 
 from bipub.load.yaml_strict import Path_
 from bipub.model.fields import field_kind
+from bipub.render.urls import UrlBuilder
+from bipub.render.urls import post as post_path
+from bipub.render.urls import series as series_path
+
+if TYPE_CHECKING:
+    from bipub.pair.model import Series
 
 
 class ForeignText(str):
@@ -208,6 +214,7 @@ class PostCard:
     state: str  # source | translated | draft | stale | missing
     content_lang: str
     reading_minutes: int
+    series_lang: str = ""  # the language `series` is written in (session 29: its `lang`)
 
 
 @dataclass(frozen=True)
@@ -215,8 +222,34 @@ class SeriesNav:
     name: str
     href: str
     parts: tuple[tuple[int, str, str, bool], ...]  # (number, title, href, is_current)
-    prev: tuple[str, str] | None
-    next: tuple[str, str] | None
+    prev: tuple[str, str, str] | None  # (title, href, the title's language)
+    next: tuple[str, str, str] | None
+    # session 29: the languages of `name` and of each part's title (a post not translated yet
+    # shows its original's), for their `lang` attributes
+    name_lang: str = ""
+    part_langs: tuple[str, ...] = ()
+
+
+def series_nav(
+    url: UrlBuilder,
+    lang: str,
+    series: Series,
+    shown: Sequence[tuple[str, str, str]],
+    at: int | None,
+) -> SeriesNav:
+    """The series box and pager of a post page: the `series` in `lang`, its members' slugs,
+    titles as `lang` shows them and the titles' languages (`shown`, in series order), and the
+    place of the page's own post among them."""
+    parts = tuple(
+        (i + 1, title, url.href(post_path(lang, member)), i == at)
+        for i, (member, title, _) in enumerate(shown)
+    )
+    langs = tuple(title_lang for _, _, title_lang in shown)
+    idx = at or 0
+    prev = (*parts[idx - 1][1:3], langs[idx - 1]) if idx > 0 else None
+    nxt = (*parts[idx + 1][1:3], langs[idx + 1]) if idx + 1 < len(parts) else None
+    href = url.href(series_path(lang, series.slug))
+    return SeriesNav(series.name, href, parts, prev, nxt, series.name_lang or lang, langs)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ does not load it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bipub.render import urls
 from bipub.render.both import partner
@@ -116,9 +116,9 @@ def short_pdf_links(site: Site, lang: str, url: urls.UrlBuilder) -> list[dict[st
     ]
 
 
-def pdf_links(site: Site, lang: str, url: urls.UrlBuilder) -> list[dict[str, str]]:
+def pdf_links(site: Site, lang: str, url: urls.UrlBuilder) -> list[dict[str, Any]]:
     """The PDFs a page in `lang` links: its CV, the other languages' CVs, the bilingual CV."""
-    links = []
+    links: list[dict[str, Any]] = []
     codes = [c for c in site.config.codes if c in site.cv]
     for code in sorted(codes, key=lambda c: c != lang):
         links.append(
@@ -129,8 +129,11 @@ def pdf_links(site: Site, lang: str, url: urls.UrlBuilder) -> list[dict[str, str
             }
         )
     if "ko" in site.cv and "en" in site.cv:
-        names = " + ".join(site.config.language(c).name for c in ("ko", "en"))
-        links.append({"label": names, "lang": "ko-en", "href": url.href(urls.cv_pdf("ko-en"))})
+        names = [(c, site.config.language(c).name) for c in ("ko", "en")]
+        label = " + ".join(name for _, name in names)
+        href = url.href(urls.cv_pdf("ko-en"))
+        # (`names`: each language's name with its code, for its `lang` on the page: session 29)
+        links.append({"label": label, "lang": "ko-en", "href": href, "names": names})
     return links
 
 
