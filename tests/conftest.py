@@ -23,7 +23,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -383,14 +383,22 @@ def _pdf_switch_test(request: pytest.FixtureRequest, _pdf_switch_module: None) -
 
 
 @contextmanager
-def real_pdfs() -> Iterator[None]:
-    """Real PDFs inside the block (a session fixture building a project for everyone)."""
+def real_pdfs(real: bool = True) -> Iterator[None]:
+    """Real PDFs inside the block (a session fixture building a project for everyone), or
+    placeholders (`real=False`: `placeholder_pdfs()`)."""
     before = _PdfSwitch.real
-    _PdfSwitch.real = True
+    _PdfSwitch.real = real
     try:
         yield
     finally:
         _PdfSwitch.real = before
+
+
+def placeholder_pdfs() -> AbstractContextManager[None]:
+    """Placeholder PDFs inside the block, whatever the mark of the test that asked: for a
+    session fixture, which pytest sets up before any module's or test's switch (a session
+    fixture's build otherwise rendered real PDFs, the default outside a module)."""
+    return real_pdfs(False)
 
 
 # Python that a test's subprocess runs before bipub's CLI (with the repository on its

@@ -12,7 +12,7 @@ import pytest
 
 from bipub.pipeline import build
 from bipub.serve import ServeStatus, make_handler
-from tests.conftest import copy_demo, made_once_per_run
+from tests.conftest import PLACEHOLDER_PDF, copy_demo, made_once_per_run, placeholder_pdfs
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = [
@@ -28,14 +28,19 @@ ARGS = [
 
 def _build_demo(project: Path) -> None:
     copy_demo(project)
-    build(project, project / "site")
+    # (placeholders whatever the switch says now: a session fixture is set up before the
+    # module's switch, and this build rendered the demo's 8 PDFs, ~7 CPU s, for nobody)
+    with placeholder_pdfs():
+        build(project, project / "site")
+    pdfs = sorted((project / "site").rglob("*.pdf"))
+    assert pdfs and all(p.read_bytes().startswith(PLACEHOLDER_PDF) for p in pdfs), pdfs
 
 
 @pytest.fixture(scope="session")
 def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The demo, built once per test run (placeholder PDFs: no browser module that uses it is
-    marked `pdf`) and shared by the test processes: the browser tests only read it (serve it),
-    but the check report's test writes its report beside it."""
+    """The demo, built once per test run with placeholder PDFs (no browser test reads a PDF of
+    it) and shared by the test processes: the browser tests only read it (serve it), but the
+    check report's test writes its report beside it."""
     return made_once_per_run(tmp_path_factory, "browser-demo", _build_demo) / "site"
 
 
