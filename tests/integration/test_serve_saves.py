@@ -431,9 +431,13 @@ def test_the_cycles_updates_leave_are_collected_at_a_quiet_moment(make_project) 
         assert sweeps.idle(lambda: False)
         counts.append(len(gc.get_objects()))
     assert sweeps.sweeps == 4
-    # without a sweep, each build left ~600 objects more (measured: 4 builds, +2,550)
-    assert all(held > after + 1_500 for held in counts[0::2]), (after, counts)
-    assert all(swept < after + 500 for swept in counts[1::2]), (after, counts)
+    # without a sweep, each build left ~600 objects more (measured: 4 builds, +2,550); each
+    # round is compared with where the sweep before it left the count (a sweep may also free
+    # what earlier tests of the same process left: the count can fall below `after`)
+    bases = [after, *counts[1::2]]
+    for base, held, swept in zip(bases, counts[0::2], counts[1::2], strict=False):
+        assert held > base + 1_500, (after, counts)
+        assert swept < base + 500, (after, counts)
     post.write_text("---\ntitle: [\n---\n", encoding="utf-8")  # (a build that fails counts)
     for _ in range(4):
         with pytest.raises(DiagnosticError):
