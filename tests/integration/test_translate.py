@@ -256,6 +256,29 @@ def test_identical_texts_are_sent_once_and_cached(
     assert list((root / ".bipub-cache/deepl").glob("*.json"))
 
 
+def test_a_rejected_draft_comes_back_from_the_cache_unless_fresh(
+    cli: Cli, fake: FakeDeepL, small: Path
+) -> None:
+    """Rejecting a draft and drafting again serves the cached answer (no request); `--fresh`
+    asks DeepL again for the segments in scope (and says so in --dry-run first)."""
+    assert translate(cli, small, "--to", "en", "--only", "posts/alpha").exit_code == 0
+    sent = translate_requests(fake)
+    assert sent
+    assert cli("-C", str(small), "review", "reject", "posts/alpha").exit_code == 0
+    again = translate(cli, small, "--to", "en", "--only", "posts/alpha")
+    assert again.exit_code == 0, again.stderr
+    assert translate_requests(fake) == sent  # (every segment answered from the cache)
+    assert " 0 characters billed" in again.stderr and "cache hits" in again.stderr
+    assert cli("-C", str(small), "review", "reject", "posts/alpha").exit_code == 0
+    dry = translate(cli, small, "--to", "en", "--only", "posts/alpha", "--fresh", "--dry-run")
+    assert "(segments: 0 cached," in dry.stdout, dry.stdout
+    fresh = translate(cli, small, "--to", "en", "--only", "posts/alpha", "--fresh")
+    assert fresh.exit_code == 0, fresh.stderr
+    assert translate_requests(fake) > sent
+    assert "0 cache hits" in fresh.stderr, fresh.stderr
+    assert (small / "content/en/posts/alpha.md").is_file()
+
+
 def test_quota_456_midway_keeps_earlier_batches_and_a_rerun_completes(
     cli: Cli, fake: FakeDeepL, small: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

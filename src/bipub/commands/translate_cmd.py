@@ -42,13 +42,14 @@ def _quota_line(est: Estimate, usage: Usage | None, reason: str | None) -> str:
     )
 
 
-def _dry_run(ui: Ui, plan: Plan, max_chars: int | None) -> None:
+def _dry_run(ui: Ui, plan: Plan, max_chars: int | None, fresh: bool) -> None:
     import os
 
+    from bipub.translate.cache import DraftCache
     from bipub.translate.deepl_client import ENV_KEY, DeepL, DeepLError
     from bipub.translate.drafts import estimate
 
-    est = estimate(plan)
+    est = estimate(plan, DraftCache(plan.root, fresh=fresh))
     click.echo(f"bipub translate --to {plan.target} --dry-run: nothing is sent to DeepL")
     width = max((len(f.source_file) for f in est.files), default=0)
     for f in est.files:
@@ -144,6 +145,12 @@ def _report(ui: Ui, result: Result) -> None:
 )
 @click.option("--dry-run", is_flag=True, help="Send nothing; show what would be sent and the cost.")
 @click.option(
+    "--fresh",
+    is_flag=True,
+    help="Ask DeepL again for every segment in scope instead of reusing the answers in "
+    ".bipub-cache/deepl/ (after rejecting a draft, say); the new answers replace them.",
+)
+@click.option(
     "--max-chars",
     type=click.IntRange(min=0),
     default=None,
@@ -151,7 +158,12 @@ def _report(ui: Ui, result: Result) -> None:
 )
 @click.pass_obj
 def translate(
-    ui: Ui, target: str, only: tuple[str, ...], dry_run: bool, max_chars: int | None
+    ui: Ui,
+    target: str,
+    only: tuple[str, ...],
+    dry_run: bool,
+    fresh: bool,
+    max_chars: int | None,
 ) -> None:
     """Draft missing and stale translations into LANG with DeepL, for review.
 
@@ -169,7 +181,7 @@ def translate(
     except DiagnosticError as exc:
         ui.fail(exc)
     if dry_run:
-        _dry_run(ui, plan, max_chars)
+        _dry_run(ui, plan, max_chars, fresh)
         return
     if not plan.jobs:
         for note in plan.notes:
@@ -178,7 +190,13 @@ def translate(
         return
     try:
         with _Bar(ui) as bar:
-            result = run(plan, max_chars=max_chars, on_start=bar.start, on_progress=bar.advance)
+            result = run(
+                plan,
+                max_chars=max_chars,
+                on_start=bar.start,
+                on_progress=bar.advance,
+                fresh=fresh,
+            )
     except MissingKeyError as exc:
         click.echo(f"bipub translate: {exc.reason}", err=True)
         sys.exit(2)

@@ -34,8 +34,12 @@ def cache_key(spec: Mapping[str, Any], text: str) -> str:
 
 
 class DraftCache:
-    def __init__(self, root: Path) -> None:
+    """The answers DeepL gave, by cache key. `fresh` (`bipub translate --fresh`): none is served
+    (every segment is asked again), and the new answers replace them."""
+
+    def __init__(self, root: Path, *, fresh: bool = False) -> None:
         self.folder = root / CACHE_DIR
+        self.fresh = fresh
         self.entries: dict[str, str] = {}
         self.failed: dict[str, str] = {}  # answers that did not pass their checks
         if self.folder.is_dir():
@@ -63,11 +67,12 @@ class DraftCache:
             self.failed[key] = text
 
     def get(self, key: str) -> str | None:
-        """A stored answer that passed its checks (a failed one is never served)."""
-        return self.entries.get(key)
+        """A stored answer that passed its checks (a failed one is never served; none with
+        `fresh`)."""
+        return None if self.fresh else self.entries.get(key)
 
     def __contains__(self, key: str) -> bool:
-        return key in self.entries
+        return not self.fresh and key in self.entries
 
     def put_batch(self, entries: Mapping[str, tuple[str, bool]], billed: int) -> Path:
         """Save one request's answers (text, passed its checks) as one file, atomically."""

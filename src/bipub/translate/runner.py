@@ -157,11 +157,12 @@ def run(
     max_chars: int | None = None,
     on_start: Callable[[int], None] | None = None,
     on_progress: Progress | None = None,
+    fresh: bool = False,
 ) -> Result:
-    """Draft every job of the plan. DeepL failures and Ctrl-C end the run early with
+    """Draft every job of the plan (`fresh`: no answer served from the cache). DeepL failures and Ctrl-C end the run early with
     `Result.stopped` set (what was answered is kept and written); MissingKeyError propagates
     before anything is written."""
-    cache = DraftCache(plan.root)
+    cache = DraftCache(plan.root, fresh=fresh)
     est = estimate(plan, cache)
     result = Result(plan.target, notes=list(plan.notes))
     for key in plan.too_long:
