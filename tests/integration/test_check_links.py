@@ -105,3 +105,29 @@ def test_broken_links_name_the_source_file_and_line(
     )
     github = cli("-C", str(project), "check", "--links", "--format", "github")
     assert "::error file=content/ko/posts/beta.md,line=12,title=bipub link::" in github.stdout
+
+
+def test_with_a_source_that_does_not_load_the_built_page_is_named_and_why(
+    make_project: Callable[[str], Path], cli: Cli
+) -> None:
+    """Where a source no longer loads, a broken link of its page stays at the built page, and
+    the finding says which source did not load (it said "the templates make it")."""
+    project = make_project("minimal")
+    beta = project / "content" / "ko" / "posts" / "beta.md"
+    beta.write_text(
+        beta.read_text(encoding="utf-8") + "\n[없는 글](/ko/blog/nope/)\n", encoding="utf-8"
+    )
+    assert cli("-C", str(project), "-q", "build").exit_code == 0
+    beta.write_text("---\ntitle: [\n---\n", encoding="utf-8")  # (no longer loads)
+    bad = cli("-C", str(project), "check", "--links")
+    assert bad.exit_code == 1
+    lines = bad.stdout.splitlines()
+    assert [line.split(":", 1)[0] for line in lines] == [
+        "site/en/blog/beta/index.html",
+        "site/ko/blog/beta/index.html",
+    ], bad.stdout
+    said = (
+        "(no source that loaded writes this link; content/ko/posts/beta.md did not load: "
+        "`bipub check` says what is wrong)"
+    )
+    assert all(line.endswith(said) for line in lines), bad.stdout

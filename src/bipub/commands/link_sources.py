@@ -27,6 +27,10 @@ from bipub.render import urls
 if TYPE_CHECKING:
     from bipub.load.content import Document
 
+_NOT_LOADED = (
+    " (the content did not load, so the source that writes it is not named: `bipub check` says "
+    "what is wrong)"
+)
 _NO_SOURCE = (
     " (no post, page or CV writes this link: the templates make it, or the page was changed "
     "after the build)"
@@ -39,9 +43,14 @@ def name_sources(root: Path, broken: list[Broken], base_url: str, label: str) ->
     every finding stays at its built page."""
     if not broken:
         return []
-    sources = _sources_by_page(root)
-    if sources is None:
-        return [b.diagnostic(label) for b in broken]
+    sources, failed = _sources_by_page(root)
+    if sources is None:  # (said: the user is not left to wonder why no source is named)
+        return [
+            Diagnostic(f"{label}/{b.page}", b.line, b.code, b.message + _NOT_LOADED) for b in broken
+        ]
+    # a link found in no source that loaded may be written in one that did not: said so, not
+    # "the templates make it"
+    unknown = _NO_SOURCE if not failed else _not_loaded(failed)
     found: dict[tuple[str, int, str, str], list[Broken]] = {}
     out: list[Diagnostic] = []
     for item in broken:
@@ -54,7 +63,7 @@ def name_sources(root: Path, broken: list[Broken], base_url: str, label: str) ->
             None,
         )
         if where is None:
-            message = item.message + _NO_SOURCE
+            message = item.message + unknown
             out.append(Diagnostic(f"{label}/{item.page}", item.line, item.code, message))
         else:
             found.setdefault((*where, item.code), []).append(item)
@@ -117,9 +126,18 @@ class _Source:
         return None
 
 
-def _sources_by_page(root: Path) -> dict[str, tuple[_Source, ...]] | None:
+def _not_loaded(files: list[str]) -> str:
+    more = f" and {len(files) - 1} more" if len(files) > 1 else ""
+    return (
+        f" (no source that loaded writes this link; {files[0]}{more} did not load: "
+        "`bipub check` says what is wrong)"
+    )
+
+
+def _sources_by_page(root: Path) -> tuple[dict[str, tuple[_Source, ...]] | None, list[str]]:
     """Each built page of a post, a page or the CV (its path in the site, as linkcheck names
-    it) → the sources it shows; None if the content does not load."""
+    it) → the sources it shows (None if the content does not load), and the files that had
+    errors (their pages' sources may be missing)."""
     from bipub.pipeline import load, pair  # (the content stages: only when a link is broken)
     from bipub.project import Project
 
@@ -129,7 +147,7 @@ def _sources_by_page(root: Path) -> dict[str, tuple[_Source, ...]] | None:
         config, content = load(project, collector)
         site = pair(project, config, content, collector)
     except DiagnosticError:
-        return None
+        return None, []
     raw_html = config.outputs.raw_html
     made: dict[str, _Source] = {}
 
@@ -159,7 +177,7 @@ def _sources_by_page(root: Path) -> dict[str, tuple[_Source, ...]] | None:
                 for v in sorted(entry.versions.values(), key=lambda v: v.lang != lang)
             }
             out[_page_file(urls.both(lang, entry.slug))] = tuple(both.values())
-    return out
+    return out, sorted({d.file for d in collector.errors if d.file})
 
 
 def _page_file(path: str) -> str:
