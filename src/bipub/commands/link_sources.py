@@ -188,19 +188,15 @@ def _links_of(doc: Document, raw_html: bool) -> list[tuple[str, int]]:
     """Every link and image target of the document's Markdown (as markdown-it normalized it),
     with the line of the file that writes it."""
     from bipub.render.markdown import parse
+    from bipub.render.markdown_sections import link_targets
 
     lines = doc.body.split("\n")
     out = []
     for token in parse(doc.body, raw_html):
         if token.map is None:
             continue
-        for child in token.children or ():
-            if child.attrs.get("class") == "header-anchor":
-                continue  # a heading's permalink (anchors_plugin): not in the Markdown
-            for name in ("href", "src"):
-                value = child.attrs.get(name)
-                if isinstance(value, str):
-                    out.append((value, doc.body_line + _find(value, lines, *token.map)))
+        for value in link_targets(token):
+            out.append((value, doc.body_line + _find(value, lines, *token.map)))
     return out
 
 

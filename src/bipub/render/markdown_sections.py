@@ -129,15 +129,21 @@ def outline(tokens: list[Token], source: str) -> Outline:
             code.append((token.map[0], token.map[1]))
         if token.map is not None and token.type == "inline" and "$$" in token.content:
             code += _formula_lines(token, token.map[0])
-        for child in token.children or ():
-            if child.attrs.get("class") == "header-anchor":
-                continue  # a heading's permalink (anchors_plugin): not in the Markdown
-            for name in ("href", "src"):
-                value = child.attrs.get(name)
-                if isinstance(value, str):
-                    targets.add(value)
+        targets.update(link_targets(token))
     links = Links(frozenset(targets), tuple(code), tuple(blocks))
     return Outline(top_headings(tokens), links)
+
+
+def link_targets(token: Token) -> Iterator[str]:
+    """The link and image targets an inline token's children write (as markdown-it normalized
+    them; not a heading's permalink, which anchors_plugin adds: it is not in the Markdown)."""
+    for child in token.children or ():
+        if child.attrs.get("class") == "header-anchor":
+            continue
+        for name in ("href", "src"):
+            value = child.attrs.get(name)
+            if isinstance(value, str):
+                yield value
 
 
 def _formula_lines(token: Token, first: int) -> list[tuple[int, int]]:
