@@ -126,3 +126,15 @@ def test_double_dollars_inside_a_paragraph_are_checked_at_their_line() -> None:
 def test_money_with_double_dollars_stays_text() -> None:
     html = render_markdown("It costs $$$ or $$5 and $$10.").html
     assert "<math" not in html and "$$$ or $$5 and $$10" in html
+
+
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize(
+    "body", ["kill $$ and echo $$ now", "prices: $$ vs $$$ tiers", "spaced $$ x $$ here"]
+)
+def test_double_dollars_around_spaces_stay_text(body: str, fast: bool) -> None:
+    """A shell's `$$` in prose, price tiers: `$$…$$` whose formula starts or ends with a space
+    stays text, as `$…$` does (they were typeset as formulas)."""
+    rendered = render_markdown(body, fast=fast)
+    assert "<math" not in rendered.html and body in rendered.html, rendered.html
+    assert not rendered.math_errors
