@@ -49,3 +49,33 @@ def test_a_part_not_translated_yet_is_badged_in_the_series_box(site: Path) -> No
 def test_the_source_language_box_has_no_badge(site: Path) -> None:
     parts = _parts(site / "ko" / "blog" / "alpha" / "index.html")
     assert [badges for _, badges in parts] == [[], []]
+
+
+@pytest.fixture(scope="module")
+def joined(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """'minimal' plus delta, written in English only, in the series its English posts call
+    "A series" (the Korean source calls it 연재)."""
+    from bipub.pipeline import build
+
+    project = tmp_path_factory.mktemp("series-joined") / "minimal"
+    shutil.copytree(TESTS / "projects" / "minimal", project)
+    (project / "content" / "en" / "posts" / "delta.md").write_text(
+        "---\ntitle: Delta post\ndescription: English only\ndate: 2026-05-03\n"
+        "source_lang: en\nseries: A series\nseries_order: 3\n---\n\nOnly in English.\n",
+        encoding="utf-8",
+    )
+    build(project, only={"html"})
+    return project / "site"
+
+
+def test_a_post_in_one_language_joins_the_series_its_language_names_alike(joined: Path) -> None:
+    """Before, delta made a second series "A series" whose page URL (en/series/a-series/) the
+    first one's overwrote: delta's box said "Part 1 of 1" and linked a page without it, and the
+    Korean side had a series page of its own whose language switch led to the English home."""
+    hrefs = ["/en/blog/alpha/", "/en/blog/beta/", "/en/blog/delta/"]
+    assert [href for href, _ in _parts(joined / "en" / "blog" / "delta" / "index.html")] == hrefs
+    page = (joined / "en" / "series" / "a-series" / "index.html").read_text(encoding="utf-8")
+    assert all(href in page for href in hrefs)
+    assert [p.name for p in (joined / "ko" / "series").iterdir()] == ["연재"]
+    ko = _parts(joined / "ko" / "blog" / "alpha" / "index.html")
+    assert ko[-1] == ("/ko/blog/delta/", ["badge badge--missing"])
