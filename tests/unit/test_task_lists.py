@@ -1,30 +1,33 @@
 """Session 29: GitHub task lists (`- [x] done`, `- [ ] to do`) were shown as literal text, sent to
 DeepL as a link around "x", and unchecked by QA. One reading (bipub.text.markdown `task_marker`)
-now serves the renderer (a disabled, labelled checkbox), the drafter (the marker stays in the
+now serves the renderer (a disabled checkbox, its words searchable), the drafter (the marker stays in the
 skeleton) and QA (a translation ticked otherwise than its source is a `markup` problem)."""
 
 from __future__ import annotations
+
+import gzip
 
 import pytest
 
 from bipub.check.qa import check_markup, facts
 from bipub.render.markdown import render_markdown
+from bipub.render.search import SearchPage, Stemmer, search_index
 from bipub.translate.segments import layout
 
 SOURCE = "- [x] 완료한 **일**\n- [ ] 남은 일\n  둘째 줄\n- 보통 항목\n"
 
 
 @pytest.mark.parametrize("fast", [True, False])
-def test_task_items_render_as_disabled_labelled_checkboxes(fast: bool) -> None:
+def test_task_items_render_as_disabled_checkboxes(fast: bool) -> None:
     html = render_markdown(SOURCE, fast=fast).html
     assert html == (
         '<ul class="contains-task-list">\n'
-        '<li class="task-list-item"><label class="task-list-item-label">'
+        '<li class="task-list-item">'
         '<input class="task-list-item-checkbox" type="checkbox" disabled checked>'
-        " 완료한 <strong>일</strong></label></li>\n"
-        '<li class="task-list-item"><label class="task-list-item-label">'
+        " 완료한 <strong>일</strong></li>\n"
+        '<li class="task-list-item">'
         '<input class="task-list-item-checkbox" type="checkbox" disabled> 남은 일\n'
-        "둘째 줄</label></li>\n"
+        "둘째 줄</li>\n"
         "<li>보통 항목</li>\n"
         "</ul>\n"
     )
@@ -67,3 +70,15 @@ def test_qa_compares_the_markers() -> None:
         "task list items differ: source [x] [ ], translation none"
     ]
     assert facts("- [x] 3 items\n").prose == "3 items\n"
+
+
+@pytest.mark.real_search
+def test_the_words_of_task_items_are_in_the_search_index() -> None:
+    """Pagefind leaves out the text of a <label>: a task item's words inside one were not found
+    (the first version of this change wrapped the item in a label)."""
+    body = render_markdown("- [x] zebrafish migration\n- [ ] walrus tuning\n").html
+    html = f'<html lang="en"><body><main data-pagefind-body>{body}</main></body></html>'
+    files = search_index([SearchPage("/en/blog/a/", html)], "en", Stemmer())
+    fragments = [gzip.decompress(data) for path, data in files.items() if "fragment/" in path]
+    assert len(fragments) == 1
+    assert b"zebrafish migration" in fragments[0] and b"walrus tuning" in fragments[0]

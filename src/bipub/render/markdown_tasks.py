@@ -1,7 +1,8 @@
 """GitHub's task lists in rendered Markdown: `- [x] done` and `- [ ] to do` become list items
 with a checkbox (disabled: a reader cannot tick it; checked for `[x]`/`[X]`), as GitHub, MkDocs
-Material and Hugo draw them. The checkbox and the item's text are one `<label>`: the text is the
-checkbox's accessible name ("checkbox, checked, done …"), not an unlabelled form control.
+Material and Hugo draw them, in GitHub's markup: the checkbox, then the item's text (screen readers
+say "checkbox, checked, unavailable", then the text). Not inside a `<label>`: Pagefind leaves a
+label's text out of the search index, and the items' words would not be found.
 
 The marker is found by `bipub.text.markdown.task_marker`, which the drafter and QA read too: what
 the page shows as a checkbox is what a DeepL draft keeps as it is and what QA compares. (Not
@@ -16,7 +17,7 @@ from markdown_it.token import Token
 
 from bipub.text.markdown import task_marker
 
-CHECKBOX = '<label class="task-list-item-label"><input class="task-list-item-checkbox" type="checkbox" disabled{}>'
+CHECKBOX = '<input class="task-list-item-checkbox" type="checkbox" disabled{}>'
 
 
 def task_lists(state: StateCore) -> None:
@@ -38,9 +39,6 @@ def task_lists(state: StateCore) -> None:
             first = tok.children[0]
             first.content = " " + first.content[m.end() :]
             tok.children.insert(0, box)
-            end = Token("html_inline", "", 0)
-            end.content = "</label>"
-            tok.children.append(end)
             tokens[i - 2].attrJoin("class", "task-list-item")
             if tokens[lists[-1]].attrGet("class") is None:
                 tokens[lists[-1]].attrSet("class", "contains-task-list")
