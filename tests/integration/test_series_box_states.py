@@ -79,3 +79,28 @@ def test_a_post_in_one_language_joins_the_series_its_language_names_alike(joined
     assert [p.name for p in (joined / "ko" / "series").iterdir()] == ["연재"]
     ko = _parts(joined / "ko" / "blog" / "alpha" / "index.html")
     assert ko[-1] == ("/ko/blog/delta/", ["badge badge--missing"])
+
+
+def test_two_series_on_one_url_get_two_pages_and_a_warning(tmp_path: Path) -> None:
+    """gamma, in Korean only, names its own series "A series": on the English site it shows
+    that name, which the minimal series' English name makes the same URL. Before, one series
+    page silently replaced the other; now each has its page and the build says so (the
+    property test of incremental builds met this: a warning, not an error, keeps every edit
+    buildable)."""
+    from bipub.pipeline import build
+
+    project = tmp_path / "minimal"
+    shutil.copytree(TESTS / "projects" / "minimal", project)
+    (project / "content" / "ko" / "posts" / "gamma.md").write_text(
+        "---\ntitle: 감마 글\ndescription: 다른 연재\ndate: 2026-05-02\nseries: A series\n---\n\n"
+        "다른 연재의 글.\n",
+        encoding="utf-8",
+    )
+    result = build(project, only={"html"})
+    said = [d for d in result.warnings if d.code == "series-clash"]
+    assert [(d.file, d.line) for d in said] == [("content/en/posts/alpha.md", 4)]
+    assert "(series/a-series/)" in said[0].message and "series/a-series-2/" in said[0].message
+    site = project / "site" / "en" / "series"
+    pages = {p.name: (p / "index.html").read_text(encoding="utf-8") for p in site.iterdir()}
+    assert sorted(pages) == ["a-series", "a-series-2"]
+    assert "/en/blog/gamma/" in pages["a-series"] and "/en/blog/alpha/" in pages["a-series-2"]

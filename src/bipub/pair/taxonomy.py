@@ -239,9 +239,10 @@ def collect_series(
     (from a translated member) and gets its own URL slug. Sources that name a series otherwise
     (a post written in English only, `series: Test series`, beside Korean posts whose English
     translations say `series: Test series`) are one series when some language's posts name
-    them alike (`_alike`). Two series whose names still make one URL in a language are an
-    error at both files. `named`: the ids of the posts whose source names a series
-    (`series_named`), if the caller has them."""
+    them alike (`_alike`). Of two series whose names still make one URL in a language (the
+    first by its key keeps it), the other gets a numbered one and a `series-clash` warning.
+    `named`: the ids of the posts whose source names a series (`series_named`), if the caller
+    has them."""
     taxa = taxa if taxa is not None else entry_taxa(site.entries, site.config)
     out: dict[str, dict[str, Series]] = {}
     said: set[str] = set()  # the files told that their series makes no URL (once each)
@@ -272,7 +273,7 @@ def collect_series(
                     continue
                 groups[one.get(key, key)].append(entry)
         series_out: dict[str, Series] = {}
-        for members in groups.values():
+        for _, members in sorted(groups.items()):  # (a clash numbers the same one every time)
             members.sort(key=series_order_key)
             name = members[0].source.meta.series or ""
             named_in = members[0].source
@@ -287,8 +288,11 @@ def collect_series(
                 continue
             clash = series_out.get(slug)
             if clash is not None:  # e.g. "C++" and "C": one series page could not show both
-                _clash(collector, named_in, name, clash)
-                continue
+                n = 2
+                while f"{slug}-{n}" in series_out:
+                    n += 1
+                _clash(collector, named_in, name, clash, f"{slug}-{n}")
+                slug = f"{slug}-{n}"
             series = Series(lang, slug, name, tuple(members), named_in.lang)
             series_out[slug] = series
             for e in members:
@@ -323,16 +327,17 @@ def _alike(entries: Sequence[Entry], taxa: Taxa) -> dict[str, str]:
     return {key: find(key) for key in parent}
 
 
-def _clash(collector: Collector, doc: Document, name: str, other: Series) -> None:
-    """`name` (written in `doc`) makes the URL of `other`, another series, in its language."""
+def _clash(collector: Collector, doc: Document, name: str, other: Series, slug: str) -> None:
+    """`name` (written in `doc`) makes the URL of `other`, another series, in its language:
+    its series gets `slug` instead."""
     first = other.entries[0].versions[other.lang].doc
-    collector.error(
+    collector.warning(
         doc.rel,
         doc.line_of("series"),
-        "url-clash",
+        "series-clash",
         f"series: {name!r} makes the same URL in {other.lang} (series/{other.slug}/) as "
-        f"another series, {other.name!r} ({first.rel}:{first.line_of('series') or 1}); "
-        "rename one of them",
+        f"another series, {other.name!r} ({first.rel}:{first.line_of('series') or 1}); its "
+        f"page is series/{slug}/ there: rename one of them to give each its own URL",
         key="series",
     )
 
