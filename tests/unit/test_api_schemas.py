@@ -3,6 +3,7 @@ models; a build uses them only when the installed pydantic is the one that made 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -62,3 +63,15 @@ def test_schemas_made_by_another_pydantic_are_made_again(
         assert "were not made by the installed pydantic" in note, note
     finally:
         json_api._schemas.cache_clear()
+
+
+def test_the_states_are_enumerated_in_the_schemas() -> None:
+    """Session 29: `translation` (posts.json) and `state` (status.json) were any string in the
+    published schemas; their values are the ones docs/outputs.md lists."""
+    schemas = {name: json.loads(text) for name, text in json_api.made_schemas()}
+    posts = schemas["posts.schema.json"]["items"]["properties"]
+    assert posts["translation"]["enum"] == ["source", "translated", "draft", "stale", "missing"]
+    status = schemas["status.schema.json"]["items"]["properties"]
+    assert status["state"]["enum"] == [
+        "missing", "untracked", "stale", "draft", "edited", "reviewed"
+    ]  # fmt: skip

@@ -272,6 +272,9 @@ CASES = [
     "> a\n>\n> b\n\n1. x\n2. y",
     "  a\n    b\n\n    c",
     "a\n \t\nb\n  \n",
+    # session 29: task lists (render/markdown_tasks.py), nested, loose, not tasks
+    "- [x] done **b**\n- [ ] to do\n  more\n- [X] up\n\n1. [ ] a\n   - [x] b",
+    "- [ ] a\n\n- [x] b\n\n[x]: /u\n\n- [x] ref\n- [x]\n- [y] no\n> - [ ] q",
 ]
 
 
@@ -437,6 +440,8 @@ LINE_BODIES = [
     "===",
     "[x](javascript:y)",
     "한국어",
+    "[x] done",
+    "[ ] to do",
 ]
 
 line = st.builds(

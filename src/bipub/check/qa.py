@@ -11,7 +11,8 @@ compares:
 - code: inline code spans (as a multiset) and fenced/indented blocks (in order), byte for byte;
   a ```mermaid diagram's labels may differ (they are translated), its structure may not.
 - refs: `#1234` and `owner/repo#1234` references.
-- markup: heading levels in order, number of list items, table shapes, number of images.
+- markup: heading levels in order, number of list items, task list items ticked or not in
+  order (`- [x]`, `- [ ]`), table shapes, number of images.
 - placeholders (UI strings): gettext `%(name)s` / `{name}` sets, and no new HTML tags.
 - glossary: a glossary term in the source has one of its renderings in the translation.
 - prefix: a bracketed title prefix such as `[vLLM]` is kept.
@@ -188,6 +189,14 @@ def check_markup(source: str, translation: str) -> list[str]:
         )
     if s.list_items != t.list_items:
         problems.append(f"{s.list_items} list item(s) in the source, {t.list_items} here")
+    if s.tasks != t.tasks:
+
+        def ticks(tasks: str) -> str:
+            return " ".join(f"[{mark}]" for mark in tasks) or "none"
+
+        problems.append(
+            f"task list items differ: source {ticks(s.tasks)}, translation {ticks(t.tasks)}"
+        )
     if s.tables != t.tables:
 
         def shape(tables: tuple[tuple[int, int], ...]) -> str:

@@ -4,7 +4,8 @@ Markdown is read with markdown-it-py tokens (the same CommonMark + tables + foot
 the renderer), so code, links and text are told apart by the parser, not by regular expressions
 over raw text. `facts` splits a text into its prose (outside code, HTML and link targets), its
 code spans and blocks, its link targets (with autolinks and bare URLs) and its skeleton
-(headings, list items, tables, images).
+(headings, list items, task list markers, tables, images). A task list item's `[x]`/`[ ]` is
+markup (bipub.text.markdown `task_marker`), not prose.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from bipub.text.markdown import parser
+from bipub.text.markdown import parser, task_marker
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -31,6 +32,7 @@ class Skeleton:
     list_items: int = 0
     tables: tuple[tuple[int, int], ...] = ()  # (rows, columns) per table
     images: int = 0
+    tasks: str = ""  # each task list item's marker, in order: "x" done, " " to do
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,7 @@ def facts(text: str) -> Facts:
     list_items = 0
     tables: list[tuple[int, int]] = []
     images = 0
+    tasks: list[str] = []
     rows = cols = 0
     in_table = False
 
@@ -95,7 +98,7 @@ def facts(text: str) -> Facts:
             elif tok.type in ("softbreak", "hardbreak"):
                 prose.append(" ")
 
-    for tok in tokens:
+    for i, tok in enumerate(tokens):
         t = tok.type
         if t in ("fence", "code_block"):
             blocks.append((tok.info.strip(), tok.content))
@@ -114,9 +117,15 @@ def facts(text: str) -> Facts:
             tables.append((rows, cols))
             in_table = False
         elif t == "inline":
-            inline(tok.children or [])
+            children = tok.children or []
+            task = task_marker(tokens, i)
+            if task is not None:
+                tasks.append("x" if task[1] in "xX" else " ")
+                children = [children[0].copy(content=children[0].content[task.end() :])]
+                children += (tok.children or [])[1:]
+            inline(children)
             prose.append("\n")
-    skeleton = Skeleton(tuple(headings), list_items, tuple(tables), images)
+    skeleton = Skeleton(tuple(headings), list_items, tuple(tables), images, "".join(tasks))
     return Facts("".join(prose), tuple(spans), tuple(blocks), tuple(links), skeleton)
 
 

@@ -236,8 +236,13 @@ def collect_series(
     site: Site, collector: Collector, taxa: Taxa | None = None, named: set[int] | None = None
 ) -> dict[str, dict[str, Series]]:
     """Series are identified by the source's series name; each language shows its own name
-    (from a translated member) and gets its own URL slug. `named`: the ids of the posts whose
-    source names a series (`series_named`), if the caller has them."""
+    (from a translated member) and gets its own URL slug. Sources that name a series otherwise
+    (a post written in English only, `series: Test series`, beside Korean posts whose English
+    translations say `series: Test series`) are one series when some language's posts name
+    them alike (`_alike`). Of two series whose names still make one URL in a language (the
+    first by its key keeps it), the other gets a numbered one and a `series-clash` warning.
+    `named`: the ids of the posts whose source names a series (`series_named`), if the caller
+    has them."""
     taxa = taxa if taxa is not None else entry_taxa(site.entries, site.config)
     out: dict[str, dict[str, Series]] = {}
     said: set[str] = set()  # the files told that their series makes no URL (once each)
@@ -257,6 +262,7 @@ def collect_series(
     # the posts whose source names a series, in any language (looked for once, not in each
     # language's posts: reading every post's front matter again cost more than the rest)
     named = named if named is not None else series_named(site.entries)
+    one = _alike([e for e in site.entries if id(e) in named], taxa) if named else {}
     for lang in site.config.codes:
         groups: dict[str, list[Entry]] = defaultdict(list)
         for entry in site.posts(lang) if named else ():
@@ -265,9 +271,9 @@ def collect_series(
                 if not key:
                     no_slug(entry.source, entry.source.meta.series or "")
                     continue
-                groups[key].append(entry)
+                groups[one.get(key, key)].append(entry)
         series_out: dict[str, Series] = {}
-        for members in groups.values():
+        for _, members in sorted(groups.items()):  # (a clash numbers the same one every time)
             members.sort(key=series_order_key)
             name = members[0].source.meta.series or ""
             named_in = members[0].source
@@ -280,12 +286,60 @@ def collect_series(
             if not slug:  # a translated name with no letter or digit
                 no_slug(named_in, name)
                 continue
+            clash = series_out.get(slug)
+            if clash is not None:  # e.g. "C++" and "C": one series page could not show both
+                n = 2
+                while f"{slug}-{n}" in series_out:
+                    n += 1
+                _clash(collector, named_in, name, clash, f"{slug}-{n}")
+                slug = f"{slug}-{n}"
             series = Series(lang, slug, name, tuple(members), named_in.lang)
             series_out[slug] = series
             for e in members:
                 site.series_by_entry[(lang, e.key)] = series
         out[lang] = dict(sorted(series_out.items()))
     return out
+
+
+def _alike(entries: Sequence[Entry], taxa: Taxa) -> dict[str, str]:
+    """Source series slugs → the one their series goes by: the sources' series that a
+    language's own posts (not fallbacks) name with the same words are one series."""
+    parent: dict[str, str] = {}
+
+    def find(key: str) -> str:
+        while parent.get(key, key) != key:
+            key = parent[key]
+        return key
+
+    first: dict[tuple[str, str], str] = {}  # (language, name) → the first series naming it so
+    for entry in entries:
+        key = taxa[(entry.kind, entry.key)].series
+        if not key:
+            continue
+        for lang, doc in sorted(entry.docs.items()):
+            name = (doc.meta.series or "").strip()
+            if not name:
+                continue
+            seen = first.setdefault((lang, name), key)
+            a, b = find(seen), find(key)
+            if a != b:
+                parent[max(a, b)] = min(a, b)
+    return {key: find(key) for key in parent}
+
+
+def _clash(collector: Collector, doc: Document, name: str, other: Series, slug: str) -> None:
+    """`name` (written in `doc`) makes the URL of `other`, another series, in its language:
+    its series gets `slug` instead."""
+    first = other.entries[0].versions[other.lang].doc
+    collector.warning(
+        doc.rel,
+        doc.line_of("series"),
+        "series-clash",
+        f"series: {name!r} makes the same URL in {other.lang} (series/{other.slug}/) as "
+        f"another series, {other.name!r} ({first.rel}:{first.line_of('series') or 1}); its "
+        f"page is series/{slug}/ there: rename one of them to give each its own URL",
+        key="series",
+    )
 
 
 def series_named(entries: Iterable[Entry]) -> set[int]:

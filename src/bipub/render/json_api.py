@@ -12,12 +12,13 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from operator import attrgetter, itemgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pydantic
 import pydantic_core
 from pydantic import BaseModel, ConfigDict
 
+from bipub.pair.model import State
 from bipub.pair.site import Entry, Site, tags_of
 from bipub.pair.status import StatusFile, StatusRecord
 from bipub.pair.units import Unit
@@ -141,8 +142,8 @@ class PostApiEntry(BaseModel):
     tags: list[str]
     series: str | None
     url: str
-    lang: str
-    translation: str
+    lang: str  # the language of `title`, `description` and `series` (a fallback: its source's)
+    translation: State  # source | translated | draft | stale | missing (docs/outputs.md)
 
 
 class StatusApiEntry(BaseModel):
@@ -151,7 +152,7 @@ class StatusApiEntry(BaseModel):
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
     key: str
-    state: str  # missing | untracked | stale | draft | edited | reviewed
+    state: Literal["missing", "untracked", "stale", "draft", "edited", "reviewed"]
     machine_draft: bool  # the translation is an unreviewed machine draft (posts, pages, CV)
 
 

@@ -52,6 +52,7 @@ from bipub.render.markdown_sections import (
     top_headings,
     unmarked,
 )
+from bipub.render.markdown_tasks import task_lists
 
 # Which paths a render takes: the fast ones only on verified upstream versions (render/upstream.py).
 FAST_MARKDOWN: Final = upstream.fast_markdown()
@@ -72,9 +73,7 @@ _CTRL = re.compile(r"[\x00-\x20\x7f]+")
 @lru_cache(maxsize=65536)  # pure; asked for every link of every page
 def is_safe_url(url: str) -> bool:
     """True for http(s), mailto, tel, fragment and relative URLs; false for any other scheme.
-
-    Control characters and whitespace are stripped first, as browsers do (`java\\nscript:`).
-    """
+    Control characters and whitespace are stripped first, as browsers do (`java\\nscript:`)."""
     cleaned = _CTRL.sub("", unicodedata.normalize("NFC", url))
     return bool(_SAFE_SCHEME.match(cleaned))
 
@@ -188,6 +187,7 @@ def _stock_parser(raw_html: bool) -> MarkdownIt:
     md.use(anchors_plugin, min_level=1, max_level=6, slug_func=heading_slug, permalink=True)
     md.validateLink = _validate_link  # type: ignore[method-assign]
     md.core.ruler.at("inline", _inline_with_lines)
+    md.core.ruler.after("inline", "task_lists", task_lists)  # session 29: `- [x] done`
     md.add_render_rule("image", _render_image)  # issue 19: <picture> around a local image
     md.add_render_rule("fence", fence)  # ```mermaid: a diagram (render/diagrams.py)
     return md
@@ -232,9 +232,9 @@ def render_markdown(
     prefix: str = "",
     diagrams: Diagrams | None = None,
 ) -> RenderedMarkdown:
-    """`blocks`: highlighted code blocks from earlier (and for later) renders; Pygments output
-    depends on nothing but the language name and the code (`bipub serve` keeps them between
-    updates, so an update compiles no lexer for blocks it has highlighted before). `fast`: force the fast
+    """`blocks`: highlighted code blocks from earlier (and for later) renders; Pygments output depends
+    on nothing but the language name and the code (`bipub serve` keeps them between updates, so
+    an update compiles no lexer for blocks it has highlighted before). `fast`: force the fast
     paths on or off (tests; default: on verified upstream versions only). `images`: the body's
     local images by their `src` (pair/images.py), `prefix`: the site's base path (variants'
     hrefs). `diagrams`: where ```mermaid fences get their SVG (render/diagrams.py; None: drawn

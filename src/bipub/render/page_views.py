@@ -324,7 +324,12 @@ class PageViews:
         if entry.kind == "posts" and series is not None:
             at = next((i for i, member in enumerate(series.entries) if member is entry), None)
             shown = [
-                (m.slug, m.versions[lang].doc.meta.title, m.versions[lang].doc.lang)
+                (
+                    m.slug,
+                    m.versions[lang].doc.meta.title,
+                    m.versions[lang].doc.lang,
+                    m.versions[lang].state,
+                )
                 for m in series.entries
             ]
             nav = series_nav(self.url, lang, series, shown, at)

@@ -228,28 +228,32 @@ class SeriesNav:
     # shows its original's), for their `lang` attributes
     name_lang: str = ""
     part_langs: tuple[str, ...] = ()
+    # each part's translation state in the page's language (`Version.state`): the box badges
+    # a part not translated yet, machine-drafted or outdated as the post cards do
+    part_states: tuple[str, ...] = ()
 
 
 def series_nav(
     url: UrlBuilder,
     lang: str,
     series: Series,
-    shown: Sequence[tuple[str, str, str]],
+    shown: Sequence[tuple[str, str, str, str]],
     at: int | None,
 ) -> SeriesNav:
     """The series box and pager of a post page: the `series` in `lang`, its members' slugs,
-    titles as `lang` shows them and the titles' languages (`shown`, in series order), and the
-    place of the page's own post among them."""
+    titles as `lang` shows them, the titles' languages and the members' translation states
+    (`shown`, in series order), and the place of the page's own post among them."""
     parts = tuple(
         (i + 1, title, url.href(post_path(lang, member)), i == at)
-        for i, (member, title, _) in enumerate(shown)
+        for i, (member, title, _, _) in enumerate(shown)
     )
-    langs = tuple(title_lang for _, _, title_lang in shown)
+    langs = tuple(title_lang for _, _, title_lang, _ in shown)
+    states = tuple(state for _, _, _, state in shown)
     idx = at or 0
     prev = (*parts[idx - 1][1:3], langs[idx - 1]) if idx > 0 else None
     nxt = (*parts[idx + 1][1:3], langs[idx + 1]) if idx + 1 < len(parts) else None
     href = url.href(series_path(lang, series.slug))
-    return SeriesNav(series.name, href, parts, prev, nxt, series.name_lang or lang, langs)
+    return SeriesNav(series.name, href, parts, prev, nxt, series.name_lang or lang, langs, states)
 
 
 @dataclass(frozen=True)

@@ -4,14 +4,25 @@ strikethrough + footnotes, raw HTML recognised as HTML.
 `bipub check` (check/qa.py) and the drafter (translate/segments.py) both parse with `parser()`,
 so what one calls code, HTML or prose the other does too. The renderer (render/markdown.py)
 builds the same dialect with its own plugins on top (anchors, link validation).
+
+GitHub's task lists (`- [x] done`, `- [ ] to do`) are read the same way by all three through
+`task_marker`: the renderer draws a checkbox for the marker, the drafter keeps it out of the
+text it sends, and QA compares the markers of source and translation.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 from mdit_py_plugins.footnote import footnote_plugin
+
+#: A task list item's marker at the start of its first paragraph: `[ ]`, `[x]` or `[X]` and the
+#: white space after it (GFM: https://github.github.com/gfm/#task-list-items-extension-).
+TASK_MARKER = re.compile(r"\[([ xX])\][ \t\n\v\f\r]+")
 
 
 @lru_cache(maxsize=1)
@@ -20,3 +31,24 @@ def parser() -> MarkdownIt:
     md.enable(["table", "strikethrough"])
     md.use(footnote_plugin)
     return md
+
+
+def task_marker(tokens: Sequence[Token], i: int) -> re.Match[str] | None:
+    """The task marker of the inline token `tokens[i]` (its match in the inline's `content`),
+    if that inline is the first paragraph of a list item and starts with one (before any other
+    inline markup: `[x]` that is a link to a `[x]: …` definition is a link, as on GitHub)."""
+    tok = tokens[i]
+    if (
+        i < 2
+        or tok.type != "inline"
+        or tokens[i - 1].type != "paragraph_open"
+        or tokens[i - 2].type != "list_item_open"
+    ):
+        return None
+    m = TASK_MARKER.match(tok.content)
+    if m is None or m.end() >= len(tok.content):  # `- [x]` alone is no task
+        return None
+    children = tok.children
+    if children and (children[0].type != "text" or not children[0].content.startswith(m[0])):
+        return None
+    return m

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import accumulate, pairwise
 
-from bipub.text.markdown import parser
+from bipub.text.markdown import parser, task_marker
 from bipub.translate import markdown_xml as mx
 
 
@@ -203,6 +203,14 @@ def _locate(
     return _Hole(start, end, kind, tuple(breaks))
 
 
+def _after_task_marker(hole: _Hole, n: int) -> _Hole | None:
+    """`hole` without its first `n` characters (a task list item's `[x] `, on its first line)."""
+    if hole.breaks and hole.breaks[0][0] < n:
+        return None
+    breaks = tuple((a - n, b - n) for a, b in hole.breaks)
+    return _Hole(hole.start + n, hole.end, hole.kind, breaks)
+
+
 _ATX_CLOSE = re.compile(r"(?<=[ \t])#+[ \t]*$|^#+[ \t]*$")
 _ROW_PREFIX = re.compile(r"(?:[ \t]{0,3}>)*[ \t]*")
 
@@ -242,7 +250,7 @@ def _holes(text: str, unlocated: list[int], html: list[int]) -> list[_Hole]:
     tokens = parser().parse(text)
     in_table = False
     kind = "paragraph"
-    for tok in tokens:
+    for i, tok in enumerate(tokens):
         if tok.type == "table_open":
             in_table = True
         elif tok.type == "table_close":
@@ -257,6 +265,9 @@ def _holes(text: str, unlocated: list[int], html: list[int]) -> list[_Hole]:
             kind = "heading" if tok.type == "heading_open" else "paragraph"
         elif tok.type == "inline" and not in_table and tok.map and tok.content.strip():
             hole = _locate(lines, offsets, tok.map[0], tok.content, kind)
+            task = task_marker(tokens, i)
+            if hole is not None and task is not None:  # `[x] ` stays home, as a list marker does
+                hole = _after_task_marker(hole, task.end())
             if hole is not None:
                 holes.append(hole)
             else:

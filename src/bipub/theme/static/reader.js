@@ -2,7 +2,10 @@
  * (issue 19). Served at /assets/reader.js.
  *  - a Copy button on every code block;
  *  - the light/dark toggle: the OS setting until the reader chooses; the choice is kept in
- *    localStorage ("bipub-theme") and applied at once (this file is loaded in <head>). */
+ *    localStorage ("bipub-theme") and applied at once (this file is loaded in <head>);
+ *  - on 404.html (one file for every missing URL, both languages): the language of the missing
+ *    URL first (/en/… → English), and its search forms filled with the words of the URL's last
+ *    segment (/en/blog/continous-batching/ → "continous batching"). */
 (function () {
   "use strict";
   var root = document.documentElement;
@@ -68,9 +71,40 @@
     });
   }
 
+  function wordsOf(path) {
+    var segments = path.split("/").filter(function (s) { return s && s !== "index.html"; });
+    var last = segments.length > 1 ? segments[segments.length - 1] : "";
+    try { last = decodeURIComponent(last); } catch (e) { /* malformed: as it is */ }
+    return last.replace(/\.html?$/, "").replace(/[-_+.]+/g, " ").trim();
+  }
+
+  function setupNotFound() {
+    var main = document.querySelector(".page--404 .error-page");
+    if (!main) return;
+    var path = location.pathname;
+    var blocks = main.querySelectorAll(".error-page__block");
+    var first = blocks[0];
+    blocks.forEach(function (block) {
+      var home = block.querySelector("a[hreflang]");
+      if (!home || block === first) return;
+      if (path.indexOf(new URL(home.href, location.href).pathname) !== 0) return;
+      var code = block.getAttribute("lang");
+      first.parentNode.insertBefore(block, first);
+      var title = main.querySelector('.error-page__title-line[lang="' + code + '"]');
+      if (title) title.parentNode.insertBefore(title, title.parentNode.firstElementChild);
+      root.lang = code;
+    });
+    var words = wordsOf(path);
+    if (!words) return;
+    main.querySelectorAll('.error-page__search input[name="q"]').forEach(function (input) {
+      if (!input.value) input.value = words;
+    });
+  }
+
   function start() {
     setupToggle();
     setupCopy();
+    setupNotFound();
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
