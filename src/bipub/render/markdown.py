@@ -122,20 +122,6 @@ def _inline_with_lines(state: StateCore) -> None:
     _LINE.set(None)
 
 
-def _spaced_double_dollars(state: StateCore) -> None:
-    """`$$…$$` inside a paragraph whose formula starts or ends with a space stays text, as a
-    `$…$` does (`allow_space=False`): the plugin's space rule leaves `$$` out, and a shell's
-    `$$` (`kill $$ and echo $$`) or `$$ vs $$$` tiers became a formula. (A formula that starts
-    on the next line, `$$⏎…⏎$$`, is display math.)"""
-    for token in state.tokens:
-        for child in token.children or ():
-            if child.type != "math_inline_double":
-                continue
-            if child.content[:1] in (" ", "\t") or child.content[-1:] in (" ", "\t"):
-                child.type, child.tag, child.markup = "text", "", ""
-                child.content = f"$${child.content}$$"
-
-
 @lru_cache(maxsize=4096)  # pure; asked for every heading of every body (the same few texts)
 def heading_slug(text: str) -> str:
     value = unicodedata.normalize("NFC", text).strip().lower()
@@ -183,7 +169,7 @@ def _stock_parser(raw_html: bool) -> MarkdownIt:
         dollarmath_plugin, allow_space=False, allow_digits=False, double_inline=True, renderer=_math
     )
     md.add_render_rule("math_inline_double", mathml.render_display_inline)
-    md.core.ruler.after("inline", "spaced_double_dollars", _spaced_double_dollars)
+    md.core.ruler.after("inline", "spaced_double_dollars", mathml.spaced_double_as_text)
     md.use(anchors_plugin, min_level=1, max_level=6, slug_func=heading_slug, permalink=True)
     md.validateLink = _validate_link  # type: ignore[method-assign]
     md.core.ruler.at("inline", _inline_with_lines)

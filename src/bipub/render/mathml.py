@@ -83,6 +83,20 @@ def render_display_inline(
     return f'<span class="math display">{render(str(tokens[idx].content), True)}</span>'
 
 
+def spaced_double_as_text(state: Any) -> None:
+    """markdown-it core rule (after `inline`): `$$…$$` inside a paragraph whose formula starts
+    or ends with a space stays text, as a `$…$` does (`allow_space=False`): the plugin's space
+    rule leaves `$$` out, and a shell's `$$` (`kill $$ and echo $$`) or `$$ vs $$$` tiers became
+    a formula. (A formula that starts on the next line, `$$⏎…⏎$$`, is display math.)"""
+    for token in state.tokens:
+        for child in token.children or ():
+            if child.type != "math_inline_double":
+                continue
+            if child.content[:1] in (" ", "\t") or child.content[-1:] in (" ", "\t"):
+                child.type, child.tag, child.markup = "text", "", ""
+                child.content = f"$${child.content}$$"
+
+
 @lru_cache(maxsize=4096)
 def _svg(mathml: str) -> str:
     from ziamath.zmath import Math  # only for a PDF with math
