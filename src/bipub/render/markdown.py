@@ -163,8 +163,7 @@ def _stock_parser(raw_html: bool) -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": raw_html, "typographer": False})
     md.enable(["table", "strikethrough"])
     md.use(footnote_plugin)
-    # issue 19: $…$ and $$…$$, typeset to MathML (render/mathml.py); "$5 or $10" stays text;
-    # session 29: $$…$$ inside a paragraph is display math too (KaTeX, MathJax, pandoc, GitHub)
+    # $…$ and $$…$$ (also inside a paragraph), typeset to MathML (mathml.py); "$5" stays text
     md.use(
         dollarmath_plugin, allow_space=False, allow_digits=False, double_inline=True, renderer=_math
     )
