@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from bipub.text.markdown import parser, task_marker
+from bipub.text.markdown import parser, task_marker, ticked
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -120,7 +120,7 @@ def facts(text: str) -> Facts:
             children = tok.children or []
             task = task_marker(tokens, i)
             if task is not None:
-                tasks.append("x" if task[1] in "xX" else " ")
+                tasks.append("x" if ticked(task) else " ")
                 children = [children[0].copy(content=children[0].content[task.end() :])]
                 children += (tok.children or [])[1:]
             inline(children)

@@ -128,6 +128,13 @@ def _report(ui: Ui, result: Result) -> None:
             click.secho(item.format(result.target), err=True, fg=red)
     for note in result.notes:
         ui.info(f"note: {note}")
+    if result.scrubbed:
+        n = result.scrubbed
+        ui.info(
+            f"note: {n} answer{'s' if n > 1 else ''} held DEEPL_AUTH_KEY or 8 or more characters "
+            "of it: written with *** in its place (review those drafts; a short key matches "
+            "ordinary words)"
+        )
     for rel in result.written:
         ui.debug(f"  wrote {rel}")
     if result.budget_reached:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-from bipub.text.markdown import task_marker
+from bipub.text.markdown import task_marker, ticked
 
 CHECKBOX = '<input class="task-list-item-checkbox" type="checkbox" disabled{}>'
 
@@ -35,7 +35,7 @@ def task_lists(state: StateCore) -> None:
             if m is None:
                 continue
             box = Token("html_inline", "", 0)
-            box.content = CHECKBOX.format(" checked" if m[1] in "xX" else "")
+            box.content = CHECKBOX.format(" checked" if ticked(m) else "")
             first = tok.children[0]
             first.content = " " + first.content[m.end() :]
             tok.children.insert(0, box)

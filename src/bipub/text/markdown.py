@@ -52,3 +52,8 @@ def task_marker(tokens: Sequence[Token], i: int) -> re.Match[str] | None:
     if children and (children[0].type != "text" or not children[0].content.startswith(m[0])):
         return None
     return m
+
+
+def ticked(marker: re.Match[str]) -> bool:
+    """Whether a task marker (`task_marker`) says done: `[x]` or `[X]`."""
+    return marker[1] in "xX"

@@ -77,6 +77,7 @@ class Result:
     budget_reached: bool = False
     unchanged: int = 0  # drafts beside reviewed text that an earlier run already stored
     usage: Usage | None = None
+    scrubbed: int = 0  # answers that held DEEPL_AUTH_KEY (or a piece of it): *** in its place
 
     @property
     def findings(self) -> int:

@@ -96,13 +96,8 @@ class _Sender:
                     context=context,
                 )
                 self._save(items, [a.text for a in answers], sum(a.billed for a in answers))
-            scrubbed = sum(a.scrubbed for a in answers)
-            if scrubbed:  # (never silently: the drafts hold *** where the key was)
-                self.result.notes.append(
-                    f"{scrubbed} answer{'s' if scrubbed > 1 else ''} held DEEPL_AUTH_KEY or "
-                    "8 or more characters of it: written with *** in its place (review "
-                    "those drafts; a short key matches ordinary words)"
-                )
+            # (never silently: the drafts hold *** where the key was; said once, at the end)
+            self.result.scrubbed += sum(a.scrubbed for a in answers)
         except DeepLError as exc:
             if not exc.local:
                 raise
@@ -159,9 +154,9 @@ def run(
     on_progress: Progress | None = None,
     fresh: bool = False,
 ) -> Result:
-    """Draft every job of the plan (`fresh`: no answer served from the cache). DeepL failures and Ctrl-C end the run early with
-    `Result.stopped` set (what was answered is kept and written); MissingKeyError propagates
-    before anything is written."""
+    """Draft every job of the plan (`fresh`: no answer served from the cache). DeepL failures
+    and Ctrl-C end the run early with `Result.stopped` set (what was answered is kept and
+    written); MissingKeyError propagates before anything is written."""
     cache = DraftCache(plan.root, fresh=fresh)
     est = estimate(plan, cache)
     result = Result(plan.target, notes=list(plan.notes))

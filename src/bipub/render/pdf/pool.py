@@ -104,7 +104,7 @@ def _how_it_ended(pool: ProcessPoolExecutor) -> str:
             except ValueError:
                 return f"killed by signal {-code}"
         return f"exit status {code}"
-    return "how, it did not say"
+    return "it did not say how"
 
 
 def _room(megabytes: int) -> bool:
