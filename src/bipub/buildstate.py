@@ -81,8 +81,8 @@ from operator import is_not
 from pathlib import Path
 from typing import Any
 
-from bipub import __version__
 from bipub.cache import UNREADABLE, ReadAhead, load_signed, output_name, save_signed
+from bipub.code_stamp import CODE
 from bipub.project import Project
 from bipub.render.html import EntryId, HtmlRenderer, PageSpec, Plan, listing_values
 from bipub.render.outputs import Parts
@@ -363,7 +363,7 @@ def _stamp() -> str:
     """The state's format and the bipub that wrote it: the parts it keeps are keyed
     by the values they are made of, not by the code that made them (another bipub may write a
     posts.json record or a post's llms-full.txt text otherwise)."""
-    return f"{FORMAT}:{__version__}"
+    return f"{FORMAT}:{CODE}"
 
 
 def load(project: Project, target: Path) -> BuildState | None:

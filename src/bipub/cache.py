@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bipub import __version__, cache_files, out_of_band
+from bipub import cache_files, out_of_band
 from bipub.cache_files import entries_file as entries_file
 from bipub.cache_files import output_name as output_name
 from bipub.cache_signed import UNREADABLE as UNREADABLE
@@ -52,6 +52,7 @@ from bipub.cache_signed import save_signed as save_signed
 from bipub.cache_signed import stat_key as stat_key
 from bipub.cache_signed import write_cache_file as write_cache_file
 from bipub.cache_signed import write_signed as write_signed
+from bipub.code_stamp import CODE
 from bipub.compiled_code import user_cache_dir as user_cache_dir  # (its home: start-up)
 from bipub.diagnostics import Diagnostic, Severity
 from bipub.table_diff import changes as _changes
@@ -107,7 +108,7 @@ class BuildCache:
 
     @property
     def stamp(self) -> tuple[int, str, str]:
-        return (CACHE_FORMAT, __version__, sys.version)
+        return (CACHE_FORMAT, CODE, sys.version)
 
     @staticmethod
     def files(folder: Path) -> list[Path]:

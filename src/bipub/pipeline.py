@@ -26,9 +26,10 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from bipub import __version__, buildstate, handover, restore, uptodate
+from bipub import buildstate, handover, restore, uptodate
 from bipub.buildstate import BuildState
 from bipub.cache import BuildCache, ReadAhead, kept_to_the_end, not_saved, user_cache_dir
+from bipub.code_stamp import CODE
 from bipub.config import SiteConfig, load_config
 from bipub.diagnostics import Collector, ConfigError, Diagnostic, DiagnosticError
 from bipub.load.ahead import LoadAhead
@@ -244,7 +245,7 @@ def render(job: RenderJob, kinds: list[Output], tree: OutputTree) -> None:
 def _inputs_key(project: Project) -> str:
     """Hash of what every page depends on besides content: bipub's version, the config, every
     template and catalog (project and theme)."""
-    h = hashlib.sha256(__version__.encode())
+    h = hashlib.sha256(CODE.encode())
     h.update(project.config_file.read_bytes())
     for folder in (
         project.templates,

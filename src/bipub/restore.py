@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bipub import __version__, buildstate, uptodate
+from bipub import buildstate, uptodate
 from bipub.buildstate import BuildState
 from bipub.cache import (
     UNREADABLE,
@@ -61,6 +61,7 @@ from bipub.cache import (
     read_signed,
     write_signed,
 )
+from bipub.code_stamp import CODE
 from bipub.config import SiteConfig
 from bipub.load.content import ContentMemo, Document
 from bipub.pair.memo import DocIds, Group, Paired, PairMemo, Read
@@ -161,7 +162,7 @@ def entries_path(project: Project, target: Path) -> Path:
 
 
 def _stamp() -> tuple[int, str, str]:
-    return (FORMAT, __version__, sys.version)
+    return (FORMAT, CODE, sys.version)
 
 
 def _document(rel: str, digest: str) -> Document:

@@ -51,8 +51,8 @@ from itertools import chain
 from pathlib import Path
 from typing import IO
 
-from bipub import __version__
 from bipub.cache import UNREADABLE
+from bipub.code_stamp import CODE
 from bipub.inputs import CHANGE_SET_DIR as CHANGE_SET_DIR  # (re-exported: the input scan)
 from bipub.inputs import INPUT_DIRS as INPUT_DIRS
 from bipub.inputs import INPUT_FILES as INPUT_FILES
@@ -85,7 +85,7 @@ CHECK_APART = 10_000
 def options_key(*parts: object) -> str:
     """What else decides the output: bipub and Python version, the environment that changes
     bytes (SOURCE_DATE_EPOCH) and the caller's options."""
-    data = repr((FORMAT, __version__, sys.version, os.environ.get("SOURCE_DATE_EPOCH"), parts))
+    data = repr((FORMAT, CODE, sys.version, os.environ.get("SOURCE_DATE_EPOCH"), parts))
     return hashlib.sha256(data.encode("utf-8")).hexdigest()
 
 

@@ -65,6 +65,7 @@ RANKS: dict[str, int] = {
     "linkcheck": 0,
     "scaffold": 0,
     "compiled_code": 0,
+    "code_stamp": 0,
     "mermaid_cli": 0,
     "dist_version": 0,
     "pydantic_plugins": 0,

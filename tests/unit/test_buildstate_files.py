@@ -194,7 +194,7 @@ def test_a_damaged_state_is_refused_and_says_why(
     elif damage == "plant-state":
         state_file.write_bytes(b"\0" * 32 + b"planted")
     else:
-        monkeypatch.setattr(buildstate, "__version__", "0.0.0-other", raising=False)
+        monkeypatch.setattr(buildstate, "CODE", "0.0.0-other")
     loaded, why = buildstate.load_noted(project, TARGET)
     assert loaded is None
     assert why.startswith("build state ignored (") and reason in why, why

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from bipub import __version__
 from bipub.cache import BuildCache
 from bipub.check import coverage as cov
 from bipub.check import qa
@@ -41,6 +40,7 @@ from bipub.check.severity import (
     parse_inline,
     validate_options,
 )
+from bipub.code_stamp import CODE
 from bipub.config import SiteConfig
 from bipub.diagnostics import Collector, Diagnostic, Severity
 from bipub.load.content import Content
@@ -132,7 +132,7 @@ class QaCache:
     def __init__(self, root: Path | None, glossary: Glossary) -> None:
         self.path = root / ".bipub-cache" / self.NAME if root is not None else None
         code = rules_fingerprint(qa.RULE_FILES)
-        self.salt = f"{__version__}\0{code}\0{glossary.fingerprint()}\0"
+        self.salt = f"{CODE}\0{code}\0{glossary.fingerprint()}\0"
         self.entries: dict[str, list[list[str]]] = {}
         self.used: set[str] = set()
         self.dirty = False

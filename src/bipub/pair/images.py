@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from io import BytesIO
 from pathlib import Path
 
-from bipub import __version__
 from bipub.cache import FileKey, stat_key, user_cache_dir, write_cache_file
+from bipub.code_stamp import CODE
 from bipub.diagnostics import Diagnostic, Severity
 from bipub.dist_version import version as dist_info_version
 from bipub.parallel import can_fork, fork_map, worker_count
@@ -248,7 +248,7 @@ def _length(value: str | None) -> int | None:
 def cache_stamp() -> list[str]:
     """What the cached probes were made by: a file written by another version of bipub
     (`probe`) or Pillow is not read."""
-    found = [str(PROBE_FORMAT), __version__]
+    found = [str(PROBE_FORMAT), CODE]
     for dist, package in (("pillow", "PIL"),):
         known = dist_info_version(dist, package)  # (without importlib.metadata's imports)
         if known is not None:

@@ -35,8 +35,8 @@ from typing import Literal
 import yaml
 from pydantic import StrictStr, ValidationError
 
-from bipub import __version__
 from bipub.cache import UNREADABLE, digest_bytes, load_signed, save_signed
+from bipub.code_stamp import CODE
 from bipub.diagnostics import Collector, Diagnostic, Severity
 from bipub.load.text import TextDecodeError, read_inside
 from bipub.load.yaml_strict import YamlError, load_yaml
@@ -218,7 +218,7 @@ def _path(folder: Path, lang: str) -> Path:
 
 
 def _stamp() -> tuple[int, str, str]:
-    return (STATUS_CACHE_FORMAT, __version__, sys.version)
+    return (STATUS_CACHE_FORMAT, CODE, sys.version)
 
 
 def dump_status(records: dict[str, StatusRecord]) -> str:

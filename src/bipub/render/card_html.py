@@ -24,8 +24,8 @@ from typing import Any
 
 from markupsafe import Markup
 
-from bipub import __version__
 from bipub.cache import UNREADABLE, load_signed, save_signed
+from bipub.code_stamp import CODE
 
 FORMAT = 1
 FILE = "card-html.pickle"
@@ -33,7 +33,7 @@ CardAt = tuple[str, str, int, int | None]  # (language, card key, heading level,
 
 
 def _stamp(made_with: str) -> bytes:
-    return f"bipub-card-html:{FORMAT}:{__version__}:{made_with}\n".encode()
+    return f"bipub-card-html:{FORMAT}:{CODE}:{made_with}\n".encode()
 
 
 class KeptCardHtml:

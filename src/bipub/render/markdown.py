@@ -28,7 +28,7 @@ from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
-from bipub import __version__
+from bipub.code_stamp import CODE
 from bipub.diagnostics import Collector, Diagnostic
 from bipub.pair.images import Images, LocalImage
 from bipub.render import mathml, upstream
@@ -595,6 +595,6 @@ class MarkdownCache:
         tool and the fonts of pdf.fonts: Diagrams.stamp). Bodies kept from an earlier build
         (`earlier`, `notes`) by a key without it were reused after any of these changed."""
         if not self._renderer:
-            parts = (__version__, sorted(upstream.installed().items()), self.diagrams.stamp())
+            parts = (CODE, sorted(upstream.installed().items()), self.diagrams.stamp())
             self._renderer = hashlib.sha256(repr(parts).encode("utf-8")).hexdigest()[:16]
         return self._renderer

@@ -21,8 +21,8 @@ import jinja2
 from babel.support import NullTranslations, Translations
 from markupsafe import Markup
 
-from bipub import __version__
 from bipub.cache import write_cache_file
+from bipub.code_stamp import CODE
 from bipub.diagnostics import Collector, Diagnostic
 from bipub.render import locale_format
 from bipub.render.card_html import KeptCardHtml
@@ -195,7 +195,7 @@ def compile_key(env: jinja2.Environment) -> str:
     }
     parts = (
         jinja2.__version__,
-        __version__,
+        CODE,
         sys.version_info[:2],
         env.block_start_string,
         env.block_end_string,

@@ -10,7 +10,7 @@ import os
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from bipub import __version__
+from bipub.code_stamp import CODE
 from bipub.diagnostics import Diagnostic, Severity
 from bipub.render.pdf.fonts import Fonts
 from bipub.render.pdf.jobs import PdfJob, PdfResult
@@ -30,7 +30,7 @@ class RenderCache:
             engine = version("weasyprint")
         except PackageNotFoundError:  # pragma: no cover - it is a dependency
             engine = "?"
-        parts = [__version__, engine]
+        parts = [CODE, engine]
         for face in fonts.faces:
             try:
                 st = Path(face.path).stat()
