@@ -163,15 +163,15 @@ def _until(seen: Callable[[], bool], timeout: float, what: str) -> float:
     return time.perf_counter() - start
 
 
-SERVE_KINDS = ("body", "title", "tags", "date", "new", "new-listed", "delete", "draft")
+SERVE_KINDS = ("body", "title", "tags", "date", "series", "new", "new-listed", "delete", "draft")
 
 
 def serve_latency(
     project: Path, env: dict[str, str], i: int, timeout: float = 300, settle: float = 5.0
 ) -> dict[str, float]:
     """Seconds from saving a file to `bipub serve` serving what it changes, per edit kind:
-    body, title, tags and date of post-00011 (its page shows the new text, title, tag link,
-    date); a new post (its page served; `new-listed`: also on the first blog page); that post
+    body, title, tags, date and series of post-00011 (its page shows the new text, title, tag
+    link, date, the link to its new series' page); a new post (its page served; `new-listed`: also on the first blog page); that post
     deleted (its page answers 404); post-00009 set `draft: true` (404) and back (served), the
     median of both. `settle`: seconds left after each save for the second build (feeds, JSON,
     llms.txt, PDFs) before the next save."""
@@ -224,6 +224,9 @@ def serve_latency(
         earlier = dt.date.fromisoformat(day.group(1)) - dt.timedelta(days=30)
         text = text.replace(day.group(0), f"\ndate: {earlier}", 1)
         save(post, text, "date", lambda: f'datetime="{earlier}"' in (_fetch(page) or ""))
+        series = f"serveseries{i}x{time.time_ns() % 100000}"  # (a new series of one post)
+        text = text.replace("\ntags: [", f"\nseries: {series}\ntags: [", 1)
+        save(post, text, "series", lambda: f"/ko/series/{series}/" in (_fetch(page) or ""))
         name = f"serve-new-{i}-{time.time_ns()}"
         new = f"{base}/ko/blog/{name}/"
         fresh = posts / f"{name}.md"
@@ -243,11 +246,11 @@ def serve_latency(
         times["delete"] = _until(lambda: _fetch(new) is None, timeout, "the deleted post gone")
         time.sleep(settle)
         other = posts / "post-00009.md"
-        original = other.read_text(encoding="utf-8")
+        shown = other.read_text(encoding="utf-8")  # (not `original`: post-00011's, put back)
         hidden = f"{base}/ko/blog/post-00009/"
-        drafted = original.replace("\ntitle: ", "\ndraft: true\ntitle: ", 1)
+        drafted = shown.replace("\ntitle: ", "\ndraft: true\ntitle: ", 1)
         save(other, drafted, "draft-on", lambda: _fetch(hidden) is None)
-        save(other, original, "draft-off", lambda: _fetch(hidden) is not None)
+        save(other, shown, "draft-off", lambda: _fetch(hidden) is not None)
         times["draft"] = median([times.pop("draft-on"), times.pop("draft-off")])
         return times
     finally:
