@@ -266,9 +266,24 @@ def test_what_drafting_said_stays_with_the_draft_until_it_is_reviewed_or_rejecte
     assert now == {f for f in printed if f[0] != key}  # the other units' still are
     post.write_text(original, encoding="utf-8")
 
-    # approved: the record forgets them, check no longer says them
+    # approving the drafted text is refused while its drafting said something, as a QA error
+    # is (check cannot find a lost tag again: the reviewer is told, not the record wiped)
+    before = (root / "status/en.yaml").read_text(encoding="utf-8")
+    refused = cli("-C", str(root), "review", "approve", key, "--reviewer", "jiwon")
+    assert refused.exit_code != 0
+    assert f"{key}: its drafting said: " in refused.stderr, refused.stderr
+    assert message.split(" ", 2)[2] in refused.stderr and "approve with --force" in refused.stderr
+    assert (root / "status/en.yaml").read_text(encoding="utf-8") == before
+    also = cli("-C", str(root), "review", "approve", "--file", str(post), "--reviewer", "jiwon")
+    assert also.exit_code != 0 and f"{key}: its drafting said: " in also.stderr, also.stderr
+
+    # approved with --force: the record forgets them, check no longer says them, and the
+    # approval says what was accepted with it
     approved = cli("-C", str(root), "review", "approve", key, "--reviewer", "jiwon", "--force")
     assert approved.exit_code == 0, approved.stderr
+    out = approved.stdout + approved.stderr
+    assert f"approved {key} [en] with what its drafting said (--force): {code}: " in out, out
+    assert message.split(" ", 2)[2] in out
     assert _said(root, key) is None
     assert key not in {k for k, _, _ in reported()}
 
@@ -291,6 +306,23 @@ def test_what_drafting_said_stays_with_the_draft_until_it_is_reviewed_or_rejecte
         for f in waits
         for q in f["waiting_draft"]["qa"]
     ), waits
+    adopting = cli("-C", str(root), "review", "approve", key, "--reviewer", "jiwon")
+    assert adopting.exit_code != 0
+    assert f"{key}: the waiting draft's drafting said: " in adopting.stderr, adopting.stderr
     rejected = cli("-C", str(root), "review", "reject", key)
     assert rejected.exit_code == 0, rejected.stderr
     assert _said(root, key) is None
+
+    # a draft edited by hand is approved as edited, and the approval says what its drafting
+    # had said (the edit may not have mended it)
+    other = min(k for k, _, _ in printed if k.endswith(":body#0") and k != key)
+    other_post = root / f"content/en/posts/{other.split('/', 1)[1].split(':', 1)[0]}.md"
+    edited = other_post.read_text(encoding="utf-8").replace("\n---\n\n", "\n---\n\nBy hand. ", 1)
+    other_post.write_text(edited, encoding="utf-8")
+    note = cli("-C", str(root), "review", "approve", other, "--reviewer", "jiwon", "--force")
+    assert note.exit_code == 0, note.stderr
+    said_before = {m for k, _, m in printed if k == other}
+    assert f"{other} [en] was edited since it was drafted; its drafting had said: " in (
+        note.stdout + note.stderr
+    ), note.stdout + note.stderr
+    assert any(m.split(" ", 2)[2] in note.stdout + note.stderr for m in said_before)

@@ -52,16 +52,21 @@ OTHER_CODES: tuple[str, ...] = ("ignore",)
 KNOWN_CODES: tuple[str, ...] = QA_CODES + STATE_CODES + PAIR_CODES + DRAFTING_CODES + OTHER_CODES
 
 
-def drafting_said(lines: list[str] | None) -> list[tuple[str, str]]:
-    """A status record's `findings` (`code: message` each) as (code, message), the message
-    saying it was found when the draft was made (`check` cannot find a lost tag again)."""
+def drafting_findings(lines: list[str] | None) -> list[tuple[str, str]]:
+    """A status record's `findings` (`code: message` each) as (code, message)."""
     out: list[tuple[str, str]] = []
     for line in lines or ():
         code, sep, message = line.partition(": ")
         if not sep or not code or " " in code:
             code, message = "markup", line
-        out.append((code, f"{message} (said when drafted)"))
+        out.append((code, message))
     return out
+
+
+def drafting_said(lines: list[str] | None) -> list[tuple[str, str]]:
+    """`drafting_findings`, each message saying it was found when the draft was made (`check`
+    cannot find a lost tag again)."""
+    return [(code, f"{message} (said when drafted)") for code, message in drafting_findings(lines)]
 
 
 def kind_of(key: str | None) -> str:

@@ -234,7 +234,9 @@ def show(ui: Ui, key: str, langs: tuple[str, ...]) -> None:
 )
 @click.option("--lang", "langs", multiple=True, help="Target language (repeatable).")
 @click.option("--reviewer", default=None, help="Reviewer name (default: git config user.name).")
-@click.option("--force", is_flag=True, help="Approve even units with QA errors.")
+@click.option(
+    "--force", is_flag=True, help="Approve even units with QA errors or drafting findings."
+)
 @click.option(
     "--keep-current",
     is_flag=True,
@@ -254,8 +256,9 @@ def approve(
     """Record units as reviewed: KEY…, a file's units, or all of a language.
 
     A unit with a waiting machine draft adopts it (the draft is written into the content file);
-    --keep-current approves the present translation instead. Refuses units with QA errors
-    unless --force; nothing is written when anything is refused."""
+    --keep-current approves the present translation instead. Refuses units with QA errors, or
+    with findings of their drafting (a lost tag: check cannot find it again), unless --force;
+    nothing is written when anything is refused."""
     from bipub.check import review as rv
     from bipub.translate import review_edits
 
