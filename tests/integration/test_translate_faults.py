@@ -14,7 +14,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from bipub.cli import main
 from bipub.pair.units import split_sections
 from bipub.text.markdown import parser
 from bipub.translate.segments import layout, structure
@@ -276,6 +278,18 @@ def test_what_drafting_said_stays_with_the_draft_until_it_is_reviewed_or_rejecte
     assert (root / "status/en.yaml").read_text(encoding="utf-8") == before
     also = cli("-C", str(root), "review", "approve", "--file", str(post), "--reviewer", "jiwon")
     assert also.exit_code != 0 and f"{key}: its drafting said: " in also.stderr, also.stderr
+    # review -i shows what its drafting said and asks, as for QA errors; declined: nothing
+    listed = cli("-C", str(root), "review", "list").stdout.splitlines()
+    queue = [line.split()[1] for line in listed if line.startswith("  ")]
+    walk = CliRunner().invoke(
+        main,
+        ["-C", str(root), "review", "-i", "--reviewer", "jiwon"],
+        input="s\n" * queue.index(key) + "a\nn\nq\n",
+        catch_exceptions=False,
+    )
+    assert "said when drafted" in walk.stdout and message.split(" ", 2)[2] in walk.stdout
+    assert "Approve despite what was found?" in walk.stdout, walk.stdout[-1500:]
+    assert (root / "status/en.yaml").read_text(encoding="utf-8") == before
 
     # approved with --force: the record forgets them, check no longer says them, and the
     # approval says what was accepted with it

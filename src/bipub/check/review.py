@@ -463,6 +463,17 @@ def approve(
     return out
 
 
+def drafting_errors(
+    analysis: Analysis, lang: str, key: str, keep_current: bool = False
+) -> list[tuple[str, str]]:
+    """What the drafting said of the text `approve` would record for the unit, which refuses
+    it unless forced (`_drafting_of`): for `review -i` to ask before approving."""
+    old = record_of(analysis, lang, key)
+    adopt = old is not None and old.draft is not None and not keep_current
+    text = old.draft if adopt and old is not None else analysis.units[(lang, key)].translation
+    return _drafting_of(old, text, adopt) if text is not None else []
+
+
 def _drafting_of(old: StatusRecord | None, text: str, adopt: bool) -> list[tuple[str, str]]:
     """What the drafting said of the text being approved (status record `findings`, which
     `check` cannot find again in the text: a lost tag, a segment kept in the source language):

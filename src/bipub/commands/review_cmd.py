@@ -444,10 +444,15 @@ def _interactive(ui: Ui, langs: tuple[str, ...], reviewer: str | None, human: bo
                 text = None if keep else rv.waiting_draft(analysis, lang, key)
                 force = False
                 errors = rv.qa_errors(analysis, lang, key, text)
-                if errors:
+                said = rv.drafting_errors(analysis, lang, key, keep)
+                if errors or said:
                     for f in errors:
                         click.echo(f"  {click.style('error', fg='red')} {f.code}: {f.message}")
-                    if not click.confirm("Approve despite these QA errors?", default=False):
+                    for code, message in said:  # (check cannot find these in the text again)
+                        mark = click.style("said when drafted", fg="red")
+                        click.echo(f"  {mark} {code}: {message}")
+                    what = "these QA errors" if not said else "what was found"
+                    if not click.confirm(f"Approve despite {what}?", default=False):
                         continue
                     force = True
                 decision = rv.approve(
