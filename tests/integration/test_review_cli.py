@@ -251,6 +251,32 @@ def test_approve_by_file_and_all(root: Path, cli: Callable[..., Any]) -> None:
     assert all(r.state == "reviewed" for r in records(root).values())
 
 
+def test_approve_by_file_leaves_units_reviewed_already_as_they_were(
+    root: Path, cli: Callable[..., Any]
+) -> None:
+    """Approving a file is for what waits in it: a unit another reviewer approved, current and
+    unchanged, keeps its reviewer and day (it was re-recorded as this reviewer's, today)."""
+    post = str(root / "content/en/posts/cache.md")
+    first = cli("-C", str(root), "review", "approve", "posts/cache:title", "--reviewer", "jiwon")
+    assert first.exit_code == 0, first.stderr
+    before = records(root)["posts/cache:title"]
+    assert before.reviewer == "jiwon"
+    result = cli("-C", str(root), "review", "approve", "--file", post, "--reviewer", "min")
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout + result.stderr
+    assert "Approved 2 units as min" in out, out
+    assert "1 unit of the file reviewed already, current and unchanged: left as they were" in out
+    after = records(root)
+    assert after["posts/cache:title"] == before
+    assert {after[k].reviewer for k in after if k.startswith("posts/cache:body")} == {"min"}
+    again = cli("-C", str(root), "review", "approve", "--file", post, "--reviewer", "min")
+    assert again.exit_code == 0 and "Nothing to approve." in again.stdout + again.stderr
+    assert records(root) == after
+    # a key given by name is approved again: by this reviewer
+    named = cli("-C", str(root), "review", "approve", "posts/cache:title", "--reviewer", "min")
+    assert named.exit_code == 0 and records(root)["posts/cache:title"].reviewer == "min"
+
+
 def test_show_prints_source_translation_and_stale_diff(root: Path, cli: Callable[..., Any]) -> None:
     assert (
         cli("-C", str(root), "review", "approve", "posts/cache", "--reviewer", "r").exit_code == 0

@@ -221,6 +221,21 @@ def by_file(
     return found
 
 
+def reviewed_already(
+    analysis: Analysis, targets: Sequence[tuple[str, str]]
+) -> list[tuple[str, str]]:
+    """Those of `targets` reviewed for their current source, unchanged since and with no
+    machine draft waiting beside them: approving a file leaves them (and who reviewed them,
+    and when) as they are."""
+    return [
+        (lang, key)
+        for lang, key in targets
+        if (lang, key) in analysis.parity.reviewed
+        and (rec := record_of(analysis, lang, key)) is not None
+        and rec.draft is None
+    ]
+
+
 def every(analysis: Analysis, langs: Sequence[str]) -> list[tuple[str, str]]:
     """Translated units of these languages that are not reviewed and current (UI excluded)."""
     return [

@@ -227,7 +227,11 @@ def show(ui: Ui, key: str, langs: tuple[str, ...]) -> None:
 @review.command()
 @click.argument("keys", nargs=-1)
 @click.option(
-    "--file", "file", type=click.Path(path_type=Path), default=None, help="Every unit of this file."
+    "--file",
+    "file",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Every unit of this file not reviewed already.",
 )
 @click.option(
     "--all", "all_", is_flag=True, help="Every translated unit not yet reviewed (needs --lang)."
@@ -271,6 +275,7 @@ def approve(
     unknown = [lang for lang in langs if lang not in analysis.config.codes]
     if unknown:
         raise click.UsageError(f"--lang {', '.join(unknown)}: not a language of this site")
+    kept: list[tuple[str, str]] = []
     try:
         name = rv.reviewer_name(reviewer, ui.root)
         day = rv.review_date()
@@ -278,6 +283,8 @@ def approve(
             targets = rv.every(analysis, langs)
         elif file is not None:
             targets = rv.by_file(analysis, file, Path.cwd(), langs)
+            kept = rv.reviewed_already(analysis, targets)
+            targets = [t for t in targets if t not in kept]
         else:
             targets = rv.resolve(analysis, keys, langs)
         decision = rv.approve(
@@ -294,6 +301,12 @@ def approve(
         _fail(ui, exc)
     for note in decision.notes:
         click.echo(note)
+    if kept:  # (approve KEY records one of them again, by this reviewer, today)
+        s = "s" if len(kept) != 1 else ""
+        click.echo(
+            f"{len(kept)} unit{s} of the file reviewed already, current and unchanged: left "
+            "as they were (approve KEY to record one's review again)"
+        )
     n = len(decision.done)
     if n == 0:
         click.echo("Nothing to approve.")
