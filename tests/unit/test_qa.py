@@ -39,6 +39,14 @@ from bipub.diagnostics import Collector
         ("`max_num_seqs`를 256으로", "`max_num_seqs` to 256"),
         ("```\nx = 3\n```", "```\nx = 3\n```"),
         ("[#10212](https://e.org/pull/10212)를 보세요", "see [#10212](https://e.org/pull/10212)"),
+        # Korean numbers with units: one number (each was read as its digits alone)
+        ("요청 1만 2천 건", "12,000 requests"),
+        ("월 3천만 원", "30 million won a month"),
+        ("건당 3천원", "3,000 won each"),
+        ("2억 5천만 토큰", "250 million tokens"),
+        ("5백만 명이 쓰는", "used by 5,000,000 people"),
+        ("1조 2000억 개의 파라미터", "1.2 trillion parameters"),
+        ("v2 백업", "a v2 backup"),  # (a word after a space, not a unit)
     ],
 )
 def test_numbers_equal_after_normalization(source: str, translation: str) -> None:
@@ -54,6 +62,9 @@ def test_numbers_equal_after_normalization(source: str, translation: str) -> Non
         ("2.4배 빨라졌다", "2.4% faster", "2.4×"),
         ("12억 토큰", "12 billion tokens", "1200000000"),
         ("p99 1,150 ms", "p99 1,500 ms", "1150"),
+        ("요청 1만 2천 건", "12,001 requests", "12000"),
+        ("월 3천만 원", "3 million won a month", "30000000"),
+        ("2억 5천만 토큰", "205 million tokens", "250000000"),
     ],
 )
 def test_numbers_changed_are_reported(source: str, translation: str, expected: str) -> None:

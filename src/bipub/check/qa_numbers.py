@@ -3,7 +3,8 @@
 The multiset of numbers outside code and link targets (bipub.check.qa_facts), thousands
 separators removed, unicode dashes and `~` read as range separators, with `%`/`×` kept as part
 of the number (`%p`, "percent", "퍼센트" → `%`; `x`, `배`, "times", "-fold" → `×`), month names
-and `1월` both read as month numbers. Spelled-out numbers ("three", "세 배", "tripled") cannot
+and `1월` both read as month numbers, Korean numbers with units as one number (`3천만` =
+30,000,000, `1만 2천` = 12,000, `3천원` = 3,000 won). Spelled-out numbers ("three", "세 배", "tripled") cannot
 cause a finding but can stand for a digit on the other side.
 """
 
@@ -35,6 +36,15 @@ _MAGNITUDE = {
     "billion": 10**9,
     "trillion": 10**12,
 }
+# Korean numbers written with units: `3천` (3,000), `3천만` (30,000,000), `1만 2천` (12,000),
+# `2억 5천만` (250,000,000): read as one number (`_ko_units`); a lone `1만`/`1.5억` is read by
+# `_NUM` itself. The small unit follows its digits directly (`3천원`; not `v2 백업`).
+_KO_GROUP = re.compile(
+    r"(?<![\dA-Za-z.,/])(?P<int>\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?P<frac>\.\d+)?"
+    r"(?:(?P<small>[천백])(?:\s?(?P<big>[만억조]))?|\s?(?P<big_only>[만억조]))"
+)
+_KO_SMALL = {"천": 3, "백": 2}
+_KO_BIG = {"만": 4, "억": 8, "조": 12}
 _RANGE_SEP = re.compile(r"^\s*(?:-|to|~|→)?\s*$")
 _MONTHS = {
     name: i
@@ -153,6 +163,43 @@ def _canon(m: re.Match[str]) -> str:
     return text
 
 
+def _ko_units(prose: str) -> str:
+    """`prose` with each Korean number written with `천`/`백` units, or in several groups
+    (`1만 2천`, `2억 5천만`: each group smaller than the one before, a space at most between),
+    as its digits (`3000`, `12000`, `250000000`)."""
+    groups = list(_KO_GROUP.finditer(prose))
+    if not groups:
+        return prose
+    out: list[str] = []
+    at = 0
+    i = 0
+    while i < len(groups):
+        j, total, rank = i, Decimal(0), 99
+        while j < len(groups):
+            g = groups[j]
+            gap = prose[groups[j - 1].end() : g.start()] if j > i else ""
+            if len(gap) > 1 or (gap and not gap.isspace()):
+                break
+            exponent = _KO_SMALL.get(g.group("small") or "", 0) + _KO_BIG.get(
+                g.group("big") or g.group("big_only") or "", 0
+            )
+            if exponent >= rank:
+                break
+            rank = exponent
+            total += Decimal(g.group("int").replace(",", "") + (g.group("frac") or "")) * (
+                10**exponent
+            )
+            j += 1
+        first, last = groups[i], groups[j - 1]
+        if j - i > 1 or first.group("small"):
+            out.append(prose[at : first.start()])
+            out.append(format(total.normalize(), "f"))
+            at = last.end()
+        i = j
+    out.append(prose[at:])
+    return "".join(out)
+
+
 @lru_cache(maxsize=65536)
 def numbers_of(text: str) -> Numbers:
     """The numbers of a text's prose (see the module docstring for the normalization).
@@ -160,6 +207,8 @@ def numbers_of(text: str) -> Numbers:
     Numbers inside identifiers (directly after an ASCII letter: H100, p99, E2E, W8A8) are
     left out; they are names, not quantities."""
     prose = facts(text).prose.translate(_DASHES)
+    if HANGUL.search(prose):
+        prose = _ko_units(prose)
     prose = REF.sub(" ", prose)
     for url in bare_urls(prose):
         prose = prose.replace(url, " ")
