@@ -47,6 +47,12 @@ from bipub.diagnostics import Collector
         ("5백만 명이 쓰는", "used by 5,000,000 people"),
         ("1조 2000억 개의 파라미터", "1.2 trillion parameters"),
         ("v2 백업", "a v2 backup"),  # (a word after a space, not a unit)
+        # names with a number: compared as names, without case, `-`, `_`, a plural's s
+        ("H100 8장", "eight H100s"),
+        ("gpt4 모델 3개", "three GPT-4 models"),
+        ("v0.6.3에서 고쳐졌다", "fixed in v0.6.3."),
+        ("A100과 H100", "H100 and A100"),
+        ("FP8 KV 캐시", "an fp8 KV cache"),
     ],
 )
 def test_numbers_equal_after_normalization(source: str, translation: str) -> None:
@@ -71,6 +77,36 @@ def test_numbers_changed_are_reported(source: str, translation: str, expected: s
     problems = qa.check_numbers(source, translation)
     assert len(problems) == 1
     assert expected in problems[0]
+
+
+@pytest.mark.parametrize(
+    ("source", "translation", "said"),
+    [
+        (
+            "v0.6.3에서 고쳐졌다",
+            "fixed in v0.6.4.",
+            "the source has v0.6.3 but the translation has v0.6.4",
+        ),
+        ("H100 8장", "eight H200 GPUs", "the source has H100 but the translation has H200"),
+        (
+            "Qwen2.5-7B 모델",
+            "the Qwen2.5-72B model",
+            "has Qwen2.5-7B but the translation has Qwen2.5-72B",
+        ),
+    ],
+)
+def test_a_name_with_a_number_put_in_anothers_place_is_said(
+    source: str, translation: str, said: str
+) -> None:
+    """A name with a number changed silently (a version, a GPU, a model size) before: numbers
+    after a letter were left out as names, and no one compared the names."""
+    problems = qa.check_numbers(source, translation)
+    assert problems == [f"names with numbers differ: {said}"] or any(said in p for p in problems)
+    assert len(problems) == 1
+
+
+def test_a_name_spelled_out_is_not_said() -> None:
+    assert qa.check_numbers("E2E 지연 p99", "end-to-end p99 latency") == []
 
 
 def test_numbers_inside_code_do_not_count() -> None:

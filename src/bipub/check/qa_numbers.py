@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import lru_cache
 
@@ -139,11 +139,34 @@ _KO_WORD = re.compile(
 _ONE_WORDS = frozenset(["a", "an", "one", "each", "per", "single", "once", "first"])
 
 
+# a name with a number in it (H100, v0.6.3, W8A8, Llama-3-8B, p99): kept out of the numbers,
+# compared as a name (`_names`); a trailing dot ends the sentence, not the name
+_NAME = re.compile(r"(?<![A-Za-z0-9_.\-])[A-Za-z]+[-_]?\d[A-Za-z0-9_.\-]*")
+
+
 @dataclass(frozen=True)
 class Numbers:
     required: Counter[str]
     optional: Counter[str]  # spelled-out numbers: may stand for a digit, never required
     has_one_word: bool = False
+    names: Counter[str] = field(default_factory=Counter)  # names with a number (`_names`)
+    spelled: dict[str, str] = field(default_factory=dict)  # each name as first written
+
+
+def _names(prose: str) -> tuple[Counter[str], dict[str, str]]:
+    """The names with a number in `prose`, compared without case, `-` and `_` (`GPT-4`,
+    `gpt4`): a translation may spell one out (E2E → end-to-end), not put another in its place
+    (H100 → H200, v0.6.3 → v0.6.4: `check_numbers`)."""
+    out: Counter[str] = Counter()
+    spelled: dict[str, str] = {}
+    for m in _NAME.finditer(prose):
+        written = m.group().rstrip(".-")
+        name = written.lower().replace("-", "").replace("_", "")
+        if name.endswith("s") and name[-2:-1].isdigit():  # (English plurals: H100s)
+            name = name[:-1]
+        out[name] += 1
+        spelled.setdefault(name, written)
+    return out, spelled
 
 
 def _canon(m: re.Match[str]) -> str:
@@ -204,14 +227,17 @@ def _ko_units(prose: str) -> str:
 def numbers_of(text: str) -> Numbers:
     """The numbers of a text's prose (see the module docstring for the normalization).
 
-    Numbers inside identifiers (directly after an ASCII letter: H100, p99, E2E, W8A8) are
-    left out; they are names, not quantities."""
+    Numbers inside names (after ASCII letters: H100, p99, E2E, W8A8, GPT-4, v0.6.3) are not
+    quantities: the names are compared as names (`_names`)."""
     prose = facts(text).prose.translate(_DASHES)
     if HANGUL.search(prose):
         prose = _ko_units(prose)
     prose = REF.sub(" ", prose)
     for url in bare_urls(prose):
         prose = prose.replace(url, " ")
+    names, spelled = _names(prose)
+    if names:  # (their numbers are theirs: GPT-4's 4 is not a quantity)
+        prose = _NAME.sub(" ", prose)
     required: Counter[str] = Counter()
     optional: Counter[str] = Counter()
     found: list[tuple[int, int, str, bool]] = []  # start, end, token, has a unit
@@ -245,7 +271,7 @@ def numbers_of(text: str) -> Numbers:
             value = _KO_NATIVE[mm.group(1)]
             optional[value + "×" if mm.group(2) == "배" else value] += 1
     has_one = not vocabulary.isdisjoint(_ONE_WORDS) or any(c in prose for c in "매각한첫")
-    return Numbers(required, optional, has_one)
+    return Numbers(required, optional, has_one, names, spelled)
 
 
 def _bare(token: str) -> str:
@@ -281,11 +307,18 @@ def check_numbers(source: str, translation: str) -> list[str]:
             lost[token] -= 1
             added[other] -= 1
     lost, added = +lost, +added
-    if not lost and not added:
-        return []
-    parts = []
-    if lost:
-        parts.append(f"the source has {_fmt(lost)}")
-    if added:
-        parts.append(f"the translation has {_fmt(added)}")
-    return [f"numbers differ: {' but '.join(parts)}"]
+    out = []
+    if lost or added:
+        parts = []
+        if lost:
+            parts.append(f"the source has {_fmt(lost)}")
+        if added:
+            parts.append(f"the translation has {_fmt(added)}")
+        out.append(f"numbers differ: {' but '.join(parts)}")
+    # a name with a number put in another's place (one spelled out alone is not said)
+    gone, new = s.names - t.names, t.names - s.names
+    if gone and new:
+        was = ", ".join(s.spelled[n] for n in sorted(gone.elements()))
+        now = ", ".join(t.spelled[n] for n in sorted(new.elements()))
+        out.append(f"names with numbers differ: the source has {was} but the translation has {now}")
+    return out

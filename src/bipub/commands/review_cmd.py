@@ -211,7 +211,8 @@ def list_cmd(ui: Ui, langs: tuple[str, ...], human: bool) -> None:
 @click.pass_obj
 def show(ui: Ui, key: str, langs: tuple[str, ...]) -> None:
     """Print a unit's source, translation, status, findings and source diff."""
-    from bipub.check.review import item, resolve
+    from bipub.check.review import item
+    from bipub.check.review_select import resolve
 
     analysis = _analyze(ui)
     try:
@@ -264,6 +265,7 @@ def approve(
     with findings of their drafting (a lost tag: check cannot find it again), unless --force;
     nothing is written when anything is refused."""
     from bipub.check import review as rv
+    from bipub.check import review_select as select
     from bipub.translate import review_edits
 
     chosen = sum(1 for x in (keys, file, all_) if x)
@@ -280,13 +282,13 @@ def approve(
         name = rv.reviewer_name(reviewer, ui.root)
         day = rv.review_date()
         if all_:
-            targets = rv.every(analysis, langs)
+            targets = select.every(analysis, langs)
         elif file is not None:
-            targets = rv.by_file(analysis, file, Path.cwd(), langs)
-            kept = rv.reviewed_already(analysis, targets)
+            targets = select.by_file(analysis, file, Path.cwd(), langs)
+            kept = select.reviewed_already(analysis, targets)
             targets = [t for t in targets if t not in kept]
         else:
-            targets = rv.resolve(analysis, keys, langs)
+            targets = select.resolve(analysis, keys, langs)
         decision = rv.approve(
             analysis,
             targets,
@@ -334,6 +336,7 @@ def reject(ui: Ui, keys: tuple[str, ...], file: Path | None, langs: tuple[str, .
     """Reject machine drafts: KEY… or a file's drafts. A waiting draft is dropped; a draft in
     a content file is removed from it (the unit is missing again)."""
     from bipub.check import review as rv
+    from bipub.check import review_select as select
     from bipub.translate import review_edits
 
     if bool(keys) == (file is not None):
@@ -341,12 +344,12 @@ def reject(ui: Ui, keys: tuple[str, ...], file: Path | None, langs: tuple[str, .
     analysis = _analyze(ui)
     try:
         if file is not None:
-            targets = rv.drafts_of(analysis, rv.by_file(analysis, file, Path.cwd(), langs))
+            targets = rv.drafts_of(analysis, select.by_file(analysis, file, Path.cwd(), langs))
             if not targets:
                 click.echo(f"Nothing to reject: {file} has no machine draft.")
                 return
         else:
-            targets = rv.resolve(analysis, keys, langs)
+            targets = select.resolve(analysis, keys, langs)
         decision = rv.reject(analysis, targets)
         written = review_edits.apply(analysis, decision)
     except Exception as exc:
