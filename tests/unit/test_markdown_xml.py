@@ -227,6 +227,30 @@ def test_decode_closes_dangling_emphasis() -> None:
     assert decoded.text.count("**") == 2
 
 
+@pytest.mark.parametrize(
+    ("answer", "text"),
+    [
+        # DeepL's answers with a space inside a tag: `** words**` would show its stars
+        ('Out<g i="0"> put throughput</g> here', "Out **put throughput** here"),
+        ('<g i="0">Output throughput </g>here', "**Output throughput** here"),
+        ('처리 <g i="0"> 출력 처리량 </g>을 본다', "처리  **출력 처리량** 을 본다"),
+    ],
+)
+def test_whitespace_inside_an_emphasis_goes_outside(answer: str, text: str) -> None:
+    (seg,) = layout("**Output throughput** here").segments
+    decoded = decode(answer, seg.encoded)
+    assert decoded.text == text and decoded.losses == ()
+    assert qa.facts(decoded.text).skeleton.stray == 0
+
+
+def test_an_emphasis_around_nothing_is_a_lost_emphasis() -> None:
+    """An answer `X<g i="0"></g> Output` gave `X**** Output`: four stars shown as text."""
+    (seg,) = layout("**Output throughput** here").segments
+    decoded = decode('Output<g i="0"></g> throughput here', seg.encoded)
+    assert decoded.text == "Output throughput here"
+    assert [loss.kind for loss in decoded.losses] == ["emphasis"]
+
+
 def test_decode_accepts_reformatted_tags() -> None:
     (seg,) = layout("Use `x` here.").segments
     xml = seg.encoded.xml.replace('<x i="0"/>', "<x i='0'></x>")
@@ -415,6 +439,9 @@ def test_under_any_fault_structure_holds_and_every_loss_is_reported(text: str, f
     assert not Counter(qa.facts(text).code_spans) - Counter(qa.facts(out).code_spans)
     moved = Counter(qa.facts(out).code_spans) - Counter(qa.facts(text).code_spans)
     assert not moved
+    # no emphasis marker shown as text that the source did not show, unless a loss says why
+    if qa.facts(out).skeleton.stray > qa.facts(text).skeleton.stray:
+        assert losses, out
     if fault == "drop_tags":
         sent = [s for s in lay.segments if s.needs_request]
         assert len([x for x in losses if x.kind == "protected"]) == sum(

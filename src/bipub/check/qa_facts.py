@@ -33,6 +33,7 @@ class Skeleton:
     tables: tuple[tuple[int, int], ...] = ()  # (rows, columns) per table
     images: int = 0
     tasks: str = ""  # each task list item's marker, in order: "x" done, " " to do
+    stray: int = 0  # runs of `**`, `__`, `~~` shown as text (emphasis that did not parse)
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ def _parser() -> MarkdownIt:
 
 
 URL = re.compile(r"https?://[^\s<>()\[\]\"'`]+")
+_STRAY = re.compile(r"\*\*+|__+|~~+")
 URL_TRAIL = ".,;:!?'\")]}"
 
 
@@ -75,13 +77,16 @@ def facts(text: str) -> Facts:
     tasks: list[str] = []
     rows = cols = 0
     in_table = False
+    stray = 0
 
     def inline(children: Iterable[Token]) -> None:
-        nonlocal images
+        nonlocal images, stray
         for tok in children:
             if tok.type == "text":
                 prose.append(tok.content)
                 links.extend(bare_urls(tok.content))
+                if "**" in tok.content or "__" in tok.content or "~~" in tok.content:
+                    stray += len(_STRAY.findall(tok.content))
             elif tok.type == "code_inline":
                 spans.append(tok.content)
                 prose.append(" ")
@@ -125,7 +130,7 @@ def facts(text: str) -> Facts:
                 children += (tok.children or [])[1:]
             inline(children)
             prose.append("\n")
-    skeleton = Skeleton(tuple(headings), list_items, tuple(tables), images, "".join(tasks))
+    skeleton = Skeleton(tuple(headings), list_items, tuple(tables), images, "".join(tasks), stray)
     return Facts("".join(prose), tuple(spans), tuple(blocks), tuple(links), skeleton)
 
 

@@ -295,7 +295,7 @@ def decode(xml: str, encoded: Encoded) -> Decoded:
     slots = encoded.slots
     out: list[str] = []
     used = [0] * len(slots)
-    stack: list[tuple[str, int]] = []
+    stack: list[tuple[str, int, int]] = []  # (tag, its closer's slot, where it opened in out)
     losses: list[Loss] = []
     bad = well_formed(xml)
     if bad is not None:
@@ -307,6 +307,19 @@ def decode(xml: str, encoded: Encoded) -> Decoded:
             return slots[n]
         losses.append(Loss("unknown", f"#{n}"))
         return ""
+
+    def close(opened: int, closer: int) -> None:
+        """The pair opened at `out[opened]` closed: whitespace at its inner edges goes outside
+        (`word<g> words</g>` is `word **words**`: `** words**` would show its stars as text),
+        and a pair around nothing is dropped, its opener taken back (said as a lost pair)."""
+        inner = "".join(out[opened + 1 :])
+        words = inner.strip()
+        if not words:
+            used[closer - 1] -= 1
+            out[opened:] = [inner]
+            return
+        lead, trail = inner[: len(inner) - len(inner.lstrip())], inner[len(inner.rstrip()) :]
+        out[opened:] = [lead, out[opened], words, take(closer), trail]
 
     pos = 0
     for m in _TOKEN.finditer(xml):
@@ -323,17 +336,17 @@ def decode(xml: str, encoded: Encoded) -> Decoded:
             ok = 0 <= n + 1 < len(slots) and encoded.kinds[n] in ("emphasis", "link")
             if not ok or used[n]:
                 losses.append(Loss("unknown", f"<{m.group(3)} i={n}>"))
-                stack.append((m.group(3), -1))
+                stack.append((m.group(3), -1, -1))
                 continue
             out.append(take(n))
-            stack.append((m.group(3), n + 1))
+            stack.append((m.group(3), n + 1, len(out) - 1))
         elif m.group(5) is not None:
             tag = m.group(5)
             for depth in range(len(stack) - 1, -1, -1):
                 if stack[depth][0] == tag:
-                    for _, closer in reversed(stack[depth:]):
+                    for _, closer, opened in reversed(stack[depth:]):
                         if closer >= 0:
-                            out.append(take(closer))
+                            close(opened, closer)
                     del stack[depth:]
                     break
         elif m.group(6) is not None:
@@ -343,9 +356,9 @@ def decode(xml: str, encoded: Encoded) -> Decoded:
         else:
             losses.append(Loss("unknown", m.group(0)))
     out.append(_text_node(xml[pos:]))
-    for _, closer in reversed(stack):
+    for _, closer, opened in reversed(stack):
         if closer >= 0:
-            out.append(take(closer))
+            close(opened, closer)
     text = "".join(out)
     tail: list[str] = []
     n = 0
