@@ -455,3 +455,10 @@ def highlight(code: str, lexer: Lexer, fast: bool = FAST) -> str:
         return _format(_tokens(lexer, code))
     html: str = pygments_format(lexer.get_tokens(code), _STOCK)
     return html
+
+
+def pygments_css(style: str = "default") -> str:
+    """Pygments' own CSS of a style, for the `.highlight` blocks (the PDFs' stylesheet)."""
+    from pygments.formatters import HtmlFormatter  # Pygments only when asked (start-up time)
+
+    return str(HtmlFormatter(style=style).get_style_defs(".highlight"))

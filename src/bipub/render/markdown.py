@@ -39,6 +39,7 @@ from bipub.render.markdown_findings import (
     locate,
     math_errors,
     render_findings,
+    stray_emphasis,
     unused_footnotes,
 )
 from bipub.render.markdown_sections import (
@@ -95,6 +96,7 @@ class RenderedMarkdown:
     math_errors: tuple[tuple[int | None, str], ...] = ()  # (line in the body, why): issue 19
     diagram_errors: tuple[tuple[int | None, str], ...] = ()  # (line of the fence, why): issue 19
     unused_footnotes: tuple[tuple[int | None, str], ...] = ()  # (line, label): never referenced
+    stray_emphasis: tuple[tuple[int | None, str], ...] = ()  # (line, run): `**` shown as text
 
 
 # Per render call: the refused URLs and the source line of the inline being parsed.
@@ -336,6 +338,7 @@ def _render_body(
         math_errors(tokens) if "$" in source else (),
         tuple(env.get("diagram_errors", ())),
         unused_footnotes(env, source),
+        stray_emphasis(tokens) if "**" in source or "__" in source or "~~" in source else (),
     )
     return rendered, sections
 
@@ -427,12 +430,6 @@ def _render_image(
         for mime, srcset in sources
     ]
     return f"<picture>{''.join(parts)}{html}</picture>"
-
-
-def pygments_css(style: str = "default") -> str:
-    from pygments.formatters import HtmlFormatter  # Pygments only when asked (start-up time)
-
-    return str(HtmlFormatter(style=style).get_style_defs(".highlight"))
 
 
 class MarkdownCache:

@@ -66,6 +66,32 @@ def math_errors(tokens: list[Token]) -> tuple[tuple[int | None, str], ...]:
     return tuple(found)
 
 
+_STRAY = re.compile(r"\*\*+|~~+")
+_ESCAPED = re.compile(r"\\[*~]")
+
+
+def stray_emphasis(tokens: list[Token]) -> tuple[tuple[int | None, str], ...]:
+    """The first `**` or `~~` the page shows as text on each line of the body, with the text
+    around it: emphasis that did not open or close. CommonMark does not close `**` after
+    punctuation when a letter follows (`**'인용'**를`, `**(선택)**은`: common in Korean), nor
+    open one before a space. (A paragraph that escapes a `*` or `~` is not looked at: its text
+    shows those on purpose.)"""
+    found: dict[int | None, str] = {}
+    for tok in tokens:
+        if tok.type != "inline" or not tok.children or _ESCAPED.search(tok.content):
+            continue
+        row = tok.map[0] + 1 if tok.map else None
+        for child in tok.children:
+            if child.type in ("softbreak", "hardbreak"):
+                row = row + 1 if row is not None else None
+            elif child.type == "text" and row not in found:
+                m = _STRAY.search(child.content)
+                if m is not None:
+                    text = child.content
+                    found[row] = text[max(0, m.start() - 12) : m.end() + 12].strip()
+    return tuple(found.items())
+
+
 def _canonical(text: str) -> str:
     """Entities and %-escapes decoded, controls and spaces removed, lower case: for matching."""
     return _CTRL.sub("", unquote(unescape(text))).lower()
@@ -106,6 +132,8 @@ class Findings(Protocol):
     def diagram_errors(self) -> tuple[tuple[int | None, str], ...]: ...
     @property
     def unused_footnotes(self) -> tuple[tuple[int | None, str], ...]: ...
+    @property
+    def stray_emphasis(self) -> tuple[tuple[int | None, str], ...]: ...
 
 
 def render_findings(rel: str, hit: Findings, first_line: int) -> tuple[Diagnostic, ...]:
@@ -146,6 +174,18 @@ def render_findings(rel: str, hit: Findings, first_line: int) -> tuple[Diagnosti
             Severity.WARNING,
         )
         for line, label in hit.unused_footnotes
+    ]
+    found += [
+        Diagnostic(
+            rel,
+            first_line + line - 1 if line else None,
+            "emphasis-text",
+            f"{snippet!r} shows `**` or `~~` as text: that emphasis does not open or close (a "
+            "space just inside its markers, or punctuation just inside them and a letter just "
+            "outside: write '**인용**'를, not **'인용'**를)",
+            Severity.WARNING,
+        )
+        for line, snippet in hit.stray_emphasis
     ]
     for line, message in hit.diagram_errors:
         at = first_line + line - 1 if line else None

@@ -24,7 +24,8 @@ from bipub import __version__
 from bipub.diagnostics import Collector, DiagnosticError
 from bipub.render import urls
 from bipub.render.both import SectionCache, rebase, section_states
-from bipub.render.markdown import MarkdownCache, pygments_css
+from bipub.render.highlight import pygments_css
+from bipub.render.markdown import MarkdownCache
 from bipub.render.mathml import for_print as math_for_print
 from bipub.render.pdf.breaks import korean_line_breaks
 from bipub.render.pdf.cache import RenderCache
