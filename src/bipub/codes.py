@@ -73,7 +73,7 @@ _TABLE: tuple[tuple[str, Default, str, str], ...] = (
     ("pairing", W, "pair", "CV list items are paired by position; add the identifying field so reordering cannot mismatch them."),
     ("slug", E, "pair", "A slug is not a single safe path segment, or is one of the site's own names (index.html, feed.xml, blog, ...)."),
     ("url-clash", E, "pair", "Two pages map to the same URL."),
-    ("series-clash", W, "pair", "Two series' names make the same URL in a language; the one named later (by its key) gets a numbered one (series/<slug>-2/)."),
+    ("series-clash", W, "pair", "Two series' names make the same URL in a language; the one begun later (its earliest post) gets a numbered one (series/<slug>-2/), so an older series' URL never moves."),
     ("tag", E, "pair", "A tag of a post is empty (or becomes empty as a URL)."),
     ("tag-spellings", W, "pair", "Several spellings of a tag become one page; the most used spelling is shown."),
     ("title-prefix", W, "pair", "The bracketed title prefixes of a language's posts differ only in case ([vllm] / [vLLM]); the message names the posts that differ from most."),

@@ -98,9 +98,20 @@ def test_two_series_on_one_url_get_two_pages_and_a_warning(tmp_path: Path) -> No
     )
     result = build(project, only={"html"})
     said = [d for d in result.warnings if d.code == "series-clash"]
-    assert [(d.file, d.line) for d in said] == [("content/en/posts/alpha.md", 4)]
+    # the series begun first (alpha's, 2026-04-07) keeps its URL: a new series never moves
+    # the page readers link to (before, the one whose key came first kept it: gamma's took
+    # en/series/a-series/ from the series that had it)
+    assert [(d.file, d.line) for d in said] == [("content/ko/posts/gamma.md", 5)]
     assert "(series/a-series/)" in said[0].message and "series/a-series-2/" in said[0].message
     site = project / "site" / "en" / "series"
     pages = {p.name: (p / "index.html").read_text(encoding="utf-8") for p in site.iterdir()}
     assert sorted(pages) == ["a-series", "a-series-2"]
+    assert "/en/blog/alpha/" in pages["a-series"] and "/en/blog/gamma/" in pages["a-series-2"]
+    # an older series, added later, takes the URL back: which page is whose follows the dates
+    gamma = project / "content" / "ko" / "posts" / "gamma.md"
+    gamma.write_text(gamma.read_text(encoding="utf-8").replace("2026-05-02", "2026-01-02"))
+    again = build(project, only={"html"})
+    said = [d for d in again.warnings if d.code == "series-clash"]
+    assert [(d.file, d.line) for d in said] == [("content/en/posts/alpha.md", 4)]
+    pages = {p.name: (p / "index.html").read_text(encoding="utf-8") for p in site.iterdir()}
     assert "/en/blog/gamma/" in pages["a-series"] and "/en/blog/alpha/" in pages["a-series-2"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from datetime import date
 from typing import NamedTuple
 
 from bipub.config import SiteConfig
@@ -240,7 +241,8 @@ def collect_series(
     (a post written in English only, `series: Test series`, beside Korean posts whose English
     translations say `series: Test series`) are one series when some language's posts name
     them alike (`_alike`). Of two series whose names still make one URL in a language (the
-    first by its key keeps it), the other gets a numbered one and a `series-clash` warning.
+    one begun first keeps it: `_begun`), the other gets a numbered one and a `series-clash`
+    warning.
     `named`: the ids of the posts whose source names a series (`series_named`), if the caller
     has them."""
     taxa = taxa if taxa is not None else entry_taxa(site.entries, site.config)
@@ -273,7 +275,9 @@ def collect_series(
                     continue
                 groups[one.get(key, key)].append(entry)
         series_out: dict[str, Series] = {}
-        for _, members in sorted(groups.items()):  # (a clash numbers the same one every time)
+        # the series begun first keeps its URL in a clash, so a new series never moves the
+        # page of one readers already link to (then by key: the same one every time)
+        for _, members in sorted(groups.items(), key=_begun):
             members.sort(key=series_order_key)
             name = members[0].source.meta.series or ""
             named_in = members[0].source
@@ -299,6 +303,12 @@ def collect_series(
                 site.series_by_entry[(lang, e.key)] = series
         out[lang] = dict(sorted(series_out.items()))
     return out
+
+
+def _begun(group: tuple[str, list[Entry]]) -> tuple[date, str]:
+    """When a series began (its earliest dated post), then its key."""
+    key, members = group
+    return (min((e.date for e in members if e.date is not None), default=date.max), key)
 
 
 def _alike(entries: Sequence[Entry], taxa: Taxa) -> dict[str, str]:
