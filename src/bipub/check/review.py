@@ -1,4 +1,5 @@
-"""The reviewer's workflow over status files: what needs review, approve, reject, prune.
+"""The reviewer's workflow over status files: what needs review, approve, reject, prune (which
+units a command names: check/review_select.py).
 
 approve and reject decide (a `Decision`: status records and content edits); the edits are
 carried out by bipub.translate.review_edits.apply — the content files first, then the status
@@ -27,10 +28,7 @@ from pathlib import Path
 from typing import Literal
 
 from bipub.check.findings import QA_CODES, Finding, drafting_findings
-from bipub.check.review_select import (
-    error,
-    record_of,
-)
+from bipub.check.review_select import error, record_of
 from bipub.check.run import Analysis, inline_ignores_for, qa_findings
 from bipub.check.severity import apply_policy
 from bipub.codes import explain
