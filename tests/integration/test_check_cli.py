@@ -611,6 +611,11 @@ def test_corrupt_status_file_is_an_error_with_its_line_and_is_not_rewritten(
     result = cli("-C", str(root), "check")
     assert result.exit_code == 1
     assert re.search(r"status/en\.yaml\s*\n\s+3\s+error\s+status", result.stdout), result.stdout
+    # the record is named, not only its field (a status file holds hundreds of `state:`)
+    assert "[en] posts/p:title: state: Input should be 'draft' or 'reviewed'" in result.stdout
+    built = cli("-C", str(root), "build")
+    assert built.exit_code != 0
+    assert "status/en.yaml:3: posts/p:title: state: Input should be" in built.stderr, built.stderr
     broken_yaml = "posts/p:title:\n  source_hash: [abc\n"
     write(root, {"status/en.yaml": broken_yaml})
     _, doc = check_json(cli, root)

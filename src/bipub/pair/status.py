@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import Literal
@@ -122,9 +122,10 @@ def _parse(text: str, rel: str, lang: str, collector: Collector) -> StatusFile:
         try:
             records[key] = StatusRecord.model_validate(value)
             lines[key] = doc.line_for((key,)) or 0
-        except ValidationError as exc:
+        except ValidationError as exc:  # (each named with its record: `posts/x:body#2: state: …`)
             collector.extend(
-                validation_diagnostics(exc, doc, rel, code="status", path_prefix=(key,))
+                replace(d, key=f"{key}: {d.key}" if d.key else key, message=f"{key}: {d.message}")
+                for d in validation_diagnostics(exc, doc, rel, code="status", path_prefix=(key,))
             )
     return StatusFile(lang, rel, records, lines)
 
