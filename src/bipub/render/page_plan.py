@@ -195,12 +195,35 @@ def listing_values(plan: Plan, spec: PageSpec, global_key: str) -> object | None
 
 
 def _summary(plan: Plan, spec: PageSpec, global_key: str) -> tuple[object, ...]:
-    """A page's own values and its counterparts' in the other languages (hreflang)."""
+    """A page's own values and its counterparts' in the other languages (hreflang), and for
+    a page of a list with fewer pages in another language, the page its switcher goes to."""
     siblings = plan.routes.get(spec.route, {})
     meta = tuple(
         (code, s.path, s.canonical_path, s.noindex) for code, s in sorted(siblings.items())
     )
-    return (global_key, spec.template, spec.path, spec.title, spec.canonical_path, meta)
+    out = (global_key, spec.template, spec.path, spec.title, spec.canonical_path, meta)
+    if spec.route[0] in PAGED and len(siblings) < len(plan.pages):
+        nearest = [(c, o.path) for c in sorted(plan.pages) if (o := counterpart(plan, spec, c)[0])]
+        return (*out, tuple(nearest))
+    return out
+
+
+PAGED = frozenset({"blog", "tag"})  # the routes of numbered list pages: (..., "<n>")
+
+
+def counterpart(plan: Plan, spec: PageSpec, lang: str) -> tuple[PageSpec | None, bool]:
+    """The page the language switcher of `spec` goes to in `lang`: its counterpart (True);
+    for a page of a list (the blog, a tag) with fewer pages in `lang`, the last page that
+    list has there (False); None if there is neither (the switcher goes to the home)."""
+    route = spec.route
+    found = plan.routes.get(route, {}).get(lang)
+    if found is not None or route[0] not in PAGED or not route[-1].isdigit():
+        return found, True
+    for n in range(int(route[-1]) - 1, 0, -1):
+        found = plan.routes.get((*route[:-1], str(n)), {}).get(lang)
+        if found is not None:
+            return found, False
+    return None, False
 
 
 MANY = 16  # entries of a run `PageMemo.carried` plans again at least before it looks at each

@@ -168,6 +168,9 @@ class LangLink:
     href: str
     available: bool  # False: no counterpart, href is that language's home
     current: bool
+    # a list page (blog, tag) past the list's last page in that language: href is that last
+    # page, not a counterpart (no rel=alternate)
+    nearest: bool = False
 
 
 @dataclass(frozen=True)
