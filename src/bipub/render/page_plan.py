@@ -64,6 +64,9 @@ class PageSpec:
     # made of besides the site-wide key, its own values and its counterparts' (render/html.py
     # `listing_values`: buildstate.carry compares them, not the cards' keys)
     shape: tuple[object, ...] | None = None
+    # the language `title` is written in when it is not `content_lang` (a series page whose
+    # series has no member translated yet: its name), for the <head> texts' `lang`
+    title_lang: str = ""
 
     # the output file it is written to (urls.output_file; worked out once: a kept page is
     # looked at by every update)
@@ -88,6 +91,7 @@ class PageSpec:
         made_of: tuple[EntryId, ...] = (),
         image: str | None = None,
         shape: tuple[object, ...] | None = None,
+        title_lang: str = "",
     ) -> None:
         # the dataclass's own __init__ sets each field through object.__setattr__ (frozen):
         # ~3x the cost of one update of the fields, for each of the ~24,000 pages a build in a
@@ -111,6 +115,7 @@ class PageSpec:
             made_of=made_of,
             image=image,
             shape=shape,
+            title_lang=title_lang,
         )
 
 
@@ -201,7 +206,16 @@ def _summary(plan: Plan, spec: PageSpec, global_key: str) -> tuple[object, ...]:
     meta = tuple(
         (code, s.path, s.canonical_path, s.noindex) for code, s in sorted(siblings.items())
     )
-    out = (global_key, spec.template, spec.path, spec.title, spec.canonical_path, meta)
+    out: tuple[object, ...] = (
+        global_key,
+        spec.template,
+        spec.path,
+        spec.title,
+        spec.canonical_path,
+        meta,
+    )
+    if spec.title_lang:
+        out = (*out, spec.title_lang)
     if spec.route[0] in PAGED and len(siblings) < len(plan.pages):
         nearest = [(c, o.path) for c in sorted(plan.pages) if (o := counterpart(plan, spec, c)[0])]
         return (*out, tuple(nearest))

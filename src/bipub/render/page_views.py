@@ -457,6 +457,7 @@ class PageViews:
             spec.noindex,
             image if image.startswith(("https://", "http://")) else self.url.absolute(image),
             image == urls.site_card(spec.lang) or image == urls.post_card(spec.path),
+            spec.title_lang or spec.content_lang or spec.lang,
         )
 
     def site_context(self, lang: str) -> View:

@@ -194,6 +194,7 @@ class PageMeta:
     noindex: bool = False
     image: str = ""  # og:image, an absolute URL (issue 19)
     card: bool = False  # the image is a card bipub draws (1200×630)
+    title_lang: str = ""  # the language of `title` (PageSpec.title_lang, else content_lang)
 
 
 @dataclass(frozen=True)
