@@ -16,11 +16,7 @@ from lxml import html as lxml_html
 from tests.conftest import TESTS
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from bipub.pipeline import build
-
-    project = tmp_path_factory.mktemp("switch") / "minimal"
+def _project(project: Path) -> Path:
     shutil.copytree(TESTS / "projects" / "minimal", project)
     with (project / "bipub.yaml").open("a", encoding="utf-8") as f:
         f.write("outputs:\n  untranslated: omit\n")
@@ -37,6 +33,14 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "source_lang: en\n---\n\nOnly in English.\n",
             encoding="utf-8",
         )
+    return project
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from bipub.pipeline import build
+
+    project = _project(tmp_path_factory.mktemp("switch") / "minimal")
     build(project, only={"html"})
     return project / "site"
 
@@ -74,3 +78,21 @@ def test_a_tag_page_past_the_other_languages_last_goes_to_its_first(site: Path) 
 def test_pages_that_have_a_counterpart_keep_it(site: Path) -> None:
     assert _switch(site, "ko/blog/page/2/index.html")["en"] == ("/en/blog/page/2/", "alternate")
     assert _switch(site, "en/blog/page/2/index.html")["ko"] == ("/ko/blog/page/2/", "alternate")
+
+
+def test_a_resident_build_follows_the_other_language_losing_a_page(tmp_path: Path) -> None:
+    """`bipub serve` keeps a page whose fingerprint did not change: the page its switcher goes
+    to is part of it (page_plan._summary), so the Korean page 3 is made again when the English
+    blog loses its page 2."""
+    from bipub.cache import BuildCache
+    from bipub.pipeline import Kept, build
+
+    project = _project(tmp_path / "minimal")
+    kept = Kept(BuildCache())
+    build(project, only={"html"}, kept=kept)
+    site = project / "site"
+    assert _switch(site, "ko/blog/page/3/index.html")["en"][0] == "/en/blog/page/2/"
+    (project / "content/en/posts/zeta.md").unlink()  # English: two posts, one page
+    build(project, only={"html"}, kept=kept)
+    assert not (site / "en/blog/page/2/index.html").exists()
+    assert _switch(site, "ko/blog/page/3/index.html")["en"][0] == "/en/blog/"

@@ -216,10 +216,8 @@ def _summary(plan: Plan, spec: PageSpec, global_key: str) -> tuple[object, ...]:
     )
     if spec.title_lang:
         out = (*out, spec.title_lang)
-    if spec.route[0] in PAGED and len(siblings) < len(plan.pages):
-        nearest = [(c, o.path) for c in sorted(plan.pages) if (o := counterpart(plan, spec, c)[0])]
-        return (*out, tuple(nearest))
-    return out
+    switched = nearest(plan, spec)
+    return (*out, tuple((s.lang, s.path) for s in switched)) if switched else out
 
 
 PAGED = frozenset({"blog", "tag"})  # the routes of numbered list pages: (..., "<n>")
@@ -238,6 +236,33 @@ def counterpart(plan: Plan, spec: PageSpec, lang: str) -> tuple[PageSpec | None,
         if found is not None:
             return found, False
     return None, False
+
+
+def nearest(plan: Plan, spec: PageSpec) -> tuple[PageSpec, ...]:
+    """The pages the switcher of a list page goes to in the languages it has no counterpart
+    in (`counterpart`: that list's last page there), by language; () for another page."""
+    route = spec.route
+    siblings = plan.routes.get(route, {})
+    if route[0] not in PAGED or len(siblings) >= len(plan.pages):
+        return ()
+    found = (counterpart(plan, spec, code)[0] for code in sorted(plan.pages) if code != spec.lang)
+    return tuple(other for other in found if other is not None)
+
+
+def later_pages(plan: Plan, spec: PageSpec) -> list[PageSpec]:
+    """The pages of the list of `spec` (a list page, of this plan or the last) after its
+    number in `plan` that have no counterpart in its language: those whose switcher may go to
+    it (`nearest`)."""
+    route = spec.route
+    if route[0] not in PAGED or not route[-1].isdigit():
+        return []
+    out: list[PageSpec] = []
+    n = int(route[-1]) + 1
+    while (found := plan.routes.get((*route[:-1], str(n)))) is not None:
+        if spec.lang not in found:
+            out.extend(found.values())
+        n += 1
+    return out
 
 
 MANY = 16  # entries of a run `PageMemo.carried` plans again at least before it looks at each
