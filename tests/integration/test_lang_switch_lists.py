@@ -96,3 +96,17 @@ def test_a_resident_build_follows_the_other_language_losing_a_page(tmp_path: Pat
     build(project, only={"html"}, kept=kept)
     assert not (site / "en/blog/page/2/index.html").exists()
     assert _switch(site, "ko/blog/page/3/index.html")["en"][0] == "/en/blog/"
+
+
+def test_a_build_in_a_new_process_follows_the_other_language_losing_a_page(
+    tmp_path: Path,
+) -> None:
+    """The same without a resident memo: the build state's listing values (page_plan._summary)
+    hold the page the switcher goes to."""
+    from bipub.pipeline import build
+
+    project = _project(tmp_path / "minimal")
+    build(project, only={"html"})
+    (project / "content/en/posts/zeta.md").unlink()
+    build(project, only={"html"})
+    assert _switch(project / "site", "ko/blog/page/3/index.html")["en"][0] == "/en/blog/"
