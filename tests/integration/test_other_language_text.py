@@ -135,3 +135,5 @@ def test_head_texts_in_another_language_are_marked(site: Path) -> None:
     assert "<title>베타 글 · Test site</title>" in html  # (see the module's docstring)
     ko_delta = _head_metas(site / "ko" / "blog" / "delta" / "index.html")
     assert ("og:title", EN_ONLY_TITLE, "en") in ko_delta
+    every = [*site.rglob("*.html")]
+    assert [str(p.relative_to(site)) for p in every if 'lang=""' in p.read_text("utf-8")] == []
