@@ -77,7 +77,7 @@ import contextlib
 import secrets
 from dataclasses import dataclass, field
 from itertools import compress
-from operator import is_not
+from operator import is_, is_not
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +86,7 @@ from bipub.code_stamp import CODE
 from bipub.project import Project
 from bipub.render.html import EntryId, HtmlRenderer, PageSpec, Plan, listing_values
 from bipub.render.outputs import Parts
+from bipub.render.page_plan import later_pages, nearest
 
 FORMAT = 7  # 3: the feeds' entries are parts (no rendered bodies kept); 4: parts files;
 # 5: what each listing page's fingerprint was made of (`Listed`); 6: the tables file and
@@ -281,6 +282,8 @@ def _carried(
             for sibling in routes.get(spec.route, {}).values():  # (hreflang: its listings')
                 if not sibling.made_of:
                     pop(sibling.path, None)
+            for later in later_pages(plan, spec):  # (their switchers may go to it: `nearest`)
+                pop(later.path, None)
     for path in moved:  # (planned again: a post's or page's page by what it is made of)
         spec = paths.get(path)
         if spec is None or not spec.made_of:
@@ -341,9 +344,11 @@ def _as_before(plan: Plan, before: Plan, spec: PageSpec) -> bool:
     if before.paths.get(spec.path) is not spec:
         return False
     now, then = plan.routes[spec.route], before.routes.get(spec.route)
-    return (
-        then is not None and len(now) == len(then) and all(then.get(c) is s for c, s in now.items())
-    )
+    if then is None or len(now) != len(then) or any(then.get(c) is not s for c, s in now.items()):
+        return False
+    # (and the pages its switcher goes to where it has no counterpart: page_plan.nearest)
+    switched, was = nearest(plan, spec), nearest(before, spec)
+    return len(switched) == len(was) and all(map(is_, switched, was))
 
 
 def _path(project: Project, target: Path) -> Path:

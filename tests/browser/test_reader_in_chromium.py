@@ -173,3 +173,33 @@ def test_a_display_formula_shows_no_scrollbar(browser: Any, site_url: str) -> No
         # (a browser with classic scrollbars, Debian's Chromium, draws one for any overflow of
         # an `auto` box; the test's browser may overlay them, so the style is what is checked)
         assert not (overflow_y in ("auto", "scroll") and taller > 0), (overflow_y, taller)
+
+
+def test_a_search_with_no_results_offers_the_other_language(browser: Any, site_url: str) -> None:
+    """Session 30: "식히다" is only in the Korean post (an untranslated post shown on the English
+    side is not indexed there): the English search finds nothing and links to the same query on
+    the Korean search page, which finds it; a search with results offers no such link."""
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{site_url}/en/search/?q=식히다", wait_until="load")
+    page.wait_for_function("document.querySelector('.search-status').textContent !== ''")
+    assert page.locator(".search-result").count() == 0
+    other = page.locator(".search-other a")
+    assert other.is_visible()
+    assert other.get_attribute("href") == "/ko/search/?q=%EC%8B%9D%ED%9E%88%EB%8B%A4"
+    assert other.inner_text() == "Search in 한국어"
+    assert other.locator("span").get_attribute("lang") == "ko"
+    other.click()
+    page.wait_for_url("**/ko/search/?q=*")
+    page.wait_for_selector(".search-result__title")
+    assert page.locator(".search-result__title").first.get_attribute("href") == "/ko" + MATH_POST
+    assert not page.locator(".search-other").is_visible()  # results: no link
+    page.locator("#search-q").fill("zzzqqq")
+    page.locator("#search-q").press("Enter")
+    page.wait_for_selector(".search-other a", state="visible")
+    link = page.locator(".search-other a")
+    assert link.get_attribute("href") == "/en/search/?q=zzzqqq"
+    assert link.inner_text() == "English 페이지에서 검색"
+    page.close()
+    assert errors == []

@@ -31,6 +31,11 @@ tags: [vllm]
 ---
 
 감마 본문입니다.
+
+- [x] 끝낸 일
+- [ ] 남은 일
+
+A box written as code stays: `<input class="task-list-item-checkbox" type="checkbox" disabled>`.
 """
 
 
@@ -146,6 +151,22 @@ def test_feed_content_is_the_full_body(site: Path) -> None:
     assert entry.find(f"{ATOM}content").get("{http://www.w3.org/XML/1998/namespace}base") == (  # type: ignore[union-attr]
         f"{BASE}/ko/blog/alpha/"
     )
+
+
+def test_task_list_checkboxes_are_text_in_feeds_only(site: Path) -> None:
+    """Session 30: many feed readers strip <input>; in a feed a task item's box is ☑ or ☐."""
+    entry = entries(atom(site, "ko/feed.xml"))[f"{BASE}/ko/blog/gamma/"]
+    content = entry.findtext(f"{ATOM}content") or ""
+    assert '<li class="task-list-item">☑ 끝낸 일</li>' in content
+    assert '<li class="task-list-item">☐ 남은 일</li>' in content
+    assert "<input" not in content
+    assert content.count("☐") == 1  # (not the box in the code span, escaped as written)
+    assert "<code>&lt;input class=&quot;task-list-item-checkbox&quot;" in content
+    items = {i["id"]: i for i in json_feed(site, "ko/feed.json")["items"]}
+    assert items[f"{BASE}/ko/blog/gamma/"]["content_html"] == content
+    page = (site / "ko/blog/gamma/index.html").read_text(encoding="utf-8")
+    assert 'type="checkbox" disabled checked> 끝낸 일' in page  # the page keeps the checkbox
+    assert "☑" not in page
 
 
 def json_feed(site: Path, rel: str) -> dict[str, Any]:

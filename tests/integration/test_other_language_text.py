@@ -6,8 +6,12 @@ languages in the bilingual CV PDF's link ("한국어 + English").
 
 The 'minimal' project, plus a Korean-only series and an English-only post: on each English page
 every text with Hangul must sit in an element marked `lang="ko"`, and on each Korean page the
-English-only post's title and the word "English" in one marked `lang="en"` (<head> aside:
-<title> and attributes cannot carry a second language)."""
+English-only post's title and the word "English" in one marked `lang="en"`.
+
+Session 30, <head>: a <meta> whose `content` is the page's title or description in another
+language carries that `lang` (a global attribute; on a <meta>, the language of its `content`).
+<title> cannot: it joins that title and the site's name (the page's language) in one text,
+which cannot hold an element to mark a part of it, so it keeps the page's language."""
 
 from __future__ import annotations
 
@@ -99,3 +103,37 @@ def test_the_places_that_show_another_language(site: Path) -> None:
     assert re.search(r'<a href="/en/series/[^"]+" lang="ko">혼자 연재</a>', listing)
     home = (site / "en" / "index.html").read_text(encoding="utf-8")
     assert '<span lang="ko">한국어</span> + <span lang="en">English</span>' in home
+
+
+def _head_metas(page: Path) -> list[tuple[str, str, str]]:
+    """(name or property, content, its language) of every <meta content> in <head>."""
+    tree = lxml_html.fromstring(page.read_bytes())
+    return [
+        (m.get("name") or m.get("property") or "", m.get("content"), m.get("lang") or "")
+        for m in tree.xpath("//head/meta[@content]")
+    ]
+
+
+def test_head_texts_in_another_language_are_marked(site: Path) -> None:
+    wrong = []
+    for page in _pages(site, "en"):
+        for name, content, lang in _head_metas(page):
+            if (lang == "ko") != bool(HANGUL.search(content)):
+                wrong.append((str(page.relative_to(site)), name, lang))
+    assert wrong == []
+    beta = _head_metas(site / "en" / "blog" / "beta" / "index.html")
+    marked = {name for name, _, lang in beta if lang == "ko"}
+    assert marked == {
+        "description",
+        "og:title",
+        "og:description",
+        "og:image:alt",
+        "twitter:title",
+        "twitter:description",
+    }
+    html = (site / "en" / "blog" / "beta" / "index.html").read_text(encoding="utf-8")
+    assert "<title>베타 글 · Test site</title>" in html  # (see the module's docstring)
+    ko_delta = _head_metas(site / "ko" / "blog" / "delta" / "index.html")
+    assert ("og:title", EN_ONLY_TITLE, "en") in ko_delta
+    every = [*site.rglob("*.html")]
+    assert [str(p.relative_to(site)) for p in every if 'lang=""' in p.read_text("utf-8")] == []

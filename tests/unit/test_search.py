@@ -41,6 +41,19 @@ def test_korean_words_get_their_stems_after_them(stemmer: Stemmer) -> None:
     assert "KV ⟦" not in copy  # a word that is its own stem gets nothing
 
 
+def test_no_stem_is_one_letter(stemmer: Stemmer) -> None:
+    """Session 30: Kiwi reads p99는 as p + 99 + 는 and S를 as S + 를; a one-letter stem is noise
+    that Pagefind's fallback (a query word no indexed word starts with matches the longest
+    indexed prefix of it) met: a Korean search for "Series part 3" marked every "p" and "s"."""
+    words = ["p99는", "S를", "x축", "A100에서", "C언어로", "GPU를"]
+    stems = stemmer(words)
+    assert not [(w, s) for w, found in stems.items() for s in found if len(s) < 2]
+    assert stemmer(["책을"]) == {"책을": ["책"]}  # (a Korean noun of one syllable stays)
+    assert stems["GPU를"] == ["GPU"] and "C언어" in stems["C언어로"]  # (longer ones stay)
+    [copy] = indexing_copies([page("<p>ITL p99는 52ms로 돌아왔다</p>")], stemmer)
+    assert "⟦p⟧" not in copy and "p99는 52ms로" in copy
+
+
 def test_code_and_tags_are_left_alone() -> None:
     counting = CountingStemmer()
     html = '<p title="캐시를">캐시를</p><pre><code class="x">캐시를 a</code></pre><script>"캐시를"</script>'

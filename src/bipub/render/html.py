@@ -139,6 +139,7 @@ class HtmlRenderer(PageViews):
                     language.description,
                     partial(self.series_context, lang, series),
                     deps=partial(self._list_key, series.name, lang, list(series.entries), 1, 1),
+                    title_lang=series.name_lang if series.name_lang != lang else "",
                 )
             )
 

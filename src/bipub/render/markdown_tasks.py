@@ -42,3 +42,18 @@ def task_lists(state: StateCore) -> None:
             tokens[i - 2].attrJoin("class", "task-list-item")
             if tokens[lists[-1]].attrGet("class") is None:
                 tokens[lists[-1]].attrSet("class", "contains-task-list")
+
+
+# session 30: feeds. Many feed readers strip form controls (<input>) from an entry's HTML, and a
+# task item lost whether it is done; in feeds the checkbox is text. Only the exact markup above
+# is ours: in a code block or an escaped text it is written with `&lt;` and not matched.
+FEED_BOXES = {CHECKBOX.format(" checked"): "☑", CHECKBOX.format(""): "☐"}
+
+
+def feed_boxes(html: str) -> str:
+    """A rendered body for a feed entry: its task-list checkboxes as ☑ (done) and ☐ (to do)."""
+    if "task-list-item-checkbox" not in html:
+        return html
+    for box, text in FEED_BOXES.items():
+        html = html.replace(box, text)
+    return html

@@ -64,6 +64,9 @@ class PageSpec:
     # made of besides the site-wide key, its own values and its counterparts' (render/html.py
     # `listing_values`: buildstate.carry compares them, not the cards' keys)
     shape: tuple[object, ...] | None = None
+    # the language `title` is written in when it is not `content_lang` (a series page whose
+    # series has no member translated yet: its name), for the <head> texts' `lang`
+    title_lang: str = ""
 
     # the output file it is written to (urls.output_file; worked out once: a kept page is
     # looked at by every update)
@@ -88,6 +91,7 @@ class PageSpec:
         made_of: tuple[EntryId, ...] = (),
         image: str | None = None,
         shape: tuple[object, ...] | None = None,
+        title_lang: str = "",
     ) -> None:
         # the dataclass's own __init__ sets each field through object.__setattr__ (frozen):
         # ~3x the cost of one update of the fields, for each of the ~24,000 pages a build in a
@@ -111,6 +115,7 @@ class PageSpec:
             made_of=made_of,
             image=image,
             shape=shape,
+            title_lang=title_lang,
         )
 
 
@@ -195,12 +200,69 @@ def listing_values(plan: Plan, spec: PageSpec, global_key: str) -> object | None
 
 
 def _summary(plan: Plan, spec: PageSpec, global_key: str) -> tuple[object, ...]:
-    """A page's own values and its counterparts' in the other languages (hreflang)."""
+    """A page's own values and its counterparts' in the other languages (hreflang), and for
+    a page of a list with fewer pages in another language, the page its switcher goes to."""
     siblings = plan.routes.get(spec.route, {})
     meta = tuple(
         (code, s.path, s.canonical_path, s.noindex) for code, s in sorted(siblings.items())
     )
-    return (global_key, spec.template, spec.path, spec.title, spec.canonical_path, meta)
+    out: tuple[object, ...] = (
+        global_key,
+        spec.template,
+        spec.path,
+        spec.title,
+        spec.canonical_path,
+        meta,
+    )
+    if spec.title_lang:
+        out = (*out, spec.title_lang)
+    switched = nearest(plan, spec)
+    return (*out, tuple((s.lang, s.path) for s in switched)) if switched else out
+
+
+PAGED = frozenset({"blog", "tag"})  # the routes of numbered list pages: (..., "<n>")
+
+
+def counterpart(plan: Plan, spec: PageSpec, lang: str) -> tuple[PageSpec | None, bool]:
+    """The page the language switcher of `spec` goes to in `lang`: its counterpart (True);
+    for a page of a list (the blog, a tag) with fewer pages in `lang`, the last page that
+    list has there (False); None if there is neither (the switcher goes to the home)."""
+    route = spec.route
+    found = plan.routes.get(route, {}).get(lang)
+    if found is not None or route[0] not in PAGED or not route[-1].isdigit():
+        return found, True
+    for n in range(int(route[-1]) - 1, 0, -1):
+        found = plan.routes.get((*route[:-1], str(n)), {}).get(lang)
+        if found is not None:
+            return found, False
+    return None, False
+
+
+def nearest(plan: Plan, spec: PageSpec) -> tuple[PageSpec, ...]:
+    """The pages the switcher of a list page goes to in the languages it has no counterpart
+    in (`counterpart`: that list's last page there), by language; () for another page."""
+    route = spec.route
+    siblings = plan.routes.get(route, {})
+    if route[0] not in PAGED or len(siblings) >= len(plan.pages):
+        return ()
+    found = (counterpart(plan, spec, code)[0] for code in sorted(plan.pages) if code != spec.lang)
+    return tuple(other for other in found if other is not None)
+
+
+def later_pages(plan: Plan, spec: PageSpec) -> list[PageSpec]:
+    """The pages of the list of `spec` (a list page, of this plan or the last) after its
+    number in `plan` that have no counterpart in its language: those whose switcher may go to
+    it (`nearest`)."""
+    route = spec.route
+    if route[0] not in PAGED or not route[-1].isdigit():
+        return []
+    out: list[PageSpec] = []
+    n = int(route[-1]) + 1
+    while (found := plan.routes.get((*route[:-1], str(n)))) is not None:
+        if spec.lang not in found:
+            out.extend(found.values())
+        n += 1
+    return out
 
 
 MANY = 16  # entries of a run `PageMemo.carried` plans again at least before it looks at each

@@ -21,7 +21,7 @@ from bipub.pair.site import Entry, Series, Site, Tag, neighbour_table, post_neig
 from bipub.render import both, urls
 from bipub.render.card_html import KeptCardHtml
 from bipub.render.markdown import MarkdownCache, RenderedMarkdown
-from bipub.render.page_plan import PageSpec, Plan
+from bipub.render.page_plan import PageSpec, Plan, counterpart
 from bipub.render.pdf.links import (
     both_pdf_path,
     pdf_links,
@@ -430,7 +430,7 @@ class PageViews:
             alternates.append(Alternate("x-default", self.url.absolute(default.path)))
         switcher = []
         for language in self.config.languages:
-            other = siblings.get(language.code)
+            other, same = counterpart(plan, spec, language.code)
             switcher.append(
                 LangLink(
                     language.code,
@@ -438,6 +438,7 @@ class PageViews:
                     self.url.href(other.path if other else urls.home(language.code)),
                     other is not None,
                     language.code == spec.lang,
+                    other is not None and not same,
                 )
             )
         canonical = self.url.absolute(spec.canonical_path or spec.path)
@@ -456,6 +457,7 @@ class PageViews:
             spec.noindex,
             image if image.startswith(("https://", "http://")) else self.url.absolute(image),
             image == urls.site_card(spec.lang) or image == urls.post_card(spec.path),
+            spec.title_lang or spec.content_lang or spec.lang,
         )
 
     def site_context(self, lang: str) -> View:

@@ -39,6 +39,7 @@ from bipub.render import feeds, json_api, llms, llms_parts, urls
 from bipub.render.llms_full import LAYOUT, FullText, Layout
 from bipub.render.markdown import MarkdownCache
 from bipub.render.markdown_sections import Outline
+from bipub.render.markdown_tasks import feed_boxes
 from bipub.render.page_plan import EntryId, Plan
 
 
@@ -400,7 +401,7 @@ class Parts:
         (MarkdownCache.replay), as for a page kept."""
 
         def make() -> tuple[str, str]:
-            html = markdown(doc).html
+            html = feed_boxes(markdown(doc).html)  # (task-list checkboxes as text)
             atom = feeds.atom_entry(item, html, note)
             return atom, feeds.json_item_text(feeds.json_item(item, html, note))
 

@@ -161,7 +161,14 @@ def _word_stems(text: str, tokens: Iterable[_Token]) -> list[tuple[int, list[str
         start, end, word = words[w]
         if w in lead and lead[w] < end:
             stems.insert(0, text[start : lead[w]])
-        kept = [s for s in dict.fromkeys(stems) if s and s != word and _HANGUL.search(s + word)]
+        # (not a Latin letter alone, p99는 → p, S를 → S: a query word no indexed word starts
+        # with matches Pagefind's longest indexed prefix of it, and such stems made `part` find
+        # and mark every "p" (session 30); a letter that starts its word is found by the word)
+        kept = [
+            s
+            for s in dict.fromkeys(stems)
+            if s and s != word and _HANGUL.search(s + word) and (len(s) > 1 or _HANGUL.match(s))
+        ]
         if kept:
             out.append((end, kept))
     return out

@@ -168,6 +168,9 @@ class LangLink:
     href: str
     available: bool  # False: no counterpart, href is that language's home
     current: bool
+    # a list page (blog, tag) past the list's last page in that language: href is that last
+    # page, not a counterpart (no rel=alternate)
+    nearest: bool = False
 
 
 @dataclass(frozen=True)
@@ -191,6 +194,7 @@ class PageMeta:
     noindex: bool = False
     image: str = ""  # og:image, an absolute URL (issue 19)
     card: bool = False  # the image is a card bipub draws (1200×630)
+    title_lang: str = ""  # the language of `title` (PageSpec.title_lang, else content_lang)
 
 
 @dataclass(frozen=True)

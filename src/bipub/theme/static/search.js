@@ -38,6 +38,15 @@ async function main() {
   const input = form.querySelector("input[name=q]");
   const status = document.querySelector(".search-status");
   const list = document.querySelector(".search-results");
+  /* session 30: no results: the same query on the other languages' search pages */
+  const other = document.querySelector(".search-other");
+  const otherLinks = other ? [...other.querySelectorAll("a")] : [];
+  const bases = otherLinks.map((a) => a.getAttribute("href"));
+  function offerOthers(query) {
+    if (!other) return;
+    otherLinks.forEach((a, i) => { a.href = bases[i] + "?q=" + encodeURIComponent(query.trim()); });
+    other.hidden = !query.trim();
+  }
   /* the index loads in the background; the form works at once (a query typed before it is
    * ready waits for it instead of submitting the page again) */
   const ready = (async () => {
@@ -64,7 +73,7 @@ async function main() {
   async function run(query) {
     const mine = ++latest;
     const text = normalize(query);
-    if (!text) { list.replaceChildren(); status.textContent = ""; return; }
+    if (!text) { list.replaceChildren(); status.textContent = ""; offerOthers(""); return; }
     let pagefind;
     try {
       pagefind = await ready;
@@ -76,6 +85,7 @@ async function main() {
     if (mine !== latest) return;
     const n = found.results.length;
     status.textContent = n === 0 ? status.dataset.none : n === 1 ? status.dataset.one : status.dataset.many.replace("{n}", n);
+    offerOthers(n === 0 ? query : "");
     list.replaceChildren(...data.map((d) => {
       const li = document.createElement("li");
       li.className = "search-result";
