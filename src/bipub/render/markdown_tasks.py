@@ -44,7 +44,7 @@ def task_lists(state: StateCore) -> None:
                 tokens[lists[-1]].attrSet("class", "contains-task-list")
 
 
-# session 30: feeds. Many feed readers strip form controls (<input>) from an entry's HTML, and a
+# Feeds: many feed readers strip form controls (<input>) from an entry's HTML, and a
 # task item lost whether it is done; in feeds the checkbox is text. Only the exact markup above
 # is ours: in a code block or an escaped text it is written with `&lt;` and not matched.
 FEED_BOXES = {CHECKBOX.format(" checked"): "☑", CHECKBOX.format(""): "☐"}

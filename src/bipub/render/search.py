@@ -163,7 +163,7 @@ def _word_stems(text: str, tokens: Iterable[_Token]) -> list[tuple[int, list[str
             stems.insert(0, text[start : lead[w]])
         # (not a Latin letter alone, p99는 → p, S를 → S: a query word no indexed word starts
         # with matches Pagefind's longest indexed prefix of it, and such stems made `part` find
-        # and mark every "p" (session 30); a letter that starts its word is found by the word)
+        # and mark every "p"; a letter that starts its word is found by the word)
         kept = [
             s
             for s in dict.fromkeys(stems)
