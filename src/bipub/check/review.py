@@ -27,7 +27,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Literal
 
-from bipub.check.findings import QA_CODES, Finding, drafting_findings
+from bipub.check.findings import QA_CODES, Finding, drafting_approved
 from bipub.check.run import Analysis, inline_ignores_for, qa_findings
 from bipub.check.severity import apply_policy
 from bipub.codes import explain
@@ -396,7 +396,7 @@ def approve(
                 problems.append(Diagnostic(file, line, "review", refusal))
             continue
         assert text is not None
-        said = _drafting_of(old, text, adopt)
+        said, edited = drafting_approved(old, text, adopt)
         if said and not force:
             what = "the waiting draft's drafting said" if adopt else "its drafting said"
             problems.extend(
@@ -413,10 +413,10 @@ def approve(
                 f"approved {key} [{lang}] with what its drafting said (--force): "
                 + "; ".join(f"{code}: {message}" for code, message in said)
             )
-        elif old is not None and old.findings and old.state == "draft":
+        elif edited:
             out.notes.append(
                 f"{key} [{lang}] was edited since it was drafted; its drafting had said: "
-                + "; ".join(f"{c}: {m}" for c, m in drafting_findings(old.findings))
+                + "; ".join(f"{c}: {m}" for c, m in edited)
                 + " — the edit is approved as it is"
             )
         if not force:
@@ -461,18 +461,6 @@ def approve(
     if problems:
         raise DiagnosticError(problems)
     return out
-
-
-def _drafting_of(old: StatusRecord | None, text: str, adopt: bool) -> list[tuple[str, str]]:
-    """What the drafting said of the text being approved (status record `findings`, which
-    `check` cannot find again in the text: a lost tag, a segment kept in the source language):
-    the waiting draft's when it is adopted, the machine draft's in the file while its text is
-    the one drafted; nothing of a dismissed draft or of a text edited since."""
-    if old is None or not old.findings:
-        return []
-    if adopt or (old.state == "draft" and old.translation_hash in (None, text_hash(text))):
-        return drafting_findings(old.findings)
-    return []
 
 
 def drafts_of(analysis: Analysis, targets: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
