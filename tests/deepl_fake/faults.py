@@ -8,8 +8,8 @@ Each is something a real engine does now and then, or always:
 * ``move_leading_tag`` — a tag at the start of the text is moved behind the word after it;
 * ``malformed_xml`` — the answer is not well-formed XML (an unclosed element).
 
-``swap`` (two texts' answers exchanged) works on a whole request: see
-``FakeDeepL.markup_fault``.
+``swap`` (two texts' answers exchanged: the first and the last of a request) works on a whole
+request's answers (``swap``; see ``FakeDeepL.markup_fault``).
 """
 
 from __future__ import annotations
@@ -49,6 +49,13 @@ def malformed_xml(text: str) -> str:
     if m:  # an unclosed <x ...>
         return text[: m.end() - 2] + ">" + text[m.end() :]
     return text + '<g i="0">'
+
+
+def swap(answers: list[str]) -> list[str]:
+    """The first and the last answers of a request of two or more texts, exchanged."""
+    if len(answers) < 2:
+        return list(answers)
+    return [answers[-1], *answers[1:-1], answers[0]]
 
 
 FAULTS: dict[str, Callable[[str], str]] = {

@@ -58,7 +58,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar
 from urllib.parse import parse_qs, urlsplit
 
-from .faults import FAULTS
+from .faults import FAULTS, swap
 
 __all__ = [
     "DEFAULT_AUTH_KEYS",
@@ -1120,9 +1120,10 @@ class FakeDeepL:
                     return
                 self._markup_times -= 1
         if kind == "swap":
-            if len(translations) >= 2:
-                first, last = translations[0], translations[-1]
-                first["text"], last["text"] = last["text"], first["text"]
+            for item, text in zip(
+                translations, swap([t["text"] for t in translations]), strict=True
+            ):
+                item["text"] = text
             return
         for text, item in zip(texts, translations, strict=True):
             if match is None or match in str(text):

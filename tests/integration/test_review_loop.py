@@ -216,6 +216,35 @@ def test_reject_a_hand_edited_draft_is_refused(root: Path, cli: Cli) -> None:
     assert records(root)["posts/cache:body#1"].origin == "human"
 
 
+def test_keep_current_beside_a_draft_with_findings_names_none_of_them(root: Path, cli: Cli) -> None:
+    """A machine draft edited by hand, its source changed, and a new draft (whose drafting lost
+    a tag) waits beside it. The record's `findings` are the waiting draft's: approving the edit
+    with --keep-current dismisses that draft without saying its findings were the edited
+    draft's (it said "was edited since it was drafted; its drafting had said: <the waiting
+    draft's findings>"). Found by the review state machine."""
+    (root / "content/en/posts/cache.md").unlink()
+    draft(root, "en", FakeEngine())
+    path = root / "content/en/posts/cache.md"
+    path.write_text(path.read_text(encoding="utf-8").replace("## ", "## My "), encoding="utf-8")
+    ko = KO.replace("두 번째 문단입니다.", "두 번째 문단은 `new_flag` 옵션을 씁니다.")
+    (root / "content/ko/posts/cache.md").write_text(ko, encoding="utf-8")
+    engine = FakeEngine()
+    engine.fail(0, "drop_tags")
+    draft(root, "en", engine)
+    rec = records(root)["posts/cache:body#1"]
+    assert rec.state == "draft" and rec.draft is not None and rec.findings, rec
+    before = path.read_bytes()
+    keep = ("--reviewer", "r", "--keep-current", "--force")  # (the edit lacks the code span)
+    result = review(cli, root, "approve", "posts/cache:body#1", *keep)
+    assert result.exit_code == 0, result.stderr
+    said = result.stdout + result.stderr
+    assert "dismissed the waiting machine draft of posts/cache:body#1 [en]" in said
+    assert "its drafting had said" not in said and "new_flag" not in said, said
+    assert path.read_bytes() == before
+    rec = records(root)["posts/cache:body#1"]
+    assert (rec.state, rec.origin, rec.draft, rec.findings) == ("reviewed", "human", None, None)
+
+
 # --------------------------------------------------------------------------- what a reviewer sees
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "review"

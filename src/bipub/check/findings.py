@@ -18,8 +18,13 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
 
 from bipub.diagnostics import Severity
+from bipub.pair.units import text_hash
+
+if TYPE_CHECKING:
+    from bipub.pair.status import StatusRecord
 
 JSON_VERSION = 1
 
@@ -67,6 +72,28 @@ def drafting_said(lines: list[str] | None) -> list[tuple[str, str]]:
     """`drafting_findings`, each message saying it was found when the draft was made (`check`
     cannot find a lost tag again)."""
     return [(code, f"{message} (said when drafted)") for code, message in drafting_findings(lines)]
+
+
+def drafting_approved(
+    old: StatusRecord | None, text: str, adopt: bool
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """What the drafting said of a text being approved (its status record's `findings`, which
+    `check` cannot find again in the text: a lost tag, a segment kept in the source language),
+    as (accepted, edited). `accepted`: the waiting draft's when it is adopted, the machine
+    draft's in the file while its text is the one drafted. `edited`: the machine draft's in the
+    file when it was edited by hand since (the edit is approved as it is). While a draft waits
+    beside, the record's `findings` are that draft's: none is said of the text in the file, nor
+    of a dismissed draft (approve --keep-current)."""
+    if old is None or not old.findings:
+        return [], []
+    said = drafting_findings(old.findings)
+    if adopt:
+        return said, []
+    if old.draft is not None or old.state != "draft":
+        return [], []
+    if old.translation_hash in (None, text_hash(text)):
+        return said, []
+    return [], said
 
 
 def kind_of(key: str | None) -> str:

@@ -27,7 +27,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Literal
 
-from bipub.check.findings import QA_CODES, Finding, drafting_findings
+from bipub.check.findings import QA_CODES, Finding, drafting_approved
 from bipub.check.review_select import error, record_of
 from bipub.check.run import Analysis, inline_ignores_for, qa_findings
 from bipub.check.severity import apply_policy
@@ -306,7 +306,7 @@ def approve(
                 problems.append(Diagnostic(file, line, "review", refusal))
             continue
         assert text is not None
-        said = _drafting_of(old, text, adopt)
+        said, edited = drafting_approved(old, text, adopt)
         if said and not force:
             what = "the waiting draft's drafting said" if adopt else "its drafting said"
             problems.extend(
@@ -323,10 +323,10 @@ def approve(
                 f"approved {key} [{lang}] with what its drafting said (--force): "
                 + "; ".join(f"{code}: {message}" for code, message in said)
             )
-        elif old is not None and old.findings and old.state == "draft":
+        elif edited:
             out.notes.append(
                 f"{key} [{lang}] was edited since it was drafted; its drafting had said: "
-                + "; ".join(f"{c}: {m}" for c, m in drafting_findings(old.findings))
+                + "; ".join(f"{c}: {m}" for c, m in edited)
                 + " — the edit is approved as it is"
             )
         if not force:
@@ -377,23 +377,11 @@ def drafting_errors(
     analysis: Analysis, lang: str, key: str, keep_current: bool = False
 ) -> list[tuple[str, str]]:
     """What the drafting said of the text `approve` would record for the unit, which refuses
-    it unless forced (`_drafting_of`): for `review -i` to ask before approving."""
+    it unless forced (findings.py `drafting_approved`): for `review -i` to ask before."""
     old = record_of(analysis, lang, key)
     adopt = old is not None and old.draft is not None and not keep_current
     text = old.draft if adopt and old is not None else analysis.units[(lang, key)].translation
-    return _drafting_of(old, text, adopt) if text is not None else []
-
-
-def _drafting_of(old: StatusRecord | None, text: str, adopt: bool) -> list[tuple[str, str]]:
-    """What the drafting said of the text being approved (status record `findings`, which
-    `check` cannot find again in the text: a lost tag, a segment kept in the source language):
-    the waiting draft's when it is adopted, the machine draft's in the file while its text is
-    the one drafted; nothing of a dismissed draft or of a text edited since."""
-    if old is None or not old.findings:
-        return []
-    if adopt or (old.state == "draft" and old.translation_hash in (None, text_hash(text))):
-        return drafting_findings(old.findings)
-    return []
+    return drafting_approved(old, text, adopt)[0] if text is not None else []
 
 
 def drafts_of(analysis: Analysis, targets: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
