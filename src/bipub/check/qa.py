@@ -209,7 +209,7 @@ def check_markup(source: str, translation: str) -> list[str]:
         problems.append(f"{s.images} image(s) in the source, {t.images} here")
     if t.stray > s.stray:  # (a space inside the markers, or punctuation at their edge)
         problems.append(
-            "`**`, `__` or `~~` shown as text: emphasis that does not open or close here "
+            "`**` or `~~` shown as text: emphasis that does not open or close here "
             "(a space inside its markers, or punctuation just inside them before a letter)"
         )
     return problems

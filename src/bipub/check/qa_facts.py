@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from bipub.text.markdown import parser, task_marker, ticked
+from bipub.text.markdown import SHOWN_MARKERS, parser, task_marker, ticked
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -33,7 +33,7 @@ class Skeleton:
     tables: tuple[tuple[int, int], ...] = ()  # (rows, columns) per table
     images: int = 0
     tasks: str = ""  # each task list item's marker, in order: "x" done, " " to do
-    stray: int = 0  # runs of `**`, `__`, `~~` shown as text (emphasis that did not parse)
+    stray: int = 0  # runs of `**`, `~~` shown as text (emphasis that did not parse)
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,6 @@ def _parser() -> MarkdownIt:
 
 
 URL = re.compile(r"https?://[^\s<>()\[\]\"'`]+")
-_STRAY = re.compile(r"\*\*+|__+|~~+")
 URL_TRAIL = ".,;:!?'\")]}"
 
 
@@ -85,8 +84,8 @@ def facts(text: str) -> Facts:
             if tok.type == "text":
                 prose.append(tok.content)
                 links.extend(bare_urls(tok.content))
-                if "**" in tok.content or "__" in tok.content or "~~" in tok.content:
-                    stray += len(_STRAY.findall(tok.content))
+                if "**" in tok.content or "~~" in tok.content:
+                    stray += len(SHOWN_MARKERS.findall(tok.content))
             elif tok.type == "code_inline":
                 spans.append(tok.content)
                 prose.append(" ")

@@ -14,6 +14,7 @@ from markdown_it.token import Token
 
 from bipub.diagnostics import Diagnostic, Severity
 from bipub.render import mathml
+from bipub.text.markdown import SHOWN_MARKERS
 
 _CTRL = re.compile(r"[\x00-\x20\x7f]+")
 
@@ -66,7 +67,6 @@ def math_errors(tokens: list[Token]) -> tuple[tuple[int | None, str], ...]:
     return tuple(found)
 
 
-_STRAY = re.compile(r"\*\*+|~~+")
 _ESCAPED = re.compile(r"\\[*~]")
 
 
@@ -85,7 +85,7 @@ def stray_emphasis(tokens: list[Token]) -> tuple[tuple[int | None, str], ...]:
             if child.type in ("softbreak", "hardbreak"):
                 row = row + 1 if row is not None else None
             elif child.type == "text" and row not in found:
-                m = _STRAY.search(child.content)
+                m = SHOWN_MARKERS.search(child.content)
                 if m is not None:
                     text = child.content
                     found[row] = text[max(0, m.start() - 12) : m.end() + 12].strip()

@@ -23,6 +23,9 @@ from mdit_py_plugins.footnote import footnote_plugin
 #: A task list item's marker at the start of its first paragraph: `[ ]`, `[x]` or `[X]` and the
 #: white space after it (GFM: https://github.github.com/gfm/#task-list-items-extension-).
 TASK_MARKER = re.compile(r"\[([ xX])\][ \t\n\v\f\r]+")
+#: Emphasis markers a page shows as text (in a `text` token): `**`/`~~` that did not open or
+#: close. (`__` is left out: between letters it is text in CommonMark, as `a__b` means it.)
+SHOWN_MARKERS = re.compile(r"\*\*+|~~+")
 
 
 @lru_cache(maxsize=1)
