@@ -72,6 +72,7 @@ def _wrap():
     from bipub.render import html, outputs, workers
     for mod, name, label in [
         (pipeline, "_build", "whole build (_build)"),
+        (pipeline, "up_to_date", "up_to_date (the prescan's verdict)"),
         (restore, "restore", "restore"),
         (cache.BuildCache, "load", "  build cache"),
         (buildstate, "load_noted", "  build state"),

@@ -117,7 +117,7 @@ _TABLE: tuple[tuple[str, Default, str, str], ...] = (
     # --- bipub check: translation state
     ("missing", W, "check", "A source unit has no translation in this language."),
     ("orphan", W, "check", "A translation (or status record) has no source any more."),
-    ("untranslated", W, "check", "A translation is identical to its source."),
+    ("untranslated", W, "check", "A translation is identical to its source, or keeps a heading or paragraph (a footnote too) as the source has it."),
     ("stale", W, "check", "The source changed after the translation was reviewed; the diff shows how."),
     ("draft", W, "check", "A machine draft is waiting for review (`bipub review`)."),
     ("edited", W, "check", "A reviewed translation was changed after its review: review it again."),

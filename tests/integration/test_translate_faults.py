@@ -340,3 +340,30 @@ def test_what_drafting_said_stays_with_the_draft_until_it_is_reviewed_or_rejecte
         note.stdout + note.stderr
     ), note.stdout + note.stderr
     assert any(m.split(" ", 2)[2] in note.stdout + note.stderr for m in said_before)
+
+
+def test_a_footnote_defined_in_another_section_is_drafted(
+    cli: Cli, fake: FakeDeepL, tmp_path: Path
+) -> None:
+    """A post's footnotes are mostly defined in its last section and referenced from earlier
+    ones; each section is a unit of its own. The reading dialect dropped a definition its own
+    unit did not reference, so its prose was never sent: the English post was published with
+    the Korean footnote and nothing said so."""
+    root = write_corpus(tmp_path / "blog", 1)
+    post = root / "content/ko/posts/post-000.md"
+    post.write_text(
+        "---\ntitle: 메모리 예산\ndate: 2025-11-02\n---\n\n"
+        "처리량이 떨어졌습니다.[^1] 원인은 설정이었습니다.[^note]\n\n"
+        "## 결론\n\n1. 가중치는 정밀도에 비례한다.\n\n"
+        "[^1]: vLLM 0.6.3 기준입니다.\n    0.7.0부터는 기본값이 바뀌었습니다.\n\n"
+        "[^note]: 둘째 주석입니다.\n",
+        encoding="utf-8",
+    )
+    result = cli("-C", str(root), "translate", "--to", "en")
+    assert result.exit_code == 0, result.stderr[-2000:]
+    out = (root / "content/en/posts/post-000.md").read_text(encoding="utf-8")
+    definitions = [line for line in out.splitlines() if line.startswith("[^")]
+    assert [d.split(":")[0] for d in definitions] == ["[^1]", "[^note]"], out
+    hangul = re.compile(r"[\uac00-\ud7a3]")
+    assert not hangul.search(out), out  # the continuation line too
+    assert "0.6.3" in out and "0.7.0" in out

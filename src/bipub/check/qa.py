@@ -340,7 +340,8 @@ def words_to_translate(text: str, allow: Iterable[str] = ()) -> list[str]:
 def check_untranslated(
     source: str, translation: str, target_lang: str, allow: Iterable[str] = ()
 ) -> list[str]:
-    """A translation identical to its source, or a Korean one without Hangul.
+    """A translation identical to its source, a Korean one without Hangul, or one with a
+    heading or paragraph (a footnote's included) left as the source has it.
 
     Only when the source has words to translate (not just code, URLs, acronyms, numbers or
     allowed names and terms)."""
@@ -348,7 +349,7 @@ def check_untranslated(
     src = unicodedata.normalize("NFC", source).strip()
     tr = unicodedata.normalize("NFC", translation).strip()
     if src != tr and (target_lang != "ko" or has_hangul(tr)):
-        return []  # the common case, decided without parsing
+        return _paragraphs_left(src, tr, target_lang, allowed)
     if src in allowed or not words_to_translate(src, allowed):
         return []
     if src == tr:
@@ -362,3 +363,26 @@ def check_untranslated(
     if target_lang == "ko" and not has_hangul(facts(tr).prose):
         return ["the Korean translation has no Hangul"]
     return []
+
+
+def _paragraphs_left(src: str, tr: str, target_lang: str, allowed: tuple[str, ...]) -> list[str]:
+    """The headings and paragraphs of `tr` that are the source's, word for word, with words to
+    translate: left untranslated in a translation otherwise made (a footnote the drafter
+    never sent, a paragraph pasted and forgotten). Into English, only those with Hangul are
+    looked for (the common case, decided without parsing: a translation with no Hangul has
+    none)."""
+    if target_lang != "ko" and not has_hangul(tr):
+        return []
+    ours = set(facts(src).paragraphs)
+    left = [
+        p
+        for p in facts(tr).paragraphs
+        if p in ours
+        and (target_lang == "ko" or has_hangul(p))
+        and words_to_translate(p, allowed)
+    ]
+    if not left:
+        return []
+    first = left[0] if len(left[0]) <= 40 else left[0][:39] + "…"
+    what = "a paragraph is" if len(left) == 1 else f"{len(left)} paragraphs are"
+    return [f"{what} left as the source has it: «{first}»"]

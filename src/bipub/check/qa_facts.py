@@ -45,6 +45,8 @@ class Facts:
     blocks: tuple[tuple[str, str], ...]  # (info string, content) of fenced/indented code
     links: tuple[str, ...]
     skeleton: Skeleton = field(default_factory=Skeleton)
+    # the text of each heading and paragraph outside tables (footnote definitions included)
+    paragraphs: tuple[str, ...] = ()
 
 
 def _parser() -> MarkdownIt:
@@ -77,6 +79,7 @@ def facts(text: str) -> Facts:
     rows = cols = 0
     in_table = False
     stray = 0
+    paragraphs: list[str] = []
 
     def inline(children: Iterable[Token]) -> None:
         nonlocal images, stray
@@ -127,10 +130,14 @@ def facts(text: str) -> Facts:
                 tasks.append("x" if ticked(task) else " ")
                 children = [children[0].copy(content=children[0].content[task.end() :])]
                 children += (tok.children or [])[1:]
+            if not in_table:
+                paragraphs.append(tok.content.strip())
             inline(children)
             prose.append("\n")
     skeleton = Skeleton(tuple(headings), list_items, tuple(tables), images, "".join(tasks), stray)
-    return Facts("".join(prose), tuple(spans), tuple(blocks), tuple(links), skeleton)
+    return Facts(
+        "".join(prose), tuple(spans), tuple(blocks), tuple(links), skeleton, tuple(paragraphs)
+    )
 
 
 #: `#1234` and `owner/repo#1234` references (a number that names an issue, not a quantity).

@@ -30,9 +30,15 @@ SHOWN_MARKERS = re.compile(r"\*\*+|~~+")
 
 @lru_cache(maxsize=1)
 def parser() -> MarkdownIt:
+    """The reading dialect. Footnote definitions stay where they are written, each with its
+    line map: the plugin's `footnote_tail` (moving them to the end, dropping any that the text
+    does not reference) is off, since a unit is one section of a post and its definitions are
+    mostly referenced from other sections — dropped, their prose was neither sent to the
+    drafter nor read by QA."""
     md = MarkdownIt("commonmark", {"html": True, "typographer": False})
     md.enable(["table", "strikethrough"])
     md.use(footnote_plugin)
+    md.core.ruler.disable("footnote_tail")
     return md
 
 
