@@ -367,3 +367,30 @@ def test_a_footnote_defined_in_another_section_is_drafted(
     hangul = re.compile(r"[\uac00-\ud7a3]")
     assert not hangul.search(out), out  # the continuation line too
     assert "0.6.3" in out and "0.7.0" in out
+
+
+def test_a_diagram_with_words_is_said_to_be_left_in_korean(
+    cli: Cli, fake: FakeDeepL, tmp_path: Path
+) -> None:
+    """A ```mermaid block is code to the parser, so it is never sent: its Korean labels were
+    published in the English post and nothing said so (an HTML block has a finding)."""
+    root = write_corpus(tmp_path / "blog", 1)
+    post = root / "content/ko/posts/post-000.md"
+    post.write_text(
+        "---\ntitle: 요청 흐름\ndate: 2025-11-05\n---\n\n요청이 들어옵니다.\n\n"
+        "```mermaid\nflowchart LR\n  A[요청 도착] --> B{KV 캐시 여유?}\n```\n\n"
+        "```mermaid\nflowchart LR\n  A --> B\n```\n\n"
+        "```python\nprint('한글 문자열')\n```\n",
+        encoding="utf-8",
+    )
+    result = cli("-C", str(root), "translate", "--to", "en")
+    assert result.exit_code == 0, result.stderr[-2000:]
+    said = findings(result.stderr).get("posts/post-000:body#0", [])
+    assert said == [
+        (
+            "untranslated",
+            "line 3: a Mermaid diagram is never sent to DeepL; translate its labels by hand",
+        )
+    ], result.stderr
+    check = cli("-C", str(root), "check")
+    assert "a Mermaid diagram is never sent" in check.stdout + check.stderr

@@ -377,9 +377,7 @@ def _paragraphs_left(src: str, tr: str, target_lang: str, allowed: tuple[str, ..
     left = [
         p
         for p in facts(tr).paragraphs
-        if p in ours
-        and (target_lang == "ko" or has_hangul(p))
-        and words_to_translate(p, allowed)
+        if p in ours and (target_lang == "ko" or has_hangul(p)) and words_to_translate(p, allowed)
     ]
     if not left:
         return []

@@ -58,6 +58,7 @@ class Layout:
     segments: tuple[Segment, ...]
     unlocated: tuple[int, ...] = ()  # 1-based lines of prose blocks kept as they are
     html: tuple[int, ...] = ()  # 1-based lines of HTML blocks with words (never sent)
+    diagrams: tuple[int, ...] = ()  # 1-based lines of ```mermaid diagrams with words (never sent)
 
     def fill(self, bodies: Sequence[str | None]) -> str:
         """The skeleton with hole i holding `lead + bodies[i] + trail` (None: the source)."""
@@ -241,9 +242,25 @@ def _cells(line: str, offset: int) -> list[_Hole]:
 
 
 _HTML_TAG = re.compile(r"<[^>]*>|&[#\w]+;")
+#: A Mermaid diagram's labels: `A[text]`, `(text)`, `{text}`, `"text"`, an edge's `|text|` or
+#: `-- text -->`, a sequence diagram's message or note after `:`; and any Hangul at all.
+_DIAGRAM_WORDS = re.compile(
+    r"\[[^\]\n]*[^\W\d_][^\]\n]*\]|\([^)\n]*[^\W\d_][^)\n]*\)|\{[^}\n]*[^\W\d_][^}\n]*\}"
+    r'|"[^"\n]*[^\W\d_][^"\n]*"|\|[^|\n]*[^\W\d_][^|\n]*\||--[ \t]+[^\W\d_][^\n]*?--'
+    r"|(?:>|\bnote\b)[^\n:]*:[ \t]*[^\W\d_]|[\uac00-\ud7a3]",
+    re.IGNORECASE,
+)
 
 
-def _holes(text: str, unlocated: list[int], html: list[int]) -> list[_Hole]:
+def has_diagram_words(fence: str) -> bool:
+    """Whether a ```mermaid diagram shows words (labels, messages) that a translation of its
+    page would translate: the drafter never sends a diagram (it is code to the parser)."""
+    return _DIAGRAM_WORDS.search(fence) is not None
+
+
+def _holes(
+    text: str, unlocated: list[int], html: list[int], diagrams: list[int] | None = None
+) -> list[_Hole]:
     lines = text.split("\n")
     offsets = [0, *accumulate(len(line) + 1 for line in lines)]
     holes: list[_Hole] = []
@@ -261,6 +278,10 @@ def _holes(text: str, unlocated: list[int], html: list[int]) -> list[_Hole]:
         elif tok.type == "html_block" and tok.map:
             if any(ch.isalpha() for ch in _HTML_TAG.sub("", tok.content)):
                 html.append(tok.map[0] + 1)
+        elif tok.type == "fence" and tok.map and diagrams is not None:
+            mermaid = tok.info.strip().split(maxsplit=1)[:1] == ["mermaid"]
+            if mermaid and has_diagram_words(tok.content):
+                diagrams.append(tok.map[0] + 1)
         elif tok.type in ("heading_open", "paragraph_open"):
             kind = "heading" if tok.type == "heading_open" else "paragraph"
         elif tok.type == "inline" and not in_table and tok.map and tok.content.strip():
@@ -289,6 +310,7 @@ def layout(text: str, keep: Sequence[str] = (), *, title: bool = False) -> Layou
     terms = mx.keep_terms(keep)
     unlocated: list[int] = []
     html: list[int] = []
+    diagrams: list[int] = []
     if title:
         m = _TITLE_PREFIX.match(text)
         lo = m.end() if m else 0
@@ -298,7 +320,7 @@ def layout(text: str, keep: Sequence[str] = (), *, title: bool = False) -> Layou
             return Layout(text, (text,), ())
         holes = [_Hole(lo, hi, "text", ())]
     else:
-        holes = _holes(text, unlocated, html)
+        holes = _holes(text, unlocated, html, diagrams)
     pieces: list[str | int] = []
     segments: list[Segment] = []
     pos = 0
@@ -324,7 +346,9 @@ def layout(text: str, keep: Sequence[str] = (), *, title: bool = False) -> Layou
                 segments.append(
                     Segment(index, "title", m.group(3), parent.line, enc, (parent.index, slot))
                 )
-    return Layout(text, tuple(pieces), tuple(segments), tuple(unlocated), tuple(html))
+    return Layout(
+        text, tuple(pieces), tuple(segments), tuple(unlocated), tuple(html), tuple(diagrams)
+    )
 
 
 #: A link's closing slot with a title: `](dest "title")`, `](dest 'title')`, `](dest (title))`.

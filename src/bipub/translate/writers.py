@@ -184,6 +184,14 @@ def _draft(plan: Plan, job: Job, answers: Answers) -> _Draft | str:
                 f"line {line}: an HTML block is never sent to DeepL; translate its words by hand",
             )
         )
+    for line in lay.diagrams:
+        problems.append(
+            (
+                "untranslated",
+                f"line {line}: a Mermaid diagram is never sent to DeepL; translate its labels "
+                "by hand",
+            )
+        )
     for line in lay.unlocated:
         problems.append(
             (
