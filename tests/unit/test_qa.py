@@ -137,6 +137,11 @@ def test_a_name_with_a_number_put_in_anothers_place_is_said(
         ("7B 모델", "a 7-billion-parameter model"),
         ("손실 -3억 원", "a loss of 300 million won"),
         ("(-2%)", "(a 2% drop)"),
+        # a duration in another unit
+        ("0.5초", "500 ms"),
+        ("지연 1.5초", "1,500 ms of latency"),
+        ("2분 동안", "for 120 seconds"),
+        ("TTFT 250ms", "TTFT 0.25 s"),
     ],
 )
 def test_signs_and_magnitude_suffixes_equal(source: str, translation: str) -> None:
@@ -159,7 +164,8 @@ def test_signs_and_magnitude_suffixes_equal(source: str, translation: str) -> No
         ("10k 토큰", "10,001 tokens", "10000"),
         ("1.5M 요청", "15만 건", "1500000"),
         ("10kg", "10,000 g", "the source has 10 "),
-        ("0.5초", "500 ms", "the source has 0.5"),
+        ("0.5초", "50 ms", "the source has 0.5"),
+        ("20°C", "68°F", "the source has 20 "),
     ],
 )
 def test_signs_and_magnitude_suffixes_changed_are_said(

@@ -7,7 +7,7 @@ compares:
 
 - numbers (bipub.check.qa_numbers): the multiset of numbers outside code and link targets,
   normalized (thousands separators, ranges, `%`/`×`, months, spelled-out numbers, `10k`/`1.5M`
-  and Korean units), a minus sign compared (a word of decrease beside the number stands for it).
+  and Korean units, durations in seconds), a minus sign compared (a word of decrease beside the number stands for it).
 - links: the set of link and image targets, autolinks and bare URLs.
 - code: inline code spans (as a multiset) and fenced/indented blocks (in order), byte for byte;
   a ```mermaid diagram's labels may differ (they are translated), its structure may not.

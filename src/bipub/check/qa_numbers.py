@@ -8,7 +8,8 @@ and `1월` both read as month numbers, Korean numbers with units as one number (
 as their magnitude (`10k` = 10,000 = `1만`, `1.5M` = `150만`). A minus sign is part of a number
 (`-3.5%`, `−20°C`; not the hyphen of `3-5`, `2026-12-04`, `GPT-4`: `_signed`), and a number
 with one matches the same number without it only beside a word of decrease ("down 3.5%",
-"3.5% 감소", "영하 20도"). Spelled-out numbers ("three", "세 배", "tripled") cannot cause a
+"3.5% 감소", "영하 20도"). A duration may be said in another unit (`0.5초` = `500 ms`,
+`2분` = `120 seconds`). Spelled-out numbers ("three", "세 배", "tripled") cannot cause a
 finding but can stand for a digit on the other side.
 """
 
@@ -161,6 +162,25 @@ _DECREASE = re.compile(
     r"|인하|손실|적자|영하|마이너스|하향|느려|덜",
     re.IGNORECASE,
 )
+# a duration's unit just after its number (`0.5초` = `500 ms`; not `3분의 1`, `3분기`, `10 초과`)
+_DURATION = re.compile(
+    r"\s?(?:(밀리초|마이크로초|나노초|초(?!과)|분(?![의기])|시간)"
+    r"|(ms|msec|milliseconds?|[µμu]s|microseconds?|ns|nanoseconds?|s|secs?|seconds?|mins?"
+    r"|minutes?|h|hrs?|hours?)(?![A-Za-z]))"
+)
+#: A duration unit's seconds: the first whose name the unit starts with.
+_SECONDS = (
+    *(
+        ("밀리", "0.001"),
+        ("마이크로", "0.000001"),
+        ("나노", "1e-9"),
+        ("분", "60"),
+        ("시간", "3600"),
+    ),
+    *(("ms", "0.001"), ("milli", "0.001"), ("µs", "0.000001"), ("μs", "0.000001")),
+    *(("us", "0.000001"), ("micro", "0.000001"), ("ns", "1e-9"), ("nano", "1e-9")),
+    *(("min", "60"), ("h", "3600"), ("s", "1"), ("초", "1")),
+)
 _CLAUSE = re.compile(r"[,;:!?()\[\]|\n]|\.(?!\d)")
 
 
@@ -179,6 +199,15 @@ class Numbers:
     # numbers without a sign beside a word of decrease ("down 3.5%", "3.5% 감소", "영하 20도"):
     # each may stand for the same number with a minus on the other side
     softened: Counter[str] = field(default_factory=Counter)
+    durations: Counter[tuple[str, str]] = field(default_factory=Counter)  # (number, in seconds)
+
+
+def _seconds(token: str, unit: str) -> str | None:
+    """A duration of `token` `unit`s in seconds, or None when `token` is not a plain number."""
+    if not re.fullmatch(r"-?\d+(?:\.\d+)?", token):
+        return None
+    factor = next(f for name, f in _SECONDS if unit.lower().startswith(name))
+    return format((Decimal(token) * Decimal(factor)).normalize(), "f")
 
 
 def _signed(prose: str, start: int) -> bool:
@@ -315,6 +344,12 @@ def numbers_of(text: str) -> Numbers:
     softened: Counter[str] = Counter(
         t for start, end, t, _ in found if t[0] != "-" and _beside_decrease(prose, start, end)
     )
+    durations: Counter[tuple[str, str]] = Counter()
+    for _, end, t, _ in found:
+        unit = _DURATION.match(prose, end)
+        seconds = _seconds(t, unit.group(1) or unit.group(2)) if unit else None
+        if seconds is not None:
+            durations[t, seconds] += 1
     words = [w.lower() for w in _ASCII_WORD.findall(prose)]
     vocabulary = set(words)
     if not vocabulary.isdisjoint(_MONTHS):
@@ -330,7 +365,7 @@ def numbers_of(text: str) -> Numbers:
             value = _KO_NATIVE[mm.group(1)]
             optional[value + "×" if mm.group(2) == "배" else value] += 1
     has_one = not vocabulary.isdisjoint(_ONE_WORDS) or any(c in prose for c in "매각한첫")
-    return Numbers(required, optional, has_one, names, spelled, softened)
+    return Numbers(required, optional, has_one, names, spelled, softened, durations)
 
 
 def _bare(token: str) -> str:
@@ -355,6 +390,18 @@ def _fmt(c: Counter[str]) -> str:
     return ", ".join(sorted(c.elements(), key=lambda t: (len(t), t)))
 
 
+def _same_durations(lost: Counter[str], added: Counter[str], s: Numbers, t: Numbers) -> None:
+    """Take out of `lost` and `added` the durations said in two units (0.5초 / 500 ms)."""
+    theirs = Counter(t.durations)
+    for (token, seconds), n in sorted(s.durations.items()):
+        for (other, other_seconds), _ in sorted(theirs.items()):
+            key = (other, other_seconds)
+            while n and theirs[key] and other_seconds == seconds and lost[token] and added[other]:
+                n, theirs[key] = n - 1, theirs[key] - 1
+                lost[token] -= 1
+                added[other] -= 1
+
+
 def check_numbers(source: str, translation: str) -> list[str]:
     s, t = numbers_of(source), numbers_of(translation)
     lost = _absorb(s.required - t.required, t)
@@ -365,6 +412,7 @@ def check_numbers(source: str, translation: str) -> list[str]:
         while lost[token] and added[other]:
             lost[token] -= 1
             added[other] -= 1
+    _same_durations(lost, added, s, t)
     # -3.5% / "down 3.5%", "3.5% 감소" / -3.5%: a word of decrease beside the number on the
     # side without the sign stands for it
     soft = {"source": Counter(s.softened), "translation": Counter(t.softened)}
