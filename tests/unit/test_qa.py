@@ -118,6 +118,8 @@ def test_a_name_with_a_number_put_in_anothers_place_is_said(
         ("기온 -20°C", "a temperature of 20°C below zero"),
         ("영하 20도", "-20°C"),
         ("처리량 −12%", "throughput fell 12%"),
+        ("매출 ↓3.5%", "revenue -3.5%"),
+        ("영업이익 △12억 원", "operating profit of -1.2 billion won"),
         # a hyphen in a range, a date, a name or a list bullet is not a sign
         ("3-5개", "3 to 5 items"),
         ("2026-12-04 배포", "deployed on December 4, 2026"),

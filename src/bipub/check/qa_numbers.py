@@ -159,7 +159,7 @@ _DECREASE = re.compile(
     r"|cut(?:s|ting)?|shr[iau]nk\w*|below|deficit|dip(?:s|ped)?|slid(?:e|es|ing)?|slump\w*"
     r"|plung\w*|sank|sink(?:s|ing)?|slower|cheaper)\b"
     r"|감소|줄[어었인일여]|하락|떨어|내려|내린|내렸|낮아|낮춰|낮췄|낮춘|저하|축소|감축|삭감|절감"
-    r"|인하|손실|적자|영하|마이너스|하향|느려|덜",
+    r"|인하|손실|적자|영하|마이너스|하향|느려|덜|[↓▼▽△🔻]",  # (△: a negative in Korean accounts)
     re.IGNORECASE,
 )
 # a duration's unit just after its number (`0.5초` = `500 ms`; not `3분의 1`, `3분기`, `10 초과`)
