@@ -105,6 +105,79 @@ def test_a_name_with_a_number_put_in_anothers_place_is_said(
     assert len(problems) == 1
 
 
+@pytest.mark.parametrize(
+    ("source", "translation"),
+    [
+        # a minus sign is compared; U+2212 and `-` are one sign
+        ("증가율 -3.5%", "a growth rate of -3.5%"),
+        ("증가율 −3.5%", "a growth rate of -3.5%"),
+        # a word of decrease beside the number stands for its sign
+        ("매출 -3.5%", "revenue down 3.5%"),
+        ("매출 -3.5%", "a 3.5% decrease in revenue"),
+        ("매출이 3.5% 줄었다", "revenue: -3.5%"),
+        ("기온 -20°C", "a temperature of 20°C below zero"),
+        ("영하 20도", "-20°C"),
+        ("처리량 −12%", "throughput fell 12%"),
+        ("매출 ↓3.5%", "revenue -3.5%"),
+        ("영업이익 △12억 원", "operating profit of -1.2 billion won"),
+        # a hyphen in a range, a date, a name or a list bullet is not a sign
+        ("3-5개", "3 to 5 items"),
+        ("2026-12-04 배포", "deployed on December 4, 2026"),
+        ("2016 –2018", "2016–2018"),
+        ("GPT-4 모델 2개", "two GPT-4 models"),
+        ("- 3개\n- 5개", "- 3 of them\n- 5 of them"),
+        ("10-20% 빠름", "10–20% faster"),
+        # k/K, M, B, T after a number are its magnitude
+        ("10k 토큰", "10,000 tokens"),
+        ("10k 토큰", "1만 토큰"),
+        ("10K명", "10,000 people"),
+        ("1.5M 요청", "1,500,000 requests"),
+        ("1.5M 요청", "150만 건"),
+        ("요청 2.5M건", "2.5 million requests"),
+        ("3B 파라미터", "30억 개 파라미터"),
+        ("15T 토큰", "15조 토큰"),
+        ("7B 모델", "a 7-billion-parameter model"),
+        ("손실 -3억 원", "a loss of 300 million won"),
+        ("(-2%)", "(a 2% drop)"),
+        # a duration in another unit
+        ("0.5초", "500 ms"),
+        ("지연 1.5초", "1,500 ms of latency"),
+        ("2분 동안", "for 120 seconds"),
+        ("TTFT 250ms", "TTFT 0.25 s"),
+    ],
+)
+def test_signs_and_magnitude_suffixes_equal(source: str, translation: str) -> None:
+    assert qa.check_numbers(source, translation) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "translation", "expected"),
+    [
+        # a sign dropped (or added) with no word of decrease: passed silently before
+        ("증가율 -3.5%", "a growth rate of 3.5%", "the source has -3.5%"),
+        ("증가율 −3.5%", "a growth rate of 3.5%", "the source has -3.5%"),
+        ("기온 -20°C", "a temperature of 20°C", "the source has -20"),
+        ("감소 -3", "change: 3", "the source has -3"),
+        ("| 변화 |\n|---|\n| -3.5% |", "| change |\n|---|\n| 3.5% |", "the source has -3.5%"),
+        ("성장률 3.5%", "growth of -3.5%", "the translation has -3.5%"),
+        # the word of decrease must stand beside the number, not elsewhere in the text
+        ("매출은 3.5% 줄었고 이익은 -2%", "revenue fell 3.5%, and profit 2%", "-2%"),
+        # a magnitude suffix changed, or a conversion not read (the safe side: said)
+        ("10k 토큰", "10,001 tokens", "10000"),
+        ("1.5M 요청", "15만 건", "1500000"),
+        ("10kg", "10,000 g", "the source has 10 "),
+        ("0.5초", "50 ms", "the source has 0.5"),
+        ("20°C", "68°F", "the source has 20 "),
+    ],
+)
+def test_signs_and_magnitude_suffixes_changed_are_said(
+    source: str, translation: str, expected: str
+) -> None:
+    problems = qa.check_numbers(source, translation)
+    assert len(problems) == 1
+    assert expected in problems[0] + " "
+
+
 def test_a_name_spelled_out_is_not_said() -> None:
     assert qa.check_numbers("E2E 지연 p99", "end-to-end p99 latency") == []
 

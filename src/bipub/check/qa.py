@@ -6,7 +6,8 @@ parsed by markdown-it-py, so code, links and text are told apart by the parser).
 compares:
 
 - numbers (bipub.check.qa_numbers): the multiset of numbers outside code and link targets,
-  normalized (thousands separators, ranges, `%`/`×`, months, spelled-out numbers).
+  normalized (thousands separators, ranges, `%`/`×`, months, spelled-out numbers, `10k`/`1.5M`
+  and Korean units, durations in seconds), a minus sign compared (a word of decrease beside the number stands for it).
 - links: the set of link and image targets, autolinks and bare URLs.
 - code: inline code spans (as a multiset) and fenced/indented blocks (in order), byte for byte;
   a ```mermaid diagram's labels may differ (they are translated), its structure may not.

@@ -4,8 +4,13 @@ The multiset of numbers outside code and link targets (bipub.check.qa_facts), th
 separators removed, unicode dashes and `~` read as range separators, with `%`/`×` kept as part
 of the number (`%p`, "percent", "퍼센트" → `%`; `x`, `배`, "times", "-fold" → `×`), month names
 and `1월` both read as month numbers, Korean numbers with units as one number (`3천만` =
-30,000,000, `1만 2천` = 12,000, `3천원` = 3,000 won). Spelled-out numbers ("three", "세 배", "tripled") cannot
-cause a finding but can stand for a digit on the other side.
+30,000,000, `1만 2천` = 12,000, `3천원` = 3,000 won), `k`/`K`, `M`, `B`/`bn`, `T` after the digits
+as their magnitude (`10k` = 10,000 = `1만`, `1.5M` = `150만`). A minus sign is part of a number
+(`-3.5%`, `−20°C`; not the hyphen of `3-5`, `2026-12-04`, `GPT-4`: `_signed`), and a number
+with one matches the same number without it only beside a word of decrease ("down 3.5%",
+"3.5% 감소", "영하 20도"). A duration may be said in another unit (`0.5초` = `500 ms`,
+`2분` = `120 seconds`). Spelled-out numbers ("three", "세 배", "tripled") cannot cause a
+finding but can stand for a digit on the other side.
 """
 
 from __future__ import annotations
@@ -18,10 +23,13 @@ from functools import lru_cache
 
 from bipub.check.qa_facts import HANGUL, REF, bare_urls, facts
 
-_DASHES = dict.fromkeys(map(ord, "‐‑‒–—―−～〜"), "-")
+# hyphens, the en dash and minus signs read as `-` (a range, or a sign: `_signed`); the em dash,
+# the horizontal bar and wave dashes only as range separators
+_DASHES = dict.fromkeys(map(ord, "‐‑‒–−﹣－"), "-") | dict.fromkeys(map(ord, "—―～〜"), "~")
 _NUM = re.compile(
     r"(?<![\d.,/])(?P<int>\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?P<frac>\.\d+)?(?P<den>/\d+)?"
-    r"(?P<mag>\s?(?:만|억|조)|\s(?:thousand|million|billion|trillion)\b)?"
+    r"(?P<mag>\s?(?:만|억|조)|[\s-](?:thousand|million|billion|trillion)\b"
+    r"|(?-i:[kKMBT]|bn)(?![A-Za-z0-9]))?"
     r"(?P<suffix>\s?(?:%\s?p\b|%\s?포인트|%|퍼센트|percent(?:age points?)?|per cent)"
     r"|\s?(?:×|x(?![A-Za-z])|배|times\b|-?fold\b))?"
     r"(?P<ordinal>st|nd|rd|th)?",
@@ -35,6 +43,11 @@ _MAGNITUDE = {
     "million": 10**6,
     "billion": 10**9,
     "trillion": 10**12,
+    "k": 10**3,  # (`10k`, `10K`, `2.5M`, `3B`, `3bn`, `15T`: the case is the regex's)
+    "m": 10**6,
+    "b": 10**9,
+    "bn": 10**9,
+    "t": 10**12,
 }
 # Korean numbers written with units: `3천` (3,000), `3천만` (30,000,000), `1만 2천` (12,000),
 # `2억 5천만` (250,000,000): read as one number (`_ko_units`); a lone `1만`/`1.5억` is read by
@@ -137,6 +150,38 @@ _KO_WORD = re.compile(
 )
 #: Words for "a/each/per": an unmatched plain 1 is forgiven when the other side has one.
 _ONE_WORDS = frozenset(["a", "an", "one", "each", "per", "single", "once", "first"])
+#: What may come just before a number's minus sign (besides a space or a line's start).
+_OPENERS = frozenset("([{<=:;,|~→\"'“‘")
+#: Words of decrease: beside a number (`_beside_decrease`) they may stand for its sign.
+_DECREASE = re.compile(
+    r"\b(?:decreas\w*|declin\w*|drop(?:s|ped|ping)?|fall(?:s|ing|en)?|fell|down(?:ward)?"
+    r"|lower(?:ed|s|ing)?|less|fewer|minus|negative|loss(?:es)?|lost|los(?:e|es|ing)|reduc\w*"
+    r"|cut(?:s|ting)?|shr[iau]nk\w*|below|deficit|dip(?:s|ped)?|slid(?:e|es|ing)?|slump\w*"
+    r"|plung\w*|sank|sink(?:s|ing)?|slower|cheaper)\b"
+    r"|감소|줄[어었인일여]|하락|떨어|내려|내린|내렸|낮아|낮춰|낮췄|낮춘|저하|축소|감축|삭감|절감"
+    r"|인하|손실|적자|영하|마이너스|하향|느려|덜|[↓▼▽△🔻]",  # (△: a negative in Korean accounts)
+    re.IGNORECASE,
+)
+# a duration's unit just after its number (`0.5초` = `500 ms`; not `3분의 1`, `3분기`, `10 초과`)
+_DURATION = re.compile(
+    r"\s?(?:(밀리초|마이크로초|나노초|초(?!과)|분(?![의기])|시간)"
+    r"|(ms|msec|milliseconds?|[µμu]s|microseconds?|ns|nanoseconds?|s|secs?|seconds?|mins?"
+    r"|minutes?|h|hrs?|hours?)(?![A-Za-z]))"
+)
+#: A duration unit's seconds: the first whose name the unit starts with.
+_SECONDS = (
+    *(
+        ("밀리", "0.001"),
+        ("마이크로", "0.000001"),
+        ("나노", "1e-9"),
+        ("분", "60"),
+        ("시간", "3600"),
+    ),
+    *(("ms", "0.001"), ("milli", "0.001"), ("µs", "0.000001"), ("μs", "0.000001")),
+    *(("us", "0.000001"), ("micro", "0.000001"), ("ns", "1e-9"), ("nano", "1e-9")),
+    *(("min", "60"), ("h", "3600"), ("s", "1"), ("초", "1")),
+)
+_CLAUSE = re.compile(r"[,;:!?()\[\]|\n]|\.(?!\d)")
 
 
 # a name with a number in it (H100, v0.6.3, W8A8, Llama-3-8B, p99): kept out of the numbers,
@@ -151,6 +196,43 @@ class Numbers:
     has_one_word: bool = False
     names: Counter[str] = field(default_factory=Counter)  # names with a number (`_names`)
     spelled: dict[str, str] = field(default_factory=dict)  # each name as first written
+    # numbers without a sign beside a word of decrease ("down 3.5%", "3.5% 감소", "영하 20도"):
+    # each may stand for the same number with a minus on the other side
+    softened: Counter[str] = field(default_factory=Counter)
+    durations: Counter[tuple[str, str]] = field(default_factory=Counter)  # (number, in seconds)
+
+
+def _seconds(token: str, unit: str) -> str | None:
+    """A duration of `token` `unit`s in seconds, or None when `token` is not a plain number."""
+    if not re.fullmatch(r"-?\d+(?:\.\d+)?", token):
+        return None
+    factor = next(f for name, f in _SECONDS if unit.lower().startswith(name))
+    return format((Decimal(token) * Decimal(factor)).normalize(), "f")
+
+
+def _signed(prose: str, start: int) -> bool:
+    """Whether the number at `start` has a minus sign: a `-` just before it, after a space,
+    a line's start or an opening bracket or separator (`-3.5%`, `(−20°C)`, `| -2 |`); not
+    after a letter or digit (`3-5`, `2026-12-04`, `GPT-4`), nor after a number and a space
+    (`2016 -2018`: a range). A list bullet is markup, not prose (bipub.check.qa_facts)."""
+    if start == 0 or prose[start - 1] != "-":
+        return False
+    i = start - 2
+    while i >= 0 and prose[i] in " \t":
+        i -= 1
+    if i < 0 or prose[i] == "\n":
+        return True
+    if i < start - 2:  # (a space before the sign)
+        return not (prose[i].isdigit() or prose[i] in "%×")
+    return prose[i] in _OPENERS
+
+
+def _beside_decrease(prose: str, start: int, end: int) -> bool:
+    """Whether a word of decrease is among the three words before or after a number, in its
+    clause ("a 3.5% decrease", "fell by 3.5%", "20°C below zero", "3.5%가 줄었다", "영하 20도")."""
+    before = _CLAUSE.split(prose[max(0, start - 48) : start])[-1].split()[-3:]
+    after = _CLAUSE.split(prose[end : end + 48])[0].split()[:3]
+    return _DECREASE.search(" ".join([*before, "", *after])) is not None
 
 
 def _names(prose: str) -> tuple[Counter[str], dict[str, str]]:
@@ -175,7 +257,7 @@ def _canon(m: re.Match[str]) -> str:
     if m.group("den"):
         return f"{int(integer)}{m.group('den')}"
     value = Decimal(integer + (m.group("frac") or ""))
-    mag = (m.group("mag") or "").strip().lower()
+    mag = (m.group("mag") or "").strip().lstrip("-").lower()
     if mag:
         value *= _MAGNITUDE[mag]
     text = format(value.normalize(), "f") if mag else f"{int(integer)}{m.group('frac') or ''}"
@@ -242,13 +324,16 @@ def numbers_of(text: str) -> Numbers:
     optional: Counter[str] = Counter()
     found: list[tuple[int, int, str, bool]] = []  # start, end, token, has a unit
     for m in _NUM.finditer(prose):
-        if m.start() > 0 and prose[m.start() - 1].isascii() and prose[m.start() - 1].isalpha():
+        start = m.start()
+        if start > 0 and prose[start - 1].isascii() and prose[start - 1].isalpha():
             continue
         token = _canon(m)
         if m.group("ordinal"):
             optional[token] += 1
             continue
-        found.append((m.start(), m.end(), token, m.group("suffix") is not None))
+        if _signed(prose, start) and token.strip("0.%×"):  # (not -0)
+            token, start = "-" + token, start - 1
+        found.append((start, m.end(), token, m.group("suffix") is not None))
     # a range such as 2.4–2.7× gives its unit to both ends
     for i in range(len(found) - 2, -1, -1):
         start, end, token, has_suffix = found[i]
@@ -256,6 +341,15 @@ def numbers_of(text: str) -> Numbers:
         if not has_suffix and nxt[3] and _RANGE_SEP.match(prose[end : nxt[0]]):
             found[i] = (start, end, token + nxt[2][-1], True)
     required.update(t for _, _, t, _ in found)
+    softened: Counter[str] = Counter(
+        t for start, end, t, _ in found if t[0] != "-" and _beside_decrease(prose, start, end)
+    )
+    durations: Counter[tuple[str, str]] = Counter()
+    for _, end, t, _ in found:
+        unit = _DURATION.match(prose, end)
+        seconds = _seconds(t, unit.group(1) or unit.group(2)) if unit else None
+        if seconds is not None:
+            durations[t, seconds] += 1
     words = [w.lower() for w in _ASCII_WORD.findall(prose)]
     vocabulary = set(words)
     if not vocabulary.isdisjoint(_MONTHS):
@@ -271,7 +365,7 @@ def numbers_of(text: str) -> Numbers:
             value = _KO_NATIVE[mm.group(1)]
             optional[value + "×" if mm.group(2) == "배" else value] += 1
     has_one = not vocabulary.isdisjoint(_ONE_WORDS) or any(c in prose for c in "매각한첫")
-    return Numbers(required, optional, has_one, names, spelled)
+    return Numbers(required, optional, has_one, names, spelled, softened, durations)
 
 
 def _bare(token: str) -> str:
@@ -296,6 +390,18 @@ def _fmt(c: Counter[str]) -> str:
     return ", ".join(sorted(c.elements(), key=lambda t: (len(t), t)))
 
 
+def _same_durations(lost: Counter[str], added: Counter[str], s: Numbers, t: Numbers) -> None:
+    """Take out of `lost` and `added` the durations said in two units (0.5초 / 500 ms)."""
+    theirs = Counter(t.durations)
+    for (token, seconds), n in sorted(s.durations.items()):
+        for (other, other_seconds), _ in sorted(theirs.items()):
+            key = (other, other_seconds)
+            while n and theirs[key] and other_seconds == seconds and lost[token] and added[other]:
+                n, theirs[key] = n - 1, theirs[key] - 1
+                lost[token] -= 1
+                added[other] -= 1
+
+
 def check_numbers(source: str, translation: str) -> list[str]:
     s, t = numbers_of(source), numbers_of(translation)
     lost = _absorb(s.required - t.required, t)
@@ -306,6 +412,17 @@ def check_numbers(source: str, translation: str) -> list[str]:
         while lost[token] and added[other]:
             lost[token] -= 1
             added[other] -= 1
+    _same_durations(lost, added, s, t)
+    # -3.5% / "down 3.5%", "3.5% 감소" / -3.5%: a word of decrease beside the number on the
+    # side without the sign stands for it
+    soft = {"source": Counter(s.softened), "translation": Counter(t.softened)}
+    for token in sorted(lost):
+        plain = token.removeprefix("-")
+        other, unsigned = (plain, "translation") if token != plain else ("-" + token, "source")
+        while lost[token] and added[other] and soft[unsigned][plain]:
+            lost[token] -= 1
+            added[other] -= 1
+            soft[unsigned][plain] -= 1
     lost, added = +lost, +added
     out = []
     if lost or added:
