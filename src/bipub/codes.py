@@ -73,6 +73,7 @@ _TABLE: tuple[tuple[str, Default, str, str], ...] = (
     ("pairing", W, "pair", "CV list items are paired by position; add the identifying field so reordering cannot mismatch them."),
     ("slug", E, "pair", "A slug is not a single safe path segment, or is one of the site's own names (index.html, feed.xml, blog, ...)."),
     ("url-clash", E, "pair", "Two pages map to the same URL."),
+    ("series-names", W, "pair", "A post names its series otherwise than the name the series shows in that language (its first part's); that name is shown nowhere."),
     ("series-clash", W, "pair", "Two series' names make the same URL in a language; the one begun later (its earliest post) gets a numbered one (series/<slug>-2/), so an older series' URL never moves."),
     ("tag", E, "pair", "A tag of a post is empty (or becomes empty as a URL)."),
     ("tag-spellings", W, "pair", "Several spellings of a tag become one page; the most used spelling is shown."),

@@ -115,3 +115,28 @@ def test_two_series_on_one_url_get_two_pages_and_a_warning(tmp_path: Path) -> No
     assert [(d.file, d.line) for d in said] == [("content/en/posts/alpha.md", 4)]
     pages = {p.name: (p / "index.html").read_text(encoding="utf-8") for p in site.iterdir()}
     assert "/en/blog/gamma/" in pages["a-series"] and "/en/blog/alpha/" in pages["a-series-2"]
+
+
+def test_a_part_naming_its_series_otherwise_is_said(tmp_path: Path) -> None:
+    """beta's English translation (a machine draft, say) names the series otherwise than alpha,
+    its first part in English: the series page shows alpha's name, and beta's was shown
+    nowhere without a word."""
+    from bipub.pipeline import build
+
+    project = tmp_path / "minimal"
+    shutil.copytree(TESTS / "projects" / "minimal", project)
+    beta = project / "content" / "en" / "posts" / "beta.md"
+    beta.write_text(
+        "---\ntitle: Beta post\ndescription: Not translated\nseries: Serial\n---\n\nNot yet.\n",
+        encoding="utf-8",
+    )
+    result = build(project, only={"html"})
+    said = [d for d in result.warnings if d.code == "series-names"]
+    assert [(d.file, d.line) for d in said] == [("content/en/posts/beta.md", 4)]
+    assert "'Serial'" in said[0].message and "'A series'" in said[0].message
+    assert "content/en/posts/alpha.md:4" in said[0].message
+    again = build(project, only={"html"})  # nothing changed: still said
+    assert [d.code for d in again.warnings if d.code == "series-names"] == ["series-names"]
+    beta.write_text(beta.read_text(encoding="utf-8").replace("Serial", "A series"))
+    fixed = build(project, only={"html"})
+    assert not [d for d in fixed.warnings if d.code == "series-names"]

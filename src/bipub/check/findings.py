@@ -49,6 +49,7 @@ PAIR_CODES: tuple[str, ...] = (
     "source-lang",
     "duplicate",
     "missing-source",
+    "series-names",  # a translation naming its series otherwise than the series shows
 )
 #: What only the drafting can say of a machine draft (kept in its status record's `findings`).
 DRAFTING_CODES: tuple[str, ...] = ("mismatch", "structure")

@@ -286,6 +286,7 @@ def collect_series(
                 if doc.lang == lang and doc.meta.series:
                     name, named_in = doc.meta.series, doc
                     break
+            _named_otherwise(collector, lang, members, name, named_in)
             slug = slugify(name)
             if not slug:  # a translated name with no letter or digit
                 no_slug(named_in, name)
@@ -335,6 +336,27 @@ def _alike(entries: Sequence[Entry], taxa: Taxa) -> dict[str, str]:
             if a != b:
                 parent[max(a, b)] = min(a, b)
     return {key: find(key) for key in parent}
+
+
+def _named_otherwise(
+    collector: Collector, lang: str, members: list[Entry], name: str, named_in: Document
+) -> None:
+    """Each post of a series whose text in `lang` names it otherwise than `name`, the name its
+    page shows there (from `named_in`, its first part written in `lang`): that name is not
+    shown anywhere, so it is said (a part translated on its own, a machine draft)."""
+    for e in members:
+        doc = e.versions[lang].doc
+        if doc is named_in or doc.lang != lang or not doc.meta.series or doc.meta.series == name:
+            continue
+        collector.warning(
+            doc.rel,
+            doc.line_of("series"),
+            "series-names",
+            f"series: {doc.meta.series!r} is not the name its series shows in {lang}: "
+            f"{name!r}, from its first part in {lang} ({named_in.rel}:"
+            f"{named_in.line_of('series') or 1}); give every part the same name",
+            key=f"{e.kind}/{e.key}:series",  # (its unit's: `bipub check` lists it so)
+        )
 
 
 def _clash(collector: Collector, doc: Document, name: str, other: Series, slug: str) -> None:
