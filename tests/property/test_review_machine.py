@@ -35,6 +35,10 @@ keeping it, `check` saying it of an edited draft, and the bug the machine found 
 seeds (no example database), runs of all five starts found them: 9 of 9 runs (the machine's
 bug; one or two starts each), 8 of 9 (approve forgetting), 4 of 4 (reject), 4 of 4 (check).
 The rule `redraft_an_edited_draft` is what reaches the machine's bug within this budget.
+Since each draft keeps its own findings, three more put in on purpose were each found by a run
+of the five starts (-x): translate writing the waiting draft's findings over the edited draft's,
+reject of the waiting draft dropping the edited draft's, and approve --keep-current beside a
+waiting draft not naming the edited draft's.
 """
 
 from __future__ import annotations
