@@ -218,10 +218,10 @@ def test_reject_a_hand_edited_draft_is_refused(root: Path, cli: Cli) -> None:
 
 def test_keep_current_beside_a_draft_with_findings_names_none_of_them(root: Path, cli: Cli) -> None:
     """A machine draft edited by hand, its source changed, and a new draft (whose drafting lost
-    a tag) waits beside it. The record's `findings` are the waiting draft's: approving the edit
-    with --keep-current dismisses that draft without saying its findings were the edited
-    draft's (it said "was edited since it was drafted; its drafting had said: <the waiting
-    draft's findings>"). Found by the review state machine."""
+    a tag) waits beside it with its own findings (`draft_findings`; the edited draft's drafting
+    said nothing): approving the edit with --keep-current dismisses that draft without saying
+    its findings were the edited draft's (it said "was edited since it was drafted; its
+    drafting had said: <the waiting draft's findings>"). Found by the review state machine."""
     (root / "content/en/posts/cache.md").unlink()
     draft(root, "en", FakeEngine())
     path = root / "content/en/posts/cache.md"
@@ -232,7 +232,8 @@ def test_keep_current_beside_a_draft_with_findings_names_none_of_them(root: Path
     engine.fail(0, "drop_tags")
     draft(root, "en", engine)
     rec = records(root)["posts/cache:body#1"]
-    assert rec.state == "draft" and rec.draft is not None and rec.findings, rec
+    assert rec.state == "draft" and rec.draft is not None and rec.draft_findings, rec
+    assert rec.findings is None, rec  # the edited draft's drafting said nothing
     before = path.read_bytes()
     keep = ("--reviewer", "r", "--keep-current", "--force")  # (the edit lacks the code span)
     result = review(cli, root, "approve", "posts/cache:body#1", *keep)
@@ -242,7 +243,9 @@ def test_keep_current_beside_a_draft_with_findings_names_none_of_them(root: Path
     assert "its drafting had said" not in said and "new_flag" not in said, said
     assert path.read_bytes() == before
     rec = records(root)["posts/cache:body#1"]
-    assert (rec.state, rec.origin, rec.draft, rec.findings) == ("reviewed", "human", None, None)
+    assert (rec.state, rec.origin, rec.draft, rec.findings, rec.draft_findings) == (
+        ("reviewed", "human", None, None, None)
+    )
 
 
 # --------------------------------------------------------------------------- what a reviewer sees

@@ -203,11 +203,11 @@ def test_two_refused_segments_of_one_section_do_not_stop_the_run(
     assert len(list((root / "content/en/posts").glob("*.md"))) == 4
 
 
-def _said(root: Path, key: str) -> list[str] | None:
+def _said(root: Path, key: str, field: str = "findings") -> list[str] | None:
     import yaml
 
     records = yaml.safe_load((root / "status/en.yaml").read_text(encoding="utf-8"))
-    return records[key].get("findings")
+    return records[key].get(field)
 
 
 def test_what_drafting_said_stays_with_the_draft_until_it_is_reviewed_or_rejected(
@@ -311,8 +311,9 @@ def test_what_drafting_said_stays_with_the_draft_until_it_is_reviewed_or_rejecte
     fake.markup_fault("drop_tags", match="새 문장")
     again = cli("-C", str(root), "translate", "--to", "en")
     assert again.exit_code == 0, again.stderr[-2000:]
-    said = _said(root, key)
+    said = _said(root, key, "draft_findings")
     assert said and any("new_flag" in s for s in said), (said, again.stderr[-1500:])
+    assert _said(root, key) is None  # (the reviewed text in the file: nothing)
     out = json.loads(cli("-C", str(root), "check", "--format", "json").stdout)
     waits = [f for f in out["findings"] if f["key"] == key and f["code"] == "draft"]
     assert any(
@@ -325,7 +326,7 @@ def test_what_drafting_said_stays_with_the_draft_until_it_is_reviewed_or_rejecte
     assert f"{key}: the waiting draft's drafting said: " in adopting.stderr, adopting.stderr
     rejected = cli("-C", str(root), "review", "reject", key)
     assert rejected.exit_code == 0, rejected.stderr
-    assert _said(root, key) is None
+    assert _said(root, key) is None and _said(root, key, "draft_findings") is None
 
     # a draft edited by hand is approved as edited, and the approval says what its drafting
     # had said (the edit may not have mended it)
@@ -394,3 +395,90 @@ def test_a_diagram_with_words_is_said_to_be_left_in_korean(
     ], result.stderr
     check = cli("-C", str(root), "check")
     assert "a Mermaid diagram is never sent" in check.stdout + check.stderr
+
+
+def test_an_edited_draft_keeps_its_findings_while_a_new_draft_waits_beside(
+    cli: Cli, fake: FakeDeepL, tmp_path: Path
+) -> None:
+    """Two drafts of one unit, each with what its own drafting said: a draft edited by hand
+    (its drafting lost a tag) and, its source changed since, a new draft waiting beside it
+    (whose drafting lost the new code span). Before, the record kept one `findings`: the
+    waiting draft's replaced the edited draft's, so approving the edit (--keep-current, or
+    after rejecting the waiting draft) no longer said what its drafting had found."""
+    import json
+
+    root = write_corpus(tmp_path / "blog", 3)
+    fake.markup_fault("drop_one_tag")
+    first = cli("-C", str(root), "translate", "--to", "en")
+    assert first.exit_code == 0, first.stderr[-2000:]
+    keys = sorted(k for k, items in findings(first.stderr).items() if k.endswith(":body#0"))
+    assert len(keys) >= 2, keys
+    kept, rejected = keys[:2]
+    own = {k: _said(root, k) for k in keys[:2]}
+    assert all(own.values()), own
+
+    def post(key: str, lang: str) -> Path:
+        return root / f"content/{lang}/posts/{key.split('/', 1)[1].split(':', 1)[0]}.md"
+
+    for key in (kept, rejected):  # edited by hand, then the source changes
+        en, ko = post(key, "en"), post(key, "ko")
+        en.write_text(
+            en.read_text(encoding="utf-8").replace("\n---\n\n", "\n---\n\nBy hand. ", 1),
+            encoding="utf-8",
+        )
+        ko.write_text(
+            ko.read_text(encoding="utf-8").replace(
+                "\n---\n\n", "\n---\n\n새 문장은 `new_flag` 옵션을 씁니다. ", 1
+            ),
+            encoding="utf-8",
+        )
+    fake.markup_fault("drop_tags", match="새 문장")
+    again = cli("-C", str(root), "translate", "--to", "en")
+    assert again.exit_code == 0, again.stderr[-2000:]
+    status = yaml_records(root)
+    for key in (kept, rejected):
+        rec = status[key]
+        assert rec["state"] == "draft" and rec.get("draft"), rec
+        # each draft's findings travel with it
+        assert rec.get("findings") == own[key], rec
+        waiting = rec.get("draft_findings")
+        assert waiting and any("new_flag" in s for s in waiting), rec
+        assert not any("new_flag" in s for s in rec["findings"]), rec
+    # check shows the waiting draft with its own findings, not the edited draft's
+    out = json.loads(cli("-C", str(root), "check", "--format", "json").stdout)
+    (waits,) = [f for f in out["findings"] if f["key"] == kept and f["code"] == "draft"]
+    said = {
+        f"{q['code']}: {q['message'].removesuffix(' (said when drafted)')}"
+        for q in waits["waiting_draft"]["qa"]
+        if q["message"].endswith(" (said when drafted)")
+    }
+    assert said == set(status[kept]["draft_findings"]), said  # type: ignore[arg-type]
+
+    # approving the edit beside the waiting draft says what its own drafting had said
+    note = cli("-C", str(root), "review", "approve", kept, "--reviewer", "jiwon", "--keep-current",
+               "--force")  # fmt: skip
+    assert note.exit_code == 0, note.stderr
+    told = note.stdout + note.stderr
+    assert f"{kept} [en] was edited since it was drafted; its drafting had said: " in told, told
+    assert all(line.split(": ", 1)[1] in told for line in own[kept] or ()), told
+    assert "new_flag" not in told, told
+
+    # rejecting the waiting draft keeps the edited draft's own; approving the edit says them
+    dropped = cli("-C", str(root), "review", "reject", rejected)
+    assert dropped.exit_code == 0, dropped.stderr
+    rec = yaml_records(root)[rejected]
+    assert rec.get("findings") == own[rejected] and "draft_findings" not in rec, rec
+    note = cli("-C", str(root), "review", "approve", rejected, "--reviewer", "jiwon", "--force")
+    assert note.exit_code == 0, note.stderr
+    told = note.stdout + note.stderr
+    assert f"{rejected} [en] was edited since it was drafted; its drafting had said: " in told
+    assert all(line.split(": ", 1)[1] in told for line in own[rejected] or ()), told
+
+
+def yaml_records(root: Path) -> dict[str, dict[str, object]]:
+    import yaml
+
+    records: dict[str, dict[str, object]] = yaml.safe_load(
+        (root / "status/en.yaml").read_text(encoding="utf-8")
+    )
+    return records

@@ -78,20 +78,20 @@ def drafting_said(lines: list[str] | None) -> list[tuple[str, str]]:
 def drafting_approved(
     old: StatusRecord | None, text: str, adopt: bool
 ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    """What the drafting said of a text being approved (its status record's `findings`, which
-    `check` cannot find again in the text: a lost tag, a segment kept in the source language),
-    as (accepted, edited). `accepted`: the waiting draft's when it is adopted, the machine
-    draft's in the file while its text is the one drafted. `edited`: the machine draft's in the
-    file when it was edited by hand since (the edit is approved as it is). While a draft waits
-    beside, the record's `findings` are that draft's: none is said of the text in the file, nor
-    of a dismissed draft (approve --keep-current)."""
-    if old is None or not old.findings:
+    """What the drafting said of a text being approved (its status record's, which `check`
+    cannot find again in the text: a lost tag, a segment kept in the source language), as
+    (accepted, edited). `accepted`: the waiting draft's (`draft_findings`) when it is adopted,
+    the machine draft's in the file (`findings`) while its text is the one drafted. `edited`:
+    the machine draft's in the file when it was edited by hand since (the edit is approved as
+    it is), with or without a draft waiting beside. Nothing of a dismissed waiting draft
+    (approve --keep-current), nor of a reviewed text."""
+    if old is None:
+        return [], []
+    if adopt:
+        return drafting_findings(old.draft_findings), []
+    if old.state != "draft" or not old.findings:
         return [], []
     said = drafting_findings(old.findings)
-    if adopt:
-        return said, []
-    if old.draft is not None or old.state != "draft":
-        return [], []
     if old.translation_hash in (None, text_hash(text)):
         return said, []
     return [], said

@@ -396,8 +396,8 @@ def drafts_of(analysis: Analysis, targets: Sequence[tuple[str, str]]) -> list[tu
 
 
 def reject(analysis: Analysis, targets: Sequence[tuple[str, str]]) -> Decision:
-    """Reject machine drafts. A draft waiting beside a translation is dropped from its record
-    (the file keeps its reviewed text). A draft written into the content file is removed from
+    """Reject machine drafts. A draft waiting beside a translation is dropped from its record,
+    with what its drafting said (the file keeps its text, and a draft there its `findings`). A draft written into the content file is removed from
     the file, and its record with it: the unit is missing again. Machine text never stays
     behind without its record: where the text cannot be removed on its own (a post's title,
     a body section before others, a draft edited by hand), nothing is done and the problem is
@@ -419,7 +419,7 @@ def reject(analysis: Analysis, targets: Sequence[tuple[str, str]]) -> Decision:
                         "draft": None,
                         "draft_source_hash": None,
                         "draft_engine": None,
-                        "findings": None,
+                        "draft_findings": None,
                     }
                 ),
             )

@@ -457,7 +457,7 @@ def _with_waiting(
         stale_diff(rec.source, unit.source, unit.source_file, unit.source_line)
         if changed and rec.source
         else None,
-        (*drafting_said(rec.findings), *((q.code, q.message) for q in qa)),
+        (*drafting_said(rec.draft_findings), *((q.code, q.message) for q in qa)),
     )
     return replace(f, waiting=waiting)
 

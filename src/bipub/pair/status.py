@@ -14,8 +14,15 @@ Plain YAML, keys sorted, one record per translated unit key:
       draft: "KV cache paging, …"     # a newer machine draft waiting beside the reviewed text
       draft_source_hash: 77c0e1d2a9b3  # hash of the source that waiting draft was made from
       draft_engine: deepl
-      findings:                     # what `bipub translate` said of its newest machine text
+      draft_findings:               # what `bipub translate` said of that waiting draft
         - "markup: segment 1 (line 3): lost '`x`' (put back at the end of the segment)"
+      findings: [...]               # what it said of a machine draft in the content file
+
+Each machine text carries what its own drafting said: `findings` the draft in the content file
+(kept while it is edited by hand and a newer draft waits beside it), `draft_findings` the
+waiting draft (always written with one, `[]` when its drafting said nothing). A record of an
+older bipub with a `draft` but no `draft_findings` kept one `findings`, the waiting draft's:
+it is read as such (`_one_findings_field`).
 
 The drafting (`bipub translate`) and review (`bipub review`) features write these files; the build
 only reads them — through a `StatusCache` when it has one: a site whose posts are all reviewed has
@@ -33,7 +40,7 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import StrictStr, ValidationError
+from pydantic import StrictStr, ValidationError, model_validator
 
 from bipub.cache import UNREADABLE, digest_bytes, load_signed, save_signed
 from bipub.code_stamp import CODE
@@ -59,10 +66,26 @@ class StatusRecord(Strict):
     draft: StrictStr | None = None  # a newer machine draft kept beside a reviewed translation
     draft_source_hash: StrictStr | None = None  # the source that draft was made from
     draft_engine: StrictStr | None = None
-    #: what drafting said of the record's newest machine text (the draft in the file, or the
-    #: one waiting beside), `code: message` each, shown by `check` and `review` until that
-    #: text is reviewed or rejected (a lost tag put back, a segment kept in its source text)
+    #: what drafting said of the machine draft in the content file (state draft), `code:
+    #: message` each, shown by `check` and `review` until that text is reviewed or rejected (a
+    #: lost tag put back, a segment kept in its source text); kept while a draft waits beside
     findings: list[StrictStr] | None = None
+    #: what drafting said of the draft waiting beside (`draft`); [] when nothing
+    draft_findings: list[StrictStr] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_findings_field(cls, data: object) -> object:
+        """A record written before `draft_findings`: its `findings` were the waiting draft's
+        (those of the text in the file were lost then), and are read as such."""
+        if (
+            isinstance(data, dict)
+            and data.get("draft") is not None
+            and data.get("draft_findings") is None
+        ):
+            data = dict(data)
+            data["draft_findings"] = data.pop("findings", None) or []
+        return data
 
 
 @dataclass(frozen=True)

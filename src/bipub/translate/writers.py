@@ -233,7 +233,7 @@ def _beside(draft: _Draft) -> dict[str, object]:
     if "draft_source_hash" in StatusRecord.model_fields:
         update["draft_source_hash"] = text_hash(draft.job.unit.source)
         update["draft_engine"] = ENGINE
-    update["findings"] = draft.findings
+    update["draft_findings"] = list(draft.said)  # (the text in the file keeps its `findings`)
     return update
 
 

@@ -1,0 +1,90 @@
+"""Each machine text of a status record carries what its own drafting said: `findings` the
+draft in the content file, `draft_findings` a draft waiting beside it; and a record written
+before `draft_findings` (one `findings`, the waiting draft's while one waited) still loads,
+read as it was meant."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bipub.check.findings import drafting_approved
+from bipub.diagnostics import Collector
+from bipub.pair.status import StatusRecord, dump_status, load_status
+from bipub.pair.units import text_hash
+
+OWN = "markup: segment 0 (line 1): lost '`a`' (put back at the end of the segment)"
+WAITING = "markup: segment 0 (line 1): lost '`b`' (put back at the end of the segment)"
+
+
+def _load(tmp_path: Path, text: str) -> dict[str, StatusRecord]:
+    (tmp_path / "status").mkdir(exist_ok=True)
+    (tmp_path / "status/en.yaml").write_text(text, encoding="utf-8")
+    collector = Collector()
+    records = load_status(tmp_path, "en", collector).records
+    assert not collector.items, collector.items
+    return records
+
+
+def test_an_old_record_with_a_waiting_draft_reads_its_findings_as_the_drafts(
+    tmp_path: Path,
+) -> None:
+    old = f"""\
+posts/x:body#0:
+  source_hash: aaaaaaaaaaaa
+  origin: machine
+  state: draft
+  translation_hash: bbbbbbbbbbbb
+  draft: "The new draft."
+  draft_source_hash: cccccccccccc
+  draft_engine: deepl
+  findings:
+    - "{WAITING}"
+posts/x:body#1:
+  source_hash: aaaaaaaaaaaa
+  origin: machine
+  state: draft
+  translation_hash: bbbbbbbbbbbb
+  findings:
+    - "{OWN}"
+posts/x:body#2:
+  source_hash: aaaaaaaaaaaa
+  state: reviewed
+  draft: "Another draft."
+"""
+    recs = _load(tmp_path, old)
+    assert (recs["posts/x:body#0"].findings, recs["posts/x:body#0"].draft_findings) == (
+        None,
+        [WAITING],
+    )
+    assert (recs["posts/x:body#1"].findings, recs["posts/x:body#1"].draft_findings) == (
+        [OWN],
+        None,
+    )
+    assert recs["posts/x:body#2"].draft_findings == []  # its drafting said nothing
+    # written back in the new form, and read again as the same
+    again = _load(tmp_path, dump_status(recs))
+    assert again == recs
+    assert "draft_findings: []" in dump_status(recs)
+
+
+def test_both_drafts_keep_their_own(tmp_path: Path) -> None:
+    rec = StatusRecord(
+        source_hash="a" * 12,
+        origin="machine",
+        state="draft",
+        translation_hash=text_hash("drafted"),
+        draft="waiting",
+        draft_source_hash="c" * 12,
+        findings=[OWN],
+        draft_findings=[WAITING],
+    )
+    assert _load(tmp_path, dump_status({"k": rec}))["k"] == rec
+    code, message = OWN.split(": ", 1)
+    waiting = tuple(WAITING.split(": ", 1))
+    # adopting the waiting draft accepts its own; the edit in the file is approved with a
+    # note naming the edited draft's (--keep-current); the text as drafted is refused by its
+    assert drafting_approved(rec, "waiting", adopt=True) == ([waiting], [])
+    assert drafting_approved(rec, "edited", adopt=False) == ([], [(code, message)])
+    assert drafting_approved(rec, "drafted", adopt=False) == ([(code, message)], [])
+    reviewed = rec.model_copy(update={"state": "reviewed", "findings": None})
+    assert drafting_approved(reviewed, "drafted", adopt=False) == ([], [])
