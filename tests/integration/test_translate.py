@@ -739,3 +739,32 @@ def test_drafts_with_qa_findings_are_written_and_reported(
     assert (root / "content/en/posts/a.md").is_file()
     rec = status(root, "en")["posts/a:body#0"]
     assert rec.options is not None and rec.options.get("qa") == "numbers"
+
+
+def test_a_new_part_takes_the_name_its_series_has(
+    make_project: Callable[[str], Path], cli: Cli, fake: FakeDeepL
+) -> None:
+    """A new part of a translated series was drafted with the series' name sent to DeepL on
+    its own: it came back worded otherwise than the reviewed name its other parts have, and
+    the series' page showed only theirs (now said: `series-names`). It takes their name."""
+    root = make_project("demo")
+    (root / "content/ko/posts/vllm-scheduler-3.md").write_text(
+        '---\ntitle: "[vLLM] 스케줄러 분석 3부: chunked prefill"\ndate: 2026-02-12\n'
+        'series: "vLLM 스케줄러 분석"\nseries_order: 3\n---\n\n긴 프롬프트는 조각냅니다.\n',
+        encoding="utf-8",
+    )
+    result = translate(cli, root, "--to", "en", "--only", "posts/vllm-scheduler-3")
+    assert result.exit_code == 0, result.stderr
+    en = (root / "content/en/posts/vllm-scheduler-3.md").read_text(encoding="utf-8")
+    assert load_yaml(en.split("---\n")[1], "x").data["series"] == "vLLM scheduler deep dive"
+    sent = [text for request in fake.translate_requests for text in request.texts]
+    assert not any("스케줄러 분석</" in t or t == "vLLM 스케줄러 분석" for t in sent), sent
+    assert "posts/vllm-scheduler-3:series: the series' name in en as posts/vllm-scheduler-1" in (
+        result.stderr
+    )
+    assert "1 series name as the series' other parts have it" in result.stderr
+    rec = status(root, "en")["posts/vllm-scheduler-3:series"]
+    assert rec.state == "draft"  # a draft to review like any other
+    build = cli("-C", str(root), "build", "--lang", "en", "--only", "html")
+    assert build.exit_code == 0, build.stderr
+    assert "series-names" not in build.stderr

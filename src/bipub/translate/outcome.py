@@ -69,6 +69,7 @@ class Result:
     requests: int = 0
     cache_hits: int = 0  # segments answered from the cache
     kept: int = 0  # segments of stale units that kept their present translation
+    named: int = 0  # series names taken from the series' other parts (translate/plan.py)
     problems: list[Problem] = field(default_factory=list)
     not_written: list[NotWritten] = field(default_factory=list)
     written: list[str] = field(default_factory=list)
@@ -105,7 +106,10 @@ class Result:
             f"billed, {_n(self.cache_hits, 'cache hit')}, {_n(self.findings, 'finding')}"
         )
         if self.kept:
-            line += f"; {_n(self.kept, 'unchanged segment')} kept their translation"
+            verb = "kept its" if self.kept == 1 else "kept their"
+            line += f"; {_n(self.kept, 'unchanged segment')} {verb} translation"
+        if self.named:
+            line += f"; {_n(self.named, 'series name')} as the series' other parts have it"
         if self.unchanged:
             line += f"; {_n(self.unchanged, 'stored draft')} unchanged"
         if self.not_written:

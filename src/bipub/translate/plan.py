@@ -43,6 +43,7 @@ from bipub.translate.deepl_client import (
     fits,
     sent_formality,
 )
+from bipub.translate.memory import series_kept, series_names
 from bipub.translate.segments import Layout, Segment, layout, ui_layout
 
 ENGINE = "deepl"
@@ -71,6 +72,9 @@ class Job:
     record: StatusRecord | None
     kept: tuple[str | None, ...] = ()
     po: tuple[str, tuple[int, ...]] | None = None  # a plural UI entry: msgid, msgstr indexes
+    named: bool = (
+        False  # a series name kept as the series' other parts have it (translate/memory.py)
+    )
 
     @property
     def key(self) -> str:
@@ -332,6 +336,7 @@ def make_plan(root: Path, target: str, only: Sequence[str] = ()) -> Plan:
         return source_lang
 
     candidates = [u for u in site.units if u.target_lang == target and u.source_lang != target]
+    named = series_names(candidates, view.records)
     # a document missing in the target is drafted whole: --only naming any unit of it is enough
     missing_docs = {f"{kind}/{key}" for (kind, key), (_, tgt) in docs.items() if tgt is None}
     wanted_docs = {
@@ -355,7 +360,16 @@ def make_plan(root: Path, target: str, only: Sequence[str] = ()) -> Plan:
             plan.groups[group] = _group(group, content, docs, config, target)
         lay = layout(unit.source, keep, title=key.endswith(":title"))
         kept = _kept(lay, unit, record, keep) if mode != "fill" else ()
-        plan.jobs.append(Job(unit, group, mode, lay, spec_id(unit.source_lang), record, kept))
+        known = named.get(nfc(unit.source)) if key.endswith(":series") else None
+        kept_name = series_kept(lay, known[0], keep) if known is not None else ()
+        if known is not None and kept_name:
+            kept = kept_name
+            plan.notes.append(
+                f"{key}: the series' name in {target} as {known[1]} has it, reviewed: "
+                f"{known[0]!r} (not sent)"
+            )
+        sid = spec_id(unit.source_lang)
+        plan.jobs.append(Job(unit, group, mode, lay, sid, record, kept, named=bool(kept_name)))
 
     ui_jobs, ui_group, ui_notes = _ui_jobs(project, config, target, only, keep, spec_id)
     plan.notes.extend(ui_notes)

@@ -165,7 +165,10 @@ def run(
     texts: dict[str, str] = {}
     failures: dict[str, str] = {}
     for job in plan.jobs:
-        result.kept += sum(1 for k in job.kept if k is not None)
+        if job.named:
+            result.named += 1
+        else:
+            result.kept += sum(1 for k in job.kept if k is not None)
         for seg in job.to_send():
             key = plan.request_key(job, seg)
             hit = cache.get(key)
