@@ -173,12 +173,40 @@ def _base_lang(code: str) -> str:
     return code.split("-", 1)[0].upper()
 
 
+#: A Latin token as DeepL keeps it in a translation into Korean: one with a digit (`TP2`,
+#: `H100`, `p99`), an acronym (`GPU`, `KV`), or one with a capital inside (`vLLM`, `PyTorch`).
+_LATIN_TOKEN = re.compile(r"[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*")
+#: A Hangul run right after a name with a Latin letter (`TP4에서`, `70B는`): a particle, which
+#: DeepL's English puts apart from the name (`in TP4`), never glued to it (`TP4eseo`).
+_GLUED_HANGUL = re.compile(r"[A-Za-z0-9][\w.\-]*(?=[\uac00-\ud7a3])", re.ASCII)
+
+
+def _kept_in_korean(token: str) -> bool:
+    return (
+        any(c.isdigit() for c in token)
+        or (len(token) > 1 and token.isupper())
+        or any(c.isupper() for c in token[1:])
+    )
+
+
 def pseudo_translate(text: str, target_lang: str) -> str:
-    """Deterministic pseudo-translation of plain text (no glossary, no markup)."""
+    """Deterministic pseudo-translation of plain text (no glossary, no markup). Like DeepL,
+    it keeps names with digits, acronyms and camel-case names as they are, and writes a
+    Korean particle apart from the name it follows."""
     base = _base_lang(target_lang)
     if base == "KO":
-        return _LATIN_WORD.sub(lambda m: hangulize_latin(m.group(0)), text)
+        return _LATIN_TOKEN.sub(
+            lambda m: (
+                m[0]
+                if _kept_in_korean(m[0])
+                else _LATIN_WORD.sub(lambda w: hangulize_latin(w[0]), m[0])
+            ),
+            text,
+        )
     if base == "EN":
+        text = _GLUED_HANGUL.sub(
+            lambda m: m[0] + " " if any(c.isalpha() for c in m[0]) else m[0], text
+        )
         return _HANGUL_WORD.sub(lambda m: romanize_hangul(m.group(0)), text)
     return text
 

@@ -114,9 +114,14 @@ def test_en_to_ko_produces_hangul_and_keeps_digits(translator: deepl.Translator)
     source = "Release 3 ships on 2024-05-01 (v1.2), see https://x.io/a?b=1."
     result = translator.translate_text(source, target_lang="KO")
     assert HANGUL.search(result.text)
-    assert not LATIN.search(result.text)
+    assert LATIN.findall(result.text) == ["v"]  # `v1.2` kept, as DeepL keeps a name
     assert skeleton(result.text) == skeleton(source)
     assert result.detected_source_lang == "EN"  # auto-detected: no source_lang sent
+    # names with digits, acronyms and camel-case names are kept; a particle is set apart
+    kept = translator.translate_text("TP2 on an H100 GPU with vLLM", target_lang="KO").text
+    assert kept.split()[0] == "TP2" and "H100" in kept and "GPU" in kept and "vLLM" in kept
+    apart = translator.translate_text("TP4에서 70B는 2024년", target_lang="EN-US").text
+    assert apart == "TP4 eseo 70B neun 2024nyeon"
     assert translator.translate_text(source, target_lang="KO").text == result.text
 
 
