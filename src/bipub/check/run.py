@@ -84,11 +84,14 @@ def _pipeline_findings(
 ) -> list[Finding]:
     out: list[Finding] = []
     for d in diagnostics:
-        if d.severity is not Severity.ERROR:
-            if d.code not in (*PAIR_CODES, "orphan", "cache-not-saved"):
-                continue  # build warnings that are not about translation (tags, files…)
-            if d.code == "source-lang" and d.file in skip_files:
-                continue  # reported as an orphan document
+        if d.code in ("source-lang", "missing-source") and d.file in skip_files:
+            continue  # reported as an orphan document
+        if d.severity is not Severity.ERROR and d.code not in (
+            *PAIR_CODES,
+            "orphan",
+            "cache-not-saved",
+        ):
+            continue  # build warnings that are not about translation (tags, files…)
         key = nfc(d.key) if d.key and d.key.startswith("cv:") else d.key
         out.append(
             Finding(

@@ -455,6 +455,18 @@ def _pair_group(
         return None
     if source_lang not in docs:
         only = sorted(docs)
+        if len(only) == 1 and kind == "posts" and docs[only[0]].meta.date is None:
+            doc = docs[only[0]]  # (a translation carries no date: its source's is gone)
+            collector.error(
+                doc.rel,
+                1,
+                "missing-source",
+                f"{kind}/{key} exists only in {only[0]} and has no date: a translation whose "
+                f"{source_lang} source (content/{source_lang}/{kind}/{key}.md, or the file whose "
+                f"key is {key!r}) is gone; delete it, or give it a date and "
+                f"'source_lang: {only[0]}' if it is an original",
+            )
+            return None
         if len(only) == 1:
             doc = docs[only[0]]
             collector.warning(
