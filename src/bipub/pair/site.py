@@ -463,8 +463,9 @@ def _pair_group(
                 "missing-source",
                 f"{kind}/{key} exists only in {only[0]} and has no date: a translation whose "
                 f"{source_lang} source (content/{source_lang}/{kind}/{key}.md, or the file whose "
-                f"key is {key!r}) is gone; delete it, or give it a date and "
-                f"'source_lang: {only[0]}' if it is an original",
+                f"key is {key!r}) is gone: renamed, rename this file to match (or give both "
+                f"the same 'key:'); deleted, delete it; an original, give it a date and "
+                f"'source_lang: {only[0]}'",
             )
             return None
         if len(only) == 1:
