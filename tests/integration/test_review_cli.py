@@ -366,6 +366,60 @@ def test_prune_removes_records_whose_source_is_gone(root: Path, cli: Callable[..
     assert any(k.startswith("posts/cache") for k in records(root))
 
 
+def test_prune_moves_the_records_of_a_renamed_post(root: Path, cli: Callable[..., Any]) -> None:
+    """Renaming a post's files gave its units new keys: its reviews read as orphans, its units
+    as unreviewed, and prune removed the records — the reviews were lost without a word. Check
+    names the new key, prune moves each record there, and the units are reviewed again."""
+    approve = ("review", "approve", "--all", "--lang", "en", "--reviewer", "r")
+    assert cli("-C", str(root), *approve).exit_code == 0
+    before = records(root)
+    (root / "content/ko/posts/cache.md").rename(root / "content/ko/posts/kv-cache.md")
+    (root / "content/en/posts/cache.md").rename(root / "content/en/posts/kv-cache.md")
+    # the source of the second section was edited with the rename: stale, as it would be
+    ko = root / "content/ko/posts/kv-cache.md"
+    ko.write_text(ko.read_text(encoding="utf-8").replace("두 번째", "둘째"), encoding="utf-8")
+    check = cli("-C", str(root), "check", "--lang", "en")
+    assert (
+        "posts/cache:body#0: status record for posts/cache:body#0, whose post or page was "
+        "renamed: it is posts/kv-cache:body#0's (bipub review prune moves it there)"
+    ) in check.stdout
+    result = cli("-C", str(root), "review", "prune")
+    assert result.exit_code == 0, result.stderr
+    assert "en: moved posts/cache:title → posts/kv-cache:title (renamed)" in result.stdout
+    assert "moved 3 of renamed posts or pages" in result.stderr
+    after = records(root)
+    assert not any(k.startswith("posts/cache:") for k in after)
+    for part in ("title", "body#0", "body#1"):
+        assert after[f"posts/kv-cache:{part}"] == before[f"posts/cache:{part}"]
+    assert after["posts/short:body#0"] == before["posts/short:body#0"]
+    listed = cli("-C", str(root), "check", "--lang", "en").stdout
+    assert "orphan" not in listed
+    assert "stale  [en] posts/kv-cache:body#1" in listed  # the edited section, stale as it is
+    assert "posts/kv-cache:title" not in listed  # reviewed, as before the rename
+
+
+def test_prune_moves_nothing_to_a_post_that_is_not_the_same(
+    root: Path, cli: Callable[..., Any]
+) -> None:
+    """A post deleted while another with other texts was added: nothing is moved."""
+    approve = ("review", "approve", "--all", "--lang", "en", "--reviewer", "r")
+    assert cli("-C", str(root), *approve).exit_code == 0
+    for lang in ("ko", "en"):
+        (root / f"content/{lang}/posts/short.md").unlink()
+    (root / "content/ko/posts/other.md").write_text(
+        KO_B.replace("짧은 본문입니다.", "다른 본문입니다.").replace("짧은 글", "다른 글"),
+        encoding="utf-8",
+    )
+    (root / "content/en/posts/other.md").write_text(
+        EN_B.replace("A short body.", "Another body.").replace("A short", "Another"),
+        encoding="utf-8",
+    )
+    result = cli("-C", str(root), "review", "prune")
+    assert result.exit_code == 0, result.stderr
+    assert "(renamed)" not in result.stdout and "en: removed posts/short:title" in result.stdout
+    assert not any(k.startswith(("posts/short:", "posts/other:")) for k in records(root))
+
+
 @pytest.mark.parametrize(
     ("rel", "old", "new"),
     [

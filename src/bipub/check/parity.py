@@ -25,6 +25,7 @@ from typing import Literal
 
 from bipub.check.findings import Finding, drafting_said
 from bipub.check.qa import check_untranslated
+from bipub.check.renames import renamed_records
 from bipub.diagnostics import Collector, Severity
 from bipub.load.content import Content, Document
 from bipub.pair.site import Site
@@ -297,8 +298,15 @@ def check_units(
             result.findings.append(_finding("untranslated", unit, problem, on_draft=on_draft))
         result.states[(lang, key)] = state
     for lang, view in status.items():
+        moved = renamed_records(units, view.records, lang)
         for key, rec in view.records.items():
             if (lang, key) not in seen:
+                why = (
+                    f"status record for {key}, whose source is gone (bipub review prune removes it)"
+                    if key not in moved
+                    else f"status record for {key}, whose post or page was renamed: it is "
+                    f"{moved[key]}'s (bipub review prune moves it there)"
+                )
                 result.findings.append(
                     Finding(
                         "orphan",
@@ -306,8 +314,7 @@ def check_units(
                         key,
                         view.rel,
                         view.lines.get(key) or None,
-                        f"status record for {key}, whose source is gone "
-                        "(bipub review prune removes it)",
+                        why,
                         source=rec.source or None,
                     )
                 )

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Literal
 
 from bipub.check.findings import QA_CODES, Finding, drafting_approved
+from bipub.check.renames import renamed_records
 from bipub.check.review_select import error, record_of
 from bipub.check.run import Analysis, inline_ignores_for, qa_findings
 from bipub.check.severity import apply_policy
@@ -475,8 +476,9 @@ def _whole_content(analysis: Analysis) -> None:
 def prune(
     analysis: Analysis, langs: Sequence[str] = ()
 ) -> dict[str, dict[str, StatusRecord | None]]:
-    """Status records whose unit is gone (source deleted, or a UI key) → removed. Refused
-    while any content file has a load or pairing error (`_whole_content`)."""
+    """Status records whose unit is gone (source deleted, or a UI key) → removed; those of a
+    renamed post or page (check/renames.py) → moved to their unit's new key. Refused while any
+    content file has a load or pairing error (`_whole_content`)."""
     _whole_content(analysis)
     changes: dict[str, dict[str, StatusRecord | None]] = {}
     for lang, view in analysis.status.items():
@@ -486,6 +488,9 @@ def prune(
         gone = [k for k in view.records if (lang, k) not in analysis.units or k.startswith("ui:")]
         if gone:
             changes[lang] = dict.fromkeys(gone)
+            moved = renamed_records(analysis.units.values(), view.records, lang)
+            for old, new in moved.items():
+                changes[lang][new] = view.records[old]
     return changes
 
 

@@ -383,12 +383,20 @@ def prune_cmd(ui: Ui, langs: tuple[str, ...]) -> None:
         written = rv.write_changes(analysis, changes)
     except Exception as exc:
         _fail(ui, exc)
+    moved = n = 0
     for lang, gone in sorted(changes.items()):
-        for key in sorted(gone):
-            click.echo(f"{lang}: removed {key}")
-    n = sum(len(v) for v in changes.values())
+        renamed = {id(rec): key for key, rec in gone.items() if rec is not None}
+        for key in sorted(k for k, rec in gone.items() if rec is None):
+            rec = analysis.status[lang].records[key]
+            if id(rec) in renamed:  # (the same record, under its unit's new key)
+                click.echo(f"{lang}: moved {key} → {renamed[id(rec)]} (renamed)")
+                moved += 1
+            else:
+                click.echo(f"{lang}: removed {key}")
+                n += 1
     ui.info(
         f"Pruned {n} record{'s' if n != 1 else ''}"
+        + (f", moved {moved} of renamed posts or pages" if moved else "")
         + (f" → {', '.join(written)}" if written else "")
     )
 
