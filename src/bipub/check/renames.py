@@ -76,12 +76,12 @@ def renamed_records(
         target = f"{new_doc}:{part}"
         if key in exact and exact[key] != target:
             continue
-        unit = free.get(target)
-        if unit is None or target in taken:
+        found = free.get(target)
+        if found is None or target in taken:
             continue
         rec = orphans[key]  # (its source or its translation must be the one recorded)
-        if text_hash(unit.source) == rec.source_hash or (
-            rec.translation_hash is not None and _translation_hash(unit) == rec.translation_hash
+        if text_hash(found.source) == rec.source_hash or (
+            rec.translation_hash is not None and _translation_hash(found) == rec.translation_hash
         ):
             moved[key] = target
             taken.add(target)
