@@ -264,6 +264,14 @@ def test_units_kept_or_not_compared_are_not_said(source: str, translation: str) 
     assert qa.check_numbers(source, translation) == []
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["the 1990s", "the '90s", "5m", "64B", "64 B", "2 mb", "3분의 1", "3분기", "4분할", "10초과"],
+)
+def test_what_is_not_read_as_a_unit(text: str) -> None:
+    assert not qa.numbers_of(text).measures
+
+
 def test_a_conversion_that_changes_the_quantity_is_still_said() -> None:
     assert qa.check_numbers("1 GB", "100 MB") == [
         "numbers differ: the source has 1 but the translation has 100"

@@ -9,7 +9,7 @@ is `GB`). Each unit has a canonical name (`초` = `s` = "seconds", `기가바이
 
 Not read, on purpose: a bare `B` (`64B` is 64 billion, bipub.check.qa_numbers; `64 B` is left
 alone too), lowercase `kb`/`mb`/`gb` (bits or bytes, as the writer pleases), `m` (metres, not
-minutes), an `s` glued to a decade (`1990s`, `'90s`), `초과`/`초반`, `3분의 1`, `3분기`.
+minutes), an `s` glued to a decade (`1990s`, `'90s`), `초과`/`초반`, `3분의 1`, `3분기`, `4분할`.
 
 Two uses (`check_numbers`):
 
@@ -31,7 +31,7 @@ from decimal import Decimal
 
 #: A unit of time or data size just after a number (see the module docstring).
 _UNIT = re.compile(
-    r"\s?(?:(?P<ko>나노초|마이크로초|밀리초|초(?![과반])|분(?![의기])|시간"
+    r"\s?(?:(?P<ko>나노초|마이크로초|밀리초|초(?![과반기])|분(?![의기할석야산류])|시간"
     r"|(?:킬로|메가|기가|테라|페타)?(?:바이트|비트))"
     r"|(?P<en>ms|msec|[µμu]s|ns|s|secs?|mins?|h|hrs?"
     r"|(?i:milli|micro|nano)?(?i:seconds?)|(?i:minutes?|hours?)"
