@@ -178,6 +178,107 @@ def test_signs_and_magnitude_suffixes_changed_are_said(
     assert expected in problems[0] + " "
 
 
+@pytest.mark.parametrize(
+    ("source", "translation", "said"),
+    [
+        # the same number in another unit of its dimension: passed silently before
+        (
+            "지연 0.5초",
+            "a latency of 0.5 ms",
+            "the source has 0.5초 but the translation has 0.5 ms",
+        ),
+        ("10GB 메모리", "10MB of memory", "the source has 10GB but the translation has 10MB"),
+        ("청크 320KB", "320 MB chunks", "the source has 320KB but the translation has 320 MB"),
+        ("p50 3 ms", "p50 3 s", "the source has 3 ms but the translation has 3 s"),
+        ("HBM 80GB", "80 GiB of HBM", "the source has 80GB but the translation has 80 GiB"),
+        ("1 GiB 블록", "1 GB blocks", "the source has 1 GiB but the translation has 1 GB"),
+        ("2시간 동안", "for 2 minutes", "the source has 2시간 but the translation has 2 minutes"),
+        ("10 Gbps 링크", "a 10 GB/s link", "the source has 10 Gbps but the translation has 10 GB"),
+        (
+            "4 기가바이트",
+            "4 megabytes",
+            "the source has 4 기가바이트 but the translation has 4 megabytes",
+        ),
+        ("1.5시간", "1.5 seconds", "the source has 1.5시간 but the translation has 1.5 seconds"),
+        ("250µs", "250 ms", "the source has 250µs but the translation has 250 ms"),
+        # one of two alike changed: compared as multisets
+        ("3 ms와 3 ms", "3 ms and 3 s", "the source has 3 ms but the translation has 3 s"),
+        # a conversion beside a changed unit: the conversion is not the change
+        (
+            "0.5초와 0.5초",
+            "500 ms and 0.5 ms",
+            "the source has 0.5초 but the translation has 0.5 ms",
+        ),
+        # a number changed and another's unit: one finding
+        (
+            "382개, 0.5초",
+            "328, 0.5 ms",
+            "the source has 382, 0.5초 but the translation has 328, 0.5 ms",
+        ),
+    ],
+)
+def test_a_number_whose_unit_changed_is_said(source: str, translation: str, said: str) -> None:
+    """The bare number matched, so a changed unit (`0.5초` → `0.5 ms`, `10GB` → `10MB`,
+    `80GB` → `80 GiB`) passed without a finding."""
+    assert qa.check_numbers(source, translation) == [f"numbers differ: {said}"]
+
+
+@pytest.mark.parametrize(
+    ("source", "translation"),
+    [
+        # a unit on one side only is not a change ("10GB와 80GB" → "10 and 80 GB")
+        ("10GB와 80GB", "10 and 80 GB"),
+        ("2–3초", "2 s to 3 s"),
+        # the same unit in other words
+        ("10 s", "10초"),
+        ("0.5초", "0.5 seconds"),
+        ("2분 동안", "for 2 mins"),
+        ("3시간", "3 hours"),
+        ("250 µs", "250 us"),
+        ("2 기가바이트", "2 GB"),
+        ("10 기가바이트", "10 gigabytes"),
+        ("64 KB", "64 kB"),
+        ("초당 10GB", "10 GB/s"),
+        ("10 Gbps", "10 Gb/s"),
+        # conversions that keep the quantity: 1000 or 1024 for a decimal-named unit, 1024 for
+        # a binary one, 8 bits a byte
+        ("1 GB", "1,024 MB"),
+        ("1 GB", "1000 MB"),
+        ("1 GiB", "1024 MiB"),
+        ("1.5 GB", "1,536 MB"),
+        ("1 GB/s", "8 Gbps"),
+        ("1 KB", "1,024 bytes"),
+        ("1시간", "60 minutes"),
+        ("3,920 ms", "3.92 s"),
+        # `B` glued to digits is a magnitude (billion), never bytes; `m` is not minutes; a decade
+        # is not seconds; a name with digits is a name
+        ("7B 모델은 14GB", "the 7B model takes 14 GB"),
+        ("64B 토큰", "64 billion tokens"),
+        ("5m 높이", "5 s"),
+        ("1990년대에 1990분", "1990 of them, in the 1990s"),
+        ("H100 80GB", "an 80 GB H100"),
+        ("타임아웃 30s", "30초 타임아웃"),
+    ],
+)
+def test_units_kept_or_not_compared_are_not_said(source: str, translation: str) -> None:
+    assert qa.check_numbers(source, translation) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["the 1990s", "the '90s", "5m", "64B", "64 B", "2 mb", "3분의 1", "3분기", "4분할", "10초과"],
+)
+def test_what_is_not_read_as_a_unit(text: str) -> None:
+    assert not qa.numbers_of(text).measures
+
+
+def test_a_conversion_that_changes_the_quantity_is_still_said() -> None:
+    assert qa.check_numbers("1 GB", "100 MB") == [
+        "numbers differ: the source has 1 but the translation has 100"
+    ]
+    assert qa.check_numbers("1 GiB", "1000 MiB") != []
+
+
 def test_a_name_spelled_out_is_not_said() -> None:
     assert qa.check_numbers("E2E 지연 p99", "end-to-end p99 latency") == []
 

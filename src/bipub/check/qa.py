@@ -7,7 +7,8 @@ compares:
 
 - numbers (bipub.check.qa_numbers): the multiset of numbers outside code and link targets,
   normalized (thousands separators, ranges, `%`/`×`, months, spelled-out numbers, `10k`/`1.5M`
-  and Korean units, durations in seconds), a minus sign compared (a word of decrease beside the number stands for it).
+  and Korean units, durations in seconds), a minus sign compared (a word of decrease beside the number stands for it),
+  a unit of time or data size compared (bipub.check.qa_units: `0.5초` / `0.5 ms` is said).
 - links: the set of link and image targets, autolinks and bare URLs.
 - code: inline code spans (as a multiset) and fenced/indented blocks (in order), byte for byte;
   a ```mermaid diagram's labels may differ (they are translated), its structure may not.
@@ -31,7 +32,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
-from bipub.check import glossary, qa_facts, qa_numbers
+from bipub.check import glossary, qa_facts, qa_numbers, qa_units
 from bipub.check.glossary import Glossary
 from bipub.check.qa_facts import REF, Facts, bare_urls, facts, has_hangul
 from bipub.check.qa_numbers import check_numbers, numbers_of
@@ -58,15 +59,17 @@ __all__ = [
     "words_to_translate",
 ]
 
-#: The source files of the QA rules: this module, the facts they read, the numbers rule, the
-#: glossary's renderings, the Markdown dialect they parse with and the gettext placeholder/tag
-#: readers (tests/unit/test_qa_split.py fails when a module the rules import is left out).
+#: The source files of the QA rules: this module, the facts they read, the numbers rule and its
+#: units, the glossary's renderings, the Markdown dialect they parse with and the gettext
+#: placeholder/tag readers (tests/unit/test_qa_rules_salt.py fails when a module the rules
+#: import is left out).
 RULE_FILES: tuple[Path, ...] = tuple(
     Path(f)
     for f in (
         __file__,
         qa_facts.__file__,
         qa_numbers.__file__,
+        qa_units.__file__,
         glossary.__file__,
         markdown.__file__,
         catalogs.__file__,

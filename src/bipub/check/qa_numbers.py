@@ -8,9 +8,12 @@ and `1월` both read as month numbers, Korean numbers with units as one number (
 as their magnitude (`10k` = 10,000 = `1만`, `1.5M` = `150만`). A minus sign is part of a number
 (`-3.5%`, `−20°C`; not the hyphen of `3-5`, `2026-12-04`, `GPT-4`: `_signed`), and a number
 with one matches the same number without it only beside a word of decrease ("down 3.5%",
-"3.5% 감소", "영하 20도"). A duration may be said in another unit (`0.5초` = `500 ms`,
-`2분` = `120 seconds`). Spelled-out numbers ("three", "세 배", "tripled") cannot cause a
-finding but can stand for a digit on the other side.
+"3.5% 감소", "영하 20도"). A unit of time or data size after a number is read
+(bipub.check.qa_units): a quantity may be said in another unit (`0.5초` = `500 ms`, `2분` =
+`120 seconds`, `1 GB` = `1,024 MB`), and the same number with another unit of its dimension is a
+changed number (`0.5초` / `0.5 ms`, `10GB` / `10MB`, `80GB` / `80 GiB`; a unit on one side only
+is not). Spelled-out numbers ("three", "세 배", "tripled") cannot cause a finding but can stand
+for a digit on the other side.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from decimal import Decimal
 from functools import lru_cache
 
 from bipub.check.qa_facts import HANGUL, REF, bare_urls, facts
+from bipub.check.qa_units import changed_units, converted, measurable, unit_at
 
 # hyphens, the en dash and minus signs read as `-` (a range, or a sign: `_signed`); the em dash,
 # the horizontal bar and wave dashes only as range separators
@@ -162,25 +166,6 @@ _DECREASE = re.compile(
     r"|인하|손실|적자|영하|마이너스|하향|느려|덜|[↓▼▽△🔻]",  # (△: a negative in Korean accounts)
     re.IGNORECASE,
 )
-# a duration's unit just after its number (`0.5초` = `500 ms`; not `3분의 1`, `3분기`, `10 초과`)
-_DURATION = re.compile(
-    r"\s?(?:(밀리초|마이크로초|나노초|초(?!과)|분(?![의기])|시간)"
-    r"|(ms|msec|milliseconds?|[µμu]s|microseconds?|ns|nanoseconds?|s|secs?|seconds?|mins?"
-    r"|minutes?|h|hrs?|hours?)(?![A-Za-z]))"
-)
-#: A duration unit's seconds: the first whose name the unit starts with.
-_SECONDS = (
-    *(
-        ("밀리", "0.001"),
-        ("마이크로", "0.000001"),
-        ("나노", "1e-9"),
-        ("분", "60"),
-        ("시간", "3600"),
-    ),
-    *(("ms", "0.001"), ("milli", "0.001"), ("µs", "0.000001"), ("μs", "0.000001")),
-    *(("us", "0.000001"), ("micro", "0.000001"), ("ns", "1e-9"), ("nano", "1e-9")),
-    *(("min", "60"), ("h", "3600"), ("s", "1"), ("초", "1")),
-)
 _CLAUSE = re.compile(r"[,;:!?()\[\]|\n]|\.(?!\d)")
 
 
@@ -199,15 +184,10 @@ class Numbers:
     # numbers without a sign beside a word of decrease ("down 3.5%", "3.5% 감소", "영하 20도"):
     # each may stand for the same number with a minus on the other side
     softened: Counter[str] = field(default_factory=Counter)
-    durations: Counter[tuple[str, str]] = field(default_factory=Counter)  # (number, in seconds)
-
-
-def _seconds(token: str, unit: str) -> str | None:
-    """A duration of `token` `unit`s in seconds, or None when `token` is not a plain number."""
-    if not re.fullmatch(r"-?\d+(?:\.\d+)?", token):
-        return None
-    factor = next(f for name, f in _SECONDS if unit.lower().startswith(name))
-    return format((Decimal(token) * Decimal(factor)).normalize(), "f")
+    # numbers with a unit of time or data size (bipub.check.qa_units): (number, unit), and
+    # each as first written (`0.5초`, `10 GB`)
+    measures: Counter[tuple[str, str]] = field(default_factory=Counter)
+    measured: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 def _signed(prose: str, start: int) -> bool:
@@ -344,12 +324,13 @@ def numbers_of(text: str) -> Numbers:
     softened: Counter[str] = Counter(
         t for start, end, t, _ in found if t[0] != "-" and _beside_decrease(prose, start, end)
     )
-    durations: Counter[tuple[str, str]] = Counter()
-    for _, end, t, _ in found:
-        unit = _DURATION.match(prose, end)
-        seconds = _seconds(t, unit.group(1) or unit.group(2)) if unit else None
-        if seconds is not None:
-            durations[t, seconds] += 1
+    measures: Counter[tuple[str, str]] = Counter()
+    measured: dict[tuple[str, str], str] = {}
+    for start, end, t, _ in found:
+        unit = unit_at(prose, start + (t[0] == "-"), end) if measurable(t) else None
+        if unit is not None:
+            measures[t, unit[0]] += 1
+            measured.setdefault((t, unit[0]), " ".join(prose[start : unit[1]].split()))
     words = [w.lower() for w in _ASCII_WORD.findall(prose)]
     vocabulary = set(words)
     if not vocabulary.isdisjoint(_MONTHS):
@@ -365,7 +346,7 @@ def numbers_of(text: str) -> Numbers:
             value = _KO_NATIVE[mm.group(1)]
             optional[value + "×" if mm.group(2) == "배" else value] += 1
     has_one = not vocabulary.isdisjoint(_ONE_WORDS) or any(c in prose for c in "매각한첫")
-    return Numbers(required, optional, has_one, names, spelled, softened, durations)
+    return Numbers(required, optional, has_one, names, spelled, softened, measures, measured)
 
 
 def _bare(token: str) -> str:
@@ -386,20 +367,12 @@ def _absorb(unmatched: Counter[str], other: Numbers) -> Counter[str]:
     return +left
 
 
-def _fmt(c: Counter[str]) -> str:
-    return ", ".join(sorted(c.elements(), key=lambda t: (len(t), t)))
-
-
-def _same_durations(lost: Counter[str], added: Counter[str], s: Numbers, t: Numbers) -> None:
-    """Take out of `lost` and `added` the durations said in two units (0.5초 / 500 ms)."""
-    theirs = Counter(t.durations)
-    for (token, seconds), n in sorted(s.durations.items()):
-        for (other, other_seconds), _ in sorted(theirs.items()):
-            key = (other, other_seconds)
-            while n and theirs[key] and other_seconds == seconds and lost[token] and added[other]:
-                n, theirs[key] = n - 1, theirs[key] - 1
-                lost[token] -= 1
-                added[other] -= 1
+def _fmt(
+    c: Counter[str], units: Counter[tuple[str, str]], written: dict[tuple[str, str], str]
+) -> str:
+    """The numbers of `c`, then each of `units` as `written`."""
+    numbers = sorted(c.elements(), key=lambda t: (len(t), t))
+    return ", ".join([*numbers, *(written[u] for u in sorted(units.elements()))])
 
 
 def check_numbers(source: str, translation: str) -> list[str]:
@@ -412,7 +385,7 @@ def check_numbers(source: str, translation: str) -> list[str]:
         while lost[token] and added[other]:
             lost[token] -= 1
             added[other] -= 1
-    _same_durations(lost, added, s, t)
+    converted(lost, added, s.measures, t.measures)  # (0.5초 / 500 ms, 1 GB / 1,024 MB)
     # -3.5% / "down 3.5%", "3.5% 감소" / -3.5%: a word of decrease beside the number on the
     # side without the sign stands for it
     soft = {"source": Counter(s.softened), "translation": Counter(t.softened)}
@@ -424,13 +397,15 @@ def check_numbers(source: str, translation: str) -> list[str]:
             added[other] -= 1
             soft[unsigned][plain] -= 1
     lost, added = +lost, +added
+    # the same number with another unit (0.5초 / 0.5 ms, 10GB / 10MB, 80GB / 80 GiB)
+    unit_was, unit_now = changed_units(s.measures, t.measures)
     out = []
-    if lost or added:
+    if lost or added or unit_was:
         parts = []
-        if lost:
-            parts.append(f"the source has {_fmt(lost)}")
-        if added:
-            parts.append(f"the translation has {_fmt(added)}")
+        if lost or unit_was:
+            parts.append(f"the source has {_fmt(lost, unit_was, s.measured)}")
+        if added or unit_now:
+            parts.append(f"the translation has {_fmt(added, unit_now, t.measured)}")
         out.append(f"numbers differ: {' but '.join(parts)}")
     # a name with a number put in another's place (one spelled out alone is not said)
     gone, new = s.names - t.names, t.names - s.names
