@@ -383,6 +383,12 @@ def test_prune_moves_the_records_of_a_renamed_post(root: Path, cli: Callable[...
         "posts/cache:body#0: status record for posts/cache:body#0, whose post or page was "
         "renamed: it is posts/kv-cache:body#0's (bipub review prune moves it there)"
     ) in check.stdout
+    status_before = (root / "status/en.yaml").read_bytes()
+    dry = cli("-C", str(root), "review", "prune", "--dry-run")
+    assert dry.exit_code == 0, dry.stderr
+    assert "en: would move posts/cache:title → posts/kv-cache:title (renamed)" in dry.stdout
+    assert "Would prune 0 records, move 3 of renamed posts or pages" in dry.stderr
+    assert (root / "status/en.yaml").read_bytes() == status_before
     result = cli("-C", str(root), "review", "prune")
     assert result.exit_code == 0, result.stderr
     assert "en: moved posts/cache:title → posts/kv-cache:title (renamed)" in result.stdout

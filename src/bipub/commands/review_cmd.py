@@ -369,9 +369,13 @@ def _report_rejected(ui: Ui, decision: Any, written: list[str]) -> None:
 
 @review.command("prune")
 @click.option("--lang", "langs", multiple=True, help="Only this language's status file.")
+@click.option(
+    "--dry-run", is_flag=True, help="Show what would be removed and moved; write nothing."
+)
 @click.pass_obj
-def prune_cmd(ui: Ui, langs: tuple[str, ...]) -> None:
-    """Remove status records whose source unit is gone.
+def prune_cmd(ui: Ui, langs: tuple[str, ...], dry_run: bool) -> None:
+    """Remove status records whose source unit is gone; move those of a renamed post or page
+    to its units' new keys.
 
     Refused, naming the errors, while a content file does not load or pair: its records
     would look orphaned (exit status 1, nothing written)."""
@@ -380,7 +384,7 @@ def prune_cmd(ui: Ui, langs: tuple[str, ...]) -> None:
     analysis = _analyze(ui)
     try:
         changes = rv.prune(analysis, langs)
-        written = rv.write_changes(analysis, changes)
+        written = rv.write_changes(analysis, changes) if not dry_run else []
     except Exception as exc:
         _fail(ui, exc)
     moved = n = 0
@@ -389,15 +393,18 @@ def prune_cmd(ui: Ui, langs: tuple[str, ...]) -> None:
         for key in sorted(k for k, rec in gone.items() if rec is None):
             rec = analysis.status[lang].records[key]
             if id(rec) in renamed:  # (the same record, under its unit's new key)
-                click.echo(f"{lang}: moved {key} → {renamed[id(rec)]} (renamed)")
+                verb = "would move" if dry_run else "moved"
+                click.echo(f"{lang}: {verb} {key} → {renamed[id(rec)]} (renamed)")
                 moved += 1
             else:
-                click.echo(f"{lang}: removed {key}")
+                click.echo(f"{lang}: {'would remove' if dry_run else 'removed'} {key}")
                 n += 1
     ui.info(
-        f"Pruned {n} record{'s' if n != 1 else ''}"
-        + (f", moved {moved} of renamed posts or pages" if moved else "")
+        ("Would prune" if dry_run else "Pruned")
+        + f" {n} record{'s' if n != 1 else ''}"
+        + (f", {'move' if dry_run else 'moved'} {moved} of renamed posts or pages" if moved else "")
         + (f" → {', '.join(written)}" if written else "")
+        + (" (--dry-run: nothing written)" if dry_run else "")
     )
 
 
