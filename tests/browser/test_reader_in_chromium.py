@@ -12,8 +12,11 @@ pytestmark = pytest.mark.browser
 MATH_POST = "/blog/attention-math/"
 
 
-def search(browser: Any, site_url: str, lang: str, query: str) -> list[str]:
-    """Type `query` into the search page of `lang`; the hrefs of the results, best first."""
+def search(
+    browser: Any, site_url: str, lang: str, query: str, excerpts: list[str] | None = None
+) -> list[str]:
+    """Type `query` into the search page of `lang`; the hrefs of the results, best first
+    (their excerpts' texts added to `excerpts`, if given)."""
     page = browser.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -22,10 +25,12 @@ def search(browser: Any, site_url: str, lang: str, query: str) -> list[str]:
     page.locator("#search-q").press("Enter")
     page.wait_for_function("document.querySelector('.search-status').textContent !== ''")
     hrefs = [a.get_attribute("href") for a in page.locator(".search-result__title").all()]
-    excerpts = page.locator(".search-result__excerpt").all_inner_texts()
+    texts = page.locator(".search-result__excerpt").all_inner_texts()
     page.close()
     assert errors == []
-    assert not any("⟦" in text or "⟧" in text for text in excerpts)  # the stems stay hidden
+    assert not any("⟦" in text or "⟧" in text for text in texts)  # the stems stay hidden
+    if excerpts is not None:
+        excerpts.extend(texts)
     return hrefs
 
 
@@ -35,6 +40,16 @@ def test_a_korean_query_with_a_particle_finds_the_word_with_another(
     # the post writes 소프트맥스를/소프트맥스의 and never 소프트맥스가
     hrefs = search(browser, site_url, "ko", "소프트맥스가")
     assert hrefs and hrefs[0] == "/ko" + MATH_POST
+
+
+def test_an_excerpt_shows_no_heading_permalink(browser: Any, site_url: str) -> None:
+    """Each heading's `¶` permalink was indexed as text: the excerpt of a match next to a
+    heading read "… 점수에서 확률로 ¶ 쿼리 행렬 …"."""
+    for lang, query in (("ko", "확률로"), ("en", "drawn")):
+        excerpts: list[str] = []
+        hrefs = search(browser, site_url, lang, query, excerpts)
+        assert hrefs and excerpts
+        assert not any("¶" in text for text in excerpts), excerpts
 
 
 def test_a_korean_dictionary_form_finds_its_conjugated_form(browser: Any, site_url: str) -> None:

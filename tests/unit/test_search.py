@@ -118,7 +118,9 @@ async def _bundle_by_the_python_api(pages: list[tuple[str, str]], lang: str) -> 
             path = site / url.strip("/") / "index.html"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(html, encoding="utf-8")
-        config = IndexConfig(output_path=str(out), force_language=lang, exclude_selectors=[".math"])
+        config = IndexConfig(
+            output_path=str(out), force_language=lang, exclude_selectors=list(search.EXCLUDED)
+        )
         async with PagefindIndex(config) as index:
             await index.add_directory(str(site))
         return {

@@ -34,6 +34,9 @@ if TYPE_CHECKING:
     from kiwipiepy import Kiwi
 
 BUNDLE: Final = "pagefind"  # the index's folder under /<lang>/
+#: What the index leaves out of a page: formulas (render/mathml.py: MathML, whose characters in
+#: a row are no words) and each heading's `¶` permalink (it showed in the results' excerpts).
+EXCLUDED: Final = (".math", ".header-anchor")
 OPEN, CLOSE = "⟦", "⟧"  # around the stems added to the indexing copy (static/search.js)
 # Pagefind's own UIs and the highlighter: bipub's search page does not use them (~400 kB)
 _UNUSED = re.compile(r"^pagefind-(?:component-ui|modular-ui|ui|highlight)\.(?:js|css)$")
@@ -307,13 +310,12 @@ def _pagefind(pages: list[tuple[str, str]], lang: str) -> dict[str, bytes]:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(html, encoding="utf-8")
         site.mkdir(exist_ok=True)
-        # formulas (render/mathml.py) are MathML: their characters in a row are no words.
-        # Run in the empty temporary folder, without PAGEFIND_* variables: the command reads
+        # What is left out: `EXCLUDED`. Run in the empty temporary folder, without PAGEFIND_* variables: the command reads
         # its options from a pagefind.yml/.toml/.json there and from those variables too.
         env = {k: v for k, v in os.environ.items() if not k.startswith("PAGEFIND_")}
         args = ["--site", str(site), "--output-path", str(out), "--force-language", lang]
         proc = subprocess.run(
-            [str(exe), *args, "--exclude-selectors", ".math"],
+            [str(exe), *args, *(a for sel in EXCLUDED for a in ("--exclude-selectors", sel))],
             cwd=tmp,
             env=env,
             capture_output=True,
