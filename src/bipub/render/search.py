@@ -211,7 +211,8 @@ def search_index(
     ordered = sorted(pages, key=lambda page: page.url)
     key = None
     if memo is not None and memo.folder is not None:
-        key = memo.bundle_key(lang, ((p.url, p.html) for p in ordered), _binary_identity())
+        made_by = f"{_binary_identity()} excluding {EXCLUDED}"  # (the command's options too)
+        key = memo.bundle_key(lang, ((p.url, p.html) for p in ordered), made_by)
         kept = memo.bundle(key)
         if kept is not None:
             why = incomplete(kept) or _count_differs(kept, len(ordered))
