@@ -343,6 +343,15 @@ def test_what_drafting_said_stays_with_the_draft_until_it_is_reviewed_or_rejecte
     assert any(m.split(" ", 2)[2] in note.stdout + note.stderr for m in said_before)
 
 
+def _draft_one(cli: Cli, tmp_path: Path, post: str) -> tuple[Path, CliResult]:
+    """A one-post Korean blog with `post` as its text, drafted into English (exit status 0)."""
+    root = write_corpus(tmp_path / "blog", 1)
+    (root / "content/ko/posts/post-000.md").write_text(post, encoding="utf-8")
+    result = cli("-C", str(root), "translate", "--to", "en")
+    assert result.exit_code == 0, result.stderr[-2000:]
+    return root, result
+
+
 def test_a_footnote_defined_in_another_section_is_drafted(
     cli: Cli, fake: FakeDeepL, tmp_path: Path
 ) -> None:
@@ -350,18 +359,15 @@ def test_a_footnote_defined_in_another_section_is_drafted(
     ones; each section is a unit of its own. The reading dialect dropped a definition its own
     unit did not reference, so its prose was never sent: the English post was published with
     the Korean footnote and nothing said so."""
-    root = write_corpus(tmp_path / "blog", 1)
-    post = root / "content/ko/posts/post-000.md"
-    post.write_text(
+    root, _ = _draft_one(
+        cli,
+        tmp_path,
         "---\ntitle: 메모리 예산\ndate: 2025-11-02\n---\n\n"
         "처리량이 떨어졌습니다.[^1] 원인은 설정이었습니다.[^note]\n\n"
         "## 결론\n\n1. 가중치는 정밀도에 비례한다.\n\n"
         "[^1]: vLLM 0.6.3 기준입니다.\n    0.7.0부터는 기본값이 바뀌었습니다.\n\n"
         "[^note]: 둘째 주석입니다.\n",
-        encoding="utf-8",
     )
-    result = cli("-C", str(root), "translate", "--to", "en")
-    assert result.exit_code == 0, result.stderr[-2000:]
     out = (root / "content/en/posts/post-000.md").read_text(encoding="utf-8")
     definitions = [line for line in out.splitlines() if line.startswith("[^")]
     assert [d.split(":")[0] for d in definitions] == ["[^1]", "[^note]"], out
@@ -375,17 +381,14 @@ def test_a_diagram_with_words_is_said_to_be_left_in_korean(
 ) -> None:
     """A ```mermaid block is code to the parser, so it is never sent: its Korean labels were
     published in the English post and nothing said so (an HTML block has a finding)."""
-    root = write_corpus(tmp_path / "blog", 1)
-    post = root / "content/ko/posts/post-000.md"
-    post.write_text(
+    root, result = _draft_one(
+        cli,
+        tmp_path,
         "---\ntitle: 요청 흐름\ndate: 2025-11-05\n---\n\n요청이 들어옵니다.\n\n"
         "```mermaid\nflowchart LR\n  A[요청 도착] --> B{KV 캐시 여유?}\n```\n\n"
         "```mermaid\nflowchart LR\n  A --> B\n```\n\n"
         "```python\nprint('한글 문자열')\n```\n",
-        encoding="utf-8",
     )
-    result = cli("-C", str(root), "translate", "--to", "en")
-    assert result.exit_code == 0, result.stderr[-2000:]
     said = findings(result.stderr).get("posts/post-000:body#0", [])
     assert said == [
         (
