@@ -169,7 +169,8 @@ case "$mode" in
     echo
     echo "Demo built into site/ (Korean: site/ko/, English: site/en/, CV PDFs: site/pdf/, JSON API: site/api/, site/llms.txt)."
     echo "Preview it with:  .venv/bin/bipub serve   →  http://127.0.0.1:8000/  (live reload)"
-    echo "or serve site/ from any static web server (links are root-relative, like on the real host)."
+    echo "or serve site/ by its path from any static web server (python3 -m http.server -d site;"
+    echo "links are root-relative, like on the real host; each build swaps site/ whole)."
     ;;
   test)
     .venv/bin/ruff check .
