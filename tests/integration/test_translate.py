@@ -768,3 +768,34 @@ def test_a_new_part_takes_the_name_its_series_has(
     build = cli("-C", str(root), "build", "--lang", "en", "--only", "html")
     assert build.exit_code == 0, build.stderr
     assert "series-names" not in build.stderr
+
+
+def test_a_section_inserted_in_the_source_keeps_the_reviewed_wording_of_those_after(
+    make_project: Callable[[str], Path], cli: Cli, fake: FakeDeepL
+) -> None:
+    """Sections pair by position: a section inserted in a Korean post moved every later one to
+    the next key, whose recorded source was another section's. Each was sent to DeepL again,
+    and adopting those drafts replaced the reviewer's wording with DeepL's. Only the new
+    section is sent now; the moved ones are drafted with the reviewed text they had."""
+    root = make_project("demo")
+    ko_path = root / "content/ko/posts/speculative-decoding.md"
+    en_path = root / "content/en/posts/speculative-decoding.md"
+    ko, en_before = ko_path.read_text(encoding="utf-8"), en_path.read_text(encoding="utf-8")
+    old_en = sections(en_before)
+    second = ko.index("\n## ", ko.index("\n## ") + 1)
+    ko_path.write_text(ko[:second] + "\n## 새로 넣은 절\n\n새 절입니다.\n" + ko[second:], "utf-8")
+    assert len(sections(ko_path.read_text(encoding="utf-8"))) == len(old_en) + 1
+
+    result = translate(cli, root, "--to", "en", "--only", "posts/speculative-decoding")
+    assert result.exit_code == 0, result.stderr
+    sent = [t for request in fake.translate_requests for t in request.texts]
+    assert all("새" in t for t in sent) and len(sent) == 2, sent  # the heading, the paragraph
+    records = status(root, "en")
+    new = records["posts/speculative-decoding:body#2"]
+    assert new.draft is not None and "새" not in new.draft  # the new section, drafted
+    for i in range(3, len(old_en)):  # each moved section: its reviewed text, waiting beside
+        rec = records[f"posts/speculative-decoding:body#{i}"]
+        assert rec.state == "reviewed" and rec.draft == old_en[i - 1], i
+    # the last section (a key the translation did not have) is written with its reviewed text
+    en_after = sections(en_path.read_text(encoding="utf-8"))
+    assert en_after[: len(old_en)] == old_en and en_after[-1] == old_en[-1]

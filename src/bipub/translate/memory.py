@@ -1,5 +1,13 @@
 """What a translation already has that a draft takes instead of asking the engine.
 
+A section moved within a post keeps its translation (`document_pools`, `from_document`): a
+post's sections pair by position, so a section inserted in the source moves every later one to
+the next key (`body#2` → `body#3`), whose recorded source is then another section's: each would
+be drafted again by the engine, and adopting those drafts replaced a reviewer's wording with
+DeepL's. Each segment still to translate is looked up, by its source text, among the segments
+the document's units were translated from (their records' `source`) and taken with the present
+translation of that segment.
+
 A new part of a translated series is drafted with the name its other parts have in the target
 language (`series_names`): sent to DeepL on its own it would come back worded otherwise, and
 the series' page shows one name (pair/taxonomy.py: `series-names`). The job is marked
@@ -13,6 +21,12 @@ from collections.abc import Sequence
 from bipub.pair.status import StatusRecord
 from bipub.pair.units import Unit, nfc, text_hash
 from bipub.translate.segments import Layout, layout
+
+#: Status option of a unit whose source text stands in a new translation file because DeepL
+#: gave it no translation (the next run drafts it again; translate/plan.py).
+UNTRANSLATED = "untranslated"
+#: A document's segment memory: (segment kind, source text) → its present translation.
+Pool = dict[tuple[str, str], str]
 
 
 def series_names(
@@ -43,3 +57,45 @@ def series_kept(lay: Layout, name: str, keep: Sequence[str]) -> tuple[str | None
     if len(lay.segments) != 1 or len(known) != 1:
         return ()
     return (known[0].body,)
+
+
+def document_pools(
+    candidates: Sequence[Unit], records: dict[str, StatusRecord], keep: Sequence[str]
+) -> dict[str, Pool]:
+    """Each post's or page's segment memory (`posts/x` → `Pool`): from every unit with a
+    present translation whose segments have the shape of the source its record says it was
+    translated from (the module's text)."""
+    pools: dict[str, Pool] = {}
+    for unit in candidates:
+        key = nfc(unit.key)
+        if key.startswith(("ui:", "cv:")) or unit.translation is None:
+            continue
+        rec = records.get(key)
+        if rec is None or not rec.source or text_hash(rec.source) != rec.source_hash:
+            continue
+        if rec.options and UNTRANSLATED in rec.options:
+            continue  # (the source standing in for a translation)
+        title = key.endswith(":title")
+        old = layout(rec.source, keep, title=title).segments
+        now = layout(unit.translation, keep, title=title).segments
+        if [s.kind for s in old] != [s.kind for s in now]:
+            continue
+        pool = pools.setdefault(key.rsplit(":", 1)[0], {})
+        for o, t in zip(old, now, strict=True):
+            if o.needs_request:
+                pool.setdefault((o.kind, o.body), t.body)
+    return pools
+
+
+def from_document(
+    lay: Layout, kept: tuple[str | None, ...], pool: Pool | None
+) -> tuple[str | None, ...]:
+    """`kept` (per segment, the unit's own kept translation, or ()) with each segment still to
+    translate taken from its document's `pool` where that holds its source text."""
+    if not pool:
+        return kept
+    out: list[str | None] = list(kept) if kept else [None] * len(lay.segments)
+    for seg in lay.segments:
+        if seg.index < len(out) and out[seg.index] is None and seg.needs_request:
+            out[seg.index] = pool.get((seg.kind, seg.body))
+    return tuple(out) if any(k is not None for k in out) else kept

@@ -43,15 +43,18 @@ from bipub.translate.deepl_client import (
     fits,
     sent_formality,
 )
-from bipub.translate.memory import series_kept, series_names
+from bipub.translate.memory import (
+    UNTRANSLATED,
+    document_pools,
+    from_document,
+    series_kept,
+    series_names,
+)
 from bipub.translate.segments import Layout, Segment, layout, ui_layout
 
 ENGINE = "deepl"
 Mode = Literal["fill", "replace", "beside"]
 UI_SOURCE_LANG = "en"  # msgids are English (bipub.check.parity.UI_SOURCE_LANG)
-#: Status option of a unit whose source text stands in a new translation file because DeepL
-#: gave it no translation (the next run drafts it again).
-UNTRANSLATED = "untranslated"
 #: At most this much neighbouring text goes in DeepL's `context` (free, but in the request body).
 CONTEXT_CHARS = 2000
 
@@ -337,6 +340,7 @@ def make_plan(root: Path, target: str, only: Sequence[str] = ()) -> Plan:
 
     candidates = [u for u in site.units if u.target_lang == target and u.source_lang != target]
     named = series_names(candidates, view.records)
+    pools = document_pools(candidates, view.records, keep)
     # a document missing in the target is drafted whole: --only naming any unit of it is enough
     missing_docs = {f"{kind}/{key}" for (kind, key), (_, tgt) in docs.items() if tgt is None}
     wanted_docs = {
@@ -360,6 +364,7 @@ def make_plan(root: Path, target: str, only: Sequence[str] = ()) -> Plan:
             plan.groups[group] = _group(group, content, docs, config, target)
         lay = layout(unit.source, keep, title=key.endswith(":title"))
         kept = _kept(lay, unit, record, keep) if mode != "fill" else ()
+        kept = from_document(lay, kept, pools.get(key.rsplit(":", 1)[0]))  # (moved sections)
         known = named.get(nfc(unit.source)) if key.endswith(":series") else None
         kept_name = series_kept(lay, known[0], keep) if known is not None else ()
         if known is not None and kept_name:

@@ -34,8 +34,9 @@ from bipub.render.catalogs import read_catalog
 from bipub.translate import markdown_xml as mx
 from bipub.translate.cv_tree import apply_cv_drafts
 from bipub.translate.files import interrupts_deferred
+from bipub.translate.memory import UNTRANSLATED
 from bipub.translate.outcome import NotWritten, Problem, Result
-from bipub.translate.plan import ENGINE, UNTRANSLATED, Group, Job, Plan, Spec
+from bipub.translate.plan import ENGINE, Group, Job, Plan, Spec
 from bipub.translate.segments import structure, with_titles
 from bipub.translate.yaml_patch import PatchError, dump_yaml, patch_yaml, quote
 from bipub.user_files import write_atomic
