@@ -85,6 +85,7 @@ _TABLE: tuple[tuple[str, Default, str, str], ...] = (
     # --- rendering
     ("template", E, "render", "A Jinja2 template has a syntax error, is missing, or failed while rendering."),
     ("code-language", W, "render", "A code block names a language Pygments does not know; it is shown unhighlighted."),
+    ("html-text", W, "render", "With raw HTML off (outputs.raw_html: false), a body shows an HTML tag as text (`<details>`, a `<br>` in a table cell): write it in Markdown, put it in code, or turn raw HTML on."),
     ("emphasis-text", W, "render", "A body shows `**` or `~~` as text: emphasis that does not open or close (a space just inside its markers, or punctuation just inside them with a letter just outside, as in `**'인용'**를`: write `'**인용**'를`)."),
     ("footnote-unused", W, "render", "A footnote definition ([^x]: …) that no [^x] in the text references: it is not shown on the page nor sent for translation."),
     ("search-index", E, "render", "Pagefind returned an incomplete search index (a missing or empty file) three times in a row; nothing is published. Build again; if it persists, report it with `bipub -v build`."),

@@ -36,6 +36,7 @@ from bipub.render.diagrams import Diagrams
 from bipub.render.markdown_code import FENCES, UNKNOWN, Fences, fence, is_diagram
 from bipub.render.markdown_findings import (
     DroppedLink,
+    html_as_text,
     locate,
     math_errors,
     render_findings,
@@ -97,6 +98,7 @@ class RenderedMarkdown:
     diagram_errors: tuple[tuple[int | None, str], ...] = ()  # (line of the fence, why): issue 19
     unused_footnotes: tuple[tuple[int | None, str], ...] = ()  # (line, label): never referenced
     stray_emphasis: tuple[tuple[int | None, str], ...] = ()  # (line, run): `**` shown as text
+    html_text: tuple[tuple[int | None, str], ...] = ()  # (line, text): a tag shown as text
 
 
 # Per render call: the refused URLs and the source line of the inline being parsed.
@@ -339,6 +341,7 @@ def _render_body(
         tuple(env.get("diagram_errors", ())),
         unused_footnotes(env, source),
         stray_emphasis(tokens) if "**" in source or "__" in source or "~~" in source else (),
+        html_as_text(tokens) if "<" in source and not md.options.get("html") else (),
     )
     return rendered, sections
 

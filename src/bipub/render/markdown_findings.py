@@ -1,6 +1,6 @@
 """What rendering a body finds wrong, with its line in the body (render/markdown.py reports them
 as warnings and errors: MarkdownCache): refused link targets, formulas that cannot be typeset,
-footnotes never referenced."""
+footnotes never referenced, emphasis markers and HTML tags shown as text."""
 
 from __future__ import annotations
 
@@ -92,6 +92,45 @@ def stray_emphasis(tokens: list[Token]) -> tuple[tuple[int | None, str], ...]:
     return tuple(found.items())
 
 
+#: HTML elements an author writes in Markdown (CommonMark's block-level tags, and the inline
+#: ones of prose and tables: `<br>`, `<kbd>`, `<sup>` …): with raw HTML off, shown as text.
+HTML_ELEMENTS = frozenset(
+    re.findall(
+        r"\w+",
+        "address article aside blockquote body caption center col colgroup dd details dialog "
+        "div dl dt fieldset figcaption figure footer form h1 h2 h3 h4 h5 h6 header hr html "
+        "iframe legend li main nav ol p pre section summary table tbody td tfoot th thead tr "
+        "ul a abbr b bdi bdo br cite code del dfn em i img ins kbd mark q s samp small span "
+        "strong sub sup u var video audio source picture wbr script style",
+    )
+)
+_TAG = re.compile(r"</?([A-Za-z][A-Za-z0-9]*)(?:\s[^<>]*)?/?>")
+
+
+def html_as_text(tokens: list[Token]) -> tuple[tuple[int | None, str], ...]:
+    """With raw HTML off (`outputs.raw_html: false`), the first HTML tag each paragraph, heading
+    or table cell shows as text (`<details>`, a `<br>` in a cell), at its line: an author who
+    wrote HTML saw it shown as written, and nothing said so. Only the tags of `HTML_ELEMENTS`,
+    outside code (`a <T> parameter` is text)."""
+    found: dict[int | None, str] = {}
+    for tok in tokens:
+        if tok.type != "inline" or not tok.children or "<" not in tok.content:
+            continue
+        row = tok.map[0] + 1 if tok.map else None
+        for child in tok.children:
+            if child.type in ("softbreak", "hardbreak"):
+                row = row + 1 if row is not None else None
+            elif child.type == "text" and "<" in child.content:
+                tag = next(
+                    (m[0] for m in _TAG.finditer(child.content) if m[1].lower() in HTML_ELEMENTS),
+                    None,
+                )
+                if tag is not None:
+                    found.setdefault(row, tag[:40])
+                    break
+    return tuple(found.items())
+
+
 def _canonical(text: str) -> str:
     """Entities and %-escapes decoded, controls and spaces removed, lower case: for matching."""
     return _CTRL.sub("", unquote(unescape(text))).lower()
@@ -134,6 +173,8 @@ class Findings(Protocol):
     def unused_footnotes(self) -> tuple[tuple[int | None, str], ...]: ...
     @property
     def stray_emphasis(self) -> tuple[tuple[int | None, str], ...]: ...
+    @property
+    def html_text(self) -> tuple[tuple[int | None, str], ...]: ...
 
 
 def render_findings(rel: str, hit: Findings, first_line: int) -> tuple[Diagnostic, ...]:
@@ -186,6 +227,18 @@ def render_findings(rel: str, hit: Findings, first_line: int) -> tuple[Diagnosti
             Severity.WARNING,
         )
         for line, snippet in hit.stray_emphasis
+    ]
+    found += [
+        Diagnostic(
+            rel,
+            first_line + line - 1 if line else None,
+            "html-text",
+            f"{snippet!r} is shown as text: raw HTML is off (bipub.yaml "
+            "outputs.raw_html: false); write it in Markdown, put it in `code`, or turn raw HTML "
+            "on (not sanitised: docs/security.md)",
+            Severity.WARNING,
+        )
+        for line, snippet in hit.html_text
     ]
     for line, message in hit.diagram_errors:
         at = first_line + line - 1 if line else None
