@@ -707,3 +707,17 @@ def dated_project(tmp_path: Path, n: int) -> tuple[Path, Path]:
         )
         (posts / f"more-{i:02d}.md").write_text(text, encoding="utf-8")
     return project, posts
+
+
+def body_warnings(body: str, code: str, rel: str = "content/ko/posts/p.md") -> list[Any]:
+    """The diagnostics of `code` that rendering `body` (a post's body starting at line 6 of
+    `rel`) gives, as the build reports them (MarkdownCache, at the file's lines)."""
+    from types import SimpleNamespace
+
+    from bipub.diagnostics import Collector
+    from bipub.render.markdown import MarkdownCache
+
+    doc = SimpleNamespace(rel=rel, digest="", body=body, body_line=6, sections=())
+    collector = Collector()
+    MarkdownCache(False, collector)(doc)  # type: ignore[arg-type] - the fields it reads
+    return [d for d in collector.items if d.code == code]

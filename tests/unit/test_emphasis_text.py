@@ -4,12 +4,10 @@ The build says so at the line (`emphasis-text`) instead of publishing the stars 
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import pytest
 
-from bipub.diagnostics import Collector
-from bipub.render.markdown import MarkdownCache, render_markdown
+from bipub.render.markdown import render_markdown
+from tests.conftest import body_warnings
 
 
 @pytest.mark.parametrize(
@@ -33,13 +31,7 @@ def test_stars_shown_as_text_are_found_at_their_line(body: str, lines: tuple[int
 
 
 def test_the_build_warns_at_the_file_line() -> None:
-    body = "Body.\n\n첫 문단 **'인용'**를 보자.\n"
-    doc = SimpleNamespace(
-        rel="content/ko/posts/p.md", digest="", body=body, body_line=6, sections=()
-    )
-    collector = Collector()
-    MarkdownCache(False, collector)(doc)  # type: ignore[arg-type] - the fields it reads
-    found = [d for d in collector.items if d.code == "emphasis-text"]
+    found = body_warnings("Body.\n\n첫 문단 **'인용'**를 보자.\n", "emphasis-text")
     assert len(found) == 1
     assert (found[0].file, found[0].line) == ("content/ko/posts/p.md", 8)
     assert "**'인용'**를" in found[0].message and found[0].severity.value == "warning"

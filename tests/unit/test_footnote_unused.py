@@ -3,10 +3,8 @@ says so at its line (`footnote-unused`), instead of losing it silently."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
-from bipub.diagnostics import Collector
-from bipub.render.markdown import MarkdownCache, render_markdown
+from bipub.render.markdown import render_markdown
+from tests.conftest import body_warnings
 
 
 def test_an_unreferenced_definition_is_named_with_its_line() -> None:
@@ -18,13 +16,9 @@ def test_an_unreferenced_definition_is_named_with_its_line() -> None:
 
 
 def test_the_build_warns_at_the_file_line() -> None:
-    body = "Body.\n\n[^gone]: lost note\n"
-    doc = SimpleNamespace(
-        rel="content/en/posts/p.md", digest="", body=body, body_line=6, sections=()
+    found = body_warnings(
+        "Body.\n\n[^gone]: lost note\n", "footnote-unused", "content/en/posts/p.md"
     )
-    collector = Collector()
-    MarkdownCache(False, collector)(doc)  # type: ignore[arg-type] - the fields it reads
-    found = [d for d in collector.items if d.code == "footnote-unused"]
     assert len(found) == 1
     assert (found[0].file, found[0].line) == ("content/en/posts/p.md", 8)
     assert "[^gone]" in found[0].message and found[0].severity.value == "warning"

@@ -4,12 +4,10 @@ nothing said so. The build says so at the line (`html-text`)."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import pytest
 
-from bipub.diagnostics import Collector
-from bipub.render.markdown import MarkdownCache, render_markdown
+from bipub.render.markdown import render_markdown
+from tests.conftest import body_warnings
 
 
 @pytest.mark.parametrize(
@@ -38,13 +36,9 @@ def test_nothing_is_said_with_raw_html_on() -> None:
 
 
 def test_the_build_warns_at_the_file_line() -> None:
-    body = "Body.\n\n<details>\n<summary>더 보기</summary>\n</details>\n"
-    doc = SimpleNamespace(
-        rel="content/ko/posts/p.md", digest="", body=body, body_line=6, sections=()
+    found = body_warnings(
+        "Body.\n\n<details>\n<summary>더 보기</summary>\n</details>\n", "html-text"
     )
-    collector = Collector()
-    MarkdownCache(False, collector)(doc)  # type: ignore[arg-type] - the fields it reads
-    found = [d for d in collector.items if d.code == "html-text"]
     assert [(d.file, d.line) for d in found] == [("content/ko/posts/p.md", 8)]
     assert "'<details>' is shown as text" in found[0].message
     assert found[0].severity.value == "warning"
