@@ -717,7 +717,8 @@ def body_warnings(body: str, code: str, rel: str = "content/ko/posts/p.md") -> l
     from bipub.diagnostics import Collector
     from bipub.render.markdown import MarkdownCache
 
-    doc = SimpleNamespace(rel=rel, digest="", body=body, body_line=6, sections=())
+    lang = rel.split("/")[1]  # (content/<lang>/…)
+    doc = SimpleNamespace(rel=rel, lang=lang, digest="", body=body, body_line=6, sections=())
     collector = Collector()
     MarkdownCache(False, collector)(doc)  # type: ignore[arg-type] - the fields it reads
     return [d for d in collector.items if d.code == code]

@@ -87,6 +87,7 @@ _TABLE: tuple[tuple[str, Default, str, str], ...] = (
     ("code-language", W, "render", "A code block names a language Pygments does not know; it is shown unhighlighted."),
     ("html-text", W, "render", "With raw HTML off (outputs.raw_html: false), a body shows an HTML tag as text (`<details>`, a `<br>` in a table cell): write it in Markdown, put it in code, or turn raw HTML on."),
     ("emphasis-text", W, "render", "A body shows `**` or `~~` as text: emphasis that does not open or close (a space just inside its markers, or punctuation just inside them with a letter just outside, as in `**'인용'**를`: write `'**인용**'를`)."),
+    ("alert-unknown", W, "render", "A quote starts with a line written as a GitHub alert marker that names no alert kind (`> [!NOTICE]`, `> [!WARN]`): it is shown as text in a quote, as GitHub shows it. The kinds: NOTE, TIP, IMPORTANT, WARNING, CAUTION."),
     ("footnote-unused", W, "render", "A footnote definition ([^x]: …) that no [^x] in the text references: it is not shown on the page nor sent for translation."),
     ("search-index", E, "render", "Pagefind returned an incomplete search index (a missing or empty file) three times in a row; nothing is published. Build again; if it persists, report it with `bipub -v build`."),
     ("search-record", W, "render", "The search index's record (.bipub-cache/search-<hash>.pickle) could not be saved (disk full, no permission): the site is complete, but the next build makes every search shard again. Free space or fix .bipub-cache/'s permissions."),

@@ -244,6 +244,7 @@ def _doc(body: str, body_line: int) -> Any:
     """A stand-in with the fields MarkdownCache reads (digest "": not kept between builds)."""
     return SimpleNamespace(
         rel="content/ko/posts/x.md",
+        lang="ko",
         digest="",
         body=body,
         body_line=body_line,
@@ -305,6 +306,7 @@ def test_a_body_kept_from_an_earlier_build_is_not_reused_once_the_diagram_fonts_
 
     doc: Any = SimpleNamespace(  # the fields MarkdownCache reads
         rel="content/ko/posts/x.md",
+        lang="ko",
         digest="d1",
         body=f"```mermaid\n{GOOD}```\n",
         body_line=5,

@@ -14,7 +14,7 @@ compares:
   a ```mermaid diagram's labels may differ (they are translated), its structure may not.
 - refs: `#1234` and `owner/repo#1234` references.
 - markup: heading levels in order, number of list items, task list items ticked or not in
-  order (`- [x]`, `- [ ]`), table shapes, number of images.
+  order (`- [x]`, `- [ ]`), table shapes, number of images, alert kinds in order (`> [!NOTE]`).
 - placeholders (UI strings): gettext `%(name)s` / `{name}` sets, and no new HTML tags.
 - glossary: a glossary term in the source has one of its renderings in the translation.
 - prefix: a bracketed title prefix such as `[vLLM]` is kept.
@@ -211,6 +211,13 @@ def check_markup(source: str, translation: str) -> list[str]:
         )
     if s.images != t.images:
         problems.append(f"{s.images} image(s) in the source, {t.images} here")
+    if s.alerts != t.alerts:
+        problems.append(
+            "alerts differ: source "
+            + (" ".join(f"[!{kind}]" for kind in s.alerts) or "none")
+            + ", translation "
+            + (" ".join(f"[!{kind}]" for kind in t.alerts) or "none")
+        )
     if t.stray > s.stray:  # (a space inside the markers, or punctuation at their edge)
         problems.append(
             "`**` or `~~` shown as text: emphasis that does not open or close here "

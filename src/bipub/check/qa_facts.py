@@ -4,8 +4,8 @@ Markdown is read with markdown-it-py tokens (the same CommonMark + tables + foot
 the renderer), so code, links and text are told apart by the parser, not by regular expressions
 over raw text. `facts` splits a text into its prose (outside code, HTML and link targets), its
 code spans and blocks, its link targets (with autolinks and bare URLs) and its skeleton
-(headings, list items, task list markers, tables, images). A task list item's `[x]`/`[ ]` is
-markup (bipub.text.markdown `task_marker`), not prose.
+(headings, list items, task list markers, tables, images, alerts). A task list item's `[x]`/`[ ]`
+is markup (bipub.text.markdown `task_marker`), not prose; so is an alert's title (`alert_title`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from bipub.text.markdown import SHOWN_MARKERS, parser, task_marker, ticked
+from bipub.text.markdown import SHOWN_MARKERS, alert_title, parser, task_marker, ticked
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -34,6 +34,7 @@ class Skeleton:
     images: int = 0
     tasks: str = ""  # each task list item's marker, in order: "x" done, " " to do
     stray: int = 0  # runs of `**`, `~~` shown as text (emphasis that did not parse)
+    alerts: tuple[str, ...] = ()  # each alert's kind, in order (`> [!NOTE]`: "NOTE")
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,7 @@ def facts(text: str) -> Facts:
     in_table = False
     stray = 0
     paragraphs: list[str] = []
+    alerts: list[str] = []
 
     def inline(children: Iterable[Token]) -> None:
         nonlocal images, stray
@@ -114,6 +116,8 @@ def facts(text: str) -> Facts:
             headings.append(int(tok.tag[1:]))
         elif t == "list_item_open":
             list_items += 1
+        elif t == "alert_open":
+            alerts.append(tok.info)
         elif t == "table_open":
             in_table, rows, cols = True, 0, 0
         elif t == "tr_open" and in_table:
@@ -123,7 +127,7 @@ def facts(text: str) -> Facts:
         elif t == "table_close":
             tables.append((rows, cols))
             in_table = False
-        elif t == "inline":
+        elif t == "inline" and not alert_title(tokens, i):
             children = tok.children or []
             task = task_marker(tokens, i)
             if task is not None:
@@ -134,7 +138,9 @@ def facts(text: str) -> Facts:
                 paragraphs.append(tok.content.strip())
             inline(children)
             prose.append("\n")
-    skeleton = Skeleton(tuple(headings), list_items, tuple(tables), images, "".join(tasks), stray)
+    skeleton = Skeleton(
+        tuple(headings), list_items, tuple(tables), images, "".join(tasks), stray, tuple(alerts)
+    )
     return Facts(
         "".join(prose), tuple(spans), tuple(blocks), tuple(links), skeleton, tuple(paragraphs)
     )

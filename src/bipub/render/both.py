@@ -237,7 +237,7 @@ class SectionCache:
         if hit is None:
             starts = tuple(sec.line - doc.body_line for sec in doc.sections)
             hit = self._cache[key] = render_sections(
-                doc.body, starts, raw_html=self.raw_html, id_prefix=doc.lang
+                doc.body, starts, raw_html=self.raw_html, id_prefix=doc.lang, lang=doc.lang
             )
         return hit
 
@@ -311,13 +311,15 @@ def render_sections(
     images: Mapping[str, LocalImage] | None = None,
     prefix: str = "",
     diagrams: Diagrams | None = None,
+    lang: str = "en",
 ) -> tuple[tuple[str, ...], str]:
     """A body rendered as `render_markdown` renders it, cut into the parts that begin at the
     0-based lines `starts` of `source` (load/sections.py: where each section begins), and its
     footnotes apart (markdown.py render_body). One parse: footnote numbers, reference links and
     heading ids are those of the whole body. `id_prefix` goes before every id the body makes
     (headings, footnotes), so two bodies can share a page. `images`, `prefix` and `diagrams` as
-    for `render_markdown` (the same figures as the post's own page)."""
+    for `render_markdown` (the same figures as the post's own page), `lang` (the body's: its
+    alerts' titles)."""
     _, sections = render_body(
         source,
         starts,
@@ -326,5 +328,6 @@ def render_sections(
         images=images,
         prefix=prefix,
         diagrams=diagrams,
+        lang=lang,
     )
     return sections.prefixed(id_prefix)

@@ -19,7 +19,6 @@ from html import escape
 from itertools import chain, compress, repeat
 from operator import is_, is_not
 from typing import TYPE_CHECKING, Any, Final
-from urllib.parse import quote
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
@@ -33,6 +32,7 @@ from bipub.diagnostics import Collector, Diagnostic
 from bipub.pair.images import Images, LocalImage
 from bipub.render import mathml, upstream
 from bipub.render.diagrams import Diagrams
+from bipub.render.markdown_alerts import alert_titles, render_alert_open, unknown_alerts
 from bipub.render.markdown_code import FENCES, UNKNOWN, Fences, fence, is_diagram
 from bipub.render.markdown_findings import (
     DroppedLink,
@@ -43,6 +43,7 @@ from bipub.render.markdown_findings import (
     stray_emphasis,
     unused_footnotes,
 )
+from bipub.render.markdown_images import mark_images, render_image
 from bipub.render.markdown_sections import (
     HEADING_PREFIX,
     MARK,
@@ -99,6 +100,7 @@ class RenderedMarkdown:
     unused_footnotes: tuple[tuple[int | None, str], ...] = ()  # (line, label): never referenced
     stray_emphasis: tuple[tuple[int | None, str], ...] = ()  # (line, run): `**` shown as text
     html_text: tuple[tuple[int | None, str], ...] = ()  # (line, text): a tag shown as text
+    unknown_alerts: tuple[tuple[int | None, str], ...] = ()  # (line, marker): `> [!NOTICE]`
 
 
 # Per render call: the refused URLs and the source line of the inline being parsed.
@@ -166,6 +168,7 @@ def _stock_parser(raw_html: bool) -> MarkdownIt:
     """bipub's Markdown dialect on a plain MarkdownIt (tests compare `_parser` with it)."""
     md = MarkdownIt("commonmark", {"html": raw_html, "typographer": False})
     md.enable(["table", "strikethrough"])
+    md.options["alerts"] = True  # `> [!NOTE]`: titled in the body's language (markdown_alerts)
     md.use(footnote_plugin)
     # $…$ and $$…$$ (also inside a paragraph), typeset to MathML (mathml.py); "$5" stays text
     md.use(
@@ -177,8 +180,10 @@ def _stock_parser(raw_html: bool) -> MarkdownIt:
     md.validateLink = _validate_link  # type: ignore[method-assign]
     md.core.ruler.at("inline", _inline_with_lines)
     md.core.ruler.after("inline", "task_lists", task_lists)  # session 29: `- [x] done`
-    md.add_render_rule("image", _render_image)  # issue 19: <picture> around a local image
+    md.add_render_rule("image", render_image)  # issue 19: <picture> around a local image
     md.add_render_rule("fence", fence)  # ```mermaid: a diagram (render/diagrams.py)
+    md.core.ruler.after("inline", "alert_titles", alert_titles)
+    md.add_render_rule("alert_open", render_alert_open)
     return md
 
 
@@ -220,6 +225,7 @@ def render_markdown(
     images: Mapping[str, LocalImage] | None = None,
     prefix: str = "",
     diagrams: Diagrams | None = None,
+    lang: str = "en",
 ) -> RenderedMarkdown:
     """`blocks`: highlighted code blocks from earlier (and for later) renders; Pygments output depends
     on nothing but the language name and the code (`bipub serve` keeps them between updates, so
@@ -227,10 +233,10 @@ def render_markdown(
     paths on or off (tests; default: on verified upstream versions only). `images`: the body's
     local images by their `src` (pair/images.py), `prefix`: the site's base path (variants'
     hrefs). `diagrams`: where ```mermaid fences get their SVG (render/diagrams.py; None: drawn
-    on demand, not cached)."""
+    on demand, not cached). `lang`: the body's language (its alerts' titles: markdown_alerts)."""
     md = _parser(raw_html, FAST_MARKDOWN if fast is None else fast)
     fast_highlight = FAST_HIGHLIGHT if fast is None else fast
-    return _render(md, source, blocks, fast_highlight, images or {}, prefix, diagrams)
+    return _render(md, source, blocks, fast_highlight, images or {}, prefix, diagrams, lang)
 
 
 def render_body(
@@ -243,6 +249,7 @@ def render_body(
     prefix: str = "",
     diagrams: Diagrams | None = None,
     fences: Fences | None = None,
+    lang: str = "en",
 ) -> tuple[RenderedMarkdown, Sections]:
     """`render_markdown`, and the same render cut into the parts that begin at the 0-based
     lines `starts` of `source` (load/sections.py: where each section begins; the side-by-side
@@ -259,6 +266,7 @@ def render_body(
         diagrams,
         starts,
         fences if FAST_MARKDOWN else None,
+        lang,
     )
     assert sections is not None  # (asked for: starts)
     return rendered, sections
@@ -272,8 +280,11 @@ def _render(
     images: Mapping[str, LocalImage] | None = None,
     prefix: str = "",
     diagrams: Diagrams | None = None,
+    lang: str = "en",
 ) -> RenderedMarkdown:
-    return _render_body(md, source, blocks, fast_highlight, images, prefix, diagrams)[0]
+    return _render_body(
+        md, source, blocks, fast_highlight, images, prefix, diagrams, None, None, lang
+    )[0]
 
 
 def _render_body(
@@ -286,18 +297,19 @@ def _render_body(
     diagrams: Diagrams | None = None,
     starts: tuple[int, ...] | None = None,
     fences: Fences | None = None,
+    lang: str = "en",
 ) -> tuple[RenderedMarkdown, Sections | None]:
     unknown: list[str] = []
-    env: dict[str, Any] = {}
+    env: dict[str, Any] = {"lang": lang}
     dropped: list[tuple[str, int | None]] = []
     reset = _DROPPED.set(dropped)
     try:
         tokens = md.parse(source, env)
     finally:
         _DROPPED.reset(reset)
-    found = outline(tokens, source) if starts is not None else None  # (before _mark_images)
+    found = outline(tokens, source) if starts is not None else None  # (before mark_images)
     _mark_code_blocks(tokens)
-    _mark_images(tokens, images or {}, prefix)
+    mark_images(tokens, images or {}, prefix)
     headings: list[Heading] = []
     text_parts: list[str] = []
     opened: Token | None = None  # a heading_open: the next token (its inline) is its text
@@ -342,6 +354,7 @@ def _render_body(
         unused_footnotes(env, source),
         stray_emphasis(tokens) if "**" in source or "__" in source or "~~" in source else (),
         html_as_text(tokens) if "<" in source and not md.options.get("html") else (),
+        tuple(unknown_alerts(tokens)) if "[!" in source else (),
     )
     return rendered, sections
 
@@ -382,57 +395,6 @@ def _mark_code_blocks(tokens: list[Token]) -> None:
             tok.attrSet("class", "highlight")
             if lang:
                 tok.attrSet("data-lang", escape(lang))
-
-
-def _mark_images(tokens: list[Token], images: Mapping[str, LocalImage], prefix: str) -> None:
-    """Issue 19: a local image gets its width and height (no layout shift), `decoding="async"`,
-    `loading="lazy"` unless it is the body's first image (likely in view), and its variants
-    (rendered as <picture> sources by `_render_image`), and its `src` is its site path. Remote
-    images are left as written."""
-    first = True
-    for tok in tokens:
-        if tok.type != "inline" or not tok.children:
-            continue
-        for child in tok.children:
-            if child.type != "image":
-                continue
-            image = images.get(str(child.attrGet("src") or ""))
-            lazy = not first
-            first = False
-            if image is None:
-                continue
-            # the file's site path, not the path as written: the body is also shown on pages at
-            # other URLs (another language's page while it is untranslated, the side-by-side
-            # view, feeds), where a relative path would name a file that is not there
-            child.attrSet("src", prefix + quote(image.site_path, safe="/:@!$&'()*+,;=~-._"))
-            info = image.info
-            if info.width and info.height:
-                child.attrSet("width", str(info.width))
-                child.attrSet("height", str(info.height))
-            if lazy:
-                child.attrSet("loading", "lazy")
-            child.attrSet("decoding", "async")
-            if image.variants:
-                href = {v.path: prefix + v.path for v in image.variants}
-                child.meta["sources"] = [
-                    (f"image/{fmt}", image.srcset(fmt, href)) for fmt in image.formats()
-                ]
-                child.meta["sizes"] = image.sizes
-
-
-def _render_image(
-    self: Any, tokens: list[Token], idx: int, options: Any, env: Any
-) -> str:  # a renderer rule: `self` is the renderer (RendererHTML)
-    html: str = self.image(tokens, idx, options, env)
-    sources = tokens[idx].meta.get("sources")
-    if not sources:
-        return html
-    sizes = escape(tokens[idx].meta.get("sizes") or "")
-    parts = [
-        f'<source type="{escape(mime)}" srcset="{escape(srcset)}" sizes="{sizes}">'
-        for mime, srcset in sources
-    ]
-    return f"<picture>{''.join(parts)}{html}</picture>"
 
 
 class MarkdownCache:
@@ -512,6 +474,7 @@ class MarkdownCache:
             prefix=self.images.prefix,
             diagrams=self.diagrams,
             fences=self._fences,
+            lang=doc.lang,
         )
         self._sections[doc.rel] = sections
         self.outlines[doc.rel] = sections.outline

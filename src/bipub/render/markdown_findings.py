@@ -175,6 +175,8 @@ class Findings(Protocol):
     def stray_emphasis(self) -> tuple[tuple[int | None, str], ...]: ...
     @property
     def html_text(self) -> tuple[tuple[int | None, str], ...]: ...
+    @property
+    def unknown_alerts(self) -> tuple[tuple[int | None, str], ...]: ...
 
 
 def render_findings(rel: str, hit: Findings, first_line: int) -> tuple[Diagnostic, ...]:
@@ -239,6 +241,17 @@ def render_findings(rel: str, hit: Findings, first_line: int) -> tuple[Diagnosti
             Severity.WARNING,
         )
         for line, snippet in hit.html_text
+    ]
+    found += [
+        Diagnostic(
+            rel,
+            first_line + line - 1 if line else None,
+            "alert-unknown",
+            f"{marker!r} is no alert (NOTE, TIP, IMPORTANT, WARNING, CAUTION): the quote shows it "
+            "as text, as GitHub does",
+            Severity.WARNING,
+        )
+        for line, marker in hit.unknown_alerts
     ]
     for line, message in hit.diagram_errors:
         at = first_line + line - 1 if line else None

@@ -8,6 +8,12 @@ builds the same dialect with its own plugins on top (anchors, link validation).
 GitHub's task lists (`- [x] done`, `- [ ] to do`) are read the same way by all three through
 `task_marker`: the renderer draws a checkbox for the marker, the drafter keeps it out of the
 text it sends, and QA compares the markers of source and translation.
+
+GitHub's alerts (a block quote whose first line is `[!NOTE]`, `[!TIP]`, `[!IMPORTANT]`,
+`[!WARNING]` or `[!CAUTION]`: markdown-it-py's `alerts` option) are read by all three too: the
+marker line is structure the drafter never sends (the title token markdown-it adds has no line),
+QA compares the kinds of source and translation, and the renderer titles each in its page's
+language (render/markdown_alerts.py).
 """
 
 from __future__ import annotations
@@ -37,9 +43,16 @@ def parser() -> MarkdownIt:
     drafter nor read by QA."""
     md = MarkdownIt("commonmark", {"html": True, "typographer": False})
     md.enable(["table", "strikethrough"])
+    md.options["alerts"] = True  # `> [!NOTE]` (markdown-it-py ≥ 4.1)
     md.use(footnote_plugin)
     md.core.ruler.disable("footnote_tail")
     return md
+
+
+def alert_title(tokens: Sequence[Token], i: int) -> bool:
+    """Whether the inline token `tokens[i]` is the title markdown-it-py gives an alert ("Note"
+    for `> [!NOTE]`): not text of the document."""
+    return i > 0 and tokens[i - 1].type == "alert_title_open"
 
 
 def task_marker(tokens: Sequence[Token], i: int) -> re.Match[str] | None:
