@@ -5,6 +5,7 @@ cached.py     `run_check` / `CheckRun`: the check with its result cache (a warm 
 result.py     `CheckResult`: findings, ignored findings, coverage
 coverage.py   where each unit stands (reviewed, unreviewed, untranslated, failing QA, …), counts
 parity.py     state findings: missing, orphan, untranslated, stale, draft, edited; UI catalogs
+moved.py      a body section whose translation was made from another section (one inserted before it)
 qa.py         QA of a translation against its source, one small function per finding code
 glossary.py   glossary.yaml: term pairs and do-not-translate terms
 severity.py   default severities, `check:` in bipub.yaml, inline ignores, --strict

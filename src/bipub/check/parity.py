@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Literal
 
 from bipub.check.findings import Finding, drafting_said
+from bipub.check.moved import moved_message, moved_section
 from bipub.check.qa import check_untranslated
 from bipub.check.renames import renamed_records
 from bipub.diagnostics import Collector, Severity
@@ -189,6 +190,13 @@ def _doc_prefix(key: str) -> str | None:
     return key.split(":", 1)[0] + ":"
 
 
+def _by_key(units: Sequence[Unit]) -> dict[tuple[str, str], Unit]:
+    out: dict[tuple[str, str], Unit] = {}
+    for unit in units:
+        out.setdefault((unit.target_lang, nfc(unit.key)), unit)
+    return out
+
+
 def check_units(
     units: Sequence[Unit],
     status: Mapping[str, StatusView],
@@ -206,6 +214,7 @@ def check_units(
     fuzzy = fuzzy or set()
     result = ParityResult()
     seen: dict[tuple[str, str], str] = {}
+    by_key: dict[tuple[str, str], Unit] | None = None  # (made when a unit is stale)
     emitted: set[tuple[str, str]] = set()
     for unit in units:
         key, lang = nfc(unit.key), unit.target_lang
@@ -266,7 +275,12 @@ def check_units(
                 result.findings.append(_finding("draft", unit, msg))
             if rec.source_hash != text_hash(unit.source):
                 state = "stale"
-                if rec.source:
+                by_key = by_key if by_key is not None else _by_key(units)
+                shifted = moved_section(by_key, lang, key, rec)
+                if shifted is not None:  # (a diff between two different sections would mislead)
+                    diff = None
+                    msg = moved_message(shifted, lang, unit.source_lang, rec, unit, approving=False)
+                elif rec.source:
                     diff = stale_diff(rec.source, unit.source, unit.source_file, unit.source_line)
                     msg = "the source changed since this was translated"
                 else:

@@ -12,6 +12,9 @@ The rules (nothing reviewed is lost, nothing machine-made is recorded or shown a
   current one); `keep_current` records the present translation instead and dismisses the draft;
 - a translation recorded for an older source and not changed since is approved for the new
   source only with `keep_current`;
+- a body section's translation recorded, unchanged since, for the source section now at another
+  index of its post (a section was inserted or removed before it: check/moved.py) is never
+  approved for this one, not even with `keep_current`: only adopting a waiting draft is;
 - a text edited by hand is recorded with origin human;
 - rejecting drops a waiting draft (the file keeps its reviewed text), or removes a draft written
   into the content file together with its record (the unit is missing again).
@@ -28,6 +31,7 @@ from pathlib import Path
 from typing import Literal
 
 from bipub.check.findings import QA_CODES, Finding, drafting_approved
+from bipub.check.moved import moved_message, moved_section
 from bipub.check.renames import renamed_records
 from bipub.check.review_select import error, record_of
 from bipub.check.run import Analysis, inline_ignores_for, qa_findings
@@ -238,7 +242,9 @@ def approve(
     `keep_current` the present translation is recorded as reviewed for the current source
     instead and the waiting draft is dismissed (named in `notes`). A translation recorded for an
     older source and not changed since is refused without `keep_current`: approving must never
-    record a text as reviewed for a source it was not made from. With `skip_missing` (approve
+    record a text as reviewed for a source it was not made from; nor, even with `keep_current`,
+    a body section's translation made from the section now at another index of its post
+    (check/moved.py: a section was inserted or removed before it). With `skip_missing` (approve
     --all / --file) units refused for those reasons are skipped and named in `notes`."""
     for lang in sorted({lang for lang, _ in targets}):
         _writable(analysis, lang)
@@ -280,6 +286,11 @@ def approve(
                     "text (the draft is dismissed), or reject the draft first"
                 )
             text = old.draft
+        elif (moved := moved_section(analysis.units, lang, key, old)) is not None:
+            assert old is not None
+            refusal = f"{key}: " + moved_message(
+                moved, lang, unit.source_lang, old, unit, approving=True
+            )
         elif unit.translation is None:
             if skip_missing:
                 continue
