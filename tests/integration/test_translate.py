@@ -793,9 +793,20 @@ def test_a_section_inserted_in_the_source_keeps_the_reviewed_wording_of_those_af
     records = status(root, "en")
     new = records["posts/speculative-decoding:body#2"]
     assert new.draft is not None and "새" not in new.draft  # the new section, drafted
+    assert new.draft_engine == "deepl"
     for i in range(3, len(old_en)):  # each moved section: its reviewed text, waiting beside
         rec = records[f"posts/speculative-decoding:body#{i}"]
         assert rec.state == "reviewed" and rec.draft == old_en[i - 1], i
+        assert rec.draft_engine == "memory", i  # (not DeepL's: nothing of it was sent)
     # the last section (a key the translation did not have) is written with its reviewed text
     en_after = sections(en_path.read_text(encoding="utf-8"))
     assert en_after[: len(old_en)] == old_en and en_after[-1] == old_en[-1]
+    last = records[f"posts/speculative-decoding:body#{len(old_en)}"]
+    # it was recorded as DeepL's, "copied: nothing to translate (code, numbers, URLs only)"
+    assert (last.state, last.engine) == ("draft", "memory")
+    assert last.options is not None and "copied" not in last.options
+    assert last.options["kept"].endswith(
+        "segments worded as the present translations have them (not sent)"
+    )
+    said = cli("-C", str(root), "check").stdout
+    assert f"posts/speculative-decoding:body#{len(old_en)}: draft (memory) not yet reviewed" in said

@@ -253,11 +253,13 @@ def check_units(
             if rec.state == "draft":
                 on_draft = True
                 engine = f" ({rec.engine})" if rec.engine else ""
+                # (memory: worded as the present translations, nothing sent: translate/memory.py)
+                what = "draft" if rec.engine == "memory" else "machine draft"
                 result.findings.append(
                     _finding(
                         "draft",
                         unit,
-                        f"machine draft{engine} not yet reviewed",
+                        f"{what}{engine} not yet reviewed",
                         on_draft=True,
                     )
                 )

@@ -36,7 +36,7 @@ from bipub.translate.cv_tree import apply_cv_drafts
 from bipub.translate.files import interrupts_deferred
 from bipub.translate.memory import UNTRANSLATED
 from bipub.translate.outcome import NotWritten, Problem, Result
-from bipub.translate.plan import ENGINE, Group, Job, Plan, Spec
+from bipub.translate.plan import Group, Job, Plan, Spec
 from bipub.translate.segments import structure, with_titles
 from bipub.translate.yaml_patch import PatchError, dump_yaml, patch_yaml, quote
 from bipub.user_files import write_atomic
@@ -208,7 +208,11 @@ def _draft(plan: Plan, job: Job, answers: Answers) -> _Draft | str:
     return _Draft(job, text, tuple(problems), said=said)
 
 
-def _options(spec: Spec, qa_codes: Iterable[str], sent: bool = True) -> dict[str, str]:
+def _options(
+    spec: Spec, qa_codes: Iterable[str], sent: bool = True, kept: tuple[int, int] = (0, 0)
+) -> dict[str, str]:
+    """The record's `options`: the request's, and what of the draft was not the engine's
+    (`kept`: segments with words kept from the present translations, of all such)."""
     o = spec.options
     out = {"source_lang": o.source_lang, "target_lang": o.target_lang}
     if o.formality:
@@ -218,7 +222,12 @@ def _options(spec: Spec, qa_codes: Iterable[str], sent: bool = True) -> dict[str
     if o.context:
         out["context"] = hashlib.sha256(o.context.encode("utf-8")).hexdigest()[:12]
     out["glossary"] = spec.glossary_name if spec.glossary_pair and spec.glossary_name else "none"
-    if not sent:
+    if kept[0]:  # (translate/memory.py: a moved section's, the series' name, its own)
+        out["kept"] = (
+            f"{kept[0]} of {kept[1]} segments worded as the present translations have them "
+            "(not sent)"
+        )
+    elif not sent:
         out["copied"] = "nothing to translate (code, numbers, URLs only)"
     codes = sorted(set(qa_codes))
     if codes:
@@ -233,7 +242,7 @@ def _beside(draft: _Draft) -> dict[str, object]:
     update: dict[str, object] = {"draft": draft.text}
     if "draft_source_hash" in StatusRecord.model_fields:
         update["draft_source_hash"] = text_hash(draft.job.unit.source)
-        update["draft_engine"] = ENGINE
+        update["draft_engine"] = draft.job.engine
     update["draft_findings"] = list(draft.said)  # (the text in the file keeps its `findings`)
     return update
 
@@ -244,11 +253,12 @@ def _draft_record(plan: Plan, draft: _Draft) -> StatusRecord:
         source_hash=text_hash(unit.source),
         source=nfc(unit.source),
         origin="machine",
-        engine=ENGINE,
+        engine=draft.job.engine,
         options=_options(
             plan.specs[draft.job.spec],
             (c for c, _ in draft.problems),
             sent=draft.job.needs_request,
+            kept=draft.job.kept_words(),
         ),
         state="draft",
         translation_hash=text_hash(draft.text),
