@@ -27,6 +27,16 @@ from bipub.translate.segments import Layout, layout
 UNTRANSLATED = "untranslated"
 #: A document's segment memory: (segment kind, source text) → its present translation.
 Pool = dict[tuple[str, str], str]
+#: The engine of a draft none of whose words was sent: every segment with words to translate
+#: kept from the present translations (its own, a moved section's, the series' other parts')
+MEMORY = "memory"
+
+
+def kept_words(lay: Layout, kept: Sequence[str | None]) -> tuple[int, int]:
+    """(kept, of): of the segments of `lay` with words to translate, how many take their
+    translation from `kept` (the present translations) instead of the engine."""
+    prose = [s for s in lay.segments if s.needs_request]
+    return sum(1 for s in prose if s.index < len(kept) and kept[s.index] is not None), len(prose)
 
 
 def series_names(

@@ -44,19 +44,17 @@ from bipub.translate.deepl_client import (
     sent_formality,
 )
 from bipub.translate.memory import (
+    MEMORY,
     UNTRANSLATED,
     document_pools,
     from_document,
+    kept_words,
     series_kept,
     series_names,
 )
 from bipub.translate.segments import Layout, Segment, layout, ui_layout
 
 ENGINE = "deepl"
-#: The engine of a draft none of whose words was sent: every segment with words to translate
-#: kept from the present translations (its own, a moved section's, the series' other parts':
-#: translate/memory.py)
-MEMORY = "memory"
 Mode = Literal["fill", "replace", "beside"]
 UI_SOURCE_LANG = "en"  # msgids are English (bipub.check.parity.UI_SOURCE_LANG)
 #: At most this much neighbouring text goes in DeepL's `context` (free, but in the request body).
@@ -105,18 +103,11 @@ class Job:
     def needs_request(self) -> bool:
         return bool(self.to_send())
 
-    def kept_words(self) -> tuple[int, int]:
-        """(kept, of): of the segments with words to translate, how many take their
-        translation from the present translations instead of the engine."""
-        prose = [s for s in self.layout.segments if s.needs_request]
-        kept = sum(1 for s in prose if s.index < len(self.kept) and self.kept[s.index] is not None)
-        return kept, len(prose)
-
     @property
     def engine(self) -> str:
-        """Who made this job's draft: the engine, or `MEMORY` when nothing was sent and
-        words were kept (a draft of only code and numbers is the engine's, copied)."""
-        return MEMORY if not self.needs_request and self.kept_words()[0] else ENGINE
+        """The engine, or MEMORY: nothing sent, words kept (translate/memory.py)."""
+        kept = not self.needs_request and kept_words(self.layout, self.kept)[0]
+        return MEMORY if kept else ENGINE
 
     @property
     def context_group(self) -> str:

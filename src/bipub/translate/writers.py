@@ -34,7 +34,7 @@ from bipub.render.catalogs import read_catalog
 from bipub.translate import markdown_xml as mx
 from bipub.translate.cv_tree import apply_cv_drafts
 from bipub.translate.files import interrupts_deferred
-from bipub.translate.memory import UNTRANSLATED
+from bipub.translate.memory import UNTRANSLATED, kept_words
 from bipub.translate.outcome import NotWritten, Problem, Result
 from bipub.translate.plan import Group, Job, Plan, Spec
 from bipub.translate.segments import structure, with_titles
@@ -258,7 +258,7 @@ def _draft_record(plan: Plan, draft: _Draft) -> StatusRecord:
             plan.specs[draft.job.spec],
             (c for c, _ in draft.problems),
             sent=draft.job.needs_request,
-            kept=draft.job.kept_words(),
+            kept=kept_words(draft.job.layout, draft.job.kept),
         ),
         state="draft",
         translation_hash=text_hash(draft.text),
