@@ -201,6 +201,13 @@ def test_signs_and_magnitude_suffixes_changed_are_said(
         ),
         ("1.5시간", "1.5 seconds", "the source has 1.5시간 but the translation has 1.5 seconds"),
         ("250µs", "250 ms", "the source has 250µs but the translation has 250 ms"),
+        # the same number written otherwise (`3.0` / `3`): a unit change, not a number change
+        ("p50 3.0 ms", "p50 3 s", "the source has 3.0 ms but the translation has 3 s"),
+        (
+            "지연 2.50초",
+            "a latency of 2.5 ms",
+            "the source has 2.50초 but the translation has 2.5 ms",
+        ),
         # one of two alike changed: compared as multisets
         ("3 ms와 3 ms", "3 ms and 3 s", "the source has 3 ms but the translation has 3 s"),
         # a conversion beside a changed unit: the conversion is not the change

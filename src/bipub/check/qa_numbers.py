@@ -396,9 +396,16 @@ def check_numbers(source: str, translation: str) -> list[str]:
             lost[token] -= 1
             added[other] -= 1
             soft[unsigned][plain] -= 1
-    lost, added = +lost, +added
-    # the same number with another unit (0.5초 / 0.5 ms, 10GB / 10MB, 80GB / 80 GiB)
+    # the same number with another unit (0.5초 / 0.5 ms, 10GB / 10MB, 80GB / 80 GiB); one
+    # written otherwise (3.0 ms / 3 s) is said as its unit, not as a number too
     unit_was, unit_now = changed_units(s.measures, t.measures)
+    for token, _ in sorted(unit_was.elements()):
+        if token not in (u for u, _ in unit_now) and lost[token]:
+            lost[token] -= 1
+    for token, _ in sorted(unit_now.elements()):
+        if token not in (u for u, _ in unit_was) and added[token]:
+            added[token] -= 1
+    lost, added = +lost, +added
     out = []
     if lost or added or unit_was:
         parts = []

@@ -135,7 +135,8 @@ def changed_units(
     ours: Counter[tuple[str, str]], theirs: Counter[tuple[str, str]]
 ) -> tuple[Counter[tuple[str, str]], Counter[tuple[str, str]]]:
     """The (number, unit) of each side whose number the other side has with another unit of
-    its dimension, once the ones on both sides and the conversions are taken out."""
+    its dimension, once the ones on both sides and the conversions are taken out. The number
+    is compared by its value: `3.0 ms` / `3 s` is a changed unit."""
     a, b = ours - theirs, theirs - ours
     for x in sorted(a):  # (a conversion: another number, the same quantity)
         for y in sorted(b):
@@ -145,7 +146,12 @@ def changed_units(
     now: Counter[tuple[str, str]] = Counter()
     for x in sorted(a):
         for y in sorted(b):
-            while a[x] and b[y] and x[0] == y[0] and _dimension(x[1]) == _dimension(y[1]):
+            while (
+                a[x]
+                and b[y]
+                and Decimal(x[0]) == Decimal(y[0])
+                and _dimension(x[1]) == _dimension(y[1])
+            ):
                 a[x], b[y] = a[x] - 1, b[y] - 1
                 was[x] += 1
                 now[y] += 1
