@@ -124,6 +124,9 @@ def test_a_name_with_a_number_put_in_anothers_place_is_said(
         ("3-5개", "3 to 5 items"),
         ("2026-12-04 배포", "deployed on December 4, 2026"),
         ("2016 –2018", "2016–2018"),
+        ("2016년 -2018년", "2016–2018"),  # (a number with its unit before the hyphen)
+        ("2016년 3월 -2018년 2월", "Mar 2016 – Feb 2018"),
+        ("10GB -20GB", "10–20 GB"),
         ("GPT-4 모델 2개", "two GPT-4 models"),
         ("- 3개\n- 5개", "- 3 of them\n- 5 of them"),
         ("10-20% 빠름", "10–20% faster"),

@@ -193,8 +193,9 @@ class Numbers:
 def _signed(prose: str, start: int) -> bool:
     """Whether the number at `start` has a minus sign: a `-` just before it, after a space,
     a line's start or an opening bracket or separator (`-3.5%`, `(−20°C)`, `| -2 |`); not
-    after a letter or digit (`3-5`, `2026-12-04`, `GPT-4`), nor after a number and a space
-    (`2016 -2018`: a range). A list bullet is markup, not prose (bipub.check.qa_facts)."""
+    after a letter or digit (`3-5`, `2026-12-04`, `GPT-4`), nor after a number, with its unit
+    or not, and a space (`2016 -2018`, `2016년 -2018년`, `10GB -20GB`: a range). A list bullet
+    is markup, not prose (bipub.check.qa_facts)."""
     if start == 0 or prose[start - 1] != "-":
         return False
     i = start - 2
@@ -203,7 +204,11 @@ def _signed(prose: str, start: int) -> bool:
     if i < 0 or prose[i] == "\n":
         return True
     if i < start - 2:  # (a space before the sign)
-        return not (prose[i].isdigit() or prose[i] in "%×")
+        word = i
+        while word > 0 and not prose[word - 1].isspace():
+            word -= 1
+        after_number = prose[word].isdigit() and prose[i] not in _OPENERS and prose[i] != "."
+        return not (after_number or prose[i] in "%×")
     return prose[i] in _OPENERS
 
 
