@@ -130,6 +130,8 @@ def test_a_name_with_a_number_put_in_anothers_place_is_said(
         ("GPT-4 모델 2개", "two GPT-4 models"),
         ("- 3개\n- 5개", "- 3 of them\n- 5 of them"),
         ("10-20% 빠름", "10–20% faster"),
+        ("10에서 20%로 늘었다", "rose from 10% to 20%"),
+        ("Python 3.10에서 20% 빨라졌다", "20% faster in Python 3.10"),
         # k/K, M, B, T after a number are its magnitude
         ("10k 토큰", "10,000 tokens"),
         ("10k 토큰", "1만 토큰"),
@@ -211,6 +213,24 @@ def test_signs_and_magnitude_suffixes_changed_are_said(
             "a latency of 2.5 ms",
             "the source has 2.50초 but the translation has 2.5 ms",
         ),
+        # a range gives its unit to both ends (only the second's was read)
+        (
+            "10–20 GB",
+            "10–20 MB",
+            "the source has 10 GB, 20 GB but the translation has 10 MB, 20 MB",
+        ),
+        ("10~20GB", "10-20 MB", "the source has 10GB, 20GB but the translation has 10 MB, 20 MB"),
+        (
+            "10 to 20 GB",
+            "10 to 20 MB",
+            "the source has 10 GB, 20 GB but the translation has 10 MB, 20 MB",
+        ),
+        (
+            "10에서 20GB로",
+            "from 10 to 20 MB",
+            "the source has 10GB, 20GB but the translation has 10 MB, 20 MB",
+        ),
+        ("10–20 GB", "10 MB to 20 GB", "the source has 10 GB but the translation has 10 MB"),
         # one of two alike changed: compared as multisets
         ("3 ms와 3 ms", "3 ms and 3 s", "the source has 3 ms but the translation has 3 s"),
         # a conversion beside a changed unit: the conversion is not the change
@@ -239,6 +259,11 @@ def test_a_number_whose_unit_changed_is_said(source: str, translation: str, said
         # a unit on one side only is not a change ("10GB와 80GB" → "10 and 80 GB")
         ("10GB와 80GB", "10 and 80 GB"),
         ("2–3초", "2 s to 3 s"),
+        ("10–20 GB", "10 GB to 20 GB"),
+        ("10~20GB", "10 to 20 gigabytes"),
+        ("10에서 20GB로", "from 10 GB to 20 GB"),
+        ("1–2초", "1,000–2,000 ms"),
+        ("1~2초", "1–2 s"),
         # the same unit in other words
         ("10 s", "10초"),
         ("0.5초", "0.5 seconds"),
