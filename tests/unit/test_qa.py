@@ -144,6 +144,17 @@ def test_a_name_with_a_number_put_in_anothers_place_is_said(
         ("7B 모델", "a 7-billion-parameter model"),
         ("손실 -3억 원", "a loss of 300 million won"),
         ("(-2%)", "(a 2% drop)"),
+        # a word of improvement too: its direction is the measure's (latency -5%: "5% faster")
+        ("지연 -5%", "latency improved by 5%"),
+        ("지연 -5%", "5% faster"),
+        ("지연 -5%", "latency shortened by 5%"),
+        ("비용 -5%", "saved 5% of the cost"),
+        ("지연 5% 개선", "latency -5%"),
+        ("지연 5% 단축", "latency: -5%"),
+        ("5% 빨라졌다", "-5%"),
+        ("성능 5% 향상", "performance: -5%"),
+        ("비용을 5% 줄였다", "cost: -5%"),
+        ("비용을 5% 절감", "cost -5%"),
         # a duration in another unit
         ("0.5초", "500 ms"),
         ("지연 1.5초", "1,500 ms of latency"),
@@ -167,6 +178,10 @@ def test_signs_and_magnitude_suffixes_equal(source: str, translation: str) -> No
         ("성장률 3.5%", "growth of -3.5%", "the translation has -3.5%"),
         # the word of decrease must stand beside the number, not elsewhere in the text
         ("매출은 3.5% 줄었고 이익은 -2%", "revenue fell 3.5%, and profit 2%", "-2%"),
+        # a word of increase does not stand for a minus
+        ("지연 -5%", "latency increased by 5%", "the source has -5%"),
+        ("지연 5% 증가", "latency -5%", "the translation has -5%"),
+        ("매출 -5%", "revenue rose 5%", "the source has -5%"),
         # a magnitude suffix changed, or a conversion not read (the safe side: said)
         ("10k 토큰", "10,001 tokens", "10000"),
         ("1.5M 요청", "15만 건", "1500000"),
