@@ -47,6 +47,46 @@ from bipub.diagnostics import Collector
         ("5백만 명이 쓰는", "used by 5,000,000 people"),
         ("1조 2000억 개의 파라미터", "1.2 trillion parameters"),
         ("v2 백업", "a v2 backup"),  # (a word after a space, not a unit)
+        # a number word before a counter or unit is read (as the digits it stands for)
+        ("두 시간 동안", "for 2 hours"),
+        ("두 시간 동안", "for two hours"),
+        ("두 시간 동안", "for 120 minutes"),
+        ("two hours", "2시간"),
+        ("a two-hour window", "2시간 구간"),
+        ("세 번 재시도", "retried three times"),
+        ("세 번 재시도", "retried 3 times"),
+        ("열 개의 요청", "ten requests"),
+        ("열 개의 요청", "10 requests"),
+        ("열두 시간", "12 hours"),
+        ("GPU 두 대", "two GPUs"),
+        ("두 사람이", "two people"),
+        ("삼 년 동안", "for three years"),
+        ("십 분 뒤", "10 minutes later"),
+        ("두 배", "twice"),
+        ("두 시간 안에", "within a couple of hours"),
+        # `한` (one, a) and words of a range, an ordinal or a half stay optional
+        ("한 달 뒤", "a month later"),
+        ("한 달 뒤", "one month later"),
+        ("한번 써 보세요", "give it a try"),
+        ("한편 세 번", "meanwhile, three times"),
+        ("세 번째 단계", "the third step"),
+        ("두세 번", "two or three times"),
+        ("한두 시간", "an hour or two"),
+        ("2~3시간", "two to three hours"),
+        ("두 시간 반", "two and a half hours"),
+        ("두 시간 반 동안", "for 2.5 hours"),
+        ("2시간 반", "2.5 hours"),
+        ("1년 반 동안", "for one and a half years"),
+        ("한 시간 반", "1.5 hours"),
+        ("한 시간 반", "an hour and a half"),
+        ("3년 반", "3.5 years"),
+        ("2.5 hours", "2 and a half hours"),
+        ("두 번 다시 쓰지 않는다", "never used again"),
+        ("이 두 항목", "these two items"),
+        # `이` (this) before a noun is not two
+        ("이 시간에", "at this time"),
+        ("이 분이", "this person"),
+        ("이 단계에서 2번", "twice at this step"),
         # names with a number: compared as names, without case, `-`, `_`, a plural's s
         ("H100 8장", "eight H100s"),
         ("gpt4 모델 3개", "three GPT-4 models"),
@@ -71,6 +111,15 @@ def test_numbers_equal_after_normalization(source: str, translation: str) -> Non
         ("요청 1만 2천 건", "12,001 requests", "12000"),
         ("월 3천만 원", "3 million won a month", "30000000"),
         ("2억 5천만 토큰", "205 million tokens", "250000000"),
+        # a number word before a counter or unit is a number (it was never a finding)
+        ("두 시간 동안", "for three hours", "the source has 2 but the translation has 3"),
+        ("세 번 재시도", "retried four times", "the source has 3 but the translation has 4×"),
+        ("열 개의 요청", "eleven requests", "the source has 10 but the translation has 11"),
+        ("for two hours", "세 시간 동안", "the source has 2 but the translation has 3"),
+        ("삼 년 동안", "for four years", "the source has 3 but the translation has 4"),
+        ("GPU 두 대", "three GPUs", "the source has 2 but the translation has 3"),
+        ("두 시간 반", "three hours", "the source has 2.5 but the translation has 3"),
+        ("2시간 반", "2 hours", "the source has 2.5 but the translation has 2"),
     ],
 )
 def test_numbers_changed_are_reported(source: str, translation: str, expected: str) -> None:
@@ -228,6 +277,13 @@ def test_signs_and_magnitude_suffixes_changed_are_said(
             "a latency of 2.5 ms",
             "the source has 2.50초 but the translation has 2.5 ms",
         ),
+        # a number word with its unit
+        (
+            "두 시간 동안",
+            "for 2 minutes",
+            "the source has 두 시간 but the translation has 2 minutes",
+        ),
+        ("for two hours", "2분 동안", "the source has two hours but the translation has 2분"),
         # a range gives its unit to both ends (only the second's was read)
         (
             "10–20 GB",

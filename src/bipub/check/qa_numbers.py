@@ -26,6 +26,7 @@ from functools import lru_cache
 
 from bipub.check.qa_facts import HANGUL, REF, bare_urls, facts
 from bipub.check.qa_units import changed_units, converted, measurable, unit_at
+from bipub.check.qa_words import and_a_half, counted, has_one_word, spelled_out
 
 # hyphens, the en dash and minus signs read as `-` (a range, or a sign: `_signed`); the em dash,
 # the horizontal bar and wave dashes only as range separators
@@ -94,72 +95,7 @@ _MONTH_NAMES = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _MONTH = re.compile(
     r"\b(" + _MONTH_NAMES + r")\.?(?=\s+\d)|(?<=\d\s)(" + _MONTH_NAMES + r")\b", re.IGNORECASE
 )
-#: Spelled-out numbers: they never cause a finding but may stand for a digit on the other side.
-_WORD_NUMBERS = {
-    "zero": "0",
-    "no": "0",
-    "none": "0",
-    "one": "1",
-    "two": "2",
-    "three": "3",
-    "four": "4",
-    "five": "5",
-    "six": "6",
-    "seven": "7",
-    "eight": "8",
-    "nine": "9",
-    "ten": "10",
-    "eleven": "11",
-    "twelve": "12",
-    "thirteen": "13",
-    "fourteen": "14",
-    "fifteen": "15",
-    "sixteen": "16",
-    "seventeen": "17",
-    "eighteen": "18",
-    "nineteen": "19",
-    "twenty": "20",
-    "thirty": "30",
-    "forty": "40",
-    "fifty": "50",
-    "hundred": "100",
-    "thousand": "1000",
-    "million": "1000000",
-    "billion": "1000000000",
-    "dozen": "12",
-    "once": "1",
-    "twice": "2×",
-    "double": "2×",
-    "doubled": "2×",
-    "doubles": "2×",
-    "triple": "3×",
-    "tripled": "3×",
-    "triples": "3×",
-    "quadruple": "4×",
-    "quadrupled": "4×",
-    "half": "1/2",
-    "halved": "1/2",
-    "third": "1/3",
-    "quarter": "1/4",
-}
 _ASCII_WORD = re.compile(r"[A-Za-z]+")
-_KO_NATIVE = {
-    "한": "1",
-    "두": "2",
-    "세": "3",
-    "네": "4",
-    "다섯": "5",
-    "여섯": "6",
-    "일곱": "7",
-    "여덟": "8",
-    "아홉": "9",
-    "열": "10",
-}
-_KO_WORD = re.compile(
-    r"(?<![가-힣])(" + "|".join(_KO_NATIVE) + r")\s?(배|번|개|가지|명|장|줄|단계|시간|달|주|해|건)"
-)
-#: Words for "a/each/per": an unmatched plain 1 is forgiven when the other side has one.
-_ONE_WORDS = frozenset(["a", "an", "one", "each", "per", "single", "once", "first"])
 #: What may come just before a number's minus sign (besides a space or a line's start).
 _OPENERS = frozenset("([{<=:;,|~→\"'“‘")
 #: Words of decrease, and of improvement (whose direction is the measure's: a latency -5% is
@@ -327,6 +263,8 @@ def numbers_of(text: str) -> Numbers:
         if m.group("ordinal"):
             optional[token] += 1
             continue
+        if token.isdigit() and and_a_half(prose, m.end()):  # (`2시간 반`: 2.5 hours)
+            token += ".5"
         if _signed(prose, start) and token.strip("0.%×"):  # (not -0)
             token, start = "-" + token, start - 1
         found.append((start, m.end(), token, m.group("suffix") is not None))
@@ -369,21 +307,21 @@ def numbers_of(text: str) -> Numbers:
         if unit is not None:
             measures[t, unit[0]] += 1
             measured.setdefault((t, unit[0]), text)
-    words = [w.lower() for w in _ASCII_WORD.findall(prose)]
-    vocabulary = set(words)
+    # number words before a counter or unit (`두 시간`, `two hours`: bipub.check.qa_words)
+    words = list(counted(prose))
+    for start, end, t in words:
+        required[t] += 1
+        unit = unit_at(prose, start, end) if measurable(t) else None
+        if unit is not None:
+            measures[t, unit[0]] += 1
+            measured.setdefault((t, unit[0]), " ".join(prose[start : unit[1]].split()))
+    optional.update(spelled_out(prose, frozenset(start for start, _, _ in words)))
+    vocabulary = {w.lower() for w in _ASCII_WORD.findall(prose)}
     if not vocabulary.isdisjoint(_MONTHS):
         for mm in _MONTH.finditer(prose):
             name = (mm.group(1) or mm.group(2)).lower()
             required[str(_MONTHS[name])] += 1
-    for w in words:
-        value = _WORD_NUMBERS.get(w)
-        if value is not None:
-            optional[value] += 1
-    if HANGUL.search(prose):
-        for mm in _KO_WORD.finditer(prose):
-            value = _KO_NATIVE[mm.group(1)]
-            optional[value + "×" if mm.group(2) == "배" else value] += 1
-    has_one = not vocabulary.isdisjoint(_ONE_WORDS) or any(c in prose for c in "매각한첫")
+    has_one = has_one_word(prose)
     return Numbers(required, optional, has_one, names, spelled, softened, measures, measured)
 
 
