@@ -83,6 +83,8 @@ from bipub.diagnostics import Collector
         ("2.5 hours", "2 and a half hours"),
         ("두 번 다시 쓰지 않는다", "never used again"),
         ("이 두 항목", "these two items"),
+        ("Hopper와 Ada 세대(SM 8.9 이상)", "Hopper and Ada GPUs (SM 8.9 and later)"),
+        ("열대 지방의 서버", "servers in the tropics"),
         # `이` (this) before a noun is not two
         ("이 시간에", "at this time"),
         ("이 분이", "this person"),

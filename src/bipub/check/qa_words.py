@@ -3,9 +3,10 @@
 A number word before a counter or a unit is a number, compared as its digits (`counted`):
 
 * native Korean numerals from two to twelve (`두`, `세`, `네`, `다섯` … `열`, `열한`, `열두`)
-  before a counter (`번`, `배`, `개`, `개월`, `가지`, `명`, `사람`, `대`, `장`, `줄`, `단계`,
-  `차례`, `시간`, `달`, `주`, `주일`, `해`, `건`) that ends its word or takes a particle
-  (`두 시간이`, `세 번을`, `열 개의`): `두 시간` = 2 hours;
+  before a counter (`번`, `배`, `개`, `개월`, `가지`, `명`, `사람`, `단계`, `차례`, `시간`, `달`,
+  `주일`; after a space only `대`, `장`, `줄`, `주`, `해`, `건`: `세대` is "generation", `열대`
+  "tropics") that ends its word or takes a particle (`두 시간이`, `세 번을`, `열 개의`): `두
+  시간` = 2 hours;
 * Sino-Korean numerals from two to ten (`이`, `삼` … `십`) before `년`, `개월`, `주일`, or after a
   space before `분`, `초` (`삼 년`, `십 분`): `이` only before `년` and `개월` (`이 시간`, `이 분`,
   `이 주`: "this hour", "this person", "this week");
@@ -112,7 +113,8 @@ _PARTICLE = (
 _WORD_END = r"(?:" + _PARTICLE + r"(?![가-힣])|(?![가-힣]))"
 _KO_COUNTED = re.compile(
     r"(?<![가-힣])(?:(?P<native>한|두|세|네|다섯|여섯|일곱|여덟|아홉|열한|열두|열)"
-    r"(?=\s?(?P<counter>배|번|개월|개|가지|명|사람|대|장|줄|단계|차례|시간|달|주일|주|해|건)"
+    r"(?=(?P<counter>\s?(?:배|번|개월|개|가지|명|사람|단계|차례|시간|달|주일)"
+    r"|\s(?:대|장|줄|주|해|건))"  # (glued, a word of its own: `세대` "generation", `열대`)
     + _WORD_END
     + r")|(?P<sino>삼|사|오|육|칠|팔|구|십)(?=(?P<sino_counter>\s?(?:년|개월|주일)|\s(?:분|초))"
     + _WORD_END
@@ -131,8 +133,9 @@ _KO_SPELLED = re.compile(r"(?<![가-힣])(" + "|".join(_KO_NATIVE) + r")(?=\s?[�
 _EN_COUNTED = re.compile(
     r"(?<![\w-])(?<!\bor )(?<!\bto )(?<!\band )"
     r"(?P<word>one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
-    r"(?=(?P<half>\s+and\s+a\s+half)?[\s-](?P<counter>times|(?:hour|minute|second|millisecond|day|week|month|year|step"
-    r"|stage|item|line|request|case|page|layer|node|machine|server|GPU|core|thread|worker"
+    r"(?=(?P<half>\s+and\s+a\s+half)?[\s-](?P<counter>times|(?:hour|minute|second|millisecond"
+    r"|day|week|month|year|step|stage|item|line|request|case|page|layer|node|machine|server"
+    r"|GPU|core|thread|worker"
     r"|replica|way|kind|type|person|people)s?)\b)",
     re.IGNORECASE,
 )
@@ -159,7 +162,7 @@ def counted(prose: str) -> Iterator[tuple[int, int, str]]:
         return
     for m in _KO_COUNTED.finditer(prose):
         counter = next(g for g in ("counter", "sino_counter", "two_counter") if m.group(g))
-        if m.group(counter) == "번" and prose.startswith(" 다시", m.end(counter)):
+        if m.group(counter).strip() == "번" and prose.startswith(" 다시", m.end(counter)):
             continue  # (`두 번 다시 … 않는다`: "never again")
         word = m.group("native") or m.group("sino") or m.group("two")
         value = _KO_NATIVE.get(word) or _KO_SINO[word]
@@ -169,7 +172,7 @@ def counted(prose: str) -> Iterator[tuple[int, int, str]]:
             value += ".5"
         elif value == "1":
             continue  # (`한 달`: "a month" as often as one: optional)
-        yield m.start(), m.end(), value + ("×" if m.group(counter) == "배" else "")
+        yield m.start(), m.end(), value + ("×" if m.group(counter).strip() == "배" else "")
 
 
 def and_a_half(prose: str, end: int) -> bool:
