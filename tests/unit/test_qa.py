@@ -33,6 +33,13 @@ from bipub.diagnostics import Collector
         ("2016년 3월 – 2018년 2월", "Mar 2016 – Feb 2018"),
         ("2026년 1월 22일", "January 22, 2026"),
         ("지난 3년 동안", "over the past three years"),
+        # a month named alone; a date written with dots
+        ("3월에 출시됐다", "It was released in March."),
+        ("3월과 5월 사이", "between March and May"),
+        ("2024.3.5 배포", "deployed on March 5, 2024"),
+        ("배포일은 2024. 3. 5.이다", "deployed on March 5, 2024"),
+        ("2024.03.05 배포", "deployed on 2024-03-05"),
+        ("May I add 3 GPUs?", "GPU 3개를 추가해도 될까요?"),
         ("10분 동안 51번", "51 times in ten minutes"),
         ("E2E 지연 p99", "end-to-end p99 latency"),
         ("읽는 양은 1/4로 줄지만", "it reads a quarter of the bytes"),
@@ -113,6 +120,12 @@ def test_numbers_equal_after_normalization(source: str, translation: str) -> Non
         ("요청 1만 2천 건", "12,001 requests", "12000"),
         ("월 3천만 원", "3 million won a month", "30000000"),
         ("2억 5천만 토큰", "205 million tokens", "250000000"),
+        ("3월에 출시", "released in April", "the source has 3 but the translation has 4"),
+        (
+            "2024.3.5에 배포",
+            "deployed on March 6, 2024",
+            "the source has 5 but the translation has 6",
+        ),
         # a number word before a counter or unit is a number (it was never a finding)
         ("두 시간 동안", "for three hours", "the source has 2 but the translation has 3"),
         ("세 번 재시도", "retried four times", "the source has 3 but the translation has 4×"),

@@ -95,6 +95,16 @@ _MONTH_NAMES = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _MONTH = re.compile(
     r"\b(" + _MONTH_NAMES + r")\.?(?=\s+\d)|(?<=\d\s)(" + _MONTH_NAMES + r")\b", re.IGNORECASE
 )
+# a month named alone ("released in March"): a capitalized full name; `May` not at a
+# sentence's start ("May I …")
+_MONTH_ALONE = re.compile(
+    r"\b(?:January|February|March|April|June|July|August|September|October|November|December)\b"
+    r"|(?<=[A-Za-z0-9,;:] )May\b"
+)
+# a date written with dots (`2024.3.5`, `2024.03.05`): its year, month and day
+_DOTTED_DATE = re.compile(
+    r"(?<![\d.,/])((?:19|20)\d\d)\.(0?[1-9]|1[0-2])\.(0?[1-9]|[12]\d|3[01])(?![\d.]\d|\d)"
+)
 _ASCII_WORD = re.compile(r"[A-Za-z]+")
 #: What may come just before a number's minus sign (besides a space or a line's start).
 _OPENERS = frozenset("([{<=:;,|~→\"'“‘")
@@ -243,7 +253,7 @@ def numbers_of(text: str) -> Numbers:
 
     Numbers inside names (after ASCII letters: H100, p99, E2E, W8A8, GPT-4, v0.6.3) are not
     quantities: the names are compared as names (`_names`)."""
-    prose = facts(text).prose.translate(_DASHES)
+    prose = _DOTTED_DATE.sub(r"\1 \2 \3", facts(text).prose.translate(_DASHES))
     if HANGUL.search(prose):
         prose = _ko_units(prose)
     prose = REF.sub(" ", prose)
@@ -318,9 +328,14 @@ def numbers_of(text: str) -> Numbers:
     optional.update(spelled_out(prose, frozenset(start for start, _, _ in words)))
     vocabulary = {w.lower() for w in _ASCII_WORD.findall(prose)}
     if not vocabulary.isdisjoint(_MONTHS):
+        dated = set()
         for mm in _MONTH.finditer(prose):
             name = (mm.group(1) or mm.group(2)).lower()
             required[str(_MONTHS[name])] += 1
+            dated.add(mm.start())
+        for mm in _MONTH_ALONE.finditer(prose):
+            if mm.start() not in dated:
+                required[str(_MONTHS[mm.group().lower()])] += 1
     has_one = has_one_word(prose)
     return Numbers(required, optional, has_one, names, spelled, softened, measures, measured)
 
