@@ -115,6 +115,8 @@ def test_numbers_equal_after_normalization(source: str, translation: str) -> Non
         ("2.4–2.7×", "2.4–2.8×", "2.7×"),
         ("99.08%", "99.8%", "99.08%"),
         ("2.4배 빨라졌다", "2.4% faster", "2.4×"),
+        ("서버 3 배포", "4 deployments", "the source has 3 but the translation has 4"),
+        ("2배로 늘었다", "grew 3x", "the source has 2× but the translation has 3×"),
         ("12억 토큰", "12 billion tokens", "1200000000"),
         ("p99 1,150 ms", "p99 1,500 ms", "1150"),
         ("요청 1만 2천 건", "12,001 requests", "12000"),

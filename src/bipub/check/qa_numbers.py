@@ -29,14 +29,16 @@ from bipub.check.qa_units import changed_units, converted, measurable, unit_at
 from bipub.check.qa_words import and_a_half, counted, has_one_word, spelled_out
 
 # hyphens, the en dash and minus signs read as `-` (a range, or a sign: `_signed`); the em dash,
-# the horizontal bar and wave dashes only as range separators
+# the horizontal bar and wave dashes only as range separators; `배` as a multiplier alone or
+# with its particle (`2배로`, `2배가`, `2배입니다`), not a word after a space (`3 배포`, `32 배치`)
 _DASHES = dict.fromkeys(map(ord, "‐‑‒–−﹣－"), "-") | dict.fromkeys(map(ord, "—―～〜"), "~")
 _NUM = re.compile(
     r"(?<![\d.,/])(?P<int>\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?P<frac>\.\d+)?(?P<den>/\d+)?"
     r"(?P<mag>\s?(?:만|억|조)|[\s-](?:thousand|million|billion|trillion)\b"
     r"|(?-i:[kKMBT]|bn)(?![A-Za-z0-9]))?"
     r"(?P<suffix>\s?(?:%\s?p\b|%\s?포인트|%|퍼센트|percent(?:age points?)?|per cent)"
-    r"|\s?(?:×|x(?![A-Za-z])|배|times\b|-?fold\b))?"
+    r"|\s?(?:×|x(?![A-Za-z])|배(?![가-힣])|배(?=[가로의를는나씩에이인까만라보도입였쯤와과면])"
+    r"|times\b|-?fold\b))?"
     r"(?P<ordinal>st|nd|rd|th)?",
     re.IGNORECASE,
 )
