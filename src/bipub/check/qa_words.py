@@ -10,6 +10,7 @@ A number word before a counter or a unit is a number, compared as its digits (`c
 * Sino-Korean numerals from two to ten (`이`, `삼` … `십`) before `년`, `개월`, `주일`, or after a
   space before `분`, `초` (`삼 년`, `십 분`): `이` only before `년` and `개월` (`이 시간`, `이 분`,
   `이 주`: "this hour", "this person", "this week");
+* the native words for days (`이틀` two days, `사흘`, `나흘` … `열흘` ten days);
 * English `two` … `twelve` before a unit or counter (`two hours`, `a two-hour window`, `three
   times`, `two GPUs`).
 
@@ -61,6 +62,7 @@ WORD_NUMBERS = {
     "billion": "1000000000",
     "dozen": "12",
     "couple": "2",
+    "both": "2",
     "once": "1",
     "twice": "2×",
     "double": "2×",
@@ -77,7 +79,7 @@ WORD_NUMBERS = {
     "quarter": "1/4",
 }
 #: Words for "a/each/per": an unmatched plain 1 is forgiven when the other side has one.
-ONE_WORDS = frozenset(["a", "an", "one", "each", "per", "single", "once", "first"])
+ONE_WORDS = frozenset(["a", "an", "one", "each", "every", "per", "single", "once", "first"])
 _ENGLISH_WORD = re.compile(r"[A-Za-z]+")
 
 _KO_NATIVE = {
@@ -122,6 +124,19 @@ _KO_COUNTED = re.compile(
     + _WORD_END
     + r"))"
 )
+# days counted in native words (`이틀` two days … `열흘` ten days)
+_KO_DAYS = {
+    "이틀": "2",
+    "사흘": "3",
+    "나흘": "4",
+    "닷새": "5",
+    "엿새": "6",
+    "이레": "7",
+    "여드레": "8",
+    "아흐레": "9",
+    "열흘": "10",
+}
+_KO_DAYS_WORD = re.compile(r"(?<![가-힣])(" + "|".join(_KO_DAYS) + r")(?=" + _WORD_END + r")")
 # a half after a unit of time (`두 시간 반`, `2년 반`, `two and a half hours`): N.5
 _HALF = re.compile(r"\s*반" + _PARTICLE + r"?(?![가-힣])")
 _HALVED = ("시간", "개월", "달", "년", "주일", "주", "분", "초", "해")
@@ -160,6 +175,8 @@ def counted(prose: str) -> Iterator[tuple[int, int, str]]:
         yield m.start(), m.end(), "1.5"
     if not re.search(r"[가-힣]", prose):
         return
+    for m in _KO_DAYS_WORD.finditer(prose):
+        yield m.start(), m.end(), _KO_DAYS[m.group(1)]
     for m in _KO_COUNTED.finditer(prose):
         counter = next(g for g in ("counter", "sino_counter", "two_counter") if m.group(g))
         if m.group(counter).strip() == "번" and prose.startswith(" 다시", m.end(counter)):
