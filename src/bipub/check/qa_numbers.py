@@ -2,18 +2,23 @@
 
 The multiset of numbers outside code and link targets (bipub.check.qa_facts), thousands
 separators removed, unicode dashes and `~` read as range separators, with `%`/`×` kept as part
-of the number (`%p`, "percent", "퍼센트" → `%`; `x`, `배`, "times", "-fold" → `×`), month names
-and `1월` both read as month numbers, Korean numbers with units as one number (`3천만` =
+of the number (`%p`, "percent", "퍼센트" → `%`; `x`, `배`, "times", "-fold" → `×`; a range's
+`%`/`×` given to both ends: `2.4–2.7×`, `10에서 20%로`), month names (with a day, or a
+capitalized full name alone: "in March") and `1월` both read as month numbers, a date with dots
+(`2024.3.5`) as its year, month and day, Korean numbers with units as one number (`3천만` =
 30,000,000, `1만 2천` = 12,000, `3천원` = 3,000 won), `k`/`K`, `M`, `B`/`bn`, `T` after the digits
-as their magnitude (`10k` = 10,000 = `1만`, `1.5M` = `150만`). A minus sign is part of a number
-(`-3.5%`, `−20°C`; not the hyphen of `3-5`, `2026-12-04`, `GPT-4`: `_signed`), and a number
-with one matches the same number without it only beside a word of decrease ("down 3.5%",
-"3.5% 감소", "영하 20도"). A unit of time or data size after a number is read
-(bipub.check.qa_units): a quantity may be said in another unit (`0.5초` = `500 ms`, `2분` =
+as their magnitude (`10k` = 10,000 = `1만`, `1.5M` = `150만`), a half after a unit of time as .5
+(`2시간 반` = 2.5 hours). A minus sign is part of a number (`-3.5%`, `−20°C`; not the hyphen of
+`3-5`, `2026-12-04`, `GPT-4`, `2016년 -2018년`: `_signed`), and a number with one matches the
+same number without it only beside a word of decrease or of improvement ("down 3.5%", "3.5%
+감소", "영하 20도", "5% faster", "5% 개선"; not of increase: "rose 5%"). A unit of time or data
+size after a number is read (bipub.check.qa_units; a range's for both ends: `10–20 GB`, `10 to
+20 GB`, `10에서 20GB`): a quantity may be said in another unit (`0.5초` = `500 ms`, `2분` =
 `120 seconds`, `1 GB` = `1,024 MB`), and the same number with another unit of its dimension is a
-changed number (`0.5초` / `0.5 ms`, `10GB` / `10MB`, `80GB` / `80 GiB`; a unit on one side only
-is not). Spelled-out numbers ("three", "세 배", "tripled") cannot cause a finding but can stand
-for a digit on the other side.
+changed unit (`0.5초` / `0.5 ms`, `10GB` / `10MB`, `80GB` / `80 GiB`, `3.0 ms` / `3 s`; a unit on
+one side only is not). A number word before a counter or unit is a number (`두 시간`, `세 번`,
+`two hours`: bipub.check.qa_words); other spelled-out numbers ("three", "tripled", `한 달`)
+cannot cause a finding but can stand for a digit on the other side.
 """
 
 from __future__ import annotations
