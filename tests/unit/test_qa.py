@@ -77,6 +77,11 @@ from bipub.diagnostics import Collector
         ("두 가지 설정", "both settings"),
         ("두 개의 GPU", "both GPUs"),
         ("1시간마다", "every hour"),
+        ("이틀하고 세 시간이 걸렸다", "it took two days and three hours"),
+        ("일주일 안에", "within seven days"),
+        ("하루 동안", "for 24 hours"),
+        ("보름 동안", "for 15 days"),
+        ("재작년에", "two years ago"),
         # `한` (one, a) and words of a range, an ordinal or a half stay optional
         ("한 달 뒤", "a month later"),
         ("한 달 뒤", "one month later"),
@@ -204,6 +209,7 @@ def test_a_name_with_a_number_put_in_anothers_place_is_said(
         ("- 3개\n- 5개", "- 3 of them\n- 5 of them"),
         ("10-20% 빠름", "10–20% faster"),
         ("10에서 20%로 늘었다", "rose from 10% to 20%"),
+        ("10~20% 빠름", "between 10 and 20% faster"),
         ("Python 3.10에서 20% 빨라졌다", "20% faster in Python 3.10"),
         # k/K, M, B, T after a number are its magnitude
         ("10k 토큰", "10,000 tokens"),
@@ -326,6 +332,11 @@ def test_signs_and_magnitude_suffixes_changed_are_said(
             "the source has 10GB, 20GB but the translation has 10 MB, 20 MB",
         ),
         ("10–20 GB", "10 MB to 20 GB", "the source has 10 GB but the translation has 10 MB"),
+        (
+            "2~4MB",
+            "between 2 and 4 GB",
+            "the source has 2MB, 4MB but the translation has 2 GB, 4 GB",
+        ),
         # one of two alike changed: compared as multisets
         ("3 ms와 3 ms", "3 ms and 3 s", "the source has 3 ms but the translation has 3 s"),
         # a conversion beside a changed unit: the conversion is not the change
@@ -355,6 +366,7 @@ def test_a_number_whose_unit_changed_is_said(source: str, translation: str, said
         ("10GB와 80GB", "10 and 80 GB"),
         ("2–3초", "2 s to 3 s"),
         ("10–20 GB", "10 GB to 20 GB"),
+        ("2~4GB", "between 2 and 4 GB"),
         ("10~20GB", "10 to 20 gigabytes"),
         ("10에서 20GB로", "from 10 GB to 20 GB"),
         ("1–2초", "1,000–2,000 ms"),

@@ -13,7 +13,7 @@ as their magnitude (`10k` = 10,000 = `1만`, `1.5M` = `150만`), a half after a 
 same number without it only beside a word of decrease or of improvement ("down 3.5%", "3.5%
 감소", "영하 20도", "5% faster", "5% 개선"; not of increase: "rose 5%"). A unit of time or data
 size after a number is read (bipub.check.qa_units; a range's for both ends: `10–20 GB`, `10 to
-20 GB`, `10에서 20GB`): a quantity may be said in another unit (`0.5초` = `500 ms`, `2분` =
+20 GB`, `10에서 20GB`, "between 10 and 20 GB"): a quantity may be said in another unit (`0.5초` = `500 ms`, `2분` =
 `120 seconds`, `1 GB` = `1,024 MB`), and the same number with another unit of its dimension is a
 changed unit (`0.5초` / `0.5 ms`, `10GB` / `10MB`, `80GB` / `80 GiB`, `3.0 ms` / `3 s`; a unit on
 one side only is not). A number word before a counter or unit is a number (`두 시간`, `세 번`,
@@ -77,6 +77,16 @@ _RANGE_SEP = re.compile(r"^\s*(?:-|to|~|→)?\s*$")
 _UNIT_RANGE_SEP = re.compile(r"^\s*(?:-|to|~|→|에서|부터)\s*$")
 _KO_RANGE_SEP = re.compile(r"^(?:에서|부터)\s*$")
 _KO_RANGE_END = re.compile(r"\s?(?:으로|로|까지|사이)")
+# "between 2 and 4 GB" (not "10 and 80 GB": two numbers, one with the unit)
+_AND = re.compile(r"^\s*and\s*$", re.IGNORECASE)
+_BETWEEN = re.compile(r"\bbetween\s+$", re.IGNORECASE)
+
+
+def _between(prose: str, start: int, end: int, nxt: int) -> bool:
+    """Whether the numbers at `start`…`end` and from `nxt` are the ends of "between … and"."""
+    return bool(_AND.match(prose[end:nxt]) and _BETWEEN.search(prose[max(0, start - 16) : start]))
+
+
 _MONTHS = {
     name: i
     for i, names in enumerate(
@@ -291,7 +301,8 @@ def numbers_of(text: str) -> Numbers:
         nxt = found[i + 1]
         between = prose[end : nxt[0]]
         ko_range = _KO_RANGE_SEP.match(between) and _KO_RANGE_END.match(prose, nxt[1])
-        if not has_suffix and nxt[3] and (_RANGE_SEP.match(between) or ko_range):
+        ranged = _RANGE_SEP.match(between) or ko_range or _between(prose, start, end, nxt[0])
+        if not has_suffix and nxt[3] and ranged:
             found[i] = (start, end, token + nxt[2][-1], True)
     required.update(t for _, _, t, _ in found)
     softened: Counter[str] = Counter(
@@ -315,7 +326,9 @@ def numbers_of(text: str) -> Numbers:
             units[i]
             or not unit
             or not measurable(t)
-            or not _UNIT_RANGE_SEP.match(prose[end : nxt[0]])
+            or not (
+                _UNIT_RANGE_SEP.match(prose[end : nxt[0]]) or _between(prose, start, end, nxt[0])
+            )
         ):
             continue
         units[i] = unit

@@ -18,7 +18,8 @@ Left as words that may stand for a digit on the other side but never cause a fin
 (`spelled_out`): one (`한`, `one`, `a`: an idiom as often as a number: `한번 써 보세요`, `한 달` "a
 month"), a number word in a range or a choice (`두세 번`, `한두 시간`, `two or three times`,
 `two to three hours`), an ordinal (`세 번째`), an idiom (`두 번 다시`: "never again"), and any
-other number word (`three`, `tripled`, `half`, `세` before another noun). A half after a unit of
+other number word (`three`, `tripled`, `half`, `세` before another noun, `일주일` for seven
+days, `하루` for 24 hours, `보름` for 15 days, `재작년` for two years ago). A half after a unit of
 time makes the number N.5 (`두 시간 반`, `2년 반`, `two and a half hours` = 2.5: `and_a_half`; `an hour and a
 half` = 1.5).
 """
@@ -110,7 +111,7 @@ _KO_SINO = {
 # what may follow a counter in its word: a particle (`두 시간이`, `열 개의`, `세 번씩`, `두 달간`)
 _PARTICLE = (
     r"(?:이나|이면|이라|이란|이고|이며|이상|이하|이내|으로|에서|에는|까지|부터|마다|동안|정도"
-    r"|밖에|만에|짜리|보다|처럼|[이가을를은는의에도만씩간과와로나쯤당내후전뒤])"
+    r"|밖에|만에|짜리|보다|처럼|하고|이랑|[이가을를은는의에도만씩간과와로나쯤당내후전뒤랑])"
 )
 _WORD_END = r"(?:" + _PARTICLE + r"(?![가-힣])|(?![가-힣]))"
 _KO_COUNTED = re.compile(
@@ -137,6 +138,15 @@ _KO_DAYS = {
     "열흘": "10",
 }
 _KO_DAYS_WORD = re.compile(r"(?<![가-힣])(" + "|".join(_KO_DAYS) + r")(?=" + _WORD_END + r")")
+# words of time with a number in them, which may stand for it (`일주일` "seven days", `하루`
+# "24 hours", `재작년` "two years ago")
+_KO_TIME_WORDS = {
+    "하루": ("1", "24"),
+    "일주일": ("7",),
+    "보름": ("15",),
+    "재작년": ("2",),
+}
+_KO_TIME_WORD = re.compile(r"(?<![가-힣])(" + "|".join(_KO_TIME_WORDS) + r")")
 # a half after a unit of time (`두 시간 반`, `2년 반`, `two and a half hours`): N.5
 _HALF = re.compile(r"\s*반" + _PARTICLE + r"?(?![가-힣])")
 _HALVED = ("시간", "개월", "달", "년", "주일", "주", "분", "초", "해")
@@ -211,6 +221,8 @@ def spelled_out(prose: str, skip: frozenset[int]) -> Iterator[str]:
         if m.start() not in skip:
             after = prose[m.end() :].lstrip()
             yield _KO_NATIVE[m.group(1)] + ("×" if after.startswith("배") else "")
+    for m in _KO_TIME_WORD.finditer(prose):
+        yield from _KO_TIME_WORDS[m.group(1)]
 
 
 def has_one_word(prose: str) -> bool:
