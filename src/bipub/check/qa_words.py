@@ -15,13 +15,13 @@ A number word before a counter or a unit is a number, compared as its digits (`c
   times`, `two GPUs`).
 
 Left as words that may stand for a digit on the other side but never cause a finding
-(`spelled_out`): one (`한`, `one`, `a`: an idiom as often as a number: `한번 써 보세요`, `한 달` "a
-month"), a number word in a range or a choice (`두세 번`, `한두 시간`, `two or three times`,
-`two to three hours`), an ordinal (`세 번째`), an idiom (`두 번 다시`: "never again"), and any
-other number word (`three`, `tripled`, `half`, `세` before another noun, `일주일` for seven
-days, `하루` for 24 hours, `보름` for 15 days, `재작년` for two years ago). A half after a unit of
-time makes the number N.5 (`두 시간 반`, `2년 반`, `two and a half hours` = 2.5: `and_a_half`; `an hour and a
-half` = 1.5).
+(`spelled_out`): one (`한`, `one`, `a`: an idiom as often as a number: `한번 써 보세요`, `한 달`
+"a month"), a number word in a range or a choice (`두세 번`, `한두 시간`, `한 두 번`, `two or
+three times`, `two to three hours`), an ordinal (`세 번째`), an idiom (`두 번 다시`: "never
+again", `세 줄 요약`: "TL;DR"), and any other number word (`three`, `tripled`, `half`, `세`
+before another noun, `일주일` for seven days, `하루` for 24 hours, `보름` for 15 days, `재작년`
+for two years ago). A half after a unit of time makes the number N.5 (`두 시간 반`, `2년 반`,
+`two and a half hours` = 2.5: `and_a_half`; `an hour and a half` = 1.5).
 """
 
 from __future__ import annotations
@@ -147,6 +147,8 @@ _KO_TIME_WORDS = {
     "재작년": ("2",),
 }
 _KO_TIME_WORD = re.compile(r"(?<![가-힣])(" + "|".join(_KO_TIME_WORDS) + r")")
+# a native numeral and a space just before another: a choice (`한 두 번`, `두 세 시간`)
+_CHOICE = re.compile(r"(?<![가-힣])(?:" + "|".join(_KO_NATIVE) + r")\s$")
 # a half after a unit of time (`두 시간 반`, `2년 반`, `two and a half hours`): N.5
 _HALF = re.compile(r"\s*반" + _PARTICLE + r"?(?![가-힣])")
 _HALVED = ("시간", "개월", "달", "년", "주일", "주", "분", "초", "해")
@@ -191,6 +193,10 @@ def counted(prose: str) -> Iterator[tuple[int, int, str]]:
         counter = next(g for g in ("counter", "sino_counter", "two_counter") if m.group(g))
         if m.group(counter).strip() == "번" and prose.startswith(" 다시", m.end(counter)):
             continue  # (`두 번 다시 … 않는다`: "never again")
+        if m.group(counter).strip() == "줄" and prose.startswith(" 요약", m.end(counter)):
+            continue  # (`세 줄 요약`: "TL;DR")
+        if _CHOICE.search(prose, max(0, m.start() - 4), m.start()):
+            continue  # (`한 두 번`, `두 세 시간`: "a few")
         word = m.group("native") or m.group("sino") or m.group("two")
         value = _KO_NATIVE.get(word) or _KO_SINO[word]
         if _HALF.match(prose, m.end(counter)):
