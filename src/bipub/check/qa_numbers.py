@@ -2,7 +2,7 @@
 
 The multiset of numbers outside code and link targets (bipub.check.qa_facts), thousands
 separators removed, unicode dashes and `~` read as range separators, with `%`/`×` kept as part
-of the number (`%p`, "percent", "퍼센트" → `%`; `x`, `배`, "times", "-fold" → `×`; a range's
+of the number (`%p`, `pp`, "percent", "퍼센트" → `%`; `x`, `배`, "times", "-fold" → `×`; a range's
 `%`/`×` given to both ends: `2.4–2.7×`, `10에서 20%로`), month names (with a day, or a
 capitalized full name alone: "in March") and `1월` both read as month numbers, a date with dots
 (`2024.3.5`) as its year, month and day, Korean numbers with units as one number (`3천만` =
@@ -41,7 +41,7 @@ _NUM = re.compile(
     r"(?<![\d.,/])(?P<int>\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?P<frac>\.\d+)?(?P<den>/\d+)?"
     r"(?P<mag>\s?(?:만|억|조)|[\s-](?:thousand|million|billion|trillion)\b"
     r"|(?-i:[kKMBT]|bn)(?![A-Za-z0-9]))?"
-    r"(?P<suffix>\s?(?:%\s?p\b|%\s?포인트|%|퍼센트|percent(?:age points?)?|per cent)"
+    r"(?P<suffix>\s?(?:%\s?p\b|%\s?포인트|%|퍼센트|percent(?:age points?)?|per cent|pp\b)"
     r"|\s?(?:×|x(?![A-Za-z])|배(?![가-힣])|배(?=[가로의를는나씩에이인까만라보도입였쯤와과면])"
     r"|times\b|-?fold\b))?"
     r"(?P<ordinal>st|nd|rd|th)?",
@@ -223,7 +223,7 @@ def _canon(m: re.Match[str]) -> str:
     suffix = m.group("suffix")
     if suffix:
         s = suffix.strip().lower()
-        text += "%" if ("%" in s or "퍼센트" in s or "cent" in s) else "×"
+        text += "%" if ("%" in s or "퍼센트" in s or "cent" in s or s == "pp") else "×"
     return text
 
 
