@@ -155,6 +155,7 @@ def test_numbers_equal_after_normalization(source: str, translation: str) -> Non
         ("이틀 동안", "for three days", "the source has 2 but the translation has 3"),
         ("두 시간 반", "three hours", "the source has 2.5 but the translation has 3"),
         ("2시간 반", "2 hours", "the source has 2.5 but the translation has 2"),
+        ("2시간 30분", "3.5 hours", "the source has 2, 30 but the translation has 3.5"),
     ],
 )
 def test_numbers_changed_are_reported(source: str, translation: str, expected: str) -> None:
@@ -398,6 +399,13 @@ def test_a_number_whose_unit_changed_is_said(source: str, translation: str, said
         ("1 KB", "1,024 bytes"),
         ("1시간", "60 minutes"),
         ("3,920 ms", "3.92 s"),
+        # a duration in two units is their sum
+        ("2시간 30분", "2.5 hours"),
+        ("2시간 30분", "2 hours and 30 minutes"),
+        ("1분 30초", "90 seconds"),
+        ("1분 30초 만에", "in 1.5 minutes"),
+        ("150 minutes", "2시간 30분"),
+        ("1시간 2분 3초", "3,723 seconds"),
         # `B` glued to digits is a magnitude (billion), never bytes; `m` is not minutes; a decade
         # is not seconds; a name with digits is a name
         ("7B 모델은 14GB", "the 7B model takes 14 GB"),

@@ -30,7 +30,14 @@ from decimal import Decimal
 from functools import lru_cache
 
 from bipub.check.qa_facts import HANGUL, REF, bare_urls, facts
-from bipub.check.qa_units import changed_units, converted, measurable, unit_at
+from bipub.check.qa_units import (
+    changed_units,
+    compound,
+    compounds_converted,
+    converted,
+    measurable,
+    unit_at,
+)
 from bipub.check.qa_words import and_a_half, counted, has_one_word, spelled_out
 
 # hyphens, the en dash and minus signs read as `-` (a range, or a sign: `_signed`); the em dash,
@@ -80,6 +87,9 @@ _KO_RANGE_END = re.compile(r"\s?(?:으로|로|까지|사이)")
 # "between 2 and 4 GB" (not "10 and 80 GB": two numbers, one with the unit)
 _AND = re.compile(r"^\s*and\s*$", re.IGNORECASE)
 _BETWEEN = re.compile(r"\bbetween\s+$", re.IGNORECASE)
+
+
+_JOINED = re.compile(r"\s*(?:and\s+)?", re.IGNORECASE)
 
 
 def _between(prose: str, start: int, end: int, nxt: int) -> bool:
@@ -162,6 +172,8 @@ class Numbers:
     # each as first written (`0.5초`, `10 GB`)
     measures: Counter[tuple[str, str]] = field(default_factory=Counter)
     measured: dict[tuple[str, str], str] = field(default_factory=dict)
+    # durations in two or more units (`2시간 30분`): their numbers and their sum, (`150`, `min`)
+    compounds: tuple[tuple[tuple[str, ...], tuple[str, str]], ...] = ()
 
 
 def _signed(prose: str, start: int) -> bool:
@@ -337,6 +349,23 @@ def numbers_of(text: str) -> Numbers:
         if unit is not None:
             measures[t, unit[0]] += 1
             measured.setdefault((t, unit[0]), text)
+    # a duration in two or more units, the largest first (`2시간 30분`, "1 hour and 2 minutes")
+    compounds = []
+    i = 0
+    while i < len(found):
+        j = i
+        while (
+            j + 1 < len(found)
+            and (unit := units[j])
+            and units[j + 1]
+            and _JOINED.fullmatch(prose, unit[1], found[j + 1][0])
+        ):
+            j += 1
+        parts = [(found[k][2], unit[0]) for k in range(i, j + 1) if (unit := units[k])]
+        total = compound(parts) if j > i else None
+        if total is not None:
+            compounds.append((tuple(t for t, _ in parts), total))
+        i = j + 1
     # number words before a counter or unit (`두 시간`, `two hours`: bipub.check.qa_words)
     words = list(counted(prose))
     for start, end, t in words:
@@ -357,7 +386,17 @@ def numbers_of(text: str) -> Numbers:
             if mm.start() not in dated:
                 required[str(_MONTHS[mm.group().lower()])] += 1
     has_one = has_one_word(prose)
-    return Numbers(required, optional, has_one, names, spelled, softened, measures, measured)
+    return Numbers(
+        required,
+        optional,
+        has_one,
+        names,
+        spelled,
+        softened,
+        measures,
+        measured,
+        tuple(compounds),
+    )
 
 
 def _bare(token: str) -> str:
@@ -388,8 +427,10 @@ def _fmt(
 
 def check_numbers(source: str, translation: str) -> list[str]:
     s, t = numbers_of(source), numbers_of(translation)
-    lost = _absorb(s.required - t.required, t)
-    added = _absorb(t.required - s.required, s)
+    lost, added = s.required - t.required, t.required - s.required
+    compounds_converted(lost, added, s.compounds, t.measures)  # (2시간 30분 / 2.5 hours)
+    compounds_converted(added, lost, t.compounds, s.measures)
+    lost, added = _absorb(+lost, t), _absorb(+added, s)
     # "51번" / "51 times", "3배" / "3 times": a multiplier sign alone is not a different number
     for token in sorted(lost):
         other = token[:-1] if token.endswith("×") else token + "×"
