@@ -13,9 +13,9 @@ as their magnitude (`10k` = 10,000 = `1만`, `1.5M` = `150만`), a half after a 
 same number without it only beside a word of decrease or of improvement ("down 3.5%", "3.5%
 감소", "영하 20도", "5% faster", "5% 개선"; not of increase: "rose 5%"). A unit of time or data
 size after a number is read (bipub.check.qa_units; a range's for both ends: `10–20 GB`, `10 to
-20 GB`, `10에서 20GB`, "between 10 and 20 GB"): a quantity may be said in another unit (`0.5초` = `500 ms`, `2분` =
-`120 seconds`, `1 GB` = `1,024 MB`), and the same number with another unit of its dimension is a
-changed unit (`0.5초` / `0.5 ms`, `10GB` / `10MB`, `80GB` / `80 GiB`, `3.0 ms` / `3 s`; a unit on
+20 GB`, `10에서 20GB`, "between 10 and 20 GB"): a quantity may be said in another unit (`0.5초`
+= `500 ms`, `2분` = `120 seconds`, `1 GB` = `1,024 MB`, `2시간 30분` = `2.5 hours`), and the
+same number with another unit of its dimension is a changed unit (`0.5초` / `0.5 ms`, `10GB` / `10MB`, `80GB` / `80 GiB`, `3.0 ms` / `3 s`; a unit on
 one side only is not). A number word before a counter or unit is a number (`두 시간`, `세 번`,
 `two hours`: bipub.check.qa_words); other spelled-out numbers ("three", "tripled", `한 달`)
 cannot cause a finding but can stand for a digit on the other side.
@@ -41,9 +41,10 @@ from bipub.check.qa_units import (
 from bipub.check.qa_words import and_a_half, counted, has_one_word, spelled_out
 
 # hyphens, the en dash and minus signs read as `-` (a range, or a sign: `_signed`); the em dash,
-# the horizontal bar and wave dashes only as range separators; `배` as a multiplier alone or
-# with its particle (`2배로`, `2배가`, `2배입니다`), not a word after a space (`3 배포`, `32 배치`)
+# the horizontal bar and wave dashes only as range separators
 _DASHES = dict.fromkeys(map(ord, "‐‑‒–−﹣－"), "-") | dict.fromkeys(map(ord, "—―～〜"), "~")
+# (`배` is a multiplier alone or with its particle, `2배로`, `2배가`, `2배입니다`; not a word
+# after a space, `3 배포`, `32 배치`)
 _NUM = re.compile(
     r"(?<![\d.,/])(?P<int>\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?P<frac>\.\d+)?(?P<den>/\d+)?"
     r"(?P<mag>\s?(?:만|억|조)|[\s-](?:thousand|million|billion|trillion)\b"
@@ -87,8 +88,7 @@ _KO_RANGE_END = re.compile(r"\s?(?:으로|로|까지|사이)")
 # "between 2 and 4 GB" (not "10 and 80 GB": two numbers, one with the unit)
 _AND = re.compile(r"^\s*and\s*$", re.IGNORECASE)
 _BETWEEN = re.compile(r"\bbetween\s+$", re.IGNORECASE)
-
-
+# between the parts of a duration in two or more units (`2시간 30분`, "2 hours and 30 minutes")
 _JOINED = re.compile(r"\s*(?:and\s+)?", re.IGNORECASE)
 
 
