@@ -111,7 +111,7 @@ _TABLE: tuple[tuple[str, Default, str, str], ...] = (
     ("pdf-bound", E, "pdf", "PDF rendering exceeded its time or memory bound, or its worker process died, and was stopped."),
     ("short-cv-overflow", W, "pdf", "The short CV PDF has more pages than its budget (bipub.yaml pdf.short.pages, 2 by default)."),
     # --- bipub check: QA of translations
-    ("numbers", Q, "check", "A number of the source (its minus sign too, unless a word of decrease stands beside it: \"down 3.5%\"; its unit of time or data size too: 0.5초 / 0.5 ms, 80GB / 80 GiB) is missing or different in the translation."),
+    ("numbers", Q, "check", "A number of the source (its minus sign too, unless a word of decrease or improvement stands beside it: \"down 3.5%\", \"5% faster\"; its unit of time or data size too: 0.5초 / 0.5 ms, 80GB / 80 GiB, 10–20 GB / 10–20 MB; a number word before a counter or unit: 두 시간 / 3 hours) is missing or different in the translation."),
     ("links", Q, "check", "A link target of the source is missing or different in the translation."),
     ("code", Q, "check", "A code span or block changed in the translation (code is never translated)."),
     ("refs", Q, "check", "A footnote or reference of the source is missing in the translation."),

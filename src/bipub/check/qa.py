@@ -32,7 +32,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
-from bipub.check import glossary, qa_facts, qa_numbers, qa_units
+from bipub.check import glossary, qa_facts, qa_numbers, qa_units, qa_words
 from bipub.check.glossary import Glossary
 from bipub.check.qa_facts import REF, Facts, bare_urls, facts, has_hangul
 from bipub.check.qa_numbers import check_numbers, numbers_of
@@ -59,10 +59,10 @@ __all__ = [
     "words_to_translate",
 ]
 
-#: The source files of the QA rules: this module, the facts they read, the numbers rule and its
-#: units, the glossary's renderings, the Markdown dialect they parse with and the gettext
-#: placeholder/tag readers (tests/unit/test_qa_rules_salt.py fails when a module the rules
-#: import is left out).
+#: The source files of the QA rules: this module, the facts they read, the numbers rule, its
+#: units and its number words, the glossary's renderings, the Markdown dialect they parse with
+#: and the gettext placeholder/tag readers (tests/unit/test_qa_rules_salt.py fails when a
+#: module the rules import is left out).
 RULE_FILES: tuple[Path, ...] = tuple(
     Path(f)
     for f in (
@@ -70,6 +70,7 @@ RULE_FILES: tuple[Path, ...] = tuple(
         qa_facts.__file__,
         qa_numbers.__file__,
         qa_units.__file__,
+        qa_words.__file__,
         glossary.__file__,
         markdown.__file__,
         catalogs.__file__,

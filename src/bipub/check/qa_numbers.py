@@ -2,18 +2,23 @@
 
 The multiset of numbers outside code and link targets (bipub.check.qa_facts), thousands
 separators removed, unicode dashes and `~` read as range separators, with `%`/`×` kept as part
-of the number (`%p`, "percent", "퍼센트" → `%`; `x`, `배`, "times", "-fold" → `×`), month names
-and `1월` both read as month numbers, Korean numbers with units as one number (`3천만` =
+of the number (`%p`, `pp`, "percent", "퍼센트" → `%`; `x`, `배`, "times", "-fold" → `×`; a range's
+`%`/`×` given to both ends: `2.4–2.7×`, `10에서 20%로`), month names (with a day, or a
+capitalized full name alone: "in March") and `1월` both read as month numbers, a date with dots
+(`2024.3.5`) as its year, month and day, Korean numbers with units as one number (`3천만` =
 30,000,000, `1만 2천` = 12,000, `3천원` = 3,000 won), `k`/`K`, `M`, `B`/`bn`, `T` after the digits
-as their magnitude (`10k` = 10,000 = `1만`, `1.5M` = `150만`). A minus sign is part of a number
-(`-3.5%`, `−20°C`; not the hyphen of `3-5`, `2026-12-04`, `GPT-4`: `_signed`), and a number
-with one matches the same number without it only beside a word of decrease ("down 3.5%",
-"3.5% 감소", "영하 20도"). A unit of time or data size after a number is read
-(bipub.check.qa_units): a quantity may be said in another unit (`0.5초` = `500 ms`, `2분` =
-`120 seconds`, `1 GB` = `1,024 MB`), and the same number with another unit of its dimension is a
-changed number (`0.5초` / `0.5 ms`, `10GB` / `10MB`, `80GB` / `80 GiB`; a unit on one side only
-is not). Spelled-out numbers ("three", "세 배", "tripled") cannot cause a finding but can stand
-for a digit on the other side.
+as their magnitude (`10k` = 10,000 = `1만`, `1.5M` = `150만`), a half after a unit of time as .5
+(`2시간 반` = 2.5 hours). A minus sign is part of a number (`-3.5%`, `−20°C`; not the hyphen of
+`3-5`, `2026-12-04`, `GPT-4`, `2016년 -2018년`: `_signed`), and a number with one matches the
+same number without it only beside a word of decrease or of improvement ("down 3.5%", "3.5%
+감소", "영하 20도", "5% faster", "5% 개선"; not of increase: "rose 5%"). A unit of time or data
+size after a number is read (bipub.check.qa_units; a range's for both ends: `10–20 GB`, `10 to
+20 GB`, `10에서 20GB`, "between 10 and 20 GB"): a quantity may be said in another unit (`0.5초`
+= `500 ms`, `2분` = `120 seconds`, `1 GB` = `1,024 MB`, `2시간 30분` = `2.5 hours`), and the
+same number with another unit of its dimension is a changed unit (`0.5초` / `0.5 ms`, `10GB` / `10MB`, `80GB` / `80 GiB`, `3.0 ms` / `3 s`; a unit on
+one side only is not). A number word before a counter or unit is a number (`두 시간`, `세 번`,
+`two hours`: bipub.check.qa_words); other spelled-out numbers ("three", "tripled", `한 달`)
+cannot cause a finding but can stand for a digit on the other side.
 """
 
 from __future__ import annotations
@@ -25,17 +30,28 @@ from decimal import Decimal
 from functools import lru_cache
 
 from bipub.check.qa_facts import HANGUL, REF, bare_urls, facts
-from bipub.check.qa_units import changed_units, converted, measurable, unit_at
+from bipub.check.qa_units import (
+    changed_units,
+    compound,
+    compounds_converted,
+    converted,
+    measurable,
+    unit_at,
+)
+from bipub.check.qa_words import and_a_half, counted, has_one_word, spelled_out
 
 # hyphens, the en dash and minus signs read as `-` (a range, or a sign: `_signed`); the em dash,
 # the horizontal bar and wave dashes only as range separators
 _DASHES = dict.fromkeys(map(ord, "‐‑‒–−﹣－"), "-") | dict.fromkeys(map(ord, "—―～〜"), "~")
+# (`배` is a multiplier alone or with its particle, `2배로`, `2배가`, `2배입니다`; not a word
+# after a space, `3 배포`, `32 배치`)
 _NUM = re.compile(
     r"(?<![\d.,/])(?P<int>\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?P<frac>\.\d+)?(?P<den>/\d+)?"
     r"(?P<mag>\s?(?:만|억|조)|[\s-](?:thousand|million|billion|trillion)\b"
     r"|(?-i:[kKMBT]|bn)(?![A-Za-z0-9]))?"
-    r"(?P<suffix>\s?(?:%\s?p\b|%\s?포인트|%|퍼센트|percent(?:age points?)?|per cent)"
-    r"|\s?(?:×|x(?![A-Za-z])|배|times\b|-?fold\b))?"
+    r"(?P<suffix>\s?(?:%\s?p\b|%\s?포인트|%|퍼센트|percent(?:age points?)?|per cent|pp\b)"
+    r"|\s?(?:×|x(?![A-Za-z])|배(?![가-힣])|배(?=[가로의를는나씩에이인까만라보도입였쯤와과면])"
+    r"|times\b|-?fold\b))?"
     r"(?P<ordinal>st|nd|rd|th)?",
     re.IGNORECASE,
 )
@@ -63,6 +79,24 @@ _KO_GROUP = re.compile(
 _KO_SMALL = {"천": 3, "백": 2}
 _KO_BIG = {"만": 4, "억": 8, "조": 12}
 _RANGE_SEP = re.compile(r"^\s*(?:-|to|~|→)?\s*$")
+# between the ends of a range whose unit of time or data size is written once (`10–20 GB`,
+# `10 to 20 GB`, `10에서 20GB`); `에서`/`부터` give a `%`/`×` to the first end only when the
+# second ends the range (`10에서 20%로`; not `3.10에서 20% 빨라졌다`: "20% faster in 3.10")
+_UNIT_RANGE_SEP = re.compile(r"^\s*(?:-|to|~|→|에서|부터)\s*$")
+_KO_RANGE_SEP = re.compile(r"^(?:에서|부터)\s*$")
+_KO_RANGE_END = re.compile(r"\s?(?:으로|로|까지|사이)")
+# "between 2 and 4 GB" (not "10 and 80 GB": two numbers, one with the unit)
+_AND = re.compile(r"^\s*and\s*$", re.IGNORECASE)
+_BETWEEN = re.compile(r"\bbetween\s+$", re.IGNORECASE)
+# between the parts of a duration in two or more units (`2시간 30분`, "2 hours and 30 minutes")
+_JOINED = re.compile(r"\s*(?:and\s+)?", re.IGNORECASE)
+
+
+def _between(prose: str, start: int, end: int, nxt: int) -> bool:
+    """Whether the numbers at `start`…`end` and from `nxt` are the ends of "between … and"."""
+    return bool(_AND.match(prose[end:nxt]) and _BETWEEN.search(prose[max(0, start - 16) : start]))
+
+
 _MONTHS = {
     name: i
     for i, names in enumerate(
@@ -88,82 +122,32 @@ _MONTH_NAMES = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _MONTH = re.compile(
     r"\b(" + _MONTH_NAMES + r")\.?(?=\s+\d)|(?<=\d\s)(" + _MONTH_NAMES + r")\b", re.IGNORECASE
 )
-#: Spelled-out numbers: they never cause a finding but may stand for a digit on the other side.
-_WORD_NUMBERS = {
-    "zero": "0",
-    "no": "0",
-    "none": "0",
-    "one": "1",
-    "two": "2",
-    "three": "3",
-    "four": "4",
-    "five": "5",
-    "six": "6",
-    "seven": "7",
-    "eight": "8",
-    "nine": "9",
-    "ten": "10",
-    "eleven": "11",
-    "twelve": "12",
-    "thirteen": "13",
-    "fourteen": "14",
-    "fifteen": "15",
-    "sixteen": "16",
-    "seventeen": "17",
-    "eighteen": "18",
-    "nineteen": "19",
-    "twenty": "20",
-    "thirty": "30",
-    "forty": "40",
-    "fifty": "50",
-    "hundred": "100",
-    "thousand": "1000",
-    "million": "1000000",
-    "billion": "1000000000",
-    "dozen": "12",
-    "once": "1",
-    "twice": "2×",
-    "double": "2×",
-    "doubled": "2×",
-    "doubles": "2×",
-    "triple": "3×",
-    "tripled": "3×",
-    "triples": "3×",
-    "quadruple": "4×",
-    "quadrupled": "4×",
-    "half": "1/2",
-    "halved": "1/2",
-    "third": "1/3",
-    "quarter": "1/4",
-}
-_ASCII_WORD = re.compile(r"[A-Za-z]+")
-_KO_NATIVE = {
-    "한": "1",
-    "두": "2",
-    "세": "3",
-    "네": "4",
-    "다섯": "5",
-    "여섯": "6",
-    "일곱": "7",
-    "여덟": "8",
-    "아홉": "9",
-    "열": "10",
-}
-_KO_WORD = re.compile(
-    r"(?<![가-힣])(" + "|".join(_KO_NATIVE) + r")\s?(배|번|개|가지|명|장|줄|단계|시간|달|주|해|건)"
+# a month named alone ("released in March"): a capitalized full name; `May` not at a
+# sentence's start ("May I …")
+_MONTH_ALONE = re.compile(
+    r"\b(?:January|February|March|April|June|July|August|September|October|November|December)\b"
+    r"|(?<=[A-Za-z0-9,;:] )May\b"
 )
-#: Words for "a/each/per": an unmatched plain 1 is forgiven when the other side has one.
-_ONE_WORDS = frozenset(["a", "an", "one", "each", "per", "single", "once", "first"])
+# a date written with dots (`2024.3.5`, `2024.03.05`): its year, month and day
+_DOTTED_DATE = re.compile(
+    r"(?<![\d.,/])((?:19|20)\d\d)\.(0?[1-9]|1[0-2])\.(0?[1-9]|[12]\d|3[01])(?![\d.]\d|\d)"
+)
+_ASCII_WORD = re.compile(r"[A-Za-z]+")
 #: What may come just before a number's minus sign (besides a space or a line's start).
 _OPENERS = frozenset("([{<=:;,|~→\"'“‘")
-#: Words of decrease: beside a number (`_beside_decrease`) they may stand for its sign.
+#: Words of decrease, and of improvement (whose direction is the measure's: a latency -5% is
+#: "5% faster", "5% 개선"): beside a number (`_beside_decrease`) they may stand for its sign.
+#: Words of increase ("rose 5%", "5% 증가") do not.
 _DECREASE = re.compile(
     r"\b(?:decreas\w*|declin\w*|drop(?:s|ped|ping)?|fall(?:s|ing|en)?|fell|down(?:ward)?"
     r"|lower(?:ed|s|ing)?|less|fewer|minus|negative|loss(?:es)?|lost|los(?:e|es|ing)|reduc\w*"
     r"|cut(?:s|ting)?|shr[iau]nk\w*|below|deficit|dip(?:s|ped)?|slid(?:e|es|ing)?|slump\w*"
-    r"|plung\w*|sank|sink(?:s|ing)?|slower|cheaper)\b"
-    r"|감소|줄[어었인일여]|하락|떨어|내려|내린|내렸|낮아|낮춰|낮췄|낮춘|저하|축소|감축|삭감|절감"
-    r"|인하|손실|적자|영하|마이너스|하향|느려|덜|[↓▼▽△🔻]",  # (△: a negative in Korean accounts)
+    r"|plung\w*|sank|sink(?:s|ing)?|slower|cheaper|shorte[nr]\w*|smaller|trimm?\w*"
+    r"|sav(?:e|es|ed|ing|ings)"
+    r"|improv\w*|better|faster|quicker|speed(?:s|ed)?[\s-]?up|speedups?)\b"
+    r"|감소|줄[어었였인일여]|하락|떨어|내려|내린|내렸|낮아|낮춰|낮췄|낮춘|저하|축소|감축|삭감|절감"
+    r"|인하|손실|적자|영하|마이너스|하향|느려|덜|단축|짧아|짧게|작아|절약|아껴|아낀|아꼈"
+    r"|개선|향상|빨라|빨랐|빠른|빠르|나아|[↓▼▽△🔻]",  # (△: a negative in Korean accounts)
     re.IGNORECASE,
 )
 _CLAUSE = re.compile(r"[,;:!?()\[\]|\n]|\.(?!\d)")
@@ -188,13 +172,16 @@ class Numbers:
     # each as first written (`0.5초`, `10 GB`)
     measures: Counter[tuple[str, str]] = field(default_factory=Counter)
     measured: dict[tuple[str, str], str] = field(default_factory=dict)
+    # durations in two or more units (`2시간 30분`): their numbers and their sum, (`150`, `min`)
+    compounds: tuple[tuple[tuple[str, ...], tuple[str, str]], ...] = ()
 
 
 def _signed(prose: str, start: int) -> bool:
     """Whether the number at `start` has a minus sign: a `-` just before it, after a space,
     a line's start or an opening bracket or separator (`-3.5%`, `(−20°C)`, `| -2 |`); not
-    after a letter or digit (`3-5`, `2026-12-04`, `GPT-4`), nor after a number and a space
-    (`2016 -2018`: a range). A list bullet is markup, not prose (bipub.check.qa_facts)."""
+    after a letter or digit (`3-5`, `2026-12-04`, `GPT-4`), nor after a number, with its unit
+    or not, and a space (`2016 -2018`, `2016년 -2018년`, `10GB -20GB`: a range). A list bullet
+    is markup, not prose (bipub.check.qa_facts)."""
     if start == 0 or prose[start - 1] != "-":
         return False
     i = start - 2
@@ -203,7 +190,11 @@ def _signed(prose: str, start: int) -> bool:
     if i < 0 or prose[i] == "\n":
         return True
     if i < start - 2:  # (a space before the sign)
-        return not (prose[i].isdigit() or prose[i] in "%×")
+        word = i
+        while word > 0 and not prose[word - 1].isspace():
+            word -= 1
+        after_number = prose[word].isdigit() and prose[i] not in _OPENERS and prose[i] != "."
+        return not (after_number or prose[i] in "%×")
     return prose[i] in _OPENERS
 
 
@@ -244,7 +235,7 @@ def _canon(m: re.Match[str]) -> str:
     suffix = m.group("suffix")
     if suffix:
         s = suffix.strip().lower()
-        text += "%" if ("%" in s or "퍼센트" in s or "cent" in s) else "×"
+        text += "%" if ("%" in s or "퍼센트" in s or "cent" in s or s == "pp") else "×"
     return text
 
 
@@ -291,7 +282,7 @@ def numbers_of(text: str) -> Numbers:
 
     Numbers inside names (after ASCII letters: H100, p99, E2E, W8A8, GPT-4, v0.6.3) are not
     quantities: the names are compared as names (`_names`)."""
-    prose = facts(text).prose.translate(_DASHES)
+    prose = _DOTTED_DATE.sub(r"\1 \2 \3", facts(text).prose.translate(_DASHES))
     if HANGUL.search(prose):
         prose = _ko_units(prose)
     prose = REF.sub(" ", prose)
@@ -311,6 +302,8 @@ def numbers_of(text: str) -> Numbers:
         if m.group("ordinal"):
             optional[token] += 1
             continue
+        if token.isdigit() and and_a_half(prose, m.end()):  # (`2시간 반`: 2.5 hours)
+            token += ".5"
         if _signed(prose, start) and token.strip("0.%×"):  # (not -0)
             token, start = "-" + token, start - 1
         found.append((start, m.end(), token, m.group("suffix") is not None))
@@ -318,7 +311,10 @@ def numbers_of(text: str) -> Numbers:
     for i in range(len(found) - 2, -1, -1):
         start, end, token, has_suffix = found[i]
         nxt = found[i + 1]
-        if not has_suffix and nxt[3] and _RANGE_SEP.match(prose[end : nxt[0]]):
+        between = prose[end : nxt[0]]
+        ko_range = _KO_RANGE_SEP.match(between) and _KO_RANGE_END.match(prose, nxt[1])
+        ranged = _RANGE_SEP.match(between) or ko_range or _between(prose, start, end, nxt[0])
+        if not has_suffix and nxt[3] and ranged:
             found[i] = (start, end, token + nxt[2][-1], True)
     required.update(t for _, _, t, _ in found)
     softened: Counter[str] = Counter(
@@ -326,27 +322,81 @@ def numbers_of(text: str) -> Numbers:
     )
     measures: Counter[tuple[str, str]] = Counter()
     measured: dict[tuple[str, str], str] = {}
-    for start, end, t, _ in found:
-        unit = unit_at(prose, start + (t[0] == "-"), end) if measurable(t) else None
+    units = [
+        unit_at(prose, start + (t[0] == "-"), end) if measurable(t) else None
+        for start, end, t, _ in found
+    ]
+    written = [
+        " ".join(prose[start : unit[1]].split()) if unit else ""
+        for (start, _, _, _), unit in zip(found, units, strict=True)
+    ]
+    # a range such as 10–20 GB gives its unit to both ends (written `10 GB`)
+    for i in range(len(found) - 2, -1, -1):
+        start, end, t, _ = found[i]
+        nxt, unit = found[i + 1], units[i + 1]
+        if (
+            units[i]
+            or not unit
+            or not measurable(t)
+            or not (
+                _UNIT_RANGE_SEP.match(prose[end : nxt[0]]) or _between(prose, start, end, nxt[0])
+            )
+        ):
+            continue
+        units[i] = unit
+        written[i] = " ".join((prose[start:end] + prose[nxt[1] : unit[1]]).split())
+    for (_, _, t, _), unit, text in zip(found, units, written, strict=True):
+        if unit is not None:
+            measures[t, unit[0]] += 1
+            measured.setdefault((t, unit[0]), text)
+    # a duration in two or more units, the largest first (`2시간 30분`, "1 hour and 2 minutes")
+    compounds = []
+    i = 0
+    while i < len(found):
+        j = i
+        while (
+            j + 1 < len(found)
+            and (unit := units[j])
+            and units[j + 1]
+            and _JOINED.fullmatch(prose, unit[1], found[j + 1][0])
+        ):
+            j += 1
+        parts = [(found[k][2], unit[0]) for k in range(i, j + 1) if (unit := units[k])]
+        total = compound(parts) if j > i else None
+        if total is not None:
+            compounds.append((tuple(t for t, _ in parts), total))
+        i = j + 1
+    # number words before a counter or unit (`두 시간`, `two hours`: bipub.check.qa_words)
+    words = list(counted(prose))
+    for start, end, t in words:
+        required[t] += 1
+        unit = unit_at(prose, start, end) if measurable(t) else None
         if unit is not None:
             measures[t, unit[0]] += 1
             measured.setdefault((t, unit[0]), " ".join(prose[start : unit[1]].split()))
-    words = [w.lower() for w in _ASCII_WORD.findall(prose)]
-    vocabulary = set(words)
+    optional.update(spelled_out(prose, frozenset(start for start, _, _ in words)))
+    vocabulary = {w.lower() for w in _ASCII_WORD.findall(prose)}
     if not vocabulary.isdisjoint(_MONTHS):
+        dated = set()
         for mm in _MONTH.finditer(prose):
             name = (mm.group(1) or mm.group(2)).lower()
             required[str(_MONTHS[name])] += 1
-    for w in words:
-        value = _WORD_NUMBERS.get(w)
-        if value is not None:
-            optional[value] += 1
-    if HANGUL.search(prose):
-        for mm in _KO_WORD.finditer(prose):
-            value = _KO_NATIVE[mm.group(1)]
-            optional[value + "×" if mm.group(2) == "배" else value] += 1
-    has_one = not vocabulary.isdisjoint(_ONE_WORDS) or any(c in prose for c in "매각한첫")
-    return Numbers(required, optional, has_one, names, spelled, softened, measures, measured)
+            dated.add(mm.start())
+        for mm in _MONTH_ALONE.finditer(prose):
+            if mm.start() not in dated:
+                required[str(_MONTHS[mm.group().lower()])] += 1
+    has_one = has_one_word(prose)
+    return Numbers(
+        required,
+        optional,
+        has_one,
+        names,
+        spelled,
+        softened,
+        measures,
+        measured,
+        tuple(compounds),
+    )
 
 
 def _bare(token: str) -> str:
@@ -377,8 +427,10 @@ def _fmt(
 
 def check_numbers(source: str, translation: str) -> list[str]:
     s, t = numbers_of(source), numbers_of(translation)
-    lost = _absorb(s.required - t.required, t)
-    added = _absorb(t.required - s.required, s)
+    lost, added = s.required - t.required, t.required - s.required
+    compounds_converted(lost, added, s.compounds, t.measures)  # (2시간 30분 / 2.5 hours)
+    compounds_converted(added, lost, t.compounds, s.measures)
+    lost, added = _absorb(+lost, t), _absorb(+added, s)
     # "51번" / "51 times", "3배" / "3 times": a multiplier sign alone is not a different number
     for token in sorted(lost):
         other = token[:-1] if token.endswith("×") else token + "×"
@@ -396,9 +448,16 @@ def check_numbers(source: str, translation: str) -> list[str]:
             lost[token] -= 1
             added[other] -= 1
             soft[unsigned][plain] -= 1
-    lost, added = +lost, +added
-    # the same number with another unit (0.5초 / 0.5 ms, 10GB / 10MB, 80GB / 80 GiB)
+    # the same number with another unit (0.5초 / 0.5 ms, 10GB / 10MB, 80GB / 80 GiB); one
+    # written otherwise (3.0 ms / 3 s) is said as its unit, not as a number too
     unit_was, unit_now = changed_units(s.measures, t.measures)
+    for token, _ in sorted(unit_was.elements()):
+        if token not in (u for u, _ in unit_now) and lost[token]:
+            lost[token] -= 1
+    for token, _ in sorted(unit_now.elements()):
+        if token not in (u for u, _ in unit_was) and added[token]:
+            added[token] -= 1
+    lost, added = +lost, +added
     out = []
     if lost or added or unit_was:
         parts = []

@@ -14,7 +14,8 @@ minutes), an `s` glued to a decade (`1990s`, `'90s`), `초과`/`초반`, `3분�
 Two uses (`check_numbers`):
 
 * a conversion keeps the number's quantity (`0.5초` = `500 ms`, `1 GB` = `1,024 MB`): such a
-  pair is not a changed number. A decimal-named unit (`KB` … `PB`, and the bits) may mean 1000
+  pair is not a changed number; nor is a duration in two or more units said in one (`2시간 30분`
+  = `2.5 hours` = `150 minutes`: `compound`). A decimal-named unit (`KB` … `PB`, and the bits) may mean 1000
   or 1024 of the next smaller (writers mix them); a binary one (`KiB` … `PiB`) only 1024.
 * the same number with another unit of its dimension (`0.5초` / `0.5 ms`, `10GB` / `10MB`,
   `80GB` / `80 GiB`, `10 Gbps` / `10 GB/s`) is a changed number (`changed_units`), compared as
@@ -28,6 +29,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from decimal import Decimal
+from itertools import pairwise
 
 #: A unit of time or data size just after a number (see the module docstring).
 _UNIT = re.compile(
@@ -135,7 +137,8 @@ def changed_units(
     ours: Counter[tuple[str, str]], theirs: Counter[tuple[str, str]]
 ) -> tuple[Counter[tuple[str, str]], Counter[tuple[str, str]]]:
     """The (number, unit) of each side whose number the other side has with another unit of
-    its dimension, once the ones on both sides and the conversions are taken out."""
+    its dimension, once the ones on both sides and the conversions are taken out. The number
+    is compared by its value: `3.0 ms` / `3 s` is a changed unit."""
     a, b = ours - theirs, theirs - ours
     for x in sorted(a):  # (a conversion: another number, the same quantity)
         for y in sorted(b):
@@ -145,8 +148,43 @@ def changed_units(
     now: Counter[tuple[str, str]] = Counter()
     for x in sorted(a):
         for y in sorted(b):
-            while a[x] and b[y] and x[0] == y[0] and _dimension(x[1]) == _dimension(y[1]):
+            while (
+                a[x]
+                and b[y]
+                and Decimal(x[0]) == Decimal(y[0])
+                and _dimension(x[1]) == _dimension(y[1])
+            ):
                 a[x], b[y] = a[x] - 1, b[y] - 1
                 was[x] += 1
                 now[y] += 1
     return was, now
+
+
+def compound(parts: list[tuple[str, str]]) -> tuple[str, str] | None:
+    """A duration written in two or more units, the largest first (`2시간 30분`, `1 h 2 min 3 s`):
+    its sum in the smallest (`150`, `min`); None if they are not that."""
+    if len(parts) < 2 or any(u not in _TIME or t.startswith("-") for t, u in parts):
+        return None
+    if any(_TIME[a] <= _TIME[b] for (_, a), (_, b) in pairwise(parts)):
+        return None
+    smallest = parts[-1][1]
+    total = sum(Decimal(t) * _TIME[u] for t, u in parts) / _TIME[smallest]
+    return format(total.normalize(), "f"), smallest
+
+
+def compounds_converted(
+    lost: Counter[str],
+    added: Counter[str],
+    compounds: tuple[tuple[tuple[str, ...], tuple[str, str]], ...],
+    theirs: Counter[tuple[str, str]],
+) -> None:
+    """Take out of `lost` the parts of each duration in two units (`2시간 30분`) and out of
+    `added` the number that says it in one on the other side (`2.5 hours`, `150 minutes`)."""
+    for parts, total in compounds:
+        need = Counter(parts)
+        if any(lost[p] < n for p, n in need.items()):
+            continue
+        match = next((m for m in sorted(theirs) if added[m[0]] and same_quantity(total, m)), None)
+        if match is not None:
+            lost.subtract(need)
+            added[match[0]] -= 1
