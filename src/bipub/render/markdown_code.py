@@ -20,10 +20,11 @@ from bipub.render.diagrams import Diagrams
 _SVG_ID = re.compile(r'<svg id="(mermaid-[0-9a-f]+)"')
 
 # A code block's HTML (RendererHTML.fence, with bipub's highlighter) by what it is made of: the
-# fence's info string, its code, its attributes (set by `_mark_code_blocks`) and the renderer's
-# class prefix; a post and its translation share their code blocks (code is not translated) and
-# are rendered one after the other in the same process (render/workers.py `chunks`), so a few
-# hundred are enough. Used on the verified markdown-it-py only (render/upstream.py: what
+# fence's info string, its code, its attributes (set by `mark_code_blocks`) and the renderer's
+# class prefix (the info string holds its title and highlighted lines: code_info.py; the title
+# is added around the kept HTML, `titled`); a post and its translation share their code blocks
+# (code is not translated) and are rendered one after the other in the same process
+# (render/workers.py `chunks`), so a few hundred are enough. Used on the verified markdown-it-py only (render/upstream.py: what
 # RendererHTML.fence depends on), by the renders of MarkdownCache.
 Fences = dict[tuple[str, str, tuple[tuple[str, Any], ...], str], str]
 FENCES_KEPT: Final = 256
