@@ -85,6 +85,7 @@ _TABLE: tuple[tuple[str, Default, str, str], ...] = (
     # --- rendering
     ("template", E, "render", "A Jinja2 template has a syntax error, is missing, or failed while rendering."),
     ("code-language", W, "render", "A code block names a language Pygments does not know; it is shown unhighlighted."),
+    ("code-info", W, "render", "A code block's info string names something bipub ignores after the language: an unknown attribute (`linenums=\"1\"`: no line numbers are shown), a malformed line range, a line past the block's end, a second title. Accepted: `title=\"app.py\"`, `{1,3-5}`, `hl_lines=\"1 3-5\"`."),
     ("html-text", W, "render", "With raw HTML off (outputs.raw_html: false), a body shows an HTML tag as text (`<details>`, a `<br>` in a table cell): write it in Markdown, put it in code, or turn raw HTML on."),
     ("emphasis-text", W, "render", "A body shows `**` or `~~` as text: emphasis that does not open or close (a space just inside its markers, or punctuation just inside them with a letter just outside, as in `**'인용'**를`: write `'**인용**'를`)."),
     ("alert-unknown", W, "render", "A quote starts with a line written as a GitHub alert marker that names no alert kind (`> [!NOTICE]`, `> [!WARN]`): it is shown as text in a quote, as GitHub shows it. The kinds: NOTE, TIP, IMPORTANT, WARNING, CAUTION."),

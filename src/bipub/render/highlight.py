@@ -447,14 +447,31 @@ def _tokens(lexer: Lexer, code: str) -> Iterator[tuple[int, _TokenType, str]]:
 
 
 @lru_cache(maxsize=1024)
-def highlight(code: str, lexer: Lexer, fast: bool = FAST) -> str:
+def highlight(code: str, lexer: Lexer, fast: bool = FAST, lines: tuple[int, ...] = ()) -> str:
     """HTML for one code block. Memoized: a post and its translation share their code blocks,
     and the renderer puts both on the same worker one after the other. `fast`: formatted by
-    `_format`, else by Pygments' `HtmlFormatter(nowrap=True)` (the same text)."""
+    `_format`, else by Pygments' `HtmlFormatter(nowrap=True)` (the same text). `lines`: the
+    1-based lines to highlight (HtmlFormatter's `hl_lines`; `mark_lines` on the fast path)."""
     if fast:
-        return _format(_tokens(lexer, code))
-    html: str = pygments_format(lexer.get_tokens(code), _STOCK)
+        return mark_lines(_format(_tokens(lexer, code)), lines)
+    formatter = HtmlFormatter(nowrap=True, hl_lines=list(lines)) if lines else _STOCK
+    html: str = pygments_format(lexer.get_tokens(code), formatter)
     return html
+
+
+def mark_lines(html: str, lines: tuple[int, ...]) -> str:
+    """`html` (`_format`'s) with the 1-based `lines` in `<span class="hll">…</span>`, their
+    newline inside, as HtmlFormatter's `hl_lines` writes them: Pygments highlights the lines
+    its `_format_lines` makes, each one ending with its spans closed and a newline, which are
+    `html`'s lines (`_format`: the same text)."""
+    if not lines or not html:
+        return html
+    marked = frozenset(lines)
+    rows = html.split("\n")[:-1]  # (html ends with a newline)
+    return "".join(
+        f'<span class="hll">{row}\n</span>' if n in marked else row + "\n"
+        for n, row in enumerate(rows, start=1)
+    )
 
 
 def pygments_css(style: str = "default") -> str:

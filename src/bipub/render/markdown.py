@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
-from html import escape
 from itertools import chain, compress, repeat
 from operator import is_, is_not
 from typing import TYPE_CHECKING, Any, Final
@@ -31,9 +30,17 @@ from bipub.code_stamp import CODE
 from bipub.diagnostics import Collector, Diagnostic
 from bipub.pair.images import Images, LocalImage
 from bipub.render import mathml, upstream
+from bipub.render.code_info import line_count, parse_info
 from bipub.render.diagrams import Diagrams
 from bipub.render.markdown_alerts import alert_titles, render_alert_open, unknown_alerts
-from bipub.render.markdown_code import FENCES, UNKNOWN, Fences, fence, is_diagram
+from bipub.render.markdown_code import (
+    FENCES,
+    UNKNOWN,
+    Fences,
+    fence,
+    is_diagram,
+    mark_code_blocks,
+)
 from bipub.render.markdown_findings import (
     DroppedLink,
     html_as_text,
@@ -101,6 +108,7 @@ class RenderedMarkdown:
     stray_emphasis: tuple[tuple[int | None, str], ...] = ()  # (line, run): `**` shown as text
     html_text: tuple[tuple[int | None, str], ...] = ()  # (line, text): a tag shown as text
     unknown_alerts: tuple[tuple[int | None, str], ...] = ()  # (line, marker): `> [!NOTICE]`
+    code_info: tuple[tuple[int | None, str], ...] = ()  # (line, what): ignored in an info string
 
 
 # Per render call: the refused URLs and the source line of the inline being parsed.
@@ -136,7 +144,8 @@ def heading_slug(text: str) -> str:
     return HEADING_PREFIX + (value or "section")
 
 
-Blocks = dict[tuple[str, str], "str | None"]  # (language name, code) → HTML; None: unknown
+# (language name, code, highlighted lines) → HTML; None: an unknown language
+Blocks = dict[tuple[str, str, tuple[int, ...]], "str | None"]
 
 
 def _highlighter(unknown: list[str], blocks: Blocks | None, fast: bool) -> object:
@@ -144,7 +153,8 @@ def _highlighter(unknown: list[str], blocks: Blocks | None, fast: bool) -> objec
         name = (lang or "").strip().split()[0] if lang else ""
         if not name:
             return ""
-        key = (name, code)
+        lines = parse_info(attrs, line_count(code)).lines if attrs else ()  # (code_info.py)
+        key = (name, code, lines)
         if blocks is not None and key in blocks:
             html = blocks[key]
         else:
@@ -153,7 +163,7 @@ def _highlighter(unknown: list[str], blocks: Blocks | None, fast: bool) -> objec
             from bipub.render.highlight import highlight, lexer_for
 
             lexer = lexer_for(name, fast)
-            html = None if lexer is None else highlight(code, lexer, fast)
+            html = None if lexer is None else highlight(code, lexer, fast, lines)
             if blocks is not None:
                 blocks[key] = html
         if html is None:
@@ -227,12 +237,12 @@ def render_markdown(
     diagrams: Diagrams | None = None,
     lang: str = "en",
 ) -> RenderedMarkdown:
-    """`blocks`: highlighted code blocks from earlier (and for later) renders; Pygments output depends
-    on nothing but the language name and the code (`bipub serve` keeps them between updates, so
-    an update compiles no lexer for blocks it has highlighted before). `fast`: force the fast
-    paths on or off (tests; default: on verified upstream versions only). `images`: the body's
-    local images by their `src` (pair/images.py), `prefix`: the site's base path (variants'
-    hrefs). `diagrams`: where ```mermaid fences get their SVG (render/diagrams.py; None: drawn
+    """`blocks`: highlighted code blocks from earlier (and for later) renders; Pygments output
+    depends on nothing but the language name, the code and its highlighted lines (`bipub serve`
+    keeps them between updates, so an update compiles no lexer for blocks it has highlighted
+    before). `fast`: force the fast paths on or off (tests; default: on verified upstream
+    versions only). `images`: the body's local images by their `src` (pair/images.py),
+    `prefix`: the site's base path (variants' hrefs). `diagrams`: where ```mermaid fences get their SVG (render/diagrams.py; None: drawn
     on demand, not cached). `lang`: the body's language (its alerts' titles: markdown_alerts)."""
     md = _parser(raw_html, FAST_MARKDOWN if fast is None else fast)
     fast_highlight = FAST_HIGHLIGHT if fast is None else fast
@@ -308,7 +318,7 @@ def _render_body(
     finally:
         _DROPPED.reset(reset)
     found = outline(tokens, source) if starts is not None else None  # (before mark_images)
-    _mark_code_blocks(tokens)
+    ignored = mark_code_blocks(tokens)
     mark_images(tokens, images or {}, prefix)
     headings: list[Heading] = []
     text_parts: list[str] = []
@@ -355,6 +365,7 @@ def _render_body(
         stray_emphasis(tokens) if "**" in source or "__" in source or "~~" in source else (),
         html_as_text(tokens) if "<" in source and not md.options.get("html") else (),
         tuple(unknown_alerts(tokens)) if "[!" in source else (),
+        ignored,
     )
     return rendered, sections
 
@@ -385,16 +396,6 @@ def _inline_text(tok: Token) -> str:
         elif child.type in ("softbreak", "hardbreak"):
             out.append(" ")
     return "".join(out).replace("¶", "").strip()
-
-
-def _mark_code_blocks(tokens: list[Token]) -> None:
-    """Pygments output needs the `highlight` wrapper class; fences get a language label."""
-    for tok in tokens:
-        if tok.type == "fence":
-            lang = tok.info.strip().split()[0] if tok.info.strip() else ""
-            tok.attrSet("class", "highlight")
-            if lang:
-                tok.attrSet("data-lang", escape(lang))
 
 
 class MarkdownCache:

@@ -1,6 +1,7 @@
 """What rendering a body finds wrong, with its line in the body (render/markdown.py reports them
 as warnings and errors: MarkdownCache): refused link targets, formulas that cannot be typeset,
-footnotes never referenced, emphasis markers and HTML tags shown as text."""
+footnotes never referenced, emphasis markers and HTML tags shown as text, what a code block's
+info string says that is ignored (render/code_info.py)."""
 
 from __future__ import annotations
 
@@ -177,6 +178,8 @@ class Findings(Protocol):
     def html_text(self) -> tuple[tuple[int | None, str], ...]: ...
     @property
     def unknown_alerts(self) -> tuple[tuple[int | None, str], ...]: ...
+    @property
+    def code_info(self) -> tuple[tuple[int | None, str], ...]: ...
 
 
 def render_findings(rel: str, hit: Findings, first_line: int) -> tuple[Diagnostic, ...]:
@@ -252,6 +255,16 @@ def render_findings(rel: str, hit: Findings, first_line: int) -> tuple[Diagnosti
             Severity.WARNING,
         )
         for line, marker in hit.unknown_alerts
+    ]
+    found += [
+        Diagnostic(
+            rel,
+            first_line + line - 1 if line else None,
+            "code-info",
+            f"code block info string: {why}",
+            Severity.WARNING,
+        )
+        for line, why in hit.code_info
     ]
     for line, message in hit.diagram_errors:
         at = first_line + line - 1 if line else None

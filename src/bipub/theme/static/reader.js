@@ -56,7 +56,9 @@
       button.textContent = copy;
       button.addEventListener("click", function () {
         var code = pre.querySelector("code") || pre;
-        navigator.clipboard.writeText(code.innerText.replace(/\n$/, "")).then(function () {
+        /* textContent: the code as written (innerText adds a line around a highlighted line,
+           a block: site.css .hll) */
+        navigator.clipboard.writeText(code.textContent.replace(/\n$/, "")).then(function () {
           button.textContent = copied;
           setTimeout(function () { button.textContent = copy; }, 1500);
         }, function () {
