@@ -19,7 +19,8 @@ URL ends before it (and the trimming is done again: "(https://example.com)에서
 A URL whose path is Hangul stays whole: https://ko.wikipedia.org/wiki/트랜스포머. When its last
 Hangul run is longer than a particle but ends with one (`…/wiki/트랜스포머를`: the page
 "트랜스포머" and 를, or a page of that name?) the URL is kept whole, as GitHub reads it, and
-`BareUrl.ambiguous` says so: the author can write `<https://…>` or a space before the particle.
+`BareUrl.ambiguous` says so (for one of the `TELLING` particles: not for `…/wiki/고양이`): the
+author can write `<https://…>`, or a space before the particle.
 """
 
 from __future__ import annotations
@@ -47,6 +48,13 @@ PARTICLES: Final[frozenset[str]] = frozenset(
         *("이라", "라", "이라는", "라는", "이라고", "라고", "이란", "란", "이지만", "였다"),
         *("이었다", "이었고"),
     }
+)
+
+#: The particles that tell: a Hangul run longer than one of these, ending with it, is ambiguous
+#: (`BareUrl.ambiguous`). Not the one-syllable 이 가 도 의 로 와 과 나 만 인 라 란 (nor 이나),
+#: which end many nouns (고양이, 차이나): `…/wiki/고양이` is not said.
+TELLING: Final[frozenset[str]] = frozenset(
+    p for p in PARTICLES if (len(p) > 1 and p != "이나") or p in ("을", "를", "은", "는", "에")
 )
 
 _PREFIXES: Final = ("http://", "https://", "www.", "mailto:")
@@ -120,7 +128,7 @@ def _end(text: str, start: int, stop: int, body: int) -> tuple[int, bool]:
     word = text[run:end]
     if word in PARTICLES and run > body:
         return _trim(text, start, run), False
-    return end, bool(word) and any(word.endswith(p) for p in PARTICLES)
+    return end, bool(word) and any(word.endswith(p) for p in TELLING)
 
 
 def _email(text: str, start: int, stop: int) -> int | None:
