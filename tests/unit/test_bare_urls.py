@@ -112,12 +112,13 @@ def test_the_renderer_links_a_bare_url_without_its_particle(fast: bool) -> None:
 @pytest.mark.parametrize("fast", [True, False])
 def test_the_renderer_links_only_safe_bare_urls_outside_links_and_code(fast: bool) -> None:
     source = (
-        "javascript:alert(1) data:text/html,x\n"
+        "javascript:alert(1) data:text/html,x https://e.example/x\n"
         "[https://a.example](https://b.example) `https://c.example` <https://d.example>\n"
     )
     rendered = render_markdown(source, fast=fast)
     assert "javascript" not in rendered.html.split("<a", 1)[-1].split(">", 1)[0]
-    assert rendered.html.count("<a ") == 2 and 'href="https://a.example"' not in rendered.html
+    assert '<a href="https://e.example/x">https://e.example/x</a>' in rendered.html
+    assert rendered.html.count("<a ") == 3 and 'href="https://a.example"' not in rendered.html
     assert rendered.dropped_links == ()
     assert "<code>https://c.example</code>" in rendered.html
     assert render_markdown(source, fast=fast).html == render_markdown(source, fast=not fast).html
