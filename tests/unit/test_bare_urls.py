@@ -37,7 +37,10 @@ WIKI = "https://ko.wikipedia.org/wiki/트랜스포머"
         (f"({DOCS})에서 본다", [DOCS]),
         (f'"{DOCS}"를 연다', [DOCS]),
         (f"{DOCS}에서.", [DOCS]),
-        ("see https://example.com/a, https://example.com/b.", ["https://example.com/a", "https://example.com/b"]),
+        (
+            "see https://example.com/a, https://example.com/b.",
+            ["https://example.com/a", "https://example.com/b"],
+        ),
         ("https://example.com/path?!", ["https://example.com/path"]),
         # parentheses inside the URL are balanced (GFM)
         (
@@ -49,7 +52,10 @@ WIKI = "https://ko.wikipedia.org/wiki/트랜스포머"
         (f"{WIKI} 참고", [WIKI]),
         (f"{WIKI}_(기계_학습)의 설명", [f"{WIKI}_(기계_학습)"]),
         # query strings and fragments, entities at the end
-        ("https://example.com/s?q=kv+cache&lang=ko#top에서", ["https://example.com/s?q=kv+cache&lang=ko#top"]),
+        (
+            "https://example.com/s?q=kv+cache&lang=ko#top에서",
+            ["https://example.com/s?q=kv+cache&lang=ko#top"],
+        ),
         ("https://example.com/?a=1&amp; b", ["https://example.com/?a=1"]),
         # www. and e-mail addresses
         ("www.example.com을 보라", ["www.example.com"]),
@@ -81,7 +87,9 @@ def test_the_drafter_sends_the_particle_and_keeps_the_url_in_a_slot() -> None:
     encoded = layout(f"자세한 내용은 {DOCS}에서 확인한다.\n").segments[0].encoded
     assert encoded.xml == '자세한 내용은 <x i="0"/>에서 확인한다.'
     assert encoded.slots == (DOCS,) and encoded.kinds == ("url",)
-    encoded = layout("문의는 me@example.com으로, 문서는 www.example.com을 본다.\n").segments[0].encoded
+    encoded = (
+        layout("문의는 me@example.com으로, 문서는 www.example.com을 본다.\n").segments[0].encoded
+    )
     assert encoded.xml == '문의는 <x i="0"/>으로, 문서는 <x i="1"/>을 본다.'
     assert encoded.slots == ("me@example.com", "www.example.com")
 
@@ -127,7 +135,7 @@ def test_the_renderer_links_only_safe_bare_urls_outside_links_and_code(fast: boo
 def test_a_url_that_may_end_in_a_particle_is_a_render_warning() -> None:
     body = f"글.\n\n둘째 줄\n{WIKI}를 보라.\n\n{WIKI} 그리고 {DOCS}에서.\n"
     html = render_markdown(body).html
-    assert f'<a href="https://ko.wikipedia.org/wiki/%ED%8A%B8' in html
+    assert '<a href="https://ko.wikipedia.org/wiki/%ED%8A%B8' in html
     found = body_warnings(body, "url-particle")
     assert [(d.file, d.line) for d in found] == [("content/ko/posts/p.md", 9)]
     assert f"the bare URL '{WIKI}를' may end in a Korean particle" in found[0].message

@@ -83,7 +83,11 @@ def _linked(md: MarkdownIt, children: list[Token], row: int | None, found: list[
         if kind != "text" or links or html_links or not _MAYBE.search(tok.content):
             out.append(tok)
             continue
-        at = row + sum(t.type in ("softbreak", "hardbreak") for t in out) if row is not None else None
+        at = (
+            row + sum(t.type in ("softbreak", "hardbreak") for t in out)
+            if row is not None
+            else None
+        )
         out.extend(_split(md, tok, at, found))
     children[:] = out
 

@@ -165,17 +165,19 @@ def url_at(text: str, start: int, stop: int | None = None) -> BareUrl | None:
                 href = "http://" + written if prefix == "www." else written
                 return BareUrl(start, end, written, href, ambiguous)
     if ch == "m" and text.startswith("mailto:", start, stop):
-        end = _email(text, start + len("mailto:"), stop)
-        return None if end is None else BareUrl(start, end, text[start:end], text[start:end])
-    if ch and (ch.isascii() and ch.isalnum() or ch in ".+-_"):
-        end = _email(text, start, stop)
-        if end is not None:
-            written = text[start:end]
-            return BareUrl(start, end, written, "mailto:" + written)
+        last = _email(text, start + len("mailto:"), stop)
+        return None if last is None else BareUrl(start, last, text[start:last], text[start:last])
+    if ch and ((ch.isascii() and ch.isalnum()) or ch in ".+-_"):
+        last = _email(text, start, stop)
+        if last is not None:
+            written = text[start:last]
+            return BareUrl(start, last, written, "mailto:" + written)
     return None
 
 
-_CANDIDATE: Final = re.compile(r"https?://|www\.|mailto:|[A-Za-z0-9.+\-_]+@")
+#: Where a bare URL may start (an address's name only where a run of its characters starts:
+#: one try per run, not one per character of a long word).
+_CANDIDATE: Final = re.compile(r"https?://|www\.|mailto:|(?<![A-Za-z0-9.+\-_])[A-Za-z0-9.+\-_]+@")
 
 
 def bare_urls(text: str) -> list[BareUrl]:
