@@ -101,6 +101,9 @@ def test_qa_reads_the_url_without_its_particle() -> None:
         f"link target {DOCS} of the source is missing",
         "the translation links to https://docs.vllm.ai/en/stable/, which the source does not",
     ]
+    # a bare URL is the target the page links to: the same as a link's to a Hangul path
+    assert check_links(f"[트랜스포머]({WIKI})를 보라.\n", f"See {WIKI}.\n") == []
+    assert check_links(f"<{WIKI}>를 보라.\n", f"See {WIKI}.\n") == []
     # the particle left in a translation is a word to translate, not part of the URL
     words = words_to_translate(f"For details, see {DOCS}에서.\n")
     assert "에서" in words and "latest" not in words

@@ -88,7 +88,11 @@ def facts(text: str) -> Facts:
         for tok in children:
             if tok.type == "text":
                 prose.append(tok.content)
-                links.extend(url.href for url in urls.bare_urls(tok.content))
+                # as the page links them: normalized as a link's target is (a Hangul path is
+                # percent-encoded in both: `[…](https://…/트랜스포머)` and a bare URL are one target)
+                links.extend(
+                    map(_parser().normalizeLink, (u.href for u in urls.bare_urls(tok.content)))
+                )
                 if "**" in tok.content or "~~" in tok.content:
                     stray += len(SHOWN_MARKERS.findall(tok.content))
             elif tok.type == "code_inline":
