@@ -275,6 +275,10 @@ CASES = [
     # session 29: task lists (render/markdown_tasks.py), nested, loose, not tasks
     "- [x] done **b**\n- [ ] to do\n  more\n- [X] up\n\n1. [ ] a\n   - [x] b",
     "- [ ] a\n\n- [x] b\n\n[x]: /u\n\n- [x] ref\n- [x]\n- [y] no\n> - [ ] q",
+    # session 32: bare URLs linked (render/markdown_autolinks.py), a particle glued to one
+    "자세한 내용은 https://docs.vllm.ai/en/latest/에서 확인한다.\n\n# www.a.com 제목",
+    '**https://a.b/c**를 a@b.co로 [https://x.y](/u) `https://c.d` <a href="/x">https://e.f</a>',
+    "(https://ko.wikipedia.org/wiki/트랜스포머)와 https://a.b/c\\_d\nhttps://a.b/x_(y)z.",
 ]
 
 

@@ -3,9 +3,10 @@
 Markdown is read with markdown-it-py tokens (the same CommonMark + tables + footnotes dialect as
 the renderer), so code, links and text are told apart by the parser, not by regular expressions
 over raw text. `facts` splits a text into its prose (outside code, HTML and link targets), its
-code spans and blocks, its link targets (with autolinks and bare URLs) and its skeleton
-(headings, list items, task list markers, tables, images, alerts). A task list item's `[x]`/`[ ]`
-is markup (bipub.text.markdown `task_marker`), not prose; so is an alert's title (`alert_title`).
+code spans and blocks, its link targets (with autolinks and bare URLs, which end where the
+drafter and the renderer end them: bipub.text.urls) and its skeleton (headings, list items, task
+list markers, tables, images, alerts). A task list item's `[x]`/`[ ]` is markup
+(bipub.text.markdown `task_marker`), not prose; so is an alert's title (`alert_title`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from bipub.text import urls
 from bipub.text.markdown import SHOWN_MARKERS, alert_title, parser, task_marker, ticked
 
 if TYPE_CHECKING:
@@ -56,12 +58,10 @@ def _parser() -> MarkdownIt:
     return parser()
 
 
-URL = re.compile(r"https?://[^\s<>()\[\]\"'`]+")
-URL_TRAIL = ".,;:!?'\")]}"
-
-
 def bare_urls(text: str) -> list[str]:
-    return [m.group(0).rstrip(URL_TRAIL) for m in URL.finditer(text)]
+    """The bare URLs of a text as written, ending where the drafter and the renderer end them
+    (bipub.text.urls: a Korean particle glued to a URL is not part of it)."""
+    return [url.text for url in urls.bare_urls(text)]
 
 
 @lru_cache(maxsize=65536)
@@ -88,7 +88,11 @@ def facts(text: str) -> Facts:
         for tok in children:
             if tok.type == "text":
                 prose.append(tok.content)
-                links.extend(bare_urls(tok.content))
+                # as the page links them: normalized as a link's target is (a Hangul path is
+                # percent-encoded in both: `[…](https://…/트랜스포머)` and a bare URL are one target)
+                links.extend(
+                    map(_parser().normalizeLink, (u.href for u in urls.bare_urls(tok.content)))
+                )
                 if "**" in tok.content or "~~" in tok.content:
                     stray += len(SHOWN_MARKERS.findall(tok.content))
             elif tok.type == "code_inline":

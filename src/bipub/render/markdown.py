@@ -1,4 +1,5 @@
-"""Markdown → HTML: CommonMark + tables, footnotes, strikethrough; Pygments; heading anchors.
+"""Markdown → HTML: CommonMark + tables, footnotes, strikethrough, bare URLs linked
+(markdown_autolinks.py); Pygments; heading anchors.
 
 Raw HTML is off unless the site opts in; `javascript:`, `vbscript:`, `data:` and `file:` link
 targets are dropped (the link text stays) and reported in `RenderedMarkdown.dropped_links` with
@@ -33,6 +34,7 @@ from bipub.render import mathml, upstream
 from bipub.render.code_info import line_count, parse_info
 from bipub.render.diagrams import Diagrams
 from bipub.render.markdown_alerts import alert_titles, render_alert_open, unknown_alerts
+from bipub.render.markdown_autolinks import AMBIGUOUS, bare_links
 from bipub.render.markdown_code import (
     FENCES,
     UNKNOWN,
@@ -109,6 +111,7 @@ class RenderedMarkdown:
     html_text: tuple[tuple[int | None, str], ...] = ()  # (line, text): a tag shown as text
     unknown_alerts: tuple[tuple[int | None, str], ...] = ()  # (line, marker): `> [!NOTICE]`
     code_info: tuple[tuple[int | None, str], ...] = ()  # (line, what): ignored in an info string
+    ambiguous_urls: tuple[tuple[int | None, str], ...] = ()  # (line, URL): may end in a particle
 
 
 # Per render call: the refused URLs and the source line of the inline being parsed.
@@ -194,6 +197,8 @@ def _stock_parser(raw_html: bool) -> MarkdownIt:
     md.add_render_rule("fence", fence)  # ```mermaid: a diagram (render/diagrams.py)
     md.core.ruler.after("inline", "alert_titles", alert_titles)
     md.add_render_rule("alert_open", render_alert_open)
+    # session 32: bare URLs linked (GFM), ending where the drafter and QA end them (text/urls.py)
+    md.core.ruler.after("text_join", "bare_links", bare_links(_LINE.set))
     return md
 
 
@@ -366,6 +371,7 @@ def _render_body(
         html_as_text(tokens) if "<" in source and not md.options.get("html") else (),
         tuple(unknown_alerts(tokens)) if "[!" in source else (),
         ignored,
+        tuple(env.get(AMBIGUOUS, ())),
     )
     return rendered, sections
 

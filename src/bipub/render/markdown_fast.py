@@ -404,7 +404,8 @@ def inline_with_lines(set_line: Callable[[int | None], object]) -> Callable[[Sta
       on). What it sets is read only by `validateLink`, which markdown-it calls in the inline
       rules `link`, `image` (they match only at "[" and "![") and `autolink` (only at "<") and
       in `linkify` (only when options.linkify); the block rule `reference` runs before this
-      rule, where both ways have left None.
+      rule, where both ways have left None. (render/markdown_autolinks.py's core rule, after
+      this one, sets the line of each inline it links in itself.)
     """
 
     def inline(state: StateCore) -> None:

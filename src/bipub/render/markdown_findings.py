@@ -1,7 +1,8 @@
 """What rendering a body finds wrong, with its line in the body (render/markdown.py reports them
 as warnings and errors: MarkdownCache): refused link targets, formulas that cannot be typeset,
 footnotes never referenced, emphasis markers and HTML tags shown as text, what a code block's
-info string says that is ignored (render/code_info.py)."""
+info string says that is ignored (render/code_info.py), bare URLs that may end in a Korean
+particle."""
 
 from __future__ import annotations
 
@@ -180,6 +181,8 @@ class Findings(Protocol):
     def unknown_alerts(self) -> tuple[tuple[int | None, str], ...]: ...
     @property
     def code_info(self) -> tuple[tuple[int | None, str], ...]: ...
+    @property
+    def ambiguous_urls(self) -> tuple[tuple[int | None, str], ...]: ...
 
 
 def render_findings(rel: str, hit: Findings, first_line: int) -> tuple[Diagnostic, ...]:
@@ -265,6 +268,18 @@ def render_findings(rel: str, hit: Findings, first_line: int) -> tuple[Diagnosti
             Severity.WARNING,
         )
         for line, why in hit.code_info
+    ]
+    found += [
+        Diagnostic(
+            rel,
+            first_line + line - 1 if line else None,
+            "url-particle",
+            f"the bare URL {url!r} may end in a Korean particle: it is linked whole (as GitHub "
+            "links it); if the particle is not part of it, write <URL> or a space before the "
+            "particle",
+            Severity.WARNING,
+        )
+        for line, url in hit.ambiguous_urls
     ]
     for line, message in hit.diagram_errors:
         at = first_line + line - 1 if line else None

@@ -14,6 +14,11 @@ GitHub's alerts (a block quote whose first line is `[!NOTE]`, `[!TIP]`, `[!IMPOR
 marker line is structure the drafter never sends (the title token markdown-it adds has no line),
 QA compares the kinds of source and translation, and the renderer titles each in its page's
 language (render/markdown_alerts.py).
+
+Bare URLs (`https://…`, `www.…`, e-mail addresses) stay text in this reading dialect; where one
+ends — a Korean particle glued to it is not part of it — is one rule, bipub.text.urls, which the
+drafter's inline scanner (translate/markdown_inline.py), QA's link targets (check/qa_facts.py) and
+the renderer's links (render/markdown_autolinks.py) all use.
 """
 
 from __future__ import annotations

@@ -11,6 +11,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from bipub.text.urls import url_at
+
 _WS = " \t"
 
 
@@ -34,7 +36,7 @@ def _protected_kind(text: str) -> str:
         return "ref"
     if first == "<":
         return "url" if re.match(r"<[A-Za-z][A-Za-z0-9+.\-]{1,31}:|<[^<>\s]+@", text) else "html"
-    if first == "h":
+    if first == "h" or url_at(text, 0) is not None:
         return "url"
     return "char"
 
@@ -102,14 +104,12 @@ _INLINE_HTML = re.compile(
     r"|</?[A-Za-z][A-Za-z0-9\-]*(?:\s+[A-Za-z_:][\w:.\-]*(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+))?)*\s*/?>",
     re.S,
 )
-#: Bare URLs exactly as the QA link check reads them (bipub.check.qa_facts.URL / URL_TRAIL).
-_URL = re.compile(r"https?://[^\s<>()\[\]\"'`]+")
-_URL_TRAIL = ".,;:!?'\")]}"
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 _MATH = re.compile(r"\$\$.+?\$\$|\$(?=[^\s$])[^$]*?[^\s$\\]\$(?!\d)|\$[^\s$]\$(?!\d)", re.S)
 _VERBATIM_OPEN = re.compile(
     r"<(code|kbd|samp|var|pre|tt|math|svg|script|style)\b[^>]*(?<!/)>$", re.I
 )
+_EMAIL_FIRST = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.+-_")
 _FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]+\]")
 _REF_LABEL = re.compile(r"\[[^\[\]]{0,999}\]")
 
@@ -136,6 +136,7 @@ class Inline:
         self.keep_first = {t[0] for t in keep}
         self.placeholders = placeholders
         self.markdown = markdown
+        self.emails = "@" in text
 
     def char(self, i: int, lo: int, hi: int) -> str:
         """The character at i for flanking rules: line breaks and the region's edges are spaces."""
@@ -220,12 +221,12 @@ class Inline:
             m = _ENTITY.match(s, i, hi)
             if m:
                 return m.end()
-        if ch == "h" and (i == 0 or not s[i - 1].isalnum()):
-            m = _URL.match(s, i, hi)
-            if m:
-                end = len(m.group(0).rstrip(_URL_TRAIL))
-                if end > len("https://"):
-                    return i + end
+        if ch in "hwm" or (self.emails and ch in _EMAIL_FIRST):
+            # a bare URL, where QA and the renderer read it to end (bipub.text.urls): a Korean
+            # particle glued to it is prose ("…/latest/에서 확인한다")
+            url = url_at(s, i, hi)
+            if url is not None:
+                return url.end
         if not self.markdown:
             return None
         if ch == "\\" and i + 1 < hi and s[i + 1] in _PUNCT:
