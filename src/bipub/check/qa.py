@@ -31,6 +31,7 @@ from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from bipub.check import glossary, qa_facts, qa_numbers, qa_units, qa_words
 from bipub.check.glossary import Glossary
@@ -81,15 +82,23 @@ RULE_FILES: tuple[Path, ...] = tuple(
 # --------------------------------------------------------------------------- links, code, refs
 
 
-def check_links(source: str, translation: str, langs: tuple[str, str] | None = None) -> list[str]:
+def check_links(
+    source: str, translation: str, langs: tuple[str, str] | None = None, base_url: str = ""
+) -> list[str]:
     """`langs` (source, target): a translation's link to its own language's page
     (`/en/blog/x/`) may stand for the source's link to that page in the source language
-    (`/ko/blog/x/`), so that its reader stays in their language."""
+    (`/ko/blog/x/`), so that its reader stays in their language; so may the same link under
+    `base_url` (`https://example.org/en/blog/x/`, or under its path: `/sub/en/blog/x/`)."""
     s, t = set(facts(source).links), set(facts(translation).links)
     also = {u: u for u in t}  # each translation link, and the source link it may stand for
     if langs is not None:
-        ours, theirs = f"/{langs[0]}/", f"/{langs[1]}/"
-        also = {u: ours + u[len(theirs) :] if u.startswith(theirs) else u for u in t}
+        base = base_url.rstrip("/")
+        heads = {"", base, urlsplit(base + "/").path.rstrip("/")} if base else {""}
+        for u in t:
+            for head in heads:
+                theirs = f"{head}/{langs[1]}/"
+                if u.startswith(theirs):
+                    also[u] = f"{head}/{langs[0]}/" + u[len(theirs) :]
     met = t | set(also.values())
     problems = [f"link target {u} of the source is missing" for u in sorted(s - met)]
     problems += [
