@@ -39,7 +39,7 @@ from bipub.check.qa_facts import REF, Facts, bare_urls, facts, has_hangul
 from bipub.check.qa_numbers import check_numbers, numbers_of
 from bipub.render import catalogs
 from bipub.render.catalogs import placeholders, tags
-from bipub.text import markdown
+from bipub.text import headings, markdown
 
 __all__ = [
     "RULE_FILES",
@@ -74,6 +74,7 @@ RULE_FILES: tuple[Path, ...] = tuple(
         qa_words.__file__,
         glossary.__file__,
         markdown.__file__,
+        headings.__file__,
         catalogs.__file__,
     )
     if f is not None
@@ -82,14 +83,20 @@ RULE_FILES: tuple[Path, ...] = tuple(
 # --------------------------------------------------------------------------- links, code, refs
 
 
+_HEADING_LINK = "#" + headings.HEADING_PREFIX
+
+
 def check_links(
     source: str, translation: str, langs: tuple[str, str] | None = None, base_url: str = ""
 ) -> list[str]:
     """`langs` (source, target): a translation's link to its own language's page
     (`/en/blog/x/`) may stand for the source's link to that page in the source language
     (`/ko/blog/x/`), so that its reader stays in their language; so may the same link under
-    `base_url` (`https://example.org/en/blog/x/`, or under its path: `/sub/en/blog/x/`)."""
-    s, t = set(facts(source).links), set(facts(translation).links)
+    `base_url` (`https://example.org/en/blog/x/`, or under its path: `/sub/en/blog/x/`).
+    In-page links to headings (`#h-…`) are compared per document (check/anchors.py): a
+    heading's id is made of its text, translated."""
+    s = {u for u in facts(source).links if not u.startswith(_HEADING_LINK)}
+    t = {u for u in facts(translation).links if not u.startswith(_HEADING_LINK)}
     also = {u: u for u in t}  # each translation link, and the source link it may stand for
     if langs is not None:
         base = base_url.rstrip("/")

@@ -21,6 +21,7 @@ from pathlib import Path
 from bipub.cache import BuildCache
 from bipub.check import coverage as cov
 from bipub.check import qa
+from bipub.check.anchors import check_anchors
 from bipub.check.findings import KNOWN_CODES, PAIR_CODES, Finding, WaitingDraft, drafting_said
 from bipub.check.glossary import Glossary, load_glossary
 from bipub.check.page_links import check_page_links
@@ -404,6 +405,23 @@ def analyze(
             else:
                 found = [replace(f, on_draft=True) for f in found]
         qa_found.extend(found)
+    for unit, message in check_anchors(site, selected):  # (document-level: check/anchors.py)
+        lang, key = unit.target_lang, nfc(unit.key)
+        qa_found.append(
+            Finding(
+                "links",
+                lang,
+                key,
+                unit.translation_file,
+                unit.translation_line,
+                message,
+                source=unit.source,
+                translation=unit.translation,
+                on_draft=(lang, key) in parity.drafts,
+                source_file=unit.source_file,
+                source_line=unit.source_line,
+            )
+        )
     problem = cache.save()
     if problem is not None:
         collector.warning(None, None, "cache-not-saved", problem)

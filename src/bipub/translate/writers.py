@@ -32,6 +32,7 @@ from bipub.pair.status import StatusRecord, dump_status, load_status, status_rel
 from bipub.pair.units import Unit, nfc, split_sections, text_hash
 from bipub.render.catalogs import read_catalog
 from bipub.translate import markdown_xml as mx
+from bipub.translate.anchors import anchored
 from bipub.translate.cv_tree import apply_cv_drafts
 from bipub.translate.files import interrupts_deferred
 from bipub.translate.links import localize
@@ -301,7 +302,7 @@ def write_groups(
     all of them; report every unit not written and why."""
     ready: list[tuple[Group, list[_Draft]]] = []
     for group, jobs in batch:
-        drafts = _group_drafts(plan, group, jobs, answers, result)
+        drafts = anchored(group, _group_drafts(plan, group, jobs, answers, result))
         if drafts:
             ready.append((group, drafts))
     prepared: list[tuple[Group, list[_Draft], str | bytes | None]] = []
