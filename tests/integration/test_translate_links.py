@@ -154,3 +154,53 @@ def test_qa_warns_once_the_translations_language_has_the_page(cli: Cli, tmp_path
     assert [f["message"] for f in _links(cli, root)] == [
         "/ko/blog/prev/ sends en readers to the ko page; its en page is /en/blog/prev/"
     ]
+
+
+PREV_KO_HEADED = post("이전 글", "처음.\n\n## 이전 결론\n\n끝.\n")
+PREV_EN_HEADED = post("Previous post", "First.\n\n## Earlier conclusion\n\nThe end.\n")
+
+
+def test_a_link_to_a_heading_of_another_page_names_its_heading_there(
+    cli: Cli, fake: FakeDeepL, tmp_path: Path
+) -> None:
+    root = make(
+        tmp_path / "site",
+        {
+            "content/ko/posts/prev.md": PREV_KO_HEADED,
+            "content/en/posts/prev.md": PREV_EN_HEADED,
+            "content/ko/posts/next.md": post(
+                "다음 글", "[이전 결론](/ko/blog/prev/#h-이전-결론)을 보라.\n"
+            ),
+        },
+    )
+    result = translate(cli, root, "--to", "en", "--only", "posts/next")
+    assert result.exit_code == 0, result.stderr
+    text = _body(root, "content/en/posts/next.md")
+    assert "](/en/blog/prev/#h-earlier-conclusion)" in text
+    assert _links(cli, root) == []
+    # a link to the English page naming the Korean heading: no heading of that page
+    path = root / "content/en/posts/next.md"
+    path.write_text(text.replace("#h-earlier-conclusion", "#h-이전-결론"), encoding="utf-8")
+    assert [f["message"] for f in _links(cli, root)] == [
+        "/en/blog/prev/#h-이전-결론: #h-이전-결론 names no heading of /en/blog/prev/: the heading "
+        "at the place of ko's #h-이전-결론 is #h-earlier-conclusion"
+    ]
+
+
+def test_a_link_to_a_heading_whose_place_is_not_known_is_kept_and_said(
+    cli: Cli, fake: FakeDeepL, tmp_path: Path
+) -> None:
+    root = make(
+        tmp_path / "site",
+        {
+            "content/ko/posts/prev.md": PREV_KO_HEADED,
+            "content/en/posts/prev.md": post("Previous post", "No headings here.\n"),
+            "content/ko/posts/next.md": post(
+                "다음 글", "[이전 결론](/ko/blog/prev/#h-이전-결론)을 보라.\n"
+            ),
+        },
+    )
+    result = translate(cli, root, "--to", "en", "--only", "posts/next")
+    assert result.exit_code == 0, result.stderr
+    assert "](/ko/blog/prev/#h-이전-결론)" in _body(root, "content/en/posts/next.md")
+    assert "the place of its heading in the en page is not known" in result.stderr

@@ -1,7 +1,9 @@
 """QA of a translation's links to the site's own pages: a link to the page of another language
 (`/ko/blog/x/` in an English translation) when the translation's language has that page
 (`/en/blog/x/`) sends its reader to the other language. A `links` warning names both URLs,
-whatever the translation's state (the reviewer may mean it: an inline ignore says so).
+whatever the translation's state (the reviewer may mean it: an inline ignore says so). So is a
+link to a heading of a page of the site (`/en/blog/x/#h-…`) that names no heading of that page:
+the heading at its place is named when known.
 
 Not in the QA cache (check/run.py QaCache keys on the texts alone): whether a page exists in a
 language is the site's, read from the pairing (pair/page_links.py, as the drafter reads it:
@@ -22,10 +24,12 @@ def check_page_links(translation: str, target: str, pages: PageLinks) -> list[st
     out: list[str] = []
     for href in dict.fromkeys(facts(translation).links):
         found = pages.counterpart(href, target)
-        if found is None or found.target_href is None:
-            continue
-        out.append(
-            f"{unquote(href)} sends {target} readers to the {found.lang} page; its {target} "
-            f"page is {unquote(found.target_href)}"
-        )
+        if found is not None and found.target_href is not None:
+            out.append(
+                f"{unquote(href)} sends {target} readers to the {found.lang} page; its {target} "
+                f"page is {unquote(found.target_href)}"
+            )
+        broken = pages.broken_anchor(href)
+        if broken is not None:
+            out.append(f"{unquote(href)}: {broken}")
     return out

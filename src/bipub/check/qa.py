@@ -107,13 +107,27 @@ def check_links(
                 if u.startswith(theirs):
                     also[u] = f"{head}/{langs[0]}/" + u[len(theirs) :]
     met = t | set(also.values())
-    problems = [f"link target {u} of the source is missing" for u in sorted(s - met)]
+    # a heading's id is its language's: a page's link in the other language may name another
+    # (check/page_links.py says when it names no heading of that page)
+    swapped = {_unanchored(v) for u, v in also.items() if v != u}
+    ours = {_unanchored(u) for u in s}
+    problems = [
+        f"link target {u} of the source is missing"
+        for u in sorted(s - met)
+        if _unanchored(u) not in swapped
+    ]
     problems += [
         f"the translation links to {u}, which the source does not"
         for u in sorted(t)
-        if u not in s and also[u] not in s
+        if u not in s and also[u] not in s and not (also[u] != u and _unanchored(also[u]) in ours)
     ]
     return problems
+
+
+def _unanchored(url: str) -> str:
+    """A link without its heading fragment (`/ko/blog/x/#h-결론` → `/ko/blog/x/`)."""
+    at = url.find(_HEADING_LINK)
+    return url[:at] if at > 0 else url
 
 
 def _short(code: str, limit: int = 60) -> str:

@@ -5,9 +5,11 @@ links what its source links: a Korean post's `[이전 글](/ko/blog/prev/)` woul
 reader to the Korean page. Each link of a draft to a post or page of the site in another
 language (pair/page_links.py reads it: root-relative, under `base_url`'s path, or absolute
 under `base_url`) is written as the same page's link in the draft's language when the site has
-that page there; when it has not (`outputs.untranslated: omit` and the page not translated, or a
-translation marked `draft: true`), the link is kept and the drafter says so (`links`). Relative
-links (`../prev/`) work in both languages and are kept.
+that page there (a link to a heading, `#h-…`, names the heading at its place there: see
+pair/page_links.py); when it has not (`outputs.untranslated: omit` and the page not translated,
+or a translation marked `draft: true`), or the heading's place there is not known, the link is
+kept and the drafter says so (`links`). Relative links (`../prev/`) work in both languages and
+are kept.
 
 Read here: inline links' and images' targets `](dest "title")`, autolinks `<https://…>`, bare
 URLs (as the drafter's inline scanner reads them: translate/markdown_inline.py) and reference
@@ -101,12 +103,18 @@ def localize(text: str, pages: PageLinks, target: str) -> tuple[str, list[str]]:
         found = pages.counterpart(href, target)
         if found is None:
             continue
-        if found.target_href is None:
+        if found.target_href is None or found.anchor_lost:
             line = text.count("\n", 0, start) + 1
+            why = (
+                f"the place of its heading in the {target} page is not known (the two pages' "
+                "headings are not as many)"
+                if found.anchor_lost
+                else f"the site has no {target} page of {found.path} (outputs.untranslated: "
+                "omit, or `draft: true`)"
+            )
             kept.append(
-                f"line {line}: link {href} kept: the site has no {target} page of {found.path} "
-                f"(outputs.untranslated: omit, or `draft: true`); {target} readers are sent "
-                f"to the {found.lang} page"
+                f"line {line}: link {href} kept: {why}; {target} readers are sent to the "
+                f"{found.lang} page"
             )
             continue
         out.append(text[pos:start])
