@@ -204,3 +204,23 @@ def test_a_link_to_a_heading_whose_place_is_not_known_is_kept_and_said(
     assert result.exit_code == 0, result.stderr
     assert "](/ko/blog/prev/#h-이전-결론)" in _body(root, "content/en/posts/next.md")
     assert "the place of its heading in the en page is not known" in result.stderr
+
+
+def test_qa_warns_of_a_link_to_a_page_the_site_does_not_have_in_that_language(
+    cli: Cli, tmp_path: Path
+) -> None:
+    root = make(
+        tmp_path / "site",
+        {
+            "bipub.yaml": CONFIG + "outputs:\n  untranslated: omit\n",
+            "content/ko/posts/prev.md": PREV_KO,
+            "content/ko/posts/next.md": post("다음 글", "[이전 글](/ko/blog/prev/)을 보라.\n"),
+            "content/en/posts/next.md": post(
+                "Next post", "See [the earlier one](/en/blog/prev/).\n"
+            ),
+        },
+    )
+    assert [f["message"] for f in _links(cli, root)] == [
+        "/en/blog/prev/ does not exist: the site has no en page of this post; its ko page is "
+        "/ko/blog/prev/"
+    ]

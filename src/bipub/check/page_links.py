@@ -3,7 +3,8 @@
 (`/en/blog/x/`) sends its reader to the other language. A `links` warning names both URLs,
 whatever the translation's state (the reviewer may mean it: an inline ignore says so). So is a
 link to a heading of a page of the site (`/en/blog/x/#h-…`) that names no heading of that page:
-the heading at its place is named when known.
+the heading at its place is named when known; and a link to a post's or page's URL in a
+language the site does not show it in (`outputs.untranslated: omit`): no such page.
 
 Not in the QA cache (check/run.py QaCache keys on the texts alone): whether a page exists in a
 language is the site's, read from the pairing (pair/page_links.py, as the drafter reads it:
@@ -29,7 +30,9 @@ def check_page_links(translation: str, target: str, pages: PageLinks) -> list[st
                 f"{unquote(href)} sends {target} readers to the {found.lang} page; its {target} "
                 f"page is {unquote(found.target_href)}"
             )
-        broken = pages.broken_anchor(href)
+        broken, absent = pages.broken_anchor(href), pages.absent(href)
         if broken is not None:
             out.append(f"{unquote(href)}: {broken}")
+        if absent is not None:
+            out.append(absent)
     return out

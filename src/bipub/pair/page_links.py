@@ -76,8 +76,9 @@ class PageLinks:
                 if entry.shown_in(lang):
                     self.shown.add((lang, entry.kind, slug))
 
-    def _read(self, href: str) -> _Link | None:
-        """A link to a post or page the site shows (in the link's language), read."""
+    def _read(self, href: str, shown: bool = True) -> _Link | None:
+        """A link to a post or page the site shows (in the link's language), read (`shown`
+        False: a post's or page's URL in any language of the site)."""
         head = next((h for h in (self.base, self.prefix) if h and href.startswith(h + "/")), None)
         if head is None:
             if self.prefix or not href.startswith("/") or href.startswith("//"):
@@ -95,7 +96,7 @@ class PageLinks:
             kind, slug = "pages", parts[1]
         else:
             return None
-        if (lang, kind, slug) not in self.shown:
+        if (lang, kind, slug) not in self.shown if shown else (kind, slug) not in self.entries:
             return None
         name = unicodedata.normalize("NFC", unquote(fragment)) if hash_ else None
         return _Link(head, written, lang, kind, slug, name)
@@ -154,4 +155,18 @@ class PageLinks:
                 there = self._heading_in(replace(link, lang=other), link.lang)
                 if there is not None:
                     return f"{said}: the heading at the place of {other}'s #{link.fragment} is #{there}"
+        return said
+
+    def absent(self, href: str) -> str | None:
+        """For a link to a post's or page's URL in a language the site does not show it in (no
+        such page: `outputs.untranslated: omit`, a `draft: true`): what to say of it (with its
+        page in a language that has it); None otherwise."""
+        link = self._read(href, shown=False)
+        if link is None or (link.lang, link.kind, link.slug) in self.shown:
+            return None
+        what = "post" if link.kind == "posts" else "page"
+        said = f"{link.path()} does not exist: the site has no {link.lang} page of this {what}"
+        for other in self.codes:
+            if (other, link.kind, link.slug) in self.shown:
+                return f"{said}; its {other} page is {replace(link, lang=other).path()}"
         return said
