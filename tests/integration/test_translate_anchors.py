@@ -7,9 +7,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from bipub.pair.status import StatusRecord, dump_status
+from bipub.pair.units import text_hash
 from tests.deepl_fake import FakeDeepL
 from tests.deepl_fake.fixtures import deepl_fake
-from tests.integration.test_translate import Cli, _offline, fake, make, post, translate
+from tests.integration.test_translate import (
+    Cli,
+    _offline,
+    fake,
+    make,
+    post,
+    status,
+    translate,
+)
 
 __all__ = ["_offline", "deepl_fake", "fake"]
 
@@ -75,3 +85,36 @@ def test_qa_names_the_heading_an_in_page_link_should_point_to(cli: Cli, tmp_path
     # the link dropped: the source's link to its heading is missing (said decoded, once)
     path.write_text(path.read_text().replace("[the end](#h-conclusion)", "the end"), "utf-8")
     assert [m for _, _, m in _links(cli, root)] == ["link target #h-결론 of the source is missing"]
+
+
+def test_a_draft_beside_a_reviewed_section_links_the_translations_heading(
+    cli: Cli, fake: FakeDeepL, tmp_path: Path
+) -> None:
+    def reviewed(source: str, translation: str) -> StatusRecord:
+        return StatusRecord(
+            source_hash=text_hash(source),
+            source=source,
+            state="reviewed",
+            reviewer="r",
+            translation_hash=text_hash(translation),
+        )
+
+    records = {
+        "posts/a:title": reviewed("글", "Post"),
+        "posts/a:body#0": reviewed("처음.", "First."),
+        "posts/a:body#1": reviewed("## 결론\n\n끝.", "## Conclusion\n\nThe end."),
+    }
+    root = make(
+        tmp_path / "site",
+        {
+            "content/ko/posts/a.md": post("글", "[결론](#h-결론)을 먼저 보라.\n\n## 결론\n\n끝.\n"),
+            "content/en/posts/a.md": post("Post", "First.\n\n## Conclusion\n\nThe end.\n"),
+            "status/en.yaml": dump_status(records),
+        },
+    )
+    result = translate(cli, root, "--to", "en")
+    assert result.exit_code == 0, result.stderr
+    draft = status(root, "en")["posts/a:body#0"].draft
+    assert draft is not None and "](#h-conclusion)" in draft and "#h-결론" not in draft
+    again = translate(cli, root, "--to", "en")
+    assert "1 stored draft unchanged" in again.stderr

@@ -4,8 +4,9 @@ A heading's id is made of its text (bipub.text.headings: `## 결론` → `h-결�
 post's `[결론](#h-결론)` drafted as is would name no heading of the English page, whose heading
 reads `## Conclusion` (`h-conclusion`). Headings pair by position, as a post's sections do
 (load/sections.py: each heading starts a body unit): when a post's whole body is known after
-the run — every section drafted, or the others from its present translation — and it has as
-many headings as its source, each in-page link of a drafted section to the source's heading
+the run — every section drafted, or the others from its present translation (a draft waiting
+beside a reviewed section stands for it: the post as it is once the drafts are adopted) — and it
+has as many headings as its source, each in-page link of a drafted section to the source's heading
 `#h-…` is written as the link to the translation's heading at the same place. Otherwise the
 link is kept as drafted (QA says when it names no heading of the translation: check/anchors.py).
 """
@@ -68,7 +69,7 @@ def anchored(group: Group, drafts: list[D]) -> list[D]:
     src = group.source_doc
     if group.kind != "doc" or src is None:
         return drafts
-    texts = {d.job.key.split(":", 1)[1]: d.text for d in drafts if d.job.mode != "beside"}
+    texts = {d.job.key.split(":", 1)[1]: d.text for d in drafts}
     if not any(k.startswith("body#") and "#h-" in t for k, t in texts.items()):
         return drafts
     count = len(split_sections(src.body, src.body_line))
@@ -85,7 +86,7 @@ def anchored(group: Group, drafts: list[D]) -> list[D]:
         return drafts
     return [
         dataclasses.replace(d, text=relink(d.text, ids))  # type: ignore[type-var]
-        if d.job.mode != "beside" and ":body#" in d.job.key
+        if ":body#" in d.job.key
         else d
         for d in drafts
     ]

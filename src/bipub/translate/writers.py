@@ -302,7 +302,7 @@ def write_groups(
     all of them; report every unit not written and why."""
     ready: list[tuple[Group, list[_Draft]]] = []
     for group, jobs in batch:
-        drafts = anchored(group, _group_drafts(plan, group, jobs, answers, result))
+        drafts = _group_drafts(plan, group, jobs, answers, result)
         if drafts:
             ready.append((group, drafts))
     prepared: list[tuple[Group, list[_Draft], str | bytes | None]] = []
@@ -353,6 +353,7 @@ def _group_drafts(
         # recorded as a draft to redo (the next run drafts it again; check reports it)
         for job, why in failed:
             drafts.append(_Draft(job, job.unit.source, (), stand_in=why))
+    drafts = anchored(group, drafts)  # (translate/anchors.py: before a stored draft is compared)
     unchanged = [
         d
         for d in drafts
