@@ -114,7 +114,7 @@ _TABLE: tuple[tuple[str, Default, str, str], ...] = (
     ("short-cv-overflow", W, "pdf", "The short CV PDF has more pages than its budget (bipub.yaml pdf.short.pages, 2 by default)."),
     # --- bipub check: QA of translations
     ("numbers", Q, "check", "A number of the source (its minus sign too, unless a word of decrease or improvement stands beside it: \"down 3.5%\", \"5% faster\"; its unit of time or data size too: 0.5초 / 0.5 ms, 80GB / 80 GiB, 10–20 GB / 10–20 MB; a number word before a counter or unit: 두 시간 / 3 hours) is missing or different in the translation."),
-    ("links", Q, "check", "A link target of the source is missing or different in the translation."),
+    ("links", Q, "check", "A link target of the source is missing or different in the translation; an in-page link names no heading of the translation (the heading at its place is named); a warning (reviewed text too) for a link to the other language's URL of a page the translation's language has, to a heading a page of the site does not have, or to a post's URL in a language the site does not show it in."),
     ("code", Q, "check", "A code span or block changed in the translation (code is never translated)."),
     ("refs", Q, "check", "A footnote or reference of the source is missing in the translation."),
     ("glossary", Q, "check", "A glossary term is not translated as glossary.yaml says (or glossary.yaml is invalid: an error)."),

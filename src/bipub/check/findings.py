@@ -154,6 +154,7 @@ class Finding:
     source_file: str | None = None
     source_line: int | None = None
     waiting: WaitingDraft | None = None  # `draft` findings of a draft waiting beside
+    advisory: bool = False  # a QA finding that is a warning on reviewed text too
 
     @property
     def is_error(self) -> bool:

@@ -31,6 +31,7 @@ from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from bipub.check import glossary, qa_facts, qa_numbers, qa_units, qa_words
 from bipub.check.glossary import Glossary
@@ -38,7 +39,7 @@ from bipub.check.qa_facts import REF, Facts, bare_urls, facts, has_hangul
 from bipub.check.qa_numbers import check_numbers, numbers_of
 from bipub.render import catalogs
 from bipub.render.catalogs import placeholders, tags
-from bipub.text import markdown
+from bipub.text import headings, markdown
 
 __all__ = [
     "RULE_FILES",
@@ -73,6 +74,7 @@ RULE_FILES: tuple[Path, ...] = tuple(
         qa_words.__file__,
         glossary.__file__,
         markdown.__file__,
+        headings.__file__,
         catalogs.__file__,
     )
     if f is not None
@@ -81,23 +83,51 @@ RULE_FILES: tuple[Path, ...] = tuple(
 # --------------------------------------------------------------------------- links, code, refs
 
 
-def check_links(source: str, translation: str, langs: tuple[str, str] | None = None) -> list[str]:
+_HEADING_LINK = "#" + headings.HEADING_PREFIX
+
+
+def check_links(
+    source: str, translation: str, langs: tuple[str, str] | None = None, base_url: str = ""
+) -> list[str]:
     """`langs` (source, target): a translation's link to its own language's page
     (`/en/blog/x/`) may stand for the source's link to that page in the source language
-    (`/ko/blog/x/`), so that its reader stays in their language."""
-    s, t = set(facts(source).links), set(facts(translation).links)
+    (`/ko/blog/x/`), so that its reader stays in their language; so may the same link under
+    `base_url` (`https://example.org/en/blog/x/`, or under its path: `/sub/en/blog/x/`).
+    In-page links to headings (`#h-…`) are compared per document (check/anchors.py): a
+    heading's id is made of its text, translated."""
+    s = {u for u in facts(source).links if not u.startswith(_HEADING_LINK)}
+    t = {u for u in facts(translation).links if not u.startswith(_HEADING_LINK)}
     also = {u: u for u in t}  # each translation link, and the source link it may stand for
     if langs is not None:
-        ours, theirs = f"/{langs[0]}/", f"/{langs[1]}/"
-        also = {u: ours + u[len(theirs) :] if u.startswith(theirs) else u for u in t}
+        base = base_url.rstrip("/")
+        heads = {"", base, urlsplit(base + "/").path.rstrip("/")} if base else {""}
+        for u in t:
+            for head in heads:
+                theirs = f"{head}/{langs[1]}/"
+                if u.startswith(theirs):
+                    also[u] = f"{head}/{langs[0]}/" + u[len(theirs) :]
     met = t | set(also.values())
-    problems = [f"link target {u} of the source is missing" for u in sorted(s - met)]
+    # a heading's id is its language's: a page's link in the other language may name another
+    # (check/page_links.py says when it names no heading of that page)
+    swapped = {_unanchored(v) for u, v in also.items() if v != u}
+    ours = {_unanchored(u) for u in s}
+    problems = [
+        f"link target {u} of the source is missing"
+        for u in sorted(s - met)
+        if _unanchored(u) not in swapped
+    ]
     problems += [
         f"the translation links to {u}, which the source does not"
         for u in sorted(t)
-        if u not in s and also[u] not in s
+        if u not in s and also[u] not in s and not (also[u] != u and _unanchored(also[u]) in ours)
     ]
     return problems
+
+
+def _unanchored(url: str) -> str:
+    """A link without its heading fragment (`/ko/blog/x/#h-결론` → `/ko/blog/x/`)."""
+    at = url.find(_HEADING_LINK)
+    return url[:at] if at > 0 else url
 
 
 def _short(code: str, limit: int = 60) -> str:

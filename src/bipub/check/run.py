@@ -21,8 +21,10 @@ from pathlib import Path
 from bipub.cache import BuildCache
 from bipub.check import coverage as cov
 from bipub.check import qa
+from bipub.check.anchors import check_anchors
 from bipub.check.findings import KNOWN_CODES, PAIR_CODES, Finding, WaitingDraft, drafting_said
 from bipub.check.glossary import Glossary, load_glossary
+from bipub.check.page_links import check_page_links
 from bipub.check.parity import (
     ParityResult,
     StatusView,
@@ -44,6 +46,7 @@ from bipub.code_stamp import CODE
 from bipub.config import SiteConfig
 from bipub.diagnostics import Collector, Diagnostic, Severity
 from bipub.load.content import Content
+from bipub.pair.page_links import PageLinks
 from bipub.pair.site import Site
 from bipub.pair.units import Unit, nfc, text_hash
 from bipub.pipeline import check_langs, load, pair
@@ -66,6 +69,7 @@ class Analysis:
     by_unit: dict[tuple[str, str], list[Finding]] = field(default_factory=dict)
     content: Content | None = None  # the loaded files (review writes adopted drafts with them)
     standing: dict[tuple[str, str], str] = field(default_factory=dict)  # check/coverage.py
+    pages: PageLinks | None = None  # the site's pages per language (check/page_links.py)
 
 
 def _lang_of(file: str | None, langs: Sequence[str]) -> str | None:
@@ -132,10 +136,10 @@ class QaCache:
 
     NAME = "check-qa.json"
 
-    def __init__(self, root: Path | None, glossary: Glossary) -> None:
+    def __init__(self, root: Path | None, glossary: Glossary, base_url: str = "") -> None:
         self.path = root / ".bipub-cache" / self.NAME if root is not None else None
         code = rules_fingerprint(qa.RULE_FILES)
-        self.salt = f"{CODE}\0{code}\0{glossary.fingerprint()}\0"
+        self.salt = f"{CODE}\0{code}\0{glossary.fingerprint()}\0{base_url}\0"
         self.entries: dict[str, list[list[str]]] = {}
         self.used: set[str] = set()
         self.dirty = False
@@ -180,8 +184,14 @@ class QaCache:
 
 
 def _qa(
-    unit: Unit, on_draft: bool, glossary: Glossary, cache: QaCache | None = None
+    unit: Unit,
+    on_draft: bool,
+    glossary: Glossary,
+    cache: QaCache | None = None,
+    pages: PageLinks | None = None,
 ) -> list[Finding]:
+    """QA of one unit: the rules on its texts (cached), then its links to the site's pages in
+    another language (`pages`: not cached, they depend on the site; warnings)."""
     assert unit.translation is not None
     key = nfc(unit.key)
     kind = "ui" if key.startswith("ui:") else "title" if key.endswith(":title") else "text"
@@ -192,10 +202,14 @@ def _qa(
         cache.used.add(digest)
         problems = cache.entries.get(digest)
     if problems is None:
-        problems = [[code, msg] for code, msg in _qa_problems(unit, kind, glossary)]
+        base_url = pages.base if pages is not None else ""
+        problems = [[code, msg] for code, msg in _qa_problems(unit, kind, glossary, base_url)]
         if cache is not None:
             cache.entries[digest] = problems
             cache.dirty = True
+    advisory = []
+    if pages is not None and kind != "ui":
+        advisory = check_page_links(unit.translation, unit.target_lang, pages)
     return [
         Finding(
             code,
@@ -209,12 +223,15 @@ def _qa(
             on_draft=on_draft,
             source_file=unit.source_file,
             source_line=unit.source_line,
+            advisory=n >= len(problems),
         )
-        for code, problem in problems
+        for n, (code, problem) in enumerate([*problems, *(["links", m] for m in advisory)])
     ]
 
 
-def _qa_problems(unit: Unit, kind: str, glossary: Glossary) -> list[tuple[str, str]]:
+def _qa_problems(
+    unit: Unit, kind: str, glossary: Glossary, base_url: str = ""
+) -> list[tuple[str, str]]:
     assert unit.translation is not None
     s, t = unit.source, unit.translation
     checks: list[tuple[str, list[str]]]
@@ -226,7 +243,7 @@ def _qa_problems(unit: Unit, kind: str, glossary: Glossary) -> list[tuple[str, s
     else:
         checks = [
             ("numbers", qa.check_numbers(s, t)),
-            ("links", qa.check_links(s, t, (unit.source_lang, unit.target_lang))),
+            ("links", qa.check_links(s, t, (unit.source_lang, unit.target_lang), base_url)),
             ("code", qa.check_code(s, t)),
             ("refs", qa.check_refs(s, t)),
             ("markup", qa.check_markup(s, t)),
@@ -366,13 +383,14 @@ def analyze(
         if (not langs or lang in langs) and _matches(u, only)
     ]
     qa_found: list[Finding] = []
-    cache = QaCache(root, glossary)
+    cache = QaCache(root, glossary, config.base_url)
+    pages = PageLinks(site, config.codes, config.base_url)
     for unit in selected:
         if unit.translation is None:
             continue
         ident = (unit.target_lang, nfc(unit.key))
         on_draft = ident in parity.drafts
-        found = _qa(unit, on_draft, glossary, cache)
+        found = _qa(unit, on_draft, glossary, cache, pages)
         if found and parity.states.get(ident) == "stale":
             # The source changed: a problem counts only if the translation also has it against
             # the source it was made from (the change itself is the `stale` finding).
@@ -380,12 +398,30 @@ def analyze(
             rec = st_view.records.get(ident[1]) if st_view is not None else None
             if rec is not None and rec.source:
                 before = {
-                    f.code for f in _qa(replace(unit, source=rec.source), on_draft, glossary, cache)
+                    f.code
+                    for f in _qa(replace(unit, source=rec.source), on_draft, glossary, cache, pages)
                 }
                 found = [f for f in found if f.code in before]
             else:
                 found = [replace(f, on_draft=True) for f in found]
         qa_found.extend(found)
+    for unit, message in check_anchors(site, selected):  # (document-level: check/anchors.py)
+        lang, key = unit.target_lang, nfc(unit.key)
+        qa_found.append(
+            Finding(
+                "links",
+                lang,
+                key,
+                unit.translation_file,
+                unit.translation_line,
+                message,
+                source=unit.source,
+                translation=unit.translation,
+                on_draft=(lang, key) in parity.drafts,
+                source_file=unit.source_file,
+                source_line=unit.source_line,
+            )
+        )
     problem = cache.save()
     if problem is not None:
         collector.warning(None, None, "cache-not-saved", problem)
@@ -401,7 +437,7 @@ def analyze(
         *docs.findings,
         *ui.findings,
         *(
-            _with_waiting(f, units, status, glossary, cache)
+            _with_waiting(f, units, status, glossary, cache, pages)
             for f in parity.findings
             if not (f.code == "orphan" and f.key and f.key.startswith(unread))
         ),
@@ -432,6 +468,7 @@ def analyze(
     analysis.content = content
     analysis.by_unit = by_unit
     analysis.standing = parts
+    analysis.pages = pages
     return analysis
 
 
@@ -441,6 +478,7 @@ def _with_waiting(
     status: dict[str, StatusView],
     glossary: Glossary,
     cache: QaCache,
+    pages: PageLinks | None = None,
 ) -> Finding:
     """A `draft` finding of a draft waiting beside a translation, with what a reviewer needs:
     the draft, its word diff against the translation, the source diff, its QA findings."""
@@ -451,7 +489,7 @@ def _with_waiting(
     unit = units.get((f.lang, f.key))
     if rec is None or rec.draft is None or unit is None:
         return f
-    qa = _qa(replace(unit, translation=rec.draft), True, glossary, cache)
+    qa = _qa(replace(unit, translation=rec.draft), True, glossary, cache, pages)
     changed = rec.source_hash != text_hash(unit.source)
     waiting = WaitingDraft(
         rec.draft,
@@ -478,7 +516,7 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
 
 def qa_findings(analysis: Analysis, unit: Unit, *, on_draft: bool) -> list[Finding]:
     """QA findings (default severities) of one unit against its current source."""
-    return _qa(unit, on_draft, analysis.glossary)
+    return _qa(unit, on_draft, analysis.glossary, pages=analysis.pages)
 
 
 def inline_ignores_for(

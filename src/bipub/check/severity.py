@@ -2,7 +2,8 @@
 
 Defaults:
 - QA findings (numbers, links, code, refs, markup, placeholders, glossary, prefix) are errors on
-  reviewed or human translations and warnings on unreviewed machine drafts;
+  reviewed or human translations and warnings on unreviewed machine drafts (a link to the
+  other language's URL of a page the translation's language has: a warning, check/page_links.py);
 - missing, orphan, untranslated, stale, draft, edited and the pairing warnings are warnings;
 - errors of the load and pair stages (invalid YAML, schema, a corrupt status file) stay errors.
 
@@ -76,7 +77,7 @@ def inline_problems(markers: Iterable[InlineIgnore]) -> list[str]:
 
 def default_severity(finding: Finding) -> Severity:
     if finding.code in QA_CODES:
-        return Severity.WARNING if finding.on_draft else Severity.ERROR
+        return Severity.WARNING if finding.on_draft or finding.advisory else Severity.ERROR
     if finding.code in KNOWN_CODES:
         return Severity.WARNING
     return finding.severity

@@ -54,7 +54,6 @@ from bipub.render.markdown_findings import (
 )
 from bipub.render.markdown_images import mark_images, render_image
 from bipub.render.markdown_sections import (
-    HEADING_PREFIX,
     MARK,
     Outline,
     Sections,
@@ -65,6 +64,7 @@ from bipub.render.markdown_sections import (
     unmarked,
 )
 from bipub.render.markdown_tasks import task_lists
+from bipub.text.headings import heading_slug
 
 # Which paths a render takes: the fast ones only on verified upstream versions (render/upstream.py).
 FAST_MARKDOWN: Final = upstream.fast_markdown()
@@ -137,14 +137,6 @@ def _inline_with_lines(state: StateCore) -> None:
             _LINE.set(token.map[0] + 1 if token.map else None)
             state.md.inline.parse(token.content, state.md, state.env, token.children)
     _LINE.set(None)
-
-
-@lru_cache(maxsize=4096)  # pure; asked for every heading of every body (the same few texts)
-def heading_slug(text: str) -> str:
-    value = unicodedata.normalize("NFC", text).strip().lower()
-    value = re.sub(r"[^\w\- ]+", "", value)
-    value = re.sub(r"\s+", "-", value).strip("-")
-    return HEADING_PREFIX + (value or "section")
 
 
 # (language name, code, highlighted lines) → HTML; None: an unknown language

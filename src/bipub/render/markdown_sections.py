@@ -14,7 +14,7 @@ from typing import Final
 
 from markdown_it.token import Token
 
-HEADING_PREFIX: Final = "h-"  # before every heading id (render/markdown.py heading_slug)
+from bipub.text.headings import HEADING_PREFIX as HEADING_PREFIX  # (bipub.text.headings)
 
 # Marks every id a body makes (its headings', its footnotes') in a render cut into sections:
 # `Sections.prefixed` puts a prefix there, or nothing. A parsed body never holds it (markdown-it

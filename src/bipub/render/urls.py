@@ -1,19 +1,15 @@
-"""Every URL of the site in one place. Paths are site-relative (start with '/')."""
+"""Every URL of the site in one place. Paths are site-relative (start with '/').
+
+A post's and a page's path (and the encoding of a path) are made in bipub.text.site_urls, which
+the stages below rendering read too (pair/page_links.py: which page a link of a post names)."""
 
 from __future__ import annotations
 
-import re
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
 
-# what quote() leaves as it is with safe="/-._~": a path made only of these is its own encoding
-_UNRESERVED = re.compile(r"[A-Za-z0-9_.~/-]*")
-
-
-def encode(path: str) -> str:
-    """Percent-encode a path (Korean slugs become %XX), keeping '/'."""
-    if _UNRESERVED.fullmatch(path):  # most paths (tens of thousands on a big site): unchanged
-        return path
-    return quote(path, safe="/-._~")
+from bipub.text.site_urls import encode as encode
+from bipub.text.site_urls import page as page
+from bipub.text.site_urls import post as post
 
 
 def home(lang: str) -> str:
@@ -29,10 +25,6 @@ def blog(lang: str, page: int = 1) -> str:
     return f"/{lang}/blog/" if page == 1 else f"/{lang}/blog/page/{page}/"
 
 
-def post(lang: str, slug: str) -> str:
-    return f"/{lang}/blog/{slug}/"
-
-
 def both(lang: str, slug: str) -> str:
     """A post's side-by-side reading view (render/both.py)."""
     return f"/{lang}/blog/{slug}/both/"
@@ -41,10 +33,6 @@ def both(lang: str, slug: str) -> str:
 def both_pdf(slug: str, first: str, second: str) -> str:
     """A post's bilingual PDF (the side-by-side view's layout, as the bilingual CV's)."""
     return f"/pdf/blog/{slug}-{first}-{second}.pdf"
-
-
-def page(lang: str, slug: str) -> str:
-    return f"/{lang}/{slug}/"
 
 
 def tags(lang: str) -> str:

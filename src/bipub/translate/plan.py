@@ -27,6 +27,7 @@ from bipub.check.parity import check_documents, normalize_status
 from bipub.config import SiteConfig
 from bipub.diagnostics import Collector, ConfigError, Diagnostic, DiagnosticError
 from bipub.load.content import Content, CvFile, Document
+from bipub.pair.page_links import PageLinks
 from bipub.pair.status import StatusRecord
 from bipub.pair.units import Unit, nfc, text_hash
 from bipub.pipeline import load, pair
@@ -77,9 +78,7 @@ class Job:
     record: StatusRecord | None
     kept: tuple[str | None, ...] = ()
     po: tuple[str, tuple[int, ...]] | None = None  # a plural UI entry: msgid, msgstr indexes
-    named: bool = (
-        False  # a series name kept as the series' other parts have it (translate/memory.py)
-    )
+    named: bool = False  # a series name kept as the series' other parts have (memory.py)
 
     @property
     def key(self) -> str:
@@ -161,6 +160,7 @@ class Plan:
     glossary: Glossary
     notes: list[str] = field(default_factory=list)
     too_long: list[str] = field(default_factory=list)  # units left out: a segment too large
+    pages: PageLinks | None = None  # the site's pages per language
     _keys: dict[tuple[str, str], str] = field(default_factory=dict, repr=False)
     _groups: dict[str, list[Job]] = field(default_factory=dict, repr=False)
 
@@ -339,7 +339,8 @@ def make_plan(root: Path, target: str, only: Sequence[str] = ()) -> Plan:
     for entry in site.entries:
         docs[(entry.kind, nfc(entry.key))] = (entry.source, entry.docs.get(target))
 
-    plan = Plan(root, config, target, [], {}, {}, glossary)
+    pages = PageLinks(site, config.codes, config.base_url)  # (translate/links.py)
+    plan = Plan(root, config, target, [], {}, {}, glossary, pages=pages)
 
     def spec_id(source_lang: str) -> str:
         if source_lang not in plan.specs:
@@ -461,11 +462,9 @@ def _ui_jobs(
     if catalog is None:
         return [], None, []
     theme_path = po_path(THEME_DIR / "locales", target)
-    theme = (
-        read_catalog(theme_path, "(bipub theme)", target, Collector())
-        if theme_path.is_file()
-        else None
-    )
+    theme = None
+    if theme_path.is_file():
+        theme = read_catalog(theme_path, "(bipub theme)", target, Collector())
     by_theme = {
         str(m.id[0] if isinstance(m.id, tuple | list) else m.id)
         for m in (theme or [])

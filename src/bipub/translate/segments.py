@@ -301,6 +301,12 @@ def _holes(
     return kept
 
 
+def prose_spans(text: str) -> list[tuple[int, int, tuple[tuple[int, int], ...]]]:
+    """The holes of a unit's text (its blocks of prose, as `layout` finds them): (start, end,
+    line breaks relative to start) each, in order."""
+    return [(h.start, h.end, h.breaks) for h in _holes(text, [], [])]
+
+
 _TITLE_PREFIX = re.compile(r"\s*\[[^\]\n]+\]\s*")
 
 

@@ -32,8 +32,10 @@ from bipub.pair.status import StatusRecord, dump_status, load_status, status_rel
 from bipub.pair.units import Unit, nfc, split_sections, text_hash
 from bipub.render.catalogs import read_catalog
 from bipub.translate import markdown_xml as mx
+from bipub.translate.anchors import anchored
 from bipub.translate.cv_tree import apply_cv_drafts
 from bipub.translate.files import interrupts_deferred
+from bipub.translate.links import localize
 from bipub.translate.memory import UNTRANSLATED, kept_words
 from bipub.translate.outcome import NotWritten, Problem, Result
 from bipub.translate.plan import Group, Job, Plan, Spec
@@ -61,7 +63,9 @@ class Answers:
 # --------------------------------------------------------------------------- QA
 
 
-def qa_problems(unit: Unit, draft: str, glossary: Glossary) -> list[tuple[str, str]]:
+def qa_problems(
+    unit: Unit, draft: str, glossary: Glossary, base_url: str = ""
+) -> list[tuple[str, str]]:
     """The checks `bipub check` runs on a translation (bipub.check.qa), on one draft."""
 
     s = unit.source
@@ -73,7 +77,7 @@ def qa_problems(unit: Unit, draft: str, glossary: Glossary) -> list[tuple[str, s
     else:
         checks = [
             ("numbers", qa.check_numbers(s, draft)),
-            ("links", qa.check_links(s, draft, (unit.source_lang, unit.target_lang))),
+            ("links", qa.check_links(s, draft, (unit.source_lang, unit.target_lang), base_url)),
             ("code", qa.check_code(s, draft)),
             ("refs", qa.check_refs(s, draft)),
             ("markup", qa.check_markup(s, draft)),
@@ -178,6 +182,9 @@ def _draft(plan: Plan, job: Job, answers: Answers) -> _Draft | str:
         text = lay.fill(bodies)
         if structure(text) != want:
             return "the drafted text would not keep the source's block structure"
+    if plan.pages is not None and not job.key.startswith("ui:"):  # (translate/links.py)
+        text, kept_links = localize(text, plan.pages, plan.target)
+        problems.extend(("links", message) for message in kept_links)
     for line in lay.html:
         problems.append(
             (
@@ -200,7 +207,7 @@ def _draft(plan: Plan, job: Job, answers: Answers) -> _Draft | str:
                 f"line {line}: a block bipub could not take apart is kept in the source language",
             )
         )
-    unit_checks = qa_problems(job.unit, text, plan.glossary)
+    unit_checks = qa_problems(job.unit, text, plan.glossary, plan.config.base_url)
     if any(code == "numbers" for code, _ in unit_checks):  # said once, for the whole unit
         problems = [p for p in problems if not (p[0] == "mismatch" and "numbers" in p[1])]
     said = tuple(f"{code}: {message}" for code, message in problems)
@@ -346,6 +353,7 @@ def _group_drafts(
         # recorded as a draft to redo (the next run drafts it again; check reports it)
         for job, why in failed:
             drafts.append(_Draft(job, job.unit.source, (), stand_in=why))
+    drafts = anchored(group, drafts)  # (translate/anchors.py: before a stored draft is compared)
     unchanged = [
         d
         for d in drafts
