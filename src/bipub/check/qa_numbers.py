@@ -38,7 +38,7 @@ from bipub.check.qa_units import (
     measurable,
     unit_at,
 )
-from bipub.check.qa_words import and_a_half, counted, has_one_word, spelled_out
+from bipub.check.qa_words import and_a_half, counted, english_words, has_one_word, spelled_out
 
 # hyphens, the en dash and minus signs read as `-` (a range, or a sign: `_signed`); the em dash,
 # the horizontal bar and wave dashes only as range separators
@@ -132,7 +132,6 @@ _MONTH_ALONE = re.compile(
 _DOTTED_DATE = re.compile(
     r"(?<![\d.,/])((?:19|20)\d\d)\.(0?[1-9]|1[0-2])\.(0?[1-9]|[12]\d|3[01])(?![\d.]\d|\d)"
 )
-_ASCII_WORD = re.compile(r"[A-Za-z]+")
 #: What may come just before a number's minus sign (besides a space or a line's start).
 _OPENERS = frozenset("([{<=:;,|~→\"'“‘")
 #: Words of decrease, and of improvement (whose direction is the measure's: a latency -5% is
@@ -367,15 +366,16 @@ def numbers_of(text: str) -> Numbers:
             compounds.append((tuple(t for t, _ in parts), total))
         i = j + 1
     # number words before a counter or unit (`두 시간`, `two hours`: bipub.check.qa_words)
-    words = list(counted(prose))
+    english = english_words(prose)  # (read once for the rules of qa_words)
+    words = list(counted(prose, english))
     for start, end, t in words:
         required[t] += 1
         unit = unit_at(prose, start, end) if measurable(t) else None
         if unit is not None:
             measures[t, unit[0]] += 1
             measured.setdefault((t, unit[0]), " ".join(prose[start : unit[1]].split()))
-    optional.update(spelled_out(prose, frozenset(start for start, _, _ in words)))
-    vocabulary = {w.lower() for w in _ASCII_WORD.findall(prose)}
+    optional.update(spelled_out(prose, frozenset(start for start, _, _ in words), english))
+    vocabulary = {w for _, w in english}
     if not vocabulary.isdisjoint(_MONTHS):
         dated = set()
         for mm in _MONTH.finditer(prose):
@@ -385,7 +385,7 @@ def numbers_of(text: str) -> Numbers:
         for mm in _MONTH_ALONE.finditer(prose):
             if mm.start() not in dated:
                 required[str(_MONTHS[mm.group().lower()])] += 1
-    has_one = has_one_word(prose)
+    has_one = has_one_word(prose, english)
     return Numbers(
         required,
         optional,

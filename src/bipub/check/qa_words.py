@@ -88,6 +88,15 @@ WORD_NUMBERS = {
 #: Words for "a/each/per": an unmatched plain 1 is forgiven when the other side has one.
 ONE_WORDS = frozenset(["a", "an", "one", "each", "every", "per", "single", "once", "first"])
 _ENGLISH_WORD = re.compile(r"[A-Za-z]+")
+#: A text's English words as `english_words` lists them: (start, the word in lower case).
+Words = list[tuple[int, str]]
+
+
+def english_words(prose: str) -> Words:
+    """Each run of ASCII letters of `prose`, in lower case, with where it starts: read once
+    for every rule of this module that looks at English words."""
+    return [(m.start(), m.group().lower()) for m in _ENGLISH_WORD.finditer(prose)]
+
 
 _KO_NATIVE = {
     "한": "1",
@@ -174,23 +183,48 @@ _EN_COUNTED = re.compile(
 )
 
 
+#: The words `_EN_COUNTED` starts with (in lower case).
+_EN_COUNTERS = frozenset(
+    [
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+    ]
+)
 _EN_ONE_AND_A_HALF = re.compile(
     r"\b(?:an?|one)(?=\s+(?:hour|minute|second|day|week|month|year)\s+and\s+a\s+half\b)",
     re.IGNORECASE,
 )
 
 
-def counted(prose: str) -> Iterator[tuple[int, int, str]]:
+def counted(prose: str, words: Words | None = None) -> Iterator[tuple[int, int, str]]:
     """The number words before a counter or unit in `prose` (see the module docstring): the
-    start and end of each word and its number (`2`; `2×` before `배`, `times`)."""
-    for m in _EN_COUNTED.finditer(prose):
+    start and end of each word and its number (`2`; `2×` before `배`, `times`). `words`:
+    `english_words(prose)`, if read already."""
+    found = english_words(prose) if words is None else words
+    for start, word in found:
+        if word not in _EN_COUNTERS:  # (the pattern is tried only where its word is)
+            continue
+        m = _EN_COUNTED.match(prose, start)
+        if m is None:
+            continue
         value = WORD_NUMBERS[m.group("word").lower()]
         if value == "1" and not m.group("half"):
             continue  # (one is `a` as often: optional)
         value += ".5" if m.group("half") else ""
         yield m.start(), m.end(), value + ("×" if m.group("counter").lower() == "times" else "")
-    for m in _EN_ONE_AND_A_HALF.finditer(prose):  # (`an hour and a half`)
-        yield m.start(), m.end(), "1.5"
+    if any(word == "half" for _, word in found):  # (what the pattern needs)
+        for m in _EN_ONE_AND_A_HALF.finditer(prose):  # (`an hour and a half`)
+            yield m.start(), m.end(), "1.5"
     if not re.search(r"[가-힣]", prose):
         return
     for m in _KO_DAYS_WORD.finditer(prose):
@@ -220,12 +254,12 @@ def and_a_half(prose: str, end: int) -> bool:
     return _AND_A_HALF.match(prose, end) is not None
 
 
-def spelled_out(prose: str, skip: frozenset[int]) -> Iterator[str]:
+def spelled_out(prose: str, skip: frozenset[int], words: Words | None = None) -> Iterator[str]:
     """The numbers spelled out in `prose` other than those starting at `skip` (read by
-    `counted`): each may stand for a digit on the other side."""
-    for m in _ENGLISH_WORD.finditer(prose):
-        value = WORD_NUMBERS.get(m.group().lower())
-        if value is not None and m.start() not in skip:
+    `counted`): each may stand for a digit on the other side. `words`: as for `counted`."""
+    for start, word in english_words(prose) if words is None else words:
+        value = WORD_NUMBERS.get(word)
+        if value is not None and start not in skip:
             yield value
     if not re.search(r"[가-힣]", prose):
         return
@@ -237,7 +271,8 @@ def spelled_out(prose: str, skip: frozenset[int]) -> Iterator[str]:
         yield from _KO_TIME_WORDS[m.group(1)]
 
 
-def has_one_word(prose: str) -> bool:
-    """Whether `prose` has a word for "a/each/per/one" (`ONE_WORDS`, `매`, `각`, `한`, `첫`)."""
-    words = {w.lower() for w in _ENGLISH_WORD.findall(prose)}
-    return not words.isdisjoint(ONE_WORDS) or any(c in prose for c in "매각한첫")
+def has_one_word(prose: str, words: Words | None = None) -> bool:
+    """Whether `prose` has a word for "a/each/per/one" (`ONE_WORDS`, `매`, `각`, `한`, `첫`).
+    `words`: as for `counted`."""
+    found = english_words(prose) if words is None else words
+    return any(w in ONE_WORDS for _, w in found) or any(c in prose for c in "매각한첫")
