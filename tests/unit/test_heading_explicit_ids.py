@@ -139,3 +139,13 @@ def test_page_ids_holds_every_id_of_the_theme() -> None:
         for m in re.finditer(r'\bid="([A-Za-z][A-Za-z0-9_-]*)"', path.read_text(encoding="utf-8"))
     }
     assert written == PAGE_IDS
+
+
+def test_the_drafter_never_rewrites_a_link_to_an_explicit_id() -> None:
+    from bipub.translate.anchors import anchor_map, relink
+
+    source = "[결론](#conclusion), [서론](#h-서론)\n\n## 서론\n\n## 결론 {#conclusion}\n"
+    present = "## Intro\n\n## Conclusion\n"  # (its heading lost the id: QA says so)
+    ids = anchor_map(source, present)
+    assert ids == {"h-서론": "h-intro"}
+    assert relink("[a](#conclusion) [b](#h-서론)", ids) == "[a](#conclusion) [b](#h-intro)"
