@@ -149,3 +149,14 @@ def test_the_drafter_never_rewrites_a_link_to_an_explicit_id() -> None:
     ids = anchor_map(source, present)
     assert ids == {"h-서론": "h-intro"}
     assert relink("[a](#conclusion) [b](#h-서론)", ids) == "[a](#conclusion) [b](#h-intro)"
+
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_a_setext_headings_id_on_a_line_of_its_own(fast: bool) -> None:
+    body = "Title\n{#alone}\n===\n"
+    assert render_markdown(body, fast=fast).html == (
+        '<h1 id="alone">Title <a class="header-anchor" href="#alone">¶</a></h1>\n'
+    )
+    lay = layout(body)
+    assert [seg.encoded.xml for seg in lay.segments] == ["Title"]
+    assert lay.fill(["제목"]) == "제목\n{#alone}\n===\n"

@@ -95,7 +95,7 @@ def heading_ids(state: StateCore) -> None:
             found.append((line, f"heading id {{#{read.id}}} could not be read: shown as text"))
             others.append(inline)
             continue
-        inline.content = read.text
+        inline.content = read.text.rstrip()
         if read.id in explicit:
             found.append((line, f"heading id {{#{read.id}}} is used by another heading too"))
         if read.id in PAGE_IDS or _FOOTNOTE_ID.fullmatch(read.id):
