@@ -329,3 +329,21 @@ def test_rebased_sections_are_kept_for_the_next_pages_only() -> None:
         cache.rebased(doc, f"/other/{i}/")  # type: ignore[arg-type]
     again = cache.rebased(doc, "/ko/blog/a/")  # type: ignore[arg-type]
     assert again == first and again is not first
+
+
+def test_explicit_heading_ids_and_links_to_them_are_prefixed() -> None:
+    """Session 32: `## 결론 {#conclusion}` keeps its id on the post (`#conclusion`); on the
+    side-by-side page, two bodies that share it must not: both get their language's prefix."""
+    ko = "[결론](#conclusion)과 [다른 것](#conclusion-x).\n\n## 결론 {#conclusion}\n\n끝.\n"
+    en = "[Conclusion](#conclusion) and [other](#conclusion-x).\n\n## Conclusion {#conclusion}\n"
+    ko_parts, _ = render_sections(ko, (0, 2), id_prefix="ko")
+    en_parts, _ = render_sections(en, (0, 2), id_prefix="en")
+    assert 'href="#ko-conclusion"' in ko_parts[0] and 'href="#en-conclusion"' in en_parts[0]
+    assert 'href="#conclusion-x"' in ko_parts[0]  # names no heading: as written
+    assert (
+        '<h2 id="ko-conclusion">결론 <a class="header-anchor" href="#ko-conclusion">'
+        in (ko_parts[1])
+    )
+    assert 'id="en-conclusion"' in en_parts[1]
+    post, _ = render_sections(ko, (0, 2), id_prefix="")
+    assert 'href="#conclusion"' in post[0] and 'id="conclusion"' in post[1]

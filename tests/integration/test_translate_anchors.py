@@ -118,3 +118,35 @@ def test_a_draft_beside_a_reviewed_section_links_the_translations_heading(
     assert draft is not None and "](#h-conclusion)" in draft and "#h-결론" not in draft
     again = translate(cli, root, "--to", "en")
     assert "1 stored draft unchanged" in again.stderr
+
+
+def test_a_headings_own_id_is_kept_by_the_draft_and_checked(
+    cli: Cli, fake: FakeDeepL, tmp_path: Path
+) -> None:
+    """Session 32: `## 결론 {#conclusion}` is never sent; the draft keeps it and the link to it
+    as written, and QA passes it; a translation whose heading lost it gets a finding."""
+    ko = post(
+        "글",
+        "[결론](#conclusion)으로 건너뛴다.\n\n## 서론\n\n처음.\n\n## 결론 {#conclusion}\n\n끝.\n",
+    )
+    root = make(tmp_path / "site", {"content/ko/posts/a.md": ko})
+    result = translate(cli, root, "--to", "en")
+    assert result.exit_code == 0, result.stderr
+    sent = [t for r in fake.translate_requests for t in r.texts]
+    assert sent and not any("conclusion" in t for t in sent)
+    path = root / "content/en/posts/a.md"
+    text = path.read_text(encoding="utf-8")
+    assert "## gyeolron {#conclusion}\n" in text and "](#conclusion)" in text
+    assert _links(cli, root) == []
+    path.write_text(text.replace(" {#conclusion}", ""), encoding="utf-8")
+    assert _links(cli, root) == [
+        (
+            "warning",  # (on a machine draft)
+            "posts/a:body#0",
+            "#conclusion names no heading of this translation: the heading at the place of the "
+            "source's #conclusion is #h-gyeolron",
+        )
+    ]
+    result = cli("-C", str(root), "check", "--format", "json")
+    markup = [f["message"] for f in json.loads(result.stdout)["findings"] if f["code"] == "markup"]
+    assert markup == ["heading ids differ: source {#conclusion}, translation none"]

@@ -222,6 +222,15 @@ def check_markup(source: str, translation: str) -> list[str]:
             + ", translation "
             + (" ".join("#" * h for h in t.headings) or "none")
         )
+    if s.heading_ids != t.heading_ids:
+
+        def ids(found: tuple[str, ...]) -> str:
+            return " ".join(f"{{#{i}}}" for i in found if i) or "none"
+
+        ours, theirs = ids(s.heading_ids), ids(t.heading_ids)
+        if ours != theirs or (ours != "none" and s.headings == t.headings):
+            where = " (on other headings)" if ours == theirs else ""
+            problems.append(f"heading ids differ: source {ours}, translation {theirs}{where}")
     if s.list_items != t.list_items:
         problems.append(f"{s.list_items} list item(s) in the source, {t.list_items} here")
     if s.tasks != t.tasks:

@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from bipub.text import urls
+from bipub.text.headings import heading_attribute
 from bipub.text.markdown import SHOWN_MARKERS, alert_title, parser, task_marker, ticked
 
 if TYPE_CHECKING:
@@ -37,6 +38,8 @@ class Skeleton:
     tasks: str = ""  # each task list item's marker, in order: "x" done, " " to do
     stray: int = 0  # runs of `**`, `~~` shown as text (emphasis that did not parse)
     alerts: tuple[str, ...] = ()  # each alert's kind, in order (`> [!NOTE]`: "NOTE")
+    # each heading's own id (`## 결론 {#conclusion}`: bipub.text.headings), "" for none
+    heading_ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,7 @@ def facts(text: str) -> Facts:
     blocks: list[tuple[str, str]] = []
     links: list[str] = []
     headings: list[int] = []
+    heading_ids: list[str] = []
     list_items = 0
     tables: list[tuple[int, int]] = []
     images = 0
@@ -118,6 +122,7 @@ def facts(text: str) -> Facts:
             prose.append("\n")
         elif t == "heading_open":
             headings.append(int(tok.tag[1:]))
+            heading_ids.append(heading_attribute(tokens[i + 1].content).id or "")
         elif t == "list_item_open":
             list_items += 1
         elif t == "alert_open":
@@ -138,12 +143,28 @@ def facts(text: str) -> Facts:
                 tasks.append("x" if ticked(task) else " ")
                 children = [children[0].copy(content=children[0].content[task.end() :])]
                 children += (tok.children or [])[1:]
+            content = tok.content
+            if i and tokens[i - 1].type == "heading_open" and heading_ids[-1]:
+                # the `{#id}` is no prose (the drafter never sends it): out of the last text
+                read = heading_attribute(content)
+                content = read.text
+                if children and children[-1].type == "text":
+                    last = children[-1]
+                    kept = last.content[: len(last.content) - len(read.tail)]
+                    children = [*children[:-1], last.copy(content=kept)]
             if not in_table:
-                paragraphs.append(tok.content.strip())
+                paragraphs.append(content.strip())
             inline(children)
             prose.append("\n")
     skeleton = Skeleton(
-        tuple(headings), list_items, tuple(tables), images, "".join(tasks), stray, tuple(alerts)
+        tuple(headings),
+        list_items,
+        tuple(tables),
+        images,
+        "".join(tasks),
+        stray,
+        tuple(alerts),
+        tuple(heading_ids),
     )
     return Facts(
         "".join(prose), tuple(spans), tuple(blocks), tuple(links), skeleton, tuple(paragraphs)

@@ -23,6 +23,7 @@ from bipub.render.markdown_sections import (
     is_relative,
     relative_candidates,
 )
+from bipub.text.headings import heading_attribute
 
 
 @lru_cache(maxsize=1)
@@ -39,7 +40,8 @@ def shift_headings(body: str, top: int, heads: Heads | None = None, raw_html: bo
     becomes level `top` (at most 6). The headings the post's page shows (bipub's Markdown, with
     the site's `raw_html`: ATX and setext headings outside code, math, quotes and lists) are
     moved; everything else is kept as written. `heads`: where they are, from the render of the
-    page (MarkdownCache.outlines: no parse here), else found by a parse of `body`."""
+    page (MarkdownCache.outlines: no parse here), else found by a parse of `body`. A moved
+    heading loses its `{#id}` (bipub.text.headings), as its page shows it."""
     if heads is None:
         heads = body_outline(body, raw_html).heads
     if not heads:
@@ -50,11 +52,22 @@ def shift_headings(body: str, top: int, heads: Heads | None = None, raw_html: bo
         moved = min(6, level - highest + top)
         if atx:
             text = re.sub(r"^ {0,3}#+", "", lines[start])
+            if "{" in text:
+                text = _without_id(text)
             lines[start] = "#" * moved + text
         else:  # setext: the text lines, then the underline
             text = " ".join(line.strip() for line in lines[start : end - 1])
-            lines[start:end] = ["#" * moved + " " + text]
+            lines[start:end] = ["#" * moved + " " + heading_attribute(text).text]
     return "\n".join(lines)
+
+
+_ATX_CLOSE = re.compile(r"[ \t]+#+[ \t]*$")
+
+
+def _without_id(text: str) -> str:
+    """An ATX heading's line after its `#`s, without its `{#id}` (and its closing `#`s then)."""
+    read = heading_attribute(_ATX_CLOSE.sub("", text).strip())
+    return f" {read.text}" if read.id is not None else text
 
 
 def absolute_links(body: str, page: str, links: Links | None = None, raw_html: bool = False) -> str:

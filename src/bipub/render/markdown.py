@@ -4,7 +4,7 @@
 Raw HTML is off unless the site opts in; `javascript:`, `vbscript:`, `data:` and `file:` link
 targets are dropped (the link text stays) and reported in `RenderedMarkdown.dropped_links` with
 their line in the body, so the build can warn about them. Heading ids are prefixed (`h-`) so they never collide
-with the page's own ids.
+with the page's own ids; a heading's own `{#id}` is used as written (markdown_heading_ids.py).
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ from bipub.render.markdown_findings import (
     stray_emphasis,
     unused_footnotes,
 )
+from bipub.render.markdown_heading_ids import HEADING_IDS, heading_ids
 from bipub.render.markdown_images import mark_images, render_image
 from bipub.render.markdown_sections import (
     MARK,
@@ -64,7 +65,7 @@ from bipub.render.markdown_sections import (
     unmarked,
 )
 from bipub.render.markdown_tasks import task_lists
-from bipub.text.headings import heading_slug
+from bipub.text.headings import HEADING_PREFIX, heading_slug
 
 # Which paths a render takes: the fast ones only on verified upstream versions (render/upstream.py).
 FAST_MARKDOWN: Final = upstream.fast_markdown()
@@ -112,6 +113,7 @@ class RenderedMarkdown:
     unknown_alerts: tuple[tuple[int | None, str], ...] = ()  # (line, marker): `> [!NOTICE]`
     code_info: tuple[tuple[int | None, str], ...] = ()  # (line, what): ignored in an info string
     ambiguous_urls: tuple[tuple[int | None, str], ...] = ()  # (line, URL): may end in a particle
+    heading_ids: tuple[tuple[int | None, str], ...] = ()  # (line, why): `{#…}` unread, clashing
 
 
 # Per render call: the refused URLs and the source line of the inline being parsed.
@@ -188,6 +190,8 @@ def _stock_parser(raw_html: bool) -> MarkdownIt:
     md.add_render_rule("image", render_image)  # issue 19: <picture> around a local image
     md.add_render_rule("fence", fence)  # ```mermaid: a diagram (render/diagrams.py)
     md.core.ruler.after("inline", "alert_titles", alert_titles)
+    # session 32: `## 결론 {#conclusion}`, before the anchors plugin's rule (markdown_heading_ids)
+    md.core.ruler.before("anchor", "heading_ids", heading_ids)
     md.add_render_rule("alert_open", render_alert_open)
     # session 32: bare URLs linked (GFM), ending where the drafter and QA end them (text/urls.py)
     md.core.ruler.after("text_join", "bare_links", bare_links(_LINE.set))
@@ -345,6 +349,7 @@ def _render_body(
                 tuple(md.renderer.render(part, md.options, env) for part in parts),
                 md.renderer.render(notes, md.options, env) if notes else "",
                 found or Outline(()),
+                frozenset(h.id for h in headings if not h.id.startswith(HEADING_PREFIX)),
             )
             html = "".join(unmarked(part) for part in sections.parts) + unmarked(sections.notes)
     finally:
@@ -364,6 +369,7 @@ def _render_body(
         tuple(unknown_alerts(tokens)) if "[!" in source else (),
         ignored,
         tuple(env.get(AMBIGUOUS, ())),
+        tuple(env.get(HEADING_IDS, ())),
     )
     return rendered, sections
 

@@ -183,6 +183,8 @@ class Findings(Protocol):
     def code_info(self) -> tuple[tuple[int | None, str], ...]: ...
     @property
     def ambiguous_urls(self) -> tuple[tuple[int | None, str], ...]: ...
+    @property
+    def heading_ids(self) -> tuple[tuple[int | None, str], ...]: ...
 
 
 def render_findings(rel: str, hit: Findings, first_line: int) -> tuple[Diagnostic, ...]:
@@ -280,6 +282,12 @@ def render_findings(rel: str, hit: Findings, first_line: int) -> tuple[Diagnosti
             Severity.WARNING,
         )
         for line, url in hit.ambiguous_urls
+    ]
+    found += [
+        Diagnostic(
+            rel, first_line + line - 1 if line else None, "heading-id", why, Severity.WARNING
+        )
+        for line, why in hit.heading_ids
     ]
     for line, message in hit.diagram_errors:
         at = first_line + line - 1 if line else None

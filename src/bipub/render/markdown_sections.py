@@ -175,6 +175,7 @@ class Sections:
     parts: tuple[str, ...]
     notes: str
     outline: Outline = Outline(())
+    explicit: frozenset[str] = frozenset()  # its headings' own ids (`{#conclusion}`) but `h-…`
 
     def prefixed(self, id_prefix: str) -> tuple[tuple[str, ...], str]:
         """The parts and the footnotes with `id_prefix` before every id the body makes (and
@@ -184,13 +185,16 @@ class Sections:
         if not id_prefix:
             return tuple(unmarked(p) for p in self.parts), unmarked(self.notes)
         foot, head = f"-{id_prefix}-", f"{id_prefix}-"
-        old, new = f'href="#{HEADING_PREFIX}', f'href="#{id_prefix}-{HEADING_PREFIX}'
-        parts = tuple(
-            p.replace(_FOOTNOTE_MARK, foot).replace(MARK, head).replace(old, new)
-            for p in self.parts
-        )
-        notes = self.notes.replace(_FOOTNOTE_MARK, foot).replace(MARK, head).replace(old, new)
-        return parts, notes
+        links = [(f'href="#{HEADING_PREFIX}', f'href="#{id_prefix}-{HEADING_PREFIX}')]
+        links += [(f'href="#{name}"', f'href="#{id_prefix}-{name}"') for name in self.explicit]
+
+        def prefix(html: str) -> str:
+            html = html.replace(_FOOTNOTE_MARK, foot).replace(MARK, head)
+            for old, new in links:
+                html = html.replace(old, new)
+            return html
+
+        return tuple(map(prefix, self.parts)), prefix(self.notes)
 
 
 def unmarked(html: str) -> str:

@@ -19,7 +19,7 @@ from typing import Protocol, TypeVar
 from urllib.parse import quote, unquote
 
 from bipub.pair.units import split_sections
-from bipub.text.headings import heading_ids
+from bipub.text.headings import HEADING_PREFIX, heading_ids
 from bipub.translate.links import link_spans
 from bipub.translate.plan import Group, Job
 
@@ -38,12 +38,16 @@ D = TypeVar("D", bound=_Drafted)
 
 
 def anchor_map(source_body: str, translation_body: str) -> dict[str, str]:
-    """Each heading id of the source → the translation's heading id at its place (when the two
-    have as many headings; only those that differ)."""
+    """Each heading id (`h-…`) of the source → the translation's heading id at its place (when
+    the two have as many headings; only those that differ)."""
     ours, theirs = heading_ids(source_body), heading_ids(translation_body)
     if len(ours) != len(theirs):
         return {}
-    return {a: b for a, b in zip(ours, theirs, strict=True) if a != b}
+    # a heading's own id (`{#conclusion}`) is the same in both languages: a link to it stays
+    # as written (a translation whose heading lost it is QA's `markup` finding)
+    return {
+        a: b for a, b in zip(ours, theirs, strict=True) if a != b and a.startswith(HEADING_PREFIX)
+    }
 
 
 def relink(text: str, ids: dict[str, str]) -> str:

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import accumulate, pairwise
 
+from bipub.text.headings import heading_attribute
 from bipub.text.markdown import parser, task_marker
 from bipub.translate import markdown_xml as mx
 
@@ -171,9 +172,15 @@ class _Hole:
 
 
 def _locate(
-    lines: Sequence[str], offsets: Sequence[int], first: int, content: str, kind: str
+    lines: Sequence[str],
+    offsets: Sequence[int],
+    first: int,
+    content: str,
+    kind: str,
+    tail: str = "",
 ) -> _Hole | None:
-    """Where the inline `content` of a block starting at line `first` lies in the text."""
+    """Where the inline `content` of a block starting at line `first` lies in the text (`tail`:
+    what follows it on its last line, a heading's `{#id}`: skeleton)."""
     parts = content.split("\n")
     if first + len(parts) > len(lines):
         return None
@@ -186,6 +193,10 @@ def _locate(
             line = line.rstrip()
             if kind == "heading":
                 line = _ATX_CLOSE.sub("", line).rstrip()
+                if tail:
+                    if not line.endswith(tail):
+                        return None
+                    line = line[: len(line) - len(tail)]
         if not line.endswith(part):
             return None
         spans.append((len(line) - len(part), len(line)))
@@ -202,6 +213,19 @@ def _locate(
         brk_end = offsets[first + k + 1] + spans[k + 1][0]
         breaks.append((brk_start - start, brk_end - start))
     return _Hole(start, end, kind, tuple(breaks))
+
+
+def _without_id(content: str) -> tuple[str, str]:
+    """A heading's inline content without its `{#id}` (bipub.text.headings: skeleton, never
+    sent), and what follows it on its last line ("" when the id has a line of its own)."""
+    if "{" not in content:
+        return content, ""
+    read = heading_attribute(content)
+    if read.id is None:
+        return content, ""
+    if read.text.endswith("\n"):  # a setext heading's `{#id}` alone on its last line
+        return read.text.rstrip("\n"), ""
+    return read.text, read.tail
 
 
 def _after_task_marker(hole: _Hole, n: int) -> _Hole | None:
@@ -285,7 +309,10 @@ def _holes(
         elif tok.type in ("heading_open", "paragraph_open"):
             kind = "heading" if tok.type == "heading_open" else "paragraph"
         elif tok.type == "inline" and not in_table and tok.map and tok.content.strip():
-            hole = _locate(lines, offsets, tok.map[0], tok.content, kind)
+            content, tail = _without_id(tok.content) if kind == "heading" else (tok.content, "")
+            if not content.strip():  # `## {#id}`: nothing to send
+                continue
+            hole = _locate(lines, offsets, tok.map[0], content, kind, tail)
             task = task_marker(tokens, i)
             if hole is not None and task is not None:  # `[x] ` stays home, as a list marker does
                 hole = _after_task_marker(hole, task.end())
