@@ -23,6 +23,8 @@ def check_page_links(translation: str, target: str, pages: PageLinks) -> list[st
     """Each link of `translation` (in `target`) to a page of another language of the site that
     `target` has too."""
     out: list[str] = []
+    if not pages.may_link(translation):  # (most texts: not parsed again on every check)
+        return out
     for href in dict.fromkeys(facts(translation).links):
         found = pages.counterpart(href, target)
         if found is not None and found.target_href is not None:

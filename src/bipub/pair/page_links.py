@@ -76,6 +76,11 @@ class PageLinks:
                 if entry.shown_in(lang):
                     self.shown.add((lang, entry.kind, slug))
 
+    def may_link(self, text: str) -> bool:
+        """Whether `text` may hold a link `_read` reads: every such link has `/<lang>/` as
+        written (after the site's base or path)."""
+        return any(f"/{code}/" in text for code in self.codes)
+
     def _read(self, href: str, shown: bool = True) -> _Link | None:
         """A link to a post or page the site shows (in the link's language), read (`shown`
         False: a post's or page's URL in any language of the site)."""
