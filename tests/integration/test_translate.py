@@ -256,27 +256,86 @@ def test_identical_texts_are_sent_once_and_cached(
     assert list((root / ".bipub-cache/deepl").glob("*.json"))
 
 
-def test_a_rejected_draft_comes_back_from_the_cache_unless_fresh(
+def test_a_rejected_draft_is_not_drafted_again_for_the_same_source(
     cli: Cli, fake: FakeDeepL, small: Path
 ) -> None:
-    """Rejecting a draft and drafting again serves the cached answer (no request); `--fresh`
-    asks DeepL again for the segments in scope (and says so in --dry-run first)."""
+    """Rejecting a post's drafts and drafting again: the cached answers are the rejected texts,
+    so nothing is written and each unit says why; `--fresh` asks DeepL again (the same answers:
+    still held back); `--redraft-rejected` writes them."""
     assert translate(cli, small, "--to", "en", "--only", "posts/alpha").exit_code == 0
     sent = translate_requests(fake)
     assert sent
-    assert cli("-C", str(small), "review", "reject", "posts/alpha").exit_code == 0
+    rejected = cli("-C", str(small), "review", "reject", "--reviewer", "jiwon", "posts/alpha")
+    assert rejected.exit_code == 0, rejected.stderr
+    assert not (small / "content/en/posts/alpha.md").exists()
+    kept = load_status(small, "en", Collector()).rejected
+    assert sorted(kept) == [
+        f"posts/alpha:{k}" for k in ("body#0", "body#1", "body#2", "description", "title")
+    ]
+    assert kept["posts/alpha:title"].reviewer == "jiwon"
+
+    dry = translate(cli, small, "--to", "en", "--only", "posts/alpha", "--dry-run")
+    assert "rejected: 5 units whose draft a reviewer rejected for the same source" in dry.stdout
+
     again = translate(cli, small, "--to", "en", "--only", "posts/alpha")
     assert again.exit_code == 0, again.stderr
     assert translate_requests(fake) == sent  # (every segment answered from the cache)
-    assert " 0 characters billed" in again.stderr and "cache hits" in again.stderr
-    assert cli("-C", str(small), "review", "reject", "posts/alpha").exit_code == 0
-    dry = translate(cli, small, "--to", "en", "--only", "posts/alpha", "--fresh", "--dry-run")
-    assert "(segments: 0 cached," in dry.stdout, dry.stdout
+    assert not (small / "content/en/posts/alpha.md").exists()
+    assert "posts/alpha:body#2: rejected: its draft is the one rejected on " in again.stderr, (
+        again.stderr
+    )
+    assert (
+        "by jiwon (same source): not drafted again; translate it by hand, or run again with --redraft-rejected"
+        in again.stderr
+    )
+    assert "Drafted 0 units (en)" in again.stderr
+    assert (
+        "5 units whose draft was the one rejected for the same source NOT drafted again"
+        in again.stderr
+    )
+
     fresh = translate(cli, small, "--to", "en", "--only", "posts/alpha", "--fresh")
     assert fresh.exit_code == 0, fresh.stderr
-    assert translate_requests(fake) > sent
+    assert translate_requests(fake) > sent  # (asked again: the same answers)
     assert "0 cache hits" in fresh.stderr, fresh.stderr
+    assert "NOT drafted again" in fresh.stderr
+    assert not (small / "content/en/posts/alpha.md").exists()
+
+    forced = translate(cli, small, "--to", "en", "--only", "posts/alpha", "--redraft-rejected")
+    assert forced.exit_code == 0, forced.stderr
+    assert "Drafted 5 units (en)" in forced.stderr and "NOT drafted" not in forced.stderr
     assert (small / "content/en/posts/alpha.md").is_file()
+    assert status(small, "en")["posts/alpha:title"].state == "draft"
+
+
+def test_a_rejected_section_is_drafted_again_once_its_source_changes(
+    cli: Cli, fake: FakeDeepL, small: Path
+) -> None:
+    """A rejection holds for the source it was made from: the source edited, the unit is
+    drafted as any missing one, and the rejection is forgotten."""
+    assert translate(cli, small, "--to", "en", "--only", "posts/alpha").exit_code == 0
+    key = "posts/alpha:body#2"
+    assert cli("-C", str(small), "review", "reject", key).exit_code == 0
+    en = small / "content/en/posts/alpha.md"
+    assert len(sections(en.read_text(encoding="utf-8"))) == 2
+    held = translate(cli, small, "--to", "en", "--only", "posts/alpha")
+    assert held.exit_code == 0, held.stderr
+    assert f"{key}: rejected: its draft is the one rejected on" in held.stderr, held.stderr
+    assert len(sections(en.read_text(encoding="utf-8"))) == 2
+    assert key in load_status(small, "en", Collector()).rejected
+
+    ko = small / "content/ko/posts/alpha.md"
+    ko.write_text(
+        ko.read_text(encoding="utf-8").replace("- 둘 3.5배", "- 둘 4.5배"), encoding="utf-8"
+    )
+    sent = translate_requests(fake)
+    again = translate(cli, small, "--to", "en", "--only", "posts/alpha")
+    assert again.exit_code == 0, again.stderr
+    assert translate_requests(fake) > sent
+    assert "rejected" not in again.stderr and "Drafted 1 unit (en)" in again.stderr
+    assert "4.5" in sections(en.read_text(encoding="utf-8"))[2]
+    assert status(small, "en")[key].state == "draft"
+    assert key not in load_status(small, "en", Collector()).rejected
 
 
 def test_quota_456_midway_keeps_earlier_batches_and_a_rerun_completes(

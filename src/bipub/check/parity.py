@@ -30,7 +30,7 @@ from bipub.check.renames import renamed_records
 from bipub.diagnostics import Collector, Severity
 from bipub.load.content import Content, Document
 from bipub.pair.site import Site
-from bipub.pair.status import StatusFile, StatusRecord
+from bipub.pair.status import Rejection, StatusFile, StatusRecord
 from bipub.pair.units import Unit, nfc, text_hash
 from bipub.render.catalogs import DOMAIN, po_path, read_catalog
 
@@ -49,6 +49,7 @@ class StatusView:
     rel: str
     records: dict[str, StatusRecord]
     lines: dict[str, int]
+    rejected: dict[str, Rejection] = field(default_factory=dict)  # (pair/status.py)
 
 
 def normalize_status(status: StatusFile) -> tuple[StatusView, list[Finding]]:
@@ -77,7 +78,8 @@ def normalize_status(status: StatusFile) -> tuple[StatusView, list[Finding]]:
         records[key] = rec
         lines[key] = line or 0
         raw_of[key] = raw
-    return StatusView(status.lang, status.rel, records, lines), problems
+    rejected = {nfc(k): r for k, r in status.rejected.items()}
+    return StatusView(status.lang, status.rel, records, lines, rejected), problems
 
 
 # --------------------------------------------------------------------------- key parity

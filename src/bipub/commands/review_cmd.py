@@ -331,10 +331,19 @@ def approve(
     help="Every machine draft of this file (its other units are left as they are).",
 )
 @click.option("--lang", "langs", multiple=True, help="Target language (repeatable).")
+@click.option(
+    "--reviewer",
+    default=None,
+    help="Who rejects, kept with the rejection (default: git config user.name, if set).",
+)
 @click.pass_obj
-def reject(ui: Ui, keys: tuple[str, ...], file: Path | None, langs: tuple[str, ...]) -> None:
+def reject(
+    ui: Ui, keys: tuple[str, ...], file: Path | None, langs: tuple[str, ...], reviewer: str | None
+) -> None:
     """Reject machine drafts: KEY… or a file's drafts. A waiting draft is dropped; a draft in
-    a content file is removed from it (the unit is missing again)."""
+    a content file is removed from it (the unit is missing again). The rejected text is
+    remembered in the status file: `bipub translate` does not write it again for the same
+    source (see --redraft-rejected there)."""
     from bipub.check import review as rv
     from bipub.check import review_select as select
     from bipub.translate import review_edits
@@ -350,7 +359,9 @@ def reject(ui: Ui, keys: tuple[str, ...], file: Path | None, langs: tuple[str, .
                 return
         else:
             targets = select.resolve(analysis, keys, langs)
-        decision = rv.reject(analysis, targets)
+        decision = rv.reject(
+            analysis, targets, rv.rejecter_name(reviewer, ui.root), rv.review_date()
+        )
         written = review_edits.apply(analysis, decision)
     except Exception as exc:
         _fail(ui, exc)
@@ -494,7 +505,7 @@ def _interactive(ui: Ui, langs: tuple[str, ...], reviewer: str | None, human: bo
                     click.echo(note)
                 approved += 1
             else:
-                decision = rv.reject(analysis, [(lang, key)])
+                decision = rv.reject(analysis, [(lang, key)], name, day)
                 written = review_edits.apply(analysis, decision)
                 _report_rejected(ui, decision, written)
                 rejected += 1
