@@ -311,6 +311,26 @@ def test_reject_removes_the_drafted_text_from_the_file(root: Path, cli: Callable
     assert again.exit_code == 1 and "not a draft" in again.stderr
 
 
+def test_reject_remembers_the_rejected_text_for_its_source(
+    root: Path, cli: Callable[..., Any]
+) -> None:
+    """What `bipub translate` needs not to bring the text back (translate/rejected.py): the
+    rejected text's hash, its source's, who and when; kept after the unit's record is gone,
+    and kept by the status file's later rewrites."""
+    env = {"SOURCE_DATE_EPOCH": "1796342400"}  # 2026-12-04
+    result = run(root, "review", "reject", "--reviewer", "jiwon", "posts/short:body#0", env=env)
+    assert result.exit_code == 0, result.output
+    status = load_status(root, "en", Collector())
+    assert "posts/short:body#0" not in status.records
+    rejection = status.rejected["posts/short:body#0"]
+    assert rejection.source_hash == text_hash(body(KO_B, 0))
+    assert rejection.drafts == [text_hash(body(EN_B, 0))]
+    assert (rejection.reviewer, str(rejection.date)) == ("jiwon", "2026-12-04")
+    approved = cli("-C", str(root), "review", "approve", "posts/cache:title", "--reviewer", "r")
+    assert approved.exit_code == 0, approved.stderr
+    assert load_status(root, "en", Collector()).rejected == status.rejected
+
+
 def test_reject_a_files_drafts(root: Path, cli: Callable[..., Any]) -> None:
     """`reject --file`, as `approve --file`: every machine draft of the file; its other units
     are left alone (cache.md has none: nothing to do, and nothing is said to be wrong)."""

@@ -562,6 +562,40 @@ def test_a_reviewed_translation_is_never_overwritten(
     assert "1 stored draft unchanged" in again.stderr and "0 characters billed" in again.stderr
 
 
+def test_a_rejected_waiting_draft_does_not_come_back_beside_the_reviewed_text(
+    cli: Cli, fake: FakeDeepL, tmp_path: Path
+) -> None:
+    """A draft waiting beside a reviewed translation, rejected: the next run does not put
+    the same text back beside it (it says so); the reviewed text stays as it was."""
+    reviewed = StatusRecord(
+        source_hash=text_hash("옛 문단."),
+        source="옛 문단.",
+        state="reviewed",
+        reviewer="r",
+        translation_hash=text_hash("The old paragraph."),
+    )
+    title = StatusRecord(source_hash=text_hash("글"), source="글", state="reviewed")
+    en = "---\ntitle: Post\n---\n\nThe old paragraph.\n"
+    root = make(
+        tmp_path / "beside",
+        {
+            "content/ko/posts/p.md": post("글", "새 문단 2.\n"),
+            "content/en/posts/p.md": en,
+            "status/en.yaml": dump_status({"posts/p:body#0": reviewed, "posts/p:title": title}),
+        },
+    )
+    assert translate(cli, root, "--to", "en").exit_code == 0
+    assert status(root, "en")["posts/p:body#0"].draft is not None
+    assert cli("-C", str(root), "review", "reject", "posts/p:body#0").exit_code == 0
+    assert status(root, "en")["posts/p:body#0"].draft is None
+    again = translate(cli, root, "--to", "en")
+    assert again.exit_code == 0, again.stderr
+    assert "posts/p:body#0: rejected: its draft is the one rejected on" in again.stderr
+    rec = status(root, "en")["posts/p:body#0"]
+    assert rec.draft is None and rec.state == "reviewed"
+    assert (root / "content/en/posts/p.md").read_text() == en
+
+
 def test_stale_machine_draft_is_replaced_but_an_edited_one_is_not(
     cli: Cli, fake: FakeDeepL, tmp_path: Path
 ) -> None:
