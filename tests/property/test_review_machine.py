@@ -22,6 +22,9 @@ A model follows what each unit's translation file should hold and what it is; af
   without --force is refused, names them and writes nothing; --force records it reviewed and
   names them in its notes; a draft edited by hand is approved with a note naming its own,
   also with --keep-current beside a waiting draft, which is dismissed without naming its own;
+- a text a reviewer rejected (in the file or waiting beside) is never written again, in the file
+  or beside, while its source is the one it was made from (the drafts come from the cache: the
+  same texts), and a unit held back for that is said to be (`Result.held`);
 - the site shows each post with the notice its units call for (a machine draft → draft notice,
   a text of an older source → outdated notice), marks every machine-drafted CV field, and the
   JSON status flags exactly the machine drafts.
