@@ -273,6 +273,8 @@ def test_a_rejected_draft_is_not_drafted_again_for_the_same_source(
         f"posts/alpha:{k}" for k in ("body#0", "body#1", "body#2", "description", "title")
     ]
     assert kept["posts/alpha:title"].reviewer == "jiwon"
+    checked = cli("-C", str(small), "check")
+    assert "its machine draft was rejected on " in checked.stdout + checked.stderr
 
     dry = translate(cli, small, "--to", "en", "--only", "posts/alpha", "--dry-run")
     assert "rejected: 5 units whose draft a reviewer rejected for the same source" in dry.stdout
@@ -323,6 +325,9 @@ def test_a_rejected_section_is_drafted_again_once_its_source_changes(
     assert f"{key}: rejected: its draft is the one rejected on" in held.stderr, held.stderr
     assert len(sections(en.read_text(encoding="utf-8"))) == 2
     assert key in load_status(small, "en", Collector()).rejected
+    checked = cli("-C", str(small), "check", "--verbose")
+    said = checked.stdout + checked.stderr
+    assert "no en translation (its machine draft was rejected on " in said, said
 
     ko = small / "content/ko/posts/alpha.md"
     ko.write_text(

@@ -19,7 +19,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -80,6 +80,19 @@ def normalize_status(status: StatusFile) -> tuple[StatusView, list[Finding]]:
         raw_of[key] = raw
     rejected = {nfc(k): r for k, r in status.rejected.items()}
     return StatusView(status.lang, status.rel, records, lines, rejected), problems
+
+
+def _rejected(unit: Unit, view: StatusView | None) -> str | None:
+    """What to say of a missing unit whose machine draft a reviewer rejected for its present
+    source (`bipub translate` does not draft that text again: translate/rejected.py)."""
+    rejection = view.rejected.get(nfc(unit.key)) if view is not None else None
+    if rejection is None or rejection.source_hash != text_hash(unit.source):
+        return None
+    when = f" on {rejection.date.isoformat()}" if rejection.date else ""
+    return (
+        f"its machine draft was rejected{when}: bipub translate does not draft that text "
+        "again; translate it by hand"
+    )
 
 
 # --------------------------------------------------------------------------- key parity
@@ -243,9 +256,14 @@ def check_units(
             if whole is not None and prefix is not None:
                 if (lang, prefix) not in emitted:
                     emitted.add((lang, prefix))
+                    said = _rejected(unit, status.get(lang))
+                    if said is not None:
+                        whole = replace(whole, message=f"{whole.message}; {said}")
                     result.findings.append(whole)
                 continue
-            result.findings.append(_finding("missing", unit, f"no {lang} translation"))
+            said = _rejected(unit, status.get(lang))
+            what = f"no {lang} translation" + (f" ({said})" if said else "")
+            result.findings.append(_finding("missing", unit, what))
             continue
         state: UnitState = "translated"
         view = status.get(lang)
