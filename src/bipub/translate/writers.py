@@ -287,9 +287,7 @@ def _status_text(root: Path, lang: str, updates: dict[str, StatusRecord]) -> str
     view, problems = normalize_status(current)
     if problems:
         raise DiagnosticError(Diagnostic(p.file, p.line, p.code, p.message) for p in problems)
-    records = dict(view.records)
-    records.update(updates)
-    text = dump_status(records, kept(view.rejected, updates))
+    text = dump_status({**view.records, **updates}, kept(view.rejected, updates))
     path = root / status_rel(lang)
     if path.is_file() and path.read_text(encoding="utf-8") == text:
         return None
