@@ -567,6 +567,38 @@ def test_a_reviewed_translation_is_never_overwritten(
     assert "1 stored draft unchanged" in again.stderr and "0 characters billed" in again.stderr
 
 
+def test_a_new_file_gets_the_source_text_in_place_of_the_rejected_drafts(
+    cli: Cli, fake: FakeDeepL, small: Path
+) -> None:
+    """Every unit of a post rejected (its file deleted), then one section's source edited: the
+    new file needs every unit; the rejected ones get their source text, as drafts to redo,
+    never the rejected text, and each is said."""
+    assert translate(cli, small, "--to", "en", "--only", "posts/alpha").exit_code == 0
+    en = small / "content/en/posts/alpha.md"
+    rejected_text = en.read_text(encoding="utf-8")
+    assert cli("-C", str(small), "review", "reject", "posts/alpha").exit_code == 0
+    ko = small / "content/ko/posts/alpha.md"
+    ko.write_text(
+        ko.read_text(encoding="utf-8").replace("- 둘 3.5배", "- 둘 4.5배"), encoding="utf-8"
+    )
+    result = translate(cli, small, "--to", "en", "--only", "posts/alpha")
+    assert result.exit_code == 0, result.stderr
+    assert "posts/alpha:title: rejected: its draft is the one rejected on" in result.stderr
+    assert "its source text stands in the new file, marked as a draft to redo" in result.stderr
+    assert "Drafted 1 unit (en)" in result.stderr, result.stderr
+    text = en.read_text(encoding="utf-8")
+    assert 'title: "알파 글"' in text and "4.5" in sections(text)[2]
+    assert sections(text)[0] == sections(ko.read_text(encoding="utf-8"))[0]
+    assert sections(text)[0] not in rejected_text
+    recs = status(small, "en")
+    assert recs["posts/alpha:title"].state == "draft"
+    assert recs["posts/alpha:title"].options and "untranslated" in recs["posts/alpha:title"].options
+    again = translate(cli, small, "--to", "en", "--only", "posts/alpha")
+    assert again.exit_code == 0, again.stderr
+    assert "posts/alpha:title: rejected: " in again.stderr
+    assert en.read_text(encoding="utf-8") == text
+
+
 def test_a_rejected_waiting_draft_does_not_come_back_beside_the_reviewed_text(
     cli: Cli, fake: FakeDeepL, tmp_path: Path
 ) -> None:
