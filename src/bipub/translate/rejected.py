@@ -3,8 +3,8 @@ file's `rejected` (pair/status.py `Rejection`, written by `bipub review reject`)
 
 DeepL's answers are cached by segment text (translate/cache.py), and asking again mostly gives
 the same text: without this, the run after a rejection writes the very text the reviewer
-rejected, as a fresh draft. So a draft whose text is byte for byte one rejected for the same
-source (same hashes) is held back: not written, and said per unit and in the summary. A new
+rejected, as a fresh draft. So a draft whose text is one rejected for the same source (same
+hashes: pair/units.py `text_hash`, NFC, trailing spaces ignored) is held back: not written, and said per unit and in the summary. A new
 file (every unit of a post rejected, the file removed) is not written when all its drafts are
 held back; when only some are, the source text stands in for those, as for a segment DeepL
 refused (a draft to redo, never the rejected text). `--redraft-rejected` writes them anyway;
