@@ -386,6 +386,24 @@ def test_prune_removes_records_whose_source_is_gone(root: Path, cli: Callable[..
     assert any(k.startswith("posts/cache") for k in records(root))
 
 
+def test_prune_removes_the_rejections_of_units_that_are_gone(
+    root: Path, cli: Callable[..., Any]
+) -> None:
+    assert cli("-C", str(root), "review", "reject", "posts/short:body#0").exit_code == 0
+    assert "posts/short:body#0" in load_status(root, "en", Collector()).rejected
+    dry = cli("-C", str(root), "review", "prune", "--dry-run")
+    assert "would remove the rejection" not in dry.stdout, dry.stdout
+    (root / "content/ko/posts/short.md").unlink()
+    (root / "content/en/posts/short.md").unlink()
+    dry = cli("-C", str(root), "review", "prune", "--dry-run")
+    assert "en: would remove the rejection of posts/short:body#0" in dry.stdout, dry.stdout
+    assert "posts/short:body#0" in load_status(root, "en", Collector()).rejected
+    done = cli("-C", str(root), "review", "prune")
+    assert done.exit_code == 0, done.stderr
+    assert "and 1 rejection of units gone → status/en.yaml" in done.stderr, done.stderr
+    assert load_status(root, "en", Collector()).rejected == {}
+
+
 def test_prune_moves_the_records_of_a_renamed_post(root: Path, cli: Callable[..., Any]) -> None:
     """Renaming a post's files gave its units new keys: its reviews read as orphans, its units
     as unreviewed, and prune removed the records — the reviews were lost without a word. Check

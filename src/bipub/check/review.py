@@ -552,22 +552,39 @@ def prune(
     return changes
 
 
+def gone_rejections(analysis: Analysis, langs: Sequence[str] = ()) -> dict[str, list[str]]:
+    """The rejections (pair/status.py) of units that are gone, by language (`prune`'s
+    conditions hold: it is called after it)."""
+    out: dict[str, list[str]] = {}
+    for lang, view in analysis.status.items():
+        gone = [k for k in view.rejected if (lang, k) not in analysis.units]
+        if gone and (not langs or lang in langs):
+            out[lang] = sorted(gone)
+    return out
+
+
 def write_changes(
     analysis: Analysis,
     changes: Mapping[str, Mapping[str, StatusRecord | None]],
-    rejections: Mapping[str, Mapping[str, Rejection]] | None = None,
+    rejections: Mapping[str, Mapping[str, Rejection | None]] | None = None,
 ) -> list[str]:
-    """Apply changes (None removes a record) and `rejections` (added to the file's, pair/
-    status.py), and write each status file atomically (its rejections kept)."""
+    """Apply changes (None removes a record) and `rejections` (to the file's, pair/status.py;
+    None removes one), and write each status file atomically (its other rejections kept)."""
     written: list[str] = []
-    for lang, updates in sorted(changes.items()):
-        if not updates:
+    for lang in sorted({*changes, *(rejections or {})}):
+        updates = changes.get(lang, {})
+        forget = (rejections or {}).get(lang, {})
+        if not updates and not forget:
             continue
         _writable(analysis, lang)
         view = analysis.status.get(lang)
         records: dict[str, StatusRecord] = dict(view.records) if view is not None else {}
         rejected = dict(view.rejected) if view is not None else {}
-        rejected.update((rejections or {}).get(lang, {}))
+        for key, rejection in forget.items():
+            if rejection is None:
+                rejected.pop(key, None)
+            else:
+                rejected[key] = rejection
         for key, rec in updates.items():
             if rec is None:
                 records.pop(key, None)

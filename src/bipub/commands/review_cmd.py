@@ -386,7 +386,7 @@ def _report_rejected(ui: Ui, decision: Any, written: list[str]) -> None:
 @click.pass_obj
 def prune_cmd(ui: Ui, langs: tuple[str, ...], dry_run: bool) -> None:
     """Remove status records whose source unit is gone; move those of a renamed post or page
-    to its units' new keys.
+    to its units' new keys. Rejected drafts remembered for units that are gone are removed.
 
     Refused, naming the errors, while a content file does not load or pair: its records
     would look orphaned (exit status 1, nothing written)."""
@@ -395,7 +395,9 @@ def prune_cmd(ui: Ui, langs: tuple[str, ...], dry_run: bool) -> None:
     analysis = _analyze(ui)
     try:
         changes = rv.prune(analysis, langs)
-        written = rv.write_changes(analysis, changes) if not dry_run else []
+        forgotten = rv.gone_rejections(analysis, langs)
+        forget = {lang: dict.fromkeys(keys) for lang, keys in forgotten.items()}
+        written = rv.write_changes(analysis, changes, forget) if not dry_run else []
     except Exception as exc:
         _fail(ui, exc)
     moved = n = 0
@@ -410,10 +412,19 @@ def prune_cmd(ui: Ui, langs: tuple[str, ...], dry_run: bool) -> None:
             else:
                 click.echo(f"{lang}: {'would remove' if dry_run else 'removed'} {key}")
                 n += 1
+    for lang, keys in sorted(forgotten.items()):
+        for key in keys:
+            click.echo(f"{lang}: {'would remove' if dry_run else 'removed'} the rejection of {key}")
+    dropped = sum(len(keys) for keys in forgotten.values())
     ui.info(
         ("Would prune" if dry_run else "Pruned")
         + f" {n} record{'s' if n != 1 else ''}"
         + (f", {'move' if dry_run else 'moved'} {moved} of renamed posts or pages" if moved else "")
+        + (
+            f" and {dropped} rejection{'s' if dropped != 1 else ''} of units gone"
+            if dropped
+            else ""
+        )
         + (f" → {', '.join(written)}" if written else "")
         + (" (--dry-run: nothing written)" if dry_run else "")
     )
