@@ -7,6 +7,7 @@ particle."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from html import unescape
 from typing import Any, Protocol
@@ -187,6 +188,58 @@ class Findings(Protocol):
     def heading_ids(self) -> tuple[tuple[int | None, str], ...]: ...
 
 
+#: The render findings that are (line in the body, text) pairs, each a warning at its line:
+#: the Findings field, the code, and what is said of the text.
+_AT_LINES: tuple[tuple[str, str, Callable[[str], str]], ...] = (
+    (
+        "unused_footnotes",
+        "footnote-unused",
+        lambda label: (
+            f"footnote [^{label}] is defined but never referenced: it is not shown on the page "
+            f"(nor sent for translation); reference it with [^{label}] or remove it"
+        ),
+    ),
+    (
+        "stray_emphasis",
+        "emphasis-text",
+        lambda snippet: (
+            f"{snippet!r} shows `**` or `~~` as text: that emphasis does not open or close (a "
+            "space just inside its markers, or punctuation just inside them and a letter just "
+            "outside: write '**인용**'를, not **'인용'**를)"
+        ),
+    ),
+    (
+        "html_text",
+        "html-text",
+        lambda snippet: (
+            f"{snippet!r} is shown as text: raw HTML is off (bipub.yaml "
+            "outputs.raw_html: false); write it in Markdown, put it in `code`, or turn raw HTML "
+            "on (not sanitised: docs/security.md)"
+        ),
+    ),
+    (
+        "unknown_alerts",
+        "alert-unknown",
+        lambda marker: (
+            f"{marker!r} is no alert (NOTE, TIP, IMPORTANT, WARNING, CAUTION): the quote shows it "
+            "as text, as GitHub does"
+        ),
+    ),
+    ("code_info", "code-info", lambda why: f"code block info string: {why}"),
+    (
+        "ambiguous_urls",
+        "url-particle",
+        lambda url: (
+            f"the bare URL {url!r} may end in a Korean particle: it is linked whole (as GitHub "
+            "links it); if the particle is not part of it, write <URL> or a space before the "
+            "particle"
+        ),
+    ),
+    ("heading_ids", "heading-id", lambda why: why),
+)
+WARNING = Severity.WARNING
+
+
 def render_findings(rel: str, hit: Findings, first_line: int) -> tuple[Diagnostic, ...]:
     """The warnings and errors of one body's render, at their lines in the file `rel` (whose
     body starts at `first_line`)."""
@@ -215,80 +268,11 @@ def render_findings(rel: str, hit: Findings, first_line: int) -> tuple[Diagnosti
         Diagnostic(rel, first_line + line - 1 if line else None, "math", message, Severity.ERROR)
         for line, message in hit.math_errors
     ]
-    found += [
-        Diagnostic(
-            rel,
-            first_line + line - 1 if line else None,
-            "footnote-unused",
-            f"footnote [^{label}] is defined but never referenced: it is not shown on the page "
-            "(nor sent for translation); reference it with [^" + label + "] or remove it",
-            Severity.WARNING,
-        )
-        for line, label in hit.unused_footnotes
-    ]
-    found += [
-        Diagnostic(
-            rel,
-            first_line + line - 1 if line else None,
-            "emphasis-text",
-            f"{snippet!r} shows `**` or `~~` as text: that emphasis does not open or close (a "
-            "space just inside its markers, or punctuation just inside them and a letter just "
-            "outside: write '**인용**'를, not **'인용'**를)",
-            Severity.WARNING,
-        )
-        for line, snippet in hit.stray_emphasis
-    ]
-    found += [
-        Diagnostic(
-            rel,
-            first_line + line - 1 if line else None,
-            "html-text",
-            f"{snippet!r} is shown as text: raw HTML is off (bipub.yaml "
-            "outputs.raw_html: false); write it in Markdown, put it in `code`, or turn raw HTML "
-            "on (not sanitised: docs/security.md)",
-            Severity.WARNING,
-        )
-        for line, snippet in hit.html_text
-    ]
-    found += [
-        Diagnostic(
-            rel,
-            first_line + line - 1 if line else None,
-            "alert-unknown",
-            f"{marker!r} is no alert (NOTE, TIP, IMPORTANT, WARNING, CAUTION): the quote shows it "
-            "as text, as GitHub does",
-            Severity.WARNING,
-        )
-        for line, marker in hit.unknown_alerts
-    ]
-    found += [
-        Diagnostic(
-            rel,
-            first_line + line - 1 if line else None,
-            "code-info",
-            f"code block info string: {why}",
-            Severity.WARNING,
-        )
-        for line, why in hit.code_info
-    ]
-    found += [
-        Diagnostic(
-            rel,
-            first_line + line - 1 if line else None,
-            "url-particle",
-            f"the bare URL {url!r} may end in a Korean particle: it is linked whole (as GitHub "
-            "links it); if the particle is not part of it, write <URL> or a space before the "
-            "particle",
-            Severity.WARNING,
-        )
-        for line, url in hit.ambiguous_urls
-    ]
-    found += [
-        Diagnostic(
-            rel, first_line + line - 1 if line else None, "heading-id", why, Severity.WARNING
-        )
-        for line, why in hit.heading_ids
-    ]
+    for field, code, say in _AT_LINES:  # (line in the body, what) → a warning at its line
+        found += [
+            Diagnostic(rel, first_line + line - 1 if line else None, code, say(what), WARNING)
+            for line, what in getattr(hit, field)
+        ]
     for line, message in hit.diagram_errors:
         at = first_line + line - 1 if line else None
         inner = _DIAGRAM_LINE.match(message)
