@@ -70,6 +70,23 @@ def deepl_fake() -> Iterator[FakeDeepL]:
         pytest.fail("FakeDeepL raised while serving:\n" + "\n".join(errors), pytrace=False)
 
 
+#: The DeepL key `deepl_env` sets (tests only).
+TEST_KEY = "bipub-test-secret-5c0ffee"
+
+
+@pytest.fixture
+def deepl_env(deepl_fake: FakeDeepL, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeDeepL]:
+    """`deepl_fake` as `bipub translate` finds it: its key in DEEPL_AUTH_KEY, its URL in
+    DEEPL_SERVER_URL, no proxy for 127.0.0.1, the client's timeouts short."""
+    deepl_fake.auth_keys = frozenset({TEST_KEY})
+    monkeypatch.setenv("DEEPL_AUTH_KEY", TEST_KEY)
+    monkeypatch.setenv("DEEPL_SERVER_URL", deepl_fake.url)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
+    speed_up_deepl_client(monkeypatch, timeout=2.0)
+    yield deepl_fake
+
+
 @pytest.fixture
 def deepl_fast_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make the official client's retries near-instant (see module docstring)."""

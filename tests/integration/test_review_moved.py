@@ -6,7 +6,7 @@ translation of the section it stands beside (check/moved.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,19 +16,11 @@ from bipub.pair.status import StatusRecord, load_status
 from bipub.pair.units import split_sections, text_hash
 from tests.conftest import CliResult
 from tests.deepl_fake import FakeDeepL
-from tests.deepl_fake.fixtures import deepl_fake, speed_up_deepl_client  # noqa: F401
+from tests.deepl_fake.corpus import CONFIG
+from tests.deepl_fake.fixtures import deepl_env, deepl_fake  # noqa: F401
 
 Cli = Callable[..., CliResult]
-SECRET = "bipub-test-secret-5c0ffee"
 
-CONFIG = """\
-languages:
-  - {code: ko, name: 한국어, title: 테스트}
-  - {code: en, name: English, title: Test}
-default_language: ko
-base_url: https://t.example.org/
-author: {name: T}
-"""
 
 KO = """\
 ---
@@ -78,19 +70,9 @@ def records(root: Path) -> dict[str, StatusRecord]:
     return found
 
 
-@pytest.fixture(autouse=True)
-def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
-
-
 @pytest.fixture
-def fake(deepl_fake: FakeDeepL, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeDeepL]:
-    deepl_fake.auth_keys = frozenset({SECRET})
-    monkeypatch.setenv("DEEPL_AUTH_KEY", SECRET)
-    monkeypatch.setenv("DEEPL_SERVER_URL", deepl_fake.url)
-    speed_up_deepl_client(monkeypatch, timeout=2.0)
-    yield deepl_fake
+def fake(deepl_env: FakeDeepL) -> FakeDeepL:
+    return deepl_env
 
 
 @pytest.fixture
