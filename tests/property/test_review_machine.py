@@ -311,14 +311,6 @@ class ReviewMachine(RuleBasedStateMachine):
         event(f"edit the source of a {self.model[key].kind} unit")
         write_sources(self.root, self.src)
 
-    def forget_rejected(self, key: str, src: str) -> None:
-        """A draft recorded for another source than the one a rejection was made for: that
-        rejection is forgotten (translate/rejected.py `kept`: its source is gone), even if the
-        source comes back later."""
-        gone = self.rejected.get(key)
-        if gone is not None and gone[0] != src:
-            del self.rejected[key]
-
     @rule()
     def translate_cleanly(self) -> None:
         self.translate(None, 0)
@@ -361,7 +353,6 @@ class ReviewMachine(RuleBasedStateMachine):
                 assert rec.source_hash == text_hash(src) and new is not None
                 said = self.drafting_said(key, new, rec.findings, markup)
                 self.model[key] = Model(new, "machine", src, src, None, said)
-                self.forget_rejected(key, src)
             elif (
                 rec is not None
                 and rec.draft is not None
@@ -377,7 +368,6 @@ class ReviewMachine(RuleBasedStateMachine):
                 # the waiting draft's are its own (`draft_findings`); the text in the file
                 # keeps its own (an edited draft's `findings`)
                 self.model[key] = replace(m, waiting=(rec.draft, src, said))
-                self.forget_rejected(key, src)
                 event("translate: a draft waits beside" + (" with findings" if said else ""))
 
     def drafting_said(
