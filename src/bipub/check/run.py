@@ -211,22 +211,29 @@ def _qa(
     if pages is not None and kind != "ui":
         advisory = check_page_links(unit.translation, unit.target_lang, pages)
     return [
-        Finding(
-            code,
-            unit.target_lang,
-            key,
-            unit.translation_file,
-            unit.translation_line,
-            problem,
-            source=unit.source,
-            translation=unit.translation,
-            on_draft=on_draft,
-            source_file=unit.source_file,
-            source_line=unit.source_line,
-            advisory=n >= len(problems),
-        )
+        _unit_finding(unit, code, problem, on_draft, advisory=n >= len(problems))
         for n, (code, problem) in enumerate([*problems, *(["links", m] for m in advisory)])
     ]
+
+
+def _unit_finding(
+    unit: Unit, code: str, message: str, on_draft: bool, *, advisory: bool = False
+) -> Finding:
+    """A QA finding of a translated unit, at its translation's line."""
+    return Finding(
+        code,
+        unit.target_lang,
+        nfc(unit.key),
+        unit.translation_file,
+        unit.translation_line,
+        message,
+        source=unit.source,
+        translation=unit.translation,
+        on_draft=on_draft,
+        source_file=unit.source_file,
+        source_line=unit.source_line,
+        advisory=advisory,
+    )
 
 
 def _qa_problems(
@@ -406,22 +413,8 @@ def analyze(
                 found = [replace(f, on_draft=True) for f in found]
         qa_found.extend(found)
     for unit, message in check_anchors(site, selected):  # (document-level: check/anchors.py)
-        lang, key = unit.target_lang, nfc(unit.key)
-        qa_found.append(
-            Finding(
-                "links",
-                lang,
-                key,
-                unit.translation_file,
-                unit.translation_line,
-                message,
-                source=unit.source,
-                translation=unit.translation,
-                on_draft=(lang, key) in parity.drafts,
-                source_file=unit.source_file,
-                source_line=unit.source_line,
-            )
-        )
+        on_draft = (unit.target_lang, nfc(unit.key)) in parity.drafts
+        qa_found.append(_unit_finding(unit, "links", message, on_draft))
     problem = cache.save()
     if problem is not None:
         collector.warning(None, None, "cache-not-saved", problem)
