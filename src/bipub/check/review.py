@@ -233,6 +233,7 @@ def approve(
     force: bool = False,
     keep_current: bool = False,
     skip_missing: bool = False,
+    interactive: bool = False,
 ) -> Decision:
     """Record units as reviewed for their current source. Raises DiagnosticError (nothing is
     written) on problems.
@@ -245,7 +246,8 @@ def approve(
     record a text as reviewed for a source it was not made from; nor, even with `keep_current`,
     a body section's translation made from the section now at another index of its post
     (check/moved.py: a section was inserted or removed before it). With `skip_missing` (approve
-    --all / --file) units refused for those reasons are skipped and named in `notes`."""
+    --all / --file) units refused for those reasons are skipped and named in `notes`.
+    `interactive`: asked at `bipub review -i`'s prompt (a refusal names its choices)."""
     for lang in sorted({lang for lang, _ in targets}):
         _writable(analysis, lang)
     problems: list[Diagnostic] = []
@@ -289,7 +291,7 @@ def approve(
         elif (moved := moved_section(analysis.units, lang, key, old)) is not None:
             assert old is not None
             refusal = f"{key}: " + moved_message(
-                moved, lang, unit.source_lang, old, unit, approving=True
+                moved, lang, unit.source_lang, old, unit, approving=True, interactive=interactive
             )
         elif unit.translation is None:
             if skip_missing:
