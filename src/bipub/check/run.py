@@ -24,7 +24,7 @@ from bipub.check import qa
 from bipub.check.anchors import check_anchors
 from bipub.check.findings import KNOWN_CODES, PAIR_CODES, Finding, WaitingDraft, drafting_said
 from bipub.check.glossary import Glossary, load_glossary
-from bipub.check.page_links import check_page_links
+from bipub.check.page_links import check_page_links, site_matched
 from bipub.check.parity import (
     ParityResult,
     StatusView,
@@ -209,6 +209,8 @@ def _qa(
             cache.dirty = True
     advisory = []
     if pages is not None and kind != "ui":
+        pairs = [(code, msg) for code, msg in problems]
+        problems = [[c, m] for c, m in site_matched(pairs, unit, unit.translation, pages)]
         advisory = check_page_links(unit.translation, unit.target_lang, pages)
     return [
         _unit_finding(unit, code, problem, on_draft, advisory=n >= len(problems))

@@ -2,7 +2,11 @@
 
 A post is published at `/<lang>/blog/<slug>/` and a page at `/<lang>/<slug>/` in each language
 that shows it (`Entry.shown_in`: its translation, the source with a notice under
-`outputs.untranslated: show`, nothing under `omit`). A translation's link to the source
+`outputs.untranslated: show`, nothing under `omit`). The site's other pages of a language (the
+home `/<lang>/`, the blog's pages, the tag cloud, a tag's pages and feeds, a series' page, the
+CV page, a post's side-by-side page, the feeds, the JSON API, llms.txt) are read by
+pair/site_pages.py, with what each is in another language (a tag's page: the tag its posts list
+at its place there). A translation's link to the source
 language's URL of a page that the translation's language has sends its reader to the other
 language: the drafter writes the translation's own URL instead (translate/links.py) and QA says
 when a translation still links the other one (check/page_links.py). One reading of a link for
@@ -24,6 +28,7 @@ from dataclasses import dataclass, replace
 from urllib.parse import quote, unquote, urlsplit
 
 from bipub.pair.model import Entry, Site
+from bipub.pair.site_pages import SitePages
 from bipub.text import site_urls
 from bipub.text.headings import HEADING_PREFIX, heading_ids
 
@@ -32,14 +37,15 @@ from bipub.text.headings import HEADING_PREFIX, heading_ids
 class Counterpart:
     """A link to a post or page of the site in language `lang`: `path`, the page's path there;
     `target_href`, the link to the same page in the target language, written as the link is
-    (None: the site has no such page in the target language); `anchor_lost`: the link names a
-    heading whose place in the target language's page is not known (`target_href` is then the
-    page's link without it)."""
+    (None: the site has no such page in the target language; `why`, when said, says why);
+    `anchor_lost`: the link names a heading whose place in the target language's page is not
+    known (`target_href` is then the page's link without it)."""
 
     lang: str
     path: str
     target_href: str | None
     anchor_lost: bool = False
+    why: str = ""
 
 
 @dataclass(frozen=True)
@@ -68,6 +74,7 @@ class PageLinks:
         self.prefix = urlsplit(self.base + "/").path.rstrip("/")
         self.entries: dict[tuple[str, str], Entry] = {}
         self.shown: set[tuple[str, str, str]] = set()  # (lang, kind, slug)
+        self.site_pages = SitePages(site, self.codes)
         self._ids: dict[tuple[str, str, str], list[str]] = {}
         for entry in site.entries:
             slug = unicodedata.normalize("NFC", entry.slug)
@@ -81,15 +88,23 @@ class PageLinks:
         written (after the site's base or path)."""
         return any(f"/{code}/" in text for code in self.codes)
 
-    def _read(self, href: str, shown: bool = True) -> _Link | None:
-        """A link to a post or page the site shows (in the link's language), read (`shown`
-        False: a post's or page's URL in any language of the site)."""
+    def _split(self, href: str) -> tuple[str, str] | None:
+        """A link to the site, root-relative or under `base_url`: what comes before its path
+        as written (`_Link.head`), and the rest; None for any other link."""
         head = next((h for h in (self.base, self.prefix) if h and href.startswith(h + "/")), None)
         if head is None:
             if self.prefix or not href.startswith("/") or href.startswith("//"):
                 return None
             head = ""
-        written = href[len(head) :]
+        return head, href[len(head) :]
+
+    def _read(self, href: str, shown: bool = True) -> _Link | None:
+        """A link to a post or page the site shows (in the link's language), read (`shown`
+        False: a post's or page's URL in any language of the site)."""
+        split = self._split(href)
+        if split is None:
+            return None
+        head, written = split
         path, hash_, fragment = written.partition("#")
         parts = unicodedata.normalize("NFC", unquote(path.split("?", 1)[0])).strip("/").split("/")
         lang = parts[0]
@@ -128,7 +143,9 @@ class PageLinks:
         """The post or page of another language than `target` that `href` links to (published
         there), with its link in `target`; None for any other link."""
         link = self._read(href)
-        if link is None or link.lang == target:
+        if link is None:
+            return self._site_page(href, target)
+        if link.lang == target:
             return None
         if (target, link.kind, link.slug) not in self.shown:
             return Counterpart(link.lang, link.path(), None)
@@ -143,6 +160,27 @@ class PageLinks:
             link.lang,
             link.path(),
             there + "#" + (quote(new, safe="-_.~") if "%" in fragment else new),
+        )
+
+    def _site_page(self, href: str, target: str) -> Counterpart | None:
+        """`counterpart` for a link to one of the site's other pages (pair/site_pages.py): the
+        page's path in `target`, encoded if the link is, its `?query` and `#fragment` kept."""
+        split = self._split(href)
+        if split is None:
+            return None
+        head, written = split
+        cut = min((i for i in (written.find("?"), written.find("#")) if i >= 0), default=None)
+        path, rest = written[:cut], written[len(written[:cut]) :]
+        found = self.site_pages.read(unquote(path))
+        if found is None or found[0] == target:
+            return None
+        lang, ident = found
+        own = self.site_pages.path(lang, ident) or path
+        there, why = self.site_pages.counterpart(lang, ident, target)
+        if there is None:
+            return Counterpart(lang, own, None, why=why)
+        return Counterpart(
+            lang, own, head + (site_urls.encode(there) if "%" in path else there) + rest
         )
 
     def broken_anchor(self, href: str) -> str | None:

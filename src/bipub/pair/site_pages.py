@@ -13,7 +13,8 @@ A page is the same page in every language (`Ident`) but for a tag's: a tag has a
 so a slug, in each language (`tags:` of a translation, or the source's). The tag of `ko`'s
 `/ko/tags/분산/` in `en` is the tag each post listing 분산 in `ko` lists at its place in `en`
 (the two lists as long); a translation that writes its own tags says it before one that takes
-the source's. None, or two (the posts disagree): the page has no counterpart, and `why` says it.
+the source's; none says it (no post of the tag shown in `en`): the tag `en` spells alike, if it
+has one. None, or two (the posts disagree): the page has no counterpart, and `why` says it.
 """
 
 from __future__ import annotations
@@ -141,7 +142,8 @@ class SitePages:
             if slug in ours and len(ours) == len(theirs):
                 (taken if ours == theirs else own).add(theirs[ours.index(slug)])
         has = self.site.tags.get(target, {})
-        return sorted(s for s in (own or taken) if s in has)
+        found = [s for s in sorted(own or taken) if s in has]
+        return found or ([slug] if slug in has else [])
 
     def counterpart(self, lang: str, ident: Ident, target: str) -> tuple[str | None, str]:
         """The path of the page `ident` of `lang` in `target`, and "" ; or None and why the

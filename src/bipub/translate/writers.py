@@ -22,6 +22,7 @@ from babel.messages.pofile import write_po
 
 from bipub.check import qa
 from bipub.check.glossary import Glossary
+from bipub.check.page_links import site_matched
 from bipub.check.parity import normalize_status
 from bipub.diagnostics import Collector, Diagnostic, DiagnosticError
 from bipub.load.front_matter import split_front_matter
@@ -208,6 +209,7 @@ def _draft(plan: Plan, job: Job, answers: Answers) -> _Draft | str:
             )
         )
     unit_checks = qa_problems(job.unit, text, plan.glossary, plan.config.base_url)
+    unit_checks = site_matched(unit_checks, job.unit, text, plan.pages)  # (as check does)
     if any(code == "numbers" for code, _ in unit_checks):  # said once, for the whole unit
         problems = [p for p in problems if not (p[0] == "mismatch" and "numbers" in p[1])]
     said = tuple(f"{code}: {message}" for code, message in problems)
