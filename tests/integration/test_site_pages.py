@@ -14,6 +14,7 @@ from bipub.pipeline import load, pair, plan
 from bipub.project import Project
 from bipub.render import urls
 from bipub.render.feeds import feed_specs
+from bipub.render.pdf.links import short_wanted
 from tests.conftest import CliResult
 
 TAGGED = (
@@ -26,7 +27,7 @@ def _project(make_project: Callable[[str], Path]) -> Path:
     config = root / "bipub.yaml"
     config.write_text(
         config.read_text(encoding="utf-8").replace("posts_per_page: 2", "posts_per_page: 1")
-        + "home: blog\noutputs:\n  search: true\n",
+        + "home: blog\noutputs:\n  search: true\npdf:\n  posts: true\n  short: {enabled: true}\n",
         encoding="utf-8",
     )
     posts = root / "content"
@@ -51,7 +52,7 @@ def test_the_pages_listed_are_the_pages_built(
     project = Project(root)
     config, content = load(project, collector, None)
     site = pair(project, config, content, collector)
-    pages = SitePages(site, tuple(config.codes))
+    pages = SitePages(site, tuple(config.codes), short_wanted)
     job = plan(project, site, config.codes, collector, None)
     own = ("post.html", "page.html")
     planned = {s.path for s in job.plan.paths.values() if s.template not in own}
@@ -62,6 +63,8 @@ def test_the_pages_listed_are_the_pages_built(
     # each kind is there: the CV page, a list's later pages, a tag's, a series', side by side
     assert {"/ko/cv/", "/en/blog/page/2/", "/ko/tags/분산/", "/en/tags/distributed/"} <= listed
     assert {"/ko/series/분산-추론/", "/ko/blog/dist/both/", "/ko/search/"} <= listed
+    assert {"/en/blog/dist/dist.pdf", "/pdf/cv-en.pdf", "/pdf/cv-ko-short.pdf"} <= listed
+    assert "/en/blog/beta/beta.pdf" not in listed  # (shown in English untranslated: no PDF)
     built = cli("-C", str(root), "build")
     assert built.exit_code == 0, built.stderr
     for path in sorted(listed):

@@ -71,6 +71,16 @@ def test_a_tag_page_is_the_english_spellings(cli: Cli, fake: FakeDeepL, tmp_path
     assert _links(cli, root) == []
 
 
+def test_under_the_path_of_base_url(cli: Cli, fake: FakeDeepL, tmp_path: Path) -> None:
+    root = _site(tmp_path, "[분산](/sub/ko/tags/분산/)과 [홈](https://t.example.org/sub/ko/).\n")
+    config = root / "bipub.yaml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("https://t.example.org/", "https://t.example.org/sub/"))
+    text, said = _draft(cli, root)
+    assert "](/sub/en/tags/distributed/)" in text and "](https://t.example.org/sub/en/)" in text
+    assert "links" not in said
+
+
 def test_a_tag_no_english_post_lists_is_kept_and_said(
     cli: Cli, fake: FakeDeepL, tmp_path: Path
 ) -> None:
@@ -180,6 +190,24 @@ def test_the_feeds_api_and_llms(cli: Cli, fake: FakeDeepL, tmp_path: Path) -> No
         assert f"]({path})" in text
     assert "](/en/llms-full.txt)" in text and "](/llms.txt)" in text
     assert "/ko/" not in text
+
+
+def test_the_pdfs(cli: Cli, fake: FakeDeepL, tmp_path: Path) -> None:
+    root = _site(
+        tmp_path,
+        "[PDF](/ko/blog/prev/prev.pdf), [이력서](/pdf/cv-ko.pdf), [요약](/pdf/cv-ko-short.pdf), "
+        "[두 언어](/pdf/cv-ko-en.pdf).\n",
+        "pdf:\n  posts: true\n  short: {enabled: true}\n",
+        **{
+            "content/ko/cv.yaml": "title: 엔지니어\n",
+            "content/en/cv.yaml": "name: Min\ntitle: Engineer\n",
+        },
+    )
+    text, said = _draft(cli, root)
+    assert "](/en/blog/prev/prev.pdf)" in text and "](/pdf/cv-en.pdf)" in text
+    assert "](/pdf/cv-en-short.pdf)" in text
+    assert "](/pdf/cv-ko-en.pdf)" in text  # both languages': kept
+    assert "links" not in said
 
 
 def test_qa_warns_of_a_hand_written_link_to_a_korean_tag_page(cli: Cli, tmp_path: Path) -> None:

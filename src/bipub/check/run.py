@@ -51,6 +51,7 @@ from bipub.pair.site import Site
 from bipub.pair.units import Unit, nfc, text_hash
 from bipub.pipeline import check_langs, load, pair
 from bipub.project import Project
+from bipub.render.pdf.links import short_wanted
 
 THEME_LOCALES = Path(__file__).resolve().parent.parent / "theme" / "locales"
 
@@ -393,7 +394,7 @@ def analyze(
     ]
     qa_found: list[Finding] = []
     cache = QaCache(root, glossary, config.base_url)
-    pages = PageLinks(site, config.codes, config.base_url)
+    pages = PageLinks(site, config.codes, config.base_url, short_wanted)
     for unit in selected:
         if unit.translation is None:
             continue

@@ -24,6 +24,7 @@ kept. Relative links (`../x/`) work in every language and are not read.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from urllib.parse import quote, unquote, urlsplit
 
@@ -68,13 +69,19 @@ class _Link:
 class PageLinks:
     """The posts and pages of a paired site, by language, for reading links."""
 
-    def __init__(self, site: Site, codes: tuple[str, ...] | list[str], base_url: str) -> None:
+    def __init__(
+        self,
+        site: Site,
+        codes: tuple[str, ...] | list[str],
+        base_url: str,
+        short_cv: Callable[[Site], bool] | None = None,
+    ) -> None:
         self.codes = tuple(codes)
         self.base = base_url.rstrip("/")
         self.prefix = urlsplit(self.base + "/").path.rstrip("/")
         self.entries: dict[tuple[str, str], Entry] = {}
         self.shown: set[tuple[str, str, str]] = set()  # (lang, kind, slug)
-        self.site_pages = SitePages(site, self.codes)
+        self.site_pages = SitePages(site, self.codes, short_cv)  # (site_pages.py)
         self._ids: dict[tuple[str, str, str], list[str]] = {}
         for entry in site.entries:
             slug = unicodedata.normalize("NFC", entry.slug)

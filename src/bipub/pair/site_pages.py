@@ -1,7 +1,7 @@
 """The pages each language of the site publishes besides its posts' and pages' own, and what
 each is in another language: the home, the CV page, the blog's pages, the tag cloud, each tag's
 pages and feeds, each series' page and feeds, the search page, each post's side-by-side page,
-the language's feeds, its JSON API and its llms.txt.
+the language's feeds, its JSON API and its llms.txt, a post's PDF and the CV's PDFs.
 
 Their paths are made by the functions the renderer makes them with (bipub.text.site_urls,
 re-exported by render/urls.py), for the pages the renderer plans (render/html.py, with
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from bipub.pair.model import Entry, Site
 from bipub.pair.taxonomy import slug_of
@@ -31,7 +31,7 @@ from bipub.text import site_urls
 #: ("tag", slug, n) and ("tag-feed", slug, "xml"|"json") (slug: the tag's in the page's
 #: language), ("series", its first post's key), ("series-feed", key, "xml"|"json"),
 #: ("search",), ("both", post slug), ("feed",), ("json-feed",), ("api", name), ("llms",),
-#: ("llms-full",)
+#: ("llms-full",), ("pdf", post slug), ("cv-pdf",), ("cv-pdf-short",)
 Ident = tuple[str, ...]
 
 
@@ -58,6 +58,19 @@ def partner(site: Site, entry: Entry, lang: str) -> str | None:
     return next((c for c in site.config.codes if c != lang and shows_own(entry, c)), None)
 
 
+def wants_pdf(site: Site, entry: Entry, lang: str) -> bool:
+    """Whether a post has a PDF in `lang` (render/pdf/links.py): front matter `pdf: true`, or
+    config `pdf.posts` unless `pdf: false`; only where the page shows its own language (a
+    fallback has no PDF of its own) and not for drafts."""
+    if entry.kind != "posts":
+        return False
+    flag = entry.source.meta.pdf
+    if not (flag if flag is not None else site.config.pdf.posts):  # (most posts: asked first)
+        return False
+    version = entry.versions.get(lang)
+    return version is not None and not version.is_fallback and entry.shown_in(lang)
+
+
 def _nfc(path: str) -> str:
     return unicodedata.normalize("NFC", path)
 
@@ -65,9 +78,15 @@ def _nfc(path: str) -> str:
 class SitePages:
     """The site's pages of `Ident`, by language (made at the first look)."""
 
-    def __init__(self, site: Site, codes: tuple[str, ...]) -> None:
+    def __init__(
+        self, site: Site, codes: tuple[str, ...], short_cv: Callable[[Site], bool] | None = None
+    ) -> None:
         self.site = site
         self.codes = codes
+        # whether the site has short CV PDFs (render/pdf/links.py short_wanted: asked once a
+        # link is read, with the tables; None: it has not)
+        self.short_cv = short_cv
+        self._short = False
         self._paths: dict[str, dict[Ident, str]] | None = None  # lang → ident → path
         self._read: dict[str, tuple[str, Ident]] = {}  # path (NFC) → (lang, ident)
         self._slugs: dict[str, str] = {}  # (taxonomy.slug_of)
@@ -103,6 +122,12 @@ class SitePages:
         for entry in posts:
             if partner(site, entry, lang) is not None:
                 yield ("both", entry.slug), su.both(lang, entry.slug)
+            if wants_pdf(site, entry, lang):
+                yield ("pdf", entry.slug), su.post_pdf(lang, entry.slug)
+        if lang in site.cv:
+            yield ("cv-pdf",), su.cv_pdf(lang)
+            if self._short:
+                yield ("cv-pdf-short",), su.cv_pdf(f"{lang}-short")
         yield ("feed",), su.feed(lang)
         yield ("json-feed",), su.json_feed(lang)
         yield ("api", "posts"), su.api(lang, "posts")
@@ -114,6 +139,7 @@ class SitePages:
 
     def _tables(self) -> dict[str, dict[Ident, str]]:
         if self._paths is None:
+            self._short = self.short_cv is not None and self.short_cv(self.site)
             self._paths = {lang: dict(self._made(lang)) for lang in self.codes}
             for lang, paths in self._paths.items():
                 for ident, path in paths.items():
@@ -179,6 +205,8 @@ class SitePages:
                 if cfg.home == "blog"
                 else "the CV is the home page (bipub.yaml home: cv)"
             )
+        if kind == "pdf":
+            return f"the post has no {target} PDF (not shown in its own text there)"
         if kind == "both":
             return (
                 f"the post has no side-by-side page in {target} (not shown in its own text there)"

@@ -13,6 +13,7 @@ from bipub.text.site_urls import api as api
 from bipub.text.site_urls import blog as blog
 from bipub.text.site_urls import both as both
 from bipub.text.site_urls import cv as cv
+from bipub.text.site_urls import cv_pdf as cv_pdf
 from bipub.text.site_urls import encode as encode
 from bipub.text.site_urls import feed as feed
 from bipub.text.site_urls import home as home
@@ -21,6 +22,7 @@ from bipub.text.site_urls import llms as llms
 from bipub.text.site_urls import page as page
 from bipub.text.site_urls import page_feed as page_feed
 from bipub.text.site_urls import post as post
+from bipub.text.site_urls import post_pdf as post_pdf
 from bipub.text.site_urls import search as search
 from bipub.text.site_urls import series as series
 from bipub.text.site_urls import tag as tag
@@ -30,10 +32,6 @@ from bipub.text.site_urls import tags as tags
 def both_pdf(slug: str, first: str, second: str) -> str:
     """A post's bilingual PDF (the side-by-side view's layout, as the bilingual CV's)."""
     return f"/pdf/blog/{slug}-{first}-{second}.pdf"
-
-
-def cv_pdf(langs: str) -> str:
-    return f"/pdf/cv-{langs}.pdf"
 
 
 def site_card(lang: str) -> str:

@@ -82,3 +82,13 @@ def llms(lang: str | None, full: bool = False) -> str:
 def page_feed(page: str, json: bool = False) -> str:
     """The Atom feed (`json`: the JSON Feed) of a tag's or a series' page, in its folder."""
     return page + ("feed.json" if json else "feed.xml")
+
+
+def cv_pdf(langs: str) -> str:
+    """A CV's PDF: `ko`, `ko-short` (the short CV), `ko-en` (the bilingual CV)."""
+    return f"/pdf/cv-{langs}.pdf"
+
+
+def post_pdf(lang: str, slug: str) -> str:
+    """A post's PDF, beside its page."""
+    return f"{post(lang, slug)}{slug}.pdf"
