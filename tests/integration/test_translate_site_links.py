@@ -192,6 +192,24 @@ def test_the_feeds_api_and_llms(cli: Cli, fake: FakeDeepL, tmp_path: Path) -> No
     assert "/ko/" not in text
 
 
+def test_a_text_whose_only_link_is_the_cv_pdf_or_the_bare_home(
+    cli: Cli, fake: FakeDeepL, tmp_path: Path
+) -> None:
+    """Before reading a text's links the drafter and QA look for a language's path in it:
+    neither `/pdf/cv-ko.pdf` nor a home without its last `/` has `/ko/`."""
+    root = _site(
+        tmp_path,
+        "[이력서](/pdf/cv-ko.pdf).\n\n[홈](https://t.example.org/ko)\n",
+        **{
+            "content/ko/cv.yaml": "title: 엔지니어\n",
+            "content/en/cv.yaml": "name: Min\ntitle: Engineer\n",
+        },
+    )
+    text, said = _draft(cli, root)
+    assert "](/pdf/cv-en.pdf)" in text and "](https://t.example.org/en/)" in text
+    assert "links" not in said
+
+
 def test_the_pdfs(cli: Cli, fake: FakeDeepL, tmp_path: Path) -> None:
     root = _site(
         tmp_path,

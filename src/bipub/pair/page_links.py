@@ -90,10 +90,14 @@ class PageLinks:
                 if entry.shown_in(lang):
                     self.shown.add((lang, entry.kind, slug))
 
-    def may_link(self, text: str) -> bool:
-        """Whether `text` may hold a link `_read` reads: every such link has `/<lang>/` as
-        written (after the site's base or path)."""
-        return any(f"/{code}/" in text for code in self.codes)
+    def may_link(self, text: str, other_than: str = "") -> bool:
+        """Whether `text` may hold a link to a page of a language of the site (but
+        `other_than`): every such link has `/<lang>` as written (`/ko/blog/x/`, `/api/ko/…`,
+        the home without its last `/`: `https://example.org/ko`) or is a CV's PDF
+        (`/pdf/cv-ko.pdf`)."""
+        return any(
+            f"/{code}" in text or f"cv-{code}" in text for code in self.codes if code != other_than
+        )
 
     def _split(self, href: str) -> tuple[str, str] | None:
         """A link to the site, root-relative or under `base_url`: what comes before its path

@@ -184,7 +184,8 @@ class SitePages:
                     "cannot be chosen)"
                     if slugs
                     else f"no {target} tag page lists the posts of the tag '{ident[1]}' (no "
-                    f"{target} post lists a tag at its place)"
+                    f"{target} post lists a tag at its place, and no {target} tag is spelled "
+                    "alike)"
                 )
             there = (ident[0], slugs[0], *ident[2:])
         found = self._tables()[target].get(there)
@@ -194,17 +195,13 @@ class SitePages:
 
     def _absent(self, lang: str, ident: Ident, there: Ident, target: str) -> str:
         """Why `target` has no page `there` (the page `ident` of `lang`)."""
-        kind, cfg = ident[0], self.site.config
+        kind = ident[0]
         if kind in ("blog", "tag"):
             count = sum(1 for i in self._tables()[target] if i[:-1] == there[:-1])
             what = "blog" if kind == "blog" else f"tag '{there[1]}'"
             return f"the {target} {what} has {count} page{'s' if count != 1 else ''}"
         if kind == "cv":
-            return (
-                f"the site has no {target} CV"
-                if cfg.home == "blog"
-                else "the CV is the home page (bipub.yaml home: cv)"
-            )
+            return f"the site has no {target} CV"
         if kind == "pdf":
             return f"the post has no {target} PDF (not shown in its own text there)"
         if kind == "both":

@@ -99,7 +99,7 @@ def link_spans(text: str) -> list[tuple[int, int]]:
 def localize(text: str, pages: PageLinks, target: str) -> tuple[str, list[str]]:
     """`text` with each link to a page of the site in another language written as that page's
     link in `target` where the site has it; and a message for each link kept (no such page)."""
-    if not any(f"/{lang}/" in text for lang in pages.codes if lang != target):
+    if not pages.may_link(text, other_than=target):
         return text, []  # (no link to another language's page: most texts)
     out: list[str] = []
     kept: list[str] = []
