@@ -4,13 +4,12 @@ A post is published at `/<lang>/blog/<slug>/` and a page at `/<lang>/<slug>/` in
 that shows it (`Entry.shown_in`: its translation, the source with a notice under
 `outputs.untranslated: show`, nothing under `omit`). The site's other pages of a language (the
 home `/<lang>/`, the blog's pages, the tag cloud, a tag's pages and feeds, a series' page, the
-CV page, a post's side-by-side page, the feeds, the JSON API, llms.txt) are read by
-pair/site_pages.py, with what each is in another language (a tag's page: the tag its posts list
-at its place there). A translation's link to the source
-language's URL of a page that the translation's language has sends its reader to the other
-language: the drafter writes the translation's own URL instead (translate/links.py) and QA says
-when a translation still links the other one (check/page_links.py). One reading of a link for
-both, here.
+CV page, a post's side-by-side page and PDF, the feeds, the JSON API, llms.txt, the CV's PDFs)
+are read by pair/site_pages.py, with what each is in another language (a tag's page: the tag
+its posts list at its place there). A translation's link to the source language's URL of a
+page that the translation's language has sends its reader to the other language: the drafter
+writes the translation's own URL instead (translate/links.py) and QA says when a translation
+still links the other one (check/page_links.py). One reading of a link for both, here.
 
 A link names a page of the site when it is root-relative (`/ko/blog/x/`, under the path of
 `base_url` when it has one: `/sub/ko/blog/x/`) or absolute under `base_url`
@@ -36,7 +35,7 @@ from bipub.text.headings import HEADING_PREFIX, heading_ids
 
 @dataclass(frozen=True)
 class Counterpart:
-    """A link to a post or page of the site in language `lang`: `path`, the page's path there;
+    """A link to a page of the site in language `lang`: `path`, the page's path there;
     `target_href`, the link to the same page in the target language, written as the link is
     (None: the site has no such page in the target language; `why`, when said, says why);
     `anchor_lost`: the link names a heading whose place in the target language's page is not
@@ -181,7 +180,7 @@ class PageLinks:
             return None
         head, written = split
         cut = min((i for i in (written.find("?"), written.find("#")) if i >= 0), default=None)
-        path, rest = written[:cut], written[len(written[:cut]) :]
+        path, rest = (written[:cut], written[cut:]) if cut is not None else (written, "")
         found = self.site_pages.read(unquote(path))
         if found is None or found[0] == target:
             return None
