@@ -248,3 +248,25 @@ def test_qa_warns_of_a_hand_written_link_to_a_korean_tag_page(cli: Cli, tmp_path
         encoding="utf-8",
     )
     assert _links(cli, root) == []
+
+
+def test_qa_warns_of_a_korean_tag_page_written_with_en(cli: Cli, tmp_path: Path) -> None:
+    """The language of a link swapped by hand (`/ko/tags/분산/` → `/en/tags/분산/`) agrees with
+    the source's link as QA compares the texts, and names no page: the English tag is spelled
+    otherwise."""
+    root = _site(
+        tmp_path,
+        "[분산](/ko/tags/분산/)과 [셋째 쪽](/ko/blog/page/3/)을 보라.\n",
+        "posts_per_page: 1\noutputs:\n  untranslated: omit\n",
+        **{
+            "content/en/posts/next.md": post(
+                "Next post", "See [distributed](/en/tags/분산/) and [page 3](/en/blog/page/3/).\n"
+            ),
+            "content/ko/posts/alone.md": post("혼자 글", "본문.\n"),
+        },
+    )
+    assert _links(cli, root) == [
+        "/en/tags/분산/ does not exist: the en page of /ko/tags/분산/ is /en/tags/distributed/",
+        "/en/blog/page/3/ does not exist: the site has no en page of /ko/blog/page/3/: the en blog "
+        "has 2 pages",
+    ]

@@ -5,7 +5,8 @@ other language. A `links` warning names both URLs, whatever the translation's st
 reviewer may mean it: an inline ignore says so). So is a link to a heading of a page of the
 site (`/en/blog/x/#h-…`) that names no heading of that page: the heading at its place is named
 when known; and a link to a post's or page's URL in a language the site does not show it in
-(`outputs.untranslated: omit`): no such page. And the other way: a translation's link to its
+(`outputs.untranslated: omit`), or to another page's with the code of a language that has no
+such page (`/en/tags/분산/`, written for `/ko/tags/분산/`): no such page. And the other way: a translation's link to its
 own language's page agrees with the source's link to that page (`site_matched`), when its URL
 is not the source's with the language swapped (a tag's, a series').
 

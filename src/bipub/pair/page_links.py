@@ -172,15 +172,22 @@ class PageLinks:
             there + "#" + (quote(new, safe="-_.~") if "%" in fragment else new),
         )
 
-    def _site_page(self, href: str, target: str) -> Counterpart | None:
-        """`counterpart` for a link to one of the site's other pages (pair/site_pages.py): the
-        page's path in `target`, encoded if the link is, its `?query` and `#fragment` kept."""
+    def _site_path(self, href: str) -> tuple[str, str, str] | None:
+        """A link to the site (`_split`): its head, its path, its `?query#fragment`."""
         split = self._split(href)
         if split is None:
             return None
         head, written = split
         cut = min((i for i in (written.find("?"), written.find("#")) if i >= 0), default=None)
-        path, rest = (written[:cut], written[cut:]) if cut is not None else (written, "")
+        return (head, written[:cut], written[cut:]) if cut is not None else (head, written, "")
+
+    def _site_page(self, href: str, target: str) -> Counterpart | None:
+        """`counterpart` for a link to one of the site's other pages (pair/site_pages.py): the
+        page's path in `target`, encoded if the link is, its `?query` and `#fragment` kept."""
+        split = self._site_path(href)
+        if split is None:
+            return None
+        head, path, rest = split
         found = self.site_pages.read(unquote(path))
         if found is None or found[0] == target:
             return None
@@ -212,10 +219,14 @@ class PageLinks:
 
     def absent(self, href: str) -> str | None:
         """For a link to a post's or page's URL in a language the site does not show it in (no
-        such page: `outputs.untranslated: omit`, a `draft: true`): what to say of it (with its
-        page in a language that has it); None otherwise."""
+        such page: `outputs.untranslated: omit`, a `draft: true`), or to one of the site's other
+        pages with the code of a language that has no such page (`/en/tags/분산/`, its language
+        swapped by hand: `SitePages.unmade`): what to say of it (with its page in a language
+        that has it); None otherwise."""
         link = self._read(href, shown=False)
-        if link is None or (link.lang, link.kind, link.slug) in self.shown:
+        if link is None:
+            return self._site_absent(href)
+        if (link.lang, link.kind, link.slug) in self.shown:
             return None
         what = "post" if link.kind == "posts" else "page"
         said = f"{link.path()} does not exist: the site has no {link.lang} page of this {what}"
@@ -223,3 +234,20 @@ class PageLinks:
             if (other, link.kind, link.slug) in self.shown:
                 return f"{said}; its {other} page is {replace(link, lang=other).path()}"
         return said
+
+    def _site_absent(self, href: str) -> str | None:
+        """`absent` for the site's other pages."""
+        split = self._site_path(href)
+        if split is None:
+            return None
+        path = unquote(split[1])
+        found = self.site_pages.unmade(path)
+        if found is None:
+            return None
+        lang, ident, written_as = found
+        own = self.site_pages.path(lang, ident)
+        said = f"{path} does not exist"
+        there, why = self.site_pages.counterpart(lang, ident, written_as)
+        if there is not None:
+            return f"{said}: the {written_as} page of {own} is {there}"
+        return f"{said}: the site has no {written_as} page of {own}: {why}"

@@ -89,53 +89,57 @@ class SitePages:
         self._short = False
         self._paths: dict[str, dict[Ident, str]] | None = None  # lang → ident → path
         self._read: dict[str, tuple[str, Ident]] = {}  # path (NFC) → (lang, ident)
+        self._unmade: dict[str, tuple[str, Ident, str]] | None = None  # (unmade)
         self._slugs: dict[str, str] = {}  # (taxonomy.slug_of)
 
-    def _made(self, lang: str) -> Iterator[tuple[Ident, str]]:
-        """Each page `lang` has, as render/html.py plans it and render/outputs.py writes it."""
+    def _made(self, lang: str, written_as: str = "") -> Iterator[tuple[Ident, str]]:
+        """Each page `lang` has, as render/html.py plans it and render/outputs.py writes it
+        (`written_as`: its path with another language's code in it, the path that page would
+        have there)."""
         site, cfg, su = self.site, self.site.config, site_urls
+        w = written_as or lang
         per_page = cfg.posts_per_page
         posts = site.posts(lang)
-        yield ("home",), su.home(lang)
+        yield ("home",), su.home(w)
         if cfg.home == "blog" and lang in site.cv:
-            yield ("cv",), su.cv(lang)
+            yield ("cv",), su.cv(w)
         for n in range(1, list_pages(len(posts), per_page) + 1):
-            yield ("blog", str(n)), su.blog(lang, n)
-        yield ("tags",), su.tags(lang)
+            yield ("blog", str(n)), su.blog(w, n)
+        yield ("tags",), su.tags(w)
         by_tag = site.tag_posts.get(lang, {})
         for slug in site.tags.get(lang, {}):
             members = by_tag.get(slug, ())
             for n in range(1, list_pages(len(members), per_page) + 1):
-                yield ("tag", slug, str(n)), su.tag(lang, slug, n)
+                yield ("tag", slug, str(n)), su.tag(w, slug, n)
             if members:
-                yield ("tag-feed", slug, "xml"), su.page_feed(su.tag(lang, slug))
-                yield ("tag-feed", slug, "json"), su.page_feed(su.tag(lang, slug), json=True)
+                yield ("tag-feed", slug, "xml"), su.page_feed(su.tag(w, slug))
+                yield ("tag-feed", slug, "json"), su.page_feed(su.tag(w, slug), json=True)
         shown = {e.key for e in posts}
         for slug, series in site.series.get(lang, {}).items():
             key = series.entries[0].key
-            yield ("series", key), su.series(lang, slug)
+            yield ("series", key), su.series(w, slug)
             if any(e.key in shown for e in series.entries):
-                yield ("series-feed", key, "xml"), su.page_feed(su.series(lang, slug))
-                yield ("series-feed", key, "json"), su.page_feed(su.series(lang, slug), True)
+                yield ("series-feed", key, "xml"), su.page_feed(su.series(w, slug))
+                yield ("series-feed", key, "json"), su.page_feed(su.series(w, slug), True)
         if cfg.outputs.search:
-            yield ("search",), su.search(lang)
+            yield ("search",), su.search(w)
         for entry in posts:
             if partner(site, entry, lang) is not None:
-                yield ("both", entry.slug), su.both(lang, entry.slug)
+                yield ("both", entry.slug), su.both(w, entry.slug)
             if wants_pdf(site, entry, lang):
-                yield ("pdf", entry.slug), su.post_pdf(lang, entry.slug)
+                yield ("pdf", entry.slug), su.post_pdf(w, entry.slug)
         if lang in site.cv:
-            yield ("cv-pdf",), su.cv_pdf(lang)
+            yield ("cv-pdf",), su.cv_pdf(w)
             if self._short:
-                yield ("cv-pdf-short",), su.cv_pdf(f"{lang}-short")
-        yield ("feed",), su.feed(lang)
-        yield ("json-feed",), su.json_feed(lang)
-        yield ("api", "posts"), su.api(lang, "posts")
-        yield ("api", "status"), su.api(lang, "status")
+                yield ("cv-pdf-short",), su.cv_pdf(f"{w}-short")
+        yield ("feed",), su.feed(w)
+        yield ("json-feed",), su.json_feed(w)
+        yield ("api", "posts"), su.api(w, "posts")
+        yield ("api", "status"), su.api(w, "status")
         if lang in site.cv:
-            yield ("api", "cv"), su.api(lang, "cv")
-        yield ("llms",), su.llms(lang)
-        yield ("llms-full",), su.llms(lang, full=True)
+            yield ("api", "cv"), su.api(w, "cv")
+        yield ("llms",), su.llms(w)
+        yield ("llms-full",), su.llms(w, full=True)
 
     def _tables(self) -> dict[str, dict[Ident, str]]:
         if self._paths is None:
@@ -151,6 +155,23 @@ class SitePages:
         self._tables()
         path = _nfc(path)
         return self._read.get(path) or self._read.get(path + "/")
+
+    def unmade(self, path: str) -> tuple[str, Ident, str] | None:
+        """For a site path (as `read`) that is no page of the site but that of a page of a
+        language written with another's code in it (`/en/tags/분산/`: the `ko` page of the tag
+        분산 written as `en`, which lists it as `distributed`): that language, the page and the
+        language it is written as."""
+        if self._unmade is None:
+            self._tables()
+            self._unmade = {}
+            for lang in self.codes:
+                for other in self.codes:
+                    for ident, made in self._made(lang, other) if other != lang else ():
+                        made = _nfc(made)
+                        if made not in self._read:
+                            self._unmade.setdefault(made, (lang, ident, other))
+        path = _nfc(path)
+        return self._unmade.get(path) or self._unmade.get(path + "/")
 
     def path(self, lang: str, ident: Ident) -> str | None:
         return self._tables()[lang].get(ident)
