@@ -184,8 +184,8 @@ class PageViews:
     def feed_links(self, page: str) -> list[View]:
         """The feeds of a tag's or series' page (render/feeds.py: beside the page)."""
         return [
-            View(type="application/atom+xml", href=self.url.href(page + "feed.xml")),
-            View(type="application/feed+json", href=self.url.href(page + "feed.json")),
+            View(type="application/atom+xml", href=self.url.href(urls.page_feed(page))),
+            View(type="application/feed+json", href=self.url.href(urls.page_feed(page, json=True))),
         ]
 
     # ------------------------------------------------------------------ view pieces
