@@ -37,6 +37,8 @@ class BuildResult:
     # build --only: the files per kind rebuilt, counted when asked (the command line's summary;
     # `bipub serve` never asks): handover.Built
     built: Mapping[str, int] = field(default_factory=dict)
+    # the posts not yet published, soonest first: (when, "posts/key") (bipub/schedule.py)
+    scheduled: list[tuple[str, str]] = field(default_factory=list)
 
 
 def apply_strict(collector: Collector, strict: bool) -> None:
@@ -81,4 +83,5 @@ def nothing_changed(previous: Summary, strict: bool, started: float) -> BuildRes
         sum(previous.pages.values()),
         "nothing changed since the last build: inputs and output are as they were",
         up_to_date=True,
+        scheduled=previous.scheduled,
     )

@@ -450,7 +450,13 @@ def listen(host: str, port: int, handler: Any) -> ThreadingHTTPServer:
 
 
 def serve(
-    ui: Any, root: Path, host: str, port: int, out: Path | None, fast_render: bool = True
+    ui: Any,
+    root: Path,
+    host: str,
+    port: int,
+    out: Path | None,
+    fast_render: bool = True,
+    future: bool = False,
 ) -> None:
     from bipub import buildstate
     from bipub.cache import BuildCache
@@ -468,6 +474,7 @@ def serve(
     # the output folder, watched between rebuilds so that each checks only what was reported
     # changed in it (write/tree_watch.py); a folder of the user's (--out) is checked in full
     built = ServeBuilds(root, site, kept, build, TreeWatch() if out is None else None)
+    built.future = future  # (--future: posts dated after now published too, bipub/schedule.py)
 
     saves = Saves(project, site, kept)  # (at quiet moments, and when it stops)
     built.on_built = saves.built

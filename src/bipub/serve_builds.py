@@ -49,13 +49,14 @@ class ServeBuilds:
         self.builds = 0  # builds run, whether they succeeded or not (serve_save.Sweeps)
         # while serving: a stop during a build waits for its end (serve_save.StopHold)
         self.hold: StopHold | None = None
+        self.future = False  # `bipub serve --future` (pipeline.build's `future`)
 
     def __call__(
         self, only: set[str], changed: frozenset[str] | None, *, current: bool = True, **kw: Any
     ) -> BuildResult:
         """One build of `only`; `changed` and `kw` (first, on_publish): as pipeline.build's;
         `current=False`: built even if the output is current (uptodate.Prescan)."""
-        key = uptodate.build_key(self.project, self.site, None, only)[1]
+        key = uptodate.build_key(self.project, self.site, None, only, self.future)[1]
         before = self.kept.records.get(self.target)
         self.broken = True
         self.builds += 1
@@ -73,7 +74,13 @@ class ServeBuilds:
                 current=current,
             ) as prescan:
                 result = self._build(
-                    self.root, self.site, only=only, kept=self.kept, prescan=prescan, **kw
+                    self.root,
+                    self.site,
+                    only=only,
+                    kept=self.kept,
+                    prescan=prescan,
+                    future=self.future,
+                    **kw,
                 )
                 self._also(before, prescan)
         except DiagnosticError:  # (nothing published, nothing kept changed)
