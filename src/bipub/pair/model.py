@@ -171,7 +171,8 @@ class Site:
     def schedule(self, now: float) -> None:
         """The posts scheduled as at `now` (`scheduled`, soonest first) and the window of
         instants this holds for (bipub/schedule.py `window`)."""
-        self.window = window([e.publish_at for e in self.entries if e.publish_at], now)
+        at = [e.publish_at for e in self.entries if e.publish_at is not None]
+        self.window = window(at, now)
         if self.window[1] != math.inf:  # (some post is scheduled)
             later = [e for e in self.entries if e.scheduled]
             self.scheduled = sorted(later, key=lambda e: (e.publish_at or 0.0, e.kind, e.key))
