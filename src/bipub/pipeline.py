@@ -400,6 +400,8 @@ def _build(
         inputs = scan.inputs
         published = scan.record.files if scan.record is not None else None
         notes.append(prescan.note)
+        if scan.record is not None and scan.record.passed(record_key):
+            notes.append("not up to date: the clock passed a scheduled post's date (or went back)")
     else:
         clean_leftovers(target)  # what a killed build left
     collector = Collector()

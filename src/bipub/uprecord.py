@@ -84,6 +84,17 @@ class Record:
                 return False
         return holds(self.window, now)
 
+    def passed(self, key: str) -> bool:
+        """Whether the output it describes is a build's with the options `key` whose posts are
+        not published or scheduled at the build's "now" as they were then (`current_for`:
+        a scheduled post's date has passed, or the clock went back; `-v` says so)."""
+        if self.window == OPEN or (key != self.key and key not in self.also):
+            return False
+        try:
+            return not holds(self.window, build_now())
+        except ValueError:  # (the build says it)
+            return False
+
     def output(self) -> OutputRecord:
         """What the next build's writer needs to know of the output folder (write/output.py)."""
         return OutputRecord(

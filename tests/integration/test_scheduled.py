@@ -243,6 +243,7 @@ def test_on_the_clock_the_output_is_up_to_date_only_until_the_date(
     clock[0] += 1  # 09:00 in Seoul
     result = build(root, only=KINDS, kept=kept)
     assert not result.up_to_date and _published(root / "site")
+    assert "the clock passed a scheduled post" in result.cache_note  # (-v)
     monkeypatch.setenv("SOURCE_DATE_EPOCH", str(int(clock[0])))
     _same(tree_snapshot(root / "site"), _clean(root, tmp_path))
     monkeypatch.delenv("SOURCE_DATE_EPOCH")
