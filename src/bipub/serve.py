@@ -579,7 +579,7 @@ def _serve(
         )
         rebuild.waiting = batches.waiting
         missed = partial(unreported, project, kept.records, built.target)
-        follow = Follower(ui, rebuild, missed, partial(idle, batches.waiting))
+        follow = Follower(ui, rebuild, missed, partial(idle, batches.waiting), built.due)
         for changes in batches:
             follow(changes)
     except KeyboardInterrupt:

@@ -50,6 +50,7 @@ class ServeBuilds:
         # while serving: a stop during a build waits for its end (serve_save.StopHold)
         self.hold: StopHold | None = None
         self.future = False  # `bipub serve --future` (pipeline.build's `future`)
+        self._due: object = None  # the record `due` last said yes for
 
     def __call__(
         self, only: set[str], changed: frozenset[str] | None, *, current: bool = True, **kw: Any
@@ -99,6 +100,17 @@ class ServeBuilds:
         if self.hold is not None:
             self.hold.end()  # (a stop held while it built: now, with its state to save)
         return result
+
+    def due(self) -> bool:
+        """Whether the clock passed the date of a post the last build scheduled, or went back
+        before one it published (uprecord.Record.passed): a rebuild publishes it, though no
+        file changed. Said once for a record (a rebuild that fails is not tried again at every
+        quiet moment: the next save tries)."""
+        record = self.kept.records.get(self.target)
+        if record is None or record is self._due or not record.passed(record.key):
+            return False
+        self._due = record
+        return True
 
     def _also(self, before: uptodate.Record | None, prescan: uptodate.Prescan) -> None:
         """After a build: if it started from an output current for other options (`before`:

@@ -249,3 +249,48 @@ def test_on_the_clock_the_output_is_up_to_date_only_until_the_date(
     monkeypatch.delenv("SOURCE_DATE_EPOCH")
     clock[0] += 3600
     assert build(root, only=KINDS, kept=kept).up_to_date  # (nothing scheduled any more)
+
+
+class _Ui:
+    def __init__(self) -> None:
+        self.said: list[str] = []
+
+    def info(self, message: str) -> None:
+        self.said.append(message)
+
+    debug = info
+
+
+def test_serve_rebuilds_when_the_clock_passes_a_scheduled_date(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`bipub serve` rebuilds on saves; at a quiet moment after a scheduled post's date it
+    rebuilds too (serve_watch.Follower asks ServeBuilds.due), once."""
+    from bipub.serve_builds import ServeBuilds
+    from bipub.serve_watch import Follower
+
+    root = _project(tmp_path, "2026-06-01T09:00:00+09:00")
+    monkeypatch.delenv("SOURCE_DATE_EPOCH")
+    clock = [datetime(2026, 6, 1, 0, 0, tzinfo=UTC).timestamp() - 1]
+    monkeypatch.setattr(schedule.time, "time", lambda: clock[0])
+    site = tmp_path / "served"
+    built = ServeBuilds(root, site, Kept(BuildCache()), build, None)
+    built(KINDS, None)
+    assert not _published(site)
+    results = []
+
+    def rebuild(changed: frozenset[str] | None) -> bool:
+        results.append(built(KINDS, changed))
+        return True
+
+    ui = _Ui()
+    follow = Follower(ui, rebuild, lambda: [], None, built.due)
+    follow([])  # (a quiet moment: nothing due)
+    assert results == []
+    clock[0] += 1
+    follow([])
+    assert len(results) == 1 and not results[0].up_to_date and _published(site)
+    assert "the clock passed the date of a scheduled post: rebuilding" in ui.said
+    clock[0] += 60
+    follow([])
+    assert len(results) == 1  # (nothing more due)
