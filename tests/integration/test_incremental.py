@@ -689,3 +689,28 @@ def test_an_update_killed_at_every_write_leaves_the_old_or_the_new_site(
         if seen[0] < at:  # the update had fewer writes: every one was killed once
             break
     assert outcomes == {"old", "new"} and at > 20
+
+
+def test_a_series_name_written_in_another_language_is_rendered_again_on_its_cards(
+    tmp_path: Path,
+) -> None:
+    """Found by the state machine (session 33): the English alpha leaves its series, then
+    names it '연재' as the Korean source does. The series' name is as it was, but it is now
+    written in an English file (no `lang="ko"` on its link): the untranslated beta's card in
+    the English listings, which was not paired again, showed the old attribute. The entry keys
+    take the series' `facts` (its name's language too: pair/model.py Series.facts)."""
+    project = tmp_path / "p"
+    shutil.copytree(PROJECTS / "minimal", project)
+    path = project / "content" / "en" / "posts" / "alpha.md"
+    build(project, only=KINDS)
+    for series in (None, "연재"):
+        lines = path.read_text(encoding="utf-8").split("\n")
+        end = lines.index("---", 1)
+        head = [ln for ln in lines[1:end] if not ln.startswith("series:")]
+        head += [f"series: {series}"] if series else []
+        path.write_text("\n".join(["---", *head, *lines[end:]]), encoding="utf-8")
+        build(project, only=KINDS)
+        clean = tmp_path / "clean"
+        build(project, clean, use_cache=False, only=KINDS)
+        want, got = tree_snapshot(clean), tree_snapshot(project / "site")
+        assert [p for p in want if got.get(p) != want[p]] == [], series

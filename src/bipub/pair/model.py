@@ -137,6 +137,13 @@ class Series:
     entries: tuple[Entry, ...]  # in series order
     name_lang: str = ""  # the language `name` is written in (a member's source's, untranslated)
 
+    @property
+    def facts(self) -> tuple[str, str, str, tuple[str, ...]]:
+        """What a member's page and card show of the series (render/html.py's entry keys):
+        its name and the language it is written in (a `lang` attribute where it is not the
+        page's), its slug and its members."""
+        return (self.name, self.name_lang, self.slug, tuple(e.key for e in self.entries))
+
 
 @dataclass
 class Site:
