@@ -474,7 +474,7 @@ def serve(
     # the output folder, watched between rebuilds so that each checks only what was reported
     # changed in it (write/tree_watch.py); a folder of the user's (--out) is checked in full
     built = ServeBuilds(root, site, kept, build, TreeWatch() if out is None else None)
-    built.future = future  # (--future: posts dated after now published too, bipub/schedule.py)
+    built.future, built.ui = future, ui  # (--future: bipub/schedule.py; the ui: what waits)
 
     saves = Saves(project, site, kept)  # (at quiet moments, and when it stops)
     built.on_built = saves.built

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from bipub import uprecord, uptodate
 from bipub.diagnostics import DiagnosticError
 from bipub.project import Project
+from bipub.result import report_scheduled
 from bipub.write.tree_watch import TreeWatch
 
 if TYPE_CHECKING:  # (pipeline.py is imported when the server starts: `serve`)
@@ -51,6 +52,10 @@ class ServeBuilds:
         self.hold: StopHold | None = None
         self.future = False  # `bipub serve --future` (pipeline.build's `future`)
         self._due: object = None  # the record `due` last said yes for
+        # where the scheduled posts are said (`bipub serve`'s ui: result.report_scheduled),
+        # when they are not those said last
+        self.ui: Any = None
+        self._said: list[tuple[str, str]] | None = None
 
     def __call__(
         self, only: set[str], changed: frozenset[str] | None, *, current: bool = True, **kw: Any
@@ -94,6 +99,9 @@ class ServeBuilds:
                 self.hold.building = False  # (a stop from now on: at once)
         self.broken = False
         self.up_to_date = result.up_to_date
+        if self.ui is not None and result.scheduled != self._said:
+            self._said = result.scheduled
+            report_scheduled(self.ui, result.scheduled)
         self._journal(before, result)
         if self.on_built is not None and not result.up_to_date:  # (nothing new to save)
             self.on_built()

@@ -275,15 +275,20 @@ def test_serve_rebuilds_when_the_clock_passes_a_scheduled_date(
     monkeypatch.setattr(schedule.time, "time", lambda: clock[0])
     site = tmp_path / "served"
     built = ServeBuilds(root, site, Kept(BuildCache()), build, None)
+    ui = built.ui = _Ui()
     built(KINDS, None)
     assert not _published(site)
+    assert ui.said[0].startswith(
+        f"Scheduled: 1 post dated in the future, not published yet (next: posts/{SLUG} at 2026-06-01 09:00 +09:00"
+    )
+    built(KINDS, None)  # (up to date: not said again)
+    assert len([m for m in ui.said if m.startswith("Scheduled")]) == 1
     results = []
 
     def rebuild(changed: frozenset[str] | None) -> bool:
         results.append(built(KINDS, changed))
         return True
 
-    ui = _Ui()
     follow = Follower(ui, rebuild, lambda: [], None, built.due)
     follow([])  # (a quiet moment: nothing due)
     assert results == []

@@ -16,7 +16,7 @@ from bipub.cache import ReadAhead, restore_files
 from bipub.commands.ui import Progress, Ui, pass_ui
 from bipub.diagnostics import DiagnosticError
 from bipub.project import Project
-from bipub.result import BuildResult, up_to_date
+from bipub.result import BuildResult, report_scheduled, up_to_date
 
 # the modules of the stages, each imported after those it imports (`StageImports` can stop
 # between two of them)
@@ -255,21 +255,6 @@ def report(
             f"→ {shown}/"
         )
     report_scheduled(ui, result.scheduled)
-
-
-def report_scheduled(ui: Ui, scheduled: list[tuple[str, str]]) -> None:
-    """How many posts wait for their date (not published by this build: bipub/schedule.py),
-    and the next one; `-v` lists them all."""
-    if not scheduled:
-        return
-    n = len(scheduled)
-    at, ref = scheduled[0]
-    ui.info(
-        f"Scheduled: {n} post{'s' if n != 1 else ''} dated in the future, not published yet "
-        f"(next: {ref} at {at}; --future publishes them now)"
-    )
-    for at, ref in scheduled:
-        ui.debug(f"scheduled: {ref} at {at}")
 
 
 # build --only: each kind's files, as the summary line names them (singular, plural)
