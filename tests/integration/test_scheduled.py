@@ -299,3 +299,19 @@ def test_serve_rebuilds_when_the_clock_passes_a_scheduled_date(
     clock[0] += 60
     follow([])
     assert len(results) == 1  # (nothing more due)
+
+
+def test_translate_still_drafts_a_scheduled_post(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from bipub.cli import main
+
+    root = _project(tmp_path, DATE)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", _epoch("2026-04-01T00:00:00Z"))
+    args = ["-C", str(root), "translate", "--to", "en", "--dry-run", "--only", f"posts/{SLUG}"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert f"content/ko/posts/{SLUG}.md → content/en/posts/{SLUG}.md" in result.output
+    assert "DEEPL_AUTH_KEY is not set" in result.output  # (no key: nothing asked of DeepL)
