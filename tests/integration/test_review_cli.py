@@ -137,7 +137,7 @@ def test_approve_a_draft_clears_its_finding(root: Path, cli: Callable[..., Any])
     assert '"code": "draft"' in before
     result = cli("-C", str(root), "review", "approve", "posts/short:body#0", "--reviewer", "jiwon")
     assert result.exit_code == 0, result.stderr
-    assert "Approved 1 unit as jiwon on 2026-04-07" in result.stderr
+    assert "Approved 1 unit as jiwon on 2027-01-01" in result.stderr
     rec = records(root)["posts/short:body#0"]
     assert (rec.state, rec.origin, rec.engine, rec.reviewer) == (
         "reviewed",
@@ -145,7 +145,7 @@ def test_approve_a_draft_clears_its_finding(root: Path, cli: Callable[..., Any])
         "deepl",
         "jiwon",
     )
-    assert rec.reviewed is not None and rec.reviewed.isoformat() == "2026-04-07"
+    assert rec.reviewed is not None and rec.reviewed.isoformat() == "2027-01-01"
     assert rec.translation_hash == text_hash(body(EN_B, 0))
     assert '"code": "draft"' not in cli("-C", str(root), "check", "--format", "json").stdout
     assert cli("-C", str(root), "review").stdout == (

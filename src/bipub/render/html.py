@@ -411,10 +411,7 @@ class HtmlRenderer(PageViews):
         memo.start({lang: status.records for lang, status in site.status.items()})
         moved = memo.around(
             self.post_order(),
-            {
-                key: (series.name, series.slug, tuple(e.key for e in series.entries))
-                for key, series in site.series_by_entry.items()
-            },
+            {key: series.facts for key, series in site.series_by_entry.items()},
             {(lang, slug): tag for lang, tags in site.tags.items() for slug, tag in tags.items()},
         )
         entries = site.entries
@@ -479,9 +476,7 @@ class HtmlRenderer(PageViews):
                 (
                     lang,
                     tuple((link.name, link.slug) for link in self.tag_links(lang, slugs)),
-                    (series.name, series.slug, tuple(e.key for e in series.entries))
-                    if series is not None
-                    else None,
+                    series.facts if series is not None else None,
                     tuple(n.key if n is not None else None for n in self.neighbours(entry, lang)),
                     site.images.key(doc.rel),  # issue 19: its images' sizes, variants
                     self.rendered.diagrams.body_key(doc.body) if diagrams else "",
