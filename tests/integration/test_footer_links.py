@@ -44,7 +44,14 @@ def test_every_footer_link_is_a_file_of_the_site(
         str(root),
         "-q",
         "build",
-        *("--only html --only json --only feeds --only llms".split()),
+        "--only",
+        "html",
+        "--only",
+        "json",
+        "--only",
+        "feeds",
+        "--only",
+        "llms",
     )
     assert result.exit_code == 0, result.stderr
     site = root / "site"
