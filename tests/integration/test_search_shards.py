@@ -72,7 +72,15 @@ def test_an_edit_makes_one_shard_again_and_equals_a_clean_build(sharded: Path) -
 
     clean = build(sharded, sharded / "clean", use_cache=False)
     assert "search index" in clean.cache_note
-    assert _index(sharded / "clean") == incremental
+    assert _index(sharded / "clean") == incremental  # (the Korean lexicon too: session 33)
+    # the lexicon holds the words of the shard made again and of those kept
+    listing = json.loads((site / "ko" / "pagefind" / "shards.json").read_text("utf-8"))
+    assert "words" not in json.loads((site / "en" / "pagefind" / "shards.json").read_text("utf-8"))
+    lexicon: dict[str, str] = {}
+    for name in listing["words"]:
+        lexicon.update(json.loads((site / "ko" / "pagefind" / name).read_text("utf-8"))["w"])
+    assert "추가" in lexicon and lexicon["문단입니다"] == "문단"  # (alpha: made again)
+    assert {"번역이", "아직", "없습니다"} <= set(lexicon)  # (beta's words: its shard was kept)
 
 
 def test_a_shard_changed_by_hand_is_made_again(sharded: Path) -> None:

@@ -40,6 +40,7 @@ from bipub.render.search import (
     search_index,
 )
 from bipub.render.search_memo import ENV, SearchMemo
+from bipub.render.search_words import lexicon, words_of
 from bipub.write.output import OutputFile, OutputTree
 
 SHARDS_FILE: Final = "shards.json"  # under /<lang>/pagefind/: the bundles to search
@@ -165,6 +166,8 @@ def index_site(
         for page in pages:
             groups.setdefault(shard_of(page.href, count), []).append(page)
         bundles, made = [], 0
+        korean = lang.split("-")[0] == "ko"
+        shard_words: list[dict[str, list[str]]] = []  # each shard's Korean words → stems
         for n in sorted(groups):
             members = sorted(groups[n], key=lambda page: page.href)
             name = f"{lang}/{n}"
@@ -191,7 +194,19 @@ def index_site(
                     files[rel] = _ident(os.stat(tree.staging / (prefix + rel)))
             new.shards[name] = (key, files)
             bundles.append(f"{n}/")
-        manifest = json.dumps({"bundles": bundles}, separators=(",", ":")) + "\n"
+            if korean:  # (read from the published fragments: made or kept alike)
+                staged = tree.staging / prefix
+                fragments = {
+                    r: (staged / r).read_bytes() for r in files if r.startswith("fragment/")
+                }
+                shard_words.append(words_of(fragments))
+        listing: dict[str, list[str]] = {"bundles": bundles}
+        if korean:  # the lexicon of the search page (render/search_words.py)
+            words = lexicon(shard_words)
+            for rel, data in words.items():
+                tree.add(f"{lang}/{BUNDLE}/{rel}", data, lang, "search index")
+            listing["words"] = list(words)
+        manifest = json.dumps(listing, separators=(",", ":")) + "\n"
         tree.add(f"{lang}/{BUNDLE}/{SHARDS_FILE}", manifest, lang, "search index")
         from_memo = f" ({memo.hits} of them from {ENV})" if memo.hits else ""
         memo.hits = 0
