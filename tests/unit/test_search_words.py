@@ -82,11 +82,15 @@ def test_the_endings_are_the_same_in_the_page_script() -> None:
 
 
 def test_base_and_shard_are_the_same_in_python_and_in_the_page() -> None:
-    words = [*WORDS, "재사용했습니다", "올랐다", "갔어요", "한다", "가", "재사용"]
-    calls = [("base", [w]) for w in words] + [("shardOf", [w, 8]) for w in words]
-    assert _js(calls) == [base(w) for w in words] + [shard_of(w, 8) for w in words]
+    words = [*WORDS, "재사용했습니다", "올랐다", "갔어요", "한다", "가", "재사용", "오릅니다"]
+    words += ["오른다", "먹었다", "먹었습니다", "간다", "합니까", "올랐다고"]
+    calls = [("base", [w]) for w in [*words, "a", "p99는"]] + [("shardOf", [w, 8]) for w in words]
+    want = [base(w) for w in [*words, "a", "p99는"]] + [shard_of(w, 8) for w in words]
+    assert _js(calls) == want
     assert base("재사용했습니다") == base("재사용합니다") == base("재사용되고") == "재사용"
     assert base("올랐습니다") == base("올랐다") == "올랐"
+    assert base("먹었습니다") == base("먹었다") == "먹었"
+    assert base("오릅니다") == base("오른다") == base("오르고") == "오르"  # (ㅂ니다, ㄴ다)
 
 
 def test_terms() -> None:
@@ -114,6 +118,15 @@ def test_another_form_of_a_word_is_read_as_the_index_read_it() -> None:
         "캐시",  # (the particle taken off)
         "적중률",
     ]
+
+
+def test_a_present_form_is_read_by_the_verb_stem() -> None:
+    # 오릅니다 and 오른다: no post says them; the base 오르 is the stem 오르다's
+    assert _read(["오릅니다", "오른다"]) == ["오르다", "오르다"]
+
+
+def test_a_verb_form_with_a_particle_after_it() -> None:
+    assert _read(["올랐다고", "재사용된다는"]) == ["오르다", "재사용"]
 
 
 def test_a_word_that_starts_indexed_words_is_asked_as_it_is() -> None:

@@ -11,9 +11,10 @@ the index, the words it holds and what to ask Pagefind for each (static/search.j
   run or a dictionary form (`적중률이` → `적중률`, `올랐습니다` → `오르다`, `재사용합니다` →
   `재사용`), else "" (the word itself: `재사용`, `캐시`);
 - `b`: each word's *base*, the word without a common ending (`ENDINGS`, the same list as
-  static/search.js): `올랐습니다` and `올랐다` → `올랐`, `재사용합니다` and `재사용했습니다` →
-  `재사용` → the term of the words with that base (a base whose words have different terms is
-  left out: it cannot be read);
+  static/search.js; `base`): `올랐습니다` and `올랐다` → `올랐`, `재사용합니다` and
+  `재사용했습니다` → `재사용`, and each stem's without 다 (`오르다` → `오르`, the base of
+  `오릅니다` and `오른다`) → the term of the words with that base (a base whose words have
+  different terms is left out: it cannot be read);
 - `n`: the one-syllable noun stems (책): a query word stripped down to one syllable is read as
   a noun only if it is one of them.
 
@@ -54,17 +55,27 @@ ENDINGS: Final = (
     "하다", "됐다", "됐고", "됐던", "된다", "되는", "되고", "되지", "되면", "되며", "되어",
     "돼서", "돼요", "되기", "되게", "되던", "되다", "시킨다", "시키는", "시키고", "시킨",
     "습니다", "습니까", "니다", "니까", "는데", "지만", "으며", "으면", "어서", "아서", "어요",
-    "아요", "어도", "아도", "었다", "았다",
+    "아요", "어도", "아도", "다고", "다는", "다면", "다며", "다가",
     "한", "할", "함", "된", "될", "됨", "다", "고", "며", "면", "지", "죠", "던", "요",
 )  # fmt: skip
 _BY_LENGTH: Final = sorted(ENDINGS, key=len, reverse=True)
+_FINAL_N, _FINAL_B = 4, 17  # a syllable's final consonant ㄴ, ㅂ (its code point's remainder)
 
 
 def base(word: str) -> str:
-    """The word without its longest ending of `ENDINGS` that leaves a syllable ("" if none)."""
+    """The word without its longest ending of `ENDINGS` that leaves a syllable ("" if none),
+    and without the final ㅂ of ㅂ니다 or ㄴ of ㄴ다, which belong to the ending (오릅니다,
+    오른다 → 오르: the base of 오르고, 오르면 and of the stem 오르다)."""
     for ending in _BY_LENGTH:
         if len(word) > len(ending) and word.endswith(ending):
-            return word[: -len(ending)]
+            found = word[: -len(ending)]
+            last = ord(found[-1]) - 0xAC00
+            final = last % 28 if 0 <= last < 11172 else 0
+            if (final == _FINAL_B and ending in ("니다", "니까")) or (
+                final == _FINAL_N and ending == "다"
+            ):
+                found = found[:-1] + chr(0xAC00 + last - final)
+            return found
     return ""
 
 
@@ -136,6 +147,7 @@ def lexicon(shards: Iterable[Mapping[str, list[str]]]) -> dict[str, bytes]:
         for word, stems in shard.items():
             if stems or word not in words:
                 words[word] = stems
+    surface = set(words)
     for stems in list(words.values()):  # the stems are indexed words too (⟦오르다⟧)
         for stem in stems:
             if _KEY.match(stem):
@@ -143,7 +155,9 @@ def lexicon(shards: Iterable[Mapping[str, list[str]]]) -> dict[str, bytes]:
     terms = {w: term(w, s) for w, s in sorted(words.items())}
     bases: dict[str, set[str]] = {}
     for word, found in terms.items():
-        b = base(word)
+        # a stem's base is it without 다 (오르다 → 오르; 재사용하다 → 재사용하, not 재사용:
+        # the noun's own words say what 재사용 is read as)
+        b = base(word) if word in surface else word[:-1] if word.endswith("다") else ""
         if b:
             bases.setdefault(b, set()).add(found or word)
     # a one-syllable noun stem: 책 (책을 ⟦책⟧); not a one-syllable word without stems (재)

@@ -23,7 +23,7 @@ const ENDINGS = [
   "하다", "됐다", "됐고", "됐던", "된다", "되는", "되고", "되지", "되면", "되며", "되어",
   "돼서", "돼요", "되기", "되게", "되던", "되다", "시킨다", "시키는", "시키고", "시킨",
   "습니다", "습니까", "니다", "니까", "는데", "지만", "으며", "으면", "어서", "아서", "어요",
-  "아요", "어도", "아도", "었다", "았다",
+  "아요", "어도", "아도", "다고", "다는", "다면", "다며", "다가",
   "한", "할", "함", "된", "될", "됨", "다", "고", "며", "면", "지", "죠", "던", "요",
 ].sort((a, b) => b.length - a.length);
 const HANGUL = /^[\uac00-\ud7a3]+$/;
@@ -39,10 +39,19 @@ export function normalize(query) {
   return query.trim().split(/\s+/).map((word) => (HANGUL.test(word) ? stripParticle(word) : word)).join(" ");
 }
 
-/* the word without its longest ending that leaves a syllable ("" if none) */
+/* the word without its longest ending that leaves a syllable ("" if none), and without the
+ * final ㅂ of ㅂ니다 or ㄴ of ㄴ다 (오릅니다, 오른다 → 오르) */
 export function base(word) {
   for (const e of ENDINGS) {
-    if (word.length > e.length && word.endsWith(e)) return word.slice(0, -e.length);
+    if (word.length > e.length && word.endsWith(e)) {
+      const found = word.slice(0, -e.length);
+      const last = found.charCodeAt(found.length - 1) - 0xac00;
+      const final = last >= 0 && last < 11172 ? last % 28 : 0;
+      if ((final === 17 && (e === "니다" || e === "니까")) || (final === 4 && e === "다")) {
+        return found.slice(0, -1) + String.fromCharCode(0xac00 + last - final);
+      }
+      return found;
+    }
   }
   return "";
 }
@@ -56,19 +65,22 @@ export function shardOf(word, n) {
  * the word cannot be read: it is no indexed word, reaches none by its particle or ending, and
  * starts no indexed word (asked as it is, Pagefind would match its longest indexed prefix). */
 export function readWord(word, lex) {
-  const asTerm = (w) => lex.w[w] || w;
-  /* a form found by taking a particle or ending off: one syllable only if a noun (책) */
+  /* a form found by taking a particle or ending off: one syllable only if a noun stem (책) */
   const long = (t) => t.length > 1 || lex.n.includes(t);
-  if (Object.hasOwn(lex.w, word)) return asTerm(word);
   const bare = stripParticle(word);
-  if (bare !== word && Object.hasOwn(lex.w, bare) && long(asTerm(bare))) return asTerm(bare);
-  const root = base(word);
-  if (root && Object.hasOwn(lex.b, root) && long(lex.b[root])) return lex.b[root];
+  const forms = [...new Set([word, bare, base(word), base(bare)])].filter(Boolean);
+  for (const f of forms) {  /* a word (or stem) of the index */
+    const t = Object.hasOwn(lex.w, f) ? lex.w[f] || f : "";
+    if (t && (f === word || long(t))) return t;
+  }
+  for (const f of [word, bare]) {  /* the base of words of the index */
+    const b = base(f);
+    if (b && Object.hasOwn(lex.b, b) && long(lex.b[b])) return lex.b[b];
+  }
   const keys = Object.keys(lex.w);
-  const starts = (t) => keys.some((k) => k.startsWith(t));
-  if (starts(word)) return word;
-  if (bare !== word && bare.length > 1 && starts(bare)) return bare;
-  if (root.length > 1 && starts(root)) return root;
+  for (const f of forms) {  /* the start of words of the index */
+    if ((f === word || f.length > 1) && keys.some((k) => k.startsWith(f))) return f;
+  }
   return null;
 }
 
