@@ -30,6 +30,11 @@ def test_a_verb_in_another_tense_finds_its_post(browser: Any, site_url: str) -> 
     assert search(browser, site_url, "ko", "적중률이 올랐다") == [PREFIX]  # (올랐습니다 there)
 
 
+def test_a_word_of_an_image_description_finds_its_post(browser: Any, site_url: str) -> None:
+    # the tensor-parallel post says 고리로 only in an image's alt, which Pagefind indexes
+    assert search(browser, site_url, "ko", "고리로 이어져") == [MEASURED[0]]
+
+
 def test_what_was_found_before_still_is(browser: Any, site_url: str) -> None:
     assert PREFIX in search(browser, site_url, "ko", "오르다")
     assert len(search(browser, site_url, "ko", "오르다")) == 3  # 올랐습니다, 올랐다, 오른

@@ -18,7 +18,15 @@ from typing import Any
 import pytest
 
 from bipub.render.search import SearchPage, Stemmer, search_index
-from bipub.render.search_words import ENDINGS, base, lexicon, shard_of, term, words_of
+from bipub.render.search_words import (
+    ENDINGS,
+    alt_words,
+    base,
+    lexicon,
+    shard_of,
+    term,
+    words_of,
+)
 
 SEARCH_JS = Path(__file__).parents[2] / "src" / "bipub" / "theme" / "static" / "search.js"
 
@@ -173,3 +181,15 @@ def test_the_words_are_read_from_the_index_pagefind_wrote() -> None:
     assert {"오르다", "적중률"} <= set(read)  # the stems are words of the index too
     assert "메뉴" not in words  # (not indexed: outside the page's data-pagefind-body)
     assert lexicon([words]) == lexicon([words_of(dict(reversed(list(files.items()))))])
+
+
+def test_the_descriptions_of_the_images_of_the_body_are_words_of_the_index() -> None:
+    """Pagefind indexes an image's alt (고리로 found the post whose only 고리로 is in one), but a
+    fragment's text does not hold it: without them a query for such a word found nothing."""
+    html = (
+        '<header><img alt="머리그림"></header><main data-pagefind-body><p>x <img src="a.png" '
+        'alt="링 all-reduce: GPU 4장이 고리로 이어져"><span class="math"><img alt="수식그림"></span>'
+        '<a class="header-anchor"><img alt="앵커그림"></a><span data-pagefind-ignore><img alt="무시">'
+        '</span><img alt="뒤&amp;그림"></p></main><footer><img alt="바닥그림"></footer>'
+    )
+    assert alt_words([html]) == ["고리로", "그림", "뒤", "뒤그림", "링", "이어져"]

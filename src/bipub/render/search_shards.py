@@ -40,11 +40,11 @@ from bipub.render.search import (
     search_index,
 )
 from bipub.render.search_memo import ENV, SearchMemo
-from bipub.render.search_words import lexicon, words_of
+from bipub.render.search_words import alt_words, lexicon, words_of
 from bipub.write.output import OutputFile, OutputTree
 
 SHARDS_FILE: Final = "shards.json"  # under /<lang>/pagefind/: the bundles to search
-RECORD_FORMAT: Final = 1
+RECORD_FORMAT: Final = 2  # 2: the image descriptions of each shard (session 33)
 Ident = tuple[int, int, int]  # (inode, size, mtime_ns) of a file
 
 
@@ -96,6 +96,9 @@ class SearchRecord:
         default_factory=dict
     )  # lang/n → key, files
     stems: dict[str, list[str]] = field(default_factory=dict)  # Korean word → its stems
+    # lang/n → the Korean words of its images' descriptions (alt): Pagefind indexes them, but its
+    # fragments, which the lexicon is read from, do not hold them (render/search_words.py)
+    alts: dict[str, list[str]] = field(default_factory=dict)
 
     @staticmethod
     def path(cache: Path, out: Path) -> Path:
@@ -175,13 +178,15 @@ def index_site(
                 repr((stamp, lang, count, n, [(p.href, p.ident) for p in members])).encode()
             ).hexdigest()
             prefix = f"{lang}/{BUNDLE}/{n}/"
-            files = _carried(tree, old.shards.get(name), key, prefix, lang)
+            files = _carried(tree, old.shards.get(name), key, prefix, lang, name in old.alts)
+            alts = old.alts.get(name, [])
             if files is None:
                 made += 1
                 shard = [
                     SearchPage(p.href, texts.get(p.path) or (folder / p.path).read_text("utf-8"))
                     for p in members
                 ]
+                alts = alt_words(page.html for page in shard) if korean else []
                 files = {}
                 try:
                     bundle = search_index(shard, lang, stemmer, memo)
@@ -193,13 +198,14 @@ def index_site(
                     tree.add(prefix + rel, data, lang, "search index")
                     files[rel] = _ident(os.stat(tree.staging / (prefix + rel)))
             new.shards[name] = (key, files)
+            new.alts[name] = alts
             bundles.append(f"{n}/")
             if korean:  # (read from the published fragments: made or kept alike)
                 staged = tree.staging / prefix
                 fragments = {
                     r: (staged / r).read_bytes() for r in files if r.startswith("fragment/")
                 }
-                shard_words.append(words_of(fragments))
+                shard_words.append(words_of(fragments) | {w: [] for w in alts})
         listing: dict[str, list[str]] = {"bundles": bundles}
         if korean:  # the lexicon of the search page (render/search_words.py)
             words = lexicon(shard_words)
@@ -236,10 +242,16 @@ def index_site(
 
 
 def _carried(
-    tree: OutputTree, old: tuple[str, dict[str, Ident]] | None, key: str, prefix: str, lang: str
+    tree: OutputTree,
+    old: tuple[str, dict[str, Ident]] | None,
+    key: str,
+    prefix: str,
+    lang: str,
+    recorded: bool = True,
 ) -> dict[str, Ident] | None:
-    """Carry the shard's published files over if they are the ones made for `key`."""
-    if old is None or old[0] != key or not old[1]:
+    """Carry the shard's published files over if they are the ones made for `key` (and the
+    record holds the rest of what the shard gives: `recorded`)."""
+    if old is None or old[0] != key or not old[1] or not recorded:
         return None
     for rel, ident in old[1].items():
         try:

@@ -32,6 +32,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping
+from html.parser import HTMLParser
 from typing import Final
 
 FOLDER: Final = "words"  # under /<lang>/pagefind/
@@ -113,6 +114,64 @@ def words_of(files: Mapping[str, bytes]) -> dict[str, list[str]]:
         content = json.loads(data).get("content", "")
         _read(str(content), found)
     return found
+
+
+#: Elements whose text Pagefind leaves out (its own list, and render/search.py's EXCLUDED)
+_SKIPPED: Final = frozenset({"svg", "form", "nav", "script", "style", "template", "noscript"})
+_SKIPPED_CLASSES: Final = frozenset({"math", "header-anchor"})  # (render/search.py EXCLUDED)
+_VOID: Final = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
+)
+
+
+class _Alts(HTMLParser):
+    """The descriptions (alt) of the images a page offers to the index: in an element marked
+    `data-pagefind-body`, not in one Pagefind or bipub leaves out."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[str] = []
+        self._open: list[tuple[str, bool, bool]] = []  # (tag, marks the body, is left out)
+        self._body = self._skip = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        named = dict(attrs)
+        if tag == "img":
+            if self._body and not self._skip and named.get("alt"):
+                self.found.append(named["alt"] or "")
+            return
+        if tag in _VOID:
+            return
+        body = "data-pagefind-body" in named
+        classes = set((named.get("class") or "").split())
+        skip = (
+            tag in _SKIPPED or "data-pagefind-ignore" in named or bool(classes & _SKIPPED_CLASSES)
+        )
+        self._open.append((tag, body, skip))
+        self._body += body
+        self._skip += skip
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag not in {t for t, _, _ in self._open}:
+            return
+        while self._open:
+            name, body, skip = self._open.pop()
+            self._body -= body
+            self._skip -= skip
+            if name == tag:
+                return
+
+
+def alt_words(pages: Iterable[str]) -> list[str]:
+    """The Korean words of the image descriptions of `pages` (their HTML), sorted: Pagefind
+    indexes an image's alt, but its fragment's text (`words_of`) does not hold it."""
+    found: set[str] = set()
+    for html in pages:
+        parser = _Alts()
+        parser.feed(html)
+        parser.close()
+        found.update(k for alt in parser.found for token in alt.split() for k in _keys(token))
+    return sorted(found)
 
 
 def _read(content: str, found: dict[str, list[str]]) -> None:
