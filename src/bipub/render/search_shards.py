@@ -6,7 +6,9 @@ language's indexed pages are split into shards by a hash of their URL (one shard
 the site grows within a power of two), and each shard is its own Pagefind bundle under
 /<lang>/pagefind/<n>/. The search page's script (theme static/search.js) reads
 /<lang>/pagefind/shards.json, opens the first bundle and merges the others (Pagefind's
-`mergeIndex`: one result list, sorted by score).
+`mergeIndex`: one result list, sorted by score). A Korean index also gets its lexicon, listed in
+shards.json as `words` (render/search_words.py: how the search page reads a query word), made
+each build from every shard's fragments and images' descriptions.
 
 A build makes again only the shards whose pages changed. What the last build indexed is kept in
 a signed record in the project's cache folder, one per output folder (`SearchRecord`): each

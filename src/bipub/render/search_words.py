@@ -19,8 +19,11 @@ the index, the words it holds and what to ask Pagefind for each (static/search.j
   a noun only if it is one of them.
 
 The words are read from the bundles Pagefind wrote (each page's fragment holds the text it
-indexed, stems included), so the lexicon is a function of the index: kept shards, memo hits and
-new shards alike, and the same index gives the same bytes. It is split by each word's first
+indexed, stems included: `words_of`), so the lexicon is a function of the index: kept shards,
+memo hits and new shards alike, and the same index gives the same bytes. Pagefind also indexes
+the description (alt) of each image of the indexed text, which no fragment holds: `alt_words`
+reads them from a shard's pages when it is made (render/search_shards.py keeps them in its
+record for the shards a build keeps). It is split by each word's first
 syllable (`shard_of`, of a power of two of files) so that a query fetches only
 the files of its words' first syllables; the files are named by their content's digest.
 """
