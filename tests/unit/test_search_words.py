@@ -49,7 +49,7 @@ def _js(
     calls: list[tuple[str, list[Any]]], lexicon_file: dict[str, Any] | None = None
 ) -> list[Any]:
     """search.js's functions called in Node: [(name, args)] → their results (`lex` in args is
-    replaced by `lexicon_file`)."""
+    replaced by `lexicon_file`, `lexiconOf` by a function that resolves to it)."""
     node = shutil.which("node")
     if node is None:
         pytest.fail("Node is not installed: run scripts/bootstrap.sh (Debian package nodejs)")
@@ -57,7 +57,9 @@ def _js(
         'import * as s from "./search.mjs";\n'
         f"const lex = {json.dumps(lexicon_file)};\n"
         f"const calls = {json.dumps(calls, ensure_ascii=False)};\n"
-        'console.log(JSON.stringify(calls.map(([f, args]) => s[f](...args.map((a) => a === "lex" ? lex : a)))));\n'
+        "const arg = (a) => a === 'lex' ? lex : a === 'lexiconOf' ? async () => lex : a;\n"
+        "const results = await Promise.all(calls.map(([f, args]) => s[f](...args.map(arg))));\n"
+        "console.log(JSON.stringify(results));\n"
     )
     with tempfile.TemporaryDirectory(prefix="bipub-search-js-") as tmp:
         folder = Path(tmp)
@@ -193,3 +195,12 @@ def test_the_descriptions_of_the_images_of_the_body_are_words_of_the_index() -> 
         '</span><img alt="뒤&amp;그림"></p></main><footer><img alt="바닥그림"></footer>'
     )
     assert alt_words([html]) == ["고리로", "그림", "뒤", "뒤그림", "링", "이어져"]
+
+
+def test_a_query_is_read_word_by_word_and_not_asked_if_a_word_cannot_be_read() -> None:
+    lexicon_file = _one_file(WORDS)
+    queries = ["적중률이 올랐다", "적중률이 올랐다.", "KV 캐시를", "재사용했습니다 재밌었다", "  "]
+    found = _js([("readQuery", [q, "lexiconOf"]) for q in queries], lexicon_file)
+    # (the punctuation around a Korean word is left out: 올랐다. was asked as it was, and
+    # Pagefind matched the longest indexed word it starts with)
+    assert found == ["적중률 오르다", "적중률 오르다", "KV 캐시", None, ""]

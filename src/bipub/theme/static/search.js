@@ -27,6 +27,7 @@ const ENDINGS = [
   "한", "할", "함", "된", "될", "됨", "다", "고", "며", "면", "지", "죠", "던", "요",
 ].sort((a, b) => b.length - a.length);
 const HANGUL = /^[\uac00-\ud7a3]+$/;
+const EDGES = /^[\p{P}\p{S}]+|[\p{P}\p{S}]+$/gu;  /* punctuation and symbols around a word */
 
 export function stripParticle(word) {
   for (const p of PARTICLES) {
@@ -84,6 +85,18 @@ export function readWord(word, lex) {
   return null;
 }
 
+/* What Pagefind is asked for a query on a page with a lexicon: each Korean word read
+ * (`readWord`, with the lexicon file `lexiconOf(word)` resolves to; the punctuation around it
+ * left out: 올랐다. → 오르다), the other words as they are; null if a Korean word cannot be read:
+ * every word must be in a result, and no page has that one. */
+export async function readQuery(query, lexiconOf) {
+  const read = await Promise.all(query.trim().split(/\s+/).map(async (word) => {
+    const core = word.replace(EDGES, "");
+    return HANGUL.test(core) ? readWord(core, await lexiconOf(core)) : word;
+  }));
+  return read.includes(null) ? null : read.join(" ");
+}
+
 export function clean(excerpt) {
   return excerpt
     .replace(/([^\s<>]+)\s?⟦([^⟧]*)⟧/g, (all, word, stems) =>
@@ -127,7 +140,7 @@ async function main() {
     }
     return { pagefind, words: shards.words && shards.words.length ? shards.words : null };
   })();
-  /* the lexicon's files, fetched once each, when a query word needs one */
+  /* the lexicon's files, fetched once each, when a query word needs one (again after a failure) */
   const lexicons = new Map();
   function lexicon(files, word) {
     const file = files[shardOf(word, files.length)];
@@ -135,16 +148,14 @@ async function main() {
       lexicons.set(file, fetch(form.dataset.bundle + file).then((r) => {
         if (!r.ok) throw new Error(`${file}: HTTP ${r.status}`);
         return r.json();
-      }));
+      }).catch((e) => { lexicons.delete(file); throw e; }));
     }
     return lexicons.get(file);
   }
   /* the query Pagefind is asked, or null if a Korean word of it cannot be read (no page has it) */
-  async function terms(query, files) {
+  function terms(query, files) {
     if (!files) return normalize(query);  /* no lexicon: the particle is taken off only */
-    const read = await Promise.all(query.trim().split(/\s+/).map(async (word) =>
-      HANGUL.test(word) ? readWord(word, await lexicon(files, word)) : word));
-    return read.includes(null) ? null : read.join(" ");
+    return readQuery(query, (word) => lexicon(files, word));
   }
   ready.catch((e) => {
     status.textContent = status.dataset.failed;
