@@ -153,8 +153,10 @@ def test_a_word_that_cannot_be_read_is_not_asked() -> None:
 
 
 def test_a_one_syllable_form_is_read_only_as_a_noun() -> None:
-    # 책이 → 책 (a noun stem: 책을 ⟦책⟧); 재가 → 재: no noun stem, and 재 is only a word
-    assert _read(["책이", "재가"]) == ["책", None]
+    # 책이 → 책 (a noun stem: 책을 ⟦책⟧), asked as that word only, not as the start of 책임;
+    # 재가 → 재: no noun stem, and 재 is only a word
+    assert _read(["책이", "재가"]) == ['"책"', None]
+    assert _read(["책을", "책", "재"]) == ['"책"', "책", "재"]  # (typed: the start of words)
 
 
 def test_the_lexicon_is_split_by_first_syllable_and_the_same_for_the_same_words() -> None:

@@ -66,6 +66,13 @@ export function shardOf(word, n) {
  * the word cannot be read: it is no indexed word, reaches none by its particle or ending, and
  * starts no indexed word (asked as it is, Pagefind would match its longest indexed prefix). */
 export function readWord(word, lex) {
+  const found = readForm(word, lex);
+  /* a noun of one syllable reached by taking a particle or ending off (책이 → 책): asked as that
+   * word only (Pagefind's quotes), not as the start of every word (책임, 책상) */
+  return found && found.length === 1 && found !== word ? `"${found}"` : found;
+}
+
+function readForm(word, lex) {
   /* a form found by taking a particle or ending off: one syllable only if a noun stem (책) */
   const long = (t) => t.length > 1 || lex.n.includes(t);
   const bare = stripParticle(word);
