@@ -53,6 +53,14 @@ def test_shards_grow_by_powers_of_two_and_keep_their_pages() -> None:
 
 
 def test_an_edit_makes_one_shard_again_and_equals_a_clean_build(sharded: Path) -> None:
+    kept = (
+        sharded / "content" / "ko" / "posts" / "beta.md"
+    )  # (an image Pagefind indexes the alt of)
+    kept.write_text(
+        kept.read_text(encoding="utf-8")
+        + "\n![고리로 이어진 그림](https://example.com/ring.png)\n",
+        encoding="utf-8",
+    )
     first = build(sharded)
     shards, made, kept = _made(first.cache_note, "ko")
     assert shards >= 2 and made == shards and kept == 0
@@ -72,7 +80,16 @@ def test_an_edit_makes_one_shard_again_and_equals_a_clean_build(sharded: Path) -
 
     clean = build(sharded, sharded / "clean", use_cache=False)
     assert "search index" in clean.cache_note
-    assert _index(sharded / "clean") == incremental
+    assert _index(sharded / "clean") == incremental  # (the Korean lexicon too: session 33)
+    # the lexicon holds the words of the shard made again and of those kept
+    listing = json.loads((site / "ko" / "pagefind" / "shards.json").read_text("utf-8"))
+    assert "words" not in json.loads((site / "en" / "pagefind" / "shards.json").read_text("utf-8"))
+    lexicon: dict[str, str] = {}
+    for name in listing["words"]:
+        lexicon.update(json.loads((site / "ko" / "pagefind" / name).read_text("utf-8"))["w"])
+    assert "추가" in lexicon and lexicon["문단입니다"] == "문단"  # (alpha: made again)
+    assert {"번역이", "아직", "없습니다"} <= set(lexicon)  # (beta's words: its shard was kept)
+    assert {"고리로", "이어진", "그림"} <= set(lexicon)  # (and its image's, from the record)
 
 
 def test_a_shard_changed_by_hand_is_made_again(sharded: Path) -> None:

@@ -157,3 +157,17 @@ def test_a_bundle_pagefind_cannot_make_stops_with_its_message() -> None:
 
     with pytest.raises(search.SearchIndexError, match=r"Pagefind could not index the 0 pages"):
         search._pagefind([], "en")
+
+
+def test_a_prefix_and_a_suffix_stay_with_their_noun(stemmer: Stemmer) -> None:
+    """Session 33: Kiwi reads 재사용합니다 as 재 (a prefix) + 사용 + 하 + ᆸ니다 and 적중률이 as
+    적중 + 률 (a suffix) + 이: the stems were 사용/사용하다 and 적중, so a search for 재사용 could
+    only match the surface words by their prefix, and the search page read the word as 사용."""
+    stems = stemmer(["재사용합니다", "재사용되고", "적중률이", "자동화된", "요청들이", "재사용"])
+    assert stems["재사용합니다"][:1] == ["재사용"] and "재사용하다" in stems["재사용합니다"]
+    assert "사용하다" in stems["재사용합니다"]  # (the noun's own verb stays)
+    assert stems["재사용되고"][:1] == ["재사용"] and "재사용되다" in stems["재사용되고"]
+    assert stems["적중률이"][:1] == ["적중률"]
+    assert stems["자동화된"][:1] == ["자동화"] and "자동화되다" in stems["자동화된"]
+    assert stems["요청들이"] == ["요청"]  # (not the plural 들)
+    assert "재사용" not in stems.get("재사용", [])  # (a word is not its own stem)

@@ -49,6 +49,7 @@ _RAW = ("script", "style", "pre", "code", "textarea")  # text left as it is
 _NOUNS: Final = frozenset({"NNG", "NNP", "NR", "SL", "SH", "XR"})
 _VERBS: Final = frozenset({"VV", "VA", "VV-R", "VA-R", "VV-I", "VA-I"})
 _ROOTS: Final = frozenset({"XR", "NNG", "MAG"})  # + 하 (XSA, XSV): 평평하다, 계산하다, 뾰족하다
+_PLURAL: Final = frozenset({"들"})  # a suffix left out of a word's leading run
 
 
 @dataclass(frozen=True)
@@ -139,7 +140,10 @@ class Stemmer:
 def _word_stems(text: str, tokens: Iterable[_Token]) -> list[tuple[int, list[str]]]:
     words = [(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]
     found: dict[int, list[str]] = {}
-    lead: dict[int, int] = {}  # word → end of its leading run of nouns (처리량이 → 처리량)
+    # word → end of its leading run of nouns (처리량이 → 처리량), with a prefix before them and
+    # suffixes after them (재사용합니다 → 재사용, 적중률이 → 적중률; not the plural 들: 요청들이 → 요청)
+    lead: dict[int, int] = {}
+    nouns: set[int] = set()  # the words whose leading run holds a noun
     w = 0
     previous: tuple[int, str] | None = None  # (word, form) of a root that 하 can follow
     for tok in tokens:
@@ -149,20 +153,32 @@ def _word_stems(text: str, tokens: Iterable[_Token]) -> list[tuple[int, list[str
             continue
         start, end, word = words[w]
         stems = found.setdefault(w, [])
+        in_run = lead.get(w, start) == tok.start  # (the token continues the word's leading run)
+        if in_run and (
+            tok.tag in _NOUNS
+            or (tok.tag == "XPN" and tok.start == start)
+            or (tok.tag == "XSN" and w in nouns and tok.form not in _PLURAL)
+        ):
+            lead[w] = tok.start + tok.len
+            if tok.tag in _NOUNS:
+                nouns.add(w)
         if tok.tag in _NOUNS:
-            if lead.get(w, start) == tok.start:
-                lead[w] = tok.start + tok.len
             if len(tok.form) >= 2 or tok.tag == "SL":
                 stems.append(tok.form)
         elif tok.tag in _VERBS:
             stems.append(tok.form + "다")  # the dictionary form: 비웠다 → 비우다
-        elif tok.tag in ("XSA", "XSV") and previous is not None and previous[0] == w:
-            stems.append(previous[1] + tok.form + "다")  # 평평해진다 → 평평하다
+        elif tok.tag in ("XSA", "XSV"):
+            if (
+                in_run and w in nouns
+            ):  # the whole run: 재사용합니다 → 재사용하다, 자동화된 → 자동화되다
+                stems.append(text[start : tok.start] + tok.form + "다")
+            if previous is not None and previous[0] == w:
+                stems.append(previous[1] + tok.form + "다")  # 평평해진다 → 평평하다
         previous = (w, tok.form) if tok.tag in _ROOTS else None
     out = []
     for w, stems in sorted(found.items()):
         start, end, word = words[w]
-        if w in lead and lead[w] < end:
+        if w in nouns and lead[w] < end:
             stems.insert(0, text[start : lead[w]])
         # (not a Latin letter alone, p99는 → p, S를 → S: a query word no indexed word starts
         # with matches Pagefind's longest indexed prefix of it, and such stems made `part` find

@@ -6,7 +6,9 @@ language's indexed pages are split into shards by a hash of their URL (one shard
 the site grows within a power of two), and each shard is its own Pagefind bundle under
 /<lang>/pagefind/<n>/. The search page's script (theme static/search.js) reads
 /<lang>/pagefind/shards.json, opens the first bundle and merges the others (Pagefind's
-`mergeIndex`: one result list, sorted by score).
+`mergeIndex`: one result list, sorted by score). A Korean index also gets its lexicon, listed in
+shards.json as `words` (render/search_words.py: how the search page reads a query word), made
+each build from every shard's fragments and images' descriptions.
 
 A build makes again only the shards whose pages changed. What the last build indexed is kept in
 a signed record in the project's cache folder, one per output folder (`SearchRecord`): each
@@ -40,10 +42,11 @@ from bipub.render.search import (
     search_index,
 )
 from bipub.render.search_memo import ENV, SearchMemo
+from bipub.render.search_words import alt_words, lexicon, words_of
 from bipub.write.output import OutputFile, OutputTree
 
 SHARDS_FILE: Final = "shards.json"  # under /<lang>/pagefind/: the bundles to search
-RECORD_FORMAT: Final = 1
+RECORD_FORMAT: Final = 2  # 2: the image descriptions of each shard (session 33)
 Ident = tuple[int, int, int]  # (inode, size, mtime_ns) of a file
 
 
@@ -95,6 +98,9 @@ class SearchRecord:
         default_factory=dict
     )  # lang/n → key, files
     stems: dict[str, list[str]] = field(default_factory=dict)  # Korean word → its stems
+    # lang/n → the Korean words of its images' descriptions (alt): Pagefind indexes them, but its
+    # fragments, which the lexicon is read from, do not hold them (render/search_words.py)
+    alts: dict[str, list[str]] = field(default_factory=dict)
 
     @staticmethod
     def path(cache: Path, out: Path) -> Path:
@@ -165,6 +171,8 @@ def index_site(
         for page in pages:
             groups.setdefault(shard_of(page.href, count), []).append(page)
         bundles, made = [], 0
+        korean = lang.split("-")[0] == "ko"
+        shard_words: list[dict[str, list[str]]] = []  # each shard's Korean words → stems
         for n in sorted(groups):
             members = sorted(groups[n], key=lambda page: page.href)
             name = f"{lang}/{n}"
@@ -172,13 +180,15 @@ def index_site(
                 repr((stamp, lang, count, n, [(p.href, p.ident) for p in members])).encode()
             ).hexdigest()
             prefix = f"{lang}/{BUNDLE}/{n}/"
-            files = _carried(tree, old.shards.get(name), key, prefix, lang)
+            files = _carried(tree, old.shards.get(name), key, prefix, lang, name in old.alts)
+            alts = old.alts.get(name, [])
             if files is None:
                 made += 1
                 shard = [
                     SearchPage(p.href, texts.get(p.path) or (folder / p.path).read_text("utf-8"))
                     for p in members
                 ]
+                alts = alt_words(page.html for page in shard) if korean else []
                 files = {}
                 try:
                     bundle = search_index(shard, lang, stemmer, memo)
@@ -190,8 +200,21 @@ def index_site(
                     tree.add(prefix + rel, data, lang, "search index")
                     files[rel] = _ident(os.stat(tree.staging / (prefix + rel)))
             new.shards[name] = (key, files)
+            new.alts[name] = alts
             bundles.append(f"{n}/")
-        manifest = json.dumps({"bundles": bundles}, separators=(",", ":")) + "\n"
+            if korean:  # (read from the published fragments: made or kept alike)
+                staged = tree.staging / prefix
+                fragments = {
+                    r: (staged / r).read_bytes() for r in files if r.startswith("fragment/")
+                }
+                shard_words.append(words_of(fragments) | {w: [] for w in alts})
+        listing: dict[str, list[str]] = {"bundles": bundles}
+        if korean:  # the lexicon of the search page (render/search_words.py)
+            words = lexicon(shard_words)
+            for rel, data in words.items():
+                tree.add(f"{lang}/{BUNDLE}/{rel}", data, lang, "search index")
+            listing["words"] = list(words)
+        manifest = json.dumps(listing, separators=(",", ":")) + "\n"
         tree.add(f"{lang}/{BUNDLE}/{SHARDS_FILE}", manifest, lang, "search index")
         from_memo = f" ({memo.hits} of them from {ENV})" if memo.hits else ""
         memo.hits = 0
@@ -221,10 +244,16 @@ def index_site(
 
 
 def _carried(
-    tree: OutputTree, old: tuple[str, dict[str, Ident]] | None, key: str, prefix: str, lang: str
+    tree: OutputTree,
+    old: tuple[str, dict[str, Ident]] | None,
+    key: str,
+    prefix: str,
+    lang: str,
+    recorded: bool = True,
 ) -> dict[str, Ident] | None:
-    """Carry the shard's published files over if they are the ones made for `key`."""
-    if old is None or old[0] != key or not old[1]:
+    """Carry the shard's published files over if they are the ones made for `key` (and the
+    record holds the rest of what the shard gives: `recorded`)."""
+    if old is None or old[0] != key or not old[1] or not recorded:
         return None
     for rel, ident in old[1].items():
         try:

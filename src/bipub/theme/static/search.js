@@ -2,24 +2,106 @@
  * The index is Pagefind's (/<lang>/pagefind/<n>/ shards listed in shards.json, built by
  * `bipub build`: render/search.py, render/search_shards.py). Korean
  * pages are indexed with Kiwi's stems after each word between ⟦ and ⟧; they are removed from the
- * excerpts here. A Korean query word loses a trailing particle (캐시를 → 캐시), so that it meets
- * the stems whichever particle the post used. */
+ * excerpts here. A Korean index comes with a lexicon (render/search_words.py: shards.json
+ * "words", split by first syllable): each Korean query word is read with it as the index read
+ * the word (`readWord`: 올랐다 → 오르다, 재사용했습니다 → 재사용), and a word it cannot read is
+ * not asked of Pagefind, which would match the longest indexed word it starts with (재). */
 const PARTICLES = [
   "에서부터", "으로부터", "이라고", "에게서", "한테서", "으로서", "으로써",
   "께서", "에서", "에게", "한테", "으로", "까지", "부터", "처럼", "보다", "이나", "이랑",
   "마다", "조차", "밖에", "라고", "로서", "로써", "이다", "입니다",
   "은", "는", "이", "가", "을", "를", "의", "에", "로", "와", "과", "도", "만",
 ];
+/* the endings a word's base is found without (render/search_words.py ENDINGS: the same list) */
+const ENDINGS = [
+  "했었습니다", "되었습니다", "시켰습니다",
+  "했습니다", "됐습니다", "했었다", "되었다", "되었고", "되었던", "되어서", "시킵니다",
+  "시켰다", "하려면", "하려고", "되도록", "했지만", "했는데", "했으며", "했으나", "했어요",
+  "됐지만", "됐어요", "하지만", "되지만", "하는데", "되는데", "합니다", "합니까", "됩니다",
+  "했다", "했고", "했던", "했을", "했죠", "했어", "했음", "한다", "하는", "하고", "하지",
+  "하면", "하며", "하여", "해서", "해야", "해요", "해도", "하기", "하게", "하던", "하니",
+  "하다", "됐다", "됐고", "됐던", "된다", "되는", "되고", "되지", "되면", "되며", "되어",
+  "돼서", "돼요", "되기", "되게", "되던", "되다", "시킨다", "시키는", "시키고", "시킨",
+  "습니다", "습니까", "니다", "니까", "는데", "지만", "으며", "으면", "어서", "아서", "어요",
+  "아요", "어도", "아도", "다고", "다는", "다면", "다며", "다가",
+  "한", "할", "함", "된", "될", "됨", "다", "고", "며", "면", "지", "죠", "던", "요",
+].sort((a, b) => b.length - a.length);
 const HANGUL = /^[\uac00-\ud7a3]+$/;
+const EDGES = /^[\p{P}\p{S}]+|[\p{P}\p{S}]+$/gu;  /* punctuation and symbols around a word */
+
+export function stripParticle(word) {
+  for (const p of PARTICLES) {
+    if (word.length > p.length && word.endsWith(p)) return word.slice(0, -p.length);
+  }
+  return word;
+}
 
 export function normalize(query) {
-  return query.trim().split(/\s+/).map((word) => {
-    if (!HANGUL.test(word)) return word;
-    for (const p of PARTICLES) {
-      if (word.length > p.length && word.endsWith(p)) return word.slice(0, -p.length);
+  return query.trim().split(/\s+/).map((word) => (HANGUL.test(word) ? stripParticle(word) : word)).join(" ");
+}
+
+/* the word without its longest ending that leaves a syllable ("" if none), and without the
+ * final ㅂ of ㅂ니다 or ㄴ of ㄴ다 (오릅니다, 오른다 → 오르) */
+export function base(word) {
+  for (const e of ENDINGS) {
+    if (word.length > e.length && word.endsWith(e)) {
+      const found = word.slice(0, -e.length);
+      const last = found.charCodeAt(found.length - 1) - 0xac00;
+      const final = last >= 0 && last < 11172 ? last % 28 : 0;
+      if ((final === 17 && (e === "니다" || e === "니까")) || (final === 4 && e === "다")) {
+        return found.slice(0, -1) + String.fromCharCode(0xac00 + last - final);
+      }
+      return found;
     }
-    return word;
-  }).join(" ");
+  }
+  return "";
+}
+
+/* which lexicon file holds a word's entry, of n (render/search_words.py: by first syllable) */
+export function shardOf(word, n) {
+  return Math.floor((word.codePointAt(0) - 0xac00) / 28) % n;
+}
+
+/* What to ask Pagefind for a Korean query word, by its lexicon file `lex` ({w, b, n}); null if
+ * the word cannot be read: it is no indexed word, reaches none by its particle or ending, and
+ * starts no indexed word (asked as it is, Pagefind would match its longest indexed prefix). */
+export function readWord(word, lex) {
+  const found = readForm(word, lex);
+  /* a noun of one syllable reached by taking a particle or ending off (책이 → 책): asked as that
+   * word only (Pagefind's quotes), not as the start of every word (책임, 책상) */
+  return found && found.length === 1 && found !== word ? `"${found}"` : found;
+}
+
+function readForm(word, lex) {
+  /* a form found by taking a particle or ending off: one syllable only if a noun stem (책) */
+  const long = (t) => t.length > 1 || lex.n.includes(t);
+  const bare = stripParticle(word);
+  const forms = [...new Set([word, bare, base(word), base(bare)])].filter(Boolean);
+  for (const f of forms) {  /* a word (or stem) of the index */
+    const t = Object.hasOwn(lex.w, f) ? lex.w[f] || f : "";
+    if (t && (f === word || long(t))) return t;
+  }
+  for (const f of [word, bare]) {  /* the base of words of the index */
+    const b = base(f);
+    if (b && Object.hasOwn(lex.b, b) && long(lex.b[b])) return lex.b[b];
+  }
+  const keys = Object.keys(lex.w);
+  for (const f of forms) {  /* the start of words of the index */
+    if ((f === word || f.length > 1) && keys.some((k) => k.startsWith(f))) return f;
+  }
+  return null;
+}
+
+/* What Pagefind is asked for a query on a page with a lexicon: each Korean word read
+ * (`readWord`, with the lexicon file `lexiconOf(word)` resolves to; the punctuation around it
+ * left out: 올랐다. → 오르다), the other words as they are; null if a Korean word cannot be read:
+ * every word must be in a result, and no page has that one. */
+export async function readQuery(query, lexiconOf) {
+  const read = await Promise.all(query.trim().split(/\s+/).map(async (word) => {
+    const core = word.replace(EDGES, "");
+    return HANGUL.test(core) ? readWord(core, await lexiconOf(core)) : word;
+  }));
+  return read.includes(null) ? null : read.join(" ");
 }
 
 export function clean(excerpt) {
@@ -56,15 +138,32 @@ async function main() {
       return r.json();
     });
     if (!shards.bundles.length) {  /* no page of this language is indexed */
-      return { search: async () => ({ results: [] }) };
+      return { pagefind: { search: async () => ({ results: [] }) }, words: null };
     }
     const pagefind = await import(form.dataset.bundle + shards.bundles[0] + "pagefind.js");
     await pagefind.options({ baseUrl: "/" });
     for (const other of shards.bundles.slice(1)) {
       await pagefind.mergeIndex(form.dataset.bundle + other, { baseUrl: "/" });
     }
-    return pagefind;
+    return { pagefind, words: shards.words && shards.words.length ? shards.words : null };
   })();
+  /* the lexicon's files, fetched once each, when a query word needs one (again after a failure) */
+  const lexicons = new Map();
+  function lexicon(files, word) {
+    const file = files[shardOf(word, files.length)];
+    if (!lexicons.has(file)) {
+      lexicons.set(file, fetch(form.dataset.bundle + file).then((r) => {
+        if (!r.ok) throw new Error(`${file}: HTTP ${r.status}`);
+        return r.json();
+      }).catch((e) => { lexicons.delete(file); throw e; }));
+    }
+    return lexicons.get(file);
+  }
+  /* the query Pagefind is asked, or null if a Korean word of it cannot be read (no page has it) */
+  function terms(query, files) {
+    if (!files) return normalize(query);  /* no lexicon: the particle is taken off only */
+    return readQuery(query, (word) => lexicon(files, word));
+  }
   ready.catch((e) => {
     status.textContent = status.dataset.failed;
     console.error(e);
@@ -72,15 +171,19 @@ async function main() {
   let latest = 0;
   async function run(query) {
     const mine = ++latest;
-    const text = normalize(query);
-    if (!text) { list.replaceChildren(); status.textContent = ""; offerOthers(""); return; }
-    let pagefind;
+    if (!query.trim()) { list.replaceChildren(); status.textContent = ""; offerOthers(""); return; }
+    let pagefind, text;
     try {
-      pagefind = await ready;
+      const index = await ready;
+      pagefind = index.pagefind;
+      text = await terms(query, index.words);
     } catch (e) {
-      return;  /* said in the status line (ready.catch) */
+      if (mine === latest) status.textContent = status.dataset.failed;
+      console.error(e);
+      return;  /* (an index that cannot load is said by ready.catch too) */
     }
-    const found = await pagefind.search(text);
+    /* a word no page has: no page has them all (Pagefind is not asked: it would match a part) */
+    const found = text === null ? { results: [] } : await pagefind.search(text);
     const data = await Promise.all(found.results.slice(0, 20).map((r) => r.data()));
     if (mine !== latest) return;
     const n = found.results.length;
@@ -115,4 +218,4 @@ async function main() {
   if (input.value) run(input.value);
 }
 
-main();
+if (typeof document !== "undefined") main();  /* (not in tests/unit/test_search_js.py's Node) */

@@ -1,0 +1,92 @@
+"""Session 33, in real headless Chromium on the shared built demo: a Korean reader's query word is
+read as the index read the words of the posts (the lexicon beside the index, render/search_words.py;
+static/search.js `readWord`), whatever ending the reader typed.
+
+Before: 재사용했습니다 found the two posts that say `직접 재 보다` (Pagefind matched the indexed
+word 재, the longest it starts with) and not the one that says 재사용합니다; 적중률이 올랐다 found
+nothing although prefix-caching says `적중률이 9%p 올랐습니다` (indexed with ⟦오르다⟧)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.browser.test_reader_in_chromium import search
+
+pytestmark = pytest.mark.browser
+
+PREFIX = "/ko/blog/prefix-caching/"
+MEASURED = ("/ko/blog/tensor-parallel-allreduce/", "/ko/blog/speculative-decoding/")  # 재 보다
+
+
+def test_another_ending_finds_the_word_and_not_a_fragment(browser: Any, site_url: str) -> None:
+    hrefs = search(browser, site_url, "ko", "재사용했습니다")  # the post: 재사용합니다, 재사용되고
+    assert hrefs == [PREFIX]
+    assert not set(hrefs) & set(MEASURED)
+
+
+def test_a_verb_in_another_tense_finds_its_post(browser: Any, site_url: str) -> None:
+    assert search(browser, site_url, "ko", "적중률이 올랐다") == [PREFIX]  # (올랐습니다 there)
+
+
+def test_a_word_of_an_image_description_finds_its_post(browser: Any, site_url: str) -> None:
+    # the tensor-parallel post says 고리로 only in an image's alt, which Pagefind indexes
+    assert search(browser, site_url, "ko", "고리로 이어져") == [MEASURED[0]]
+
+
+def test_what_was_found_before_still_is(browser: Any, site_url: str) -> None:
+    assert PREFIX in search(browser, site_url, "ko", "오르다")
+    assert len(search(browser, site_url, "ko", "오르다")) == 3  # 올랐습니다, 올랐다, 오른
+    assert search(browser, site_url, "ko", "재사용") == [PREFIX]
+    assert PREFIX in search(browser, site_url, "ko", "캐시를")
+    assert search(browser, site_url, "en", "prefix caching")[:1] == ["/en/blog/prefix-caching/"]
+
+
+def test_a_word_no_post_has_finds_nothing_and_offers_the_other_language(
+    browser: Any, site_url: str
+) -> None:
+    """재밌었습니다 starts with 재 too: asked of Pagefind, it found the `재 보다` posts."""
+    page = browser.new_page()
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url))
+    page.goto(f"{site_url}/ko/search/?q=" + "재밌었습니다", wait_until="load")
+    page.wait_for_function("document.querySelector('.search-status').textContent !== ''")
+    status = page.locator(".search-status")
+    assert status.inner_text() == status.get_attribute("data-none")
+    assert page.locator(".search-result").count() == 0
+    assert page.locator(".search-other").is_visible()
+    # one lexicon file (the first syllable's), and no Pagefind word index was read
+    assert len([u for u in asked if "/pagefind/words/" in u]) == 1
+    assert not [u for u in asked if "/index/" in u and u.endswith(".pf_index")]
+    page.close()
+
+
+SWEEP = """async () => {
+  const s = await import('/assets/search.js');
+  const at = '/ko/pagefind/';
+  const shards = await (await fetch(at + 'shards.json')).json();
+  const pagefind = await import(at + shards.bundles[0] + 'pagefind.js');
+  await pagefind.options({ baseUrl: '/' });
+  for (const other of shards.bundles.slice(1)) await pagefind.mergeIndex(at + other, { baseUrl: '/' });
+  const files = await Promise.all(shards.words.map(async (f) => (await fetch(at + f)).json()));
+  const words = [], missed = [];
+  for (const file of files) {
+    for (const word of Object.keys(file.w)) {
+      words.push(word);
+      const asked = s.readWord(word, files[s.shardOf(word, files.length)]);
+      if (asked === null || !(await pagefind.search(asked)).results.length) missed.push([word, asked]);
+    }
+  }
+  return { words: words.length, missed };
+}"""
+
+
+def test_every_word_of_the_index_typed_as_it_is_finds_a_post(browser: Any, site_url: str) -> None:
+    """No false "no results": each Korean word and stem the lexicon lists (2,441 on the demo) is
+    read and asked so that Pagefind finds a page (the one it came from, at least)."""
+    page = browser.new_page()
+    page.goto(f"{site_url}/ko/search/", wait_until="load")
+    found = page.evaluate(SWEEP)
+    page.close()
+    assert found["words"] > 2000 and found["missed"] == []

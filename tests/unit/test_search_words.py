@@ -1,0 +1,208 @@
+"""Session 33: the Korean search lexicon (render/search_words.py) and how the search page reads a
+query word with it (theme static/search.js `readWord`, run in Node: the functions the page uses).
+
+The reader's query words are read as the index read the words of the pages: 올랐다 → 오르다,
+재사용했습니다 → 재사용. A word that cannot be read is not asked of Pagefind, which matched the
+longest indexed word it starts with: 재사용했습니다 found the posts with `직접 재 보다`."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bipub.render.search import SearchPage, Stemmer, search_index
+from bipub.render.search_words import (
+    ENDINGS,
+    alt_words,
+    base,
+    lexicon,
+    shard_of,
+    term,
+    words_of,
+)
+
+SEARCH_JS = Path(__file__).parents[2] / "src" / "bipub" / "theme" / "static" / "search.js"
+
+# the words of a blog as the index holds them (word → Kiwi's stems, as render/search.py finds them)
+WORDS: dict[str, list[str]] = {
+    "재사용합니다": ["재사용", "사용", "재사용하다", "사용하다"],
+    "재사용되고": ["재사용", "사용", "재사용되다", "사용되다"],
+    "재": [],  # (직접 재 보다: a one-syllable word)
+    "보다": [],
+    "올랐습니다": ["오르다"],
+    "적중률이": ["적중률", "적중"],
+    "캐시를": ["캐시"],
+    "책을": ["책"],
+    "사고": [],  # a noun, and 사다 a verb: the base 사 is both's
+    "사다": [],
+}
+
+
+def _js(
+    calls: list[tuple[str, list[Any]]], lexicon_file: dict[str, Any] | None = None
+) -> list[Any]:
+    """search.js's functions called in Node: [(name, args)] → their results (`lex` in args is
+    replaced by `lexicon_file`, `lexiconOf` by a function that resolves to it)."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("Node is not installed: run scripts/bootstrap.sh (Debian package nodejs)")
+    script = (
+        'import * as s from "./search.mjs";\n'
+        f"const lex = {json.dumps(lexicon_file)};\n"
+        f"const calls = {json.dumps(calls, ensure_ascii=False)};\n"
+        "const arg = (a) => a === 'lex' ? lex : a === 'lexiconOf' ? async () => lex : a;\n"
+        "const results = await Promise.all(calls.map(([f, args]) => s[f](...args.map(arg))));\n"
+        "console.log(JSON.stringify(results));\n"
+    )
+    with tempfile.TemporaryDirectory(prefix="bipub-search-js-") as tmp:
+        folder = Path(tmp)
+        (folder / "search.mjs").write_text(SEARCH_JS.read_text("utf-8"), "utf-8")
+        (folder / "run.mjs").write_text(script, "utf-8")
+        proc = subprocess.run(
+            [node, "run.mjs"], cwd=folder, capture_output=True, text=True, check=False, timeout=60
+        )
+    assert proc.returncode == 0, proc.stderr
+    result: list[Any] = json.loads(proc.stdout)
+    return result
+
+
+def _one_file(words: dict[str, list[str]]) -> dict[str, Any]:
+    files = lexicon([words])
+    assert len(files) == 1  # (a small lexicon is one file)
+    parsed: dict[str, Any] = json.loads(next(iter(files.values())))
+    return parsed
+
+
+def _read(words: list[str], lexicon_words: dict[str, list[str]] = WORDS) -> list[Any]:
+    return _js([("readWord", [w, "lex"]) for w in words], _one_file(lexicon_words))
+
+
+def test_the_endings_are_the_same_in_the_page_script() -> None:
+    script = SEARCH_JS.read_text("utf-8")
+    listed = re.search(r"const ENDINGS = \[(.*?)\]", script, re.S)
+    assert listed is not None
+    assert tuple(re.findall(r'"([^"]+)"', listed.group(1))) == ENDINGS
+
+
+def test_base_and_shard_are_the_same_in_python_and_in_the_page() -> None:
+    words = [*WORDS, "재사용했습니다", "올랐다", "갔어요", "한다", "가", "재사용", "오릅니다"]
+    words += ["오른다", "먹었다", "먹었습니다", "간다", "합니까", "올랐다고"]
+    calls = [("base", [w]) for w in [*words, "a", "p99는"]] + [("shardOf", [w, 8]) for w in words]
+    want = [base(w) for w in [*words, "a", "p99는"]] + [shard_of(w, 8) for w in words]
+    assert _js(calls) == want
+    assert base("재사용했습니다") == base("재사용합니다") == base("재사용되고") == "재사용"
+    assert base("올랐습니다") == base("올랐다") == "올랐"
+    assert base("먹었습니다") == base("먹었다") == "먹었"
+    assert base("오릅니다") == base("오른다") == base("오르고") == "오르"  # (ㅂ니다, ㄴ다)
+
+
+def test_terms() -> None:
+    assert term("적중률이", ["적중률", "적중"]) == "적중률"  # the leading noun run
+    assert term("올랐습니다", ["오르다"]) == "오르다"  # the dictionary form
+    assert term("재사용", ["사용"]) == ""  # not a noun inside it: the word itself
+    assert term("재", []) == ""
+
+
+def test_a_word_in_the_index_is_asked_by_its_stem() -> None:
+    assert _read(["올랐습니다", "캐시를", "적중률이", "재사용합니다", "재"]) == [
+        "오르다",
+        "캐시",
+        "적중률",
+        "재사용",
+        "재",
+    ]
+
+
+def test_another_form_of_a_word_is_read_as_the_index_read_it() -> None:
+    assert _read(["올랐다", "재사용했습니다", "재사용됐다", "캐시가", "적중률을"]) == [
+        "오르다",  # 올랐습니다's base
+        "재사용",  # 재사용합니다's base
+        "재사용",
+        "캐시",  # (the particle taken off)
+        "적중률",
+    ]
+
+
+def test_a_present_form_is_read_by_the_verb_stem() -> None:
+    # 오릅니다 and 오른다: no post says them; the base 오르 is the stem 오르다's
+    assert _read(["오릅니다", "오른다"]) == ["오르다", "오르다"]
+
+
+def test_a_verb_form_with_a_particle_after_it() -> None:
+    assert _read(["올랐다고", "재사용된다는"]) == ["오르다", "재사용"]
+
+
+def test_a_word_that_starts_indexed_words_is_asked_as_it_is() -> None:
+    assert _read(["재사", "적중"]) == ["재사", "적중"]
+
+
+def test_a_word_that_cannot_be_read_is_not_asked() -> None:
+    """Asked, Pagefind would match the longest indexed word it starts with: 재, 사고."""
+    words = {"재": [], "보다": [], "사고": [], "사다": []}
+    assert _read(["재사용했습니다", "재밌었다", "사과했다", "바나나"], words) == [None] * 4
+    assert _read(["사고했다"], words) == ["사고"]  # (사고 starts an indexed word: it is one)
+    # a base whose words are read differently is left out (사고 → 사고, 사다 → 사다)
+    assert "사" not in _one_file(words)["b"]
+
+
+def test_a_one_syllable_form_is_read_only_as_a_noun() -> None:
+    # 책이 → 책 (a noun stem: 책을 ⟦책⟧), asked as that word only, not as the start of 책임;
+    # 재가 → 재: no noun stem, and 재 is only a word
+    assert _read(["책이", "재가"]) == ['"책"', None]
+    assert _read(["책을", "책", "재"]) == ['"책"', "책", "재"]  # (typed: the start of words)
+
+
+def test_the_lexicon_is_split_by_first_syllable_and_the_same_for_the_same_words() -> None:
+    words = {
+        f"{chr(0xAC00 + 28 * i)}{chr(0xAC00 + j)}다": [] for i in range(300) for j in range(40)
+    }
+    files = lexicon([words])
+    assert len(files) > 1 and lexicon([dict(reversed(list(words.items())))]) == files
+    for n, (name, data) in enumerate(files.items()):
+        assert name.startswith(f"words/{n}-")
+        assert all(shard_of(w, len(files)) == n for w in json.loads(data)["w"])
+    assert max(len(d) for d in files.values()) < 2 * 24_000
+
+
+@pytest.mark.real_search
+def test_the_words_are_read_from_the_index_pagefind_wrote() -> None:
+    html = (
+        '<html lang="ko"><body><div data-pagefind-body><p>적중률이 9%p 올랐습니다. 캐시-히트'
+        "</p><pre><code># 캐시를 비운다</code></pre></div><nav>메뉴</nav></body></html>"
+    )
+    files = search_index([SearchPage("/ko/blog/a/", html)], "ko", Stemmer())
+    words = words_of(files)
+    assert words["적중률이"][:1] == ["적중률"] and words["올랐습니다"] == ["오르다"]
+    assert {"캐시히트", "캐시", "히트", "비운다"} <= set(words)  # (the code's words too)
+    read = json.loads(next(iter(lexicon([words]).values())))["w"]
+    assert {"오르다", "적중률"} <= set(read)  # the stems are words of the index too
+    assert "메뉴" not in words  # (not indexed: outside the page's data-pagefind-body)
+    assert lexicon([words]) == lexicon([words_of(dict(reversed(list(files.items()))))])
+
+
+def test_the_descriptions_of_the_images_of_the_body_are_words_of_the_index() -> None:
+    """Pagefind indexes an image's alt (고리로 found the post whose only 고리로 is in one), but a
+    fragment's text does not hold it: without them a query for such a word found nothing."""
+    html = (
+        '<header><img alt="머리그림"></header><main data-pagefind-body><p>x <img src="a.png" '
+        'alt="링 all-reduce: GPU 4장이 고리로 이어져"><span class="math"><img alt="수식그림"></span>'
+        '<a class="header-anchor"><img alt="앵커그림"></a><span data-pagefind-ignore><img alt="무시">'
+        '</span><img alt="뒤&amp;그림"></p></main><footer><img alt="바닥그림"></footer>'
+    )
+    assert alt_words([html]) == ["고리로", "그림", "뒤", "뒤그림", "링", "이어져"]
+
+
+def test_a_query_is_read_word_by_word_and_not_asked_if_a_word_cannot_be_read() -> None:
+    lexicon_file = _one_file(WORDS)
+    queries = ["적중률이 올랐다", "적중률이 올랐다.", "KV 캐시를", "재사용했습니다 재밌었다", "  "]
+    found = _js([("readQuery", [q, "lexiconOf"]) for q in queries], lexicon_file)
+    # (the punctuation around a Korean word is left out: 올랐다. was asked as it was, and
+    # Pagefind matched the longest indexed word it starts with)
+    assert found == ["적중률 오르다", "적중률 오르다", "KV 캐시", None, ""]
