@@ -205,7 +205,7 @@ def main() -> None:
     fast, serve_only = "--no-fast" not in sys.argv, "--serve-only" in sys.argv
     project = Path(args[0]).absolute()
     first = set(args[1].split(",")) if len(args) > 1 else {"html"}
-    env = dict(os.environ, SOURCE_DATE_EPOCH=os.environ.get("SOURCE_DATE_EPOCH", "1775520000"))
+    env = dict(os.environ, SOURCE_DATE_EPOCH=os.environ.get("SOURCE_DATE_EPOCH", "1798761600"))
     os.environ.update(env)
     posts = project / "content" / "ko" / "posts"
     rows: dict[str, list[float]] = {}

@@ -143,7 +143,7 @@ def main() -> int:
     options = parser.parse_args()
     args = options.args[1:] if options.args[:1] == ["--"] else options.args
     project = Path(args[args.index("-C") + 1]) if "-C" in args else Path.cwd()
-    env = {**os.environ, "SOURCE_DATE_EPOCH": os.environ.get("SOURCE_DATE_EPOCH", "1775520000")}
+    env = {**os.environ, "SOURCE_DATE_EPOCH": os.environ.get("SOURCE_DATE_EPOCH", "1798761600")}
     for run in range(options.runs):
         if options.edit:
             with (project / options.edit).open("a", encoding="utf-8") as f:
