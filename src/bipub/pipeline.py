@@ -39,6 +39,7 @@ from bipub.pair.site import PairMemo, Site, pair_site
 from bipub.pair.status import StatusCache
 from bipub.project import Project
 from bipub.render import cards, urls
+from bipub.render.aliases import redirects
 from bipub.render.cards import Cards
 from bipub.render.diagrams import Diagrams
 from bipub.render.first_pages import DEFERRED, FirstPages
@@ -151,6 +152,7 @@ def plan(
     renderer = HtmlRenderer.again(memo, site, markdown, url)
     renderer.site_root = project.root
     parts = state.parts.again() if state is not None else Parts()
+    pages = renderer.plan()
     return RenderJob(
         project,
         site,
@@ -159,10 +161,11 @@ def plan(
         markdown,
         envs,
         renderer,
-        renderer.plan(),
+        pages,
         collector,
         cache,
         parts,
+        redirects(site, pages, langs),
     )
 
 
