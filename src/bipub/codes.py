@@ -73,7 +73,7 @@ _TABLE: tuple[tuple[str, Default, str, str], ...] = (
     ("pairing", W, "pair", "CV list items are paired by position; add the identifying field so reordering cannot mismatch them."),
     ("slug", E, "pair", "A slug is not a single safe path segment, or is one of the site's own names (index.html, feed.xml, blog, ...)."),
     ("url-clash", E, "pair", "Two pages map to the same URL (an alias of a post or page counts as a page: front matter `aliases`)."),
-    ("alias", E, "pair", "An alias (front matter `aliases`) of a post or page is not under its file's language folder: a Korean file's aliases are /ko/ URLs."),
+    ("alias", E, "pair", "An alias (front matter `aliases`) of a post or page is not under a language folder of its file's pages: a Korean file's aliases are /ko/ URLs (the source's may also be those of a language without a file of the post, whose page shows the source)."),
     ("url-removed", W, "write", "A post's or page's URL that the last build into this output folder published is gone in this build (file renamed, slug changed, post deleted) and no alias covers it: old links to it break. The message names the `aliases:` line to add, and where, when the post still exists under a new URL. Said by the build that removes the URL, not repeated by the builds after it."),
     ("series-names", W, "pair", "A post names its series otherwise than the name the series shows in that language (its first part's); that name is shown nowhere."),
     ("series-clash", W, "pair", "Two series' names make the same URL in a language; the one begun later (its earliest post) gets a numbered one (series/<slug>-2/), so an older series' URL never moves."),

@@ -33,8 +33,9 @@ from bipub.diagnostics import Diagnostic, Severity
 from bipub.project import Project
 from bipub.write.record import Identity, OutputRecord, TreeRecord
 
-FORMAT = 7  # 4: the output's record for the next build's writer (write/record.py); 5: BLAKE3;
-# 6: saved as what changed since a base file (cache.py `save_delta`); 7: its files counted
+FORMAT = 8  # 4: the output's record for the next build's writer (write/record.py); 5: BLAKE3;
+# 6: saved as what changed since a base file (cache.py `save_delta`); 7: its files counted;
+# 8: the post and page pages it published, with what they were of (`urls`)
 
 
 @dataclass
@@ -56,6 +57,9 @@ class Record:
     # the other options' keys the output is current for too, with what their build said
     # (`bipub serve`'s build of the pages, then of the other outputs, of the same inputs)
     also: dict[str, Summary] = field(default_factory=dict)
+    # each post's and page's page it published (its output file) → the entry (`posts/alpha`)
+    # and the file it was made from: what the next build says is gone (render/removed_urls.py)
+    urls: dict[str, tuple[str, str]] = field(default_factory=dict)
     # the checked bytes it was read from (`read_delta`: the prescan's child sends them as they
     # are, not pickled again; not compared, not kept by the build)
     raw: tuple[memoryview | bytes, memoryview | bytes] | None = field(
@@ -182,6 +186,7 @@ def from_raw(payload: memoryview | bytes, base: memoryview | bytes) -> Record | 
         spare,
         also=_also(head),
         base=found,
+        urls=tables["urls"],
     )
 
 
@@ -199,11 +204,12 @@ def save(project: Project, out: Path, record: Record, before: Record | None = No
         "spare": record.spare is not None,
         "files": len(record.files),  # (`summary_of`)
     }
-    tables = {
+    tables: dict[str, dict[Any, Any]] = {
         "inputs": record.inputs,
         "files": record.files,
         "dirs": record.dirs,
         "digests": record.digests,
+        "urls": record.urls,
     }
     if record.spare is not None:
         tables["spare_files"] = record.spare.files
@@ -268,6 +274,7 @@ def with_journal(project: Project, out: Path, record: Record) -> tuple[Record, s
         tables["digests"],
         spare,
         base=record.base,  # (the next save: as what changed since the record's base)
+        urls=record.urls,  # (the record's: a page the journal's output lacks is said gone)
     )
     return merged, "output folder recorded by the journal of the last update (not saved since)"
 

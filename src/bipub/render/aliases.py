@@ -5,7 +5,9 @@ as `/ko/blog/old-name/`) is published as a small page at that path that sends th
 to the URL of that language's version of the post or page: a `<meta http-equiv="refresh">`,
 a `<link rel="canonical">`, `noindex` and a visible link (what Hugo, Zola, jekyll-redirect-from
 and mkdocs-redirects write). A Korean file's aliases are Korean URLs: each lies under `/ko/`
-(a build of some languages replaces only their folders: write/folders.py `owned_by`).
+(a build of some languages replaces only their folders: write/folders.py `owned_by`); the
+source's may also be URLs of a language that has no file of the post, whose page shows the
+source (`alias_langs`).
 
 A redirect page is a page: the rule that no two pages map to one URL (`url-clash`, as
 render/page_plan.py `Plan.add` says it of two planned pages) holds between an alias and every
@@ -40,6 +42,7 @@ class Redirect:
     title: str  # the page's title (the link's text)
     rel: str  # the document that names it
     line: int
+    text_lang: str = ""  # the title's language, if not `lang` (a page that shows the source)
 
     @property
     def origin(self) -> str:
@@ -53,48 +56,70 @@ def version_path(entry: Entry, lang: str) -> str:
     return urls.page(lang, entry.slug)
 
 
-def _named(entries: Iterable[Entry], langs: Sequence[str]) -> list[tuple[Entry, str, Document]]:
-    return [
-        (entry, lang, doc)
-        for entry in entries
-        for lang, doc in entry.docs.items()
-        if lang in langs and doc.meta.aliases
-    ]
+def alias_langs(entry: Entry, doc: Document) -> list[str]:
+    """The languages whose URLs `doc`'s aliases may be: its own, and for the source, each
+    language the entry has no file of whose page shows the source."""
+    if doc is not entry.source:
+        return [doc.lang]
+    return [doc.lang, *(lang for lang in entry.versions if lang not in entry.docs)]
 
 
 def redirects(site: Site, plan: Plan, langs: Sequence[str]) -> list[Redirect]:
     """The redirect pages of the languages `langs` (those the plan has pages of). Raises
-    DiagnosticError naming each alias that is not under its language's folder or maps to the
-    URL of a page or of another alias. An alias of a version that has no page (a draft) makes
-    none, as the version makes none."""
-    named = _named(site.entries, langs)
-    if not named:
-        return []
+    DiagnosticError naming each alias that is not under a language folder of its file's
+    (`alias_langs`) or maps to the URL of a page or of another alias. An alias of a version
+    that has no page (a draft) makes none, as the version makes none."""
     errors: list[Diagnostic] = []
     found: dict[str, Redirect] = {}
     pages: dict[str, str] | None = None  # page file → what it is (made when first needed)
     folders: dict[str, str] | None = None  # folder of a page file → that file
-    for entry, lang, doc in named:
-        target = version_path(entry, lang)
-        spec = plan.paths.get(target)
-        if spec is None:
-            continue  # (not published in this build: a draft)
-        if pages is None or folders is None:
-            pages, folders = _page_files(plan)
-        for index, alias in enumerate(doc.meta.aliases):
-            line = doc.yaml.line_for(("aliases", index)) or doc.line_of("aliases") or 1
-            file = urls.output_file(alias)
-            redirect = Redirect(file, alias, target, lang, spec.title, doc.rel, line)
-            why = _refused(redirect, spec.file, pages, folders, found)
-            if why is not None:
-                code, message = why
-                said = f"aliases[{index}]: {message}"
-                errors.append(Diagnostic(doc.rel, line, code, said, key="aliases"))
-            else:
-                found[file] = redirect
+    for entry in site.entries:
+        for doc in entry.docs.values():
+            if not doc.meta.aliases:
+                continue
+            own = alias_langs(entry, doc)
+            for index, alias in enumerate(doc.meta.aliases):
+                line = doc.yaml.line_for(("aliases", index)) or doc.line_of("aliases") or 1
+                lang = alias.split("/")[1]
+                why: tuple[str, str] | None = None
+                if lang not in own:
+                    why = ("alias", _other_language(alias, doc, entry, own))
+                elif lang not in langs:
+                    continue  # (a language this build does not make)
+                else:
+                    target = version_path(entry, lang)
+                    spec = plan.paths.get(target)
+                    if spec is None:
+                        continue  # (not published in this build: a draft)
+                    if pages is None or folders is None:
+                        pages, folders = _page_files(plan)
+                    file = urls.output_file(alias)
+                    text_lang = spec.title_lang or spec.content_lang or lang
+                    redirect = Redirect(
+                        file, alias, target, lang, spec.title, doc.rel, line, text_lang
+                    )
+                    why = _refused(redirect, spec.file, pages, folders, found)
+                    if why is None:
+                        found[file] = redirect
+                if why is not None:
+                    code, message = why
+                    said = f"aliases[{index}]: {message}"
+                    errors.append(Diagnostic(doc.rel, line, code, said, key="aliases"))
     if errors:
         raise DiagnosticError(errors)
     return [found[file] for file in sorted(found)]
+
+
+def _other_language(alias: str, doc: Document, entry: Entry, own: list[str]) -> str:
+    lang = alias.split("/")[1]
+    under = " or ".join(f"/{code}/" for code in own)
+    if lang in entry.docs:
+        there = f"in {entry.docs[lang].rel}, whose page it is"
+    elif lang in entry.versions:
+        there = f"in {entry.source.rel}, the file its {lang} page shows"
+    else:
+        there = "under a language folder of the site"
+    return f"{alias} is not under {under}: the aliases of {doc.rel} are its pages' URLs (write it {there})"
 
 
 def _refused(
@@ -106,13 +131,7 @@ def _refused(
 ) -> tuple[str, str] | None:
     """Why `redirect` cannot be written (its code and message), or None. `own`: the file of
     the page it sends the reader to."""
-    alias, lang, file = redirect.alias, redirect.lang, redirect.file
-    if alias.split("/")[1] != lang:
-        return (
-            "alias",
-            f"{alias} is not under /{lang}/: the aliases of {redirect.rel} are {lang} URLs "
-            "(write an old URL of another language in that language's file)",
-        )
+    alias, file = redirect.alias, redirect.file
     if file in pages:
         what = "this version's own page" if file == own else pages[file]
         return (
@@ -164,7 +183,7 @@ def redirect_html(redirect: Redirect, url: urls.UrlBuilder) -> str:
     title = html.escape(redirect.title, quote=False)
     return (
         "<!DOCTYPE html>\n"
-        f'<html lang="{html.escape(redirect.lang, quote=True)}">\n'
+        f'<html lang="{html.escape(redirect.text_lang or redirect.lang, quote=True)}">\n'
         "<head>\n"
         '<meta charset="utf-8">\n'
         f"<title>{title}</title>\n"
