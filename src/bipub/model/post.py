@@ -141,6 +141,10 @@ def check_alias(value: str) -> str:
     for segment in segments:
         if segment == "":
             raise ValueError(f"{value!r} has an empty segment ('//')")
+        if segment in (".", ".."):
+            raise ValueError(
+                f"{value!r}: '{segment}' segments are not allowed (no way out of the site)"
+            )
         try:
             check_slug(segment)
         except ValueError as exc:

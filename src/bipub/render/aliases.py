@@ -159,7 +159,8 @@ def _page_files(plan: Plan) -> tuple[dict[str, str], dict[str, str]]:
     folders: dict[str, str] = {}
     for path, spec in plan.paths.items():
         file = spec.file
-        pages[file] = f"the page {path}"
+        made_of = f" ({spec.doc.rel})" if spec.doc is not None else ""
+        pages[file] = f"the page {path}{made_of}"
         for folder in _above(file):
             folders.setdefault(folder, file)
     return pages, folders
