@@ -711,3 +711,35 @@ def test_an_update_killed_at_every_write_leaves_the_old_or_the_new_site(
         if seen[0] < at:  # the update had fewer writes: every one was killed once
             break
     assert outcomes == {"old", "new"} and at > 20
+
+
+@pytest.mark.parametrize("resident", [False, True], ids=["restored", "resident"])
+def test_an_alias_added_changed_and_removed_makes_and_removes_its_redirect_page(
+    shm_path: Path, resident: bool
+) -> None:
+    """Front matter `aliases` (render/aliases.py): the build after each edit equals a clean
+    one, its redirect pages written, moved and removed with it (and their folders)."""
+    project = shm_path / "p"
+    shutil.copytree(PROJECTS / "minimal", project)
+    kept = Kept(BuildCache()) if resident else None
+    build(project, only=KINDS, kept=kept)
+    post = project / "content/ko/posts/alpha.md"
+    source = post.read_text(encoding="utf-8")
+    site = project / "site"
+    for aliases, present in [
+        ("[/ko/blog/old-alpha/, /ko/2019/alpha.html]", {"ko/blog/old-alpha", "ko/2019"}),
+        ("[/ko/blog/older-alpha]", {"ko/blog/older-alpha"}),
+        (None, set()),
+    ]:
+        text = (
+            source if aliases is None else source.replace("---\n", f"---\naliases: {aliases}\n", 1)
+        )
+        post.write_text(text, encoding="utf-8")
+        result = build(project, only=KINDS, kept=kept)
+        assert not result.up_to_date
+        clean = shm_path / "clean"
+        build(project, clean, use_cache=False, only=KINDS)
+        assert tree_snapshot(site) == tree_snapshot(clean), aliases
+        assert _folders(site) == _folders(clean), aliases
+        made = {"ko/blog/old-alpha", "ko/2019", "ko/blog/older-alpha"}
+        assert {f for f in made if (site / f).exists()} == present, aliases
