@@ -215,3 +215,20 @@ def test_nothing_is_said_without_a_record(project: Path) -> None:
     build(project, use_cache=False)
     _front(project / "content/ko/posts/alpha.md", "slug: alpha-two")
     assert _removed(build(project, use_cache=False)) == []
+
+
+def test_redirect_pages_come_with_the_image_variants_as_before(project: Path) -> None:
+    """The redirect pages are written beside the root pages, static files and image variants
+    (render/outputs.py HtmlPages): two aliases, one image, each file written once."""
+    from PIL import Image
+
+    (project / "static/images").mkdir(parents=True)
+    Image.new("RGB", (800, 400), (200, 30, 30)).save(project / "static/images/red.png")
+    beta = project / "content/ko/posts/beta.md"
+    beta.write_text(beta.read_text(encoding="utf-8") + "\n![빨강](/images/red.png)\n", "utf-8")
+    _front(beta, "aliases: [/ko/blog/old-beta/, /ko/blog/older-beta/]")
+    build(project)
+    site = project / "site"
+    assert (site / "ko/blog/old-beta/index.html").is_file()
+    assert (site / "ko/blog/older-beta/index.html").is_file()
+    assert any((site / "_img").rglob("*.webp")), "no image variant written"

@@ -46,7 +46,7 @@ class Redirect:
 
     @property
     def origin(self) -> str:
-        return f"alias {self.alias} ({self.rel}:{self.line})"
+        return f"{self.rel}:{self.line} aliases: {self.alias}"
 
 
 def version_path(entry: Entry, lang: str) -> str:

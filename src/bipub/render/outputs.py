@@ -448,11 +448,11 @@ class HtmlPages:
                 ):
                     tree.add(urls.output_file(path), html, None, path)
                 _static(job.project, tree)
-            for redirect in job.redirects:  # (of the languages built)
-                page = redirect_html(redirect, job.url)
-                tree.add(redirect.file, page, redirect.lang, redirect.origin)
                 for rel, data in variant_files(images, cache_dir, quality, job.collector, fresh):
                     tree.add(rel, data, None, "image variant")
+            for redirect in job.redirects:  # (of the languages built: render/aliases.py)
+                page = redirect_html(redirect, job.url)
+                tree.add(redirect.file, page, redirect.lang, redirect.origin)
 
         self.counts, self.fingerprints = render_pages(
             job.renderer,
