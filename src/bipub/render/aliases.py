@@ -100,14 +100,14 @@ def redirects(site: Site, plan: Plan, langs: Sequence[str]) -> list[Redirect]:
                     )
                     why = _refused(redirect, spec.file, pages, folders, found)
                     if why is None:
-                        found[file] = redirect
+                        found[file.casefold()] = redirect
                 if why is not None:
                     code, message = why
                     said = f"aliases[{index}]: {message}"
                     errors.append(Diagnostic(doc.rel, line, code, said, key="aliases"))
     if errors:
         raise DiagnosticError(errors)
-    return [found[file] for file in sorted(found)]
+    return sorted(found.values(), key=lambda redirect: redirect.file)
 
 
 def _other_language(alias: str, doc: Document, entry: Entry, own: list[str]) -> str:
@@ -130,20 +130,24 @@ def _refused(
     found: dict[str, Redirect],
 ) -> tuple[str, str] | None:
     """Why `redirect` cannot be written (its code and message), or None. `own`: the file of
-    the page it sends the reader to."""
-    alias, file = redirect.alias, redirect.file
+    the page it sends the reader to. Files are compared case-folded, as slugs are (pair/site.py
+    `_check_urls`): on a file system that ignores case, `Alpha/` is `alpha/`."""
+    alias, file = redirect.alias, redirect.file.casefold()
     if file in pages:
-        what = "this version's own page" if file == own else pages[file]
+        what = "this version's own page" if file == own.casefold() else pages[file]
         return (
             "url-clash",
             f"{alias} is the URL of {what}; an alias must be an old URL that no page of the "
             "site has now",
         )
     if file in folders:
-        return "url-clash", f"{alias} would be written as {file}, the folder of {folders[file]}"
+        return (
+            "url-clash",
+            f"{alias} would be written as {redirect.file}, the folder of {folders[file]}",
+        )
     above = next((f for f in _above(file) if f in pages), None)
     if above is not None:
-        return "url-clash", f"{alias} lies inside {above}, a page's file"
+        return "url-clash", f"{alias} would be inside the file of {pages[above]}"
     other = found.get(file)
     if other is not None:
         return (
@@ -155,14 +159,16 @@ def _refused(
 
 
 def _page_files(plan: Plan) -> tuple[dict[str, str], dict[str, str]]:
+    """Each page's file (case-folded) → what it is; each folder above one (case-folded) →
+    that file."""
     pages: dict[str, str] = {}
     folders: dict[str, str] = {}
     for path, spec in plan.paths.items():
-        file = spec.file
+        file = spec.file.casefold()
         made_of = f" ({spec.doc.rel})" if spec.doc is not None else ""
         pages[file] = f"the page {path}{made_of}"
         for folder in _above(file):
-            folders.setdefault(folder, file)
+            folders.setdefault(folder, spec.file)
     return pages, folders
 
 
