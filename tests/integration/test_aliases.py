@@ -4,6 +4,7 @@ The bad values, one fixture each: tests/bad_inputs/aliases_*."""
 
 from __future__ import annotations
 
+import http.client
 import shutil
 from pathlib import Path
 
@@ -21,11 +22,11 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-def _front(path: Path, *lines: str) -> None:
+def _front(path: Path, *lines: str, drop: tuple[str, ...] = ()) -> None:
     """Put `lines` first in the front matter of `path` (a line of a key given replaces the
-    file's line of that key)."""
+    file's line of that key; the lines of the keys `drop` go)."""
     text = path.read_text(encoding="utf-8")
-    keys = {line.split(":", 1)[0] + ":" for line in lines}
+    keys = {line.split(":", 1)[0] + ":" for line in lines} | {key + ":" for key in drop}
     head, _, body = text.removeprefix("---\n").partition("\n---\n")
     kept = [line for line in head.split("\n") if not line.startswith(tuple(keys))]
     path.write_text("---\n" + "\n".join([*lines, *kept]) + "\n---\n" + body, encoding="utf-8")
@@ -232,3 +233,50 @@ def test_redirect_pages_come_with_the_image_variants_as_before(project: Path) ->
     assert (site / "ko/blog/old-beta/index.html").is_file()
     assert (site / "ko/blog/older-beta/index.html").is_file()
     assert any((site / "_img").rglob("*.webp")), "no image variant written"
+
+
+def test_serve_publishes_and_removes_a_redirect_page_as_the_alias_is_saved(make_project) -> None:
+    """`bipub serve`: a saved alias is served at its old URL after the reload; saved without
+    it, its page is gone (404); a slug saved changed says `url-removed` with the line to add."""
+    import re
+    import subprocess
+    import time
+
+    from tests.conftest import subprocess_env
+    from tests.integration.test_serve import _next_event_is_reload, _serve_command, get
+
+    project = make_project("minimal")
+    proc = subprocess.Popen(
+        _serve_command(project), stderr=subprocess.PIPE, text=True, env=subprocess_env()
+    )
+    try:
+        port = None
+        deadline = time.monotonic() + 120
+        assert proc.stderr is not None
+        while port is None and deadline > time.monotonic():  # (a hang guard)
+            match = re.search(r"http://127\.0\.0\.1:(\d+)/", proc.stderr.readline())
+            port = int(match.group(1)) if match else None
+        assert port, "serve did not start"
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        conn.request("GET", "/__bipub/events")
+        events = conn.getresponse()
+        post = project / "content/ko/posts/alpha.md"
+        _front(post, "aliases: [/ko/blog/old-alpha/]")
+        _next_event_is_reload(events)
+        status, body = get(port, "/ko/blog/old-alpha/")
+        assert status == 200
+        assert b'<meta http-equiv="refresh" content="0; url=/ko/blog/alpha/">' in body
+        _front(post, "slug: alpha-two", drop=("aliases",))
+        _next_event_is_reload(events)
+        assert get(port, "/ko/blog/old-alpha/")[0] == 404
+        said: list[str] = []
+        while not any("[url-removed]" in line and "/ko/blog/alpha/" in line for line in said):
+            said.append(proc.stderr.readline())
+            assert said[-1], "".join(said)  # (serve ended without saying it)
+        assert (
+            "add 'aliases: [/ko/blog/alpha/]' to the front matter of content/ko/posts/alpha.md"
+            in "".join(said)
+        )
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
