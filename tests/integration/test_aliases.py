@@ -280,3 +280,22 @@ def test_serve_publishes_and_removes_a_redirect_page_as_the_alias_is_saved(make_
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_an_older_sites_url_outside_the_language_folders_is_the_sources(project: Path) -> None:
+    """`/blog/old-alpha/` (a site before it had languages): the source's alias, to the source's
+    page; written, as the root pages, by a build of every language, kept as published by a
+    build of some, removed by a build of all without it."""
+    alpha = project / "content/ko/posts/alpha.md"
+    _front(alpha, "aliases: [/blog/old-alpha/, /2019/01/alpha.html]")
+    build(project)
+    site = project / "site"
+    page = (site / "blog/old-alpha/index.html").read_text(encoding="utf-8")
+    assert 'content="0; url=/ko/blog/alpha/"' in page and '<html lang="ko">' in page
+    assert (site / "2019/01/alpha.html").is_file()
+    _front(alpha, "aliases: [/blog/old-alpha/]")
+    build(project, langs=["en"])
+    assert (site / "2019/01/alpha.html").is_file()  # (the site's: as published)
+    build(project)
+    assert not (site / "2019").exists()
+    assert (site / "blog/old-alpha/index.html").is_file()

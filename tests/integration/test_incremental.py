@@ -555,7 +555,7 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
             self.edit_body(data, data.draw(text), "")
             build(self.project, only=KINDS, kept=self.kept, first=FirstPages(few=0))
 
-    @rule(data=st.data(), which=st.sets(st.sampled_from(["folder", "html", "hangul"])))
+    @rule(data=st.data(), which=st.sets(st.sampled_from(["folder", "html", "hangul", "root"])))
     def set_aliases(self, data: st.DataObject, which: set[str]) -> None:
         """A post's old URLs (front matter `aliases`) are added, changed or removed: each a
         redirect page (render/aliases.py) in the next build, and none once it is removed.
@@ -566,6 +566,9 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
         lang, name = path.parent.parent.name, path.stem
         given = {"folder": f"/{lang}/blog/old-{name}/", "html": f"/{lang}/{name}.html"}
         given["hangul"] = f"/{lang}/blog/옛-{name}/"
+        given["root"] = f"/old/{name}/"  # (outside the language folders: the source's only)
+        if lang != "ko":
+            which = which - {"root"}
         lines = path.read_text(encoding="utf-8").split("\n")
         end = lines.index("---", 1)
         head = [line for line in lines[1:end] if not line.startswith("aliases:")]
@@ -728,7 +731,7 @@ def test_an_alias_added_changed_and_removed_makes_and_removes_its_redirect_page(
     site = project / "site"
     for aliases, present in [
         ("[/ko/blog/old-alpha/, /ko/2019/alpha.html]", {"ko/blog/old-alpha", "ko/2019"}),
-        ("[/ko/blog/older-alpha]", {"ko/blog/older-alpha"}),
+        ("[/ko/blog/older-alpha, /old/alpha/]", {"ko/blog/older-alpha", "old"}),
         (None, set()),
     ]:
         text = (
@@ -741,5 +744,5 @@ def test_an_alias_added_changed_and_removed_makes_and_removes_its_redirect_page(
         build(project, clean, use_cache=False, only=KINDS)
         assert tree_snapshot(site) == tree_snapshot(clean), aliases
         assert _folders(site) == _folders(clean), aliases
-        made = {"ko/blog/old-alpha", "ko/2019", "ko/blog/older-alpha"}
+        made = {"ko/blog/old-alpha", "ko/2019", "ko/blog/older-alpha", "old"}
         assert {f for f in made if (site / f).exists()} == present, aliases

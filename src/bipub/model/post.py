@@ -104,7 +104,7 @@ Image = Annotated[StrictStr, AfterValidator(check_image), SHARED]
 # makes a folder of one of them (`/ko/feed.xml/`) would need that file to be a folder
 _SITE_FILES = frozenset(
     {"feed.xml", "feed.json", "card.png", "sitemap.xml", "robots.txt", "llms.txt"}
-    | {"llms-full.txt", "404.html", "index.html", "pagefind"}
+    | {"llms-full.txt", "404.html", "index.html", "pagefind", "favicon.ico"}
 )
 
 

@@ -7,7 +7,9 @@ a `<link rel="canonical">`, `noindex` and a visible link (what Hugo, Zola, jekyl
 and mkdocs-redirects write). A Korean file's aliases are Korean URLs: each lies under `/ko/`
 (a build of some languages replaces only their folders: write/folders.py `owned_by`); the
 source's may also be URLs of a language that has no file of the post, whose page shows the
-source (`alias_langs`).
+source (`alias_langs`), and URLs outside the language folders (an older site's `/2019/x/`,
+`/blog/x/`: to the source's page), which, as the root pages, only a build of every language
+writes (and a build of some keeps as published).
 
 A redirect page is a page: the rule that no two pages map to one URL (`url-clash`, as
 render/page_plan.py `Plan.add` says it of two planned pages) holds between an alias and every
@@ -43,6 +45,13 @@ class Redirect:
     rel: str  # the document that names it
     line: int
     text_lang: str = ""  # the title's language, if not `lang` (a page that shows the source)
+    shared: bool = False  # outside the language folders: written by a build of every language
+
+    @property
+    def owner(self) -> str | None:
+        """The language whose builds write it (write/folders.py `owned_by`); None: the site's,
+        as the root pages (a build of some languages keeps it as published)."""
+        return None if self.shared else self.lang
 
     @property
     def origin(self) -> str:
@@ -56,6 +65,11 @@ def version_path(entry: Entry, lang: str) -> str:
     return urls.page(lang, entry.slug)
 
 
+# the site's own folders and files at its root (besides the languages' folders): an alias
+# outside the language folders may not be one of them nor lie inside one
+ROOT_NAMES = frozenset({"api", "assets", "pdf", "_img", "index.html", "404.html"})
+
+
 def alias_langs(entry: Entry, doc: Document) -> list[str]:
     """The languages whose URLs `doc`'s aliases may be: its own, and for the source, each
     language the entry has no file of whose page shows the source."""
@@ -65,10 +79,14 @@ def alias_langs(entry: Entry, doc: Document) -> list[str]:
 
 
 def redirects(site: Site, plan: Plan, langs: Sequence[str]) -> list[Redirect]:
-    """The redirect pages of the languages `langs` (those the plan has pages of). Raises
-    DiagnosticError naming each alias that is not under a language folder of its file's
-    (`alias_langs`) or maps to the URL of a page or of another alias. An alias of a version
-    that has no page (a draft) makes none, as the version makes none."""
+    """The redirect pages of the languages `langs` (those the plan has pages of; with every
+    language, those outside the language folders too). Raises DiagnosticError naming each
+    alias that is under a language folder not of its file's (`alias_langs`), outside them but
+    not the source's or in a folder of the site's own (`ROOT_NAMES`), or maps to the URL of a
+    page or of another alias. An alias of a version that has no page (a draft) makes none, as
+    the version makes none."""
+    codes = site.config.codes
+    every = set(langs) == set(codes)
     errors: list[Diagnostic] = []
     found: dict[str, Redirect] = {}
     pages: dict[str, str] | None = None  # page file → what it is (made when first needed)
@@ -80,12 +98,26 @@ def redirects(site: Site, plan: Plan, langs: Sequence[str]) -> list[Redirect]:
             own = alias_langs(entry, doc)
             for index, alias in enumerate(doc.meta.aliases):
                 line = doc.yaml.line_for(("aliases", index)) or doc.line_of("aliases") or 1
-                lang = alias.split("/")[1]
+                first = alias.split("/")[1]
+                shared = first.casefold() not in codes
+                lang = entry.source_lang if shared else first
                 why: tuple[str, str] | None = None
-                if lang not in own:
+                if first not in codes and not shared:
+                    why = (
+                        "alias",
+                        f"{alias}: write the language folder as the site does, /{first.casefold()}/",
+                    )
+                elif shared and doc is not entry.source:
+                    why = (
+                        "alias",
+                        f"{alias} is outside the language folders: such an alias sends the reader to the {lang} page, and is written in the source file, {entry.source.rel}",
+                    )
+                elif shared and first.casefold() in ROOT_NAMES:
+                    why = ("alias", f"{alias}: /{first} at the site's root is the site's own")
+                elif not shared and lang not in own:
                     why = ("alias", _other_language(alias, doc, entry, own))
-                elif lang not in langs:
-                    continue  # (a language this build does not make)
+                elif (shared and not every) or lang not in langs:
+                    continue  # (a language this build does not make; the site's: only by all)
                 else:
                     target = version_path(entry, lang)
                     spec = plan.paths.get(target)
@@ -96,7 +128,7 @@ def redirects(site: Site, plan: Plan, langs: Sequence[str]) -> list[Redirect]:
                     file = urls.output_file(alias)
                     text_lang = spec.title_lang or spec.content_lang or lang
                     redirect = Redirect(
-                        file, alias, target, lang, spec.title, doc.rel, line, text_lang
+                        file, alias, target, lang, spec.title, doc.rel, line, text_lang, shared
                     )
                     why = _refused(redirect, spec.file, pages, folders, found)
                     if why is None:

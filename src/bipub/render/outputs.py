@@ -452,7 +452,7 @@ class HtmlPages:
                     tree.add(rel, data, None, "image variant")
             for redirect in job.redirects:  # (of the languages built: render/aliases.py)
                 page = redirect_html(redirect, job.url)
-                tree.add(redirect.file, page, redirect.lang, redirect.origin)
+                tree.add(redirect.file, page, redirect.owner, redirect.origin)
 
         self.counts, self.fingerprints = render_pages(
             job.renderer,
