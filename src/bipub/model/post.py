@@ -104,7 +104,7 @@ Image = Annotated[StrictStr, AfterValidator(check_image), SHARED]
 # makes a folder of one of them (`/ko/feed.xml/`) would need that file to be a folder
 _SITE_FILES = frozenset(
     {"feed.xml", "feed.json", "card.png", "sitemap.xml", "robots.txt", "llms.txt"}
-    | {"llms-full.txt", "404.html", "index.html", "pagefind", "favicon.ico"}
+    | {"llms-full.txt", "404.html", "index.html", "favicon.ico"}
 )
 
 
@@ -150,6 +150,9 @@ def check_alias(value: str) -> str:
         except ValueError as exc:
             said = str(exc).replace(f"slug {segment!r}", f"the segment {segment!r}", 1)
             raise ValueError(f"{value!r}: {said}") from None
+    inside = len(segments) > 2 or folder  # (its file is in a folder named by segments[1])
+    if inside and len(segments) > 1 and segments[1].casefold() == "pagefind":  # (Search.owns)
+        raise ValueError(f"{value!r} would be inside a search index folder, the site's own")
     if folder and segments[-1].casefold() in _SITE_FILES:
         raise ValueError(f"{value!r} would make a folder of a file the site writes")
     normal = "/" + "/".join(unicodedata.normalize("NFC", s) for s in segments)
