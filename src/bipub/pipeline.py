@@ -165,7 +165,7 @@ def plan(
         collector,
         cache,
         parts,
-        redirects(site, pages, langs),
+        redirects(site, pages, langs, project.static),
     )
 
 

@@ -13,8 +13,9 @@ writes (and a build of some keeps as published).
 
 A redirect page is a page: the rule that no two pages map to one URL (`url-clash`, as
 render/page_plan.py `Plan.add` says it of two planned pages) holds between an alias and every
-planned page (a file where the other needs a folder counts too: write/folders.py
-`check_folders`) and between two aliases, and is said at the file, line and key of the alias.
+planned page and file of the project's static/ (a file where the other needs a folder counts
+too: write/folders.py `check_folders`) and between two aliases, and is said at the file, line
+and key of the alias.
 The writer's own rule (`output-clash`: two sources write one file) stays below it for the
 files that are not pages. Redirect pages are in no sitemap, feed, search index, JSON list or
 llms.txt: those are made from the plan and the entries, which they are not part of.
@@ -23,8 +24,10 @@ llms.txt: those are made from the plan and the entries, which they are not part 
 from __future__ import annotations
 
 import html
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from bipub.diagnostics import Diagnostic, DiagnosticError
 from bipub.load.content import Document
@@ -78,13 +81,15 @@ def alias_langs(entry: Entry, doc: Document) -> list[str]:
     return [doc.lang, *(lang for lang in entry.versions if lang not in entry.docs)]
 
 
-def redirects(site: Site, plan: Plan, langs: Sequence[str]) -> list[Redirect]:
+def redirects(
+    site: Site, plan: Plan, langs: Sequence[str], static: Path | None = None
+) -> list[Redirect]:
     """The redirect pages of the languages `langs` (those the plan has pages of; with every
     language, those outside the language folders too). Raises DiagnosticError naming each
     alias that is under a language folder not of its file's (`alias_langs`), outside them but
     not the source's or in a folder of the site's own (`ROOT_NAMES`), or maps to the URL of a
-    page or of another alias. An alias of a version that has no page (a draft) makes none, as
-    the version makes none."""
+    page, a file of the project's `static` folder (copied to the same path) or another alias.
+    An alias of a version that has no page (a draft) makes none, as the version makes none."""
     codes = site.config.codes
     every = set(langs) == set(codes)
     errors: list[Diagnostic] = []
@@ -124,7 +129,7 @@ def redirects(site: Site, plan: Plan, langs: Sequence[str]) -> list[Redirect]:
                     if spec is None:
                         continue  # (not published in this build: a draft)
                     if pages is None or folders is None:
-                        pages, folders = _page_files(plan)
+                        pages, folders = _page_files(plan, static)
                     file = urls.output_file(alias)
                     text_lang = spec.title_lang or spec.content_lang or lang
                     redirect = Redirect(
@@ -169,17 +174,17 @@ def _refused(
         what = "this version's own page" if file == own.casefold() else pages[file]
         return (
             "url-clash",
-            f"{alias} is the URL of {what}; an alias must be an old URL that no page of the "
-            "site has now",
+            f"{alias} is the URL of {what}; an alias must be an old URL that no page or file "
+            "of the site has now",
         )
     if file in folders:
         return (
             "url-clash",
-            f"{alias} would be written as {redirect.file}, the folder of {folders[file]}",
+            f"{alias} would be written as {redirect.file}, the folder of {pages[folders[file]]}",
         )
     above = next((f for f in _above(file) if f in pages), None)
     if above is not None:
-        return "url-clash", f"{alias} would be inside the file of {pages[above]}"
+        return "url-clash", f"{alias} would lie inside a file the site writes: {pages[above]}"
     other = found.get(file)
     if other is not None:
         return (
@@ -190,17 +195,24 @@ def _refused(
     return None
 
 
-def _page_files(plan: Plan) -> tuple[dict[str, str], dict[str, str]]:
-    """Each page's file (case-folded) → what it is; each folder above one (case-folded) →
-    that file."""
+def _page_files(plan: Plan, static: Path | None) -> tuple[dict[str, str], dict[str, str]]:
+    """Each page's file and each file of `static` (case-folded) → what it is; each folder
+    above one (case-folded) → that file."""
     pages: dict[str, str] = {}
-    folders: dict[str, str] = {}
     for path, spec in plan.paths.items():
-        file = spec.file.casefold()
         made_of = f" ({spec.doc.rel})" if spec.doc is not None else ""
-        pages[file] = f"the page {path}{made_of}"
+        pages[spec.file.casefold()] = f"the page {path}{made_of}"
+    if static is not None and static.is_dir():
+        top = str(static)
+        for folder, _, names in os.walk(top):
+            rel = os.path.relpath(folder, top).replace(os.sep, "/")
+            for name in names:
+                file = name if rel == "." else f"{rel}/{name}"
+                pages.setdefault(file.casefold(), f"static/{file}")
+    folders: dict[str, str] = {}
+    for file in pages:
         for folder in _above(file):
-            folders.setdefault(folder, spec.file)
+            folders.setdefault(folder, file)
     return pages, folders
 
 
