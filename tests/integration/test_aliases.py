@@ -299,3 +299,19 @@ def test_an_older_sites_url_outside_the_language_folders_is_the_sources(project:
     build(project)
     assert not (site / "2019").exists()
     assert (site / "blog/old-alpha/index.html").is_file()
+
+
+def test_an_alias_of_a_language_the_post_has_no_page_in_is_refused(project: Path) -> None:
+    """`outputs.untranslated: omit`: `beta` (Korean only) has no English page to send to."""
+    config = project / "bipub.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + "outputs:\n  untranslated: omit\n", "utf-8"
+    )
+    _front(project / "content/ko/posts/beta.md", "aliases: [/en/blog/old-beta/]")
+    with pytest.raises(DiagnosticError) as failed:
+        build(project)
+    assert [d.format() for d in failed.value.diagnostics] == [
+        "content/ko/posts/beta.md:2: aliases[0]: /en/blog/old-beta/: this post has no en page "
+        "(no en file, and posts without a translation are left out there), so no alias can "
+        "send a reader to it"
+    ]

@@ -154,8 +154,12 @@ def _other_language(alias: str, doc: Document, entry: Entry, own: list[str]) -> 
         there = f"in {entry.docs[lang].rel}, whose page it is"
     elif lang in entry.versions:
         there = f"in {entry.source.rel}, the file its {lang} page shows"
-    else:
-        there = "under a language folder of the site"
+    else:  # (outputs.untranslated: omit)
+        return (
+            f"{alias}: this {entry.kind.removesuffix('s')} has no {lang} page (no {lang} file, "
+            "and posts without a translation are left out there), so no alias can send a reader "
+            "to it"
+        )
     return f"{alias} is not under {under}: the aliases of {doc.rel} are its pages' URLs (write it {there})"
 
 
