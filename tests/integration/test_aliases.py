@@ -315,3 +315,24 @@ def test_an_alias_of_a_language_the_post_has_no_page_in_is_refused(project: Path
         "(no en file, and posts without a translation are left out there), so no alias can "
         "send a reader to it"
     ]
+
+
+def test_a_page_takes_aliases_and_its_moved_url_is_said_too(project: Path) -> None:
+    """Pages as posts (`about`'s source, whose slug is shared, is the English file: the
+    default `source_languages` of pages)."""
+    about = project / "content/ko/pages/about.md"
+    build(project)
+    _front(project / "content/en/pages/about.md", "slug: me")
+    said = _removed(build(project))
+    assert said == [
+        "content/en/pages/about.md:1: warning: /en/about/ (published by the last build) is now "
+        "/en/me/: links to the old URL break; add 'aliases: [/en/about/]' to the front matter "
+        "of content/en/pages/about.md",
+        "content/ko/pages/about.md:1: warning: /ko/about/ (published by the last build) is now "
+        "/ko/me/: links to the old URL break; add 'aliases: [/ko/about/]' to the front matter "
+        "of content/ko/pages/about.md",
+    ]
+    _front(about, "slug: me", "aliases: [/ko/about/]")
+    assert _removed(build(project)) == []  # (the English one was said: not again)
+    page = (project / "site/ko/about/index.html").read_text(encoding="utf-8")
+    assert 'content="0; url=/ko/me/"' in page
