@@ -100,30 +100,16 @@ def redirects(
         for doc in entry.docs.values():
             if not doc.meta.aliases:
                 continue
-            own = alias_langs(entry, doc)
             for index, alias in enumerate(doc.meta.aliases):
                 line = doc.yaml.line_for(("aliases", index)) or doc.line_of("aliases") or 1
                 first = alias.split("/")[1]
-                shared = first.casefold() not in codes
+                shared = first.casefold() not in codes  # (outside the language folders)
                 lang = entry.source_lang if shared else first
-                why: tuple[str, str] | None = None
-                if first not in codes and not shared:
-                    why = (
-                        "alias",
-                        f"{alias}: write the language folder as the site does, /{first.casefold()}/",
-                    )
-                elif shared and doc is not entry.source:
-                    why = (
-                        "alias",
-                        f"{alias} is outside the language folders: such an alias sends the reader to the {lang} page, and is written in the source file, {entry.source.rel}",
-                    )
-                elif shared and first.casefold() in ROOT_NAMES:
-                    why = ("alias", f"{alias}: /{first} at the site's root is the site's own")
-                elif not shared and lang not in own:
-                    why = ("alias", _other_language(alias, doc, entry, own))
-                elif (shared and not every) or lang not in langs:
-                    continue  # (a language this build does not make; the site's: only by all)
-                else:
+                misplaced = _misplaced(alias, doc, entry, codes)
+                why: tuple[str, str] | None = ("alias", misplaced) if misplaced else None
+                if why is None:
+                    if (shared and not every) or lang not in langs:
+                        continue  # (a language this build does not make; the site's: by all)
                     target = version_path(entry, lang)
                     spec = plan.paths.get(target)
                     if spec is None:
@@ -138,13 +124,32 @@ def redirects(
                     why = _refused(redirect, spec.file, pages, folders, found)
                     if why is None:
                         found[file.casefold()] = redirect
-                if why is not None:
-                    code, message = why
-                    said = f"aliases[{index}]: {message}"
-                    errors.append(Diagnostic(doc.rel, line, code, said, key="aliases"))
+                        continue
+                code, message = why
+                said = f"aliases[{index}]: {message}"
+                errors.append(Diagnostic(doc.rel, line, code, said, key="aliases"))
     if errors:
         raise DiagnosticError(errors)
     return sorted(found.values(), key=lambda redirect: redirect.file)
+
+
+def _misplaced(alias: str, doc: Document, entry: Entry, codes: Sequence[str]) -> str | None:
+    """Why `alias` of `doc` is in a folder it may not be in (`alias`), or None."""
+    first = alias.split("/")[1]
+    if first.casefold() in codes:
+        if first not in codes:
+            return f"{alias}: write the language folder as the site does, /{first.casefold()}/"
+        if first not in alias_langs(entry, doc):
+            return _other_language(alias, doc, entry, alias_langs(entry, doc))
+        return None
+    if doc is not entry.source:
+        return (
+            f"{alias} is outside the language folders: such an alias sends the reader to the "
+            f"{entry.source_lang} page, and is written in the source file, {entry.source.rel}"
+        )
+    if first.casefold() in ROOT_NAMES:
+        return f"{alias}: /{first} at the site's root is the site's own"
+    return None
 
 
 def _other_language(alias: str, doc: Document, entry: Entry, own: list[str]) -> str:
@@ -160,7 +165,10 @@ def _other_language(alias: str, doc: Document, entry: Entry, own: list[str]) -> 
             "and posts without a translation are left out there), so no alias can send a reader "
             "to it"
         )
-    return f"{alias} is not under {under}: the aliases of {doc.rel} are its pages' URLs (write it {there})"
+    return (
+        f"{alias} is not under {under}: the aliases of {doc.rel} are its pages' URLs (write it "
+        f"{there})"
+    )
 
 
 def _refused(
