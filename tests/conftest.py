@@ -315,7 +315,7 @@ def _search_memo_test(request: pytest.FixtureRequest, _search_memo_module: None)
 def _fixed_environment(
     monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1775520000")  # 2026-04-07
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1798761600")  # 2027-01-01T00:00:00Z
     # the cache signing key and compiled templates live in the user's cache: keep tests out of ~
     monkeypatch.setenv("XDG_CACHE_HOME", str(_user_cache(tmp_path_factory)))
     monkeypatch.delenv("DEEPL_AUTH_KEY", raising=False)

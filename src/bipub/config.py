@@ -26,6 +26,7 @@ from bipub.load.text import TextDecodeError, read_text
 from bipub.load.yaml_strict import YamlError, load_yaml
 from bipub.model.fields import Strict, slugify
 from bipub.model.validate import validation_diagnostics
+from bipub.schedule import DEFAULT_ZONE, zone_of
 
 CONFIG_FILE = "bipub.yaml"
 _LANG = re.compile(r"^[a-z]{2,3}(?:-[A-Z]{2})?$")
@@ -45,6 +46,11 @@ def _diagnostic_code(value: str) -> str:
         close = difflib.get_close_matches(value, list(CODES), n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else " (`bipub explain` lists them)"
         raise ValueError(f"unknown diagnostic code {value!r}{hint}")
+    return value
+
+
+def _time_zone(value: str) -> str:
+    zone_of(value)  # (raises ValueError: said as a config error)
     return value
 
 
@@ -81,6 +87,11 @@ class Outputs(Strict):
     publish_drafts: StrictBool = Field(
         True,
         description="Show machine drafts with a notice (true) or show the source instead (false).",
+    )
+    publish_future: StrictBool = Field(  # session 33 (bipub/schedule.py)
+        False,
+        description="Publish posts dated in the future at once (true), or hold each back until "
+        "its date (false: `bipub build --future` publishes them for one build).",
     )
     raw_html: StrictBool = Field(False, description="Allow raw HTML in Markdown.")
     latest_posts: StrictInt = Field(5, ge=0, le=1000, description="Posts listed on the home page.")
@@ -311,6 +322,11 @@ class SiteConfig(Strict):
         [],
         description="The spelling each listed tag is shown with (`torch.compile` over "
         "`torch-compile`): one entry per tag, matched by its URL slug.",
+    )
+    time_zone: Annotated[StrictStr, AfterValidator(_time_zone)] = Field(  # session 33
+        DEFAULT_ZONE,
+        description="The zone a post's plain `date` (YYYY-MM-DD) begins in, for publishing it "
+        "on that day: an offset ('+09:00', 'UTC') or an IANA name ('Asia/Seoul').",
     )
 
     @model_validator(mode="after")

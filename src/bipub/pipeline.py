@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from bipub import buildstate, handover, restore, uptodate
+from bipub import buildstate, handover, restore, schedule, uptodate
 from bipub.buildstate import BuildState
 from bipub.cache import BuildCache, ReadAhead, kept_to_the_end, not_saved, user_cache_dir
 from bipub.code_stamp import CODE
@@ -62,6 +62,7 @@ from bipub.render.templates import THEME_DIR, bytecode_cache, site_environment
 from bipub.restore import Kept as Kept  # (re-exported: what `bipub serve` keeps)
 from bipub.result import BuildResult as BuildResult  # (re-exported: what build returns)
 from bipub.result import apply_strict, up_to_date
+from bipub.schedule import PUBLISH_ALL
 from bipub.write.output import (
     OutputTree,
     clean_leftovers,
@@ -84,6 +85,7 @@ class BuildOptions:
     on_pages: Callable[[int], None] | None = None  # progress: pages done
     first: FirstPages | None = None  # `bipub serve`'s fast render (render/first_pages.py)
     on_publish: Callable[[], None] | None = None  # called right after the swap (serve: reload)
+    future: bool = False  # --future: posts dated after "now" published too (bipub/schedule.py)
 
 
 def load(
@@ -108,11 +110,25 @@ def pair(
     collector: Collector,
     memo: PairMemo | None = None,
     status: StatusCache | None = None,
+    now: float = PUBLISH_ALL,
 ) -> Site:
     """Stage 3: translations matched, states resolved, tags and series collected (`memo`: what
     the last pairing of a resident caller worked out per entry, pair/site.py PairMemo; `status`:
-    the status files as the last build parsed them, pair/status.py)."""
-    return pair_site(project.root, config, content, collector, memo, status)
+    the status files as the last build parsed them, pair/status.py; `now`: after which a post
+    is scheduled, bipub/schedule.py, PUBLISH_ALL: none is)."""
+    return pair_site(project.root, config, content, collector, memo, status, now)
+
+
+def build_now(config: SiteConfig, future: bool) -> float:
+    """The "now" a build publishes posts up to (bipub/schedule.py): SOURCE_DATE_EPOCH, else the
+    clock; PUBLISH_ALL with --future or bipub.yaml `outputs.publish_future`. Raises
+    DiagnosticError if SOURCE_DATE_EPOCH is not a number of seconds."""
+    if future or config.outputs.publish_future:
+        return PUBLISH_ALL
+    try:
+        return schedule.build_now()
+    except ValueError as exc:
+        raise DiagnosticError([Diagnostic(None, None, "usage", str(exc))]) from None
 
 
 def plan(
@@ -320,6 +336,7 @@ def build(
     on_publish: Callable[[], None] | None = None,
     ahead: LoadAhead | None = None,
     read_ahead: ReadAhead | None = None,
+    future: bool = False,
 ) -> BuildResult:
     """Run every stage. Raises DiagnosticError (nothing written) or returns what was built.
 
@@ -334,11 +351,12 @@ def build(
     (`bipub serve`: open pages reload then); not called if nothing is published.
     `ahead`: the load stage of a build without the cache, started by the caller in a child
     process (load/ahead.py). `read_ahead`: the files `restore` reads, read and checked by
-    the caller ahead (cache.py ReadAhead, restore_files)."""
+    the caller ahead (cache.py ReadAhead, restore_files). `future`: posts dated after "now"
+    are published too (`bipub build --future`; bipub/schedule.py)."""
     if ahead is not None and use_cache:
         raise ValueError("the load stage is done ahead only for a build without the cache")
     project = Project(root)
-    target, key = uptodate.build_key(project, out, langs, only)
+    target, key = uptodate.build_key(project, out, langs, only, future)
     if prescan is not None and (prescan.target, prescan.key) != (target, key):
         raise ValueError("the prescan was started for another output folder or other options")
     options = BuildOptions(
@@ -349,6 +367,7 @@ def build(
         on_pages,
         first,
         on_publish,
+        future,
     )
     with _few_collections(), ExitStack() as stack:
         if use_cache and prescan is None:
@@ -386,6 +405,8 @@ def _build(
         published = scan.record.files if scan.record is not None else None
         last_urls = scan.record.urls if scan.record is not None else {}
         notes.append(prescan.note)
+        if scan.record is not None and scan.record.passed(record_key):
+            notes.append("not up to date: the clock passed a scheduled post's date (or went back)")
     else:
         clean_leftovers(target)  # what a killed build left
     collector = Collector()
@@ -410,7 +431,8 @@ def _build(
     # what pairing and planning make lives until the build ends and makes no reference cycles
     # (test_collector.py): not walked by the cyclic collector (cache.kept_to_the_end)
     with kept_to_the_end():
-        site = pair(project, config, content, collector, kept.pairs if kept else None)
+        now = build_now(config, options.future)
+        site = pair(project, config, content, collector, kept.pairs if kept else None, None, now)
         if kept is not None:
             notes.append(kept.paired_note(len(site.entries)))
         collector.raise_if_errors()
@@ -453,6 +475,7 @@ def _build(
     except OSError as exc:  # the disk, not bipub: said as such (staged() kept the old site)
         raise DiagnosticError([write_failed(exc)]) from exc
     warnings = sorted(set(collector.warnings), key=lambda d: (d.file or "", d.line or 0, d.message))
+    later = scheduled_posts(site)
     # the output folder's own notes (a lock taken over, a folder left alone) and what could not
     # be done after the swap: not about the content, so neither errors under --strict nor
     # repeated by the up-to-date builds that follow (they are not in the record)
@@ -493,6 +516,8 @@ def _build(
                 counts,
                 output.digests,
                 output.spare,
+                window=site.window,
+                scheduled=later,
                 urls=removed_urls.next_urls(last_urls, pages_of, selected, files),
             )
             if not kept.on_disk:  # (the file describes an older output: not trusted)
@@ -520,7 +545,14 @@ def _build(
         "; ".join(n for n in notes if n),
         state=new_state if new_state is not None else state,
         built=built,
+        scheduled=later,
     )
+
+
+def scheduled_posts(site: Site) -> list[tuple[str, str]]:
+    """The posts not yet published (bipub/schedule.py), soonest first: (when, "posts/key")."""
+    zone = schedule.zone_of(site.config.time_zone)
+    return [(schedule.when(e.publish_at or 0.0, zone), f"posts/{e.key}") for e in site.scheduled]
 
 
 def _silenced_note(silenced: list[Diagnostic]) -> str:

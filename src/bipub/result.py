@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bipub.diagnostics import Collector, Diagnostic, Severity
 from bipub.uprecord import Summary
@@ -37,6 +37,8 @@ class BuildResult:
     # build --only: the files per kind rebuilt, counted when asked (the command line's summary;
     # `bipub serve` never asks): handover.Built
     built: Mapping[str, int] = field(default_factory=dict)
+    # the posts not yet published, soonest first: (when, "posts/key") (bipub/schedule.py)
+    scheduled: list[tuple[str, str]] = field(default_factory=list)
 
 
 def apply_strict(collector: Collector, strict: bool) -> None:
@@ -81,4 +83,20 @@ def nothing_changed(previous: Summary, strict: bool, started: float) -> BuildRes
         sum(previous.pages.values()),
         "nothing changed since the last build: inputs and output are as they were",
         up_to_date=True,
+        scheduled=previous.scheduled,
     )
+
+
+def report_scheduled(ui: Any, scheduled: list[tuple[str, str]]) -> None:
+    """Say how many posts wait for their date (not published by this build: bipub/schedule.py)
+    and the next one, and (`-v`) each (`bipub build`, `bipub serve`)."""
+    if not scheduled:
+        return
+    n = len(scheduled)
+    at, ref = scheduled[0]
+    ui.info(
+        f"Scheduled: {n} post{'s' if n != 1 else ''} dated in the future, not published yet "
+        f"(next: {ref} at {at}; --future publishes them now)"
+    )
+    for at, ref in scheduled:
+        ui.debug(f"scheduled: {ref} at {at}")

@@ -450,7 +450,13 @@ def listen(host: str, port: int, handler: Any) -> ThreadingHTTPServer:
 
 
 def serve(
-    ui: Any, root: Path, host: str, port: int, out: Path | None, fast_render: bool = True
+    ui: Any,
+    root: Path,
+    host: str,
+    port: int,
+    out: Path | None,
+    fast_render: bool = True,
+    future: bool = False,
 ) -> None:
     from bipub import buildstate
     from bipub.cache import BuildCache
@@ -468,6 +474,7 @@ def serve(
     # the output folder, watched between rebuilds so that each checks only what was reported
     # changed in it (write/tree_watch.py); a folder of the user's (--out) is checked in full
     built = ServeBuilds(root, site, kept, build, TreeWatch() if out is None else None)
+    built.future, built.ui = future, ui  # (--future: bipub/schedule.py; the ui: what waits)
 
     saves = Saves(project, site, kept)  # (at quiet moments, and when it stops)
     built.on_built = saves.built
@@ -572,7 +579,7 @@ def _serve(
         )
         rebuild.waiting = batches.waiting
         missed = partial(unreported, project, kept.records, built.target)
-        follow = Follower(ui, rebuild, missed, partial(idle, batches.waiting))
+        follow = Follower(ui, rebuild, missed, partial(idle, batches.waiting), built.due)
         for changes in batches:
             follow(changes)
     except KeyboardInterrupt:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from bipub import uprecord, uptodate
 from bipub.diagnostics import DiagnosticError
 from bipub.project import Project
+from bipub.result import report_scheduled
 from bipub.write.tree_watch import TreeWatch
 
 if TYPE_CHECKING:  # (pipeline.py is imported when the server starts: `serve`)
@@ -49,13 +50,19 @@ class ServeBuilds:
         self.builds = 0  # builds run, whether they succeeded or not (serve_save.Sweeps)
         # while serving: a stop during a build waits for its end (serve_save.StopHold)
         self.hold: StopHold | None = None
+        self.future = False  # `bipub serve --future` (pipeline.build's `future`)
+        self._due: object = None  # the record `due` last said yes for
+        # where the scheduled posts are said (`bipub serve`'s ui: result.report_scheduled),
+        # when they are not those said last
+        self.ui: Any = None
+        self._said: list[tuple[str, str]] | None = None
 
     def __call__(
         self, only: set[str], changed: frozenset[str] | None, *, current: bool = True, **kw: Any
     ) -> BuildResult:
         """One build of `only`; `changed` and `kw` (first, on_publish): as pipeline.build's;
         `current=False`: built even if the output is current (uptodate.Prescan)."""
-        key = uptodate.build_key(self.project, self.site, None, only)[1]
+        key = uptodate.build_key(self.project, self.site, None, only, self.future)[1]
         before = self.kept.records.get(self.target)
         self.broken = True
         self.builds += 1
@@ -73,7 +80,13 @@ class ServeBuilds:
                 current=current,
             ) as prescan:
                 result = self._build(
-                    self.root, self.site, only=only, kept=self.kept, prescan=prescan, **kw
+                    self.root,
+                    self.site,
+                    only=only,
+                    kept=self.kept,
+                    prescan=prescan,
+                    future=self.future,
+                    **kw,
                 )
                 self._also(before, prescan)
         except DiagnosticError:  # (nothing published, nothing kept changed)
@@ -86,12 +99,26 @@ class ServeBuilds:
                 self.hold.building = False  # (a stop from now on: at once)
         self.broken = False
         self.up_to_date = result.up_to_date
+        if self.ui is not None and result.scheduled != self._said:
+            self._said = result.scheduled
+            report_scheduled(self.ui, result.scheduled)
         self._journal(before, result)
         if self.on_built is not None and not result.up_to_date:  # (nothing new to save)
             self.on_built()
         if self.hold is not None:
             self.hold.end()  # (a stop held while it built: now, with its state to save)
         return result
+
+    def due(self) -> bool:
+        """Whether the clock passed the date of a post the last build scheduled, or went back
+        before one it published (uprecord.Record.passed): a rebuild publishes it, though no
+        file changed. Said once for a record (a rebuild that fails is not tried again at every
+        quiet moment: the next save tries)."""
+        record = self.kept.records.get(self.target)
+        if record is None or record is self._due or not record.passed(record.key):
+            return False
+        self._due = record
+        return True
 
     def _also(self, before: uptodate.Record | None, prescan: uptodate.Prescan) -> None:
         """After a build: if it started from an output current for other options (`before`:

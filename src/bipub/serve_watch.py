@@ -57,7 +57,9 @@ class Follower:
     edited through a hard link elsewhere, an event lost) is said (`-v`) and built from a full
     scan with the next batch, or at the next quiet moment if none comes. `quiet` is also
     called at each quiet moment (`bipub serve`: the output folder's reports looked at, its
-    watch armed again: ServeBuilds.idle)."""
+    watch armed again: ServeBuilds.idle). `due` says at a quiet moment whether the clock passed
+    the date of a post the last build scheduled (bipub/schedule.py): then it rebuilds, though
+    no file changed (ServeBuilds.due)."""
 
     def __init__(
         self,
@@ -65,8 +67,10 @@ class Follower:
         rebuild: Callable[[frozenset[str] | None], bool],
         unreported: Callable[[], list[str]],
         quiet: Callable[[], None] | None = None,
+        due: Callable[[], bool] | None = None,
     ) -> None:
         self.ui, self.rebuild, self.unreported, self.on_quiet = ui, rebuild, unreported, quiet
+        self.scheduled = due
         self.pending: set[str] | None = None
         self.due = False  # a rebuild succeeded since the last scan
         self.missed = False  # the last scan found what the watcher did not report
@@ -108,6 +112,10 @@ class Follower:
                 return
             if self.started:  # (nothing changed since the first build: reported from now on)
                 self.pending, self.started = set(), False
+        if self.scheduled is not None and self.scheduled():
+            self.ui.info("the clock passed the date of a scheduled post: rebuilding")
+            self._rebuild()
+            return
         if self.on_quiet is not None:
             self.on_quiet()
 

@@ -31,11 +31,13 @@ from bipub.cache import (
 )
 from bipub.diagnostics import Diagnostic, Severity
 from bipub.project import Project
+from bipub.schedule import OPEN, build_now, holds
 from bipub.write.record import Identity, OutputRecord, TreeRecord
 
-FORMAT = 8  # 4: the output's record for the next build's writer (write/record.py); 5: BLAKE3;
+FORMAT = 9  # 4: the output's record for the next build's writer (write/record.py); 5: BLAKE3;
 # 6: saved as what changed since a base file (cache.py `save_delta`); 7: its files counted;
-# 8: the post and page pages it published, with what they were of (`urls`)
+# 8: the window of instants its scheduled posts hold for, and those posts (bipub/schedule.py);
+# 9: the post and page pages it published, with what they were of (`urls`)
 
 
 @dataclass
@@ -65,11 +67,37 @@ class Record:
     raw: tuple[memoryview | bytes, memoryview | bytes] | None = field(
         default=None, compare=False, repr=False
     )
+    # the instants between which every post is published or scheduled as in that build, and
+    # its scheduled posts ((when, "posts/key"), soonest first): bipub/schedule.py
+    window: tuple[float, float] = OPEN
+    scheduled: list[tuple[str, str]] = field(default_factory=list)
 
-    def current_for(self, key: str) -> bool:
+    def current_for(self, key: str, now: float | None = None) -> bool:
         """Whether the output it describes is a build's with the options `key` (if the inputs
-        and the output are as it says)."""
-        return key == self.key or key in self.also
+        and the output are as it says) whose posts are published or scheduled at `now` as they
+        were then (None: the build's, `build_now`; unknown, SOURCE_DATE_EPOCH not a number:
+        not current)."""
+        if key != self.key and key not in self.also:
+            return False
+        if self.window == OPEN:
+            return True
+        if now is None:
+            try:
+                now = build_now()
+            except ValueError:  # (the build says it)
+                return False
+        return holds(self.window, now)
+
+    def passed(self, key: str) -> bool:
+        """Whether the output it describes is a build's with the options `key` whose posts are
+        not published or scheduled at the build's "now" as they were then (`current_for`:
+        a scheduled post's date has passed, or the clock went back; `-v` says so)."""
+        if self.window == OPEN or (key != self.key and key not in self.also):
+            return False
+        try:
+            return not holds(self.window, build_now())
+        except ValueError:  # (the build says it)
+            return False
 
     def output(self) -> OutputRecord:
         """What the next build's writer needs to know of the output folder (write/output.py)."""
@@ -132,13 +160,14 @@ class Summary:
     warnings: list[Diagnostic]
     pages: dict[str, int]
     files: int
+    scheduled: list[tuple[str, str]] = field(default_factory=list)  # (Record.scheduled)
 
     @classmethod
     def of(cls, record: Record, key: str) -> Summary:
         """What the build of the options `key` said (`Record.current_for`)."""
         if key != record.key and key in record.also:
             return record.also[key]
-        return cls(record.warnings, record.pages, len(record.files))
+        return cls(record.warnings, record.pages, len(record.files), record.scheduled)
 
 
 def summary_of(payload: memoryview | bytes, key: str) -> Summary | None:
@@ -150,7 +179,7 @@ def summary_of(payload: memoryview | bytes, key: str) -> Summary | None:
     also = _also(head)
     if key != head["key"] and key in also:
         return also[key]
-    return Summary(_warnings(head["warnings"]), head["pages"], head["files"])
+    return Summary(_warnings(head["warnings"]), head["pages"], head["files"], _scheduled(head))
 
 
 def _warnings(raw: list[list[Any]]) -> list[Diagnostic]:
@@ -164,7 +193,12 @@ def _encoded(warnings: list[Diagnostic]) -> list[list[Any]]:
 def _also(head: dict[str, Any]) -> dict[str, Summary]:
     """`Record.also` from the head (none in a record saved before it was kept)."""
     found = head.get("also") or {}
-    return {key: Summary(_warnings(w), pages, head["files"]) for key, (w, pages) in found.items()}
+    files, later = head["files"], _scheduled(head)
+    return {key: Summary(_warnings(w), pages, files, later) for key, (w, pages) in found.items()}
+
+
+def _scheduled(head: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(at, ref) for at, ref in head["scheduled"]]
 
 
 def from_raw(payload: memoryview | bytes, base: memoryview | bytes) -> Record | None:
@@ -186,6 +220,8 @@ def from_raw(payload: memoryview | bytes, base: memoryview | bytes) -> Record | 
         spare,
         also=_also(head),
         base=found,
+        window=(head["window"][0], head["window"][1]),
+        scheduled=_scheduled(head),
         urls=tables["urls"],
     )
 
@@ -203,6 +239,8 @@ def save(project: Project, out: Path, record: Record, before: Record | None = No
         "also": {key: (_encoded(s.warnings), s.pages) for key, s in record.also.items()},
         "spare": record.spare is not None,
         "files": len(record.files),  # (`summary_of`)
+        "window": list(record.window),
+        "scheduled": [list(item) for item in record.scheduled],
     }
     tables: dict[str, dict[Any, Any]] = {
         "inputs": record.inputs,
@@ -274,6 +312,8 @@ def with_journal(project: Project, out: Path, record: Record) -> tuple[Record, s
         tables["digests"],
         spare,
         base=record.base,  # (the next save: as what changed since the record's base)
+        window=record.window,
+        scheduled=record.scheduled,
         urls=record.urls,  # (the record's: a page the journal's output lacks is said gone)
     )
     return merged, "output folder recorded by the journal of the last update (not saved since)"

@@ -124,11 +124,17 @@ def watch_tables(out: Path, record: Record) -> Tables:
 
 
 def build_key(
-    project: Project, out: Path | None, langs: Iterable[str] | None, only: Iterable[str] | None
+    project: Project,
+    out: Path | None,
+    langs: Iterable[str] | None,
+    only: Iterable[str] | None,
+    future: bool = False,
 ) -> tuple[Path, str]:
-    """A build's output folder and the key of its options (`options_key`)."""
+    """A build's output folder and the key of its options (`options_key`; `future`: --future,
+    bipub/schedule.py)."""
     target = (out if out is not None else project.default_out).absolute()
-    return target, options_key(str(target), sorted(langs or []), sorted(only or []))
+    parts: tuple[object, ...] = (str(target), sorted(langs or []), sorted(only or []))
+    return target, options_key(*parts, *(["future"] if future else []))
 
 
 @dataclass

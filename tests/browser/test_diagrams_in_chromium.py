@@ -76,7 +76,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
         some_real_pdfs((DIAGRAM_PDF,), root.parent / "xdg-cache") as rendered,
     ):
         mp.setattr(dg, "run_node", counting)
-        mp.setenv("SOURCE_DATE_EPOCH", "1775520000")
+        mp.setenv("SOURCE_DATE_EPOCH", "1798761600")
         build(root, root / "site")
         first = len(runs)
         (root / "content" / "ko" / "posts" / "diagram.md").write_text(

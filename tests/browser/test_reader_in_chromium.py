@@ -125,13 +125,22 @@ def test_the_copy_button_copies_the_code(browser: Any, site_url: str) -> None:
     page = context.new_page()
     page.goto(f"{site_url}/en/blog/prefix-caching/", wait_until="load")
     block = page.locator(".prose .has-copy").first
-    expected = block.locator("pre").inner_text().rstrip("\n")
+    # what a reader selecting the code by hand copies (not `inner_text`: a highlighted line is
+    # a block, which innerText follows with a line of its own; a selection does not)
+    expected = page.evaluate(
+        """() => { const range = document.createRange();
+          range.selectNodeContents(document.querySelector('.prose .has-copy pre'));
+          const selection = getSelection(); selection.removeAllRanges(); selection.addRange(range);
+          const text = selection.toString(); selection.removeAllRanges(); return text; }"""
+    ).rstrip("\n")
     block.hover()
     button = block.locator(".copy-button")
     button.click()
     page.wait_for_function("document.querySelector('.copy-button').textContent === 'Copied'")
     assert page.evaluate("navigator.clipboard.readText()") == expected
     assert expected.startswith("def block_hash")
+    assert block.locator(".hll").count() == 2  # (the demo's {3-4}: copied as one line each)
+    assert "\n\n" not in expected
     # the block's language label ("PYTHON", a ::before) is not under the button: it moved left
     label = page.evaluate(
         "(() => { const code = document.querySelector('.prose .has-copy pre > code[data-lang]');"

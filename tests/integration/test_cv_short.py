@@ -64,7 +64,7 @@ def first(project: Path) -> CliResult:
         pytest.MonkeyPatch.context() as mp,
         some_real_pdfs(READ, project.parent / "user-cache") as rendered,
     ):
-        mp.setenv("SOURCE_DATE_EPOCH", "1775520000")
+        mp.setenv("SOURCE_DATE_EPOCH", "1798761600")
         result = CliRunner().invoke(main, ["-C", str(project), "build", "--only", "pdf"])
     assert sorted(rendered) == sorted(READ), rendered
     return CliResult(result.exit_code, result.stdout, result.stderr)
@@ -123,7 +123,7 @@ def test_overflow_is_a_warning_naming_the_pdf_and_its_pages(first: CliResult) ->
 def test_within_budget_no_warning_and_strict_fails_on_overflow(
     project: Path, first: CliResult, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1775520000")
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1798761600")
     monkeypatch.setenv("XDG_CACHE_HOME", str(project.parent / "user-cache"))
     set_pages(project, 2)
     result = cli("-C", str(project), "build", "--only", "pdf", "--strict")

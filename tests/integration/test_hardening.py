@@ -170,7 +170,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.MonkeyPatch.context() as mp,
         some_real_pdfs(HOSTILE_PDFS, root.parent / "user-cache") as rendered,
     ):
-        mp.setenv("SOURCE_DATE_EPOCH", "1775520000")
+        mp.setenv("SOURCE_DATE_EPOCH", "1798761600")
         result = CliRunner().invoke(main, ["-C", str(root), "build"], catch_exceptions=False)
     assert result.exit_code == 0, result.stderr
     assert sorted(rendered) == sorted(HOSTILE_PDFS), rendered
@@ -423,7 +423,7 @@ def test_exception_in_a_renderer_leaves_the_previous_site(
 
 
 def _bipub(project: Path, *args: str, **kwargs: object) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "SOURCE_DATE_EPOCH": "1775520000", "PYTHONPATH": str(REPO / "src")}
+    env = {**os.environ, "SOURCE_DATE_EPOCH": "1798761600", "PYTHONPATH": str(REPO / "src")}
     return subprocess.Popen(
         [sys.executable, "-m", "bipub", "-C", str(project), "-q", *args],
         env=env,
@@ -490,7 +490,7 @@ def test_a_kill_at_the_swap_leaves_a_complete_site(
     just after it, the new site is complete; either way the next build cleans up."""
     project, before = built
     # (the subprocess writes placeholder PDFs, as the in-process builds it is compared with)
-    env = subprocess_env(SOURCE_DATE_EPOCH="1775520000", KILL=when)
+    env = subprocess_env(SOURCE_DATE_EPOCH="1798761600", KILL=when)
     run = subprocess.run(
         [sys.executable, "-c", KILL_AT_SWAP, "-C", str(project), "-q", "build", "--no-cache"],
         env=env,

@@ -71,7 +71,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
     with pytest.MonkeyPatch.context() as mp:
         base = tmp_path_factory.mktemp("images")
         mp.setenv("XDG_CACHE_HOME", str(base / "user-cache"))  # no variant of other tests
-        mp.setenv("SOURCE_DATE_EPOCH", "1775520000")
+        mp.setenv("SOURCE_DATE_EPOCH", "1798761600")
         mp.setenv("BIPUB_WORKERS", "1")  # probes and encodes counted here (see the last test)
         root = base / "minimal"
         shutil.copytree(TESTS / "projects" / "minimal", root)

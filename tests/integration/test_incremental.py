@@ -2,7 +2,8 @@
 
 A hypothesis state machine edits a copy of the 'minimal' project (add, edit, rename and delete
 posts; body, title, tags, date, draft and series edits; a template (a page's, the post card's),
-the config, a catalog, a translation's status) and after every step compares the incremental
+the config, a catalog, a translation's status) or moves the build's "now" (SOURCE_DATE_EPOCH:
+posts dated after it are scheduled, src/bipub/schedule.py) and after every step compares the incremental
 build — every build runs the full build's stages, starting from what the last one left (build cache, BuildState:
 src/bipub/buildstate.py), either kept in memory as `bipub serve` keeps it or read back from
 .bipub-cache/ as `bipub build` does — with a clean build (--no-cache) in another folder, output
@@ -197,6 +198,15 @@ def _killing(stack: ExitStack, at: int) -> list[int]:
     return seen
 
 
+# the build's "now" (SOURCE_DATE_EPOCH) `move_clock` sets: before, between and after the posts'
+# dates; the first is the tests' fixed one (tests/conftest.py), every example's start
+CLOCK = {
+    "2027-01-01": "1798761600",
+    "2026-03-01": "1772323200",
+    "2026-06-15": "1781481600",
+    "2027-03-02": "1803945600",
+}
+
 words = st.sampled_from(["캐시", "스케줄러", "배치", "cache", "KV", "서빙", "토큰"])
 text = st.lists(words, min_size=1, max_size=4).map(" ".join)
 
@@ -206,6 +216,7 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
     def setup(self, resident: bool, watched: bool) -> None:
         self.tmp = Path(tempfile.mkdtemp(prefix="bipub-incremental-", dir=_TMP))
         self.project = self.tmp / "p"
+        os.environ["SOURCE_DATE_EPOCH"] = CLOCK["2027-01-01"]  # (as tests/conftest.py sets it)
         shutil.copytree(PROJECTS / "minimal", self.project)
         self.names: list[str] = ["alpha", "beta"]
         self.counter = 0
@@ -345,7 +356,10 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
 
     @rule(
         data=st.data(),
-        day=st.sampled_from(["2026-01-05", "2026-04-07", "2026-05-01", "2026-09-30"]),
+        # (2027-03-01T10:00+09:00: after the tests' fixed "now", scheduled until `move_clock`)
+        day=st.sampled_from(
+            ["2026-01-05", "2026-04-07", "2026-05-01", "2026-09-30", "2027-03-01T10:00:00+09:00"]
+        ),
         updated=st.sampled_from([None, "2026-10-01"]),
     )
     def redate(self, data: st.DataObject, day: str, updated: str | None) -> None:
@@ -367,6 +381,13 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
         if updated:
             head.append(f"updated: {updated}")
         path.write_text("\n".join(["---", *head, *lines[end:]]), encoding="utf-8")
+
+    @rule(now=st.sampled_from(list(CLOCK)))
+    def move_clock(self, now: str) -> None:
+        """No file changes, but "now" does (SOURCE_DATE_EPOCH): the posts dated between the
+        last build's "now" and this one's are published, or held back again (a post dated
+        after "now" is scheduled: src/bipub/schedule.py)."""
+        os.environ["SOURCE_DATE_EPOCH"] = CLOCK[now]
 
     @rule(data=st.data())
     def delete_post(self, data: st.DataObject) -> None:
@@ -597,7 +618,7 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
     def incremental_equals_clean(self) -> None:
         if not hasattr(self, "project"):
             return
-        key = _inputs_digest(self.project)
+        key = _inputs_digest(self.project) + os.environ["SOURCE_DATE_EPOCH"]  # (and "now")
         want = _CLEAN.get(key)
         if want is None:
             clean = self.tmp / "clean"
@@ -746,3 +767,28 @@ def test_an_alias_added_changed_and_removed_makes_and_removes_its_redirect_page(
         assert _folders(site) == _folders(clean), aliases
         made = {"ko/blog/old-alpha", "ko/2019", "ko/blog/older-alpha", "old"}
         assert {f for f in made if (site / f).exists()} == present, aliases
+
+
+def test_a_series_name_written_in_another_language_is_rendered_again_on_its_cards(
+    tmp_path: Path,
+) -> None:
+    """Found by the state machine (session 33): the English alpha leaves its series, then
+    names it '연재' as the Korean source does. The series' name is as it was, but it is now
+    written in an English file (no `lang="ko"` on its link): the untranslated beta's card in
+    the English listings, which was not paired again, showed the old attribute. The entry keys
+    take the series' `facts` (its name's language too: pair/model.py Series.facts)."""
+    project = tmp_path / "p"
+    shutil.copytree(PROJECTS / "minimal", project)
+    path = project / "content" / "en" / "posts" / "alpha.md"
+    build(project, only=KINDS)
+    for series in (None, "연재"):
+        lines = path.read_text(encoding="utf-8").split("\n")
+        end = lines.index("---", 1)
+        head = [ln for ln in lines[1:end] if not ln.startswith("series:")]
+        head += [f"series: {series}"] if series else []
+        path.write_text("\n".join(["---", *head, *lines[end:]]), encoding="utf-8")
+        build(project, only=KINDS)
+        clean = tmp_path / "clean"
+        build(project, clean, use_cache=False, only=KINDS)
+        want, got = tree_snapshot(clean), tree_snapshot(project / "site")
+        assert [p for p in want if got.get(p) != want[p]] == [], series

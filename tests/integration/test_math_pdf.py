@@ -28,7 +28,7 @@ def test_a_formula_is_drawn_in_the_pdf(tmp_path: Path, monkeypatch: pytest.Monke
     post = root / "content" / "ko" / "posts" / "alpha.md"
     text = post.read_text(encoding="utf-8").replace("---\n", "---\npdf: true\n", 1)
     post.write_text(text + "\n수식 앞\n\n$$\n\\sum_{j=1}^{n} e^{x_j}\n$$\n\n수식 뒤\n", "utf-8")
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1775520000")
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1798761600")
     # (only the post's PDF rendered: the CVs' hold no formula; placeholders for them)
     with some_real_pdfs((ALPHA_PDF,), tmp_path / "xdg-cache") as rendered:
         build(root, only={"pdf"}, use_cache=False)

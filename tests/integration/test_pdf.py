@@ -64,7 +64,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
         with (root / "content" / lang / "posts" / "alpha.md").open("a", encoding="utf-8") as f:
             f.write(f"\n{table}")
     with pytest.MonkeyPatch.context() as mp, real_pdfs():  # (the tests using it are marked pdf)
-        mp.setenv("SOURCE_DATE_EPOCH", "1775520000")
+        mp.setenv("SOURCE_DATE_EPOCH", "1798761600")
         mp.setenv("XDG_CACHE_HOME", str(root.parent / "user-cache"))
         result = CliRunner().invoke(main, ["-C", str(root), "build", "--only", "pdf"])
     assert result.exit_code == 0, result.output
@@ -145,7 +145,7 @@ def test_tagged_pdf_with_language_metadata_and_outline(built: Path) -> None:
     assert info.title == "민테스트 — 이력서"
     assert info.author == "Min Test (민테스트)"
     assert info.subject == "엔지니어"
-    assert info["/CreationDate"] == info["/ModDate"] == "D:20260407000000Z"
+    assert info["/CreationDate"] == info["/ModDate"] == "D:20270101000000Z"
     outline = [item.title for item in _flatten(reader.outline)]
     assert outline[0].startswith("민테스트")
     assert "경력" in outline and "Acme" in outline
@@ -182,7 +182,7 @@ def _flatten(items: list[object]) -> list[object]:
 def test_two_builds_are_byte_identical(
     built: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1775520000")
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1798761600")
     again = built.parent / "again"
     args = ("-C", str(built.parent), "build", "--only", "pdf", "--no-cache", "--out", str(again))
     result = cli(*args)  # rendered again, not reused

@@ -38,7 +38,7 @@ def build(root: Path, *args: str) -> tuple[int, str]:
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     with pytest.MonkeyPatch.context() as mp:  # (conftest's _fixed_environment is per test)
-        mp.setenv("SOURCE_DATE_EPOCH", "1775520000")
+        mp.setenv("SOURCE_DATE_EPOCH", "1798761600")
         mp.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))
         mp.delenv("DEEPL_AUTH_KEY", raising=False)
         root = tmp_path_factory.mktemp("rc") / "real_content"

@@ -69,7 +69,7 @@ def _copy_demo(target: Path, reverse: bool) -> None:
 
 def _env(**changes: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LC_", "BIPUB_"))}
-    env.update({"SOURCE_DATE_EPOCH": "1775520000", "PYTHONPATH": str(REPO / "src"), **changes})
+    env.update({"SOURCE_DATE_EPOCH": "1798761600", "PYTHONPATH": str(REPO / "src"), **changes})
     return env
 
 

@@ -137,7 +137,7 @@ def test_approve_a_draft_clears_its_finding(root: Path, cli: Callable[..., Any])
     assert '"code": "draft"' in before
     result = cli("-C", str(root), "review", "approve", "posts/short:body#0", "--reviewer", "jiwon")
     assert result.exit_code == 0, result.stderr
-    assert "Approved 1 unit as jiwon on 2026-04-07" in result.stderr
+    assert "Approved 1 unit as jiwon on 2027-01-01" in result.stderr
     rec = records(root)["posts/short:body#0"]
     assert (rec.state, rec.origin, rec.engine, rec.reviewer) == (
         "reviewed",
@@ -145,7 +145,7 @@ def test_approve_a_draft_clears_its_finding(root: Path, cli: Callable[..., Any])
         "deepl",
         "jiwon",
     )
-    assert rec.reviewed is not None and rec.reviewed.isoformat() == "2026-04-07"
+    assert rec.reviewed is not None and rec.reviewed.isoformat() == "2027-01-01"
     assert rec.translation_hash == text_hash(body(EN_B, 0))
     assert '"code": "draft"' not in cli("-C", str(root), "check", "--format", "json").stdout
     assert cli("-C", str(root), "review").stdout == (
@@ -536,6 +536,26 @@ def test_interactive_edit_then_approve(root: Path, tmp_path: Path) -> None:
     assert "Approved 1, rejected 0, skipped 0." in result.output
     rec = records(root)["posts/short:body#0"]
     assert rec.state == "reviewed" and rec.translation_hash == text_hash("A short body.")
+
+
+def test_interactive_refusals_name_the_prompts_choices(root: Path, cli: Callable[..., Any]) -> None:
+    """Refusing `[a]pprove` at `review -i`, it said `approve --keep-current`, a flag its
+    prompt has not: the way out is its `[k]eep current` choice."""
+    (root / "status/en.yaml").write_text(dump_status({}), encoding="utf-8")
+    done = cli("-C", str(root), "review", "approve", "--reviewer", "min", "posts/cache")
+    assert done.exit_code == 0, done.stderr
+    path = root / "content/ko/posts/cache.md"
+    path.write_text(KO.replace("두 번째 문단입니다.", "두 번째 문단을 고쳤습니다."), "utf-8")
+    before = (root / "status/en.yaml").read_bytes()
+    result = run(root, "review", "-i", "--reviewer", "min", input="a\nq\n")
+    said = " ".join(result.output.split())
+    assert (
+        "posts/cache:body#1: the source changed since this translation was made and the "
+        "translation has not changed; edit it, run bipub translate for a new draft, or choose "
+        "[k]eep current if it still fits the new source" in said
+    )
+    assert "--keep-current" not in said
+    assert (root / "status/en.yaml").read_bytes() == before
 
 
 def test_interactive_skip_and_quit(root: Path) -> None:

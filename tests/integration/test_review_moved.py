@@ -227,3 +227,26 @@ def test_after_translate_the_waiting_drafts_are_adopted_and_keep_current_refused
         assert rec.source_hash == text_hash(ko[i]) and rec.translation_hash == text_hash(en[i])
     after = cli("-C", str(root), "check")
     assert "0 errors, 0 warnings" in after.stdout
+
+
+def test_review_i_words_the_refusal_for_its_prompt(root: Path, cli: Cli, fake: FakeDeepL) -> None:
+    """At `bipub review -i` a waiting draft is adopted by the `[a]dopt` choice: the refusal of
+    `[k]eep current` for a moved section said `approve it without --keep-current`, a flag the
+    prompt has not."""
+    from click.testing import CliRunner
+
+    from bipub.cli import main
+
+    insert_section(root)
+    assert cli("-C", str(root), "translate", "--to", "en").exit_code == 0
+    before = (root / "status/en.yaml").read_bytes()
+    args = ["-C", str(root), "review", "-i", "--reviewer", "mina"]
+    result = CliRunner().invoke(main, args, input="k\nq\n", catch_exceptions=False)
+    said = " ".join(result.stderr.split())
+    assert "posts/cache:body#1" in said
+    assert (
+        "choose [a]dopt the draft (not [k]eep current) to adopt its waiting draft, and adopt "
+        "those of the sections after it, to put the sections back in step" in said
+    )
+    assert "--keep-current" not in said
+    assert (root / "status/en.yaml").read_bytes() == before

@@ -335,7 +335,7 @@ def test_the_command_forks_its_prescan_only_while_it_has_the_stages_to_import(
             "--only",
             "html",
         ],
-        env=subprocess_env(SOURCE_DATE_EPOCH="1775520000"),
+        env=subprocess_env(SOURCE_DATE_EPOCH="1798761600"),
         capture_output=True,
         text=True,
         check=False,

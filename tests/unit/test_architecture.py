@@ -70,6 +70,7 @@ RANKS: dict[str, int] = {
     "dist_version": 0,
     "pydantic_plugins": 0,
     "user_files": 0,  # (writing a file of the user's: translate, review, i18n, check -o)
+    "schedule": 0,  # (which posts wait for their date: read by the up-to-date check too)
     "load": 1,
     "model": 1,
     "config": 1,

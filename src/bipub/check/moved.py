@@ -75,10 +75,18 @@ def moved_section(
 
 
 def moved_message(
-    moved: Moved, lang: str, source_lang: str, rec: StatusRecord, unit: Unit, *, approving: bool
+    moved: Moved,
+    lang: str,
+    source_lang: str,
+    rec: StatusRecord,
+    unit: Unit,
+    *,
+    approving: bool,
+    interactive: bool = False,
 ) -> str:
     """What to say of a moved unit: where its translation belongs and how to put the sections
-    back in step (`approving`: why approve refuses it)."""
+    back in step (`approving`: why approve refuses it; `interactive`: refused at `bipub review
+    -i`'s prompt, where a waiting draft is adopted by its `[a]dopt` choice, not by a flag)."""
     what = "machine draft" if moved.machine else "reviewed translation"
     how = (
         f"a section was inserted before it in the {source_lang} source"
@@ -94,7 +102,12 @@ def moved_message(
     if approving:
         said += "; approving it would record it as the translation of another section"
     step = "to put the sections back in step"
-    if waiting and approving:
+    if waiting and approving and interactive:
+        fix = (
+            "choose [a]dopt the draft (not [k]eep current) to adopt its waiting draft, and adopt "
+            f"those of the sections after it, {step}"
+        )
+    elif waiting and approving:
         fix = (
             "approve it without --keep-current to adopt its waiting draft, and adopt those of "
             f"the sections after it, {step}"

@@ -111,17 +111,23 @@ def check_links(
     # (check/page_links.py says when it names no heading of that page)
     swapped = {_unanchored(v) for u, v in also.items() if v != u}
     ours = {_unanchored(u) for u in s}
-    problems = [
-        f"link target {u} of the source is missing"
-        for u in sorted(s - met)
-        if _unanchored(u) not in swapped
-    ]
+    problems = [missing_link(u) for u in sorted(s - met) if _unanchored(u) not in swapped]
     problems += [
-        f"the translation links to {u}, which the source does not"
+        extra_link(u)
         for u in sorted(t)
         if u not in s and also[u] not in s and not (also[u] != u and _unanchored(also[u]) in ours)
     ]
     return problems
+
+
+def missing_link(url: str) -> str:
+    """`check_links`'s words for a link of the source the translation has not."""
+    return f"link target {url} of the source is missing"
+
+
+def extra_link(url: str) -> str:
+    """`check_links`'s words for a link of the translation the source has not."""
+    return f"the translation links to {url}, which the source does not"
 
 
 def _unanchored(url: str) -> str:

@@ -233,6 +233,7 @@ def approve(
     force: bool = False,
     keep_current: bool = False,
     skip_missing: bool = False,
+    interactive: bool = False,
 ) -> Decision:
     """Record units as reviewed for their current source. Raises DiagnosticError (nothing is
     written) on problems.
@@ -245,11 +246,18 @@ def approve(
     record a text as reviewed for a source it was not made from; nor, even with `keep_current`,
     a body section's translation made from the section now at another index of its post
     (check/moved.py: a section was inserted or removed before it). With `skip_missing` (approve
-    --all / --file) units refused for those reasons are skipped and named in `notes`."""
+    --all / --file) units refused for those reasons are skipped and named in `notes`.
+    `interactive`: asked at `bipub review -i`'s prompt (a refusal names its choices)."""
     for lang in sorted({lang for lang, _ in targets}):
         _writable(analysis, lang)
     problems: list[Diagnostic] = []
     out = Decision()
+    # how a refusal names the way out: the command's flags, or `review -i`'s choices
+    keep, reject = (
+        ("choose [k]eep current", "[r]eject")
+        if interactive
+        else ("approve --keep-current", "reject")
+    )
     for lang, key in targets:
         unit = analysis.units[(lang, key)]
         file, line = _where(unit)
@@ -273,8 +281,8 @@ def approve(
             if not draft_is_current(unit, old):
                 refusal = (
                     f"{key}: the waiting machine draft was made from an older source; run "
-                    "bipub translate to draft it again, approve --keep-current to keep the "
-                    "present translation, or reject the draft"
+                    f"bipub translate to draft it again, {keep} to keep the present "
+                    f"translation, or {reject} the draft"
                 )
             elif unit.translation is not None and old.translation_hash not in (
                 None,
@@ -282,14 +290,14 @@ def approve(
             ):
                 refusal = (
                     f"{key}: the translation was edited since its status was recorded, and a "
-                    "machine draft waits beside it; approve --keep-current to approve the edited "
-                    "text (the draft is dismissed), or reject the draft first"
+                    f"machine draft waits beside it; {keep} to approve the edited text (the "
+                    f"draft is dismissed), or {reject} the draft first"
                 )
             text = old.draft
         elif (moved := moved_section(analysis.units, lang, key, old)) is not None:
             assert old is not None
             refusal = f"{key}: " + moved_message(
-                moved, lang, unit.source_lang, old, unit, approving=True
+                moved, lang, unit.source_lang, old, unit, approving=True, interactive=interactive
             )
         elif unit.translation is None:
             if skip_missing:
@@ -308,8 +316,8 @@ def approve(
         ):
             refusal = (
                 f"{key}: the source changed since this translation was made and the translation "
-                "has not changed; edit it, run bipub translate for a new draft, or approve "
-                "--keep-current if it still fits the new source"
+                f"has not changed; edit it, run bipub translate for a new draft, or {keep} if "
+                "it still fits the new source"
             )
         if refusal is not None:
             if skip_missing:

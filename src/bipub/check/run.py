@@ -24,7 +24,7 @@ from bipub.check import qa
 from bipub.check.anchors import check_anchors
 from bipub.check.findings import KNOWN_CODES, PAIR_CODES, Finding, WaitingDraft, drafting_said
 from bipub.check.glossary import Glossary, load_glossary
-from bipub.check.page_links import check_page_links
+from bipub.check.page_links import check_page_links, site_matched
 from bipub.check.parity import (
     ParityResult,
     StatusView,
@@ -51,6 +51,7 @@ from bipub.pair.site import Site
 from bipub.pair.units import Unit, nfc, text_hash
 from bipub.pipeline import check_langs, load, pair
 from bipub.project import Project
+from bipub.render.pdf.links import short_wanted
 
 THEME_LOCALES = Path(__file__).resolve().parent.parent / "theme" / "locales"
 
@@ -209,6 +210,8 @@ def _qa(
             cache.dirty = True
     advisory = []
     if pages is not None and kind != "ui":
+        pairs = [(code, msg) for code, msg in problems]
+        problems = [[c, m] for c, m in site_matched(pairs, unit, unit.translation, pages)]
         advisory = check_page_links(unit.translation, unit.target_lang, pages)
     return [
         _unit_finding(unit, code, problem, on_draft, advisory=n >= len(problems))
@@ -391,7 +394,7 @@ def analyze(
     ]
     qa_found: list[Finding] = []
     cache = QaCache(root, glossary, config.base_url)
-    pages = PageLinks(site, config.codes, config.base_url)
+    pages = PageLinks(site, config.codes, config.base_url, short_wanted)
     for unit in selected:
         if unit.translation is None:
             continue

@@ -16,7 +16,7 @@ from bipub.cache import ReadAhead, restore_files
 from bipub.commands.ui import Progress, Ui, pass_ui
 from bipub.diagnostics import DiagnosticError
 from bipub.project import Project
-from bipub.result import BuildResult, up_to_date
+from bipub.result import BuildResult, report_scheduled, up_to_date
 
 # the modules of the stages, each imported after those it imports (`StageImports` can stop
 # between two of them)
@@ -120,6 +120,13 @@ class StageImports:
     is_flag=True,
     help="Ignore .bipub-cache/ and render everything (the output is the same either way).",
 )
+@click.option(
+    "--future",
+    "-F",
+    is_flag=True,
+    help="Publish posts dated in the future too (by default each waits for its date; "
+    "bipub.yaml outputs.publish_future: true always publishes them).",
+)
 @pass_ui
 def build(
     ui: Ui,
@@ -128,6 +135,7 @@ def build(
     strict: bool,
     only: tuple[str, ...],
     no_cache: bool,
+    future: bool,
 ) -> None:
     """Render the site, JSON API, feeds and llms.txt for every language into site/."""
     out_dir = (out if out.is_absolute() else Path.cwd() / out) if out else None
@@ -135,7 +143,7 @@ def build(
         prescan = ahead = read_ahead = None
         try:
             if not no_cache:  # the inputs are scanned and the output checked in a child process
-                target, key = uptodate.build_key(Project(ui.root), out_dir, langs, only)
+                target, key = uptodate.build_key(Project(ui.root), out_dir, langs, only, future)
                 # (forked only while the stages are to be imported: `_stages_to_import`; else
                 # it scans here, the output checked as `pipeline.build`'s callers' is:
                 # uptodate.Checker)
@@ -186,6 +194,7 @@ def build(
                     prescan=prescan,
                     ahead=ahead,
                     read_ahead=read_ahead,
+                    future=future,
                 )
         except DiagnosticError as exc:
             ui.fail(exc)
@@ -234,16 +243,18 @@ def report(
             f"Up to date: nothing changed since the last build ({counted}{result.files} files; "
             f"checked in {result.seconds:.2f} s{warn}) → {shown}/"
         )
+        report_scheduled(ui, result.scheduled)
         return
     if result.built:  # build --only: what was rebuilt, and what was kept as it was
         what = only_summary(result.built, result.pages, result.reused, result.files, result.changed)
         ui.info(f"Built {what} in {result.seconds:.2f} s{warn} → {shown}/")
-        return
-    ui.info(
-        f"Built {sum(result.pages.values())} pages ({per_lang}; {result.reused} unchanged), "
-        f"{result.files} files ({result.changed} changed) in {result.seconds:.2f} s{warn} "
-        f"→ {shown}/"
-    )
+    else:
+        ui.info(
+            f"Built {sum(result.pages.values())} pages ({per_lang}; {result.reused} unchanged), "
+            f"{result.files} files ({result.changed} changed) in {result.seconds:.2f} s{warn} "
+            f"→ {shown}/"
+        )
+    report_scheduled(ui, result.scheduled)
 
 
 # build --only: each kind's files, as the summary line names them (singular, plural)

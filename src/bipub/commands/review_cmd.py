@@ -487,7 +487,13 @@ def _interactive(ui: Ui, langs: tuple[str, ...], reviewer: str | None, human: bo
                         continue
                     force = True
                 decision = rv.approve(
-                    analysis, [(lang, key)], name, day, force=force, keep_current=keep
+                    analysis,
+                    [(lang, key)],
+                    name,
+                    day,
+                    force=force,
+                    keep_current=keep,
+                    interactive=True,
                 )
                 review_edits.apply(analysis, decision)
                 for note in decision.notes:

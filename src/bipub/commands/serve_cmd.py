@@ -29,8 +29,14 @@ PYTHON_THRESHOLDS = (700, 10, 10)  # gc.get_threshold() of a fresh interpreter (
     help="Publish each rebuild's pages in one step (default: when a save changes many pages, "
     "those of the changed posts and those open in a browser first, the others right after).",
 )
+@click.option(
+    "--future",
+    "-F",
+    is_flag=True,
+    help="Publish posts dated in the future too (by default each waits for its date).",
+)
 @pass_ui
-def serve(ui: Ui, port: int, host: str, out: Path | None, fast_render: bool) -> None:
+def serve(ui: Ui, port: int, host: str, out: Path | None, fast_render: bool, future: bool) -> None:
     """Preview the site, rebuild on every change and live-reload open pages."""
     # the server runs for hours: Python's usual garbage collection between its builds (each
     # build collects rarely while it runs: pipeline.build), not the program's start-up setting
@@ -40,7 +46,7 @@ def serve(ui: Ui, port: int, host: str, out: Path | None, fast_render: bool) -> 
     from bipub.serve_save import Stopped
 
     try:
-        run_serve(ui, ui.root, host, port, out, fast_render)
+        run_serve(ui, ui.root, host, port, out, fast_render, future)
     except ServeAddressError as exc:
         raise click.ClickException(exc.strerror or str(exc)) from None
     except Stopped as exc:  # (Ctrl-C or SIGTERM before it served: 130 or 143)

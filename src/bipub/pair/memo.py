@@ -34,6 +34,7 @@ from bipub.pair.status import StatusCache, StatusFile
 from bipub.pair.tables import Tables
 from bipub.pair.taxonomy import EntryTaxa, series_named
 from bipub.pair.units import Unit
+from bipub.schedule import PUBLISH_ALL, holds, is_scheduled
 
 Group = tuple[Kind, str]  # (kind, key) of an entry's documents
 DocIds = tuple[tuple[str, str, str], ...]  # each version's (language, file, digest of its bytes)
@@ -144,6 +145,19 @@ class Last:
         else:
             self.diags.pop(at, None)
 
+    def due(self, known: tuple[float, float] | None, now: float) -> frozenset[Group]:
+        """The groups whose post is published at `now` but was scheduled when it was paired,
+        or the other way round (bipub/schedule.py); none where `now` is within the window the
+        last pairing held for (`known`: then no post is looked at)."""
+        if holds(known, now):
+            return frozenset()
+        return frozenset(
+            self.keys[at]
+            for at, entry in enumerate(self.entries)
+            if entry.publish_at is not None
+            and entry.scheduled != is_scheduled(entry.publish_at, now)
+        )
+
     def _moved(self, at: int, by: int) -> None:
         """The groups from `at` on moved by `by` places."""
         self.diags = {
@@ -196,17 +210,24 @@ class PairMemo:
     # a memo read back for a build in a new process (`restored`): the digest of the text of
     # each language's status file its last pairing read (its `_status` is not kept)
     _digests: dict[str, str] | None = None
+    # the pairing's "now" (bipub/schedule.py), and the window of instants the last pairing
+    # held for (None: not known, as in a memo read back: its posts are looked at)
+    now: float = PUBLISH_ALL
+    window: tuple[float, float] | None = None
 
-    def start(self, config: SiteConfig, status: dict[str, StatusFile]) -> None:
+    def start(
+        self, config: SiteConfig, status: dict[str, StatusFile], now: float = PUBLISH_ALL
+    ) -> None:
         """A pairing starts: with another configuration, every entry is paired again; with the
         status files of the last pairing (`status` takes an unchanged one as it was parsed),
-        what each entry read of them is as it was."""
-        self.why = ""
+        what each entry read of them is as it was; at `now`, a post published or scheduled
+        unlike then is paired again (bipub/schedule.py)."""
+        self.why, self.now = "", now
         if config != self.config:
             if self.config is not None:
                 self.why = "bipub.yaml changed"
             self.config, self.paired, self.taxa, self.tables = config, {}, {}, None
-            self.last = None
+            self.last, self.window = None, None
         self._same_status = status.keys() == self._status.keys() and all(
             file is self._status[lang] for lang, file in status.items()
         )
@@ -241,6 +262,9 @@ class PairMemo:
         paired, read = known
         if paired.docs != doc_ids(docs):
             return None
+        entry = paired.entry
+        if entry is not None and entry.scheduled != is_scheduled(entry.publish_at, self.now):
+            return None  # (published or scheduled unlike then: paired again)
         if not self._same_status and status_read(paired.units, status) != read:
             return None
         self.reused += 1
@@ -327,7 +351,7 @@ class PairMemo:
         posts, the documents with images and the entries naming a series are worked out
         again, from these."""
         self.config, self.paired, self.taxa, self.tables = config, paired, taxa, None
-        self._digests = digests if digests is not None else {}
+        self._digests, self.window = digests if digests is not None else {}, None
         self.last = last_of(paired) if whole else None
 
     def done(self) -> None:

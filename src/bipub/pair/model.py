@@ -4,6 +4,7 @@ language, tags and series; and the orders every list of posts follows (pair/site
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -19,6 +20,7 @@ from bipub.model.post import Kind
 from bipub.pair.images import Images
 from bipub.pair.status import StatusFile
 from bipub.pair.units import Unit
+from bipub.schedule import OPEN, window
 
 if TYPE_CHECKING:  # the CV's modules load when a CV is paired
     from bipub.pair.cv_merge import MergedCv
@@ -63,20 +65,26 @@ class Entry:
     published: dt.datetime | None = None  # `date` given as a date-time with offset
     modified: dt.datetime | None = None  # `updated` given as a date-time with offset
     order: int | None = None  # front matter `order`: place among posts of the same day
+    # when a post is published (bipub/schedule.py `publish_instant`: seconds since 1970), and
+    # whether that is after the pairing's "now": a scheduled post is published nowhere yet
+    publish_at: float | None = None
+    scheduled: bool = False
 
     @property
     def source(self) -> Document:
         return self.docs[self.source_lang]
 
     def shown_in(self, lang: str) -> bool:
-        """Whether a post or page is published in `lang`: it has a version there, and neither
-        that version's document nor its source is a draft (`draft: true` in the source keeps it
-        out of every language, a translation's own keeps it out of that one; a source draft's
-        translation, a machine draft say, was published alone before, and a page was
-        published whatever its `draft` said)."""
+        """Whether a post or page is published in `lang`: it is not scheduled (a post dated
+        after the build's "now", bipub/schedule.py: in no language yet), it has a version
+        there, and neither that version's document nor its source is a draft (`draft: true`
+        in the source keeps it out of every language, a translation's own keeps it out of that
+        one; a source draft's translation, a machine draft say, was published alone before,
+        and a page was published whatever its `draft` said)."""
         version = self.versions.get(lang)
         return (
-            version is not None
+            not self.scheduled
+            and version is not None
             and not version.doc.meta.draft
             and not self.docs[self.source_lang].meta.draft
         )
@@ -129,6 +137,13 @@ class Series:
     entries: tuple[Entry, ...]  # in series order
     name_lang: str = ""  # the language `name` is written in (a member's source's, untranslated)
 
+    @property
+    def facts(self) -> tuple[str, str, str, tuple[str, ...]]:
+        """What a member's page and card show of the series (render/html.py's entry keys):
+        its name and the language it is written in (a `lang` attribute where it is not the
+        page's), its slug and its members."""
+        return (self.name, self.name_lang, self.slug, tuple(e.key for e in self.entries))
+
 
 @dataclass
 class Site:
@@ -146,6 +161,10 @@ class Site:
     # the CV the PDFs show: `cv` with the bipub.yaml private_fields marked pdf_only (issue 18)
     pdf_cv: dict[str, MergedCv] = field(default_factory=dict)
     images: Images = field(default_factory=Images)  # the local images (pair/images.py)
+    # the posts not published yet (bipub/schedule.py), soonest first, and the instants between
+    # which every post is published or scheduled as in this pairing (`schedule.window`)
+    scheduled: list[Entry] = field(default_factory=list)
+    window: tuple[float, float] = OPEN
 
     def posts(self, lang: str) -> list[Entry]:
         """Posts shown in a language, newest first (drafts excluded). Do not mutate the list."""
@@ -155,6 +174,15 @@ class Site:
             cached = sorted(out, key=post_order_key, reverse=True)
             self._posts[lang] = cached
         return cached
+
+    def schedule(self, now: float) -> None:
+        """The posts scheduled as at `now` (`scheduled`, soonest first) and the window of
+        instants this holds for (bipub/schedule.py `window`)."""
+        at = [e.publish_at for e in self.entries if e.publish_at is not None]
+        self.window = window(at, now)
+        if self.window[1] != math.inf:  # (some post is scheduled)
+            later = [e for e in self.entries if e.scheduled]
+            self.scheduled = sorted(later, key=lambda e: (e.publish_at or 0.0, e.kind, e.key))
 
     def pages(self, lang: str) -> list[Entry]:
         """Pages shown in a language (drafts excluded: `Entry.shown_in`)."""

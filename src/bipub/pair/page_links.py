@@ -2,11 +2,14 @@
 
 A post is published at `/<lang>/blog/<slug>/` and a page at `/<lang>/<slug>/` in each language
 that shows it (`Entry.shown_in`: its translation, the source with a notice under
-`outputs.untranslated: show`, nothing under `omit`). A translation's link to the source
-language's URL of a page that the translation's language has sends its reader to the other
-language: the drafter writes the translation's own URL instead (translate/links.py) and QA says
-when a translation still links the other one (check/page_links.py). One reading of a link for
-both, here.
+`outputs.untranslated: show`, nothing under `omit`). The site's other pages of a language (the
+home `/<lang>/`, the blog's pages, the tag cloud, a tag's pages and feeds, a series' page, the
+CV page, a post's side-by-side page and PDF, the feeds, the JSON API, llms.txt, the CV's PDFs)
+are read by pair/site_pages.py, with what each is in another language (a tag's page: the tag
+its posts list at its place there). A translation's link to the source language's URL of a
+page that the translation's language has sends its reader to the other language: the drafter
+writes the translation's own URL instead (translate/links.py) and QA says when a translation
+still links the other one (check/page_links.py). One reading of a link for both, here.
 
 A link names a page of the site when it is root-relative (`/ko/blog/x/`, under the path of
 `base_url` when it has one: `/sub/ko/blog/x/`) or absolute under `base_url`
@@ -20,26 +23,29 @@ kept. Relative links (`../x/`) work in every language and are not read.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from urllib.parse import quote, unquote, urlsplit
 
 from bipub.pair.model import Entry, Site
+from bipub.pair.site_pages import SitePages
 from bipub.text import site_urls
 from bipub.text.headings import HEADING_PREFIX, heading_ids
 
 
 @dataclass(frozen=True)
 class Counterpart:
-    """A link to a post or page of the site in language `lang`: `path`, the page's path there;
+    """A link to a page of the site in language `lang`: `path`, the page's path there;
     `target_href`, the link to the same page in the target language, written as the link is
-    (None: the site has no such page in the target language); `anchor_lost`: the link names a
-    heading whose place in the target language's page is not known (`target_href` is then the
-    page's link without it)."""
+    (None: the site has no such page in the target language; `why`, when said, says why);
+    `anchor_lost`: the link names a heading whose place in the target language's page is not
+    known (`target_href` is then the page's link without it)."""
 
     lang: str
     path: str
     target_href: str | None
     anchor_lost: bool = False
+    why: str = ""
 
 
 @dataclass(frozen=True)
@@ -62,12 +68,19 @@ class _Link:
 class PageLinks:
     """The posts and pages of a paired site, by language, for reading links."""
 
-    def __init__(self, site: Site, codes: tuple[str, ...] | list[str], base_url: str) -> None:
+    def __init__(
+        self,
+        site: Site,
+        codes: tuple[str, ...] | list[str],
+        base_url: str,
+        short_cv: Callable[[Site], bool] | None = None,
+    ) -> None:
         self.codes = tuple(codes)
         self.base = base_url.rstrip("/")
         self.prefix = urlsplit(self.base + "/").path.rstrip("/")
         self.entries: dict[tuple[str, str], Entry] = {}
         self.shown: set[tuple[str, str, str]] = set()  # (lang, kind, slug)
+        self.site_pages = SitePages(site, self.codes, short_cv)  # (site_pages.py)
         self._ids: dict[tuple[str, str, str], list[str]] = {}
         for entry in site.entries:
             slug = unicodedata.normalize("NFC", entry.slug)
@@ -76,20 +89,32 @@ class PageLinks:
                 if entry.shown_in(lang):
                     self.shown.add((lang, entry.kind, slug))
 
-    def may_link(self, text: str) -> bool:
-        """Whether `text` may hold a link `_read` reads: every such link has `/<lang>/` as
-        written (after the site's base or path)."""
-        return any(f"/{code}/" in text for code in self.codes)
+    def may_link(self, text: str, other_than: str = "") -> bool:
+        """Whether `text` may hold a link to a page of a language of the site (but
+        `other_than`): every such link has `/<lang>` as written (`/ko/blog/x/`, `/api/ko/…`,
+        the home without its last `/`: `https://example.org/ko`) or is a CV's PDF
+        (`/pdf/cv-ko.pdf`)."""
+        return any(
+            f"/{code}" in text or f"cv-{code}" in text for code in self.codes if code != other_than
+        )
 
-    def _read(self, href: str, shown: bool = True) -> _Link | None:
-        """A link to a post or page the site shows (in the link's language), read (`shown`
-        False: a post's or page's URL in any language of the site)."""
+    def _split(self, href: str) -> tuple[str, str] | None:
+        """A link to the site, root-relative or under `base_url`: what comes before its path
+        as written (`_Link.head`), and the rest; None for any other link."""
         head = next((h for h in (self.base, self.prefix) if h and href.startswith(h + "/")), None)
         if head is None:
             if self.prefix or not href.startswith("/") or href.startswith("//"):
                 return None
             head = ""
-        written = href[len(head) :]
+        return head, href[len(head) :]
+
+    def _read(self, href: str, shown: bool = True) -> _Link | None:
+        """A link to a post or page the site shows (in the link's language), read (`shown`
+        False: a post's or page's URL in any language of the site)."""
+        split = self._split(href)
+        if split is None:
+            return None
+        head, written = split
         path, hash_, fragment = written.partition("#")
         parts = unicodedata.normalize("NFC", unquote(path.split("?", 1)[0])).strip("/").split("/")
         lang = parts[0]
@@ -128,7 +153,9 @@ class PageLinks:
         """The post or page of another language than `target` that `href` links to (published
         there), with its link in `target`; None for any other link."""
         link = self._read(href)
-        if link is None or link.lang == target:
+        if link is None:
+            return self._site_page(href, target)
+        if link.lang == target:
             return None
         if (target, link.kind, link.slug) not in self.shown:
             return Counterpart(link.lang, link.path(), None)
@@ -143,6 +170,34 @@ class PageLinks:
             link.lang,
             link.path(),
             there + "#" + (quote(new, safe="-_.~") if "%" in fragment else new),
+        )
+
+    def _site_path(self, href: str) -> tuple[str, str, str] | None:
+        """A link to the site (`_split`): its head, its path, its `?query#fragment`."""
+        split = self._split(href)
+        if split is None:
+            return None
+        head, written = split
+        cut = min((i for i in (written.find("?"), written.find("#")) if i >= 0), default=None)
+        return (head, written[:cut], written[cut:]) if cut is not None else (head, written, "")
+
+    def _site_page(self, href: str, target: str) -> Counterpart | None:
+        """`counterpart` for a link to one of the site's other pages (pair/site_pages.py): the
+        page's path in `target`, encoded if the link is, its `?query` and `#fragment` kept."""
+        split = self._site_path(href)
+        if split is None:
+            return None
+        head, path, rest = split
+        found = self.site_pages.read(unquote(path))
+        if found is None or found[0] == target:
+            return None
+        lang, ident = found
+        own = self.site_pages.path(lang, ident) or path
+        there, why = self.site_pages.counterpart(lang, ident, target)
+        if there is None:
+            return Counterpart(lang, own, None, why=why)
+        return Counterpart(
+            lang, own, head + (site_urls.encode(there) if "%" in path else there) + rest
         )
 
     def broken_anchor(self, href: str) -> str | None:
@@ -164,10 +219,14 @@ class PageLinks:
 
     def absent(self, href: str) -> str | None:
         """For a link to a post's or page's URL in a language the site does not show it in (no
-        such page: `outputs.untranslated: omit`, a `draft: true`): what to say of it (with its
-        page in a language that has it); None otherwise."""
+        such page: `outputs.untranslated: omit`, a `draft: true`), or to one of the site's other
+        pages with the code of a language that has no such page (`/en/tags/분산/`, its language
+        swapped by hand: `SitePages.unmade`): what to say of it (with its page in a language
+        that has it); None otherwise."""
         link = self._read(href, shown=False)
-        if link is None or (link.lang, link.kind, link.slug) in self.shown:
+        if link is None:
+            return self._site_absent(href)
+        if (link.lang, link.kind, link.slug) in self.shown:
             return None
         what = "post" if link.kind == "posts" else "page"
         said = f"{link.path()} does not exist: the site has no {link.lang} page of this {what}"
@@ -175,3 +234,20 @@ class PageLinks:
             if (other, link.kind, link.slug) in self.shown:
                 return f"{said}; its {other} page is {replace(link, lang=other).path()}"
         return said
+
+    def _site_absent(self, href: str) -> str | None:
+        """`absent` for the site's other pages."""
+        split = self._site_path(href)
+        if split is None:
+            return None
+        path = unquote(split[1])
+        found = self.site_pages.unmade(path)
+        if found is None:
+            return None
+        lang, ident, written_as = found
+        own = self.site_pages.path(lang, ident)
+        said = f"{path} does not exist"
+        there, why = self.site_pages.counterpart(lang, ident, written_as)
+        if there is not None:
+            return f"{said}: the {written_as} page of {own} is {there}"
+        return f"{said}: the site has no {written_as} page of {own}: {why}"

@@ -39,42 +39,15 @@ from bipub.pair.model import post_neighbours as post_neighbours
 from bipub.pair.model import post_order_key as post_order_key
 from bipub.pair.model import series_order_key as series_order_key
 from bipub.pair.model import tags_of as tags_of
+from bipub.pair.slugs import RESERVED_SLUGS, reserved_slug
 from bipub.pair.status import StatusCache, StatusFile, load_status
 from bipub.pair.tables import join_tables
 from bipub.pair.taxonomy import collect_series, entry_taxa
 from bipub.pair.units import Unit, entry_units, nfc
+from bipub.schedule import PUBLISH_ALL, is_scheduled, publish_instant, zone_of
 
 if TYPE_CHECKING:  # the CV's modules load when a CV is paired
     from bipub.pair.cv_merge import MergedCv
-
-# Names a post's or page's slug may not take (compared case-insensitively: some file systems
-# are): its folder would be, or sit beside, a file or folder of the site's own — a page at
-# /ko/feed.xml/ turns the feed into a folder, a post at /ko/blog/index.html/ the blog listing.
-RESERVED_SLUGS = frozenset(
-    {
-        # folders of the site's own
-        "api",
-        "assets",
-        "blog",
-        "index",
-        "page",
-        "pagefind",  # the search index (render/search_shards.py)
-        "pdf",
-        "search",  # the search page
-        "series",
-        "static",
-        "tags",
-        # files of the site's own
-        "404.html",
-        "card.png",  # issue 19: a language's social card (render/cards.py)
-        "feed.json",  # issue 19: the JSON Feed
-        "feed.xml",
-        "index.html",
-        "robots.txt",
-        "sitemap.xml",
-    }
-)
-
 
 # front matter fields a translation takes from its source (`shared-differs` when it writes another)
 SHARED_FIELDS = ("date", "updated", "slug", "series_order", "draft", "pdf", "order", "image")
@@ -90,12 +63,6 @@ def _as_written(value: object) -> str:
     return str(value)
 
 
-def reserved_slug(slug: str) -> bool:
-    """Whether a post or page may not use `slug` (RESERVED_SLUGS, and every llms*.txt)."""
-    name = slug.casefold()
-    return name in RESERVED_SLUGS or (name.startswith("llms") and name.endswith(".txt"))
-
-
 def pair_site(
     root: Path,
     config: SiteConfig,
@@ -103,9 +70,13 @@ def pair_site(
     collector: Collector,
     memo: PairMemo | None = None,
     status_cache: StatusCache | None = None,
+    now: float = PUBLISH_ALL,
 ) -> Site:
     """Pair the loaded content. `memo`: what the last pairing worked out per entry (`PairMemo`),
-    updated with this one's. `status_cache`: the status files as last parsed (else the memo's)."""
+    updated with this one's. `status_cache`: the status files as last parsed (else the memo's).
+    `now`: the build's "now" in seconds since 1970, after which a post is scheduled (not
+    published yet: bipub/schedule.py); PUBLISH_ALL (`bipub check`, `translate`, `--future`):
+    none is."""
     parsed = status_cache if status_cache is not None else memo.status if memo else None
     status = {lang: load_status(root, lang, collector, parsed) for lang in config.codes}
     cv = _pair_cv(config, content, status, collector)
@@ -116,8 +87,11 @@ def pair_site(
             states = {nfc(k): r.state for k, r in status[lang].records.items()}
             mark_drafts(merged, states, config.outputs.publish_drafts)
     units: list[Unit] = [u for merged in cv.values() for u in merged.units]
-    entries = _pair_documents(config, content, status, collector, units, memo)
+    entries = _pair_documents(config, content, status, collector, units, memo, now)
     site = Site(config, without_private(cv, config, pdf=False), entries, units, status)
+    site.schedule(now)
+    if memo is not None:
+        memo.window = site.window
     if memo is not None:  # each language's posts in order: the last pairing's, where they hold
         memo.carry_posts(site)
     site.pdf_cv = without_private(cv, config, pdf=True)
@@ -229,10 +203,11 @@ def _pair_documents(
     collector: Collector,
     units: list[Unit],
     memo: PairMemo | None = None,
+    now: float = PUBLISH_ALL,
 ) -> list[Entry]:
     if memo is not None:
-        memo.start(config, status)
-        again = _pair_again(config, content, status, collector, units, memo)
+        memo.start(config, status, now)
+        again = _pair_again(config, content, status, collector, units, memo, now)
         if again is not None:
             memo.done()
             return again
@@ -271,7 +246,7 @@ def _pair_documents(
         if paired is None:
             first = len(collector.items)
             found: list[Unit] = []
-            entry = _pair_group(config, kind, key, docs, status, collector, found)
+            entry = _pair_group(config, kind, key, docs, status, collector, found, now)
             paired = Paired(doc_ids(docs), entry, tuple(found), tuple(collector.items[first:]))
             if memo is not None:
                 memo.keep((kind, key), paired, status)
@@ -312,10 +287,12 @@ def _pair_again(
     collector: Collector,
     units: list[Unit],
     memo: PairMemo,
+    now: float,
 ) -> list[Entry] | None:
     """The entries, where only posts and pages were edited, added or removed since the last
     pairing and it paired every group without an error (`memo.last`): the groups of those
-    documents are paired again by `_pair_group`, as `_pair_documents` would, a group left
+    documents, and the posts published or scheduled at `now` unlike then (bipub/schedule.py),
+    are paired again by `_pair_group`, as `_pair_documents` would, a group left
     without documents is dropped, and the others' entries, units and what they said are the
     last pairing's, taken in their places. No URL may be claimed twice (a clash is the full
     pass's to say). None (nothing done) otherwise: `_pair_documents` goes through every
@@ -323,8 +300,8 @@ def _pair_again(
     last = memo.last
     if last is None or content.failed or not memo.same_status:
         return None
-    before, now = last.documents, content.documents
-    olds, news = changed_entries(before, now, AGAIN_AT_MOST)  # (the documents)
+    before, current = last.documents, content.documents
+    olds, news = changed_entries(before, current, AGAIN_AT_MOST)  # (the documents)
     if len(olds) + len(news) > 2 * AGAIN_AT_MOST:
         return None
     groups: dict[Group, dict[str, Document]] = {}  # the groups changed: their documents now
@@ -340,6 +317,10 @@ def _pair_again(
             docs[doc.lang] = doc
         elif docs.pop(doc.lang, None) is not doc:
             return None
+    due = last.due(memo.window, now)  # (their documents as they were)
+    for group in due:
+        if group not in groups:
+            groups[group] = dict(last.docs[last.index[group]])
     made: dict[Group, Paired | None] = {}  # None: the group is gone
     claimed = set(last.urls)
     for group, docs in groups.items():
@@ -350,12 +331,13 @@ def _pair_again(
             made[group] = None
             continue
         docs = groups[group] = dict(sorted(docs.items(), key=lambda kv: _place(kv[1])))
-        if at is not None and last.paired[at].docs == doc_ids(docs):  # (as `PairMemo.get`)
+        if at is not None and group not in due and last.paired[at].docs == doc_ids(docs):
+            # (as `PairMemo.get`)
             last.docs[at] = docs
             continue
         scratch = Collector()
         found: list[Unit] = []
-        entry = _pair_group(config, group[0], group[1], docs, status, scratch, found)
+        entry = _pair_group(config, group[0], group[1], docs, status, scratch, found, now)
         if entry is None or scratch.errors:
             return None
         made[group] = Paired(doc_ids(docs), entry, tuple(found), tuple(scratch.items))
@@ -386,7 +368,7 @@ def _pair_again(
     for at in sorted(last.diags):
         collector.extend(last.diags[at])
     units.extend(chain.from_iterable(last.units))
-    last.documents = now
+    last.documents = current
     return last.entries
 
 
@@ -428,9 +410,11 @@ def _pair_group(
     status: dict[str, StatusFile],
     collector: Collector,
     units: list[Unit],
+    now: float = PUBLISH_ALL,
 ) -> Entry | None:
     """Pair one entry's documents (language → document); its units are added to `units`
-    (its URLs are checked against the other entries' by `_check_urls`)."""
+    (its URLs are checked against the other entries' by `_check_urls`). A post dated after
+    `now` is scheduled (bipub/schedule.py)."""
     declared = {d.meta.source_lang for d in docs.values() if d.meta.source_lang}
     default = getattr(config.source_languages, kind)
     codes = config.codes
@@ -551,6 +535,9 @@ def _pair_group(
             if version is not None:
                 versions[lang] = version
     meta = src.meta
+    instant = None
+    if kind == "posts" and meta.date is not None:
+        instant = publish_instant(meta.date, zone_of(config.time_zone))
     return Entry(
         kind,
         key,
@@ -564,6 +551,8 @@ def _pair_group(
         instant_of(meta.date) if meta.date is not None else None,
         instant_of(meta.updated) if meta.updated is not None else None,
         meta.order,
+        instant,
+        is_scheduled(instant, now),
     )
 
 

@@ -30,6 +30,8 @@ from markupsafe import Markup
 
 from bipub.load.sections import nfc
 from bipub.pair.images import LocalImage
+from bipub.pair.site_pages import partner as partner
+from bipub.pair.site_pages import shows_own as shows_own
 from bipub.render.diagrams import Diagrams
 from bipub.render.markdown import Blocks, MarkdownCache, render_body
 
@@ -83,24 +85,6 @@ class BothView:
 
 _EXTRA, _MISSING = SectionState("extra", False), SectionState("missing", False)
 _UNTRACKED = SectionState("untracked", False)  # (frozen: one of each is shared)
-
-
-def shows_own(entry: Entry, lang: str) -> bool:
-    """The post is shown in `lang` in its own text (not a fallback) and is not a draft."""
-    version = entry.versions.get(lang)
-    return version is not None and not version.is_fallback and entry.shown_in(lang)
-
-
-def partner(site: Site, entry: Entry, lang: str) -> str | None:
-    """The language shown beside `lang` on the post's side-by-side page, or None: no page
-    (bipub.yaml `outputs.side_by_side: false` turns every one off)."""
-    if not site.config.outputs.side_by_side:
-        return None
-    if entry.kind != "posts" or not shows_own(entry, lang):
-        return None
-    if lang != entry.source_lang:
-        return entry.source_lang if shows_own(entry, entry.source_lang) else None
-    return next((c for c in site.config.codes if c != lang and shows_own(entry, c)), None)
 
 
 def section_states(site: Site, entry: Entry, target: str) -> tuple[SectionState, ...]:

@@ -123,7 +123,7 @@ def feed_specs(site: Site, lang: str) -> list[FeedSpec]:
         if members:
             page = urls.tag(lang, slug)
             name = f"{title} · #{tag.name}"
-            out.append(FeedSpec(page + "feed.xml", page, name, tuple(members[:FEED_SIZE])))
+            out.append(FeedSpec(urls.page_feed(page), page, name, tuple(members[:FEED_SIZE])))
     shown = {e.key for e in posts}
     for slug, series in sorted(site.series.get(lang, {}).items()):
         members = sorted(
@@ -132,7 +132,7 @@ def feed_specs(site: Site, lang: str) -> list[FeedSpec]:
         if members:
             page = urls.series(lang, slug)
             name = f"{title} · {series.name}"
-            out.append(FeedSpec(page + "feed.xml", page, name, tuple(members[:FEED_SIZE])))
+            out.append(FeedSpec(urls.page_feed(page), page, name, tuple(members[:FEED_SIZE])))
     return out
 
 
@@ -154,14 +154,14 @@ def _scoped(
         title,
         cfg.language(lang).description,
         url.absolute(page),
-        url.absolute(page + "feed.xml"),
+        url.absolute(urls.page_feed(page)),
         url.absolute(page),
         feed_updated([(e.published_at, e.modified_at) for e in posts]),
         cfg.author.name,
         cfg.author.email,
         tuple(feed_item(entry, lang, url) for entry in posts),
-        url.absolute(page + "feed.json"),
-        page + "feed.xml",
+        url.absolute(urls.page_feed(page, json=True)),
+        urls.page_feed(page),
         tuple(entry.versions[lang].doc for entry in posts),
     )
 

@@ -7,12 +7,12 @@ language switcher) even when only one language is rendered.
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Callable, Sequence
 from functools import partial
 
 from bipub.load.content import Document
 from bipub.pair.site import Entry, Site, Tag
+from bipub.pair.site_pages import list_pages
 from bipub.project import Project
 from bipub.render import both, urls
 from bipub.render.markdown import MarkdownCache
@@ -184,7 +184,7 @@ class HtmlRenderer(PageViews):
     def plan_blog(self, plan: Plan, lang: str, posts: Sequence[Entry]) -> None:
         """The blog's pages: `posts` (newest first), `posts_per_page` to a page."""
         per_page = self.config.posts_per_page
-        pages = max(1, math.ceil(len(posts) / per_page))
+        pages = list_pages(len(posts), per_page)
         specs: list[PageSpec] = []
         for n in range(1, pages + 1):
             chunk = list(posts[(n - 1) * per_page : n * per_page])
@@ -230,7 +230,7 @@ class HtmlRenderer(PageViews):
     def plan_tag(self, plan: Plan, lang: str, tag: Tag, members: Sequence[Entry]) -> None:
         """A tag's pages: its posts (`members`, newest first), `posts_per_page` to a page."""
         per_page = self.config.posts_per_page
-        tag_pages = max(1, math.ceil(len(members) / per_page))
+        tag_pages = list_pages(len(members), per_page)
         specs: list[PageSpec] = []
         for n in range(1, tag_pages + 1):
             chunk = list(members[(n - 1) * per_page : n * per_page])
@@ -411,10 +411,7 @@ class HtmlRenderer(PageViews):
         memo.start({lang: status.records for lang, status in site.status.items()})
         moved = memo.around(
             self.post_order(),
-            {
-                key: (series.name, series.slug, tuple(e.key for e in series.entries))
-                for key, series in site.series_by_entry.items()
-            },
+            {key: series.facts for key, series in site.series_by_entry.items()},
             {(lang, slug): tag for lang, tags in site.tags.items() for slug, tag in tags.items()},
         )
         entries = site.entries
@@ -479,9 +476,7 @@ class HtmlRenderer(PageViews):
                 (
                     lang,
                     tuple((link.name, link.slug) for link in self.tag_links(lang, slugs)),
-                    (series.name, series.slug, tuple(e.key for e in series.entries))
-                    if series is not None
-                    else None,
+                    series.facts if series is not None else None,
                     tuple(n.key if n is not None else None for n in self.neighbours(entry, lang)),
                     site.images.key(doc.rel),  # issue 19: its images' sizes, variants
                     self.rendered.diagrams.body_key(doc.body) if diagrams else "",

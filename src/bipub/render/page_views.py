@@ -184,8 +184,8 @@ class PageViews:
     def feed_links(self, page: str) -> list[View]:
         """The feeds of a tag's or series' page (render/feeds.py: beside the page)."""
         return [
-            View(type="application/atom+xml", href=self.url.href(page + "feed.xml")),
-            View(type="application/feed+json", href=self.url.href(page + "feed.json")),
+            View(type="application/atom+xml", href=self.url.href(urls.page_feed(page))),
+            View(type="application/feed+json", href=self.url.href(urls.page_feed(page, json=True))),
         ]
 
     # ------------------------------------------------------------------ view pieces
@@ -478,7 +478,8 @@ class PageViews:
             feed_url=self.url.absolute(urls.feed(lang)),
             json_feed_href=self.url.href(urls.json_feed(lang)),  # issue 19: JSON Feed 1.1
             llms_href=self.url.href(urls.llms(lang)),
-            api_href=self.url.href(urls.api(lang, "cv")),
+            # the CV's JSON where the language has a CV (json_api.cv_json), else its posts'
+            api_href=self.url.href(urls.api(lang, "cv" if lang in self.site.cv else "posts")),
             # issue 18: where the full CV is (the home page unless bipub.yaml home: blog)
             cv_href=self.url.href(
                 urls.cv(lang) if cfg.home == "blog" and lang in self.site.cv else urls.home(lang)

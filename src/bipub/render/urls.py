@@ -1,76 +1,37 @@
 """Every URL of the site in one place. Paths are site-relative (start with '/').
 
-A post's and a page's path (and the encoding of a path) are made in bipub.text.site_urls, which
-the stages below rendering read too (pair/page_links.py: which page a link of a post names)."""
+The path of each page a language has of its own (a post, a page, the home, the blog, a tag, a
+series, the feeds, the JSON API, llms.txt…) and the encoding of a path are made in
+bipub.text.site_urls, which the stages below rendering read too (pair/site_pages.py: which page
+of the site a link of a post names, and that page in another language); re-exported here."""
 
 from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from bipub.text.site_urls import api as api
+from bipub.text.site_urls import blog as blog
+from bipub.text.site_urls import both as both
+from bipub.text.site_urls import cv as cv
+from bipub.text.site_urls import cv_pdf as cv_pdf
 from bipub.text.site_urls import encode as encode
+from bipub.text.site_urls import feed as feed
+from bipub.text.site_urls import home as home
+from bipub.text.site_urls import json_feed as json_feed
+from bipub.text.site_urls import llms as llms
 from bipub.text.site_urls import page as page
+from bipub.text.site_urls import page_feed as page_feed
 from bipub.text.site_urls import post as post
-
-
-def home(lang: str) -> str:
-    return f"/{lang}/"
-
-
-def cv(lang: str) -> str:
-    """The full CV's page when bipub.yaml says `home: blog` (else the CV is the home page)."""
-    return f"/{lang}/cv/"
-
-
-def blog(lang: str, page: int = 1) -> str:
-    return f"/{lang}/blog/" if page == 1 else f"/{lang}/blog/page/{page}/"
-
-
-def both(lang: str, slug: str) -> str:
-    """A post's side-by-side reading view (render/both.py)."""
-    return f"/{lang}/blog/{slug}/both/"
+from bipub.text.site_urls import post_pdf as post_pdf
+from bipub.text.site_urls import search as search
+from bipub.text.site_urls import series as series
+from bipub.text.site_urls import tag as tag
+from bipub.text.site_urls import tags as tags
 
 
 def both_pdf(slug: str, first: str, second: str) -> str:
     """A post's bilingual PDF (the side-by-side view's layout, as the bilingual CV's)."""
     return f"/pdf/blog/{slug}-{first}-{second}.pdf"
-
-
-def tags(lang: str) -> str:
-    return f"/{lang}/tags/"
-
-
-def tag(lang: str, slug: str, page: int = 1) -> str:
-    return f"/{lang}/tags/{slug}/" if page == 1 else f"/{lang}/tags/{slug}/page/{page}/"
-
-
-def series(lang: str, slug: str) -> str:
-    return f"/{lang}/series/{slug}/"
-
-
-def search(lang: str) -> str:
-    return f"/{lang}/search/"
-
-
-def feed(lang: str) -> str:
-    return f"/{lang}/feed.xml"
-
-
-def json_feed(lang: str) -> str:
-    """The language's JSON Feed (a tag's or series' feeds are in its page's folder)."""
-    return f"/{lang}/feed.json"
-
-
-def api(lang: str, name: str) -> str:
-    return f"/api/{lang}/{name}.json"
-
-
-def llms(lang: str | None, full: bool = False) -> str:
-    name = "llms-full.txt" if full else "llms.txt"
-    return f"/{lang}/{name}" if lang else f"/{name}"
-
-
-def cv_pdf(langs: str) -> str:
-    return f"/pdf/cv-{langs}.pdf"
 
 
 def site_card(lang: str) -> str:

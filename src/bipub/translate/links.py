@@ -9,7 +9,11 @@ that page there (a link to a heading, `#h-…`, names the heading at its place t
 pair/page_links.py); when it has not (`outputs.untranslated: omit` and the page not translated,
 or a translation marked `draft: true`), or the heading's place there is not known, the link is
 kept and the drafter says so (`links`). Relative links (`../prev/`) work in both languages and
-are kept.
+are kept. So are the site's other pages (pair/site_pages.py): the home `/ko/` → `/en/`, the
+blog's pages, a tag's page (`/ko/tags/분산/` → the page of the tag its posts list at its place
+in English, `/en/tags/distributed/`), a series' page, the CV page, a side-by-side page, the
+feeds, the JSON API and llms.txt; one the target language lacks (a tag no English post lists,
+a blog page past the last) is kept and said.
 
 Read here: inline links' and images' targets `](dest "title")`, autolinks `<https://…>`, bare
 URLs (as the drafter's inline scanner reads them: translate/markdown_inline.py) and reference
@@ -95,7 +99,7 @@ def link_spans(text: str) -> list[tuple[int, int]]:
 def localize(text: str, pages: PageLinks, target: str) -> tuple[str, list[str]]:
     """`text` with each link to a page of the site in another language written as that page's
     link in `target` where the site has it; and a message for each link kept (no such page)."""
-    if not any(f"/{lang}/" in text for lang in pages.codes if lang != target):
+    if not pages.may_link(text, other_than=target):
         return text, []  # (no link to another language's page: most texts)
     out: list[str] = []
     kept: list[str] = []
@@ -111,6 +115,8 @@ def localize(text: str, pages: PageLinks, target: str) -> tuple[str, list[str]]:
                 f"the place of its heading in the {target} page is not known (the two pages' "
                 "headings are not as many)"
                 if found.anchor_lost
+                else f"the site has no {target} page of {found.path}: {found.why}"
+                if found.why
                 else f"the site has no {target} page of {found.path} (outputs.untranslated: "
                 "omit, or `draft: true`)"
             )

@@ -33,6 +33,7 @@ from bipub.pair.units import Unit, nfc, text_hash
 from bipub.pipeline import load, pair
 from bipub.project import Project
 from bipub.render.catalogs import po_path, read_catalog
+from bipub.render.pdf.links import short_wanted
 from bipub.render.templates import THEME_DIR
 from bipub.translate import markdown_xml as mx
 from bipub.translate.cache import DraftCache, cache_key
@@ -339,7 +340,7 @@ def make_plan(root: Path, target: str, only: Sequence[str] = ()) -> Plan:
     for entry in site.entries:
         docs[(entry.kind, nfc(entry.key))] = (entry.source, entry.docs.get(target))
 
-    pages = PageLinks(site, config.codes, config.base_url)  # (translate/links.py)
+    pages = PageLinks(site, config.codes, config.base_url, short_wanted)  # (translate/links.py)
     plan = Plan(root, config, target, [], {}, {}, glossary, pages=pages)
 
     def spec_id(source_lang: str) -> str:

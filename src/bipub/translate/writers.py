@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from babel.messages.pofile import write_po
 
-from bipub.check import qa
+from bipub.check import page_links, qa
 from bipub.check.glossary import Glossary
 from bipub.check.parity import normalize_status
 from bipub.diagnostics import Collector, Diagnostic, DiagnosticError
@@ -208,6 +208,7 @@ def _draft(plan: Plan, job: Job, answers: Answers) -> _Draft | str:
             )
         )
     unit_checks = qa_problems(job.unit, text, plan.glossary, plan.config.base_url)
+    unit_checks = page_links.site_matched(unit_checks, job.unit, text, plan.pages)  # (as check)
     if any(code == "numbers" for code, _ in unit_checks):  # said once, for the whole unit
         problems = [p for p in problems if not (p[0] == "mismatch" and "numbers" in p[1])]
     said = tuple(f"{code}: {message}" for code, message in problems)

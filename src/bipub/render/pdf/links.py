@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from bipub.pair.site_pages import wants_pdf as wants_pdf
 from bipub.render import urls
 from bipub.render.both import partner
 
@@ -73,21 +74,9 @@ def post_pdf_entries(site: Site, lang: str) -> list[Entry]:
     return [entry for entry in site.posts(lang) if wants_pdf(site, entry, lang)]
 
 
-def wants_pdf(site: Site, entry: Entry, lang: str) -> bool:
-    """Front matter `pdf: true`, or config `pdf.posts` unless `pdf: false`; only where the
-    page shows its own language (a fallback has no PDF of its own) and not for drafts."""
-    if entry.kind != "posts":
-        return False
-    flag = entry.source.meta.pdf
-    if not (flag if flag is not None else site.config.pdf.posts):  # (most posts: asked first)
-        return False
-    version = entry.versions.get(lang)
-    return version is not None and not version.is_fallback and entry.shown_in(lang)
-
-
 def post_pdf_path(lang: str, slug: str) -> str:
     """Output path of a post's PDF: <lang>/blog/<slug>/<slug>.pdf."""
-    return urls.post(lang, slug).lstrip("/") + f"{slug}.pdf"
+    return urls.post_pdf(lang, slug).lstrip("/")
 
 
 def short_wanted(site: Site) -> bool:
