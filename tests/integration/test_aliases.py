@@ -336,3 +336,15 @@ def test_a_page_takes_aliases_and_its_moved_url_is_said_too(project: Path) -> No
     assert _removed(build(project)) == []  # (the English one was said: not again)
     page = (project / "site/ko/about/index.html").read_text(encoding="utf-8")
     assert 'content="0; url=/ko/me/"' in page
+
+
+def test_a_post_made_a_draft_is_said_held_back(project: Path) -> None:
+    build(project)
+    _front(project / "content/ko/posts/alpha.md", "draft: true")
+    assert _removed(build(project)) == [
+        f"content/{lang}/posts/alpha.md:1: warning: /{lang}/blog/alpha/ was published by the "
+        f"last build and is not any more: content/{lang}/posts/alpha.md is not published in "
+        f"{lang} now (a draft here or in its source, dated later, or left out untranslated); "
+        "links to it break until it is"
+        for lang in ("en", "ko")
+    ]

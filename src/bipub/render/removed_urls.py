@@ -101,7 +101,10 @@ def removed(
         if entry is None or now is None or now not in plan.paths:
             if new is None:
                 new = _new_entries(previous, site, plan)
-            found.append(_gone(path, lang, was, rel, new))
+            if entry is not None:  # (there, not published in `lang` in this build)
+                found.append(_held_back(path, lang, entry))
+            else:
+                found.append(_gone(path, lang, was, rel, new))
             continue
         # (a language without a file of the post shows the source: the source's aliases take it)
         doc = entry.docs.get(lang, entry.source)
@@ -139,6 +142,17 @@ def _new_entries(
             if version_path(entry, lang) in plan.paths:
                 out.setdefault((entry.kind, lang), []).append(entry)
     return out
+
+
+def _held_back(path: str, lang: str, entry: Entry) -> Diagnostic:
+    """The warning for a page whose entry is there but not published in `lang` now."""
+    doc = entry.docs.get(lang, entry.source)
+    message = (
+        f"{path} was published by the last build and is not any more: {doc.rel} is not "
+        f"published in {lang} now (a draft here or in its source, dated later, or left out "
+        "untranslated); links to it break until it is"
+    )
+    return Diagnostic(doc.rel, 1, CODE, message, Severity.WARNING, key="aliases", lang=lang)
 
 
 def _gone(
