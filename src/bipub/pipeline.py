@@ -38,7 +38,8 @@ from bipub.pair.model import report_fallbacks
 from bipub.pair.site import PairMemo, Site, pair_site
 from bipub.pair.status import StatusCache
 from bipub.project import Project
-from bipub.render import cards, urls
+from bipub.render import cards, removed_urls, urls
+from bipub.render.aliases import redirects
 from bipub.render.cards import Cards
 from bipub.render.diagrams import Diagrams
 from bipub.render.first_pages import DEFERRED, FirstPages
@@ -167,6 +168,7 @@ def plan(
     renderer = HtmlRenderer.again(memo, site, markdown, url)
     renderer.site_root = project.root
     parts = state.parts.again() if state is not None else Parts()
+    pages = renderer.plan()
     return RenderJob(
         project,
         site,
@@ -175,10 +177,11 @@ def plan(
         markdown,
         envs,
         renderer,
-        renderer.plan(),
+        pages,
         collector,
         cache,
         parts,
+        redirects(site, pages, langs, project.static),
     )
 
 
@@ -392,6 +395,7 @@ def _build(
     notes: list[str] = []
     inputs: dict[str, uptodate.Identity] = {}
     published: dict[str, uptodate.Identity] | None = None  # the last build's record of it
+    last_urls: dict[str, tuple[str, str]] = {}  # its posts' and pages' pages (`url-removed`)
     if prescan is not None:
         done = up_to_date(prescan, options.strict)  # (what a killed build left: cleaned first)
         if done is not None:
@@ -399,6 +403,7 @@ def _build(
         scan = prescan.scan()
         inputs = scan.inputs
         published = scan.record.files if scan.record is not None else None
+        last_urls = scan.record.urls if scan.record is not None else {}
         notes.append(prescan.note)
         if scan.record is not None and scan.record.passed(record_key):
             notes.append("not up to date: the clock passed a scheduled post's date (or went back)")
@@ -437,6 +442,10 @@ def _build(
         pages, note = html_pages(job, kinds, project, target, options, state, inputs)
         if pages is not None and kept is not None and not kept.on_disk:  # (resident: serve)
             pages.memo = kept.keep
+        if pages is not None and last_urls:  # old URLs the pages of this build leave out
+            collector.extend(
+                removed_urls.removed(last_urls, site, job.plan, selected, job.redirects)
+            )
     notes.append(note)
     steps = kinds
     if pages is not None:  # the pages render the others (not PDFs) while their workers work
@@ -496,17 +505,20 @@ def _build(
             counts = pages.counts if pages is not None else {}
             if options.first is not None and options.first.deferred:
                 record_key += DEFERRED  # (not current: the next build renders what waits)
+            pages_of = None if pages is None else removed_urls.published(site, job.plan, selected)
             record = uptodate.Record(
                 record_key,
                 inputs,
                 files,
                 output.dirs,
-                warnings,
+                # (`url-removed`: said by the build that removes the URL, not repeated after it)
+                [w for w in warnings if w.code != removed_urls.CODE],
                 counts,
                 output.digests,
                 output.spare,
                 window=site.window,
                 scheduled=later,
+                urls=removed_urls.next_urls(last_urls, pages_of, selected, files),
             )
             if not kept.on_disk:  # (the file describes an older output: not trusted)
                 kept.records[target] = record

@@ -34,9 +34,10 @@ from bipub.project import Project
 from bipub.schedule import OPEN, build_now, holds
 from bipub.write.record import Identity, OutputRecord, TreeRecord
 
-FORMAT = 8  # 4: the output's record for the next build's writer (write/record.py); 5: BLAKE3;
+FORMAT = 9  # 4: the output's record for the next build's writer (write/record.py); 5: BLAKE3;
 # 6: saved as what changed since a base file (cache.py `save_delta`); 7: its files counted;
-# 8: the window of instants its scheduled posts hold for, and those posts (bipub/schedule.py)
+# 8: the window of instants its scheduled posts hold for, and those posts (bipub/schedule.py);
+# 9: the post and page pages it published, with what they were of (`urls`)
 
 
 @dataclass
@@ -58,6 +59,9 @@ class Record:
     # the other options' keys the output is current for too, with what their build said
     # (`bipub serve`'s build of the pages, then of the other outputs, of the same inputs)
     also: dict[str, Summary] = field(default_factory=dict)
+    # each post's and page's page it published (its output file) → the entry (`posts/alpha`)
+    # and the file it was made from: what the next build says is gone (render/removed_urls.py)
+    urls: dict[str, tuple[str, str]] = field(default_factory=dict)
     # the checked bytes it was read from (`read_delta`: the prescan's child sends them as they
     # are, not pickled again; not compared, not kept by the build)
     raw: tuple[memoryview | bytes, memoryview | bytes] | None = field(
@@ -218,6 +222,7 @@ def from_raw(payload: memoryview | bytes, base: memoryview | bytes) -> Record | 
         base=found,
         window=(head["window"][0], head["window"][1]),
         scheduled=_scheduled(head),
+        urls=tables["urls"],
     )
 
 
@@ -237,11 +242,12 @@ def save(project: Project, out: Path, record: Record, before: Record | None = No
         "window": list(record.window),
         "scheduled": [list(item) for item in record.scheduled],
     }
-    tables = {
+    tables: dict[str, dict[Any, Any]] = {
         "inputs": record.inputs,
         "files": record.files,
         "dirs": record.dirs,
         "digests": record.digests,
+        "urls": record.urls,
     }
     if record.spare is not None:
         tables["spare_files"] = record.spare.files
@@ -308,6 +314,7 @@ def with_journal(project: Project, out: Path, record: Record) -> tuple[Record, s
         base=record.base,  # (the next save: as what changed since the record's base)
         window=record.window,
         scheduled=record.scheduled,
+        urls=record.urls,  # (the record's: a page the journal's output lacks is said gone)
     )
     return merged, "output folder recorded by the journal of the last update (not saved since)"
 

@@ -130,6 +130,16 @@ def _inputs_digest(project: Path) -> str:
     return h.hexdigest()
 
 
+def _entry_page(path: str) -> bool:
+    """A post's or page's page of the minimal project (`ko/blog/alpha/index.html`,
+    `en/about/index.html`): what `url-removed` is said of (not a redirect page of an alias
+    `set_aliases` gives: one removed, or gone with its post, is not said)."""
+    parts = path.split("/")
+    if len(parts) == 4 and parts[1] == "blog" and parts[3] == "index.html":
+        return parts[2] != "page" and not parts[2].startswith(("old-", "옛-"))
+    return len(parts) == 3 and parts[1] == "about" and parts[2] == "index.html"
+
+
 @dataclass(frozen=True)
 class Clean:
     """A clean build's output (file digests, no PDFs), folders and warnings."""
@@ -219,6 +229,10 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
         self.watched: set[str] | None = set() if resident and watched else None
         self.scanned = uptodate.scan_inputs(Project(self.project))
         self.killed: tuple[dict[str, bytes], dict[str, bytes]] | None = None
+        # whether the site as it is now is the one the last build recorded (no kill, no fast
+        # render since): then the next build's `url-removed` warnings are exactly its posts'
+        # and pages' pages that the new site does not have
+        self.recorded = True
         build(self.project, only=KINDS, kept=self.kept)
 
     def _build(self) -> Any:
@@ -519,6 +533,7 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
         text = path.read_text(encoding="utf-8")
         old = tree_snapshot(self.project / "site")
         path.write_text(text.replace("\n## ", f"\n킬 {at}.\n\n## ", 1) + f"\n킬 {at}\n")
+        self.recorded = False
         with ExitStack() as stack:
             _killing(stack, at)
             try:
@@ -551,6 +566,7 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
             self.retag(data, data.draw(st.lists(st.sampled_from(["vllm", "rust"]), max_size=2)))
         pages = sorted(p for p in tree_snapshot(self.project / "site") if p.endswith(".html"))
         shown = data.draw(st.sets(st.sampled_from(pages), max_size=3)) if pages else set()
+        self.recorded = False
         build(self.project, only=KINDS, kept=self.kept, first=FirstPages(shown, few=0))
         if then == "edit":
             self.edit_body(data, data.draw(text), "")
@@ -559,6 +575,27 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
         elif then == "fast":
             self.edit_body(data, data.draw(text), "")
             build(self.project, only=KINDS, kept=self.kept, first=FirstPages(few=0))
+
+    @rule(data=st.data(), which=st.sets(st.sampled_from(["folder", "html", "hangul", "root"])))
+    def set_aliases(self, data: st.DataObject, which: set[str]) -> None:
+        """A post's old URLs (front matter `aliases`) are added, changed or removed: each a
+        redirect page (render/aliases.py) in the next build, and none once it is removed.
+        Named after the file (names are never used twice), so no two posts share one."""
+        path = self._existing_post(data)
+        if path is None:
+            return
+        lang, name = path.parent.parent.name, path.stem
+        given = {"folder": f"/{lang}/blog/old-{name}/", "html": f"/{lang}/{name}.html"}
+        given["hangul"] = f"/{lang}/blog/옛-{name}/"
+        given["root"] = f"/old/{name}/"  # (outside the language folders: the source's only)
+        if lang != "ko":
+            which = which - {"root"}
+        lines = path.read_text(encoding="utf-8").split("\n")
+        end = lines.index("---", 1)
+        head = [line for line in lines[1:end] if not line.startswith("aliases:")]
+        if which:
+            head.append(f"aliases: [{', '.join(given[w] for w in sorted(which))}]")
+        path.write_text("\n".join(["---", *head, *lines[end:]]), encoding="utf-8")
 
     @rule()
     def nothing(self) -> None:
@@ -598,13 +635,22 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
             old, seen = self.killed
             self.killed = None
             assert _digests(seen) in (_digests(old), expected), "a half-published site"
+        before = {p for p in _digests(tree_snapshot(self.project / "site")) if _entry_page(p)}
         got = self._build()
         incremental = _digests(tree_snapshot(self.project / "site"))
         assert sorted(incremental) == sorted(expected)
         assert _folders(self.project / "site") == want.folders, got.cache_note
         differing = [p for p in expected if incremental[p] != expected[p]]
         assert not differing, (differing, got.cache_note)
-        assert got.warnings == want.warnings, got.cache_note
+        # `url-removed` compares this build with the last one into the same folder: a clean
+        # build into a new one has none to compare with (render/removed_urls.py)
+        said = [d for d in got.warnings if d.code == "url-removed"]
+        assert [d for d in got.warnings if d not in said] == want.warnings, got.cache_note
+        named = {d.message.split(" ", 1)[0].lstrip("/") + "index.html" for d in said}
+        assert named.isdisjoint(incremental), said  # (never a URL the site still has)
+        if self.recorded and not got.up_to_date:
+            assert named == before - set(incremental), (said, got.cache_note)
+        self.recorded = True
 
 
 class TestIncrementalEqualsClean(IncrementalEqualsClean.TestCase):  # type: ignore[misc,name-defined]
@@ -689,6 +735,38 @@ def test_an_update_killed_at_every_write_leaves_the_old_or_the_new_site(
         if seen[0] < at:  # the update had fewer writes: every one was killed once
             break
     assert outcomes == {"old", "new"} and at > 20
+
+
+@pytest.mark.parametrize("resident", [False, True], ids=["restored", "resident"])
+def test_an_alias_added_changed_and_removed_makes_and_removes_its_redirect_page(
+    shm_path: Path, resident: bool
+) -> None:
+    """Front matter `aliases` (render/aliases.py): the build after each edit equals a clean
+    one, its redirect pages written, moved and removed with it (and their folders)."""
+    project = shm_path / "p"
+    shutil.copytree(PROJECTS / "minimal", project)
+    kept = Kept(BuildCache()) if resident else None
+    build(project, only=KINDS, kept=kept)
+    post = project / "content/ko/posts/alpha.md"
+    source = post.read_text(encoding="utf-8")
+    site = project / "site"
+    for aliases, present in [
+        ("[/ko/blog/old-alpha/, /ko/2019/alpha.html]", {"ko/blog/old-alpha", "ko/2019"}),
+        ("[/ko/blog/older-alpha, /old/alpha/]", {"ko/blog/older-alpha", "old"}),
+        (None, set()),
+    ]:
+        text = (
+            source if aliases is None else source.replace("---\n", f"---\naliases: {aliases}\n", 1)
+        )
+        post.write_text(text, encoding="utf-8")
+        result = build(project, only=KINDS, kept=kept)
+        assert not result.up_to_date
+        clean = shm_path / "clean"
+        build(project, clean, use_cache=False, only=KINDS)
+        assert tree_snapshot(site) == tree_snapshot(clean), aliases
+        assert _folders(site) == _folders(clean), aliases
+        made = {"ko/blog/old-alpha", "ko/2019", "ko/blog/older-alpha", "old"}
+        assert {f for f in made if (site / f).exists()} == present, aliases
 
 
 def test_a_series_name_written_in_another_language_is_rendered_again_on_its_cards(

@@ -136,7 +136,10 @@ def test_each_update_equals_a_clean_build(tmp_path: Path, resident: bool) -> Non
         got = build(root, only=KINDS, kept=kept)
         clean = build(root, tmp_path / "clean", use_cache=False, only=KINDS)
         assert tree_snapshot(root / "site") == tree_snapshot(tmp_path / "clean"), what
-        assert got.warnings == clean.warnings, what
+        # (`url-removed` compares with the last build into the same folder: a clean build into
+        # a new one has none; render/removed_urls.py, tests/integration/test_aliases.py)
+        said = [d for d in got.warnings if d.code != "url-removed"]
+        assert said == clean.warnings, what
         assert shows(root), what
         if kept is not None:  # the update took the unchanged entries as they were
             assert kept.pairs.reused > 0 and kept.pages.reused > 0, what

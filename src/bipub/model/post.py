@@ -6,6 +6,7 @@ import re
 import unicodedata
 from datetime import date, datetime
 from typing import Annotated, Any, Literal
+from urllib.parse import unquote
 
 from pydantic import AfterValidator, BeforeValidator, StrictBool, StrictInt, StrictStr
 
@@ -99,6 +100,67 @@ def check_image(value: str) -> str:
 
 Image = Annotated[StrictStr, AfterValidator(check_image), SHARED]
 
+# the names of files the site writes itself in a page's folder or a language's: an alias that
+# makes a folder of one of them (`/ko/feed.xml/`) would need that file to be a folder
+_SITE_FILES = frozenset(
+    {"feed.xml", "feed.json", "card.png", "sitemap.xml", "robots.txt", "llms.txt"}
+    | {"llms-full.txt", "404.html", "index.html", "favicon.ico"}
+)
+
+
+def check_alias(value: str) -> str:
+    """An old URL of a post or page (front matter `aliases`), as a path of this site: it starts
+    with '/', holds no query, fragment, scheme or host, and each of its segments is one a slug
+    may be (`check_slug`: the one rule for a segment of a site path). Percent-escapes are
+    decoded (an address bar's `/ko/blog/%EC%98%9B/` is `/ko/blog/옛/`). A path ending in
+    `.html` is that file; any other is a folder (with or without its final '/'), written as
+    its index.html. Returns the path in that form: `/ko/blog/old/` or `/ko/old.html`."""
+    if value.startswith(("http://", "https://", "//")) or re.match(r"^[A-Za-z][\w+.-]*:", value):
+        raise ValueError(
+            f"{value!r} points outside the site: an alias is a path of this site, without "
+            "scheme or host (base_url's path left out), as /<language>/blog/old-name/"
+        )
+    if not value.startswith("/"):
+        raise ValueError(
+            f"{value!r} is not a site path: write the old URL's path from the site's root, as "
+            f"/<language>/blog/{value.strip('/') or 'old-name'}/ for a post's"
+        )
+    if "?" in value or "#" in value:
+        raise ValueError(
+            f"{value!r} has a query or fragment: an alias is a path only (a static site "
+            "cannot tell /x?a=1 from /x)"
+        )
+    try:
+        path = unquote(value, errors="strict")
+    except UnicodeDecodeError:
+        raise ValueError(f"{value!r} has percent-escapes that are not UTF-8") from None
+    folder = not path.endswith(".html")
+    segments = path[1:].removesuffix("/").split("/") if folder else path[1:].split("/")
+    if segments == [""]:
+        raise ValueError(f"{value!r} is the site's home page, which is bipub's own")
+    for segment in segments:
+        if segment == "":
+            raise ValueError(f"{value!r} has an empty segment ('//')")
+        if segment in (".", ".."):
+            raise ValueError(
+                f"{value!r}: '{segment}' segments are not allowed (no way out of the site)"
+            )
+        try:
+            check_slug(segment)
+        except ValueError as exc:
+            said = str(exc).replace(f"slug {segment!r}", f"the segment {segment!r}", 1)
+            raise ValueError(f"{value!r}: {said}") from None
+    inside = len(segments) > 2 or folder  # (its file is in a folder named by segments[1])
+    if inside and len(segments) > 1 and segments[1].casefold() == "pagefind":  # (Search.owns)
+        raise ValueError(f"{value!r} would be inside a search index folder, the site's own")
+    if folder and segments[-1].casefold() in _SITE_FILES:
+        raise ValueError(f"{value!r} would make a folder of a file the site writes")
+    normal = "/" + "/".join(unicodedata.normalize("NFC", s) for s in segments)
+    return normal + "/" if folder else normal
+
+
+Alias = Annotated[StrictStr, AfterValidator(check_alias)]
+
 PostDate = Annotated[datetime | date, BeforeValidator(parse_post_date)]
 """A date, or a `datetime` with an offset (a subclass of date: `day_of` gives the date shown)."""
 
@@ -133,6 +195,9 @@ class FrontMatter(Strict):
     image: Image | None = None
     """The link preview's picture (og:image): an http(s) URL or a site path such as
     /images/cover.png; without it a post gets a generated card (issue 19)."""
+    aliases: list[Alias] = []
+    """Old URLs of this version (site paths: `/ko/blog/old-name/`), each published as a page
+    that sends the reader on to the version's URL (render/aliases.py)."""
 
 
 Kind = Literal["posts", "pages"]

@@ -28,6 +28,7 @@ from bipub.diagnostics import Collector, Diagnostic, DiagnosticError
 from bipub.pair.site import Site
 from bipub.project import Project
 from bipub.render import feeds, json_api, llms, llms_full, llms_parts, urls
+from bipub.render.aliases import Redirect, redirect_html
 from bipub.render.cards import Cards
 from bipub.render.first_pages import FirstPages
 from bipub.render.html import HtmlRenderer, Plan
@@ -58,6 +59,8 @@ class RenderJob:
     collector: Collector
     cache: BuildCache | None  # None: --no-cache
     parts: Parts = field(default_factory=Parts)  # the aggregates' parts of the last build
+    # the pages at the posts' and pages' old URLs (front matter `aliases`: render/aliases.py)
+    redirects: Sequence[Redirect] = ()
 
     @property
     def every_language(self) -> bool:
@@ -447,6 +450,9 @@ class HtmlPages:
                 _static(job.project, tree)
                 for rel, data in variant_files(images, cache_dir, quality, job.collector, fresh):
                     tree.add(rel, data, None, "image variant")
+            for redirect in job.redirects:  # (of the languages built: render/aliases.py)
+                page = redirect_html(redirect, job.url)
+                tree.add(redirect.file, page, redirect.owner, redirect.origin)
 
         self.counts, self.fingerprints = render_pages(
             job.renderer,

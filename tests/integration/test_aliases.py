@@ -1,0 +1,350 @@
+"""Old URLs keep working when a post moves: front matter `aliases` (render/aliases.py) and the
+`url-removed` warning of a build that takes a post's URL out of the site (render/removed_urls.py).
+The bad values, one fixture each: tests/bad_inputs/aliases_*."""
+
+from __future__ import annotations
+
+import http.client
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bipub.diagnostics import DiagnosticError
+from bipub.pipeline import build
+from tests.conftest import PROJECTS, tree_snapshot
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "p"
+    shutil.copytree(PROJECTS / "minimal", root)
+    return root
+
+
+def _front(path: Path, *lines: str, drop: tuple[str, ...] = ()) -> None:
+    """Put `lines` first in the front matter of `path` (a line of a key given replaces the
+    file's line of that key; the lines of the keys `drop` go)."""
+    text = path.read_text(encoding="utf-8")
+    keys = {line.split(":", 1)[0] + ":" for line in lines} | {key + ":" for key in drop}
+    head, _, body = text.removeprefix("---\n").partition("\n---\n")
+    kept = [line for line in head.split("\n") if not line.startswith(tuple(keys))]
+    path.write_text("---\n" + "\n".join([*lines, *kept]) + "\n---\n" + body, encoding="utf-8")
+
+
+def _removed(result: object) -> list[str]:
+    return [d.format() for d in result.warnings if d.code == "url-removed"]  # type: ignore[attr-defined]
+
+
+REDIRECT = """<!DOCTYPE html>
+<html lang="ko">
+<head>
+<meta charset="utf-8">
+<title>알파 글</title>
+<meta name="robots" content="noindex">
+<link rel="canonical" href="https://test.example.org/sub/ko/blog/alpha/">
+<meta http-equiv="refresh" content="0; url=/sub/ko/blog/alpha/">
+</head>
+<body>
+<p><a href="/sub/ko/blog/alpha/">알파 글</a></p>
+</body>
+</html>
+"""
+
+
+def test_each_alias_is_a_redirect_page_to_its_version_under_the_base_path(project: Path) -> None:
+    config = project / "bipub.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8").replace(
+            "https://test.example.org/", "https://test.example.org/sub/"
+        ),
+        encoding="utf-8",
+    )
+    # a folder (with and without its '/'), an .html file, an address bar's percent-escapes
+    _front(
+        project / "content/ko/posts/alpha.md",
+        "aliases: [/ko/blog/old-alpha/, /ko/2019/01/alpha.html, /ko/blog/%EC%98%9B-%EA%B8%80]",
+    )
+    _front(project / "content/en/posts/alpha.md", "aliases: [/en/blog/old-alpha]")
+    build(project)
+    site = project / "site"
+    for file in (
+        "ko/blog/old-alpha/index.html",
+        "ko/2019/01/alpha.html",
+        "ko/blog/옛-글/index.html",
+    ):
+        assert (site / file).read_text(encoding="utf-8") == REDIRECT, file
+    english = (site / "en/blog/old-alpha/index.html").read_text(encoding="utf-8")
+    assert '<html lang="en">' in english
+    assert 'content="0; url=/sub/en/blog/alpha/"' in english
+    assert '<link rel="canonical" href="https://test.example.org/sub/en/blog/alpha/">' in english
+    # no list of the site's pages names them
+    for name in (
+        "sitemap.xml",
+        "ko/feed.xml",
+        "ko/feed.json",
+        "api/ko/posts.json",
+        "llms.txt",
+        "ko/llms.txt",
+        "ko/llms-full.txt",
+        "en/llms.txt",
+    ):
+        text = (site / name).read_text(encoding="utf-8")
+        assert "old-alpha" not in text and "2019" not in text and "옛" not in text, name
+
+
+def test_the_source_takes_the_aliases_of_a_language_whose_page_shows_it(project: Path) -> None:
+    """`beta` has no English file: its English page shows the Korean source, whose aliases
+    may be English URLs too."""
+    _front(
+        project / "content/ko/posts/beta.md", "aliases: [/ko/blog/old-beta/, /en/blog/old-beta/]"
+    )
+    build(project)
+    english = (project / "site/en/blog/old-beta/index.html").read_text(encoding="utf-8")
+    assert 'content="0; url=/en/blog/beta/"' in english
+    assert '<html lang="ko">' in english  # (the title shown is the source's)
+
+
+def test_a_drafts_aliases_make_no_page(project: Path) -> None:
+    _front(project / "content/ko/posts/beta.md", "aliases: [/ko/blog/old-beta/]", "draft: true")
+    build(project)
+    assert not (project / "site/ko/blog/old-beta").exists()
+
+
+def test_a_build_of_one_language_keeps_the_other_languages_redirect_pages(project: Path) -> None:
+    _front(project / "content/ko/posts/alpha.md", "aliases: [/ko/blog/old-alpha/]")
+    _front(project / "content/en/posts/alpha.md", "aliases: [/en/blog/old-alpha/]")
+    build(project)
+    _front(project / "content/en/posts/alpha.md", "aliases: [/en/blog/older-alpha/]")
+    build(project, langs=["en"])
+    site = project / "site"
+    assert (site / "ko/blog/old-alpha/index.html").is_file()
+    assert (site / "en/blog/older-alpha/index.html").is_file()
+    assert not (site / "en/blog/old-alpha").exists()
+
+
+def test_a_slug_changed_is_said_once_with_the_aliases_line_to_add(project: Path) -> None:
+    build(project)
+    alpha = project / "content/ko/posts/alpha.md"
+    _front(alpha, "slug: alpha-two")
+    result = build(project)
+    assert _removed(result) == [
+        "content/en/posts/alpha.md:1: warning: /en/blog/alpha/ (published by the last build) "
+        "is now /en/blog/alpha-two/: links to the old URL break; add 'aliases: "
+        "[/en/blog/alpha/]' to the front matter of content/en/posts/alpha.md",
+        "content/ko/posts/alpha.md:1: warning: /ko/blog/alpha/ (published by the last build) "
+        "is now /ko/blog/alpha-two/: links to the old URL break; add 'aliases: "
+        "[/ko/blog/alpha/]' to the front matter of content/ko/posts/alpha.md",
+    ]
+    # not repeated: neither by the build with nothing to do, nor by a real build after it
+    again = build(project)
+    assert again.up_to_date and _removed(again) == []
+    (project / "content/ko/posts/beta.md").touch()
+    rebuilt = build(project)
+    assert not rebuilt.up_to_date and _removed(rebuilt) == []
+
+
+def test_made_an_error_the_build_that_removes_a_url_fails_until_an_alias_covers_it(
+    project: Path,
+) -> None:
+    """`diagnostics: {url-removed: error}` (or --strict): nothing is published, so the next
+    build says it again; it is never lost."""
+    config = project / "bipub.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + "diagnostics:\n  url-removed: error\n",
+        encoding="utf-8",
+    )
+    build(project)
+    before = tree_snapshot(project / "site")
+    alpha = project / "content/ko/posts/alpha.md"
+    _front(alpha, "slug: alpha-two")
+    for _ in range(2):  # (nothing published: the next build says it again)
+        with pytest.raises(DiagnosticError) as failed:
+            build(project)
+        assert any(d.code == "url-removed" for d in failed.value.diagnostics)
+        assert tree_snapshot(project / "site") == before
+    _front(alpha, "slug: alpha-two", "aliases: [/ko/blog/alpha/]")
+    _front(project / "content/en/posts/alpha.md", "aliases: [/en/blog/alpha/]")
+    result = build(project)
+    assert _removed(result) == []
+    page = (project / "site/ko/blog/alpha/index.html").read_text(encoding="utf-8")
+    assert 'content="0; url=/ko/blog/alpha-two/"' in page
+
+
+def test_an_alias_already_there_gets_one_more_line(project: Path) -> None:
+    alpha = project / "content/ko/posts/alpha.md"
+    _front(alpha, "aliases: [/ko/blog/first/]")
+    build(project)
+    _front(alpha, "aliases: [/ko/blog/first/]", "slug: alpha-two")
+    said = _removed(build(project))
+    assert said[1] == (
+        "content/ko/posts/alpha.md:2: warning: /ko/blog/alpha/ (published by the last build) "
+        "is now /ko/blog/alpha-two/: links to the old URL break; add '- /ko/blog/alpha/' to "
+        "the aliases of content/ko/posts/alpha.md"
+    )
+
+
+def test_a_renamed_file_is_named_as_the_one_new_post(project: Path) -> None:
+    build(project)
+    beta = project / "content/ko/posts/beta.md"
+    beta.rename(beta.with_name("beta-renamed.md"))
+    said = _removed(build(project))
+    assert said == [
+        f"bipub: warning: /{lang}/blog/beta/ (the {lang} page of posts/beta, "
+        "content/ko/posts/beta.md) was published by the last build and is not any more: "
+        "links to it now break; if content/ko/posts/beta-renamed.md (new in this build, at "
+        f"/{lang}/blog/beta-renamed/) is that post renamed, add 'aliases: [/{lang}/blog/beta/]' "
+        "to its front matter"
+        for lang in ("en", "ko")
+    ]
+
+
+def test_a_deleted_post_is_said_gone(project: Path) -> None:
+    build(project)
+    (project / "content/ko/posts/beta.md").unlink()
+    said = _removed(build(project))
+    assert said == [
+        f"bipub: warning: /{lang}/blog/beta/ (the {lang} page of posts/beta, "
+        "content/ko/posts/beta.md) was published by the last build and is not any more: "
+        f"links to it now break (renamed: add 'aliases: [/{lang}/blog/beta/]' to the front "
+        "matter of its new file)"
+        for lang in ("en", "ko")
+    ]
+
+
+def test_nothing_is_said_without_a_record(project: Path) -> None:
+    build(project, use_cache=False)
+    _front(project / "content/ko/posts/alpha.md", "slug: alpha-two")
+    assert _removed(build(project, use_cache=False)) == []
+
+
+def test_redirect_pages_come_with_the_image_variants_as_before(project: Path) -> None:
+    """The redirect pages are written beside the root pages, static files and image variants
+    (render/outputs.py HtmlPages): two aliases, one image, each file written once."""
+    from PIL import Image
+
+    (project / "static/images").mkdir(parents=True)
+    Image.new("RGB", (800, 400), (200, 30, 30)).save(project / "static/images/red.png")
+    beta = project / "content/ko/posts/beta.md"
+    beta.write_text(beta.read_text(encoding="utf-8") + "\n![빨강](/images/red.png)\n", "utf-8")
+    _front(beta, "aliases: [/ko/blog/old-beta/, /ko/blog/older-beta/]")
+    build(project)
+    site = project / "site"
+    assert (site / "ko/blog/old-beta/index.html").is_file()
+    assert (site / "ko/blog/older-beta/index.html").is_file()
+    assert any((site / "_img").rglob("*.webp")), "no image variant written"
+
+
+def test_serve_publishes_and_removes_a_redirect_page_as_the_alias_is_saved(make_project) -> None:
+    """`bipub serve`: a saved alias is served at its old URL after the reload; saved without
+    it, its page is gone (404); a slug saved changed says `url-removed` with the line to add."""
+    import re
+    import subprocess
+    import time
+
+    from tests.conftest import subprocess_env
+    from tests.integration.test_serve import _next_event_is_reload, _serve_command, get
+
+    project = make_project("minimal")
+    proc = subprocess.Popen(
+        _serve_command(project), stderr=subprocess.PIPE, text=True, env=subprocess_env()
+    )
+    try:
+        port = None
+        deadline = time.monotonic() + 120
+        assert proc.stderr is not None
+        while port is None and deadline > time.monotonic():  # (a hang guard)
+            match = re.search(r"http://127\.0\.0\.1:(\d+)/", proc.stderr.readline())
+            port = int(match.group(1)) if match else None
+        assert port, "serve did not start"
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        conn.request("GET", "/__bipub/events")
+        events = conn.getresponse()
+        post = project / "content/ko/posts/alpha.md"
+        _front(post, "aliases: [/ko/blog/old-alpha/]")
+        _next_event_is_reload(events)
+        status, body = get(port, "/ko/blog/old-alpha/")
+        assert status == 200
+        assert b'<meta http-equiv="refresh" content="0; url=/ko/blog/alpha/">' in body
+        _front(post, "slug: alpha-two", drop=("aliases",))
+        _next_event_is_reload(events)
+        assert get(port, "/ko/blog/old-alpha/")[0] == 404
+        said: list[str] = []
+        while not any("[url-removed]" in line and "/ko/blog/alpha/" in line for line in said):
+            said.append(proc.stderr.readline())
+            assert said[-1], "".join(said)  # (serve ended without saying it)
+        assert (
+            "add 'aliases: [/ko/blog/alpha/]' to the front matter of content/ko/posts/alpha.md"
+            in "".join(said)
+        )
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_an_older_sites_url_outside_the_language_folders_is_the_sources(project: Path) -> None:
+    """`/blog/old-alpha/` (a site before it had languages): the source's alias, to the source's
+    page; written, as the root pages, by a build of every language, kept as published by a
+    build of some, removed by a build of all without it."""
+    alpha = project / "content/ko/posts/alpha.md"
+    _front(alpha, "aliases: [/blog/old-alpha/, /2019/01/alpha.html]")
+    build(project)
+    site = project / "site"
+    page = (site / "blog/old-alpha/index.html").read_text(encoding="utf-8")
+    assert 'content="0; url=/ko/blog/alpha/"' in page and '<html lang="ko">' in page
+    assert (site / "2019/01/alpha.html").is_file()
+    _front(alpha, "aliases: [/blog/old-alpha/]")
+    build(project, langs=["en"])
+    assert (site / "2019/01/alpha.html").is_file()  # (the site's: as published)
+    build(project)
+    assert not (site / "2019").exists()
+    assert (site / "blog/old-alpha/index.html").is_file()
+
+
+def test_an_alias_of_a_language_the_post_has_no_page_in_is_refused(project: Path) -> None:
+    """`outputs.untranslated: omit`: `beta` (Korean only) has no English page to send to."""
+    config = project / "bipub.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + "outputs:\n  untranslated: omit\n", "utf-8"
+    )
+    _front(project / "content/ko/posts/beta.md", "aliases: [/en/blog/old-beta/]")
+    with pytest.raises(DiagnosticError) as failed:
+        build(project)
+    assert [d.format() for d in failed.value.diagnostics] == [
+        "content/ko/posts/beta.md:2: aliases[0]: /en/blog/old-beta/: this post has no en page "
+        "(no en file, and posts without a translation are left out there), so no alias can "
+        "send a reader to it"
+    ]
+
+
+def test_a_page_takes_aliases_and_its_moved_url_is_said_too(project: Path) -> None:
+    """Pages as posts (`about`'s source, whose slug is shared, is the English file: the
+    default `source_languages` of pages)."""
+    about = project / "content/ko/pages/about.md"
+    build(project)
+    _front(project / "content/en/pages/about.md", "slug: me")
+    said = _removed(build(project))
+    assert said == [
+        "content/en/pages/about.md:1: warning: /en/about/ (published by the last build) is now "
+        "/en/me/: links to the old URL break; add 'aliases: [/en/about/]' to the front matter "
+        "of content/en/pages/about.md",
+        "content/ko/pages/about.md:1: warning: /ko/about/ (published by the last build) is now "
+        "/ko/me/: links to the old URL break; add 'aliases: [/ko/about/]' to the front matter "
+        "of content/ko/pages/about.md",
+    ]
+    _front(about, "slug: me", "aliases: [/ko/about/]")
+    assert _removed(build(project)) == []  # (the English one was said: not again)
+    page = (project / "site/ko/about/index.html").read_text(encoding="utf-8")
+    assert 'content="0; url=/ko/me/"' in page
+
+
+def test_a_post_made_a_draft_is_said_held_back(project: Path) -> None:
+    build(project)
+    _front(project / "content/ko/posts/alpha.md", "draft: true")
+    assert _removed(build(project)) == [
+        f"content/{lang}/posts/alpha.md:1: warning: /{lang}/blog/alpha/ was published by the "
+        f"last build and is not any more: content/{lang}/posts/alpha.md is not published in "
+        f"{lang} now (a draft here or in its source, dated later, or left out untranslated); "
+        "links to it break until it is"
+        for lang in ("en", "ko")
+    ]
