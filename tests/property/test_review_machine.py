@@ -22,6 +22,9 @@ A model follows what each unit's translation file should hold and what it is; af
   without --force is refused, names them and writes nothing; --force records it reviewed and
   names them in its notes; a draft edited by hand is approved with a note naming its own,
   also with --keep-current beside a waiting draft, which is dismissed without naming its own;
+- a text a reviewer rejected (in the file or waiting beside) is never written again, in the file
+  or beside, while its source is the one it was made from (the drafts come from the cache: the
+  same texts), and a unit held back for that is said to be (`Result.held`);
 - the site shows each post with the notice its units call for (a machine draft → draft notice,
   a text of an older source → outdated notice), marks every machine-drafted CV field, and the
   JSON status flags exactly the machine drafts.
@@ -73,6 +76,7 @@ from bipub.pair.status import StatusRecord, load_status
 from bipub.pair.units import split_sections, text_hash
 from bipub.render.json_api import unit_states
 from bipub.translate import review_edits
+from bipub.translate.memory import UNTRANSLATED
 from tests.conftest import tree_snapshot
 from tests.review_engine import FAULTS, MARKUP_FAULTS, FakeEngine, draft
 
@@ -254,6 +258,8 @@ class ReviewMachine(RuleBasedStateMachine):
         self.model = {k: Model() for k in UNITS}
         self.engine = FakeEngine()
         self.kept: tuple[dict[str, bytes], Analysis] | None = None  # the last check's analysis
+        # what a reviewer rejected, per unit: the source the drafts were made from, their texts
+        self.rejected: dict[str, tuple[str, frozenset[str]]] = {}
 
     def teardown(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
@@ -321,13 +327,25 @@ class ReviewMachine(RuleBasedStateMachine):
         if fault is not None:
             self.engine.fail(after, fault)
         before = read_translations(self.root)
-        draft(self.root, "en", self.engine)
+        result = draft(self.root, "en", self.engine)
         self.engine.clear()
         after_texts = read_translations(self.root)
         recs = records(self.root)
+        said_held = {h.key for h in result.held}
         for key in UNITS:
             m, src = self.model[key], self.src[key]
             new, rec = after_texts[key], recs.get(key)
+            gone = self.rejected.get(key)
+            rejected = gone[1] if gone is not None and gone[0] == src else frozenset()
+            # a text a reviewer rejected for this source is never written again, and a unit
+            # held back for that reason is said to be
+            if new != before[key] and not (rec and rec.options and UNTRANSLATED in rec.options):
+                assert new not in rejected, f"{key}: the rejected draft was written again"
+            if rec is not None and rec.draft is not None and rec.draft != (m.waiting or ("",))[0]:
+                assert rec.draft not in rejected, f"{key}: the rejected draft waits again"
+            if key in said_held:
+                assert rejected, f"{key}: said to be rejected, but no draft of it was"
+                event("translate: a rejected draft not written again")
             if new != before[key]:
                 # only a missing unit or our own unedited draft of an older source is written
                 assert m.kind == "none" or (m.kind == "machine" and m.made_for != src), key
@@ -499,6 +517,11 @@ class ReviewMachine(RuleBasedStateMachine):
             assert m.waiting is not None or m.kind == "machine", f"{key}: rejected a non-draft"
             if (m.waiting is not None and m.waiting[2]) or m.said:
                 event("reject a draft with findings")
+            made_for, text = (m.waiting[1], m.waiting[0]) if m.waiting else (m.made_for, m.text)
+            assert made_for is not None and text is not None
+            gone = self.rejected.get(key)
+            earlier = gone[1] if gone is not None and gone[0] == made_for else frozenset()
+            self.rejected[key] = (made_for, earlier | {text})
             if m.waiting is not None:
                 self.model[key] = replace(m, waiting=None)
             else:

@@ -88,3 +88,55 @@ def test_both_drafts_keep_their_own(tmp_path: Path) -> None:
     assert drafting_approved(rec, "drafted", adopt=False) == ([(code, message)], [])
     reviewed = rec.model_copy(update={"state": "reviewed", "findings": None})
     assert drafting_approved(reviewed, "drafted", adopt=False) == ([], [])
+
+
+def test_a_status_file_without_rejections_loads_and_is_written_as_it_was(
+    tmp_path: Path,
+) -> None:
+    """`rejected` (what reviewers rejected, translate/rejected.py) is new: a file without it
+    loads with none, and is written back without the key."""
+    old = dump_status({"posts/x:title": StatusRecord(source_hash="aaaaaaaaaaaa")})
+    (tmp_path / "status").mkdir()
+    (tmp_path / "status/en.yaml").write_text(old, encoding="utf-8")
+    collector = Collector()
+    loaded = load_status(tmp_path, "en", collector)
+    assert not collector.items and loaded.rejected == {}
+    assert list(loaded.records) == ["posts/x:title"]
+    assert dump_status(loaded.records, loaded.rejected) == old
+
+
+def test_rejections_load_apart_from_the_records_and_a_bad_one_is_named(tmp_path: Path) -> None:
+    text = """\
+posts/x:title:
+  source_hash: aaaaaaaaaaaa
+rejected:
+  posts/x:body#0:
+    source_hash: bbbbbbbbbbbb
+    drafts: [cccccccccccc]
+    reviewer: jiwon
+    date: 2026-12-04
+"""
+    (tmp_path / "status").mkdir()
+    (tmp_path / "status/en.yaml").write_text(text, encoding="utf-8")
+    collector = Collector()
+    loaded = load_status(tmp_path, "en", collector)
+    assert not collector.items
+    assert list(loaded.records) == ["posts/x:title"]
+    rejection = loaded.rejected["posts/x:body#0"]
+    assert (rejection.drafts, rejection.reviewer, str(rejection.date)) == (
+        ["cccccccccccc"],
+        "jiwon",
+        "2026-12-04",
+    )
+    (tmp_path / "status/en.yaml").write_text(
+        dump_status(loaded.records, loaded.rejected), encoding="utf-8"
+    )
+    back = load_status(tmp_path, "en", Collector())
+    assert (back.records, back.rejected) == (loaded.records, loaded.rejected)
+    (tmp_path / "status/en.yaml").write_text(
+        text.replace("drafts: [cccccccccccc]", "drafts: 3"), encoding="utf-8"
+    )
+    bad = Collector()
+    load_status(tmp_path, "en", bad)
+    assert [d.line for d in bad.errors] == [6]
+    assert "rejected: posts/x:body#0:" in bad.errors[0].message

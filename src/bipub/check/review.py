@@ -17,7 +17,10 @@ The rules (nothing reviewed is lost, nothing machine-made is recorded or shown a
   approved for this one, not even with `keep_current`: only adopting a waiting draft is;
 - a text edited by hand is recorded with origin human;
 - rejecting drops a waiting draft (the file keeps its reviewed text), or removes a draft written
-  into the content file together with its record (the unit is missing again).
+  into the content file together with its record (the unit is missing again); either way the
+  rejected text's hash is remembered with its source's (the status file's `rejected`, by
+  reviewer and day) so that `bipub translate` does not bring the same text back
+  (translate/rejected.py).
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from bipub.check.run import Analysis, inline_ignores_for, qa_findings
 from bipub.check.severity import apply_policy
 from bipub.codes import explain
 from bipub.diagnostics import Diagnostic, DiagnosticError, Severity
-from bipub.pair.status import StatusRecord, dump_status, status_rel
+from bipub.pair.status import Rejection, StatusRecord, dump_status, status_rel
 from bipub.pair.units import Unit, nfc, text_hash
 from bipub.user_files import write_atomic
 
@@ -69,6 +72,15 @@ def reviewer_name(explicit: str | None, root: Path) -> str:
     if not name:
         raise error("no reviewer name: pass --reviewer NAME or set git config user.name")
     return name
+
+
+def rejecter_name(explicit: str | None, root: Path) -> str | None:
+    """Who rejects: as `reviewer_name`, or None when nothing gives a name (a rejection needs
+    none: it is kept without)."""
+    try:
+        return reviewer_name(explicit, root)
+    except DiagnosticError:
+        return None
 
 
 def review_date() -> date:
@@ -209,6 +221,8 @@ class Decision:
     Content edits are written first, then the status files (see bipub.translate.review_edits)."""
 
     changes: dict[str, dict[str, StatusRecord | None]] = field(default_factory=dict)
+    #: rejections to remember, by language and unit key (pair/status.py `Rejection`)
+    rejections: dict[str, dict[str, Rejection]] = field(default_factory=dict)
     edits: list[ContentEdit] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the reviewer must be told
     done: list[tuple[str, str]] = field(default_factory=list)  # (lang, key) decided
@@ -407,13 +421,39 @@ def drafts_of(analysis: Analysis, targets: Sequence[tuple[str, str]]) -> list[tu
     return out
 
 
-def reject(analysis: Analysis, targets: Sequence[tuple[str, str]]) -> Decision:
+def _rejection(
+    analysis: Analysis,
+    lang: str,
+    key: str,
+    source_hash: str,
+    draft: str,
+    who: str | None,
+    day: date | None,
+) -> Rejection:
+    """The unit's rejection record with `draft` added (a rejection for another source is
+    forgotten: its drafts were made from a text that is gone)."""
+    view = analysis.status.get(lang)
+    old = view.rejected.get(key) if view is not None else None
+    drafts = list(old.drafts) if old is not None and old.source_hash == source_hash else []
+    if text_hash(draft) not in drafts:
+        drafts.append(text_hash(draft))
+    return Rejection(source_hash=source_hash, drafts=drafts, reviewer=who, date=day)
+
+
+def reject(
+    analysis: Analysis,
+    targets: Sequence[tuple[str, str]],
+    reviewer: str | None = None,
+    day: date | None = None,
+) -> Decision:
     """Reject machine drafts. A draft waiting beside a translation is dropped from its record,
-    with what its drafting said (the file keeps its text, and a draft there its `findings`). A draft written into the content file is removed from
-    the file, and its record with it: the unit is missing again. Machine text never stays
-    behind without its record: where the text cannot be removed on its own (a post's title,
-    a body section before others, a draft edited by hand), nothing is done and the problem is
-    reported."""
+    with what its drafting said (the file keeps its text, and a draft there its `findings`).
+    A draft written into the content file is removed from the file, and its record with it:
+    the unit is missing again. Machine text never stays behind without its record: where the
+    text cannot be removed on its own (a post's title, a body section before others, a draft
+    edited by hand), nothing is done and the problem is reported. Each rejected text is
+    remembered (`Decision.rejections`, by `reviewer` on `day`) with the source it was made
+    from."""
     for lang in sorted({lang for lang, _ in targets}):
         _writable(analysis, lang)
     problems: list[Diagnostic] = []
@@ -423,6 +463,10 @@ def reject(analysis: Analysis, targets: Sequence[tuple[str, str]]) -> Decision:
         file, line = _where(unit)
         rec = record_of(analysis, lang, key)
         if rec is not None and rec.draft is not None:
+            made_from = rec.draft_source_hash or text_hash(unit.source)
+            out.rejections.setdefault(lang, {})[key] = _rejection(
+                analysis, lang, key, made_from, rec.draft, reviewer, day
+            )
             out.set(
                 lang,
                 key,
@@ -454,6 +498,9 @@ def reject(analysis: Analysis, targets: Sequence[tuple[str, str]]) -> Decision:
             continue
         out.edits.append(ContentEdit(lang, key, None))
         out.set(lang, key, None)
+        out.rejections.setdefault(lang, {})[key] = _rejection(
+            analysis, lang, key, rec.source_hash, unit.translation, reviewer, day
+        )
     if problems:
         raise DiagnosticError(problems)
     return out
@@ -505,17 +552,39 @@ def prune(
     return changes
 
 
+def gone_rejections(analysis: Analysis, langs: Sequence[str] = ()) -> dict[str, list[str]]:
+    """The rejections (pair/status.py) of units that are gone, by language (`prune`'s
+    conditions hold: it is called after it)."""
+    out: dict[str, list[str]] = {}
+    for lang, view in analysis.status.items():
+        gone = [k for k in view.rejected if (lang, k) not in analysis.units]
+        if gone and (not langs or lang in langs):
+            out[lang] = sorted(gone)
+    return out
+
+
 def write_changes(
-    analysis: Analysis, changes: Mapping[str, Mapping[str, StatusRecord | None]]
+    analysis: Analysis,
+    changes: Mapping[str, Mapping[str, StatusRecord | None]],
+    rejections: Mapping[str, Mapping[str, Rejection | None]] | None = None,
 ) -> list[str]:
-    """Apply changes (None removes a record) and write each status file atomically."""
+    """Apply changes (None removes a record) and `rejections` (to the file's, pair/status.py;
+    None removes one), and write each status file atomically (its other rejections kept)."""
     written: list[str] = []
-    for lang, updates in sorted(changes.items()):
-        if not updates:
+    for lang in sorted({*changes, *(rejections or {})}):
+        updates = changes.get(lang, {})
+        forget = (rejections or {}).get(lang, {})
+        if not updates and not forget:
             continue
         _writable(analysis, lang)
         view = analysis.status.get(lang)
         records: dict[str, StatusRecord] = dict(view.records) if view is not None else {}
+        rejected = dict(view.rejected) if view is not None else {}
+        for key, rejection in forget.items():
+            if rejection is None:
+                rejected.pop(key, None)
+            else:
+                rejected[key] = rejection
         for key, rec in updates.items():
             if rec is None:
                 records.pop(key, None)
@@ -523,7 +592,7 @@ def write_changes(
                 records[key] = rec
         rel = status_rel(lang)
         path = analysis.root / rel
-        text = dump_status(records)
+        text = dump_status(records, rejected)
         if path.is_file() and path.read_text(encoding="utf-8") == text:
             continue
         write_atomic(path, text)

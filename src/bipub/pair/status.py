@@ -24,6 +24,19 @@ waiting draft (always written with one, `[]` when its drafting said nothing). A 
 older bipub with a `draft` but no `draft_findings` kept one `findings`, the waiting draft's:
 it is read as such (`_one_findings_field`).
 
+One key is not a unit's (unit keys hold a `:`): `rejected`, what reviewers rejected, by unit
+key, kept after the unit's record is removed (`bipub review reject`) so that `bipub translate`
+does not write the very same machine text again (translate/rejected.py):
+
+    rejected:
+      posts/kv-cache:body#2:
+        source_hash: 3f2a9c0d1e4b   # the source the rejected drafts were made from
+        drafts: [91be0c77aa10]      # hashes of the rejected texts (a later one appended)
+        reviewer: jiwon
+        date: 2026-12-04
+
+A file without it (any older bipub's) loads as having no rejections.
+
 The drafting (`bipub translate`) and review (`bipub review`) features write these files; the build
 only reads them — through a `StatusCache` when it has one: a site whose posts are all reviewed has
 ~6 records a post (30,000 on a 5,000-post site: ~1.8 s to parse and validate), and an edit to a
@@ -46,7 +59,7 @@ from bipub.cache import UNREADABLE, digest_bytes, load_signed, save_signed
 from bipub.code_stamp import CODE
 from bipub.diagnostics import Collector, Diagnostic, Severity
 from bipub.load.text import TextDecodeError, read_inside
-from bipub.load.yaml_strict import YamlError, load_yaml
+from bipub.load.yaml_strict import YamlDoc, YamlError, load_yaml
 from bipub.model.fields import IsoDate, Strict
 from bipub.model.validate import validation_diagnostics
 
@@ -88,12 +101,26 @@ class StatusRecord(Strict):
         return data
 
 
+class Rejection(Strict):
+    """The machine drafts a reviewer rejected for one unit, for one source text."""
+
+    source_hash: StrictStr
+    drafts: list[StrictStr]
+    reviewer: StrictStr | None = None
+    date: IsoDate | None = None
+
+
+#: The status file's key of the rejections (no unit key: those hold a `:`).
+REJECTED = "rejected"
+
+
 @dataclass(frozen=True)
 class StatusFile:
     lang: str
     rel: str
     records: dict[str, StatusRecord]
     lines: dict[str, int]
+    rejected: dict[str, Rejection] = field(default_factory=dict)
 
 
 def status_rel(lang: str) -> str:
@@ -141,7 +168,11 @@ def _parse(text: str, rel: str, lang: str, collector: Collector) -> StatusFile:
         return StatusFile(lang, rel, {}, {})
     records: dict[str, StatusRecord] = {}
     lines: dict[str, int] = {}
+    rejected: dict[str, Rejection] = {}
     for key, value in data.items():
+        if key == REJECTED:
+            rejected = _rejections(value, doc, rel, collector)
+            continue
         try:
             records[key] = StatusRecord.model_validate(value)
             lines[key] = doc.line_for((key,)) or 0
@@ -150,10 +181,31 @@ def _parse(text: str, rel: str, lang: str, collector: Collector) -> StatusFile:
                 replace(d, key=f"{key}: {d.key}" if d.key else key, message=f"{key}: {d.message}")
                 for d in validation_diagnostics(exc, doc, rel, code="status", path_prefix=(key,))
             )
-    return StatusFile(lang, rel, records, lines)
+    return StatusFile(lang, rel, records, lines, rejected)
 
 
-STATUS_CACHE_FORMAT = 1
+def _rejections(
+    value: object, doc: YamlDoc, rel: str, collector: Collector
+) -> dict[str, Rejection]:
+    line = doc.line_for((REJECTED,)) or 0
+    if not isinstance(value, dict):
+        collector.error(rel, line, "status", f"{REJECTED}: must be a mapping of unit keys")
+        return {}
+    out: dict[str, Rejection] = {}
+    for key, item in value.items():
+        try:
+            out[str(key)] = Rejection.model_validate(item)
+        except ValidationError as exc:
+            collector.extend(
+                replace(d, message=f"{REJECTED}: {key}: {d.message}")
+                for d in validation_diagnostics(
+                    exc, doc, rel, code="status", path_prefix=(REJECTED, key)
+                )
+            )
+    return out
+
+
+STATUS_CACHE_FORMAT = 2
 Parsed = tuple[str, StatusFile, tuple[Diagnostic, ...]]  # text digest, the file, what was said
 
 
@@ -245,13 +297,24 @@ def _stamp() -> tuple[int, str, str]:
     return (STATUS_CACHE_FORMAT, CODE, sys.version)
 
 
-def dump_status(records: dict[str, StatusRecord]) -> str:
-    """Deterministic text of a status file (sorted keys, fixed field order)."""
+def dump_status(
+    records: dict[str, StatusRecord], rejected: dict[str, Rejection] | None = None
+) -> str:
+    """Deterministic text of a status file (sorted keys, fixed field order; the rejections
+    last)."""
 
     out: dict[str, dict[str, object]] = {}
     for key in sorted(records):
         rec = records[key].model_dump(exclude_none=True, exclude_defaults=False)
         out[key] = {k: (v.isoformat() if isinstance(v, date) else v) for k, v in rec.items()}
+    if rejected:
+        out[REJECTED] = {
+            key: {
+                k: (v.isoformat() if isinstance(v, date) else v)
+                for k, v in rejected[key].model_dump(exclude_none=True).items()
+            }
+            for key in sorted(rejected)
+        }
     header = "# Translation status, written by bipub. One record per translated unit; see docs.\n"
     body = yaml.safe_dump(out, allow_unicode=True, sort_keys=False, width=100)
     return header + body

@@ -39,6 +39,7 @@ from bipub.translate.links import localize
 from bipub.translate.memory import UNTRANSLATED, kept_words
 from bipub.translate.outcome import NotWritten, Problem, Result
 from bipub.translate.plan import Group, Job, Plan, Spec
+from bipub.translate.rejected import held_back, kept
 from bipub.translate.segments import structure, with_titles
 from bipub.translate.yaml_patch import PatchError, dump_yaml, patch_yaml, quote
 from bipub.user_files import write_atomic
@@ -286,9 +287,7 @@ def _status_text(root: Path, lang: str, updates: dict[str, StatusRecord]) -> str
     view, problems = normalize_status(current)
     if problems:
         raise DiagnosticError(Diagnostic(p.file, p.line, p.code, p.message) for p in problems)
-    records = dict(view.records)
-    records.update(updates)
-    text = dump_status(records)
+    text = dump_status({**view.records, **updates}, kept(view.rejected, updates))
     path = root / status_rel(lang)
     if path.is_file() and path.read_text(encoding="utf-8") == text:
         return None
@@ -354,6 +353,7 @@ def _group_drafts(
         for job, why in failed:
             drafts.append(_Draft(job, job.unit.source, (), stand_in=why))
     drafts = anchored(group, drafts)  # (translate/anchors.py: before a stored draft is compared)
+    drafts = held_back(plan, group, drafts, result, new_doc)  # (one rejected: not written)
     unchanged = [
         d
         for d in drafts
