@@ -322,7 +322,7 @@ def test_reject_remembers_the_rejected_text_for_its_source(
     assert result.exit_code == 0, result.output
     status = load_status(root, "en", Collector())
     assert "posts/short:body#0" not in status.records
-    rejection = status.rejected["posts/short:body#0"]
+    [rejection] = status.rejected["posts/short:body#0"]
     assert rejection.source_hash == text_hash(body(KO_B, 0))
     assert rejection.drafts == [text_hash(body(EN_B, 0))]
     assert (rejection.reviewer, str(rejection.date)) == ("jiwon", "2026-12-04")

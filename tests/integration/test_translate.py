@@ -272,7 +272,7 @@ def test_a_rejected_draft_is_not_drafted_again_for_the_same_source(
     assert sorted(kept) == [
         f"posts/alpha:{k}" for k in ("body#0", "body#1", "body#2", "description", "title")
     ]
-    assert kept["posts/alpha:title"].reviewer == "jiwon"
+    assert [r.reviewer for r in kept["posts/alpha:title"]] == ["jiwon"]
     checked = cli("-C", str(small), "check")
     assert "its machine draft was rejected on " in checked.stdout + checked.stderr
 
@@ -314,7 +314,8 @@ def test_a_rejected_section_is_drafted_again_once_its_source_changes(
     cli: Cli, fake: FakeDeepL, small: Path
 ) -> None:
     """A rejection holds for the source it was made from: the source edited, the unit is
-    drafted as any missing one, and the rejection is forgotten."""
+    drafted as any missing one; the rejection is kept, and holds again once the source comes
+    back to that text (an edit undone: the cache has the rejected answer)."""
     assert translate(cli, small, "--to", "en", "--only", "posts/alpha").exit_code == 0
     key = "posts/alpha:body#2"
     assert cli("-C", str(small), "review", "reject", key).exit_code == 0
@@ -339,8 +340,18 @@ def test_a_rejected_section_is_drafted_again_once_its_source_changes(
     assert translate_requests(fake) > sent
     assert "rejected" not in again.stderr and "Drafted 1 unit (en)" in again.stderr
     assert "4.5" in sections(en.read_text(encoding="utf-8"))[2]
-    assert status(small, "en")[key].state == "draft"
-    assert key not in load_status(small, "en", Collector()).rejected
+    drafted = status(small, "en")[key]
+    assert drafted.state == "draft"
+    assert len(load_status(small, "en", Collector()).rejected[key]) == 1
+
+    ko.write_text(
+        ko.read_text(encoding="utf-8").replace("- 둘 4.5배", "- 둘 3.5배"), encoding="utf-8"
+    )
+    undone = translate(cli, small, "--to", "en", "--only", "posts/alpha")
+    assert undone.exit_code == 0, undone.stderr
+    assert f"{key}: rejected: its draft is the one rejected on" in undone.stderr, undone.stderr
+    assert "4.5" in sections(en.read_text(encoding="utf-8"))[2]  # (the draft for 4.5, stale)
+    assert status(small, "en")[key] == drafted
 
 
 def test_quota_456_midway_keeps_earlier_batches_and_a_rerun_completes(

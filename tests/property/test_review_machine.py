@@ -23,8 +23,9 @@ A model follows what each unit's translation file should hold and what it is; af
   names them in its notes; a draft edited by hand is approved with a note naming its own,
   also with --keep-current beside a waiting draft, which is dismissed without naming its own;
 - a text a reviewer rejected (in the file or waiting beside) is never written again, in the file
-  or beside, while its source is the one it was made from (the drafts come from the cache: the
-  same texts), and a unit held back for that is said to be (`Result.held`);
+  or beside, whenever its source is the one it was made from (the drafts come from the cache:
+  the same texts), also after the source changed and came back to that text, and a unit held
+  back for that is said to be (`Result.held`);
 - the site shows each post with the notice its units call for (a machine draft → draft notice,
   a text of an older source → outdated notice), marks every machine-drafted CV field, and the
   JSON status flags exactly the machine drafts.
@@ -258,8 +259,9 @@ class ReviewMachine(RuleBasedStateMachine):
         self.model = {k: Model() for k in UNITS}
         self.engine = FakeEngine()
         self.kept: tuple[dict[str, bytes], Analysis] | None = None  # the last check's analysis
-        # what a reviewer rejected, per unit: the source the drafts were made from, their texts
-        self.rejected: dict[str, tuple[str, frozenset[str]]] = {}
+        # what a reviewer rejected, per unit and per source the drafts were made from: their
+        # texts (kept after the source changes: it may come back to the text)
+        self.rejected: dict[str, dict[str, frozenset[str]]] = {}
 
     def teardown(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
@@ -335,8 +337,7 @@ class ReviewMachine(RuleBasedStateMachine):
         for key in UNITS:
             m, src = self.model[key], self.src[key]
             new, rec = after_texts[key], recs.get(key)
-            gone = self.rejected.get(key)
-            rejected = gone[1] if gone is not None and gone[0] == src else frozenset()
+            rejected = self.rejected.get(key, {}).get(src, frozenset())
             # a text a reviewer rejected for this source is never written again, and a unit
             # held back for that reason is said to be
             if new != before[key] and not (rec and rec.options and UNTRANSLATED in rec.options):
@@ -519,9 +520,8 @@ class ReviewMachine(RuleBasedStateMachine):
                 event("reject a draft with findings")
             made_for, text = (m.waiting[1], m.waiting[0]) if m.waiting else (m.made_for, m.text)
             assert made_for is not None and text is not None
-            gone = self.rejected.get(key)
-            earlier = gone[1] if gone is not None and gone[0] == made_for else frozenset()
-            self.rejected[key] = (made_for, earlier | {text})
+            by_source = self.rejected.setdefault(key, {})
+            by_source[made_for] = by_source.get(made_for, frozenset()) | {text}
             if m.waiting is not None:
                 self.model[key] = replace(m, waiting=None)
             else:

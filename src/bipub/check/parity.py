@@ -30,7 +30,7 @@ from bipub.check.renames import renamed_records
 from bipub.diagnostics import Collector, Severity
 from bipub.load.content import Content, Document
 from bipub.pair.site import Site
-from bipub.pair.status import Rejection, StatusFile, StatusRecord
+from bipub.pair.status import Rejections, StatusFile, StatusRecord, rejection_of
 from bipub.pair.units import Unit, nfc, text_hash
 from bipub.render.catalogs import DOMAIN, po_path, read_catalog
 
@@ -49,7 +49,7 @@ class StatusView:
     rel: str
     records: dict[str, StatusRecord]
     lines: dict[str, int]
-    rejected: dict[str, Rejection] = field(default_factory=dict)  # (pair/status.py)
+    rejected: dict[str, Rejections] = field(default_factory=dict)  # (pair/status.py)
 
 
 def normalize_status(status: StatusFile) -> tuple[StatusView, list[Finding]]:
@@ -78,15 +78,19 @@ def normalize_status(status: StatusFile) -> tuple[StatusView, list[Finding]]:
         records[key] = rec
         lines[key] = line or 0
         raw_of[key] = raw
-    rejected = {nfc(k): r for k, r in status.rejected.items()}
+    rejected: dict[str, Rejections] = {}
+    for raw, rejections in status.rejected.items():  # (NFC twins: both kept)
+        rejected[nfc(raw)] = (*rejected.get(nfc(raw), ()), *rejections)
     return StatusView(status.lang, status.rel, records, lines, rejected), problems
 
 
 def _rejected(unit: Unit, view: StatusView | None) -> str | None:
     """What to say of a missing unit whose machine draft a reviewer rejected for its present
     source (`bipub translate` does not draft that text again: translate/rejected.py)."""
-    rejection = view.rejected.get(nfc(unit.key)) if view is not None else None
-    if rejection is None or rejection.source_hash != text_hash(unit.source):
+    if view is None:
+        return None
+    rejection = rejection_of(view.rejected, nfc(unit.key), text_hash(unit.source))
+    if rejection is None:
         return None
     when = f" on {rejection.date.isoformat()}" if rejection.date else ""
     return (

@@ -41,7 +41,7 @@ from bipub.check.run import Analysis, inline_ignores_for, qa_findings
 from bipub.check.severity import apply_policy
 from bipub.codes import explain
 from bipub.diagnostics import Diagnostic, DiagnosticError, Severity
-from bipub.pair.status import Rejection, StatusRecord, dump_status, status_rel
+from bipub.pair.status import Rejections, StatusRecord, dump_status, rejected_again, status_rel
 from bipub.pair.units import Unit, nfc, text_hash
 from bipub.user_files import write_atomic
 
@@ -221,8 +221,8 @@ class Decision:
     Content edits are written first, then the status files (see bipub.translate.review_edits)."""
 
     changes: dict[str, dict[str, StatusRecord | None]] = field(default_factory=dict)
-    #: rejections to remember, by language and unit key (pair/status.py `Rejection`)
-    rejections: dict[str, dict[str, Rejection]] = field(default_factory=dict)
+    #: each unit's rejections after this, by language and unit key (pair/status.py)
+    rejections: dict[str, dict[str, Rejections]] = field(default_factory=dict)
     edits: list[ContentEdit] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the reviewer must be told
     done: list[tuple[str, str]] = field(default_factory=list)  # (lang, key) decided
@@ -429,15 +429,12 @@ def _rejection(
     draft: str,
     who: str | None,
     day: date | None,
-) -> Rejection:
-    """The unit's rejection record with `draft` added (a rejection for another source is
-    forgotten: its drafts were made from a text that is gone)."""
+) -> Rejections:
+    """The unit's rejections with `draft` added to the one for its source (pair/status.py:
+    those for other sources are kept, in case the source comes back)."""
     view = analysis.status.get(lang)
-    old = view.rejected.get(key) if view is not None else None
-    drafts = list(old.drafts) if old is not None and old.source_hash == source_hash else []
-    if text_hash(draft) not in drafts:
-        drafts.append(text_hash(draft))
-    return Rejection(source_hash=source_hash, drafts=drafts, reviewer=who, date=day)
+    old = view.rejected.get(key, ()) if view is not None else ()
+    return rejected_again(old, source_hash, text_hash(draft), who, day)
 
 
 def reject(
@@ -566,7 +563,7 @@ def gone_rejections(analysis: Analysis, langs: Sequence[str] = ()) -> dict[str, 
 def write_changes(
     analysis: Analysis,
     changes: Mapping[str, Mapping[str, StatusRecord | None]],
-    rejections: Mapping[str, Mapping[str, Rejection | None]] | None = None,
+    rejections: Mapping[str, Mapping[str, Rejections | None]] | None = None,
 ) -> list[str]:
     """Apply changes (None removes a record) and `rejections` (to the file's, pair/status.py;
     None removes one), and write each status file atomically (its other rejections kept)."""

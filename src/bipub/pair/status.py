@@ -25,14 +25,17 @@ older bipub with a `draft` but no `draft_findings` kept one `findings`, the wait
 it is read as such (`_one_findings_field`).
 
 One key is not a unit's (unit keys hold a `:`): `rejected`, what reviewers rejected, by unit
-key, kept after the unit's record is removed (`bipub review reject`) so that `bipub translate`
-does not write the very same machine text again (translate/rejected.py):
+key and by the source the rejected drafts were made from, kept after the unit's record is
+removed (`bipub review reject`) and after its source changed (a source that comes back to the
+text would otherwise get the very same draft again from the DeepL cache), so that `bipub
+translate` does not write the very same machine text again for that source
+(translate/rejected.py). Only `bipub review prune` removes them, with their unit:
 
     rejected:
       posts/kv-cache:body#2:
-        source_hash: 3f2a9c0d1e4b   # the source the rejected drafts were made from
+      - source_hash: 3f2a9c0d1e4b   # the source the rejected drafts were made from
         drafts: [91be0c77aa10]      # hashes of the rejected texts (a later one appended)
-        reviewer: jiwon
+        reviewer: jiwon             # who rejected the last of them, and when
         date: 2026-12-04
 
 A file without it (any older bipub's) loads as having no rejections.
@@ -47,6 +50,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
@@ -112,6 +116,36 @@ class Rejection(Strict):
 
 #: The status file's key of the rejections (no unit key: those hold a `:`).
 REJECTED = "rejected"
+#: A unit's rejections, one per source text (in the order first rejected).
+Rejections = tuple[Rejection, ...]
+
+
+def rejection_of(
+    rejected: Mapping[str, Rejections], key: str, source_hash: str
+) -> Rejection | None:
+    """The unit's rejection for this source, if any."""
+    return next((r for r in rejected.get(key, ()) if r.source_hash == source_hash), None)
+
+
+def with_rejection(rejections: Rejections, rejection: Rejection) -> Rejections:
+    """`rejections` with `rejection` in place of the one for its source (else added)."""
+    same = [i for i, r in enumerate(rejections) if r.source_hash == rejection.source_hash]
+    if not same:
+        return (*rejections, rejection)
+    return tuple(rejection if i == same[0] else r for i, r in enumerate(rejections))
+
+
+def rejected_again(
+    rejections: Rejections, source_hash: str, draft_hash: str, who: str | None, day: date | None
+) -> Rejections:
+    """A unit's rejections after one more draft (`draft_hash`) made from `source_hash` is
+    rejected by `who` on `day`; those for other sources are kept."""
+    old = next((r for r in rejections if r.source_hash == source_hash), None)
+    drafts = list(old.drafts) if old is not None else []
+    if draft_hash not in drafts:
+        drafts.append(draft_hash)
+    new = Rejection(source_hash=source_hash, drafts=drafts, reviewer=who, date=day)
+    return with_rejection(rejections, new)
 
 
 @dataclass(frozen=True)
@@ -120,7 +154,7 @@ class StatusFile:
     rel: str
     records: dict[str, StatusRecord]
     lines: dict[str, int]
-    rejected: dict[str, Rejection] = field(default_factory=dict)
+    rejected: dict[str, Rejections] = field(default_factory=dict)
 
 
 def status_rel(lang: str) -> str:
@@ -168,7 +202,7 @@ def _parse(text: str, rel: str, lang: str, collector: Collector) -> StatusFile:
         return StatusFile(lang, rel, {}, {})
     records: dict[str, StatusRecord] = {}
     lines: dict[str, int] = {}
-    rejected: dict[str, Rejection] = {}
+    rejected: dict[str, Rejections] = {}
     for key, value in data.items():
         if key == REJECTED:
             rejected = _rejections(value, doc, rel, collector)
@@ -186,26 +220,39 @@ def _parse(text: str, rel: str, lang: str, collector: Collector) -> StatusFile:
 
 def _rejections(
     value: object, doc: YamlDoc, rel: str, collector: Collector
-) -> dict[str, Rejection]:
+) -> dict[str, Rejections]:
     line = doc.line_for((REJECTED,)) or 0
     if not isinstance(value, dict):
         collector.error(rel, line, "status", f"{REJECTED}: must be a mapping of unit keys")
         return {}
-    out: dict[str, Rejection] = {}
-    for key, item in value.items():
-        try:
-            out[str(key)] = Rejection.model_validate(item)
-        except ValidationError as exc:
-            collector.extend(
-                replace(d, message=f"{REJECTED}: {key}: {d.message}")
-                for d in validation_diagnostics(
-                    exc, doc, rel, code="status", path_prefix=(REJECTED, key)
-                )
+    out: dict[str, Rejections] = {}
+    for key, items in value.items():
+        if not isinstance(items, list):
+            where = doc.line_for((REJECTED, key)) or line
+            collector.error(
+                rel, where, "status", f"{REJECTED}: {key}: must be a list (one item per source)"
             )
+            continue
+        for i, item in enumerate(items):
+            try:
+                rejection = Rejection.model_validate(item)
+            except ValidationError as exc:
+                collector.extend(
+                    replace(d, message=f"{REJECTED}: {key}: {d.message}")
+                    for d in validation_diagnostics(
+                        exc, doc, rel, code="status", path_prefix=(REJECTED, key, i)
+                    )
+                )
+                continue
+            old = rejection_of(out, str(key), rejection.source_hash)
+            if old is not None:  # (the same source twice, by hand: one rejection of both)
+                drafts = [*old.drafts, *(d for d in rejection.drafts if d not in old.drafts)]
+                rejection = rejection.model_copy(update={"drafts": drafts})
+            out[str(key)] = with_rejection(out.get(str(key), ()), rejection)
     return out
 
 
-STATUS_CACHE_FORMAT = 2
+STATUS_CACHE_FORMAT = 3
 Parsed = tuple[str, StatusFile, tuple[Diagnostic, ...]]  # text digest, the file, what was said
 
 
@@ -298,7 +345,7 @@ def _stamp() -> tuple[int, str, str]:
 
 
 def dump_status(
-    records: dict[str, StatusRecord], rejected: dict[str, Rejection] | None = None
+    records: dict[str, StatusRecord], rejected: Mapping[str, Rejections] | None = None
 ) -> str:
     """Deterministic text of a status file (sorted keys, fixed field order; the rejections
     last)."""
@@ -307,13 +354,18 @@ def dump_status(
     for key in sorted(records):
         rec = records[key].model_dump(exclude_none=True, exclude_defaults=False)
         out[key] = {k: (v.isoformat() if isinstance(v, date) else v) for k, v in rec.items()}
-    if rejected:
+    if any(rejected.values() if rejected else ()):
+        assert rejected is not None
         out[REJECTED] = {
-            key: {
-                k: (v.isoformat() if isinstance(v, date) else v)
-                for k, v in rejected[key].model_dump(exclude_none=True).items()
-            }
+            key: [
+                {
+                    k: (v.isoformat() if isinstance(v, date) else v)
+                    for k, v in one.model_dump(exclude_none=True).items()
+                }
+                for one in rejected[key]
+            ]
             for key in sorted(rejected)
+            if rejected[key]
         }
     header = "# Translation status, written by bipub. One record per translated unit; see docs.\n"
     body = yaml.safe_dump(out, allow_unicode=True, sort_keys=False, width=100)

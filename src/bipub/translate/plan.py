@@ -28,7 +28,7 @@ from bipub.config import SiteConfig
 from bipub.diagnostics import Collector, ConfigError, Diagnostic, DiagnosticError
 from bipub.load.content import Content, CvFile, Document
 from bipub.pair.page_links import PageLinks
-from bipub.pair.status import Rejection, StatusRecord
+from bipub.pair.status import Rejections, StatusRecord
 from bipub.pair.units import Unit, nfc, text_hash
 from bipub.pipeline import load, pair
 from bipub.project import Project
@@ -161,7 +161,7 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     too_long: list[str] = field(default_factory=list)  # units left out: a segment too large
     pages: PageLinks | None = None  # the site's pages per language
-    rejected: dict[str, Rejection] = field(default_factory=dict)  # (translate/rejected.py)
+    rejected: dict[str, Rejections] = field(default_factory=dict)  # (translate/rejected.py)
     _keys: dict[tuple[str, str], str] = field(default_factory=dict, repr=False)
     _groups: dict[str, list[Job]] = field(default_factory=dict, repr=False)
 

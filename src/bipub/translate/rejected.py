@@ -4,22 +4,22 @@ file's `rejected` (pair/status.py `Rejection`, written by `bipub review reject`)
 DeepL's answers are cached by segment text (translate/cache.py), and asking again mostly gives
 the same text: without this, the run after a rejection writes the very text the reviewer
 rejected, as a fresh draft. So a draft whose text is one rejected for the same source (same
-hashes: pair/units.py `text_hash`, NFC, trailing spaces ignored) is held back: not written, and said per unit and in the summary. A new
-file (every unit of a post rejected, the file removed) is not written when all its drafts are
-held back; when only some are, the source text stands in for those, as for a segment DeepL
-refused (a draft to redo, never the rejected text). `--redraft-rejected` writes them anyway;
-a changed source forgets the rejection (its hash no longer matches, and the next record
-written for the new source drops it from the file). A different answer (`--fresh`, a changed
-glossary) is a new draft and is written.
+hashes: pair/units.py `text_hash`, NFC, trailing spaces ignored) is held back: not written,
+and said per unit and in the summary. A new file (every unit of a post rejected, the file
+removed) is not written when all its drafts are held back; when only some are, the source
+text stands in for those, as for a segment DeepL refused (a draft to redo, never the rejected
+text). `--redraft-rejected` writes them anyway. A changed source is drafted as any (its hash
+no longer matches); the rejection stays remembered, for the source it was made from: a source
+that comes back to that text (an edit undone) would get the same answer from the cache again.
+A different answer (`--fresh`, a changed glossary) is a new draft and is written.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from bipub.pair.status import Rejection, StatusRecord
+from bipub.pair.status import Rejection, rejection_of
 from bipub.pair.units import Unit, text_hash
 from bipub.translate.outcome import Held, Result
 
@@ -41,10 +41,7 @@ D = TypeVar("D", bound=_Draft)
 
 def rejection_for(plan: Plan, unit: Unit) -> Rejection | None:
     """The unit's rejection if it is for its present source."""
-    rejection = plan.rejected.get(unit.key)
-    if rejection is None or rejection.source_hash != text_hash(unit.source):
-        return None
-    return rejection
+    return rejection_of(plan.rejected, unit.key, text_hash(unit.source))
 
 
 def held_back(plan: Plan, group: Group, drafts: list[D], result: Result, new_doc: bool) -> list[D]:
@@ -83,20 +80,4 @@ def pending(plan: Plan) -> list[tuple[str, Rejection]]:
         rejection = rejection_for(plan, job.unit)
         if rejection is not None:
             out.append((job.key, rejection))
-    return out
-
-
-def kept(
-    rejected: Mapping[str, Rejection], updates: Mapping[str, StatusRecord]
-) -> dict[str, Rejection]:
-    """The status file's rejections after `updates` are written: one whose unit now has a
-    record for another source is forgotten (that source is gone)."""
-    out = dict(rejected)
-    for key, rec in updates.items():
-        rejection = out.get(key)
-        if rejection is None:
-            continue
-        made_from = rec.draft_source_hash if rec.draft is not None else None
-        if rejection.source_hash != (made_from or rec.source_hash):
-            del out[key]
     return out

@@ -39,7 +39,7 @@ from bipub.translate.links import localize
 from bipub.translate.memory import UNTRANSLATED, kept_words
 from bipub.translate.outcome import NotWritten, Problem, Result
 from bipub.translate.plan import Group, Job, Plan, Spec
-from bipub.translate.rejected import held_back, kept
+from bipub.translate.rejected import held_back
 from bipub.translate.segments import structure, with_titles
 from bipub.translate.yaml_patch import PatchError, dump_yaml, patch_yaml, quote
 from bipub.user_files import write_atomic
@@ -287,7 +287,7 @@ def _status_text(root: Path, lang: str, updates: dict[str, StatusRecord]) -> str
     view, problems = normalize_status(current)
     if problems:
         raise DiagnosticError(Diagnostic(p.file, p.line, p.code, p.message) for p in problems)
-    text = dump_status({**view.records, **updates}, kept(view.rejected, updates))
+    text = dump_status({**view.records, **updates}, view.rejected)  # (rejections kept)
     path = root / status_rel(lang)
     if path.is_file() and path.read_text(encoding="utf-8") == text:
         return None
