@@ -70,6 +70,7 @@ from hypothesis.stateful import (
 
 from bipub.check import parity
 from bipub.check import review as rv
+from bipub.check import review_reject as rj
 from bipub.check.run import THEME_LOCALES, Analysis, analyze
 from bipub.diagnostics import Collector, Diagnostic, DiagnosticError
 from bipub.load.front_matter import split_front_matter
@@ -496,7 +497,7 @@ class ReviewMachine(RuleBasedStateMachine):
         analysis = self.analysis()
         before = snapshot(self.root)
         try:
-            decision = rv.reject(analysis, [("en", k) for k in keys])
+            decision = rj.reject(analysis, [("en", k) for k in keys])
             review_edits.apply(analysis, decision)
         except DiagnosticError:
             assert snapshot(self.root) == before, "a refused reject wrote something"

@@ -1,5 +1,5 @@
-"""The reviewer's workflow over status files: what needs review, approve, reject, prune (which
-units a command names: check/review_select.py).
+"""The reviewer's workflow over status files: what needs review, approve, reject
+(check/review_reject.py), prune (which units a command names: check/review_select.py).
 
 approve and reject decide (a `Decision`: status records and content edits); the edits are
 carried out by bipub.translate.review_edits.apply — the content files first, then the status
@@ -16,11 +16,9 @@ The rules (nothing reviewed is lost, nothing machine-made is recorded or shown a
   index of its post (a section was inserted or removed before it: check/moved.py) is never
   approved for this one, not even with `keep_current`: only adopting a waiting draft is;
 - a text edited by hand is recorded with origin human;
-- rejecting drops a waiting draft (the file keeps its reviewed text), or removes a draft written
-  into the content file together with its record (the unit is missing again); either way the
-  rejected text's hash is remembered with its source's (the status file's `rejected`, by
-  reviewer and day) so that `bipub translate` does not bring the same text back
-  (translate/rejected.py).
+- rejecting (check/review_reject.py) drops a waiting draft (the file keeps its reviewed text),
+  or removes a draft written into the content file together with its record (the unit is
+  missing again); either way the rejected text is remembered for its source.
 """
 
 from __future__ import annotations
@@ -41,7 +39,7 @@ from bipub.check.run import Analysis, inline_ignores_for, qa_findings
 from bipub.check.severity import apply_policy
 from bipub.codes import explain
 from bipub.diagnostics import Diagnostic, DiagnosticError, Severity
-from bipub.pair.status import Rejections, StatusRecord, dump_status, rejected_again, status_rel
+from bipub.pair.status import Rejections, StatusRecord, dump_status, status_rel
 from bipub.pair.units import Unit, nfc, text_hash
 from bipub.user_files import write_atomic
 
@@ -72,15 +70,6 @@ def reviewer_name(explicit: str | None, root: Path) -> str:
     if not name:
         raise error("no reviewer name: pass --reviewer NAME or set git config user.name")
     return name
-
-
-def rejecter_name(explicit: str | None, root: Path) -> str | None:
-    """Who rejects: as `reviewer_name`, or None when nothing gives a name (a rejection needs
-    none: it is kept without)."""
-    try:
-        return reviewer_name(explicit, root)
-    except DiagnosticError:
-        return None
 
 
 def review_date() -> date:
@@ -168,7 +157,7 @@ def queue(analysis: Analysis, langs: Sequence[str] = (), *, human: bool = False)
 # --------------------------------------------------------------------------- approve, reject, prune
 
 
-def _writable(analysis: Analysis, lang: str) -> None:
+def writable(analysis: Analysis, lang: str) -> None:
     if lang in analysis.broken_status:
         rel = status_rel(lang)
         problems = [
@@ -232,7 +221,7 @@ class Decision:
         self.done.append((lang, key))
 
 
-def _where(unit: Unit) -> tuple[str | None, int | None]:
+def unit_where(unit: Unit) -> tuple[str | None, int | None]:
     if unit.translation is not None:
         return unit.translation_file, unit.translation_line
     return unit.source_file, unit.source_line
@@ -261,12 +250,12 @@ def approve(
     (check/moved.py: a section was inserted or removed before it). With `skip_missing` (approve
     --all / --file) units refused for those reasons are skipped and named in `notes`."""
     for lang in sorted({lang for lang, _ in targets}):
-        _writable(analysis, lang)
+        writable(analysis, lang)
     problems: list[Diagnostic] = []
     out = Decision()
     for lang, key in targets:
         unit = analysis.units[(lang, key)]
-        file, line = _where(unit)
+        file, line = unit_where(unit)
         if key.startswith("ui:"):
             problems.append(
                 Diagnostic(
@@ -410,99 +399,6 @@ def drafting_errors(
     return drafting_approved(old, text, adopt)[0] if text is not None else []
 
 
-def drafts_of(analysis: Analysis, targets: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Those of `targets` that have a machine draft to reject (written into the content file,
-    or waiting beside a translation)."""
-    out = []
-    for lang, key in targets:
-        rec = record_of(analysis, lang, key)
-        if rec is not None and (rec.draft is not None or rec.state == "draft"):
-            out.append((lang, key))
-    return out
-
-
-def _rejection(
-    analysis: Analysis,
-    lang: str,
-    key: str,
-    source_hash: str,
-    draft: str,
-    who: str | None,
-    day: date | None,
-) -> Rejections:
-    """The unit's rejections with `draft` added to the one for its source (pair/status.py:
-    those for other sources are kept, in case the source comes back)."""
-    view = analysis.status.get(lang)
-    old = view.rejected.get(key, ()) if view is not None else ()
-    return rejected_again(old, source_hash, text_hash(draft), who, day)
-
-
-def reject(
-    analysis: Analysis,
-    targets: Sequence[tuple[str, str]],
-    reviewer: str | None = None,
-    day: date | None = None,
-) -> Decision:
-    """Reject machine drafts. A draft waiting beside a translation is dropped from its record,
-    with what its drafting said (the file keeps its text, and a draft there its `findings`).
-    A draft written into the content file is removed from the file, and its record with it:
-    the unit is missing again. Machine text never stays behind without its record: where the
-    text cannot be removed on its own (a post's title, a body section before others, a draft
-    edited by hand), nothing is done and the problem is reported. Each rejected text is
-    remembered (`Decision.rejections`, by `reviewer` on `day`) with the source it was made
-    from."""
-    for lang in sorted({lang for lang, _ in targets}):
-        _writable(analysis, lang)
-    problems: list[Diagnostic] = []
-    out = Decision()
-    for lang, key in targets:
-        unit = analysis.units[(lang, key)]
-        file, line = _where(unit)
-        rec = record_of(analysis, lang, key)
-        if rec is not None and rec.draft is not None:
-            made_from = rec.draft_source_hash or text_hash(unit.source)
-            out.rejections.setdefault(lang, {})[key] = _rejection(
-                analysis, lang, key, made_from, rec.draft, reviewer, day
-            )
-            out.set(
-                lang,
-                key,
-                rec.model_copy(
-                    update={
-                        "draft": None,
-                        "draft_source_hash": None,
-                        "draft_engine": None,
-                        "draft_findings": None,
-                    }
-                ),
-            )
-            continue
-        if rec is None or rec.state != "draft" or unit.translation is None:
-            problems.append(
-                Diagnostic(file, line, "review", f"{key}: not a draft; nothing to reject")
-            )
-            continue
-        if rec.translation_hash not in (None, text_hash(unit.translation)):
-            problems.append(
-                Diagnostic(
-                    file,
-                    line,
-                    "review",
-                    f"{key}: the machine draft was edited by hand since it was written; approve "
-                    "it (it is then your translation) or undo the edit before rejecting it",
-                )
-            )
-            continue
-        out.edits.append(ContentEdit(lang, key, None))
-        out.set(lang, key, None)
-        out.rejections.setdefault(lang, {})[key] = _rejection(
-            analysis, lang, key, rec.source_hash, unit.translation, reviewer, day
-        )
-    if problems:
-        raise DiagnosticError(problems)
-    return out
-
-
 def _whole_content(analysis: Analysis) -> None:
     """Refuse when a content file failed to load or pair: its units are not in the analysis,
     so their records would look orphaned and be pruned (a post with a front matter typo
@@ -539,7 +435,7 @@ def prune(
     for lang, view in analysis.status.items():
         if langs and lang not in langs:
             continue
-        _writable(analysis, lang)  # a file read only in part must not be pruned
+        writable(analysis, lang)  # a file read only in part must not be pruned
         gone = [k for k in view.records if (lang, k) not in analysis.units or k.startswith("ui:")]
         if gone:
             changes[lang] = dict.fromkeys(gone)
@@ -547,17 +443,6 @@ def prune(
             for old, new in moved.items():
                 changes[lang][new] = view.records[old]
     return changes
-
-
-def gone_rejections(analysis: Analysis, langs: Sequence[str] = ()) -> dict[str, list[str]]:
-    """The rejections (pair/status.py) of units that are gone, by language (`prune`'s
-    conditions hold: it is called after it)."""
-    out: dict[str, list[str]] = {}
-    for lang, view in analysis.status.items():
-        gone = [k for k in view.rejected if (lang, k) not in analysis.units]
-        if gone and (not langs or lang in langs):
-            out[lang] = sorted(gone)
-    return out
 
 
 def write_changes(
@@ -573,7 +458,7 @@ def write_changes(
         forget = (rejections or {}).get(lang, {})
         if not updates and not forget:
             continue
-        _writable(analysis, lang)
+        writable(analysis, lang)
         view = analysis.status.get(lang)
         records: dict[str, StatusRecord] = dict(view.records) if view is not None else {}
         rejected = dict(view.rejected) if view is not None else {}

@@ -345,6 +345,7 @@ def reject(
     remembered in the status file: `bipub translate` does not write it again for the same
     source (see --redraft-rejected there)."""
     from bipub.check import review as rv
+    from bipub.check import review_reject as rj
     from bipub.check import review_select as select
     from bipub.translate import review_edits
 
@@ -353,14 +354,14 @@ def reject(
     analysis = _analyze(ui)
     try:
         if file is not None:
-            targets = rv.drafts_of(analysis, select.by_file(analysis, file, Path.cwd(), langs))
+            targets = rj.drafts_of(analysis, select.by_file(analysis, file, Path.cwd(), langs))
             if not targets:
                 click.echo(f"Nothing to reject: {file} has no machine draft.")
                 return
         else:
             targets = select.resolve(analysis, keys, langs)
-        decision = rv.reject(
-            analysis, targets, rv.rejecter_name(reviewer, ui.root), rv.review_date()
+        decision = rj.reject(
+            analysis, targets, rj.rejecter_name(reviewer, ui.root), rv.review_date()
         )
         written = review_edits.apply(analysis, decision)
     except Exception as exc:
@@ -391,11 +392,12 @@ def prune_cmd(ui: Ui, langs: tuple[str, ...], dry_run: bool) -> None:
     Refused, naming the errors, while a content file does not load or pair: its records
     would look orphaned (exit status 1, nothing written)."""
     from bipub.check import review as rv
+    from bipub.check import review_reject as rj
 
     analysis = _analyze(ui)
     try:
         changes = rv.prune(analysis, langs)
-        forgotten = rv.gone_rejections(analysis, langs)
+        forgotten = rj.gone_rejections(analysis, langs)
         forget = {lang: dict.fromkeys(keys) for lang, keys in forgotten.items()}
         written = rv.write_changes(analysis, changes, forget) if not dry_run else []
     except Exception as exc:
@@ -435,6 +437,7 @@ def _interactive(ui: Ui, langs: tuple[str, ...], reviewer: str | None, human: bo
     $EDITOR, [s]kip, [r]eject, [q]uit. An edit by hand is the reviewer's own translation:
     approving it afterwards records origin human (and dismisses a waiting draft)."""
     from bipub.check import review as rv
+    from bipub.check import review_reject as rj
     from bipub.diagnostics import DiagnosticError
     from bipub.translate import review_edits
 
@@ -516,7 +519,7 @@ def _interactive(ui: Ui, langs: tuple[str, ...], reviewer: str | None, human: bo
                     click.echo(note)
                 approved += 1
             else:
-                decision = rv.reject(analysis, [(lang, key)], name, day)
+                decision = rj.reject(analysis, [(lang, key)], name, day)
                 written = review_edits.apply(analysis, decision)
                 _report_rejected(ui, decision, written)
                 rejected += 1
