@@ -595,19 +595,39 @@ def test_a_new_file_gets_the_source_text_in_place_of_the_rejected_drafts(
     result = translate(cli, small, "--to", "en", "--only", "posts/alpha")
     assert result.exit_code == 0, result.stderr
     assert "posts/alpha:title: rejected: its draft is the one rejected on" in result.stderr
-    assert "its source text stands in the new file, marked as a draft to redo" in result.stderr
+    assert "its source text stands in, marked as a draft to redo" in result.stderr
     assert "Drafted 1 unit (en)" in result.stderr, result.stderr
     text = en.read_text(encoding="utf-8")
     assert 'title: "알파 글"' in text and "4.5" in sections(text)[2]
     assert sections(text)[0] == sections(ko.read_text(encoding="utf-8"))[0]
     assert sections(text)[0] not in rejected_text
     recs = status(small, "en")
-    assert recs["posts/alpha:title"].state == "draft"
-    assert recs["posts/alpha:title"].options and "untranslated" in recs["posts/alpha:title"].options
+    key = "posts/alpha:title"
+    assert recs[key].state == "draft"
+    assert recs[key].options and "untranslated" in recs[key].options
     again = translate(cli, small, "--to", "en", "--only", "posts/alpha")
     assert again.exit_code == 0, again.stderr
     assert "posts/alpha:title: rejected: " in again.stderr
+    assert "its source text stands in, marked as a draft to redo" in again.stderr  # (still)
     assert en.read_text(encoding="utf-8") == text
+
+    # the source standing in is no translation: never approved, not even with --force or
+    # by approve --all (skipped, and said)
+    before = (en.read_bytes(), (small / "status/en.yaml").read_bytes())
+    for flags in ((), ("--force",), ("--keep-current",)):
+        refused = cli("-C", str(small), "review", "approve", "--reviewer", "r", *flags, key)
+        assert refused.exit_code == 1, refused.stderr
+        said = (
+            f"{key}: its text is the ko source standing in for a translation (its draft was "
+            "rejected), not a translation to approve"
+        )
+        assert said in refused.stderr, refused.stderr
+    assert (en.read_bytes(), (small / "status/en.yaml").read_bytes()) == before
+    swept = cli("-C", str(small), "review", "approve", "--all", "--lang", "en", "--reviewer", "r")
+    assert f"skipped {key} [en]: its text is the ko source standing in" in swept.stdout + (
+        swept.stderr
+    )
+    assert status(small, "en")[key].state == "draft"
 
 
 def test_a_rejected_waiting_draft_does_not_come_back_beside_the_reviewed_text(

@@ -74,11 +74,10 @@ from bipub.check import review_reject as rj
 from bipub.check.run import THEME_LOCALES, Analysis, analyze
 from bipub.diagnostics import Collector, Diagnostic, DiagnosticError
 from bipub.load.front_matter import split_front_matter
-from bipub.pair.status import StatusRecord, load_status
+from bipub.pair.status import UNTRANSLATED, StatusRecord, load_status
 from bipub.pair.units import split_sections, text_hash
 from bipub.render.json_api import unit_states
 from bipub.translate import review_edits
-from bipub.translate.memory import UNTRANSLATED
 from tests.conftest import tree_snapshot
 from tests.review_engine import FAULTS, MARKUP_FAULTS, FakeEngine, draft
 
@@ -129,6 +128,8 @@ class Model:
     # none | machine (an unreviewed draft) | edited-draft (a draft edited by hand, unreviewed)
     # | reviewed | human (a reviewed or human text edited by hand since)
     # | hand (written by hand where there was none: no record until approved)
+    # | stand-in (its source text, made_for, in a new file in place of a draft held back as
+    #   rejected: a machine draft to redo, never approved, drafted again by translate)
     kind: str = "none"
     made_for: str | None = None  # the source a machine or reviewed text was made/approved for
     rec_source: str | None = None  # the source its status record names (None: no record)
@@ -348,12 +349,25 @@ class ReviewMachine(RuleBasedStateMachine):
             if key in said_held:
                 assert rejected, f"{key}: said to be rejected, but no draft of it was"
                 event("translate: a rejected draft not written again")
-            if new != before[key]:
-                # only a missing unit or our own unedited draft of an older source is written
-                assert m.kind == "none" or (m.kind == "machine" and m.made_for != src), key
+            if new != before[key] and rec and rec.options and UNTRANSLATED in rec.options:
+                # the source stands in a new file for a draft held back (or one DeepL refused:
+                # a transport fault), said as such; a draft to redo
+                assert m.kind == "none" and new == src, (key, m, new)
+                assert rec.state == "draft" and rec.source_hash == text_hash(src)
+                assert key in said_held | {n.key for n in result.not_written}, key
+                self.model[key] = Model(new, "stand-in", src, src, None, ())
+                event("translate: the source stands in for a draft held back")
+            elif new != before[key]:
+                # only a missing unit, our own unedited draft of an older source or a source
+                # standing in is written
+                assert m.kind in ("none", "stand-in") or (
+                    m.kind == "machine" and m.made_for != src
+                ), key
                 assert rec is not None and rec.state == "draft" and rec.origin == "machine"
                 assert rec.source_hash == text_hash(src) and new is not None
                 said = self.drafting_said(key, new, rec.findings, markup)
+                if m.kind == "stand-in":
+                    event("translate: a source standing in drafted again")
                 self.model[key] = Model(new, "machine", src, src, None, said)
             elif (
                 rec is not None
@@ -471,8 +485,8 @@ class ReviewMachine(RuleBasedStateMachine):
         if m.waiting is not None and not keep:
             edited = m.kind in ("human", "edited-draft")
             text = m.waiting[0] if m.waiting[1] == src and not edited else None
-        elif m.text is None:
-            text = None
+        elif m.text is None or m.kind == "stand-in":
+            text = None  # nothing, or no translation (even with --keep-current or --force)
         elif not keep and m.kind in ("machine", "reviewed") and m.made_for != src:
             text = None  # unchanged since it was made for an older source
         else:
@@ -504,7 +518,7 @@ class ReviewMachine(RuleBasedStateMachine):
             for key in keys:  # these must always work
                 m = self.model[key]
                 assert len(keys) > 1 or m.waiting is None, f"{key}: waiting draft not rejected"
-                if len(keys) == 1 and m.kind == "machine" and m.waiting is None:
+                if len(keys) == 1 and m.kind in ("machine", "stand-in") and m.waiting is None:
                     assert key in POST, f"{key}: a CV draft could not be rejected"
                     after = [self.model[k].text for k in POST[POST.index(key) + 1 :]]
                     others = [self.model[k].text for k in POST if k != key]
@@ -516,7 +530,7 @@ class ReviewMachine(RuleBasedStateMachine):
         event("reject")
         for key in keys:
             m = self.model[key]
-            assert m.waiting is not None or m.kind == "machine", f"{key}: rejected a non-draft"
+            assert m.waiting is not None or m.kind in ("machine", "stand-in"), f"{key}: not a draft"
             if (m.waiting is not None and m.waiting[2]) or m.said:
                 event("reject a draft with findings")
             made_for, text = (m.waiting[1], m.waiting[0]) if m.waiting else (m.made_for, m.text)
@@ -533,7 +547,7 @@ class ReviewMachine(RuleBasedStateMachine):
         """A person edits a machine draft, then rejects it: refused (the edited text is theirs
         now), nothing lost. (`edit_by_hand` and `reject` on the same unit one after the other,
         which the machine rarely draws by chance.)"""
-        drafts = [k for k in UNITS if self.model[k].kind in ("machine", "edited-draft")]
+        drafts = [k for k in UNITS if self.model[k].kind in ("machine", "edited-draft", "stand-in")]
         drafts = [k for k in drafts if self.model[k].waiting is None]
         event(f"edit a draft, then reject it: {len(drafts)} drafts")
         if drafts:
@@ -565,7 +579,7 @@ class ReviewMachine(RuleBasedStateMachine):
         hand_edit(self.root, key, m.text, new)
         if m.kind == "hand":
             kind = "hand"  # still no record
-        elif m.kind in ("machine", "edited-draft"):
+        elif m.kind in ("machine", "edited-draft", "stand-in"):
             kind = "edited-draft"
         else:
             kind = "human"
@@ -611,6 +625,9 @@ class ReviewMachine(RuleBasedStateMachine):
             assert rec is not None, f"{key}: {m.kind} text without a status record"
             if m.kind == "machine":
                 assert rec.state == "draft" and rec.translation_hash == text_hash(m.text or "")
+            if m.kind == "stand-in":
+                assert rec.state == "draft" and rec.translation_hash == text_hash(m.text or "")
+                assert rec.options and UNTRANSLATED in rec.options and m.text == m.made_for
             if m.kind == "edited-draft":
                 assert rec.state == "draft", f"{key}: an edited draft lost its draft record"
             if m.kind == "reviewed":
@@ -664,7 +681,7 @@ class ReviewMachine(RuleBasedStateMachine):
             current = m.made_for == self.src[key]
             if m.kind == "none":
                 assert part == "missing", (key, part)
-            elif m.kind in ("machine", "edited-draft"):
+            elif m.kind in ("machine", "edited-draft", "stand-in"):
                 assert part in ("draft", "stale"), (key, m.kind, part)  # never reviewed
             elif m.kind in ("hand", "human"):
                 assert part in ("unreviewed", "untranslated", "failing_qa", "stale"), (key, part)
@@ -675,7 +692,7 @@ class ReviewMachine(RuleBasedStateMachine):
         entry = next(e for e in analysis.site.entries if e.key == "p")
         version = entry.versions["en"]
         post = [self.model[k] for k in POST]
-        if any(m.kind in ("machine", "edited-draft") for m in post):
+        if any(m.kind in ("machine", "edited-draft", "stand-in") for m in post):
             want = "draft"
         elif post[0].text is None:
             want = "missing"
@@ -688,7 +705,9 @@ class ReviewMachine(RuleBasedStateMachine):
         else:
             want = "translated"
         assert version.state == want, (version.state, want)
-        machine = {k for k, m in self.model.items() if m.kind in ("machine", "edited-draft")}
+        machine = {
+            k for k, m in self.model.items() if m.kind in ("machine", "edited-draft", "stand-in")
+        }
         marked = {(k.split(":", 1)[1],) for k in CV if k in machine}
         assert analysis.site.cv["en"].drafts == marked, (analysis.site.cv["en"].drafts, marked)
         flagged = {r["key"] for r in unit_states(analysis.site, "en") if r["machine_draft"]}

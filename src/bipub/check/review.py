@@ -39,7 +39,13 @@ from bipub.check.run import Analysis, inline_ignores_for, qa_findings
 from bipub.check.severity import apply_policy
 from bipub.codes import explain
 from bipub.diagnostics import Diagnostic, DiagnosticError, Severity
-from bipub.pair.status import Rejections, StatusRecord, dump_status, status_rel
+from bipub.pair.status import (
+    Rejections,
+    StatusRecord,
+    dump_status,
+    stand_in_cause,
+    status_rel,
+)
 from bipub.pair.units import Unit, nfc, text_hash
 from bipub.user_files import write_atomic
 
@@ -247,7 +253,8 @@ def approve(
     older source and not changed since is refused without `keep_current`: approving must never
     record a text as reviewed for a source it was not made from; nor, even with `keep_current`,
     a body section's translation made from the section now at another index of its post
-    (check/moved.py: a section was inserted or removed before it). With `skip_missing` (approve
+    (check/moved.py: a section was inserted or removed before it); nor, ever, a source text
+    standing in for a translation (`options.untranslated`). With `skip_missing` (approve
     --all / --file) units refused for those reasons are skipped and named in `notes`."""
     for lang in sorted({lang for lang, _ in targets}):
         writable(analysis, lang)
@@ -303,6 +310,12 @@ def approve(
                 )
             )
             continue
+        elif (cause := stand_in_cause(old, unit.translation)) is not None:
+            refusal = (  # (not even with --force or --keep-current: it is no translation)
+                f"{key}: its text is the {unit.source_lang} source standing in for a "
+                f"translation ({cause}), not a translation to approve; translate it by hand "
+                "(then approve it), or draft it again with bipub translate"
+            )
         elif (
             not keep_current
             and old is not None

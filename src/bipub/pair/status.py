@@ -62,6 +62,7 @@ from pydantic import StrictStr, ValidationError, model_validator
 from bipub.cache import UNREADABLE, digest_bytes, load_signed, save_signed
 from bipub.code_stamp import CODE
 from bipub.diagnostics import Collector, Diagnostic, Severity
+from bipub.load.sections import text_hash
 from bipub.load.text import TextDecodeError, read_inside
 from bipub.load.yaml_strict import YamlDoc, YamlError, load_yaml
 from bipub.model.fields import IsoDate, Strict
@@ -112,6 +113,24 @@ class Rejection(Strict):
     drafts: list[StrictStr]
     reviewer: StrictStr | None = None
     date: IsoDate | None = None
+
+
+#: Status option of a machine draft that is its source text standing in a new translation
+#: file (its value: why; DeepL gave no translation, or its draft was rejected: translate/
+#: rejected.py). The next `bipub translate` drafts it again (translate/plan.py); approving it
+#: is refused (it is no translation: check/review.py).
+UNTRANSLATED = "untranslated"
+
+
+def stand_in_cause(record: StatusRecord | None, translation: str | None) -> str | None:
+    """Why the unit's present text is its source standing in (None: it is not)."""
+    if record is None or translation is None or record.state != "draft":
+        return None
+    if not record.options or UNTRANSLATED not in record.options:
+        return None
+    if record.translation_hash not in (None, text_hash(translation)):
+        return None  # written over by hand since: a translation of a person's
+    return str(record.options[UNTRANSLATED])
 
 
 #: The status file's key of the rejections (no unit key: those hold a `:`).

@@ -49,7 +49,8 @@ REDRAFT = "--redraft-rejected"
 @dataclass(frozen=True)
 class Held:
     """A unit whose draft was the one rejected for its source: not written (translate/
-    rejected.py). `stand_in`: its source text stands in (a new file needs every unit)."""
+    rejected.py). `stand_in`: its source text stands in (a new file needs every unit; or
+    an earlier run's stand-in stays)."""
 
     key: str
     file: str | None
@@ -60,7 +61,7 @@ class Held:
         when = self.rejection.date.isoformat() if self.rejection.date else "an earlier day"
         by = f" by {self.rejection.reviewer}" if self.rejection.reviewer else ""
         then = (
-            "its source text stands in the new file, marked as a draft to redo"
+            "its source text stands in, marked as a draft to redo"
             if self.stand_in
             else "not drafted again"
         )

@@ -28,7 +28,7 @@ from bipub.config import SiteConfig
 from bipub.diagnostics import Collector, ConfigError, Diagnostic, DiagnosticError
 from bipub.load.content import Content, CvFile, Document
 from bipub.pair.page_links import PageLinks
-from bipub.pair.status import Rejections, StatusRecord
+from bipub.pair.status import UNTRANSLATED, Rejections, StatusRecord
 from bipub.pair.units import Unit, nfc, text_hash
 from bipub.pipeline import load, pair
 from bipub.project import Project
@@ -46,7 +46,6 @@ from bipub.translate.deepl_client import (
 )
 from bipub.translate.memory import (
     MEMORY,
-    UNTRANSLATED,
     document_pools,
     from_document,
     kept_words,

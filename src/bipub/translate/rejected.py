@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from bipub.pair.status import Rejection, rejection_of
+from bipub.pair.status import Rejection, rejection_of, stand_in_cause
 from bipub.pair.units import Unit, text_hash
 from bipub.translate.outcome import Held, Result
 
@@ -62,7 +62,8 @@ def held_back(plan: Plan, group: Group, drafts: list[D], result: Result, new_doc
             out.append(d)
             continue
         unit = d.job.unit
-        result.held.append(Held(d.job.key, group.target_file, rejected[id(d)], stand_in))
+        standing = stand_in or stand_in_cause(d.job.record, unit.translation) is not None
+        result.held.append(Held(d.job.key, group.target_file, rejected[id(d)], standing))
         if stand_in:
             out.append(
                 dataclasses.replace(  # type: ignore[type-var]

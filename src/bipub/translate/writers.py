@@ -28,7 +28,7 @@ from bipub.load.front_matter import split_front_matter
 from bipub.load.text import read_text
 from bipub.load.yaml_strict import YamlError, load_yaml
 from bipub.pair.cv_merge import merge_cv
-from bipub.pair.status import StatusRecord, dump_status, load_status, status_rel
+from bipub.pair.status import UNTRANSLATED, StatusRecord, dump_status, load_status, status_rel
 from bipub.pair.units import Unit, nfc, split_sections, text_hash
 from bipub.render.catalogs import read_catalog
 from bipub.translate import markdown_xml as mx
@@ -36,7 +36,7 @@ from bipub.translate.anchors import anchored
 from bipub.translate.cv_tree import apply_cv_drafts
 from bipub.translate.files import interrupts_deferred
 from bipub.translate.links import localize
-from bipub.translate.memory import UNTRANSLATED, kept_words
+from bipub.translate.memory import kept_words
 from bipub.translate.outcome import NotWritten, Problem, Result
 from bipub.translate.plan import Group, Job, Plan, Spec
 from bipub.translate.rejected import held_back
