@@ -373,18 +373,17 @@ def dump_status(
     for key in sorted(records):
         rec = records[key].model_dump(exclude_none=True, exclude_defaults=False)
         out[key] = {k: (v.isoformat() if isinstance(v, date) else v) for k, v in rec.items()}
-    if any(rejected.values() if rejected else ()):
-        assert rejected is not None
+    kept = {key: items for key, items in (rejected or {}).items() if items}
+    if kept:
         out[REJECTED] = {
             key: [
                 {
                     k: (v.isoformat() if isinstance(v, date) else v)
                     for k, v in one.model_dump(exclude_none=True).items()
                 }
-                for one in rejected[key]
+                for one in kept[key]
             ]
-            for key in sorted(rejected)
-            if rejected[key]
+            for key in sorted(kept)
         }
     header = "# Translation status, written by bipub. One record per translated unit; see docs.\n"
     body = yaml.safe_dump(out, allow_unicode=True, sort_keys=False, width=100)
