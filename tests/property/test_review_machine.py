@@ -783,6 +783,20 @@ FOUND: dict[str, tuple[str, tuple[tuple[str, dict[str, Any]], ...]]] = {
             ("translate", {"fault": None, "after": 0}),
         ),
     ),
+    # the same beside a reviewed text: a waiting draft rejected, the source edited and edited
+    # back ("the rejected draft waits again")
+    "rejected waiting draft, source edited and edited back": (
+        "reviewed",
+        (
+            ("edit_source", {"key": "posts/p:body#1", "variant": 0}),
+            ("translate", {"fault": None, "after": 0}),
+            ("decide_a_waiting_draft", {"index": 0, "keep": False, "force": False, "reject": True}),
+            ("edit_source", {"key": "posts/p:body#1", "variant": 1}),
+            ("translate", {"fault": None, "after": 0}),
+            ("edit_source", {"key": "posts/p:body#1", "variant": 0}),
+            ("translate", {"fault": None, "after": 0}),
+        ),
+    ),
     # a post rejected whole, one section's source edited: the new file gets the source text
     # in place of the drafts held back; never approved, drafted again once its source changes
     "stand-ins in a new file": (
