@@ -134,6 +134,7 @@ _TABLE: tuple[tuple[str, Default, str, str], ...] = (
     # --- review and translate
     ("review", E, "review", "A review command names an unknown unit, or the unit cannot be approved as asked."),
     ("not-written", E, "translate", "A machine draft could not be written into its file; nothing of it was kept."),
+    ("rejected", W, "translate", "A unit's draft is the very text a reviewer rejected for the same source (the status file's `rejected`): it is not written again (a new file gets the source text in its place, as a draft to redo). Translate it by hand, or run `bipub translate --redraft-rejected`. The rejection holds for the source text it was made for, also when the source changes and comes back to it."),
     ("mismatch", W, "translate", "A drafted segment's numbers, code spans or length differ from its source's (e.g. an engine swapped two answers); review it. Kept in the status record and shown by check and review until the draft is reviewed or rejected."),
     ("structure", W, "translate", "A drafted segment would have changed the block structure (a heading, list or table shape); it keeps its source text. Kept in the status record and shown by check and review until the draft is reviewed or rejected."),
     # --- bipub check --links

@@ -311,6 +311,26 @@ def test_reject_removes_the_drafted_text_from_the_file(root: Path, cli: Callable
     assert again.exit_code == 1 and "not a draft" in again.stderr
 
 
+def test_reject_remembers_the_rejected_text_for_its_source(
+    root: Path, cli: Callable[..., Any]
+) -> None:
+    """What `bipub translate` needs not to bring the text back (translate/rejected.py): the
+    rejected text's hash, its source's, who and when; kept after the unit's record is gone,
+    and kept by the status file's later rewrites."""
+    env = {"SOURCE_DATE_EPOCH": "1796342400"}  # 2026-12-04
+    result = run(root, "review", "reject", "--reviewer", "jiwon", "posts/short:body#0", env=env)
+    assert result.exit_code == 0, result.output
+    status = load_status(root, "en", Collector())
+    assert "posts/short:body#0" not in status.records
+    [rejection] = status.rejected["posts/short:body#0"]
+    assert rejection.source_hash == text_hash(body(KO_B, 0))
+    assert rejection.drafts == [text_hash(body(EN_B, 0))]
+    assert (rejection.reviewer, str(rejection.date)) == ("jiwon", "2026-12-04")
+    approved = cli("-C", str(root), "review", "approve", "posts/cache:title", "--reviewer", "r")
+    assert approved.exit_code == 0, approved.stderr
+    assert load_status(root, "en", Collector()).rejected == status.rejected
+
+
 def test_reject_a_files_drafts(root: Path, cli: Callable[..., Any]) -> None:
     """`reject --file`, as `approve --file`: every machine draft of the file; its other units
     are left alone (cache.md has none: nothing to do, and nothing is said to be wrong)."""
@@ -364,6 +384,24 @@ def test_prune_removes_records_whose_source_is_gone(root: Path, cli: Callable[..
     assert "en: removed posts/short:body#0" in result.stdout
     assert not any(k.startswith("posts/short") for k in records(root))
     assert any(k.startswith("posts/cache") for k in records(root))
+
+
+def test_prune_removes_the_rejections_of_units_that_are_gone(
+    root: Path, cli: Callable[..., Any]
+) -> None:
+    assert cli("-C", str(root), "review", "reject", "posts/short:body#0").exit_code == 0
+    assert "posts/short:body#0" in load_status(root, "en", Collector()).rejected
+    dry = cli("-C", str(root), "review", "prune", "--dry-run")
+    assert "would remove the rejection" not in dry.stdout, dry.stdout
+    (root / "content/ko/posts/short.md").unlink()
+    (root / "content/en/posts/short.md").unlink()
+    dry = cli("-C", str(root), "review", "prune", "--dry-run")
+    assert "en: would remove the rejection of posts/short:body#0" in dry.stdout, dry.stdout
+    assert "posts/short:body#0" in load_status(root, "en", Collector()).rejected
+    done = cli("-C", str(root), "review", "prune")
+    assert done.exit_code == 0, done.stderr
+    assert "and 1 rejection of units gone → status/en.yaml" in done.stderr, done.stderr
+    assert load_status(root, "en", Collector()).rejected == {}
 
 
 def test_prune_moves_the_records_of_a_renamed_post(root: Path, cli: Callable[..., Any]) -> None:

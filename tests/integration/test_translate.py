@@ -256,27 +256,102 @@ def test_identical_texts_are_sent_once_and_cached(
     assert list((root / ".bipub-cache/deepl").glob("*.json"))
 
 
-def test_a_rejected_draft_comes_back_from_the_cache_unless_fresh(
+def test_a_rejected_draft_is_not_drafted_again_for_the_same_source(
     cli: Cli, fake: FakeDeepL, small: Path
 ) -> None:
-    """Rejecting a draft and drafting again serves the cached answer (no request); `--fresh`
-    asks DeepL again for the segments in scope (and says so in --dry-run first)."""
+    """Rejecting a post's drafts and drafting again: the cached answers are the rejected texts,
+    so nothing is written and each unit says why; `--fresh` asks DeepL again (the same answers:
+    still held back); `--redraft-rejected` writes them."""
     assert translate(cli, small, "--to", "en", "--only", "posts/alpha").exit_code == 0
     sent = translate_requests(fake)
     assert sent
-    assert cli("-C", str(small), "review", "reject", "posts/alpha").exit_code == 0
+    rejected = cli("-C", str(small), "review", "reject", "--reviewer", "jiwon", "posts/alpha")
+    assert rejected.exit_code == 0, rejected.stderr
+    assert not (small / "content/en/posts/alpha.md").exists()
+    kept = load_status(small, "en", Collector()).rejected
+    assert sorted(kept) == [
+        f"posts/alpha:{k}" for k in ("body#0", "body#1", "body#2", "description", "title")
+    ]
+    assert [r.reviewer for r in kept["posts/alpha:title"]] == ["jiwon"]
+    checked = cli("-C", str(small), "check")
+    assert "its machine draft was rejected on " in checked.stdout + checked.stderr
+
+    dry = translate(cli, small, "--to", "en", "--only", "posts/alpha", "--dry-run")
+    assert "rejected: 5 units whose draft a reviewer rejected for the same source" in dry.stdout
+
     again = translate(cli, small, "--to", "en", "--only", "posts/alpha")
     assert again.exit_code == 0, again.stderr
     assert translate_requests(fake) == sent  # (every segment answered from the cache)
-    assert " 0 characters billed" in again.stderr and "cache hits" in again.stderr
-    assert cli("-C", str(small), "review", "reject", "posts/alpha").exit_code == 0
-    dry = translate(cli, small, "--to", "en", "--only", "posts/alpha", "--fresh", "--dry-run")
-    assert "(segments: 0 cached," in dry.stdout, dry.stdout
+    assert not (small / "content/en/posts/alpha.md").exists()
+    assert "posts/alpha:body#2: rejected: its draft is the one rejected on " in again.stderr, (
+        again.stderr
+    )
+    assert (
+        "by jiwon (same source): not drafted again; translate it by hand, or run again with --redraft-rejected"
+        in again.stderr
+    )
+    assert "Drafted 0 units (en)" in again.stderr
+    assert (
+        "5 units whose draft was the one rejected for the same source NOT drafted again"
+        in again.stderr
+    )
+
     fresh = translate(cli, small, "--to", "en", "--only", "posts/alpha", "--fresh")
     assert fresh.exit_code == 0, fresh.stderr
-    assert translate_requests(fake) > sent
+    assert translate_requests(fake) > sent  # (asked again: the same answers)
     assert "0 cache hits" in fresh.stderr, fresh.stderr
+    assert "NOT drafted again" in fresh.stderr
+    assert not (small / "content/en/posts/alpha.md").exists()
+
+    forced = translate(cli, small, "--to", "en", "--only", "posts/alpha", "--redraft-rejected")
+    assert forced.exit_code == 0, forced.stderr
+    assert "Drafted 5 units (en)" in forced.stderr and "NOT drafted" not in forced.stderr
     assert (small / "content/en/posts/alpha.md").is_file()
+    assert status(small, "en")["posts/alpha:title"].state == "draft"
+
+
+def test_a_rejected_section_is_drafted_again_once_its_source_changes(
+    cli: Cli, fake: FakeDeepL, small: Path
+) -> None:
+    """A rejection holds for the source it was made from: the source edited, the unit is
+    drafted as any missing one; the rejection is kept, and holds again once the source comes
+    back to that text (an edit undone: the cache has the rejected answer)."""
+    assert translate(cli, small, "--to", "en", "--only", "posts/alpha").exit_code == 0
+    key = "posts/alpha:body#2"
+    assert cli("-C", str(small), "review", "reject", key).exit_code == 0
+    en = small / "content/en/posts/alpha.md"
+    assert len(sections(en.read_text(encoding="utf-8"))) == 2
+    held = translate(cli, small, "--to", "en", "--only", "posts/alpha")
+    assert held.exit_code == 0, held.stderr
+    assert f"{key}: rejected: its draft is the one rejected on" in held.stderr, held.stderr
+    assert len(sections(en.read_text(encoding="utf-8"))) == 2
+    assert key in load_status(small, "en", Collector()).rejected
+    checked = cli("-C", str(small), "check", "--verbose")
+    said = checked.stdout + checked.stderr
+    assert "no en translation (its machine draft was rejected on " in said, said
+
+    ko = small / "content/ko/posts/alpha.md"
+    ko.write_text(
+        ko.read_text(encoding="utf-8").replace("- 둘 3.5배", "- 둘 4.5배"), encoding="utf-8"
+    )
+    sent = translate_requests(fake)
+    again = translate(cli, small, "--to", "en", "--only", "posts/alpha")
+    assert again.exit_code == 0, again.stderr
+    assert translate_requests(fake) > sent
+    assert "rejected" not in again.stderr and "Drafted 1 unit (en)" in again.stderr
+    assert "4.5" in sections(en.read_text(encoding="utf-8"))[2]
+    drafted = status(small, "en")[key]
+    assert drafted.state == "draft"
+    assert len(load_status(small, "en", Collector()).rejected[key]) == 1
+
+    ko.write_text(
+        ko.read_text(encoding="utf-8").replace("- 둘 4.5배", "- 둘 3.5배"), encoding="utf-8"
+    )
+    undone = translate(cli, small, "--to", "en", "--only", "posts/alpha")
+    assert undone.exit_code == 0, undone.stderr
+    assert f"{key}: rejected: its draft is the one rejected on" in undone.stderr, undone.stderr
+    assert "4.5" in sections(en.read_text(encoding="utf-8"))[2]  # (the draft for 4.5, stale)
+    assert status(small, "en")[key] == drafted
 
 
 def test_quota_456_midway_keeps_earlier_batches_and_a_rerun_completes(
@@ -501,6 +576,92 @@ def test_a_reviewed_translation_is_never_overwritten(
     assert rec.draft is not None and "2" in rec.draft
     again = translate(cli, root, "--to", "en")
     assert "1 stored draft unchanged" in again.stderr and "0 characters billed" in again.stderr
+
+
+def test_a_new_file_gets_the_source_text_in_place_of_the_rejected_drafts(
+    cli: Cli, fake: FakeDeepL, small: Path
+) -> None:
+    """Every unit of a post rejected (its file deleted), then one section's source edited: the
+    new file needs every unit; the rejected ones get their source text, as drafts to redo,
+    never the rejected text, and each is said."""
+    assert translate(cli, small, "--to", "en", "--only", "posts/alpha").exit_code == 0
+    en = small / "content/en/posts/alpha.md"
+    rejected_text = en.read_text(encoding="utf-8")
+    assert cli("-C", str(small), "review", "reject", "posts/alpha").exit_code == 0
+    ko = small / "content/ko/posts/alpha.md"
+    ko.write_text(
+        ko.read_text(encoding="utf-8").replace("- 둘 3.5배", "- 둘 4.5배"), encoding="utf-8"
+    )
+    result = translate(cli, small, "--to", "en", "--only", "posts/alpha")
+    assert result.exit_code == 0, result.stderr
+    assert "posts/alpha:title: rejected: its draft is the one rejected on" in result.stderr
+    assert "its source text stands in, marked as a draft to redo" in result.stderr
+    assert "Drafted 1 unit (en)" in result.stderr, result.stderr
+    text = en.read_text(encoding="utf-8")
+    assert 'title: "알파 글"' in text and "4.5" in sections(text)[2]
+    assert sections(text)[0] == sections(ko.read_text(encoding="utf-8"))[0]
+    assert sections(text)[0] not in rejected_text
+    recs = status(small, "en")
+    key = "posts/alpha:title"
+    assert recs[key].state == "draft"
+    assert recs[key].options and "untranslated" in recs[key].options
+    again = translate(cli, small, "--to", "en", "--only", "posts/alpha")
+    assert again.exit_code == 0, again.stderr
+    assert "posts/alpha:title: rejected: " in again.stderr
+    assert "its source text stands in, marked as a draft to redo" in again.stderr  # (still)
+    assert en.read_text(encoding="utf-8") == text
+
+    # the source standing in is no translation: never approved, not even with --force or
+    # by approve --all (skipped, and said)
+    before = (en.read_bytes(), (small / "status/en.yaml").read_bytes())
+    for flags in ((), ("--force",), ("--keep-current",)):
+        refused = cli("-C", str(small), "review", "approve", "--reviewer", "r", *flags, key)
+        assert refused.exit_code == 1, refused.stderr
+        said = (
+            f"{key}: its text is the ko source standing in for a translation (its draft was "
+            "rejected), not a translation to approve"
+        )
+        assert said in refused.stderr, refused.stderr
+    assert (en.read_bytes(), (small / "status/en.yaml").read_bytes()) == before
+    swept = cli("-C", str(small), "review", "approve", "--all", "--lang", "en", "--reviewer", "r")
+    assert f"skipped {key} [en]: its text is the ko source standing in" in swept.stdout + (
+        swept.stderr
+    )
+    assert status(small, "en")[key].state == "draft"
+
+
+def test_a_rejected_waiting_draft_does_not_come_back_beside_the_reviewed_text(
+    cli: Cli, fake: FakeDeepL, tmp_path: Path
+) -> None:
+    """A draft waiting beside a reviewed translation, rejected: the next run does not put
+    the same text back beside it (it says so); the reviewed text stays as it was."""
+    reviewed = StatusRecord(
+        source_hash=text_hash("옛 문단."),
+        source="옛 문단.",
+        state="reviewed",
+        reviewer="r",
+        translation_hash=text_hash("The old paragraph."),
+    )
+    title = StatusRecord(source_hash=text_hash("글"), source="글", state="reviewed")
+    en = "---\ntitle: Post\n---\n\nThe old paragraph.\n"
+    root = make(
+        tmp_path / "beside",
+        {
+            "content/ko/posts/p.md": post("글", "새 문단 2.\n"),
+            "content/en/posts/p.md": en,
+            "status/en.yaml": dump_status({"posts/p:body#0": reviewed, "posts/p:title": title}),
+        },
+    )
+    assert translate(cli, root, "--to", "en").exit_code == 0
+    assert status(root, "en")["posts/p:body#0"].draft is not None
+    assert cli("-C", str(root), "review", "reject", "posts/p:body#0").exit_code == 0
+    assert status(root, "en")["posts/p:body#0"].draft is None
+    again = translate(cli, root, "--to", "en")
+    assert again.exit_code == 0, again.stderr
+    assert "posts/p:body#0: rejected: its draft is the one rejected on" in again.stderr
+    rec = status(root, "en")["posts/p:body#0"]
+    assert rec.draft is None and rec.state == "reviewed"
+    assert (root / "content/en/posts/p.md").read_text() == en
 
 
 def test_stale_machine_draft_is_replaced_but_an_edited_one_is_not(

@@ -19,7 +19,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -30,7 +30,7 @@ from bipub.check.renames import renamed_records
 from bipub.diagnostics import Collector, Severity
 from bipub.load.content import Content, Document
 from bipub.pair.site import Site
-from bipub.pair.status import StatusFile, StatusRecord
+from bipub.pair.status import Rejections, StatusFile, StatusRecord, rejection_of
 from bipub.pair.units import Unit, nfc, text_hash
 from bipub.render.catalogs import DOMAIN, po_path, read_catalog
 
@@ -49,6 +49,7 @@ class StatusView:
     rel: str
     records: dict[str, StatusRecord]
     lines: dict[str, int]
+    rejected: dict[str, Rejections] = field(default_factory=dict)  # (pair/status.py)
 
 
 def normalize_status(status: StatusFile) -> tuple[StatusView, list[Finding]]:
@@ -77,7 +78,25 @@ def normalize_status(status: StatusFile) -> tuple[StatusView, list[Finding]]:
         records[key] = rec
         lines[key] = line or 0
         raw_of[key] = raw
-    return StatusView(status.lang, status.rel, records, lines), problems
+    rejected: dict[str, Rejections] = {}
+    for raw, rejections in status.rejected.items():  # (NFC twins: both kept)
+        rejected[nfc(raw)] = (*rejected.get(nfc(raw), ()), *rejections)
+    return StatusView(status.lang, status.rel, records, lines, rejected), problems
+
+
+def _rejected(unit: Unit, view: StatusView | None) -> str | None:
+    """What to say of a missing unit whose machine draft a reviewer rejected for its present
+    source (`bipub translate` does not draft that text again: translate/rejected.py)."""
+    if view is None:
+        return None
+    rejection = rejection_of(view.rejected, nfc(unit.key), text_hash(unit.source))
+    if rejection is None:
+        return None
+    when = f" on {rejection.date.isoformat()}" if rejection.date else ""
+    return (
+        f"its machine draft was rejected{when}: bipub translate does not draft that text "
+        "again; translate it by hand"
+    )
 
 
 # --------------------------------------------------------------------------- key parity
@@ -241,9 +260,14 @@ def check_units(
             if whole is not None and prefix is not None:
                 if (lang, prefix) not in emitted:
                     emitted.add((lang, prefix))
+                    said = _rejected(unit, status.get(lang))
+                    if said is not None:
+                        whole = replace(whole, message=f"{whole.message}; {said}")
                     result.findings.append(whole)
                 continue
-            result.findings.append(_finding("missing", unit, f"no {lang} translation"))
+            said = _rejected(unit, status.get(lang))
+            what = f"no {lang} translation" + (f" ({said})" if said else "")
+            result.findings.append(_finding("missing", unit, what))
             continue
         state: UnitState = "translated"
         view = status.get(lang)

@@ -1,5 +1,5 @@
-"""The reviewer's workflow over status files: what needs review, approve, reject, prune (which
-units a command names: check/review_select.py).
+"""The reviewer's workflow over status files: what needs review, approve, reject
+(check/review_reject.py), prune (which units a command names: check/review_select.py).
 
 approve and reject decide (a `Decision`: status records and content edits); the edits are
 carried out by bipub.translate.review_edits.apply — the content files first, then the status
@@ -16,8 +16,9 @@ The rules (nothing reviewed is lost, nothing machine-made is recorded or shown a
   index of its post (a section was inserted or removed before it: check/moved.py) is never
   approved for this one, not even with `keep_current`: only adopting a waiting draft is;
 - a text edited by hand is recorded with origin human;
-- rejecting drops a waiting draft (the file keeps its reviewed text), or removes a draft written
-  into the content file together with its record (the unit is missing again).
+- rejecting (check/review_reject.py) drops a waiting draft (the file keeps its reviewed text),
+  or removes a draft written into the content file together with its record (the unit is
+  missing again); either way the rejected text is remembered for its source.
 """
 
 from __future__ import annotations
@@ -38,7 +39,13 @@ from bipub.check.run import Analysis, inline_ignores_for, qa_findings
 from bipub.check.severity import apply_policy
 from bipub.codes import explain
 from bipub.diagnostics import Diagnostic, DiagnosticError, Severity
-from bipub.pair.status import StatusRecord, dump_status, status_rel
+from bipub.pair.status import (
+    Rejections,
+    StatusRecord,
+    dump_status,
+    stand_in_cause,
+    status_rel,
+)
 from bipub.pair.units import Unit, nfc, text_hash
 from bipub.user_files import write_atomic
 
@@ -156,7 +163,7 @@ def queue(analysis: Analysis, langs: Sequence[str] = (), *, human: bool = False)
 # --------------------------------------------------------------------------- approve, reject, prune
 
 
-def _writable(analysis: Analysis, lang: str) -> None:
+def writable(analysis: Analysis, lang: str) -> None:
     if lang in analysis.broken_status:
         rel = status_rel(lang)
         problems = [
@@ -209,6 +216,8 @@ class Decision:
     Content edits are written first, then the status files (see bipub.translate.review_edits)."""
 
     changes: dict[str, dict[str, StatusRecord | None]] = field(default_factory=dict)
+    #: each unit's rejections after this, by language and unit key (pair/status.py)
+    rejections: dict[str, dict[str, Rejections]] = field(default_factory=dict)
     edits: list[ContentEdit] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the reviewer must be told
     done: list[tuple[str, str]] = field(default_factory=list)  # (lang, key) decided
@@ -218,7 +227,7 @@ class Decision:
         self.done.append((lang, key))
 
 
-def _where(unit: Unit) -> tuple[str | None, int | None]:
+def unit_where(unit: Unit) -> tuple[str | None, int | None]:
     if unit.translation is not None:
         return unit.translation_file, unit.translation_line
     return unit.source_file, unit.source_line
@@ -245,11 +254,12 @@ def approve(
     older source and not changed since is refused without `keep_current`: approving must never
     record a text as reviewed for a source it was not made from; nor, even with `keep_current`,
     a body section's translation made from the section now at another index of its post
-    (check/moved.py: a section was inserted or removed before it). With `skip_missing` (approve
+    (check/moved.py: a section was inserted or removed before it); nor, ever, a source text
+    standing in for a translation (`options.untranslated`). With `skip_missing` (approve
     --all / --file) units refused for those reasons are skipped and named in `notes`.
     `interactive`: asked at `bipub review -i`'s prompt (a refusal names its choices)."""
     for lang in sorted({lang for lang, _ in targets}):
-        _writable(analysis, lang)
+        writable(analysis, lang)
     problems: list[Diagnostic] = []
     out = Decision()
     # how a refusal names the way out: the command's flags, or `review -i`'s choices
@@ -260,7 +270,7 @@ def approve(
     )
     for lang, key in targets:
         unit = analysis.units[(lang, key)]
-        file, line = _where(unit)
+        file, line = unit_where(unit)
         if key.startswith("ui:"):
             problems.append(
                 Diagnostic(
@@ -308,6 +318,12 @@ def approve(
                 )
             )
             continue
+        elif (cause := stand_in_cause(old, unit.translation)) is not None:
+            refusal = (  # (not even with --force or --keep-current: it is no translation)
+                f"{key}: its text is the {unit.source_lang} source standing in for a "
+                f"translation ({cause}), not a translation to approve; translate it by hand "
+                "(then approve it), or draft it again with bipub translate"
+            )
         elif (
             not keep_current
             and old is not None
@@ -404,69 +420,6 @@ def drafting_errors(
     return drafting_approved(old, text, adopt)[0] if text is not None else []
 
 
-def drafts_of(analysis: Analysis, targets: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Those of `targets` that have a machine draft to reject (written into the content file,
-    or waiting beside a translation)."""
-    out = []
-    for lang, key in targets:
-        rec = record_of(analysis, lang, key)
-        if rec is not None and (rec.draft is not None or rec.state == "draft"):
-            out.append((lang, key))
-    return out
-
-
-def reject(analysis: Analysis, targets: Sequence[tuple[str, str]]) -> Decision:
-    """Reject machine drafts. A draft waiting beside a translation is dropped from its record,
-    with what its drafting said (the file keeps its text, and a draft there its `findings`). A draft written into the content file is removed from
-    the file, and its record with it: the unit is missing again. Machine text never stays
-    behind without its record: where the text cannot be removed on its own (a post's title,
-    a body section before others, a draft edited by hand), nothing is done and the problem is
-    reported."""
-    for lang in sorted({lang for lang, _ in targets}):
-        _writable(analysis, lang)
-    problems: list[Diagnostic] = []
-    out = Decision()
-    for lang, key in targets:
-        unit = analysis.units[(lang, key)]
-        file, line = _where(unit)
-        rec = record_of(analysis, lang, key)
-        if rec is not None and rec.draft is not None:
-            out.set(
-                lang,
-                key,
-                rec.model_copy(
-                    update={
-                        "draft": None,
-                        "draft_source_hash": None,
-                        "draft_engine": None,
-                        "draft_findings": None,
-                    }
-                ),
-            )
-            continue
-        if rec is None or rec.state != "draft" or unit.translation is None:
-            problems.append(
-                Diagnostic(file, line, "review", f"{key}: not a draft; nothing to reject")
-            )
-            continue
-        if rec.translation_hash not in (None, text_hash(unit.translation)):
-            problems.append(
-                Diagnostic(
-                    file,
-                    line,
-                    "review",
-                    f"{key}: the machine draft was edited by hand since it was written; approve "
-                    "it (it is then your translation) or undo the edit before rejecting it",
-                )
-            )
-            continue
-        out.edits.append(ContentEdit(lang, key, None))
-        out.set(lang, key, None)
-    if problems:
-        raise DiagnosticError(problems)
-    return out
-
-
 def _whole_content(analysis: Analysis) -> None:
     """Refuse when a content file failed to load or pair: its units are not in the analysis,
     so their records would look orphaned and be pruned (a post with a front matter typo
@@ -503,7 +456,7 @@ def prune(
     for lang, view in analysis.status.items():
         if langs and lang not in langs:
             continue
-        _writable(analysis, lang)  # a file read only in part must not be pruned
+        writable(analysis, lang)  # a file read only in part must not be pruned
         gone = [k for k in view.records if (lang, k) not in analysis.units or k.startswith("ui:")]
         if gone:
             changes[lang] = dict.fromkeys(gone)
@@ -514,16 +467,27 @@ def prune(
 
 
 def write_changes(
-    analysis: Analysis, changes: Mapping[str, Mapping[str, StatusRecord | None]]
+    analysis: Analysis,
+    changes: Mapping[str, Mapping[str, StatusRecord | None]],
+    rejections: Mapping[str, Mapping[str, Rejections | None]] | None = None,
 ) -> list[str]:
-    """Apply changes (None removes a record) and write each status file atomically."""
+    """Apply changes (None removes a record) and `rejections` (to the file's, pair/status.py;
+    None removes one), and write each status file atomically (its other rejections kept)."""
     written: list[str] = []
-    for lang, updates in sorted(changes.items()):
-        if not updates:
+    for lang in sorted({*changes, *(rejections or {})}):
+        updates = changes.get(lang, {})
+        forget = (rejections or {}).get(lang, {})
+        if not updates and not forget:
             continue
-        _writable(analysis, lang)
+        writable(analysis, lang)
         view = analysis.status.get(lang)
         records: dict[str, StatusRecord] = dict(view.records) if view is not None else {}
+        rejected = dict(view.rejected) if view is not None else {}
+        for key, rejection in forget.items():
+            if rejection is None:
+                rejected.pop(key, None)
+            else:
+                rejected[key] = rejection
         for key, rec in updates.items():
             if rec is None:
                 records.pop(key, None)
@@ -531,7 +495,7 @@ def write_changes(
                 records[key] = rec
         rel = status_rel(lang)
         path = analysis.root / rel
-        text = dump_status(records)
+        text = dump_status(records, rejected)
         if path.is_file() and path.read_text(encoding="utf-8") == text:
             continue
         write_atomic(path, text)

@@ -331,11 +331,21 @@ def approve(
     help="Every machine draft of this file (its other units are left as they are).",
 )
 @click.option("--lang", "langs", multiple=True, help="Target language (repeatable).")
+@click.option(
+    "--reviewer",
+    default=None,
+    help="Who rejects, kept with the rejection (default: git config user.name, if set).",
+)
 @click.pass_obj
-def reject(ui: Ui, keys: tuple[str, ...], file: Path | None, langs: tuple[str, ...]) -> None:
+def reject(
+    ui: Ui, keys: tuple[str, ...], file: Path | None, langs: tuple[str, ...], reviewer: str | None
+) -> None:
     """Reject machine drafts: KEY… or a file's drafts. A waiting draft is dropped; a draft in
-    a content file is removed from it (the unit is missing again)."""
+    a content file is removed from it (the unit is missing again). The rejected text is
+    remembered in the status file: `bipub translate` does not write it again for the same
+    source (see --redraft-rejected there)."""
     from bipub.check import review as rv
+    from bipub.check import review_reject as rj
     from bipub.check import review_select as select
     from bipub.translate import review_edits
 
@@ -344,13 +354,15 @@ def reject(ui: Ui, keys: tuple[str, ...], file: Path | None, langs: tuple[str, .
     analysis = _analyze(ui)
     try:
         if file is not None:
-            targets = rv.drafts_of(analysis, select.by_file(analysis, file, Path.cwd(), langs))
+            targets = rj.drafts_of(analysis, select.by_file(analysis, file, Path.cwd(), langs))
             if not targets:
                 click.echo(f"Nothing to reject: {file} has no machine draft.")
                 return
         else:
             targets = select.resolve(analysis, keys, langs)
-        decision = rv.reject(analysis, targets)
+        decision = rj.reject(
+            analysis, targets, rj.rejecter_name(reviewer, ui.root), rv.review_date()
+        )
         written = review_edits.apply(analysis, decision)
     except Exception as exc:
         _fail(ui, exc)
@@ -375,16 +387,19 @@ def _report_rejected(ui: Ui, decision: Any, written: list[str]) -> None:
 @click.pass_obj
 def prune_cmd(ui: Ui, langs: tuple[str, ...], dry_run: bool) -> None:
     """Remove status records whose source unit is gone; move those of a renamed post or page
-    to its units' new keys.
+    to its units' new keys. Rejected drafts remembered for units that are gone are removed.
 
     Refused, naming the errors, while a content file does not load or pair: its records
     would look orphaned (exit status 1, nothing written)."""
     from bipub.check import review as rv
+    from bipub.check import review_reject as rj
 
     analysis = _analyze(ui)
     try:
         changes = rv.prune(analysis, langs)
-        written = rv.write_changes(analysis, changes) if not dry_run else []
+        forgotten = rj.gone_rejections(analysis, langs)
+        forget = {lang: dict.fromkeys(keys) for lang, keys in forgotten.items()}
+        written = rv.write_changes(analysis, changes, forget) if not dry_run else []
     except Exception as exc:
         _fail(ui, exc)
     moved = n = 0
@@ -399,10 +414,19 @@ def prune_cmd(ui: Ui, langs: tuple[str, ...], dry_run: bool) -> None:
             else:
                 click.echo(f"{lang}: {'would remove' if dry_run else 'removed'} {key}")
                 n += 1
+    for lang, keys in sorted(forgotten.items()):
+        for key in keys:
+            click.echo(f"{lang}: {'would remove' if dry_run else 'removed'} the rejection of {key}")
+    dropped = sum(len(keys) for keys in forgotten.values())
     ui.info(
         ("Would prune" if dry_run else "Pruned")
         + f" {n} record{'s' if n != 1 else ''}"
         + (f", {'move' if dry_run else 'moved'} {moved} of renamed posts or pages" if moved else "")
+        + (
+            f" and {dropped} rejection{'s' if dropped != 1 else ''} of units gone"
+            if dropped
+            else ""
+        )
         + (f" → {', '.join(written)}" if written else "")
         + (" (--dry-run: nothing written)" if dry_run else "")
     )
@@ -413,6 +437,7 @@ def _interactive(ui: Ui, langs: tuple[str, ...], reviewer: str | None, human: bo
     $EDITOR, [s]kip, [r]eject, [q]uit. An edit by hand is the reviewer's own translation:
     approving it afterwards records origin human (and dismisses a waiting draft)."""
     from bipub.check import review as rv
+    from bipub.check import review_reject as rj
     from bipub.diagnostics import DiagnosticError
     from bipub.translate import review_edits
 
@@ -500,7 +525,7 @@ def _interactive(ui: Ui, langs: tuple[str, ...], reviewer: str | None, human: bo
                     click.echo(note)
                 approved += 1
             else:
-                decision = rv.reject(analysis, [(lang, key)])
+                decision = rj.reject(analysis, [(lang, key)], name, day)
                 written = review_edits.apply(analysis, decision)
                 _report_rejected(ui, decision, written)
                 rejected += 1

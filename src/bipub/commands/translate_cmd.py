@@ -6,7 +6,8 @@
     bipub translate --to en --max-chars 20000  # stop before sending more than 20,000 characters
 
 Exit status: 0 every unit in scope drafted and written (QA and markup findings on drafts are
-warnings); 1 the content has errors, or a unit in scope was not written — DeepL refused a
+warnings, and so is a unit not drafted again because its draft is the one a reviewer rejected
+for the same source: that is the reviewer's decision kept, not a fault); 1 the content has errors, or a unit in scope was not written — DeepL refused a
 segment, stopped the run (quota, key, network, timeout), Ctrl-C, or --max-chars left it for
 later; the summary names each cause, what was drafted is saved and the next run resumes; 2 a
 bad invocation or configuration, including DEEPL_AUTH_KEY not set.
@@ -78,8 +79,24 @@ def _dry_run(ui: Ui, plan: Plan, max_chars: int | None, fresh: bool) -> None:
         except DeepLError as exc:
             reason = exc.reason
     click.echo(_quota_line(est, usage, reason))
+    _dry_run_rejected(plan)
     for note in plan.notes:
         ui.info(f"note: {note}")
+
+
+def _dry_run_rejected(plan: Plan) -> None:
+    from bipub.translate.rejected import pending
+
+    held = pending(plan)
+    for key, rejection in held:
+        when = rejection.date.isoformat() if rejection.date else "an earlier day"
+        click.echo(f"  {key}: a draft was rejected on {when} for this source")
+    if held:
+        click.echo(
+            f"rejected: {_n(len(held), 'unit')} whose draft a reviewer rejected for the same "
+            "source: drafted, but not written if the answer is the rejected text "
+            "(--redraft-rejected: written anyway)"
+        )
 
 
 class _Bar:
@@ -123,6 +140,8 @@ def _report(ui: Ui, result: Result) -> None:
     for problem in result.problems:
         click.secho(problem.format(result.target), err=True, fg=colour)
     red = "red" if sys.stderr.isatty() else None
+    for held in result.held:  # drafts a reviewer rejected: not written again
+        click.secho(held.format(result.target), err=True, fg=colour)
     for item in result.not_written:  # units merely not sent are counted in the summary
         if not item.cause.startswith("not sent:"):
             click.secho(item.format(result.target), err=True, fg=red)
@@ -155,7 +174,15 @@ def _report(ui: Ui, result: Result) -> None:
     "--fresh",
     is_flag=True,
     help="Ask DeepL again for every segment in scope instead of reusing the answers in "
-    ".bipub-cache/deepl/ (after rejecting a draft, say); the new answers replace them.",
+    ".bipub-cache/deepl/; the new answers replace them. A draft a reviewer rejected is not "
+    "written again either way while its source is the same: see --redraft-rejected.",
+)
+@click.option(
+    "--redraft-rejected",
+    is_flag=True,
+    help="Write a unit's draft even when it is the very text a reviewer rejected for the same "
+    "source (status/<lang>.yaml `rejected`); without it such a unit is not drafted again, "
+    "and said.",
 )
 @click.option(
     "--max-chars",
@@ -170,13 +197,15 @@ def translate(
     only: tuple[str, ...],
     dry_run: bool,
     fresh: bool,
+    redraft_rejected: bool,
     max_chars: int | None,
 ) -> None:
     """Draft missing and stale translations into LANG with DeepL, for review.
 
     Needs DEEPL_AUTH_KEY (and optionally DEEPL_SERVER_URL). Drafts are marked as such in
-    status/<lang>.yaml; a reviewed translation is never overwritten. Exit status: 0 every unit
-    written, 1 content errors or a unit not written (each cause is listed; resume by running
+    status/<lang>.yaml; a reviewed translation is never overwritten, and a draft a reviewer
+    rejected is not written again for the same source (--redraft-rejected). Exit status: 0
+    every unit written (or held back as rejected: a warning), 1 content errors or a unit not written (each cause is listed; resume by running
     again), 2 bad invocation or configuration (including DEEPL_AUTH_KEY not set).
     """
     from bipub.diagnostics import DiagnosticError
@@ -187,6 +216,8 @@ def translate(
         plan = make_plan(ui.root, target, only)
     except DiagnosticError as exc:
         ui.fail(exc)
+    if redraft_rejected:
+        plan.rejected.clear()  # (written, and remembered still: translate/rejected.py)
     if dry_run:
         _dry_run(ui, plan, max_chars, fresh)
         return

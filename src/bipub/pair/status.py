@@ -24,6 +24,22 @@ waiting draft (always written with one, `[]` when its drafting said nothing). A 
 older bipub with a `draft` but no `draft_findings` kept one `findings`, the waiting draft's:
 it is read as such (`_one_findings_field`).
 
+One key is not a unit's (unit keys hold a `:`): `rejected`, what reviewers rejected, by unit
+key and by the source the rejected drafts were made from, kept after the unit's record is
+removed (`bipub review reject`) and after its source changed (a source that comes back to the
+text would otherwise get the very same draft again from the DeepL cache), so that `bipub
+translate` does not write the very same machine text again for that source
+(translate/rejected.py). Only `bipub review prune` removes them, with their unit:
+
+    rejected:
+      posts/kv-cache:body#2:
+      - source_hash: 3f2a9c0d1e4b   # the source the rejected drafts were made from
+        drafts: [91be0c77aa10]      # hashes of the rejected texts (a later one appended)
+        reviewer: jiwon             # who rejected the last of them, and when
+        date: 2026-12-04
+
+A file without it (any older bipub's) loads as having no rejections.
+
 The drafting (`bipub translate`) and review (`bipub review`) features write these files; the build
 only reads them — through a `StatusCache` when it has one: a site whose posts are all reviewed has
 ~6 records a post (30,000 on a 5,000-post site: ~1.8 s to parse and validate), and an edit to a
@@ -34,6 +50,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
@@ -45,8 +62,9 @@ from pydantic import StrictStr, ValidationError, model_validator
 from bipub.cache import UNREADABLE, digest_bytes, load_signed, save_signed
 from bipub.code_stamp import CODE
 from bipub.diagnostics import Collector, Diagnostic, Severity
+from bipub.load.sections import text_hash
 from bipub.load.text import TextDecodeError, read_inside
-from bipub.load.yaml_strict import YamlError, load_yaml
+from bipub.load.yaml_strict import YamlDoc, YamlError, load_yaml
 from bipub.model.fields import IsoDate, Strict
 from bipub.model.validate import validation_diagnostics
 
@@ -88,12 +106,74 @@ class StatusRecord(Strict):
         return data
 
 
+class Rejection(Strict):
+    """The machine drafts a reviewer rejected for one unit, for one source text."""
+
+    source_hash: StrictStr
+    drafts: list[StrictStr]
+    reviewer: StrictStr | None = None
+    date: IsoDate | None = None
+
+
+#: Status option of a machine draft that is its source text standing in a new translation
+#: file (its value: why; DeepL gave no translation, or its draft was rejected: translate/
+#: rejected.py). The next `bipub translate` drafts it again (translate/plan.py); approving it
+#: is refused (it is no translation: check/review.py).
+UNTRANSLATED = "untranslated"
+
+
+def stand_in_cause(record: StatusRecord | None, translation: str | None) -> str | None:
+    """Why the unit's present text is its source standing in (None: it is not)."""
+    if record is None or translation is None or record.state != "draft":
+        return None
+    if not record.options or UNTRANSLATED not in record.options:
+        return None
+    if record.translation_hash not in (None, text_hash(translation)):
+        return None  # written over by hand since: a translation of a person's
+    return str(record.options[UNTRANSLATED])
+
+
+#: The status file's key of the rejections (no unit key: those hold a `:`).
+REJECTED = "rejected"
+#: A unit's rejections, one per source text (in the order first rejected).
+Rejections = tuple[Rejection, ...]
+
+
+def rejection_of(
+    rejected: Mapping[str, Rejections], key: str, source_hash: str
+) -> Rejection | None:
+    """The unit's rejection for this source, if any."""
+    return next((r for r in rejected.get(key, ()) if r.source_hash == source_hash), None)
+
+
+def with_rejection(rejections: Rejections, rejection: Rejection) -> Rejections:
+    """`rejections` with `rejection` in place of the one for its source (else added)."""
+    same = [i for i, r in enumerate(rejections) if r.source_hash == rejection.source_hash]
+    if not same:
+        return (*rejections, rejection)
+    return tuple(rejection if i == same[0] else r for i, r in enumerate(rejections))
+
+
+def rejected_again(
+    rejections: Rejections, source_hash: str, draft_hash: str, who: str | None, day: date | None
+) -> Rejections:
+    """A unit's rejections after one more draft (`draft_hash`) made from `source_hash` is
+    rejected by `who` on `day`; those for other sources are kept."""
+    old = next((r for r in rejections if r.source_hash == source_hash), None)
+    drafts = list(old.drafts) if old is not None else []
+    if draft_hash not in drafts:
+        drafts.append(draft_hash)
+    new = Rejection(source_hash=source_hash, drafts=drafts, reviewer=who, date=day)
+    return with_rejection(rejections, new)
+
+
 @dataclass(frozen=True)
 class StatusFile:
     lang: str
     rel: str
     records: dict[str, StatusRecord]
     lines: dict[str, int]
+    rejected: dict[str, Rejections] = field(default_factory=dict)
 
 
 def status_rel(lang: str) -> str:
@@ -141,7 +221,11 @@ def _parse(text: str, rel: str, lang: str, collector: Collector) -> StatusFile:
         return StatusFile(lang, rel, {}, {})
     records: dict[str, StatusRecord] = {}
     lines: dict[str, int] = {}
+    rejected: dict[str, Rejections] = {}
     for key, value in data.items():
+        if key == REJECTED:
+            rejected = _rejections(value, doc, rel, collector)
+            continue
         try:
             records[key] = StatusRecord.model_validate(value)
             lines[key] = doc.line_for((key,)) or 0
@@ -150,10 +234,44 @@ def _parse(text: str, rel: str, lang: str, collector: Collector) -> StatusFile:
                 replace(d, key=f"{key}: {d.key}" if d.key else key, message=f"{key}: {d.message}")
                 for d in validation_diagnostics(exc, doc, rel, code="status", path_prefix=(key,))
             )
-    return StatusFile(lang, rel, records, lines)
+    return StatusFile(lang, rel, records, lines, rejected)
 
 
-STATUS_CACHE_FORMAT = 1
+def _rejections(
+    value: object, doc: YamlDoc, rel: str, collector: Collector
+) -> dict[str, Rejections]:
+    line = doc.line_for((REJECTED,)) or 0
+    if not isinstance(value, dict):
+        collector.error(rel, line, "status", f"{REJECTED}: must be a mapping of unit keys")
+        return {}
+    out: dict[str, Rejections] = {}
+    for key, items in value.items():
+        if not isinstance(items, list):
+            where = doc.line_for((REJECTED, key)) or line
+            collector.error(
+                rel, where, "status", f"{REJECTED}: {key}: must be a list (one item per source)"
+            )
+            continue
+        for i, item in enumerate(items):
+            try:
+                rejection = Rejection.model_validate(item)
+            except ValidationError as exc:
+                collector.extend(
+                    replace(d, message=f"{REJECTED}: {key}: {d.message}")
+                    for d in validation_diagnostics(
+                        exc, doc, rel, code="status", path_prefix=(REJECTED, key, i)
+                    )
+                )
+                continue
+            old = rejection_of(out, str(key), rejection.source_hash)
+            if old is not None:  # (the same source twice, by hand: one rejection of both)
+                drafts = [*old.drafts, *(d for d in rejection.drafts if d not in old.drafts)]
+                rejection = rejection.model_copy(update={"drafts": drafts})
+            out[str(key)] = with_rejection(out.get(str(key), ()), rejection)
+    return out
+
+
+STATUS_CACHE_FORMAT = 3
 Parsed = tuple[str, StatusFile, tuple[Diagnostic, ...]]  # text digest, the file, what was said
 
 
@@ -245,13 +363,28 @@ def _stamp() -> tuple[int, str, str]:
     return (STATUS_CACHE_FORMAT, CODE, sys.version)
 
 
-def dump_status(records: dict[str, StatusRecord]) -> str:
-    """Deterministic text of a status file (sorted keys, fixed field order)."""
+def dump_status(
+    records: dict[str, StatusRecord], rejected: Mapping[str, Rejections] | None = None
+) -> str:
+    """Deterministic text of a status file (sorted keys, fixed field order; the rejections
+    last)."""
 
     out: dict[str, dict[str, object]] = {}
     for key in sorted(records):
         rec = records[key].model_dump(exclude_none=True, exclude_defaults=False)
         out[key] = {k: (v.isoformat() if isinstance(v, date) else v) for k, v in rec.items()}
+    kept = {key: items for key, items in (rejected or {}).items() if items}
+    if kept:
+        out[REJECTED] = {
+            key: [
+                {
+                    k: (v.isoformat() if isinstance(v, date) else v)
+                    for k, v in one.model_dump(exclude_none=True).items()
+                }
+                for one in kept[key]
+            ]
+            for key in sorted(kept)
+        }
     header = "# Translation status, written by bipub. One record per translated unit; see docs.\n"
     body = yaml.safe_dump(out, allow_unicode=True, sort_keys=False, width=100)
     return header + body

@@ -18,13 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bipub.pair.status import StatusRecord
+from bipub.pair.status import UNTRANSLATED, StatusRecord
 from bipub.pair.units import Unit, nfc, text_hash
 from bipub.translate.segments import Layout, layout
 
-#: Status option of a unit whose source text stands in a new translation file because DeepL
-#: gave it no translation (the next run drafts it again; translate/plan.py).
-UNTRANSLATED = "untranslated"
 #: A document's segment memory: (segment kind, source text) → its present translation.
 Pool = dict[tuple[str, str], str]
 #: The engine of a draft none of whose words was sent: every segment with words to translate

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from bipub.pair.status import Rejection
 from bipub.translate.deepl_client import Usage
 
 #: "segment 2 (line 5)": a line of the unit's source text (translate/writers.py)
@@ -41,6 +42,38 @@ class Problem:
         return f"{where}: warning: [{lang}] {self.key}: {self.code}: {said}"
 
 
+#: The option that writes drafts a reviewer rejected anyway (translate/rejected.py).
+REDRAFT = "--redraft-rejected"
+
+
+@dataclass(frozen=True)
+class Held:
+    """A unit whose draft was the one rejected for its source: not written (translate/
+    rejected.py). `stand_in`: its source text stands in (a new file needs every unit; or
+    an earlier run's stand-in stays)."""
+
+    key: str
+    file: str | None
+    rejection: Rejection
+    stand_in: bool = False
+
+    def cause(self) -> str:
+        when = self.rejection.date.isoformat() if self.rejection.date else "an earlier day"
+        by = f" by {self.rejection.reviewer}" if self.rejection.reviewer else ""
+        then = (
+            "its source text stands in, marked as a draft to redo"
+            if self.stand_in
+            else "not drafted again"
+        )
+        return (
+            f"its draft is the one rejected on {when}{by} (same source): {then}; translate it "
+            f"by hand, or run again with {REDRAFT}"
+        )
+
+    def format(self, lang: str) -> str:
+        return f"{self.file or 'bipub'}: warning: [{lang}] {self.key}: rejected: {self.cause()}"
+
+
 @dataclass(frozen=True)
 class NotWritten:
     """A unit in scope that this run did not write, and why (`source` as in Problem)."""
@@ -72,6 +105,7 @@ class Result:
     named: int = 0  # series names taken from the series' other parts (translate/plan.py)
     problems: list[Problem] = field(default_factory=list)
     not_written: list[NotWritten] = field(default_factory=list)
+    held: list[Held] = field(default_factory=list)  # drafts a reviewer rejected: not written
     written: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     stopped: str | None = None  # one-line reason the run stopped early
@@ -112,6 +146,11 @@ class Result:
             line += f"; {_n(self.named, 'series name')} as the series' other parts have it"
         if self.unchanged:
             line += f"; {_n(self.unchanged, 'stored draft')} unchanged"
+        if self.held:
+            line += (
+                f"; {_n(len(self.held), 'unit')} whose draft was the one rejected for the same "
+                f"source NOT drafted again (translate by hand, or {REDRAFT})"
+            )
         if self.not_written:
             why = "; ".join(
                 f"{count} {cause}" for cause, count in sorted(self.causes().items())[:5]

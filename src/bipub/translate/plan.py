@@ -28,7 +28,7 @@ from bipub.config import SiteConfig
 from bipub.diagnostics import Collector, ConfigError, Diagnostic, DiagnosticError
 from bipub.load.content import Content, CvFile, Document
 from bipub.pair.page_links import PageLinks
-from bipub.pair.status import StatusRecord
+from bipub.pair.status import UNTRANSLATED, Rejections, StatusRecord
 from bipub.pair.units import Unit, nfc, text_hash
 from bipub.pipeline import load, pair
 from bipub.project import Project
@@ -47,7 +47,6 @@ from bipub.translate.deepl_client import (
 )
 from bipub.translate.memory import (
     MEMORY,
-    UNTRANSLATED,
     document_pools,
     from_document,
     kept_words,
@@ -162,6 +161,7 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     too_long: list[str] = field(default_factory=list)  # units left out: a segment too large
     pages: PageLinks | None = None  # the site's pages per language
+    rejected: dict[str, Rejections] = field(default_factory=dict)  # (translate/rejected.py)
     _keys: dict[tuple[str, str], str] = field(default_factory=dict, repr=False)
     _groups: dict[str, list[Job]] = field(default_factory=dict, repr=False)
 
@@ -341,7 +341,7 @@ def make_plan(root: Path, target: str, only: Sequence[str] = ()) -> Plan:
         docs[(entry.kind, nfc(entry.key))] = (entry.source, entry.docs.get(target))
 
     pages = PageLinks(site, config.codes, config.base_url, short_wanted)  # (translate/links.py)
-    plan = Plan(root, config, target, [], {}, {}, glossary, pages=pages)
+    plan = Plan(root, config, target, [], {}, {}, glossary, pages=pages, rejected=view.rejected)
 
     def spec_id(source_lang: str) -> str:
         if source_lang not in plan.specs:

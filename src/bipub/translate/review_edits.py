@@ -306,5 +306,5 @@ def apply(analysis: Analysis, decision: Decision) -> list[str]:
     texts = prepare(analysis, decision.edits)
     with interrupts_deferred():
         written = write(analysis.root, texts)
-        written += write_changes(analysis, decision.changes)
+        written += write_changes(analysis, decision.changes, decision.rejections)
     return written

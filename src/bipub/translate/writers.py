@@ -28,7 +28,7 @@ from bipub.load.front_matter import split_front_matter
 from bipub.load.text import read_text
 from bipub.load.yaml_strict import YamlError, load_yaml
 from bipub.pair.cv_merge import merge_cv
-from bipub.pair.status import StatusRecord, dump_status, load_status, status_rel
+from bipub.pair.status import UNTRANSLATED, StatusRecord, dump_status, load_status, status_rel
 from bipub.pair.units import Unit, nfc, split_sections, text_hash
 from bipub.render.catalogs import read_catalog
 from bipub.translate import markdown_xml as mx
@@ -36,9 +36,10 @@ from bipub.translate.anchors import anchored
 from bipub.translate.cv_tree import apply_cv_drafts
 from bipub.translate.files import interrupts_deferred
 from bipub.translate.links import localize
-from bipub.translate.memory import UNTRANSLATED, kept_words
+from bipub.translate.memory import kept_words
 from bipub.translate.outcome import NotWritten, Problem, Result
 from bipub.translate.plan import Group, Job, Plan, Spec
+from bipub.translate.rejected import held_back
 from bipub.translate.segments import structure, with_titles
 from bipub.translate.yaml_patch import PatchError, dump_yaml, patch_yaml, quote
 from bipub.user_files import write_atomic
@@ -287,9 +288,7 @@ def _status_text(root: Path, lang: str, updates: dict[str, StatusRecord]) -> str
     view, problems = normalize_status(current)
     if problems:
         raise DiagnosticError(Diagnostic(p.file, p.line, p.code, p.message) for p in problems)
-    records = dict(view.records)
-    records.update(updates)
-    text = dump_status(records)
+    text = dump_status({**view.records, **updates}, view.rejected)  # (rejections kept)
     path = root / status_rel(lang)
     if path.is_file() and path.read_text(encoding="utf-8") == text:
         return None
@@ -355,6 +354,7 @@ def _group_drafts(
         for job, why in failed:
             drafts.append(_Draft(job, job.unit.source, (), stand_in=why))
     drafts = anchored(group, drafts)  # (translate/anchors.py: before a stored draft is compared)
+    drafts = held_back(plan, group, drafts, result, new_doc)  # (one rejected: not written)
     unchanged = [
         d
         for d in drafts
