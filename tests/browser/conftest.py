@@ -5,13 +5,12 @@ from __future__ import annotations
 import shutil
 import threading
 from collections.abc import Iterator
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from bipub.pipeline import build
-from bipub.serve import ServeStatus, make_handler
+from bipub.serve import ServeStatus, listen, make_handler
 from tests.conftest import PLACEHOLDER_PDF, copy_demo, made_once_per_run, placeholder_pdfs
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -50,7 +49,8 @@ def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def site_url(demo_site: Path) -> Iterator[str]:
     status = ServeStatus()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(demo_site, status))
+    server = listen("127.0.0.1", 0, make_handler(demo_site, status))  # (as serve: a browser
+    # that leaves a page before its answer is sent prints no traceback)
     server.daemon_threads = False  # server_close() waits for every request thread
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

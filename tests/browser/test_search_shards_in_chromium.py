@@ -7,14 +7,13 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bipub.pipeline import build
-from bipub.serve import ServeStatus, make_handler
+from bipub.serve import ServeStatus, listen, make_handler
 from tests.browser.test_reader_in_chromium import MATH_POST, search
 from tests.conftest import copy_demo
 
@@ -42,7 +41,8 @@ def sharded_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def site_url(sharded_site: Path) -> Iterator[str]:  # (overrides conftest's: the sharded demo)
     status = ServeStatus()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(sharded_site, status))
+    server = listen("127.0.0.1", 0, make_handler(sharded_site, status))  # (as serve: a browser
+    # that leaves a page before its answer is sent prints no traceback)
     server.daemon_threads = False
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
