@@ -11,7 +11,6 @@ so that re-running a command on unchanged templates changes nothing.
 from __future__ import annotations
 
 import io
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -21,9 +20,10 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
 from bipub.config import load_config
-from bipub.diagnostics import Collector
+from bipub.diagnostics import Collector, Diagnostic, DiagnosticError
 from bipub.project import Project
 from bipub.render.catalogs import DOMAIN, check_message, po_path, read_catalog
+from bipub.schedule import source_date_epoch
 from bipub.user_files import write_atomic
 
 THEME_TEMPLATES = Path(__file__).resolve().parent / "theme" / "templates"
@@ -34,8 +34,13 @@ OPTIONS = {"**.html": {"extensions": "jinja2.ext.i18n", "trimmed": "true"}}
 
 
 def _fixed_date() -> datetime:
-    epoch = int(os.environ.get("SOURCE_DATE_EPOCH", "0"))
-    return datetime.fromtimestamp(epoch, tz=UTC)
+    """SOURCE_DATE_EPOCH (schedule.source_date_epoch), else 1970-01-01; a value that is not
+    a number of seconds is a usage error (it was a traceback)."""
+    try:
+        epoch = source_date_epoch()
+    except ValueError as exc:
+        raise DiagnosticError([Diagnostic(None, None, "usage", str(exc))]) from None
+    return datetime.fromtimestamp(epoch or 0, tz=UTC)
 
 
 def _write_po(path: Path, catalog: Catalog) -> bool:

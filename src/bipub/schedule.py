@@ -35,18 +35,29 @@ DEFAULT_ZONE = "+09:00"
 _OFFSET = re.compile(r"^([+-])(\d{2}):(\d{2})$")
 
 
-def build_now(environ: Mapping[str, str] = os.environ) -> float:
-    """The build's "now", in seconds since 1970: SOURCE_DATE_EPOCH if set, else the clock.
-    Raises ValueError if SOURCE_DATE_EPOCH is not a number of seconds."""
+def source_date_epoch(environ: Mapping[str, str] = os.environ) -> int | None:
+    """SOURCE_DATE_EPOCH (reproducible-builds.org): the build's fixed time in whole seconds since
+    1970, or None when it is not set. The one reader of it (the scheduled posts' "now", the
+    PDFs' dates, the catalogs' dates). Raises ValueError, said as the users see it, if it is
+    not a number of seconds a date can have."""
     value = environ.get("SOURCE_DATE_EPOCH", "").strip()
     if not value:
-        return time.time()
+        return None
     try:
-        return float(int(value))
-    except ValueError:
+        seconds = int(value)
+        datetime.fromtimestamp(seconds, tz=UTC)  # (a date: not out of the calendar's range)
+    except (ValueError, OverflowError, OSError):
         raise ValueError(
             f"SOURCE_DATE_EPOCH={value!r} is not a number of seconds since 1970"
         ) from None
+    return seconds
+
+
+def build_now(environ: Mapping[str, str] = os.environ) -> float:
+    """The build's "now", in seconds since 1970: SOURCE_DATE_EPOCH if set, else the clock.
+    Raises ValueError if SOURCE_DATE_EPOCH is not a number of seconds."""
+    seconds = source_date_epoch(environ)
+    return time.time() if seconds is None else float(seconds)
 
 
 @lru_cache(maxsize=16)

@@ -141,3 +141,19 @@ def test_the_progress_bar_runs_no_thread(monkeypatch: pytest.MonkeyPatch, tmp_pa
         on_start(10)
         on_pages(3)
         assert threading.active_count() == 1 and can_fork()
+
+
+@pytest.mark.parametrize("value", ["yesterday", "99999999999999"])
+def test_i18n_extract_says_a_source_date_epoch_that_is_no_date(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    """The catalogs' dates come from SOURCE_DATE_EPOCH (schedule.source_date_epoch, the one
+    reader the build's scheduled posts and PDFs use): a value that is no date was a ValueError
+    traceback here; it is a usage error naming the variable, and no catalog is written."""
+    assert cli("-C", str(tmp_path), "init", "p").exit_code == 0
+    project = tmp_path / "p"
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", value)
+    result = cli("-C", str(project), "i18n", "extract")
+    assert result.exit_code == 1
+    assert f"SOURCE_DATE_EPOCH={value!r} is not a number of seconds since 1970" in result.stderr
+    assert not (project / "locales/messages.pot").exists()

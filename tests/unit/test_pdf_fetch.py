@@ -111,6 +111,8 @@ def test_build_time_comes_from_source_date_epoch() -> None:
     assert build_time({}) is None
     with pytest.raises(DiagnosticError, match="SOURCE_DATE_EPOCH"):
         build_time({"SOURCE_DATE_EPOCH": "yesterday"})
+    with pytest.raises(DiagnosticError, match="SOURCE_DATE_EPOCH"):  # (out of the calendar)
+        build_time({"SOURCE_DATE_EPOCH": "99999999999999"})
 
 
 def test_weasyprint_is_not_imported_by_the_cli_or_the_pdf_module() -> None:

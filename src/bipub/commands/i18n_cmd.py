@@ -24,7 +24,10 @@ def extract(ui: Ui, theme: bool) -> None:
     """Extract UI strings from templates/ into locales/messages.pot."""
     from bipub.i18n_catalogs import extract as run  # start-up time: see above
 
-    path, count = run(ui.root, include_theme=theme)
+    try:
+        path, count = run(ui.root, include_theme=theme)
+    except DiagnosticError as exc:  # (a SOURCE_DATE_EPOCH that is no date: a usage error)
+        ui.fail(exc)
     ui.info(f"Extracted {count} messages into {path.relative_to(ui.root)}")
 
 

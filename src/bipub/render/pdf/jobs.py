@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
 from bipub.diagnostics import Diagnostic, DiagnosticError, Severity
+from bipub.schedule import source_date_epoch
 
 VARIANT = "pdf/ua-1"  # tagged PDF (structure tree, /Lang, XMP metadata)
 
@@ -58,23 +59,12 @@ def job_diagnostic(
 
 
 def build_time(environ: Mapping[str, str]) -> datetime | None:
-    """The build's fixed time from SOURCE_DATE_EPOCH, or None."""
-    value = environ.get("SOURCE_DATE_EPOCH", "").strip()
-    if not value:
-        return None
+    """The build's fixed time from SOURCE_DATE_EPOCH (schedule.source_date_epoch), or None."""
     try:
-        return datetime.fromtimestamp(int(value), tz=UTC)
-    except (ValueError, OverflowError, OSError):
-        raise DiagnosticError(
-            [
-                Diagnostic(
-                    None,
-                    None,
-                    "usage",
-                    f"SOURCE_DATE_EPOCH={value!r} is not a number of seconds since 1970",
-                )
-            ]
-        ) from None
+        seconds = source_date_epoch(environ)
+    except ValueError as exc:
+        raise DiagnosticError([Diagnostic(None, None, "usage", str(exc))]) from None
+    return None if seconds is None else datetime.fromtimestamp(seconds, tz=UTC)
 
 
 def w3c(moment: datetime | date | None) -> str:
