@@ -95,6 +95,10 @@ class Outputs(Strict):
     )
     raw_html: StrictBool = Field(False, description="Allow raw HTML in Markdown.")
     latest_posts: StrictInt = Field(5, ge=0, le=1000, description="Posts listed on the home page.")
+    archive: StrictBool = Field(  # session 34 (render/archive.py)
+        True,
+        description="A page per language listing every post it lists, by year (/<lang>/blog/archive/).",
+    )
     search: StrictBool = Field(
         True,
         description="A search page and index per language (Pagefind; Korean stems from Kiwi).",

@@ -53,11 +53,11 @@ def test_a_body_edit_carries_every_page_not_made_of_the_post(project: Path, tmp_
     result = build(project, only=KINDS)
     carried, total = _carried(result.cache_note)
     assert "1 entry changed (pages/about)" in result.cache_note
-    # alpha and beta, each in ko and en, and alpha's side-by-side pages in ko and en (22: the
-    # search pages too), and 8 listing pages: the blog and home pages in ko and en, the three
-    # Korean tag pages and the English one
-    assert "(8 listing pages found made of the same values)" in result.cache_note
-    assert carried == 14 and total == 22
+    # alpha and beta, each in ko and en, and alpha's side-by-side pages in ko and en (24: the
+    # search pages too), and 10 listing pages: the blog, archive and home pages in ko and en,
+    # the three Korean tag pages and the English one
+    assert "(10 listing pages found made of the same values)" in result.cache_note
+    assert carried == 16 and total == 24
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
 
 
@@ -217,8 +217,8 @@ def test_a_touched_post_changes_no_entry_and_rewrites_nothing(project: Path) -> 
     result = build(project, only=KINDS)
     assert result.changed == 0
     assert (
-        "0 entries changed: 16 of 22 pages keep their fingerprints "
-        "(8 listing pages found made of the same values)"
+        "0 entries changed: 18 of 24 pages keep their fingerprints "
+        "(10 listing pages found made of the same values)"
     ) in result.cache_note
 
 

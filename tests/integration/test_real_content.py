@@ -55,7 +55,7 @@ def built(project: Path) -> Built:
 def _post_links(html: str, lang: str) -> list[str]:
     seen: list[str] = []
     for slug in re.findall(rf'href="/{lang}/blog/([a-z-]+)/"', html):
-        if slug not in seen:
+        if slug not in seen and slug != "archive":  # (the blog's link to its archive)
             seen.append(slug)
     return seen
 

@@ -42,7 +42,8 @@ def test_the_warm_up_pages_are_rendered_here_and_helpers_render_the_rest(
 ) -> None:
     root = tmp_path / "p"
     shutil.copytree(PROJECTS / "side_by_side", root)
-    _more_posts(root, 8)
+    _more_posts(root, 12)  # (the warm-up pages: one of each template in each language, fewer
+    # than half of the pages)
     build(root, only=KINDS, use_cache=False)  # one process (below the pool's threshold)
     alone = _files(root / "site")
     log = tmp_path / "chunks"

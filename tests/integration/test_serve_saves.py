@@ -294,7 +294,7 @@ def test_a_start_after_a_clean_stop_with_no_edit_has_nothing_to_do(make_project,
         started.append(server)
         served = server.wait_for(r"http://127\.0\.0\.1:\d+/")
         text = "".join(server.lines[: served + 1])
-        assert "nothing to rebuild: the 22 pages are as the last build left them" in text, text
+        assert "nothing to rebuild: the 24 pages are as the last build left them" in text, text
         assert "rebuilt" not in text, text  # (neither the pages nor the other outputs)
         assert "pages not built again before serving: nothing changed" in text, text
         # ... and builds them at its first quiet moment (ServeBuilds.warm_when_quiet), so that

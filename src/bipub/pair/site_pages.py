@@ -1,7 +1,7 @@
 """The pages each language of the site publishes besides its posts' and pages' own, and what
-each is in another language: the home, the CV page, the blog's pages, the tag cloud, each tag's
-pages and feeds, each series' page and feeds, the search page, each post's side-by-side page,
-the language's feeds, its JSON API and its llms.txt, a post's PDF and the CV's PDFs.
+each is in another language: the home, the CV page, the blog's pages, the archive, the tag
+cloud, each tag's pages and feeds, each series' page and feeds, the search page, each post's
+side-by-side page, the language's feeds, its JSON API and its llms.txt, a post's PDF and the CV's PDFs.
 
 Their paths are made by the functions the renderer makes them with (bipub.text.site_urls,
 re-exported by render/urls.py), for the pages the renderer plans (render/html.py, with
@@ -27,7 +27,7 @@ from bipub.pair.model import Entry, Site
 from bipub.pair.taxonomy import slug_of
 from bipub.text import site_urls
 
-#: what a page is, in every language: ("home",), ("cv",), ("blog", n), ("tags",),
+#: what a page is, in every language: ("home",), ("cv",), ("blog", n), ("archive",), ("tags",),
 #: ("tag", slug, n) and ("tag-feed", slug, "xml"|"json") (slug: the tag's in the page's
 #: language), ("series", its first post's key), ("series-feed", key, "xml"|"json"),
 #: ("search",), ("both", post slug), ("feed",), ("json-feed",), ("api", name), ("llms",),
@@ -105,6 +105,8 @@ class SitePages:
             yield ("cv",), su.cv(w)
         for n in range(1, list_pages(len(posts), per_page) + 1):
             yield ("blog", str(n)), su.blog(w, n)
+        if cfg.outputs.archive:
+            yield ("archive",), su.archive(w)
         yield ("tags",), su.tags(w)
         by_tag = site.tag_posts.get(lang, {})
         for slug in site.tags.get(lang, {}):

@@ -9,6 +9,7 @@ RESERVED_SLUGS = frozenset(
     {
         # folders of the site's own
         "api",
+        "archive",  # every post by year, /<lang>/blog/archive/ (render/archive.py)
         "assets",
         "blog",
         "index",

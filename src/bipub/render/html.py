@@ -15,6 +15,7 @@ from bipub.pair.site import Entry, Site, Tag
 from bipub.pair.site_pages import list_pages
 from bipub.project import Project
 from bipub.render import both, urls
+from bipub.render.archive import archive_spec
 from bipub.render.markdown import MarkdownCache
 from bipub.render.page_plan import EntryId as EntryId
 from bipub.render.page_plan import EntryKeyMemo, PageMemo
@@ -106,6 +107,8 @@ class HtmlRenderer(PageViews):
         self.plan_home(plan, lang, posts)
         self.plan_cv_page(plan, lang)
         self.plan_blog(plan, lang, posts)
+        if cfg.outputs.archive:  # every post by year (render/archive.py)
+            plan.add(archive_spec(language, posts, self._card, self._list_key))
         self._plan_entries(plan, lang, posts, moved, "posts")
         self._plan_entries(plan, lang, site.pages(lang), moved, "pages")
         by_tag = site.tag_posts.get(lang, {})  # each tag's posts (pair/taxonomy.py)

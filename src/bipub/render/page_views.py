@@ -474,6 +474,8 @@ class PageViews:
             home_href=self.url.href(urls.home(lang)),
             blog_href=self.url.href(urls.blog(lang)),
             tags_href=self.url.href(urls.tags(lang)),
+            # every post by year (render/archive.py); None: bipub.yaml `outputs.archive: false`
+            archive_href=self.url.href(urls.archive(lang)) if cfg.outputs.archive else None,
             feed_href=self.url.href(urls.feed(lang)),
             feed_url=self.url.absolute(urls.feed(lang)),
             json_feed_href=self.url.href(urls.json_feed(lang)),  # issue 19: JSON Feed 1.1

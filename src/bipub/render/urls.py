@@ -10,6 +10,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from bipub.text.site_urls import api as api
+from bipub.text.site_urls import archive as archive
 from bipub.text.site_urls import blog as blog
 from bipub.text.site_urls import both as both
 from bipub.text.site_urls import cv as cv

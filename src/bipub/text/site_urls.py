@@ -49,6 +49,11 @@ def tags(lang: str) -> str:
     return f"/{lang}/tags/"
 
 
+def archive(lang: str) -> str:
+    """Every post the language lists, by year (bipub.yaml `outputs.archive`)."""
+    return f"/{lang}/blog/archive/"
+
+
 def tag(lang: str, slug: str, page: int = 1) -> str:
     return f"/{lang}/tags/{slug}/" if page == 1 else f"/{lang}/tags/{slug}/page/{page}/"
 
