@@ -23,7 +23,7 @@ import math
 import unicodedata
 from collections.abc import Callable, Iterator
 
-from bipub.pair.model import Entry, Site
+from bipub.pair.model import Entry, Series, Site, post_order_key
 from bipub.pair.taxonomy import slug_of
 from bipub.text import site_urls
 
@@ -38,6 +38,16 @@ Ident = tuple[str, ...]
 def list_pages(count: int, per_page: int) -> int:
     """How many pages a list of `count` posts has (the blog's, a tag's): one at least."""
     return max(1, math.ceil(count / per_page))
+
+
+def series_feed_posts(lang: str, series: Series) -> list[Entry]:
+    """The posts of a series' feeds in `lang`, newest first: its members listed in `lang` as
+    `Site.posts` lists them (not a draft, not scheduled; a member shown untranslated, in its
+    source's text, is). The one rule of whether a series has feeds in a language: render/feeds.py
+    writes them, the series page links them (render/page_views.py) and a link to them is read
+    (`SitePages`) only when this is not empty (tests/integration/test_feed_links.py)."""
+    listed = (e for e in series.entries if e.kind == "posts" and e.shown_in(lang))
+    return sorted(listed, key=post_order_key, reverse=True)
 
 
 def shows_own(entry: Entry, lang: str) -> bool:
@@ -114,11 +124,10 @@ class SitePages:
             if members:
                 yield ("tag-feed", slug, "xml"), su.page_feed(su.tag(w, slug))
                 yield ("tag-feed", slug, "json"), su.page_feed(su.tag(w, slug), json=True)
-        shown = {e.key for e in posts}
         for slug, series in site.series.get(lang, {}).items():
             key = series.entries[0].key
             yield ("series", key), su.series(w, slug)
-            if any(e.key in shown for e in series.entries):
+            if series_feed_posts(lang, series):
                 yield ("series-feed", key, "xml"), su.page_feed(su.series(w, slug))
                 yield ("series-feed", key, "json"), su.page_feed(su.series(w, slug), True)
         if cfg.outputs.search:
