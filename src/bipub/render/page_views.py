@@ -18,7 +18,7 @@ from bipub.diagnostics import Collector
 from bipub.load.content import Document
 from bipub.model.fields import slugify
 from bipub.pair.site import Entry, Series, Site, Tag, neighbour_table, post_neighbours, tags_of
-from bipub.pair.site_pages import series_feed_posts
+from bipub.pair.site_pages import own_card, series_feed_posts
 from bipub.render import both, urls
 from bipub.render.card_html import KeptCardHtml
 from bipub.render.markdown import MarkdownCache, RenderedMarkdown
@@ -592,4 +592,4 @@ def og_image(entry: Entry, path: str) -> str | None:
     (render/cards.py); a page: None (the language's site card)."""
     if entry.kind != "posts":
         return None
-    return entry.source.meta.image or urls.post_card(path)
+    return urls.post_card(path) if own_card(entry) else entry.source.meta.image
