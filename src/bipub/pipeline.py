@@ -552,9 +552,10 @@ def _build(
 
 
 def scheduled_posts(site: Site) -> list[tuple[str, str]]:
-    """The posts not yet published (bipub/schedule.py), soonest first: (when, "posts/key")."""
+    """The posts and pages not yet published (bipub/schedule.py), soonest first: (when,
+    "posts/key" or "pages/key")."""
     zone = schedule.zone_of(site.config.time_zone)
-    return [(schedule.when(e.publish_at or 0.0, zone), f"posts/{e.key}") for e in site.scheduled]
+    return [(schedule.when(e.publish_at or 0.0, zone), f"{e.kind}/{e.key}") for e in site.scheduled]
 
 
 def _silenced_note(silenced: list[Diagnostic]) -> str:

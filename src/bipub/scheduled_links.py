@@ -1,5 +1,6 @@
 """Links to scheduled posts (`scheduled-link`): a published post or page that links to a post
-dated after the build's "now" (bipub/schedule.py) links to a page the site does not have yet.
+(or a page) dated after the build's "now" (bipub/schedule.py) links to a page the site does not
+have yet.
 
 The page keeps the link as written: it is the post's URL, and the first build after the post's
 date publishes the post there (`bipub build` and `bipub serve` notice that the date passed and
@@ -11,7 +12,8 @@ target and when it is published. Said by the build (`Site.scheduled`, this build
 warning: bipub.yaml `diagnostics: {scheduled-link: off}`.
 
 A link names a scheduled post when it leads to its page in a language it will be shown in, or
-to anything under that page's folder (its side-by-side page, PDF, card): root-relative, under
+to anything under that page's folder (its side-by-side page, PDF, card); a scheduled page's
+likewise (`/<lang>/<slug>/`): root-relative, under
 `base_url`, or relative to the linking page. Links in a post's or page's Markdown are read (not
 the CV's, nor raw HTML's). Only where something is scheduled: no file is read otherwise.
 """
@@ -68,8 +70,8 @@ def scheduled_link(item: Broken, later: Later) -> Broken | None:
         return None
     entry, when = found
     message = (
-        f"link {item.url!r} leads to the post {entry.kind}/{entry.key}, scheduled for {when}: "
-        "no page until the first build after then publishes it"
+        f"link {item.url!r} leads to the {_what(entry)} {entry.kind}/{entry.key}, scheduled "
+        f"for {when}: no page until the first build after then publishes it"
     )
     return dataclasses.replace(item, code=CODE, message=message)
 
@@ -82,7 +84,9 @@ def _prefixes(site: Site, later: Iterable[Entry]) -> dict[str, Entry]:
         due = dataclasses.replace(entry, scheduled=False)
         for lang in site.config.codes:
             if due.shown_in(lang):
-                path = site_urls.post(lang, entry.slug)
+                path = (site_urls.post if entry.kind == "posts" else site_urls.page)(
+                    lang, entry.slug
+                )
                 out[unicodedata.normalize("NFC", path)] = entry
     return out
 
@@ -90,11 +94,11 @@ def _prefixes(site: Site, later: Iterable[Entry]) -> dict[str, Entry]:
 def _target(path: str, prefixes: Mapping[str, T]) -> T | None:
     """What `prefixes` holds for the scheduled post whose page (or a file in its folder)
     `path` names."""
-    path = unicodedata.normalize("NFC", path)
-    parts = path.split("/")  # ["", lang, "blog", slug, …]
-    if len(parts) < 4 or parts[2] != "blog":
+    parts = unicodedata.normalize("NFC", path).split("/")  # ["", lang, "blog", slug, …]
+    if len(parts) < 3:  # (or ["", lang, slug, …]: a page's)
         return None
-    return prefixes.get("/".join(parts[:4]) + "/")
+    folder = parts[:4] if parts[2] == "blog" else parts[:3]
+    return prefixes.get("/".join(folder) + "/") if len(folder) > 2 else None
 
 
 def links_to_scheduled(site: Site, later: Sequence[Entry]) -> list[Diagnostic]:
@@ -139,8 +143,12 @@ def _said(rel: str, line: int, written: str, target: Entry, zone: tzinfo) -> Dia
     assert target.publish_at is not None
     when = schedule.when(target.publish_at, zone)
     message = (
-        f"links to {written}, the post {target.kind}/{target.key}, scheduled for {when}: "
-        "the link leads nowhere until the first build after then publishes the post (the "
-        "page keeps the link, which works from then on)"
+        f"links to {written}, the {_what(target)} {target.kind}/{target.key}, scheduled for "
+        f"{when}: the link leads nowhere until the first build after then publishes the "
+        f"{_what(target)} (the page keeps the link, which works from then on)"
     )
     return Diagnostic(rel, line, CODE, message, Severity.WARNING)
+
+
+def _what(entry: Entry) -> str:
+    return "post" if entry.kind == "posts" else "page"
