@@ -6,7 +6,8 @@ The page keeps the link as written: it is the post's URL, and the first build af
 date publishes the post there (`bipub build` and `bipub serve` notice that the date passed and
 build again, though no file changed). Meanwhile the link leads nowhere, as Hugo's and Zola's do;
 unlike them, bipub says so: a warning at the file and line that write the link, naming the
-target and when it is published. Said by the build (`Site.scheduled`, this build's "now"), by
+target and when it is published. A scheduled post's link to one scheduled after it is said too,
+while it is written (it will lead nowhere between the two dates). Said by the build (`Site.scheduled`, this build's "now"), by
 `bipub check` (the "now" a build would have: `now_scheduled`) and by `bipub check --links`
 (for the built site's broken link to such a post: commands/links.py). Silenced like any
 warning: bipub.yaml `diagnostics: {scheduled-link: off}`.
@@ -104,22 +105,23 @@ def _target(path: str, prefixes: Mapping[str, T]) -> T | None:
 def links_to_scheduled(site: Site, later: Sequence[Entry]) -> list[Diagnostic]:
     """A `scheduled-link` warning for each link of a published post or page (shown in some
     language, and not in `later`) to a post of `later` (the posts scheduled), at the line that
-    writes it."""
+    writes it; and for each link of a post of `later` to one of `later` published after it
+    (from its date to the other's, the link will lead nowhere: said now, while it is written)."""
     if not later:
         return []
     cfg = site.config
     zone = schedule.zone_of(cfg.time_zone)
     prefixes = _prefixes(site, later)
-    held = {(e.kind, e.key) for e in later}
+    held = {(e.kind, e.key): e for e in later}
     needles = {n for e in later for n in (e.slug, quote(e.slug, safe=""))}
     out: dict[tuple[str, int, str], Diagnostic] = {}
     done: set[str] = set()  # (a document is read once, whichever languages show it)
     for entry in site.entries:
-        if (entry.kind, entry.key) in held:
-            continue
+        source = held.get((entry.kind, entry.key))  # (a scheduled post: as it will be shown)
+        shows = entry if source is None else dataclasses.replace(entry, scheduled=False)
         for lang in cfg.codes:
             version = entry.versions.get(lang)
-            if version is None or not entry.shown_in(lang):
+            if version is None or not shows.shown_in(lang):
                 continue
             doc = version.doc
             if doc.rel in done:
@@ -133,20 +135,32 @@ def links_to_scheduled(site: Site, later: Sequence[Entry]) -> list[Diagnostic]:
                 target = _target(found[0], prefixes) if found is not None else None
                 if target is None or target.publish_at is None:
                     continue
-                out.setdefault(
-                    (doc.rel, line, written), _said(doc.rel, line, written, target, zone)
-                )
+                if source is not None and target.publish_at <= (source.publish_at or 0.0):
+                    continue  # (published before it, or with it)
+                said = _said(doc.rel, line, written, target, zone, source)
+                out.setdefault((doc.rel, line, written), said)
     return sorted(out.values(), key=lambda d: (d.file or "", d.line or 0, d.message))
 
 
-def _said(rel: str, line: int, written: str, target: Entry, zone: tzinfo) -> Diagnostic:
+def _said(
+    rel: str, line: int, written: str, target: Entry, zone: tzinfo, source: Entry | None = None
+) -> Diagnostic:
     assert target.publish_at is not None
     when = schedule.when(target.publish_at, zone)
-    message = (
-        f"links to {written}, the {_what(target)} {target.kind}/{target.key}, scheduled for "
-        f"{when}: the link leads nowhere until the first build after then publishes the "
-        f"{_what(target)} (the page keeps the link, which works from then on)"
-    )
+    what = f"the {_what(target)} {target.kind}/{target.key}, scheduled for {when}"
+    if source is None:
+        message = (
+            f"links to {written}, {what}: the link leads nowhere until the first build after "
+            f"then publishes the {_what(target)} (the page keeps the link, which works from "
+            "then on)"
+        )
+    else:
+        since = schedule.when(source.publish_at or 0.0, zone)
+        message = (
+            f"links to {written}, {what}, later than this {_what(source)} ({since}): from this "
+            f"{_what(source)}'s date until then the link will lead nowhere (the page keeps it, "
+            "which works from then on)"
+        )
     return Diagnostic(rel, line, CODE, message, Severity.WARNING)
 
 

@@ -173,3 +173,27 @@ def test_check_links_says_it_as_a_warning(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["-C", str(root), "check", "--links"])
     assert result.exit_code == 0 and "scheduled" not in result.output
     assert "All internal links and anchors" in result.output
+
+
+def test_a_scheduled_posts_link_to_one_scheduled_after_it(tmp_path: Path) -> None:
+    """Part 1 (February) links to part 2 (March, `later`): from February to March the link
+    will lead nowhere, said now, while it is written; part 2's link back to part 1 (published
+    before it) and part 1's to itself are not."""
+    root = _project(tmp_path)
+    (root / "content/ko/posts/first.md").write_text(
+        "---\ntitle: 1부\ndate: 2027-02-01\n---\n\n"
+        f"[2부](/ko/blog/{SLUG}/)와 [여기](/ko/blog/first/#h-x).\n",
+        encoding="utf-8",
+    )
+    replace_in(root, f"content/ko/posts/{SLUG}.md", "곧 공개됩니다.", "[1부](../first/)를 보라.")
+    said = [(f, n, m) for f, n, m in _said(build(root, only=KINDS).warnings) if "first" in f]
+    assert said == [
+        (
+            "content/ko/posts/first.md",
+            6,
+            f"links to /ko/blog/{SLUG}/, the post posts/{SLUG}, scheduled for {WHEN}, later "
+            "than this post (2027-02-01 00:00 +09:00): from this post's date until then the "
+            "link will lead nowhere (the page keeps it, which works from then on)",
+        )
+    ]
+    assert not [f for f, _, _ in _said(build(root, only=KINDS).warnings) if SLUG in f]
