@@ -197,3 +197,25 @@ def test_a_scheduled_posts_link_to_one_scheduled_after_it(tmp_path: Path) -> Non
         )
     ]
     assert not [f for f, _, _ in _said(build(root, only=KINDS).warnings) if SLUG in f]
+
+
+@pytest.mark.parametrize("fmt", ["json", "text"])
+def test_checks_result_is_not_kept_past_the_date(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str
+) -> None:
+    """`bipub check` keeps its result (and report) while no input changes: on the clock (no
+    SOURCE_DATE_EPOCH, which its cache is keyed by), what it says of a link to a scheduled post
+    holds only until the post's date, though no file changes (and back: a clock set back)."""
+    from bipub import schedule
+
+    root = _project(tmp_path)
+    monkeypatch.delenv("SOURCE_DATE_EPOCH")
+    clock = [1798761600.0]
+    monkeypatch.setattr(schedule.time, "time", lambda: clock[0])
+    args = ["-C", str(root), "check", "--format", fmt]
+    assert "scheduled-link" in CliRunner().invoke(main, args).output
+    assert "scheduled-link" in CliRunner().invoke(main, args).output  # (kept)
+    clock[0] = 1804000000.0  # 2027-03-03: published
+    assert "scheduled-link" not in CliRunner().invoke(main, args).output
+    clock[0] = 1798761600.0  # and back
+    assert "scheduled-link" in CliRunner().invoke(main, args).output

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 
+from bipub import schedule
 from bipub.cache import BuildCache
 from bipub.check import coverage as cov
 from bipub.check import qa
@@ -363,9 +364,11 @@ def analyze(
     validate_options(root, config.check)
     check_langs(config, langs)
     site = pair(project, config, content, collector)
-    # links to the posts a build now would hold back (pairing here publishes every post)
-    later = now_scheduled(site, build_now(config, future=False))
-    collector.extend(links_to_scheduled(site, later))
+    # links to the posts a build now would hold back (pairing here publishes every post), true
+    # in the window of instants around "now" that holds them back (the result's cache reads it)
+    now = build_now(config, future=False)
+    collector.extend(links_to_scheduled(site, now_scheduled(site, now)))
+    window = schedule.window((e.publish_at for e in site.entries if e.publish_at is not None), now)
     glossary = load_glossary(root, config.codes, collector)
     ui = ui_units(
         [(THEME_LOCALES, "(bipub theme) locales"), (project.locales, "locales")],
@@ -471,7 +474,7 @@ def analyze(
             by_unit.setdefault((f.lang, f.key), []).append(f)
     parts = cov.standings(selected, parity, by_unit)
     coverage = cov.tally(parts, config.codes, langs)
-    result = CheckResult(findings, outcome.ignored, coverage, [*(langs or config.codes)])
+    result = CheckResult(findings, outcome.ignored, coverage, [*(langs or config.codes)], window)
     analysis = Analysis(root, config, site, units, status, broken, parity, glossary, result)
     analysis.content = content
     analysis.by_unit = by_unit
