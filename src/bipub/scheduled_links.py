@@ -26,7 +26,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import tzinfo
 from typing import TypeVar
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from bipub import schedule
 from bipub.diagnostics import Diagnostic, Severity
@@ -113,7 +113,9 @@ def links_to_scheduled(site: Site, later: Sequence[Entry]) -> list[Diagnostic]:
     zone = schedule.zone_of(cfg.time_zone)
     prefixes = _prefixes(site, later)
     held = {(e.kind, e.key): e for e in later}
-    needles = {n for e in later for n in (e.slug, quote(e.slug, safe=""))}
+    # what a link to one writes: its slug after a `/` (`/ko/blog/x/`, `../x/`; a page's text
+    # holds no link to a post's folder without one), as written or percent-encoded
+    needles = {f"/{n}" for e in later for n in (e.slug, quote(e.slug, safe=""))}
     out: dict[tuple[str, int, str], Diagnostic] = {}
     done: set[str] = set()  # (a document is read once, whichever languages show it)
     for entry in site.entries:
@@ -137,7 +139,8 @@ def links_to_scheduled(site: Site, later: Sequence[Entry]) -> list[Diagnostic]:
                     continue
                 if source is not None and target.publish_at <= (source.publish_at or 0.0):
                     continue  # (published before it, or with it)
-                said = _said(doc.rel, line, written, target, zone, source)
+                # (as markdown-it normalized it, percent-encoded: said decoded, as written)
+                said = _said(doc.rel, line, unquote(written), target, zone, source)
                 out.setdefault((doc.rel, line, written), said)
     return sorted(out.values(), key=lambda d: (d.file or "", d.line or 0, d.message))
 

@@ -219,3 +219,15 @@ def test_checks_result_is_not_kept_past_the_date(
     assert "scheduled-link" not in CliRunner().invoke(main, args).output
     clock[0] = 1798761600.0  # and back
     assert "scheduled-link" in CliRunner().invoke(main, args).output
+
+
+def test_a_korean_slug_written_as_is_or_percent_encoded(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    (root / "content/ko/posts/예정.md").write_text(
+        "---\ntitle: 예정\ndate: 2027-05-01\n---\n\n곧.\n", encoding="utf-8"
+    )
+    replace_in(root, ALPHA, "[나중]", "[예정](/ko/blog/%EC%98%88%EC%A0%95/) [나중]")
+    replace_in(root, "content/ko/posts/beta.md", "번역이", "[예정](/ko/blog/예정/) 번역이")
+    said = [(f, m.split(",")[0]) for f, _, m in _said(build(root, only=KINDS).warnings)]
+    assert (ALPHA, "links to /ko/blog/예정/") in said  # (said decoded)
+    assert ("content/ko/posts/beta.md", "links to /ko/blog/예정/") in said
