@@ -165,6 +165,9 @@ def test_check_links_says_it_as_a_warning(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["-C", str(root), "check", "--links"])
     assert result.exit_code == 0, result.output
     assert "4 more lead to posts scheduled for later" in result.output
+    github = CliRunner().invoke(main, ["-C", str(root), "check", "--links", "--format", "github"])
+    assert github.exit_code == 0
+    assert f"::warning file={ALPHA},line=12,title=bipub scheduled-link::" in github.output
     config = root / "bipub.yaml"
     config.write_text(
         config.read_text(encoding="utf-8") + "diagnostics:\n  scheduled-link: off\n",
