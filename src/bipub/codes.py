@@ -83,6 +83,7 @@ _TABLE: tuple[tuple[str, Default, str, str], ...] = (
     ("missing-asset", E, "pair", "A CV logo or award image, or a Markdown image, names a local file that does not exist (an error since issue 19)."),
     ("image-unreadable", E, "pair", "A CV or Markdown image names a local file that cannot be read as an image (corrupt, truncated, not an image); fix or replace the file."),
     ("image-format", W, "pair", "bipub.yaml images.formats names a format this Pillow cannot write (AVIF needs Pillow with libavif); those variants are not made."),
+    ("scheduled-link", W, "build", "A published post or page links to a post (or a page) dated after the build's \"now\" (scheduled: not published until a build runs after its date). The page keeps the link, which leads nowhere until then; the warning names the file and line that write it, the post and when it is published. Said by build, serve, `bipub check` and `bipub check --links` (instead of a broken `link`)."),
     ("translation-state", W, "build", "Pages shown with a notice because their translation is missing, a draft or stale."),
     # --- rendering
     ("template", E, "render", "A Jinja2 template has a syntax error, is missing, or failed while rendering."),

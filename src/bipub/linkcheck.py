@@ -8,11 +8,16 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field
+from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from bipub.diagnostics import Diagnostic
+
+if TYPE_CHECKING:
+    from bipub.load.content import Document
 
 _LINK_ATTRS = {
     ("a", "href"),
@@ -157,3 +162,31 @@ def _file_for(site: Path, path: str) -> str | None:
         if target.is_file():
             return candidate
     return None
+
+
+def written_links(doc: Document, raw_html: bool) -> list[tuple[str, int]]:
+    """Every link and image target of a document's Markdown (as markdown-it normalized it),
+    with the line of the file that writes it (commands/link_sources.py names the source of a
+    broken link with it; scheduled_links.py reads the links to scheduled posts)."""
+    from bipub.render.markdown import parse  # (the render's parser: only when asked)
+    from bipub.render.markdown_sections import link_targets
+
+    lines = doc.body.split("\n")
+    out = []
+    for token in parse(doc.body, raw_html):
+        if token.map is None:
+            continue
+        for value in link_targets(token):
+            out.append((value, doc.body_line + _find(value, lines, *token.map)))
+    return out
+
+
+def _find(target: str, lines: list[str], start: int, end: int) -> int:
+    """The (0-based) line of the block's lines `start`…`end` that writes `target`, else the
+    first line of the body that does (a reference definition), else the block's first."""
+    needles = {target, unquote(target), unescape(target)}
+    for rows in (range(start, end), range(len(lines))):
+        for i in rows:
+            if any(needle in lines[i] for needle in needles):
+                return i
+    return start

@@ -63,6 +63,7 @@ from bipub.restore import Kept as Kept  # (re-exported: what `bipub serve` keeps
 from bipub.result import BuildResult as BuildResult  # (re-exported: what build returns)
 from bipub.result import apply_strict, up_to_date
 from bipub.schedule import PUBLISH_ALL
+from bipub.scheduled_links import links_to_scheduled
 from bipub.write.output import (
     OutputTree,
     clean_leftovers,
@@ -437,6 +438,7 @@ def _build(
             notes.append(kept.paired_note(len(site.entries)))
         collector.raise_if_errors()
         report_fallbacks(site, selected, collector)
+        collector.extend(links_to_scheduled(site, site.scheduled))  # (none: nothing read)
         job = plan(project, site, selected, collector, cache, state, kept.pages if kept else None)
         kinds = outputs(options.only)
         pages, note = html_pages(job, kinds, project, target, options, state, inputs)
@@ -550,9 +552,10 @@ def _build(
 
 
 def scheduled_posts(site: Site) -> list[tuple[str, str]]:
-    """The posts not yet published (bipub/schedule.py), soonest first: (when, "posts/key")."""
+    """The posts and pages not yet published (bipub/schedule.py), soonest first: (when,
+    "posts/key" or "pages/key")."""
     zone = schedule.zone_of(site.config.time_zone)
-    return [(schedule.when(e.publish_at or 0.0, zone), f"posts/{e.key}") for e in site.scheduled]
+    return [(schedule.when(e.publish_at or 0.0, zone), f"{e.kind}/{e.key}") for e in site.scheduled]
 
 
 def _silenced_note(silenced: list[Diagnostic]) -> str:

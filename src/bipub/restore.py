@@ -73,10 +73,11 @@ from bipub.project import Project
 from bipub.render.kept_pages import KeepMemo
 from bipub.render.page_plan import KeyMade, PageMemo
 
-FORMAT = 5  # 2: what the keys' `around` came from (EntryKeyMemo.order, members, tags);
+FORMAT = 6  # 2: what the keys' `around` came from (EntryKeyMemo.order, members, tags);
 # 3: the pairing as `bipub serve` keeps it (pair/memo.py Resident), after the header;
 # 4: a source draft's translations are not listed (pair/model.py Entry.shown_in)
 # 5: a post dated after the build's "now" is scheduled (Entry.publish_at, scheduled)
+# 6: a page dated after it too
 _HEAD = 8  # bytes of the header's length, after the signature
 
 # what the entries file keeps of an entry, by its group: as pairing left it (pair/memo.py

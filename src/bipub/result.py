@@ -92,10 +92,14 @@ def report_scheduled(ui: Any, scheduled: list[tuple[str, str]]) -> None:
     and the next one, and (`-v`) each (`bipub build`, `bipub serve`)."""
     if not scheduled:
         return
-    n = len(scheduled)
     at, ref = scheduled[0]
+    pages = sum(1 for _, ref in scheduled if ref.startswith("pages/"))  # (session 34)
+    posts = len(scheduled) - pages
+    said = " and ".join(
+        f"{n} {kind}{'s' if n != 1 else ''}" for n, kind in ((posts, "post"), (pages, "page")) if n
+    )
     ui.info(
-        f"Scheduled: {n} post{'s' if n != 1 else ''} dated in the future, not published yet "
+        f"Scheduled: {said} dated in the future, not published yet "
         f"(next: {ref} at {at}; --future publishes them now)"
     )
     for at, ref in scheduled:

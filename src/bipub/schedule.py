@@ -1,6 +1,8 @@
 """Scheduled posts: a post whose publish instant is after the build's "now" is not published
 yet, in any language (Hugo's `buildFuture = false`), unless the build is asked to publish
-them all (`bipub build --future`, bipub.yaml `outputs.publish_future: true`).
+them all (`bipub build --future`, bipub.yaml `outputs.publish_future: true`). A page
+(`content/<lang>/pages/`) with a `date:` is scheduled as a post is (session 34: its date was
+read and ignored, and a page written ahead was published at once); one without is published.
 
 * The publish instant of a post is its source's `date`: a date-time with offset is that
   instant; a plain `YYYY-MM-DD` is the start of that day in bipub.yaml `time_zone` (default
@@ -94,8 +96,8 @@ def publish_instant(value: date, zone: tzinfo) -> float:
 
 
 def is_scheduled(instant: float | None, now: float) -> bool:
-    """Whether a post published at `instant` is not yet published at `now` (a post without
-    a publish instant, a page, never is)."""
+    """Whether a post or page published at `instant` is not yet published at `now` (one
+    without a publish instant, no `date:`, never is)."""
     return instant is not None and instant > now
 
 

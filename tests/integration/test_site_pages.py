@@ -1,7 +1,7 @@
 """pair/site_pages.py makes the paths of the pages each language has besides its posts' and
 pages' own with the renderer's URL functions, for the pages the renderer makes: what it lists
-must be what a build plans (render/html.py) and writes (feeds, JSON API, llms.txt), no more, no
-less: a page it lists and the site lacks would send a draft's reader nowhere."""
+must be what a build plans (render/html.py) and writes (feeds, JSON API, llms.txt, social
+cards), no more, no less: a page it lists and the site lacks would send a draft's reader nowhere."""
 
 from __future__ import annotations
 
@@ -41,6 +41,12 @@ def _project(make_project: Callable[[str], Path]) -> Path:
             TAGGED.format(title=title, n=n + 1, tags=tags, series=series, body="본문."),
             encoding="utf-8",
         )
+    # a post with an image of its own: no card drawn (it has none to link to)
+    (posts / "ko" / "posts" / "pictured.md").write_text(
+        "---\ntitle: 그림 글\ndate: 2026-02-01\nimage: https://example.org/picture.png\n---\n\n"
+        "본문.\n",
+        encoding="utf-8",
+    )
     return root
 
 
@@ -60,6 +66,13 @@ def test_the_pages_listed_are_the_pages_built(
     assert {p for p in listed if p.endswith("/")} == planned
     feeds = {s.path for lang in config.codes for s in feed_specs(site, lang)}
     assert {p for p in listed if p.endswith("feed.xml")} == feeds
+    # the social cards: each language's, and each post page's own (render/cards.py)
+    cards = {urls.site_card(lang) for lang in config.codes} | {
+        s.image for s in job.plan.paths.values() if s.image == urls.post_card(s.path)
+    }
+    assert {p for p in listed if p.endswith("card.png")} == cards
+    assert {"/ko/card.png", "/en/blog/beta/card.png"} <= cards  # (beta: shown untranslated)
+    assert "/ko/blog/pictured/card.png" not in cards
     # each kind is there: the CV page, a list's later pages, a tag's, a series', side by side
     assert {"/ko/cv/", "/en/blog/page/2/", "/ko/tags/분산/", "/en/tags/distributed/"} <= listed
     assert {"/ko/series/분산-추론/", "/ko/blog/dist/both/", "/ko/search/"} <= listed
@@ -69,6 +82,8 @@ def test_the_pages_listed_are_the_pages_built(
     assert built.exit_code == 0, built.stderr
     for path in sorted(listed):
         assert (root / "site" / urls.output_file(path)).is_file(), path
+    written = {"/" + p.relative_to(root / "site").as_posix() for p in root.glob("site/**/card.png")}
+    assert written == cards
     # the tag of each language's page in the other: the one its posts list at its place
     assert pages.counterpart("ko", ("tag", "분산", "1"), "en") == ("/en/tags/distributed/", "")
     assert pages.counterpart("en", ("tag", "distributed", "1"), "ko") == ("/ko/tags/분산/", "")
@@ -77,3 +92,5 @@ def test_the_pages_listed_are_the_pages_built(
         "/en/series/distributed-inference/",
         "",
     )
+    assert pages.counterpart("en", ("card",), "ko") == ("/ko/card.png", "")
+    assert pages.counterpart("ko", ("post-card", "dist"), "en") == ("/en/blog/dist/card.png", "")

@@ -1,6 +1,7 @@
 """`bipub translate` and `bipub check` on links to the site's pages other than a post's or a
 page's own (pair/site_pages.py): the home, the blog's pages, a tag's page (the English spelling's
-page), a series' page, the CV page, a side-by-side page, the feeds, the JSON API, llms.txt. A
+page), a series' page, the CV page, a side-by-side page, the feeds, the JSON API, llms.txt, the
+social cards. A
 draft links the page in its own language (translate/links.py); one the target language lacks
 is kept and said; QA says when a translation links the other language's page its language has
 (check/page_links.py)."""
@@ -190,6 +191,34 @@ def test_the_feeds_api_and_llms(cli: Cli, fake: FakeDeepL, tmp_path: Path) -> No
         assert f"]({path})" in text
     assert "](/en/llms-full.txt)" in text and "](/llms.txt)" in text
     assert "/ko/" not in text
+
+
+def test_the_social_cards(cli: Cli, fake: FakeDeepL, tmp_path: Path) -> None:
+    """Session 34: the language's card and a post's own (render/cards.py); a post with an
+    `image:` has none, and a link to its would-be card is no page of the site (kept as is)."""
+    root = _site(
+        tmp_path,
+        "[카드](/ko/card.png), [글 카드](https://t.example.org/ko/blog/prev/card.png), "
+        "[그림](/ko/blog/pictured/card.png).\n",
+        **{"content/ko/posts/pictured.md": post("그림 글", "본문.\n", "image: /pic.png\n")},
+    )
+    text, said = _draft(cli, root)
+    assert "](/en/card.png)" in text and "](https://t.example.org/en/blog/prev/card.png)" in text
+    assert "](/ko/blog/pictured/card.png)" in text
+    assert "links" not in said
+    (root / "content/en/posts/next.md").write_text(
+        post(
+            "Next post",
+            "The [card](/ko/card.png), [its](https://t.example.org/ko/blog/prev/card.png), "
+            "[picture](/ko/blog/pictured/card.png).\n",
+        ),
+        encoding="utf-8",
+    )
+    assert _links(cli, root) == [
+        "/ko/card.png sends en readers to the ko page; its en page is /en/card.png",
+        "https://t.example.org/ko/blog/prev/card.png sends en readers to the ko page; its en "
+        "page is https://t.example.org/en/blog/prev/card.png",
+    ]
 
 
 def test_a_text_whose_only_link_is_the_cv_pdf_or_the_bare_home(

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bipub import uptodate
+from bipub import schedule, uptodate
 from bipub.cache import CACHE_FORMAT, UNREADABLE, load_signed, save_signed
 from bipub.check.result import RESULT_FORMAT, CheckResult
 from bipub.project import Project
@@ -40,6 +40,7 @@ class CheckRun:
             "check", CACHE_FORMAT, RESULT_FORMAT, sorted(langs), sorted(only), strict
         )
         self.path = project.cache / f"check-{key[:16]}.pickle"
+        self.window = schedule.OPEN  # (the result's, once read or made)
         self.stamp = b""
         if use_cache:
             inputs = uptodate.scan_inputs(project)
@@ -62,13 +63,15 @@ class CheckRun:
 
     def result(self) -> CheckResult:
         cached = self._load(self.path)
-        if isinstance(cached, CheckResult):
+        if isinstance(cached, CheckResult) and _holds(cached.window):
+            self.window = cached.window
             return cached
         # imported here: the analysis loads the models, parsers and QA rules, which a check whose
         # inputs did not change never needs (start-up time of a warm `bipub check`)
         from bipub.check import run
 
         analysis = run.analyze(self.root, langs=self.langs, only=self.only, strict=self.strict)
+        self.window = analysis.result.window
         if self.use_cache:
             save_signed(self.path, (self.stamp, analysis.result), prefix=self.stamp)
         return analysis.result
@@ -79,10 +82,12 @@ class CheckRun:
     def cached_report(self, fmt: str) -> CachedReport | None:
         """The report in `fmt` (without colour) of the last check, if nothing changed since."""
         cached = self._load(self._report_path(fmt))
-        return cached if isinstance(cached, CachedReport) else None
+        return cached if isinstance(cached, CachedReport) and _holds(cached.window) else None
 
     def save_report(self, fmt: str, report: CachedReport) -> None:
+        """Keep `report`, made of this run's `result` (and so true in its window)."""
         if self.use_cache:
+            report = replace(report, window=self.window)
             save_signed(self._report_path(fmt), (self.stamp, report), prefix=self.stamp)
 
 
@@ -91,6 +96,19 @@ class CachedReport:
     text: str  # the report as written
     total: str  # report.total_line of its result
     exit_code: int
+    window: tuple[float, float] = schedule.OPEN  # (its result's: CheckResult.window)
+
+
+def _holds(window: tuple[float, float]) -> bool:
+    """Whether a result found in `window` holds now: "now" (SOURCE_DATE_EPOCH, else the clock:
+    the clock is no input, and a scheduled post's date may have passed since) is in it. A
+    SOURCE_DATE_EPOCH that is no number: not (the check says why)."""
+    if window == schedule.OPEN:  # (publish_future, or no dated post: the clock is not read)
+        return True
+    try:
+        return schedule.holds(window, schedule.build_now())
+    except ValueError:
+        return False
 
 
 def run_check(

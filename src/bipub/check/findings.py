@@ -51,11 +51,16 @@ PAIR_CODES: tuple[str, ...] = (
     "missing-source",
     "series-names",  # a translation naming its series otherwise than the series shows
 )
+#: Warnings of the site as a build would publish it, passed through by `bipub check` (session 34:
+#: a link to a post not published yet, bipub/scheduled_links.py).
+SITE_CODES: tuple[str, ...] = ("scheduled-link",)
 #: What only the drafting can say of a machine draft (kept in its status record's `findings`).
 DRAFTING_CODES: tuple[str, ...] = ("mismatch", "structure")
 #: A malformed inline ignore.
 OTHER_CODES: tuple[str, ...] = ("ignore",)
-KNOWN_CODES: tuple[str, ...] = QA_CODES + STATE_CODES + PAIR_CODES + DRAFTING_CODES + OTHER_CODES
+KNOWN_CODES: tuple[str, ...] = (
+    QA_CODES + STATE_CODES + PAIR_CODES + SITE_CODES + DRAFTING_CODES + OTHER_CODES
+)
 
 
 def drafting_findings(lines: list[str] | None) -> list[tuple[str, str]]:

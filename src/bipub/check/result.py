@@ -5,6 +5,7 @@ Made by check/run.py (the analysis), cached by check/cached.py, written by check
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from bipub.check.findings import Finding
@@ -23,7 +24,7 @@ COVERAGE_PARTS = (
 #: Per language and kind: units, its parts, and `current` (the first four parts together).
 COVERAGE_FIELDS = ("units", *COVERAGE_PARTS, "current")
 #: Bumped when a cached CheckResult (check/cached.py) no longer fits the code that reads it.
-RESULT_FORMAT = 2
+RESULT_FORMAT = 3  # 3: its `window`
 
 
 @dataclass
@@ -32,6 +33,9 @@ class CheckResult:
     ignored: list[tuple[Finding, str]]
     coverage: dict[str, dict[str, dict[str, int]]]  # lang → kind → COVERAGE_FIELDS
     langs: list[str]
+    # the instants between which the posts a build would hold back are those this check found
+    # (bipub/schedule.py `window`): its `scheduled-link` findings hold only then (check/cached.py)
+    window: tuple[float, float] = (-math.inf, math.inf)
 
     @property
     def errors(self) -> list[Finding]:

@@ -18,11 +18,19 @@ from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 
+from bipub import schedule
 from bipub.cache import BuildCache
 from bipub.check import coverage as cov
 from bipub.check import qa
 from bipub.check.anchors import check_anchors
-from bipub.check.findings import KNOWN_CODES, PAIR_CODES, Finding, WaitingDraft, drafting_said
+from bipub.check.findings import (
+    KNOWN_CODES,
+    PAIR_CODES,
+    SITE_CODES,
+    Finding,
+    WaitingDraft,
+    drafting_said,
+)
 from bipub.check.glossary import Glossary, load_glossary
 from bipub.check.page_links import check_page_links, site_matched
 from bipub.check.parity import (
@@ -49,9 +57,10 @@ from bipub.load.content import Content
 from bipub.pair.page_links import PageLinks
 from bipub.pair.site import Site
 from bipub.pair.units import Unit, nfc, text_hash
-from bipub.pipeline import check_langs, load, pair
+from bipub.pipeline import build_now, check_langs, load, pair
 from bipub.project import Project
 from bipub.render.pdf.links import short_wanted
+from bipub.scheduled_links import links_to_scheduled, now_scheduled
 
 THEME_LOCALES = Path(__file__).resolve().parent.parent / "theme" / "locales"
 
@@ -93,6 +102,7 @@ def _pipeline_findings(
             continue  # reported as an orphan document
         if d.severity is not Severity.ERROR and d.code not in (
             *PAIR_CODES,
+            *SITE_CODES,
             "orphan",
             "cache-not-saved",
         ):
@@ -354,6 +364,11 @@ def analyze(
     validate_options(root, config.check)
     check_langs(config, langs)
     site = pair(project, config, content, collector)
+    # links to the posts a build now would hold back (pairing here publishes every post), true
+    # in the window of instants around "now" that holds them back (the result's cache reads it)
+    now = build_now(config, future=False)
+    collector.extend(links_to_scheduled(site, now_scheduled(site, now)))
+    window = schedule.window((e.publish_at for e in site.entries if e.publish_at is not None), now)
     glossary = load_glossary(root, config.codes, collector)
     ui = ui_units(
         [(THEME_LOCALES, "(bipub theme) locales"), (project.locales, "locales")],
@@ -459,7 +474,7 @@ def analyze(
             by_unit.setdefault((f.lang, f.key), []).append(f)
     parts = cov.standings(selected, parity, by_unit)
     coverage = cov.tally(parts, config.codes, langs)
-    result = CheckResult(findings, outcome.ignored, coverage, [*(langs or config.codes)])
+    result = CheckResult(findings, outcome.ignored, coverage, [*(langs or config.codes)], window)
     analysis = Analysis(root, config, site, units, status, broken, parity, glossary, result)
     analysis.content = content
     analysis.by_unit = by_unit

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from html import unescape
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
-from bipub.diagnostics import Collector, Diagnostic, DiagnosticError
-from bipub.linkcheck import Broken, resolve
+from bipub.diagnostics import Collector, Diagnostic, DiagnosticError, Severity
+from bipub.linkcheck import Broken, resolve, written_links
 from bipub.render import urls
+from bipub.scheduled_links import CODE, Later, now_scheduled, scheduled_folders, scheduled_link
 
 if TYPE_CHECKING:
     from bipub.load.content import Document
@@ -43,10 +43,13 @@ def name_sources(root: Path, broken: list[Broken], base_url: str, label: str) ->
     every finding stays at its built page."""
     if not broken:
         return []
-    sources, failed = _sources_by_page(root)
+    sources, failed, later = _sources_by_page(root)
+    if later:  # a link to a post not published yet: said as the build says it (a warning)
+        broken = [scheduled_link(item, later) or item for item in broken]
     if sources is None:  # (said: the user is not left to wonder why no source is named)
         return [
-            Diagnostic(f"{label}/{b.page}", b.line, b.code, b.message + _NOT_LOADED) for b in broken
+            Diagnostic(f"{label}/{b.page}", b.line, b.code, b.message + _NOT_LOADED, _level(b))
+            for b in broken
         ]
     # a link found in no source that loaded may be written in one that did not: said so, not
     # "the templates make it"
@@ -64,7 +67,9 @@ def name_sources(root: Path, broken: list[Broken], base_url: str, label: str) ->
         )
         if where is None:
             message = item.message + unknown
-            out.append(Diagnostic(f"{label}/{item.page}", item.line, item.code, message))
+            out.append(
+                Diagnostic(f"{label}/{item.page}", item.line, item.code, message, _level(item))
+            )
         else:
             found.setdefault((*where, item.code), []).append(item)
     for (rel, line, written, code), items in found.items():
@@ -83,8 +88,12 @@ def name_sources(root: Path, broken: list[Broken], base_url: str, label: str) ->
             if len(pages) > 1
             else ""
         )
-        out.append(Diagnostic(rel, line, code, f"{message} (on {shown}{rest})"))
+        out.append(Diagnostic(rel, line, code, f"{message} (on {shown}{rest})", _level(first)))
     return sorted(out, key=lambda d: (d.file or "", d.line or 0, d.message))
+
+
+def _level(item: Broken) -> Severity:
+    return Severity.WARNING if item.code == CODE else Severity.ERROR
 
 
 class _Source:
@@ -134,26 +143,30 @@ def _not_loaded(files: list[str]) -> str:
     )
 
 
-def _sources_by_page(root: Path) -> tuple[dict[str, tuple[_Source, ...]] | None, list[str]]:
+def _sources_by_page(
+    root: Path,
+) -> tuple[dict[str, tuple[_Source, ...]] | None, list[str], Later]:
     """Each built page of a post, a page or the CV (its path in the site, as linkcheck names
-    it) → the sources it shows (None if the content does not load), and the files that had
-    errors (their pages' sources may be missing)."""
-    from bipub.pipeline import load, pair  # (the content stages: only when a link is broken)
-    from bipub.project import Project
+    it) → the sources it shows (None if the content does not load), the files that had
+    errors (their pages' sources may be missing), and the posts a build now would hold back
+    (bipub/scheduled_links.py)."""
+    from bipub.pipeline import build_now, load, pair  # (the content stages: only when a link
+    from bipub.project import Project  # is broken)
 
     collector = Collector()
     try:
         project = Project(root)
         config, content = load(project, collector)
         site = pair(project, config, content, collector)
+        later = scheduled_folders(site, now_scheduled(site, build_now(config, future=False)))
     except DiagnosticError:
-        return None, []
+        return None, [], {}
     raw_html = config.outputs.raw_html
     made: dict[str, _Source] = {}
 
     def of(doc: Document, own: str) -> _Source:
         if doc.rel not in made:
-            made[doc.rel] = _Source(doc.rel, partial(_links_of, doc, raw_html), own)
+            made[doc.rel] = _Source(doc.rel, partial(written_links, doc, raw_html), own)
         return made[doc.rel]
 
     out: dict[str, tuple[_Source, ...]] = {}
@@ -177,38 +190,11 @@ def _sources_by_page(root: Path) -> tuple[dict[str, tuple[_Source, ...]] | None,
                 for v in sorted(entry.versions.values(), key=lambda v: v.lang != lang)
             }
             out[_page_file(urls.both(lang, entry.slug))] = tuple(both.values())
-    return out, sorted({d.file for d in collector.errors if d.file})
+    return out, sorted({d.file for d in collector.errors if d.file}), later
 
 
 def _page_file(path: str) -> str:
     return path.lstrip("/") + "index.html"
-
-
-def _links_of(doc: Document, raw_html: bool) -> list[tuple[str, int]]:
-    """Every link and image target of the document's Markdown (as markdown-it normalized it),
-    with the line of the file that writes it."""
-    from bipub.render.markdown import parse
-    from bipub.render.markdown_sections import link_targets
-
-    lines = doc.body.split("\n")
-    out = []
-    for token in parse(doc.body, raw_html):
-        if token.map is None:
-            continue
-        for value in link_targets(token):
-            out.append((value, doc.body_line + _find(value, lines, *token.map)))
-    return out
-
-
-def _find(target: str, lines: list[str], start: int, end: int) -> int:
-    """The (0-based) line of the block's lines `start`…`end` that writes `target`, else the
-    first line of the body that does (a reference definition), else the block's first."""
-    needles = {target, unquote(target), unescape(target)}
-    for rows in (range(start, end), range(len(lines))):
-        for i in rows:
-            if any(needle in lines[i] for needle in needles):
-                return i
-    return start
 
 
 def _texts_of(

@@ -65,8 +65,9 @@ class Entry:
     published: dt.datetime | None = None  # `date` given as a date-time with offset
     modified: dt.datetime | None = None  # `updated` given as a date-time with offset
     order: int | None = None  # front matter `order`: place among posts of the same day
-    # when a post is published (bipub/schedule.py `publish_instant`: seconds since 1970), and
-    # whether that is after the pairing's "now": a scheduled post is published nowhere yet
+    # when a post (or a page with a `date:`) is published (bipub/schedule.py `publish_instant`:
+    # seconds since 1970), and whether that is after the pairing's "now": a scheduled post is
+    # published nowhere yet
     publish_at: float | None = None
     scheduled: bool = False
 

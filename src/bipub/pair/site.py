@@ -536,7 +536,7 @@ def _pair_group(
                 versions[lang] = version
     meta = src.meta
     instant = None
-    if kind == "posts" and meta.date is not None:
+    if meta.date is not None:  # (a page's too, since session 34: bipub/schedule.py)
         instant = publish_instant(meta.date, zone_of(config.time_zone))
     return Entry(
         kind,

@@ -23,7 +23,7 @@ import math
 import unicodedata
 from collections.abc import Callable, Iterator
 
-from bipub.pair.model import Entry, Site
+from bipub.pair.model import Entry, Series, Site, post_order_key
 from bipub.pair.taxonomy import slug_of
 from bipub.text import site_urls
 
@@ -31,13 +31,32 @@ from bipub.text import site_urls
 #: ("tag", slug, n) and ("tag-feed", slug, "xml"|"json") (slug: the tag's in the page's
 #: language), ("series", its first post's key), ("series-feed", key, "xml"|"json"),
 #: ("search",), ("both", post slug), ("feed",), ("json-feed",), ("api", name), ("llms",),
-#: ("llms-full",), ("pdf", post slug), ("cv-pdf",), ("cv-pdf-short",)
+#: ("llms-full",), ("pdf", post slug), ("cv-pdf",), ("cv-pdf-short",), ("card",) (the
+#: language's social card), ("post-card", post slug) (a post's own)
 Ident = tuple[str, ...]
 
 
 def list_pages(count: int, per_page: int) -> int:
     """How many pages a list of `count` posts has (the blog's, a tag's): one at least."""
     return max(1, math.ceil(count / per_page))
+
+
+def series_feed_posts(lang: str, series: Series) -> list[Entry]:
+    """The posts of a series' feeds in `lang`, newest first: its members listed in `lang` as
+    `Site.posts` lists them (not a draft, not scheduled; a member shown untranslated, in its
+    source's text, is). The one rule of whether a series has feeds in a language: render/feeds.py
+    writes them, the series page links them (render/page_views.py) and a link to them is read
+    (`SitePages`) only when this is not empty (tests/integration/test_feed_links.py)."""
+    listed = (e for e in series.entries if e.kind == "posts" and e.shown_in(lang))
+    return sorted(listed, key=post_order_key, reverse=True)
+
+
+def own_card(entry: Entry) -> bool:
+    """Whether a post's pages show a social card of their own (render/cards.py draws it beside
+    each, in every language that shows the post: `/<lang>/blog/<slug>/card.png`): a post whose
+    source names no `image:` (the og:image of every language's page: render/page_views.py
+    `og_image`). A page shows its language's card."""
+    return entry.kind == "posts" and not entry.source.meta.image
 
 
 def shows_own(entry: Entry, lang: str) -> bool:
@@ -101,6 +120,7 @@ class SitePages:
         per_page = cfg.posts_per_page
         posts = site.posts(lang)
         yield ("home",), su.home(w)
+        yield ("card",), su.site_card(w)
         if cfg.home == "blog" and lang in site.cv:
             yield ("cv",), su.cv(w)
         for n in range(1, list_pages(len(posts), per_page) + 1):
@@ -116,11 +136,10 @@ class SitePages:
             if members:
                 yield ("tag-feed", slug, "xml"), su.page_feed(su.tag(w, slug))
                 yield ("tag-feed", slug, "json"), su.page_feed(su.tag(w, slug), json=True)
-        shown = {e.key for e in posts}
         for slug, series in site.series.get(lang, {}).items():
             key = series.entries[0].key
             yield ("series", key), su.series(w, slug)
-            if any(e.key in shown for e in series.entries):
+            if series_feed_posts(lang, series):
                 yield ("series-feed", key, "xml"), su.page_feed(su.series(w, slug))
                 yield ("series-feed", key, "json"), su.page_feed(su.series(w, slug), True)
         if cfg.outputs.search:
@@ -130,6 +149,8 @@ class SitePages:
                 yield ("both", entry.slug), su.both(w, entry.slug)
             if wants_pdf(site, entry, lang):
                 yield ("pdf", entry.slug), su.post_pdf(w, entry.slug)
+            if own_card(entry):
+                yield ("post-card", entry.slug), su.post_card(su.post(w, entry.slug))
         if lang in site.cv:
             yield ("cv-pdf",), su.cv_pdf(w)
             if self._short:
@@ -227,6 +248,8 @@ class SitePages:
             return f"the site has no {target} CV"
         if kind == "pdf":
             return f"the post has no {target} PDF (not shown in its own text there)"
+        if kind == "post-card":
+            return f"the post has no {target} page (not shown in {target}), and so no card there"
         if kind == "both":
             return (
                 f"the post has no side-by-side page in {target} (not shown in its own text there)"

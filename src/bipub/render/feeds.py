@@ -24,7 +24,8 @@ from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from bipub.load.content import Document
-from bipub.pair.site import Entry, Site, post_order_key
+from bipub.pair.site import Entry, Site
+from bipub.pair.site_pages import series_feed_posts
 from bipub.render import urls
 
 if TYPE_CHECKING:
@@ -124,11 +125,8 @@ def feed_specs(site: Site, lang: str) -> list[FeedSpec]:
             page = urls.tag(lang, slug)
             name = f"{title} · #{tag.name}"
             out.append(FeedSpec(urls.page_feed(page), page, name, tuple(members[:FEED_SIZE])))
-    shown = {e.key for e in posts}
     for slug, series in sorted(site.series.get(lang, {}).items()):
-        members = sorted(
-            (e for e in series.entries if e.key in shown), key=post_order_key, reverse=True
-        )
+        members = series_feed_posts(lang, series)  # (the series page links them: the same rule)
         if members:
             page = urls.series(lang, slug)
             name = f"{title} · {series.name}"

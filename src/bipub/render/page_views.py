@@ -18,6 +18,7 @@ from bipub.diagnostics import Collector
 from bipub.load.content import Document
 from bipub.model.fields import slugify
 from bipub.pair.site import Entry, Series, Site, Tag, neighbour_table, post_neighbours, tags_of
+from bipub.pair.site_pages import own_card, series_feed_posts
 from bipub.render import both, urls
 from bipub.render.card_html import KeptCardHtml
 from bipub.render.markdown import MarkdownCache, RenderedMarkdown
@@ -177,8 +178,9 @@ class PageViews:
     def series_context(self, lang: str, series: Series) -> dict[str, Any]:
         """A series page's: the series and its members' cards (and its feeds: issue 19)."""
         posts = [self._card(e, lang) for e in series.entries]
-        shown = any(e.shown_in(lang) for e in series.entries)
-        feeds = self.feed_links(urls.series(lang, series.slug)) if shown else []
+        # (its feeds: only where render/feeds.py writes them, by the same rule)
+        written = series_feed_posts(lang, series)
+        feeds = self.feed_links(urls.series(lang, series.slug)) if written else []
         return {"series": series, "posts": posts, "feeds": feeds}
 
     def feed_links(self, page: str) -> list[View]:
@@ -592,4 +594,4 @@ def og_image(entry: Entry, path: str) -> str | None:
     (render/cards.py); a page: None (the language's site card)."""
     if entry.kind != "posts":
         return None
-    return entry.source.meta.image or urls.post_card(path)
+    return urls.post_card(path) if own_card(entry) else entry.source.meta.image

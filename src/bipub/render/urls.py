@@ -1,8 +1,8 @@
 """Every URL of the site in one place. Paths are site-relative (start with '/').
 
 The path of each page a language has of its own (a post, a page, the home, the blog, a tag, a
-series, the feeds, the JSON API, llms.txt…) and the encoding of a path are made in
-bipub.text.site_urls, which the stages below rendering read too (pair/site_pages.py: which page
+series, the feeds, the JSON API, llms.txt, the social cards…) and the encoding of a path are
+made in bipub.text.site_urls, which the stages below rendering read too (pair/site_pages.py: which page
 of the site a link of a post names, and that page in another language); re-exported here."""
 
 from __future__ import annotations
@@ -23,9 +23,11 @@ from bipub.text.site_urls import llms as llms
 from bipub.text.site_urls import page as page
 from bipub.text.site_urls import page_feed as page_feed
 from bipub.text.site_urls import post as post
+from bipub.text.site_urls import post_card as post_card
 from bipub.text.site_urls import post_pdf as post_pdf
 from bipub.text.site_urls import search as search
 from bipub.text.site_urls import series as series
+from bipub.text.site_urls import site_card as site_card
 from bipub.text.site_urls import tag as tag
 from bipub.text.site_urls import tags as tags
 
@@ -33,17 +35,6 @@ from bipub.text.site_urls import tags as tags
 def both_pdf(slug: str, first: str, second: str) -> str:
     """A post's bilingual PDF (the side-by-side view's layout, as the bilingual CV's)."""
     return f"/pdf/blog/{slug}-{first}-{second}.pdf"
-
-
-def site_card(lang: str) -> str:
-    """A language's social card (issue 19: render/cards.py): its home page and every page
-    without a card of its own show it."""
-    return f"/{lang}/card.png"
-
-
-def post_card(page_path: str) -> str:
-    """A post's own social card, next to its page (`/<lang>/blog/<slug>/card.png`)."""
-    return f"{page_path}card.png"
 
 
 def output_file(path: str) -> str:

@@ -89,6 +89,17 @@ def page_feed(page: str, json: bool = False) -> str:
     return page + ("feed.json" if json else "feed.xml")
 
 
+def site_card(lang: str) -> str:
+    """A language's social card (issue 19: render/cards.py): its home page and every page
+    without a card of its own show it."""
+    return f"/{lang}/card.png"
+
+
+def post_card(page_path: str) -> str:
+    """A post's own social card, next to its page (`/<lang>/blog/<slug>/card.png`)."""
+    return f"{page_path}card.png"
+
+
 def cv_pdf(langs: str) -> str:
     """A CV's PDF: `ko`, `ko-short` (the short CV), `ko-en` (the bilingual CV)."""
     return f"/pdf/cv-{langs}.pdf"
