@@ -3,6 +3,9 @@
  *  - a Copy button on every code block;
  *  - the light/dark toggle: the OS setting until the reader chooses; the choice is kept in
  *    localStorage ("bipub-theme") and applied at once (this file is loaded in <head>);
+ *  - on a post, the language switcher goes to the heading the reader is at (scrolled to, else
+ *    the one the address names), in the other language's text (its headings pair by position:
+ *    render/section_map.py);
  *  - on 404.html (one file for every missing URL, both languages): the language of the missing
  *    URL first (/en/… → English), and its search forms filled with the words of the URL's last
  *    segment (/en/blog/continous-batching/ → "continous batching"). */
@@ -103,9 +106,49 @@
     });
   }
 
+  /* the index of the last heading the reader has scrolled to (its top in the upper quarter of
+     the window or above it), -1 above the first; null if a heading is not on the page */
+  function headingAt(ids) {
+    var at = -1;
+    for (var i = 0; i < ids.length; i++) {
+      var heading = document.getElementById(ids[i]);
+      if (!heading) return null;
+      if (heading.getBoundingClientRect().top > window.innerHeight / 4) break;
+      at = i;
+    }
+    return at;
+  }
+
+  function setupSwitchPlace() {
+    var article = document.querySelector("article[data-sections]");
+    if (!article) return;
+    var sections;
+    try { sections = JSON.parse(article.getAttribute("data-sections")); } catch (e) { return; }
+    if (!sections || !sections.ids || !sections.to) return;
+    document.querySelectorAll(".lang-switch a[hreflang]").forEach(function (link) {
+      var theirs = sections.to[link.getAttribute("hreflang")];
+      if (!theirs || theirs.length !== sections.ids.length) return;
+      var page = link.getAttribute("href").split("#")[0];
+      function aim() { /* (before the browser follows, opens or copies the link) */
+        var at = headingAt(sections.ids);
+        if (at === -1) { /* above the first heading (the header is at the page's top): the
+                            heading the address names, if any (a contents or shared link) */
+          var named = "";
+          try { named = decodeURIComponent(location.hash.slice(1)); } catch (e) { /* as none */ }
+          at = named ? sections.ids.indexOf(named) : -1;
+        }
+        link.setAttribute("href", at === null || at < 0 ? page : page + "#" + encodeURIComponent(theirs[at]));
+      }
+      link.addEventListener("click", aim);
+      link.addEventListener("auxclick", aim);
+      link.addEventListener("contextmenu", aim);
+    });
+  }
+
   function start() {
     setupToggle();
     setupCopy();
+    setupSwitchPlace();
     setupNotFound();
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
