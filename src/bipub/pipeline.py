@@ -505,7 +505,11 @@ def _build(
             counts = pages.counts if pages is not None else {}
             if options.first is not None and options.first.deferred:
                 record_key += DEFERRED  # (not current: the next build renders what waits)
-            pages_of = None if pages is None else removed_urls.published(site, job.plan, selected)
+            pages_of = (
+                None
+                if pages is None
+                else removed_urls.published(site, job.plan, selected, job.redirects)
+            )
             record = uptodate.Record(
                 record_key,
                 inputs,

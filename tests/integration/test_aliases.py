@@ -129,12 +129,12 @@ def test_a_slug_changed_is_said_once_with_the_aliases_line_to_add(project: Path)
     _front(alpha, "slug: alpha-two")
     result = build(project)
     assert _removed(result) == [
-        "content/en/posts/alpha.md:1: warning: /en/blog/alpha/ (published by the last build) "
-        "is now /en/blog/alpha-two/: links to the old URL break; add 'aliases: "
-        "[/en/blog/alpha/]' to the front matter of content/en/posts/alpha.md",
-        "content/ko/posts/alpha.md:1: warning: /ko/blog/alpha/ (published by the last build) "
-        "is now /ko/blog/alpha-two/: links to the old URL break; add 'aliases: "
-        "[/ko/blog/alpha/]' to the front matter of content/ko/posts/alpha.md",
+        f"content/{lang}/posts/alpha.md:1: warning: /{lang}/blog/alpha/ (published by the last "
+        f"build) is now /{lang}/blog/alpha-two/, and its side-by-side page /{lang}/blog/alpha/"
+        f"both/ is now /{lang}/blog/alpha-two/both/: links to the old URL break; add 'aliases: "
+        f"[/{lang}/blog/alpha/]' to the front matter of content/{lang}/posts/alpha.md (the alias "
+        "redirects both)"
+        for lang in ("en", "ko")
     ]
     # not repeated: neither by the build with nothing to do, nor by a real build after it
     again = build(project)
@@ -179,8 +179,9 @@ def test_an_alias_already_there_gets_one_more_line(project: Path) -> None:
     said = _removed(build(project))
     assert said[1] == (
         "content/ko/posts/alpha.md:2: warning: /ko/blog/alpha/ (published by the last build) "
-        "is now /ko/blog/alpha-two/: links to the old URL break; add '- /ko/blog/alpha/' to "
-        "the aliases of content/ko/posts/alpha.md"
+        "is now /ko/blog/alpha-two/, and its side-by-side page /ko/blog/alpha/both/ is now "
+        "/ko/blog/alpha-two/both/: links to the old URL break; add '- /ko/blog/alpha/' to "
+        "the aliases of content/ko/posts/alpha.md (the alias redirects both)"
     )
 
 
@@ -341,10 +342,18 @@ def test_a_page_takes_aliases_and_its_moved_url_is_said_too(project: Path) -> No
 def test_a_post_made_a_draft_is_said_held_back(project: Path) -> None:
     build(project)
     _front(project / "content/ko/posts/alpha.md", "draft: true")
-    assert _removed(build(project)) == [
+    said = _removed(build(project))
+    assert [line for line in said if "/blog/alpha/" in line] == [
         f"content/{lang}/posts/alpha.md:1: warning: /{lang}/blog/alpha/ was published by the "
-        f"last build and is not any more: content/{lang}/posts/alpha.md is not published in "
-        f"{lang} now (a draft here or in its source, dated later, or left out untranslated); "
-        "links to it break until it is"
+        f"last build and is not any more, nor is its side-by-side page /{lang}/blog/alpha/both/"
+        f": content/{lang}/posts/alpha.md is not published in {lang} now (a draft here or in "
+        "its source, dated later, or left out untranslated); links to it break until it is"
         for lang in ("en", "ko")
+    ]
+    # (its tag's page went with it, and the English series' name, which it gave: the series
+    # shows beta's now, the source's)
+    assert [line.split(" (", 1)[0] for line in said if "/blog/alpha/" not in line] == [
+        "content/en/posts/alpha.md:1: warning: /en/tags/vllm/",
+        "content/ko/posts/alpha.md:1: warning: /ko/tags/vllm/",
+        "content/ko/posts/beta.md:6: warning: /en/series/a-series/",
     ]

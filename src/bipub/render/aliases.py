@@ -130,7 +130,43 @@ def redirects(
                 errors.append(Diagnostic(doc.rel, line, code, said, key="aliases"))
     if errors:
         raise DiagnosticError(errors)
+    if pages is not None and folders is not None:
+        _side_by_side(plan, pages, folders, found)
     return sorted(found.values(), key=lambda redirect: redirect.file)
+
+
+def _side_by_side(
+    plan: Plan, pages: dict[str, str], folders: dict[str, str], found: dict[str, Redirect]
+) -> None:
+    """Add to `found` the side-by-side page's redirect of each alias of a post that is a
+    post's old URL (`/ko/blog/old/`) when the post has one now: `/ko/blog/old/both/` sends the
+    reader to `/ko/blog/new/both/` (render/both.py; the old page was there). One that a page,
+    a static file or another alias is at is not written (what is there stays: no clash)."""
+    for redirect in list(found.values()):
+        both = redirect.target + "both/"
+        spec = plan.paths.get(both)
+        if spec is None or not _old_post_url(redirect.alias, redirect.lang):
+            continue
+        alias = redirect.alias + "both/"
+        side = Redirect(
+            urls.output_file(alias),
+            alias,
+            both,
+            redirect.lang,
+            spec.title,
+            redirect.rel,
+            redirect.line,
+            redirect.text_lang,
+        )
+        if _refused(side, spec.file, pages, folders, found) is None:
+            found[side.file.casefold()] = side
+
+
+def _old_post_url(alias: str, lang: str) -> bool:
+    """Whether `alias` is a post's URL of `lang` (`/ko/blog/<slug>/`): what a post had."""
+    head = f"/{lang}/blog/"
+    rest = alias.removeprefix(head)
+    return alias.startswith(head) and rest.endswith("/") and "/" not in rest[:-1] and rest != "/"
 
 
 def _misplaced(alias: str, doc: Document, entry: Entry, codes: Sequence[str]) -> str | None:
