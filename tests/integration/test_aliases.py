@@ -193,10 +193,62 @@ def test_a_renamed_file_is_named_as_the_one_new_post(project: Path) -> None:
     assert said == [
         f"bipub: warning: /{lang}/blog/beta/ (the {lang} page of posts/beta, "
         "content/ko/posts/beta.md) was published by the last build and is not any more: "
-        "links to it now break; if content/ko/posts/beta-renamed.md (new in this build, at "
-        f"/{lang}/blog/beta-renamed/) is that post renamed, add 'aliases: [/{lang}/blog/beta/]' "
-        "to its front matter"
+        "links to it now break; it is content/ko/posts/beta-renamed.md now (the same file, "
+        f"renamed), at /{lang}/blog/beta-renamed/: add 'aliases: [/{lang}/blog/beta/]' to its "
+        "front matter"
         for lang in ("en", "ko")
+    ]
+
+
+def test_a_file_written_anew_under_another_name_is_named_if_it_is_the_one_new_post(
+    project: Path,
+) -> None:
+    """Not the same file (copied, then the old one deleted): named as a guess."""
+    build(project)
+    beta = project / "content/ko/posts/beta.md"
+    beta.with_name("beta-renamed.md").write_bytes(beta.read_bytes())
+    beta.unlink()
+    said = _removed(build(project))
+    assert said[1] == (
+        "bipub: warning: /ko/blog/beta/ (the ko page of posts/beta, content/ko/posts/beta.md) "
+        "was published by the last build and is not any more: links to it now break; if "
+        "content/ko/posts/beta-renamed.md (new in this build, at /ko/blog/beta-renamed/) is "
+        "that post renamed, add 'aliases: [/ko/blog/beta/]' to its front matter"
+    )
+
+
+def test_of_two_new_posts_the_renamed_file_is_named_or_it_is_said_it_cannot_be_told(
+    project: Path,
+) -> None:
+    """Two posts new in this build: the one that is beta's file moved is named; when neither
+    is (beta written anew under its new name), bipub says it cannot tell, and names both."""
+    build(project)
+    beta = project / "content/ko/posts/beta.md"
+    (project / "content/ko/posts/gamma.md").write_text(
+        "---\ntitle: 감마\ndate: 2026-06-01\n---\n\n본문.\n", encoding="utf-8"
+    )
+    beta.rename(beta.with_name("beta-renamed.md"))
+    said = [line for line in _removed(build(project)) if "warning: /ko/" in line]
+    assert said == [
+        "bipub: warning: /ko/blog/beta/ (the ko page of posts/beta, content/ko/posts/beta.md) "
+        "was published by the last build and is not any more: links to it now break; it is "
+        "content/ko/posts/beta-renamed.md now (the same file, renamed), at "
+        "/ko/blog/beta-renamed/: add 'aliases: [/ko/blog/beta/]' to its front matter"
+    ]
+    renamed = beta.with_name("beta-renamed.md")
+    (project / "content/ko/posts/delta.md").write_text(
+        "---\ntitle: 델타\ndate: 2026-06-02\n---\n\n본문.\n", encoding="utf-8"
+    )
+    renamed.with_name("beta-again.md").write_bytes(renamed.read_bytes())
+    renamed.unlink()
+    said = [line for line in _removed(build(project)) if "warning: /ko/blog/beta-renamed/" in line]
+    assert said == [
+        "bipub: warning: /ko/blog/beta-renamed/ (the ko page of posts/beta-renamed, "
+        "content/ko/posts/beta-renamed.md) was published by the last build and is not any "
+        "more: links to it now break; 2 posts are new in this build in ko "
+        "(content/ko/posts/beta-again.md, content/ko/posts/delta.md) and bipub cannot tell if "
+        "one is this post renamed (none is its file moved): if one is, add 'aliases: "
+        "[/ko/blog/beta-renamed/]' to its front matter"
     ]
 
 

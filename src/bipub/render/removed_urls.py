@@ -34,8 +34,10 @@ from bipub.pair.model import Entry, Series, Site
 from bipub.render import urls
 from bipub.render.aliases import Redirect, version_path
 from bipub.render.page_plan import Plan
+from bipub.write.record import PACKED
 
 CODE = "url-removed"
+unpack = PACKED.unpack
 
 # page file → what the page was and what it was made of, by the kind its first part names:
 #   posts/<key>, pages/<key>: the entry's page, the file it showed
@@ -136,8 +138,15 @@ class _Lost:
 class _Lookup:
     """The site's entries by id and by file, made when first needed."""
 
-    def __init__(self, site: Site, plan: Plan, previous: Mapping[str, tuple[str, str]]) -> None:
+    def __init__(
+        self,
+        site: Site,
+        plan: Plan,
+        previous: Mapping[str, tuple[str, str]],
+        files: tuple[Mapping[str, bytes], Mapping[str, bytes]],
+    ) -> None:
         self.site, self.plan, self.previous = site, plan, previous
+        self.files = files
         self.by_id = {_entry_id(entry): entry for entry in site.entries}
         self.docs = {doc.rel: (doc, entry) for entry in site.entries for doc in entry.docs.values()}
         self.by_rel = {rel: entry for rel, (_, entry) in self.docs.items()}
@@ -145,6 +154,13 @@ class _Lookup:
 
     def entry(self, was: str, rel: str) -> Entry | None:
         return self.by_id.get(was) or self.by_rel.get(rel)
+
+    def moved(self, old: str, new: str) -> bool:
+        """Whether the input file `new` of this build is the last build's `old` moved (renamed,
+        not copied nor written anew): the same inode, size and modification time
+        (write/record.py `Identity`; a rename changes only its ctime)."""
+        last, now = self.files[0].get(old), self.files[1].get(new)
+        return last is not None and now is not None and _moved_file(last, now)
 
     def published_in(self, entry: Entry, lang: str) -> str | None:
         """The path of `entry`'s page in `lang` in this build, or None."""
@@ -172,10 +188,12 @@ def removed(
     plan: Plan,
     langs: Sequence[str],
     redirects: Sequence[Redirect],
+    files: tuple[Mapping[str, bytes], Mapping[str, bytes]] = ({}, {}),
 ) -> list[Diagnostic]:
     """A warning for each page of `previous` (the last build's record) of the languages
     `langs` (and, when they are every language, outside the language folders) that neither a
-    page nor an alias of this build is at."""
+    page nor an alias of this build is at. `files`: the identities of the input files the last
+    build and this one read (uptodate.py), which tell a file renamed (`_renamed`)."""
     codes = site.config.codes
     every = set(langs) == set(codes)
     aliased = {redirect.file for redirect in redirects}
@@ -190,7 +208,7 @@ def removed(
         lost[file] = _Lost(file, path, first if first in codes else "", was, made_of)
     if not lost:
         return []
-    look = _Lookup(site, plan, previous)
+    look = _Lookup(site, plan, previous, files)
     found: list[Diagnostic] = []
     for item in lost.values():
         kind = item.kind
@@ -285,26 +303,49 @@ def _gone(item: _Lost, look: _Lookup, both: str) -> Diagnostic:
     )
     kind = was.split("/", 1)[0]
     what = kind.removesuffix("s")
-    entry, why = _renamed(look, kind, lang)
+    candidates = look.new(kind, lang)
+    entry = _renamed(look, rel, lang, candidates)
     if entry is not None:
         doc = entry.docs.get(lang, entry.source)
+        now = version_path(entry, lang)
+        if look.moved(rel, doc.rel):
+            message += (
+                f"; it is {doc.rel} now (the same file, renamed), at {now}: add 'aliases: "
+                f"[{path}]' to its front matter"
+            )
+        else:
+            message += (
+                f"; if {doc.rel} (new in this build, at {now}) is that {what} renamed, add "
+                f"'aliases: [{path}]' to its front matter"
+            )
+        return _warning(None, None, message, lang)
+    if candidates:
+        new = ", ".join(sorted(e.docs.get(lang, e.source).rel for e in candidates))
         message += (
-            f"; if {doc.rel} (new in this build, at {version_path(entry, lang)}{why}) is that "
-            f"{what} renamed, add 'aliases: [{path}]' to its front matter"
+            f"; {len(candidates)} {kind} are new in this build in {lang} ({new}) and bipub cannot "
+            f"tell if one is this {what} renamed (none is its file moved): if one is, add "
+            f"'aliases: [{path}]' to its front matter"
         )
     else:
-        message += f" (renamed: add 'aliases: [{path}]' to the front matter of its new file{why})"
+        message += f" (renamed: add 'aliases: [{path}]' to the front matter of its new file)"
     return _warning(None, None, message, lang)
 
 
-def _renamed(look: _Lookup, kind: str, lang: str) -> tuple[Entry | None, str]:
-    """The entry new in this build that a lost entry's page is likely of (a renamed file: a
-    new pair key and file, which nothing else ties to the old one), and what tells it, or
-    None and why not: the one new entry of its kind in that language."""
-    candidates = look.new(kind, lang)
+def _renamed(look: _Lookup, rel: str, lang: str, candidates: list[Entry]) -> Entry | None:
+    """Of the entries new in this build (`candidates`: of the lost page's kind, with a page in
+    `lang`), the one its file `rel` was likely renamed to (a renamed file makes a new pair key
+    and a new file, which nothing in the content ties to the old ones): the only one, or the
+    only one whose file is `rel` moved (`_Lookup.moved`), or None: it cannot be told."""
     if len(candidates) == 1:
-        return candidates[0], ""
-    return None, ""
+        return candidates[0]
+    moved = [e for e in candidates if look.moved(rel, e.docs.get(lang, e.source).rel)]
+    return moved[0] if len(moved) == 1 else None
+
+
+def _moved_file(last: bytes, now: bytes) -> bool:
+    """Whether two identities are of one file moved: all but the ctime the same."""
+    (mtime, _, size, inode, _), (mtime2, _, size2, inode2, _) = unpack(last), unpack(now)
+    return (mtime, size, inode) == (mtime2, size2, inode2)
 
 
 def _side_by_side(item: _Lost, look: _Lookup) -> Diagnostic:
