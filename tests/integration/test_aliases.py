@@ -93,6 +93,46 @@ def test_each_alias_is_a_redirect_page_to_its_version_under_the_base_path(projec
         assert "old-alpha" not in text and "2019" not in text and "옛" not in text, name
 
 
+def test_the_theme_escapes_a_title_as_the_fixed_page_did(project: Path) -> None:
+    """render/aliases.py `redirect_html`: the theme's alias.html, given the values escaped as
+    session 33's page in code escaped them (quotes in the text as they are), writes its bytes."""
+    _front(project / "content/ko/posts/alpha.md", 'title: "\'R&D\' <b> \\"따옴표\\""')
+    _front(project / "content/ko/posts/alpha.md", "aliases: [/ko/blog/old-alpha/]")
+    build(project)
+    page = (project / "site/ko/blog/old-alpha/index.html").read_text(encoding="utf-8")
+    assert "<title>'R&amp;D' &lt;b&gt; \"따옴표\"</title>" in page
+    assert '<p><a href="/ko/blog/alpha/">\'R&amp;D\' &lt;b&gt; "따옴표"</a></p>' in page
+
+
+def test_a_projects_alias_template_replaces_the_themes(project: Path) -> None:
+    """templates/alias.html, as any template of the theme: given `redirect` (its values as they
+    are) and `href`, `canonical`, `title`, `lang` (escaped); a broken one is a `template` error
+    at its file and line, and nothing is written."""
+    templates = project / "templates"
+    templates.mkdir()
+    (templates / "alias.html").write_text(
+        "<!doctype html><title>{{ redirect.title }}</title>"
+        '<script>location.replace("{{ href }}")</script>'
+        "<p>{{ redirect.alias }} → {{ redirect.target }} ({{ lang }}, {{ canonical }})</p>\n",
+        encoding="utf-8",
+    )
+    _front(project / "content/ko/posts/alpha.md", "aliases: [/ko/blog/old-alpha/]")
+    build(project)
+    assert (project / "site/ko/blog/old-alpha/index.html").read_text(encoding="utf-8") == (
+        '<!doctype html><title>알파 글</title><script>location.replace("/ko/blog/alpha/")'
+        "</script><p>/ko/blog/old-alpha/ → /ko/blog/alpha/ (ko, "
+        "https://test.example.org/ko/blog/alpha/)</p>\n"
+    )
+    before = tree_snapshot(project / "site")
+    (templates / "alias.html").write_text("<p>\n{{ nothing }}</p>\n", encoding="utf-8")
+    with pytest.raises(DiagnosticError) as failed:
+        build(project)
+    assert [(d.code, d.format()) for d in failed.value.diagnostics] == [
+        ("template", "templates/alias.html:2: undefined variable: 'nothing' is undefined")
+    ]
+    assert tree_snapshot(project / "site") == before
+
+
 def test_the_source_takes_the_aliases_of_a_language_whose_page_shows_it(project: Path) -> None:
     """`beta` has no English file: its English page shows the Korean source, whose aliases
     may be English URLs too."""

@@ -29,11 +29,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import jinja2
+from markupsafe import Markup
+
 from bipub.diagnostics import Diagnostic, DiagnosticError
 from bipub.load.content import Document
 from bipub.pair.model import Entry, Site
 from bipub.render import urls
 from bipub.render.page_plan import Plan
+from bipub.render.template_fast import render_released
 
 
 @dataclass(frozen=True)
@@ -272,26 +276,27 @@ def _above(file: str) -> Iterable[str]:
         folder = folder.rpartition("/")[0]
 
 
-def redirect_html(redirect: Redirect, url: urls.UrlBuilder) -> str:
-    """The page written at an alias: it sends the reader on at once (`refresh`, to the path
-    under base_url's path: the same in `bipub serve` and on the host), tells search engines
-    the page's own URL (`canonical`) and not to index this one, and shows a link for a browser
-    that does not follow the refresh."""
-    href = html.escape(url.href(redirect.target), quote=True)
-    canonical = html.escape(url.absolute(redirect.target), quote=True)
-    title = html.escape(redirect.title, quote=False)
-    return (
-        "<!DOCTYPE html>\n"
-        f'<html lang="{html.escape(redirect.text_lang or redirect.lang, quote=True)}">\n'
-        "<head>\n"
-        '<meta charset="utf-8">\n'
-        f"<title>{title}</title>\n"
-        '<meta name="robots" content="noindex">\n'
-        f'<link rel="canonical" href="{canonical}">\n'
-        f'<meta http-equiv="refresh" content="0; url={href}">\n'
-        "</head>\n"
-        "<body>\n"
-        f'<p><a href="{href}">{title}</a></p>\n'
-        "</body>\n"
-        "</html>\n"
-    )
+TEMPLATE = "alias.html"  # the theme's; a project's templates/alias.html replaces it
+
+
+def redirect_html(redirect: Redirect, url: urls.UrlBuilder, env: jinja2.Environment) -> str:
+    """The page written at an alias, from the template `alias.html` (in `env`, the language's
+    environment: the project's templates over the theme's). The theme's sends the reader on at
+    once (`refresh`, to the path under base_url's path: the same in `bipub serve` and on the
+    host), tells search engines the page's own URL (`canonical`) and not to index this one, and
+    shows a link for a browser that does not follow the refresh. It is given `lang`, `title`,
+    `href` and `canonical` escaped as the fixed page of session 33 had them (`html.escape`: the
+    title's quotes as they are; its bytes unchanged), and `redirect` as it is. Raises
+    jinja2.TemplateError."""
+    values = {
+        "lang": html.escape(redirect.text_lang or redirect.lang, quote=True),
+        "title": html.escape(redirect.title, quote=False),
+        "href": html.escape(url.href(redirect.target), quote=True),
+        "canonical": html.escape(url.absolute(redirect.target), quote=True),
+    }
+    context: dict[str, object] = {
+        name: Markup(value)  # noqa: S704 - escaped above
+        for name, value in values.items()
+    }
+    context["redirect"] = redirect
+    return render_released(env.get_template(TEMPLATE), context)
