@@ -136,7 +136,8 @@ class _Lost:
 
 
 class _Lookup:
-    """The site's entries by id and by file, made when first needed."""
+    """The site's entries by id and by file, and the entries new in this build (made when first
+    needed), for the warnings of the pages lost."""
 
     def __init__(
         self,
