@@ -134,6 +134,20 @@ def test_a_side_by_side_page_whose_translation_went_is_said(project: Path) -> No
     ]
 
 
+def test_side_by_side_pages_turned_off_are_said_once_in_bipub_yaml(project: Path) -> None:
+    """outputs.side_by_side: false takes every side-by-side page away: one warning, not one a
+    post (a site of 500 translated posts would say 1,000)."""
+    build(project)
+    config = project / "bipub.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + "outputs:\n  side_by_side: false\n", encoding="utf-8"
+    )
+    assert _removed(build(project)) == [
+        "bipub.yaml: warning: /en/blog/alpha/both/ and 1 other side-by-side page (published by "
+        "the last build) are not any more: outputs.side_by_side is false; links to them break"
+    ]
+
+
 def test_an_alias_taken_out_is_said_at_its_file_with_its_side_by_side_redirect(
     project: Path,
 ) -> None:

@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from bipub.config import CONFIG_FILE
 from bipub.diagnostics import Diagnostic, Severity
 from bipub.load.content import Document
 from bipub.pair.model import Entry, Series, Site
@@ -211,12 +212,17 @@ def removed(
         return []
     look = _Lookup(site, plan, previous, files)
     found: list[Diagnostic] = []
+    switched_off: list[_Lost] = []  # (outputs.side_by_side: false, said once for all)
     for item in lost.values():
         kind = item.kind
         if kind in ("posts", "pages"):
             found.append(_entry_page(item, look, _went_with(item, lost)))
         elif kind == "both":
-            if _post_file(item.file) not in lost:  # (else said with its post)
+            if _post_file(item.file) in lost:  # (said with its post)
+                continue
+            if not site.config.outputs.side_by_side:
+                switched_off.append(item)
+            else:
                 found.append(_side_by_side(item, look))
         elif kind == "tags":
             found.append(_tag_page(item, look))
@@ -226,6 +232,8 @@ def removed(
             found.append(_blog_page(item, look))
         elif kind == "aliases" and not _with_its_alias(item, lost):
             found.append(_alias(item, look, _went_with(item, lost)))
+    if switched_off:
+        found.append(_side_by_side_off(switched_off))
     return found
 
 
@@ -349,14 +357,28 @@ def _moved_file(last: bytes, now: bytes) -> bool:
     return (mtime, size, inode) == (mtime2, size2, inode2)
 
 
+def _side_by_side_off(items: Sequence[_Lost]) -> Diagnostic:
+    """The side-by-side pages lost because bipub.yaml turns them off: one warning, there."""
+    first, others = items[0].path, len(items) - 1
+    if others:
+        message = (
+            f"{first} and {_count(others, 'other side-by-side page')} (published by the last "
+            "build) are not any more: outputs.side_by_side is false; links to them break"
+        )
+    else:
+        message = (
+            f"{first} (published by the last build) is not any more: outputs.side_by_side is "
+            "false; links to it break"
+        )
+    return Diagnostic(CONFIG_FILE, None, CODE, message, Severity.WARNING, key="outputs")
+
+
 def _side_by_side(item: _Lost, look: _Lookup) -> Diagnostic:
-    """A post's side-by-side page lost while the post's page stays."""
+    """A post's side-by-side page lost while the post's page stays (and side-by-side pages
+    are on: `_side_by_side_off`)."""
     entry = look.entry("posts/" + item.was.split("/", 1)[1], item.made_of)
     doc = entry.docs.get(item.lang, entry.source) if entry is not None else None
-    if not look.site.config.outputs.side_by_side:
-        why = "bipub.yaml outputs.side_by_side is false"
-    else:
-        why = f"no other language's own version of the post is published beside {item.lang} now"
+    why = f"no other language's own version of the post is published beside {item.lang} now"
     gone = "" if item.made_of in look.by_rel else f" ({item.made_of} is gone)"
     message = (
         f"{item.path} (the side-by-side page of {item.made_of}) was published by the last build "
