@@ -148,6 +148,25 @@ def test_side_by_side_pages_turned_off_are_said_once_in_bipub_yaml(project: Path
     ]
 
 
+def test_a_language_taken_out_of_the_configuration_is_said_once(project: Path) -> None:
+    """Its folder goes whole: one warning in bipub.yaml, not one a page (nor its pages taken for
+    redirect pages outside the language folders)."""
+    config = project / "bipub.yaml"
+    two = config.read_text(encoding="utf-8")
+    third = "  - code: en-US\n    name: US\n    title: Test\n    description: A sample\n"
+    config.write_text(two.replace("default_language:", third + "default_language:"), "utf-8")
+    build(project)
+    assert (project / "site/en-US/blog/alpha/index.html").is_file()
+    config.write_text(two, encoding="utf-8")
+    said = _removed(build(project))
+    assert len(said) == 1, said
+    assert said[0].startswith("bipub.yaml: warning: /en-US/ and its "), said
+    assert said[0].endswith(
+        "(published by the last build) are not any more: bipub.yaml languages has no 'en-US' "
+        "now; links to them break"
+    ), said
+
+
 def test_an_alias_taken_out_is_said_at_its_file_with_its_side_by_side_redirect(
     project: Path,
 ) -> None:

@@ -210,8 +210,14 @@ def removed(
         lost[file] = _Lost(file, path, first if first in codes else "", was, made_of)
     if not lost:
         return []
+    # a language's folder whose language the configuration has no more: its pages, said once
+    folders = {i.file.split("/", 1)[0] for i in lost.values() if not i.lang and i.kind != "aliases"}
+    found = [
+        _language_gone(f, [i for i in lost.values() if i.file.startswith(f + "/")])
+        for f in sorted(folders)
+    ]
+    lost = {file: item for file, item in lost.items() if file.split("/", 1)[0] not in folders}
     look = _Lookup(site, plan, previous, files)
-    found: list[Diagnostic] = []
     switched_off: list[_Lost] = []  # (outputs.side_by_side: false, said once for all)
     for item in lost.values():
         kind = item.kind
@@ -355,6 +361,15 @@ def _moved_file(last: bytes, now: bytes) -> bool:
     """Whether two identities are of one file moved: all but the ctime the same."""
     (mtime, _, size, inode, _), (mtime2, _, size2, inode2, _) = unpack(last), unpack(now)
     return (mtime, size, inode) == (mtime2, size2, inode2)
+
+
+def _language_gone(folder: str, items: Sequence[_Lost]) -> Diagnostic:
+    """The pages of a language bipub.yaml no longer has: one warning, there."""
+    message = (
+        f"/{folder}/ and its {_count(len(items), 'page')} (published by the last build) are "
+        f"not any more: bipub.yaml languages has no {folder!r} now; links to them break"
+    )
+    return Diagnostic(CONFIG_FILE, None, CODE, message, Severity.WARNING, key="languages")
 
 
 def _side_by_side_off(items: Sequence[_Lost]) -> Diagnostic:
