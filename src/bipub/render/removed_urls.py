@@ -366,8 +366,9 @@ def _moved_file(last: bytes, now: bytes) -> bool:
 def _language_gone(folder: str, items: Sequence[_Lost]) -> Diagnostic:
     """The pages of a language bipub.yaml no longer has: one warning, there."""
     message = (
-        f"/{folder}/ and its {_count(len(items), 'page')} (published by the last build) are "
-        f"not any more: bipub.yaml languages has no {folder!r} now; links to them break"
+        f"/{folder}/ and every page under it (published by the last build: its home, and "
+        f"{_count(len(items), 'page')} of posts, tags, series and lists) are not any more: "
+        f"bipub.yaml languages has no {folder!r} now; links to them break"
     )
     return Diagnostic(CONFIG_FILE, None, CODE, message, Severity.WARNING, key="languages")
 
