@@ -231,12 +231,26 @@ def test_a_renamed_file_is_named_as_the_one_new_post(project: Path) -> None:
     beta.rename(beta.with_name("beta-renamed.md"))
     said = _removed(build(project))
     assert said == [
-        f"bipub: warning: /{lang}/blog/beta/ (the {lang} page of posts/beta, "
-        "content/ko/posts/beta.md) was published by the last build and is not any more: "
-        "links to it now break; it is content/ko/posts/beta-renamed.md now (the same file, "
+        f"content/ko/posts/beta-renamed.md:1: warning: /{lang}/blog/beta/ (the {lang} page of "
+        "posts/beta, content/ko/posts/beta.md) was published by the last build and is not any "
+        "more: links to it now break; it is content/ko/posts/beta-renamed.md now (the same file, "
         f"renamed), at /{lang}/blog/beta-renamed/: add 'aliases: [/{lang}/blog/beta/]' to its "
         "front matter"
         for lang in ("en", "ko")
+    ]
+
+
+def test_a_renamed_file_with_aliases_is_said_at_its_aliases_line(project: Path) -> None:
+    beta = project / "content/ko/posts/beta.md"
+    _front(beta, "title: 베타 글", "aliases: [/ko/blog/first-beta/]")
+    build(project)
+    beta.rename(beta.with_name("beta-renamed.md"))
+    said = [line for line in _removed(build(project)) if "warning: /ko/blog/beta/" in line]
+    assert said == [
+        "content/ko/posts/beta-renamed.md:3: warning: /ko/blog/beta/ (the ko page of posts/beta, "
+        "content/ko/posts/beta.md) was published by the last build and is not any more: links "
+        "to it now break; it is content/ko/posts/beta-renamed.md now (the same file, renamed), "
+        "at /ko/blog/beta-renamed/: add '- /ko/blog/beta/' to its aliases"
     ]
 
 
@@ -270,8 +284,8 @@ def test_of_two_new_posts_the_renamed_file_is_named_or_it_is_said_it_cannot_be_t
     beta.rename(beta.with_name("beta-renamed.md"))
     said = [line for line in _removed(build(project)) if "warning: /ko/" in line]
     assert said == [
-        "bipub: warning: /ko/blog/beta/ (the ko page of posts/beta, content/ko/posts/beta.md) "
-        "was published by the last build and is not any more: links to it now break; it is "
+        "content/ko/posts/beta-renamed.md:1: warning: /ko/blog/beta/ (the ko page of posts/beta, "
+        "content/ko/posts/beta.md) was published by the last build and is not any more: links to it now break; it is "
         "content/ko/posts/beta-renamed.md now (the same file, renamed), at "
         "/ko/blog/beta-renamed/: add 'aliases: [/ko/blog/beta/]' to its front matter"
     ]

@@ -323,16 +323,18 @@ def _gone(item: _Lost, look: _Lookup, both: str) -> Diagnostic:
     if entry is not None:
         doc = entry.docs.get(lang, entry.source)
         now = version_path(entry, lang)
-        if look.moved(rel, doc.rel):
-            message += (
-                f"; it is {doc.rel} now (the same file, renamed), at {now}: add 'aliases: "
-                f"[{path}]' to its front matter"
-            )
-        else:
-            message += (
-                f"; if {doc.rel} (new in this build, at {now}) is that {what} renamed, add "
-                f"'aliases: [{path}]' to its front matter"
-            )
+        if look.moved(rel, doc.rel):  # (said at the file, as a page that moved is)
+            if doc.meta.aliases:
+                add = f"add '- {path}' to its aliases"
+            else:
+                add = f"add 'aliases: [{path}]' to its front matter"
+            message += f"; it is {doc.rel} now (the same file, renamed), at {now}: {add}"
+            line = (_line(doc, "aliases") or 1) if doc.meta.aliases else 1
+            return _warning(doc, line, message, lang)
+        message += (
+            f"; if {doc.rel} (new in this build, at {now}) is that {what} renamed, add "
+            f"'aliases: [{path}]' to its front matter"
+        )
         return _warning(None, None, message, lang)
     if candidates:
         new = ", ".join(sorted(e.docs.get(lang, e.source).rel for e in candidates))
