@@ -45,7 +45,7 @@ def test_a_tag_no_post_has_any_more_is_said_at_the_post_retagged(project: Path) 
     assert said == [
         f"content/ko/posts/alpha.md:2: warning: /{lang}/tags/vllm/ (a tag's page) was published "
         f"by the last build and is not any more: no {lang} post has the tag now (it listed: "
-        f"content/{lang}/posts/alpha.md is still published); links to it break; {TAG}"
+        f"content/{lang}/posts/alpha.md no longer has the tag); links to it break; {TAG}"
         for lang in ("en", "ko")
     ]
     assert _removed(build(project)) == []  # (said once)
@@ -112,8 +112,8 @@ def test_a_series_renamed_in_one_language_and_left_is_said(project: Path) -> Non
     said = [line for line in _removed(build(project)) if "/ko/series/" in line]
     assert said == [
         "bipub: warning: /ko/series/연재/ (a series' page) was published by the last build and "
-        "is not any more: no ko post is in that series now (content/ko/posts/alpha.md is still "
-        "published; content/ko/posts/beta.md is still published); links to it break; "
+        "is not any more: no ko post is in that series now (content/ko/posts/alpha.md left it; "
+        "content/ko/posts/beta.md left it); links to it break; "
         f"{SERIES}"
     ]
 

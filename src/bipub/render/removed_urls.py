@@ -422,7 +422,7 @@ def _listed(item: _Lost, look: _Lookup, key: str) -> tuple[list[str], Document |
         if look.published_in(entry, item.lang) is None:
             said.append(f"{rel} is not published in {item.lang} now")
         else:
-            said.append(f"{rel} is still published")
+            said.append(f"{rel} {'no longer has the tag' if key == 'tags' else 'left it'}")
     if len(rels) != 1 or len(there) != 1:
         return said, None, 0
     entry = there[0]
