@@ -182,7 +182,17 @@ def test_an_alias_taken_out_is_said_at_its_file_with_its_side_by_side_redirect(
         "/ko/blog/alpha/, of an alias in content/ko/posts/alpha.md) was published by the last "
         "build and is not any more, nor is its side-by-side page /ko/blog/old-alpha/both/: its "
         "alias was taken out of content/ko/posts/alpha.md; links to it break; put "
-        "'- /ko/blog/old-alpha/' back in its aliases to keep it"
+        "'aliases: [/ko/blog/old-alpha/]' back in its front matter to keep it"
+    ]
+    # (one of two taken out: the line to put back in the list)
+    _front(alpha, "aliases: [/ko/blog/one/, /ko/2019/two.html]")
+    build(project)
+    _front(alpha, "aliases: [/ko/blog/one/]")
+    assert _removed(build(project)) == [
+        "content/ko/posts/alpha.md:2: warning: /ko/2019/two.html (a redirect page to "
+        "/ko/blog/alpha/, of an alias in content/ko/posts/alpha.md) was published by the last "
+        "build and is not any more: its alias was taken out of content/ko/posts/alpha.md; links "
+        "to it break; put '- /ko/2019/two.html' back in its aliases to keep it"
     ]
 
 

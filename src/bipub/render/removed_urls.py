@@ -543,10 +543,13 @@ def _alias(item: _Lost, look: _Lookup, both: str) -> Diagnostic:
             f"side-by-side page in {lang} now; links to it break"
         )
         return _warning(source, 1, message, lang)
+    if source.meta.aliases:
+        back = f"put '- {path}' back in its aliases to keep it"
+    else:
+        back = f"put 'aliases: [{path}]' back in its front matter to keep it"
     message = (
         f"{what} was published by the last build and is not any more{_nor(both)}: its alias "
-        f"was taken out of {rel}; links to it break; put '- {path}' back in its aliases to keep "
-        "it"
+        f"was taken out of {rel}; links to it break; {back}"
     )
     return _warning(source, _line(source, "aliases") or 1, message, lang)
 
