@@ -396,7 +396,8 @@ def _build(
     notes: list[str] = []
     inputs: dict[str, uptodate.Identity] = {}
     published: dict[str, uptodate.Identity] | None = None  # the last build's record of it
-    last_urls: dict[str, tuple[str, str]] = {}  # its posts' and pages' pages (`url-removed`)
+    last_urls: dict[str, tuple[str, str]] = {}  # the pages it published (`url-removed`)
+    last_inputs: Mapping[str, uptodate.Identity] = {}  # (`url-removed`: a file renamed)
     if prescan is not None:
         done = up_to_date(prescan, options.strict)  # (what a killed build left: cleaned first)
         if done is not None:
@@ -405,6 +406,7 @@ def _build(
         inputs = scan.inputs
         published = scan.record.files if scan.record is not None else None
         last_urls = scan.record.urls if scan.record is not None else {}
+        last_inputs = scan.record.inputs if scan.record is not None else {}
         notes.append(prescan.note)
         if scan.record is not None and scan.record.passed(record_key):
             notes.append("not up to date: the clock passed a scheduled post's date (or went back)")
@@ -446,7 +448,9 @@ def _build(
             pages.memo = kept.keep
         if pages is not None and last_urls:  # old URLs the pages of this build leave out
             collector.extend(
-                removed_urls.removed(last_urls, site, job.plan, selected, job.redirects)
+                removed_urls.removed(
+                    last_urls, site, job.plan, selected, job.redirects, (last_inputs, inputs)
+                )
             )
     notes.append(note)
     steps = kinds
@@ -507,7 +511,11 @@ def _build(
             counts = pages.counts if pages is not None else {}
             if options.first is not None and options.first.deferred:
                 record_key += DEFERRED  # (not current: the next build renders what waits)
-            pages_of = None if pages is None else removed_urls.published(site, job.plan, selected)
+            pages_of = (
+                None
+                if pages is None
+                else removed_urls.published(site, job.plan, selected, job.redirects)
+            )
             record = uptodate.Record(
                 record_key,
                 inputs,

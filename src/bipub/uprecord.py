@@ -59,8 +59,9 @@ class Record:
     # the other options' keys the output is current for too, with what their build said
     # (`bipub serve`'s build of the pages, then of the other outputs, of the same inputs)
     also: dict[str, Summary] = field(default_factory=dict)
-    # each post's and page's page it published (its output file) → the entry (`posts/alpha`)
-    # and the file it was made from: what the next build says is gone (render/removed_urls.py)
+    # each page it published that the next build says is gone if it drops it (its output file:
+    # a post's or page's, side-by-side, tag, series, blog or redirect page) → what it was and
+    # what it was made of (render/removed_urls.py `Published`)
     urls: dict[str, tuple[str, str]] = field(default_factory=dict)
     # the checked bytes it was read from (`read_delta`: the prescan's child sends them as they
     # are, not pickled again; not compared, not kept by the build)

@@ -93,6 +93,46 @@ def test_each_alias_is_a_redirect_page_to_its_version_under_the_base_path(projec
         assert "old-alpha" not in text and "2019" not in text and "옛" not in text, name
 
 
+def test_the_theme_escapes_a_title_as_the_fixed_page_did(project: Path) -> None:
+    """render/aliases.py `redirect_html`: the theme's alias.html, given the values escaped as
+    session 33's page in code escaped them (quotes in the text as they are), writes its bytes."""
+    _front(project / "content/ko/posts/alpha.md", 'title: "\'R&D\' <b> \\"따옴표\\""')
+    _front(project / "content/ko/posts/alpha.md", "aliases: [/ko/blog/old-alpha/]")
+    build(project)
+    page = (project / "site/ko/blog/old-alpha/index.html").read_text(encoding="utf-8")
+    assert "<title>'R&amp;D' &lt;b&gt; \"따옴표\"</title>" in page
+    assert '<p><a href="/ko/blog/alpha/">\'R&amp;D\' &lt;b&gt; "따옴표"</a></p>' in page
+
+
+def test_a_projects_alias_template_replaces_the_themes(project: Path) -> None:
+    """templates/alias.html, as any template of the theme: given `redirect` (its values as they
+    are) and `href`, `canonical`, `title`, `lang` (escaped); a broken one is a `template` error
+    at its file and line, and nothing is written."""
+    templates = project / "templates"
+    templates.mkdir()
+    (templates / "alias.html").write_text(
+        "<!doctype html><title>{{ redirect.title }}</title>"
+        '<script>location.replace("{{ href }}")</script>'
+        "<p>{{ redirect.alias }} → {{ redirect.target }} ({{ lang }}, {{ canonical }})</p>\n",
+        encoding="utf-8",
+    )
+    _front(project / "content/ko/posts/alpha.md", "aliases: [/ko/blog/old-alpha/]")
+    build(project)
+    assert (project / "site/ko/blog/old-alpha/index.html").read_text(encoding="utf-8") == (
+        '<!doctype html><title>알파 글</title><script>location.replace("/ko/blog/alpha/")'
+        "</script><p>/ko/blog/old-alpha/ → /ko/blog/alpha/ (ko, "
+        "https://test.example.org/ko/blog/alpha/)</p>\n"
+    )
+    before = tree_snapshot(project / "site")
+    (templates / "alias.html").write_text("<p>\n{{ nothing }}</p>\n", encoding="utf-8")
+    with pytest.raises(DiagnosticError) as failed:
+        build(project)
+    assert [(d.code, d.format()) for d in failed.value.diagnostics] == [
+        ("template", "templates/alias.html:2: undefined variable: 'nothing' is undefined")
+    ]
+    assert tree_snapshot(project / "site") == before
+
+
 def test_the_source_takes_the_aliases_of_a_language_whose_page_shows_it(project: Path) -> None:
     """`beta` has no English file: its English page shows the Korean source, whose aliases
     may be English URLs too."""
@@ -129,12 +169,12 @@ def test_a_slug_changed_is_said_once_with_the_aliases_line_to_add(project: Path)
     _front(alpha, "slug: alpha-two")
     result = build(project)
     assert _removed(result) == [
-        "content/en/posts/alpha.md:1: warning: /en/blog/alpha/ (published by the last build) "
-        "is now /en/blog/alpha-two/: links to the old URL break; add 'aliases: "
-        "[/en/blog/alpha/]' to the front matter of content/en/posts/alpha.md",
-        "content/ko/posts/alpha.md:1: warning: /ko/blog/alpha/ (published by the last build) "
-        "is now /ko/blog/alpha-two/: links to the old URL break; add 'aliases: "
-        "[/ko/blog/alpha/]' to the front matter of content/ko/posts/alpha.md",
+        f"content/{lang}/posts/alpha.md:1: warning: /{lang}/blog/alpha/ (published by the last "
+        f"build) is now /{lang}/blog/alpha-two/, and its side-by-side page /{lang}/blog/alpha/"
+        f"both/ is now /{lang}/blog/alpha-two/both/: links to the old URL break; add 'aliases: "
+        f"[/{lang}/blog/alpha/]' to the front matter of content/{lang}/posts/alpha.md (the alias "
+        "redirects both)"
+        for lang in ("en", "ko")
     ]
     # not repeated: neither by the build with nothing to do, nor by a real build after it
     again = build(project)
@@ -179,8 +219,9 @@ def test_an_alias_already_there_gets_one_more_line(project: Path) -> None:
     said = _removed(build(project))
     assert said[1] == (
         "content/ko/posts/alpha.md:2: warning: /ko/blog/alpha/ (published by the last build) "
-        "is now /ko/blog/alpha-two/: links to the old URL break; add '- /ko/blog/alpha/' to "
-        "the aliases of content/ko/posts/alpha.md"
+        "is now /ko/blog/alpha-two/, and its side-by-side page /ko/blog/alpha/both/ is now "
+        "/ko/blog/alpha-two/both/: links to the old URL break; add '- /ko/blog/alpha/' to "
+        "the aliases of content/ko/posts/alpha.md (the alias redirects both)"
     )
 
 
@@ -190,12 +231,78 @@ def test_a_renamed_file_is_named_as_the_one_new_post(project: Path) -> None:
     beta.rename(beta.with_name("beta-renamed.md"))
     said = _removed(build(project))
     assert said == [
-        f"bipub: warning: /{lang}/blog/beta/ (the {lang} page of posts/beta, "
-        "content/ko/posts/beta.md) was published by the last build and is not any more: "
-        "links to it now break; if content/ko/posts/beta-renamed.md (new in this build, at "
-        f"/{lang}/blog/beta-renamed/) is that post renamed, add 'aliases: [/{lang}/blog/beta/]' "
-        "to its front matter"
+        f"content/ko/posts/beta-renamed.md:1: warning: /{lang}/blog/beta/ (the {lang} page of "
+        "posts/beta, content/ko/posts/beta.md) was published by the last build and is not any "
+        "more: links to it now break; it is content/ko/posts/beta-renamed.md now (the same file, "
+        f"renamed), at /{lang}/blog/beta-renamed/: add 'aliases: [/{lang}/blog/beta/]' to its "
+        "front matter"
         for lang in ("en", "ko")
+    ]
+
+
+def test_a_renamed_file_with_aliases_is_said_at_its_aliases_line(project: Path) -> None:
+    beta = project / "content/ko/posts/beta.md"
+    _front(beta, "title: 베타 글", "aliases: [/ko/blog/first-beta/]")
+    build(project)
+    beta.rename(beta.with_name("beta-renamed.md"))
+    said = [line for line in _removed(build(project)) if "warning: /ko/blog/beta/" in line]
+    assert said == [
+        "content/ko/posts/beta-renamed.md:3: warning: /ko/blog/beta/ (the ko page of posts/beta, "
+        "content/ko/posts/beta.md) was published by the last build and is not any more: links "
+        "to it now break; it is content/ko/posts/beta-renamed.md now (the same file, renamed), "
+        "at /ko/blog/beta-renamed/: add '- /ko/blog/beta/' to its aliases"
+    ]
+
+
+def test_a_file_written_anew_under_another_name_is_named_if_it_is_the_one_new_post(
+    project: Path,
+) -> None:
+    """Not the same file (copied, then the old one deleted): named as a guess."""
+    build(project)
+    beta = project / "content/ko/posts/beta.md"
+    beta.with_name("beta-renamed.md").write_bytes(beta.read_bytes())
+    beta.unlink()
+    said = _removed(build(project))
+    assert said[1] == (
+        "bipub: warning: /ko/blog/beta/ (the ko page of posts/beta, content/ko/posts/beta.md) "
+        "was published by the last build and is not any more: links to it now break; if "
+        "content/ko/posts/beta-renamed.md (new in this build, at /ko/blog/beta-renamed/) is "
+        "that post renamed, add 'aliases: [/ko/blog/beta/]' to its front matter"
+    )
+
+
+def test_of_two_new_posts_the_renamed_file_is_named_or_it_is_said_it_cannot_be_told(
+    project: Path,
+) -> None:
+    """Two posts new in this build: the one that is beta's file moved is named; when neither
+    is (beta written anew under its new name), bipub says it cannot tell, and names both."""
+    build(project)
+    beta = project / "content/ko/posts/beta.md"
+    (project / "content/ko/posts/gamma.md").write_text(
+        "---\ntitle: 감마\ndate: 2026-06-01\n---\n\n본문.\n", encoding="utf-8"
+    )
+    beta.rename(beta.with_name("beta-renamed.md"))
+    said = [line for line in _removed(build(project)) if "warning: /ko/" in line]
+    assert said == [
+        "content/ko/posts/beta-renamed.md:1: warning: /ko/blog/beta/ (the ko page of posts/beta, "
+        "content/ko/posts/beta.md) was published by the last build and is not any more: links to it now break; it is "
+        "content/ko/posts/beta-renamed.md now (the same file, renamed), at "
+        "/ko/blog/beta-renamed/: add 'aliases: [/ko/blog/beta/]' to its front matter"
+    ]
+    renamed = beta.with_name("beta-renamed.md")
+    (project / "content/ko/posts/delta.md").write_text(
+        "---\ntitle: 델타\ndate: 2026-06-02\n---\n\n본문.\n", encoding="utf-8"
+    )
+    renamed.with_name("beta-again.md").write_bytes(renamed.read_bytes())
+    renamed.unlink()
+    said = [line for line in _removed(build(project)) if "warning: /ko/blog/beta-renamed/" in line]
+    assert said == [
+        "bipub: warning: /ko/blog/beta-renamed/ (the ko page of posts/beta-renamed, "
+        "content/ko/posts/beta-renamed.md) was published by the last build and is not any "
+        "more: links to it now break; 2 posts are new in this build in ko "
+        "(content/ko/posts/beta-again.md, content/ko/posts/delta.md) and bipub cannot tell if "
+        "one is this post renamed (none is its file moved): if one is, add 'aliases: "
+        "[/ko/blog/beta-renamed/]' to its front matter"
     ]
 
 
@@ -341,10 +448,18 @@ def test_a_page_takes_aliases_and_its_moved_url_is_said_too(project: Path) -> No
 def test_a_post_made_a_draft_is_said_held_back(project: Path) -> None:
     build(project)
     _front(project / "content/ko/posts/alpha.md", "draft: true")
-    assert _removed(build(project)) == [
+    said = _removed(build(project))
+    assert [line for line in said if "/blog/alpha/" in line] == [
         f"content/{lang}/posts/alpha.md:1: warning: /{lang}/blog/alpha/ was published by the "
-        f"last build and is not any more: content/{lang}/posts/alpha.md is not published in "
-        f"{lang} now (a draft here or in its source, dated later, or left out untranslated); "
-        "links to it break until it is"
+        f"last build and is not any more, nor is its side-by-side page /{lang}/blog/alpha/both/"
+        f": content/{lang}/posts/alpha.md is not published in {lang} now (a draft here or in "
+        "its source, dated later, or left out untranslated); links to it break until it is"
         for lang in ("en", "ko")
+    ]
+    # (its tag's page went with it, and the English series' name, which it gave: the series
+    # shows beta's now, the source's)
+    assert [line.split(" (", 1)[0] for line in said if "/blog/alpha/" not in line] == [
+        "content/en/posts/alpha.md:1: warning: /en/tags/vllm/",
+        "content/ko/posts/alpha.md:1: warning: /ko/tags/vllm/",
+        "content/ko/posts/beta.md:6: warning: /en/series/a-series/",
     ]

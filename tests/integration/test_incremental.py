@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
@@ -48,6 +49,7 @@ from bipub.diagnostics import Diagnostic
 from bipub.load.sections import split_sections, text_hash
 from bipub.pipeline import Kept, build
 from bipub.project import Project
+from bipub.render import urls
 from bipub.render.first_pages import FirstPages
 from bipub.write import files as write_files
 from bipub.write import output
@@ -130,14 +132,18 @@ def _inputs_digest(project: Path) -> str:
     return h.hexdigest()
 
 
-def _entry_page(path: str) -> bool:
-    """A post's or page's page of the minimal project (`ko/blog/alpha/index.html`,
-    `en/about/index.html`): what `url-removed` is said of (not a redirect page of an alias
-    `set_aliases` gives: one removed, or gone with its post, is not said)."""
-    parts = path.split("/")
-    if len(parts) == 4 and parts[1] == "blog" and parts[3] == "index.html":
-        return parts[2] != "page" and not parts[2].startswith(("old-", "옛-"))
-    return len(parts) == 3 and parts[1] == "about" and parts[2] == "index.html"
+def _followed(path: str) -> bool:
+    """A page `url-removed` is said of when a build drops it (render/removed_urls.py): each of
+    the site's pages the edits can take away (a post's, a page's, a side-by-side, tag, series or
+    blog page, a redirect page of an alias `set_aliases` gives), not a file planted by hand."""
+    return path.endswith(".html") and not path.endswith("planted.html")
+
+
+def _named(message: str) -> set[str]:
+    """The output files of the pages a `url-removed` warning names: the URL it starts with and
+    the side-by-side page it names with it."""
+    paths = [message.split(" ", 1)[0], *re.findall(r"its side-by-side page (/\S*/)", message)]
+    return {urls.output_file(path) for path in paths}
 
 
 @dataclass(frozen=True)
@@ -635,7 +641,7 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
             old, seen = self.killed
             self.killed = None
             assert _digests(seen) in (_digests(old), expected), "a half-published site"
-        before = {p for p in _digests(tree_snapshot(self.project / "site")) if _entry_page(p)}
+        before = {p for p in _digests(tree_snapshot(self.project / "site")) if _followed(p)}
         got = self._build()
         incremental = _digests(tree_snapshot(self.project / "site"))
         assert sorted(incremental) == sorted(expected)
@@ -646,7 +652,7 @@ class IncrementalEqualsClean(RuleBasedStateMachine):
         # build into a new one has none to compare with (render/removed_urls.py)
         said = [d for d in got.warnings if d.code == "url-removed"]
         assert [d for d in got.warnings if d not in said] == want.warnings, got.cache_note
-        named = {d.message.split(" ", 1)[0].lstrip("/") + "index.html" for d in said}
+        named = {file for d in said for file in _named(d.message)}
         assert named.isdisjoint(incremental), said  # (never a URL the site still has)
         if self.recorded and not got.up_to_date:
             assert named == before - set(incremental), (said, got.cache_note)

@@ -29,11 +29,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import jinja2
+from markupsafe import Markup
+
 from bipub.diagnostics import Diagnostic, DiagnosticError
 from bipub.load.content import Document
 from bipub.pair.model import Entry, Site
 from bipub.render import urls
 from bipub.render.page_plan import Plan
+from bipub.render.template_fast import render_released
 
 
 @dataclass(frozen=True)
@@ -130,7 +134,43 @@ def redirects(
                 errors.append(Diagnostic(doc.rel, line, code, said, key="aliases"))
     if errors:
         raise DiagnosticError(errors)
+    if pages is not None and folders is not None:
+        _side_by_side(plan, pages, folders, found)
     return sorted(found.values(), key=lambda redirect: redirect.file)
+
+
+def _side_by_side(
+    plan: Plan, pages: dict[str, str], folders: dict[str, str], found: dict[str, Redirect]
+) -> None:
+    """Add to `found` the side-by-side page's redirect of each alias of a post that is a
+    post's old URL (`/ko/blog/old/`) when the post has one now: `/ko/blog/old/both/` sends the
+    reader to `/ko/blog/new/both/` (render/both.py; the old page was there). One that a page,
+    a static file or another alias is at is not written (what is there stays: no clash)."""
+    for redirect in list(found.values()):
+        both = redirect.target + "both/"
+        spec = plan.paths.get(both)
+        if spec is None or not _old_post_url(redirect.alias, redirect.lang):
+            continue
+        alias = redirect.alias + "both/"
+        side = Redirect(
+            urls.output_file(alias),
+            alias,
+            both,
+            redirect.lang,
+            spec.title,
+            redirect.rel,
+            redirect.line,
+            redirect.text_lang,
+        )
+        if _refused(side, spec.file, pages, folders, found) is None:
+            found[side.file.casefold()] = side
+
+
+def _old_post_url(alias: str, lang: str) -> bool:
+    """Whether `alias` is a post's URL of `lang` (`/ko/blog/<slug>/`): what a post had."""
+    head = f"/{lang}/blog/"
+    rest = alias.removeprefix(head)
+    return alias.startswith(head) and rest.endswith("/") and "/" not in rest[:-1] and rest != "/"
 
 
 def _misplaced(alias: str, doc: Document, entry: Entry, codes: Sequence[str]) -> str | None:
@@ -236,26 +276,27 @@ def _above(file: str) -> Iterable[str]:
         folder = folder.rpartition("/")[0]
 
 
-def redirect_html(redirect: Redirect, url: urls.UrlBuilder) -> str:
-    """The page written at an alias: it sends the reader on at once (`refresh`, to the path
-    under base_url's path: the same in `bipub serve` and on the host), tells search engines
-    the page's own URL (`canonical`) and not to index this one, and shows a link for a browser
-    that does not follow the refresh."""
-    href = html.escape(url.href(redirect.target), quote=True)
-    canonical = html.escape(url.absolute(redirect.target), quote=True)
-    title = html.escape(redirect.title, quote=False)
-    return (
-        "<!DOCTYPE html>\n"
-        f'<html lang="{html.escape(redirect.text_lang or redirect.lang, quote=True)}">\n'
-        "<head>\n"
-        '<meta charset="utf-8">\n'
-        f"<title>{title}</title>\n"
-        '<meta name="robots" content="noindex">\n'
-        f'<link rel="canonical" href="{canonical}">\n'
-        f'<meta http-equiv="refresh" content="0; url={href}">\n'
-        "</head>\n"
-        "<body>\n"
-        f'<p><a href="{href}">{title}</a></p>\n'
-        "</body>\n"
-        "</html>\n"
-    )
+TEMPLATE = "alias.html"  # the theme's; a project's templates/alias.html replaces it
+
+
+def redirect_html(redirect: Redirect, url: urls.UrlBuilder, env: jinja2.Environment) -> str:
+    """The page written at an alias, from the template `alias.html` (in `env`, the language's
+    environment: the project's templates over the theme's). The theme's sends the reader on at
+    once (`refresh`, to the path under base_url's path: the same in `bipub serve` and on the
+    host), tells search engines the page's own URL (`canonical`) and not to index this one, and
+    shows a link for a browser that does not follow the refresh. It is given `lang`, `title`,
+    `href` and `canonical` escaped as the fixed page of session 33 had them (`html.escape`: the
+    title's quotes as they are; its bytes unchanged), and `redirect` as it is. Raises
+    jinja2.TemplateError."""
+    values = {
+        "lang": html.escape(redirect.text_lang or redirect.lang, quote=True),
+        "title": html.escape(redirect.title, quote=False),
+        "href": html.escape(url.href(redirect.target), quote=True),
+        "canonical": html.escape(url.absolute(redirect.target), quote=True),
+    }
+    context: dict[str, object] = {
+        name: Markup(value)  # noqa: S704 - escaped above
+        for name, value in values.items()
+    }
+    context["redirect"] = redirect
+    return render_released(env.get_template(TEMPLATE), context)

@@ -451,7 +451,11 @@ class HtmlPages:
                 for rel, data in variant_files(images, cache_dir, quality, job.collector, fresh):
                     tree.add(rel, data, None, "image variant")
             for redirect in job.redirects:  # (of the languages built: render/aliases.py)
-                page = redirect_html(redirect, job.url)
+                try:
+                    page = redirect_html(redirect, job.url, job.envs[redirect.lang])
+                except jinja2.TemplateError as exc:
+                    job.collector.add(template_error(exc, job.project.root))
+                    break  # (the same template for every one: said once)
                 tree.add(redirect.file, page, redirect.owner, redirect.origin)
 
         self.counts, self.fingerprints = render_pages(
