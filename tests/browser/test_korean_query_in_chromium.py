@@ -8,10 +8,13 @@ nothing although prefix-caching says `적중률이 9%p 올랐습니다` (indexed
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from bipub.render.search_words import table
 from tests.browser.test_reader_in_chromium import search
 
 pytestmark = pytest.mark.browser
@@ -74,7 +77,7 @@ SWEEP = """async () => {
   for (const file of files) {
     for (const word of Object.keys(file.w)) {
       words.push(word);
-      const asked = s.readWord(word, files[s.shardOf(word, files.length)]);
+      const asked = s.readWord(word, files[s.shardOf(word, files.length)], shards.table);
       if (asked === null || !(await pagefind.search(asked)).results.length) missed.push([word, asked]);
     }
   }
@@ -90,3 +93,28 @@ def test_every_word_of_the_index_typed_as_it_is_finds_a_post(browser: Any, site_
     found = page.evaluate(SWEEP)
     page.close()
     assert found["words"] > 2000 and found["missed"] == []
+
+
+def test_the_table_of_endings_comes_with_the_index(
+    browser: Any, site_url: str, demo_site: Path
+) -> None:
+    """Session 34: the particles and endings are the build's (render/search_words.py), given to
+    the page in shards.json; a shards.json without them (an older build's) is said, not read
+    with a table the page would keep of its own."""
+    for lang in ("ko", "en"):
+        listing = json.loads((demo_site / lang / "pagefind" / "shards.json").read_text("utf-8"))
+        assert listing["table"] == table()
+
+    def without_table(route: Any) -> None:
+        listing = json.loads(route.fetch().text())
+        del listing["table"]
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(listing))
+
+    page = browser.new_page()
+    page.route("**/shards.json", without_table)
+    page.goto(f"{site_url}/ko/search/?q=" + "적중률이 올랐다", wait_until="load")
+    page.wait_for_function("document.querySelector('.search-status').textContent !== ''")
+    status = page.locator(".search-status")
+    assert status.inner_text() == status.get_attribute("data-failed")
+    assert page.locator(".search-result").count() == 0
+    page.close()

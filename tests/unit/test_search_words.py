@@ -20,10 +20,12 @@ import pytest
 from bipub.render.search import SearchPage, Stemmer, search_index
 from bipub.render.search_words import (
     ENDINGS,
+    PARTICLES,
     alt_words,
     base,
     lexicon,
     shard_of,
+    table,
     term,
     words_of,
 )
@@ -49,18 +51,27 @@ def _js(
     calls: list[tuple[str, list[Any]]], lexicon_file: dict[str, Any] | None = None
 ) -> list[Any]:
     """search.js's functions called in Node: [(name, args)] → their results (`lex` in args is
-    replaced by `lexicon_file`, `lexiconOf` by a function that resolves to it)."""
-    node = shutil.which("node")
-    if node is None:
-        pytest.fail("Node is not installed: run scripts/bootstrap.sh (Debian package nodejs)")
+    replaced by `lexicon_file`, `lexiconOf` by a function that resolves to it, `table` by the
+    table of particles and endings each build writes into shards.json: `table()`)."""
     script = (
         'import * as s from "./search.mjs";\n'
         f"const lex = {json.dumps(lexicon_file)};\n"
+        f"const table = {json.dumps(table(), ensure_ascii=False)};\n"
         f"const calls = {json.dumps(calls, ensure_ascii=False)};\n"
-        "const arg = (a) => a === 'lex' ? lex : a === 'lexiconOf' ? async () => lex : a;\n"
+        "const arg = (a) => a === 'lex' ? lex : a === 'lexiconOf' ? async () => lex :\n"
+        "  a === 'table' ? table : a;\n"
         "const results = await Promise.all(calls.map(([f, args]) => s[f](...args.map(arg))));\n"
         "console.log(JSON.stringify(results));\n"
     )
+    return _node(script)
+
+
+def _node(script: str) -> list[Any]:
+    """`script` run in Node as a module beside search.js (`./search.mjs`): what it printed, as
+    JSON."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("Node is not installed: run scripts/bootstrap.sh (Debian package nodejs)")
     with tempfile.TemporaryDirectory(prefix="bipub-search-js-") as tmp:
         folder = Path(tmp)
         (folder / "search.mjs").write_text(SEARCH_JS.read_text("utf-8"), "utf-8")
@@ -81,20 +92,49 @@ def _one_file(words: dict[str, list[str]]) -> dict[str, Any]:
 
 
 def _read(words: list[str], lexicon_words: dict[str, list[str]] = WORDS) -> list[Any]:
-    return _js([("readWord", [w, "lex"]) for w in words], _one_file(lexicon_words))
+    return _js([("readWord", [w, "lex", "table"]) for w in words], _one_file(lexicon_words))
 
 
-def test_the_endings_are_the_same_in_the_page_script() -> None:
+def test_the_page_holds_no_table_of_its_own_and_reads_the_one_it_is_given() -> None:
+    """Session 34: the particles and endings are written once (render/search_words.py) and given
+    to the page in shards.json; the page had its own copy, kept equal only by a test."""
     script = SEARCH_JS.read_text("utf-8")
-    listed = re.search(r"const ENDINGS = \[(.*?)\]", script, re.S)
-    assert listed is not None
-    assert tuple(re.findall(r'"([^"]+)"', listed.group(1))) == ENDINGS
+    assert not re.search(r"const (ENDINGS|PARTICLES)\b", script)
+    assert not any(f'"{e}"' in script for e in ("했었습니다", "시켰습니다", "에서부터"))
+    assert table() == {
+        "particles": sorted(PARTICLES, key=len, reverse=True),
+        "endings": sorted(ENDINGS, key=len, reverse=True),
+    }
+    # another table reads another way: the page's reading is the table's
+    other = {"particles": ["까지"], "endings": ["습니다"]}
+    assert _js([("base", ["먹었습니다", other]), ("base", ["먹었다", other])]) == ["먹었", ""]
+    assert _js([("stripParticle", ["캐시를", other]), ("stripParticle", ["서울까지", other])]) == [
+        "캐시를",
+        "서울",
+    ]
+
+
+def test_without_the_table_a_word_is_not_read_but_the_page_says_so() -> None:
+    """An index whose shards.json has no table (an older build, a damaged file): the page reads
+    no word with a table of its own, it fails (and says the index could not be loaded)."""
+    script = (
+        'import * as s from "./search.mjs";\n'
+        "const out = [];\n"
+        "for (const t of [undefined, {}, {particles: [], endings: ['다']}, {particles: ['가'], "
+        "endings: 'x'}]) {\n"
+        "  try { s.base('올랐다', t); out.push('read'); } catch (e) { out.push(e.message); }\n"
+        "}\n"
+        "console.log(JSON.stringify(out));\n"
+    )
+    said = _node(script)
+    assert said == ["shards.json: no table of particles and endings (build the site again)"] * 4
 
 
 def test_base_and_shard_are_the_same_in_python_and_in_the_page() -> None:
     words = [*WORDS, "재사용했습니다", "올랐다", "갔어요", "한다", "가", "재사용", "오릅니다"]
     words += ["오른다", "먹었다", "먹었습니다", "간다", "합니까", "올랐다고"]
-    calls = [("base", [w]) for w in [*words, "a", "p99는"]] + [("shardOf", [w, 8]) for w in words]
+    calls = [("base", [w, "table"]) for w in [*words, "a", "p99는"]]
+    calls += [("shardOf", [w, 8]) for w in words]
     want = [base(w) for w in [*words, "a", "p99는"]] + [shard_of(w, 8) for w in words]
     assert _js(calls) == want
     assert base("재사용했습니다") == base("재사용합니다") == base("재사용되고") == "재사용"
@@ -202,7 +242,7 @@ def test_the_descriptions_of_the_images_of_the_body_are_words_of_the_index() -> 
 def test_a_query_is_read_word_by_word_and_not_asked_if_a_word_cannot_be_read() -> None:
     lexicon_file = _one_file(WORDS)
     queries = ["적중률이 올랐다", "적중률이 올랐다.", "KV 캐시를", "재사용했습니다 재밌었다", "  "]
-    found = _js([("readQuery", [q, "lexiconOf"]) for q in queries], lexicon_file)
+    found = _js([("readQuery", [q, "lexiconOf", "table"]) for q in queries], lexicon_file)
     # (the punctuation around a Korean word is left out: 올랐다. was asked as it was, and
     # Pagefind matched the longest indexed word it starts with)
     assert found == ["적중률 오르다", "적중률 오르다", "KV 캐시", None, ""]

@@ -42,7 +42,7 @@ from bipub.render.search import (
     search_index,
 )
 from bipub.render.search_memo import ENV, SearchMemo
-from bipub.render.search_words import alt_words, lexicon, words_of
+from bipub.render.search_words import alt_words, lexicon, table, words_of
 from bipub.write.output import OutputFile, OutputTree
 
 SHARDS_FILE: Final = "shards.json"  # under /<lang>/pagefind/: the bundles to search
@@ -208,13 +208,15 @@ def index_site(
                     r: (staged / r).read_bytes() for r in files if r.startswith("fragment/")
                 }
                 shard_words.append(words_of(fragments) | {w: [] for w in alts})
-        listing: dict[str, list[str]] = {"bundles": bundles}
+        # the particles and endings the page reads a query word with: their one source is
+        # render/search_words.py (every language: a Korean word typed on any search page)
+        listing: dict[str, object] = {"bundles": bundles, "table": table()}
         if korean:  # the lexicon of the search page (render/search_words.py)
             words = lexicon(shard_words)
             for rel, data in words.items():
                 tree.add(f"{lang}/{BUNDLE}/{rel}", data, lang, "search index")
             listing["words"] = list(words)
-        manifest = json.dumps(listing, separators=(",", ":")) + "\n"
+        manifest = json.dumps(listing, ensure_ascii=False, separators=(",", ":")) + "\n"
         tree.add(f"{lang}/{BUNDLE}/{SHARDS_FILE}", manifest, lang, "search index")
         from_memo = f" ({memo.hits} of them from {ENV})" if memo.hits else ""
         memo.hits = 0

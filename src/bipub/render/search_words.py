@@ -10,8 +10,8 @@ the index, the words it holds and what to ask Pagefind for each (static/search.j
   each stem → the *term* to search for it: its first stem when that is the word's leading noun
   run or a dictionary form (`적중률이` → `적중률`, `올랐습니다` → `오르다`, `재사용합니다` →
   `재사용`), else "" (the word itself: `재사용`, `캐시`);
-- `b`: each word's *base*, the word without a common ending (`ENDINGS`, the same list as
-  static/search.js; `base`): `올랐습니다` and `올랐다` → `올랐`, `재사용합니다` and
+- `b`: each word's *base*, the word without a common ending (`ENDINGS`; `base`, as the page
+  does with the table each build writes into shards.json: `table`): `올랐습니다` and `올랐다` → `올랐`, `재사용합니다` and
   `재사용했습니다` → `재사용`, and each stem's without 다 (`오르다` → `오르`, the base of
   `오릅니다` and `오른다`) → the term of the words with that base (a base whose words have
   different terms is left out: it cannot be read);
@@ -45,8 +45,17 @@ OPEN, CLOSE = "⟦", "⟧"  # (render/search.py)
 _KEY = re.compile(r"^[\uac00-\ud7a3]+$")
 _NOT_WORD = re.compile(r"[\W_]+")
 
-#: Endings taken off a word to find its base (longest first; the same list as static/search.js,
-#: tests/unit/test_search_words.py compares them). A 하다/되다 verb's ending goes whole, down to
+#: The particles taken off a query word (캐시를 → 캐시, GPU가 → GPU): static/search.js reads them
+#: from shards.json (`table`), where each build writes them; the page holds no copy.
+PARTICLES: Final = (
+    "에서부터", "으로부터", "이라고", "에게서", "한테서", "으로서", "으로써",
+    "께서", "에서", "에게", "한테", "으로", "까지", "부터", "처럼", "보다", "이나", "이랑",
+    "마다", "조차", "밖에", "라고", "로서", "로써", "이다", "입니다",
+    "은", "는", "이", "가", "을", "를", "의", "에", "로", "와", "과", "도", "만",
+)  # fmt: skip
+
+#: Endings taken off a word to find its base (`base`; static/search.js reads them from
+#: shards.json, `table`). A 하다/되다 verb's ending goes whole, down to
 #: its noun (재사용했습니다 → 재사용); another verb keeps its stem's last syllable, where the
 #: tense is (올랐습니다, 올랐다 → 올랐).
 ENDINGS: Final = (
@@ -63,6 +72,17 @@ ENDINGS: Final = (
     "한", "할", "함", "된", "될", "됨", "다", "고", "며", "면", "지", "죠", "던", "요",
 )  # fmt: skip
 _BY_LENGTH: Final = sorted(ENDINGS, key=len, reverse=True)
+
+
+def table() -> dict[str, list[str]]:
+    """The particles and endings, longest first, as shards.json gives them to the search page
+    (static/search.js reads a query word with them, as `base` does here): their one source."""
+    return {
+        "particles": sorted(PARTICLES, key=len, reverse=True),
+        "endings": list(_BY_LENGTH),
+    }
+
+
 _FINAL_N, _FINAL_B = 4, 17  # a syllable's final consonant ㄴ, ㅂ (its code point's remainder)
 
 

@@ -5,45 +5,38 @@
  * excerpts here. A Korean index comes with a lexicon (render/search_words.py: shards.json
  * "words", split by first syllable): each Korean query word is read with it as the index read
  * the word (`readWord`: 올랐다 → 오르다, 재사용했습니다 → 재사용), and a word it cannot read is
- * not asked of Pagefind, which would match the longest indexed word it starts with (재). */
-const PARTICLES = [
-  "에서부터", "으로부터", "이라고", "에게서", "한테서", "으로서", "으로써",
-  "께서", "에서", "에게", "한테", "으로", "까지", "부터", "처럼", "보다", "이나", "이랑",
-  "마다", "조차", "밖에", "라고", "로서", "로써", "이다", "입니다",
-  "은", "는", "이", "가", "을", "를", "의", "에", "로", "와", "과", "도", "만",
-];
-/* the endings a word's base is found without (render/search_words.py ENDINGS: the same list) */
-const ENDINGS = [
-  "했었습니다", "되었습니다", "시켰습니다",
-  "했습니다", "됐습니다", "했었다", "되었다", "되었고", "되었던", "되어서", "시킵니다",
-  "시켰다", "하려면", "하려고", "되도록", "했지만", "했는데", "했으며", "했으나", "했어요",
-  "됐지만", "됐어요", "하지만", "되지만", "하는데", "되는데", "합니다", "합니까", "됩니다",
-  "했다", "했고", "했던", "했을", "했죠", "했어", "했음", "한다", "하는", "하고", "하지",
-  "하면", "하며", "하여", "해서", "해야", "해요", "해도", "하기", "하게", "하던", "하니",
-  "하다", "됐다", "됐고", "됐던", "된다", "되는", "되고", "되지", "되면", "되며", "되어",
-  "돼서", "돼요", "되기", "되게", "되던", "되다", "시킨다", "시키는", "시키고", "시킨",
-  "습니다", "습니까", "니다", "니까", "는데", "지만", "으며", "으면", "어서", "아서", "어요",
-  "아요", "어도", "아도", "다고", "다는", "다면", "다며", "다가",
-  "한", "할", "함", "된", "될", "됨", "다", "고", "며", "면", "지", "죠", "던", "요",
-].sort((a, b) => b.length - a.length);
+ * not asked of Pagefind, which would match the longest indexed word it starts with (재).
+ * The particles and endings a word is read with are not written here: each build writes them
+ * into shards.json as `table` (render/search_words.py PARTICLES, ENDINGS: their one source), and
+ * every function below that needs them is given that table (an index without it does not load). */
 const HANGUL = /^[\uac00-\ud7a3]+$/;
 const EDGES = /^[\p{P}\p{S}]+|[\p{P}\p{S}]+$/gu;  /* punctuation and symbols around a word */
 
-export function stripParticle(word) {
-  for (const p of PARTICLES) {
+/* shards.json's `table` ({particles, endings}, longest first), checked: without it a query word
+ * cannot be read as the index was, and the page says the index could not be loaded */
+export function checkTable(table) {
+  const list = (x) => Array.isArray(x) && x.length > 0 && x.every((e) => typeof e === "string" && e);
+  if (!table || !list(table.particles) || !list(table.endings)) {
+    throw new Error("shards.json: no table of particles and endings (build the site again)");
+  }
+  return table;
+}
+
+export function stripParticle(word, table) {
+  for (const p of checkTable(table).particles) {
     if (word.length > p.length && word.endsWith(p)) return word.slice(0, -p.length);
   }
   return word;
 }
 
-export function normalize(query) {
-  return query.trim().split(/\s+/).map((word) => (HANGUL.test(word) ? stripParticle(word) : word)).join(" ");
+export function normalize(query, table) {
+  return query.trim().split(/\s+/).map((word) => (HANGUL.test(word) ? stripParticle(word, table) : word)).join(" ");
 }
 
 /* the word without its longest ending that leaves a syllable ("" if none), and without the
  * final ㅂ of ㅂ니다 or ㄴ of ㄴ다 (오릅니다, 오른다 → 오르) */
-export function base(word) {
-  for (const e of ENDINGS) {
+export function base(word, table) {
+  for (const e of checkTable(table).endings) {
     if (word.length > e.length && word.endsWith(e)) {
       const found = word.slice(0, -e.length);
       const last = found.charCodeAt(found.length - 1) - 0xac00;
@@ -65,24 +58,24 @@ export function shardOf(word, n) {
 /* What to ask Pagefind for a Korean query word, by its lexicon file `lex` ({w, b, n}); null if
  * the word cannot be read: it is no indexed word, reaches none by its particle or ending, and
  * starts no indexed word (asked as it is, Pagefind would match its longest indexed prefix). */
-export function readWord(word, lex) {
-  const found = readForm(word, lex);
+export function readWord(word, lex, table) {
+  const found = readForm(word, lex, table);
   /* a noun of one syllable reached by taking a particle or ending off (책이 → 책): asked as that
    * word only (Pagefind's quotes), not as the start of every word (책임, 책상) */
   return found && found.length === 1 && found !== word ? `"${found}"` : found;
 }
 
-function readForm(word, lex) {
+function readForm(word, lex, table) {
   /* a form found by taking a particle or ending off: one syllable only if a noun stem (책) */
   const long = (t) => t.length > 1 || lex.n.includes(t);
-  const bare = stripParticle(word);
-  const forms = [...new Set([word, bare, base(word), base(bare)])].filter(Boolean);
+  const bare = stripParticle(word, table);
+  const forms = [...new Set([word, bare, base(word, table), base(bare, table)])].filter(Boolean);
   for (const f of forms) {  /* a word (or stem) of the index */
     const t = Object.hasOwn(lex.w, f) ? lex.w[f] || f : "";
     if (t && (f === word || long(t))) return t;
   }
   for (const f of [word, bare]) {  /* the base of words of the index */
-    const b = base(f);
+    const b = base(f, table);
     if (b && Object.hasOwn(lex.b, b) && long(lex.b[b])) return lex.b[b];
   }
   const keys = Object.keys(lex.w);
@@ -96,10 +89,10 @@ function readForm(word, lex) {
  * (`readWord`, with the lexicon file `lexiconOf(word)` resolves to; the punctuation around it
  * left out: 올랐다. → 오르다), the other words as they are; null if a Korean word cannot be read:
  * every word must be in a result, and no page has that one. */
-export async function readQuery(query, lexiconOf) {
+export async function readQuery(query, lexiconOf, table) {
   const read = await Promise.all(query.trim().split(/\s+/).map(async (word) => {
     const core = word.replace(EDGES, "");
-    return HANGUL.test(core) ? readWord(core, await lexiconOf(core)) : word;
+    return HANGUL.test(core) ? readWord(core, await lexiconOf(core), table) : word;
   }));
   return read.includes(null) ? null : read.join(" ");
 }
@@ -137,15 +130,16 @@ async function main() {
       if (!r.ok) throw new Error(`shards.json: HTTP ${r.status}`);
       return r.json();
     });
+    const table = checkTable(shards.table);
     if (!shards.bundles.length) {  /* no page of this language is indexed */
-      return { pagefind: { search: async () => ({ results: [] }) }, words: null };
+      return { pagefind: { search: async () => ({ results: [] }) }, words: null, table };
     }
     const pagefind = await import(form.dataset.bundle + shards.bundles[0] + "pagefind.js");
     await pagefind.options({ baseUrl: "/" });
     for (const other of shards.bundles.slice(1)) {
       await pagefind.mergeIndex(form.dataset.bundle + other, { baseUrl: "/" });
     }
-    return { pagefind, words: shards.words && shards.words.length ? shards.words : null };
+    return { pagefind, words: shards.words && shards.words.length ? shards.words : null, table };
   })();
   /* the lexicon's files, fetched once each, when a query word needs one (again after a failure) */
   const lexicons = new Map();
@@ -160,9 +154,9 @@ async function main() {
     return lexicons.get(file);
   }
   /* the query Pagefind is asked, or null if a Korean word of it cannot be read (no page has it) */
-  function terms(query, files) {
-    if (!files) return normalize(query);  /* no lexicon: the particle is taken off only */
-    return readQuery(query, (word) => lexicon(files, word));
+  function terms(query, files, table) {
+    if (!files) return normalize(query, table);  /* no lexicon: the particle is taken off only */
+    return readQuery(query, (word) => lexicon(files, word), table);
   }
   ready.catch((e) => {
     status.textContent = status.dataset.failed;
@@ -176,7 +170,7 @@ async function main() {
     try {
       const index = await ready;
       pagefind = index.pagefind;
-      text = await terms(query, index.words);
+      text = await terms(query, index.words, index.table);
     } catch (e) {
       if (mine === latest) status.textContent = status.dataset.failed;
       console.error(e);
