@@ -95,6 +95,67 @@ def test_every_word_of_the_index_typed_as_it_is_finds_a_post(browser: Any, site_
     assert found["words"] > 2000 and found["missed"] == []
 
 
+GPU_POSTS = 8  # the demo's Korean posts that say GPU (with one particle or another)
+
+
+def test_a_latin_word_with_a_particle_is_asked_as_its_word(browser: Any, site_url: str) -> None:
+    """Session 34: GPU를 went to Pagefind as typed, which holds gpu를 whole: it found the one post
+    that says GPU를 of the eight that say GPU, and GPU를 적중률이 found nothing although the
+    prefix-caching post says GPU가 and 적중률이."""
+    gpu = search(browser, site_url, "ko", "GPU")
+    posts = [h for h in gpu if h.startswith("/ko/blog/")]
+    assert len(posts) == GPU_POSTS and PREFIX in posts
+    assert search(browser, site_url, "ko", "GPU를") == gpu
+    assert search(browser, site_url, "ko", "GPU를 적중률이")[:1] == [PREFIX]
+    assert search(browser, site_url, "ko", "FP8을") == search(browser, site_url, "ko", "FP8")
+    # on the English page (no lexicon): the particle is taken off too
+    english = search(browser, site_url, "en", "GPU")
+    assert english and search(browser, site_url, "en", "GPU가") == english
+
+
+def test_a_latin_run_no_page_starts_is_not_asked(browser: Any, site_url: str) -> None:
+    """k8s의 went to Pagefind as typed, which matched the longest indexed word it starts with:
+    the letter k of the code samples."""
+    page = browser.new_page()
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url))
+    page.goto(f"{site_url}/ko/search/?q=" + "k8s의", wait_until="load")
+    page.wait_for_function("document.querySelector('.search-status').textContent !== ''")
+    assert page.locator(".search-result").count() == 0
+    assert not [u for u in asked if "/index/" in u and u.endswith(".pf_index")]
+    page.close()
+
+
+LATIN_SWEEP = """async () => {
+  const s = await import('/assets/search.js');
+  const at = '/ko/pagefind/';
+  const shards = await (await fetch(at + 'shards.json')).json();
+  const pagefind = await import(at + shards.bundles[0] + 'pagefind.js');
+  await pagefind.options({ baseUrl: '/' });
+  for (const other of shards.bundles.slice(1)) await pagefind.mergeIndex(at + other, { baseUrl: '/' });
+  const files = await Promise.all(shards.words.map(async (f) => (await fetch(at + f)).json()));
+  const lexiconOf = async (w) => files[s.shardOf(w, files.length)];
+  const runs = files.flatMap((f) => f.l), missed = [];
+  for (const run of runs) {
+    const asked = await s.readQuery(run + '를', lexiconOf, shards.table);
+    if (asked !== run || !(await pagefind.search(asked)).results.length) missed.push([run, asked]);
+  }
+  return { runs: runs.length, missed };
+}"""
+
+
+def test_every_latin_run_of_the_index_with_a_particle_finds_a_post(
+    browser: Any, site_url: str
+) -> None:
+    """No false "no results" for a Latin word with a particle: each run the lexicon lists (`l`,
+    ~680 on the demo: GPU, fp8, p99, …) typed with 를 is read as itself and finds a post."""
+    page = browser.new_page()
+    page.goto(f"{site_url}/ko/search/", wait_until="load")
+    found = page.evaluate(LATIN_SWEEP)
+    page.close()
+    assert found["runs"] > 500 and found["missed"] == []
+
+
 def test_the_table_of_endings_comes_with_the_index(
     browser: Any, site_url: str, demo_site: Path
 ) -> None:

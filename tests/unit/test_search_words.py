@@ -236,7 +236,10 @@ def test_the_descriptions_of_the_images_of_the_body_are_words_of_the_index() -> 
         '<a class="header-anchor"><img alt="앵커그림"></a><span data-pagefind-ignore><img alt="무시">'
         '</span><img alt="뒤&amp;그림"></p></main><footer><img alt="바닥그림"></footer>'
     )
-    assert alt_words([html]) == ["고리로", "그림", "뒤", "뒤그림", "링", "이어져"]
+    assert alt_words([html]) == [
+        *["4장이", "GPU", "all", "allreduce", "reduce"],  # (led by a Latin run: session 34)
+        *["고리로", "그림", "뒤", "뒤그림", "링", "이어져"],
+    ]
 
 
 def test_a_query_is_read_word_by_word_and_not_asked_if_a_word_cannot_be_read() -> None:
@@ -246,3 +249,55 @@ def test_a_query_is_read_word_by_word_and_not_asked_if_a_word_cannot_be_read() -
     # (the punctuation around a Korean word is left out: 올랐다. was asked as it was, and
     # Pagefind matched the longest indexed word it starts with)
     assert found == ["적중률 오르다", "적중률 오르다", "KV 캐시", None, ""]
+
+
+# a blog's words led by a Latin run, as the index holds them (GPU가 ⟦GPU⟧; k alone, from code)
+LATIN_WORDS: dict[str, list[str]] = {
+    **WORDS,
+    "GPU가": ["GPU"],
+    "Redis": [],
+    "API에서": ["API"],
+    "p99는": [],
+    "k": [],
+    "3월": [],
+    "GPU메모리를": ["GPU", "메모리"],
+}
+
+
+def test_the_lexicon_holds_the_latin_runs_of_the_index() -> None:
+    lexicon_file = _one_file(LATIN_WORDS)
+    assert lexicon_file["l"] == ["3", "api", "gpu", "k", "p99", "redis"]  # (lower case: Pagefind)
+    assert "GPU가" not in lexicon_file["w"]  # (the Korean words only: readWord's)
+    assert lexicon_file["w"]["메모리"] == ""  # a Korean stem of such a word is an indexed word
+    words = {
+        f"{chr(0xAC00 + 28 * i)}{chr(0xAC00 + j)}다": [] for i in range(300) for j in range(40)
+    }
+    words |= {f"x{i}y": [] for i in range(50)} | {"Zeta가": ["Zeta"], "9시": []}
+    files = lexicon([words])
+    for n, data in enumerate(files.values()):
+        assert all(shard_of(run, len(files)) == n for run in json.loads(data)["l"])
+    runs = ["x1y", "zeta", "9", "a", "Z"]
+    assert _js([("shardOf", [run, len(files)]) for run in runs]) == [
+        shard_of(run, len(files)) for run in runs
+    ]
+
+
+def test_a_latin_word_with_particles_is_asked_as_its_run() -> None:
+    """Session 34: GPU가 was asked as it is: Pagefind holds gpu가 whole, and found only the posts
+    with that very particle (1 of the demo's 6 with GPU); Redis를 found none; k8s의 found the
+    posts with the letter k (the longest indexed word it starts with)."""
+    queries = ["GPU를", "Redis를", "API에서는", "P99가", "gpu의 캐시를", "k8s의", "k8s"]
+    queries += ["GPU당", "3월에", "GPU메모리를", "(GPU가)", "GPU"]
+    found = _js([("readQuery", [q, "lexiconOf", "table"]) for q in queries], _one_file(LATIN_WORDS))
+    assert found == [
+        *["gpu", "redis", "api", "p99", "gpu 캐시"],
+        None,  # k8s의: no indexed word starts with k8s (k is not read for it)
+        "k8s",  # (typed alone: asked as it is, as before)
+        *["GPU당", "3월에", "GPU메모리를"],  # not particles after the run: asked as typed
+        "gpu",  # (the punctuation around it left out)
+        "GPU",  # (a Latin word alone: as before)
+    ]
+    calls = [("latinStem", [w, "table"]) for w in ["GPU가", "API에서는", "cache입니다", "GPU당"]]
+    calls += [("latinStem", [w, "table"]) for w in ["가", "GPU", "3월에", "a-b가", "GPU메모리를"]]
+    calls += [("normalize", ["GPU가 캐시를 Redis를", "table"])]
+    assert _js(calls) == ["GPU", "API", "cache", *[""] * 6, "GPU 캐시 Redis"]

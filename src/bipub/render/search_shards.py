@@ -46,7 +46,8 @@ from bipub.render.search_words import alt_words, lexicon, table, words_of
 from bipub.write.output import OutputFile, OutputTree
 
 SHARDS_FILE: Final = "shards.json"  # under /<lang>/pagefind/: the bundles to search
-RECORD_FORMAT: Final = 2  # 2: the image descriptions of each shard (session 33)
+RECORD_FORMAT: Final = 3  # 2: the image descriptions of each shard (session 33); 3: their
+# words that start with a Latin letter or digit too (session 34)
 Ident = tuple[int, int, int]  # (inode, size, mtime_ns) of a file
 
 
@@ -98,7 +99,7 @@ class SearchRecord:
         default_factory=dict
     )  # lang/n → key, files
     stems: dict[str, list[str]] = field(default_factory=dict)  # Korean word → its stems
-    # lang/n → the Korean words of its images' descriptions (alt): Pagefind indexes them, but its
+    # lang/n → the Korean (and Latin-led) words of its images' descriptions (alt): Pagefind indexes them, but its
     # fragments, which the lexicon is read from, do not hold them (render/search_words.py)
     alts: dict[str, list[str]] = field(default_factory=dict)
 

@@ -10,6 +10,7 @@
  * into shards.json as `table` (render/search_words.py PARTICLES, ENDINGS: their one source), and
  * every function below that needs them is given that table (an index without it does not load). */
 const HANGUL = /^[\uac00-\ud7a3]+$/;
+const MIXED = /^([A-Za-z0-9]+)[\uac00-\ud7a3]+$/;  /* a Latin run and Hangul after it: GPU가 */
 const EDGES = /^[\p{P}\p{S}]+|[\p{P}\p{S}]+$/gu;  /* punctuation and symbols around a word */
 
 /* shards.json's `table` ({particles, endings}, longest first), checked: without it a query word
@@ -29,8 +30,25 @@ export function stripParticle(word, table) {
   return word;
 }
 
+/* A word of ASCII letters or digits and particles after it (GPU가, Redis를, API에서는, k8s의):
+ * that run (GPU, Redis, API, k8s); else "". Pagefind holds such a word whole (gpu가), so asked as
+ * typed it found only the pages with that very particle, or none (redis를), or the pages of a
+ * shorter indexed word it starts with (k8s의 found the letter k). */
+export function latinStem(word, table) {
+  const run = MIXED.exec(word);
+  if (!run) return "";
+  let rest = word;
+  while (rest.length > run[1].length) {
+    const bare = stripParticle(rest, table);
+    if (bare === rest) return "";  /* not a particle (GPU당, 3월): the word is asked as it is */
+    rest = bare;
+  }
+  return rest === run[1] ? rest : "";
+}
+
 export function normalize(query, table) {
-  return query.trim().split(/\s+/).map((word) => (HANGUL.test(word) ? stripParticle(word, table) : word)).join(" ");
+  return query.trim().split(/\s+/).map((word) => (
+    HANGUL.test(word) ? stripParticle(word, table) : latinStem(word, table) || word)).join(" ");
 }
 
 /* the word without its longest ending that leaves a syllable ("" if none), and without the
@@ -50,9 +68,11 @@ export function base(word, table) {
   return "";
 }
 
-/* which lexicon file holds a word's entry, of n (render/search_words.py: by first syllable) */
+/* which lexicon file holds a word's entry, of n (render/search_words.py: by first syllable; a
+ * Latin run's by its first character's code) */
 export function shardOf(word, n) {
-  return Math.floor((word.codePointAt(0) - 0xac00) / 28) % n;
+  const code = word.codePointAt(0);
+  return (code >= 0xac00 && code <= 0xd7a3 ? Math.floor((code - 0xac00) / 28) : code) % n;
 }
 
 /* What to ask Pagefind for a Korean query word, by its lexicon file `lex` ({w, b, n}); null if
@@ -85,14 +105,25 @@ function readForm(word, lex, table) {
   return null;
 }
 
+/* What to ask for a Latin run (`latinStem`, in lower case: as Pagefind indexes it) by its
+ * lexicon file: the run, if an indexed word starts with it (`l`); else null: asked, Pagefind
+ * would match the longest indexed word it starts with (k8s → k). */
+export function readLatin(run, lex) {
+  const low = run.toLowerCase();
+  return lex.l.some((k) => k.startsWith(low)) ? low : null;
+}
+
 /* What Pagefind is asked for a query on a page with a lexicon: each Korean word read
  * (`readWord`, with the lexicon file `lexiconOf(word)` resolves to; the punctuation around it
- * left out: 올랐다. → 오르다), the other words as they are; null if a Korean word cannot be read:
- * every word must be in a result, and no page has that one. */
+ * left out: 올랐다. → 오르다), a Latin run with particles as its run (`readLatin`: GPU가 → gpu),
+ * the other words as they are; null if a word cannot be read: every word must be in a result,
+ * and no page has that one. */
 export async function readQuery(query, lexiconOf, table) {
   const read = await Promise.all(query.trim().split(/\s+/).map(async (word) => {
     const core = word.replace(EDGES, "");
-    return HANGUL.test(core) ? readWord(core, await lexiconOf(core), table) : word;
+    if (HANGUL.test(core)) return readWord(core, await lexiconOf(core), table);
+    const run = latinStem(core, table).toLowerCase();
+    return run ? readLatin(run, await lexiconOf(run)) : word;
   }));
   return read.includes(null) ? null : read.join(" ");
 }
