@@ -242,13 +242,28 @@ def test_the_descriptions_of_the_images_of_the_body_are_words_of_the_index() -> 
     ]
 
 
-def test_a_query_is_read_word_by_word_and_not_asked_if_a_word_cannot_be_read() -> None:
+def test_a_query_is_read_word_by_word_and_a_word_that_cannot_be_read_is_left_out() -> None:
     lexicon_file = _one_file(WORDS)
-    queries = ["적중률이 올랐다", "적중률이 올랐다.", "KV 캐시를", "재사용했습니다 재밌었다", "  "]
-    found = _js([("readQuery", [q, "lexiconOf", "table"]) for q in queries], lexicon_file)
+    queries = ["적중률이 올랐다", "적중률이 올랐다.", "KV 캐시를", "  "]
+    queries += ["재사용했습니다 재밌었다", "재밌었다. (재밌었다) 바나나", "재밌었다"]
+    read = _js([("readQuery", [q, "lexiconOf", "table"]) for q in queries], lexicon_file)
+    found = [{"text": r["text"], "unread": r["unread"]} for r in read]
+    # what the page asks Pagefind for, by the word typed (it asks each of several on its own)
+    assert read[1]["asked"] == [["적중률이", "적중률"], ["올랐다.", "오르다"]]
+    assert read[4]["asked"] == [["재사용했습니다", "재사용"]]
     # (the punctuation around a Korean word is left out: 올랐다. was asked as it was, and
     # Pagefind matched the longest indexed word it starts with)
-    assert found == ["적중률 오르다", "적중률 오르다", "KV 캐시", None, ""]
+    assert found == [
+        {"text": "적중률 오르다", "unread": []},
+        {"text": "적중률 오르다", "unread": []},
+        {"text": "KV 캐시", "unread": []},
+        {"text": "", "unread": []},
+        # session 34: a word that cannot be read is left out and named (the page says it);
+        # session 33 asked nothing for the whole query and said only "No results"
+        {"text": "재사용", "unread": ["재밌었다"]},
+        {"text": "", "unread": ["재밌었다", "바나나"]},  # (each once, as typed)
+        {"text": "", "unread": ["재밌었다"]},
+    ]
 
 
 # a blog's words led by a Latin run, as the index holds them (GPU가 ⟦GPU⟧; k alone, from code)
@@ -288,7 +303,9 @@ def test_a_latin_word_with_particles_is_asked_as_its_run() -> None:
     posts with the letter k (the longest indexed word it starts with)."""
     queries = ["GPU를", "Redis를", "API에서는", "P99가", "gpu의 캐시를", "k8s의", "k8s"]
     queries += ["GPU당", "3월에", "GPU메모리를", "(GPU가)", "GPU"]
-    found = _js([("readQuery", [q, "lexiconOf", "table"]) for q in queries], _one_file(LATIN_WORDS))
+    read = _js([("readQuery", [q, "lexiconOf", "table"]) for q in queries], _one_file(LATIN_WORDS))
+    found = [r["text"] if not r["unread"] else None for r in read]
+    assert read[queries.index("k8s의")] == {"text": "", "unread": ["k8s의"], "asked": []}
     assert found == [
         *["gpu", "redis", "api", "p99", "gpu 캐시"],
         None,  # k8s의: no indexed word starts with k8s (k is not read for it)
@@ -301,3 +318,28 @@ def test_a_latin_word_with_particles_is_asked_as_its_run() -> None:
     calls += [("latinStem", [w, "table"]) for w in ["가", "GPU", "3월에", "a-b가", "GPU메모리를"]]
     calls += [("normalize", ["GPU가 캐시를 Redis를", "table"])]
     assert _js(calls) == ["GPU", "API", "cache", *[""] * 6, "GPU 캐시 Redis"]
+
+
+def test_the_words_pagefind_finds_nothing_for_are_named() -> None:
+    """Session 34: Pagefind leaves a term it holds no word for out of a query, without a word
+    (`caching zzqx` found what `caching` finds): each of several asked terms is asked on its own,
+    and those that find nothing are said (by the word typed) and left out."""
+    script = (
+        'import * as s from "./search.mjs";\n'
+        "const pages = {caching: 6, gpu: 8, '오르다': 3, zzqx: 0, qq: 0};\n"
+        "const asked = [];\n"
+        "const count = async (t) => { asked.push(t); return pages[t]; };\n"
+        "const out = [];\n"
+        "out.push(await s.unmatched([['caching', 'caching'], ['zzqx', 'zzqx']], count));\n"
+        "out.push(await s.unmatched([['GPU를', 'gpu'], ['올랐다', '오르다']], count));\n"
+        "out.push(await s.unmatched([['qq', 'qq'], ['qq', 'qq'], ['zzqx.', 'zzqx']], count));\n"
+        "out.push(asked.length);\n"
+        "out.push(await s.unmatched([['zzqx', 'zzqx']], count));  // (its search is the query's)\n"
+        "out.push(asked.length);\n"
+        "console.log(JSON.stringify(out));\n"
+    )
+    assert _node(script) == [["zzqx"], [], ["qq", "zzqx."], 7, [], 7]
+    words = ["GPU가.", "캐시를", "API에서는", "caching", "3월에"]
+    assert _js([("normalizeWord", [w, "table"]) for w in words]) == [
+        *["GPU", "캐시", "API", "caching", "3월에"]
+    ]

@@ -46,9 +46,15 @@ export function latinStem(word, table) {
   return rest === run[1] ? rest : "";
 }
 
+/* A query word on a page without a lexicon: a Korean word without its particle, a Latin run
+ * without its particles (GPU가 → GPU), another word as it is. */
+export function normalizeWord(word, table) {
+  if (HANGUL.test(word)) return stripParticle(word, table);
+  return latinStem(word.replace(EDGES, ""), table) || word;
+}
+
 export function normalize(query, table) {
-  return query.trim().split(/\s+/).map((word) => (
-    HANGUL.test(word) ? stripParticle(word, table) : latinStem(word, table) || word)).join(" ");
+  return query.trim().split(/\s+/).map((word) => normalizeWord(word, table)).join(" ");
 }
 
 /* the word without its longest ending that leaves a syllable ("" if none), and without the
@@ -113,19 +119,36 @@ export function readLatin(run, lex) {
   return lex.l.some((k) => k.startsWith(low)) ? low : null;
 }
 
-/* What Pagefind is asked for a query on a page with a lexicon: each Korean word read
- * (`readWord`, with the lexicon file `lexiconOf(word)` resolves to; the punctuation around it
- * left out: 올랐다. → 오르다), a Latin run with particles as its run (`readLatin`: GPU가 → gpu),
- * the other words as they are; null if a word cannot be read: every word must be in a result,
- * and no page has that one. */
+/* What Pagefind is asked for a query on a page with a lexicon, {text, unread}: `text`, each
+ * Korean word read (`readWord`, with the lexicon file `lexiconOf(word)` resolves to; the
+ * punctuation around it left out: 올랐다. → 오르다), a Latin run with particles as its run
+ * (`readLatin`: GPU가 → gpu), the other words as they are; `unread`, the words that cannot be
+ * read (as typed, without the punctuation around them), left out of `text`: no page has them,
+ * and asked, Pagefind would match a part of them. The page says which they are. */
 export async function readQuery(query, lexiconOf, table) {
-  const read = await Promise.all(query.trim().split(/\s+/).map(async (word) => {
+  const words = query.trim().split(/\s+/).filter(Boolean);
+  const read = await Promise.all(words.map(async (word) => {
     const core = word.replace(EDGES, "");
     if (HANGUL.test(core)) return readWord(core, await lexiconOf(core), table);
     const run = latinStem(core, table).toLowerCase();
     return run ? readLatin(run, await lexiconOf(run)) : word;
   }));
-  return read.includes(null) ? null : read.join(" ");
+  const unread = words.filter((_, i) => read[i] === null).map((w) => w.replace(EDGES, ""));
+  return {
+    text: read.filter((r) => r !== null).join(" "),
+    unread: [...new Set(unread)],
+    asked: words.map((w, i) => [w, read[i]]).filter(([, r]) => r !== null),  /* [typed, asked] */
+  };
+}
+
+/* The typed words of `asked` ([typed, asked] pairs) that Pagefind finds no page for, each asked
+ * on its own (`count(term)`: how many pages it finds) when there are several: Pagefind leaves a
+ * term it holds no word for out of a query without a word (`caching zzqx` found what `caching`
+ * finds), so the page says them. One term alone is not asked again: its search is the query's. */
+export async function unmatched(asked, count) {
+  if (asked.length < 2) return [];
+  const found = await Promise.all(asked.map(([, term]) => count(term)));
+  return [...new Set(asked.filter((_, i) => found[i] === 0).map(([typed]) => typed))];
 }
 
 export function clean(excerpt) {
@@ -144,6 +167,13 @@ async function main() {
   const input = form.querySelector("input[name=q]");
   const status = document.querySelector(".search-status");
   const list = document.querySelector(".search-results");
+  /* session 34: the query words left out (no page has them), said under the status */
+  const unreadNote = document.querySelector(".search-unread");
+  function sayUnread(words) {
+    if (!unreadNote) return;
+    unreadNote.textContent = words.length ? unreadNote.dataset.text.replace("{words}", words.join(", ")) : "";
+    unreadNote.hidden = !words.length;
+  }
   /* session 30: no results: the same query on the other languages' search pages */
   const other = document.querySelector(".search-other");
   const otherLinks = other ? [...other.querySelectorAll("a")] : [];
@@ -184,9 +214,12 @@ async function main() {
     }
     return lexicons.get(file);
   }
-  /* the query Pagefind is asked, or null if a Korean word of it cannot be read (no page has it) */
-  function terms(query, files, table) {
-    if (!files) return normalize(query, table);  /* no lexicon: the particle is taken off only */
+  /* the words Pagefind is asked ([typed, asked]: `readQuery`) and those left out unread */
+  async function terms(query, files, table) {
+    if (!files) {  /* no lexicon: the particle is taken off only */
+      const words = query.trim().split(/\s+/).filter(Boolean);
+      return { unread: [], asked: words.map((w) => [w, normalizeWord(w, table)]) };
+    }
     return readQuery(query, (word) => lexicon(files, word), table);
   }
   ready.catch((e) => {
@@ -196,24 +229,34 @@ async function main() {
   let latest = 0;
   async function run(query) {
     const mine = ++latest;
-    if (!query.trim()) { list.replaceChildren(); status.textContent = ""; offerOthers(""); return; }
-    let pagefind, text;
+    if (!query.trim()) { list.replaceChildren(); status.textContent = ""; sayUnread([]); offerOthers(""); return; }
+    let pagefind, unread, asked;
     try {
       const index = await ready;
       pagefind = index.pagefind;
-      text = await terms(query, index.words, index.table);
+      ({ unread, asked } = await terms(query, index.words, index.table));
     } catch (e) {
-      if (mine === latest) status.textContent = status.dataset.failed;
+      if (mine === latest) { status.textContent = status.dataset.failed; sayUnread([]); }
       console.error(e);
       return;  /* (an index that cannot load is said by ready.catch too) */
     }
-    /* a word no page has: no page has them all (Pagefind is not asked: it would match a part) */
-    const found = text === null ? { results: [] } : await pagefind.search(text);
+    /* the words no page has are left out, and said: those the lexicon cannot read (not asked:
+     * Pagefind would match a part of them) and those Pagefind finds nothing for (it would leave
+     * them out without a word); none left: nothing is asked */
+    const missing = await unmatched(asked, async (term) => (await pagefind.search(term)).results.length);
+    const text = asked.filter(([typed]) => !missing.includes(typed)).map(([, term]) => term).join(" ");
+    const found = text.trim() ? await pagefind.search(text) : { results: [] };
+    if (asked.length === 1 && !found.results.length) missing.push(asked[0][0]);
+    const typedOrder = query.trim().split(/\s+/).map((w) => w.replace(EDGES, ""));
+    unread = [...new Set([...unread, ...missing.map((w) => w.replace(EDGES, "") || w)])]
+      .sort((a, b) => typedOrder.indexOf(a) - typedOrder.indexOf(b));
     const data = await Promise.all(found.results.slice(0, 20).map((r) => r.data()));
     if (mine !== latest) return;
     const n = found.results.length;
     status.textContent = n === 0 ? status.dataset.none : n === 1 ? status.dataset.one : status.dataset.many.replace("{n}", n);
-    offerOthers(n === 0 ? query : "");
+    sayUnread(unread);
+    /* the other language's index may have what this one has not */
+    offerOthers(n === 0 || unread.length ? query : "");
     list.replaceChildren(...data.map((d) => {
       const li = document.createElement("li");
       li.className = "search-result";
