@@ -336,9 +336,11 @@ def test_the_words_pagefind_finds_nothing_for_are_named() -> None:
         "out.push(asked.length);\n"
         "out.push(await s.unmatched([['zzqx', 'zzqx']], count));  // (its search is the query's)\n"
         "out.push(asked.length);\n"
+        "out.push(await s.unmatched([['caching', 'caching'], ['-', '-'], ['&', '&']], count));\n"
+        "out.push(asked.length);  // (a word of no letter is not asked: Pagefind ignores it)\n"
         "console.log(JSON.stringify(out));\n"
     )
-    assert _node(script) == [["zzqx"], [], ["qq", "zzqx."], 7, [], 7]
+    assert _node(script) == [["zzqx"], [], ["qq", "zzqx."], 7, [], 7, [], 7]
     words = ["GPU가.", "캐시를", "API에서는", "caching", "3월에"]
     assert _js([("normalizeWord", [w, "table"]) for w in words]) == [
         *["GPU", "캐시", "API", "caching", "3월에"]

@@ -12,6 +12,7 @@
 const HANGUL = /^[\uac00-\ud7a3]+$/;
 const MIXED = /^([A-Za-z0-9]+)[\uac00-\ud7a3]+$/;  /* a Latin run and Hangul after it: GPU가 */
 const EDGES = /^[\p{P}\p{S}]+|[\p{P}\p{S}]+$/gu;  /* punctuation and symbols around a word */
+const WORDLIKE = /[\p{L}\p{N}]/u;  /* a letter or digit: what Pagefind indexes (not "-", "&") */
 
 /* shards.json's `table` ({particles, endings}, longest first), checked: without it a query word
  * cannot be read as the index was, and the page says the index could not be loaded */
@@ -146,9 +147,10 @@ export async function readQuery(query, lexiconOf, table) {
  * term it holds no word for out of a query without a word (`caching zzqx` found what `caching`
  * finds), so the page says them. One term alone is not asked again: its search is the query's. */
 export async function unmatched(asked, count) {
-  if (asked.length < 2) return [];
-  const found = await Promise.all(asked.map(([, term]) => count(term)));
-  return [...new Set(asked.filter((_, i) => found[i] === 0).map(([typed]) => typed))];
+  const words = asked.filter(([typed]) => WORDLIKE.test(typed));  /* (Pagefind ignores a "-") */
+  if (words.length < 2) return [];
+  const found = await Promise.all(words.map(([, term]) => count(term)));
+  return [...new Set(words.filter((_, i) => found[i] === 0).map(([typed]) => typed))];
 }
 
 export function clean(excerpt) {
@@ -246,7 +248,8 @@ async function main() {
     const missing = await unmatched(asked, async (term) => (await pagefind.search(term)).results.length);
     const text = asked.filter(([typed]) => !missing.includes(typed)).map(([, term]) => term).join(" ");
     const found = text.trim() ? await pagefind.search(text) : { results: [] };
-    if (asked.length === 1 && !found.results.length) missing.push(asked[0][0]);
+    const words = asked.filter(([typed]) => WORDLIKE.test(typed));
+    if (words.length === 1 && !found.results.length) missing.push(words[0][0]);
     const typedOrder = query.trim().split(/\s+/).map((w) => w.replace(EDGES, ""));
     unread = [...new Set([...unread, ...missing.map((w) => w.replace(EDGES, "") || w)])]
       .sort((a, b) => typedOrder.indexOf(a) - typedOrder.indexOf(b));
