@@ -256,7 +256,7 @@ def test_a_query_is_read_word_by_word_and_a_word_that_cannot_be_read_is_left_out
     assert found == [
         {"text": "적중률 오르다", "unread": []},
         {"text": "적중률 오르다", "unread": []},
-        {"text": "KV 캐시", "unread": []},
+        {"text": "캐시", "unread": ["KV"]},  # (no word of this index starts with kv: session 34)
         {"text": "", "unread": []},
         # session 34: a word that cannot be read is left out and named (the page says it);
         # session 33 asked nothing for the whole query and said only "No results"
@@ -302,17 +302,20 @@ def test_a_latin_word_with_particles_is_asked_as_its_run() -> None:
     with that very particle (1 of the demo's 6 with GPU); Redis를 found none; k8s의 found the
     posts with the letter k (the longest indexed word it starts with)."""
     queries = ["GPU를", "Redis를", "API에서는", "P99가", "gpu의 캐시를", "k8s의", "k8s"]
-    queries += ["GPU당", "3월에", "GPU메모리를", "(GPU가)", "GPU"]
+    queries += ["GPU당", "3월에", "GPU메모리를", "(GPU가)", "GPU", "all-reduce", "Redi", "2024"]
     read = _js([("readQuery", [q, "lexiconOf", "table"]) for q in queries], _one_file(LATIN_WORDS))
     found = [r["text"] if not r["unread"] else None for r in read]
     assert read[queries.index("k8s의")] == {"text": "", "unread": ["k8s의"], "asked": []}
     assert found == [
         *["gpu", "redis", "api", "p99", "gpu 캐시"],
         None,  # k8s의: no indexed word starts with k8s (k is not read for it)
-        "k8s",  # (typed alone: asked as it is, as before)
+        None,  # k8s alone too (asked, Pagefind found the posts with the letter k)
         *["GPU당", "3월에", "GPU메모리를"],  # not particles after the run: asked as typed
         "gpu",  # (the punctuation around it left out)
-        "GPU",  # (a Latin word alone: as before)
+        "gpu",  # (a Latin run alone: read as one with particles)
+        "all-reduce",  # (not a run alone: as typed, Pagefind splits it)
+        "redi",  # (the start of an indexed word: Pagefind matches words by prefix)
+        None,  # (2024: Pagefind found 20 for it on the demo)
     ]
     calls = [("latinStem", [w, "table"]) for w in ["GPU가", "API에서는", "cache입니다", "GPU당"]]
     calls += [("latinStem", [w, "table"]) for w in ["가", "GPU", "3월에", "a-b가", "GPU메모리를"]]

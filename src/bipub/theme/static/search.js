@@ -11,6 +11,7 @@
  * every function below that needs them is given that table (an index without it does not load). */
 const HANGUL = /^[\uac00-\ud7a3]+$/;
 const MIXED = /^([A-Za-z0-9]+)[\uac00-\ud7a3]+$/;  /* a Latin run and Hangul after it: GPU가 */
+const LATIN = /^[A-Za-z0-9]+$/;  /* a Latin run alone: k8s, GPU, 2024 */
 const EDGES = /^[\p{P}\p{S}]+|[\p{P}\p{S}]+$/gu;  /* punctuation and symbols around a word */
 const WORDLIKE = /[\p{L}\p{N}]/u;  /* a letter or digit: what Pagefind indexes (not "-", "&") */
 
@@ -123,7 +124,8 @@ export function readLatin(run, lex) {
 /* What Pagefind is asked for a query on a page with a lexicon, {text, unread}: `text`, each
  * Korean word read (`readWord`, with the lexicon file `lexiconOf(word)` resolves to; the
  * punctuation around it left out: 올랐다. → 오르다), a Latin run with particles as its run
- * (`readLatin`: GPU가 → gpu), the other words as they are; `unread`, the words that cannot be
+ * (`readLatin`: GPU가 → gpu), and so is a Latin run alone (k8s: Pagefind matched k for it), the
+ * other words (all-reduce) as they are; `unread`, the words that cannot be
  * read (as typed, without the punctuation around them), left out of `text`: no page has them,
  * and asked, Pagefind would match a part of them. The page says which they are. */
 export async function readQuery(query, lexiconOf, table) {
@@ -131,7 +133,7 @@ export async function readQuery(query, lexiconOf, table) {
   const read = await Promise.all(words.map(async (word) => {
     const core = word.replace(EDGES, "");
     if (HANGUL.test(core)) return readWord(core, await lexiconOf(core), table);
-    const run = latinStem(core, table).toLowerCase();
+    const run = (LATIN.test(core) ? core : latinStem(core, table)).toLowerCase();
     return run ? readLatin(run, await lexiconOf(run)) : word;
   }));
   const unread = words.filter((_, i) => read[i] === null).map((w) => w.replace(EDGES, ""));
