@@ -5,7 +5,10 @@
  * excerpts here. A Korean index comes with a lexicon (render/search_words.py: shards.json
  * "words", split by first syllable): each Korean query word is read with it as the index read
  * the word (`readWord`: 올랐다 → 오르다, 재사용했습니다 → 재사용), and a word it cannot read is
- * not asked of Pagefind, which would match the longest indexed word it starts with (재).
+ * not asked of Pagefind, which would match the longest indexed word it starts with (재); so is
+ * a Latin run, alone or with particles (GPU를 → gpu; k8s의, kubernetes: not asked). A word left
+ * out, because it cannot be read or because Pagefind finds nothing for it (`unmatched`: Pagefind
+ * itself drops such a term from a query without a word), is named under the count.
  * The particles and endings a word is read with are not written here: each build writes them
  * into shards.json as `table` (render/search_words.py PARTICLES, ENDINGS: their one source), and
  * every function below that needs them is given that table (an index without it does not load). */
