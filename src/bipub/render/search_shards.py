@@ -99,8 +99,9 @@ class SearchRecord:
         default_factory=dict
     )  # lang/n → key, files
     stems: dict[str, list[str]] = field(default_factory=dict)  # Korean word → its stems
-    # lang/n → the Korean (and Latin-led) words of its images' descriptions (alt): Pagefind indexes them, but its
-    # fragments, which the lexicon is read from, do not hold them (render/search_words.py)
+    # lang/n → the Korean (and Latin-led) words of its images' descriptions (alt): Pagefind
+    # indexes them, but its fragments, which the lexicon is read from, do not hold them
+    # (render/search_words.py)
     alts: dict[str, list[str]] = field(default_factory=dict)
 
     @staticmethod

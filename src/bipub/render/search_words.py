@@ -11,8 +11,8 @@ the index, the words it holds and what to ask Pagefind for each (static/search.j
   run or a dictionary form (`적중률이` → `적중률`, `올랐습니다` → `오르다`, `재사용합니다` →
   `재사용`), else "" (the word itself: `재사용`, `캐시`);
 - `b`: each word's *base*, the word without a common ending (`ENDINGS`; `base`, as the page
-  does with the table each build writes into shards.json: `table`): `올랐습니다` and `올랐다` → `올랐`, `재사용합니다` and
-  `재사용했습니다` → `재사용`, and each stem's without 다 (`오르다` → `오르`, the base of
+  does with the table each build writes into shards.json: `table`): `올랐습니다` and `올랐다`
+  → `올랐`, `재사용합니다` and `재사용했습니다` → `재사용`, and each stem's without 다 (`오르다` → `오르`, the base of
   `오릅니다` and `오른다`) → the term of the words with that base (a base whose words have
   different terms is left out: it cannot be read);
 - `n`: the one-syllable noun stems (책): a query word stripped down to one syllable is read as
@@ -59,9 +59,9 @@ PARTICLES: Final = (
 )  # fmt: skip
 
 #: Endings taken off a word to find its base (`base`; static/search.js reads them from
-#: shards.json, `table`). A 하다/되다 verb's ending goes whole, down to
-#: its noun (재사용했습니다 → 재사용); another verb keeps its stem's last syllable, where the
-#: tense is (올랐습니다, 올랐다 → 올랐).
+#: shards.json, `table`). A 하다/되다 verb's ending goes whole, down to its noun (재사용했습니다
+#: → 재사용); another verb keeps its stem's last syllable, where the tense is (올랐습니다, 올랐다
+#: → 올랐).
 ENDINGS: Final = (
     "했었습니다", "되었습니다", "시켰습니다",
     "했습니다", "됐습니다", "했었다", "되었다", "되었고", "되었던", "되어서", "시킵니다",
@@ -134,8 +134,8 @@ def _keys(token: str) -> list[str]:
 
 def words_of(files: Mapping[str, bytes]) -> dict[str, list[str]]:
     """The Korean words (and those led by a Latin run: `_keys`) of a Pagefind bundle's pages (its
-    fragments' text) → their stems
-    (render/search.py's, read back from between ⟦ and ⟧ after each word)."""
+    fragments' text) → their stems (render/search.py's, read back from between ⟦ and ⟧ after
+    each word)."""
     found: dict[str, list[str]] = {}
     for name in sorted(files):
         if not name.startswith("fragment/"):
@@ -194,8 +194,8 @@ class _Alts(HTMLParser):
 
 def alt_words(pages: Iterable[str]) -> list[str]:
     """The Korean words (and Latin-led ones: `_keys`) of the image descriptions of `pages` (their
-    HTML), sorted: Pagefind
-    indexes an image's alt, but its fragment's text (`words_of`) does not hold it."""
+    HTML), sorted: Pagefind indexes an image's alt, but its fragment's text (`words_of`) does
+    not hold it."""
     found: set[str] = set()
     for html in pages:
         parser = _Alts()
