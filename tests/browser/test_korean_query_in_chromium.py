@@ -4,7 +4,11 @@ static/search.js `readWord`), whatever ending the reader typed.
 
 Before: 재사용했습니다 found the two posts that say `직접 재 보다` (Pagefind matched the indexed
 word 재, the longest it starts with) and not the one that says 재사용합니다; 적중률이 올랐다 found
-nothing although prefix-caching says `적중률이 9%p 올랐습니다` (indexed with ⟦오르다⟧)."""
+nothing although prefix-caching says `적중률이 9%p 올랐습니다` (indexed with ⟦오르다⟧).
+
+Session 34: GPU를 found the one post of eight that says GPU를 (now: what GPU finds); k8s의 and
+kubernetes found the posts with the letter k (now: nothing, and named); a word left out of a
+query is named under the count; the particles and endings come in shards.json."""
 
 from __future__ import annotations
 

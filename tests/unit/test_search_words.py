@@ -3,7 +3,11 @@ query word with it (theme static/search.js `readWord`, run in Node: the function
 
 The reader's query words are read as the index read the words of the pages: 올랐다 → 오르다,
 재사용했습니다 → 재사용. A word that cannot be read is not asked of Pagefind, which matched the
-longest indexed word it starts with: 재사용했습니다 found the posts with `직접 재 보다`."""
+longest indexed word it starts with: 재사용했습니다 found the posts with `직접 재 보다`.
+
+Session 34: the particles and endings come from the build (`table()`, in shards.json), not from a
+copy in the script; a Latin run with particles (GPU를) is read as its run; the words left out of
+a query are named."""
 
 from __future__ import annotations
 
