@@ -117,6 +117,14 @@ def test_a_word_left_out_is_said_and_the_others_are_searched(browser: Any, site_
     assert _query(browser, site_url, "en", "prefix temperatures") == ([], "")
 
 
+def test_a_word_with_two_particles_finds_its_posts(browser: Any, site_url: str) -> None:
+    """캐시로는 and 캐시와의 could not be read (one particle was taken off), and the page said no
+    page had them, where posts say 캐시를 and 캐시가."""
+    cache = search(browser, site_url, "ko", "캐시")
+    assert cache and _query(browser, site_url, "ko", "캐시로는") == (cache, "")
+    assert _query(browser, site_url, "ko", "캐시와의") == (cache, "")
+
+
 def test_an_english_word_pagefind_has_nothing_for_is_said(browser: Any, site_url: str) -> None:
     """Pagefind's own: `caching zzqx` found what `caching` finds, and said nothing of zzqx."""
     caching = search(browser, site_url, "en", "caching")

@@ -179,6 +179,18 @@ def test_a_present_form_is_read_by_the_verb_stem() -> None:
     assert _read(["오릅니다", "오른다"]) == ["오르다", "오르다"]
 
 
+def test_a_word_with_two_particles_is_read_without_both() -> None:
+    """캐시로는, 캐시와의 could not be read (one particle was taken off): left out, the page said
+    no page had them, where posts say 캐시를 (session 34)."""
+    assert _read(["캐시로는", "캐시와의", "적중률에서도", "책과의"]) == [
+        "캐시",
+        "캐시",
+        "적중률",
+        '"책"',
+    ]
+    assert _read(["캐시를", "재가는"]) == ["캐시", None]  # (one first; 재 is no noun stem)
+
+
 def test_a_verb_form_with_a_particle_after_it() -> None:
     assert _read(["올랐다고", "재사용된다는"]) == ["오르다", "재사용"]
 

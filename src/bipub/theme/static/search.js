@@ -100,7 +100,8 @@ function readForm(word, lex, table) {
   /* a form found by taking a particle or ending off: one syllable only if a noun stem (책) */
   const long = (t) => t.length > 1 || lex.n.includes(t);
   const bare = stripParticle(word, table);
-  const forms = [...new Set([word, bare, base(word, table), base(bare, table)])].filter(Boolean);
+  const twice = stripParticle(bare, table);  /* two particles (캐시로는, 캐시와의): tried last */
+  const forms = [...new Set([word, bare, base(word, table), base(bare, table), twice])].filter(Boolean);
   for (const f of forms) {  /* a word (or stem) of the index */
     const t = Object.hasOwn(lex.w, f) ? lex.w[f] || f : "";
     if (t && (f === word || long(t))) return t;
