@@ -14,6 +14,7 @@ import pytest
 from bipub.pipeline import build
 from bipub.render import search
 from bipub.render.search_shards import shard_count, shard_of
+from bipub.render.search_words import table
 from tests.conftest import tree_snapshot
 
 pytestmark = pytest.mark.real_search  # Kiwi and Pagefind themselves, not the run's memo
@@ -83,7 +84,11 @@ def test_an_edit_makes_one_shard_again_and_equals_a_clean_build(sharded: Path) -
     assert _index(sharded / "clean") == incremental  # (the Korean lexicon too: session 33)
     # the lexicon holds the words of the shard made again and of those kept
     listing = json.loads((site / "ko" / "pagefind" / "shards.json").read_text("utf-8"))
-    assert "words" not in json.loads((site / "en" / "pagefind" / "shards.json").read_text("utf-8"))
+    english = json.loads((site / "en" / "pagefind" / "shards.json").read_text("utf-8"))
+    assert "words" not in english
+    # the particles and endings the page reads a query word with, in every language's listing
+    # (their one source: static/search.js holds no copy; session 34)
+    assert listing["table"] == english["table"] == table()
     lexicon: dict[str, str] = {}
     for name in listing["words"]:
         lexicon.update(json.loads((site / "ko" / "pagefind" / name).read_text("utf-8"))["w"])

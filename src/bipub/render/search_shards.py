@@ -42,11 +42,12 @@ from bipub.render.search import (
     search_index,
 )
 from bipub.render.search_memo import ENV, SearchMemo
-from bipub.render.search_words import alt_words, lexicon, words_of
+from bipub.render.search_words import alt_words, lexicon, table, words_of
 from bipub.write.output import OutputFile, OutputTree
 
 SHARDS_FILE: Final = "shards.json"  # under /<lang>/pagefind/: the bundles to search
-RECORD_FORMAT: Final = 2  # 2: the image descriptions of each shard (session 33)
+RECORD_FORMAT: Final = 3  # 2: the image descriptions of each shard (session 33); 3: their
+# words that start with a Latin letter or digit too (session 34)
 Ident = tuple[int, int, int]  # (inode, size, mtime_ns) of a file
 
 
@@ -98,8 +99,9 @@ class SearchRecord:
         default_factory=dict
     )  # lang/n → key, files
     stems: dict[str, list[str]] = field(default_factory=dict)  # Korean word → its stems
-    # lang/n → the Korean words of its images' descriptions (alt): Pagefind indexes them, but its
-    # fragments, which the lexicon is read from, do not hold them (render/search_words.py)
+    # lang/n → the Korean (and Latin-led) words of its images' descriptions (alt): Pagefind
+    # indexes them, but its fragments, which the lexicon is read from, do not hold them
+    # (render/search_words.py)
     alts: dict[str, list[str]] = field(default_factory=dict)
 
     @staticmethod
@@ -208,13 +210,15 @@ def index_site(
                     r: (staged / r).read_bytes() for r in files if r.startswith("fragment/")
                 }
                 shard_words.append(words_of(fragments) | {w: [] for w in alts})
-        listing: dict[str, list[str]] = {"bundles": bundles}
+        # the particles and endings the page reads a query word with: their one source is
+        # render/search_words.py (every language: a Korean word typed on any search page)
+        listing: dict[str, object] = {"bundles": bundles, "table": table()}
         if korean:  # the lexicon of the search page (render/search_words.py)
             words = lexicon(shard_words)
             for rel, data in words.items():
                 tree.add(f"{lang}/{BUNDLE}/{rel}", data, lang, "search index")
             listing["words"] = list(words)
-        manifest = json.dumps(listing, separators=(",", ":")) + "\n"
+        manifest = json.dumps(listing, ensure_ascii=False, separators=(",", ":")) + "\n"
         tree.add(f"{lang}/{BUNDLE}/{SHARDS_FILE}", manifest, lang, "search index")
         from_memo = f" ({memo.hits} of them from {ENV})" if memo.hits else ""
         memo.hits = 0

@@ -10,13 +10,16 @@ the index, the words it holds and what to ask Pagefind for each (static/search.j
   each stem → the *term* to search for it: its first stem when that is the word's leading noun
   run or a dictionary form (`적중률이` → `적중률`, `올랐습니다` → `오르다`, `재사용합니다` →
   `재사용`), else "" (the word itself: `재사용`, `캐시`);
-- `b`: each word's *base*, the word without a common ending (`ENDINGS`, the same list as
-  static/search.js; `base`): `올랐습니다` and `올랐다` → `올랐`, `재사용합니다` and
-  `재사용했습니다` → `재사용`, and each stem's without 다 (`오르다` → `오르`, the base of
+- `b`: each word's *base*, the word without a common ending (`ENDINGS`; `base`, as the page
+  does with the table each build writes into shards.json: `table`): `올랐습니다` and `올랐다`
+  → `올랐`, `재사용합니다` and `재사용했습니다` → `재사용`, and each stem's without 다 (`오르다` → `오르`, the base of
   `오릅니다` and `오른다`) → the term of the words with that base (a base whose words have
   different terms is left out: it cannot be read);
 - `n`: the one-syllable noun stems (책): a query word stripped down to one syllable is read as
-  a noun only if it is one of them.
+  a noun only if it is one of them;
+- `l`: the leading runs of ASCII letters and digits of the indexed words and stems, in lower
+  case (`GPU가 ⟦GPU⟧`, `k8s` → `gpu`, `k8s`): a query word such as `GPU가` or `API에서는` (a
+  Latin run and particles) is asked as its run, if an indexed word starts with it (session 34).
 
 The words are read from the bundles Pagefind wrote (each page's fragment holds the text it
 indexed, stems included: `words_of`), so the lexicon is a function of the index: kept shards,
@@ -43,12 +46,22 @@ SHARD_BYTES: Final = 24_000  # a lexicon file's size the split aims under (befor
 MAX_FILES: Final = 256
 OPEN, CLOSE = "⟦", "⟧"  # (render/search.py)
 _KEY = re.compile(r"^[\uac00-\ud7a3]+$")
+_LATIN = re.compile(r"^[A-Za-z0-9]+")  # a word's leading ASCII letters and digits (GPU가: GPU)
 _NOT_WORD = re.compile(r"[\W_]+")
 
-#: Endings taken off a word to find its base (longest first; the same list as static/search.js,
-#: tests/unit/test_search_words.py compares them). A 하다/되다 verb's ending goes whole, down to
-#: its noun (재사용했습니다 → 재사용); another verb keeps its stem's last syllable, where the
-#: tense is (올랐습니다, 올랐다 → 올랐).
+#: The particles taken off a query word (캐시를 → 캐시, GPU가 → GPU): static/search.js reads them
+#: from shards.json (`table`), where each build writes them; the page holds no copy.
+PARTICLES: Final = (
+    "에서부터", "으로부터", "이라고", "에게서", "한테서", "으로서", "으로써",
+    "께서", "에서", "에게", "한테", "으로", "까지", "부터", "처럼", "보다", "이나", "이랑",
+    "마다", "조차", "밖에", "라고", "로서", "로써", "이다", "입니다",
+    "은", "는", "이", "가", "을", "를", "의", "에", "로", "와", "과", "도", "만",
+)  # fmt: skip
+
+#: Endings taken off a word to find its base (`base`; static/search.js reads them from
+#: shards.json, `table`). A 하다/되다 verb's ending goes whole, down to its noun (재사용했습니다
+#: → 재사용); another verb keeps its stem's last syllable, where the tense is (올랐습니다, 올랐다
+#: → 올랐).
 ENDINGS: Final = (
     "했었습니다", "되었습니다", "시켰습니다",
     "했습니다", "됐습니다", "했었다", "되었다", "되었고", "되었던", "되어서", "시킵니다",
@@ -63,6 +76,17 @@ ENDINGS: Final = (
     "한", "할", "함", "된", "될", "됨", "다", "고", "며", "면", "지", "죠", "던", "요",
 )  # fmt: skip
 _BY_LENGTH: Final = sorted(ENDINGS, key=len, reverse=True)
+
+
+def table() -> dict[str, list[str]]:
+    """The particles and endings, longest first, as shards.json gives them to the search page
+    (static/search.js reads a query word with them, as `base` does here): their one source."""
+    return {
+        "particles": sorted(PARTICLES, key=len, reverse=True),
+        "endings": list(_BY_LENGTH),
+    }
+
+
 _FINAL_N, _FINAL_B = 4, 17  # a syllable's final consonant ㄴ, ㅂ (its code point's remainder)
 
 
@@ -86,8 +110,9 @@ def base(word: str) -> str:
 def shard_of(word: str, count: int) -> int:
     """The lexicon file of a word, of `count`: by its first syllable's initial consonant and
     vowel (its code point's own remainder is uneven: most syllables have no final consonant,
-    28 of them to each initial and vowel)."""
-    return ((ord(word[0]) - 0xAC00) // 28) % count
+    28 of them to each initial and vowel); a Latin run's (`l`) by its first character's code."""
+    code = ord(word[0])
+    return ((code - 0xAC00) // 28 if 0xAC00 <= code <= 0xD7A3 else code) % count
 
 
 def term(word: str, stems: list[str]) -> str:
@@ -99,16 +124,18 @@ def term(word: str, stems: list[str]) -> str:
 
 
 def _keys(token: str) -> list[str]:
-    """The Korean words Pagefind indexes for a word of the text: the word without punctuation,
-    and its parts when punctuation splits it (캐시-히트: 캐시히트, 캐시, 히트)."""
+    """The Korean words, and the words that start with an ASCII letter or digit (GPU, GPU가),
+    Pagefind indexes for a word of the text: the word without punctuation, and its parts when
+    punctuation splits it (캐시-히트: 캐시히트, 캐시, 히트)."""
     parts = [p for p in _NOT_WORD.split(token) if p]
     found = ["".join(parts), *parts] if len(parts) > 1 else parts
-    return [k for k in dict.fromkeys(found) if _KEY.match(k)]
+    return [k for k in dict.fromkeys(found) if _KEY.match(k) or _LATIN.match(k)]
 
 
 def words_of(files: Mapping[str, bytes]) -> dict[str, list[str]]:
-    """The Korean words of a Pagefind bundle's pages (its fragments' text) → their stems
-    (render/search.py's, read back from between ⟦ and ⟧ after each word)."""
+    """The Korean words (and those led by a Latin run: `_keys`) of a Pagefind bundle's pages (its
+    fragments' text) → their stems (render/search.py's, read back from between ⟦ and ⟧ after
+    each word)."""
     found: dict[str, list[str]] = {}
     for name in sorted(files):
         if not name.startswith("fragment/"):
@@ -166,8 +193,9 @@ class _Alts(HTMLParser):
 
 
 def alt_words(pages: Iterable[str]) -> list[str]:
-    """The Korean words of the image descriptions of `pages` (their HTML), sorted: Pagefind
-    indexes an image's alt, but its fragment's text (`words_of`) does not hold it."""
+    """The Korean words (and Latin-led ones: `_keys`) of the image descriptions of `pages` (their
+    HTML), sorted: Pagefind indexes an image's alt, but its fragment's text (`words_of`) does
+    not hold it."""
     found: set[str] = set()
     for html in pages:
         parser = _Alts()
@@ -204,13 +232,19 @@ def _read(content: str, found: dict[str, list[str]]) -> None:
 def lexicon(shards: Iterable[Mapping[str, list[str]]]) -> dict[str, bytes]:
     """The lexicon's files ({"words/<n>-<digest>.json": bytes}, in the order of n) of the words
     of every shard of one language's index."""
-    words: dict[str, list[str]] = {}
+    every: dict[str, list[str]] = {}  # (Korean words, and words that start with a Latin run)
     for shard in shards:
         for word, stems in shard.items():
-            if stems or word not in words:
-                words[word] = stems
+            if stems or word not in every:
+                every[word] = stems
+    # the leading ASCII runs of the indexed words and stems (GPU가 ⟦GPU⟧, k8s: gpu, k8s), as
+    # Pagefind indexes them (lower case): a query word such as GPU가 is asked as its run only
+    # if an indexed word starts with it (static/search.js `latinStem`)
+    latin = {m.group().lower() for w in every if (m := _LATIN.match(w))}
+    latin |= {m.group().lower() for ss in every.values() for s in ss if (m := _LATIN.match(s))}
+    words = {w: stems for w, stems in every.items() if _KEY.match(w)}
     surface = set(words)
-    for stems in list(words.values()):  # the stems are indexed words too (⟦오르다⟧)
+    for stems in every.values():  # the stems are indexed words too (⟦오르다⟧, GPU메모리 ⟦메모리⟧)
         for stem in stems:
             if _KEY.match(stem):
                 words.setdefault(stem, [])
@@ -223,21 +257,24 @@ def lexicon(shards: Iterable[Mapping[str, list[str]]]) -> dict[str, bytes]:
         if b:
             bases.setdefault(b, set()).add(found or word)
     # a one-syllable noun stem: 책 (책을 ⟦책⟧); not a one-syllable word without stems (재)
-    nouns = sorted({s for stems in words.values() for s in stems if len(s) == 1 and _KEY.match(s)})
+    nouns = sorted({s for stems in every.values() for s in stems if len(s) == 1 and _KEY.match(s)})
     entries: list[tuple[str, str, object]] = [("w", w, t) for w, t in terms.items()]
     entries += [("b", b, next(iter(t))) for b, t in sorted(bases.items()) if len(t) == 1]
     entries += [("n", s, 1) for s in nouns]
+    entries += [("l", run, 1) for run in sorted(latin)]
     size = sum(len(k.encode()) + len(str(v).encode()) + 6 for _, k, v in entries)
     count = 1
     while count < MAX_FILES and size / count > SHARD_BYTES:
         count *= 2
-    split: list[dict[str, dict[str, object]]] = [{"w": {}, "b": {}, "n": {}} for _ in range(count)]
+    split: list[dict[str, dict[str, object]]] = [
+        {"w": {}, "b": {}, "n": {}, "l": {}} for _ in range(count)
+    ]
     for kind, key, value in entries:
         split[shard_of(key, count)][kind][key] = value
     files = {}
     for n, part in enumerate(split):
         data = json.dumps(
-            {"w": part["w"], "b": part["b"], "n": sorted(part["n"])},
+            {"w": part["w"], "b": part["b"], "n": sorted(part["n"]), "l": sorted(part["l"])},
             ensure_ascii=False,
             separators=(",", ":"),
             sort_keys=True,

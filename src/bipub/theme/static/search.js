@@ -5,45 +5,67 @@
  * excerpts here. A Korean index comes with a lexicon (render/search_words.py: shards.json
  * "words", split by first syllable): each Korean query word is read with it as the index read
  * the word (`readWord`: 올랐다 → 오르다, 재사용했습니다 → 재사용), and a word it cannot read is
- * not asked of Pagefind, which would match the longest indexed word it starts with (재). */
-const PARTICLES = [
-  "에서부터", "으로부터", "이라고", "에게서", "한테서", "으로서", "으로써",
-  "께서", "에서", "에게", "한테", "으로", "까지", "부터", "처럼", "보다", "이나", "이랑",
-  "마다", "조차", "밖에", "라고", "로서", "로써", "이다", "입니다",
-  "은", "는", "이", "가", "을", "를", "의", "에", "로", "와", "과", "도", "만",
-];
-/* the endings a word's base is found without (render/search_words.py ENDINGS: the same list) */
-const ENDINGS = [
-  "했었습니다", "되었습니다", "시켰습니다",
-  "했습니다", "됐습니다", "했었다", "되었다", "되었고", "되었던", "되어서", "시킵니다",
-  "시켰다", "하려면", "하려고", "되도록", "했지만", "했는데", "했으며", "했으나", "했어요",
-  "됐지만", "됐어요", "하지만", "되지만", "하는데", "되는데", "합니다", "합니까", "됩니다",
-  "했다", "했고", "했던", "했을", "했죠", "했어", "했음", "한다", "하는", "하고", "하지",
-  "하면", "하며", "하여", "해서", "해야", "해요", "해도", "하기", "하게", "하던", "하니",
-  "하다", "됐다", "됐고", "됐던", "된다", "되는", "되고", "되지", "되면", "되며", "되어",
-  "돼서", "돼요", "되기", "되게", "되던", "되다", "시킨다", "시키는", "시키고", "시킨",
-  "습니다", "습니까", "니다", "니까", "는데", "지만", "으며", "으면", "어서", "아서", "어요",
-  "아요", "어도", "아도", "다고", "다는", "다면", "다며", "다가",
-  "한", "할", "함", "된", "될", "됨", "다", "고", "며", "면", "지", "죠", "던", "요",
-].sort((a, b) => b.length - a.length);
+ * not asked of Pagefind, which would match the longest indexed word it starts with (재); so is
+ * a Latin run, alone or with particles (GPU를 → gpu; k8s의, kubernetes: not asked). A word left
+ * out, because it cannot be read or because Pagefind finds nothing for it (`unmatched`: Pagefind
+ * itself drops such a term from a query without a word), is named under the count.
+ * The particles and endings a word is read with are not written here: each build writes them
+ * into shards.json as `table` (render/search_words.py PARTICLES, ENDINGS: their one source), and
+ * every function below that needs them is given that table (an index without it does not load). */
 const HANGUL = /^[\uac00-\ud7a3]+$/;
+const MIXED = /^([A-Za-z0-9]+)[\uac00-\ud7a3]+$/;  /* a Latin run and Hangul after it: GPU가 */
+const LATIN = /^[A-Za-z0-9]+$/;  /* a Latin run alone: k8s, GPU, 2024 */
 const EDGES = /^[\p{P}\p{S}]+|[\p{P}\p{S}]+$/gu;  /* punctuation and symbols around a word */
+const WORDLIKE = /[\p{L}\p{N}]/u;  /* a letter or digit: what Pagefind indexes (not "-", "&") */
 
-export function stripParticle(word) {
-  for (const p of PARTICLES) {
+/* shards.json's `table` ({particles, endings}, longest first), checked: without it a query word
+ * cannot be read as the index was, and the page says the index could not be loaded */
+export function checkTable(table) {
+  const list = (x) => Array.isArray(x) && x.length > 0 && x.every((e) => typeof e === "string" && e);
+  if (!table || !list(table.particles) || !list(table.endings)) {
+    throw new Error("shards.json: no table of particles and endings (build the site again)");
+  }
+  return table;
+}
+
+export function stripParticle(word, table) {
+  for (const p of checkTable(table).particles) {
     if (word.length > p.length && word.endsWith(p)) return word.slice(0, -p.length);
   }
   return word;
 }
 
-export function normalize(query) {
-  return query.trim().split(/\s+/).map((word) => (HANGUL.test(word) ? stripParticle(word) : word)).join(" ");
+/* A word of ASCII letters or digits and particles after it (GPU가, Redis를, API에서는, k8s의):
+ * that run (GPU, Redis, API, k8s); else "". Pagefind holds such a word whole (gpu가), so asked as
+ * typed it found only the pages with that very particle, or none (redis를), or the pages of a
+ * shorter indexed word it starts with (k8s의 found the letter k). */
+export function latinStem(word, table) {
+  const run = MIXED.exec(word);
+  if (!run) return "";
+  let rest = word;
+  while (rest.length > run[1].length) {
+    const bare = stripParticle(rest, table);
+    if (bare === rest) return "";  /* not a particle (GPU당, 3월): the word is asked as it is */
+    rest = bare;
+  }
+  return rest === run[1] ? rest : "";
+}
+
+/* A query word on a page without a lexicon: a Korean word without its particle, a Latin run
+ * without its particles (GPU가 → GPU), another word as it is. */
+export function normalizeWord(word, table) {
+  if (HANGUL.test(word)) return stripParticle(word, table);
+  return latinStem(word.replace(EDGES, ""), table) || word;
+}
+
+export function normalize(query, table) {
+  return query.trim().split(/\s+/).map((word) => normalizeWord(word, table)).join(" ");
 }
 
 /* the word without its longest ending that leaves a syllable ("" if none), and without the
  * final ㅂ of ㅂ니다 or ㄴ of ㄴ다 (오릅니다, 오른다 → 오르) */
-export function base(word) {
-  for (const e of ENDINGS) {
+export function base(word, table) {
+  for (const e of checkTable(table).endings) {
     if (word.length > e.length && word.endsWith(e)) {
       const found = word.slice(0, -e.length);
       const last = found.charCodeAt(found.length - 1) - 0xac00;
@@ -57,32 +79,35 @@ export function base(word) {
   return "";
 }
 
-/* which lexicon file holds a word's entry, of n (render/search_words.py: by first syllable) */
+/* which lexicon file holds a word's entry, of n (render/search_words.py: by first syllable; a
+ * Latin run's by its first character's code) */
 export function shardOf(word, n) {
-  return Math.floor((word.codePointAt(0) - 0xac00) / 28) % n;
+  const code = word.codePointAt(0);
+  return (code >= 0xac00 && code <= 0xd7a3 ? Math.floor((code - 0xac00) / 28) : code) % n;
 }
 
 /* What to ask Pagefind for a Korean query word, by its lexicon file `lex` ({w, b, n}); null if
  * the word cannot be read: it is no indexed word, reaches none by its particle or ending, and
  * starts no indexed word (asked as it is, Pagefind would match its longest indexed prefix). */
-export function readWord(word, lex) {
-  const found = readForm(word, lex);
+export function readWord(word, lex, table) {
+  const found = readForm(word, lex, table);
   /* a noun of one syllable reached by taking a particle or ending off (책이 → 책): asked as that
    * word only (Pagefind's quotes), not as the start of every word (책임, 책상) */
   return found && found.length === 1 && found !== word ? `"${found}"` : found;
 }
 
-function readForm(word, lex) {
+function readForm(word, lex, table) {
   /* a form found by taking a particle or ending off: one syllable only if a noun stem (책) */
   const long = (t) => t.length > 1 || lex.n.includes(t);
-  const bare = stripParticle(word);
-  const forms = [...new Set([word, bare, base(word), base(bare)])].filter(Boolean);
+  const bare = stripParticle(word, table);
+  const twice = stripParticle(bare, table);  /* two particles (캐시로는, 캐시와의): tried last */
+  const forms = [...new Set([word, bare, base(word, table), base(bare, table), twice])].filter(Boolean);
   for (const f of forms) {  /* a word (or stem) of the index */
     const t = Object.hasOwn(lex.w, f) ? lex.w[f] || f : "";
     if (t && (f === word || long(t))) return t;
   }
   for (const f of [word, bare]) {  /* the base of words of the index */
-    const b = base(f);
+    const b = base(f, table);
     if (b && Object.hasOwn(lex.b, b) && long(lex.b[b])) return lex.b[b];
   }
   const keys = Object.keys(lex.w);
@@ -92,16 +117,46 @@ function readForm(word, lex) {
   return null;
 }
 
-/* What Pagefind is asked for a query on a page with a lexicon: each Korean word read
- * (`readWord`, with the lexicon file `lexiconOf(word)` resolves to; the punctuation around it
- * left out: 올랐다. → 오르다), the other words as they are; null if a Korean word cannot be read:
- * every word must be in a result, and no page has that one. */
-export async function readQuery(query, lexiconOf) {
-  const read = await Promise.all(query.trim().split(/\s+/).map(async (word) => {
+/* What to ask for a Latin run (`latinStem`, in lower case: as Pagefind indexes it) by its
+ * lexicon file: the run, if an indexed word starts with it (`l`); else null: asked, Pagefind
+ * would match the longest indexed word it starts with (k8s → k). */
+export function readLatin(run, lex) {
+  const low = run.toLowerCase();
+  return lex.l.some((k) => k.startsWith(low)) ? low : null;
+}
+
+/* What Pagefind is asked for a query on a page with a lexicon, {text, unread}: `text`, each
+ * Korean word read (`readWord`, with the lexicon file `lexiconOf(word)` resolves to; the
+ * punctuation around it left out: 올랐다. → 오르다), a Latin run with particles as its run
+ * (`readLatin`: GPU가 → gpu), and so is a Latin run alone (k8s: Pagefind matched k for it), the
+ * other words (all-reduce) as they are; `unread`, the words that cannot be
+ * read (as typed, without the punctuation around them), left out of `text`: no page has them,
+ * and asked, Pagefind would match a part of them. The page says which they are. */
+export async function readQuery(query, lexiconOf, table) {
+  const words = query.trim().split(/\s+/).filter(Boolean);
+  const read = await Promise.all(words.map(async (word) => {
     const core = word.replace(EDGES, "");
-    return HANGUL.test(core) ? readWord(core, await lexiconOf(core)) : word;
+    if (HANGUL.test(core)) return readWord(core, await lexiconOf(core), table);
+    const run = (LATIN.test(core) ? core : latinStem(core, table)).toLowerCase();
+    return run ? readLatin(run, await lexiconOf(run)) : word;
   }));
-  return read.includes(null) ? null : read.join(" ");
+  const unread = words.filter((_, i) => read[i] === null).map((w) => w.replace(EDGES, ""));
+  return {
+    text: read.filter((r) => r !== null).join(" "),
+    unread: [...new Set(unread)],
+    asked: words.map((w, i) => [w, read[i]]).filter(([, r]) => r !== null),  /* [typed, asked] */
+  };
+}
+
+/* The typed words of `asked` ([typed, asked] pairs) that Pagefind finds no page for, each asked
+ * on its own (`count(term)`: how many pages it finds) when there are several: Pagefind leaves a
+ * term it holds no word for out of a query without a word (`caching zzqx` found what `caching`
+ * finds), so the page says them. One term alone is not asked again: its search is the query's. */
+export async function unmatched(asked, count) {
+  const words = asked.filter(([typed]) => WORDLIKE.test(typed));  /* (Pagefind ignores a "-") */
+  if (words.length < 2) return [];
+  const found = await Promise.all(words.map(([, term]) => count(term)));
+  return [...new Set(words.filter((_, i) => found[i] === 0).map(([typed]) => typed))];
 }
 
 export function clean(excerpt) {
@@ -120,6 +175,13 @@ async function main() {
   const input = form.querySelector("input[name=q]");
   const status = document.querySelector(".search-status");
   const list = document.querySelector(".search-results");
+  /* session 34: the query words left out (no page has them), said under the status */
+  const unreadNote = document.querySelector(".search-unread");
+  function sayUnread(words) {
+    if (!unreadNote) return;
+    unreadNote.textContent = words.length ? unreadNote.dataset.text.replace("{words}", words.join(", ")) : "";
+    unreadNote.hidden = !words.length;
+  }
   /* session 30: no results: the same query on the other languages' search pages */
   const other = document.querySelector(".search-other");
   const otherLinks = other ? [...other.querySelectorAll("a")] : [];
@@ -137,15 +199,16 @@ async function main() {
       if (!r.ok) throw new Error(`shards.json: HTTP ${r.status}`);
       return r.json();
     });
+    const table = checkTable(shards.table);
     if (!shards.bundles.length) {  /* no page of this language is indexed */
-      return { pagefind: { search: async () => ({ results: [] }) }, words: null };
+      return { pagefind: { search: async () => ({ results: [] }) }, words: null, table };
     }
     const pagefind = await import(form.dataset.bundle + shards.bundles[0] + "pagefind.js");
     await pagefind.options({ baseUrl: "/" });
     for (const other of shards.bundles.slice(1)) {
       await pagefind.mergeIndex(form.dataset.bundle + other, { baseUrl: "/" });
     }
-    return { pagefind, words: shards.words && shards.words.length ? shards.words : null };
+    return { pagefind, words: shards.words && shards.words.length ? shards.words : null, table };
   })();
   /* the lexicon's files, fetched once each, when a query word needs one (again after a failure) */
   const lexicons = new Map();
@@ -159,10 +222,13 @@ async function main() {
     }
     return lexicons.get(file);
   }
-  /* the query Pagefind is asked, or null if a Korean word of it cannot be read (no page has it) */
-  function terms(query, files) {
-    if (!files) return normalize(query);  /* no lexicon: the particle is taken off only */
-    return readQuery(query, (word) => lexicon(files, word));
+  /* the words Pagefind is asked ([typed, asked]: `readQuery`) and those left out unread */
+  async function terms(query, files, table) {
+    if (!files) {  /* no lexicon: the particle is taken off only */
+      const words = query.trim().split(/\s+/).filter(Boolean);
+      return { unread: [], asked: words.map((w) => [w, normalizeWord(w, table)]) };
+    }
+    return readQuery(query, (word) => lexicon(files, word), table);
   }
   ready.catch((e) => {
     status.textContent = status.dataset.failed;
@@ -171,24 +237,35 @@ async function main() {
   let latest = 0;
   async function run(query) {
     const mine = ++latest;
-    if (!query.trim()) { list.replaceChildren(); status.textContent = ""; offerOthers(""); return; }
-    let pagefind, text;
+    if (!query.trim()) { list.replaceChildren(); status.textContent = ""; sayUnread([]); offerOthers(""); return; }
+    let pagefind, unread, asked;
     try {
       const index = await ready;
       pagefind = index.pagefind;
-      text = await terms(query, index.words);
+      ({ unread, asked } = await terms(query, index.words, index.table));
     } catch (e) {
-      if (mine === latest) status.textContent = status.dataset.failed;
+      if (mine === latest) { status.textContent = status.dataset.failed; sayUnread([]); }
       console.error(e);
       return;  /* (an index that cannot load is said by ready.catch too) */
     }
-    /* a word no page has: no page has them all (Pagefind is not asked: it would match a part) */
-    const found = text === null ? { results: [] } : await pagefind.search(text);
+    /* the words no page has are left out, and said: those the lexicon cannot read (not asked:
+     * Pagefind would match a part of them) and those Pagefind finds nothing for (it would leave
+     * them out without a word); none left: nothing is asked */
+    const missing = await unmatched(asked, async (term) => (await pagefind.search(term)).results.length);
+    const text = asked.filter(([typed]) => !missing.includes(typed)).map(([, term]) => term).join(" ");
+    const found = text.trim() ? await pagefind.search(text) : { results: [] };
+    const words = asked.filter(([typed]) => WORDLIKE.test(typed));
+    if (words.length === 1 && !found.results.length) missing.push(words[0][0]);
+    const typedOrder = query.trim().split(/\s+/).map((w) => w.replace(EDGES, ""));
+    unread = [...new Set([...unread, ...missing.map((w) => w.replace(EDGES, "") || w)])]
+      .sort((a, b) => typedOrder.indexOf(a) - typedOrder.indexOf(b));
     const data = await Promise.all(found.results.slice(0, 20).map((r) => r.data()));
     if (mine !== latest) return;
     const n = found.results.length;
     status.textContent = n === 0 ? status.dataset.none : n === 1 ? status.dataset.one : status.dataset.many.replace("{n}", n);
-    offerOthers(n === 0 ? query : "");
+    sayUnread(unread);
+    /* the other language's index may have what this one has not */
+    offerOthers(n === 0 || unread.length ? query : "");
     list.replaceChildren(...data.map((d) => {
       const li = document.createElement("li");
       li.className = "search-result";
