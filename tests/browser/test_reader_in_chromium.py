@@ -232,31 +232,34 @@ def test_a_search_with_no_results_offers_the_other_language(browser: Any, site_u
 def test_switching_language_keeps_the_readers_heading(browser: Any, site_url: str) -> None:
     """The switcher goes to the heading at the same place in the other language's text: the one
     the address names (a contents or shared link), or the one scrolled to; from the top of the
-    page, to the top (render/section_map.py, reader.js)."""
+    page, to the top. The link says the place (#section-N-of-M); the page it opens goes to its
+    N-th heading if it has M, else to its top, and its address then names the heading."""
     page = browser.new_page(viewport={"width": 1000, "height": 800})
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     post = f"{site_url}/ko/blog/prefix-caching/"
     page.goto(post + "#h-적중률을-올리는-프롬프트-설계", wait_until="load")
     page.locator(".lang-switch a[hreflang=en]").click()
-    page.wait_for_url("**/en/blog/prefix-caching/#h-designing-prompts-for-a-higher-hit-rate")
+    page.wait_for_function("location.hash === '#h-designing-prompts-for-a-higher-hit-rate'")
+    assert page.url.startswith(f"{site_url}/en/blog/prefix-caching/")
     top = page.evaluate(
         "document.getElementById('h-designing-prompts-for-a-higher-hit-rate')"
         ".getBoundingClientRect().top"
     )
-    assert 0 <= top < 100  # (the browser went to it)
-    # scrolled to a heading: its counterpart (the link as the browser would follow it)
+    assert 0 <= top < 100  # (the page went to it)
+    # scrolled to a heading: its place (the link as the browser would follow it)
     page.goto(post, wait_until="load")
     page.evaluate("document.getElementById('h-블록-해시로-접두사-찾기').scrollIntoView()")
     link = page.locator(".lang-switch a[hreflang=en]")
     link.dispatch_event("contextmenu")
-    assert (
-        link.get_attribute("href")
-        == "/en/blog/prefix-caching/#h-finding-prefixes-with-block-hashes"
-    )
+    assert link.get_attribute("href") == "/en/blog/prefix-caching/#section-1-of-5"
     # at the top: the top
     page.evaluate("window.scrollTo(0, 0)")
     link.dispatch_event("contextmenu")
     assert link.get_attribute("href") == "/en/blog/prefix-caching/"
+    # a place the page does not have (another number of headings): its top, the address clean
+    page.goto(f"{site_url}/en/blog/prefix-caching/#section-2-of-9", wait_until="load")
+    assert page.evaluate("location.hash") == ""
+    assert page.evaluate("window.scrollY") == 0
     page.close()
     assert errors == []

@@ -62,7 +62,6 @@ RANKS: dict[str, int] = {
     "uprecord": 0,
     "inputs": 0,
     "write": 0,
-    "linkcheck": 0,
     "scaffold": 0,
     "compiled_code": 0,
     "code_stamp": 0,
@@ -77,6 +76,8 @@ RANKS: dict[str, int] = {
     "pair": 2,
     "check": 3,
     "render": 3,
+    "linkcheck": 3,  # (reads a document's links with the render's Markdown parser)
+    "scheduled_links": 3,  # (links to scheduled posts, read with linkcheck: build and check)
     "i18n_catalogs": 4,
     "translate": 4,
     "pipeline": 5,

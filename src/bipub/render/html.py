@@ -26,7 +26,6 @@ from bipub.render.page_plan import listing_values as listing_values
 from bipub.render.page_plan import made_of_values as made_of_values
 from bipub.render.page_views import PageViews, card_tag_slugs, og_image
 from bipub.render.page_views import with_body as with_body
-from bipub.render.section_map import sections_key
 from bipub.render.views import (
     View,
 )
@@ -570,7 +569,6 @@ class HtmlRenderer(PageViews):
                 self._card_key(n, lang) if n is not None else None
                 for n in self.neighbours(entry, lang)
             ),
-            sections_key(entry, lang),  # the other languages' headings (render/section_map.py)
         )
 
     def _cv_key(self, lang: str) -> object:

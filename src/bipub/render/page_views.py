@@ -30,7 +30,6 @@ from bipub.render.pdf.links import (
     short_pdf_links,
     wants_pdf,
 )
-from bipub.render.section_map import sections
 from bipub.render.template_fast import render_released
 from bipub.render.templates import CardHtml, template_error
 from bipub.render.views import (
@@ -51,13 +50,10 @@ from bipub.render.views import (
 FEW_NEIGHBOURS = 64  # posts' neighbours found alone before the table (`PageViews.neighbours`)
 
 
-def with_body(
-    shell: PostView, rendered: RenderedMarkdown, placed: dict[str, object] | None = None
-) -> PostView:
-    """A post's view: its shell (HtmlRenderer.post_shell) with the rendered body (`placed`: the
-    other languages' headings at the same places, render/section_map.py)."""
+def with_body(shell: PostView, rendered: RenderedMarkdown) -> PostView:
+    """A post's view: its shell (HtmlRenderer.post_shell) with the rendered body."""
     # (dataclasses.replace's result, without its look at every field's definition: once a page)
-    body = {"html": Markup(rendered.html), "headings": rendered.headings, "sections": placed}  # noqa: S704 - markdown-it
+    body = {"html": Markup(rendered.html), "headings": rendered.headings}  # noqa: S704 - markdown-it
     return PostView(**{**shell.__dict__, **body})
 
 
@@ -319,9 +315,7 @@ class PageViews:
     def _post_view(self, entry: Entry, lang: str) -> PostView:
         doc = entry.versions[lang].doc
         rendered = self.rendered(doc)
-        # a post's: the switcher lands at the heading the reader is at (render/section_map.py)
-        ids = [h.id for h in rendered.headings] if entry.kind == "posts" else []
-        return with_body(self.post_shell(entry, lang), rendered, sections(entry, lang, ids))
+        return with_body(self.post_shell(entry, lang), rendered)
 
     def post_shell(self, entry: Entry, lang: str) -> PostView:
         """The view of a post or page without its body (`with_body` adds it): all the page

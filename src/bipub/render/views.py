@@ -273,8 +273,6 @@ class PostView:
     both_pdf_href: str | None = None  # issue 19: its bilingual PDF
     prev: PostLink | None = None  # issue 19: the post published before (post order)
     next: PostLink | None = None  # issue 19: the post published after
-    # the other languages' headings at the same places (render/section_map.py), or None
-    sections: dict[str, object] | None = None
 
 
 @dataclass(frozen=True)

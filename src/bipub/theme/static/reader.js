@@ -3,9 +3,8 @@
  *  - a Copy button on every code block;
  *  - the light/dark toggle: the OS setting until the reader chooses; the choice is kept in
  *    localStorage ("bipub-theme") and applied at once (this file is loaded in <head>);
- *  - on a post, the language switcher goes to the heading the reader is at (scrolled to, else
- *    the one the address names), in the other language's text (its headings pair by position:
- *    render/section_map.py);
+ *  - on a post or page, the language switcher goes to the heading at the reader's place (the one
+ *    scrolled to, else the one the address names) in the other language's text;
  *  - on 404.html (one file for every missing URL, both languages): the language of the missing
  *    URL first (/en/… → English), and its search forms filled with the words of the URL's last
  *    segment (/en/blog/continous-batching/ → "continous batching"). */
@@ -106,38 +105,54 @@
     });
   }
 
-  /* the index of the last heading the reader has scrolled to (its top in the upper quarter of
-     the window or above it), -1 above the first; null if a heading is not on the page */
-  function headingAt(ids) {
-    var at = -1;
-    for (var i = 0; i < ids.length; i++) {
-      var heading = document.getElementById(ids[i]);
-      if (!heading) return null;
-      if (heading.getBoundingClientRect().top > window.innerHeight / 4) break;
-      at = i;
-    }
-    return at;
+  /* the headings of the page's text, in order (none where a page shows two texts: the
+     side-by-side view) */
+  function headingsOf() {
+    var texts = document.querySelectorAll(".prose");
+    if (texts.length !== 1) return [];
+    return Array.prototype.slice.call(
+      texts[0].querySelectorAll("h1[id], h2[id], h3[id], h4[id], h5[id], h6[id]"));
   }
 
+  /* the index of the last heading the reader has scrolled to (its top in the upper quarter of
+     the window or above it), else of the heading the address names (a contents or shared
+     link: the header, with the switcher, is at the page's top); -1: neither */
+  function placeOf(headings) {
+    var at = -1;
+    for (var i = 0; i < headings.length; i++) {
+      if (headings[i].getBoundingClientRect().top > window.innerHeight / 4) break;
+      at = i;
+    }
+    if (at >= 0) return at;
+    var named = "";
+    try { named = decodeURIComponent(location.hash.slice(1)); } catch (e) { /* none */ }
+    for (var j = 0; named && j < headings.length; j++) if (headings[j].id === named) return j;
+    return -1;
+  }
+
+  /* The language switcher keeps the reader's place: its link to the other language's page
+     says the place as "#section-N-of-M" (the N-th of M headings); that page goes to its own
+     N-th heading if it has M (headings pair by position, as a post's sections do:
+     translate/anchors.py), else to its top, and the address then names the heading itself. */
+  var PLACE = /^#section-(\d+)-of-(\d+)$/;
+
   function setupSwitchPlace() {
-    var article = document.querySelector("article[data-sections]");
-    if (!article) return;
-    var sections;
-    try { sections = JSON.parse(article.getAttribute("data-sections")); } catch (e) { return; }
-    if (!sections || !sections.ids || !sections.to) return;
-    document.querySelectorAll(".lang-switch a[hreflang]").forEach(function (link) {
-      var theirs = sections.to[link.getAttribute("hreflang")];
-      if (!theirs || theirs.length !== sections.ids.length) return;
+    var headings = headingsOf();
+    var asked = PLACE.exec(location.hash);
+    if (asked && !document.getElementById(location.hash.slice(1))) {
+      var n = Number(asked[1]), total = Number(asked[2]);
+      var target = total === headings.length && n >= 1 ? headings[n - 1] : null;
+      history.replaceState(history.state, "",
+        target ? "#" + target.id : location.pathname + location.search);
+      if (target) target.scrollIntoView();
+    }
+    if (!headings.length) return;
+    document.querySelectorAll(".lang-switch a[rel~=alternate][hreflang]").forEach(function (link) {
       var page = link.getAttribute("href").split("#")[0];
       function aim() { /* (before the browser follows, opens or copies the link) */
-        var at = headingAt(sections.ids);
-        if (at === -1) { /* above the first heading (the header is at the page's top): the
-                            heading the address names, if any (a contents or shared link) */
-          var named = "";
-          try { named = decodeURIComponent(location.hash.slice(1)); } catch (e) { /* as none */ }
-          at = named ? sections.ids.indexOf(named) : -1;
-        }
-        link.setAttribute("href", at === null || at < 0 ? page : page + "#" + encodeURIComponent(theirs[at]));
+        var at = placeOf(headings);
+        link.setAttribute("href",
+          at < 0 ? page : page + "#section-" + (at + 1) + "-of-" + headings.length);
       }
       link.addEventListener("click", aim);
       link.addEventListener("auxclick", aim);
