@@ -76,12 +76,15 @@ class Held:
 
 @dataclass(frozen=True)
 class NotWritten:
-    """A unit in scope that this run did not write, and why (`source` as in Problem)."""
+    """A unit in scope that this run did not write, and why (`source` as in Problem).
+    `retry`: running again may write it (not when it waits for a unit held back as rejected:
+    translate/blocked.py)."""
 
     key: str
     file: str | None
     cause: str
     source: tuple[str, int] | None = None
+    retry: bool = True
 
     def format(self, lang: str) -> str:
         where = self.file or "bipub"

@@ -159,7 +159,7 @@ class Plan:
     specs: dict[str, Spec]
     glossary: Glossary
     notes: list[str] = field(default_factory=list)
-    too_long: list[str] = field(default_factory=list)  # units left out: a segment too large
+    too_long: dict[str, Job] = field(default_factory=dict)  # left out: a segment too large
     pages: PageLinks | None = None  # the site's pages per language
     rejected: dict[str, Rejections] = field(default_factory=dict)  # (translate/rejected.py)
     _keys: dict[tuple[str, str], str] = field(default_factory=dict, repr=False)
@@ -395,12 +395,8 @@ def make_plan(root: Path, target: str, only: Sequence[str] = ()) -> Plan:
     for job in plan.jobs:
         for seg in job.to_send():
             if not fits(seg.encoded.xml):
-                plan.too_long.append(job.key)
-                plan.notes.append(
-                    f"{job.key}: segment {seg.index} (line {seg.line}) is too long for one DeepL "
-                    f"request ({len(seg.encoded.xml):,} characters); split the paragraph — "
-                    "the unit is left out"
-                )
+                plan.too_long[job.key] = job
+                plan.notes.append(f"{job.key}: {too_long(seg)} — the unit is left out")
                 break
     plan.jobs = [j for j in plan.jobs if j.key not in plan.too_long]
     wanted = config.translate.formality
@@ -411,6 +407,14 @@ def make_plan(root: Path, target: str, only: Sequence[str] = ()) -> Plan:
                 f"is sent as {spec.options.formality!r}, which DeepL accepts and ignores there"
             )
     return plan
+
+
+def too_long(seg: Segment) -> str:
+    """Why a unit is left out (Plan.too_long): its segment `seg` does not fit a request."""
+    return (
+        f"segment {seg.index} (line {seg.line}) is too long for one DeepL request "
+        f"({len(seg.encoded.xml):,} characters); split the paragraph"
+    )
 
 
 def _group(

@@ -33,6 +33,7 @@ from bipub.pair.units import Unit, nfc, split_sections, text_hash
 from bipub.render.catalogs import read_catalog
 from bipub.translate import markdown_xml as mx
 from bipub.translate.anchors import anchored
+from bipub.translate.blocked import blocked
 from bipub.translate.cv_tree import apply_cv_drafts
 from bipub.translate.files import interrupts_deferred
 from bipub.translate.links import localize
@@ -97,6 +98,14 @@ def qa_problems(
 
 class _NotWritten(Exception):
     """A group cannot be written safely; its jobs are reported and left for the next run."""
+
+
+class _Gap(_NotWritten):
+    """A body section appended after one that is not in the file (translate/blocked.py)."""
+
+    def __init__(self, message: str, missing: int) -> None:
+        super().__init__(message)
+        self.missing = missing
 
 
 @dataclass(frozen=True)
@@ -312,15 +321,24 @@ def write_groups(
         except _NotWritten as exc:
             if len(drafts) == 1 or (group.kind == "doc" and group.target_doc is None):
                 for d in drafts:
-                    result.not_written.append(NotWritten(d.job.key, group.target_file, str(exc)))
+                    result.not_written.append(_not_written(plan, group, d, exc, result))
                 continue
             for d in drafts:  # one at a time: one unit's fault does not hold back the others
                 try:
                     _write(plan, [(group, [d], _content(plan, group, [d]))], result)
                 except _NotWritten as one:
-                    result.not_written.append(NotWritten(d.job.key, group.target_file, str(one)))
+                    result.not_written.append(_not_written(plan, group, d, one, result))
     if prepared:
         _write(plan, prepared, result)
+
+
+def _not_written(
+    plan: Plan, group: Group, draft: _Draft, exc: _NotWritten, result: Result
+) -> NotWritten:
+    if not isinstance(exc, _Gap):
+        return NotWritten(draft.job.key, group.target_file, str(exc))
+    why = blocked(plan, group, exc.missing, result)  # (the section before it, and its cause)
+    return NotWritten(draft.job.key, group.target_file, why.cause, retry=why.retry)
 
 
 def _group_drafts(
@@ -494,9 +512,7 @@ def _edit_body(body: str, texts: dict[str, str], rel: str) -> str:
     expected = len(sections)
     for index, text in (w for w in wanted if w[0] >= len(sections)):
         if index != expected:
-            raise _NotWritten(
-                f"{rel}: body section {index} needs the sections before it (draft them too)"
-            )
+            raise _Gap(f"{rel}: body section {index} needs the sections before it", expected)
         out = out.rstrip("\n") + "\n\n" + text + "\n"
         expected += 1
     return out
