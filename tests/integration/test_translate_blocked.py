@@ -179,3 +179,23 @@ def test_a_run_whose_only_unit_is_too_long_exits_1(
     assert "1 unit NOT written" in result.stderr
     assert "running again does not write them" in result.stderr
     assert translate_requests(fake) == 0
+
+
+def test_approving_a_stand_in_for_a_rejected_draft_does_not_advise_drafting_it_again(
+    cli: Cli, fake: FakeDeepL, small: Path
+) -> None:
+    """The source text stands in for a rejected draft in a new file: approve refuses it, and
+    its advice is not "draft it again with bipub translate" (that run holds the same draft
+    back again) but the hand translation or --redraft-rejected."""
+    assert translate(cli, small, "--to", "en", "--only", "posts/alpha").exit_code == 0
+    assert cli("-C", str(small), "review", "reject", "posts/alpha").exit_code == 0
+    _edit(small / ALPHA_KO, "- 둘 3.5배", "- 둘 4.5배")
+    assert translate(cli, small, "--to", "en", "--only", "posts/alpha").exit_code == 0
+    refused = cli("-C", str(small), "review", "approve", "--reviewer", "r", "posts/alpha:title")
+    assert refused.exit_code == 1, refused.stderr
+    assert "draft it again with bipub translate" not in refused.stderr, refused.stderr
+    assert (
+        "posts/alpha:title: its text is the ko source standing in for a translation (its draft "
+        "was rejected), not a translation to approve; translate it by hand (then approve it), or "
+        "bipub translate --redraft-rejected writes the rejected draft again"
+    ) in refused.stderr, refused.stderr

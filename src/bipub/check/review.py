@@ -43,6 +43,7 @@ from bipub.pair.status import (
     Rejections,
     StatusRecord,
     dump_status,
+    rejection_of,
     stand_in_cause,
     status_rel,
 )
@@ -319,10 +320,17 @@ def approve(
             )
             continue
         elif (cause := stand_in_cause(old, unit.translation)) is not None:
+            view = analysis.status.get(lang)
+            held = view is not None and rejection_of(view.rejected, key, source_hash) is not None
+            again = (  # (a draft rejected for this source is not drafted again: held back)
+                "bipub translate --redraft-rejected writes the rejected draft again"
+                if held
+                else "draft it again with bipub translate"
+            )
             refusal = (  # (not even with --force or --keep-current: it is no translation)
                 f"{key}: its text is the {unit.source_lang} source standing in for a "
                 f"translation ({cause}), not a translation to approve; translate it by hand "
-                "(then approve it), or draft it again with bipub translate"
+                f"(then approve it), or {again}"
             )
         elif (
             not keep_current
