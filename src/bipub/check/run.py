@@ -195,7 +195,7 @@ def _qa(
     another language (`pages`: not cached, they depend on the site; warnings)."""
     assert unit.translation is not None
     key = nfc(unit.key)
-    kind = "ui" if key.startswith("ui:") else "title" if key.endswith(":title") else "text"
+    kind = qa.unit_kind(key)
     problems: list[list[str]] | None = None
     digest = ""
     if cache is not None:
@@ -204,7 +204,9 @@ def _qa(
         problems = cache.entries.get(digest)
     if problems is None:
         base_url = pages.base if pages is not None else ""
-        problems = [[code, msg] for code, msg in _qa_problems(unit, kind, glossary, base_url)]
+        langs = (unit.source_lang, unit.target_lang)
+        found = qa.unit_problems(unit.source, unit.translation, kind, langs, glossary, base_url)
+        problems = [[code, msg] for code, msg in found]
         if cache is not None:
             cache.entries[digest] = problems
             cache.dirty = True
@@ -237,34 +239,6 @@ def _unit_finding(
         source_line=unit.source_line,
         advisory=advisory,
     )
-
-
-def _qa_problems(
-    unit: Unit, kind: str, glossary: Glossary, base_url: str = ""
-) -> list[tuple[str, str]]:
-    assert unit.translation is not None
-    s, t = unit.source, unit.translation
-    checks: list[tuple[str, list[str]]]
-    if kind == "ui":
-        checks = [
-            ("placeholders", qa.check_placeholders(s, t)),
-            ("numbers", qa.check_numbers(s, t)),
-        ]
-    else:
-        checks = [
-            ("numbers", qa.check_numbers(s, t)),
-            ("links", qa.check_links(s, t, (unit.source_lang, unit.target_lang), base_url)),
-            ("code", qa.check_code(s, t)),
-            ("refs", qa.check_refs(s, t)),
-            ("markup", qa.check_markup(s, t)),
-        ]
-        if kind == "title":
-            checks.append(("prefix", qa.check_prefix(s, t)))
-    if glossary.terms or glossary.keep:
-        checks.append(
-            ("glossary", qa.check_glossary(s, t, glossary, unit.source_lang, unit.target_lang))
-        )
-    return [(code, problem) for code, problems in checks for problem in problems]
 
 
 class _Lines:

@@ -1,7 +1,7 @@
 """What `bipub translate` drafts: the plan (units, their segments, request specs) and its cost.
 
     plan = make_plan(root, "en", only=["posts/"])   # read everything, decide what to draft
-    est = estimate(plan)                             # what would be sent (nothing is)
+    est = estimate(plan)                             # what would be sent (translate/cost.py)
 
 What gets drafted: units of the target language that are `missing` (no translation) or `stale`
 (the source changed since the recorded `source_hash`), whose source is another language, plus
@@ -36,10 +36,9 @@ from bipub.render.catalogs import po_path, read_catalog
 from bipub.render.pdf.links import short_wanted
 from bipub.render.templates import THEME_DIR
 from bipub.translate import markdown_xml as mx
-from bipub.translate.cache import DraftCache, cache_key
+from bipub.translate.cache import cache_key
 from bipub.translate.deepl_client import (
     RequestOptions,
-    Usage,
     deepl_source,
     deepl_target,
     fits,
@@ -520,85 +519,3 @@ def _complete(string: object) -> bool:
     if isinstance(string, tuple | list):
         return bool(string) and all(string)
     return bool(string)
-
-
-# --------------------------------------------------------------------------- cost
-
-
-@dataclass(frozen=True)
-class Item:
-    """One segment to send: its cache key, the segment, its context group."""
-
-    key: str
-    segment: Segment
-    group: str
-
-
-@dataclass(frozen=True)
-class FileCost:
-    source_lang: str
-    source_file: str
-    target_file: str
-    units: int
-    chars: int  # billable characters to send (after the cache and de-duplication)
-    cached: int  # units answered from the cache
-
-
-@dataclass
-class Estimate:
-    target: str
-    files: list[FileCost]
-    units: int
-    chars: int
-    texts: int  # distinct texts (segments) to send
-    cached: int  # segments answered from the cache
-    duplicates: int  # segments the same as one sent before: sent once
-    free: int  # units with nothing to send (code, numbers…, or every segment kept)
-    to_send: dict[str, list[Item]]  # spec → segments to send, in order
-
-    def fits(self, usage: Usage | None) -> bool | None:
-        if usage is None or usage.remaining is None:
-            return None
-        return self.chars <= usage.remaining
-
-
-def estimate(plan: Plan, cache: DraftCache | None = None) -> Estimate:
-    """What a run would send: billable characters (tags are not billed) per file and in all."""
-    cache = cache if cache is not None else DraftCache(plan.root)
-    seen: set[str] = set()
-    to_send: dict[str, list[Item]] = {}
-    per_file: dict[str, list[int]] = {}  # group → [units, chars, cached]
-    cached = duplicates = free = chars = 0
-    for job in plan.jobs:
-        counts = per_file.setdefault(job.group, [0, 0, 0])
-        counts[0] += 1
-        segments = job.to_send()
-        if not segments:
-            free += 1
-            continue
-        hits = 0
-        for seg in segments:
-            key = plan.request_key(job, seg)
-            if key in cache:
-                hits += 1
-            elif key in seen:
-                duplicates += 1
-            else:
-                seen.add(key)
-                to_send.setdefault(job.spec, []).append(Item(key, seg, job.context_group))
-                chars += seg.encoded.billable
-                counts[1] += seg.encoded.billable
-        cached += hits
-        if hits == len(segments):
-            counts[2] += 1
-    files = []
-    for name, (units, file_chars, file_cached) in per_file.items():
-        group = plan.groups[name]
-        lang = next(j.unit.source_lang for j in plan.jobs if j.group == name)
-        files.append(
-            FileCost(lang, group.source_file, group.target_file, units, file_chars, file_cached)
-        )
-    texts = sum(len(v) for v in to_send.values())
-    return Estimate(
-        plan.target, files, len(plan.jobs), chars, texts, cached, duplicates, free, to_send
-    )

@@ -20,10 +20,11 @@ from collections.abc import Callable, Sequence
 
 from bipub.translate import markdown_xml as mx
 from bipub.translate.cache import DraftCache
+from bipub.translate.cost import Item, estimate
 from bipub.translate.deepl_client import DeepL, DeepLError, MissingKeyError, fits, plan_batches
 from bipub.translate.files import interrupts_held
 from bipub.translate.outcome import NotWritten, Result
-from bipub.translate.plan import Item, Job, Plan, Spec, estimate, too_long
+from bipub.translate.plan import Job, Plan, Spec, too_long
 from bipub.translate.writers import Answers, write_groups
 
 #: Documents written together (one status file write for all of them): answers are cached

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 from babel.messages.pofile import write_po
 
 from bipub.check import page_links, qa
-from bipub.check.glossary import Glossary
 from bipub.check.parity import normalize_status
 from bipub.diagnostics import Collector, Diagnostic, DiagnosticError
 from bipub.load.front_matter import split_front_matter
@@ -60,37 +59,6 @@ class Answers:
 
     texts: Mapping[str, str]
     failures: Mapping[str, str]
-
-
-# --------------------------------------------------------------------------- QA
-
-
-def qa_problems(
-    unit: Unit, draft: str, glossary: Glossary, base_url: str = ""
-) -> list[tuple[str, str]]:
-    """The checks `bipub check` runs on a translation (bipub.check.qa), on one draft."""
-
-    s = unit.source
-    if unit.key.startswith("ui:"):
-        checks = [
-            ("placeholders", qa.check_placeholders(s, draft)),
-            ("numbers", qa.check_numbers(s, draft)),
-        ]
-    else:
-        checks = [
-            ("numbers", qa.check_numbers(s, draft)),
-            ("links", qa.check_links(s, draft, (unit.source_lang, unit.target_lang), base_url)),
-            ("code", qa.check_code(s, draft)),
-            ("refs", qa.check_refs(s, draft)),
-            ("markup", qa.check_markup(s, draft)),
-        ]
-        if unit.key.endswith(":title"):
-            checks.append(("prefix", qa.check_prefix(s, draft)))
-    if glossary.terms or glossary.keep:
-        checks.append(
-            ("glossary", qa.check_glossary(s, draft, glossary, unit.source_lang, unit.target_lang))
-        )
-    return [(code, message) for code, messages in checks for message in messages]
 
 
 # --------------------------------------------------------------------------- writing
@@ -217,7 +185,12 @@ def _draft(plan: Plan, job: Job, answers: Answers) -> _Draft | str:
                 f"line {line}: a block bipub could not take apart is kept in the source language",
             )
         )
-    unit_checks = qa_problems(job.unit, text, plan.glossary, plan.config.base_url)
+    unit = job.unit  # (the checks bipub check runs on a translation: check/qa.py)
+    langs = (unit.source_lang, unit.target_lang)
+    kind = qa.unit_kind(unit.key)
+    unit_checks = qa.unit_problems(
+        unit.source, text, kind, langs, plan.glossary, plan.config.base_url
+    )
     unit_checks = page_links.site_matched(unit_checks, job.unit, text, plan.pages)  # (as check)
     if any(code == "numbers" for code, _ in unit_checks):  # said once, for the whole unit
         problems = [p for p in problems if not (p[0] == "mismatch" and "numbers" in p[1])]
