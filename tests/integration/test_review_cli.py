@@ -621,3 +621,32 @@ def test_list_marks_the_drafts_that_carry_findings(root: Path, cli: Callable[...
     assert lines["posts/cache:body#0"].endswith("[numbers]"), out
     assert "[" not in lines["posts/short:body#0"], out
     assert "1 of them with findings [in brackets]" in out
+
+
+def test_a_corrupt_status_file_is_said_by_list_show_and_the_queue(
+    root: Path, cli: Callable[..., Any]
+) -> None:
+    """A status record that does not load: the queue would show its machine draft as a
+    translation written by hand (no record), and exit 0. list, show and -i say the error at
+    its file, line and key instead, and exit 1; a language whose file is sound still lists."""
+    path = root / "status/en.yaml"
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("state: draft", "state: drfat"), encoding="utf-8"
+    )
+    line = next(
+        i
+        for i, text in enumerate(path.read_text(encoding="utf-8").split("\n"), 1)
+        if "drfat" in text
+    )
+    for args in (
+        ("list",),
+        (),
+        ("show", "posts/short:body#0"),
+        ("-i", "--reviewer", "r"),
+        ("approve", "posts/cache:title", "--reviewer", "r"),
+    ):
+        result = run(root, "review", *args, input="a\n")
+        assert result.exit_code == 1, (args, result.output)
+        assert f"status/en.yaml:{line}: posts/short:body#0: state: " in result.stderr, args
+        assert "written by hand" not in result.stdout and "Approved" not in result.stdout, args
+    assert cli("-C", str(root), "review", "list", "--lang", "ko").exit_code == 0

@@ -167,8 +167,8 @@ def queue(analysis: Analysis, langs: Sequence[str] = (), *, human: bool = False)
 def writable(analysis: Analysis, lang: str) -> None:
     if lang in analysis.broken_status:
         rel = status_rel(lang)
-        problems = [
-            Diagnostic(f.file, f.line, f.code, f.message)
+        problems = [  # (the record's key and field, as check says it)
+            Diagnostic(f.file, f.line, f.code, f"{f.key}: {f.message}" if f.key else f.message)
             for f in analysis.result.findings
             if f.file == rel and f.severity is Severity.ERROR
         ]

@@ -34,6 +34,26 @@ def _analyze(ui: Ui) -> Analysis:
         ui.fail(exc)
 
 
+def _readable(ui: Ui, analysis: Analysis, langs: tuple[str, ...] | list[str]) -> None:
+    """A status file with errors (a record that does not load) is not read: its units would be
+    listed as missing or written by hand. Said at its file, line and key, exit 1."""
+    from bipub.check.review import writable
+    from bipub.diagnostics import DiagnosticError
+
+    for lang in sorted(analysis.broken_status):
+        if not langs or lang in langs:
+            try:
+                writable(analysis, lang)
+            except DiagnosticError as exc:
+                ui.diagnostics(exc.diagnostics)
+                click.echo(
+                    f"bipub review: {exc.diagnostics[0].file} has errors: what needs review in "
+                    f"[{lang}] cannot be told until it is fixed",
+                    err=True,
+                )
+                sys.exit(1)
+
+
 def _fail(ui: Ui, exc: Exception) -> NoReturn:
     """Print diagnostics and exit 1 (or 2) without the build's 'nothing was written' wording."""
     from bipub.diagnostics import DiagnosticError
@@ -174,6 +194,7 @@ def list_cmd(ui: Ui, langs: tuple[str, ...], human: bool) -> None:
     from bipub.check.review import queue, unreviewed_human
 
     analysis = _analyze(ui)
+    _readable(ui, analysis, langs)
     items = queue(analysis, langs, human=human)
     by_hand = 0 if human else len(unreviewed_human(analysis, langs))
     if not items:
@@ -219,6 +240,7 @@ def show(ui: Ui, key: str, langs: tuple[str, ...]) -> None:
         targets = resolve(analysis, [key], langs)
     except Exception as exc:
         _fail(ui, exc)
+    _readable(ui, analysis, sorted({lang for lang, _ in targets}))
     for n, (lang, k) in enumerate(targets):
         if n:
             click.echo()
@@ -442,6 +464,7 @@ def _interactive(ui: Ui, langs: tuple[str, ...], reviewer: str | None, human: bo
     from bipub.translate import review_edits
 
     analysis = _analyze(ui)
+    _readable(ui, analysis, langs)
     try:
         name = rv.reviewer_name(reviewer, ui.root)
         day = rv.review_date()
