@@ -350,7 +350,7 @@ def approve(
                 problems.append(Diagnostic(file, line, "review", refusal))
             continue
         assert text is not None
-        said, edited = drafting_approved(old, text, adopt)
+        said, edited = drafting_approved(old, text, adopt, unit)
         if said and not force:
             what = "the waiting draft's drafting said" if adopt else "its drafting said"
             problems.extend(
@@ -424,8 +424,9 @@ def drafting_errors(
     it unless forced (findings.py `drafting_approved`): for `review -i` to ask before."""
     old = record_of(analysis, lang, key)
     adopt = old is not None and old.draft is not None and not keep_current
-    text = old.draft if adopt and old is not None else analysis.units[(lang, key)].translation
-    return drafting_approved(old, text, adopt)[0] if text is not None else []
+    unit = analysis.units[(lang, key)]
+    text = old.draft if adopt and old is not None else unit.translation
+    return drafting_approved(old, text, adopt, unit)[0] if text is not None else []
 
 
 def _whole_content(analysis: Analysis) -> None:

@@ -22,7 +22,14 @@ from bipub.cache import BuildCache
 from bipub.check import coverage as cov
 from bipub.check import qa
 from bipub.check.anchors import check_anchors
-from bipub.check.findings import KNOWN_CODES, PAIR_CODES, Finding, WaitingDraft, drafting_said
+from bipub.check.findings import (
+    KNOWN_CODES,
+    PAIR_CODES,
+    Finding,
+    WaitingDraft,
+    drafted_from,
+    drafting_said,
+)
 from bipub.check.glossary import Glossary, load_glossary
 from bipub.check.page_links import check_page_links, site_matched
 from bipub.check.parity import (
@@ -468,7 +475,10 @@ def _with_waiting(
         stale_diff(rec.source, unit.source, unit.source_file, unit.source_line)
         if changed and rec.source
         else None,
-        (*drafting_said(rec.draft_findings), *((q.code, q.message) for q in qa)),
+        (
+            *drafting_said(rec.draft_findings, drafted_from(unit, rec.draft_source_hash)),
+            *((q.code, q.message) for q in qa),
+        ),
     )
     return replace(f, waiting=waiting)
 

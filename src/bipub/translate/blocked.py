@@ -14,8 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from bipub.check.findings import in_source
 from bipub.pair.units import split_sections
-from bipub.translate.outcome import Result, in_source
+from bipub.translate.outcome import Result
 
 if TYPE_CHECKING:
     from bipub.translate.plan import Group, Plan

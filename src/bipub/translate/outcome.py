@@ -3,25 +3,11 @@ cause), findings, billing. Read by translate_cmd for the summary and the exit st
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
+from bipub.check.findings import in_source
 from bipub.pair.status import Rejection
 from bipub.translate.deepl_client import Usage
-
-#: "segment 2 (line 5)": a line of the unit's source text (translate/writers.py)
-_SEGMENT_LINE = re.compile(r"^segment (\d+) \(line (\d+)\)")
-
-
-def in_source(message: str, source: tuple[str, int] | None) -> str:
-    """The message with its line in the unit's text made a line of the source file
-    ("segment 2 (content/ko/posts/x.md:41)"): the line a reader can open."""
-    if source is None:
-        return message
-    rel, first = source
-    return _SEGMENT_LINE.sub(
-        lambda m: f"segment {m[1]} ({rel}:{first + int(m[2]) - 1})", message, count=1
-    )
 
 
 @dataclass(frozen=True)
