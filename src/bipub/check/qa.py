@@ -144,14 +144,26 @@ def _short(code: str, limit: int = 60) -> str:
     return one if len(one) <= limit else one[: limit - 1] + "…"
 
 
+def _times(n: int) -> str:
+    return "once" if n == 1 else "twice" if n == 2 else f"{n} times"
+
+
 def check_code(source: str, translation: str) -> list[str]:
     fs, ft = facts(source), facts(translation)
     problems: list[str] = []
     s_spans, t_spans = Counter(fs.code_spans), Counter(ft.code_spans)
+    for span in sorted(set(s_spans) & set(t_spans)):  # (in both, not as many times)
+        if s_spans[span] != t_spans[span]:
+            problems.append(
+                f"code span `{_short(span)}` is {_times(t_spans[span])} in the translation, "
+                f"{_times(s_spans[span])} in the source"
+            )
     for span in sorted((s_spans - t_spans).elements()):
-        problems.append(f"code span `{_short(span)}` of the source is missing or changed")
+        if span not in t_spans:
+            problems.append(f"code span `{_short(span)}` of the source is missing or changed")
     for span in sorted((t_spans - s_spans).elements()):
-        problems.append(f"the translation has code span `{_short(span)}`, the source does not")
+        if span not in s_spans:
+            problems.append(f"the translation has code span `{_short(span)}`, the source does not")
     if len(fs.blocks) != len(ft.blocks):
         problems.append(
             f"{len(fs.blocks)} code block(s) in the source, {len(ft.blocks)} in the translation"
