@@ -650,3 +650,15 @@ def test_a_corrupt_status_file_is_said_by_list_show_and_the_queue(
         assert f"status/en.yaml:{line}: posts/short:body#0: state: " in result.stderr, args
         assert "written by hand" not in result.stdout and "Approved" not in result.stdout, args
     assert cli("-C", str(root), "review", "list", "--lang", "ko").exit_code == 0
+
+
+def test_a_file_that_does_not_exist_is_said_to_be_none(root: Path, cli: Callable[..., Any]) -> None:
+    """`--file` naming no file (a typo): not "no translatable units in" it, as if it were
+    there."""
+    for verb in ("approve", "reject"):
+        result = cli(
+            "-C", str(root), "review", verb, "--file", str(root / "content/en/posts/cahce.md"),
+            *(("--reviewer", "r") if verb == "approve" else ()),
+        )  # fmt: skip
+        assert result.exit_code == 1, result.stderr
+        assert "content/en/posts/cahce.md: no such file" in result.stderr, result.stderr
