@@ -90,7 +90,7 @@ class Result:
     sent: int = 0  # texts (segments) sent
     requests: int = 0
     cache_hits: int = 0  # segments answered from the cache
-    kept: int = 0  # segments of stale units that kept their present translation
+    kept: int = 0  # segments of stale units written that kept their present translation
     named: int = 0  # series names taken from the series' other parts (translate/plan.py)
     problems: list[Problem] = field(default_factory=list)
     not_written: list[NotWritten] = field(default_factory=list)

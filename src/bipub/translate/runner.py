@@ -171,11 +171,7 @@ def run(
     result.notes = [n for n in plan.notes if n not in left_out]
     texts: dict[str, str] = {}
     failures: dict[str, str] = {}
-    for job in plan.jobs:
-        if job.named:
-            result.named += 1
-        else:
-            result.kept += sum(1 for k in job.kept if k is not None)
+    for job in plan.jobs:  # (kept segments and series names: counted as written, writers.py)
         for seg in job.to_send():
             key = plan.request_key(job, seg)
             hit = cache.get(key)

@@ -395,6 +395,10 @@ def _write(
     for group, drafts, _ in prepared:
         result.drafted += sum(1 for d in drafts if d.stand_in is None)
         for d in drafts:
+            if d.stand_in is None and d.job.named:  # (only what was written is counted)
+                result.named += 1
+            elif d.stand_in is None:
+                result.kept += sum(1 for k in d.job.kept if k is not None)
             where = group.target_file if d.job.mode != "beside" else status_rel(plan.target)
             for code, message in d.problems:
                 result.problems.append(
