@@ -193,6 +193,11 @@ def test_approve_refuses_qa_errors_unless_forced(root: Path, cli: Callable[..., 
     )
     assert forced.exit_code == 0
     assert "posts/cache:body#0" in records(root)
+    # what --force let through is said, as for what drafting said
+    said = forced.stdout + forced.stderr
+    assert "approved posts/cache:body#0 [en] with QA errors (--force): numbers: numbers differ" in (
+        said
+    ), said
 
 
 def test_approve_unknown_key_is_an_error(root: Path, cli: Callable[..., Any]) -> None:
@@ -662,3 +667,15 @@ def test_a_file_that_does_not_exist_is_said_to_be_none(root: Path, cli: Callable
         )  # fmt: skip
         assert result.exit_code == 1, result.stderr
         assert "content/en/posts/cahce.md: no such file" in result.stderr, result.stderr
+
+
+def test_interactive_queue_ended_by_the_input_says_what_was_saved(root: Path) -> None:
+    """The input ends (or Ctrl-C) after a decision: the decision is saved, and said with the
+    counts; exit 1 (before: `Aborted!` only)."""
+    recs = records(root)
+    recs["posts/cache:title"] = draft("캐시 이야기", "A cache story")
+    (root / "status/en.yaml").write_text(dump_status(recs), encoding="utf-8")
+    result = run(root, "review", "-i", "--reviewer", "min", input="a\n")
+    assert result.exit_code == 1, result.output
+    assert "Stopped. Approved 1, rejected 0, skipped 0 (each decision was saved" in result.stderr
+    assert records(root)["posts/cache:title"].state == "reviewed"

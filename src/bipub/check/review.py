@@ -373,8 +373,9 @@ def approve(
                 + "; ".join(f"{c}: {m}" for c, m in edited)
                 + " — the edit is approved as it is"
             )
+        errors = qa_errors(analysis, lang, key, text if adopt else None)
         if not force:
-            for f in qa_errors(analysis, lang, key, text if adopt else None):
+            for f in errors:
                 what = "the waiting draft: " if adopt else ""
                 problems.append(
                     Diagnostic(
@@ -384,6 +385,11 @@ def approve(
                         f"{key}: {what}{f.message} (fix it, or approve with --force)",
                     )
                 )
+        elif errors:  # (recorded as reviewed all the same: said, as what drafting said is)
+            out.notes.append(
+                f"approved {key} [{lang}] with QA errors (--force): "
+                + "; ".join(f"{f.code}: {f.message}" for f in errors)
+            )
         origin: Literal["human", "machine"]
         if adopt:
             assert old is not None
