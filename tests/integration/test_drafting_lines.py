@@ -58,3 +58,24 @@ def test_drafting_findings_name_the_source_files_line(
     refused = cli("-C", str(root), "review", "approve", "--reviewer", "r", key)
     assert refused.exit_code == 1, refused.stderr
     assert f"{key}: its drafting said: {seg}: " in refused.stderr, refused.stderr
+
+
+def test_a_draft_of_an_older_source_says_its_lines_are_of_that_source(
+    cli: Cli, fake: FakeDeepL, tmp_path: Path
+) -> None:
+    """The source edited since the draft was made: the lines drafting said are of the source
+    the draft was made from, not of the file as it is; said so, not "(line 5)"."""
+    root = make(tmp_path / "older", {KO: SOURCE})
+    fake.markup_fault("drop_one_tag", match="세 번")
+    assert translate(cli, root, "--to", "en").exit_code == 0
+    path = root / KO
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("첫 문단이다.", "첫 문단이다.\n\n끼운 문단."),
+        encoding="utf-8",
+    )
+    checked = cli("-C", str(root), "check")
+    said = checked.stdout + checked.stderr
+    assert "posts/p:body#1: segment 2 (line 5 of the source it was drafted from): lost" in said, (
+        said
+    )
+    assert "line 7 of the source it was drafted from: a Mermaid diagram" in said, said

@@ -199,3 +199,22 @@ def test_approving_a_stand_in_for_a_rejected_draft_does_not_advise_drafting_it_a
         "was rejected), not a translation to approve; translate it by hand (then approve it), or "
         "bipub translate --redraft-rejected writes the rejected draft again"
     ) in refused.stderr, refused.stderr
+
+
+def test_an_only_that_matches_no_unit_is_a_usage_error(
+    cli: Cli, fake: FakeDeepL, small: Path
+) -> None:
+    """`--only posts/alhpa` (a typo) drafted nothing and said "Nothing to draft", exit 0: now
+    exit 2, naming the pattern and what it was likely meant for; nothing sent."""
+    result = translate(cli, small, "--to", "en", "--only", "posts/alhpa")
+    assert result.exit_code == 2, result.stderr
+    assert (
+        "--only posts/alhpa: no unit of the site translated into en matches (did you mean "
+        "posts/alpha?)"
+    ) in result.stderr, result.stderr
+    assert "Nothing to draft" not in result.stderr
+    assert translate_requests(fake) == 0
+    # a pattern that matches units with nothing to draft is still "Nothing to draft", exit 0
+    assert translate(cli, small, "--to", "en", "--only", "posts/alpha").exit_code == 0
+    again = translate(cli, small, "--to", "en", "--only", "content/ko/posts/alpha.md")
+    assert again.exit_code == 0 and "Nothing to draft for en." in again.stderr, again.stderr

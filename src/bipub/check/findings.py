@@ -68,15 +68,24 @@ _UNIT_LINE = re.compile(
 )
 
 
+#: A drafting message's lines are of an older source text than the file has (`drafted_from`).
+OLDER = ("", 0)
+
+
 def in_source(message: str, source: tuple[str, int] | None) -> str:
     """The message with its line in the unit's text made a line of the source file
     ("segment 2 (content/ko/posts/x.md:41)"): the line a reader can open. `source`: the
-    unit's source file and the line its text starts at there."""
+    unit's source file and the line its text starts at there; OLDER: said to be a line of the
+    source the draft was made from."""
     if source is None:
         return message
     rel, first = source
 
     def there(m: re.Match[str]) -> str:
+        if source == OLDER:
+            line = m[2] or m[3]
+            at = f"line {line} of the source it was drafted from"
+            return f"segment {m[1]} ({at})" if m[1] is not None else f"{at}: "
         if m[1] is not None:
             return f"segment {m[1]} ({rel}:{first + int(m[2]) - 1})"
         return f"{rel}:{first + int(m[3]) - 1}: "
@@ -86,9 +95,12 @@ def in_source(message: str, source: tuple[str, int] | None) -> str:
 
 def drafted_from(unit: Unit | None, source_hash: str | None) -> tuple[str, int] | None:
     """Where the lines of a drafting message are (`in_source`): the unit's source, if the
-    draft was made from the source it has now (else its lines are of another text)."""
-    if unit is None or not unit.source_line or source_hash != text_hash(unit.source):
+    draft was made from the source it has now; OLDER if from another (a source changed since:
+    its lines are not the file's)."""
+    if unit is None or not unit.source_line:
         return None
+    if source_hash != text_hash(unit.source):
+        return OLDER
     return unit.source_file, unit.source_line
 
 

@@ -14,6 +14,7 @@ a segment whose source did not change keeps the translation it has.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 from collections.abc import Callable, Sequence
@@ -209,6 +210,35 @@ def _matches(unit: Unit, only: Sequence[str]) -> bool:
     return False
 
 
+def _only_matches(only: Sequence[str], units: Sequence[Unit], target: str) -> None:
+    """Each `--only` names some unit of the site (a typo drafted nothing, said "Nothing to
+    draft" and exited 0): ConfigError (exit 2) naming the pattern, and the keys it was likely
+    meant for. UI keys and the catalog (`ui:`, locales/) are not checked here."""
+    unmatched = [
+        p
+        for p in only
+        if not nfc(p).startswith("ui:")
+        and "locales/" not in p
+        and not any(_matches(u, [p]) for u in units)
+    ]
+    if not unmatched:
+        return
+    docs = sorted({nfc(u.key).split(":", 1)[0] for u in units})
+    problems = []
+    for pattern in unmatched:
+        close = difflib.get_close_matches(nfc(pattern).split(":", 1)[0], docs, n=3, cutoff=0.75)
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        problems.append(
+            Diagnostic(
+                None,
+                None,
+                "usage",
+                f"--only {pattern}: no unit of the site translated into {target} matches{hint}",
+            )
+        )
+    raise ConfigError(problems)
+
+
 def _mode(unit: Unit, record: StatusRecord | None) -> Mode | None:
     if unit.translation is None:
         return "fill"
@@ -348,6 +378,7 @@ def make_plan(root: Path, target: str, only: Sequence[str] = ()) -> Plan:
         return source_lang
 
     candidates = [u for u in site.units if u.target_lang == target and u.source_lang != target]
+    _only_matches(only, candidates, target)
     named = series_names(candidates, view.records)
     pools = document_pools(candidates, view.records, keep)
     # a document missing in the target is drafted whole: --only naming any unit of it is enough
