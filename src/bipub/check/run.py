@@ -51,7 +51,7 @@ from bipub.check.severity import (
 )
 from bipub.code_stamp import CODE
 from bipub.config import SiteConfig
-from bipub.diagnostics import Collector, Diagnostic, Severity
+from bipub.diagnostics import Collector, ConfigError, Diagnostic, Severity
 from bipub.load.content import Content
 from bipub.pair.page_links import PageLinks
 from bipub.pair.site import Site
@@ -318,6 +318,25 @@ def _matches(f: Finding | Unit, only: Sequence[str]) -> bool:
     return False
 
 
+def _only_named(
+    root: Path, only: Sequence[str], units: Sequence[Unit], findings: Sequence[Finding]
+) -> None:
+    """Each `--only` names some unit, finding or file of the project: a typo checked nothing
+    and said `0 errors, 0 warnings`, exit 0. ConfigError (exit 2) naming the pattern."""
+    missing = [
+        p
+        for p in only
+        if not any(_matches(u, [p]) for u in units)
+        and not any(_matches(f, [p]) for f in findings)
+        and not (root / p).exists()
+    ]
+    if missing:
+        raise ConfigError(
+            Diagnostic(None, None, "usage", f"--only {p}: matches no unit, file or finding")
+            for p in missing
+        )
+
+
 def analyze(
     root: Path,
     *,
@@ -420,6 +439,7 @@ def analyze(
         ),
         *qa_found,
     ]
+    _only_named(root, only, ordered, raw)
     raw = [
         f
         for f in raw
