@@ -40,8 +40,8 @@ class Estimate:
     units: int
     chars: int
     texts: int  # distinct texts (segments) to send
-    cached: int  # segments answered from the cache
-    duplicates: int  # segments the same as one sent before: sent once
+    cached: int  # distinct segments answered from the cache (the run's cache hits)
+    duplicates: int  # segments the same as another of this run: sent (or served) once
     free: int  # units with nothing to send (code, numbers…, or every segment kept)
     to_send: dict[str, list[Item]]  # spec → segments to send, in order
 
@@ -68,16 +68,18 @@ def estimate(plan: Plan, cache: DraftCache | None = None) -> Estimate:
         hits = 0
         for seg in segments:
             key = plan.request_key(job, seg)
-            if key in cache:
-                hits += 1
-            elif key in seen:
+            in_cache = key in cache
+            hits += in_cache
+            if key in seen:  # (each distinct text once: as the run counts its cache hits)
                 duplicates += 1
+            elif in_cache:
+                seen.add(key)
+                cached += 1
             else:
                 seen.add(key)
                 to_send.setdefault(job.spec, []).append(Item(key, seg, job.context_group))
                 chars += seg.encoded.billable
                 counts[1] += seg.encoded.billable
-        cached += hits
         if hits == len(segments):
             counts[2] += 1
     files = []
