@@ -6,7 +6,8 @@ not written, the cause of 3 is 2's cause, said with 2's key and the line of its 
 back because its draft is the one a reviewer rejected (translate it by hand, or
 --redraft-rejected: running again does not help), refused by DeepL, too long for a request,
 not sent because the run stopped, or outside --only. The later section's answer is cached:
-the run that writes the one before it writes it without sending it again.
+the run that writes the one before it writes it without sending it again (an answer that failed
+its checks excepted: translate/cache.py).
 """
 
 from __future__ import annotations
