@@ -218,3 +218,26 @@ def test_an_only_that_matches_no_unit_is_a_usage_error(
     assert translate(cli, small, "--to", "en", "--only", "posts/alpha").exit_code == 0
     again = translate(cli, small, "--to", "en", "--only", "content/ko/posts/alpha.md")
     assert again.exit_code == 0 and "Nothing to draft for en." in again.stderr, again.stderr
+
+
+def test_a_new_file_with_a_unit_too_long_names_that_unit(
+    cli: Cli, fake: FakeDeepL, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A post with no translation yet, one section too long for a request: the new file needs
+    every unit, so none is written; each says which unit it waits for and why (not only "a new
+    translation needs every unit of the source")."""
+    monkeypatch.setattr(deepl_client, "MAX_BYTES", deepl_client.REQUEST_MARGIN + 2048)
+    root = make(
+        tmp_path / "new-long",
+        {ALPHA_KO: post("글", f"서론.\n\n## 긴 것\n\n{'긴 문단이다. ' * 200}\n")},
+    )
+    result = translate(cli, root, "--to", "en")
+    assert result.exit_code == 1, result.stderr
+    line = _line_of(root, ALPHA_KO, "## 긴 것")
+    assert (
+        f"posts/alpha:title: not-written: a new translation needs every unit of the source: "
+        f"posts/alpha:body#1 ({ALPHA_KO}:{line}) is not written: segment 1 ({ALPHA_KO}:"
+        f"{line + 2}) is too long for one DeepL request"
+    ) in result.stderr, result.stderr
+    assert "run again to retry them" not in result.stderr
+    assert not (root / ALPHA_EN).exists()

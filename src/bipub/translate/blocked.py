@@ -31,17 +31,16 @@ class Blocked:
     retry: bool = True
 
 
-def blocked(plan: Plan, group: Group, missing: int, result: Result) -> Blocked:
-    """Why body section `missing` of `group` (the first one not in its translation file) is
-    not there after this run, for the sections after it."""
-    key = f"{group.name}:body#{missing}"
-    where = group.source_file
-    src = group.source_doc
-    if src is not None:
-        secs = split_sections(src.body, src.body_line)
-        if missing < len(secs):
-            where = f"{group.source_file}:{secs[missing].line}"
-    before = f"body section {missing} before it ({key}, {where})"
+def blocked(plan: Plan, group: Group, missing: str, result: Result, *, new: bool) -> Blocked:
+    """Why unit `missing` of `group` ("body#3", "title") is not in its translation file after
+    this run: for the sections after it (`new`: for the other units of a new file, which needs
+    every unit)."""
+    key = f"{group.name}:{missing}"
+    where = _where(plan, group, key, missing)
+    if new:
+        before = f"a new translation needs every unit of the source: {key} ({where})"
+    else:
+        before = f"body section {missing.removeprefix('body#')} before it ({key}, {where})"
     held = next((h for h in result.held if h.key == key), None)
     if held is not None:
         return Blocked(f"{before} is held back: {held.cause()}", retry=False)
@@ -56,3 +55,17 @@ def blocked(plan: Plan, group: Group, missing: int, result: Result) -> Blocked:
             f"{before} is not drafted in this run (outside --only): draft it too (--only {key})"
         )
     return Blocked(f"{before} is not written")
+
+
+def _where(plan: Plan, group: Group, key: str, name: str) -> str:
+    """The source file and line of unit `key` (`name` its part: "body#3", "title")."""
+    for job in (*plan.jobs, *plan.too_long.values()):
+        if job.key == key and job.unit.source_line:
+            return f"{job.unit.source_file}:{job.unit.source_line}"
+    src = group.source_doc
+    if src is not None and name.startswith("body#"):
+        secs = split_sections(src.body, src.body_line)
+        index = int(name.removeprefix("body#"))
+        if index < len(secs):
+            return f"{group.source_file}:{secs[index].line}"
+    return group.source_file

@@ -69,11 +69,13 @@ class _NotWritten(Exception):
 
 
 class _Gap(_NotWritten):
-    """A body section appended after one that is not in the file (translate/blocked.py)."""
+    """A unit the file needs is not among the drafts (translate/blocked.py): a body section
+    before one appended, or (`new`) any unit of a new file."""
 
-    def __init__(self, message: str, missing: int) -> None:
+    def __init__(self, message: str, missing: str, *, new: bool = False) -> None:
         super().__init__(message)
-        self.missing = missing
+        self.missing = missing  # its name: "body#3", "title"
+        self.new = new
 
 
 @dataclass(frozen=True)
@@ -310,7 +312,7 @@ def _not_written(
 ) -> NotWritten:
     if not isinstance(exc, _Gap):
         return NotWritten(draft.job.key, group.target_file, str(exc))
-    why = blocked(plan, group, exc.missing, result)  # (the section before it, and its cause)
+    why = blocked(plan, group, exc.missing, result, new=exc.new)  # (that unit, and its cause)
     return NotWritten(draft.job.key, group.target_file, why.cause, retry=why.retry)
 
 
@@ -436,8 +438,11 @@ def _doc_text(plan: Plan, group: Group, drafts: list[_Draft]) -> str | None:
     if group.target_doc is None:
         if (plan.root / group.target_file).exists():
             raise _NotWritten(f"{group.target_file} exists but pairs with another document")
-        if "title" not in texts or any(f"body#{i}" not in texts for i in range(n_src)):
-            raise _NotWritten(f"{base}: a new translation needs every unit of the source")
+        gone = [n for n in ("title", *(f"body#{i}" for i in range(n_src))) if n not in texts]
+        if gone:
+            raise _Gap(
+                f"{base}: a new translation needs every unit of the source", gone[0], new=True
+            )
         lines = ["---"]
         for name in src_fields:
             if name in _FM_TEXT and name in texts:
@@ -489,7 +494,9 @@ def _edit_body(body: str, texts: dict[str, str], rel: str) -> str:
     expected = len(sections)
     for index, text in (w for w in wanted if w[0] >= len(sections)):
         if index != expected:
-            raise _Gap(f"{rel}: body section {index} needs the sections before it", expected)
+            raise _Gap(
+                f"{rel}: body section {index} needs the sections before it", f"body#{expected}"
+            )
         out = out.rstrip("\n") + "\n\n" + text + "\n"
         expected += 1
     return out
