@@ -47,8 +47,10 @@ from bipub.translate.deepl_client import (
 )
 from bipub.translate.memory import (
     MEMORY,
+    Said,
     document_pools,
     from_document,
+    kept_said,
     kept_words,
     series_kept,
     series_names,
@@ -79,6 +81,8 @@ class Job:
     kept: tuple[str | None, ...] = ()
     po: tuple[str, tuple[int, ...]] | None = None  # a plural UI entry: msgid, msgstr indexes
     named: bool = False  # a series name kept as the series' other parts have (memory.py)
+    #: per segment, what drafting said of the present translation it keeps (memory.py)
+    said: tuple[tuple[tuple[str, str], ...], ...] = ()
 
     @property
     def key(self) -> str:
@@ -380,7 +384,8 @@ def make_plan(root: Path, target: str, only: Sequence[str] = ()) -> Plan:
     candidates = [u for u in site.units if u.target_lang == target and u.source_lang != target]
     _only_matches(only, candidates, target)
     named = series_names(candidates, view.records)
-    pools = document_pools(candidates, view.records, keep)
+    said: dict[str, Said] = {}  # (what drafting said of kept translations: memory.py)
+    pools = document_pools(candidates, view.records, keep, said)
     # a document missing in the target is drafted whole: --only naming any unit of it is enough
     missing_docs = {f"{kind}/{key}" for (kind, key), (_, tgt) in docs.items() if tgt is None}
     wanted_docs = {
@@ -414,7 +419,10 @@ def make_plan(root: Path, target: str, only: Sequence[str] = ()) -> Plan:
                 f"{known[0]!r} (not sent)"
             )
         sid = spec_id(unit.source_lang)
-        plan.jobs.append(Job(unit, group, mode, lay, sid, record, kept, named=bool(kept_name)))
+        again = () if kept_name else kept_said(lay, kept, said.get(key.rsplit(":", 1)[0]))
+        plan.jobs.append(
+            Job(unit, group, mode, lay, sid, record, kept, named=bool(kept_name), said=again)
+        )
 
     ui_jobs, ui_group, ui_notes = _ui_jobs(project, config, target, only, keep, spec_id)
     plan.notes.extend(ui_notes)

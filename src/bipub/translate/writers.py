@@ -136,9 +136,11 @@ def _draft(plan: Plan, job: Job, answers: Answers) -> _Draft | str:
             problems.append(("markup", f"segment {seg.index} (line {seg.line}): {loss.describe()}"))
         if not decoded.malformed:
             problems.extend(_segment_problems(seg.index, seg.line, seg.body, decoded.text))
-    for seg in lay.segments:  # kept translations of segments not sent
+    for seg in lay.segments:  # kept translations of segments not sent, with what was said
         if seg.index < len(job.kept) and job.kept[seg.index] is not None:
             bodies[seg.index] = job.kept[seg.index]
+            for code, what in job.said[seg.index] if seg.index < len(job.said) else ():
+                problems.append((code, f"segment {seg.index} (line {seg.line}): {what}"))
     problems.sort(key=lambda p: int(p[1].split(" ", 2)[1]) if p[1].startswith("segment ") else 0)
     text = lay.fill(bodies)
     kind_text = all(s.kind == "text" for s in lay.segments)
