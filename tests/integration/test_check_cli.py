@@ -545,6 +545,11 @@ def test_lang_and_only_filters(project: Callable[..., Path], cli: Callable[..., 
     assert list(ko["summary"]["coverage"]) == ["ko"]
     bad = cli("-C", str(root), "check", "--lang", "ja")
     assert bad.exit_code == 2 and "ja" in bad.stderr
+    # a pattern that names nothing (a typo) checked nothing and said "0 errors", exit 0
+    typo = cli("-C", str(root), "check", "--only", "posts/qq")
+    assert typo.exit_code == 2, typo.stdout + typo.stderr
+    assert "--only posts/qq: matches no unit, file or finding" in typo.stderr
+    assert "0 errors" not in typo.stdout
 
 
 def test_config_severity_ignore_and_allowlist(

@@ -193,6 +193,11 @@ def test_approve_refuses_qa_errors_unless_forced(root: Path, cli: Callable[..., 
     )
     assert forced.exit_code == 0
     assert "posts/cache:body#0" in records(root)
+    # what --force let through is said, as for what drafting said
+    said = forced.stdout + forced.stderr
+    assert "approved posts/cache:body#0 [en] with QA errors (--force): numbers: numbers differ" in (
+        said
+    ), said
 
 
 def test_approve_unknown_key_is_an_error(root: Path, cli: Callable[..., Any]) -> None:
@@ -621,3 +626,56 @@ def test_list_marks_the_drafts_that_carry_findings(root: Path, cli: Callable[...
     assert lines["posts/cache:body#0"].endswith("[numbers]"), out
     assert "[" not in lines["posts/short:body#0"], out
     assert "1 of them with findings [in brackets]" in out
+
+
+def test_a_corrupt_status_file_is_said_by_list_show_and_the_queue(
+    root: Path, cli: Callable[..., Any]
+) -> None:
+    """A status record that does not load: the queue would show its machine draft as a
+    translation written by hand (no record), and exit 0. list, show and -i say the error at
+    its file, line and key instead, and exit 1; a language whose file is sound still lists."""
+    path = root / "status/en.yaml"
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("state: draft", "state: drfat"), encoding="utf-8"
+    )
+    line = next(
+        i
+        for i, text in enumerate(path.read_text(encoding="utf-8").split("\n"), 1)
+        if "drfat" in text
+    )
+    for args in (
+        ("list",),
+        (),
+        ("show", "posts/short:body#0"),
+        ("-i", "--reviewer", "r"),
+        ("approve", "posts/cache:title", "--reviewer", "r"),
+    ):
+        result = run(root, "review", *args, input="a\n")
+        assert result.exit_code == 1, (args, result.output)
+        assert f"status/en.yaml:{line}: posts/short:body#0: state: " in result.stderr, args
+        assert "written by hand" not in result.stdout and "Approved" not in result.stdout, args
+    assert cli("-C", str(root), "review", "list", "--lang", "ko").exit_code == 0
+
+
+def test_a_file_that_does_not_exist_is_said_to_be_none(root: Path, cli: Callable[..., Any]) -> None:
+    """`--file` naming no file (a typo): not "no translatable units in" it, as if it were
+    there."""
+    for verb in ("approve", "reject"):
+        result = cli(
+            "-C", str(root), "review", verb, "--file", str(root / "content/en/posts/cahce.md"),
+            *(("--reviewer", "r") if verb == "approve" else ()),
+        )  # fmt: skip
+        assert result.exit_code == 1, result.stderr
+        assert "content/en/posts/cahce.md: no such file" in result.stderr, result.stderr
+
+
+def test_interactive_queue_ended_by_the_input_says_what_was_saved(root: Path) -> None:
+    """The input ends (or Ctrl-C) after a decision: the decision is saved, and said with the
+    counts; exit 1 (before: `Aborted!` only)."""
+    recs = records(root)
+    recs["posts/cache:title"] = draft("캐시 이야기", "A cache story")
+    (root / "status/en.yaml").write_text(dump_status(recs), encoding="utf-8")
+    result = run(root, "review", "-i", "--reviewer", "min", input="a\n")
+    assert result.exit_code == 1, result.output
+    assert "Stopped. Approved 1, rejected 0, skipped 0 (each decision was saved" in result.stderr
+    assert records(root)["posts/cache:title"].state == "reviewed"

@@ -254,6 +254,13 @@ def test_identical_texts_are_sent_once_and_cached(
         root / "content/en/posts/b.md"
     ).read_text()
     assert list((root / ".bipub-cache/deepl").glob("*.json"))
+    # drafted again from the cache: the dry run counts the cached segments as the run does
+    for rel in ("content/en/posts/a.md", "content/en/posts/b.md", "status/en.yaml"):
+        (root / rel).unlink()
+    dry = translate(cli, root, "--to", "en", "--dry-run")
+    assert "(segments: 2 cached, 2 duplicate;" in dry.stdout, dry.stdout
+    again = translate(cli, root, "--to", "en")
+    assert again.exit_code == 0 and "2 cache hits" in again.stderr, again.stderr
 
 
 def test_a_rejected_draft_is_not_drafted_again_for_the_same_source(

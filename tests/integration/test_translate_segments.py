@@ -86,6 +86,11 @@ def test_a_one_sentence_edit_to_a_reviewed_section_re_sends_one_segment(
 
     edited = KO_BODY.replace("처리량을 재었다.", "처리량을 다시 재었다.")
     (root / "content/ko/posts/p.md").write_text(post("글", edited), encoding="utf-8")
+    # nothing sent (--max-chars 0): the unit is not written, and no segment is said to have
+    # kept its translation (the count was the plan's, written or not)
+    held = cli("-C", str(root), "translate", "--to", "en", "--max-chars", "0")
+    assert held.exit_code == 1, held.stderr
+    assert "Drafted 0 units" in held.stderr and "kept" not in held.stderr, held.stderr
     result = translate(cli, root)
     assert result.exit_code == 0, result.stderr
     sent = [t for r in fake.translate_requests[before:] for t in r.texts]

@@ -151,14 +151,32 @@ def said_lines(lines: list[str] | None) -> tuple[str, ...]:
     return tuple(lines or ())
 
 
+#: Where a drafting message is: "segment 2 (line 5)" as recorded (a line of the unit's text),
+#: "segment 2 (content/ko/posts/p.md:41)" as check says it (tests/integration/
+#: test_drafting_lines.py): compared without it.
+WHERE = re.compile(r"^(segment \d+) \([^)]*\)")
+ANYWHERE = re.compile(r"(segment \d+) \([^)]*\)")
+
+
+def bare(text: str) -> str:
+    """`text` with every segment's line left out (`WHERE`)."""
+    return ANYWHERE.sub(r"\1", text)
+
+
 def said_by_check(lines: tuple[str, ...]) -> set[tuple[str, str]]:
     """What `check` reports of a draft's recorded findings: each `code: message` said again,
-    marked as said when drafted."""
+    marked as said when drafted (the segment's line aside)."""
     out = set()
     for line in lines:
         code, _, message = line.partition(": ")
-        out.add((code, f"{message} (said when drafted)"))
+        bare = WHERE.sub(r"\1", message)
+        out.add((code, f"{bare} (said when drafted)"))
     return out
+
+
+def unplaced(found: set[tuple[str, str]] | tuple[tuple[str, str], ...]) -> set[tuple[str, str]]:
+    """Findings with their segment's line left out (`WHERE`)."""
+    return {(code, WHERE.sub(r"\1", message)) for code, message in found}
 
 
 def write_sources(root: Path, src: dict[str, str]) -> None:
@@ -425,12 +443,15 @@ class ReviewMachine(RuleBasedStateMachine):
         except DiagnosticError as exc:
             assert snapshot(self.root) == before, "a refused approve wrote something"
             assert not all(e is not None for e in expected.values()), exc.diagnostics
-            said = " ".join(d.message for d in exc.diagnostics)
+            said = bare(" ".join(d.message for d in exc.diagnostics))
             for key, lines in accepted.items():
                 if lines and not force and approvable[key]:  # the refusal names what was said
                     event("approve refused: its drafting said something")
                     for line in lines:
-                        assert f"{key}: " in said and line.split(": ", 1)[1] in said, (key, said)
+                        assert f"{key}: " in said and bare(line.split(": ", 1)[1]) in said, (
+                            key,
+                            said,
+                        )
             event("approve refused: " + exc.diagnostics[0].message.split(": ", 1)[-1][:40])
             return
         waiting = any(self.model[k].waiting for k in keys)
@@ -439,7 +460,7 @@ class ReviewMachine(RuleBasedStateMachine):
         )
         assert all(e is not None for e in expected.values()), expected
         recs = records(self.root)
-        notes = "\n".join(decision.notes)
+        notes = bare("\n".join(decision.notes))
         for key in keys:
             text = expected[key]
             assert text is not None
@@ -447,21 +468,26 @@ class ReviewMachine(RuleBasedStateMachine):
             if accepted[key]:  # only with --force: the notes name what was accepted
                 assert force, (key, accepted[key])
                 event("approve --force of a draft with findings")
-                forced = [n for n in decision.notes if n.startswith(f"approved {key} ")]
-                assert forced and all(line in forced[0] for line in accepted[key]), (key, notes)
+                forced = [bare(n) for n in decision.notes if n.startswith(f"approved {key} ")]
+                assert forced and all(bare(line) in forced[0] for line in accepted[key]), (
+                    key,
+                    notes,
+                )
             if not accepted[key] and m.waiting is not None and keep:
                 if m.waiting[2]:  # dismissed: its findings are not named
                     event("approve --keep-current beside a waiting draft with findings")
                 for line in m.waiting[2]:
                     if line not in m.said:
-                        assert line.split(": ", 1)[1] not in notes, (key, line, notes)
+                        assert bare(line.split(": ", 1)[1]) not in notes, (key, line, notes)
             if not accepted[key] and m.kind == "edited-draft" and m.said:  # with a note
                 event(
                     "approve a draft with findings edited by hand"
                     + (" beside a waiting draft" if m.waiting is not None else "")
                 )
-                edited = [n for n in decision.notes if n.startswith(f"{key} [en] was edited ")]
-                assert edited and all(line in edited[0] for line in m.said), (key, notes)
+                edited = [
+                    bare(n) for n in decision.notes if n.startswith(f"{key} [en] was edited ")
+                ]
+                assert edited and all(bare(line) in edited[0] for line in m.said), (key, notes)
             if self.model[key].kind == "hand":
                 event("approve a translation written by hand")
                 assert recs[key].origin == "human" and recs[key].state == "reviewed", recs[key]
@@ -659,12 +685,14 @@ class ReviewMachine(RuleBasedStateMachine):
         # is the one drafted, never for a text edited since; a waiting draft's with its `draft`
         for key, m in self.model.items():
             found = analysis.by_unit.get(("en", key), [])
-            said = {(f.code, f.message) for f in found if f.message.endswith("(said when drafted)")}
+            said = unplaced(
+                {(f.code, f.message) for f in found if f.message.endswith("(said when drafted)")}
+            )
             want = said_by_check(m.said) if m.kind == "machine" else set()
             assert said == want, (key, m.kind, said, want)
             if m.waiting is not None and m.waiting[2]:
                 shown = [f.waiting for f in found if f.code == "draft" and f.waiting is not None]
-                assert shown and said_by_check(m.waiting[2]) <= set(shown[0].qa), (key, shown)
+                assert shown and said_by_check(m.waiting[2]) <= unplaced(shown[0].qa), (key, shown)
         offered = {it.key for it in rv.queue(analysis, ["en"], human=True) if "human" in it.states}
         assert offered == {k for k, m in self.model.items() if m.kind == "hand"}, offered
         reported |= offered

@@ -514,6 +514,17 @@ def test_a_link_to_the_translations_own_language_page_stands_for_the_source_link
     ]
 
 
+def test_a_code_span_repeated_or_dropped_says_how_many_times() -> None:
+    """A code span the source has once and the translation twice (an engine that repeated a
+    placeholder): not "the source does not [have it]", which it does."""
+    assert qa.check_code("Set `a` and `b`.", "Set `a` and `a` and `b`.") == [
+        "code span `a` is twice in the translation, once in the source"
+    ]
+    assert qa.check_code("`a`, `a`, `a`", "`a`") == [
+        "code span `a` is once in the translation, 3 times in the source"
+    ]
+
+
 def test_code_spans_and_blocks() -> None:
     src = "`block_size`가 16이면\n\n```python\nx = hash((1, 2))\n```\n"
     assert qa.check_code(src, "With `block_size` 16\n\n```python\nx = hash((1, 2))\n```\n") == []

@@ -17,6 +17,7 @@ JSON contract.
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
@@ -25,6 +26,7 @@ from bipub.pair.units import text_hash
 
 if TYPE_CHECKING:
     from bipub.pair.status import StatusRecord
+    from bipub.pair.units import Unit
 
 JSON_VERSION = 1
 
@@ -63,25 +65,75 @@ KNOWN_CODES: tuple[str, ...] = (
 )
 
 
-def drafting_findings(lines: list[str] | None) -> list[tuple[str, str]]:
-    """A status record's `findings` (`code: message` each) as (code, message)."""
+#: A line of the unit's source text at a drafting message's start (translate/writers.py):
+#: "segment 2 (line 5)", or "line 5: " before a block never sent (HTML, a diagram, a block
+#: not taken apart; a link's "line N" is one of the draft's, not of the source).
+_UNIT_LINE = re.compile(
+    r"^(?:segment (\d+) \(line (\d+)\)|line (\d+): (?=an HTML block|a Mermaid diagram|a block ))"
+)
+
+
+#: A drafting message's lines are of an older source text than the file has (`drafted_from`).
+OLDER = ("", 0)
+
+
+def in_source(message: str, source: tuple[str, int] | None) -> str:
+    """The message with its line in the unit's text made a line of the source file
+    ("segment 2 (content/ko/posts/x.md:41)"): the line a reader can open. `source`: the
+    unit's source file and the line its text starts at there; OLDER: said to be a line of the
+    source the draft was made from."""
+    if source is None:
+        return message
+    rel, first = source
+
+    def there(m: re.Match[str]) -> str:
+        if source == OLDER:
+            line = m[2] or m[3]
+            at = f"line {line} of the source it was drafted from"
+            return f"segment {m[1]} ({at})" if m[1] is not None else f"{at}: "
+        if m[1] is not None:
+            return f"segment {m[1]} ({rel}:{first + int(m[2]) - 1})"
+        return f"{rel}:{first + int(m[3]) - 1}: "
+
+    return _UNIT_LINE.sub(there, message, count=1)
+
+
+def drafted_from(unit: Unit | None, source_hash: str | None) -> tuple[str, int] | None:
+    """Where the lines of a drafting message are (`in_source`): the unit's source, if the
+    draft was made from the source it has now; OLDER if from another (a source changed since:
+    its lines are not the file's)."""
+    if unit is None or not unit.source_line:
+        return None
+    if source_hash != text_hash(unit.source):
+        return OLDER
+    return unit.source_file, unit.source_line
+
+
+def drafting_findings(
+    lines: list[str] | None, source: tuple[str, int] | None = None
+) -> list[tuple[str, str]]:
+    """A status record's `findings` (`code: message` each) as (code, message); with `source`
+    (`drafted_from`), their lines are the source file's."""
     out: list[tuple[str, str]] = []
     for line in lines or ():
         code, sep, message = line.partition(": ")
         if not sep or not code or " " in code:
             code, message = "markup", line
-        out.append((code, message))
+        out.append((code, in_source(message, source)))
     return out
 
 
-def drafting_said(lines: list[str] | None) -> list[tuple[str, str]]:
+def drafting_said(
+    lines: list[str] | None, source: tuple[str, int] | None = None
+) -> list[tuple[str, str]]:
     """`drafting_findings`, each message saying it was found when the draft was made (`check`
     cannot find a lost tag again)."""
-    return [(code, f"{message} (said when drafted)") for code, message in drafting_findings(lines)]
+    found = drafting_findings(lines, source)
+    return [(code, f"{message} (said when drafted)") for code, message in found]
 
 
 def drafting_approved(
-    old: StatusRecord | None, text: str, adopt: bool
+    old: StatusRecord | None, text: str, adopt: bool, unit: Unit | None = None
 ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """What the drafting said of a text being approved (its status record's, which `check`
     cannot find again in the text: a lost tag, a segment kept in the source language), as
@@ -89,14 +141,15 @@ def drafting_approved(
     the machine draft's in the file (`findings`) while its text is the one drafted. `edited`:
     the machine draft's in the file when it was edited by hand since (the edit is approved as
     it is), with or without a draft waiting beside. Nothing of a dismissed waiting draft
-    (approve --keep-current), nor of a reviewed text."""
+    (approve --keep-current), nor of a reviewed text. With `unit`, their lines are its source
+    file's (`drafted_from`)."""
     if old is None:
         return [], []
     if adopt:
-        return drafting_findings(old.draft_findings), []
+        return drafting_findings(old.draft_findings, drafted_from(unit, old.draft_source_hash)), []
     if old.state != "draft" or not old.findings:
         return [], []
-    said = drafting_findings(old.findings)
+    said = drafting_findings(old.findings, drafted_from(unit, old.source_hash))
     if old.translation_hash in (None, text_hash(text)):
         return said, []
     return [], said

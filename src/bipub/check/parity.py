@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from bipub.check.findings import Finding, drafting_said
+from bipub.check.findings import Finding, drafted_from, drafting_said
 from bipub.check.moved import moved_message, moved_section
 from bipub.check.qa import check_untranslated
 from bipub.check.renames import renamed_records
@@ -288,7 +288,8 @@ def check_units(
                     )
                 )
                 if rec.findings and rec.translation_hash in (None, text_hash(unit.translation)):
-                    for code, message in drafting_said(rec.findings):
+                    source = drafted_from(unit, rec.source_hash)  # (its lines: the file's)
+                    for code, message in drafting_said(rec.findings, source):
                         result.findings.append(_finding(code, unit, message, on_draft=True))
             elif rec.draft:
                 if rec.draft_source_hash == text_hash(unit.source):

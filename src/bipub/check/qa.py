@@ -31,6 +31,7 @@ from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 from urllib.parse import urlsplit
 
 from bipub.check import glossary, qa_facts, qa_numbers, qa_units, qa_words
@@ -57,6 +58,8 @@ __all__ = [
     "has_hangul",
     "numbers_of",
     "refs_of",
+    "unit_kind",
+    "unit_problems",
     "words_to_translate",
 ]
 
@@ -141,14 +144,26 @@ def _short(code: str, limit: int = 60) -> str:
     return one if len(one) <= limit else one[: limit - 1] + "…"
 
 
+def _times(n: int) -> str:
+    return "once" if n == 1 else "twice" if n == 2 else f"{n} times"
+
+
 def check_code(source: str, translation: str) -> list[str]:
     fs, ft = facts(source), facts(translation)
     problems: list[str] = []
     s_spans, t_spans = Counter(fs.code_spans), Counter(ft.code_spans)
+    for span in sorted(set(s_spans) & set(t_spans)):  # (in both, not as many times)
+        if s_spans[span] != t_spans[span]:
+            problems.append(
+                f"code span `{_short(span)}` is {_times(t_spans[span])} in the translation, "
+                f"{_times(s_spans[span])} in the source"
+            )
     for span in sorted((s_spans - t_spans).elements()):
-        problems.append(f"code span `{_short(span)}` of the source is missing or changed")
+        if span not in t_spans:
+            problems.append(f"code span `{_short(span)}` of the source is missing or changed")
     for span in sorted((t_spans - s_spans).elements()):
-        problems.append(f"the translation has code span `{_short(span)}`, the source does not")
+        if span not in s_spans:
+            problems.append(f"the translation has code span `{_short(span)}`, the source does not")
     if len(fs.blocks) != len(ft.blocks):
         problems.append(
             f"{len(fs.blocks)} code block(s) in the source, {len(ft.blocks)} in the translation"
@@ -441,3 +456,47 @@ def _paragraphs_left(src: str, tr: str, target_lang: str, allowed: tuple[str, ..
     first = left[0] if len(left[0]) <= 40 else left[0][:39] + "…"
     what = "a paragraph is" if len(left) == 1 else f"{len(left)} paragraphs are"
     return [f"{what} left as the source has it: «{first}»"]
+
+
+# --------------------------------------------------------------------------- one unit
+
+#: What the checks of one unit depend on: a UI string (placeholders, numbers), a post's or
+#: page's title (the text checks and its bracketed prefix), any other text.
+UnitKind = Literal["ui", "title", "text"]
+
+
+def unit_kind(key: str) -> UnitKind:
+    """The kind of a unit by its key (`ui:…`, `…:title`, any other)."""
+    return "ui" if key.startswith("ui:") else "title" if key.endswith(":title") else "text"
+
+
+def unit_problems(
+    source: str,
+    translation: str,
+    kind: UnitKind,
+    langs: tuple[str, str],
+    gloss: Glossary,
+    base_url: str = "",
+) -> list[tuple[str, str]]:
+    """(code, problem) of one unit's translation: the checks `bipub check` runs on a
+    translation (check/run.py) and `bipub translate` on each draft (translate/writers.py),
+    in this order. `langs`: (source, target) language."""
+    checks: list[tuple[str, list[str]]]
+    if kind == "ui":
+        checks = [
+            ("placeholders", check_placeholders(source, translation)),
+            ("numbers", check_numbers(source, translation)),
+        ]
+    else:
+        checks = [
+            ("numbers", check_numbers(source, translation)),
+            ("links", check_links(source, translation, langs, base_url)),
+            ("code", check_code(source, translation)),
+            ("refs", check_refs(source, translation)),
+            ("markup", check_markup(source, translation)),
+        ]
+        if kind == "title":
+            checks.append(("prefix", check_prefix(source, translation)))
+    if gloss.terms or gloss.keep:
+        checks.append(("glossary", check_glossary(source, translation, gloss, *langs)))
+    return [(code, problem) for code, problems in checks for problem in problems]

@@ -43,6 +43,7 @@ from bipub.pair.status import (
     Rejections,
     StatusRecord,
     dump_status,
+    rejection_of,
     stand_in_cause,
     status_rel,
 )
@@ -166,8 +167,8 @@ def queue(analysis: Analysis, langs: Sequence[str] = (), *, human: bool = False)
 def writable(analysis: Analysis, lang: str) -> None:
     if lang in analysis.broken_status:
         rel = status_rel(lang)
-        problems = [
-            Diagnostic(f.file, f.line, f.code, f.message)
+        problems = [  # (the record's key and field, as check says it)
+            Diagnostic(f.file, f.line, f.code, f"{f.key}: {f.message}" if f.key else f.message)
             for f in analysis.result.findings
             if f.file == rel and f.severity is Severity.ERROR
         ]
@@ -319,10 +320,17 @@ def approve(
             )
             continue
         elif (cause := stand_in_cause(old, unit.translation)) is not None:
+            view = analysis.status.get(lang)
+            held = view is not None and rejection_of(view.rejected, key, source_hash) is not None
+            again = (  # (a draft rejected for this source is not drafted again: held back)
+                "bipub translate --redraft-rejected writes the rejected draft again"
+                if held
+                else "draft it again with bipub translate"
+            )
             refusal = (  # (not even with --force or --keep-current: it is no translation)
                 f"{key}: its text is the {unit.source_lang} source standing in for a "
                 f"translation ({cause}), not a translation to approve; translate it by hand "
-                "(then approve it), or draft it again with bipub translate"
+                f"(then approve it), or {again}"
             )
         elif (
             not keep_current
@@ -342,7 +350,7 @@ def approve(
                 problems.append(Diagnostic(file, line, "review", refusal))
             continue
         assert text is not None
-        said, edited = drafting_approved(old, text, adopt)
+        said, edited = drafting_approved(old, text, adopt, unit)
         if said and not force:
             what = "the waiting draft's drafting said" if adopt else "its drafting said"
             problems.extend(
@@ -365,8 +373,9 @@ def approve(
                 + "; ".join(f"{c}: {m}" for c, m in edited)
                 + " — the edit is approved as it is"
             )
+        errors = qa_errors(analysis, lang, key, text if adopt else None)
         if not force:
-            for f in qa_errors(analysis, lang, key, text if adopt else None):
+            for f in errors:
                 what = "the waiting draft: " if adopt else ""
                 problems.append(
                     Diagnostic(
@@ -376,6 +385,11 @@ def approve(
                         f"{key}: {what}{f.message} (fix it, or approve with --force)",
                     )
                 )
+        elif errors:  # (recorded as reviewed all the same: said, as what drafting said is)
+            out.notes.append(
+                f"approved {key} [{lang}] with QA errors (--force): "
+                + "; ".join(f"{f.code}: {f.message}" for f in errors)
+            )
         origin: Literal["human", "machine"]
         if adopt:
             assert old is not None
@@ -416,8 +430,9 @@ def drafting_errors(
     it unless forced (findings.py `drafting_approved`): for `review -i` to ask before."""
     old = record_of(analysis, lang, key)
     adopt = old is not None and old.draft is not None and not keep_current
-    text = old.draft if adopt and old is not None else analysis.units[(lang, key)].translation
-    return drafting_approved(old, text, adopt)[0] if text is not None else []
+    unit = analysis.units[(lang, key)]
+    text = old.draft if adopt and old is not None else unit.translation
+    return drafting_approved(old, text, adopt, unit)[0] if text is not None else []
 
 
 def _whole_content(analysis: Analysis) -> None:

@@ -87,7 +87,10 @@ def by_file(
         if rel in (u.translation_file, u.source_file) and (not langs or lang in langs)
     ]
     if not found:
-        raise error(f"no translatable units in {rel}")
+        if not full.is_file():  # (a typo, or a file a rejection removed)
+            raise error(f"{rel}: no such file")
+        which = f" of {', '.join(langs)}" if langs else ""
+        raise error(f"no translatable units{which} in {rel}")
     return found
 
 

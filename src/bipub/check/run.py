@@ -29,6 +29,7 @@ from bipub.check.findings import (
     SITE_CODES,
     Finding,
     WaitingDraft,
+    drafted_from,
     drafting_said,
 )
 from bipub.check.glossary import Glossary, load_glossary
@@ -52,7 +53,7 @@ from bipub.check.severity import (
 )
 from bipub.code_stamp import CODE
 from bipub.config import SiteConfig
-from bipub.diagnostics import Collector, Diagnostic, Severity
+from bipub.diagnostics import Collector, ConfigError, Diagnostic, Severity
 from bipub.load.content import Content
 from bipub.pair.page_links import PageLinks
 from bipub.pair.site import Site
@@ -205,7 +206,7 @@ def _qa(
     another language (`pages`: not cached, they depend on the site; warnings)."""
     assert unit.translation is not None
     key = nfc(unit.key)
-    kind = "ui" if key.startswith("ui:") else "title" if key.endswith(":title") else "text"
+    kind = qa.unit_kind(key)
     problems: list[list[str]] | None = None
     digest = ""
     if cache is not None:
@@ -214,7 +215,9 @@ def _qa(
         problems = cache.entries.get(digest)
     if problems is None:
         base_url = pages.base if pages is not None else ""
-        problems = [[code, msg] for code, msg in _qa_problems(unit, kind, glossary, base_url)]
+        langs = (unit.source_lang, unit.target_lang)
+        found = qa.unit_problems(unit.source, unit.translation, kind, langs, glossary, base_url)
+        problems = [[code, msg] for code, msg in found]
         if cache is not None:
             cache.entries[digest] = problems
             cache.dirty = True
@@ -247,34 +250,6 @@ def _unit_finding(
         source_line=unit.source_line,
         advisory=advisory,
     )
-
-
-def _qa_problems(
-    unit: Unit, kind: str, glossary: Glossary, base_url: str = ""
-) -> list[tuple[str, str]]:
-    assert unit.translation is not None
-    s, t = unit.source, unit.translation
-    checks: list[tuple[str, list[str]]]
-    if kind == "ui":
-        checks = [
-            ("placeholders", qa.check_placeholders(s, t)),
-            ("numbers", qa.check_numbers(s, t)),
-        ]
-    else:
-        checks = [
-            ("numbers", qa.check_numbers(s, t)),
-            ("links", qa.check_links(s, t, (unit.source_lang, unit.target_lang), base_url)),
-            ("code", qa.check_code(s, t)),
-            ("refs", qa.check_refs(s, t)),
-            ("markup", qa.check_markup(s, t)),
-        ]
-        if kind == "title":
-            checks.append(("prefix", qa.check_prefix(s, t)))
-    if glossary.terms or glossary.keep:
-        checks.append(
-            ("glossary", qa.check_glossary(s, t, glossary, unit.source_lang, unit.target_lang))
-        )
-    return [(code, problem) for code, problems in checks for problem in problems]
 
 
 class _Lines:
@@ -345,6 +320,25 @@ def _matches(f: Finding | Unit, only: Sequence[str]) -> bool:
         if any(p and (fnmatchcase(p, pattern) or p.startswith(pattern)) for p in files):
             return True
     return False
+
+
+def _only_named(
+    root: Path, only: Sequence[str], units: Sequence[Unit], findings: Sequence[Finding]
+) -> None:
+    """Each `--only` names some unit, finding or file of the project: a typo checked nothing
+    and said `0 errors, 0 warnings`, exit 0. ConfigError (exit 2) naming the pattern."""
+    missing = [
+        p
+        for p in only
+        if not any(_matches(u, [p]) for u in units)
+        and not any(_matches(f, [p]) for f in findings)
+        and not (root / p).exists()
+    ]
+    if missing:
+        raise ConfigError(
+            Diagnostic(None, None, "usage", f"--only {p}: matches no unit, file or finding")
+            for p in missing
+        )
 
 
 def analyze(
@@ -454,6 +448,7 @@ def analyze(
         ),
         *qa_found,
     ]
+    _only_named(root, only, ordered, raw)
     raw = [
         f
         for f in raw
@@ -509,7 +504,10 @@ def _with_waiting(
         stale_diff(rec.source, unit.source, unit.source_file, unit.source_line)
         if changed and rec.source
         else None,
-        (*drafting_said(rec.draft_findings), *((q.code, q.message) for q in qa)),
+        (
+            *drafting_said(rec.draft_findings, drafted_from(unit, rec.draft_source_hash)),
+            *((q.code, q.message) for q in qa),
+        ),
     )
     return replace(f, waiting=waiting)
 

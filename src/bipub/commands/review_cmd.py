@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 if TYPE_CHECKING:
+    from datetime import date
+
     from bipub.check.review import Item
     from bipub.check.run import Analysis
     from bipub.commands.ui import Ui
@@ -32,6 +34,26 @@ def _analyze(ui: Ui) -> Analysis:
         return analyze(ui.root)
     except DiagnosticError as exc:
         ui.fail(exc)
+
+
+def _readable(ui: Ui, analysis: Analysis, langs: tuple[str, ...] | list[str]) -> None:
+    """A status file with errors (a record that does not load) is not read: its units would be
+    listed as missing or written by hand. Said at its file, line and key, exit 1."""
+    from bipub.check.review import writable
+    from bipub.diagnostics import DiagnosticError
+
+    for lang in sorted(analysis.broken_status):
+        if not langs or lang in langs:
+            try:
+                writable(analysis, lang)
+            except DiagnosticError as exc:
+                ui.diagnostics(exc.diagnostics)
+                click.echo(
+                    f"bipub review: {exc.diagnostics[0].file} has errors: what needs review in "
+                    f"[{lang}] cannot be told until it is fixed",
+                    err=True,
+                )
+                sys.exit(1)
 
 
 def _fail(ui: Ui, exc: Exception) -> NoReturn:
@@ -174,6 +196,7 @@ def list_cmd(ui: Ui, langs: tuple[str, ...], human: bool) -> None:
     from bipub.check.review import queue, unreviewed_human
 
     analysis = _analyze(ui)
+    _readable(ui, analysis, langs)
     items = queue(analysis, langs, human=human)
     by_hand = 0 if human else len(unreviewed_human(analysis, langs))
     if not items:
@@ -219,6 +242,7 @@ def show(ui: Ui, key: str, langs: tuple[str, ...]) -> None:
         targets = resolve(analysis, [key], langs)
     except Exception as exc:
         _fail(ui, exc)
+    _readable(ui, analysis, sorted({lang for lang, _ in targets}))
     for n, (lang, k) in enumerate(targets):
         if n:
             click.echo()
@@ -437,11 +461,9 @@ def _interactive(ui: Ui, langs: tuple[str, ...], reviewer: str | None, human: bo
     $EDITOR, [s]kip, [r]eject, [q]uit. An edit by hand is the reviewer's own translation:
     approving it afterwards records origin human (and dismisses a waiting draft)."""
     from bipub.check import review as rv
-    from bipub.check import review_reject as rj
-    from bipub.diagnostics import DiagnosticError
-    from bipub.translate import review_edits
 
     analysis = _analyze(ui)
+    _readable(ui, analysis, langs)
     try:
         name = rv.reviewer_name(reviewer, ui.root)
         day = rv.review_date()
@@ -452,7 +474,35 @@ def _interactive(ui: Ui, langs: tuple[str, ...], reviewer: str | None, human: bo
         by_hand = 0 if human else len(rv.unreviewed_human(analysis, langs))
         click.echo("Nothing to review." + (f" {_human_note(by_hand)}" if by_hand else ""))
         return
-    approved = rejected = skipped = 0
+    counts = [0, 0, 0]  # approved, rejected, skipped
+    try:
+        _walk(ui, analysis, todo, name, day, counts)
+    except click.Abort:  # (end of input, Ctrl-C): what was decided is saved; said so
+        approved, rejected, skipped = counts
+        click.echo(
+            f"\nStopped. Approved {approved}, rejected {rejected}, skipped {skipped} "
+            "(each decision was saved as it was made).",
+            err=True,
+        )
+        sys.exit(1)
+    approved, rejected, skipped = counts
+    click.echo(f"Approved {approved}, rejected {rejected}, skipped {skipped}.")
+
+
+def _walk(
+    ui: Ui,
+    analysis: Analysis,
+    todo: list[tuple[str, str]],
+    name: str,
+    day: date,
+    counts: list[int],
+) -> None:
+    """The queue, one unit at a time; `counts` (approved, rejected, skipped) as it goes."""
+    from bipub.check import review as rv
+    from bipub.check import review_reject as rj
+    from bipub.diagnostics import DiagnosticError
+    from bipub.translate import review_edits
+
     edited: set[tuple[str, str]] = set()
     index = 0
     while index < len(todo):
@@ -482,7 +532,7 @@ def _interactive(ui: Ui, langs: tuple[str, ...], reviewer: str | None, human: bo
         if choice == "q":
             break
         if choice == "s":
-            skipped += 1
+            counts[2] += 1
             index += 1
             continue
         if choice == "e":
@@ -523,15 +573,14 @@ def _interactive(ui: Ui, langs: tuple[str, ...], reviewer: str | None, human: bo
                 review_edits.apply(analysis, decision)
                 for note in decision.notes:
                     click.echo(note)
-                approved += 1
+                counts[0] += 1
             else:
                 decision = rj.reject(analysis, [(lang, key)], name, day)
                 written = review_edits.apply(analysis, decision)
                 _report_rejected(ui, decision, written)
-                rejected += 1
+                counts[1] += 1
         except DiagnosticError as exc:
             ui.diagnostics(exc.diagnostics)  # refused: nothing written; choose again
             continue
         analysis = _analyze(ui)
         index += 1
-    click.echo(f"Approved {approved}, rejected {rejected}, skipped {skipped}.")

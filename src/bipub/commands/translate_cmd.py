@@ -7,10 +7,12 @@
 
 Exit status: 0 every unit in scope drafted and written (QA and markup findings on drafts are
 warnings, and so is a unit not drafted again because its draft is the one a reviewer rejected
-for the same source: that is the reviewer's decision kept, not a fault); 1 the content has errors, or a unit in scope was not written — DeepL refused a
-segment, stopped the run (quota, key, network, timeout), Ctrl-C, or --max-chars left it for
-later; the summary names each cause, what was drafted is saved and the next run resumes; 2 a
-bad invocation or configuration, including DEEPL_AUTH_KEY not set.
+for the same source: that is the reviewer's decision kept, not a fault); 1 the content has
+errors, or a unit in scope was not written — DeepL refused a segment, stopped the run (quota,
+key, network, timeout), Ctrl-C, or --max-chars left it for later (what was drafted is saved and
+the next run resumes); a segment too long for a request, or a body section after one that is
+not written (translate/blocked.py: said with that one's key, line and cause) — the summary
+names each cause; 2 a bad invocation or configuration, including DEEPL_AUTH_KEY not set.
 """
 
 from __future__ import annotations
@@ -221,7 +223,7 @@ def translate(
     if dry_run:
         _dry_run(ui, plan, max_chars, fresh)
         return
-    if not plan.jobs:
+    if not plan.jobs and not plan.too_long:  # (a unit left out as too long is not written)
         for note in plan.notes:
             ui.info(f"note: {note}")
         ui.info(f"Nothing to draft for {target}.")
@@ -251,9 +253,18 @@ def translate(
         )
         sys.exit(1)
     if not result.ok:
+        waiting = sum(1 for n in result.not_written if not n.retry)
+        if waiting == len(result.not_written):
+            then = "running again does not write them: see above for what each needs"
+        elif waiting:
+            then = (
+                f"run again to retry them, except {waiting:,} that running again does not "
+                "write (see above for what each needs)"
+            )
+        else:
+            then = "run again to retry them"
         click.echo(
-            f"bipub translate: {len(result.not_written):,} unit(s) not written (see above); "
-            "run again to retry them",
+            f"bipub translate: {len(result.not_written):,} unit(s) not written (see above); {then}",
             err=True,
         )
         sys.exit(1)

@@ -1,9 +1,12 @@
 """Machine drafts through DeepL (`bipub translate`), for a person to review.
 
 drafts.py          the stage's public interface (make_plan, estimate, run, Result)
-plan.py            what to draft: units, their segments, request specs, the cost
+plan.py            what to draft: units, their segments, request specs
+cost.py            what a plan would send and bill (after the cache and de-duplication)
 runner.py          the run loop: requests per context group, cache, faults, Ctrl-C
-writers.py         each draft filled into its skeleton, checked, written with its record
+writers.py         each draft filled into its skeleton, checked (check/qa.py unit_problems,
+                   as `bipub check` checks a translation), written with its record
+blocked.py         why a body section cannot be appended (a section before it not written)
 outcome.py         what a run did: drafted, not written (and why), findings, billing
 segments.py        a unit's Markdown as a local skeleton + one segment per block of prose
 markdown_xml.py    one segment's inline Markdown ↔ XML; every loss reported

@@ -4,7 +4,7 @@
     est = estimate(plan)                             # what would be sent (nothing is)
     result = run(plan, client_factory)               # send, save, write drafts
 
-The stage in three parts: plan.py (what to draft, its segments and cost), runner.py (requests,
+The stage in three parts: plan.py (what to draft, its segments; cost.py: its cost), runner.py (requests,
 cache, faults), writers.py (each draft filled into its skeleton, checked and written, with its
 status record). See those modules; this one names the stage's public interface.
 
@@ -25,10 +25,11 @@ translations; a draft with findings is still written and its findings are report
 
 from __future__ import annotations
 
+from bipub.translate.cost import Estimate, FileCost, estimate
 from bipub.translate.outcome import NotWritten, Problem, Result
-from bipub.translate.plan import Estimate, FileCost, Group, Job, Plan, estimate, make_plan
+from bipub.translate.plan import Group, Job, Plan, make_plan
 from bipub.translate.runner import ClientFactory, run
-from bipub.translate.writers import _cv_text, _doc_text, _Draft, _NotWritten, qa_problems
+from bipub.translate.writers import _cv_text, _doc_text, _Draft, _NotWritten
 
 # (_Draft, _doc_text, _cv_text, _NotWritten: the document writers translate/review_edits.py
 # of the review loop reuses, from the time they lived here)
@@ -49,6 +50,5 @@ __all__ = [
     "_doc_text",
     "estimate",
     "make_plan",
-    "qa_problems",
     "run",
 ]

@@ -16,14 +16,22 @@ the series' page shows one name (pair/taxonomy.py: `series-names`). The job is m
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
+from bipub.check.findings import drafting_findings
 from bipub.pair.status import UNTRANSLATED, StatusRecord
 from bipub.pair.units import Unit, nfc, text_hash
-from bipub.translate.segments import Layout, layout
+from bipub.translate.segments import Layout, Segment, layout
 
 #: A document's segment memory: (segment kind, source text) → its present translation.
 Pool = dict[tuple[str, str], str]
+#: What drafting said of a segment of a present machine draft (its record's `findings`, the
+#: segment's location left out): (segment kind, source text) → (its translation, findings).
+#: A draft that keeps that translation says them again: check cannot find a lost tag put back
+#: at the end of its segment in the text, and its record is made anew.
+Said = dict[tuple[str, str], tuple[str, tuple[tuple[str, str], ...]]]
+_AT_SEGMENT = re.compile(r"^segment (\d+) \(line \d+\): (.*)$", re.S)
 #: The engine of a draft none of whose words was sent: every segment with words to translate
 #: kept from the present translations (its own, a moved section's, the series' other parts')
 MEMORY = "memory"
@@ -67,11 +75,15 @@ def series_kept(lay: Layout, name: str, keep: Sequence[str]) -> tuple[str | None
 
 
 def document_pools(
-    candidates: Sequence[Unit], records: dict[str, StatusRecord], keep: Sequence[str]
+    candidates: Sequence[Unit],
+    records: dict[str, StatusRecord],
+    keep: Sequence[str],
+    said: dict[str, Said] | None = None,
 ) -> dict[str, Pool]:
     """Each post's or page's segment memory (`posts/x` → `Pool`): from every unit with a
     present translation whose segments have the shape of the source its record says it was
-    translated from (the module's text)."""
+    translated from (the module's text). `said`, when given, gets what drafting said of each
+    segment of a machine draft unchanged since (`Said`)."""
     pools: dict[str, Pool] = {}
     for unit in candidates:
         key = nfc(unit.key)
@@ -91,7 +103,44 @@ def document_pools(
         for o, t in zip(old, now, strict=True):
             if o.needs_request:
                 pool.setdefault((o.kind, o.body), t.body)
+        mine = rec.translation_hash in (None, text_hash(unit.translation))  # (not edited)
+        if said is not None and rec.findings and rec.state == "draft" and mine:
+            doc = said.setdefault(key.rsplit(":", 1)[0], {})
+            for (kind, body), text, found in _segment_said(old, now, rec.findings):
+                doc.setdefault((kind, body), (text, found))
     return pools
+
+
+def _segment_said(
+    old: Sequence[Segment], now: Sequence[Segment], findings: list[str]
+) -> list[tuple[tuple[str, str], str, tuple[tuple[str, str], ...]]]:
+    """Per segment of a draft (source `old`, translation `now`) with findings located at it:
+    ((kind, source text), its translation, ((code, finding without its location), …))."""
+    by_index: dict[int, list[tuple[str, str]]] = {}
+    for code, message in drafting_findings(findings):
+        m = _AT_SEGMENT.match(message)
+        if m is not None:
+            by_index.setdefault(int(m[1]), []).append((code, m[2]))
+    return [
+        ((old[i].kind, old[i].body), now[i].body, tuple(found))
+        for i, found in sorted(by_index.items())
+        if i < len(old)
+    ]
+
+
+def kept_said(
+    lay: Layout, kept: Sequence[str | None], said: Said | None
+) -> tuple[tuple[tuple[str, str], ...], ...]:
+    """Per segment of `lay` that keeps a present translation (`kept`), what drafting said of
+    that very translation (`Said`); () when nothing."""
+    if not said or not kept:
+        return ()
+    out: list[tuple[tuple[str, str], ...]] = []
+    for seg in lay.segments:
+        text = kept[seg.index] if seg.index < len(kept) else None
+        hit = said.get((seg.kind, seg.body)) if text is not None else None
+        out.append(hit[1] if hit is not None and hit[0] == text else ())
+    return tuple(out) if any(out) else ()
 
 
 def from_document(

@@ -3,25 +3,11 @@ cause), findings, billing. Read by translate_cmd for the summary and the exit st
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
+from bipub.check.findings import in_source
 from bipub.pair.status import Rejection
 from bipub.translate.deepl_client import Usage
-
-#: "segment 2 (line 5)": a line of the unit's source text (translate/writers.py)
-_SEGMENT_LINE = re.compile(r"^segment (\d+) \(line (\d+)\)")
-
-
-def in_source(message: str, source: tuple[str, int] | None) -> str:
-    """The message with its line in the unit's text made a line of the source file
-    ("segment 2 (content/ko/posts/x.md:41)"): the line a reader can open."""
-    if source is None:
-        return message
-    rel, first = source
-    return _SEGMENT_LINE.sub(
-        lambda m: f"segment {m[1]} ({rel}:{first + int(m[2]) - 1})", message, count=1
-    )
 
 
 @dataclass(frozen=True)
@@ -76,12 +62,15 @@ class Held:
 
 @dataclass(frozen=True)
 class NotWritten:
-    """A unit in scope that this run did not write, and why (`source` as in Problem)."""
+    """A unit in scope that this run did not write, and why (`source` as in Problem).
+    `retry`: running again may write it (not when it waits for a unit held back as rejected:
+    translate/blocked.py)."""
 
     key: str
     file: str | None
     cause: str
     source: tuple[str, int] | None = None
+    retry: bool = True
 
     def format(self, lang: str) -> str:
         where = self.file or "bipub"
@@ -101,7 +90,7 @@ class Result:
     sent: int = 0  # texts (segments) sent
     requests: int = 0
     cache_hits: int = 0  # segments answered from the cache
-    kept: int = 0  # segments of stale units that kept their present translation
+    kept: int = 0  # segments of stale units written that kept their present translation
     named: int = 0  # series names taken from the series' other parts (translate/plan.py)
     problems: list[Problem] = field(default_factory=list)
     not_written: list[NotWritten] = field(default_factory=list)

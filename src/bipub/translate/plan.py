@@ -1,7 +1,7 @@
 """What `bipub translate` drafts: the plan (units, their segments, request specs) and its cost.
 
     plan = make_plan(root, "en", only=["posts/"])   # read everything, decide what to draft
-    est = estimate(plan)                             # what would be sent (nothing is)
+    est = estimate(plan)                             # what would be sent (translate/cost.py)
 
 What gets drafted: units of the target language that are `missing` (no translation) or `stale`
 (the source changed since the recorded `source_hash`), whose source is another language, plus
@@ -14,6 +14,7 @@ a segment whose source did not change keeps the translation it has.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 from collections.abc import Callable, Sequence
@@ -36,10 +37,9 @@ from bipub.render.catalogs import po_path, read_catalog
 from bipub.render.pdf.links import short_wanted
 from bipub.render.templates import THEME_DIR
 from bipub.translate import markdown_xml as mx
-from bipub.translate.cache import DraftCache, cache_key
+from bipub.translate.cache import cache_key
 from bipub.translate.deepl_client import (
     RequestOptions,
-    Usage,
     deepl_source,
     deepl_target,
     fits,
@@ -47,8 +47,10 @@ from bipub.translate.deepl_client import (
 )
 from bipub.translate.memory import (
     MEMORY,
+    Said,
     document_pools,
     from_document,
+    kept_said,
     kept_words,
     series_kept,
     series_names,
@@ -79,6 +81,8 @@ class Job:
     kept: tuple[str | None, ...] = ()
     po: tuple[str, tuple[int, ...]] | None = None  # a plural UI entry: msgid, msgstr indexes
     named: bool = False  # a series name kept as the series' other parts have (memory.py)
+    #: per segment, what drafting said of the present translation it keeps (memory.py)
+    said: tuple[tuple[tuple[str, str], ...], ...] = ()
 
     @property
     def key(self) -> str:
@@ -159,7 +163,7 @@ class Plan:
     specs: dict[str, Spec]
     glossary: Glossary
     notes: list[str] = field(default_factory=list)
-    too_long: list[str] = field(default_factory=list)  # units left out: a segment too large
+    too_long: dict[str, Job] = field(default_factory=dict)  # left out: a segment too large
     pages: PageLinks | None = None  # the site's pages per language
     rejected: dict[str, Rejections] = field(default_factory=dict)  # (translate/rejected.py)
     _keys: dict[tuple[str, str], str] = field(default_factory=dict, repr=False)
@@ -208,6 +212,35 @@ def _matches(unit: Unit, only: Sequence[str]) -> bool:
         if any(p and (fnmatchcase(p, pat) or p.startswith(pat)) for p in files):
             return True
     return False
+
+
+def _only_matches(only: Sequence[str], units: Sequence[Unit], target: str) -> None:
+    """Each `--only` names some unit of the site (a typo drafted nothing, said "Nothing to
+    draft" and exited 0): ConfigError (exit 2) naming the pattern, and the keys it was likely
+    meant for. UI keys and the catalog (`ui:`, locales/) are not checked here."""
+    unmatched = [
+        p
+        for p in only
+        if not nfc(p).startswith("ui:")
+        and "locales/" not in p
+        and not any(_matches(u, [p]) for u in units)
+    ]
+    if not unmatched:
+        return
+    docs = sorted({nfc(u.key).split(":", 1)[0] for u in units})
+    problems = []
+    for pattern in unmatched:
+        close = difflib.get_close_matches(nfc(pattern).split(":", 1)[0], docs, n=3, cutoff=0.75)
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        problems.append(
+            Diagnostic(
+                None,
+                None,
+                "usage",
+                f"--only {pattern}: no unit of the site translated into {target} matches{hint}",
+            )
+        )
+    raise ConfigError(problems)
 
 
 def _mode(unit: Unit, record: StatusRecord | None) -> Mode | None:
@@ -349,8 +382,10 @@ def make_plan(root: Path, target: str, only: Sequence[str] = ()) -> Plan:
         return source_lang
 
     candidates = [u for u in site.units if u.target_lang == target and u.source_lang != target]
+    _only_matches(only, candidates, target)
     named = series_names(candidates, view.records)
-    pools = document_pools(candidates, view.records, keep)
+    said: dict[str, Said] = {}  # (what drafting said of kept translations: memory.py)
+    pools = document_pools(candidates, view.records, keep, said)
     # a document missing in the target is drafted whole: --only naming any unit of it is enough
     missing_docs = {f"{kind}/{key}" for (kind, key), (_, tgt) in docs.items() if tgt is None}
     wanted_docs = {
@@ -384,7 +419,10 @@ def make_plan(root: Path, target: str, only: Sequence[str] = ()) -> Plan:
                 f"{known[0]!r} (not sent)"
             )
         sid = spec_id(unit.source_lang)
-        plan.jobs.append(Job(unit, group, mode, lay, sid, record, kept, named=bool(kept_name)))
+        again = () if kept_name else kept_said(lay, kept, said.get(key.rsplit(":", 1)[0]))
+        plan.jobs.append(
+            Job(unit, group, mode, lay, sid, record, kept, named=bool(kept_name), said=again)
+        )
 
     ui_jobs, ui_group, ui_notes = _ui_jobs(project, config, target, only, keep, spec_id)
     plan.notes.extend(ui_notes)
@@ -395,12 +433,8 @@ def make_plan(root: Path, target: str, only: Sequence[str] = ()) -> Plan:
     for job in plan.jobs:
         for seg in job.to_send():
             if not fits(seg.encoded.xml):
-                plan.too_long.append(job.key)
-                plan.notes.append(
-                    f"{job.key}: segment {seg.index} (line {seg.line}) is too long for one DeepL "
-                    f"request ({len(seg.encoded.xml):,} characters); split the paragraph — "
-                    "the unit is left out"
-                )
+                plan.too_long[job.key] = job
+                plan.notes.append(f"{job.key}: {too_long(seg)} — the unit is left out")
                 break
     plan.jobs = [j for j in plan.jobs if j.key not in plan.too_long]
     wanted = config.translate.formality
@@ -411,6 +445,14 @@ def make_plan(root: Path, target: str, only: Sequence[str] = ()) -> Plan:
                 f"is sent as {spec.options.formality!r}, which DeepL accepts and ignores there"
             )
     return plan
+
+
+def too_long(seg: Segment) -> str:
+    """Why a unit is left out (Plan.too_long): its segment `seg` does not fit a request."""
+    return (
+        f"segment {seg.index} (line {seg.line}) is too long for one DeepL request "
+        f"({len(seg.encoded.xml):,} characters); split the paragraph"
+    )
 
 
 def _group(
@@ -516,85 +558,3 @@ def _complete(string: object) -> bool:
     if isinstance(string, tuple | list):
         return bool(string) and all(string)
     return bool(string)
-
-
-# --------------------------------------------------------------------------- cost
-
-
-@dataclass(frozen=True)
-class Item:
-    """One segment to send: its cache key, the segment, its context group."""
-
-    key: str
-    segment: Segment
-    group: str
-
-
-@dataclass(frozen=True)
-class FileCost:
-    source_lang: str
-    source_file: str
-    target_file: str
-    units: int
-    chars: int  # billable characters to send (after the cache and de-duplication)
-    cached: int  # units answered from the cache
-
-
-@dataclass
-class Estimate:
-    target: str
-    files: list[FileCost]
-    units: int
-    chars: int
-    texts: int  # distinct texts (segments) to send
-    cached: int  # segments answered from the cache
-    duplicates: int  # segments the same as one sent before: sent once
-    free: int  # units with nothing to send (code, numbers…, or every segment kept)
-    to_send: dict[str, list[Item]]  # spec → segments to send, in order
-
-    def fits(self, usage: Usage | None) -> bool | None:
-        if usage is None or usage.remaining is None:
-            return None
-        return self.chars <= usage.remaining
-
-
-def estimate(plan: Plan, cache: DraftCache | None = None) -> Estimate:
-    """What a run would send: billable characters (tags are not billed) per file and in all."""
-    cache = cache if cache is not None else DraftCache(plan.root)
-    seen: set[str] = set()
-    to_send: dict[str, list[Item]] = {}
-    per_file: dict[str, list[int]] = {}  # group → [units, chars, cached]
-    cached = duplicates = free = chars = 0
-    for job in plan.jobs:
-        counts = per_file.setdefault(job.group, [0, 0, 0])
-        counts[0] += 1
-        segments = job.to_send()
-        if not segments:
-            free += 1
-            continue
-        hits = 0
-        for seg in segments:
-            key = plan.request_key(job, seg)
-            if key in cache:
-                hits += 1
-            elif key in seen:
-                duplicates += 1
-            else:
-                seen.add(key)
-                to_send.setdefault(job.spec, []).append(Item(key, seg, job.context_group))
-                chars += seg.encoded.billable
-                counts[1] += seg.encoded.billable
-        cached += hits
-        if hits == len(segments):
-            counts[2] += 1
-    files = []
-    for name, (units, file_chars, file_cached) in per_file.items():
-        group = plan.groups[name]
-        lang = next(j.unit.source_lang for j in plan.jobs if j.group == name)
-        files.append(
-            FileCost(lang, group.source_file, group.target_file, units, file_chars, file_cached)
-        )
-    texts = sum(len(v) for v in to_send.values())
-    return Estimate(
-        plan.target, files, len(plan.jobs), chars, texts, cached, duplicates, free, to_send
-    )

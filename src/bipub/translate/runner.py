@@ -20,10 +20,11 @@ from collections.abc import Callable, Sequence
 
 from bipub.translate import markdown_xml as mx
 from bipub.translate.cache import DraftCache
-from bipub.translate.deepl_client import DeepL, DeepLError, MissingKeyError, plan_batches
+from bipub.translate.cost import Item, estimate
+from bipub.translate.deepl_client import DeepL, DeepLError, MissingKeyError, fits, plan_batches
 from bipub.translate.files import interrupts_held
 from bipub.translate.outcome import NotWritten, Result
-from bipub.translate.plan import Item, Job, Plan, Spec, estimate
+from bipub.translate.plan import Job, Plan, Spec, too_long
 from bipub.translate.writers import Answers, write_groups
 
 #: Documents written together (one status file write for all of them): answers are cached
@@ -159,16 +160,18 @@ def run(
     written); MissingKeyError propagates before anything is written."""
     cache = DraftCache(plan.root, fresh=fresh)
     est = estimate(plan, cache)
-    result = Result(plan.target, notes=list(plan.notes))
-    for key in plan.too_long:
-        result.not_written.append(NotWritten(key, None, "a segment too long for one request"))
+    result = Result(plan.target)
+    left_out: set[str] = set()  # (their notes: said as units not written instead)
+    for key, job in plan.too_long.items():
+        cause = too_long(next(s for s in job.to_send() if not fits(s.encoded.xml)))
+        left_out.add(f"{key}: {cause} — the unit is left out")
+        source = (job.unit.source_file, job.unit.source_line) if job.unit.source_line else None
+        target = plan.groups[job.group].target_file if job.group in plan.groups else None
+        result.not_written.append(NotWritten(key, target, cause, source, retry=False))
+    result.notes = [n for n in plan.notes if n not in left_out]
     texts: dict[str, str] = {}
     failures: dict[str, str] = {}
-    for job in plan.jobs:
-        if job.named:
-            result.named += 1
-        else:
-            result.kept += sum(1 for k in job.kept if k is not None)
+    for job in plan.jobs:  # (kept segments and series names: counted as written, writers.py)
         for seg in job.to_send():
             key = plan.request_key(job, seg)
             hit = cache.get(key)

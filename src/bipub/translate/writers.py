@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 from babel.messages.pofile import write_po
 
 from bipub.check import page_links, qa
-from bipub.check.glossary import Glossary
 from bipub.check.parity import normalize_status
 from bipub.diagnostics import Collector, Diagnostic, DiagnosticError
 from bipub.load.front_matter import split_front_matter
@@ -33,6 +32,7 @@ from bipub.pair.units import Unit, nfc, split_sections, text_hash
 from bipub.render.catalogs import read_catalog
 from bipub.translate import markdown_xml as mx
 from bipub.translate.anchors import anchored
+from bipub.translate.blocked import blocked
 from bipub.translate.cv_tree import apply_cv_drafts
 from bipub.translate.files import interrupts_deferred
 from bipub.translate.links import localize
@@ -61,42 +61,21 @@ class Answers:
     failures: Mapping[str, str]
 
 
-# --------------------------------------------------------------------------- QA
-
-
-def qa_problems(
-    unit: Unit, draft: str, glossary: Glossary, base_url: str = ""
-) -> list[tuple[str, str]]:
-    """The checks `bipub check` runs on a translation (bipub.check.qa), on one draft."""
-
-    s = unit.source
-    if unit.key.startswith("ui:"):
-        checks = [
-            ("placeholders", qa.check_placeholders(s, draft)),
-            ("numbers", qa.check_numbers(s, draft)),
-        ]
-    else:
-        checks = [
-            ("numbers", qa.check_numbers(s, draft)),
-            ("links", qa.check_links(s, draft, (unit.source_lang, unit.target_lang), base_url)),
-            ("code", qa.check_code(s, draft)),
-            ("refs", qa.check_refs(s, draft)),
-            ("markup", qa.check_markup(s, draft)),
-        ]
-        if unit.key.endswith(":title"):
-            checks.append(("prefix", qa.check_prefix(s, draft)))
-    if glossary.terms or glossary.keep:
-        checks.append(
-            ("glossary", qa.check_glossary(s, draft, glossary, unit.source_lang, unit.target_lang))
-        )
-    return [(code, message) for code, messages in checks for message in messages]
-
-
 # --------------------------------------------------------------------------- writing
 
 
 class _NotWritten(Exception):
     """A group cannot be written safely; its jobs are reported and left for the next run."""
+
+
+class _Gap(_NotWritten):
+    """A unit the file needs is not among the drafts (translate/blocked.py): a body section
+    before one appended, or (`new`) any unit of a new file."""
+
+    def __init__(self, message: str, missing: str, *, new: bool = False) -> None:
+        super().__init__(message)
+        self.missing = missing  # its name: "body#3", "title"
+        self.new = new
 
 
 @dataclass(frozen=True)
@@ -157,9 +136,11 @@ def _draft(plan: Plan, job: Job, answers: Answers) -> _Draft | str:
             problems.append(("markup", f"segment {seg.index} (line {seg.line}): {loss.describe()}"))
         if not decoded.malformed:
             problems.extend(_segment_problems(seg.index, seg.line, seg.body, decoded.text))
-    for seg in lay.segments:  # kept translations of segments not sent
+    for seg in lay.segments:  # kept translations of segments not sent, with what was said
         if seg.index < len(job.kept) and job.kept[seg.index] is not None:
             bodies[seg.index] = job.kept[seg.index]
+            for code, what in job.said[seg.index] if seg.index < len(job.said) else ():
+                problems.append((code, f"segment {seg.index} (line {seg.line}): {what}"))
     problems.sort(key=lambda p: int(p[1].split(" ", 2)[1]) if p[1].startswith("segment ") else 0)
     text = lay.fill(bodies)
     kind_text = all(s.kind == "text" for s in lay.segments)
@@ -208,7 +189,12 @@ def _draft(plan: Plan, job: Job, answers: Answers) -> _Draft | str:
                 f"line {line}: a block bipub could not take apart is kept in the source language",
             )
         )
-    unit_checks = qa_problems(job.unit, text, plan.glossary, plan.config.base_url)
+    unit = job.unit  # (the checks bipub check runs on a translation: check/qa.py)
+    langs = (unit.source_lang, unit.target_lang)
+    kind = qa.unit_kind(unit.key)
+    unit_checks = qa.unit_problems(
+        unit.source, text, kind, langs, plan.glossary, plan.config.base_url
+    )
     unit_checks = page_links.site_matched(unit_checks, job.unit, text, plan.pages)  # (as check)
     if any(code == "numbers" for code, _ in unit_checks):  # said once, for the whole unit
         problems = [p for p in problems if not (p[0] == "mismatch" and "numbers" in p[1])]
@@ -312,15 +298,24 @@ def write_groups(
         except _NotWritten as exc:
             if len(drafts) == 1 or (group.kind == "doc" and group.target_doc is None):
                 for d in drafts:
-                    result.not_written.append(NotWritten(d.job.key, group.target_file, str(exc)))
+                    result.not_written.append(_not_written(plan, group, d, exc, result))
                 continue
             for d in drafts:  # one at a time: one unit's fault does not hold back the others
                 try:
                     _write(plan, [(group, [d], _content(plan, group, [d]))], result)
                 except _NotWritten as one:
-                    result.not_written.append(NotWritten(d.job.key, group.target_file, str(one)))
+                    result.not_written.append(_not_written(plan, group, d, one, result))
     if prepared:
         _write(plan, prepared, result)
+
+
+def _not_written(
+    plan: Plan, group: Group, draft: _Draft, exc: _NotWritten, result: Result
+) -> NotWritten:
+    if not isinstance(exc, _Gap):
+        return NotWritten(draft.job.key, group.target_file, str(exc))
+    why = blocked(plan, group, exc.missing, result, new=exc.new)  # (that unit, and its cause)
+    return NotWritten(draft.job.key, group.target_file, why.cause, retry=why.retry)
 
 
 def _group_drafts(
@@ -404,6 +399,10 @@ def _write(
     for group, drafts, _ in prepared:
         result.drafted += sum(1 for d in drafts if d.stand_in is None)
         for d in drafts:
+            if d.stand_in is None and d.job.named:  # (only what was written is counted)
+                result.named += 1
+            elif d.stand_in is None:
+                result.kept += sum(1 for k in d.job.kept if k is not None)
             where = group.target_file if d.job.mode != "beside" else status_rel(plan.target)
             for code, message in d.problems:
                 result.problems.append(
@@ -441,8 +440,11 @@ def _doc_text(plan: Plan, group: Group, drafts: list[_Draft]) -> str | None:
     if group.target_doc is None:
         if (plan.root / group.target_file).exists():
             raise _NotWritten(f"{group.target_file} exists but pairs with another document")
-        if "title" not in texts or any(f"body#{i}" not in texts for i in range(n_src)):
-            raise _NotWritten(f"{base}: a new translation needs every unit of the source")
+        gone = [n for n in ("title", *(f"body#{i}" for i in range(n_src))) if n not in texts]
+        if gone:
+            raise _Gap(
+                f"{base}: a new translation needs every unit of the source", gone[0], new=True
+            )
         lines = ["---"]
         for name in src_fields:
             if name in _FM_TEXT and name in texts:
@@ -494,8 +496,8 @@ def _edit_body(body: str, texts: dict[str, str], rel: str) -> str:
     expected = len(sections)
     for index, text in (w for w in wanted if w[0] >= len(sections)):
         if index != expected:
-            raise _NotWritten(
-                f"{rel}: body section {index} needs the sections before it (draft them too)"
+            raise _Gap(
+                f"{rel}: body section {index} needs the sections before it", f"body#{expected}"
             )
         out = out.rstrip("\n") + "\n\n" + text + "\n"
         expected += 1
