@@ -106,3 +106,23 @@ def test_rendered_again_for_a_title_kept_for_a_body(make_project: Callable[[str]
     html = (root / "site" / page).read_text(encoding="utf-8")
     assert "새 알파" in html
     assert "알파 글" not in html
+
+
+def test_turned_off_after_a_build_is_said(
+    make_project: Callable[[str], Path], cli: Callable[..., CliResult]
+) -> None:
+    """The archive a build published and the next one does not (bipub.yaml turned it off) is a
+    `url-removed` warning in bipub.yaml, as every page a build takes away is."""
+    root = make_project("minimal")
+    assert cli("-C", str(root), "-q", "build", "--only", "html").exit_code == 0
+    config = root / "bipub.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + "outputs:\n  archive: false\n", encoding="utf-8"
+    )
+    result = cli("-C", str(root), "build", "--only", "html")
+    assert result.exit_code == 0, result.stderr
+    for lang in ("ko", "en"):
+        assert (
+            f"bipub.yaml: warning: /{lang}/blog/archive/ (published by the last build) is not any "
+            "more: outputs.archive is false; links to it break [url-removed]"
+        ) in result.stderr

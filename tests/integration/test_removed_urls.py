@@ -161,7 +161,7 @@ def test_a_language_taken_out_of_the_configuration_is_said_once(project: Path) -
     said = _removed(build(project))
     assert said == [
         "bipub.yaml: warning: /en-US/ and every page under it (published by the last build: its "
-        "home, and 7 pages of posts, tags, series and lists) are not any more: bipub.yaml "
+        "home, and 8 pages of posts, tags, series and lists) are not any more: bipub.yaml "
         "languages has no 'en-US' now; links to them break"
     ]
 

@@ -93,6 +93,8 @@ def published(
                     out[spec.file] = (f"series/{series.slug}", _rels(series.entries, lang))
             elif kind == "blog":
                 out[spec.file] = (f"blog/{route[1]}", "")
+            elif kind == "archive":  # (render/archive.py)
+                out[spec.file] = ("archive", "")
     for redirect in redirects:
         out[redirect.file] = (f"aliases{redirect.target}", redirect.rel)
     return out
@@ -236,6 +238,8 @@ def removed(
             found.append(_series_page(item, look))
         elif kind == "blog":
             found.append(_blog_page(item, look))
+        elif kind == "archive":  # (only bipub.yaml takes it away)
+            found.append(_archive_off(item))
         elif kind == "aliases" and not _with_its_alias(item, lost):
             found.append(_alias(item, look, _went_with(item, lost)))
     if switched_off:
@@ -373,6 +377,15 @@ def _language_gone(folder: str, items: Sequence[_Lost]) -> Diagnostic:
         f"bipub.yaml languages has no {folder!r} now; links to them break"
     )
     return Diagnostic(CONFIG_FILE, None, CODE, message, Severity.WARNING, key="languages")
+
+
+def _archive_off(item: _Lost) -> Diagnostic:
+    """A language's archive lost: bipub.yaml `outputs.archive: false`, said there."""
+    message = (
+        f"{item.path} (published by the last build) is not any more: outputs.archive is false; "
+        "links to it break"
+    )
+    return Diagnostic(CONFIG_FILE, None, CODE, message, Severity.WARNING, key="outputs")
 
 
 def _side_by_side_off(items: Sequence[_Lost]) -> Diagnostic:
