@@ -63,7 +63,7 @@ def test_several_inflected_words_are_each_found_and_none_is_left_out(
 
 
 @pytest.mark.parametrize(
-    "query", ["kubernetes", "partition", "Kubernetes", "partitions", "zzqx", "quantizationx"]
+    "query", ["kubernetes", "partition", "Kubernetes", "partitions", "quantizationx", "kxyzzy"]
 )
 def test_a_word_no_page_has_is_named_and_not_matched_to_a_shorter_one(
     browser: Any, site_url: str, query: str
@@ -73,7 +73,7 @@ def test_a_word_no_page_has_is_named_and_not_matched_to_a_shorter_one(
     still finds them (the fallback this reading keeps the reader from)."""
     page = browser.new_page()
     page.goto(f"{site_url}/en/search/", wait_until="load")
-    assert page.evaluate(FALLBACK, query) > 0 or query in ("zzqx", "quantizationx")
+    assert page.evaluate(FALLBACK, query) > 0  # (made-up words: quantiz, k)
     page.close()
     assert _query(browser, site_url, "en", query) == ([], query)
     caching = search(browser, site_url, "en", "caching")
