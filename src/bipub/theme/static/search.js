@@ -6,7 +6,9 @@
  * "words", split by first syllable): each Korean query word is read with it as the index read
  * the word (`readWord`: 올랐다 → 오르다, 재사용했습니다 → 재사용), and a word it cannot read is
  * not asked of Pagefind, which would match the longest indexed word it starts with (재); so is
- * a Latin run, alone or with particles (GPU를 → gpu; k8s의, kubernetes: not asked). A word left
+ * a Latin run, alone or with particles (GPU를 → gpu; k8s의, kubernetes: not asked). The English
+ * index has a lexicon too (its Latin words); there a run no indexed word starts with is asked if
+ * Pagefind's exact search for it finds a page (`readStemmed`: quantize, by its stem). A word left
  * out, because it cannot be read or because Pagefind finds nothing for it (`unmatched`: Pagefind
  * itself drops such a term from a query without a word), is named under the count.
  * The particles and endings a word is read with are not written here: each build writes them
@@ -59,7 +61,7 @@ export function isLatin(word, table) {
   return LATIN.test(core) || latinStem(core, table) !== "";
 }
 
-/* A query word on a page without a lexicon: a Korean word without its particle, a Latin run
+/* A query word on a page without a lexicon (an index of no page): a Korean word without its particle, a Latin run
  * without its particles (GPU가 → GPU), another word as it is. */
 export function normalizeWord(word, table) {
   if (HANGUL.test(word)) return stripParticle(word, table);
