@@ -176,7 +176,7 @@ def test_a_latin_word_with_a_particle_is_asked_as_its_word(browser: Any, site_ur
     assert search(browser, site_url, "ko", "GPU를") == gpu
     assert search(browser, site_url, "ko", "GPU를 적중률이")[:1] == [PREFIX]
     assert search(browser, site_url, "ko", "FP8을") == search(browser, site_url, "ko", "FP8")
-    # on the English page (no lexicon): the particle is taken off too
+    # on the English page (its lexicon: the English words): the particle is taken off too
     english = search(browser, site_url, "en", "GPU")
     assert english and search(browser, site_url, "en", "GPU가") == english
 

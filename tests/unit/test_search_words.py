@@ -364,3 +364,93 @@ def test_the_words_pagefind_finds_nothing_for_are_named() -> None:
     assert _js([("normalizeWord", [w, "table"]) for w in words]) == [
         *["GPU", "캐시", "API", "caching", "3월에"]
     ]
+
+
+# the English index's words (its lexicon holds their Latin runs, `l`) and what Pagefind's exact
+# search ("word": the word's stem, and no shorter word taken for it) finds for a typed word
+ENGLISH_WORDS: dict[str, list[str]] = {
+    w: [] for w in ["cache", "caching", "quantization", "part", "parts", "k", "p99"]
+}
+EXACT = {"quantize": 3, "caches": 8, "kubernetes": 0, "partition": 0, "zzqx": 0, "quantizing": 3}
+
+
+def _read_english(queries: list[str], stemmed: bool = True) -> tuple[list[Any], list[str]]:
+    """readQuery of each query with the English lexicon, and the runs Pagefind's exact search was
+    asked for (`stemmed`: the page's index is stemmed, so the page passes `exact`)."""
+    script = (
+        'import * as s from "./search.mjs";\n'
+        f"const lex = {json.dumps(_one_file(ENGLISH_WORDS))};\n"
+        f"const table = {json.dumps(table(), ensure_ascii=False)};\n"
+        f"const pages = {json.dumps(EXACT)};\n"
+        "const asked = [];\n"
+        "const exact = async (run) => { asked.push(run); return (pages[run] || 0) > 0; };\n"
+        f"const queries = {json.dumps(queries, ensure_ascii=False)};\n"
+        "const out = [];\n"
+        "for (const q of queries) out.push(await s.readQuery(q, async () => lex, table, "
+        f"{'exact' if stemmed else 'null'}));\n"
+        "console.log(JSON.stringify([out, asked]));\n"
+    )
+    found, asked = _node(script)
+    return found, asked
+
+
+def test_an_english_word_is_asked_only_if_a_word_of_the_index_is_its_stem_or_starts_with_it() -> (
+    None
+):
+    """Session 34: on the English page, Pagefind matched a word it holds no stem of to the
+    longest indexed word its stem starts with (kubernetes → k, partition → part). A word no
+    indexed word starts with is now asked only if Pagefind's exact search for it finds a page (its
+    stem is a word of the index: quantize, which no page says); else it is left out and named."""
+    queries = ["kubernetes", "partition", "zzqx", "quantize", "Caches", "caching", "cach", "K"]
+    queries += ["Kubernetes를", "quantizing kubernetes", "P99가", "part", "all-reduce"]
+    read, asked = _read_english(queries)
+    said = [(r["text"], r["unread"]) for r in read]
+    assert said == [
+        ("", ["kubernetes"]),
+        ("", ["partition"]),
+        ("", ["zzqx"]),
+        ("quantize", []),  # (its stem, quantiz, is a word of the index: Pagefind's exact search)
+        ("caches", []),
+        ("caching", []),  # (a word of the index: not asked again)
+        ("cach", []),  # (the start of a word of the index: typed so far)
+        ("k", []),
+        ("", ["Kubernetes를"]),
+        ("quantizing", ["kubernetes"]),
+        ("p99", []),
+        ("part", []),
+        ("all-reduce", []),  # (not a run alone: as typed, Pagefind splits it)
+    ]
+    # the exact search is asked only for the runs no word of the index starts with
+    assert asked == [
+        *["kubernetes", "partition", "zzqx", "quantize", "caches"],
+        *["kubernetes", "quantizing", "kubernetes"],
+    ]
+    # the Korean page (shards.json `stemmed`: false) asks Pagefind nothing to read a word: a run
+    # no indexed word starts with is left out (its index holds the words as typed)
+    read, asked = _read_english(["quantize", "caching", "kubernetes"], stemmed=False)
+    assert [(r["text"], r["unread"]) for r in read] == [
+        ("", ["quantize"]),
+        ("caching", []),
+        ("", ["kubernetes"]),
+    ]
+    assert asked == []
+
+
+def test_a_latin_word_is_told_apart_for_the_korean_pages_note() -> None:
+    words = ["caching", "GPU가", "(k8s)", "캐시를", "3월에", "all-reduce", "GPU메모리를", "-"]
+    assert _js([("isLatin", [w, "table"]) for w in words]) == [
+        *[True, True, True, False, False, False, False, False]
+    ]
+
+
+def test_a_query_in_quotes_is_asked_as_a_phrase() -> None:
+    """A query in quotes is Pagefind's phrase: its words are read without the quotes (the English
+    page read `"caching` as caching), and the quotes are kept around the terms asked."""
+    calls: list[tuple[str, list[Any]]] = [
+        ("phrase", ['"prefix caching"', ["prefix", "caching"]]),
+        ("phrase", [' "GPU를 캐시를" ', ["gpu", "캐시"]]),
+        ("phrase", ["prefix caching", ["prefix", "caching"]]),
+        ("phrase", ['"책"', ['"책"']]),
+        ("phrase", ['"zzqx"', []]),
+    ]
+    assert _js(calls) == ['"prefix caching"', '"gpu 캐시"', "prefix caching", '"책"', ""]

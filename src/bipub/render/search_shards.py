@@ -6,9 +6,10 @@ language's indexed pages are split into shards by a hash of their URL (one shard
 the site grows within a power of two), and each shard is its own Pagefind bundle under
 /<lang>/pagefind/<n>/. The search page's script (theme static/search.js) reads
 /<lang>/pagefind/shards.json, opens the first bundle and merges the others (Pagefind's
-`mergeIndex`: one result list, sorted by score). A Korean index also gets its lexicon, listed in
-shards.json as `words` (render/search_words.py: how the search page reads a query word), made
-each build from every shard's fragments and images' descriptions.
+`mergeIndex`: one result list, sorted by score). Each index also gets its lexicon, listed in
+shards.json as `words` (render/search_words.py: how the search page reads a query word; the
+English one holds the index's Latin words only), made each build from every shard's fragments
+and images' descriptions, and says whether Pagefind stems it (`stemmed`: not the Korean one).
 
 A build makes again only the shards whose pages changed. What the last build indexed is kept in
 a signed record in the project's cache folder, one per output folder (`SearchRecord`): each
@@ -46,8 +47,9 @@ from bipub.render.search_words import alt_words, lexicon, table, words_of
 from bipub.write.output import OutputFile, OutputTree
 
 SHARDS_FILE: Final = "shards.json"  # under /<lang>/pagefind/: the bundles to search
-RECORD_FORMAT: Final = 3  # 2: the image descriptions of each shard (session 33); 3: their
-# words that start with a Latin letter or digit too (session 34)
+RECORD_FORMAT: Final = 4  # 2: the image descriptions of each shard (session 33); 3: their
+# words that start with a Latin letter or digit too (session 34); 4: every language's (session
+# 34: the English index has a lexicon too)
 Ident = tuple[int, int, int]  # (inode, size, mtime_ns) of a file
 
 
@@ -190,7 +192,7 @@ def index_site(
                     SearchPage(p.href, texts.get(p.path) or (folder / p.path).read_text("utf-8"))
                     for p in members
                 ]
-                alts = alt_words(page.html for page in shard) if korean else []
+                alts = alt_words(page.html for page in shard)
                 files = {}
                 try:
                     bundle = search_index(shard, lang, stemmer, memo)
@@ -204,20 +206,22 @@ def index_site(
             new.shards[name] = (key, files)
             new.alts[name] = alts
             bundles.append(f"{n}/")
-            if korean:  # (read from the published fragments: made or kept alike)
-                staged = tree.staging / prefix
-                fragments = {
-                    r: (staged / r).read_bytes() for r in files if r.startswith("fragment/")
-                }
-                shard_words.append(words_of(fragments) | {w: [] for w in alts})
+            # (read from the published fragments: made or kept alike)
+            staged = tree.staging / prefix
+            fragments = {r: (staged / r).read_bytes() for r in files if r.startswith("fragment/")}
+            shard_words.append(words_of(fragments) | {w: [] for w in alts})
         # the particles and endings the page reads a query word with: their one source is
         # render/search_words.py (every language: a Korean word typed on any search page)
-        listing: dict[str, object] = {"bundles": bundles, "table": table()}
-        if korean:  # the lexicon of the search page (render/search_words.py)
-            words = lexicon(shard_words)
-            for rel, data in words.items():
-                tree.add(f"{lang}/{BUNDLE}/{rel}", data, lang, "search index")
-            listing["words"] = list(words)
+        # `stemmed`: Pagefind stems this index's words (every language but Korean, which bipub
+        # stems with Kiwi: render/search.py); the page then asks a Latin word no indexed word
+        # starts with if its stem is a word of the index (static/search.js `readStemmed`)
+        listing: dict[str, object] = {"bundles": bundles, "table": table(), "stemmed": not korean}
+        # the lexicon of the search page, every language's (render/search_words.py; session 34:
+        # the English page's Latin words, `l`, which an English query word is read by too)
+        words = lexicon(shard_words)
+        for rel, data in words.items():
+            tree.add(f"{lang}/{BUNDLE}/{rel}", data, lang, "search index")
+        listing["words"] = list(words)
         manifest = json.dumps(listing, ensure_ascii=False, separators=(",", ":")) + "\n"
         tree.add(f"{lang}/{BUNDLE}/{SHARDS_FILE}", manifest, lang, "search index")
         from_memo = f" ({memo.hits} of them from {ENV})" if memo.hits else ""

@@ -1,4 +1,4 @@
-"""The lexicon of a Korean search index: how the search page reads a query word as the index did.
+"""The lexicon of a search index: how the search page reads a query word as the index did.
 
     files, names = lexicon(words_of(bundle_files) for each shard)   # {"words/0-1a2b….json": …}
 
@@ -20,6 +20,12 @@ the index, the words it holds and what to ask Pagefind for each (static/search.j
 - `l`: the leading runs of ASCII letters and digits of the indexed words and stems, in lower
   case (`GPU가 ⟦GPU⟧`, `k8s` → `gpu`, `k8s`): a query word such as `GPU가` or `API에서는` (a
   Latin run and particles) is asked as its run, if an indexed word starts with it (session 34).
+
+Every language's index has one (session 34). The English index's holds its Latin words (`l`)
+only: the English page asks a query word if a word of the index starts with it, or if Pagefind's
+exact search for it finds a page (its stem is a word of the index; static/search.js
+`readStemmed`), and names it as left out otherwise (asked, Pagefind matched `kubernetes` to the
+letter `k`).
 
 The words are read from the bundles Pagefind wrote (each page's fragment holds the text it
 indexed, stems included: `words_of`), so the lexicon is a function of the index: kept shards,

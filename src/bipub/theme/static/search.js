@@ -6,7 +6,9 @@
  * "words", split by first syllable): each Korean query word is read with it as the index read
  * the word (`readWord`: 올랐다 → 오르다, 재사용했습니다 → 재사용), and a word it cannot read is
  * not asked of Pagefind, which would match the longest indexed word it starts with (재); so is
- * a Latin run, alone or with particles (GPU를 → gpu; k8s의, kubernetes: not asked). A word left
+ * a Latin run, alone or with particles (GPU를 → gpu; k8s의, kubernetes: not asked). The English
+ * index has a lexicon too (its Latin words); there a run no indexed word starts with is asked if
+ * Pagefind's exact search for it finds a page (`readStemmed`: quantize, by its stem). A word left
  * out, because it cannot be read or because Pagefind finds nothing for it (`unmatched`: Pagefind
  * itself drops such a term from a query without a word), is named under the count.
  * The particles and endings a word is read with are not written here: each build writes them
@@ -51,7 +53,15 @@ export function latinStem(word, table) {
   return rest === run[1] ? rest : "";
 }
 
-/* A query word on a page without a lexicon: a Korean word without its particle, a Latin run
+/* A query word that is a Latin run, alone or with particles (GPU, caching, GPU가; the punctuation
+ * around it left out): on the Korean page, Pagefind matches it as typed, by the start of a word
+ * (its index is not stemmed as English: caching does not find cache), and the page says so. */
+export function isLatin(word, table) {
+  const core = word.replace(EDGES, "");
+  return LATIN.test(core) || latinStem(core, table) !== "";
+}
+
+/* A query word on a page without a lexicon (an index of no page): a Korean word without its particle, a Latin run
  * without its particles (GPU가 → GPU), another word as it is. */
 export function normalizeWord(word, table) {
   if (HANGUL.test(word)) return stripParticle(word, table);
@@ -125,20 +135,34 @@ export function readLatin(run, lex) {
   return lex.l.some((k) => k.startsWith(low)) ? low : null;
 }
 
+/* The same, on a page whose index Pagefind stems (shards.json `stemmed`: English): a run no
+ * indexed word starts with is asked if Pagefind's exact search for it (`"quantize"`: its stem,
+ * quantiz, is a word of the index, and no shorter word is taken for it) finds a page, `exact(run)`
+ * resolving to whether it does; else null (kubernetes → kubernet: no word of the index; asked,
+ * Pagefind matched k). `exact` null (an index Pagefind does not stem): the lexicon only. */
+export async function readStemmed(run, lex, exact) {
+  const found = readLatin(run, lex);
+  if (found !== null || !exact) return found;
+  const low = run.toLowerCase();
+  return (await exact(low)) ? low : null;
+}
+
 /* What Pagefind is asked for a query on a page with a lexicon, {text, unread}: `text`, each
  * Korean word read (`readWord`, with the lexicon file `lexiconOf(word)` resolves to; the
  * punctuation around it left out: 올랐다. → 오르다), a Latin run with particles as its run
  * (`readLatin`: GPU가 → gpu), and so is a Latin run alone (k8s: Pagefind matched k for it), the
- * other words (all-reduce) as they are; `unread`, the words that cannot be
+ * other words (all-reduce) as they are (on a page whose index Pagefind stems, a run no indexed
+ * word starts with is asked if its stem is a word of the index: `readStemmed`, with `exact`);
+ * `unread`, the words that cannot be
  * read (as typed, without the punctuation around them), left out of `text`: no page has them,
  * and asked, Pagefind would match a part of them. The page says which they are. */
-export async function readQuery(query, lexiconOf, table) {
+export async function readQuery(query, lexiconOf, table, exact = null) {
   const words = query.trim().split(/\s+/).filter(Boolean);
   const read = await Promise.all(words.map(async (word) => {
     const core = word.replace(EDGES, "");
     if (HANGUL.test(core)) return readWord(core, await lexiconOf(core), table);
     const run = (LATIN.test(core) ? core : latinStem(core, table)).toLowerCase();
-    return run ? readLatin(run, await lexiconOf(run)) : word;
+    return run ? readStemmed(run, await lexiconOf(run), exact) : word;
   }));
   const unread = words.filter((_, i) => read[i] === null).map((w) => w.replace(EDGES, ""));
   return {
@@ -157,6 +181,13 @@ export async function unmatched(asked, count) {
   if (words.length < 2) return [];
   const found = await Promise.all(words.map(([, term]) => count(term)));
   return [...new Set(words.filter((_, i) => found[i] === 0).map(([typed]) => typed))];
+}
+
+/* The terms to ask Pagefind for a query: a query in quotes (`"prefix caching"`: Pagefind's
+ * phrase, its test) keeps them around its terms, which are read without them (`readQuery`). */
+export function phrase(query, terms) {
+  const text = terms.join(" ").trim();
+  return text && /^\s*".+"\s*$/.test(query) ? `"${text.replace(/^"|"$/g, "")}"` : text;
 }
 
 export function clean(excerpt) {
@@ -182,6 +213,11 @@ async function main() {
     unreadNote.textContent = words.length ? unreadNote.dataset.text.replace("{words}", words.join(", ")) : "";
     unreadNote.hidden = !words.length;
   }
+  /* session 34: a Latin word on a page whose index is not stemmed (the Korean page's): said */
+  const latinNote = document.querySelector(".search-latin");
+  function sayLatin(show) {
+    if (latinNote) latinNote.hidden = !show;
+  }
   /* session 30: no results: the same query on the other languages' search pages */
   const other = document.querySelector(".search-other");
   const otherLinks = other ? [...other.querySelectorAll("a")] : [];
@@ -201,14 +237,19 @@ async function main() {
     });
     const table = checkTable(shards.table);
     if (!shards.bundles.length) {  /* no page of this language is indexed */
-      return { pagefind: { search: async () => ({ results: [] }) }, words: null, table };
+      return { pagefind: { search: async () => ({ results: [] }) }, words: null, table, stemmed: shards.stemmed === true };
+    }
+    /* every index comes with its lexicon, and says whether Pagefind stems it (session 34):
+     * without them a query word would be asked as typed, and matched to a shorter word */
+    if (!Array.isArray(shards.words) || !shards.words.length || typeof shards.stemmed !== "boolean") {
+      throw new Error("shards.json: no lexicon (build the site again)");
     }
     const pagefind = await import(form.dataset.bundle + shards.bundles[0] + "pagefind.js");
     await pagefind.options({ baseUrl: "/" });
     for (const other of shards.bundles.slice(1)) {
       await pagefind.mergeIndex(form.dataset.bundle + other, { baseUrl: "/" });
     }
-    return { pagefind, words: shards.words && shards.words.length ? shards.words : null, table };
+    return { pagefind, words: shards.words, table, stemmed: shards.stemmed };
   })();
   /* the lexicon's files, fetched once each, when a query word needs one (again after a failure) */
   const lexicons = new Map();
@@ -222,13 +263,18 @@ async function main() {
     }
     return lexicons.get(file);
   }
-  /* the words Pagefind is asked ([typed, asked]: `readQuery`) and those left out unread */
-  async function terms(query, files, table) {
-    if (!files) {  /* no lexicon: the particle is taken off only */
+  /* the words Pagefind is asked ([typed, asked]: `readQuery`) and those left out unread; on a
+   * page whose index Pagefind stems, a Latin run no indexed word starts with is asked if
+   * Pagefind's exact search for it finds a page (`readStemmed`) */
+  async function terms(query, index) {
+    if (!index.words) {  /* no page indexed: the particle is taken off only */
       const words = query.trim().split(/\s+/).filter(Boolean);
-      return { unread: [], asked: words.map((w) => [w, normalizeWord(w, table)]) };
+      return { unread: [], asked: words.map((w) => [w, normalizeWord(w, index.table)]) };
     }
-    return readQuery(query, (word) => lexicon(files, word), table);
+    const exact = index.stemmed
+      ? async (run) => (await index.pagefind.search(`"${run}"`)).results.length > 0
+      : null;
+    return readQuery(query, (word) => lexicon(index.words, word), index.table, exact);
   }
   ready.catch((e) => {
     status.textContent = status.dataset.failed;
@@ -237,14 +283,17 @@ async function main() {
   let latest = 0;
   async function run(query) {
     const mine = ++latest;
-    if (!query.trim()) { list.replaceChildren(); status.textContent = ""; sayUnread([]); offerOthers(""); return; }
-    let pagefind, unread, asked;
+    if (!query.trim()) {
+      list.replaceChildren(); status.textContent = ""; sayUnread([]); sayLatin(false); offerOthers("");
+      return;
+    }
+    let index, pagefind, unread, asked;
     try {
-      const index = await ready;
+      index = await ready;
       pagefind = index.pagefind;
-      ({ unread, asked } = await terms(query, index.words, index.table));
+      ({ unread, asked } = await terms(query, index));
     } catch (e) {
-      if (mine === latest) { status.textContent = status.dataset.failed; sayUnread([]); }
+      if (mine === latest) { status.textContent = status.dataset.failed; sayUnread([]); sayLatin(false); }
       console.error(e);
       return;  /* (an index that cannot load is said by ready.catch too) */
     }
@@ -252,7 +301,7 @@ async function main() {
      * Pagefind would match a part of them) and those Pagefind finds nothing for (it would leave
      * them out without a word); none left: nothing is asked */
     const missing = await unmatched(asked, async (term) => (await pagefind.search(term)).results.length);
-    const text = asked.filter(([typed]) => !missing.includes(typed)).map(([, term]) => term).join(" ");
+    const text = phrase(query, asked.filter(([typed]) => !missing.includes(typed)).map(([, term]) => term));
     const found = text.trim() ? await pagefind.search(text) : { results: [] };
     const words = asked.filter(([typed]) => WORDLIKE.test(typed));
     if (words.length === 1 && !found.results.length) missing.push(words[0][0]);
@@ -264,8 +313,12 @@ async function main() {
     const n = found.results.length;
     status.textContent = n === 0 ? status.dataset.none : n === 1 ? status.dataset.one : status.dataset.many.replace("{n}", n);
     sayUnread(unread);
+    /* a Latin word asked of an index Pagefind does not stem (the Korean page's) is matched as
+     * typed, by the start of a word: said, with the other language's page, which may stem it */
+    const latin = !index.stemmed && query.trim().split(/\s+/).some((w) => isLatin(w, index.table));
+    sayLatin(latin);
     /* the other language's index may have what this one has not */
-    offerOthers(n === 0 || unread.length ? query : "");
+    offerOthers(n === 0 || unread.length || latin ? query : "");
     list.replaceChildren(...data.map((d) => {
       const li = document.createElement("li");
       li.className = "search-result";
