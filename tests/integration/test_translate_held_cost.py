@@ -32,6 +32,10 @@ def test_a_held_back_unit_whose_cached_answer_failed_is_not_sent_again(
         rejected = cli("-C", str(small), "review", "reject", "--reviewer", "jiwon", key)
         assert rejected.exit_code == 0, rejected.stderr
 
+    dry = translate(cli, small, "--to", "en", "--only", "posts/alpha", "--dry-run")
+    assert dry.exit_code == 0, dry.stderr
+    assert "total: 2 units, 0 characters to send" in dry.stdout, dry.stdout
+    assert "rejected: 1 unit held back without a request: the cache holds the answer" in dry.stdout
     for _ in range(2):  # (every run, not only the first after the rejection)
         sent, billed = translate_requests(fake), fake.billed_chars
         again = translate(cli, small, "--to", "en", "--only", "posts/alpha")
@@ -73,3 +77,18 @@ def test_a_request_a_held_back_unit_needs_is_counted_in_the_summary(
     sent = translate_requests(fake)
     third = translate(cli, small, "--to", "en", "--only", "posts/alpha")
     assert third.exit_code == 0 and translate_requests(fake) == sent, third.stderr
+
+
+def test_fresh_asks_again_for_a_held_back_unit(cli: Cli, fake: FakeDeepL, small: Path) -> None:
+    """`--fresh` is for new answers: the held-back unit's segment is sent, and what it cost
+    is said as spent on units then held back."""
+    fake.markup_fault("drop_one_tag", match="문서")
+    assert translate(cli, small, "--to", "en", "--only", "posts/alpha").exit_code == 0
+    for key in ("posts/alpha:body#2", KEY):
+        assert cli("-C", str(small), "review", "reject", key).exit_code == 0
+    sent = translate_requests(fake)
+    fresh = translate(cli, small, "--to", "en", "--only", "posts/alpha", "--fresh")
+    assert fresh.exit_code == 0, fresh.stderr
+    assert translate_requests(fake) > sent
+    assert "of those characters for units then held back as rejected" in fresh.stderr
+    assert "not sent to DeepL again" not in fresh.stderr
