@@ -1,5 +1,5 @@
 """Why a body section cannot be appended to an existing translation: a section before it is
-not in the file, and this run does not write it either (translate/writers.py `_Gap`).
+not in the file, and this run does not write it either (translate/doc_edit.py `Gap`).
 
 Sections are paired by position, so section 3 can only be added after section 2. When 2 is
 not written, the cause of 3 is 2's cause, said with 2's key and the line of its source: held

@@ -26,10 +26,11 @@ translations; a draft with findings is still written and its findings are report
 from __future__ import annotations
 
 from bipub.translate.cost import Estimate, FileCost, estimate
+from bipub.translate.doc_edit import NotWritable as _NotWritten
 from bipub.translate.outcome import NotWritten, Problem, Result
 from bipub.translate.plan import Group, Job, Plan, make_plan
 from bipub.translate.runner import ClientFactory, run
-from bipub.translate.writers import _cv_text, _doc_text, _Draft, _NotWritten
+from bipub.translate.writers import _cv_text, _doc_text, _Draft
 
 # (_Draft, _doc_text, _cv_text, _NotWritten: the document writers translate/review_edits.py
 # of the review loop reuses, from the time they lived here)

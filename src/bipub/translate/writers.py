@@ -34,6 +34,7 @@ from bipub.translate import markdown_xml as mx
 from bipub.translate.anchors import anchored
 from bipub.translate.blocked import blocked
 from bipub.translate.cv_tree import apply_cv_drafts
+from bipub.translate.doc_edit import Gap, NotWritable, edit_body, verify_doc
 from bipub.translate.files import interrupts_deferred
 from bipub.translate.links import localize
 from bipub.translate.memory import kept_words
@@ -63,20 +64,6 @@ class Answers:
 
 
 # --------------------------------------------------------------------------- writing
-
-
-class _NotWritten(Exception):
-    """A group cannot be written safely; its jobs are reported and left for the next run."""
-
-
-class _Gap(_NotWritten):
-    """A unit the file needs is not among the drafts (translate/blocked.py): a body section
-    before one appended, or (`new`) any unit of a new file."""
-
-    def __init__(self, message: str, missing: str, *, new: bool = False) -> None:
-        super().__init__(message)
-        self.missing = missing  # its name: "body#3", "title"
-        self.new = new
 
 
 @dataclass(frozen=True)
@@ -297,7 +284,7 @@ def write_groups(
         try:
             content = _content(plan, group, drafts, result)
             prepared.append((group, _unskipped(drafts, result), content))
-        except _NotWritten as exc:
+        except NotWritable as exc:
             if len(drafts) == 1 or (group.kind == "doc" and group.target_doc is None):
                 for d in drafts:
                     result.not_written.append(_not_written(plan, group, d, exc, result))
@@ -306,16 +293,16 @@ def write_groups(
                 try:
                     one_content = _content(plan, group, [d], result)
                     _write(plan, [(group, _unskipped([d], result), one_content)], result)
-                except _NotWritten as one:
+                except NotWritable as one:
                     result.not_written.append(_not_written(plan, group, d, one, result))
     if prepared:
         _write(plan, prepared, result)
 
 
 def _not_written(
-    plan: Plan, group: Group, draft: _Draft, exc: _NotWritten, result: Result
+    plan: Plan, group: Group, draft: _Draft, exc: NotWritable, result: Result
 ) -> NotWritten:
-    if not isinstance(exc, _Gap):
+    if not isinstance(exc, Gap):
         return NotWritten(draft.job.key, group.target_file, str(exc))
     why = blocked(plan, group, exc.missing, result, new=exc.new)  # (that unit, and its cause)
     return NotWritten(draft.job.key, group.target_file, why.cause, retry=why.retry)
@@ -451,10 +438,10 @@ def _doc_text(plan: Plan, group: Group, drafts: list[_Draft]) -> str | None:
     src_fields = list(src.yaml.data) if isinstance(src.yaml.data, dict) else []
     if group.target_doc is None:
         if (plan.root / group.target_file).exists():
-            raise _NotWritten(f"{group.target_file} exists but pairs with another document")
+            raise NotWritable(f"{group.target_file} exists but pairs with another document")
         gone = [n for n in ("title", *(f"body#{i}" for i in range(n_src))) if n not in texts]
         if gone:
-            raise _Gap(
+            raise Gap(
                 f"{base}: a new translation needs every unit of the source", gone[0], new=True
             )
         lines = ["---"]
@@ -474,7 +461,7 @@ def _doc_text(plan: Plan, group: Group, drafts: list[_Draft]) -> str | None:
         try:
             old_fm = load_yaml(parts.yaml_text, rel).data or {}
         except YamlError as exc:
-            raise _NotWritten(f"{rel}: {exc}") from None
+            raise NotWritable(f"{rel}: {exc}") from None
         new_fm = copy.deepcopy(old_fm)
         for name in _FM_TEXT:
             if name in texts:
@@ -484,53 +471,12 @@ def _doc_text(plan: Plan, group: Group, drafts: list[_Draft]) -> str | None:
         try:
             fm_text = patch_yaml(parts.yaml_text, old_fm, new_fm)
         except PatchError as exc:
-            raise _NotWritten(f"{rel}: cannot edit the front matter ({exc})") from None
-        body = _edit_body(parts.body, texts, rel)
+            raise NotWritable(f"{rel}: cannot edit the front matter ({exc})") from None
+        body = edit_body(parts.body, texts, rel)
         closing = all_lines[parts.body_line - 2]
         text = all_lines[0] + "\n" + fm_text + closing + "\n" + body
-    _verify_doc(text, group.target_file, texts)
+    verify_doc(text, group.target_file, texts)
     return text
-
-
-def _edit_body(body: str, texts: dict[str, str], rel: str) -> str:
-    sections = split_sections(body, 1)
-    lines = body.split("\n")
-    wanted = sorted(
-        (int(name[5:]), text) for name, text in texts.items() if name.startswith("body#")
-    )
-    for index, text in reversed([w for w in wanted if w[0] < len(sections)]):
-        sec = sections[index]
-        start, count = sec.line - 1, len(sec.text.split("\n"))
-        if "\n".join(lines[start : start + count]) != sec.text:
-            raise _NotWritten(f"{rel}: cannot locate body section {index}")
-        lines[start : start + count] = text.split("\n")
-    out = "\n".join(lines)
-    expected = len(sections)
-    for index, text in (w for w in wanted if w[0] >= len(sections)):
-        if index != expected:
-            raise _Gap(
-                f"{rel}: body section {index} needs the sections before it", f"body#{expected}"
-            )
-        out = out.rstrip("\n") + "\n\n" + text + "\n"
-        expected += 1
-    return out
-
-
-def _verify_doc(text: str, rel: str, texts: dict[str, str]) -> None:
-    """The written file must pair exactly as intended: same section boundaries, same fields."""
-    parts = split_front_matter(text, rel)
-    try:
-        fm = load_yaml(parts.yaml_text, rel).data or {}
-    except YamlError as exc:
-        raise _NotWritten(f"{rel}: the drafted front matter does not load ({exc})") from None
-    sections = split_sections(parts.body, parts.body_line)
-    for name, value in texts.items():
-        if name.startswith("body#"):
-            index = int(name[5:])
-            if index >= len(sections) or sections[index].text != value.strip("\n"):
-                raise _NotWritten(f"{rel}: the draft of {name} would change where sections begin")
-        elif fm.get(name) != value:
-            raise _NotWritten(f"{rel}: the drafted {name} does not load back unchanged")
 
 
 # -- the CV
@@ -550,7 +496,7 @@ def _cv_text(plan: Plan, group: Group, drafts: list[_Draft]) -> str | None:
     new_data, placed, problems = apply_cv_drafts(src.raw, old_data, texts)
     if problems:
         key, why = next(iter(sorted(problems.items())))
-        raise _NotWritten(f"{rel}: {key}: {why}")
+        raise NotWritable(f"{rel}: {key}: {why}")
     if current is None or not isinstance(old_data, dict):
         text = dump_yaml(new_data)
     else:
@@ -562,16 +508,16 @@ def _cv_text(plan: Plan, group: Group, drafts: list[_Draft]) -> str | None:
     try:
         doc = load_yaml(text, rel)
     except YamlError as exc:
-        raise _NotWritten(f"{rel}: the drafted file does not load ({exc})") from None
+        raise NotWritable(f"{rel}: the drafted file does not load ({exc})") from None
     if doc.data != new_data:
-        raise _NotWritten(f"{rel}: the drafted file does not load back as intended")
+        raise NotWritable(f"{rel}: the drafted file does not load back as intended")
     merged = merge_cv(
         plan.config.source_languages.cv, src.rel, src.yaml, plan.target, rel, doc, Collector()
     )
     got = {nfc(u.key): u.translation for u in merged.units}
     for key in placed:
         if got.get(key) != texts[key]:
-            raise _NotWritten(f"{rel}: {key} would not pair with its source")
+            raise NotWritable(f"{rel}: {key} would not pair with its source")
     return text
 
 
@@ -586,7 +532,7 @@ def _po_bytes(
     collector = Collector()
     catalog: Catalog | None = read_catalog(plan.root / rel, rel, plan.target, collector)
     if catalog is None:
-        raise _NotWritten(f"{rel}: cannot be read")
+        raise NotWritable(f"{rel}: cannot be read")
     left = fill(catalog, drafts)  # (translate/po_fill.py)
     skipped.extend(left)
     if len(left) == len(drafts):
