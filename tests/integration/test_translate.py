@@ -132,7 +132,9 @@ def test_demo_drafts_the_untranslated_post_and_the_stale_unit(
     result = translate(cli, root, "--to", "en")
     assert result.exit_code == 0, result.stderr
     assert re.search(
-        r"Drafted \d+ units \(en\), [\d,]+ characters billed, 0 cache hits", result.stderr
+        r"Drafted \d+ units \(en\), [\d,]+ characters billed \(\d+ segments in \d+ requests\), "
+        r"0 cache hits",
+        result.stderr,
     )
 
     # the untranslated post: a new file, text fields only, every unit a machine draft

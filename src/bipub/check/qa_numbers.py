@@ -24,6 +24,7 @@ cannot cause a finding but can stand for a digit on the other side.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -173,6 +174,8 @@ class Numbers:
     measured: dict[tuple[str, str], str] = field(default_factory=dict)
     # durations in two or more units (`2시간 30분`): their numbers and their sum, (`150`, `min`)
     compounds: tuple[tuple[tuple[str, ...], tuple[str, str]], ...] = ()
+    # where each number is first written: the words around it (`_around`), for the finding
+    where: dict[str, str] = field(default_factory=dict)
 
 
 def _signed(prose: str, start: int) -> bool:
@@ -219,6 +222,38 @@ def _names(prose: str) -> tuple[Counter[str], dict[str, str]]:
         out[name] += 1
         spelled.setdefault(name, written)
     return out, spelled
+
+
+def _without_names(prose: str) -> tuple[str, list[tuple[int, int]]]:
+    """`prose` with each name a space, and for each name (its end in the result, characters
+    removed up to there): positions in the result mapped back by `_back`."""
+    out: list[str] = []
+    shifts: list[tuple[int, int]] = []
+    at = removed = length = 0
+    for m in _NAME.finditer(prose):
+        out.append(prose[at : m.start()] + " ")
+        length += m.start() - at + 1
+        removed += len(m.group()) - 1
+        shifts.append((length, removed))
+        at = m.end()
+    out.append(prose[at:])
+    return "".join(out), shifts
+
+
+def _back(shifts: list[tuple[int, int]], pos: int) -> int:
+    i = bisect_right(shifts, (pos, 1 << 60))
+    return pos + (shifts[i - 1][1] if i else 0)
+
+
+def _around(prose: str, start: int, end: int, width: int = 18) -> str:
+    """The words around `start`…`end` of `prose`, as a reviewer looks for them: «…GPU 2배로…»."""
+    a, b = max(0, start - width), min(len(prose), end + width)
+    while a > 0 and not prose[a - 1].isspace() and a > start - 2 * width:
+        a -= 1
+    while b < len(prose) and not prose[b].isspace() and b < end + 2 * width:
+        b += 1
+    text = " ".join(prose[a:b].split())
+    return f"«{'…' if a > 0 else ''}{text}{'…' if b < len(prose) else ''}»"
 
 
 def _canon(m: re.Match[str]) -> str:
@@ -288,8 +323,15 @@ def numbers_of(text: str) -> Numbers:
     for url in bare_urls(prose):
         prose = prose.replace(url, " ")
     names, spelled = _names(prose)
+    named, shifts = prose, list[tuple[int, int]]()
     if names:  # (their numbers are theirs: GPT-4's 4 is not a quantity)
-        prose = _NAME.sub(" ", prose)
+        prose, shifts = _without_names(prose)
+    where: dict[str, str] = {}
+
+    def seen(token: str, start: int, end: int) -> None:
+        if token not in where:
+            where[token] = _around(named, _back(shifts, start), _back(shifts, end))
+
     required: Counter[str] = Counter()
     optional: Counter[str] = Counter()
     found: list[tuple[int, int, str, bool]] = []  # start, end, token, has a unit
@@ -316,6 +358,8 @@ def numbers_of(text: str) -> Numbers:
         if not has_suffix and nxt[3] and ranged:
             found[i] = (start, end, token + nxt[2][-1], True)
     required.update(t for _, _, t, _ in found)
+    for start, end, t, _ in found:
+        seen(t, start, end)
     softened: Counter[str] = Counter(
         t for start, end, t, _ in found if t[0] != "-" and _beside_decrease(prose, start, end)
     )
@@ -370,6 +414,7 @@ def numbers_of(text: str) -> Numbers:
     words = list(counted(prose, english))
     for start, end, t in words:
         required[t] += 1
+        seen(t, start, end)
         unit = unit_at(prose, start, end) if measurable(t) else None
         if unit is not None:
             measures[t, unit[0]] += 1
@@ -381,10 +426,12 @@ def numbers_of(text: str) -> Numbers:
         for mm in _MONTH.finditer(prose):
             name = (mm.group(1) or mm.group(2)).lower()
             required[str(_MONTHS[name])] += 1
+            seen(str(_MONTHS[name]), mm.start(), mm.end())
             dated.add(mm.start())
         for mm in _MONTH_ALONE.finditer(prose):
             if mm.start() not in dated:
                 required[str(_MONTHS[mm.group().lower()])] += 1
+                seen(str(_MONTHS[mm.group().lower()]), mm.start(), mm.end())
     has_one = has_one_word(prose, english)
     return Numbers(
         required,
@@ -396,6 +443,7 @@ def numbers_of(text: str) -> Numbers:
         measures,
         measured,
         tuple(compounds),
+        where,
     )
 
 
@@ -423,6 +471,41 @@ def _fmt(
     """The numbers of `c`, then each of `units` as `written`."""
     numbers = sorted(c.elements(), key=lambda t: (len(t), t))
     return ", ".join([*numbers, *(written[u] for u in sorted(units.elements()))])
+
+
+def _one_side(
+    side: str,
+    other_side: str,
+    c: Counter[str],
+    units: Counter[tuple[str, str]],
+    has: Numbers,
+    other: Numbers,
+) -> str:
+    """A number on one side with none in its place on the other: where it is written (the
+    words around it), and a name on the other side with that number glued to a word (`x2`,
+    `H100`, `v0.6.3`: read as a name, not as a number), which a reviewer may take for it."""
+    said = []
+    for token in sorted(c, key=lambda t: (len(t), t)):
+        times = f" ({c[token]} times)" if c[token] > 1 else ""
+        said.append(f"{token}{times} in {has.where[token]}" if token in has.where else token)
+    said.extend(has.measured[u] for u in sorted(units.elements()))
+    many = sum(c.values()) + sum(units.values()) > 1
+    line = (
+        f"numbers differ: the {side} has {', '.join(said)} but the {other_side} has no number "
+        f"in {'their' if many else 'its'} place"
+    )
+    digits = [_bare(t).lstrip("-") for t in c] + [t.lstrip("-") for t, _ in units]
+    glued = [
+        other.spelled[n]
+        for n in sorted((other.names - has.names).elements())
+        if any(re.search(rf"(?<![\d.]){re.escape(d)}(?!\d)", other.spelled[n]) for d in digits)
+    ]
+    if glued:
+        line += (
+            f" (it has {', '.join(glued)}: a number glued to a word is read as a name, not as "
+            "a number)"
+        )
+    return line
 
 
 def check_numbers(source: str, translation: str) -> list[str]:
@@ -459,13 +542,13 @@ def check_numbers(source: str, translation: str) -> list[str]:
             added[token] -= 1
     lost, added = +lost, +added
     out = []
-    if lost or added or unit_was:
-        parts = []
-        if lost or unit_was:
-            parts.append(f"the source has {_fmt(lost, unit_was, s.measured)}")
-        if added or unit_now:
-            parts.append(f"the translation has {_fmt(added, unit_now, t.measured)}")
-        out.append(f"numbers differ: {' but '.join(parts)}")
+    if (lost or unit_was) and (added or unit_now):  # (both sides said: the numbers show where)
+        was, now = _fmt(lost, unit_was, s.measured), _fmt(added, unit_now, t.measured)
+        out.append(f"numbers differ: the source has {was} but the translation has {now}")
+    elif lost or unit_was:
+        out.append(_one_side("source", "translation", lost, unit_was, s, t))
+    elif added or unit_now:
+        out.append(_one_side("translation", "source", added, unit_now, t, s))
     # a name with a number put in another's place (one spelled out alone is not said)
     gone, new = s.names - t.names, t.names - s.names
     if gone and new:

@@ -81,6 +81,11 @@ def _dry_run(ui: Ui, plan: Plan, max_chars: int | None, fresh: bool) -> None:
         except DeepLError as exc:
             reason = exc.reason
     click.echo(_quota_line(est, usage, reason))
+    if est.held:
+        click.echo(
+            f"rejected: {_n(len(est.held), 'unit')} held back without a request: the cache "
+            "holds the answer that made the rejected draft (--fresh asks again)"
+        )
     _dry_run_rejected(plan)
     for note in plan.notes:
         ui.info(f"note: {note}")
@@ -144,6 +149,8 @@ def _report(ui: Ui, result: Result) -> None:
     red = "red" if sys.stderr.isatty() else None
     for held in result.held:  # drafts a reviewer rejected: not written again
         click.secho(held.format(result.target), err=True, fg=colour)
+    for skipped in result.skipped:  # UI strings filled in by hand during the run: kept
+        click.secho(skipped.format(result.target), err=True, fg=colour)
     for item in result.not_written:  # units merely not sent are counted in the summary
         if not item.cause.startswith("not sent:"):
             click.secho(item.format(result.target), err=True, fg=red)

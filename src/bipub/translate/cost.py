@@ -6,10 +6,11 @@ the cache and de-duplication (billable characters: tags are not billed).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bipub.translate.cache import DraftCache
 from bipub.translate.deepl_client import Usage
+from bipub.translate.held_answers import held_answers
 from bipub.translate.plan import Plan
 from bipub.translate.segments import Segment
 
@@ -44,6 +45,9 @@ class Estimate:
     duplicates: int  # segments the same as another of this run: sent (or served) once
     free: int  # units with nothing to send (code, numbers…, or every segment kept)
     to_send: dict[str, list[Item]]  # spec → segments to send, in order
+    #: units held back as rejected whose stored answers make the rejected draft: not sent
+    #: (translate/held_answers.py), by unit key → those answers by request key
+    held: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def fits(self, usage: Usage | None) -> bool | None:
         if usage is None or usage.remaining is None:
@@ -54,6 +58,8 @@ class Estimate:
 def estimate(plan: Plan, cache: DraftCache | None = None) -> Estimate:
     """What a run would send: billable characters (tags are not billed) per file and in all."""
     cache = cache if cache is not None else DraftCache(plan.root)
+    held = held_answers(plan, cache)
+    stored = {k for answers in held.values() for k in answers}
     seen: set[str] = set()
     to_send: dict[str, list[Item]] = {}
     per_file: dict[str, list[int]] = {}  # group → [units, chars, cached]
@@ -68,7 +74,7 @@ def estimate(plan: Plan, cache: DraftCache | None = None) -> Estimate:
         hits = 0
         for seg in segments:
             key = plan.request_key(job, seg)
-            in_cache = key in cache
+            in_cache = key in cache or key in stored
             hits += in_cache
             if key in seen:  # (each distinct text once: as the run counts its cache hits)
                 duplicates += 1
@@ -91,5 +97,5 @@ def estimate(plan: Plan, cache: DraftCache | None = None) -> Estimate:
         )
     texts = sum(len(v) for v in to_send.values())
     return Estimate(
-        plan.target, files, len(plan.jobs), chars, texts, cached, duplicates, free, to_send
+        plan.target, files, len(plan.jobs), chars, texts, cached, duplicates, free, to_send, held
     )

@@ -3,6 +3,7 @@ cause), findings, billing. Read by translate_cmd for the summary and the exit st
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from bipub.check.findings import in_source
@@ -61,6 +62,20 @@ class Held:
 
 
 @dataclass(frozen=True)
+class Skipped:
+    """A UI string's draft not put into its catalog, which no longer wanted it (filled in by
+    hand during the run, or the entry gone: translate/po_fill.py). Not counted as drafted;
+    not a failure (the exit status stays 0)."""
+
+    key: str
+    file: str | None
+    cause: str
+
+    def format(self, lang: str) -> str:
+        return f"{self.file or 'bipub'}: warning: [{lang}] {self.key}: skipped: {self.cause}"
+
+
+@dataclass(frozen=True)
 class NotWritten:
     """A unit in scope that this run did not write, and why (`source` as in Problem).
     `retry`: running again may write it (not when it waits for a unit held back as rejected:
@@ -95,6 +110,7 @@ class Result:
     problems: list[Problem] = field(default_factory=list)
     not_written: list[NotWritten] = field(default_factory=list)
     held: list[Held] = field(default_factory=list)  # drafts a reviewer rejected: not written
+    skipped: list[Skipped] = field(default_factory=list)  # UI drafts a catalog no longer wanted
     written: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     stopped: str | None = None  # one-line reason the run stopped early
@@ -102,6 +118,9 @@ class Result:
     unchanged: int = 0  # drafts beside reviewed text that an earlier run already stored
     usage: Usage | None = None
     scrubbed: int = 0  # answers that held DEEPL_AUTH_KEY (or a piece of it): *** in its place
+    billed_keys: dict[str, int] = field(default_factory=dict)  # characters billed per segment
+    held_unsent: int = 0  # held units whose stored answers make the rejected draft: not sent
+    held_billed: int = 0  # characters billed for segments only held-back units needed
 
     @property
     def findings(self) -> int:
@@ -123,10 +142,23 @@ class Result:
             out[item.cause] = out.get(item.cause, 0) + 1
         return out
 
+    def _billed_for(self) -> str:
+        """What the billed characters were for, when some went to nothing written."""
+        if not self.billed:
+            return ""
+        said = f" ({_n(self.sent, 'segment')} in {_n(self.requests, 'request')}"
+        if self.held_billed:
+            said += (
+                f"; {self.held_billed:,} of those characters for units then held back as rejected: DeepL's "
+                "answer made the rejected draft again"
+            )
+        return said + ")"
+
     def summary(self) -> str:
         line = (
             f"Drafted {_n(self.drafted, 'unit')} ({self.target}), {_n(self.billed, 'character')} "
-            f"billed, {_n(self.cache_hits, 'cache hit')}, {_n(self.findings, 'finding')}"
+            f"billed{self._billed_for()}, {_n(self.cache_hits, 'cache hit')}, "
+            f"{_n(self.findings, 'finding')}"
         )
         if self.kept:
             verb = "kept its" if self.kept == 1 else "kept their"
@@ -140,6 +172,18 @@ class Result:
                 f"; {_n(len(self.held), 'unit')} whose draft was the one rejected for the same "
                 f"source NOT drafted again (translate by hand, or {REDRAFT})"
             )
+        if self.held_unsent:
+            line += (
+                f"; {self.held_unsent:,} of them not sent to DeepL again: the cache holds the "
+                "answer that made the rejected draft (it failed its checks, so it is not served "
+                "as a draft; --fresh asks again)"
+            )
+        if self.skipped:
+            why = "; ".join(
+                f"{count} {cause}"
+                for cause, count in sorted(Counter(s.cause for s in self.skipped).items())
+            )
+            line += f"; {_n(len(self.skipped), 'UI string')} NOT drafted: {why}"
         if self.not_written:
             why = "; ".join(
                 f"{count} {cause}" for cause, count in sorted(self.causes().items())[:5]

@@ -344,8 +344,12 @@ def _spec(config: SiteConfig, glossary: Glossary, source: str, target: str) -> S
 
 def make_plan(root: Path, target: str, only: Sequence[str] = ()) -> Plan:
     """Read the project and decide what to draft. DiagnosticError when the content has errors
-    (nothing is drafted from a broken project); ConfigError (exit 2) for a bad --to."""
+    (nothing is drafted from a broken project); ConfigError (exit 2) for a bad --to. A
+    relative `root` (`Path(".")`) is taken from the working directory: the plan's root, and
+    every path it writes under, is absolute (the loader cut a relative root's length off the
+    content paths: `ntent/ko/posts/…`)."""
 
+    root = root.resolve()
     project = Project(root)
     collector = Collector()
     config, content = load(project, collector)

@@ -96,7 +96,7 @@ class _Sender:
                     self.glossary(spec),
                     context=context,
                 )
-                self._save(items, [a.text for a in answers], sum(a.billed for a in answers))
+                self._save(items, [a.text for a in answers], [a.billed for a in answers])
             # (never silently: the drafts hold *** where the key was; said once, at the end)
             self.result.scrubbed += sum(a.scrubbed for a in answers)
         except DeepLError as exc:
@@ -130,11 +130,13 @@ class _Sender:
                 status=exc.status,
             ) from None
 
-    def _save(self, items: Sequence[Item], answers: Sequence[str], billed: int) -> None:
+    def _save(self, items: Sequence[Item], answers: Sequence[str], each: Sequence[int]) -> None:
         entries: dict[str, tuple[str, bool]] = {}
-        for item, text in zip(items, answers, strict=True):
+        for item, text, chars in zip(items, answers, each, strict=True):
             ok = not mx.decode(text, item.segment.encoded).losses
             entries[item.key] = (text, ok)
+            self.result.billed_keys[item.key] = self.result.billed_keys.get(item.key, 0) + chars
+        billed = sum(each)
         self.cache.put_batch(entries, billed)
         self.texts.update((k, t) for k, (t, _) in entries.items())
         for key in entries:
@@ -178,6 +180,9 @@ def run(
             if hit is not None and key not in texts:
                 texts[key] = hit
                 result.cache_hits += 1
+    for stored in est.held.values():  # (held back as rejected: not asked again)
+        texts.update(stored)
+    result.held_unsent = len(est.held)
     answers = Answers(texts, failures)
     needed: dict[str, list[str]] = {}
     jobs_of: dict[str, list[Job]] = {}
@@ -268,4 +273,19 @@ def run(
         flush(NOT_SENT_BUDGET)
     else:
         flush("no answer from DeepL")
+    result.held_billed = _billed_for_held(plan, result)
     return result
+
+
+def _billed_for_held(plan: Plan, result: Result) -> int:
+    """Characters billed for segments only units held back as rejected needed (their new
+    answer made the rejected draft again): said in the summary, not hidden in the total."""
+    held = {h.key for h in result.held}
+    if not held or not result.billed_keys:
+        return 0
+    theirs: set[str] = set()
+    others: set[str] = set()
+    for job in plan.jobs:
+        keys = {plan.request_key(job, s) for s in job.to_send()}
+        (theirs if job.key in held else others).update(keys)
+    return sum(result.billed_keys.get(k, 0) for k in theirs - others)

@@ -38,8 +38,9 @@ from bipub.translate.doc_edit import Gap, NotWritable, edit_body, verify_doc
 from bipub.translate.files import interrupts_deferred
 from bipub.translate.links import localize
 from bipub.translate.memory import kept_words
-from bipub.translate.outcome import NotWritten, Problem, Result
+from bipub.translate.outcome import NotWritten, Problem, Result, Skipped
 from bipub.translate.plan import Group, Job, Plan, Spec
+from bipub.translate.po_fill import fill
 from bipub.translate.rejected import held_back
 from bipub.translate.segments import structure, with_titles
 from bipub.translate.yaml_patch import PatchError, dump_yaml, patch_yaml, quote
@@ -281,7 +282,8 @@ def write_groups(
     prepared: list[tuple[Group, list[_Draft], str | bytes | None]] = []
     for group, drafts in ready:
         try:
-            prepared.append((group, drafts, _content(plan, group, drafts)))
+            content = _content(plan, group, drafts, result)
+            prepared.append((group, _unskipped(drafts, result), content))
         except NotWritable as exc:
             if len(drafts) == 1 or (group.kind == "doc" and group.target_doc is None):
                 for d in drafts:
@@ -289,7 +291,8 @@ def write_groups(
                 continue
             for d in drafts:  # one at a time: one unit's fault does not hold back the others
                 try:
-                    _write(plan, [(group, [d], _content(plan, group, [d]))], result)
+                    one_content = _content(plan, group, [d], result)
+                    _write(plan, [(group, _unskipped([d], result), one_content)], result)
                 except NotWritable as one:
                     result.not_written.append(_not_written(plan, group, d, one, result))
     if prepared:
@@ -351,12 +354,21 @@ def _group_drafts(
     return drafts
 
 
-def _content(plan: Plan, group: Group, drafts: list[_Draft]) -> str | bytes | None:
+def _content(plan: Plan, group: Group, drafts: list[_Draft], result: Result) -> str | bytes | None:
     if group.kind == "doc":
         return _doc_text(plan, group, drafts)
     if group.kind == "cv":
         return _cv_text(plan, group, drafts)
-    return _po_bytes(plan, group, drafts)
+    skipped: list[tuple[_Draft, str]] = []
+    content = _po_bytes(plan, group, drafts, skipped)
+    result.skipped.extend(Skipped(d.job.key, group.target_file, why) for d, why in skipped)
+    return content
+
+
+def _unskipped(drafts: list[_Draft], result: Result) -> list[_Draft]:
+    """The drafts written: without those a catalog no longer wanted (not counted drafted)."""
+    gone = {s.key for s in result.skipped}
+    return [d for d in drafts if d.job.key not in gone]
 
 
 def _write(
@@ -512,36 +524,18 @@ def _cv_text(plan: Plan, group: Group, drafts: list[_Draft]) -> str | None:
 # -- gettext catalogs
 
 
-def _po_bytes(plan: Plan, group: Group, drafts: list[_Draft]) -> bytes | None:
-
+def _po_bytes(
+    plan: Plan, group: Group, drafts: list[_Draft], skipped: list[tuple[_Draft, str]]
+) -> bytes | None:
+    """The catalog with the drafts filled in; those it no longer wants go to `skipped`."""
     rel = group.target_file
     collector = Collector()
     catalog: Catalog | None = read_catalog(plan.root / rel, rel, plan.target, collector)
     if catalog is None:
         raise NotWritable(f"{rel}: cannot be read")
-    changed = False
-    plurals = max(catalog.num_plurals, 1)
-    for d in drafts:
-        if d.job.po is None:
-            msg = catalog.get(d.job.unit.source)
-            if msg is None or msg.string:
-                continue  # edited since the plan: leave it
-            msg.string = d.text
-        else:
-            msgid, indexes = d.job.po
-            msg = catalog.get(msgid)
-            if msg is None or not msg.pluralizable:
-                continue
-            strings = list(msg.string) if isinstance(msg.string, tuple | list) else []
-            strings += [""] * (plurals - len(strings))
-            if any(strings[i] for i in indexes):
-                continue  # edited since the plan: leave it
-            for i in indexes:
-                strings[i] = d.text
-            msg.string = tuple(strings)
-        msg.flags.add("fuzzy")
-        changed = True
-    if not changed:
+    left = fill(catalog, drafts)  # (translate/po_fill.py)
+    skipped.extend(left)
+    if len(left) == len(drafts):
         return None
     buf = io.BytesIO()
     write_po(buf, catalog, width=100, sort_output=True, omit_header=False, include_lineno=False)
