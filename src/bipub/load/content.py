@@ -219,7 +219,8 @@ def load_content(
             kind_disk = f"{CONTENT_DIR}/{lang}/{kind}"
             listed = listing.md_files(kind_disk, collector) if listing is not None else None
             if listed is None:  # (not in the scan, or a symbolic link: walked here)
-                base = len(str(root)) + 1
+                base = len(str(kind_dir)) - len(kind_disk)  # (the root's part of each path:
+                # none for a root of ".", whose paths start at "content/")
                 found = sorted(_walk(kind_dir, root, collector))
                 listed = [(str(p)[base:].replace(os.sep, "/"), None) for p in found]
             for disk, ident in listed:
