@@ -69,28 +69,39 @@ def published(
     was made of, and the redirect pages `redirects`."""
     out: Published = {}
     posts: dict[str, Entry] = {}
+    rels: dict[tuple[str, str], str] = {}  # (language, post key) → the file its page shows
     for entry in site.entries:
-        if entry.kind == "posts":
+        is_post = entry.kind == "posts"
+        if is_post:
             posts[entry.key] = entry
         for lang in langs:
             spec = plan.paths.get(version_path(entry, lang))
             if spec is not None:
-                doc = entry.docs.get(lang, entry.source)
-                out[spec.file] = (_entry_id(entry), doc.rel)
+                rel = entry.docs.get(lang, entry.source).rel
+                out[spec.file] = (_entry_id(entry), rel)
+                if is_post:
+                    rels[lang, entry.key] = rel
     for lang in langs:
+
+        def rel_of(entry: Entry, lang: str = lang) -> str:
+            found = rels.get((lang, entry.key))
+            return found if found is not None else entry.docs.get(lang, entry.source).rel
+
         for spec in plan.pages.get(lang, ()):
             route = spec.route
             kind = route[0]
+            if kind in ("post", "page"):  # (above)
+                continue
             if kind == "both":
-                post = posts[route[1]]
-                out[spec.file] = (f"both/{post.key}", post.docs.get(lang, post.source).rel)
+                out[spec.file] = (f"both/{route[1]}", rel_of(posts[route[1]]))
             elif kind == "tag":
-                listed = [posts[key] for key in spec.lists if key in posts]
-                out[spec.file] = (f"tags/{route[1]}/{route[2]}", _rels(listed, lang))
+                listed = "\n".join([rel_of(posts[key]) for key in spec.lists if key in posts])
+                out[spec.file] = (f"tags/{route[1]}/{route[2]}", listed)
             elif kind == "series":
                 series = site.series_by_entry.get((lang, route[1]))
                 if series is not None:
-                    out[spec.file] = (f"series/{series.slug}", _rels(series.entries, lang))
+                    listed = "\n".join([rel_of(e) for e in series.entries])
+                    out[spec.file] = (f"series/{series.slug}", listed)
             elif kind == "blog":
                 out[spec.file] = (f"blog/{route[1]}", "")
             elif kind == "archive":  # (render/archive.py)
@@ -98,10 +109,6 @@ def published(
     for redirect in redirects:
         out[redirect.file] = (f"aliases{redirect.target}", redirect.rel)
     return out
-
-
-def _rels(entries: Iterable[Entry], lang: str) -> str:
-    return "\n".join(entry.docs.get(lang, entry.source).rel for entry in entries)
 
 
 def next_urls(
