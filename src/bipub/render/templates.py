@@ -321,6 +321,7 @@ def make_environment(
     cards = CardHtml(env, lang)
     env.globals["post_card"] = cards
     env.globals["post_cards"] = cards.join
+    env.globals["archive_rows"] = cards.rows
     env.globals["site_part"] = _site_part_renderer(env)
     return env
 
@@ -385,11 +386,16 @@ def text_gettext(env: jinja2.Environment) -> Callable[[str], str]:
     return gettext
 
 
+ARCHIVE_ROW = 0  # the "heading level" of a card shown as a row of the archive (`CardHtml`)
+
+
 class CardHtml:
     """`post_card(card, level, number)`: partials/post_card.html, rendered once per card, heading
     level and list number in this environment's language (a card is on the blog, tag, series
     and home pages); `post_cards(cards, level, numbered)`: those of a list, joined (what the
-    theme's `post_list` macro loops over).
+    theme's `post_list` macro loops over); `archive_rows(cards)`: each card as a row of the
+    archive (partials/archive_item.html, "level" 0), joined — kept as the cards are, so that
+    the archive after a new title renders one row, not every post's.
 
     Remembered by the card's identity (PageViews makes each card once per build and hands out
     that object; hashing a card by value costs more than rendering from the memo), the card
@@ -424,9 +430,15 @@ class CardHtml:
         return html
 
     def _render(self, card: object, level: int, number: int | None) -> Markup:
-        template = self.env.get_template("partials/post_card.html")
+        # (level 0, no heading: the card as a row of the archive, render/archive.py)
+        name = "partials/archive_item.html" if level == ARCHIVE_ROW else "partials/post_card.html"
+        template = self.env.get_template(name)
         # (autoescaped template output)
         return Markup(template.render(card=card, level=level, number=number))  # noqa: S704
+
+    def rows(self, cards: Sequence[object]) -> Markup:
+        """The archive's rows of `cards` (partials/archive_item.html), kept as the cards are."""
+        return Markup("".join([self(c, ARCHIVE_ROW, None) for c in cards]))  # noqa: S704
 
     def join(self, cards: Sequence[object], level: int = 2, numbered: bool = False) -> Markup:
         """The cards of a list, one after the other (numbered from 1 if `numbered`)."""
