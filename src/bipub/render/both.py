@@ -2,8 +2,10 @@
 
 A post that the site shows in two languages (each its own text: not a fallback, not a draft, so
 an unpublished machine draft never appears here) is shown in two columns, the page's language
-first, cut into bipub's units: the body sections of load/sections.py, which the pairing aligns
-by index (pair/site.py `_doc_units`: `posts/<key>:body#<i>`). Each row is one unit, and shows
+first, cut into bipub's units: the body sections of load/sections.py, each source section beside the
+translation section that translates it (pair/align.py: by index, `posts/<key>:body#<i>`, while
+the two are in step; by the source text a section's review record names when a section was
+inserted, removed or moved in the source since). Each row is one unit, and shows
 the state of its translation as status.json states it (render/json_api.py `unit_record`):
 
     reviewed   a review record whose source is the current one
@@ -29,6 +31,7 @@ from urllib.parse import urljoin
 from markupsafe import Markup
 
 from bipub.load.sections import nfc
+from bipub.pair.align import align_sections, made_from, positional
 from bipub.pair.images import LocalImage
 from bipub.pair.site_pages import partner as partner
 from bipub.pair.site_pages import shows_own as shows_own
@@ -38,6 +41,7 @@ from bipub.render.markdown import Blocks, MarkdownCache, render_body
 if TYPE_CHECKING:
     from bipub.load.content import Document
     from bipub.pair.site import Entry, Site
+    from bipub.pair.status import StatusRecord
 
 # the states of a section's translation (the module's text), in the order the legend shows them
 STATES = ("reviewed", "untracked", "draft", "stale", "edited", "missing", "extra")
@@ -87,40 +91,72 @@ _EXTRA, _MISSING = SectionState("extra", False), SectionState("missing", False)
 _UNTRACKED = SectionState("untracked", False)  # (frozen: one of each is shared)
 
 
-def section_states(site: Site, entry: Entry, target: str) -> tuple[SectionState, ...]:
-    """The state of each body section's translation into `target` (the module's text)."""
+@dataclass(frozen=True)
+class SectionRow:
+    """One row of a post's sections: a source section and the translation section that
+    translates it (pair/align.py: by position, or by the source text its record names when
+    the two are out of step), either None when the other has no such section."""
+
+    source: int | None
+    translation: int | None
+    state: SectionState
+
+    def index(self, source: bool) -> int | None:
+        return self.source if source else self.translation
+
+
+def section_rows(site: Site, entry: Entry, target: str) -> tuple[SectionRow, ...]:
+    """Each body section of `entry`'s source beside its translation into `target`, in the
+    source's order (pair/align.py's rule), with the state of that translation (the module's
+    text)."""
     src = entry.docs[entry.source_lang]
     tr = entry.docs.get(target)
     status = site.status.get(target)
     records = status.records if status is not None else {}
     s_secs, t_secs = src.sections, tr.sections if tr is not None else ()
     base = f"{entry.kind}/{entry.key}:body#"
-    out: list[SectionState] = []
-    for i in range(max(len(s_secs), len(t_secs))):
-        if i >= len(s_secs):
-            out.append(_EXTRA)
-            continue
-        if i >= len(t_secs):
-            out.append(_MISSING)
-            continue
+
+    def record(i: int) -> StatusRecord | None:
         key = f"{base}{i}"
         rec = records.get(key)
         if rec is None and records and not key.isascii():  # (an ASCII key is NFC already)
             rec = records.get(nfc(key))
+        return rec
+
+    s_digests = [s.digest for s in s_secs]
+    t_digests = [t.digest for t in t_secs]
+    if records:
+        alignment = align_sections(s_digests, t_digests, made_from(t_digests, record))
+    else:
+        alignment = positional(len(s_digests), len(t_digests))
+    out: list[SectionRow] = []
+    for j, i in alignment.rows():
+        if j is None:
+            out.append(SectionRow(j, i, _EXTRA))
+            continue
+        if i is None:
+            out.append(SectionRow(j, i, _MISSING))
+            continue
+        rec = record(i)  # (the record written for the translation's section)
         if rec is None:
-            out.append(_UNTRACKED)
+            out.append(SectionRow(j, i, _UNTRACKED))
             continue
         machine = rec.state == "draft"
-        if rec.source_hash != s_secs[i].digest:
+        if rec.source_hash != s_digests[j]:
             state = "stale"
         elif machine:
             state = "draft"
-        elif rec.translation_hash and rec.translation_hash != t_secs[i].digest:
+        elif rec.translation_hash and rec.translation_hash != t_digests[i]:
             state = "edited"
         else:
             state = "reviewed"
-        out.append(SectionState(state, machine))
+        out.append(SectionRow(j, i, SectionState(state, machine)))
     return tuple(out)
+
+
+def section_states(site: Site, entry: Entry, target: str) -> tuple[SectionState, ...]:
+    """The state of each row's translation into `target` (`section_rows`)."""
+    return tuple(row.state for row in section_rows(site, entry, target))
 
 
 def review_key(site: Site, entry: Entry) -> object:
@@ -130,7 +166,13 @@ def review_key(site: Site, entry: Entry) -> object:
     if entry.kind != "posts":
         return None
     return tuple(
-        (lang, tuple((s.state, s.machine) for s in section_states(site, entry, lang)))
+        (
+            lang,
+            tuple(
+                (r.source, r.translation, r.state.state, r.state.machine)
+                for r in section_rows(site, entry, lang)
+            ),
+        )
         for lang in site.config.codes
         if lang != entry.source_lang and partner(site, entry, lang) is not None
     )
@@ -255,7 +297,8 @@ def both_view(
     against `base` (SectionCache.rebased); `href(lang)` is the post's own page in a language."""
     order = (lang, other)
     target = other if lang == entry.source_lang else lang
-    states = section_states(site, entry, target)
+    section = section_rows(site, entry, target)
+    states = [row.state for row in section]
     hrefs = {code: href(code) for code in order}
     rendered = {code: parts(entry.docs[code], hrefs[code]) for code in order}
     columns = []
@@ -273,12 +316,14 @@ def both_view(
             )
         )
     rows = []
-    for i, st in enumerate(states):
+    for n, row in enumerate(section):
         cells = []
         for code in order:
             html = rendered[code][0]
-            cells.append(BothCell(code, html[i] if i < len(html) else None, code == target))
-        rows.append(BothRow(i + 1, tuple(cells), st.state, st.machine))
+            i = row.index(code == entry.source_lang)
+            part = html[i] if i is not None and i < len(html) else None
+            cells.append(BothCell(code, part, code == target))
+        rows.append(BothRow(n + 1, tuple(cells), row.state.state, row.state.machine))
     counts = tuple(
         (state, n) for state in STATES if (n := sum(1 for s in states if s.state == state))
     )
