@@ -15,7 +15,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CliResult
+from tests.deepl_fake import FakeDeepL
 from tests.deepl_fake.corpus import CONFIG
+from tests.deepl_fake.fixtures import deepl_env as deepl_env
+from tests.deepl_fake.fixtures import deepl_fake as deepl_fake
 from tests.integration.test_review_moved import (
     EN,
     EN_PATH,
@@ -24,6 +27,7 @@ from tests.integration.test_review_moved import (
     insert_section,
     records,
 )
+from tests.integration.test_review_moved import fake as fake
 from tests.integration.test_review_moved import root as root  # (the fixture: reviewed by jiwon)
 
 Cli = Callable[..., CliResult]
@@ -187,3 +191,33 @@ def test_status_json_check_and_coverage_pair_units_by_their_source(root: Path, c
     check = said(cli("-C", str(root), "check"))
     assert "posts/cache:body#1: no en translation" in check
     assert "stale" not in check
+
+
+def test_after_translate_no_reviewed_text_stands_beside_another_section(
+    root: Path, cli: Cli, fake: FakeDeepL
+) -> None:
+    """`bipub translate` leaves the reviewed sections in the file (their new wording waits in
+    the records) and appends the last source section's draft, worded as the present `## Third`
+    (translate/memory.py): the page then shows `## Third` twice until the drafts are adopted.
+    The view puts the appended copy beside no section rather than one it does not translate."""
+    insert_section(root)
+    done = cli("-C", str(root), "translate", "--to", "en")
+    assert done.exit_code == 0, done.stderr
+    build(cli, root)
+    shown = rows(root)
+    assert [(r[0], r[2]) for r in shown[:4]] == [
+        ("reviewed", "Original 첫 문단입니다."),
+        ("missing", "Original 새 절 새 문단입니다."),
+        ("reviewed", "Original 둘째 두 번째 문단입니다."),
+        ("reviewed", "Original 셋째 세 번째 문단입니다."),
+    ]
+    assert shown[2][1] == "Reviewed Second The second paragraph."
+    assert shown[3][1] == "Reviewed Third The third paragraph."
+    # adopting the waiting drafts puts the sections back in step: by position again
+    adopted = cli(
+        "-C", str(root), "review", "approve", "--reviewer", "mina",
+        *(f"posts/cache:body#{i}" for i in range(1, 4)),
+    )  # fmt: skip
+    assert adopted.exit_code == 0, adopted.stderr
+    assert "sections-out-of-step" not in said(build(cli, root))
+    assert [r[0] for r in rows(root)] == ["reviewed"] * 4
