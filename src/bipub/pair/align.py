@@ -23,8 +23,12 @@ The rule, as po4a and Weblate match a unit by its source text rather than its pl
    whose is not known, and they stay unpaired (`extra`: none is shown beside a section it may
    not translate). The source sections left without a translation are `missing`.
 
-Used by every consumer that puts a translation beside its source: the side-by-side view
-(render/both.py) and the pairing's finding (pair/site.py `out_of_step`: build and check).
+Used by every consumer that puts a translation beside its source: the side-by-side view and
+the bilingual PDF (render/both.py `section_rows`), the post's own page (render/both.py
+`post_parts`: a source section without a translation shown in its place, marked), and the
+pairing's finding (`out_of_step`, called by pair/site.py: build and check). Not yet by the units
+(pair/units.py) and their status records, keyed by position: status.json, check's unit states
+and the coverage.
 """
 
 from __future__ import annotations
@@ -232,9 +236,10 @@ def out_of_step(
         t_secs[first][1] if first < len(t_secs) else tr.body_line,
         "sections-out-of-step",
         "; ".join(said)
-        + ": the side-by-side view pairs them so; the page shows this text with the "
-        '"may be outdated" notice until the sections are put back in step (bipub translate '
-        "drafts each moved section with its wording; adopt the waiting drafts, or edit the "
+        + ": the page and the side-by-side view pair them so (a source section without a "
+        'translation shown in its place, marked as not translated yet), with the "may be '
+        'outdated" notice, until the sections are put back in step (bipub translate drafts '
+        "each moved section with its wording; adopt the waiting drafts, or edit the "
         "translation)",
         key=f"{base}:body#{first}",
     )

@@ -35,13 +35,16 @@ from bipub.pair.align import align_sections, made_from, positional
 from bipub.pair.images import LocalImage
 from bipub.pair.site_pages import partner as partner
 from bipub.pair.site_pages import shows_own as shows_own
+from bipub.render import urls
 from bipub.render.diagrams import Diagrams
 from bipub.render.markdown import Blocks, MarkdownCache, render_body
+from bipub.render.views import BodyPart
 
 if TYPE_CHECKING:
     from bipub.load.content import Document
     from bipub.pair.site import Entry, Site
     from bipub.pair.status import StatusRecord
+    from bipub.render.urls import UrlBuilder
 
 # the states of a section's translation (the module's text), in the order the legend shows them
 STATES = ("reviewed", "untracked", "draft", "stale", "edited", "missing", "extra")
@@ -159,9 +162,50 @@ def section_states(site: Site, entry: Entry, target: str) -> tuple[SectionState,
     return tuple(row.state for row in section_rows(site, entry, target))
 
 
+def out_of_step_rows(site: Site, entry: Entry, lang: str) -> tuple[SectionRow, ...]:
+    """The rows of `entry`'s sections (`section_rows`) when the page of `lang` shows a
+    translation whose sections are out of step with the source's and a source section has no
+    translation in it (a section inserted: its page shows that section in its place, as not
+    translated yet: render/page_views.py); () otherwise. Only a page with a stale section can
+    be (pair/align.py: a record naming another section's source), so no other is split."""
+    version = entry.versions.get(lang)
+    if version is None or version.state not in ("stale", "draft") or lang == entry.source_lang:
+        return ()
+    rows = section_rows(site, entry, lang)
+    shifted = any(r.source is not None and r.translation not in (None, r.source) for r in rows)
+    missing = any(r.translation is None and r.source is not None for r in rows)
+    return rows if shifted and missing else ()
+
+
+def post_parts(
+    site: Site, entry: Entry, lang: str, rendered: MarkdownCache, url: UrlBuilder
+) -> tuple[BodyPart, ...]:
+    """The body of the post's page in `lang` when its translation is out of step with the
+    source (`out_of_step_rows`; else ()): each of its sections as its page renders them, and
+    each source section without a translation in its place, as the source's page renders it
+    (its ids prefixed by its language, its relative URLs resolved against that page), then the
+    footnotes: no text of the translation left out, none shown twice, none beside another."""
+    rows = out_of_step_rows(site, entry, lang) if entry.kind == "posts" else ()
+    if not rows:
+        return ()
+    src = entry.docs[entry.source_lang]
+    mine, notes = rendered.sections(entry.versions[lang].doc).prefixed("")
+    other, _ = rendered.sections(src).prefixed(src.lang)
+    base = url.href(urls.post(src.lang, entry.slug))
+    parts: list[BodyPart] = []
+    for row in rows:
+        if row.translation is not None:
+            parts.append(BodyPart(Markup(mine[row.translation])))  # noqa: S704 - markdown-it
+        elif row.source is not None:
+            html = Markup(rebase(other[row.source], base))  # noqa: S704 - markdown-it output
+            parts.append(BodyPart(html, True, src.lang))
+    return (*parts, BodyPart(Markup(notes)))  # noqa: S704 - markdown-it output
+
+
 def review_key(site: Site, entry: Entry) -> object:
     """What the side-by-side pages of `entry` show that its documents and versions do not
-    say: the states of its sections (a review recorded, say). Part of the entry's key
+    say: the states of its sections (a review recorded, say), and how its own pages pair them
+    when they are out of step (`out_of_step_rows`). Part of the entry's key
     (HtmlRenderer.entry_key), so that a review re-renders its pages in an incremental build."""
     if entry.kind != "posts":
         return None
@@ -170,11 +214,15 @@ def review_key(site: Site, entry: Entry) -> object:
             lang,
             tuple(
                 (r.source, r.translation, r.state.state, r.state.machine)
-                for r in section_rows(site, entry, lang)
+                for r in (
+                    section_rows(site, entry, lang)
+                    if partner(site, entry, lang) is not None
+                    else out_of_step_rows(site, entry, lang)  # (its own page's parts)
+                )
             ),
         )
         for lang in site.config.codes
-        if lang != entry.source_lang and partner(site, entry, lang) is not None
+        if lang != entry.source_lang
     )
 
 
