@@ -236,11 +236,15 @@ def out_of_step(
         t_secs[first][1] if first < len(t_secs) else tr.body_line,
         "sections-out-of-step",
         "; ".join(said)
-        + ": the page and the side-by-side view pair them so (a source section without a "
-        'translation shown in its place, marked as not translated yet), with the "may be '
-        'outdated" notice, until the sections are put back in step (bipub translate drafts '
-        "each moved section with its wording; adopt the waiting drafts, or edit the "
-        "translation)",
+        + (
+            ": the page and the side-by-side view pair them so (a source section without a "
+            "translation shown in its place, marked as not translated yet)"
+            if base.startswith("posts/")
+            else ": the page shows the translation as its file is"
+        )
+        + ', with the "may be outdated" notice, until the sections are put back in step (bipub '
+        "translate drafts each moved section with its wording; adopt the waiting drafts, or "
+        "edit the translation)",
         key=f"{base}:body#{first}",
     )
     return found
