@@ -228,3 +228,24 @@ def test_after_translate_no_reviewed_text_stands_beside_another_section(
     assert adopted.exit_code == 0, adopted.stderr
     assert "sections-out-of-step" not in said(build(cli, root))
     assert [r[0] for r in rows(root)] == ["reviewed"] * 4
+
+
+def test_a_status_change_alone_renders_the_page_again(root: Path, cli: Cli) -> None:
+    """How the page pairs the sections depends on the status records, not only on the files:
+    an incremental build whose only change is a record renders the page again (render/both.py
+    page_key, part of the page's key: it was kept as the last build wrote it)."""
+    insert_section(root)
+    build(cli, root)
+    page = root / "site/en/blog/cache/index.html"
+    assert 'id="ko-h-새-절"' in page.read_text(encoding="utf-8")
+    assert 'id="ko-h-둘째"' not in page.read_text(encoding="utf-8")
+    # body#1's record no longer names the English text as it is (as if edited since): which
+    # Korean section `## Second` translates is not known, so 둘째 is shown as not translated
+    status = root / "status/en.yaml"
+    recorded = records(root)["posts/cache:body#1"].translation_hash
+    assert recorded is not None
+    status.write_text(status.read_text(encoding="utf-8").replace(recorded, "0" * 12), "utf-8")
+    build(cli, root)
+    html = page.read_text(encoding="utf-8")
+    assert 'id="ko-h-새-절"' in html and 'id="ko-h-둘째"' in html
+    assert html.count("The second paragraph.") == 1

@@ -202,6 +202,19 @@ def post_parts(
     return (*parts, BodyPart(Markup(notes)))  # noqa: S704 - markdown-it output
 
 
+def page_key(site: Site, entry: Entry, lang: str) -> object:
+    """What the post's page in `lang` shows of its sections' pairing (`post_parts`) that its
+    own document and version do not say: the rows, the source body it shows sections of and
+    that body's images; None when the page shows its document's body as it is. Part of the
+    page's key (render/html.py `_post_key`): a status record alone can change it."""
+    rows = out_of_step_rows(site, entry, lang) if entry.kind == "posts" else ()
+    if not rows:
+        return None
+    src = entry.docs[entry.source_lang]
+    pairs = tuple((r.source, r.translation) for r in rows)
+    return pairs, src.rel, src.digest, site.images.key(src.rel)
+
+
 def review_key(site: Site, entry: Entry) -> object:
     """What the side-by-side pages of `entry` show that its documents and versions do not
     say: the states of its sections (a review recorded, say), and how its own pages pair them
