@@ -220,6 +220,16 @@ def test_after_translate_no_reviewed_text_stands_beside_another_section(
     ]
     assert shown[2][1] == "Reviewed Second The second paragraph."
     assert shown[3][1] == "Reviewed Third The third paragraph."
+    # the file holds `## Third …` twice (the draft of 셋째 appended); the reviewed one is beside
+    # 셋째, the copy (a second translation of the same section) beside none
+    assert (root / EN_PATH).read_text(encoding="utf-8").count("The third paragraph.") == 2
+    assert shown[4:] == [
+        (
+            "extra",
+            "Not in the original Third The third paragraph.",
+            "Original The original has no such section.",
+        )
+    ]
     # adopting the waiting drafts puts the sections back in step: by position again
     adopted = cli(
         "-C", str(root), "review", "approve", "--reviewer", "mina",
