@@ -70,6 +70,7 @@ _TABLE: tuple[tuple[str, Default, str, str], ...] = (
     ("source-lang", E, "pair", "Versions of a post disagree on `source_lang`, or it names no language of the site."),
     ("shared-differs", W, "pair", "A shared (untranslated) field differs from the source; the source value is used."),
     ("list-length", W, "pair", "A CV list has a different number of items than the source; items pair by position."),
+    ("sections-out-of-step", W, "pair", "A translation's body sections no longer pair by position with its source's (a section inserted, removed or moved)."),
     ("pairing", W, "pair", "CV list items are paired by position; add the identifying field so reordering cannot mismatch them."),
     ("slug", E, "pair", "A slug is not a single safe path segment, or is one of the site's own names (index.html, feed.xml, blog, ...)."),
     ("url-clash", E, "pair", "Two pages map to the same URL (an alias of a post or page counts as a page: front matter `aliases`)."),

@@ -47,6 +47,7 @@ STATE_CODES: tuple[str, ...] = ("missing", "orphan", "untranslated", "stale", "d
 PAIR_CODES: tuple[str, ...] = (
     "pairing",
     "list-length",
+    "sections-out-of-step",  # a body section inserted, removed or moved (pair/align.py)
     "shared-differs",
     "source-lang",
     "duplicate",

@@ -38,7 +38,7 @@ from bipub.schedule import PUBLISH_ALL, holds, is_scheduled
 
 Group = tuple[Kind, str]  # (kind, key) of an entry's documents
 DocIds = tuple[tuple[str, str, str], ...]  # each version's (language, file, digest of its bytes)
-Read = tuple[tuple[str, str] | None, ...]  # what `_resolve_version` read of each unit's record
+Read = tuple[tuple[str, str, str | None] | None, ...]  # what pairing read of each unit's record
 
 
 def url_keys(entry: Entry | None) -> set[tuple[str, str, str]]:
@@ -79,15 +79,15 @@ def doc_ids(docs: dict[str, Document]) -> DocIds:
 
 
 def status_read(units: Iterable[Unit], status: dict[str, StatusFile]) -> Read:
-    """What pair/site.py `_resolve_version` reads of the status records of these units: each
-    record's state and source hash (each unit's target language has a status file: pair_site
+    """What pair/site.py `_resolve_version` and pair/align.py `out_of_step` read of the status
+    records of these units: each record's state, source hash and translation hash (each unit's target language has a status file: pair_site
     loads one for every language). Compared as strings: the records themselves are read
     again from their files at every pairing, and comparing models costs more."""
     records = {lang: file.records for lang, file in status.items()}
-    out: list[tuple[str, str] | None] = []
+    out: list[tuple[str, str, str | None] | None] = []
     for unit in units:
         rec = records[unit.target_lang].get(unit.key)
-        out.append((rec.state, rec.source_hash) if rec is not None else None)
+        out.append((rec.state, rec.source_hash, rec.translation_hash) if rec is not None else None)
     return tuple(out)
 
 

@@ -21,6 +21,7 @@ from bipub.diagnostics import Collector
 from bipub.load.content import Content, Document
 from bipub.model.post import Kind, check_slug, day_of, instant_of
 from bipub.model.validate import validation_diagnostics
+from bipub.pair.align import out_of_step
 from bipub.pair.assets import check_assets
 from bipub.pair.memo import Group, Last, Paired, doc_ids
 from bipub.pair.memo import PairMemo as PairMemo  # (pipeline.py imports it from here)
@@ -532,6 +533,8 @@ def _pair_group(
             doc_units = by_lang[lang]
             units.extend(doc_units)
             version = _resolve_version(config, lang, src, docs.get(lang), doc_units, status[lang])
+            if (tr := docs.get(lang)) is not None:  # (pair/align.py: said at build and check)
+                out_of_step(f"{kind}/{key}", src, tr, status[lang].records, collector)
             if version is not None:
                 versions[lang] = version
     meta = src.meta

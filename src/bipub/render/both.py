@@ -2,8 +2,10 @@
 
 A post that the site shows in two languages (each its own text: not a fallback, not a draft, so
 an unpublished machine draft never appears here) is shown in two columns, the page's language
-first, cut into bipub's units: the body sections of load/sections.py, which the pairing aligns
-by index (pair/site.py `_doc_units`: `posts/<key>:body#<i>`). Each row is one unit, and shows
+first, cut into bipub's units: the body sections of load/sections.py, each source section beside the
+translation section that translates it (pair/align.py: by index, `posts/<key>:body#<i>`, while
+the two are in step; by the source text a section's review record names when a section was
+inserted, removed or moved in the source since). Each row is one unit, and shows
 the state of its translation as status.json states it (render/json_api.py `unit_record`):
 
     reviewed   a review record whose source is the current one
@@ -29,15 +31,20 @@ from urllib.parse import urljoin
 from markupsafe import Markup
 
 from bipub.load.sections import nfc
+from bipub.pair.align import align_sections, made_from, positional
 from bipub.pair.images import LocalImage
 from bipub.pair.site_pages import partner as partner
 from bipub.pair.site_pages import shows_own as shows_own
+from bipub.render import urls
 from bipub.render.diagrams import Diagrams
 from bipub.render.markdown import Blocks, MarkdownCache, render_body
+from bipub.render.views import BodyPart
 
 if TYPE_CHECKING:
     from bipub.load.content import Document
     from bipub.pair.site import Entry, Site
+    from bipub.pair.status import StatusRecord
+    from bipub.render.urls import UrlBuilder
 
 # the states of a section's translation (the module's text), in the order the legend shows them
 STATES = ("reviewed", "untracked", "draft", "stale", "edited", "missing", "extra")
@@ -87,52 +94,148 @@ _EXTRA, _MISSING = SectionState("extra", False), SectionState("missing", False)
 _UNTRACKED = SectionState("untracked", False)  # (frozen: one of each is shared)
 
 
-def section_states(site: Site, entry: Entry, target: str) -> tuple[SectionState, ...]:
-    """The state of each body section's translation into `target` (the module's text)."""
+@dataclass(frozen=True)
+class SectionRow:
+    """One row of a post's sections: a source section and the translation section that
+    translates it (pair/align.py: by position, or by the source text its record names when
+    the two are out of step), either None when the other has no such section."""
+
+    source: int | None
+    translation: int | None
+    state: SectionState
+
+    def index(self, source: bool) -> int | None:
+        return self.source if source else self.translation
+
+
+def section_rows(site: Site, entry: Entry, target: str) -> tuple[SectionRow, ...]:
+    """Each body section of `entry`'s source beside its translation into `target`, in the
+    source's order (pair/align.py's rule), with the state of that translation (the module's
+    text)."""
     src = entry.docs[entry.source_lang]
     tr = entry.docs.get(target)
     status = site.status.get(target)
     records = status.records if status is not None else {}
     s_secs, t_secs = src.sections, tr.sections if tr is not None else ()
     base = f"{entry.kind}/{entry.key}:body#"
-    out: list[SectionState] = []
-    for i in range(max(len(s_secs), len(t_secs))):
-        if i >= len(s_secs):
-            out.append(_EXTRA)
-            continue
-        if i >= len(t_secs):
-            out.append(_MISSING)
-            continue
+
+    def record(i: int) -> StatusRecord | None:
         key = f"{base}{i}"
         rec = records.get(key)
         if rec is None and records and not key.isascii():  # (an ASCII key is NFC already)
             rec = records.get(nfc(key))
+        return rec
+
+    s_digests = [s.digest for s in s_secs]
+    t_digests = [t.digest for t in t_secs]
+    if records:
+        alignment = align_sections(s_digests, t_digests, made_from(t_digests, record))
+    else:
+        alignment = positional(len(s_digests), len(t_digests))
+    out: list[SectionRow] = []
+    for j, i in alignment.rows():
+        if j is None:
+            out.append(SectionRow(j, i, _EXTRA))
+            continue
+        if i is None:
+            out.append(SectionRow(j, i, _MISSING))
+            continue
+        rec = record(i)  # (the record written for the translation's section)
         if rec is None:
-            out.append(_UNTRACKED)
+            out.append(SectionRow(j, i, _UNTRACKED))
             continue
         machine = rec.state == "draft"
-        if rec.source_hash != s_secs[i].digest:
+        if rec.source_hash != s_digests[j]:
             state = "stale"
         elif machine:
             state = "draft"
-        elif rec.translation_hash and rec.translation_hash != t_secs[i].digest:
+        elif rec.translation_hash and rec.translation_hash != t_digests[i]:
             state = "edited"
         else:
             state = "reviewed"
-        out.append(SectionState(state, machine))
+        out.append(SectionRow(j, i, SectionState(state, machine)))
     return tuple(out)
+
+
+def section_states(site: Site, entry: Entry, target: str) -> tuple[SectionState, ...]:
+    """The state of each row's translation into `target` (`section_rows`)."""
+    return tuple(row.state for row in section_rows(site, entry, target))
+
+
+def out_of_step_rows(site: Site, entry: Entry, lang: str) -> tuple[SectionRow, ...]:
+    """The rows of `entry`'s sections (`section_rows`) when the page of `lang` shows a
+    translation whose sections are out of step with the source's and a source section has no
+    translation in it (a section inserted: its page shows that section in its place, as not
+    translated yet: render/page_views.py); () otherwise. Only a page with a stale section can
+    be (pair/align.py: a record naming another section's source), so no other is split."""
+    version = entry.versions.get(lang)
+    if version is None or version.state not in ("stale", "draft") or lang == entry.source_lang:
+        return ()
+    rows = section_rows(site, entry, lang)
+    shifted = any(r.source is not None and r.translation not in (None, r.source) for r in rows)
+    missing = any(r.translation is None and r.source is not None for r in rows)
+    return rows if shifted and missing else ()
+
+
+def post_parts(
+    site: Site, entry: Entry, lang: str, rendered: MarkdownCache, url: UrlBuilder
+) -> tuple[BodyPart, ...]:
+    """The body of the post's page in `lang` when its translation is out of step with the
+    source (`out_of_step_rows`; else ()): each of its sections as its page renders them, and
+    each source section without a translation in its place, as the source's page renders it
+    (its ids prefixed by its language, its relative URLs resolved against that page), then the
+    footnotes: no text of the translation left out, none shown twice, none beside another."""
+    rows = out_of_step_rows(site, entry, lang) if entry.kind == "posts" else ()
+    if not rows:
+        return ()
+    src = entry.docs[entry.source_lang]
+    mine, notes = rendered.sections(entry.versions[lang].doc).prefixed("")
+    other, _ = rendered.sections(src).prefixed(src.lang)
+    base = url.href(urls.post(src.lang, entry.slug))
+    parts: list[BodyPart] = []
+    for row in rows:
+        if row.translation is not None:
+            parts.append(BodyPart(Markup(mine[row.translation])))  # noqa: S704 - markdown-it
+        elif row.source is not None:
+            html = Markup(rebase(other[row.source], base))  # noqa: S704 - markdown-it output
+            parts.append(BodyPart(html, True, src.lang))
+    return (*parts, BodyPart(Markup(notes)))  # noqa: S704 - markdown-it output
+
+
+def page_key(site: Site, entry: Entry, lang: str) -> object:
+    """What the post's page in `lang` shows of its sections' pairing (`post_parts`) that its
+    own document and version do not say: the rows, the source body it shows sections of and
+    that body's images; None when the page shows its document's body as it is. Part of the
+    page's key (render/html.py `_post_key`): a status record alone can change it."""
+    rows = out_of_step_rows(site, entry, lang) if entry.kind == "posts" else ()
+    if not rows:
+        return None
+    src = entry.docs[entry.source_lang]
+    pairs = tuple((r.source, r.translation) for r in rows)
+    return pairs, src.rel, src.digest, site.images.key(src.rel)
 
 
 def review_key(site: Site, entry: Entry) -> object:
     """What the side-by-side pages of `entry` show that its documents and versions do not
-    say: the states of its sections (a review recorded, say). Part of the entry's key
+    say: the states of its sections (a review recorded, say), and how its own pages pair them
+    when they are out of step (`out_of_step_rows`). Part of the entry's key
     (HtmlRenderer.entry_key), so that a review re-renders its pages in an incremental build."""
     if entry.kind != "posts":
         return None
     return tuple(
-        (lang, tuple((s.state, s.machine) for s in section_states(site, entry, lang)))
+        (
+            lang,
+            tuple(
+                (r.source, r.translation, r.state.state, r.state.machine)
+                for r in (
+                    section_rows(site, entry, lang)
+                    if partner(site, entry, lang) is not None
+                    else out_of_step_rows(site, entry, lang)  # (its own page's parts)
+                )
+            ),
+        )
         for lang in site.config.codes
-        if lang != entry.source_lang and partner(site, entry, lang) is not None
+        if lang != entry.source_lang
     )
 
 
@@ -255,7 +358,8 @@ def both_view(
     against `base` (SectionCache.rebased); `href(lang)` is the post's own page in a language."""
     order = (lang, other)
     target = other if lang == entry.source_lang else lang
-    states = section_states(site, entry, target)
+    section = section_rows(site, entry, target)
+    states = [row.state for row in section]
     hrefs = {code: href(code) for code in order}
     rendered = {code: parts(entry.docs[code], hrefs[code]) for code in order}
     columns = []
@@ -273,12 +377,14 @@ def both_view(
             )
         )
     rows = []
-    for i, st in enumerate(states):
+    for n, row in enumerate(section):
         cells = []
         for code in order:
             html = rendered[code][0]
-            cells.append(BothCell(code, html[i] if i < len(html) else None, code == target))
-        rows.append(BothRow(i + 1, tuple(cells), st.state, st.machine))
+            i = row.index(code == entry.source_lang)
+            part = html[i] if i is not None and i < len(html) else None
+            cells.append(BothCell(code, part, code == target))
+        rows.append(BothRow(n + 1, tuple(cells), row.state.state, row.state.machine))
     counts = tuple(
         (state, n) for state in STATES if (n := sum(1 for s in states if s.state == state))
     )

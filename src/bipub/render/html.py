@@ -559,6 +559,7 @@ class HtmlRenderer(PageViews):
             self.site.images.key(version.doc.rel),  # and its images (issue 19)
             version.stale_keys,
             version.draft_keys,
+            both.page_key(self.site, entry, lang),  # out of step: its rows, the source's body
             entry.source_lang,
             members,
             self._post_pdf_href(entry, lang),

@@ -315,7 +315,9 @@ class PageViews:
     def _post_view(self, entry: Entry, lang: str) -> PostView:
         doc = entry.versions[lang].doc
         rendered = self.rendered(doc)
-        return with_body(self.post_shell(entry, lang), rendered)
+        view = with_body(self.post_shell(entry, lang), rendered)
+        parts = both.post_parts(self.site, entry, lang, self.rendered, self.url)
+        return replace(view, parts=parts) if parts else view
 
     def post_shell(self, entry: Entry, lang: str) -> PostView:
         """The view of a post or page without its body (`with_body` adds it): all the page

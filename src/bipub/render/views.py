@@ -261,6 +261,17 @@ def series_nav(
 
 
 @dataclass(frozen=True)
+class BodyPart:
+    """A piece of a translation's page whose sections are out of step with its source's
+    (render/both.py `page_parts`): the translation's own sections, or a source section that
+    has no translation yet, shown in its place (`missing`) in its language."""
+
+    html: Markup
+    missing: bool = False
+    lang: str = ""
+
+
+@dataclass(frozen=True)
 class PostView:
     card: PostCard
     html: Markup
@@ -273,6 +284,9 @@ class PostView:
     both_pdf_href: str | None = None  # issue 19: its bilingual PDF
     prev: PostLink | None = None  # issue 19: the post published before (post order)
     next: PostLink | None = None  # issue 19: the post published after
+    # `html` in the pieces the template shows instead when the translation's sections are out
+    # of step with the source's (a section inserted in it: pair/align.py); () when they are not
+    parts: tuple[BodyPart, ...] = ()
 
 
 @dataclass(frozen=True)

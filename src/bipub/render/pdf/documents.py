@@ -23,7 +23,7 @@ from markupsafe import Markup
 from bipub import __version__
 from bipub.diagnostics import Collector, DiagnosticError
 from bipub.render import urls
-from bipub.render.both import SectionCache, rebase, section_states
+from bipub.render.both import SectionCache, rebase, section_rows
 from bipub.render.highlight import pygments_css
 from bipub.render.markdown import MarkdownCache
 from bipub.render.mathml import for_print as math_for_print
@@ -374,7 +374,7 @@ def prepare_pdfs(
             return Markup(_template.render(message=message))  # noqa: S704 - a catalog's text
 
         target = second if first == entry.source_lang else first
-        states = section_states(site, entry, target)
+        section = section_rows(site, entry, target)
         cols = []
         for code in (first, second):
             doc = entry.docs[code]
@@ -394,23 +394,22 @@ def prepare_pdfs(
                     notes=Markup(for_print(rebase(notes, own), f"{code}n.")),  # noqa: S704
                 )
             )
-        rows = [
-            View(
-                number=i + 1,
-                state=st.state,
-                machine=st.machine,
-                target=target,
-                cells=[
-                    View(
-                        lang=col.lang,
-                        html=col.parts[i] if i < len(col.parts) else None,
-                        translation=col.lang == target,
-                    )
-                    for col in cols
-                ],
+        rows = []
+        for n, row in enumerate(section):
+            cells = []
+            for col in cols:
+                i = row.index(col.lang == entry.source_lang)
+                part = col.parts[i] if i is not None and i < len(col.parts) else None
+                cells.append(View(lang=col.lang, html=part, translation=col.lang == target))
+            rows.append(
+                View(
+                    number=n + 1,
+                    state=row.state.state,
+                    machine=row.state.machine,
+                    target=target,
+                    cells=cells,
+                )
             )
-            for i, st in enumerate(states)
-        ]
         html = render_template(
             "pdf/post-bilingual.html",
             envs[first],
