@@ -94,8 +94,14 @@ def _how_it_ended(pool: ProcessPoolExecutor) -> str:
     (its processes are still listed when the break is raised: CPython 3.11's `_processes`)."""
     processes = getattr(pool, "_processes", None) or {}
     for process in list(processes.values()):
-        process.join(2.0)  # (a worker still dumping its core has not ended yet)
-        code = process.exitcode
+        code = None
+        for _ in range(40):  # (up to ~2 s: a worker still dumping its core has not ended yet)
+            process.join(0.05)
+            # (the pool's own thread reaps its workers too: while it does, this thread's
+            # waitpid finds no child and `exitcode` is None until that thread has set it)
+            code = process.exitcode
+            if code is not None:
+                break
         if code is None or code == -signal.SIGTERM:  # (the pool stops the others so)
             continue
         if code < 0:
