@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from bipub.render.search_words import table
+from tests.browser.search_page import ask
 from tests.browser.test_reader_in_chromium import search
 
 pytestmark = pytest.mark.browser
@@ -85,17 +86,9 @@ def _unread(page: Any) -> str:
 
 def _query(browser: Any, site_url: str, lang: str, query: str) -> tuple[list[str], str]:
     """The results' hrefs and the words the page says it left out."""
-    page = browser.new_page(viewport={"width": 900, "height": 700})
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{site_url}/{lang}/search/", wait_until="load")
-    page.locator("#search-q").fill(query)
-    page.locator("#search-q").press("Enter")
-    page.wait_for_function("document.querySelector('.search-status').textContent !== ''")
+    page = ask(browser, site_url, lang, query)
     hrefs = [a.get_attribute("href") for a in page.locator(".search-result__title").all()]
     said = _unread(page)
-    page.close()
-    assert errors == []
     return hrefs, said
 
 

@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from tests.browser.search_page import ask
+
 pytestmark = pytest.mark.browser
 
 MATH_POST = "/blog/attention-math/"
@@ -15,19 +17,11 @@ MATH_POST = "/blog/attention-math/"
 def search(
     browser: Any, site_url: str, lang: str, query: str, excerpts: list[str] | None = None
 ) -> list[str]:
-    """Type `query` into the search page of `lang`; the hrefs of the results, best first
+    """`query` asked on the search page of `lang` (tests/browser/search_page.py); the hrefs of the results, best first
     (their excerpts' texts added to `excerpts`, if given)."""
-    page = browser.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{site_url}/{lang}/search/", wait_until="load")
-    page.locator("#search-q").fill(query)
-    page.locator("#search-q").press("Enter")
-    page.wait_for_function("document.querySelector('.search-status').textContent !== ''")
+    page = ask(browser, site_url, lang, query)
     hrefs = [a.get_attribute("href") for a in page.locator(".search-result__title").all()]
     texts = page.locator(".search-result__excerpt").all_inner_texts()
-    page.close()
-    assert errors == []
     assert not any("⟦" in text or "⟧" in text for text in texts)  # the stems stay hidden
     if excerpts is not None:
         excerpts.extend(texts)
