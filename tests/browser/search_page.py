@@ -33,3 +33,23 @@ def ask(browser: Any, site_url: str, lang: str, query: str) -> Any:
     page.wait_for_function("document.querySelector('.search-status').textContent !== ''")
     assert errors == []
     return page
+
+
+def index_sweep(lang: str, body: str) -> str:
+    """An async function for `page.evaluate` that loads `lang`'s whole search index as the
+    search page does — search.js as `s`, `shards`, every bundle merged into `pagefind`, the
+    lexicon's `files` and `lexiconOf(word)` — and then runs `body` (which returns the result)."""
+    at = f"/{lang}/pagefind/"
+    return (
+        "async () => {\n"
+        "  const s = await import('/assets/search.js');\n"
+        f"  const at = '{at}';\n"
+        "  const shards = await (await fetch(at + 'shards.json')).json();\n"
+        "  const pagefind = await import(at + shards.bundles[0] + 'pagefind.js');\n"
+        "  await pagefind.options({ baseUrl: '/' });\n"
+        "  for (const other of shards.bundles.slice(1))\n"
+        "    await pagefind.mergeIndex(at + other, { baseUrl: '/' });\n"
+        "  const files = await Promise.all(shards.words.map(async (f) => (await fetch(at + f)).json()));\n"
+        "  const lexiconOf = async (w) => files[s.shardOf(w, files.length)];\n"
+        f"{body}}}"
+    )

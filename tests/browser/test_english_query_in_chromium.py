@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from tests.browser.search_page import index_sweep
 from tests.browser.test_korean_query_in_chromium import _query, _unread
 from tests.browser.test_reader_in_chromium import search
 
@@ -87,15 +88,9 @@ FALLBACK = """async (query) => {
   return (await pagefind.search(query)).results.length;
 }"""
 
-ENGLISH_SWEEP = """async () => {
-  const s = await import('/assets/search.js');
-  const at = '/en/pagefind/';
-  const shards = await (await fetch(at + 'shards.json')).json();
-  const pagefind = await import(at + shards.bundles[0] + 'pagefind.js');
-  await pagefind.options({ baseUrl: '/' });
-  for (const other of shards.bundles.slice(1)) await pagefind.mergeIndex(at + other, { baseUrl: '/' });
-  const files = await Promise.all(shards.words.map(async (f) => (await fetch(at + f)).json()));
-  const lexiconOf = async (w) => files[s.shardOf(w, files.length)];
+ENGLISH_SWEEP = index_sweep(
+    "en",
+    """
   const exact = async (run) => (await pagefind.search(`"${run}"`)).results.length > 0;
   const runs = files.flatMap((f) => f.l), missed = [];
   for (const run of runs) {
@@ -103,7 +98,8 @@ ENGLISH_SWEEP = """async () => {
     if (asked !== run || !(await pagefind.search(asked)).results.length) missed.push([run, asked]);
   }
   return { runs: runs.length, stemmed: shards.stemmed, missed };
-}"""
+""",
+)
 
 
 def test_every_word_of_the_english_index_finds_a_post(browser: Any, site_url: str) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from bipub.render.search_words import table
-from tests.browser.search_page import ask
+from tests.browser.search_page import ask, index_sweep
 from tests.browser.test_reader_in_chromium import search
 
 pytestmark = pytest.mark.browser
@@ -126,14 +126,9 @@ def test_an_english_word_pagefind_has_nothing_for_is_said(browser: Any, site_url
     assert _query(browser, site_url, "en", "caching")[1] == ""
 
 
-SWEEP = """async () => {
-  const s = await import('/assets/search.js');
-  const at = '/ko/pagefind/';
-  const shards = await (await fetch(at + 'shards.json')).json();
-  const pagefind = await import(at + shards.bundles[0] + 'pagefind.js');
-  await pagefind.options({ baseUrl: '/' });
-  for (const other of shards.bundles.slice(1)) await pagefind.mergeIndex(at + other, { baseUrl: '/' });
-  const files = await Promise.all(shards.words.map(async (f) => (await fetch(at + f)).json()));
+SWEEP = index_sweep(
+    "ko",
+    """
   const words = [], missed = [];
   for (const file of files) {
     for (const word of Object.keys(file.w)) {
@@ -143,7 +138,8 @@ SWEEP = """async () => {
     }
   }
   return { words: words.length, missed };
-}"""
+""",
+)
 
 
 def test_every_word_of_the_index_typed_as_it_is_finds_a_post(browser: Any, site_url: str) -> None:
@@ -189,15 +185,9 @@ def test_a_latin_run_no_page_starts_is_not_asked(browser: Any, site_url: str, qu
     page.close()
 
 
-LATIN_SWEEP = """async () => {
-  const s = await import('/assets/search.js');
-  const at = '/ko/pagefind/';
-  const shards = await (await fetch(at + 'shards.json')).json();
-  const pagefind = await import(at + shards.bundles[0] + 'pagefind.js');
-  await pagefind.options({ baseUrl: '/' });
-  for (const other of shards.bundles.slice(1)) await pagefind.mergeIndex(at + other, { baseUrl: '/' });
-  const files = await Promise.all(shards.words.map(async (f) => (await fetch(at + f)).json()));
-  const lexiconOf = async (w) => files[s.shardOf(w, files.length)];
+LATIN_SWEEP = index_sweep(
+    "ko",
+    """
   const runs = files.flatMap((f) => f.l), missed = [];
   for (const run of runs) {
     for (const typed of [run + '를', run]) {
@@ -206,7 +196,8 @@ LATIN_SWEEP = """async () => {
     }
   }
   return { runs: runs.length, missed };
-}"""
+""",
+)
 
 
 def test_every_latin_run_of_the_index_with_a_particle_finds_a_post(
