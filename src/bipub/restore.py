@@ -17,7 +17,8 @@ A `bipub build` restores
 They are kept in the entries file (`entries-<output>.pickle`): a header (the format, the
 bipub and Python versions, the configuration, the keys' status records and what their
 `around` came from — each language's posts in order, each series, each tag —, the status
-files' digests, whether the pairing was whole, each entry's piece and where each piece is)
+files' digests, whether the pairing was whole, each entry's piece and where each piece is,
+and each language's posts by key as the pairing carried them: `PairMemo.restored`)
 and then the entries' rows in 64 pieces (by a hash of the entry's kind and key), each pickled
 in one piece with its documents named by file and digest, not copied, and each body unit as
 a row (its key, language, line, hash and its section's index: its texts are sliced from the
@@ -73,11 +74,11 @@ from bipub.project import Project
 from bipub.render.kept_pages import KeepMemo
 from bipub.render.page_plan import KeyMade, PageMemo
 
-FORMAT = 6  # 2: what the keys' `around` came from (EntryKeyMemo.order, members, tags);
+FORMAT = 7  # 2: what the keys' `around` came from (EntryKeyMemo.order, members, tags);
 # 3: the pairing as `bipub serve` keeps it (pair/memo.py Resident), after the header;
 # 4: a source draft's translations are not listed (pair/model.py Entry.shown_in)
 # 5: a post dated after the build's "now" is scheduled (Entry.publish_at, scheduled)
-# 6: a page dated after it too
+# 6: a page dated after it too; 7: each language's posts as the pairing carried them
 _HEAD = 8  # bytes of the header's length, after the signature
 
 # what the entries file keeps of an entry, by its group: as pairing left it (pair/memo.py
@@ -150,7 +151,7 @@ def restore(
         assert read is not None
         pages.config = store.config
         paired, taxa, keys = read
-        pairs.restored(store.config, paired, taxa, store.digests, store.whole)
+        pairs.restored(store.config, paired, taxa, store.digests, store.whole, store.posts)
         pages.keys.known.update(keys)  # (each key with the very entry it is of)
         pages.keys.status = store.status
         # (an unchanged entry whose neighbours, series and tags did not move keeps its key
@@ -350,6 +351,8 @@ class EntryStore:
         # paired every entry (pair/memo.py `PairMemo.restored`)
         self.digests: dict[str, str] | None = None
         self.whole = False
+        # each language's posts by key as the pairing carried them (PairMemo.posts_order)
+        self.posts: dict[str, tuple[str, ...]] | None = None
 
     @classmethod
     def load(
@@ -366,10 +369,12 @@ class EntryStore:
             head = pickle.loads(payload[_HEAD : _HEAD + size])  # noqa: S301 - signed by us
             if not isinstance(head, tuple) or not head or head[0] != _stamp():
                 return None, f"{path.name} ignored (made by another bipub or Python version)"
-            _, config, status, index, around, digests, whole, chunks = head
+            _, config, status, index, around, digests, whole, chunks, posts = head
             if not isinstance(config, SiteConfig) or not isinstance(index, dict):
                 raise ValueError("not an entries file")
             if not isinstance(around, tuple) or len(around) != 3 or not isinstance(chunks, dict):
+                raise ValueError("not an entries file")
+            if posts is not None and not isinstance(posts, dict):
                 raise ValueError("not an entries file")
         except UNREADABLE as exc:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
@@ -378,6 +383,7 @@ class EntryStore:
             )
         store = cls(config, index, chunks, payload[_HEAD + size :])
         store.status, store.around, store.digests, store.whole = status, around, digests, whole
+        store.posts = posts
         return store, ""
 
     def read(
@@ -471,6 +477,9 @@ def save(project: Project, target: Path, kept: Kept) -> int:
         offset += len(blob)
     keys = kept.pages.keys
     around = (keys.order, keys.members, keys.tags)
+    posts = memo.posts_order()
+    if posts is not None:  # (the very tuples of `around` where they are the same: pickled once)
+        posts = {lang: _same_or(keys.order.get(lang), order) for lang, order in posts.items()}
     head = pickle.dumps(
         (
             _stamp(),
@@ -481,11 +490,16 @@ def save(project: Project, target: Path, kept: Kept) -> int:
             memo.digests(),
             memo.last is not None,
             spans,
+            posts,
         ),
         protocol=pickle.HIGHEST_PROTOCOL,
     )
     write_signed(path, [len(head).to_bytes(_HEAD, "little"), head, *pieces])
     return pickled
+
+
+def _same_or(known: tuple[str, ...] | None, order: tuple[str, ...]) -> tuple[str, ...]:
+    return known if known == order and known is not None else order
 
 
 def _same_rows(old: list[Row], rows: list[Row]) -> bool:

@@ -23,7 +23,13 @@ from bipub.pair.units import text_hash
 from bipub.pipeline import build
 from bipub.project import Project
 from bipub.render.html import HtmlRenderer
-from tests.conftest import PAGES_AND_AGGREGATES, PROJECTS, built_copy, tree_snapshot
+from tests.conftest import (
+    PAGES_AND_AGGREGATES,
+    PROJECTS,
+    built_copy,
+    replace_in,
+    tree_snapshot,
+)
 
 KINDS = PAGES_AND_AGGREGATES
 ALPHA = "content/ko/posts/alpha.md"
@@ -330,3 +336,46 @@ def test_an_entries_file_older_than_the_build_cache_takes_no_entry_of_other_docu
     result = build(project, only=KINDS)
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
     assert "content/ko/posts/alpha.md: not a document of the build cache" in result.cache_note
+
+
+def test_each_languages_posts_are_read_back_in_order_not_sorted_again(
+    project: Path, tmp_path: Path
+) -> None:
+    """The entries file keeps each language's posts in order as the pairing carried them
+    (PairMemo.posts_order): a build in a new process moves only the edited post (a date
+    edit: it moves in the order) instead of sorting every language's posts again, and
+    writes what a clean build writes."""
+    import bipub.pair.model as model
+
+    kept, _ = _kept(project)
+    assert set(kept.pairs._posts) == {"ko", "en"}
+    assert kept.pairs.posts_order() is None  # (of no pairing yet)
+    replace_in(project, ALPHA, "date: 2026-04-07", "date: 2001-02-03")
+    sorts: list[object] = []
+    order_key = model.post_order_key
+
+    def counted(entry: model.Entry) -> object:
+        sorts.append(entry)
+        return order_key(entry)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(model, "post_order_key", counted)
+        build(project, only=KINDS, kept=kept)
+    assert sorts == []  # (nothing sorted: the posts read back, the edited one moved)
+    order = kept.pairs.posts_order()
+    assert order is not None and order["ko"][-1] == "alpha" != order["ko"][0]  # (the oldest)
+    assert tree_snapshot(project / "site") == _clean(project, tmp_path)
+    # a file whose posts do not name the entries read back: sorted, as without them
+    kept, _ = _kept(project)
+    assert kept.pairs._posts
+    assert kept.entries is not None and kept.entries.posts is not None
+    memo = restore.PairMemo()
+    memo.restored(
+        kept.pairs.config,  # type: ignore[arg-type]
+        kept.pairs.paired,
+        kept.pairs.taxa,
+        None,
+        True,
+        {lang: ("no-such-post", *keys) for lang, keys in kept.entries.posts.items()},
+    )
+    assert memo._posts == {}
