@@ -73,18 +73,18 @@ def published(
     # each language's post key → the file its page shows (and its lists name)
     rels: dict[str, dict[str, str]] = {lang: {} for lang in langs}
     for entry in site.entries:
-        is_post = entry.kind == "posts"
-        key, docs, source = entry.key, entry.docs, entry.source
-        if is_post:
-            for lang in langs:
-                rels[lang][key] = docs.get(lang, source).rel
+        key, docs, is_post = entry.key, entry.docs, entry.kind == "posts"
         pages = routes.get(("post" if is_post else "page", key))
-        if pages:
-            was = f"{entry.kind}/{key}"  # (`_entry_id`)
-            for lang in langs:
-                spec = pages.get(lang)
-                if spec is not None:
-                    out[spec.file] = (was, docs.get(lang, source).rel)
+        if not pages and not is_post:
+            continue
+        was = f"{entry.kind}/{key}"  # (`_entry_id`)
+        for lang in langs:
+            doc = docs.get(lang)
+            rel = (doc if doc is not None else docs[entry.source_lang]).rel  # (`Entry.source`)
+            if is_post:
+                rels[lang][key] = rel
+            if pages and (spec := pages.get(lang)) is not None:
+                out[spec.file] = (was, rel)
     for lang in langs:
         rel_in = rels[lang]
         for spec in plan.pages.get(lang, ()):
@@ -95,7 +95,7 @@ def published(
             if kind == "both":
                 out[spec.file] = (f"both/{route[1]}", rel_in[route[1]])
             elif kind == "tag":
-                listed = "\n".join([rel_in[key] for key in spec.lists if key in rel_in])
+                listed = "\n".join(filter(None, map(rel_in.get, spec.lists)))  # (posts')
                 out[spec.file] = (f"tags/{route[1]}/{route[2]}", listed)
             elif kind == "series":
                 series = site.series_by_entry.get((lang, route[1]))
