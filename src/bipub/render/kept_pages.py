@@ -158,7 +158,9 @@ def keep_known(
         if n:
             counts[lang] = counts.get(lang, 0) + n
     markdown.replay_all(kept.docs, kept.keyed)
-    return rest, len(kept.files), dict(kept.fingerprints)
+    # (a memo's are kept for the next call: a copy; else the caller's own)
+    fingerprints = dict(kept.fingerprints) if memo is not None else kept.fingerprints
+    return rest, len(kept.files), fingerprints
 
 
 def _record(tree: OutputTree, kept: KeptPages) -> None:
