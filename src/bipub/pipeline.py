@@ -446,10 +446,22 @@ def _build(
         pages, note = html_pages(job, kinds, project, target, options, state, inputs)
         if pages is not None and kept is not None and not kept.on_disk:  # (resident: serve)
             pages.memo = kept.keep
-        if pages is not None and last_urls:  # old URLs the pages of this build leave out
+        # the pages `url-removed` follows (the record's `urls`) and the old URLs they leave out
+        pages_of = (
+            removed_urls.published(site, job.plan, selected, job.redirects)
+            if pages is not None
+            else None
+        )
+        if pages_of is not None and last_urls:
             collector.extend(
                 removed_urls.removed(
-                    last_urls, site, job.plan, selected, job.redirects, (last_inputs, inputs)
+                    last_urls,
+                    site,
+                    job.plan,
+                    selected,
+                    job.redirects,
+                    (last_inputs, inputs),
+                    pages_of,
                 )
             )
     notes.append(note)
@@ -511,11 +523,6 @@ def _build(
             counts = pages.counts if pages is not None else {}
             if options.first is not None and options.first.deferred:
                 record_key += DEFERRED  # (not current: the next build renders what waits)
-            pages_of = (
-                None
-                if pages is None
-                else removed_urls.published(site, job.plan, selected, job.redirects)
-            )
             record = uptodate.Record(
                 record_key,
                 inputs,

@@ -7,11 +7,16 @@ tests/integration/test_aliases.py."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from bipub import uptodate
 from bipub.pipeline import build
+from bipub.project import Project
+from bipub.render import removed_urls
 from tests.conftest import PROJECTS
 from tests.integration.test_aliases import _front, _removed
 
@@ -238,3 +243,54 @@ def test_a_moved_post_with_its_alias_is_not_said_and_its_side_by_side_page_redir
     side = (project / "site/en/blog/alpha/both/index.html").read_text(encoding="utf-8")
     assert 'content="0; url=/en/blog/alpha-two/both/"' in side
     assert '<link rel="canonical" href="https://test.example.org/en/blog/alpha-two/both/">' in side
+
+
+class _Counted(dict[str, tuple[str, str]]):
+    """The last record's `urls`, counting the pages looked up in it (a pass over all of them
+    is refused: an update looks only at the pages this build does not make again)."""
+
+    looked: list[str]
+
+    def __getitem__(self, file: str) -> tuple[str, str]:
+        self.looked.append(file)
+        return super().__getitem__(file)
+
+    def items(self) -> Any:
+        raise AssertionError("every page of the last record looked at")
+
+    def values(self) -> Any:
+        raise AssertionError("every page of the last record looked at")
+
+
+def test_an_update_looks_only_at_the_pages_it_does_not_make_again(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`removed` and `next_urls` take the last record's pages this build does not publish by a
+    set difference with what it does (`published`): here the two tag pages of `vllm` (one
+    per language), the only ones looked up; what is said and kept is as before."""
+    build(project)
+    counted: list[_Counted] = []
+
+    def wrapped(real: Any) -> Any:
+        def call(previous: Mapping[str, tuple[str, str]], *args: Any) -> Any:
+            urls = _Counted(previous)
+            urls.looked = []
+            counted.append(urls)
+            return real(urls, *args)
+
+        return call
+
+    monkeypatch.setattr(removed_urls, "removed", wrapped(removed_urls.removed))
+    monkeypatch.setattr(removed_urls, "next_urls", wrapped(removed_urls.next_urls))
+    _front(project / "content/ko/posts/alpha.md", "tags: [rust, KV cache]")
+    said = _removed(build(project))
+    assert [line.split(" (", 1)[0] for line in said] == [
+        "content/ko/posts/alpha.md:2: warning: /en/tags/vllm/",
+        "content/ko/posts/alpha.md:2: warning: /ko/tags/vllm/",
+    ]
+    gone = ["en/tags/vllm/index.html", "ko/tags/vllm/index.html"]
+    assert [sorted(urls.looked) for urls in counted] == [gone, []]  # (removed, next_urls)
+    monkeypatch.undo()
+    record = uptodate.load(Project(project), project / "site")
+    assert record is not None and not set(gone) & record.urls.keys()
+    assert _removed(build(project)) == []

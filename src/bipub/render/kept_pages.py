@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 from bipub.load.content import Document
 from bipub.render.html import PageSpec
@@ -51,20 +52,21 @@ class KeptPages:
         for path in self.pages.keys() & pages.keys() if self.pages else ():
             self.drop(path)
         self.pages.update(pages)
-        files, fingerprints, docs, counts = self.files, self.fingerprints, self.docs, self.counts
-        keyed, showing = self.keyed, self.showing
-        for path, (spec, fp, info) in pages.items():
-            files[path] = info
-            fingerprints[path] = fp
+        values = pages.values()
+        self.files.update(zip(pages, map(itemgetter(2), values), strict=True))
+        self.fingerprints.update(zip(pages, map(itemgetter(1), values), strict=True))
+        docs, counts, keyed, showing = self.docs, self.counts, self.keyed, self.showing
+        for spec, _, _ in values:
             doc = spec.doc
             if doc is not None:
                 rel = doc.rel
-                docs[rel] = doc  # (the last one's: each page's of a path is the same)
+                if docs.get(rel) is not doc:  # (else its key is the one worked out for it)
+                    docs[rel] = doc  # (the last one's: each page's of a path is the same)
+                    if doc.digest:
+                        keyed[rel] = f"{doc.digest}:{rel}"
+                    else:
+                        keyed.pop(rel, None)
                 showing[rel] = showing.get(rel, 0) + 1
-                if doc.digest:
-                    keyed[rel] = f"{doc.digest}:{rel}"
-                else:
-                    keyed.pop(rel, None)
             lang = spec.lang
             counts[lang] = counts.get(lang, 0) + 1
 
@@ -156,7 +158,9 @@ def keep_known(
         if n:
             counts[lang] = counts.get(lang, 0) + n
     markdown.replay_all(kept.docs, kept.keyed)
-    return rest, len(kept.files), dict(kept.fingerprints)
+    # (a memo's are kept for the next call: a copy; else the caller's own)
+    fingerprints = dict(kept.fingerprints) if memo is not None else kept.fingerprints
+    return rest, len(kept.files), fingerprints
 
 
 def _record(tree: OutputTree, kept: KeptPages) -> None:
@@ -230,7 +234,8 @@ def _check(
     rest: list[PageSpec] = []
     # (each page's values read in one look: an update visits every page of a big site, and
     # each look at a page's values costs a memory fetch; kept as `Page`s with their file)
-    found: list[tuple[str, Page, Identity]] = []
+    wanted: list[tuple[str, Identity]] = []  # (the files to keep, for keep_each)
+    found: list[Page] = []  # (their pages, in the same order)
     infos: dict[tuple[str, str], OutputFile] = {}  # (one per template and language)
     for spec in pages:
         fp = known.get(spec.path)
@@ -239,17 +244,21 @@ def _check(
             continue
         file = spec.file
         old = previous.get(file)
-        if old is None or old[0] != fp or file in already:
+        if old is None or old[0] != fp or (already and file in already):
             rest.append(spec)
             continue
         template, lang = spec.template, spec.lang
         info = infos.get((template, lang))
         if info is None:
             info = infos[template, lang] = OutputFile(lang, f"{template} ({lang})")
-        found.append((file, (spec, fp, info), old[1]))
-    done = tree.keep_each([(file, written) for file, _, written in found])
+        wanted.append((file, old[1]))
+        found.append((spec, fp, info))
+    done = tree.keep_each(wanted)
+    files = map(itemgetter(0), wanted)
+    if len(done) == len(wanted):  # (each file once: every one kept)
+        return dict(zip(files, found, strict=True)), rest
     kept: dict[str, Page] = {}
-    for file, page, _ in found:
+    for file, page in zip(files, found, strict=True):
         if file in done:
             kept[file] = page
         else:  # (not kept: rendered again, `add` says what it found)
