@@ -7,11 +7,16 @@ deleted or added, no page whose neighbours are not the last plan's may keep its 
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 
 from bipub.cache import BuildCache
-from bipub.pipeline import Kept, build
+from bipub.diagnostics import Collector
+from bipub.pipeline import Kept, build, load, pair, plan
+from bipub.project import Project
 from bipub.render.html import HtmlRenderer, PageSpec
+from bipub.render.page_plan import LATER
 from tests.conftest import DATED_POST as POST
 from tests.conftest import dated_project
 
@@ -64,3 +69,25 @@ def test_made_of_names_the_series_and_the_posts_beside_and_moved_pages_are_not_k
         moved = [p for p, s in now.items() if p in before and before[p] != s.made_of]
         assert moved, "the edit moved no post's neighbours"
         assert not set(moved) & renderer.known.keys(), "a page whose neighbours moved was kept"
+
+
+def test_planning_leaves_what_only_rendering_reads_of_the_entries_pages_to_be_made(
+    make_project: Callable[[str], Path],
+) -> None:
+    """A post's or page's page and a side-by-side page are planned without their `LATER`
+    fields (title, description, the callables: a build after an edit plans every page and
+    renders few), which their maker gives all at once and as a page made with them has them."""
+    project = Project(make_project("demo"))
+    collector = Collector()
+    config, content = load(project, collector, None)
+    site = pair(project, config, content, collector)
+    specs = list(plan(project, site, config.codes, collector, None).plan.paths.values())
+    later = [s for s in specs if s.template in ("post.html", "page.html", "both.html")]
+    assert {s.template for s in later} == {"post.html", "page.html", "both.html"}
+    for spec in later:
+        assert not LATER & spec.__dict__.keys(), spec.path
+        assert spec.__dict__["_later"]().keys() == LATER
+        entry = next(e for e in site.entries if e.key == spec.route[1])
+        doc = entry.versions[spec.lang].doc
+        assert (spec.title, spec.description) == (doc.meta.title, doc.meta.description or "")
+        assert "_later" not in spec.__dict__ and spec == dataclasses.replace(spec)

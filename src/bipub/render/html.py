@@ -319,27 +319,17 @@ class HtmlRenderer(PageViews):
         self, lang: str, entry: Entry, made_of: tuple[EntryId, ...]
     ) -> tuple[PageSpec, ...]:
         version = entry.versions[lang]
-        doc = version.doc
-        path = urls.post(lang, entry.slug) if entry.kind == "posts" else urls.page(lang, entry.slug)
-        canonical = None
-        if version.is_fallback:
-            src = entry.source_lang
-            canonical = (
-                urls.post(src, entry.slug) if entry.kind == "posts" else urls.page(src, entry.slug)
-            )
-        spec = PageSpec(
+        url = urls.post if entry.kind == "posts" else urls.page
+        path = url(lang, entry.slug)
+        canonical = url(entry.source_lang, entry.slug) if version.is_fallback else None
+        spec = PageSpec.later(
             ("post" if entry.kind == "posts" else "page", entry.key),
             lang,
             path,
             "post.html" if entry.kind == "posts" else "page.html",
-            doc.meta.title,
-            doc.meta.description or "",
-            lambda: {"post": self._post_view(entry, lang)},
-            deps=partial(self._post_key, entry, lang),
-            og_type="article" if entry.kind == "posts" else "website",
-            content_lang=doc.lang,
+            partial(self._page_later, lang, entry),
             canonical_path=canonical,
-            doc=doc,
+            doc=version.doc,
             made_of=made_of,
             image=og_image(entry, path),
         )
@@ -351,20 +341,35 @@ class HtmlRenderer(PageViews):
         other = both.partner(self.site, entry, lang)
         if other is None:
             return ()
-        doc = entry.versions[lang].doc
-        spec = PageSpec(
+        spec = PageSpec.later(
             ("both", entry.key),
             lang,
             urls.both(lang, entry.slug),
             "both.html",
-            doc.meta.title,
-            doc.meta.description or "",
-            lambda: {"both": self.both_view(entry, lang, other)},
+            partial(self._page_later, lang, entry, other),
             noindex=True,  # the post pages' text again: not for search engines
-            deps=partial(self._both_key, entry, lang, other),
             made_of=((entry.kind, entry.key),),
         )
         return (spec,)
+
+    def _page_later(self, lang: str, entry: Entry, other: str = "") -> dict[str, object]:
+        """The `page_plan.LATER` fields of a post's or page's page (`_entry_page`), or with
+        `other`, the language beside it, of a post's side-by-side page (`_both_page`)."""
+        doc = entry.versions[lang].doc
+        made: dict[str, object] = {
+            "title": doc.meta.title,
+            "description": doc.meta.description or "",
+        }
+        if other:
+            made["context"] = lambda: {"both": self.both_view(entry, lang, other)}
+            made["deps"] = partial(self._both_key, entry, lang, other)
+            made["og_type"], made["content_lang"] = "website", ""
+        else:
+            made["context"] = lambda: {"post": self._post_view(entry, lang)}
+            made["deps"] = partial(self._post_key, entry, lang)
+            made["og_type"] = "article" if entry.kind == "posts" else "website"
+            made["content_lang"] = doc.lang
+        return made
 
     def _specs(
         self,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from bipub.diagnostics import Diagnostic, DiagnosticError
 from bipub.load.content import Document
@@ -117,6 +117,68 @@ class PageSpec:
             shape=shape,
             title_lang=title_lang,
         )
+
+    @classmethod
+    def later(
+        cls,
+        route: Route,
+        lang: str,
+        path: str,
+        template: str,
+        fill: Callable[[], dict[str, Any]],
+        *,
+        canonical_path: str | None = None,
+        noindex: bool = False,
+        doc: Document | None = None,
+        made_of: tuple[EntryId, ...] = (),
+        image: str | None = None,
+    ) -> PageSpec:
+        """A page whose `LATER` fields (what only its own rendering and fingerprint read) are
+        made when first read, all at once, by `fill` (their values by name): a build after an
+        edit plans every post's pages and reads those of the few it renders (render/html.py
+        `_entry_page`, `_both_page`). Equal to the page made with them."""
+        spec = cls.__new__(cls)
+        spec.__dict__.update(
+            route=route,
+            lang=lang,
+            path=path,
+            template=template,
+            canonical_path=canonical_path,
+            noindex=noindex,
+            doc=doc,
+            lists=(),
+            made_of=made_of,
+            image=image,
+            shape=None,
+            title_lang="",
+            _later=fill,
+        )
+        return spec
+
+    if not TYPE_CHECKING:  # (for mypy, the `LATER` fields are fields like the others)
+
+        def __getattr__(self, name: str) -> Any:
+            """A `LATER` field of a page made `later`, made with the others at the first read
+            (only for a name not found otherwise: a page's own fields are in its __dict__)."""
+            values = self.__dict__
+            fill = values.get("_later")
+            if fill is None or name not in LATER:
+                if name in values:  # (made meanwhile, by another thread)
+                    return values[name]
+                raise AttributeError(name)
+            for key, value in fill().items():
+                values.setdefault(key, value)
+            values.pop("_later", None)
+            return values[name]
+
+
+# what a page made `PageSpec.later` makes when first read: its own rendering's and fingerprint's
+# values, which the passes over every page of a build (carry, keeping the known pages, the
+# sitemap, the cards, the aliases) do not read
+LATER = frozenset({"title", "description", "context", "deps", "og_type", "content_lang"})
+for _name in LATER:  # (no class default: a missing one is looked for by `__getattr__`)
+    if _name in vars(PageSpec):
+        delattr(PageSpec, _name)
 
 
 @dataclass
