@@ -334,19 +334,17 @@ def sitemap_parts(
     root = [root_part(codes, home, url, default)] if (home := routes.get(HOME)) else []
     if known and len(known) == len(routes):
         return root + [known[r] for r in order]
-    known = known or {}
-    # the lastmod of a post's route (`("post", key)`): of the routes made here only (an update
-    # makes few: the others' dates are not read)
-    wanted = {r[1] for r in order if len(r) == 2 and r[0] == "post" and r not in known}
+    # the routes not known (an update: few), made; the lastmod of a post's route
+    # (`("post", key)`): of those only (the others' dates are not read)
+    todo = routes.keys() - known.keys() if known else routes.keys()
+    wanted = {r[1] for r in todo if len(r) == 2 and r[0] == "post"}
     lastmods: dict[tuple[str, ...], date | None] = {
         ("post", e.key): e.modified_at for e in site.entries if e.key in wanted
     }
-    return root + [
-        part
-        if (part := known.get(r)) is not None
-        else route_part(r, codes, routes[r], url, lastmods.get(r), default)
-        for r in order
-    ]
+    made = {r: route_part(r, codes, routes[r], url, lastmods.get(r), default) for r in todo}
+    if known:
+        made.update(known)
+    return root + list(map(made.__getitem__, order))
 
 
 HOME: Route = ("home",)
