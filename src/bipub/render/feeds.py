@@ -414,9 +414,13 @@ def sitemap_join(parts: list[SitemapPart]) -> bytes:
     out = ["<?xml version='1.0' encoding='utf-8'?>\n<urlset xmlns=\"", SITEMAP, '"']
     if any(map(itemgetter(2), parts)):  # (any route with alternates; C loops: ~15,000 routes)
         out += [' xmlns:xhtml="', XHTML, '"']
-    body = "".join(map(itemgetter(1), parts))
-    out.append(f">{body}\n</urlset>" if body else " />")
-    return "".join(out).encode("utf-8", "xmlcharrefreplace") + b"\n"
+    if any(map(itemgetter(1), parts)):  # (the routes' texts joined once with the rest: MBs)
+        out.append(">")
+        out += map(itemgetter(1), parts)
+        out.append("\n</urlset>\n")
+    else:
+        out.append(" />\n")
+    return "".join(out).encode("utf-8", "xmlcharrefreplace")
 
 
 def _url_xml(entry: SitemapUrl) -> str:
