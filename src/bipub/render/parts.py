@@ -361,12 +361,15 @@ class Parts:
         for n in missing:
             found[n] = self.now.get(marks[n])
         known: dict[feeds.Route, feeds.SitemapPart] = {}
-        for part in found:
+        owner: dict[feeds.Route, EntryId] = {}  # (the entry each known route was kept by)
+        for held_by, part in zip(ids, found, strict=True):
             if part is not None:
                 known.update(part)
-        if not known.keys() <= entry_of.keys() or len(known) != sum(map(len, filter(None, found))):
-            # (a kept entry's routes are those its key holds: checked, never assumed; those of
-            # one that are not, made again)
+                owner.update(dict.fromkeys(part, held_by))
+        kept = sum(map(len, filter(None, found)))  # (the routes of the parts found)
+        if not owner.items() <= entry_of.items() or len(owner) != kept:
+            # (each kept route is one of its entry's routes now, in no other entry's part:
+            # checked, never assumed; the parts of the entries whose routes are not, made again)
             known.clear()
             for n, part in enumerate(found):
                 if part is not None and all(entry_of.get(r) == ids[n] for r in part):
