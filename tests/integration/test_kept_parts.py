@@ -184,8 +184,8 @@ def test_verbose_says_how_many_parts_an_edit_made(kept: tuple[Path, Kept | None]
     """`-v` says how many of the aggregates' parts the build kept and made: a title edit
     makes one posts.json record, one llms part and one feed entry of the edited post, and
     the 8 feeds that show it (its own language's and the other's: the language's feed, its
-    two tags' and its series'), its 2 routes' URLs in the sitemap (its post and its
-    side-by-side page) and the edited language's llms-full.txt mark (Parts.file_mark; the
+    two tags' and its series'), its routes' URLs in the sitemap (its post and its
+    side-by-side page: one part, Parts.routes) and the edited language's llms-full.txt mark (Parts.file_mark; the
     other's is taken from the published file, whose bytes the output's record has, although
     this second build of the folder has no spare copy yet); the others are found by their
     entries' keys."""
@@ -193,5 +193,5 @@ def test_verbose_says_how_many_parts_an_edit_made(kept: tuple[Path, Kept | None]
     _edit(root, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
     note = build(root, only=KINDS, kept=memory).cache_note
     [said] = [n for n in note.split("; ") if n.startswith("aggregate parts")]
-    assert ", 14 made" in said, said
+    assert ", 13 made" in said, said
     assert said.endswith(" found by their entry's key"), said

@@ -159,3 +159,63 @@ def test_an_update_makes_again_the_sitemap_urls_of_the_changed_entry_only(
     assert of_entries and {route[1] for route in of_entries} == {"alpha"}, made
     build(root, tmp_path / "clean", use_cache=False, only=KINDS)
     assert tree_snapshot(root / "site") == tree_snapshot(tmp_path / "clean")
+
+
+def test_the_sitemap_routes_are_kept_by_entry_and_a_wrong_kept_part_is_not_trusted(
+    tmp_path: Path,
+) -> None:
+    """Parts.routes keeps each entry's routes' sitemap parts as one part, by its entry's key
+    (one look-up per entry, not per route); a kept part whose routes are not its entry's
+    routes now is made again, never taken, and the sitemap still equals a clean build's."""
+    root = tmp_path / "p"
+    shutil.copytree(PROJECTS / "minimal", root)
+    memory = Kept(BuildCache())
+    build(root, only=KINDS, kept=memory)
+    assert memory.state is not None
+    kept = memory.state.parts.now or memory.state.parts.earlier
+    by_entry = {
+        mark: part
+        for mark, part in kept.items()
+        if isinstance(part, dict) and part and all(isinstance(r, tuple) for r in part)
+    }
+    routes = [r for part in by_entry.values() for r in part]
+    assert {r[1] for r in routes if r[0] == "post"} >= {"alpha", "beta"}, routes
+    assert len(routes) > len(by_entry)  # (a post's page and its side-by-side page: one part)
+    # a part that names a route no entry has (and lacks its own): not trusted
+    mark, part = next((m, p) for m, p in by_entry.items() if ("post", "alpha") in p)
+    kept[mark] = {("post", "nowhere"): part[("post", "alpha")]}
+    replace_in(root, "content/ko/posts/beta.md", "title: 베타 글", "title: 고친 베타")
+    build(root, only=KINDS, kept=memory)
+    build(root, tmp_path / "clean", use_cache=False, only=KINDS)
+    assert tree_snapshot(root / "site") == tree_snapshot(tmp_path / "clean")
+    assert memory.state is not None
+    again = memory.state.parts.now or memory.state.parts.earlier
+    assert again[mark] == part  # (made again from alpha's routes: kept right for the next)
+
+
+def test_a_route_kept_in_another_entrys_part_is_not_taken(tmp_path: Path) -> None:
+    """Each route found in a kept part must be a route of the entry whose key found it: beta's
+    routes held in alpha's part (alpha's key unchanged) are not taken when beta changed (its
+    lastmod here), and the sitemap equals a clean build's."""
+    root = tmp_path / "p"
+    shutil.copytree(PROJECTS / "minimal", root)
+    memory = Kept(BuildCache())
+    build(root, only=KINDS, kept=memory)
+    assert memory.state is not None
+    kept = memory.state.parts.now or memory.state.parts.earlier
+    by_entry = {m: p for m, p in kept.items() if isinstance(p, dict) and ("post", "beta") in p}
+    [(beta_mark, beta_part)] = by_entry.items()
+    [alpha_mark] = [m for m, p in kept.items() if isinstance(p, dict) and ("post", "alpha") in p]
+    kept[alpha_mark] = beta_part  # (beta's routes, as they were, held by alpha's key)
+    del kept[beta_mark]
+    replace_in(
+        root,
+        "content/ko/posts/beta.md",
+        "date: 2026-05-01",
+        "date: 2026-05-01\nupdated: 2026-06-02",
+    )
+    build(root, only=KINDS, kept=memory)
+    sitemap = (root / "site/sitemap.xml").read_text(encoding="utf-8")
+    assert "2026-06-02" in sitemap
+    build(root, tmp_path / "clean", use_cache=False, only=KINDS)
+    assert tree_snapshot(root / "site") == tree_snapshot(tmp_path / "clean")

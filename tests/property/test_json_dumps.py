@@ -8,7 +8,14 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bipub.render.json_api import PostApiEntry, StatusApiEntry, dumps
+from bipub.render.json_api import (
+    PostApiEntry,
+    StatusApiEntry,
+    dump_record,
+    dumps,
+    join_encoded,
+    join_records,
+)
 
 keys = st.text(min_size=0, max_size=8)
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-(10**20), 10**20), st.text(max_size=30))
@@ -29,6 +36,18 @@ def _reference(value: Any) -> str:
 @given(st.lists(records, max_size=6))
 def test_records_match_json_module(value: list[dict[str, Any]]) -> None:
     assert dumps(value) == _reference(value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(records.filter(bool), max_size=6))
+def test_records_joined_as_text_and_as_bytes_match_json_module(
+    value: list[dict[str, Any]],
+) -> None:
+    """join_records (status.json) and join_encoded (posts.json: records kept encoded) of each
+    record's dump_record text are the file json.dumps writes (one, several or no records)."""
+    texts = [dump_record(record) for record in value]
+    assert join_records(texts) == _reference(value)
+    assert join_encoded([text.encode() for text in texts]) == _reference(value).encode()
 
 
 @settings(max_examples=200, deadline=None)

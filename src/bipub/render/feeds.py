@@ -334,19 +334,17 @@ def sitemap_parts(
     root = [root_part(codes, home, url, default)] if (home := routes.get(HOME)) else []
     if known and len(known) == len(routes):
         return root + [known[r] for r in order]
-    known = known or {}
-    # the lastmod of a post's route (`("post", key)`): of the routes made here only (an update
-    # makes few: the others' dates are not read)
-    wanted = {r[1] for r in order if len(r) == 2 and r[0] == "post" and r not in known}
+    # the routes not known (an update: few), made; the lastmod of a post's route
+    # (`("post", key)`): of those only (the others' dates are not read)
+    todo = routes.keys() - known.keys() if known else routes.keys()
+    wanted = {r[1] for r in todo if len(r) == 2 and r[0] == "post"}
     lastmods: dict[tuple[str, ...], date | None] = {
         ("post", e.key): e.modified_at for e in site.entries if e.key in wanted
     }
-    return root + [
-        part
-        if (part := known.get(r)) is not None
-        else route_part(r, codes, routes[r], url, lastmods.get(r), default)
-        for r in order
-    ]
+    made = {r: route_part(r, codes, routes[r], url, lastmods.get(r), default) for r in todo}
+    if known:
+        made.update(known)
+    return root + list(map(made.__getitem__, order))
 
 
 HOME: Route = ("home",)
@@ -416,9 +414,13 @@ def sitemap_join(parts: list[SitemapPart]) -> bytes:
     out = ["<?xml version='1.0' encoding='utf-8'?>\n<urlset xmlns=\"", SITEMAP, '"']
     if any(map(itemgetter(2), parts)):  # (any route with alternates; C loops: ~15,000 routes)
         out += [' xmlns:xhtml="', XHTML, '"']
-    body = "".join(map(itemgetter(1), parts))
-    out.append(f">{body}\n</urlset>" if body else " />")
-    return "".join(out).encode("utf-8", "xmlcharrefreplace") + b"\n"
+    if any(map(itemgetter(1), parts)):  # (the routes' texts joined once with the rest: MBs)
+        out.append(">")
+        out += map(itemgetter(1), parts)
+        out.append("\n</urlset>\n")
+    else:
+        out.append(" />\n")
+    return "".join(out).encode("utf-8", "xmlcharrefreplace")
 
 
 def _url_xml(entry: SitemapUrl) -> str:

@@ -329,21 +329,19 @@ class Parts:
         return pair(site, hashlib.blake2b(frame, digest_size=16).digest(), posts)
 
     def routes(self, site: Site, plan: Plan, url: urls.UrlBuilder) -> list[feeds.SitemapPart]:
-        """The sitemap by route (feeds.sitemap_parts), with the entries' keys: a route whose
-        pages are all of one entry (`PageSpec.made_of`: a post's, a page's) is kept by that
-        entry's key (its pages' paths, the languages that have one, which is canonical and
-        which not indexed, its lastmod: all the entry's), with the URL and the languages."""
+        """The sitemap by route (feeds.sitemap_parts), with the entries' keys: the routes whose
+        pages are all of one entry (`PageSpec.made_of`: a post's, a page's) are kept together
+        by that entry's key (their pages' paths, the languages that have one, which is
+        canonical and which not indexed, its lastmod: all the entry's), with the URL and the
+        languages: one part per entry (its routes' parts by route), so an update looks up
+        half as many keys as routes and makes again only the changed entries' routes."""
         keys = self.entry_keys
         if keys is None:
             return feeds.sitemap_parts(site, plan, url)
-        values = ("by-route", self.global_key, url.base_url, tuple(site.config.codes))
+        values = ("by-entry-routes", self.global_key, url.base_url, tuple(site.config.codes))
         slot = self.site_key(values)
-        routes = plan.routes
-        now, earlier = self.now, self.earlier
-        encoded = self.key_bytes(keys)
-        marks: dict[feeds.Route, bytes] = {}
-        known: dict[feeds.Route, feeds.SitemapPart] = {}
-        for r, specs in routes.items():  # (inline: a big site has ~12,000 routes)
+        entry_of: dict[feeds.Route, EntryId] = {}  # each route of one entry, with its entry
+        for r, specs in plan.routes.items():  # (inline: a big site has ~12,000 routes)
             made_of = None  # the one entry every page of the route is made of, if there is one
             for spec in specs.values():
                 of = spec.made_of
@@ -351,15 +349,46 @@ class Parts:
                     made_of = None
                     break
                 made_of = of[0]
-            if made_of is None:
-                continue
-            mark = marks[r] = slot + encoded[made_of] + repr(r).encode()
-            part = earlier.get(mark) or now.get(mark)
+            if made_of is not None:
+                entry_of[r] = made_of
+        ids = list(dict.fromkeys(entry_of.values()))
+        encoded = self.key_bytes(keys)
+        marks = [slot + encoded[e] for e in ids]
+        found: list[dict[feeds.Route, feeds.SitemapPart] | None] = list(
+            map(self.earlier.get, marks)
+        )
+        missing = [n for n, part in enumerate(found) if part is None]
+        for n in missing:
+            found[n] = self.now.get(marks[n])
+        known: dict[feeds.Route, feeds.SitemapPart] = {}
+        owner: dict[feeds.Route, EntryId] = {}  # (the entry each known route was kept by)
+        for held_by, part in zip(ids, found, strict=True):
             if part is not None:
-                known[r] = part
+                known.update(part)
+                owner.update(dict.fromkeys(part, held_by))
+        kept = sum(map(len, filter(None, found)))  # (the routes of the parts found)
+        if not owner.items() <= entry_of.items() or len(owner) != kept:
+            # (each kept route is one of its entry's routes now, in no other entry's part:
+            # checked, never assumed; the parts of the entries whose routes are not, made again)
+            known.clear()
+            for n, part in enumerate(found):
+                if part is not None and all(entry_of.get(r) == ids[n] for r in part):
+                    known.update(part)
+                elif part is not None:
+                    found[n] = None
+                    missing.append(n)
         made = feeds.sitemap_parts(site, plan, url, known)
-        self.made += len(marks) - len(known)
-        now.update({m: part for part in made if (m := marks.get(part[0])) is not None})
+        self.now.update(zip(marks, found, strict=True))  # (None where missing: set below)
+        again = list(dict.fromkeys(ids[n] for n in missing if found[n] is None))
+        if again:  # (the entries whose key changed: their routes' parts, kept for the next)
+            wanted = set(again)
+            by_entry: dict[EntryId, dict[feeds.Route, feeds.SitemapPart]] = {e: {} for e in again}
+            for sitemap in made:
+                e = entry_of.get(sitemap[0])
+                if e is not None and e in wanted:
+                    by_entry[e][sitemap[0]] = sitemap
+            self.now.update((slot + encoded[e], by_entry[e]) for e in again)
+            self.made += len(again)
         return made
 
     def feed_mark(self, spec: feeds.FeedSpec, site: tuple[object, ...]) -> bytes | None:
