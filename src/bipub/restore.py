@@ -46,7 +46,10 @@ import io
 import pickle
 import sys
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import is_not
 from pathlib import Path
 from typing import Any
 
@@ -340,6 +343,10 @@ class EntryStore:
         self.blobs = blobs
         self.rows: dict[int, list[Row]] = {}  # each piece as read (`save` compares)
         self.taken: dict[Group, tuple[Paired, Read]] = {}  # what the pairing was given
+        # the taxa and keys the memos were given, as the very tuples (`save`: `_changed`)
+        self.taxa: dict[tuple[str, str], tuple[Entry, EntryTaxa]] = {}
+        self.keys: dict[tuple[str, str], KeyMade] = {}
+        self.compared = 0  # rows a save made and compared with those read (tests count them)
         self.unpickled = 0  # entries unpickled (tests count them)
         self.refused = ""  # why a piece could not be read, if one could not
         # the status records the entries' keys were worked out with (EntryKeyMemo.status),
@@ -413,7 +420,7 @@ class EntryStore:
                     taxa[group] = (entry, kept_taxa)
                 if made is not None:
                     keys[group] = (entry, *made)
-        self.taken = dict(paired)
+        self.taken, self.taxa, self.keys = dict(paired), dict(taxa), dict(keys)
         return paired, taxa, keys
 
     def note(self, paired: dict[Group, tuple[Paired, Read]]) -> str:
@@ -430,7 +437,9 @@ class EntryStore:
 def save(project: Project, target: Path, kept: Kept) -> int:
     """Save what the last build of `kept` worked out per entry for the next build into
     `target` (the module's text). Returns how many entries were pickled again (the pieces
-    whose entries are those read are written as they were read)."""
+    whose entries are those read are written as they were read). Only the rows of the pieces
+    holding an entry whose pairing, taxa or key is not the very one read (`_changed`) are
+    made and compared with those read; the others are the pieces as read."""
     memo = kept.pairs
     path = entries_path(project, target)
     if memo.config is None:
@@ -438,9 +447,24 @@ def save(project: Project, target: Path, kept: Kept) -> int:
         return 0
     store = kept.entries
     known_keys = kept.pages.keys.known
+    changed = _changed(store, memo, known_keys) if store is not None else None
+    kept_rows: dict[int, list[Row]] = {}  # the pieces whose rows are those read
+    groups: Iterable[Group] = memo.paired
+    index: dict[Group, int] = {}  # each entry's piece
+    if store is not None and changed is not None:  # (the pieces of the changed groups only)
+        touched = set(map(_chunk, changed))
+        kept_rows = {c: rows for c, rows in store.rows.items() if c not in touched}
+        groups = changed.union(*([row[0] for row in store.rows.get(c, ())] for c in touched))
+        store.compared += len(groups)
+        index = dict(store.index)
+        for group in groups:
+            index.pop(group, None)
     chunks: dict[int, list[Row]] = {}
-    index: dict[Group, int] = {}
-    for group, (paired, read) in sorted(memo.paired.items()):
+    for group in sorted(groups):
+        known_paired = memo.paired.get(group)
+        if known_paired is None:
+            continue
+        paired, read = known_paired
         entry = paired.entry
         if entry is None:
             continue
@@ -454,13 +478,14 @@ def save(project: Project, target: Path, kept: Kept) -> int:
         rows.append(
             (group, paired, read, taxa, made[1:] if made is not None and made[0] is entry else None)
         )
+    chunks.update(kept_rows)
     pieces: list[bytes | memoryview] = []
     spans: dict[int, tuple[int, int]] = {}
     offset = pickled = 0
-    for chunk, rows in chunks.items():
+    for chunk, rows in sorted(chunks.items()):
         old = store.rows.get(chunk) if store is not None else None
         blob: bytes | memoryview
-        if store is not None and old is not None and _same_rows(old, rows):
+        if store is not None and old is not None and (old is rows or _same_rows(old, rows)):
             start, end = store.chunks[chunk]
             blob = store.blobs[start:end]
         else:
@@ -486,6 +511,27 @@ def save(project: Project, target: Path, kept: Kept) -> int:
     )
     write_signed(path, [len(head).to_bytes(_HEAD, "little"), head, *pieces])
     return pickled
+
+
+def _changed(
+    store: EntryStore, memo: PairMemo, keys: dict[tuple[str, str], KeyMade]
+) -> set[Any] | None:
+    """The groups whose row `save` would make may not be the one read: whose pairing (with
+    its status reads), taxa or key is not the very tuple `read` gave the memos, new or gone
+    (compared by identity, in C: no step per entry); None if a piece was not read (its
+    entries paired again, in no row read: every row is made)."""
+    if store.rows.keys() != store.chunks.keys():
+        return None
+    out: set[Any] = set()
+    tables: list[tuple[dict[Any, Any], dict[Any, Any]]] = [
+        (memo.paired, store.taken),
+        (memo.taxa, store.taxa),
+        (keys, store.keys),
+    ]
+    for now, was in tables:
+        out.update(compress(now, map(is_not, now.values(), map(was.get, now))))
+        out.update(was.keys() - now.keys())
+    return out
 
 
 def _same_rows(old: list[Row], rows: list[Row]) -> bool:

@@ -115,6 +115,29 @@ def test_every_entry_is_unpickled_once_and_only_changed_pieces_pickled(
     assert pickled == [in_piece, 0]
 
 
+def test_a_save_makes_the_rows_of_the_changed_entries_pieces_only(project: Path) -> None:
+    """The save makes and compares only the rows of the piece the edited entry is in (the
+    other pieces' entries are the very ones read: taken as read, not compared row by row),
+    none when nothing changed, and the file it writes is read back as a whole one."""
+    kept, _ = _kept(project)
+    assert kept.entries is not None
+    total = len(kept.entries.index)
+    piece = kept.entries.index[("posts", "alpha")]
+    in_piece = sum(1 for chunk in kept.entries.index.values() if chunk == piece)
+    assert in_piece < total
+    _edit(project)
+    build(project, only=KINDS, kept=kept)
+    assert kept.entries.compared == in_piece
+    kept, _ = _kept(project)
+    assert kept.entries is not None and not kept.entries.refused
+    assert kept.entries.unpickled == total and len(kept.entries.index) == total
+    (project / ALPHA).touch()
+    build(project, only=KINDS, kept=kept)
+    assert kept.entries.compared == 0
+    kept, _ = _kept(project)
+    assert kept.entries is not None and kept.entries.unpickled == total
+
+
 @pytest.mark.parametrize("how", ["damaged", "planted", "truncated", "foreign"])
 def test_an_entries_file_not_ours_is_refused_and_said(
     project: Path, tmp_path: Path, how: str, monkeypatch: pytest.MonkeyPatch
