@@ -4,7 +4,7 @@ every build."""
 
 from __future__ import annotations
 
-from itertools import compress, islice
+from itertools import compress, islice, repeat
 from operator import ne
 from typing import Any
 
@@ -19,7 +19,9 @@ def changes(was: dict[Any, Any], now: dict[Any, Any]) -> tuple[dict[Any, Any], t
     at every build); the others key by key."""
     if len(was) == len(now) and list(was) == list(now):
         return {k: now[k] for k in compress(now, map(ne, was.values(), now.values()))}, ()
-    changed = {k: v for k, v in now.items() if (old := was.get(k, _NONE)) is _NONE or old != v}
+    # (else each key looked up in `was`, still in C: a missing one is _NONE, unequal to all)
+    olds = map(was.get, now, repeat(_NONE))
+    changed = {k: now[k] for k in compress(now, map(ne, olds, now.values()))}
     return changed, tuple(was.keys() - now.keys())
 
 
