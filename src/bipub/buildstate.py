@@ -76,7 +76,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 from dataclasses import dataclass, field
-from itertools import compress
+from itertools import compress, filterfalse
 from operator import attrgetter, is_, is_not
 from pathlib import Path
 from typing import Any
@@ -459,7 +459,7 @@ def save(project: Project, target: Path, state: BuildState) -> None:
     kept = stored = _still_there(project, state.stored)
     new = live
     if stored is not None:
-        new = {k: live[k] for k in live.keys() - stored.keys}
+        new = {k: live[k] for k in filterfalse(stored.keys.__contains__, live)}  # (in C)
         unused = len(stored.keys) - (len(live) - len(new))
         if unused * 4 > len(stored.keys) or len(stored.segments) >= MAX_SEGMENTS:
             stored, new = None, live
