@@ -10,6 +10,7 @@ entries it unpickles and pickles again, and a file that is not ours refused and 
 
 from __future__ import annotations
 
+import pickle
 import re
 import shutil
 from pathlib import Path
@@ -188,12 +189,20 @@ def test_a_piece_whose_entries_cannot_be_read_is_paired_again(
     store = kept.entries
     assert store is not None
     piece = store.index[("posts", "beta")]
-    start, end = store.chunks[piece]
+    segment, start, end = store.chunks[piece]
     path = _entries_file(project)
-    payload = bytearray(read_signed(path))
-    at = len(payload) - len(store.blobs)  # (where the pieces start)
-    payload[at + start : at + end] = b"\x80\x05N." + b"\0" * (end - start - 4)  # (None, …)
-    write_signed(path, [bytes(payload)])
+    name = store.pieces.segments[segment][0]
+    payload = bytearray(read_signed(path.parent / name))
+    payload[start:end] = b"\x80\x05N." + b"\0" * (end - start - 4)  # (None, …)
+    signature = write_signed(path.parent / name, [bytes(payload)])
+    # (the head names the segment with its new signature: signed by this user, as the head)
+    head = bytes(read_signed(path))
+    size = int.from_bytes(head[:8], "little")
+    found = pickle.loads(head[8 : 8 + size])
+    segments = list(found[-2])
+    segments[segment] = (name, signature)
+    again = pickle.dumps((*found[:-2], tuple(segments), found[-1]))
+    write_signed(path, [len(again).to_bytes(8, "little"), again])
     in_piece = sum(1 for chunk in store.index.values() if chunk == piece)
     _edit(project)
     result = build(project, only=KINDS)
@@ -340,7 +349,7 @@ def test_an_entries_file_older_than_the_build_cache_takes_no_entry_of_other_docu
     clean build's (alpha's date moved: an entry taken with the new document would keep the
     old date)."""
     path = _entries_file(project)
-    older = path.read_bytes()
+    older = {f: f.read_bytes() for f in [path, *path.parent.glob(f"{path.stem}-*.pickle")]}
     text = (
         (project / ALPHA)
         .read_text(encoding="utf-8")
@@ -348,7 +357,8 @@ def test_an_entries_file_older_than_the_build_cache_takes_no_entry_of_other_docu
     )
     (project / ALPHA).write_text(text, encoding="utf-8")
     build(project, only=KINDS)
-    path.write_bytes(older)  # (signed by this user: the last build's but one)
+    for f, data in older.items():  # (signed by this user: the last build's but one)
+        f.write_bytes(data)
     (project / "content/en/posts/alpha.md").touch()
     result = build(project, only=KINDS)
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
