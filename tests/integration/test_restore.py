@@ -139,6 +139,30 @@ def test_a_save_makes_the_rows_of_the_changed_entries_pieces_only(project: Path)
     assert kept.entries is not None and kept.entries.unpickled == total
 
 
+def test_equal_tuples_of_strings_in_a_piece_are_read_back_as_one(project: Path) -> None:
+    """A piece pickles each equal tuple of strings of its rows' status reads, taxa and key
+    parts once (restore.py `_shared`): read back, the rows equal those pickled, and equal
+    such tuples, made apart, are one object (fewer objects to make at every build)."""
+    kept, _ = _kept(project)
+    assert kept.entries is not None
+    rows = [row for rows in kept.entries.rows.values() for row in rows]
+    assert len(rows) > 1
+    apart = [  # (each status read and tag list made on its own, equal to the others)
+        (group, paired, tuple(list(read)), taxa, made) for group, paired, read, taxa, made in rows
+    ]
+    first, second = next(  # (two rows whose status reads are equal)
+        (i, j) for i in range(len(rows)) for j in range(i) if rows[i][2] == rows[j][2]
+    )
+    assert apart[first][2] is not apart[second][2]
+    docs = kept.cache.docs
+    back = restore._ResidentUnpickler(memoryview(restore._dumps_rows(apart)), docs).load()
+    assert [row[2:] for row in back] == [row[2:] for row in rows]
+    assert [row[1].units for row in back] == [row[1].units for row in rows]
+    assert back[first][2] is back[second][2]  # (one object)
+    taxa = [row[3] for row in back if row[3] is not None and row[3].tags]
+    assert taxa and all(t.tags[lang] is t.spelled[lang] for t in taxa for lang in t.tags)
+
+
 @pytest.mark.parametrize("how", ["damaged", "planted", "truncated", "foreign"])
 def test_an_entries_file_not_ours_is_refused_and_said(
     project: Path, tmp_path: Path, how: str, monkeypatch: pytest.MonkeyPatch
