@@ -125,6 +125,27 @@ def test_a_save_gathers_only_the_shards_of_documents_not_as_read(
     }
 
 
+def test_the_field_names_of_documents_made_apart_are_read_back_as_one_string_each(
+    make_project, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """Documents made apart (a cold build's workers send each one back pickled: its field
+    names are strings of its own) are pickled with each field name once (out_of_band.py
+    `_Pickler`): read back, equal to those saved, each name one string for all of them."""
+    project: Path = make_project("minimal")
+    loaded = load_content(project, load_config(project), Collector(), BuildCache()).documents
+    apart = [pickle.loads(pickle.dumps(doc)) for doc in loaded]  # (as a worker's)
+    names = [key for doc in apart for key in (*vars(doc), *vars(doc.meta))]
+    assert len({id(key) for key in names}) > len(set(names))  # (strings of their own)
+    value = {doc.rel: (None, doc.digest, doc) for doc in apart}
+    back = out_of_band.loads(memoryview(b"".join(out_of_band.dumps(value))))
+    assert back == value
+    docs = [doc for _, _, doc in back.values()]
+    names = [key for doc in docs for key in (*vars(doc), *vars(doc.meta))]
+    assert len({id(key) for key in names}) == len(set(names))
+    fields = [key for doc in docs for key in doc.meta.__pydantic_fields_set__]
+    assert len({id(key) for key in fields}) == len(set(fields))
+
+
 @pytest.mark.parametrize("damage", ["cut", "changed", "layout", "format"])
 def test_a_shard_not_as_written_is_refused_and_said(
     make_project,  # type: ignore[no-untyped-def]
