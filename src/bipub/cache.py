@@ -35,6 +35,8 @@ import zlib
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import is_not
 from pathlib import Path
 from typing import Any
 
@@ -101,8 +103,10 @@ class BuildCache:
     _seen: FileKey | None = field(default=None, repr=False)
     _tables_read: bool = field(default=False, repr=False)  # the tables of build.pickle read
     _dropped: set[str] = field(default_factory=set, repr=False)  # output folders dropped
-    # each shard's documents as read or written (`_same_shard`; empty: known absent)
+    # each shard's documents as read or written (`_same_shard`; empty: known absent), and
+    # all of them by path (`_write` finds the documents that are not those by identity)
     _shards: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
+    _written: dict[str, Any] = field(default_factory=dict, repr=False)
     # the base file of build.pickle as read or saved (`save_delta`)
     _base: Base | None = field(default=None, repr=False)
 
@@ -148,6 +152,7 @@ class BuildCache:
             if shard_stamp == cache.stamp and isinstance(docs, dict):
                 cache.docs.update(docs)
                 cache._shards[shard] = docs
+        cache._written = dict(cache.docs)
         return cache
 
     def _take(self, tables: Tables, merge: bool = False) -> None:
@@ -223,15 +228,28 @@ class BuildCache:
         return ""
 
     def _write(self, folder: Path) -> None:
-        groups: dict[int, dict[str, tuple[FileKey, str, Any]]] = {
-            shard: {} for shard in range(DOC_SHARDS)
-        }
-        for rel, entry in self.docs.items():
-            groups[_shard(rel)][rel] = entry
-        for shard, docs in groups.items():
+        now, written = self.docs, self._written
+        # the paths whose document is not the very one of its shard as read or written (new,
+        # parsed again, gone), found in C: only their shards' documents are gathered again
+        # (every path's, if a shard is not known: not read, or none written yet)
+        if len(self._shards) == DOC_SHARDS:
+            moved = set(compress(now, map(is_not, now.values(), map(written.get, now))))
+        else:
+            moved = set(now)
+        moved.update(written.keys() - now.keys())
+        by_shard: dict[int, list[str]] = {}
+        for rel in moved:
+            by_shard.setdefault(_shard(rel), []).append(rel)
+        for shard in range(DOC_SHARDS):
             shard_path = folder / _docs_file(shard)
             before = self._shards.get(shard)
-            same = before is not None and _same_shard(before, docs)
+            docs: dict[str, tuple[FileKey, str, Any]]
+            if before is not None and shard not in by_shard:
+                docs = before  # (each of its documents the very one it holds)
+            else:  # (its documents as read, then the others of its paths, in the cache now)
+                rels = [*(before or ()), *by_shard.get(shard, ())]
+                docs = {rel: now[rel] for rel in rels if rel in now}
+            same = before is not None and (docs is before or _same_shard(before, docs))
             if same and (not docs or shard_path.is_file()):
                 continue  # unchanged since it was read (an empty one: known absent)
             if docs:
@@ -239,6 +257,11 @@ class BuildCache:
             else:
                 shard_path.unlink(missing_ok=True)
             self._shards[shard] = docs
+        for rel in moved:
+            if rel in now:
+                written[rel] = now[rel]
+            else:
+                written.pop(rel, None)
         tables: Tables = {"notes": self.notes}
         tables.update((f"pages {out}", pages) for out, pages in self.pages.items())
         tables.update((f"cards {out}", cards) for out, cards in self.cards.items())

@@ -17,24 +17,28 @@ A `bipub build` restores
 They are kept in the entries file (`entries-<output>.pickle`): a header (the format, the
 bipub and Python versions, the configuration, the keys' status records and what their
 `around` came from — each language's posts in order, each series, each tag —, the status
-files' digests, whether the pairing was whole, each entry's piece and where each piece is,
-and each language's posts by key as the pairing carried them: `PairMemo.restored`)
-and then the entries' rows in 64 pieces (by a hash of the entry's kind and key), each pickled
-in one piece with its documents named by file and digest, not copied, and each body unit as
-a row (its key, language, line, hash and its section's index: its texts are sliced from the
-documents when read, as pairing makes them). One piece per entry cost more to unpickle than
-pairing the entry again (~50-100 µs against ~30-45 µs, session 13); one piece for all cost
-~0.45 s to pickle at every save. The whole file is checked against its signature (cache.py:
-keyed BLAKE3 with this user's key; a file planted, damaged or written by another user is
-never unpickled) once it is read. A piece is unpickled with the documents of the build cache
-as the last build left it (read back before this build loads: an unchanged document is the
-very object the build then loads, and an edited one is another): a document not in the
-cache by that file and digest (an entries file older than the cache, another project's) or
-a section not where its unit says refuses the piece, whose entries are then paired again.
-A save pickles again only the pieces whose rows are not those it read (an entry paired
-again, or whose key moved); the others' bytes are written as they were read. The file is
-written whole, atomically (a kill at any moment leaves the old file or the new one), after
-the build cache and the state.
+files' digests, whether the pairing was whole, each language's posts as it carried them
+(`PairMemo.restored`), each entry's piece, the segment files and where each piece is in them)
+naming the segment files (`entries-<output>-<id>.pickle`,
+cache_pieces.py) that hold the entries' rows in 64 pieces (by a hash of the entry's kind and
+key), each pickled in one piece with its documents named by file and digest, not copied, and
+each body unit as a row (its key, language, line, hash and its section's index: its texts are
+sliced from the documents when read, as pairing makes them). One piece per entry cost more to
+unpickle than pairing the entry again (~50-100 µs against ~30-45 µs, session 13); one piece
+for all cost ~0.45 s to pickle at every save. The header and each segment are checked against
+their signatures (cache.py: keyed BLAKE3 with this user's key; a file planted, damaged or
+written by another user is never unpickled, and a segment is read only with the signature the
+header names) once read. A piece is unpickled with the documents of the build cache as the
+last build left it (read back before this build loads: an unchanged document is the very
+object the build then loads, and an edited one is another): a document not in the cache by
+that file and digest (an entries file older than the cache, another project's) or a section
+not where its unit says refuses the piece, whose entries are then paired again. A save makes
+the rows of only the pieces holding an entry whose pairing, taxa or key is not the very one
+read (found by identity in C loops, `_changed`), pickles again those whose rows are not those
+read, and writes them into one more segment; the others stay where they are (after an edit at
+5,000 posts a language: ~140 KB written, not the ~9 MB of the whole file). The segment is
+written first, then the header, atomically (a kill at any moment leaves the old header with
+its segments or the new one with its), after the build cache and the state.
 
 What cannot be restored (no file, another bipub, another configuration, a bad signature, a
 piece that cannot be read) is worked out again by the same functions as in a build without
@@ -47,7 +51,10 @@ import io
 import pickle
 import sys
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import is_not
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +69,7 @@ from bipub.cache import (
     read_signed,
     write_signed,
 )
+from bipub.cache_pieces import Pieces, read_pieces, remove_unnamed, write_pieces
 from bipub.code_stamp import CODE
 from bipub.config import SiteConfig
 from bipub.load.content import ContentMemo, Document
@@ -74,11 +82,11 @@ from bipub.project import Project
 from bipub.render.kept_pages import KeepMemo
 from bipub.render.page_plan import KeyMade, PageMemo
 
-FORMAT = 7  # 2: what the keys' `around` came from (EntryKeyMemo.order, members, tags);
+FORMAT = 8  # 2: what the keys' `around` came from (EntryKeyMemo.order, members, tags);
 # 3: the pairing as `bipub serve` keeps it (pair/memo.py Resident), after the header;
 # 4: a source draft's translations are not listed (pair/model.py Entry.shown_in)
 # 5: a post dated after the build's "now" is scheduled (Entry.publish_at, scheduled)
-# 6: a page dated after it too; 7: each language's posts as the pairing carried them
+# 6: a page dated after it too; 7: pieces in segment files (cache_pieces.py); 8: posts_order
 _HEAD = 8  # bytes of the header's length, after the signature
 
 # what the entries file keeps of an entry, by its group: as pairing left it (pair/memo.py
@@ -318,9 +326,47 @@ class _ResidentUnpickler(pickle.Unpickler):
 
 
 def _dumps_rows(rows: list[Row]) -> bytes:
+    """A piece's rows pickled, each equal tuple of strings in their status reads, taxa and
+    key parts pickled once (`_shared`): read back, they are one object (~20 of ~140 objects
+    a row unpickled fewer: a tag's slug and spelling are in its entry's taxa and key parts in
+    each language)."""
+    seen: dict[Any, Any] = {}
+    shared = [
+        (
+            group,
+            paired,
+            _shared(read, seen)[0],
+            taxa if taxa is None else EntryTaxa(*(_shared(part, seen)[0] for part in taxa)),
+            _shared(made, seen)[0],
+        )
+        for group, paired, read, taxa, made in rows
+    ]
     out = io.BytesIO()
-    _ResidentPickler(out).dump(rows)
+    _ResidentPickler(out).dump(shared)
     return out.getvalue()
+
+
+def _shared(value: Any, seen: dict[Any, Any]) -> tuple[Any, bool]:
+    """`value` with each string, and each tuple of strings (and None, and such tuples) in it,
+    the first equal one in `seen` (so pickled once), and whether it is such a tuple. Nothing
+    else is merged: equal values of other types may differ (`0 == False == 0.0`)."""
+    kind = type(value)
+    if kind is str:
+        return seen.setdefault(value, value), True
+    if value is None:
+        return value, True
+    if kind is tuple:
+        items: list[Any] = []
+        plain = True
+        for item in value:
+            item, alike = _shared(item, seen)
+            items.append(item)
+            plain = plain and alike
+        made = tuple(items)
+        return (seen.setdefault(made, made) if plain else made), plain
+    if kind is dict:
+        return {key: _shared(item, seen)[0] for key, item in value.items()}, False
+    return value, False
 
 
 class EntryStore:
@@ -328,19 +374,17 @@ class EntryStore:
     the documents of the build cache (`read`), and what they hold becomes the pairing's and
     the planning's memos'."""
 
-    def __init__(
-        self,
-        config: SiteConfig,
-        index: dict[Group, int],
-        chunks: dict[int, tuple[int, int]],
-        blobs: memoryview,
-    ) -> None:
+    def __init__(self, config: SiteConfig, index: dict[Group, int], pieces: Pieces) -> None:
         self.config = config
         self.index = index  # each entry's piece
-        self.chunks = chunks  # where each piece is in `blobs`
-        self.blobs = blobs
+        self.pieces = pieces  # the pieces' segment files as read (cache_pieces.py)
+        self.chunks = pieces.places  # where each piece is
         self.rows: dict[int, list[Row]] = {}  # each piece as read (`save` compares)
         self.taken: dict[Group, tuple[Paired, Read]] = {}  # what the pairing was given
+        # the taxa and keys the memos were given, as the very tuples (`save`: `_changed`)
+        self.taxa: dict[tuple[str, str], tuple[Entry, EntryTaxa]] = {}
+        self.keys: dict[tuple[str, str], KeyMade] = {}
+        self.compared = 0  # rows a save made and compared with those read (tests count them)
         self.unpickled = 0  # entries unpickled (tests count them)
         self.refused = ""  # why a piece could not be read, if one could not
         # the status records the entries' keys were worked out with (EntryKeyMemo.status),
@@ -369,19 +413,20 @@ class EntryStore:
             head = pickle.loads(payload[_HEAD : _HEAD + size])  # noqa: S301 - signed by us
             if not isinstance(head, tuple) or not head or head[0] != _stamp():
                 return None, f"{path.name} ignored (made by another bipub or Python version)"
-            _, config, status, index, around, digests, whole, chunks, posts = head
+            _, config, status, index, around, digests, whole, posts, segments, places = head
             if not isinstance(config, SiteConfig) or not isinstance(index, dict):
                 raise ValueError("not an entries file")
-            if not isinstance(around, tuple) or len(around) != 3 or not isinstance(chunks, dict):
+            if not isinstance(around, tuple) or len(around) != 3:
                 raise ValueError("not an entries file")
             if posts is not None and not isinstance(posts, dict):
                 raise ValueError("not an entries file")
+            pieces = read_pieces(project.cache, segments, places, ahead)
         except UNREADABLE as exc:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             return None, (
                 f"{path.name} ignored ({why or type(exc).__name__}): every entry worked out again"
             )
-        store = cls(config, index, chunks, payload[_HEAD + size :])
+        store = cls(config, index, pieces)
         store.status, store.around, store.digests, store.whole = status, around, digests, whole
         store.posts = posts
         return store, ""
@@ -401,9 +446,9 @@ class EntryStore:
         paired: dict[Group, tuple[Paired, Read]] = {}
         taxa: dict[tuple[str, str], tuple[Entry, EntryTaxa]] = {}
         keys: dict[tuple[str, str], KeyMade] = {}
-        for chunk, (start, end) in sorted(self.chunks.items()):
+        for chunk in sorted(self.chunks):
             try:
-                rows = _ResidentUnpickler(self.blobs[start:end], docs).load()
+                rows = _ResidentUnpickler(self.pieces.piece(chunk), docs).load()
                 if not isinstance(rows, list):
                     raise ValueError("not a piece of entries")
             except UNREADABLE as exc:  # (signed by us: a document not in the cache, or a bug)
@@ -419,7 +464,7 @@ class EntryStore:
                     taxa[group] = (entry, kept_taxa)
                 if made is not None:
                     keys[group] = (entry, *made)
-        self.taken = dict(paired)
+        self.taken, self.taxa, self.keys = dict(paired), dict(taxa), dict(keys)
         return paired, taxa, keys
 
     def note(self, paired: dict[Group, tuple[Paired, Read]]) -> str:
@@ -436,17 +481,35 @@ class EntryStore:
 def save(project: Project, target: Path, kept: Kept) -> int:
     """Save what the last build of `kept` worked out per entry for the next build into
     `target` (the module's text). Returns how many entries were pickled again (the pieces
-    whose entries are those read are written as they were read)."""
+    whose entries are those read are written as they were read). Only the rows of the pieces
+    holding an entry whose pairing, taxa or key is not the very one read (`_changed`) are
+    made and compared with those read; the others are the pieces as read."""
     memo = kept.pairs
     path = entries_path(project, target)
     if memo.config is None:
         path.unlink(missing_ok=True)
+        remove_unnamed(project.cache, path.stem, ())
         return 0
     store = kept.entries
     known_keys = kept.pages.keys.known
+    changed = _changed(store, memo, known_keys) if store is not None else None
+    kept_rows: dict[int, list[Row]] = {}  # the pieces whose rows are those read
+    groups: Iterable[Group] = memo.paired
+    index: dict[Group, int] = {}  # each entry's piece
+    if store is not None and changed is not None:  # (the pieces of the changed groups only)
+        touched = set(map(_chunk, changed))
+        kept_rows = {c: rows for c, rows in store.rows.items() if c not in touched}
+        groups = changed.union(*([row[0] for row in store.rows.get(c, ())] for c in touched))
+        store.compared += len(groups)
+        index = dict(store.index)
+        for group in groups:
+            index.pop(group, None)
     chunks: dict[int, list[Row]] = {}
-    index: dict[Group, int] = {}
-    for group, (paired, read) in sorted(memo.paired.items()):
+    for group in sorted(groups):
+        known_paired = memo.paired.get(group)
+        if known_paired is None:
+            continue
+        paired, read = known_paired
         entry = paired.entry
         if entry is None:
             continue
@@ -460,26 +523,24 @@ def save(project: Project, target: Path, kept: Kept) -> int:
         rows.append(
             (group, paired, read, taxa, made[1:] if made is not None and made[0] is entry else None)
         )
-    pieces: list[bytes | memoryview] = []
-    spans: dict[int, tuple[int, int]] = {}
-    offset = pickled = 0
-    for chunk, rows in chunks.items():
+    chunks.update(kept_rows)
+    blobs: dict[int, bytes | memoryview] = {}
+    same: set[int] = set()  # the pieces as read (written again only with the others)
+    pickled = 0
+    for chunk, rows in sorted(chunks.items()):
         old = store.rows.get(chunk) if store is not None else None
-        blob: bytes | memoryview
-        if store is not None and old is not None and _same_rows(old, rows):
-            start, end = store.chunks[chunk]
-            blob = store.blobs[start:end]
+        if store is not None and old is not None and (old is rows or _same_rows(old, rows)):
+            blobs[chunk] = store.pieces.piece(chunk)
+            same.add(chunk)
         else:
-            blob = _dumps_rows(rows)
+            blobs[chunk] = _dumps_rows(rows)
             pickled += len(rows)
-        spans[chunk] = (offset, offset + len(blob))
-        pieces.append(blob)
-        offset += len(blob)
+    found = store.pieces if store is not None else None
+    segments, places = write_pieces(project.cache, path.stem, blobs, same, found)
     keys = kept.pages.keys
     around = (keys.order, keys.members, keys.tags)
-    posts = memo.posts_order()
-    if posts is not None:  # (the very tuples of `around` where they are the same: pickled once)
-        posts = {lang: _same_or(keys.order.get(lang), order) for lang, order in posts.items()}
+    posts = memo.posts_order()  # (as the very tuples of `around` where equal: pickled once)
+    posts = posts and {k: keys.order[k] if keys.order.get(k) == v else v for k, v in posts.items()}
     head = pickle.dumps(
         (
             _stamp(),
@@ -489,17 +550,36 @@ def save(project: Project, target: Path, kept: Kept) -> int:
             around,
             memo.digests(),
             memo.last is not None,
-            spans,
             posts,
+            segments,
+            places,
         ),
         protocol=pickle.HIGHEST_PROTOCOL,
     )
-    write_signed(path, [len(head).to_bytes(_HEAD, "little"), head, *pieces])
+    write_signed(path, [len(head).to_bytes(_HEAD, "little"), head])  # (last: the old one until now)
+    remove_unnamed(project.cache, path.stem, segments)
     return pickled
 
 
-def _same_or(known: tuple[str, ...] | None, order: tuple[str, ...]) -> tuple[str, ...]:
-    return known if known == order and known is not None else order
+def _changed(
+    store: EntryStore, memo: PairMemo, keys: dict[tuple[str, str], KeyMade]
+) -> set[Any] | None:
+    """The groups whose row `save` would make may not be the one read: whose pairing (with
+    its status reads), taxa or key is not the very tuple `read` gave the memos, new or gone
+    (compared by identity, in C: no step per entry); None if a piece was not read (its
+    entries paired again, in no row read: every row is made)."""
+    if store.rows.keys() != store.chunks.keys():
+        return None
+    out: set[Any] = set()
+    tables: list[tuple[dict[Any, Any], dict[Any, Any]]] = [
+        (memo.paired, store.taken),
+        (memo.taxa, store.taxa),
+        (keys, store.keys),
+    ]
+    for now, was in tables:
+        out.update(compress(now, map(is_not, now.values(), map(was.get, now))))
+        out.update(was.keys() - now.keys())
+    return out
 
 
 def _same_rows(old: list[Row], rows: list[Row]) -> bool:

@@ -10,6 +10,7 @@ entries it unpickles and pickles again, and a file that is not ours refused and 
 
 from __future__ import annotations
 
+import pickle
 import re
 import shutil
 from pathlib import Path
@@ -121,6 +122,53 @@ def test_every_entry_is_unpickled_once_and_only_changed_pieces_pickled(
     assert pickled == [in_piece, 0]
 
 
+def test_a_save_makes_the_rows_of_the_changed_entries_pieces_only(project: Path) -> None:
+    """The save makes and compares only the rows of the piece the edited entry is in (the
+    other pieces' entries are the very ones read: taken as read, not compared row by row),
+    none when nothing changed, and the file it writes is read back as a whole one."""
+    kept, _ = _kept(project)
+    assert kept.entries is not None
+    total = len(kept.entries.index)
+    piece = kept.entries.index[("posts", "alpha")]
+    in_piece = sum(1 for chunk in kept.entries.index.values() if chunk == piece)
+    assert in_piece < total
+    _edit(project)
+    build(project, only=KINDS, kept=kept)
+    assert kept.entries.compared == in_piece
+    kept, _ = _kept(project)
+    assert kept.entries is not None and not kept.entries.refused
+    assert kept.entries.unpickled == total and len(kept.entries.index) == total
+    (project / ALPHA).touch()
+    build(project, only=KINDS, kept=kept)
+    assert kept.entries.compared == 0
+    kept, _ = _kept(project)
+    assert kept.entries is not None and kept.entries.unpickled == total
+
+
+def test_equal_tuples_of_strings_in_a_piece_are_read_back_as_one(project: Path) -> None:
+    """A piece pickles each equal tuple of strings of its rows' status reads, taxa and key
+    parts once (restore.py `_shared`): read back, the rows equal those pickled, and equal
+    such tuples, made apart, are one object (fewer objects to make at every build)."""
+    kept, _ = _kept(project)
+    assert kept.entries is not None
+    rows = [row for rows in kept.entries.rows.values() for row in rows]
+    assert len(rows) > 1
+    apart = [  # (each status read and tag list made on its own, equal to the others)
+        (group, paired, tuple(list(read)), taxa, made) for group, paired, read, taxa, made in rows
+    ]
+    first, second = next(  # (two rows whose status reads are equal)
+        (i, j) for i in range(len(rows)) for j in range(i) if rows[i][2] == rows[j][2]
+    )
+    assert apart[first][2] is not apart[second][2]
+    docs = kept.cache.docs
+    back = restore._ResidentUnpickler(memoryview(restore._dumps_rows(apart)), docs).load()
+    assert [row[2:] for row in back] == [row[2:] for row in rows]
+    assert [row[1].units for row in back] == [row[1].units for row in rows]
+    assert back[first][2] is back[second][2]  # (one object)
+    taxa = [row[3] for row in back if row[3] is not None and row[3].tags]
+    assert taxa and all(t.tags[lang] is t.spelled[lang] for t in taxa for lang in t.tags)
+
+
 @pytest.mark.parametrize("how", ["damaged", "planted", "truncated", "foreign"])
 def test_an_entries_file_not_ours_is_refused_and_said(
     project: Path, tmp_path: Path, how: str, monkeypatch: pytest.MonkeyPatch
@@ -171,12 +219,20 @@ def test_a_piece_whose_entries_cannot_be_read_is_paired_again(
     store = kept.entries
     assert store is not None
     piece = store.index[("posts", "beta")]
-    start, end = store.chunks[piece]
+    segment, start, end = store.chunks[piece]
     path = _entries_file(project)
-    payload = bytearray(read_signed(path))
-    at = len(payload) - len(store.blobs)  # (where the pieces start)
-    payload[at + start : at + end] = b"\x80\x05N." + b"\0" * (end - start - 4)  # (None, …)
-    write_signed(path, [bytes(payload)])
+    name = store.pieces.segments[segment][0]
+    payload = bytearray(read_signed(path.parent / name))
+    payload[start:end] = b"\x80\x05N." + b"\0" * (end - start - 4)  # (None, …)
+    signature = write_signed(path.parent / name, [bytes(payload)])
+    # (the head names the segment with its new signature: signed by this user, as the head)
+    head = bytes(read_signed(path))
+    size = int.from_bytes(head[:8], "little")
+    found = pickle.loads(head[8 : 8 + size])
+    segments = list(found[-2])
+    segments[segment] = (name, signature)
+    again = pickle.dumps((*found[:-2], tuple(segments), found[-1]))
+    write_signed(path, [len(again).to_bytes(8, "little"), again])
     in_piece = sum(1 for chunk in store.index.values() if chunk == piece)
     _edit(project)
     result = build(project, only=KINDS)
@@ -323,7 +379,7 @@ def test_an_entries_file_older_than_the_build_cache_takes_no_entry_of_other_docu
     clean build's (alpha's date moved: an entry taken with the new document would keep the
     old date)."""
     path = _entries_file(project)
-    older = path.read_bytes()
+    older = {f: f.read_bytes() for f in [path, *path.parent.glob(f"{path.stem}-*.pickle")]}
     text = (
         (project / ALPHA)
         .read_text(encoding="utf-8")
@@ -331,7 +387,8 @@ def test_an_entries_file_older_than_the_build_cache_takes_no_entry_of_other_docu
     )
     (project / ALPHA).write_text(text, encoding="utf-8")
     build(project, only=KINDS)
-    path.write_bytes(older)  # (signed by this user: the last build's but one)
+    for f, data in older.items():  # (signed by this user: the last build's but one)
+        f.write_bytes(data)
     (project / "content/en/posts/alpha.md").touch()
     result = build(project, only=KINDS)
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)

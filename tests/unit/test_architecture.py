@@ -56,6 +56,7 @@ RANKS: dict[str, int] = {
     "table_diff": 0,  # (cache.py's: the files saved as what changed)
     "cache_signed": 0,  # (cache.py's: signing and reading the files)
     "cache_files": 0,  # (cache.py's: the files per output folder, what a build drops)
+    "cache_pieces": 0,  # (restore.py's: the entries file's pieces in segment files)
     "parallel": 0,
     "text": 0,
     "uptodate": 0,

@@ -88,6 +88,64 @@ def test_a_save_removes_no_shard_it_knows_absent(make_project, tmp_path: Path, m
     assert removed == [shard] and not (folder / shard).exists()
 
 
+def test_a_save_gathers_only_the_shards_of_documents_not_as_read(
+    make_project, tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """A save after reading the cache back works out the shard of the documents that are not
+    the very ones read (parsed again, new, gone) only, not of every document (a pass over
+    10,000 paths at every build of a big site), and writes what a save of every shard
+    would: each shard read back holds the cache's documents of its paths."""
+    docs, folder = saved_documents(make_project, tmp_path)
+    read = BuildCache.load(folder)
+    shard_of = cache._shard
+    asked: list[str] = []
+
+    def counted(rel: str) -> int:
+        asked.append(rel)
+        return shard_of(rel)
+
+    monkeypatch.setattr(cache, "_shard", counted)
+    read.save(folder)
+    assert asked == []
+    edited, gone = docs[0].rel, docs[1].rel
+    key, digest, doc = read.docs[edited]
+    read.docs[edited] = (key, digest, pickle.loads(pickle.dumps(doc)))  # (parsed again)
+    del read.docs[gone]
+    read.docs["content/en/posts/new.md"] = read.docs[docs[2].rel]
+    read.save(folder)
+    assert sorted(asked) == sorted([edited, gone, "content/en/posts/new.md"])
+    again = BuildCache.load(folder)
+    assert not again.note and again.docs.keys() == read.docs.keys()
+    for rel, (key, digest, doc) in read.docs.items():
+        assert again.docs[rel][:2] == (key, digest) and again.docs[rel][2] == doc
+    monkeypatch.setattr(cache, "_shard", shard_of)
+    assert {shard: dict(found) for shard, found in again._shards.items() if found} == {
+        shard: {rel: again.docs[rel] for rel in again.docs if shard_of(rel) == shard}
+        for shard in {shard_of(rel) for rel in again.docs}
+    }
+
+
+def test_the_field_names_of_documents_made_apart_are_read_back_as_one_string_each(
+    make_project, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """Documents made apart (a cold build's workers send each one back pickled: its field
+    names are strings of its own) are pickled with each field name once (out_of_band.py
+    `_Pickler`): read back, equal to those saved, each name one string for all of them."""
+    project: Path = make_project("minimal")
+    loaded = load_content(project, load_config(project), Collector(), BuildCache()).documents
+    apart = [pickle.loads(pickle.dumps(doc)) for doc in loaded]  # (as a worker's)
+    names = [key for doc in apart for key in (*vars(doc), *vars(doc.meta))]
+    assert len({id(key) for key in names}) > len(set(names))  # (strings of their own)
+    value = {doc.rel: (None, doc.digest, doc) for doc in apart}
+    back = out_of_band.loads(memoryview(b"".join(out_of_band.dumps(value))))
+    assert back == value
+    docs = [doc for _, _, doc in back.values()]
+    names = [key for doc in docs for key in (*vars(doc), *vars(doc.meta))]
+    assert len({id(key) for key in names}) == len(set(names))
+    fields = [key for doc in docs for key in doc.meta.__pydantic_fields_set__]
+    assert len({id(key) for key in fields}) == len(set(fields))
+
+
 @pytest.mark.parametrize("damage", ["cut", "changed", "layout", "format"])
 def test_a_shard_not_as_written_is_refused_and_said(
     make_project,  # type: ignore[no-untyped-def]
