@@ -307,33 +307,40 @@ def _carry_all(
     """`carry`'s pass over every page of `plan`: into `known`, each page's fingerprint that
     still holds; returns how many listing pages were found made of the same values."""
     old = previous.fingerprints
+    get = old.get
     before = previous.plan
     was = before.paths if before is not None else {}
     listed = previous.stored.listed if before is None and previous.stored is not None else {}
+    unchanged, shows_none = changed.isdisjoint, posts.isdisjoint
     by_values = 0
-    for spec in plan.paths.values():  # (one pass: an update visits every page of the site here)
+    # (one pass: an update visits every page of the site here; each page's path is its key in
+    # `plan.paths`, and the page's own values are read once each)
+    for path, spec in plan.paths.items():
         made_of = spec.made_of
         if made_of:  # a post's or page's page, made of entries: unless one of them changed
-            if not changed.isdisjoint(made_of) or not posts.isdisjoint(spec.lists):
+            if not unchanged(made_of):
                 continue
-        elif not spec.lists or not posts.isdisjoint(spec.lists):
+            lists = spec.lists
+            if lists and not shows_none(lists):
+                continue
+        elif not (lists := spec.lists) or not shows_none(lists):
             continue  # not a listing, or one showing a post that changed
         elif before is not None:  # (`bipub serve`: the last plan itself)
-            if was.get(spec.path) is not spec or not _as_before(plan, before, spec):
+            if was.get(path) is not spec or not _as_before(plan, before, spec):
                 continue  # not a listing the last build planned so
         else:  # (a build in a new process: what the last one's fingerprint was made of)
             file = spec.file
             stored = listed.get(file)
             if (
                 stored is None
-                or stored[0] != old.get(file)
+                or stored[0] != get(file)
                 or listing_values(plan, spec, global_key) != stored[1]
             ):
                 continue
             by_values += 1
-        fp = old.get(spec.file)
+        fp = get(spec.file)
         if fp is not None:
-            known[spec.path] = fp
+            known[path] = fp
     return by_values
 
 

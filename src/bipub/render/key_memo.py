@@ -157,7 +157,9 @@ class EntryKeyMemo:
         retagged = moved[1]
         facts: Any = known[1]  # (render/html.py EntryFacts: per language)
         for lang, doc, slugs, diagrams in facts:
-            if diagrams or doc.rel in images:
+            # (a site without images reads no document here: `lay` takes every entry of a
+            # build in a new process so, and each document is an object of its own in memory)
+            if diagrams or (images and doc.rel in images):
                 return None
             if retagged and any((lang, slug) in retagged for slug in slugs):
                 return None
