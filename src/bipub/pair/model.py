@@ -44,8 +44,11 @@ class Version:
     def content_lang(self) -> str:
         return self.doc.lang
 
-    @property
+    @cached_property
     def is_fallback(self) -> bool:
+        """The page shows another language's text (its source's). Worked out once per Version
+        object and pickled with it (the entries file, restore.py: every plan reads it of each
+        post and page in each language, render/html.py `_entry_page`, without its document)."""
         return self.doc.lang != self.lang
 
 
