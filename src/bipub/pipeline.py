@@ -154,7 +154,7 @@ def plan(
         diagrams=Diagrams(user_cache_dir() if cache is not None else None, config.pdf.fonts),
     )
     # ```mermaid diagrams: every one not yet cached, drawn in one browser run (issue 19)
-    markdown.prepare_diagrams(e.versions[lang].doc for e in site.entries for lang in e.versions)
+    markdown.prepare_diagrams(doc for e in site.entries for doc in e.mermaid_docs)
     # compiled templates are code: kept in the user's cache, never in the (cloneable) project
     # (the theme's even with --no-cache: they are part of bipub, as its compiled modules are)
     bytecode = bytecode_cache(

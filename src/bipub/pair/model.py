@@ -44,8 +44,11 @@ class Version:
     def content_lang(self) -> str:
         return self.doc.lang
 
-    @property
+    @cached_property
     def is_fallback(self) -> bool:
+        """The page shows another language's text (its source's). Worked out once per Version
+        object and pickled with it (the entries file, restore.py: every plan reads it of each
+        post and page in each language, render/html.py `_entry_page`, without its document)."""
         return self.doc.lang != self.lang
 
 
@@ -115,6 +118,28 @@ class Entry:
             lang: tuple(doc.meta.tags) if "tags" in doc.meta.model_fields_set else source
             for lang, doc in self.docs.items()
         }
+
+    # What the plan reads of every entry at every build (pipeline.py `plan`): worked out once
+    # per Entry object and kept in its __dict__, so pickled with it in the entries file
+    # (restore.py): a build in a new process reads them back for each unchanged entry instead
+    # of walking its documents' front matter and bodies (an entry is kept only with the very
+    # documents it was paired from: pair/memo.py PairMemo).
+    @cached_property
+    def source_image(self) -> str | None:
+        """The source's front matter `image:` (every language's og:image, render/page_views.py
+        `og_image`; none: a post's own card, pair/site_pages.py `own_card`)."""
+        return self.source.meta.image
+
+    @cached_property
+    def aliased(self) -> tuple[Document, ...]:
+        """Its documents that name `aliases` (render/aliases.py `redirects`), in `docs` order."""
+        return tuple(doc for doc in self.docs.values() if doc.meta.aliases)
+
+    @cached_property
+    def mermaid_docs(self) -> tuple[Document, ...]:
+        """Its versions' documents whose body names mermaid (`Document.mentions_mermaid`: those
+        render/markdown.py `prepare_diagrams` looks into), in `versions` order."""
+        return tuple(v.doc for v in self.versions.values() if v.doc.mentions_mermaid)
 
     @cached_property
     def order_key(self) -> tuple[dt.date, int, float, str]:

@@ -101,9 +101,7 @@ def redirects(
     pages: dict[str, str] | None = None  # page file → what it is (made when first needed)
     folders: dict[str, str] | None = None  # folder of a page file → that file
     for entry in site.entries:
-        for doc in entry.docs.values():
-            if not doc.meta.aliases:
-                continue
+        for doc in entry.aliased:  # (its documents that name aliases)
             for index, alias in enumerate(doc.meta.aliases):
                 line = doc.yaml.line_for(("aliases", index)) or doc.line_of("aliases") or 1
                 first = alias.split("/")[1]

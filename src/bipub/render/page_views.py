@@ -596,4 +596,4 @@ def og_image(entry: Entry, path: str) -> str | None:
     (render/cards.py); a page: None (the language's site card)."""
     if entry.kind != "posts":
         return None
-    return urls.post_card(path) if own_card(entry) else entry.source.meta.image
+    return urls.post_card(path) if own_card(entry) else entry.source_image
