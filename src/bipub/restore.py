@@ -49,7 +49,6 @@ it; `-v` says why and how many entries were taken.
 
 from __future__ import annotations
 
-import io
 import pickle
 import sys
 import zlib
@@ -74,12 +73,12 @@ from bipub.cache import (
 from bipub.cache_pieces import Pieces, read_pieces, remove_unnamed, write_pieces
 from bipub.code_stamp import CODE
 from bipub.config import SiteConfig
-from bipub.load.content import ContentMemo, Document
-from bipub.pair.memo import DocIds, Group, Paired, PairMemo, Read
+from bipub.entry_rows import ResidentUnpickler, Row, dumps_rows
+from bipub.load.content import ContentMemo
+from bipub.pair.memo import Group, Paired, PairMemo, Read
 from bipub.pair.model import Entry
 from bipub.pair.status import StatusCache
 from bipub.pair.taxonomy import EntryTaxa
-from bipub.pair.units import Unit
 from bipub.project import Project
 from bipub.render.kept_pages import KeepMemo
 from bipub.render.page_plan import KeyMade, PageMemo
@@ -91,11 +90,6 @@ FORMAT = 8  # 2: what the keys' `around` came from (EntryKeyMemo.order, members,
 # 6: a page dated after it too; 7: pieces in segment files (cache_pieces.py); 8: posts_order
 _HEAD = 8  # bytes of the header's length, after the signature
 
-# what the entries file keeps of an entry, by its group: as pairing left it (pair/memo.py
-# `Paired`, with what it read of the status records), its taxa and what its key was made of
-# (EntryKeyMemo: facts, around, review, key), each without the entry itself
-Made = tuple[object, object, object, str]
-Row = tuple[Group, Paired, Read, EntryTaxa | None, Made | None]
 CHUNKS = 64  # the entries are pickled in this many pieces: a save pickles again the changed
 
 
@@ -178,199 +172,6 @@ def _stamp() -> tuple[int, str, str]:
     return (FORMAT, CODE, sys.version)
 
 
-def _document(rel: str, digest: str) -> Document:
-    """A document named in the last pairing (`_dumps_rows`); only `_ResidentUnpickler`
-    makes one, from the build cache."""
-    raise pickle.UnpicklingError(f"{rel}: a document read back without the build cache")
-
-
-def _unit(fields: dict[str, Any]) -> Unit:
-    """A unit as it was (`_ResidentPickler`)."""
-    unit = object.__new__(Unit)
-    unit.__dict__.update(fields)
-    return unit
-
-
-# a body unit as `_ResidentPickler` keeps it: its key, target language, line and hash (of its
-# section in the entry's source), the line of its translation (None: not translated) and
-# the section's index
-UnitRow = tuple[str, str, int, str, int | None, int]
-
-
-def _paired(
-    docs: DocIds, entry: Entry | None, diagnostics: tuple[Any, ...], rows: tuple[Any, ...]
-) -> Paired:
-    """An entry as pairing left it, its body units made again from their rows (`UnitRow`) and
-    where their sections are in the entry's documents (`unsplit_spans`: the build cache's;
-    from the sections, if they were split), their texts sliced when read, as pair/units.py
-    `_span_units` makes them. Each section's line and hash must be the unit's. (Each unit's
-    fields are one dict made at once, in the order they always had: ~30,000 units at 5,000
-    posts a language.)"""
-    if entry is None:
-        return Paired(docs, entry, tuple(rows), diagnostics)
-    units: list[Unit] = []
-    source_lang = entry.source_lang
-    src = entry.docs[source_lang]
-    rel = src.rel
-    spans = src.unsplit_spans()
-    targets: dict[str, tuple[Any, Any]] = {}  # each translation's document and spans
-    new, set_attr = object.__new__, object.__setattr__
-    for row in rows:
-        if type(row) is not tuple:
-            units.append(row)
-            continue
-        key, target, line, digest, t_line, index = row
-        fields: dict[str, Any] = {
-            "key": key,
-            "source_lang": source_lang,
-            "target_lang": target,
-            "source_file": rel,
-            "source_line": line,
-            "source_hash": digest,
-        }
-        if spans is not None:  # (the texts sliced from the body when first read)
-            start, end, found_line, found = spans[index]
-            fields["_body"], fields["_start"], fields["_end"] = src, start, end
-        else:
-            section = src.sections[index]
-            found_line, found = section.line, section.digest
-            fields["source"] = section.text
-        if found_line != line or found != digest:
-            raise pickle.UnpicklingError(f"{key}: not the section it was made of")
-        if t_line is None:
-            fields["translation"] = fields["translation_file"] = fields["translation_line"] = None
-        else:
-            known = targets.get(target)
-            if known is None:
-                tr = entry.docs[target]
-                known = targets[target] = (tr, tr.unsplit_spans())
-            tr, t_spans = known
-            fields["translation_file"] = tr.rel
-            fields["translation_line"] = t_line
-            if t_spans is not None:
-                t_start, t_end, found_line, t_digest = t_spans[index]
-                fields["_tbody"], fields["_tstart"], fields["_tend"] = tr, t_start, t_end
-                fields["translation_hash"] = t_digest
-            else:
-                t_section = tr.sections[index]
-                found_line, fields["translation"] = t_section.line, t_section.text
-                fields["translation_hash"] = t_section.digest
-            if found_line != t_line:
-                raise pickle.UnpicklingError(f"{key}: not the translation it was made of")
-        unit = new(Unit)
-        set_attr(unit, "__dict__", fields)
-        units.append(unit)
-    return Paired(docs, entry, tuple(units), diagnostics)
-
-
-def _unit_row(entry: Entry, unit: Unit) -> UnitRow | Unit:
-    """`unit` as a row (`UnitRow`), if it is a body unit of `entry`'s source and its
-    translation in the unit's language (else as it is, with its texts)."""
-    found = unit.__dict__
-    part = found["key"].rpartition(":")[2]
-    digest = found.get("source_hash")
-    if not part.startswith("body#") or not part[5:].isdigit() or digest is None:
-        return unit
-    src, target = entry.docs[entry.source_lang], found["target_lang"]
-    tr_rel = found["translation_file"]
-    if found["source_lang"] != entry.source_lang or found["source_file"] != src.rel:
-        return unit
-    if tr_rel is not None and (target not in entry.docs or entry.docs[target].rel != tr_rel):
-        return unit
-    t_line = found["translation_line"] if tr_rel is not None else None
-    return (found["key"], target, found["source_line"], digest, t_line, int(part[5:]))
-
-
-class _ResidentPickler(pickle.Pickler):
-    """Pickles the last pairing with its documents named (file and digest), not copied, and
-    each body unit as a row (`_unit_row`), without its texts."""
-
-    def __init__(self, out: io.BytesIO) -> None:
-        super().__init__(out, protocol=pickle.HIGHEST_PROTOCOL)
-        self.dispatch_table = {Document: self._document, Paired: self._paired, Unit: self._unit}
-
-    @staticmethod
-    def _document(doc: Document) -> tuple[Any, ...]:
-        return (_document, (doc.rel, doc.digest))
-
-    @staticmethod
-    def _paired(paired: Paired) -> tuple[Any, ...]:
-        entry, units = paired.entry, paired.units
-        rows = tuple([_unit_row(entry, unit) for unit in units]) if entry is not None else units
-        return (_paired, (paired.docs, entry, paired.diagnostics, rows))
-
-    @staticmethod
-    def _unit(unit: Unit) -> tuple[Any, ...]:
-        """(A unit with its texts: `Unit.__getstate__`.)"""
-        return (_unit, (unit.__getstate__(),))
-
-
-class _ResidentUnpickler(pickle.Unpickler):
-    """Unpickles the last pairing with each document the build cache holds of that file and
-    digest (the last build's, read back before this build loads: an unchanged document is
-    then the very object this build loads, load/content.py), or not at all."""
-
-    def __init__(self, data: memoryview, docs: dict[str, tuple[Any, str, Any]]) -> None:
-        super().__init__(io.BytesIO(data))
-        self._docs = docs
-
-    def find_class(self, module: str, name: str) -> Any:
-        if module == __name__ and name == "_document":
-            return self._document
-        return super().find_class(module, name)
-
-    def _document(self, rel: str, digest: str) -> Document:
-        hit = self._docs.get(rel)
-        doc = hit[2] if hit is not None else None
-        if type(doc) is not Document or doc.digest != digest:
-            raise pickle.UnpicklingError(f"{rel}: not a document of the build cache")
-        return doc
-
-
-def _dumps_rows(rows: list[Row]) -> bytes:
-    """A piece's rows pickled, each equal tuple of strings in their status reads, taxa and
-    key parts pickled once (`_shared`): read back, they are one object (~20 of ~140 objects
-    a row unpickled fewer: a tag's slug and spelling are in its entry's taxa and key parts in
-    each language)."""
-    seen: dict[Any, Any] = {}
-    shared = [
-        (
-            group,
-            paired,
-            _shared(read, seen)[0],
-            taxa if taxa is None else EntryTaxa(*(_shared(part, seen)[0] for part in taxa)),
-            _shared(made, seen)[0],
-        )
-        for group, paired, read, taxa, made in rows
-    ]
-    out = io.BytesIO()
-    _ResidentPickler(out).dump(shared)
-    return out.getvalue()
-
-
-def _shared(value: Any, seen: dict[Any, Any]) -> tuple[Any, bool]:
-    """`value` with each string, and each tuple of strings (and None, and such tuples) in it,
-    the first equal one in `seen` (so pickled once), and whether it is such a tuple. Nothing
-    else is merged: equal values of other types may differ (`0 == False == 0.0`)."""
-    kind = type(value)
-    if kind is str:
-        return seen.setdefault(value, value), True
-    if value is None:
-        return value, True
-    if kind is tuple:
-        items: list[Any] = []
-        plain = True
-        for item in value:
-            item, alike = _shared(item, seen)
-            items.append(item)
-            plain = plain and alike
-        made = tuple(items)
-        return (seen.setdefault(made, made) if plain else made), plain
-    if kind is dict:
-        return {key: _shared(item, seen)[0] for key, item in value.items()}, False
-    return value, False
-
-
 class EntryStore:
     """The entries file as read (the module's text): each piece of entries is unpickled with
     the documents of the build cache (`read`), and what they hold becomes the pairing's and
@@ -450,7 +251,7 @@ class EntryStore:
         keys: dict[tuple[str, str], KeyMade] = {}
         for chunk in sorted(self.chunks):
             try:
-                rows = _ResidentUnpickler(self.pieces.piece(chunk), docs).load()
+                rows = ResidentUnpickler(self.pieces.piece(chunk), docs).load()
                 if not isinstance(rows, list):
                     raise ValueError("not a piece of entries")
             except UNREADABLE as exc:  # (signed by us: a document not in the cache, or a bug)
@@ -535,7 +336,7 @@ def save(project: Project, target: Path, kept: Kept) -> int:
             blobs[chunk] = store.pieces.piece(chunk)
             same.add(chunk)
         else:
-            blobs[chunk] = _dumps_rows(rows)
+            blobs[chunk] = dumps_rows(rows)
             pickled += len(rows)
     found = store.pieces if store is not None else None
     segments, places = write_pieces(project.cache, path.stem, blobs, same, found)

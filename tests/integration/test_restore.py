@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from bipub import restore
+from bipub import entry_rows, restore
 from bipub.cache import read_signed, write_signed
 from bipub.pair.units import text_hash
 from bipub.pipeline import build
@@ -161,7 +161,7 @@ def test_equal_tuples_of_strings_in_a_piece_are_read_back_as_one(project: Path) 
     )
     assert apart[first][2] is not apart[second][2]
     docs = kept.cache.docs
-    back = restore._ResidentUnpickler(memoryview(restore._dumps_rows(apart)), docs).load()
+    back = entry_rows.ResidentUnpickler(memoryview(entry_rows.dumps_rows(apart)), docs).load()
     assert [row[2:] for row in back] == [row[2:] for row in rows]
     assert [row[1].units for row in back] == [row[1].units for row in rows]
     assert back[first][2] is back[second][2]  # (one object)

@@ -86,6 +86,7 @@ RANKS: dict[str, int] = {
     "buildstate": 4,
     "handover": 4,
     "restore": 4,
+    "entry_rows": 4,  # (restore.py's: how the entries file pickles its rows)
     "serve": 6,
     "serve_watch": 6,
     "serve_builds": 6,
