@@ -38,6 +38,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
+import mmap
 import os
 import pickle
 import select
@@ -374,9 +375,11 @@ class Prescan:
         """The inputs now and the last build's record (None: none, unreadable or not ours)."""
         if self._scan is None:
             if (size := self._sent()) and self._file is not None:
-                data = os.pread(self._file.fileno(), size, 0)
-                if len(data) == size:  # written by our own child into a private file
-                    self._scan = _received(memoryview(data))
+                fd = self._file.fileno()
+                if os.fstat(fd).st_size >= size:  # written by our own child into a private
+                    # file: mapped, not copied (~9 MB at 5,000 posts a language; unmapped
+                    # when the scan is made: nothing made of it holds a view of it)
+                    self._scan = _received(memoryview(mmap.mmap(fd, size, prot=mmap.PROT_READ)))
             if self._scan is None:  # no child, or it died before answering: ask here
                 if self._pid:
                     self.note = "inputs scanned in-process (the prescan gave no answer)"
