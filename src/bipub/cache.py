@@ -349,7 +349,7 @@ def save_delta(
     is written first, `path` last and atomically (a kill at any point leaves the old file
     with its base, or the new one), then the base files `path` no longer names are removed.
     `shared`: a file read at every build (the up-to-date record): a new base file is written
-    as `_base_payload` says, and as soon as a table is not in the base (else it would be
+    as `_base_payload` says, and as soon as a table is not in its own base (else it would be
     read and compared whole at every build: the spare copy's, after a build that had none,
     until a quarter of the record changed). Returns the base."""
     folder = path.parent
@@ -373,7 +373,11 @@ def save_delta(
             if changed or gone or source != table:
                 delta[table] = (source, changed, gone)
                 size += len(changed) + len(gone)
-        lacks = shared and any(source not in base.tables for source, _, _ in delta.values())
+        lacks = (  # (not a base of another file's: the journal's, uprecord.py)
+            shared
+            and base.name.startswith(f"{prefix}-")
+            and any(source not in base.tables for source, _, _ in delta.values())
+        )
         if lacks or size * 4 > max(sum(map(len, base.tables.values())), 1):
             base, delta = None, {}
     if base is None:

@@ -297,3 +297,19 @@ def test_a_base_table_made_from_one_it_lacks_is_refused() -> None:
         cache._resolved({"a": ("b", {}, ())}, "t.pickle")
     with pytest.raises(UNREADABLE):
         cache._resolved({"a": ["not", "a", "table"]}, "t.pickle")
+
+
+def test_a_journal_on_the_records_base_writes_no_base_for_a_table_it_lacks(
+    tmp_path: Path,
+) -> None:
+    """`bipub serve`'s journal is saved as what changed since the record's base (uprecord.py
+    `save_journal`), which a new base of its own would not replace: it writes none for a
+    table that base lacks (else one at every update until the record is saved again)."""
+    path = tmp_path / "t.pickle"
+    tables = _site_tables()
+    first = {name: tables[name] for name in ("files", "dirs", "digests")}
+    base = save_delta(path, 0, first, None, PREFIX, uprecord._ALIKE, shared=True)
+    journal = tmp_path / "j.pickle"
+    again = save_delta(journal, 1, tables, base, "t-journal", uprecord._ALIKE, shared=True)
+    assert again == base and not list(tmp_path.glob("t-journal-*.pickle"))
+    assert load_delta(journal)[1] == tables
