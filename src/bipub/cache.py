@@ -305,9 +305,7 @@ def delta_from(
 ) -> tuple[Any, Tables, Base]:
     """`load_delta`'s head, tables and base, from what `read_delta` read."""
     head, (name, signature), (names, changes) = _delta_data(payload)
-    base = _unpickled(base_payload)
-    if not isinstance(base, dict):
-        raise ValueError(f"{name}: not a base file")
+    base = _resolved(_unpickled(base_payload), name)
     tables: Tables = {}
     for table in names:
         source, changed, gone = changes.get(table, (table, {}, ()))
@@ -317,6 +315,28 @@ def delta_from(
             now.pop(key, None)
         tables[table] = now
     return head, tables, Base(name, signature, base)
+
+
+def _resolved(held: Any, name: str) -> Tables:
+    """The tables of a base file as `_base_payload` wrote them: each one whole (a table held
+    as what differs from another one of the file is made from that one)."""
+    if not isinstance(held, dict):
+        raise ValueError(f"{name}: not a base file")
+    tables: Tables = {}
+    for table, found in held.items():
+        if isinstance(found, tuple):
+            source, changed, gone = found
+            whole = held.get(source)
+            if not isinstance(whole, dict):
+                raise ValueError(f"{name}: {table} made from a table it does not hold")
+            found = dict(whole)
+            found.update(changed)
+            for key in gone:
+                del found[key]
+        elif not isinstance(found, dict):
+            raise ValueError(f"{name}: not a base file")
+        tables[table] = found
+    return tables
 
 
 def delta_head(payload: memoryview | bytes) -> Any:
@@ -341,6 +361,7 @@ def save_delta(
     base: Base | None,
     prefix: str,
     alike: Mapping[str, str] | None = None,
+    shared: bool = False,
 ) -> Base:
     """Save `head` and `tables` to `path` as what changed in the tables since the base file
     `base` (the one they were loaded with, or last saved with), if it is still there and
@@ -350,7 +371,10 @@ def save_delta(
     copy's swap places at every build: uptodate.py), whichever differs less. The base file
     is written first, `path` last and atomically (a kill at any point leaves the old file
     with its base, or the new one), then the base files `path` no longer names are removed.
-    Returns the base."""
+    `shared`: a file read at every build (the up-to-date record): a new base file is written
+    as `_base_payload` says, and as soon as a table is not in its own base (else it would be
+    read and compared whole at every build: the spare copy's, after a build that had none,
+    until a quarter of the record changed). Returns the base."""
     folder = path.parent
     delta: dict[str, tuple[str, dict[Any, Any], tuple[Any, ...]]] = {}
     if base is not None and not _still_signed(folder / base.name, base.signature):
@@ -372,17 +396,49 @@ def save_delta(
             if changed or gone or source != table:
                 delta[table] = (source, changed, gone)
                 size += len(changed) + len(gone)
-        if size * 4 > max(sum(map(len, base.tables.values())), 1):
+        lacks = (  # (not a base of another file's: the journal's, uprecord.py)
+            shared
+            and base.name.startswith(f"{prefix}-")
+            and any(source not in base.tables for source, _, _ in delta.values())
+        )
+        if lacks or size * 4 > max(sum(map(len, base.tables.values())), 1):
             base, delta = None, {}
     if base is None:
         name = f"{prefix}-{secrets.token_hex(8)}.pickle"
-        kept = {table: dict(now) for table, now in tables.items()}  # (as on disk)
-        base = Base(name, save_signed(folder / name, kept), kept)
+        if shared:
+            kept, held = _base_payload(tables, alike)
+        else:
+            kept = held = {table: dict(now) for table, now in tables.items()}  # (as on disk)
+        base = Base(name, save_signed(folder / name, held), kept)
     save_signed(path, (head, (base.name, base.signature), (tuple(tables), delta)))
     for old in folder.glob(f"{prefix}-*.pickle"):
         if old.name != base.name:
             old.unlink(missing_ok=True)
     return base
+
+
+def _base_payload(tables: Tables, alike: Mapping[str, str] | None) -> tuple[Tables, Any]:
+    """The tables a new base file holds (copies), and what it pickles of them: each key one
+    object in all of them (pickled once: the tables read back share their keys, fewer
+    strings are made, and a key of one looked up in another compares no characters), and a
+    table `alike` one written whole before it as what differs from it (the output's files and
+    its spare copy's: the same but for what the last build changed), if that is at most a
+    quarter of it. In C loops but for the differences."""
+    one: dict[Any, Any] = {}
+    for now in reversed(tables.values()):  # (the first table's key objects: `one`'s values)
+        one.update(zip(now, now, strict=True))
+    kept: Tables = {}
+    held: dict[str, Any] = {}
+    for table, now in tables.items():
+        kept[table] = whole = dict(zip(map(one.__getitem__, now), now.values(), strict=True))
+        other = alike.get(table) if alike is not None else None
+        if other is not None and isinstance(held.get(other), dict):
+            changed, gone = _changes(kept[other], whole)
+            if (len(changed) + len(gone)) * 4 <= len(whole):
+                held[table] = (other, changed, gone)
+                continue
+        held[table] = whole
+    return kept, held
 
 
 def delta_size(path: Path, prefix: str) -> int:

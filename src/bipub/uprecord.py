@@ -34,10 +34,11 @@ from bipub.project import Project
 from bipub.schedule import OPEN, build_now, holds
 from bipub.write.record import Identity, OutputRecord, TreeRecord
 
-FORMAT = 9  # 4: the output's record for the next build's writer (write/record.py); 5: BLAKE3;
+FORMAT = 10  # 4: the output's record for the next build's writer (write/record.py); 5: BLAKE3;
 # 6: saved as what changed since a base file (cache.py `save_delta`); 7: its files counted;
 # 8: the window of instants its scheduled posts hold for, and those posts (bipub/schedule.py);
-# 9: the post and page pages it published, with what they were of (`urls`)
+# 9: the post and page pages it published, with what they were of (`urls`); 10: its base file
+# with each key once and the spare copy's tables as what differs from the output's (`shared`)
 
 
 @dataclass
@@ -117,8 +118,14 @@ def _tables(out: Path) -> str:
 
 # the output's folders are its spare copy's of the build before (write/output.py: the new site
 # is made in the spare copy, then the two swap places): each is saved as what changed since
-# the other's in the base file
-_ALIKE = {"dirs": "spare_dirs", "spare_dirs": "dirs"}
+# the other's in the base file; the spare copy's files are the output's of the build before
+# (write/record.py `next_record`), the same but for what that build changed
+_ALIKE = {
+    "dirs": "spare_dirs",
+    "spare_dirs": "dirs",
+    "files": "spare_files",
+    "spare_files": "files",
+}
 
 
 def record_size(project: Project, out: Path) -> int:
@@ -254,7 +261,8 @@ def save(project: Project, out: Path, record: Record, before: Record | None = No
         tables["spare_files"] = record.spare.files
         tables["spare_dirs"] = record.spare.dirs
     base = before.base if before is not None and before.base is not None else record.base
-    record.base = save_delta(_path(project, out), head, tables, base, _tables(out), _ALIKE)
+    path = _path(project, out)
+    record.base = save_delta(path, head, tables, base, _tables(out), _ALIKE, shared=True)
     forget_journal(project, out)  # (it described this output, or an older one)
 
 
@@ -280,7 +288,7 @@ def save_journal(project: Project, out: Path, record: Record) -> None:
         tables["spare_files"] = record.spare.files
         tables["spare_dirs"] = record.spare.dirs
     prefix = f"uprjournal-{output_name(out)}"  # (its own base files, if it needs one)
-    save_delta(_journal(project, out), head, tables, record.base, prefix, _ALIKE)
+    save_delta(_journal(project, out), head, tables, record.base, prefix, _ALIKE, shared=True)
 
 
 def with_journal(project: Project, out: Path, record: Record) -> tuple[Record, str]:

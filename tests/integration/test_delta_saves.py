@@ -125,6 +125,36 @@ def test_the_prescans_child_sends_the_record_with_its_base(
     assert {p.name: p.stat().st_mtime_ns for p in _bases(edited)} == before
 
 
+def test_the_prescans_child_sends_the_inputs_as_what_changed_in_the_records(
+    edited: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After an edit (the record's paths, an identity changed) the child sends only what
+    changed in the inputs: the build's are the scan's, in its order, made of the record's
+    objects but for the edited file's; a file added (another path) sends them whole."""
+    monkeypatch.setattr(uptodate, "can_fork", lambda: True)
+    build(edited, only=KINDS)
+    project = Project(edited)
+    post = edited / "content" / "ko" / "posts" / "alpha.md"
+    st = post.stat()
+    os.utime(post, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    target, key = uptodate.build_key(project, None, None, KINDS)
+    edited_rel = "content/ko/posts/alpha.md"
+    for added in (False, True):
+        if added:
+            (post.parent / "new.md").write_text("---\ntitle: 새 글\n---\n본문.\n", "utf-8")
+        with uptodate.Prescan(edited, target, key) as prescan:
+            scan = prescan.scan()
+            assert list(scan.inputs.items()) == list(uptodate.scan_inputs(project).items())
+            assert scan.changed is None and scan.record is not None
+            kept = [
+                path for path, ident in scan.inputs.items() if ident is scan.record.inputs.get(path)
+            ]
+            if added:
+                assert kept == []
+            else:
+                assert set(scan.inputs) - set(kept) == {edited_rel}
+
+
 def test_a_build_with_nothing_to_do_reads_only_the_records_head(
     edited: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

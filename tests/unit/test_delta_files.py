@@ -222,3 +222,94 @@ def test_tables_that_swap_places_are_saved_as_what_changed(tmp_path: Path) -> No
     save_delta(path, 1, swapped, base, PREFIX)  # (without: all of them changed)
     assert _bases(tmp_path) != [first]
     assert load_delta(path)[1] == swapped
+
+
+def _site_tables(n: int = 400) -> cache.Tables:
+    """A record's tables as a build leaves them: the spare copy's files are the output's but
+    for a few, each table's keys its own string objects (as the passes that make them do)."""
+    files = {f"site/{i}.html": bytes([i % 256]) * 40 for i in range(n)}
+    spare = {"".join(["site/", str(i), ".html"]): v for i, v in enumerate(files.values())}
+    spare["site/3.html"] = b"\2" * 40
+    del spare["site/4.html"]
+    digests = {"".join(["site/", str(i), ".html"]): b"d" * 16 for i in reversed(range(n))}
+    dirs = {"".join(["d", str(i)]): bytes([1]) * 40 for i in range(n // 4)}
+    return {
+        "files": files,
+        "dirs": dirs,
+        "digests": digests,
+        "spare_files": spare,
+        "spare_dirs": {k: bytes([2]) * 40 for k in dirs},
+    }
+
+
+def test_a_shared_base_holds_each_key_once_and_the_spare_files_as_what_differs(
+    tmp_path: Path,
+) -> None:
+    """The up-to-date record's base file (`shared`): read back, its tables share their key
+    objects (fewer strings made; a key of one table looked up in another compares no
+    characters), and the spare copy's files are made from the output's (their identities the
+    same objects): unpickled once, not twice. The folders of the two trees differ in every
+    identity (other inodes): each is held whole."""
+    path = tmp_path / "t.pickle"
+    tables = _site_tables()
+    base = save_delta(path, 0, tables, None, PREFIX, uprecord._ALIKE, shared=True)
+    (base_file,) = tmp_path.glob(f"{PREFIX}-*.pickle")
+    held = cache._unpickled(cache.read_signed(base_file))
+    assert held["spare_files"] == ("files", {"site/3.html": b"\2" * 40}, ("site/4.html",))
+    assert isinstance(held["spare_dirs"], dict)
+    _, read, again = load_delta(path)
+    assert read == tables and again.tables == tables
+    keys = {id(k) for k in read["files"]}
+    assert {id(k) for k in (*read["digests"], *read["spare_files"])} <= keys
+    assert {id(k) for k in read["spare_dirs"]} == {id(k) for k in read["dirs"]}
+    same = [read["files"][k] is v for k, v in read["spare_files"].items() if k != "site/3.html"]
+    assert all(same)
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    save_delta(plain / "t.pickle", 0, tables, None, PREFIX, uprecord._ALIKE)
+    (plain_base,) = plain.glob(f"{PREFIX}-*.pickle")
+    assert base_file.stat().st_size < plain_base.stat().st_size * 0.8
+    edited = {name: dict(table) for name, table in read.items()}  # an edit: a delta on it
+    edited["files"]["site/7.html"] = b"\3" * 40
+    edited["spare_files"] = dict(read["files"])
+    save_delta(path, 1, edited, base, PREFIX, uprecord._ALIKE, shared=True)
+    assert list(tmp_path.glob(f"{PREFIX}-*.pickle")) == [base_file]
+    assert load_delta(path)[1] == edited
+
+
+def test_a_table_its_base_lacks_writes_a_new_base(tmp_path: Path) -> None:
+    """A record saved after a build without a spare copy's record has a base without it: the
+    next save that has one writes a new base (a delta holding it whole would be read and
+    compared at every build until a quarter of the record changed)."""
+    path = tmp_path / "t.pickle"
+    tables = _site_tables()
+    first = {name: tables[name] for name in ("files", "dirs", "digests")}
+    base = save_delta(path, 0, first, None, PREFIX, uprecord._ALIKE, shared=True)
+    save_delta(path, 1, tables, base, PREFIX, uprecord._ALIKE, shared=True)
+    (base_file,) = tmp_path.glob(f"{PREFIX}-*.pickle")
+    assert base_file.name != base.name
+    assert set(cache._unpickled(cache.read_signed(base_file))) == set(tables)
+    assert load_delta(path)[1] == tables
+
+
+def test_a_base_table_made_from_one_it_lacks_is_refused() -> None:
+    with pytest.raises(UNREADABLE):
+        cache._resolved({"a": ("b", {}, ())}, "t.pickle")
+    with pytest.raises(UNREADABLE):
+        cache._resolved({"a": ["not", "a", "table"]}, "t.pickle")
+
+
+def test_a_journal_on_the_records_base_writes_no_base_for_a_table_it_lacks(
+    tmp_path: Path,
+) -> None:
+    """`bipub serve`'s journal is saved as what changed since the record's base (uprecord.py
+    `save_journal`), which a new base of its own would not replace: it writes none for a
+    table that base lacks (else one at every update until the record is saved again)."""
+    path = tmp_path / "t.pickle"
+    tables = _site_tables()
+    first = {name: tables[name] for name in ("files", "dirs", "digests")}
+    base = save_delta(path, 0, first, None, PREFIX, uprecord._ALIKE, shared=True)
+    journal = tmp_path / "j.pickle"
+    again = save_delta(journal, 1, tables, base, "t-journal", uprecord._ALIKE, shared=True)
+    assert again == base and not list(tmp_path.glob("t-journal-*.pickle"))
+    assert load_delta(journal)[1] == tables
