@@ -275,6 +275,7 @@ def _carried(
         for path in index.by_post.get(post, ()):
             pop(path, None)
     routes = plan.routes
+    again: set[str] = set()  # listings whose counterparts or switchers' pages may have moved
     for path in moved:
         pop(path, None)
         for spec in (paths.get(path), was.get(path)):
@@ -282,9 +283,16 @@ def _carried(
                 continue
             for sibling in routes.get(spec.route, {}).values():  # (hreflang: its listings')
                 if not sibling.made_of:
-                    pop(sibling.path, None)
+                    again.add(sibling.path)
             for later in later_pages(plan, spec):  # (their switchers may go to it: `nearest`)
-                pop(later.path, None)
+                again.add(later.path)
+    for path in again - moved:  # (each by `_carry_all`'s own rule for a listing)
+        pop(path, None)
+        spec = paths.get(path)
+        if spec is not None and not spec.made_of and _listing_holds(plan, before, spec, posts):
+            fp = old.get(spec.file)
+            if fp is not None:
+                known[path] = fp
     for path in moved:  # (planned again: a post's or page's page by what it is made of)
         spec = paths.get(path)
         if spec is None or not spec.made_of:
@@ -309,7 +317,6 @@ def _carry_all(
     old = previous.fingerprints
     get = old.get
     before = previous.plan
-    was = before.paths if before is not None else {}
     listed = previous.stored.listed if before is None and previous.stored is not None else {}
     unchanged, shows_none = changed.isdisjoint, posts.isdisjoint
     by_values = 0
@@ -326,7 +333,7 @@ def _carry_all(
         elif not (lists := spec.lists) or not shows_none(lists):
             continue  # not a listing, or one showing a post that changed
         elif before is not None:  # (`bipub serve`: the last plan itself)
-            if was.get(path) is not spec or not _as_before(plan, before, spec):
+            if not _listing_holds(plan, before, spec, posts):
                 continue  # not a listing the last build planned so
         else:  # (a build in a new process: what the last one's fingerprint was made of)
             file = spec.file
@@ -342,6 +349,14 @@ def _carry_all(
         if fp is not None:
             known[path] = fp
     return by_values
+
+
+def _listing_holds(plan: Plan, before: Plan, spec: PageSpec, posts: set[str]) -> bool:
+    """`_carry_all`'s rule for a listing page of a resident caller's plan (`spec`, not made
+    of entries), one page at a time: it lists posts, none of them changed (`posts`), and
+    the last plan had it as it is (`_as_before`)."""
+    lists = spec.lists
+    return bool(lists) and posts.isdisjoint(lists) and _as_before(plan, before, spec)
 
 
 def _as_before(plan: Plan, before: Plan, spec: PageSpec) -> bool:
