@@ -417,8 +417,9 @@ def test_each_languages_posts_are_read_back_in_order_not_sorted_again(
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(model, "post_order_key", counted)
-        build(project, only=KINDS, kept=kept)
+        result = build(project, only=KINDS, kept=kept)
     assert sorts == []  # (nothing sorted: the posts read back, the edited one moved)
+    assert "posts sorted again" not in result.cache_note
     order = kept.pairs.posts_order()
     assert order is not None and order["ko"][-1] == "alpha" != order["ko"][0]  # (the oldest)
     assert tree_snapshot(project / "site") == _clean(project, tmp_path)
@@ -436,3 +437,4 @@ def test_each_languages_posts_are_read_back_in_order_not_sorted_again(
         {lang: ("no-such-post", *keys) for lang, keys in kept.entries.posts.items()},
     )
     assert memo._posts == {}
+    assert memo.posts_why == "a ko post of the entries file's order was not read back"

@@ -214,6 +214,9 @@ class PairMemo:
     # held for (None: not known, as in a memo read back: its posts are looked at)
     now: float = PUBLISH_ALL
     window: tuple[float, float] | None = None
+    # why a memo read back (`restored`) does not have each language's posts in order ("": it
+    # has; `carry_posts` then sorts them, as a memo of no pairing does)
+    posts_why: str = ""
 
     def start(
         self, config: SiteConfig, status: dict[str, StatusFile], now: float = PUBLISH_ALL
@@ -363,35 +366,40 @@ class PairMemo:
         `StatusCache.same` finds them as they were) and whether it paired every entry
         without an error (`whole`: its groups are then `last`, and the next pairing pairs
         only the changed ones, pair/site.py `_pair_again`). `posts`: each language's posts
-        by key in the order `Site.posts` gave them to the same build (render/html.py
-        `post_order`, kept in the entries file's header): with every entry read back, they
-        are the last pairing's posts (`carry_posts` then moves only the changed entries
-        instead of sorting every language's posts again, ~20 ms a language at 5,000 posts).
-        The tag tables, the documents with images and the entries naming a series are
-        worked out again, from these."""
+        by key as the last pairing carried them (`posts_order`, kept in the entries file's
+        header): with every entry read back, they are the last pairing's posts (`carry_posts`
+        then moves only the changed entries instead of sorting every language's posts again,
+        ~20 ms a language at 5,000 posts; `posts_why` says why not, for `-v`). The tag
+        tables, the documents with images and the entries naming a series are worked out
+        again, from these."""
         self.config, self.paired, self.taxa, self.tables = config, paired, taxa, None
         self._digests, self.window = digests if digests is not None else {}, None
         self.last = last_of(paired) if whole else None
-        if self.last is not None and posts is not None:
-            self._posts_read_back(config, self.last.entries, posts)
+        if self.last is None:
+            self.posts_why = "the last pairing did not pair every entry"
+        elif posts is None:
+            self.posts_why = "not in the entries file"
+        else:
+            self.posts_why = self._posts_read_back(config, self.last.entries, posts)
 
     def _posts_read_back(
         self, config: SiteConfig, entries: list[Entry], order: Mapping[str, Sequence[str]]
-    ) -> None:
+    ) -> str:
         """The last pairing's entries and each language's posts (`carry_posts`), from the
         entries read back and the posts' keys in order (`restored`); nothing if a language or
-        a key is not among them (then `Site.posts` sorts, as without them)."""
+        a key is not among them (then `Site.posts` sorts, as without them), and why."""
         codes = tuple(config.codes)
         if set(order) != set(codes):
-            return
+            return "the entries file's posts are of other languages"
         by_key = {entry.key: entry for entry in entries if entry.kind == "posts"}
         posts: dict[str, list[Entry]] = {}
         for lang in codes:
             found = [by_key.get(key) for key in order[lang]]
             if None in found:
-                return
+                return f"a {lang} post of the entries file's order was not read back"
             posts[lang] = found  # type: ignore[assignment]  # (no None: checked above)
         self._entries, self._codes, self._posts = list(entries), codes, posts
+        return ""
 
     def done(self) -> None:
         """The pairing is over: what it worked out replaces what the last one did (entries
