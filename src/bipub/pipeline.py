@@ -446,10 +446,11 @@ def _build(
         pages, note = html_pages(job, kinds, project, target, options, state, inputs)
         if pages is not None and kept is not None and not kept.on_disk:  # (resident: serve)
             pages.memo = kept.keep
-        # the pages `url-removed` follows (the record's `urls`) and the old URLs they leave out
+        # the pages `url-removed` follows (the record's `urls`: saved only with a cache) and
+        # the old URLs they leave out
         pages_of = (
             removed_urls.published(site, job.plan, selected, job.redirects)
-            if pages is not None
+            if pages is not None and (last_urls or (cache is not None and kept is not None))
             else None
         )
         if pages_of is not None and last_urls:
