@@ -224,12 +224,10 @@ def _assert_records_match_the_disk(project: Path) -> None:
         assert record.spare.dirs == spare.dirs
         # a file of both trees (the same inode: kept or linked) has its identity now in both
         # records (a new link moves its ctime: write/record.py `_shared_now`)
-        shared = {p for p, i in record.spare.files.items() if inode(i) == inode(spare.files[p])}
-        both = {
-            p
-            for p in shared
-            if p in record.files and inode(record.files[p]) == inode(record.spare.files[p])
-        }
+        files = record.files
+        both = [
+            p for p, i in record.spare.files.items() if p in files and inode(files[p]) == inode(i)
+        ]
         assert {p: record.spare.files[p] for p in both} == {p: spare.files[p] for p in both}
     # the pages' identities the next build's `keep` compares: the published files' (an update
     # updates those of the pages it rendered or linked only: handover.remember_pages)
