@@ -206,9 +206,26 @@ def next_record(
         done = _full_record(str(out), files, known)
     aside = None
     if live is not None and owned(prev):  # the site this build replaced, as recorded
-        aside = TreeRecord(live.files, {**live.dirs, "": identity(os.lstat(prev))})
+        aside = TreeRecord(
+            _shared_now(live.files, done), {**live.dirs, "": identity(os.lstat(prev))}
+        )
     done.spare = aside
     return done
+
+
+def _shared_now(was: dict[str, Identity], done: OutputRecord) -> dict[str, Identity]:
+    """The spare copy's files (the site this build replaced: `was`, its record), each one
+    that is the very file published now (the same inode: this build kept or linked it) with
+    the identity read now: a new link to a file moves its ctime, so the last record's is no
+    longer that file's. (Else the spare copy's record differed from the output's in every
+    file the build linked: after a build that linked every one, its base file held the spare
+    copy's files whole, read at every build since, and the next update looked at each file
+    again.) Only the files whose identity was read again (`looked`) are compared."""
+    now = done.files
+    looked = now.keys() if done.looked is None else done.looked
+    moved = compress(looked, map(ne, map(was.get, looked), map(now.__getitem__, looked)))
+    shared = {rel: now[rel] for rel in moved if rel in was and same_inode(was[rel], now[rel])}
+    return {**was, **shared} if shared else was
 
 
 def _full_record(out: str, files: Mapping[str, Done], known: OutputRecord | None) -> OutputRecord:
