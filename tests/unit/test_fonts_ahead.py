@@ -6,6 +6,7 @@ and none is left behind. A fake `fc-list` on PATH stands for fontconfig."""
 from __future__ import annotations
 
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ case "$3" in
     printf 'Both\t/fonts/b-bold.ttf\t0\t200\t0\nBoth\t/fonts/b.ttf\t0\t80\t0\n'
     printf 'Both\t/fonts/b-italic.ttf\t0\t80\t100\n' ;;
   ":family=Mono") printf 'Mono\t/fonts/m.ttf\t0\t80\t0\n' ;;
+  ":family=Hangs") exec /bin/sleep 60 ;;
 esac
 """
 
@@ -94,7 +96,7 @@ def test_a_font_file_starts_the_mono_run_only(
     assert fonts.text.from_file and fonts.mono is not None and len(started) == 1
 
 
-def test_runs_not_read_are_waited_for(started: list[subprocess.Popen[str]]) -> None:
+def test_runs_not_read_are_ended(started: list[subprocess.Popen[str]]) -> None:
     """A build that stops before the cards (or a family choose_fonts does not ask) leaves no
     process running and no pipe open."""
     ahead = FontsAhead(VARIANTS["first family"])
@@ -103,6 +105,18 @@ def test_runs_not_read_are_waited_for(started: list[subprocess.Popen[str]]) -> N
     assert all(proc.returncode is not None for proc in started)
     assert all(proc.stdout is not None and proc.stdout.closed for proc in started)
     ahead.close()  # (closed twice: nothing more)
+
+
+def test_a_run_not_read_is_not_waited_for_to_its_end(
+    started: list[subprocess.Popen[str]],
+) -> None:
+    """A run nobody reads is killed, not waited for: a build that stopped before the cards
+    does not hang on an fc-list that does."""
+    ahead = FontsAhead(PdfOptions(fonts=["Hangs"], mono_fonts=["Mono"]))
+    began = time.monotonic()
+    ahead.close()
+    assert time.monotonic() - began < 10
+    assert all(proc.returncode is not None for proc in started)
 
 
 def test_no_fontconfig_is_the_same_error_when_asked(

@@ -148,9 +148,11 @@ class FcQuery:
         return _faces_of(stdout)
 
     def close(self) -> None:
-        """A run whose answer is not read: waited for (no process or pipe left behind)."""
+        """A run whose answer is not read: ended (killed if it still runs: nobody reads it)
+        and waited for, its pipes closed (no process or pipe left behind)."""
         if self._proc is not None:
             with self._proc:
+                self._proc.kill()
                 self._proc.communicate()
 
 
@@ -188,7 +190,8 @@ class FontsAhead:
         return (started if started is not None else FcQuery(family)).faces()
 
     def close(self) -> None:
-        """The runs not read (a build that stopped before the cards, or a family not asked)."""
+        """The runs not read (a build that stopped before the cards, or a family not asked):
+        ended (`FcQuery.close`)."""
         while self._started:
             self._started.popitem()[1].close()
 
