@@ -251,8 +251,17 @@ def _next_state(job: RenderJob, pages: HtmlPages | None, kinds: list[Output]) ->
 
 def render(job: RenderJob, kinds: list[Output], tree: OutputTree) -> None:
     """Stage 5: every output kind of the build into the staged tree."""
-    for kind in kinds:
-        kind.render(job, tree)
+    # the social cards' fonts asked of fontconfig now, read when the cards are made, after the
+    # pages: the build's thread does not wait for fc-list (render/cards.py `Cards.start`)
+    ahead = [kind for kind in kinds if isinstance(kind, Cards)]
+    for card_kind in ahead:
+        card_kind.start(job)
+    try:
+        for kind in kinds:
+            kind.render(job, tree)
+    finally:
+        for card_kind in ahead:
+            card_kind.stop()
     if (
         job.cache is not None
         and job.every_language

@@ -11,7 +11,8 @@ A `bipub build` restores
   the pairing then pairs only the groups whose documents changed (pair/site.py
   `_pair_again`), or, with other status files, each entry whose records changed; with each
   entry, what planning read of it (pair/model.py `Entry.source_image`, `aliased`,
-  `mermaid_docs`, `Version.is_fallback`, pair/site_pages.py `partners`: kept in its __dict__);
+  `mermaid_docs`, `Version.is_fallback`, pair/site_pages.py `partners`, and `pdf_langs`, which
+  render/pdf/links.py `any_pdf` asks of every post: kept in its __dict__);
 * what its entry key was made of (render/page_plan.py `EntryKeyMemo`, with the status records
   the keys were worked out with). (The aggregates' parts of an unchanged entry are found by
   its entry key: render/parts.py.)

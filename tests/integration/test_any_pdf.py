@@ -7,6 +7,7 @@ side_by_side project (one post in both languages that wants a PDF) in every vari
 from __future__ import annotations
 
 import itertools
+import pickle
 import shutil
 from pathlib import Path
 
@@ -15,8 +16,9 @@ import pytest
 from bipub.config import load_config
 from bipub.diagnostics import Collector
 from bipub.load.content import load_content
+from bipub.pair import site_pages
 from bipub.pair.site import Site, pair_site
-from bipub.render.pdf.links import any_pdf, both_pdf_entries, post_pdf_entries
+from bipub.render.pdf.links import any_pdf, both_pdf_entries, post_pdf_entries, wants_pdf
 from tests.conftest import PROJECTS
 
 
@@ -71,3 +73,52 @@ def test_any_pdf_answers_as_its_definition(tmp_path: Path, variant: str) -> None
         assert answers == {False, True}  # (the variant asks something: both answers occur)
     if variant == "as-is":  # what only the scan the skip leaves out answers: a bilingual PDF
         assert _plain(site, [], True) and not _plain(site, [], False)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_any_pdf_reads_each_posts_languages_worked_out_once(
+    tmp_path: Path, variant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`wants_pdf` works out an entry's languages with a PDF at its first question and keeps
+    them with the entry (pair/site_pages.py `pdf_langs`, pickled with it in the entries file):
+    asked again, of the entry or of a copy read back from a pickle, it answers the same
+    without looking at the entry's documents again."""
+    root = tmp_path / "p"
+    shutil.copytree(PROJECTS / "side_by_side", root)
+    ko, en = (root / f"content/{lang}/posts/paired.md" for lang in ("ko", "en"))
+    if variant == "english-draft":
+        _edit(en, "\ntitle: ", "\ndraft: true\ntitle: ")
+    elif variant == "no-pdf":
+        _edit(ko, "\npdf: true", "\npdf: false")
+    elif variant == "english-pdf-false":
+        _edit(en, "\ntitle: ", "\npdf: false\ntitle: ")
+    site = _site(root)
+    codes = site.config.codes
+    entries = [entry for entry in site.entries if entry.kind == "posts"]
+    first = {(lang, e.key): wants_pdf(site, e, lang) for lang in codes for e in entries}
+    asked = [(lang, bilingual) for lang in codes for bilingual in (False, True)]
+    answers = [any_pdf(site, [lang], bilingual=bilingual) for lang, bilingual in asked]
+    paired = {
+        "as-is": ("ko", "en"),
+        "english-draft": ("ko",),
+        "no-pdf": (),
+        "english-pdf-false": ("ko", "en"),  # (the source's `pdf` is the post's)
+    }[variant]
+    assert {e.key: e.__dict__[site_pages.PDF_LANGS] for e in entries} == {
+        "newer": (),
+        "older": (),
+        "paired": paired,
+        "unlisted": (),  # (a draft: no PDF)
+    }
+
+    def not_again(*args: object) -> bool:
+        raise AssertionError("wants_pdf looked at an entry's documents again")
+
+    monkeypatch.setattr(site_pages, "_wants_pdf", not_again)
+    assert [any_pdf(site, [lang], bilingual=bilingual) for lang, bilingual in asked] == answers
+    assert {(lang, e.key): wants_pdf(site, e, lang) for lang in codes for e in entries} == first
+    for entry in entries:  # (as the entries file keeps it: restore.py)
+        again = pickle.loads(pickle.dumps(entry))
+        assert [wants_pdf(site, again, lang) for lang in codes] == [
+            wants_pdf(site, entry, lang) for lang in codes
+        ]

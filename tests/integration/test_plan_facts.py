@@ -1,6 +1,6 @@
 """What planning reads of every entry at every build is kept with the entry (pair/model.py
 `Entry.source_image`, `aliased`, `mermaid_docs`, `Version.is_fallback`; pair/site_pages.py
-`partners`): worked out once per object by the functions every plan reads them with, and
+`partners` and `pdf_langs`, which render/pdf/links.py `any_pdf` asks of every post): worked out once per object by the functions every plan reads them with, and
 pickled with it in the entries file (restore.py), so a build in a new process after an edit
 reads them back for each unchanged entry instead of its documents' front matter and bodies
 (~0.08 s of planning at 5,000 posts a language). Byte equality with clean builds after any
@@ -48,6 +48,7 @@ def project(tmp_path: Path) -> Path:
     beta = "content/ko/posts/beta.md"
     replace_in(root, beta, "---\n", "---\nimage: https://example.org/card.png\n")
     replace_in(root, beta, "---\n", "---\naliases: [/ko/blog/old-beta/]\n")
+    replace_in(root, ALPHA, "---\n", "---\npdf: true\n")  # (a PDF in each language)
     (root / beta).write_text(
         (root / beta).read_text(encoding="utf-8") + "\nmermaid 이야기.\n", encoding="utf-8"
     )
@@ -75,10 +76,13 @@ def test_restored_entries_carry_the_plans_facts_as_worked_out_anew(project: Path
             assert version.__dict__["is_fallback"] == fresh_versions(fresh)[lang], entry.key
         if entry.kind == "posts":
             assert entry.__dict__[site_pages.PARTNERS] == site_pages.partners(site, fresh)
+            assert entry.__dict__[site_pages.PDF_LANGS] == site_pages.pdf_langs(site, fresh)
     assert all(seen.values()), seen  # (each fact not empty somewhere)
     by_key = {e.key: e for e in entries if e is not None and e.kind == "posts"}
     assert by_key["alpha"].__dict__[site_pages.PARTNERS] == {"ko": "en", "en": "ko"}
     assert by_key["beta"].__dict__[site_pages.PARTNERS] == {"ko": None, "en": None}
+    assert by_key["alpha"].__dict__[site_pages.PDF_LANGS] == ("ko", "en")
+    assert by_key["beta"].__dict__[site_pages.PDF_LANGS] == ()
     assert "/ko/blog/beta/" in (project / "site/ko/blog/old-beta/index.html").read_text(
         encoding="utf-8"
     )

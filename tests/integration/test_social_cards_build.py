@@ -18,8 +18,9 @@ from PIL import Image
 
 from bipub import pipeline
 from bipub.pipeline import build
-from bipub.render import card_draw, cards
+from bipub.render import card_draw, cards, outputs
 from bipub.render.outputs import Output
+from bipub.render.pdf import fonts as pdf_fonts
 from tests.conftest import PROJECTS
 
 BASE = "https://test.example.org/"
@@ -160,6 +161,43 @@ def test_a_font_without_bold_is_said_by_a_build_of_the_cards_alone(tmp_path: Pat
     )
     result = build(project, only={"cards"}, use_cache=False)
     assert any(w.code == "pdf-font" and "no bold face" in w.message for w in result.warnings)
+
+
+def test_the_cards_fonts_are_asked_of_fontconfig_before_the_pages(make_project) -> None:
+    """The render stage starts the cards' `fc-list` runs (pdf/fonts.py `FontsAhead`) before
+    the pages and reads them when the cards are made: none runs in `Cards.render`, and a build
+    that stops before the cards leaves none running (pipeline.py `render`)."""
+    project = make_project("minimal")
+    events: list[str] = []
+    runs: list[pdf_fonts.FcQuery] = []
+    real_query, real_pages = pdf_fonts.FcQuery.__init__, outputs.HtmlPages.render
+
+    def query(self: pdf_fonts.FcQuery, family: str) -> None:
+        events.append(f"fc-list {family}")
+        runs.append(self)
+        real_query(self, family)
+
+    def pages(self: outputs.HtmlPages, *args: object) -> None:
+        events.append("pages")
+        real_pages(self, *args)  # type: ignore[arg-type]
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pdf_fonts.FcQuery, "__init__", query)
+        mp.setattr(outputs.HtmlPages, "render", pages)
+        build(project, project / "site", only={"html", "cards"})
+        assert events == ["fc-list Noto Sans CJK KR", "fc-list Noto Sans Mono CJK KR", "pages"]
+
+        def failing(self: outputs.HtmlPages, *args: object) -> None:
+            raise RuntimeError("a page failed")
+
+        mp.setattr(outputs.HtmlPages, "render", failing)
+        runs.clear()
+        alpha = project / "content" / "ko" / "posts" / "alpha.md"
+        alpha.write_text(alpha.read_text("utf-8") + "\n고침.\n", "utf-8")  # (not up to date)
+        with pytest.raises(RuntimeError):
+            build(project, project / "site", only={"html", "cards"})
+    assert len(runs) == 2
+    assert all(run._proc is not None and run._proc.returncode is not None for run in runs)
 
 
 _OPENED: list[list[str]] = []  # the paths opened while a test listens (sys.addaudithook)

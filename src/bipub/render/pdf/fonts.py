@@ -93,28 +93,72 @@ def _fc_escape(name: str) -> str:
 
 def fc_faces(family: str) -> list[Face]:
     """Upright faces of `family` known to fontconfig (empty when it has none)."""
-    exe = shutil.which("fc-list")
-    if exe is None:
-        raise DiagnosticError(
-            [
-                Diagnostic(
-                    "bipub.yaml",
-                    None,
-                    "pdf-font",
-                    "fontconfig's fc-list is not installed, so no font can be found for the "
-                    "PDFs (Debian: apt-get install fontconfig fonts-noto-cjk)",
+    return FcQuery(family).faces()
+
+
+class FcQuery:
+    """One `fc-list` run for the faces of `family`: started when made, its answer read by
+    `faces` (with `FontsAhead`, the build's thread goes on meanwhile). No fontconfig: `faces`
+    raises the DiagnosticError that says so."""
+
+    def __init__(self, family: str) -> None:
+        self.family = family
+        exe = shutil.which("fc-list")
+        self._proc: subprocess.Popen[str] | None = None
+        self._failed: OSError | None = None  # (fc-list could not be started: said by `faces`)
+        if exe is not None:
+            try:
+                self._proc = subprocess.Popen(
+                    [exe, "-f", _FORMAT, f":family={_fc_escape(family)}"],
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
                 )
-            ]
-        )
-    proc = subprocess.run(
-        [exe, "-f", _FORMAT, f":family={_fc_escape(family)}"],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=30,
-    )
+            except OSError as exc:
+                self._failed = exc
+
+    def faces(self) -> list[Face]:
+        """Its answer: the upright faces, sorted (waits for the run: `subprocess.run`'s
+        timeout, kill and errors)."""
+        proc = self._proc
+        if self._failed is not None:
+            raise self._failed
+        if proc is None:
+            raise DiagnosticError(
+                [
+                    Diagnostic(
+                        "bipub.yaml",
+                        None,
+                        "pdf-font",
+                        "fontconfig's fc-list is not installed, so no font can be found for the "
+                        "PDFs (Debian: apt-get install fontconfig fonts-noto-cjk)",
+                    )
+                ]
+            )
+        with proc:  # (as subprocess.run: the pipes closed and the process waited for)
+            try:
+                stdout, _stderr = proc.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+                raise
+            except BaseException:
+                proc.kill()
+                raise
+        return _faces_of(stdout)
+
+    def close(self) -> None:
+        """A run whose answer is not read: ended (killed if it still runs: nobody reads it)
+        and waited for, its pipes closed (no process or pipe left behind)."""
+        if self._proc is not None:
+            with self._proc:
+                self._proc.kill()
+                self._proc.communicate()
+
+
+def _faces_of(stdout: str) -> list[Face]:
     faces = []
-    for line in proc.stdout.splitlines():
+    for line in stdout.splitlines():
         parts = line.split("\t")
         if len(parts) != 5 or not parts[1]:
             continue
@@ -128,6 +172,30 @@ def fc_faces(family: str) -> list[Face]:
     return sorted(faces, key=lambda f: (f.weight, f.path, f.index))
 
 
+class FontsAhead:
+    """The `fc-list` runs `choose_fonts` asks first (the first of `pdf.fonts` unless
+    `pdf.font_file` is set, and the first of `pdf.mono_fonts`), started before it asks: by the
+    social cards at the start of the render stage (render/cards.py `Cards.start`), so that the
+    build's thread does not wait for them when the cards are made. Each run is read once, by
+    the build that started it (no answer is kept from build to build: a font installed or
+    removed since is seen); another family `choose_fonts` asks for is run then."""
+
+    def __init__(self, options: PdfOptions) -> None:
+        families = [*([] if options.font_file else options.fonts[:1]), *options.mono_fonts[:1]]
+        self._started = {family: FcQuery(family) for family in dict.fromkeys(families)}
+
+    def faces(self, family: str) -> list[Face]:
+        """`fc_faces(family)`: the started run's answer, or a run of its own."""
+        started = self._started.pop(family, None)
+        return (started if started is not None else FcQuery(family)).faces()
+
+    def close(self) -> None:
+        """The runs not read (a build that stopped before the cards, or a family not asked):
+        ended (`FcQuery.close`)."""
+        while self._started:
+            self._started.popitem()[1].close()
+
+
 def _pick(faces: list[Face], css_family: str) -> FontChoice:
     regular = min(faces, key=lambda f: (abs(f.weight - FC_WEIGHT_REGULAR), f.path, f.index))
     bolds = [f for f in faces if f.weight >= FC_WEIGHT_SEMIBOLD]
@@ -139,15 +207,19 @@ def _pick(faces: list[Face], css_family: str) -> FontChoice:
     return FontChoice(css_family, regular, bold)
 
 
-def choose_fonts(options: PdfOptions, root: Path) -> tuple[Fonts, list[Diagnostic]]:
-    """The fonts of the PDFs, and warnings. No usable text font raises DiagnosticError."""
+def choose_fonts(
+    options: PdfOptions, root: Path, ahead: FontsAhead | None = None
+) -> tuple[Fonts, list[Diagnostic]]:
+    """The fonts of the PDFs, and warnings. No usable text font raises DiagnosticError.
+    `ahead`: fontconfig's answers started before (`FontsAhead`), read here."""
+    faces_of = ahead.faces if ahead is not None else fc_faces
     warnings: list[Diagnostic] = []
     text: FontChoice | None = None
     if options.font_file:
         text = _from_files(options, root)
     else:
         for family in options.fonts:
-            faces = fc_faces(family)
+            faces = faces_of(family)
             if faces:
                 text = _pick(faces, family)
                 break
@@ -177,7 +249,7 @@ def choose_fonts(options: PdfOptions, root: Path) -> tuple[Fonts, list[Diagnosti
         )
     mono = None
     for family in options.mono_fonts:
-        faces = fc_faces(family)
+        faces = faces_of(family)
         if faces:
             mono = _pick(faces, family)
             break
