@@ -32,7 +32,14 @@ from bipub.write.output import Identity, OutputFile, OutputTree
 CHUNK = 48
 MIN_CHUNK = 6  # (claimed one at a time, a chunk costs a lock and a message back)
 Decided = tuple[str | None, bool, list[tuple[tuple[str, str, str], str]]]  # (_decide)
-MIN_PAGES_FOR_WORKERS = 400  # pages to fingerprint (`_decide`) before workers do it
+# pages to fingerprint (`_decide`) before forked workers do it: here, a page whose fingerprint
+# is not known costs ~17 us (a new post at 5,000 posts a language: ~1,800 pages, ~30 ms) to
+# ~40 us (no build state: 24,000 pages, ~0.94 s); workers cost a pool, a fork and each page's
+# result pickled back (for those ~1,800 pages: ~20 ms here, ~70 ms in the worker, whose writes
+# to the shared pages fault them in again, and ~20,000 more page faults here), so they pay for
+# themselves from some 4,000 pages on (400 until session 36: a new, deleted or draft post forked
+# them for ~30 ms of work)
+MIN_PAGES_FOR_WORKERS = 4000
 # pages to render before helpers do some: the warm-up pages are rendered before forking, and a
 # helper pays for itself (its fork, its results sent back) once two chunks are left to share
 # (measured at 10/20/40/100 posts per language: ~60 pages +0.06 s CPU and wall with a helper;

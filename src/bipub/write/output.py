@@ -536,8 +536,14 @@ def publish(tree: OutputTree, only_langs: list[str] | None = None) -> int:
 def _empty_trash(tree: OutputTree) -> None:
     """Remove what the build moved out of its staging folder (files.Trash), once the reader
     has the new site, before the record of the output is made (`next_record` reads the
-    identities of the published files, whose link counts this changes)."""
-    if tree.trash is not None and (why := tree.trash.emptied()):
+    identities of the published files, whose link counts this changes): many files, by a
+    process of its own but for the hard links (`Trash.handed_over`)."""
+    if tree.trash is None:
+        return
+    why, here = tree.trash.handed_over()
+    if here:  # (-v: the folder was removed here, not by a process of its own)
+        tree.note = "; ".join(filter(None, [tree.note, here]))
+    if why:
         tree.warnings.append(Diagnostic(None, None, "output-folder", why, Severity.WARNING))
 
 
