@@ -37,7 +37,7 @@ class _Pickler(pickle.Pickler):
         reduce = getattr(kind, "_out_of_band", None)
         if reduce is not None:
             found = reduce(obj)
-            return (found[0], tuple(map(_interned, found[1])), *found[2:])
+            return (found[0], tuple(map(interned, found[1])), *found[2:])
         if (
             kind.__module__ == "builtins"  # (functions, types: pickled by their names)
             or isinstance(obj, type)  # (a class of another metaclass: a model's)
@@ -49,16 +49,16 @@ class _Pickler(pickle.Pickler):
         found = obj.__reduce_ex__(_PROTOCOL)
         if type(found) is not tuple or len(found) < 3 or type(found[2]) is not dict:
             return NotImplemented
-        return (*found[:2], _interned(found[2]), *found[3:])
+        return (*found[:2], interned(found[2]), *found[3:])
 
 
-def _interned(value: Any) -> Any:
+def interned(value: Any) -> Any:
     """`value` with the string keys of a dict, and of the dicts its values are, and the strings
     of such a set, interned (equal values: each pickled once, `_Pickler`)."""
     kind = type(value)
     if kind is dict:
         return {
-            (sys.intern(key) if type(key) is str else key): _interned(item)
+            (sys.intern(key) if type(key) is str else key): interned(item)
             for key, item in value.items()
         }
     if kind is set and all(type(item) is str for item in value):

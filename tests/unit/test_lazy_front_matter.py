@@ -1,18 +1,26 @@
 """The build cache keeps each document's front matter as parsed (`Document.yaml`, a YamlDoc: the
-raw values and the line of each) pickled on its own, and a document read back unpickles it only
-when it is read (load/doc_state.py `yaml_apart`): the documents read back equal those saved and
-say the same lines, one saved again without being read keeps it as it was read, a worker's copy
-keeps it too, and a build after an edit does not read every document's front matter (at 5,000
-posts a language: those of the edited post's two files only)."""
+raw values and the line of each) and as validated (`Document.meta`, a FrontMatter) each pickled
+on its own, and a document read back unpickles each only when it is read (load/doc_state.py
+`front_matter_apart`): the documents read back equal those saved and say the same lines, one
+saved again without being read keeps them as they were read, a worker's copy keeps them too, a
+build after an edit does not read every document's front matter (at 5,000 posts a language:
+those of the edited post's two files only), and what pairing reads of every entry's front
+matter is kept with the entry (pair/model.py `Entry.names_series`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
+import sys
 from pathlib import Path
 
 from bipub import pipeline, restore
 from bipub.cache import BuildCache
-from bipub.load.doc_state import _LAZY_YAML
+from bipub.load.doc_state import _LAZY_META, _LAZY_YAML
+from bipub.pair.taxonomy import series_named
+from bipub.project import Project
+from bipub.render import feeds
+from tests.conftest import built_copy
 from tests.unit.test_lazy_bodies import read_back, saved_documents
 
 
@@ -23,6 +31,12 @@ def test_front_matter_is_unpickled_when_read_and_equals_the_one_saved(
         assert _LAZY_YAML in vars(lazy) and "yaml" not in vars(lazy)  # (not unpickled yet)
         assert lazy.line_of("title") == doc.line_of("title") is not None
         assert lazy.yaml == doc.yaml and _LAZY_YAML not in vars(lazy)
+        assert _LAZY_META in vars(lazy) and "meta" not in vars(lazy)  # (not unpickled yet)
+        assert lazy.meta == doc.meta and _LAZY_META not in vars(lazy)
+        assert lazy.meta is lazy.meta  # (one object, kept)
+        assert lazy.meta.model_fields_set == doc.meta.model_fields_set
+        # its field names one string each, as the shard's pickle reads them (out_of_band.py)
+        assert all(sys.intern(name) is name for name in vars(lazy.meta))
         assert lazy == doc
 
 
@@ -32,11 +46,12 @@ def test_a_document_saved_again_unread_keeps_its_front_matter(make_project, tmp_
     read._shards.clear()  # (every shard written again: its documents unread)
     read.save(folder)
     for doc in docs:  # (the save did not unpickle them)
-        assert _LAZY_YAML in vars(read.docs[doc.rel][2])
+        assert {_LAZY_YAML, _LAZY_META} <= vars(read.docs[doc.rel][2]).keys()
     again = BuildCache.load(folder)
     for doc in docs:
         lazy = again.docs[doc.rel][2]
-        assert _LAZY_YAML in vars(lazy) and lazy.yaml == doc.yaml and lazy == doc
+        assert {_LAZY_YAML, _LAZY_META} <= vars(lazy).keys()
+        assert lazy.yaml == doc.yaml and lazy.meta == doc.meta and lazy == doc
 
 
 def test_a_copy_of_a_document_read_back_has_its_front_matter(make_project, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -46,7 +61,7 @@ def test_a_copy_of_a_document_read_back_has_its_front_matter(make_project, tmp_p
     read = BuildCache.load(folder)
     for doc in docs:
         copy = pickle.loads(pickle.dumps(read.docs[doc.rel][2]))
-        assert copy.yaml == doc.yaml and copy == doc
+        assert copy.yaml == doc.yaml and copy.meta == doc.meta and copy == doc
 
 
 def test_a_build_after_an_edit_does_not_read_every_front_matter(
@@ -54,6 +69,10 @@ def test_a_build_after_an_edit_does_not_read_every_front_matter(
     monkeypatch,  # type: ignore[no-untyped-def]
 ) -> None:
     project: Path = make_project("minimal")
+    monkeypatch.setattr(feeds, "FEED_SIZE", 2)  # (a feed's posts are read at every build)
+    for name, day in (("gamma", "03-01"), ("delta", "02-01")):  # (delta: not alpha's neighbour)
+        other = project / f"content/ko/posts/{name}.md"
+        other.write_text(f"---\ntitle: {name}\ndate: 2026-{day}\n---\n\n본문.\n", encoding="utf-8")
     pipeline.build(project)
     edited = sorted((project / "content").glob("*/posts/*.md"))[0]
     edited.write_text(edited.read_text(encoding="utf-8") + "\nOne more line.\n", encoding="utf-8")
@@ -71,3 +90,24 @@ def test_a_build_after_an_edit_does_not_read_every_front_matter(
     read = sorted(r for r, doc in docs.items() if _LAZY_YAML not in vars(doc))
     # the edited one (parsed again) and those a warning about it names a line of, not all
     assert rel in read and len(read) < len(docs), read
+    # the edited entry's (paired again), its series', its neighbours' and the pages' (the
+    # menu), not the others'
+    read = sorted(r for r, doc in docs.items() if _LAZY_META not in vars(doc))
+    assert rel in read and "content/ko/posts/delta.md" not in read, read
+
+
+def test_the_posts_naming_a_series_are_found_without_their_front_matter(tmp_path: Path) -> None:
+    """pair/taxonomy.py `series_named` reads `Entry.names_series`, kept with each entry in
+    the entries file: of the entries a build in a new process reads back, it unpickles no
+    document's front matter, and says what their documents' front matter says."""
+    root = built_copy(tmp_path)
+    kept = restore.restore(Project(root), root / "site", [])
+    entries = [paired.entry for paired, _ in kept.pairs.paired.values()]
+    assert entries and all(e is not None for e in entries)
+    docs = [doc for e in entries if e is not None for doc in e.docs.values()]
+    assert all(_LAZY_META in vars(doc) for doc in docs)
+    found = series_named(e for e in entries if e is not None)
+    assert all(_LAZY_META in vars(doc) for doc in docs)  # (none unpickled)
+    fresh = [dataclasses.replace(e) for e in entries if e is not None]  # (nothing kept)
+    named = {e.key for e in fresh if e.kind == "posts" and e.source.meta.series}
+    assert named and {e.key for e in entries if e is not None and id(e) in found} == named

@@ -108,7 +108,8 @@ class Document:
         def __getattr__(self, name: str) -> Any:
             """The body of a document read from the build cache, decoded when first read
             (cache.py keeps it as its UTF-8 bytes in the cache file: `lazy_body`), and its
-            front matter as parsed, unpickled when first read (doc_state.py `yaml_apart`)."""
+            front matter as parsed and as validated, each unpickled when first read
+            (doc_state.py `front_matter_apart`)."""
             return lazy_attribute(self, name)
 
     def __getstate__(self) -> dict[str, object]:
