@@ -1,7 +1,7 @@
 """The build cache keeps each document's front matter as parsed (`Document.yaml`, a YamlDoc: the
-raw values and the line of each) and as validated (`Document.meta`, a FrontMatter) each pickled
-on its own, and a document read back unpickles each only when it is read (load/doc_state.py
-`front_matter_apart`): the documents read back equal those saved and say the same lines, one
+raw values and the line of each) pickled on its own, and as validated (`Document.meta`, a
+FrontMatter) in its shard's batch (out_of_band.py `Batch`), and a document read back unpickles
+each only when it is read (load/doc_state.py `yaml_apart`, `body_apart`): the documents read back equal those saved and say the same lines, one
 saved again without being read keeps them as they were read, a worker's copy keeps them too, a
 build after an edit does not read every document's front matter (at 5,000 posts a language:
 those of the edited post's two files only), and what pairing reads of every entry's front
@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import dataclasses
 import pickle
-import sys
 from pathlib import Path
 
-from bipub import pipeline, restore
+from bipub import cache, out_of_band, pipeline, restore
 from bipub.cache import BuildCache
-from bipub.load.doc_state import _LAZY_META, _LAZY_YAML
+from bipub.load.doc_state import _LAZY_YAML, _META_AT
 from bipub.pair.taxonomy import series_named
 from bipub.project import Project
 from bipub.render import feeds
@@ -31,12 +30,12 @@ def test_front_matter_is_unpickled_when_read_and_equals_the_one_saved(
         assert _LAZY_YAML in vars(lazy) and "yaml" not in vars(lazy)  # (not unpickled yet)
         assert lazy.line_of("title") == doc.line_of("title") is not None
         assert lazy.yaml == doc.yaml and _LAZY_YAML not in vars(lazy)
-        assert _LAZY_META in vars(lazy) and "meta" not in vars(lazy)  # (not unpickled yet)
-        assert lazy.meta == doc.meta and _LAZY_META not in vars(lazy)
+        assert _META_AT in vars(lazy) and "meta" not in vars(lazy)  # (not unpickled yet)
+        batch = vars(lazy)[_META_AT][0]
+        assert isinstance(batch, out_of_band.Batch)
+        assert lazy.meta == doc.meta and _META_AT not in vars(lazy)
         assert lazy.meta is lazy.meta  # (one object, kept)
         assert lazy.meta.model_fields_set == doc.meta.model_fields_set
-        # its field names one string each, as the shard's pickle reads them (out_of_band.py)
-        assert all(sys.intern(name) is name for name in vars(lazy.meta))
         assert lazy == doc
 
 
@@ -46,11 +45,11 @@ def test_a_document_saved_again_unread_keeps_its_front_matter(make_project, tmp_
     read._shards.clear()  # (every shard written again: its documents unread)
     read.save(folder)
     for doc in docs:  # (the save did not unpickle them)
-        assert {_LAZY_YAML, _LAZY_META} <= vars(read.docs[doc.rel][2]).keys()
+        assert {_LAZY_YAML, _META_AT} <= vars(read.docs[doc.rel][2]).keys()
     again = BuildCache.load(folder)
     for doc in docs:
         lazy = again.docs[doc.rel][2]
-        assert {_LAZY_YAML, _LAZY_META} <= vars(lazy).keys()
+        assert {_LAZY_YAML, _META_AT} <= vars(lazy).keys()
         assert lazy.yaml == doc.yaml and lazy.meta == doc.meta and lazy == doc
 
 
@@ -92,7 +91,7 @@ def test_a_build_after_an_edit_does_not_read_every_front_matter(
     assert rel in read and len(read) < len(docs), read
     # the edited entry's (paired again), its series', its neighbours' and the pages' (the
     # menu), not the others'
-    read = sorted(r for r, doc in docs.items() if _LAZY_META not in vars(doc))
+    read = sorted(r for r, doc in docs.items() if _META_AT not in vars(doc))
     assert rel in read and "content/ko/posts/delta.md" not in read, read
 
 
@@ -105,9 +104,36 @@ def test_the_posts_naming_a_series_are_found_without_their_front_matter(tmp_path
     entries = [paired.entry for paired, _ in kept.pairs.paired.values()]
     assert entries and all(e is not None for e in entries)
     docs = [doc for e in entries if e is not None for doc in e.docs.values()]
-    assert all(_LAZY_META in vars(doc) for doc in docs)
+    assert all(_META_AT in vars(doc) for doc in docs)
     found = series_named(e for e in entries if e is not None)
-    assert all(_LAZY_META in vars(doc) for doc in docs)  # (none unpickled)
+    assert all(_META_AT in vars(doc) for doc in docs)  # (none unpickled)
     fresh = [dataclasses.replace(e) for e in entries if e is not None]  # (nothing kept)
     named = {e.key for e in fresh if e.kind == "posts" and e.source.meta.series}
     assert named and {e.key for e in entries if e is not None and id(e) in found} == named
+
+
+def test_the_documents_of_a_shard_share_one_batch_unpickled_once(
+    make_project,  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+    monkeypatch,  # type: ignore[no-untyped-def]
+) -> None:
+    """A shard's documents' `meta` are in one batch, unpickled all at once when the first is
+    read: each document's then is the batch's very object, and equals the one saved."""
+    monkeypatch.setattr(cache, "_shard", lambda rel: len(rel) % 2)  # (two shards)
+    docs, folder = saved_documents(make_project, tmp_path)
+    read = BuildCache.load(folder)
+    by_shard = [list(found.values()) for found in read._shards.values() if len(found) > 1]
+    assert by_shard  # (a shard of more than one document)
+    for found in by_shard:
+        batches = {id(vars(doc)[_META_AT][0]) for _, _, doc in found}
+        assert len(batches) == 1
+        first, *others = [doc for _, _, doc in found]
+        first.meta  # noqa: B018 - (read: the batch is unpickled)
+        batch = vars(others[0])[_META_AT][0]
+        assert batch._values is not None  # (all of them at once)
+        for doc in others:
+            at = vars(doc)[_META_AT][1]
+            assert doc.meta is batch.get(at)
+    saved = {doc.rel: doc for doc in docs}
+    for rel, (_, _, doc) in read.docs.items():
+        assert doc.meta == saved[rel].meta

@@ -138,7 +138,7 @@ class Entry:
     def names_series(self) -> bool:
         """Whether its source's front matter names a `series` (pair/taxonomy.py
         `series_named`: a build in a new process reads no unchanged document's front matter
-        for it, load/doc_state.py `front_matter_apart`)."""
+        for it, load/doc_state.py `body_apart`)."""
         return bool(self.source.meta.series)
 
     @cached_property
