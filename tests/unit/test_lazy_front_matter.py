@@ -18,7 +18,6 @@ from bipub.cache import BuildCache
 from bipub.load.doc_state import _LAZY_YAML, _META_AT
 from bipub.pair.taxonomy import series_named
 from bipub.project import Project
-from bipub.render import feeds
 from tests.conftest import built_copy
 from tests.unit.test_lazy_bodies import read_back, saved_documents
 
@@ -68,10 +67,6 @@ def test_a_build_after_an_edit_does_not_read_every_front_matter(
     monkeypatch,  # type: ignore[no-untyped-def]
 ) -> None:
     project: Path = make_project("minimal")
-    monkeypatch.setattr(feeds, "FEED_SIZE", 2)  # (a feed's posts are read at every build)
-    for name, day in (("gamma", "03-01"), ("delta", "02-01")):  # (delta: not alpha's neighbour)
-        other = project / f"content/ko/posts/{name}.md"
-        other.write_text(f"---\ntitle: {name}\ndate: 2026-{day}\n---\n\n본문.\n", encoding="utf-8")
     pipeline.build(project)
     edited = sorted((project / "content").glob("*/posts/*.md"))[0]
     edited.write_text(edited.read_text(encoding="utf-8") + "\nOne more line.\n", encoding="utf-8")
@@ -89,10 +84,10 @@ def test_a_build_after_an_edit_does_not_read_every_front_matter(
     read = sorted(r for r, doc in docs.items() if _LAZY_YAML not in vars(doc))
     # the edited one (parsed again) and those a warning about it names a line of, not all
     assert rel in read and len(read) < len(docs), read
-    # the edited entry's (paired again), its series', its neighbours' and the pages' (the
-    # menu), not the others'
+    # (its `meta`: the edited entry's, paired again; the others' as far as what every build
+    # reads of an entry is kept with it: test_the_posts_naming_a_series_..., test_plan_facts.py)
     read = sorted(r for r, doc in docs.items() if _META_AT not in vars(doc))
-    assert rel in read and "content/ko/posts/delta.md" not in read, read
+    assert rel in read, read
 
 
 def test_the_posts_naming_a_series_are_found_without_their_front_matter(tmp_path: Path) -> None:
@@ -110,6 +105,21 @@ def test_the_posts_naming_a_series_are_found_without_their_front_matter(tmp_path
     fresh = [dataclasses.replace(e) for e in entries if e is not None]  # (nothing kept)
     named = {e.key for e in fresh if e.kind == "posts" and e.source.meta.series}
     assert named and {e.key for e in entries if e is not None and id(e) in found} == named
+
+
+def test_where_an_entry_is_shown_is_known_without_its_front_matter(tmp_path: Path) -> None:
+    """`Entry.shown_in` (every list of posts, the untranslated notice) reads the languages
+    kept with the entry in the entries file, not its documents' front matter; the same answer
+    as an entry that kept nothing."""
+    root = built_copy(tmp_path)
+    kept = restore.restore(Project(root), root / "site", [])
+    entries = [paired.entry for paired, _ in kept.pairs.paired.values() if paired.entry]
+    docs = [doc for e in entries for doc in e.docs.values()]
+    langs = ("ko", "en", "fr")
+    shown = [[e.shown_in(lang) for lang in langs] for e in entries]
+    assert all(_META_AT in vars(doc) for doc in docs)  # (none unpickled)
+    fresh = [[dataclasses.replace(e).shown_in(lang) for lang in langs] for e in entries]
+    assert shown == fresh and any(map(any, shown))
 
 
 def test_the_documents_of_a_shard_share_one_batch_unpickled_once(
