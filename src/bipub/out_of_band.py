@@ -24,7 +24,6 @@ import gc
 import io
 import pickle
 import sys
-import threading
 from typing import Any
 
 _LENGTH = 8  # bytes of a length (little-endian)
@@ -40,23 +39,25 @@ class Batch:
     """The values a file's objects put in its batch (`_Pickler.later`), pickled together and
     unpickled all at once when the first is read (`get`; from the file's bytes, checked)."""
 
-    __slots__ = ("_data", "_lock", "_values")
+    __slots__ = ("_data", "_values")
 
     def __init__(self, data: memoryview | bytes) -> None:
         self._data: memoryview | bytes | None = data
         self._values: list[Any] | None = None
-        self._lock = threading.Lock()
 
     def get(self, index: int) -> Any:
-        """The value at `index` (the same object at each call, whichever thread asks)."""
+        """The value at `index`. (No lock, which a process forked while another thread held
+        it would never see released: two threads asking at once may each unpickle the
+        batch, and get equal values; load/doc_state.py keeps the first a document got.)"""
         values = self._values
         if values is None:
-            with self._lock:
+            data = self._data
+            if data is None:  # (unpickled by another thread meanwhile: `_values` set first)
                 values = self._values
-                if values is None:
-                    assert self._data is not None
-                    values = self._values = _unpickled(self._data)
-                    self._data = None
+            else:
+                values = self._values = _unpickled(data)
+                self._data = None
+        assert values is not None
         return values[index]
 
 
