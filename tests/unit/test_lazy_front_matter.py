@@ -1,18 +1,24 @@
 """The build cache keeps each document's front matter as parsed (`Document.yaml`, a YamlDoc: the
-raw values and the line of each) pickled on its own, and a document read back unpickles it only
-when it is read (load/doc_state.py `yaml_apart`): the documents read back equal those saved and
-say the same lines, one saved again without being read keeps it as it was read, a worker's copy
-keeps it too, and a build after an edit does not read every document's front matter (at 5,000
-posts a language: those of the edited post's two files only)."""
+raw values and the line of each) pickled on its own, and as validated (`Document.meta`, a
+FrontMatter) in its shard's batch (out_of_band.py `Batch`), and a document read back unpickles
+each only when it is read (load/doc_state.py `yaml_apart`, `body_apart`): the documents read back equal those saved and say the same lines, one
+saved again without being read keeps them as they were read, a worker's copy keeps them too, a
+build after an edit does not read every document's front matter (at 5,000 posts a language:
+those of the edited post's two files only), and what pairing reads of every entry's front
+matter is kept with the entry (pair/model.py `Entry.names_series`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 from pathlib import Path
 
-from bipub import pipeline, restore
+from bipub import cache, out_of_band, pipeline, restore
 from bipub.cache import BuildCache
-from bipub.load.doc_state import _LAZY_YAML
+from bipub.load.doc_state import _LAZY_YAML, _META_AT
+from bipub.pair.taxonomy import series_named
+from bipub.project import Project
+from tests.conftest import built_copy
 from tests.unit.test_lazy_bodies import read_back, saved_documents
 
 
@@ -23,6 +29,12 @@ def test_front_matter_is_unpickled_when_read_and_equals_the_one_saved(
         assert _LAZY_YAML in vars(lazy) and "yaml" not in vars(lazy)  # (not unpickled yet)
         assert lazy.line_of("title") == doc.line_of("title") is not None
         assert lazy.yaml == doc.yaml and _LAZY_YAML not in vars(lazy)
+        assert _META_AT in vars(lazy) and "meta" not in vars(lazy)  # (not unpickled yet)
+        batch = vars(lazy)[_META_AT][0]
+        assert isinstance(batch, out_of_band.Batch)
+        assert lazy.meta == doc.meta and _META_AT not in vars(lazy)
+        assert lazy.meta is lazy.meta  # (one object, kept)
+        assert lazy.meta.model_fields_set == doc.meta.model_fields_set
         assert lazy == doc
 
 
@@ -32,11 +44,12 @@ def test_a_document_saved_again_unread_keeps_its_front_matter(make_project, tmp_
     read._shards.clear()  # (every shard written again: its documents unread)
     read.save(folder)
     for doc in docs:  # (the save did not unpickle them)
-        assert _LAZY_YAML in vars(read.docs[doc.rel][2])
+        assert {_LAZY_YAML, _META_AT} <= vars(read.docs[doc.rel][2]).keys()
     again = BuildCache.load(folder)
     for doc in docs:
         lazy = again.docs[doc.rel][2]
-        assert _LAZY_YAML in vars(lazy) and lazy.yaml == doc.yaml and lazy == doc
+        assert {_LAZY_YAML, _META_AT} <= vars(lazy).keys()
+        assert lazy.yaml == doc.yaml and lazy.meta == doc.meta and lazy == doc
 
 
 def test_a_copy_of_a_document_read_back_has_its_front_matter(make_project, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -46,7 +59,7 @@ def test_a_copy_of_a_document_read_back_has_its_front_matter(make_project, tmp_p
     read = BuildCache.load(folder)
     for doc in docs:
         copy = pickle.loads(pickle.dumps(read.docs[doc.rel][2]))
-        assert copy.yaml == doc.yaml and copy == doc
+        assert copy.yaml == doc.yaml and copy.meta == doc.meta and copy == doc
 
 
 def test_a_build_after_an_edit_does_not_read_every_front_matter(
@@ -71,3 +84,66 @@ def test_a_build_after_an_edit_does_not_read_every_front_matter(
     read = sorted(r for r, doc in docs.items() if _LAZY_YAML not in vars(doc))
     # the edited one (parsed again) and those a warning about it names a line of, not all
     assert rel in read and len(read) < len(docs), read
+    # (its `meta`: the edited entry's, paired again; the others' as far as what every build
+    # reads of an entry is kept with it: test_the_posts_naming_a_series_..., test_plan_facts.py)
+    read = sorted(r for r, doc in docs.items() if _META_AT not in vars(doc))
+    assert rel in read, read
+
+
+def test_the_posts_naming_a_series_are_found_without_their_front_matter(tmp_path: Path) -> None:
+    """pair/taxonomy.py `series_named` reads `Entry.names_series`, kept with each entry in
+    the entries file: of the entries a build in a new process reads back, it unpickles no
+    document's front matter, and says what their documents' front matter says."""
+    root = built_copy(tmp_path)
+    kept = restore.restore(Project(root), root / "site", [])
+    entries = [paired.entry for paired, _ in kept.pairs.paired.values()]
+    assert entries and all(e is not None for e in entries)
+    docs = [doc for e in entries if e is not None for doc in e.docs.values()]
+    assert all(_META_AT in vars(doc) for doc in docs)
+    found = series_named(e for e in entries if e is not None)
+    assert all(_META_AT in vars(doc) for doc in docs)  # (none unpickled)
+    fresh = [dataclasses.replace(e) for e in entries if e is not None]  # (nothing kept)
+    named = {e.key for e in fresh if e.kind == "posts" and e.source.meta.series}
+    assert named and {e.key for e in entries if e is not None and id(e) in found} == named
+
+
+def test_where_an_entry_is_shown_is_known_without_its_front_matter(tmp_path: Path) -> None:
+    """`Entry.shown_in` (every list of posts, the untranslated notice) reads the languages
+    kept with the entry in the entries file, not its documents' front matter; the same answer
+    as an entry that kept nothing."""
+    root = built_copy(tmp_path)
+    kept = restore.restore(Project(root), root / "site", [])
+    entries = [paired.entry for paired, _ in kept.pairs.paired.values() if paired.entry]
+    docs = [doc for e in entries for doc in e.docs.values()]
+    langs = ("ko", "en", "fr")
+    shown = [[e.shown_in(lang) for lang in langs] for e in entries]
+    assert all(_META_AT in vars(doc) for doc in docs)  # (none unpickled)
+    fresh = [[dataclasses.replace(e).shown_in(lang) for lang in langs] for e in entries]
+    assert shown == fresh and any(map(any, shown))
+
+
+def test_the_documents_of_a_shard_share_one_batch_unpickled_once(
+    make_project,  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+    monkeypatch,  # type: ignore[no-untyped-def]
+) -> None:
+    """A shard's documents' `meta` are in one batch, unpickled all at once when the first is
+    read: each document's then is the batch's very object, and equals the one saved."""
+    monkeypatch.setattr(cache, "_shard", lambda rel: len(rel) % 2)  # (two shards)
+    docs, folder = saved_documents(make_project, tmp_path)
+    read = BuildCache.load(folder)
+    by_shard = [list(found.values()) for found in read._shards.values() if len(found) > 1]
+    assert by_shard  # (a shard of more than one document)
+    for found in by_shard:
+        batches = {id(vars(doc)[_META_AT][0]) for _, _, doc in found}
+        assert len(batches) == 1
+        first, *others = [doc for _, _, doc in found]
+        first.meta  # noqa: B018 - (read: the batch is unpickled)
+        batch = vars(others[0])[_META_AT][0]
+        assert batch._values is not None  # (all of them at once)
+        for doc in others:
+            at = vars(doc)[_META_AT][1]
+            assert doc.meta is batch.get(at)
+    saved = {doc.rel: doc for doc in docs}
+    for rel, (_, _, doc) in read.docs.items():
+        assert doc.meta == saved[rel].meta

@@ -22,6 +22,7 @@ from bipub.cache import BuildCache, FileKey, digest_bytes, stat_key
 from bipub.config import SiteConfig
 from bipub.diagnostics import Collector, Diagnostic, Severity
 from bipub.load.doc_state import _IMAGES_BY, _LAZY_BODY, _SPANS, lazy_attribute, section_spans
+from bipub.load.doc_state import _META_AT as _META_AT
 from bipub.load.doc_state import SectionSpan as SectionSpan
 from bipub.load.doc_state import body_apart as _body_apart
 from bipub.load.front_matter import FrontMatterError, split_front_matter
@@ -107,8 +108,8 @@ class Document:
 
         def __getattr__(self, name: str) -> Any:
             """The body of a document read from the build cache, decoded when first read
-            (cache.py keeps it as its UTF-8 bytes in the cache file: `lazy_body`), and its
-            front matter as parsed, unpickled when first read (doc_state.py `yaml_apart`)."""
+            (cache.py keeps it as its UTF-8 bytes: `lazy_body`), and its front matter as parsed
+            and as validated, each unpickled when first read (doc_state.py `lazy_attribute`)."""
             return lazy_attribute(self, name)
 
     def __getstate__(self) -> dict[str, object]:
@@ -117,6 +118,8 @@ class Document:
         # hashing their sections again took longer than anything else in pairing
         if _LAZY_BODY in self.__dict__:
             self.body  # noqa: B018 - (decoded: the state has the body itself)
+        if _META_AT in self.__dict__:
+            self.meta  # noqa: B018 - (taken from its batch: the state has it itself)
         state = dict(self.__dict__)
         if state.pop("sections", None) is not None or _SPANS not in state:  # (else: as read)
             state[_SPANS] = section_spans(self.body, self.sections)

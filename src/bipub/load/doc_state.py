@@ -8,13 +8,22 @@ Its front matter as parsed (`Document.yaml`, a `YamlDoc`: the raw values and the
 ~25 objects a document) is kept pickled on its own, one bytes object in the document's state,
 and unpickled only when first read (`Document.__getattr__`): a build reads it only to say a
 line in a diagnostic (`Document.line_of`), so a build after an edit unpickles ~10,000 of them
-less at 5,000 posts a language. The bytes are part of the signed shard file: they are
-unpickled only from a file whose signature was checked, as the rest of it.
+less at 5,000 posts a language. Its validated front matter (`Document.meta`, a `FrontMatter`:
+~28 objects and pydantic's `__setstate__`) is put in its shard file's batch (out_of_band.py
+`Batch`), with those of the shard's other documents, unpickled all at once when the first is
+read: a build after an edit reads it only of the documents whose entry is paired again (what
+every build reads of an unchanged entry's front matter is kept with the entry: pair/model.py
+`Entry.source_image`, `names_series`, `shown_in`), ~10 of 10,000 at 5,000 posts a language, so
+it unpickles a few shards' batches (~40 % fewer objects read back than with each `meta` in
+the pickle), and one that lists every post (a new post: the archive) all of them, as fast as
+when they were in the pickle. The bytes are part of the signed shard file: they are unpickled
+only from a file whose signature was checked, as the rest of it.
 """
 
 from __future__ import annotations
 
 import pickle
+from collections.abc import Callable
 from typing import Any
 
 from bipub.load.image_refs import parser_version
@@ -26,6 +35,7 @@ _SPANS = "_section_spans"  # in a pickled Document's state: section_spans()
 _IMAGES_BY = "_image_refs_by"  # in a pickled Document's state: who found its image_refs
 _LAZY_BODY = "_body_utf8"  # a Document's body as the build cache read it, not yet decoded
 _LAZY_YAML = "_yaml_pickled"  # a Document's `yaml` as the build cache keeps it (`yaml_apart`)
+_META_AT = "_meta_at"  # a Document's `meta` as the build cache read it: (its Batch, its index)
 
 
 def section_spans(body: str, sections: tuple[Section, ...]) -> tuple[SectionSpan, ...]:
@@ -52,9 +62,12 @@ def lazy_body(cls: type[Any], state: dict[str, object], body: memoryview) -> Any
     return doc
 
 
-def body_apart(doc: Any) -> tuple[Any, tuple[type[Any], dict[str, object], pickle.PickleBuffer]]:
+def body_apart(
+    doc: Any, later: Callable[[Any], object]
+) -> tuple[Any, tuple[type[Any], dict[str, object], pickle.PickleBuffer]]:
     """How the build cache pickles a Document (out_of_band.py): its state without its body,
-    and the body's UTF-8 bytes after the pickle (as read, if not decoded since)."""
+    and the body's UTF-8 bytes after the pickle (as read, if not decoded since); its `meta`
+    put in the file's batch (`later`: as read, if not read since)."""
     found = doc.__dict__
     lazy = found.get(_LAZY_BODY)
     if lazy is not None and _SPANS in found:  # (as read: its state is its __dict__)
@@ -65,6 +78,9 @@ def body_apart(doc: Any) -> tuple[Any, tuple[type[Any], dict[str, object], pickl
     else:
         state = doc.__getstate__()
         body = str(state.pop("body")).encode("utf-8")
+    at = state.pop(_META_AT, None)
+    meta = state.pop("meta") if at is None else at[0].get(at[1])
+    state[_META_AT] = later(meta)
     return lazy_body, (type(doc), yaml_apart(state), pickle.PickleBuffer(body))
 
 
@@ -78,14 +94,20 @@ def yaml_apart(state: dict[str, object]) -> dict[str, object]:
 
 def lazy_attribute(doc: Any, name: str) -> Any:
     """`Document.__getattr__`: the body of a document read back (`lazy_body`), decoded now,
-    or its `yaml` (`yaml_apart`), unpickled now, each kept in its place; else AttributeError."""
+    its `meta`, taken from its shard's batch now (`body_apart`), or its `yaml`
+    (`yaml_apart`), unpickled now, each kept in its place (the first one made, if another
+    thread made one meanwhile); else AttributeError."""
     found = doc.__dict__
     if name == "body" and (lazy := found.get(_LAZY_BODY)) is not None:
         body = found["body"] = str(lazy, "utf-8")
         found.pop(_LAZY_BODY, None)  # (another thread may have decoded it meanwhile)
         return body
+    if name == "meta" and (at := found.get(_META_AT)) is not None:
+        meta = found.setdefault("meta", at[0].get(at[1]))
+        found.pop(_META_AT, None)
+        return meta
     if name == "yaml" and (lazy := found.get(_LAZY_YAML)) is not None:
-        yaml = found["yaml"] = pickle.loads(lazy)  # noqa: S301 - of a signed cache file
+        yaml = found.setdefault("yaml", pickle.loads(lazy))  # noqa: S301 - of a signed file
         found.pop(_LAZY_YAML, None)
         return yaml
     raise AttributeError(f"{type(doc).__name__!r} object has no attribute {name!r}")

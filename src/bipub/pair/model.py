@@ -85,13 +85,17 @@ class Entry:
         in the source keeps it out of every language, a translation's own keeps it out of that
         one; a source draft's translation, a machine draft say, was published alone before,
         and a page was published whatever its `draft` said)."""
-        version = self.versions.get(lang)
-        return (
-            not self.scheduled
-            and version is not None
-            and not version.doc.meta.draft
-            and not self.docs[self.source_lang].meta.draft
-        )
+        return not self.scheduled and lang in self._shown_langs
+
+    @cached_property
+    def _shown_langs(self) -> frozenset[str]:
+        """The languages of `shown_in` but for `scheduled`: those with a version whose document
+        is not a draft, none if the source is one. Worked out once per entry and kept with it
+        in the entries file (restore.py), as the plan's facts below: a build in a new process
+        reads no unchanged document's front matter for it (load/doc_state.py)."""
+        if self.docs[self.source_lang].meta.draft:
+            return frozenset()
+        return frozenset(lang for lang, v in self.versions.items() if not v.doc.meta.draft)
 
     @property
     def published_at(self) -> dt.date:
@@ -129,6 +133,13 @@ class Entry:
         """The source's front matter `image:` (every language's og:image, render/page_views.py
         `og_image`; none: a post's own card, pair/site_pages.py `own_card`)."""
         return self.source.meta.image
+
+    @cached_property
+    def names_series(self) -> bool:
+        """Whether its source's front matter names a `series` (pair/taxonomy.py
+        `series_named`: a build in a new process reads no unchanged document's front matter
+        for it, load/doc_state.py `body_apart`)."""
+        return bool(self.source.meta.series)
 
     @cached_property
     def aliased(self) -> tuple[Document, ...]:

@@ -376,4 +376,4 @@ def _clash(collector: Collector, doc: Document, name: str, other: Series, slug: 
 
 def series_named(entries: Iterable[Entry]) -> set[int]:
     """The ids of the posts of `entries` whose source names a series (`collect_series`)."""
-    return {id(e) for e in entries if e.kind == "posts" and e.source.meta.series}
+    return {id(e) for e in entries if e.kind == "posts" and e.names_series}
