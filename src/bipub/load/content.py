@@ -256,13 +256,6 @@ class Changed(NamedTuple):
     removed: list[_Job]  # posts and pages removed (their jobs as listed)
 
 
-# what `ContentMemo.keep` is given: the project, its languages, the inputs, the jobs, what the
-# listing said, the content
-_Full = tuple[
-    Path, tuple[str, ...], Mapping[str, Identity] | None, list["_Job"], list[Diagnostic], Content
-]
-
-
 @dataclass
 class ContentMemo:
     """What the last load of a resident caller (`bipub serve`) listed and loaded: the
@@ -281,8 +274,7 @@ class ContentMemo:
     listed: list[Diagnostic] = field(default_factory=list)
     content: Content | None = None
     note: str = ""  # what the last load took from the one before, or why nothing (`-v`)
-    # a full load's arguments to `keep`, until the next load takes them (`_take`)
-    _full: _Full | None = None
+    _pending: tuple[list[_Job], Content] | None = None  # a full load's, until `_take`
 
     def keep(
         self,
@@ -294,27 +286,20 @@ class ContentMemo:
         content: Content,
     ) -> None:
         """A load done in full: what the next one may start from (not if it failed), checked
-        and indexed when the next load asks for it (`_take`): a build in a new process (`bipub
-        build`) has no next load, and that is a pass over every file (~4 ms at 10,000)."""
-        self._full = (root, tuple(config.codes), inputs, jobs, listed, content)
-        self.content = None
+        and indexed when the next load asks for it (`_take`; a `bipub build` has none)."""
+        self.root, self.codes, self.inputs, self.listed = root, tuple(config.codes), inputs, listed
+        self.content, self._pending = None, (jobs, content)
 
     def _take(self) -> None:
-        """What the last full load kept (`keep`), checked and indexed, if not done yet."""
-        if self._full is None:
-            return
-        root, codes, inputs, jobs, listed, content = self._full
-        self._full = None
-        usable = inputs is not None and not content.failed
-        usable = usable and all(d.severity != Severity.ERROR for d in listed)
-        usable = usable and all(job.key is not None for job in jobs)  # (none walked here)
-        # (each document found by its place in the order: no two of one name, NFC and NFD)
-        usable = usable and len({d.rel for d in content.documents}) == len(content.documents)
-        self.content = content if usable else None
-        if self.content is None:
-            return
-        self.root, self.codes, self.inputs, self.listed = root, codes, inputs, listed
-        self.jobs = {job.disk: job for job in jobs}
+        if self._pending is not None:  # (else taken already)
+            (jobs, content), self._pending = self._pending, None
+            usable = self.inputs is not None and not content.failed
+            usable = usable and all(d.severity != Severity.ERROR for d in self.listed)
+            usable = usable and all(job.key is not None for job in jobs)  # (none walked here)
+            # (each document found by its place in the order: no two of one name, NFC and NFD)
+            usable = usable and len({d.rel for d in content.documents}) == len(content.documents)
+            if usable:
+                self.content, self.jobs = content, {job.disk: job for job in jobs}
 
     def edited(
         self, root: Path, config: SiteConfig, inputs: Mapping[str, Identity] | None
@@ -480,8 +465,7 @@ def _load_yaml_file(root: Path, path: Path, collector: Collector) -> YamlDoc | N
 
 
 class _Job(NamedTuple):
-    """One post or page file to load (a named tuple: made for every file of every load, ~6 times
-    faster than a frozen dataclass, whose fields are each set by `object.__setattr__`)."""
+    """One post or page file to load (a named tuple: ~6x faster to make than a dataclass)."""
 
     root: Path
     disk: str  # its path relative to the project, as on the disk
