@@ -27,6 +27,7 @@ from bipub.load.doc_state import body_apart as _body_apart
 from bipub.load.front_matter import FrontMatterError, split_front_matter
 from bipub.load.image_refs import ImageRef, body_images, parser_version
 from bipub.load.listing import CONTENT_DIR as CONTENT_DIR
+from bipub.load.listing import Job as _Job
 from bipub.load.listing import Listing as _Listing
 from bipub.load.listing import is_cv as _is_cv
 from bipub.load.listing import passed_over, suffix_of
@@ -462,27 +463,6 @@ def _load_yaml_file(root: Path, path: Path, collector: Collector) -> YamlDoc | N
     except YamlError as exc:
         collector.extend(exc.diagnostics)
     return None
-
-
-class _Job(NamedTuple):
-    """One post or page file to load (a named tuple: ~6x faster to make than a dataclass)."""
-
-    root: Path
-    disk: str  # its path relative to the project, as on the disk
-    rel: str  # the same, NFC
-    lang: str
-    kind: Kind
-    kind_disk: str  # content/<lang>/<kind>, relative to the project
-    key: FileKey | None  # its identity as the scan of the inputs found it
-
-    @property
-    def path(self) -> Path:
-        return self.root / self.disk
-
-    @property
-    def name(self) -> str:
-        """Its path inside content/<lang>/<kind>/ without .md, NFC."""
-        return unicodedata.normalize("NFC", self.disk[len(self.kind_disk) + 1 : -len(".md")])
 
 
 # Below this many files to parse, forking a helper costs more than it saves (its fork, and its
