@@ -5,7 +5,6 @@ Every problem is collected, so one run reports all of them. Nothing here renders
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import stat
 import unicodedata
@@ -28,6 +27,7 @@ from bipub.load.doc_state import body_apart as _body_apart
 from bipub.load.front_matter import FrontMatterError, split_front_matter
 from bipub.load.image_refs import ImageRef, body_images, parser_version
 from bipub.load.listing import CONTENT_DIR as CONTENT_DIR
+from bipub.load.listing import Job as _Job
 from bipub.load.listing import Listing as _Listing
 from bipub.load.listing import is_cv as _is_cv
 from bipub.load.listing import passed_over, suffix_of
@@ -275,6 +275,7 @@ class ContentMemo:
     listed: list[Diagnostic] = field(default_factory=list)
     content: Content | None = None
     note: str = ""  # what the last load took from the one before, or why nothing (`-v`)
+    _pending: tuple[list[_Job], Content] | None = None  # a full load's, until `_take`
 
     def keep(
         self,
@@ -285,17 +286,21 @@ class ContentMemo:
         listed: list[Diagnostic],
         content: Content,
     ) -> None:
-        """A load done in full: what the next one may start from (not if it failed)."""
-        usable = inputs is not None and not content.failed
-        usable = usable and all(d.severity != Severity.ERROR for d in listed)
-        usable = usable and all(job.key is not None for job in jobs)  # (none walked here)
-        # (each document found by its place in the order: no two of one name, NFC and NFD)
-        usable = usable and len({d.rel for d in content.documents}) == len(content.documents)
-        self.content = content if usable else None
-        if self.content is None:
-            return
+        """A load done in full: what the next one may start from (not if it failed), checked
+        and indexed when the next load asks for it (`_take`; a `bipub build` has none)."""
         self.root, self.codes, self.inputs, self.listed = root, tuple(config.codes), inputs, listed
-        self.jobs = {job.disk: job for job in jobs}
+        self.content, self._pending = None, (jobs, content)
+
+    def _take(self) -> None:
+        if self._pending is not None:  # (else taken already)
+            (jobs, content), self._pending = self._pending, None
+            usable = self.inputs is not None and not content.failed
+            usable = usable and all(d.severity != Severity.ERROR for d in self.listed)
+            usable = usable and all(job.key is not None for job in jobs)  # (none walked here)
+            # (each document found by its place in the order: no two of one name, NFC and NFD)
+            usable = usable and len({d.rel for d in content.documents}) == len(content.documents)
+            if usable:
+                self.content, self.jobs = content, {job.disk: job for job in jobs}
 
     def edited(
         self, root: Path, config: SiteConfig, inputs: Mapping[str, Identity] | None
@@ -304,6 +309,7 @@ class ContentMemo:
         that is all that changed in content/ but cv.yaml (and files a listing passes over in
         silence: a name starting with a dot, not .md); else None."""
         self.note = ""
+        self._take()
         if (
             self.content is None
             or self.inputs is None
@@ -326,7 +332,7 @@ class ContentMemo:
                 if job is None or not stat.S_ISREG(mode(inputs[path])):
                     self.note = f"content listed again: {path} is not a post or page as listed"
                     return None
-                found.edited.append(dataclasses.replace(job, key=file_identity(inputs[path])))
+                found.edited.append(job._replace(key=file_identity(inputs[path])))
                 continue
             why = self._added_or_removed(path, before, inputs, found)
             if why:
@@ -457,28 +463,6 @@ def _load_yaml_file(root: Path, path: Path, collector: Collector) -> YamlDoc | N
     except YamlError as exc:
         collector.extend(exc.diagnostics)
     return None
-
-
-@dataclass(frozen=True)
-class _Job:
-    """One post or page file to load."""
-
-    root: Path
-    disk: str  # its path relative to the project, as on the disk
-    rel: str  # the same, NFC
-    lang: str
-    kind: Kind
-    kind_disk: str  # content/<lang>/<kind>, relative to the project
-    key: FileKey | None  # its identity as the scan of the inputs found it
-
-    @property
-    def path(self) -> Path:
-        return self.root / self.disk
-
-    @property
-    def name(self) -> str:
-        """Its path inside content/<lang>/<kind>/ without .md, NFC."""
-        return unicodedata.normalize("NFC", self.disk[len(self.kind_disk) + 1 : -len(".md")])
 
 
 # Below this many files to parse, forking a helper costs more than it saves (its fork, and its

@@ -8,9 +8,11 @@ import stat
 import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
+from typing import NamedTuple
 
 from bipub.cache import FileKey
 from bipub.diagnostics import Collector
+from bipub.model.post import Kind
 from bipub.uptodate import Identity, file_identity, mode
 
 CONTENT_DIR = "content"
@@ -123,3 +125,25 @@ def passed_over(path: str, inputs: Mapping[str, Identity]) -> bool:
         and not stat.S_ISLNK(mode(inputs[path]))
         and not stat.S_ISDIR(mode(inputs[path]))
     )
+
+
+class Job(NamedTuple):
+    """One post or page file to load (load/content.py; a named tuple: one is made for each file
+    listed, ~6x faster than a frozen dataclass)."""
+
+    root: Path
+    disk: str  # its path relative to the project, as on the disk
+    rel: str  # the same, NFC
+    lang: str
+    kind: Kind
+    kind_disk: str  # content/<lang>/<kind>, relative to the project
+    key: FileKey | None  # its identity as the scan of the inputs found it
+
+    @property
+    def path(self) -> Path:
+        return self.root / self.disk
+
+    @property
+    def name(self) -> str:
+        """Its path inside content/<lang>/<kind>/ without .md, NFC."""
+        return unicodedata.normalize("NFC", self.disk[len(self.kind_disk) + 1 : -len(".md")])
