@@ -108,11 +108,14 @@ class _Rows:
                 return row
         raise RuntimeError(f"{key}: no row of its entry")
 
-    def expand(self, fields: dict[str, Any]) -> None:
-        """A unit's fields (`_paired`) made whole, in the order they always had: as
+    def expand(self, unit: Unit) -> None:
+        """`unit`'s fields (`_paired`) made whole, in the order they always had: as
         `_span_units` makes them from where its sections are in the entry's documents
         (`unsplit_spans`: the build cache's; from the sections, if they were split), its
-        texts sliced when read. Each section's line and hash must be the unit's."""
+        texts sliced when read. Each section's line and hash must be the unit's. (Its fields
+        are another dict, put in place at once: a unit read meanwhile has the one or the
+        other.)"""
+        fields = unit.__dict__
         key, target, line, digest, t_line, t_digest, index = self.row(fields)
         entry = self.entry
         src = entry.docs[entry.source_lang]
@@ -154,8 +157,7 @@ class _Rows:
         for name, value in fields.items():  # (a cached property read since: kept)
             if name not in whole and name != "_at":
                 whole[name] = value
-        fields.clear()
-        fields.update(whole)
+        object.__setattr__(unit, "__dict__", whole)
 
 
 def _unit_row(entry: Entry, unit: Unit) -> UnitRow | Unit:
@@ -167,7 +169,8 @@ def _unit_row(entry: Entry, unit: Unit) -> UnitRow | Unit:
     if rows_of is not None:
         if rows_of.entry is entry:
             return rows_of.row(found)
-        rows_of.expand(found)
+        rows_of.expand(unit)
+        found = unit.__dict__
     part = found["key"].rpartition(":")[2]
     digest = found.get("source_hash")
     if not part.startswith("body#") or not part[5:].isdigit() or digest is None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import pickle
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -122,9 +121,9 @@ def test_a_build_after_an_edit_makes_no_unit_read_back_whole(
     made: list[str] = []
     expand = entry_rows._Rows.expand
 
-    def counted(self: entry_rows._Rows, fields: dict[str, Any]) -> None:
-        made.append(fields["key"])
-        expand(self, fields)
+    def counted(self: entry_rows._Rows, unit: Unit) -> None:
+        made.append(unit.key)
+        expand(self, unit)
 
     monkeypatch.setattr(entry_rows._Rows, "expand", counted)
     path = project / BETA

@@ -57,7 +57,8 @@ class Unit:
             its fields made whole when one it does not hold is first read)."""
             found = self.__dict__
             if "_at" in found:
-                found["_at"].expand(found)
+                found["_at"].expand(self)
+                found = self.__dict__
                 if name in found:
                     return found[name]  # type: ignore[no-any-return]
             where = _WHERE.get(name)
@@ -70,7 +71,7 @@ class Unit:
     def __getstate__(self) -> dict[str, object]:
         """The unit with its texts, not the bodies they are sliced from (`__getattr__`)."""
         if "_at" in self.__dict__:  # (read back as a row: made whole first)
-            self.__dict__["_at"].expand(self.__dict__)
+            self.__dict__["_at"].expand(self)
         state = dict(self.__dict__)
         if "_body" in state:
             state["source"], state["translation"] = self.source, self.translation
