@@ -1,9 +1,10 @@
 """How the entries file (restore.py) pickles a piece of entries' rows and reads it back: each
 entry as pairing left it (pair/memo.py `Paired`), with its documents named by file and digest,
 not copied (`_ResidentPickler`; read back only with the build cache's very documents:
-`ResidentUnpickler`), each body unit as a row without its texts (`UnitRow`, sliced from the
-documents when read, as pairing makes them: `_paired`), and equal tuples of strings pickled
-once (`_shared`)."""
+`ResidentUnpickler`), each body unit as a row without its texts (`UnitRow`: read back, a unit
+holds what a build reads of it and is made whole from its row when more is read, its texts
+sliced from the documents, as pairing makes them: `_paired`), and equal tuples of strings
+pickled once (`_shared`)."""
 
 from __future__ import annotations
 
@@ -38,81 +39,138 @@ def _unit(fields: dict[str, Any]) -> Unit:
 
 
 # a body unit as `_ResidentPickler` keeps it: its key, target language, line and hash (of its
-# section in the entry's source), the line of its translation (None: not translated) and
-# the section's index
-UnitRow = tuple[str, str, int, str, int | None, int]
+# section in the entry's source), the line and hash of its translation (None: not translated)
+# and the section's index
+UnitRow = tuple[str, str, int, str, int | None, str | None, int]
 
 
 def _paired(
     docs: DocIds, entry: Entry | None, diagnostics: tuple[Any, ...], rows: tuple[Any, ...]
 ) -> Paired:
-    """An entry as pairing left it, its body units made again from their rows (`UnitRow`) and
-    where their sections are in the entry's documents (`unsplit_spans`: the build cache's;
-    from the sections, if they were split), their texts sliced when read, as pair/units.py
-    `_span_units` makes them. Each section's line and hash must be the unit's. (Each unit's
-    fields are one dict made at once, in the order they always had: ~30,000 units at 5,000
-    posts a language.)"""
+    """An entry as pairing left it, its body units made again from their rows (`UnitRow`).
+    A unit holds what a build reads of an unchanged entry's units (pairing's status checks,
+    status.json: render/json_api.py `status_texts_of`) — its key, target language, hashes,
+    whether it is translated — and its entry's rows; its other fields are made from the row when one is
+    first read (`_Rows.expand`, pair/units.py `Unit.__getattr__`), with where its sections
+    are in the entry's documents, as pair/units.py `_span_units` makes them. (Its documents
+    are the build cache's of the very file and digest, `ResidentUnpickler`: their sections are
+    where the rows say. Making every unit whole, each section looked up in its document,
+    cost ~25 ms at 5,000 posts a language: ~20,000 units, each a dict of 15 fields, not 5.)"""
     if entry is None:
         return Paired(docs, entry, tuple(rows), diagnostics)
     units: list[Unit] = []
-    source_lang = entry.source_lang
-    src = entry.docs[source_lang]
-    rel = src.rel
-    spans = src.unsplit_spans()
-    targets: dict[str, tuple[Any, Any]] = {}  # each translation's document and spans
+    rows_of = _Rows(entry, rows)
     new, set_attr = object.__new__, object.__setattr__
     for row in rows:
         if type(row) is not tuple:
             units.append(row)
             continue
-        key, target, line, digest, t_line, index = row
-        fields: dict[str, Any] = {
-            "key": key,
-            "source_lang": source_lang,
-            "target_lang": target,
-            "source_file": rel,
-            "source_line": line,
-            "source_hash": digest,
-        }
-        if spans is not None:  # (the texts sliced from the body when first read)
-            start, end, found_line, found = spans[index]
-            fields["_body"], fields["_start"], fields["_end"] = src, start, end
+        # (five fields: a dict of at most five is made in its smallest size, ~4x faster)
+        fields: dict[str, Any]
+        if row[4] is None:
+            key, target, digest = row[0], row[1], row[3]
+            fields = {
+                "key": key,
+                "target_lang": target,
+                "source_hash": digest,
+                "translation": None,
+                "_at": rows_of,
+            }
         else:
-            section = src.sections[index]
-            found_line, found = section.line, section.digest
-            fields["source"] = section.text
-        if found_line != line or found != digest:
-            raise pickle.UnpicklingError(f"{key}: not the section it was made of")
-        if t_line is None:
-            fields["translation"] = fields["translation_file"] = fields["translation_line"] = None
-        else:
-            known = targets.get(target)
-            if known is None:
-                tr = entry.docs[target]
-                known = targets[target] = (tr, tr.unsplit_spans())
-            tr, t_spans = known
-            fields["translation_file"] = tr.rel
-            fields["translation_line"] = t_line
-            if t_spans is not None:
-                t_start, t_end, found_line, t_digest = t_spans[index]
-                fields["_tbody"], fields["_tstart"], fields["_tend"] = tr, t_start, t_end
-                fields["translation_hash"] = t_digest
-            else:
-                t_section = tr.sections[index]
-                found_line, fields["translation"] = t_section.line, t_section.text
-                fields["translation_hash"] = t_section.digest
-            if found_line != t_line:
-                raise pickle.UnpicklingError(f"{key}: not the translation it was made of")
+            key, target, digest, t_digest = row[0], row[1], row[3], row[5]
+            fields = {
+                "key": key,
+                "target_lang": target,
+                "source_hash": digest,
+                "translation_hash": t_digest,
+                "_at": rows_of,
+            }
         unit = new(Unit)
         set_attr(unit, "__dict__", fields)
         units.append(unit)
     return Paired(docs, entry, tuple(units), diagnostics)
 
 
+class _Rows:
+    """An entry whose body units were read back from their rows (`_paired`): makes a unit's
+    fields whole from its row when one is first read (`expand`)."""
+
+    __slots__ = ("entry", "rows")
+
+    def __init__(self, entry: Entry, rows: tuple[Any, ...]) -> None:
+        self.entry, self.rows = entry, rows
+
+    def row(self, fields: dict[str, Any]) -> UnitRow:
+        """The row of the unit of these `fields` (by its key and target language)."""
+        key, target = fields["key"], fields["target_lang"]
+        for row in self.rows:
+            if type(row) is tuple and row[0] == key and row[1] == target:
+                return row
+        raise RuntimeError(f"{key}: no row of its entry")
+
+    def expand(self, unit: Unit) -> None:
+        """`unit`'s fields (`_paired`) made whole, in the order they always had: as
+        `_span_units` makes them from where its sections are in the entry's documents
+        (`unsplit_spans`: the build cache's; from the sections, if they were split), its
+        texts sliced when read. Each section's line and hash must be the unit's. (Its fields
+        are another dict, put in place at once: a unit read meanwhile has the one or the
+        other.)"""
+        fields = unit.__dict__
+        key, target, line, digest, t_line, t_digest, index = self.row(fields)
+        entry = self.entry
+        src = entry.docs[entry.source_lang]
+        whole: dict[str, Any] = {
+            "key": key,
+            "source_lang": entry.source_lang,
+            "target_lang": target,
+            "source_file": src.rel,
+            "source_line": line,
+            "source_hash": digest,
+        }
+        spans = src.unsplit_spans()
+        if spans is not None:  # (the texts sliced from the body when first read)
+            start, end, found_line, found = spans[index]
+            whole["_body"], whole["_start"], whole["_end"] = src, start, end
+        else:
+            section = src.sections[index]
+            found_line, found = section.line, section.digest
+            whole["source"] = section.text
+        if found_line != line or found != digest:
+            raise RuntimeError(f"{key}: not the section it was made of")
+        if t_line is None:
+            whole["translation"] = whole["translation_file"] = whole["translation_line"] = None
+        else:
+            tr = entry.docs[target]
+            whole["translation_file"] = tr.rel
+            whole["translation_line"] = t_line
+            t_spans = tr.unsplit_spans()
+            if t_spans is not None:
+                t_start, t_end, found_line, found = t_spans[index]
+                whole["_tbody"], whole["_tstart"], whole["_tend"] = tr, t_start, t_end
+            else:
+                t_section = tr.sections[index]
+                found_line, found = t_section.line, t_section.digest
+                whole["translation"] = t_section.text
+            if found_line != t_line or found != t_digest:
+                raise RuntimeError(f"{key}: not the translation it was made of")
+            whole["translation_hash"] = t_digest
+        for name, value in fields.items():  # (a cached property read since: kept)
+            if name not in whole and name != "_at":
+                whole[name] = value
+        object.__setattr__(unit, "__dict__", whole)
+
+
 def _unit_row(entry: Entry, unit: Unit) -> UnitRow | Unit:
     """`unit` as a row (`UnitRow`), if it is a body unit of `entry`'s source and its
-    translation in the unit's language (else as it is, with its texts)."""
+    translation in the unit's language (else as it is, with its texts): its row as read, if
+    it was read back (`_paired`) with `entry` and not made whole since."""
     found = unit.__dict__
+    rows_of: _Rows | None = found.get("_at")
+    if rows_of is not None:
+        if rows_of.entry is entry:
+            return rows_of.row(found)
+        rows_of.expand(unit)
+        found = unit.__dict__
     part = found["key"].rpartition(":")[2]
     digest = found.get("source_hash")
     if not part.startswith("body#") or not part[5:].isdigit() or digest is None:
@@ -121,10 +179,13 @@ def _unit_row(entry: Entry, unit: Unit) -> UnitRow | Unit:
     tr_rel = found["translation_file"]
     if found["source_lang"] != entry.source_lang or found["source_file"] != src.rel:
         return unit
-    if tr_rel is not None and (target not in entry.docs or entry.docs[target].rel != tr_rel):
+    if tr_rel is None:
+        return (found["key"], target, found["source_line"], digest, None, None, int(part[5:]))
+    t_digest = found.get("translation_hash")
+    if target not in entry.docs or entry.docs[target].rel != tr_rel or t_digest is None:
         return unit
-    t_line = found["translation_line"] if tr_rel is not None else None
-    return (found["key"], target, found["source_line"], digest, t_line, int(part[5:]))
+    line, t_line = found["source_line"], found["translation_line"]
+    return (found["key"], target, line, digest, t_line, t_digest, int(part[5:]))
 
 
 class _ResidentPickler(pickle.Pickler):

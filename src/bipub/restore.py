@@ -25,8 +25,9 @@ files' digests, whether the pairing was whole, each language's posts as it carri
 naming the segment files (`entries-<output>-<id>.pickle`,
 cache_pieces.py) that hold the entries' rows in 64 pieces (by a hash of the entry's kind and
 key), each pickled in one piece with its documents named by file and digest, not copied, and
-each body unit as a row (its key, language, line, hash and its section's index: its texts are
-sliced from the documents when read, as pairing makes them). One piece per entry cost more to
+each body unit as a row (its key, language, line, hash, its translation's line and hash and its
+section's index: read back, a unit holds what a build reads of it, and is made whole from its
+row, its texts sliced from the documents, only when more of it is read: entry_rows.py). One piece per entry cost more to
 unpickle than pairing the entry again (~50-100 µs against ~30-45 µs, session 13); one piece
 for all cost ~0.45 s to pickle at every save. The header and each segment are checked against
 their signatures (cache.py: keyed BLAKE3 with this user's key; a file planted, damaged or
@@ -34,8 +35,8 @@ written by another user is never unpickled, and a segment is read only with the 
 header names) once read. A piece is unpickled with the documents of the build cache as the
 last build left it (read back before this build loads: an unchanged document is the very
 object the build then loads, and an edited one is another): a document not in the cache by
-that file and digest (an entries file older than the cache, another project's) or a section
-not where its unit says refuses the piece, whose entries are then paired again. A save makes
+that file and digest (an entries file older than the cache, another project's) refuses the
+piece, whose entries are then paired again. A save makes
 the rows of only the pieces holding an entry whose pairing, taxa or key is not the very one
 read (found by identity in C loops, `_changed`), pickles again those whose rows are not those
 read, and writes them into one more segment; the others stay where they are (after an edit at
@@ -84,11 +85,12 @@ from bipub.project import Project
 from bipub.render.kept_pages import KeepMemo
 from bipub.render.page_plan import KeyMade, PageMemo
 
-FORMAT = 8  # 2: what the keys' `around` came from (EntryKeyMemo.order, members, tags);
+FORMAT = 9  # 2: what the keys' `around` came from (EntryKeyMemo.order, members, tags);
 # 3: the pairing as `bipub serve` keeps it (pair/memo.py Resident), after the header;
 # 4: a source draft's translations are not listed (pair/model.py Entry.shown_in)
 # 5: a post dated after the build's "now" is scheduled (Entry.publish_at, scheduled)
-# 6: a page dated after it too; 7: pieces in segment files (cache_pieces.py); 8: posts_order
+# 6: a page dated after it too; 7: pieces in segment files (cache_pieces.py); 8: posts_order;
+# 9: a body unit's row holds its translation's hash (entry_rows.py UnitRow)
 _HEAD = 8  # bytes of the header's length, after the signature
 
 CHUNKS = 64  # the entries are pickled in this many pieces: a save pickles again the changed

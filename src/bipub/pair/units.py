@@ -52,8 +52,15 @@ class Unit:
 
         def __getattr__(self, name: str) -> str:
             """The `source` or `translation` of a body unit made from where its text is in
-            its document's body (`_span_units`), sliced from it when first read."""
+            its document's body (`_span_units`), sliced from it when first read; a field of
+            a body unit read back from the entries file as a row (entry_rows.py `_paired`:
+            its fields made whole when one it does not hold is first read)."""
             found = self.__dict__
+            if "_at" in found:
+                found["_at"].expand(self)
+                found = self.__dict__
+                if name in found:
+                    return found[name]  # type: ignore[no-any-return]
             where = _WHERE.get(name)
             if where is None or where[0] not in found:
                 raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
@@ -63,6 +70,8 @@ class Unit:
 
     def __getstate__(self) -> dict[str, object]:
         """The unit with its texts, not the bodies they are sliced from (`__getattr__`)."""
+        if "_at" in self.__dict__:  # (read back as a row: made whole first)
+            self.__dict__["_at"].expand(self)
         state = dict(self.__dict__)
         if "_body" in state:
             state["source"], state["translation"] = self.source, self.translation
