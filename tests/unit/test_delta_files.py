@@ -313,3 +313,30 @@ def test_a_journal_on_the_records_base_writes_no_base_for_a_table_it_lacks(
     again = save_delta(journal, 1, tables, base, "t-journal", uprecord._ALIKE, shared=True)
     assert again == base and not list(tmp_path.glob("t-journal-*.pickle"))
     assert load_delta(journal)[1] == tables
+
+
+def test_a_table_held_whole_that_nothing_is_read_from_writes_a_new_base(
+    tmp_path: Path,
+) -> None:
+    """A base written when the spare copy's files differed from the output's in every
+    identity (a record made before the spare copy's record had the files it shares as they
+    are now) holds them whole; once the spare copy's files are made from the output's (the
+    closer), nothing is read from that table, which every build would unpickle for nothing:
+    the next save writes a new base, holding them as what differs. Tables each read from the
+    other (the folders of the two trees, which swap places) keep their base."""
+    path = tmp_path / "t.pickle"
+    tables = _site_tables()
+    old = dict(tables)
+    old["spare_files"] = {k: b"\4" * 40 for k in tables["spare_files"]}  # (every one other)
+    base = save_delta(path, 0, old, None, PREFIX, uprecord._ALIKE, shared=True)
+    (first,) = tmp_path.glob(f"{PREFIX}-*.pickle")
+    assert isinstance(cache._unpickled(cache.read_signed(first))["spare_files"], dict)
+    again = save_delta(path, 1, tables, base, PREFIX, uprecord._ALIKE, shared=True)
+    (second,) = tmp_path.glob(f"{PREFIX}-*.pickle")
+    assert second != first and again.name == second.name
+    assert isinstance(cache._unpickled(cache.read_signed(second))["spare_files"], tuple)
+    assert load_delta(path)[1] == tables
+    swapped = dict(tables, dirs=tables["spare_dirs"], spare_dirs=tables["dirs"])
+    save_delta(path, 2, swapped, again, PREFIX, uprecord._ALIKE, shared=True)
+    assert list(tmp_path.glob(f"{PREFIX}-*.pickle")) == [second]
+    assert load_delta(path)[1] == swapped
