@@ -219,3 +219,44 @@ def test_a_route_kept_in_another_entrys_part_is_not_taken(tmp_path: Path) -> Non
     assert "2026-06-02" in sitemap
     build(root, tmp_path / "clean", use_cache=False, only=KINDS)
     assert tree_snapshot(root / "site") == tree_snapshot(tmp_path / "clean")
+
+
+def test_the_changed_entrys_routes_are_kept_from_the_parts_sitemap_parts_made(
+    kept: tuple[Path, Kept | None], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Parts.routes keeps the routes' parts of the entries whose key changed from what
+    feeds.sitemap_parts made (its `fresh`: the parts of the routes not known, each made once),
+    not by looking through every route of the sitemap: after an edit of alpha, `fresh` holds
+    exactly the routes made, alpha's part is its routes' parts made, and the sitemap equals a
+    clean build's."""
+    root, memory = kept
+    made: list[tuple[str, ...]] = []
+    fresh_seen: list[dict[tuple[str, ...], feeds.SitemapPart]] = []
+    real_part, real_parts = feeds.route_part, feeds.sitemap_parts
+
+    def route_part(route: tuple[str, ...], *args: object) -> feeds.SitemapPart:
+        made.append(route)
+        return real_part(route, *args)  # type: ignore[arg-type]
+
+    def sitemap_parts(*args: object, **kwargs: object) -> list[feeds.SitemapPart]:
+        found = real_parts(*args, **kwargs)  # type: ignore[arg-type]
+        fresh = args[4] if len(args) > 4 else kwargs.get("fresh")
+        assert isinstance(fresh, dict)
+        fresh_seen.append(fresh)
+        return found
+
+    monkeypatch.setattr(feeds, "route_part", route_part)
+    monkeypatch.setattr(feeds, "sitemap_parts", sitemap_parts)
+    replace_in(root, "content/ko/posts/alpha.md", "title: 알파 글", "title: 고친 알파")
+    build(root, only=KINDS, kept=memory)
+    [fresh] = fresh_seen
+    assert set(fresh) == set(made) and ("post", "alpha") in fresh, made
+    if memory is not None:
+        assert memory.state is not None
+        now = memory.state.parts.now or memory.state.parts.earlier
+        [alpha] = [p for p in now.values() if isinstance(p, dict) and ("post", "alpha") in p]
+        assert alpha == {route: fresh[route] for route in sorted(alpha)}
+        assert all(alpha[route] is fresh[route] for route in alpha)
+    monkeypatch.undo()
+    build(root, tmp_path / "clean", use_cache=False, only=KINDS)
+    assert tree_snapshot(root / "site") == tree_snapshot(tmp_path / "clean")

@@ -27,11 +27,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import filterfalse
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, Protocol
+from typing import TYPE_CHECKING, Final, Protocol, cast
 from urllib.parse import unquote, urlsplit
 
-from bipub import uptodate
 from bipub.cache import user_cache_dir, write_cache_file
 from bipub.parallel import can_fork, fork_map, worker_count
 from bipub.render.card_draw import Canvas, CardText, FontFile, draw, drawing_code
@@ -40,6 +40,7 @@ from bipub.render.pdf.fonts import FontsAhead, choose_fonts, cmap, describe, unc
 from bipub.render.urls import post_card, site_card
 from bipub.uptodate import Identity as Published
 from bipub.write.output import Identity, OutputFile, OutputTree
+from bipub.write.record import unpack_four
 
 if TYPE_CHECKING:
     from bipub.cache import BuildCache
@@ -352,19 +353,26 @@ def remember(
     uptodate.output_state's, of every published file), for the next build's `Cards._kept`.
     `keys`: the cards this build made (None: it made none, `build --only html`). A card this
     build did not make but carried over (by hard link: only its ctime moved) keeps its key
-    with its new identity; a card no longer published is forgotten."""
+    with its new identity; a card no longer published is forgotten. (The cards this build
+    made, all published: in C, each identity unpacked as OutputTree.keep_each does.)"""
     entries = cache.cards.get(str(out), {})
     now: dict[str, tuple[str, Identity]] = {}
-    for rel, (key, (mtime, _ctime, size, ino)) in entries.items():
-        ident = published.get(rel)
-        if ident is not None and (keys is None or rel not in keys):
-            new = uptodate.file_identity(ident)
-            if (new[0], new[2], new[3]) == (mtime, size, ino):
-                now[rel] = (key, new)
-    for rel, key in (keys or {}).items():
+    for rel in entries if keys is None else filterfalse(keys.__contains__, entries):
+        key, (mtime, _ctime, size, ino) = entries[rel]
         ident = published.get(rel)
         if ident is not None:
-            now[rel] = (key, uptodate.file_identity(ident))
+            new = unpack_four(ident)
+            if (new[0], new[2], new[3]) == (mtime, size, ino):
+                now[rel] = (key, new)
+    if keys:
+        idents = list(map(published.get, keys))
+        if None in idents:  # (a card not published: never, but not assumed)
+            for (rel, key), ident in zip(keys.items(), idents, strict=True):
+                if ident is not None:
+                    now[rel] = (key, unpack_four(ident))
+        else:
+            recorded = map(unpack_four, cast("list[bytes]", idents))
+            now.update(zip(keys, zip(keys.values(), recorded, strict=True), strict=True))
     cache.cards[str(out)] = now
 
 

@@ -322,10 +322,15 @@ SitemapPart = tuple[Route, str, bool]  # a route, its <url> elements, whether th
 
 
 def sitemap_parts(
-    site: Site, plan: Plan, url: urls.UrlBuilder, known: Mapping[Route, SitemapPart] | None = None
+    site: Site,
+    plan: Plan,
+    url: urls.UrlBuilder,
+    known: Mapping[Route, SitemapPart] | None = None,
+    fresh: dict[Route, SitemapPart] | None = None,
 ) -> list[SitemapPart]:
     """The sitemap by route, in the order of the routes (`sitemap_join` makes the file);
-    `known`: the parts of some routes, kept from the last build (render/parts.py)."""
+    `known`: the parts of some routes, kept from the last build (render/parts.py); `fresh`:
+    given, it gets the parts made (those of the other routes)."""
     codes = site.config.codes
     routes = plan.routes
     # (routes are tuples of strings: sorted as tuples, by their kind first)
@@ -342,6 +347,8 @@ def sitemap_parts(
         ("post", e.key): e.modified_at for e in site.entries if e.key in wanted
     }
     made = {r: route_part(r, codes, routes[r], url, lastmods.get(r), default) for r in todo}
+    if fresh is not None:
+        fresh.update(made)
     if known:
         made.update(known)
     return root + list(map(made.__getitem__, order))

@@ -29,6 +29,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import chain, compress, repeat
 from operator import itemgetter
 from typing import Any
 
@@ -360,13 +361,12 @@ class Parts:
         missing = [n for n, part in enumerate(found) if part is None]
         for n in missing:
             found[n] = self.now.get(marks[n])
-        known: dict[feeds.Route, feeds.SitemapPart] = {}
-        owner: dict[feeds.Route, EntryId] = {}  # (the entry each known route was kept by)
-        for held_by, part in zip(ids, found, strict=True):
-            if part is not None:
-                known.update(part)
-                owner.update(dict.fromkeys(part, held_by))
-        kept = sum(map(len, filter(None, found)))  # (the routes of the parts found)
+        # the routes of the parts found, and the entry each was kept by (in C: a part an entry)
+        held = list(filter(None, found))
+        known = dict(chain.from_iterable(map(dict.items, held)))
+        by = chain.from_iterable(map(repeat, compress(ids, found), map(len, held)))
+        owner = dict(zip(chain.from_iterable(held), by, strict=True))
+        kept = sum(map(len, held))
         if not owner.items() <= entry_of.items() or len(owner) != kept:
             # (each kept route is one of its entry's routes now, in no other entry's part:
             # checked, never assumed; the parts of the entries whose routes are not, made again)
@@ -377,16 +377,15 @@ class Parts:
                 elif part is not None:
                     found[n] = None
                     missing.append(n)
-        made = feeds.sitemap_parts(site, plan, url, known)
+        fresh: dict[feeds.Route, feeds.SitemapPart] = {}  # (the parts of the routes made)
+        made = feeds.sitemap_parts(site, plan, url, known, fresh)
         self.now.update(zip(marks, found, strict=True))  # (None where missing: set below)
         again = list(dict.fromkeys(ids[n] for n in missing if found[n] is None))
         if again:  # (the entries whose key changed: their routes' parts, kept for the next)
             wanted = set(again)
             by_entry: dict[EntryId, dict[feeds.Route, feeds.SitemapPart]] = {e: {} for e in again}
-            for sitemap in made:
-                e = entry_of.get(sitemap[0])
-                if e is not None and e in wanted:
-                    by_entry[e][sitemap[0]] = sitemap
+            for route in sorted(r for r in fresh if entry_of.get(r) in wanted):  # (as in `made`)
+                by_entry[entry_of[route]][route] = fresh[route]
             self.now.update((slot + encoded[e], by_entry[e]) for e in again)
             self.made += len(again)
         return made
