@@ -22,7 +22,7 @@ ALPHA = "content/ko/posts/alpha.md"
 BETA = "content/ko/posts/beta.md"
 
 
-def _view(tables: Tables) -> tuple[Any, ...]:
+def tables_view(tables: Tables) -> tuple[Any, ...]:
     """What the tables hold, comparable: entries and documents by identity."""
     langs = {
         lang: (
@@ -53,7 +53,7 @@ def _patched_and_fresh(root: Path) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     assert patched is not None and patched.joined
     taxa = {ident: own for ident, (_, own) in kept.pairs.taxa.items()}
     fresh = join_tables(site, taxa, Collector(), None)
-    return _view(patched), _view(fresh)
+    return tables_view(patched), tables_view(fresh)
 
 
 def _add_tag(root: Path) -> None:
