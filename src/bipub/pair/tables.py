@@ -44,6 +44,7 @@ from bipub.pair.taxonomy import (
 )
 
 Held = dict[EntryId, tuple[Entry, EntryTaxa]]  # entries moved out or in, with their taxa
+_first, _third = itemgetter(0), itemgetter(2)  # (a title's prefix; a cached document)
 
 
 @dataclass
@@ -282,16 +283,16 @@ def _move_titles(
 
 
 # The tables as the entries file keeps them (restore.py, `PairMemo.tables_state`): each
-# language's (counts, tags, each tag's posts by their places in the posts the tables were moved
-# to, errors), the spellings and their warnings, each prefix group's files by name (file → the
-# prefix as written), the prefix warnings. Unpickling the tables whole, their entries named,
-# cost more than joining them (~0.12 s against ~0.03 s at 5,000 posts a language); this shape
-# is ~0.5 MB of integers and strings (~1 ms).
+# language's (counts, tags, each tag's posts by their places in the posts the tables were
+# moved to, errors), the spellings and their warnings, each prefix group's files by name and
+# the prefix each writes (two lists, in the group's order), the prefix warnings. Unpickling
+# the tables whole, their entries named, cost more than joining them (~0.12 s against ~0.03 s
+# at 5,000 posts a language); this shape is ~0.5 MB of integers and strings (~1 ms to read).
 TablesState = tuple[
     dict[str, tuple[dict[str, dict[str, int]], dict[str, Tag], dict[str, list[int]], Any]],
     dict[str, dict[str, int]],
     dict[str, list[str]],
-    dict[str, dict[str, dict[str, str]]],
+    dict[str, dict[str, tuple[list[str], list[str]]]],
     dict[str, dict[str, list[str]]],
 ]
 
@@ -310,7 +311,7 @@ def tables_state(tables: Tables) -> TablesState | None:
         langs[lang] = (lt.counts, lt.tags, members, lt.errors)
     prefixes = {
         lang: {
-            folded: {rel: prefix for rel, (prefix, _) in group.items()}
+            folded: (list(group), list(map(_first, group.values())))
             for folded, group in groups.items()
         }
         for lang, groups in tables.prefixes.items()
@@ -338,8 +339,14 @@ def tables_read_back(
         tables.langs[lang] = LangTags(counts, tags, made, errors)
     tables.prefixes = {
         lang: {
-            folded: {rel: (prefix, docs[rel][2]) for rel, prefix in group.items()}
-            for folded, group in groups.items()
+            folded: dict(
+                zip(
+                    rels,
+                    zip(prefixes, map(_third, map(docs.__getitem__, rels)), strict=True),
+                    strict=True,
+                )
+            )
+            for folded, (rels, prefixes) in groups.items()
         }
         for lang, groups in prefixes.items()
     }
