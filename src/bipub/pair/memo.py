@@ -13,8 +13,9 @@ A `bipub build` in a new process starts from the memo the last build left (resto
 back from the entries file, with the documents of the build cache: `restored`), so it pairs
 only what changed, by the same functions. Each entry's rows are pickled in one of 64 pieces
 (a piece per entry cost more to unpickle than pairing the entry again: ~50-100 µs against
-~30-45 µs, session 13); the tag tables, each language's posts in order, the documents with
-images and the entries naming a series are worked out again from the entries.
+~30-45 µs, session 13); each language's posts in order and the tag tables are kept in the
+file's header (`posts_order`, `tables_state`: the tables in a small shape, pair/tables.py), the
+documents with images and the entries naming a series worked out again from the entries.
 """
 
 from __future__ import annotations

@@ -5,7 +5,9 @@ wrong with the tags, and the tag-spelling and title-prefix warnings.
 Every pairing moves the parts of the entries that changed out of the tables and the new ones
 in, then works out again only the tags, spellings and title prefixes those parts touch: a full
 build starts from empty tables (every entry is new to them), `bipub serve` from the tables the
-last pairing left (kept in pair/site.py PairMemo). An entry has changed when it is not the
+last pairing left (kept in pair/site.py PairMemo), a `bipub build` from those the last build
+left (kept in the entries file in a small shape, `tables_state`, and read back,
+`tables_read_back`: restore.py). An entry has changed when it is not the
 very object the last join was moved to (`Tables.joined`: the tables hold those entries with
 their taxa, `Tables.taxa`, not a table of each entry again): PairMemo keeps an entry whose files,
 status records and configuration are as they were as it was paired, and pairs every other one
