@@ -152,30 +152,32 @@ def restore(
         store, why = EntryStore.load(project, target, ahead)
         notes.append(why)
         read = store.read(cache.docs) if store is not None else None
+        # (the memos read back, made with the collector off and kept to the end too: the tag
+        # tables' ~30,000 objects cost ~2-3 ms more with it on)
+        pairs = PairMemo(status=StatusCache(project.cache))
+        pages = PageMemo(once=True)  # (a build in a new process plans once: its keys only)
+        if store is not None:
+            assert read is not None
+            pages.config = store.config
+            paired, taxa, keys = read
+            pairs.restored(
+                store.config,
+                paired,
+                taxa,
+                store.digests,
+                store.whole,
+                store.posts,
+                store.tables,
+                cache.docs,
+            )
+            pages.keys.known.update(keys)  # (each key with the very entry it is of)
+            pages.keys.status = store.status
+            # (an unchanged entry whose neighbours, series and tags did not move keeps its key
+            # without its `around` worked out again: EntryKeyMemo.take)
+            pages.keys.order, pages.keys.members, pages.keys.tags = store.around
         if ahead is not None:
             notes.append(ahead.note)
             ahead.release()  # (files read ahead but not asked for: not kept to the end)
-    pairs = PairMemo(status=StatusCache(project.cache))
-    pages = PageMemo(once=True)  # (a build in a new process plans once: its keys only)
-    if store is not None:
-        assert read is not None
-        pages.config = store.config
-        paired, taxa, keys = read
-        pairs.restored(
-            store.config,
-            paired,
-            taxa,
-            store.digests,
-            store.whole,
-            store.posts,
-            store.tables,
-            cache.docs,
-        )
-        pages.keys.known.update(keys)  # (each key with the very entry it is of)
-        pages.keys.status = store.status
-        # (an unchanged entry whose neighbours, series and tags did not move keeps its key
-        # without its `around` worked out again: EntryKeyMemo.take)
-        pages.keys.order, pages.keys.members, pages.keys.tags = store.around
     return Kept(cache, state, pairs, pages, on_disk=True, entries=store)
 
 
