@@ -21,7 +21,8 @@ They are kept in the entries file (`entries-<output>.pickle`): a header (the for
 bipub and Python versions, the configuration, the keys' status records and what their
 `around` came from — each language's posts in order, each series, each tag —, the status
 files' digests, whether the pairing was whole, each language's posts as it carried them
-(`PairMemo.restored`), each entry's piece, the segment files and where each piece is in them)
+(`PairMemo.restored`), the tag tables (pair/tables.py `tables_state`: each tag's posts by
+their places in those, each title-prefix group's files by name), each entry's piece, the segment files and where each piece is in them)
 naming the segment files (`entries-<output>-<id>.pickle`,
 cache_pieces.py) that hold the entries' rows in 64 pieces (by a hash of the entry's kind and
 key), each pickled in one piece with its documents named by file and digest, not copied, and
@@ -80,17 +81,18 @@ from bipub.load.content import ContentMemo
 from bipub.pair.memo import Group, Paired, PairMemo, Read
 from bipub.pair.model import Entry
 from bipub.pair.status import StatusCache
+from bipub.pair.tables import TablesState
 from bipub.pair.taxonomy import EntryTaxa
 from bipub.project import Project
 from bipub.render.kept_pages import KeepMemo
 from bipub.render.page_plan import KeyMade, PageMemo
 
-FORMAT = 9  # 2: what the keys' `around` came from (EntryKeyMemo.order, members, tags);
+FORMAT = 10  # 2: what the keys' `around` came from (EntryKeyMemo.order, members, tags);
 # 3: the pairing as `bipub serve` keeps it (pair/memo.py Resident), after the header;
 # 4: a source draft's translations are not listed (pair/model.py Entry.shown_in)
 # 5: a post dated after the build's "now" is scheduled (Entry.publish_at, scheduled)
 # 6: a page dated after it too; 7: pieces in segment files (cache_pieces.py); 8: posts_order;
-# 9: a body unit's row holds its translation's hash (entry_rows.py UnitRow)
+# 9: a body unit's row holds its translation's hash (entry_rows.py UnitRow); 10: the tag tables
 _HEAD = 8  # bytes of the header's length, after the signature
 
 CHUNKS = 64  # the entries are pickled in this many pieces: a save pickles again the changed
@@ -150,21 +152,32 @@ def restore(
         store, why = EntryStore.load(project, target, ahead)
         notes.append(why)
         read = store.read(cache.docs) if store is not None else None
+        # (the memos read back, made with the collector off and kept to the end too: the tag
+        # tables' ~30,000 objects cost ~2-3 ms more with it on)
+        pairs = PairMemo(status=StatusCache(project.cache))
+        pages = PageMemo(once=True)  # (a build in a new process plans once: its keys only)
+        if store is not None:
+            assert read is not None
+            pages.config = store.config
+            paired, taxa, keys = read
+            pairs.restored(
+                store.config,
+                paired,
+                taxa,
+                store.digests,
+                store.whole,
+                store.posts,
+                store.tables,
+                cache.docs,
+            )
+            pages.keys.known.update(keys)  # (each key with the very entry it is of)
+            pages.keys.status = store.status
+            # (an unchanged entry whose neighbours, series and tags did not move keeps its key
+            # without its `around` worked out again: EntryKeyMemo.take)
+            pages.keys.order, pages.keys.members, pages.keys.tags = store.around
         if ahead is not None:
             notes.append(ahead.note)
             ahead.release()  # (files read ahead but not asked for: not kept to the end)
-    pairs = PairMemo(status=StatusCache(project.cache))
-    pages = PageMemo(once=True)  # (a build in a new process plans once: its keys only)
-    if store is not None:
-        assert read is not None
-        pages.config = store.config
-        paired, taxa, keys = read
-        pairs.restored(store.config, paired, taxa, store.digests, store.whole, store.posts)
-        pages.keys.known.update(keys)  # (each key with the very entry it is of)
-        pages.keys.status = store.status
-        # (an unchanged entry whose neighbours, series and tags did not move keeps its key
-        # without its `around` worked out again: EntryKeyMemo.take)
-        pages.keys.order, pages.keys.members, pages.keys.tags = store.around
     return Kept(cache, state, pairs, pages, on_disk=True, entries=store)
 
 
@@ -204,6 +217,8 @@ class EntryStore:
         self.whole = False
         # each language's posts by key as the pairing carried them (PairMemo.posts_order)
         self.posts: dict[str, tuple[str, ...]] | None = None
+        # the pairing's tag tables (PairMemo.tables_state; None: not kept)
+        self.tables: TablesState | None = None
 
     @classmethod
     def load(
@@ -220,12 +235,14 @@ class EntryStore:
             head = pickle.loads(payload[_HEAD : _HEAD + size])  # noqa: S301 - signed by us
             if not isinstance(head, tuple) or not head or head[0] != _stamp():
                 return None, f"{path.name} ignored (made by another bipub or Python version)"
-            _, config, status, index, around, digests, whole, posts, segments, places = head
+            _, config, status, index, around, digests, whole, posts, tables, segments, places = head
             if not isinstance(config, SiteConfig) or not isinstance(index, dict):
                 raise ValueError("not an entries file")
             if not isinstance(around, tuple) or len(around) != 3:
                 raise ValueError("not an entries file")
             if posts is not None and not isinstance(posts, dict):
+                raise ValueError("not an entries file")
+            if tables is not None and not isinstance(tables, tuple):
                 raise ValueError("not an entries file")
             pieces = read_pieces(project.cache, segments, places, ahead)
         except UNREADABLE as exc:
@@ -235,7 +252,7 @@ class EntryStore:
             )
         store = cls(config, index, pieces)
         store.status, store.around, store.digests, store.whole = status, around, digests, whole
-        store.posts = posts
+        store.posts, store.tables = posts, tables
         return store, ""
 
     def read(
@@ -358,6 +375,7 @@ def save(project: Project, target: Path, kept: Kept) -> int:
             memo.digests(),
             memo.last is not None,
             posts,
+            memo.tables_state(),
             segments,
             places,
         ),

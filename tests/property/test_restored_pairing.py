@@ -21,9 +21,11 @@ import tests.property.test_resident_pairing as resident
 from bipub import restore
 from bipub.diagnostics import Collector, DiagnosticError
 from bipub.inputs import scan_inputs
+from bipub.pair.tables import join_tables
 from bipub.pipeline import build, load, pair
 from bipub.project import Project
 from tests.conftest import tree_snapshot
+from tests.integration.test_restored_tables import tables_view
 
 KINDS = {"html", "json", "feeds", "llms"}
 
@@ -86,6 +88,7 @@ def _restored_pairing(root: Path, target: Path):
     """Load and pair as a `bipub build` in a new process does: from a fresh restore."""
     project = Project(root)
     kept = restore.restore(project, target, [])
+    kept.tables_read_back = kept.pairs.tables is not None  # type: ignore[attr-defined]
     collector = Collector()
     config, content = load(project, collector, kept.cache, scan_inputs(project), kept.content)
     site = pair(project, config, content, collector, kept.pairs)
@@ -119,10 +122,16 @@ def test_a_restored_pairing_equals_pairing_anew(ops: list[Op]) -> None:
             _, clean, clean_said = resident._pair(root, None, None, None)
             assert resident._shown(got) == resident._shown(clean), op
             assert said == clean_said, op
+            if kept.tables_read_back:  # (the tag tables read back, moved: a join from nothing's)
+                assert kept.pairs.tables is not None, op
+                taxa = {ident: own for ident, (_, own) in kept.pairs.taxa.items()}
+                fresh = join_tables(got, taxa, Collector(), None)
+                assert tables_view(kept.pairs.tables) == tables_view(fresh), op
             if not failed and op[0] != "config" and not any(s.startswith("error") for s in said):
                 # (the last build's pairing taken but for what changed)
                 assert kept.entries is not None and not kept.entries.refused, op
                 assert len(got.entries) - kept.pairs.reused <= 2, op
+                assert kept.tables_read_back, op
             failed = _build(root, target, True)
             assert failed == _build(root, clean_out, False), op
             if not failed:
