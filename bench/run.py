@@ -545,8 +545,8 @@ def main() -> None:
     print(
         "\n`bipub serve`, saved → served (post-00011's page shows the edit; a new post's page "
         "served, then listed on /ko/blog/; the deleted post's page 404; draft toggle: median "
-        "of on and off):\n\n| posts/lang | body | title | tags | date | new post | new post "
-        "listed | delete post | draft toggle |\n|" + "---|" * 9
+        "of on and off):\n\n| posts/lang | body | title | tags | date | series | new post | "
+        "new post listed | delete post | draft toggle |\n|" + "---|" * (len(SERVE_KINDS) + 1)
     )
     print("\n".join(serve_rows), flush=True)
 
