@@ -93,6 +93,14 @@ def _how_it_ended(pool: ProcessPoolExecutor) -> str:
     """How the first worker of a broken `pool` that was not stopped by the pool itself ended
     (its processes are still listed when the break is raised: CPython 3.11's `_processes`)."""
     processes = getattr(pool, "_processes", None) or {}
+    # the pool's own thread ends a broken pool by stopping and reaping every worker
+    # (`terminate_broken`): once it has ended, each worker's exit code is set, and no reap of
+    # that thread's can race the ones below (a SIGSEGV was said as "it did not say how" twice
+    # in hundreds of suite runs, never reproduced alone); it is waited for a few seconds only
+    # (a thread blocked feeding a dead worker once hung there: the loop below reads anyway)
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None:
+        manager.join(5.0)
     for process in list(processes.values()):
         code = None
         for _ in range(40):  # (up to ~2 s: a worker still dumping its core has not ended yet)
