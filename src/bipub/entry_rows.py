@@ -127,14 +127,7 @@ class _Rows:
             "source_line": line,
             "source_hash": digest,
         }
-        spans = src.unsplit_spans()
-        if spans is not None:  # (the texts sliced from the body when first read)
-            start, end, found_line, found = spans[index]
-            whole["_body"], whole["_start"], whole["_end"] = src, start, end
-        else:
-            section = src.sections[index]
-            found_line, found = section.line, section.digest
-            whole["source"] = section.text
+        found_line, found = _place(whole, src, index, ("_body", "_start", "_end", "source"))
         if found_line != line or found != digest:
             raise RuntimeError(f"{key}: not the section it was made of")
         if t_line is None:
@@ -143,14 +136,8 @@ class _Rows:
             tr = entry.docs[target]
             whole["translation_file"] = tr.rel
             whole["translation_line"] = t_line
-            t_spans = tr.unsplit_spans()
-            if t_spans is not None:
-                t_start, t_end, found_line, found = t_spans[index]
-                whole["_tbody"], whole["_tstart"], whole["_tend"] = tr, t_start, t_end
-            else:
-                t_section = tr.sections[index]
-                found_line, found = t_section.line, t_section.digest
-                whole["translation"] = t_section.text
+            names = ("_tbody", "_tstart", "_tend", "translation")
+            found_line, found = _place(whole, tr, index, names)
             if found_line != t_line or found != t_digest:
                 raise RuntimeError(f"{key}: not the translation it was made of")
             whole["translation_hash"] = t_digest
@@ -158,6 +145,22 @@ class _Rows:
             if name not in whole and name != "_at":
                 whole[name] = value
         object.__setattr__(unit, "__dict__", whole)
+
+
+def _place(
+    whole: dict[str, Any], doc: Document, index: int, names: tuple[str, str, str, str]
+) -> tuple[int, str]:
+    """Where section `index` of `doc` is, put in `whole` under `names` (the body, start and
+    end it is sliced from when first read, as pair/units.py `_span_units` keeps them; or,
+    where the body was split, the text itself), and that section's line and hash."""
+    spans = doc.unsplit_spans()
+    if spans is not None:  # (the texts sliced from the body when first read)
+        start, end, line, digest = spans[index]
+        whole[names[0]], whole[names[1]], whole[names[2]] = doc, start, end
+        return line, digest
+    section = doc.sections[index]
+    whole[names[3]] = section.text
+    return section.line, section.digest
 
 
 def _unit_row(entry: Entry, unit: Unit) -> UnitRow | Unit:
