@@ -46,8 +46,8 @@ def _edit(path: Path, old: str, new: str) -> None:
 VARIANTS = ["as-is", "english-draft", "no-pdf", "english-pdf-false"]
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_any_pdf_answers_as_its_definition(tmp_path: Path, variant: str) -> None:
+def _variant_site(tmp_path: Path, variant: str) -> Site:
+    """The side_by_side project with `variant`'s edit, paired."""
     root = tmp_path / "p"
     shutil.copytree(PROJECTS / "side_by_side", root)
     ko, en = (root / f"content/{lang}/posts/paired.md" for lang in ("ko", "en"))
@@ -57,7 +57,12 @@ def test_any_pdf_answers_as_its_definition(tmp_path: Path, variant: str) -> None
         _edit(ko, "\npdf: true", "\npdf: false")
     elif variant == "english-pdf-false":
         _edit(en, "\ntitle: ", "\npdf: false\ntitle: ")
-    site = _site(root)
+    return _site(root)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_any_pdf_answers_as_its_definition(tmp_path: Path, variant: str) -> None:
+    site = _variant_site(tmp_path, variant)
     codes = site.config.codes
     answers = set()
     for n in range(len(codes) + 1):
@@ -83,16 +88,7 @@ def test_any_pdf_reads_each_posts_languages_worked_out_once(
     them with the entry (pair/site_pages.py `pdf_langs`, pickled with it in the entries file):
     asked again, of the entry or of a copy read back from a pickle, it answers the same
     without looking at the entry's documents again."""
-    root = tmp_path / "p"
-    shutil.copytree(PROJECTS / "side_by_side", root)
-    ko, en = (root / f"content/{lang}/posts/paired.md" for lang in ("ko", "en"))
-    if variant == "english-draft":
-        _edit(en, "\ntitle: ", "\ndraft: true\ntitle: ")
-    elif variant == "no-pdf":
-        _edit(ko, "\npdf: true", "\npdf: false")
-    elif variant == "english-pdf-false":
-        _edit(en, "\ntitle: ", "\npdf: false\ntitle: ")
-    site = _site(root)
+    site = _variant_site(tmp_path, variant)
     codes = site.config.codes
     entries = [entry for entry in site.entries if entry.kind == "posts"]
     first = {(lang, e.key): wants_pdf(site, e, lang) for lang in codes for e in entries}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,6 +29,17 @@ def kept(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Path, Kept | N
     memory = Kept(BuildCache()) if request.param == "serve" else None
     build(root, only=KINDS, kept=memory)
     return root, memory
+
+
+def _built_minimal(tmp_path: Path) -> tuple[Path, Kept, dict[Any, Any]]:
+    """The minimal project built once into a resident state: its root, the state, and the
+    parts that build kept."""
+    root = tmp_path / "p"
+    shutil.copytree(PROJECTS / "minimal", root)
+    memory = Kept(BuildCache())
+    build(root, only=KINDS, kept=memory)
+    assert memory.state is not None
+    return root, memory, memory.state.parts.now or memory.state.parts.earlier
 
 
 def test_an_update_reads_the_values_of_the_changed_entry_only(
@@ -167,12 +179,7 @@ def test_the_sitemap_routes_are_kept_by_entry_and_a_wrong_kept_part_is_not_trust
     """Parts.routes keeps each entry's routes' sitemap parts as one part, by its entry's key
     (one look-up per entry, not per route); a kept part whose routes are not its entry's
     routes now is made again, never taken, and the sitemap still equals a clean build's."""
-    root = tmp_path / "p"
-    shutil.copytree(PROJECTS / "minimal", root)
-    memory = Kept(BuildCache())
-    build(root, only=KINDS, kept=memory)
-    assert memory.state is not None
-    kept = memory.state.parts.now or memory.state.parts.earlier
+    root, memory, kept = _built_minimal(tmp_path)
     by_entry = {
         mark: part
         for mark, part in kept.items()
@@ -197,12 +204,7 @@ def test_a_route_kept_in_another_entrys_part_is_not_taken(tmp_path: Path) -> Non
     """Each route found in a kept part must be a route of the entry whose key found it: beta's
     routes held in alpha's part (alpha's key unchanged) are not taken when beta changed (its
     lastmod here), and the sitemap equals a clean build's."""
-    root = tmp_path / "p"
-    shutil.copytree(PROJECTS / "minimal", root)
-    memory = Kept(BuildCache())
-    build(root, only=KINDS, kept=memory)
-    assert memory.state is not None
-    kept = memory.state.parts.now or memory.state.parts.earlier
+    root, memory, kept = _built_minimal(tmp_path)
     by_entry = {m: p for m, p in kept.items() if isinstance(p, dict) and ("post", "beta") in p}
     [(beta_mark, beta_part)] = by_entry.items()
     [alpha_mark] = [m for m, p in kept.items() if isinstance(p, dict) and ("post", "alpha") in p]
