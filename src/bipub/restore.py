@@ -131,6 +131,7 @@ class Kept:
         why = f" ({memo.why})" if memo.why else ""
         note = f"{again} of {entries} entr{'y' if entries == 1 else 'ies'} paired again{why}"
         note += f"; posts sorted again ({memo.posts_why})" if memo.posts_why else ""
+        note += f"; tag tables joined again ({memo.tables_why})" if memo.tables_why else ""
         return f"{note}; {self.entries.note(memo.paired)}" if self.entries is not None else note
 
     def save_records(self, project: Project) -> None:

@@ -125,3 +125,27 @@ def test_a_build_with_the_tables_read_back_writes_what_a_clean_build_writes(
     clean = tmp_path / "clean"
     build(root, clean, use_cache=False, only=PAGES_AND_AGGREGATES)
     assert tree_snapshot(root / "site") == tree_snapshot(clean)
+
+
+def test_tables_joined_again_say_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tag tables that are not read back (here: the posts' order missing from the entries
+    file) are joined from nothing, and `-v`'s pairing note says why; read back, it says
+    nothing of them."""
+    root = built_copy(tmp_path)
+    project = Project(root)
+    kept = restore.restore(project, root / "site", [])
+    assert kept.pairs.tables is not None and kept.pairs.tables_why == ""
+    assert "tag tables" not in kept.paired_note(len(kept.pairs.paired))
+    loaded = restore.EntryStore.load.__func__  # type: ignore[attr-defined]
+
+    def without_posts(cls: type, *args: Any) -> Any:
+        store, why = loaded(cls, *args)
+        if store is not None:
+            store.posts = None
+        return store, why
+
+    monkeypatch.setattr(restore.EntryStore, "load", classmethod(without_posts))
+    kept = restore.restore(project, root / "site", [])
+    assert kept.pairs.tables is None
+    note = kept.paired_note(len(kept.pairs.paired))
+    assert "tag tables joined again (the posts were not read back in order)" in note, note

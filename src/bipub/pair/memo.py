@@ -220,6 +220,8 @@ class PairMemo:
     # why a memo read back (`restored`) does not have each language's posts in order ("": it
     # has; `carry_posts` then sorts them, as a memo of no pairing does)
     posts_why: str = ""
+    # why the tag tables were joined from nothing, not read back (`restored`; for `-v`)
+    tables_why: str = ""
 
     def start(
         self, config: SiteConfig, status: dict[str, StatusFile], now: float = PUBLISH_ALL
@@ -390,12 +392,18 @@ class PairMemo:
             self.posts_why = "not in the entries file"
         else:
             self.posts_why = self._posts_read_back(config, self.last.entries, posts)
-        if tables is not None and docs is not None and self.last is not None and not self.posts_why:
+        kept = {group: own for group, (_, own) in taxa.items()}
+        if tables is None or docs is None:
+            self.tables_why = "not in the entries file"
+        elif self.last is None or self.posts_why:
+            self.tables_why = "the posts were not read back in order"
+        elif len(kept) != len(self._entries):
+            self.tables_why = "not every entry's taxa were read back"
+        else:
+            self.tables_why = ""
             joined: dict[str, list[Entry]] = dict(self._posts)
             joined[""] = self._entries
-            kept = {group: own for group, (_, own) in taxa.items()}
-            if len(kept) == len(self._entries):  # (every entry's taxa read back)
-                self.tables = tables_read_back(config, tables, joined, kept, docs)
+            self.tables = tables_read_back(config, tables, joined, kept, docs)
 
     def tables_state(self) -> TablesState | None:
         """The last pairing's tag tables in the entries file's shape (pair/tables.py
