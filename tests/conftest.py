@@ -15,6 +15,7 @@ Builds in a subprocess (`python -m bipub`) always render real PDFs.
 from __future__ import annotations
 
 import fcntl
+import gc
 import hashlib
 import os
 import shutil
@@ -237,6 +238,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.get_closest_marker("slow") is not None:
             item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _thawed() -> Iterator[None]:
+    """Nothing a test left frozen out of the collector's reach reaches the next test: a test
+    that reads back a build's state outside a build (restore.restore: cache.kept_to_the_end
+    freezes what it read, and only a build thaws it) left the next ones in its worker with
+    ~1,000,000 frozen objects (test_startup asserts a build starts with none)."""
+    yield
+    if gc.get_freeze_count():
+        gc.unfreeze()
 
 
 @pytest.fixture
