@@ -19,7 +19,7 @@ import pytest
 
 from bipub import cache, out_of_band, pipeline, restore
 from bipub.cache import BuildCache
-from bipub.load.doc_state import _BATCH_AT, _LAZY_YAML, _SPANS, section_spans
+from bipub.load.doc_state import _BATCH_AT, _LAZY_YAML, _SPANS, lazy_attribute, section_spans
 from bipub.pair.taxonomy import series_named
 from bipub.project import Project
 from tests.conftest import built_copy
@@ -193,3 +193,17 @@ def test_the_documents_of_a_shard_share_one_batch_unpickled_once(
     saved = {doc.rel: doc for doc in docs}
     for rel, (_, _, doc) in read.docs.items():
         assert doc.meta == saved[rel].meta
+
+
+def test_a_value_another_thread_took_meanwhile_is_the_one_read(
+    make_project, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """`Document.__getattr__` called for a value that another thread took from the batch (or
+    decoded) after this one looked for it: that value, not AttributeError."""
+    for doc, lazy in read_back(make_project, tmp_path):
+        taken = lazy.meta, lazy.body  # (as the other thread did)
+        for name, value in zip(("meta", "body"), taken, strict=True):
+            assert lazy_attribute(lazy, name) is value
+        assert lazy_attribute(lazy, _SPANS) == section_spans(doc.body, doc.sections)
+        with pytest.raises(AttributeError):
+            lazy_attribute(lazy, "no_such_field")

@@ -127,4 +127,6 @@ def lazy_attribute(doc: Any, name: str) -> Any:
         yaml = found.setdefault("yaml", pickle.loads(lazy))  # noqa: S301 - of a signed file
         found.pop(_LAZY_YAML, None)
         return yaml
+    if name in found:  # (another thread took it meanwhile, after this one looked)
+        return found[name]
     raise AttributeError(f"{type(doc).__name__!r} object has no attribute {name!r}")
