@@ -12,9 +12,10 @@ length, then the buffers.
 A class's `_out_of_band` may also put a value in the file's `Batch` (its second argument,
 `later`: the value's place there, to hold in the reduce value): the values of a file's batch are
 pickled together, as its last buffer, and unpickled all at once when the first of them is read
-(`Batch.get`): the build cache's documents keep their validated front matter so (load/doc_state.py
-`body_apart`), which a build after an edit reads of ~10 of 10,000 documents, and one that lists
-every post reads of all (one pickle a shard, not one a document: as fast as in the pickle).
+(`Batch.get`): the build cache's documents keep their validated front matter, section spans and
+pickled parsed front matter so (load/doc_state.py `body_apart`), which a build after an edit
+reads of ~10 of 10,000 documents, and one that lists every post reads of all (one pickle a
+shard, not one a document: as fast as in the pickle).
 """
 
 from __future__ import annotations
