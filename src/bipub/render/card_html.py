@@ -102,14 +102,11 @@ class KeptCardHtml:
         self.made.update(made)
 
     def _read_shard(self, name: str) -> None:
-        """The cards of the file `name`, read (once: `_read`) into `html` (where a card is
-        already, it stays: its key is the same, and so its HTML)."""
+        """The cards of the file `name`, read (once: `_read`) into `html` (a card there
+        already has the same HTML: it is kept by what it shows)."""
         assert self.folder is not None
         cards = self._load(self.folder / FOLDER / f"{name}.pickle")
-        html = self.html
-        for at, text in cards.items():
-            if at not in html:
-                html[at] = Markup(text)  # noqa: S704 - ours
+        self.html.update(zip(cards, map(Markup, cards.values()), strict=True))
         self._read[name] = tuple(cards)
 
     def _load(self, path: Path) -> dict[CardAt, str]:
