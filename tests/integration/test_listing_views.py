@@ -70,10 +70,12 @@ def test_cards_are_read_back_as_saved_and_given_to_templates_as_markup(
     kept = card_html.KeptCardHtml()
     assert renderer.card_html.made_with is not None
     kept.start(renderer.card_html.made_with, root / ".bipub-cache", save=False)
-    read = kept._load()
-    assert read and kept.note == ""
+    entry = renderer.site.posts("ko")[0]
+    key = renderer.card_key_at(("posts", entry.key, "ko"), renderer.card(entry, "ko"))
+    found = kept.get(("ko", key, 2, None))
+    assert found is not None and kept.note == ""
     # each card's HTML as saved: a str, not copied into a Markup at every build
-    assert {type(html) for html in read.values()} == {str}
+    assert type(found) is str and {type(html) for html in kept.html.values()} == {str}
     env = templates.make_environment(None, "ko", NullTranslations())
     cards = env.globals["post_card"]
     assert isinstance(cards, templates.CardHtml)
