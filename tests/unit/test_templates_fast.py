@@ -63,6 +63,15 @@ def test_output_escape_is_the_text_of_markupsafe_escape() -> None:
     assert template_fast.output_escape(plain) is plain  # (no copy)
 
 
+def test_an_int_is_printed_as_its_str() -> None:
+    """A page number or a count: its digits as a plain str (no Markup made), as escaped."""
+    for value in (0, 7, -12, 10**40):
+        printed = template_fast.output_escape(value)
+        assert type(printed) is str and printed == str(escape(value)) == str(value)
+    for other in (True, 1.5):  # (a bool or a float: MarkupSafe's own escape)
+        assert type(template_fast.output_escape(other)) is Markup
+
+
 # every way a template's output is used again: blocks set, filtered, called, joined
 OUTPUT_TEMPLATE = """\
 {%- set x %}{{ v }}<b>{% endset -%}

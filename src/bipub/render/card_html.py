@@ -26,8 +26,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from markupsafe import Markup
-
 from bipub.cache import UNREADABLE, load_signed, save_signed
 from bipub.code_stamp import CODE
 
@@ -54,8 +52,10 @@ class KeptCardHtml:
 
     def __init__(self) -> None:
         self.made_with: str | None = None  # (the site-wide key; None: nothing kept)
-        self.html: dict[CardAt, Markup] = {}
-        self.made: dict[CardAt, Markup] = {}  # (since `start`, or since `take_made`)
+        # (each card's HTML as its template rendered it and as it is saved: a str, made Markup
+        # where a template is given it, render/templates.py `CardHtml`)
+        self.html: dict[CardAt, str] = {}
+        self.made: dict[CardAt, str] = {}  # (since `start`, or since `take_made`)
         # the key of a card made by this build, or None (its HTML is then not kept)
         self.key_of: Callable[[object, str], str | None] = lambda card, lang: None
         self.folder: Path | None = None  # the build cache's folder (`bipub build`), or None
@@ -78,7 +78,7 @@ class KeptCardHtml:
         self._save = save
         self.note = ""
 
-    def get(self, at: CardAt) -> Markup | None:
+    def get(self, at: CardAt) -> str | None:
         found = self.html.get(at)
         if found is None and self.folder is not None:
             name = _shard(at)
@@ -87,16 +87,16 @@ class KeptCardHtml:
                 found = self.html.get(at)
         return found
 
-    def keep(self, at: CardAt, html: Markup) -> None:
+    def keep(self, at: CardAt, html: str) -> None:
         self.html[at] = self.made[at] = html
 
-    def take_made(self) -> dict[CardAt, Markup]:
+    def take_made(self) -> dict[CardAt, str]:
         """The cards made since the last call (a render worker sends them to the build's
         process: `add`)."""
         made, self.made = self.made, {}
         return made
 
-    def add(self, made: dict[CardAt, Markup]) -> None:
+    def add(self, made: dict[CardAt, str]) -> None:
         """Cards a render worker made."""
         self.html.update(made)
         self.made.update(made)
@@ -106,7 +106,7 @@ class KeptCardHtml:
         already has the same HTML: it is kept by what it shows)."""
         assert self.folder is not None
         cards = self._load(self.folder / FOLDER / f"{name}.pickle")
-        self.html.update(zip(cards, map(Markup, cards.values()), strict=True))
+        self.html.update(cards)  # (as saved: not copied into a Markup each)
         self._read[name] = tuple(cards)
 
     def _load(self, path: Path) -> dict[CardAt, str]:
@@ -144,14 +144,14 @@ class KeptCardHtml:
         live = live | {at[1] for at in self.made}
         made: dict[str, dict[CardAt, str]] = {}
         for at, text in self.made.items():
-            made.setdefault(_shard(at), {})[at] = str(text)
+            made.setdefault(_shard(at), {})[at] = text
         stamp = _stamp(self.made_with)
         folder = self.folder / FOLDER
         kept = self.html
         for name in sorted(made):
             if name not in self._read:  # (read by render workers only: its other cards kept)
                 self._read_shard(name)
-            cards = {at: str(kept[at]) for at in self._read[name] if at[1] in live}
+            cards = {at: kept[at] for at in self._read[name] if at[1] in live}
             cards.update(made[name])
             # (an OSError is the build's `cache-not-saved` warning: pipeline.py, after
             # publishing)

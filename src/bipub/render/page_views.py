@@ -5,7 +5,7 @@ post shells, listings, the site-wide context), and rendering one planned page. `
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -25,16 +25,14 @@ from bipub.render.markdown import MarkdownCache, RenderedMarkdown
 from bipub.render.page_plan import PageSpec, Plan, counterpart
 from bipub.render.pdf.links import (
     both_pdf_path,
-    pdf_links,
     post_pdf_path,
-    short_pdf_links,
     wants_pdf,
 )
+from bipub.render.site_view import site_context
 from bipub.render.template_fast import render_released
 from bipub.render.templates import CardHtml, template_error
 from bipub.render.views import (
     Alternate,
-    AttrView,
     LangLink,
     PageMeta,
     Pagination,
@@ -96,6 +94,10 @@ class PageViews:
         self._made_card_keys: list[tuple[tuple[str, str, str], str]] = []  # (made_card_keys)
         self._slugs: dict[tuple[str, str, str], set[str]] = {}
         self._tag_links: dict[tuple[str, str], TagLink] = {}  # (lang, slug) → its link
+        # (lang, a post's tags) → its card's tag links: the same for every post with those
+        # tags (a site's posts share a few hundred sets of tags)
+        self._card_tags: dict[tuple[str, tuple[str, ...]], tuple[TagLink, ...]] = {}
+        self._listing_hrefs: dict[str, str] = {}  # a listing page's path → its href
         self._sections = both.SectionCache(site.config.outputs.raw_html, rendered)  # issue 19
         # lang → post key → (the post before it, the post after it), in post order
         self._neighbours: dict[str, dict[str, tuple[Entry | None, Entry | None]]] = {}
@@ -298,8 +300,14 @@ class PageViews:
         )
 
     def card_tags(self, entry: Entry, lang: str) -> tuple[TagLink, ...]:
-        """The links to the tags of a post's card, in its front matter's order."""
-        return self.tag_links(lang, card_tag_slugs(entry, lang))
+        """The links to the tags of a post's card, in its front matter's order (made once per
+        set of tags and language)."""
+        tags = tuple(tags_of(entry, lang))
+        at = (lang, tags)
+        links = self._card_tags.get(at)
+        if links is None:
+            links = self._card_tags[at] = self.tag_links(lang, tag_slugs(tags))
+        return links
 
     def tag_links(self, lang: str, slugs: tuple[str, ...]) -> tuple[TagLink, ...]:
         """The links to the tags of `card_tag_slugs` that `lang` has (HtmlRenderer.entry_key
@@ -367,18 +375,29 @@ class PageViews:
             return None
         return self.url.href("/" + post_pdf_path(lang, entry.slug))
 
-    def _pagination(self, href: Callable[[int], str], n: int, pages: int) -> Pagination:
+    def _pagination(self, path: Callable[[int], str], n: int, pages: int) -> Pagination:
         shown = sorted({1, pages, *range(max(1, n - 2), min(pages, n + 2) + 1)})
+        # (each listing page's href is on the pages around it: made once per build)
+        hrefs = self._listing_hrefs
+        url = self.url
+
+        def href(number: int) -> str:
+            at = path(number)
+            found = hrefs.get(at)
+            if found is None:
+                found = hrefs[at] = url.href(at)
+            return found
+
         window: list[tuple[int, str] | None] = []
         for i, number in enumerate(shown):
             if i and number != shown[i - 1] + 1:
                 window.append(None)
-            window.append((number, self.url.href(href(number))))
+            window.append((number, href(number)))
         return Pagination(
             n,
             pages,
-            self.url.href(href(n - 1)) if n > 1 else None,
-            self.url.href(href(n + 1)) if n < pages else None,
+            href(n - 1) if n > 1 else None,
+            href(n + 1) if n < pages else None,
             tuple(window),
         )
 
@@ -465,57 +484,8 @@ class PageViews:
         )
 
     def site_context(self, lang: str) -> View:
-        cfg = self.config
-        language = cfg.language(lang)
-        return AttrView(
-            title=language.title,
-            description=language.description,
-            lang=lang,
-            lang_name=language.name,
-            languages=[View(code=x.code, name=x.name) for x in cfg.languages],
-            author=cfg.author,
-            base_url=cfg.site_url,
-            home_href=self.url.href(urls.home(lang)),
-            blog_href=self.url.href(urls.blog(lang)),
-            tags_href=self.url.href(urls.tags(lang)),
-            # every post by year (render/archive.py); None: bipub.yaml `outputs.archive: false`
-            archive_href=self.url.href(urls.archive(lang)) if cfg.outputs.archive else None,
-            feed_href=self.url.href(urls.feed(lang)),
-            feed_url=self.url.absolute(urls.feed(lang)),
-            json_feed_href=self.url.href(urls.json_feed(lang)),  # issue 19: JSON Feed 1.1
-            llms_href=self.url.href(urls.llms(lang)),
-            # the CV's JSON where the language has a CV (json_api.cv_json), else its posts'
-            api_href=self.url.href(urls.api(lang, "cv" if lang in self.site.cv else "posts")),
-            # issue 18: where the full CV is (the home page unless bipub.yaml home: blog)
-            cv_href=self.url.href(
-                urls.cv(lang) if cfg.home == "blog" and lang in self.site.cv else urls.home(lang)
-            ),
-            home_mode=cfg.home,
-            css_href=self.url.href("/assets/site.css"),
-            favicon_href=self.url.href("/favicon.ico"),  # (session 29: partials/icons.html)
-            js_href=self.url.href("/assets/reader.js"),  # issue 19: copy buttons, colour toggle
-            search_href=self.url.href(urls.search(lang)) if cfg.outputs.search else None,
-            root_href=self.url.href("/"),
-            nav_pages=[
-                View(
-                    title=e.versions[lang].doc.meta.title,
-                    href=self.url.href(urls.page(lang, e.slug)),
-                )
-                for e in self.site.pages(lang)
-            ],
-            names=[lang_code for lang_code in cfg.codes],
-            # issue 5: the CV PDFs (this language first, then the others, then ko+en):
-            # View(label, lang, href) each; see render/pdf.py pdf_links.
-            pdf_links=[View(**link) for link in self._pdf_links(lang)],
-            # issue 18: the short CV PDFs (render/pdf/documents.py short_pdf_links)
-            short_pdf_links=[View(**link) for link in self._short_pdf_links(lang)],
-        )
-
-    def _pdf_links(self, lang: str) -> list[dict[str, Any]]:
-        return pdf_links(self.site, lang, self.url)
-
-    def _short_pdf_links(self, lang: str) -> list[dict[str, str]]:
-        return short_pdf_links(self.site, lang, self.url)
+        """The site-wide context of `lang`'s pages (render/site_view.py)."""
+        return site_context(self.site, self.url, lang)
 
     def render_page(
         self, plan: Plan, spec: PageSpec, env: jinja2.Environment, collector: Collector
@@ -588,7 +558,12 @@ class PageViews:
 def card_tag_slugs(entry: Entry, lang: str) -> tuple[str, ...]:
     """The slugs of a post's tags in `lang` (pair/model.py tags_of), in its front matter's
     order, each once: its card links those the site has (PageViews.tag_links)."""
-    return tuple(dict.fromkeys(slugify(t) for t in tags_of(entry, lang)))
+    return tag_slugs(tags_of(entry, lang))
+
+
+def tag_slugs(tags: Sequence[str]) -> tuple[str, ...]:
+    """The slugs of `tags`, in their order, each once (`card_tag_slugs`)."""
+    return tuple(dict.fromkeys(slugify(t) for t in tags))
 
 
 def og_image(entry: Entry, path: str) -> str | None:

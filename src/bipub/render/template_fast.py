@@ -47,12 +47,15 @@ def output_escape(value: Any, /) -> str:
     has nothing to escape: no copy made). Jinja compiles `escape(…)` only for what an output
     node prints (`CodeGenerator._output_child_pre`), and what it prints is only ever joined
     into the page, a block or a macro's result (which Jinja makes Markup itself): so whether
-    each piece is a `Markup` or a `str` changes nothing but the copies made."""
+    each piece is a `Markup` or a `str` changes nothing but the copies made. An `int` (a page
+    number, a count) is its `str`: digits and a minus sign, nothing `escape` would change."""
     kind = type(value)
     if kind is str:
         return _escape_inner(value)
     if kind is Markup:
         return value  # type: ignore[no-any-return]
+    if kind is int:
+        return str(value)
     return stock_escape(value)
 
 

@@ -349,6 +349,10 @@ def _memoized_gettext(translations: Translations | NullTranslations) -> Callable
             # exactly int or str: `1 == True` and `Markup("a") == "a"` would share a key
             if not variables:
                 key = string
+            elif len(variables) == 1:  # (most: `_('Page %(n)d', n=…)`, a key of three)
+                ((name, value),) = variables.items()
+                if type(value) is int or type(value) is str:
+                    key = (string, name, value)
             elif all(type(v) is int or type(v) is str for v in variables.values()):
                 key = (string, tuple(variables.items()))
         if key is not None:
@@ -407,10 +411,16 @@ class CardHtml:
     def __init__(self, env: jinja2.Environment, lang: str) -> None:
         self.env = env
         self.lang = lang
-        self.memo: dict[tuple[int, int, int | None], tuple[object, Markup]] = {}
+        # (the HTML as the template rendered it, a plain str: made Markup where it is given to
+        # a template, the one card `__call__` gives or the cards of a list joined; the kept
+        # cards are read back as str, ~20,000 of them at 5,000 posts a language)
+        self.memo: dict[tuple[int, int, int | None], tuple[object, str]] = {}
         self.kept: KeptCardHtml | None = None
 
     def __call__(self, card: object, level: int = 2, number: int | None = None) -> Markup:
+        return Markup(self._html(card, level, number))  # noqa: S704 - autoescaped output
+
+    def _html(self, card: object, level: int, number: int | None) -> str:
         key = (id(card), level, number)
         hit = self.memo.get(key)
         if hit is not None and hit[0] is card:
@@ -429,22 +439,32 @@ class CardHtml:
         self.memo[key] = (card, html)
         return html
 
-    def _render(self, card: object, level: int, number: int | None) -> Markup:
+    def _render(self, card: object, level: int, number: int | None) -> str:
         # (level 0, no heading: the card as a row of the archive, render/archive.py)
         name = "partials/archive_item.html" if level == ARCHIVE_ROW else "partials/post_card.html"
         template = self.env.get_template(name)
-        # (autoescaped template output)
-        return Markup(template.render(card=card, level=level, number=number))  # noqa: S704
+        return template.render(card=card, level=level, number=number)  # (autoescaped)
 
     def rows(self, cards: Sequence[object]) -> Markup:
         """The archive's rows of `cards` (partials/archive_item.html), kept as the cards are."""
-        return Markup("".join([self(c, ARCHIVE_ROW, None) for c in cards]))  # noqa: S704
+        return self._joined(cards, ARCHIVE_ROW, False)
 
     def join(self, cards: Sequence[object], level: int = 2, numbered: bool = False) -> Markup:
         """The cards of a list, one after the other (numbered from 1 if `numbered`)."""
-        if numbered:
-            return Markup("".join([self(c, level, i) for i, c in enumerate(cards, 1)]))  # noqa: S704
-        return Markup("".join([self(c, level, None) for c in cards]))  # noqa: S704
+        return self._joined(cards, level, numbered)
+
+    def _joined(self, cards: Sequence[object], level: int, numbered: bool) -> Markup:
+        # each card as `_html` gives it; those in the memo taken here, without a call each
+        # (a listing page shows ten, the archive every post)
+        memo = self.memo
+        out: list[str] = []
+        for n, card in enumerate(cards, 1):
+            number = n if numbered else None
+            hit = memo.get((id(card), level, number))
+            out.append(
+                hit[1] if hit is not None and hit[0] is card else self._html(card, level, number)
+            )
+        return Markup("".join(out))  # noqa: S704 - the cards' autoescaped HTML
 
 
 def _site_part_renderer(env: jinja2.Environment) -> Callable[..., Markup]:
