@@ -26,9 +26,7 @@ from bipub.render.page_plan import listing_values as listing_values
 from bipub.render.page_plan import made_of_values as made_of_values
 from bipub.render.page_views import PageViews, card_tag_slugs, og_image
 from bipub.render.page_views import with_body as with_body
-from bipub.render.views import (
-    View,
-)
+from bipub.render.views import View
 from bipub.render.views import series_nav as series_nav
 
 # per language of an entry: its document, its tags' slugs, whether its body draws diagrams
@@ -327,7 +325,8 @@ class HtmlRenderer(PageViews):
             lang,
             path,
             "post.html" if entry.kind == "posts" else "page.html",
-            partial(self._page_later, lang, entry),
+            self._page_later,
+            (lang, entry),
             canonical_path=canonical,
             doc=version.doc,
             made_of=made_of,
@@ -346,7 +345,8 @@ class HtmlRenderer(PageViews):
             lang,
             urls.both(lang, entry.slug),
             "both.html",
-            partial(self._page_later, lang, entry, other),
+            self._page_later,
+            (lang, entry, other),
             noindex=True,  # the post pages' text again: not for search engines
             made_of=((entry.kind, entry.key),),
         )
