@@ -139,30 +139,24 @@ class PageSpec:
         made when first read, all at once, by `fill(*args)` (their values by name): a build
         after an edit plans every post's pages and reads those of the few it renders
         (render/html.py `_entry_page`, `_both_page`). Equal to the page made with them.
-        (`fill` and its `args` apart, not a `functools.partial`, and the page's values set as
-        one dict: a build in a new process makes ~20,000 such pages at 5,000 posts a language.)"""
+        (`fill` and its `args` apart, not a `functools.partial` made for each: a build in a new
+        process makes ~20,000 such pages at 5,000 posts a language.)"""
         spec = cls.__new__(cls)
-        # (its values as one dict made at once, not added one by one to the one its first
-        # `__dict__` makes; `object.__setattr__`: the class is frozen)
-        object.__setattr__(
-            spec,
-            "__dict__",
-            {
-                "route": route,
-                "lang": lang,
-                "path": path,
-                "template": template,
-                "canonical_path": canonical_path,
-                "noindex": noindex,
-                "doc": doc,
-                "lists": (),
-                "made_of": made_of,
-                "image": image,
-                "shape": None,
-                "title_lang": "",
-                "_later": fill,
-                "_args": args,
-            },
+        spec.__dict__.update(
+            route=route,
+            lang=lang,
+            path=path,
+            template=template,
+            canonical_path=canonical_path,
+            noindex=noindex,
+            doc=doc,
+            lists=(),
+            made_of=made_of,
+            image=image,
+            shape=None,
+            title_lang="",
+            _later=fill,
+            _args=args,
         )
         return spec
 
