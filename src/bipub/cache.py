@@ -60,9 +60,10 @@ from bipub.diagnostics import Diagnostic, Severity
 from bipub.table_diff import changes as _changes
 from bipub.table_diff import sample_differs as _sample_differs
 
-CACHE_FORMAT = 10  # 6: front matter `image` (issue 19); 7: deltas; 8: bodies out of band;
+CACHE_FORMAT = 11  # 6: front matter `image` (issue 19); 7: deltas; 8: bodies out of band;
 # 9: a document's parsed front matter pickled apart (load/doc_state.py `yaml_apart`);
-# 10: its validated front matter in its shard's batch (doc_state.py `body_apart`)
+# 10: its validated front matter in its shard's batch (doc_state.py `body_apart`); 11: with its
+# section spans and its parsed front matter (pickled)
 FILE = "build.pickle"  # the pages' fingerprints, cards, notes: what changed since its base,
 TABLES = "build-tables"  # a file `build-tables-<random>.pickle` (`save_delta`)
 DOC_SHARDS = 128  # parsed documents are kept in this many files: an edit rewrites one of them

@@ -166,7 +166,7 @@ def test_bipub_build_reads_the_cards_back(
     workers_: int,
 ) -> None:
     """`bipub build` (no resident caller): the cards' HTML is read back from the build cache
-    (.bipub-cache/card-html.pickle), the cards render workers made too (forced here, a page a
+    (.bipub-cache/card-html/), the cards render workers made too (forced here, a page a
     chunk, and every chunk but the first left to the worker): after a new post, only its
     card is rendered; deleted again, none."""
     monkeypatch.setenv("BIPUB_WORKERS", str(workers_))
@@ -174,7 +174,7 @@ def test_bipub_build_reads_the_cards_back(
     monkeypatch.setattr(workers, "CHUNK", 1)
     monkeypatch.setattr(Future, "cancel", lambda self: False)  # (the build's process takes none)
     build(project, only=KINDS)
-    assert rendered() and (project / ".bipub-cache" / card_html.FILE).is_file()
+    assert rendered() and list((project / ".bipub-cache" / card_html.FOLDER).glob("*.pickle"))
     rendered.clear()
     (project / "content/ko/posts/newest.md").write_text(NEW_POST.format(n=2), "utf-8")
     build(project, only=KINDS)
@@ -190,17 +190,18 @@ def test_bipub_build_reads_the_cards_back(
 def test_a_damaged_file_of_cards_is_said_and_not_used(
     project: Path, tmp_path: Path, rendered: Rendered
 ) -> None:
-    """A damaged card-html.pickle: the cards are rendered (the output is the clean build's),
-    `-v` says why, and the build writes the file again."""
+    """Damaged files of cards (.bipub-cache/card-html/): their cards are rendered (the output
+    is the clean build's), `-v` says why, and the build writes them again."""
     build(project, only=KINDS)
-    path = project / ".bipub-cache" / card_html.FILE
-    data = bytearray(path.read_bytes())
-    data[-5] ^= 0xFF
-    path.write_bytes(bytes(data))
+    for path in (project / ".bipub-cache" / card_html.FOLDER).glob("*.pickle"):
+        data = bytearray(path.read_bytes())
+        data[-5] ^= 0xFF
+        path.write_bytes(bytes(data))
     (project / "content/ko/posts/newest.md").write_text(NEW_POST.format(n=3), "utf-8")
     rendered.clear()
     result = build(project, only=KINDS)
-    assert "cards' HTML not read (card-html.pickle: damaged" in result.cache_note
+    assert "cards' HTML not read (card-html/" in result.cache_note
+    assert ".pickle: damaged" in result.cache_note
     assert set(rendered()) > {"새 글 3"}  # the others rendered again too
     _assert_clean(project, tmp_path, "clean")
     rendered.clear()
@@ -214,32 +215,70 @@ def test_serve_starts_from_the_file_then_keeps_them_in_memory(
 ) -> None:
     """`bipub serve` reads the cards `bipub build` left (the first time it needs a card it
     has not); the cards made by its builds after its first (the first that rendered: nothing
-    changed before it) are kept in memory only: the file is not written again."""
+    changed before it) are kept in memory only: the files are not written again."""
     build(project, only=KINDS)
-    path = project / ".bipub-cache" / card_html.FILE
+    folder = project / ".bipub-cache" / card_html.FOLDER
     rendered.clear()
     kept = Kept(BuildCache.load(project / ".bipub-cache"))
     build(project, only=KINDS, kept=kept)  # (nothing changed: nothing rendered)
     assert rendered() == []
     for n in (4, 5, 6):
-        written = path.stat()
+        written = _files_of(folder)
         (project / f"content/ko/posts/new-{n}.md").write_text(NEW_POST.format(n=n), "utf-8")
         rendered.clear()
         build(project, only=KINDS, kept=kept)
         assert set(rendered()) == {f"새 글 {n}"}
-    after = path.stat()
-    assert (after.st_ino, after.st_mtime_ns) == (written.st_ino, written.st_mtime_ns)
+    assert _files_of(folder) == written
 
 
 def test_a_file_of_cards_that_cannot_be_saved_is_a_warning(
     project: Path, tmp_path: Path, rendered: Rendered
 ) -> None:
-    """card-html.pickle that cannot be written (here a folder in its place): the site is
-    published and the build warns `cache-not-saved`, as for the other cache files, instead of
-    a note only `-v` shows."""
-    path = project / ".bipub-cache" / card_html.FILE
-    path.mkdir(parents=True)
-    (path / "x").write_text("in the way", "utf-8")
+    """Files of cards that cannot be written (here a file in the place of their folder): the
+    site is published and the build warns `cache-not-saved`, as for the other cache files,
+    instead of a note only `-v` shows."""
+    path = project / ".bipub-cache" / card_html.FOLDER
+    path.parent.mkdir(parents=True)
+    path.write_text("in the way", "utf-8")
     result = build(project, only=KINDS)
     assert [d.code for d in result.warnings if d.code == "cache-not-saved"] == ["cache-not-saved"]
+    _assert_clean(project, tmp_path, "clean")
+
+
+def _files_of(folder: Path) -> dict[str, tuple[int, int]]:
+    """Each file of `folder` (its name) with its inode and modification time."""
+    return {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in folder.iterdir()}
+
+
+def test_a_retitled_post_reads_and_writes_the_files_of_its_cards_only(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`bipub build` after a post's title edit: the files of cards it reads are those of the
+    other cards of the pages it renders again (a few of each language's, heading level and
+    part of the card keys: `card_html.SHARDS` parts), and the files it writes again are those
+    of the cards it made (the post's new card on its listings and as an archive row); every
+    other file is left as it is. The card-html.pickle of bipub before session 37 is removed."""
+    build(project, only=KINDS)
+    folder = project / ".bipub-cache" / card_html.FOLDER
+    (project / ".bipub-cache" / card_html.OLD_FILE).write_bytes(b"old")
+    before = _files_of(folder)
+    read: list[str] = []
+    real = card_html.KeptCardHtml._load
+
+    def load(self: card_html.KeptCardHtml, path: Path) -> object:
+        read.append(path.name)
+        return real(self, path)
+
+    monkeypatch.setattr(card_html.KeptCardHtml, "_load", load)
+    post = project / "content/ko/posts/alpha.md"
+    text = post.read_text("utf-8")
+    post.write_text(text.replace("\ntitle: ", "\ntitle: (N) ", 1), "utf-8")
+    build(project, only=KINDS)
+    after = _files_of(folder)
+    written = {name for name in after if after[name] != before.get(name)}
+    # its card as a listing's and as an archive row, in the language of the edit only
+    assert written and {name.split("-")[0] for name in written} == {"ko"}
+    assert len(written) <= 3 and set(read) <= set(before) | written
+    assert len(read) < len(before) and not any(name.startswith("en-") for name in read)
+    assert not (project / ".bipub-cache" / card_html.OLD_FILE).exists()
     _assert_clean(project, tmp_path, "clean")

@@ -179,3 +179,14 @@ def test_a_file_of_out_of_band_pickles_reads_back_what_was_pickled() -> None:
     for cut in (len(whole) - 1, 20, 5):
         with pytest.raises(ValueError):
             out_of_band.loads(memoryview(whole[:cut]))
+
+
+def test_a_file_of_out_of_band_pickles_naming_more_buffers_than_it_holds_is_refused() -> None:
+    """(Its buffers' lengths read in one call: a count past the file's end is said, not
+    read.)"""
+    whole = b"".join(out_of_band.dumps({"a": pickle.PickleBuffer(b"body")}))
+    n = int.from_bytes(whole[:8], "little")
+    for count in (2, 2**61):
+        lying = whole[: 8 + n] + count.to_bytes(8, "little") + whole[16 + n :]
+        with pytest.raises(ValueError):
+            out_of_band.loads(memoryview(lying))

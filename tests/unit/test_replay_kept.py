@@ -12,7 +12,7 @@ from typing import Any
 
 from bipub.diagnostics import Collector, Diagnostic, Severity
 from bipub.pair.images import Images
-from bipub.render.kept_pages import KeptPages
+from bipub.render.kept_pages import Found, KeptPages
 from bipub.render.markdown import MarkdownCache
 from bipub.write.output import OutputFile
 
@@ -84,7 +84,7 @@ def test_kept_pages_keep_the_documents_their_pages_show() -> None:
         if rel is not None and rng.random() < 0.2:  # (edited: another document, another digest)
             docs[rel] = _doc(rel, f"D{rel}-{step}")
         spec: Any = SimpleNamespace(lang="en", doc=docs[rel] if rel is not None else None)
-        kept.add({path: (spec, "fp", info)})
-        shown = {page[0].doc.rel: page[0].doc for page in kept.pages.values() if page[0].doc}
+        kept.add(Found([path], [spec], ["fp"], [info]))
+        shown = {spec.doc.rel: spec.doc for spec in kept.pages.values() if spec.doc}
         assert kept.docs.keys() == shown.keys()
         assert kept.keyed == {r: f"{d.digest}:{r}" for r, d in kept.docs.items()}

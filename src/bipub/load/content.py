@@ -20,8 +20,14 @@ from pydantic import ValidationError
 from bipub.cache import BuildCache, FileKey, digest_bytes, stat_key
 from bipub.config import SiteConfig
 from bipub.diagnostics import Collector, Diagnostic, Severity
-from bipub.load.doc_state import _IMAGES_BY, _LAZY_BODY, _SPANS, lazy_attribute, section_spans
-from bipub.load.doc_state import _META_AT as _META_AT
+from bipub.load.doc_state import (
+    _BATCH_AT,
+    _IMAGES_BY,
+    _LAZY_BODY,
+    _SPANS,
+    lazy_attribute,
+    section_spans,
+)
 from bipub.load.doc_state import SectionSpan as SectionSpan
 from bipub.load.doc_state import body_apart as _body_apart
 from bipub.load.front_matter import FrontMatterError, split_front_matter
@@ -71,8 +77,9 @@ class Document:
     def sections(self) -> tuple[Section, ...]:
         """The body split at headings (load/sections.py), computed once per document and process
         (`bipub check` needs it), or rebuilt from the spans a cached document was pickled with
-        (__getstate__; pair/units.py makes units of those, `unsplit_spans`, while it is not)."""
-        spans = self.__dict__.get(_SPANS)
+        (__getstate__; pair/units.py makes units of those, `unsplit_spans`, while it is not;
+        a document read back takes them from its shard's batch: doc_state.py `lazy_attribute`)."""
+        spans = getattr(self, _SPANS, None)
         if spans is None:
             return tuple(split_sections(self.body, self.body_line))
         body = self.body
@@ -83,7 +90,7 @@ class Document:
         )
 
     def unsplit_spans(self) -> tuple[SectionSpan, ...] | None:  # (until `sections` is made)
-        return None if "sections" in self.__dict__ else self.__dict__.get(_SPANS)
+        return None if "sections" in self.__dict__ else getattr(self, _SPANS, None)
 
     @cached_property
     def mentions_mermaid(self) -> bool:
@@ -118,8 +125,8 @@ class Document:
         # hashing their sections again took longer than anything else in pairing
         if _LAZY_BODY in self.__dict__:
             self.body  # noqa: B018 - (decoded: the state has the body itself)
-        if _META_AT in self.__dict__:
-            self.meta  # noqa: B018 - (taken from its batch: the state has it itself)
+        if _BATCH_AT in self.__dict__:
+            self.meta  # noqa: B018 - (taken from its batch, with its spans and `yaml` pickled)
         state = dict(self.__dict__)
         if state.pop("sections", None) is not None or _SPANS not in state:  # (else: as read)
             state[_SPANS] = section_spans(self.body, self.sections)
@@ -132,7 +139,9 @@ class Document:
     def __setstate__(self, state: dict[str, object]) -> None:
         if state.get(_IMAGES_BY) != parser_version():  # (found by another markdown-it-py)
             state = {k: v for k, v in state.items() if k not in ("image_refs", _IMAGES_BY)}
-        self.__dict__.update(state)
+        # (the state is a dict made for this document alone, by the unpickler or __getstate__:
+        # it becomes its __dict__, not copied into another one, ~10,000 read back at a build)
+        object.__setattr__(self, "__dict__", state)
 
 
 @dataclass(frozen=True)

@@ -9,15 +9,19 @@ and list number, all under the build's site-wide key (templates, catalogs, confi
 bipub's version: `start`). A card whose key changed is rendered again; a template or catalog
 changed drops every card kept.
 
-A build reads them from .bipub-cache/card-html.pickle (signed like every cache file) the first
-time a card is not found in memory (once per renderer and site-wide key). A renderer's first
-build (every `bipub build`, the first build of `bipub serve`) writes the file again after a
-build of every language that made cards (`save`), with the cards of that build only; a
-renderer kept from build to build (`bipub serve`'s) keeps the cards its next builds make in
-memory only."""
+A build reads them from .bipub-cache/card-html/ (signed like every cache file), one file of
+cards per language, heading level and one of `SHARDS` parts of the card keys: a file is read the
+first time a card of it is not found in memory (once per renderer and site-wide key). A build
+after a title edit looks up the other cards of one blog page and the archive's rows: it reads a
+few files of one language's cards and that language's rows, not every card of the site (~11 MB
+at 5,000 posts a language). A renderer's first build (every `bipub build`, the first build of
+`bipub serve`) writes again, after a build of every language that made cards (`save`), the
+files of the cards it made only, each with the cards of that build only; a renderer kept from
+build to build (`bipub serve`'s) keeps the cards its next builds make in memory only."""
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,13 +31,22 @@ from markupsafe import Markup
 from bipub.cache import UNREADABLE, load_signed, save_signed
 from bipub.code_stamp import CODE
 
-FORMAT = 1
-FILE = "card-html.pickle"
+FORMAT = 2
+FOLDER = "card-html"  # (in the build cache's folder: a file of cards each `_shard`)
+SHARDS = 64  # the files of one language's cards of one heading level
+OLD_FILE = "card-html.pickle"  # (bipub before session 37 kept them all in one file: removed)
 CardAt = tuple[str, str, int, int | None]  # (language, card key, heading level, list number)
 
 
 def _stamp(made_with: str) -> bytes:
     return f"bipub-card-html:{FORMAT}:{CODE}:{made_with}\n".encode()
+
+
+def _shard(at: CardAt) -> str:
+    """The name of the file (without its suffix) that keeps the card `at`: its language, its
+    heading level and a part of the card keys (the cards of one listing page are in as many
+    files as it has cards; the archive's rows of a language, in `SHARDS` files of their own)."""
+    return f"{at[0]}-{at[2]}-{zlib.crc32(at[1].encode()) % SHARDS:02d}"
 
 
 class KeptCardHtml:
@@ -45,19 +58,20 @@ class KeptCardHtml:
         self.made: dict[CardAt, Markup] = {}  # (since `start`, or since `take_made`)
         # the key of a card made by this build, or None (its HTML is then not kept)
         self.key_of: Callable[[object, str], str | None] = lambda card, lang: None
-        self.folder: Path | None = None  # where the file is (`bipub build`), or None
-        self.note = ""  # why the file was not used (for `-v`)
-        self._read = False  # (the file was read for `made_with`)
-        self._save = False  # (this build writes the file)
+        self.folder: Path | None = None  # the build cache's folder (`bipub build`), or None
+        self.note = ""  # why a file was not used (for `-v`)
+        # the files read for `made_with`: the cards each held (a file missing or not used: none)
+        self._read: dict[str, tuple[CardAt, ...]] = {}
+        self._save = False  # (this build writes the files)
 
     def start(self, made_with: str, folder: Path | None = None, *, save: bool = True) -> None:
         """A build with the site-wide key `made_with`; `folder`: the build cache's folder,
-        where the file is read from (once, when a card is first not found), or None (nothing
-        read or written); `save`: whether this build writes it (`save`). What was kept under
-        another key is dropped."""
+        where the files are read from (each once, when a card of it is first not found), or
+        None (nothing read or written); `save`: whether this build writes them (`save`). What
+        was kept under another key is dropped."""
         if made_with != self.made_with:
             self.html = {}
-            self._read = False
+            self._read = {}
         self.made_with = made_with
         self.made = {}
         self.folder = folder
@@ -66,10 +80,11 @@ class KeptCardHtml:
 
     def get(self, at: CardAt) -> Markup | None:
         found = self.html.get(at)
-        if found is None and not self._read and self.folder is not None:
-            self._read = True
-            self.html.update(self._load())
-            found = self.html.get(at)
+        if found is None and self.folder is not None:
+            name = _shard(at)
+            if name not in self._read:
+                self._read_shard(name)
+                found = self.html.get(at)
         return found
 
     def keep(self, at: CardAt, html: Markup) -> None:
@@ -86,9 +101,16 @@ class KeptCardHtml:
         self.html.update(made)
         self.made.update(made)
 
-    def _load(self) -> dict[CardAt, Markup]:
-        assert self.folder is not None and self.made_with is not None
-        path = self.folder / FILE
+    def _read_shard(self, name: str) -> None:
+        """The cards of the file `name`, read (once: `_read`) into `html` (a card there
+        already has the same HTML: it is kept by what it shows)."""
+        assert self.folder is not None
+        cards = self._load(self.folder / FOLDER / f"{name}.pickle")
+        self.html.update(zip(cards, map(Markup, cards.values()), strict=True))
+        self._read[name] = tuple(cards)
+
+    def _load(self, path: Path) -> dict[CardAt, str]:
+        assert self.made_with is not None
         stamp = _stamp(self.made_with)
         try:
             with path.open("rb") as f:
@@ -98,24 +120,41 @@ class KeptCardHtml:
             if not isinstance(found, tuple) or len(found) != 2 or found[0] != stamp:
                 raise ValueError("not a file of cards' HTML")
             cards: dict[Any, str] = found[1]
-            return {at: Markup(html) for at, html in cards.items()}  # noqa: S704 - ours
+            if not isinstance(cards, dict):
+                raise ValueError("not a file of cards' HTML")
+            return cards
         except FileNotFoundError:
             return {}
         except UNREADABLE as exc:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            self.note = f"cards' HTML not read ({FILE}: {why or type(exc).__name__}): rendered"
+            if not self.note:
+                self.note = (
+                    f"cards' HTML not read ({FOLDER}/{path.name}: "
+                    f"{why or type(exc).__name__}): rendered"
+                )
             return {}
 
     def save(self, live: set[str]) -> None:
-        """Write the file (`bipub build`), if this build made cards: the kept cards whose card
-        key is in `live` (the cards of this build) or that this build made."""
+        """Write the files of the cards this build made (`bipub build`), if it made any: each
+        with its kept cards whose card key is in `live` (the cards of this build) or that this
+        build made. The files of no card made are left as they are (their cards of deleted or
+        changed posts too, until a card of theirs is made)."""
         if self.folder is None or self.made_with is None or not self.made or not self._save:
             return
-        if not self._read:  # (cards made by render workers only: they read the file)
-            self._read = True
-            self.html = {**self._load(), **self.html}
         live = live | {at[1] for at in self.made}
-        cards = {at: str(html) for at, html in self.html.items() if at[1] in live}
+        made: dict[str, dict[CardAt, str]] = {}
+        for at, text in self.made.items():
+            made.setdefault(_shard(at), {})[at] = str(text)
         stamp = _stamp(self.made_with)
-        # (an OSError is the build's `cache-not-saved` warning: pipeline.py, after publishing)
-        save_signed(self.folder / FILE, (stamp, cards), prefix=stamp)
+        folder = self.folder / FOLDER
+        kept = self.html
+        for name in sorted(made):
+            if name not in self._read:  # (read by render workers only: its other cards kept)
+                self._read_shard(name)
+            cards = {at: str(kept[at]) for at in self._read[name] if at[1] in live}
+            cards.update(made[name])
+            # (an OSError is the build's `cache-not-saved` warning: pipeline.py, after
+            # publishing)
+            save_signed(folder / f"{name}.pickle", (stamp, cards), prefix=stamp)
+            self._read[name] = tuple(cards)
+        (self.folder / OLD_FILE).unlink(missing_ok=True)

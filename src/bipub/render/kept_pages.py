@@ -14,9 +14,10 @@ trusted record of the output or of the spare copy), every page is checked: `note
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from operator import itemgetter
+from operator import attrgetter
 
 from bipub.load.content import Document
 from bipub.render.html import PageSpec
@@ -24,10 +25,17 @@ from bipub.render.markdown import MarkdownCache
 from bipub.write.output import Identity, OutputFile, OutputTree
 
 Previous = dict[str, tuple[str, Identity]]
-Found = tuple[str, str, Identity, str, str, Document | None]
 
 
-Page = tuple[PageSpec, str, OutputFile]  # a page kept: its spec, fingerprint, OutputFile
+@dataclass
+class Found:
+    """Pages found kept (`_check`), as columns in one order: each one's output file, spec,
+    fingerprint and OutputFile (no object per page: an update finds ~24,000 on a big site)."""
+
+    files: list[str] = field(default_factory=list)
+    specs: list[PageSpec] = field(default_factory=list)
+    fingerprints: list[str] = field(default_factory=list)
+    infos: list[OutputFile] = field(default_factory=list)
 
 
 @dataclass
@@ -35,7 +43,7 @@ class KeptPages:
     """Pages kept, by output file, with what the build takes of them (each kept up to date
     as pages are added and dropped: a resident build keeps them from one update to the next)."""
 
-    pages: dict[str, Page] = field(default_factory=dict)
+    pages: dict[str, PageSpec] = field(default_factory=dict)  # (their specs)
     files: dict[str, OutputFile] = field(default_factory=dict)  # (OutputTree.record_kept_all)
     fingerprints: dict[str, str] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)  # pages per language
@@ -46,17 +54,18 @@ class KeptPages:
     keyed: dict[str, str] = field(default_factory=dict)
     showing: dict[str, int] = field(default_factory=dict)
 
-    def add(self, pages: dict[str, Page]) -> None:
+    def add(self, found: Found) -> None:
+        """Add the pages `_check` found kept (each output file once)."""
         # (in bulk: a build in a new process adds ~24,000 pages to an empty one; a page
         # already kept is dropped first, as one at a time)
-        for path in self.pages.keys() & pages.keys() if self.pages else ():
+        files = found.files
+        for path in self.pages.keys() & files if self.pages else ():
             self.drop(path)
-        self.pages.update(pages)
-        values = pages.values()
-        self.files.update(zip(pages, map(itemgetter(2), values), strict=True))
-        self.fingerprints.update(zip(pages, map(itemgetter(1), values), strict=True))
-        docs, counts, keyed, showing = self.docs, self.counts, self.keyed, self.showing
-        for spec, _, _ in values:
+        self.pages.update(zip(files, found.specs, strict=True))
+        self.files.update(zip(files, found.infos, strict=True))
+        self.fingerprints.update(zip(files, found.fingerprints, strict=True))
+        docs, keyed, showing, counts = self.docs, self.keyed, self.showing, self.counts
+        for spec in found.specs:
             doc = spec.doc
             if doc is not None:
                 rel = doc.rel
@@ -67,15 +76,15 @@ class KeptPages:
                     else:
                         keyed.pop(rel, None)
                 showing[rel] = showing.get(rel, 0) + 1
-            lang = spec.lang
-            counts[lang] = counts.get(lang, 0) + 1
+        # (by their OutputFiles, one per template and language: no look at each page)
+        for lang, n in Counter(map(attrgetter("lang"), found.infos)).items():
+            counts[lang] = counts.get(lang, 0) + n
 
     def drop(self, path: str) -> PageSpec | None:
         """Drop the page of `path`, if kept: its spec (else None)."""
-        page = self.pages.pop(path, None)
-        if page is None:
+        spec = self.pages.pop(path, None)
+        if spec is None:
             return None
-        spec = page[0]
         del self.files[path], self.fingerprints[path]
         if spec.doc is not None:
             rel = spec.doc.rel
@@ -227,16 +236,17 @@ def _check(
     pages: list[PageSpec],
     previous: Previous,
     tree: OutputTree,
-    already: dict[str, Page],
-) -> tuple[dict[str, Page], list[PageSpec]]:
-    """Check each of `pages` (the full pass): the kept ones by output file, and the others.
-    `already`: the pages kept without a check (a page of `pages` there is a clash: checked)."""
+    already: dict[str, PageSpec],
+) -> tuple[Found, list[PageSpec]]:
+    """Check each of `pages` (the full pass): the kept ones, and the others. `already`: the
+    pages kept without a check, by output file (a page of `pages` there is a clash: checked)."""
     rest: list[PageSpec] = []
     # (each page's values read in one look: an update visits every page of a big site, and
-    # each look at a page's values costs a memory fetch; kept as `Page`s with their file)
-    wanted: list[tuple[str, Identity]] = []  # (the files to keep, for keep_each)
-    found: list[Page] = []  # (their pages, in the same order)
-    infos: dict[tuple[str, str], OutputFile] = {}  # (one per template and language)
+    # each look at a page's values costs a memory fetch; kept in columns, `Found`)
+    found = Found()
+    files, specs, fps, infos = found.files, found.specs, found.fingerprints, found.infos
+    written: list[Identity] = []  # (each file's identity as written, for keep_each)
+    by_template: dict[str, dict[str, OutputFile]] = {}  # (one OutputFile per template, language)
     for spec in pages:
         fp = known.get(spec.path)
         if fp is None:
@@ -248,22 +258,30 @@ def _check(
             rest.append(spec)
             continue
         template, lang = spec.template, spec.lang
-        info = infos.get((template, lang))
+        by_lang = by_template.get(template)
+        if by_lang is None:
+            by_lang = by_template[template] = {}
+        info = by_lang.get(lang)
         if info is None:
-            info = infos[template, lang] = OutputFile(lang, f"{template} ({lang})")
-        wanted.append((file, old[1]))
-        found.append((spec, fp, info))
-    done = tree.keep_each(wanted)
-    files = map(itemgetter(0), wanted)
-    if len(done) == len(wanted):  # (each file once: every one kept)
-        return dict(zip(files, found, strict=True)), rest
-    kept: dict[str, Page] = {}
-    for file, page in zip(files, found, strict=True):
+            info = by_lang[lang] = OutputFile(lang, f"{template} ({lang})")
+        files.append(file)
+        written.append(old[1])
+        specs.append(spec)
+        fps.append(fp)
+        infos.append(info)
+    done = tree.keep_each(zip(files, written, strict=True))
+    if len(done) == len(files):  # (each file once: every one kept)
+        return found, rest
+    last: dict[str, int] = {}  # (a file found twice is its last page's, as in a dict)
+    for n, file in enumerate(files):
         if file in done:
-            kept[file] = page
+            last[file] = n
         else:  # (not kept: rendered again, `add` says what it found)
-            rest.append(page[0])
-    return kept, rest
+            rest.append(specs[n])
+    at = list(last.values())
+    return Found(
+        [files[n] for n in at], [specs[n] for n in at], [fps[n] for n in at], [infos[n] for n in at]
+    ), rest
 
 
 def _remember(

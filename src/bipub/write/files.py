@@ -201,6 +201,20 @@ _NEW_FILE = (
 )
 
 
+# the most bytes one write call hands the kernel: on Linux 6.18's ext4, with free memory
+# fragmented by other work, a call of 2 MB or more cost 5-10 times the system time of the same
+# bytes in calls of 1 MB (a 30 MB llms-full.txt: 35-65 ms against ~6 ms; docs/outputs.md,
+# what an update writes)
+WRITE_AT_ONCE = 1 << 20
+
+
+def _write_call(fd: int, data: bytes | memoryview, at: int) -> int:
+    """os.write of `data` from `at`, at most WRITE_AT_ONCE bytes of it: how many were written."""
+    if at == 0 and len(data) <= WRITE_AT_ONCE:
+        return os.write(fd, data)
+    return os.write(fd, memoryview(data)[at : at + WRITE_AT_ONCE])
+
+
 def replace_with_bytes(
     target: str, data: bytes | Pieces, fresh: bool = False, trash: Trash | None = None
 ) -> None:
@@ -221,13 +235,13 @@ def _write_new(target: str, data: bytes | Pieces) -> None:
     """What `open(target, "xb").write(data)` does, in three system calls instead of six (no
     buffered file object: it also asks for the file's size, whether it is a terminal and its
     position), for every page of a build. A short write (a full disk) raises, as `write` does.
-    `Pieces`: each piece written in turn."""
+    `Pieces`: each piece written in turn. At most `WRITE_AT_ONCE` bytes a call (`_write_call`)."""
     fd = os.open(target, _NEW_FILE, 0o666)  # (the umask applies, as with `open`)
     try:
         for piece in data.parts if isinstance(data, Pieces) else (data,):
-            done = os.write(fd, piece) if piece else 0
-            while done < len(piece):  # (a short write: the rest, or the error that stopped it)
-                wrote = os.write(fd, memoryview(piece)[done:])
+            done = _write_call(fd, piece, 0) if piece else 0
+            while done < len(piece):  # (the rest; a short write: the error that stopped it)
+                wrote = _write_call(fd, piece, done)
                 if not wrote:
                     raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), target)
                 done += wrote

@@ -331,7 +331,7 @@ class OutputTree:
         (`file_identity`: mtime, ctime, size, inode; False: it must be rendered again)."""
         return path in self.keep_each([(path, written)])
 
-    def keep_each(self, wanted: list[tuple[str, Identity]]) -> set[str]:
+    def keep_each(self, wanted: Iterable[tuple[str, Identity]]) -> set[str]:
         """The paths of `wanted` that `keep` keeps (trusted records: no call per file)."""
         spare, live = self.spare, self.live
         if spare is None or live is None:
@@ -341,7 +341,9 @@ class OutputTree:
             for path, written in wanted:  # (the record's identity: a recorded path was checked)
                 if (old := recorded.get(path)) is None or unpack_four(old) != written:
                     continue
-                if (was := spared.get(path)) is None or was[INODE_AT] != old[INODE_AT]:
+                # (the spare copy's file is the published one: most often recorded alike)
+                was = spared.get(path)
+                if was is None or (was != old and was[INODE_AT] != old[INODE_AT]):
                     self._make_parents(path)
                     if self._check(path, os.path.join(self.staging, path)):
                         continue  # rendered again: `add` says what it found
