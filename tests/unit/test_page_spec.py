@@ -8,7 +8,8 @@ import inspect
 
 import pytest
 
-from bipub.render.page_plan import LATER, PageSpec
+from bipub.diagnostics import DiagnosticError
+from bipub.render.page_plan import LATER, PageSpec, Plan
 
 
 def test_init_takes_the_fields_in_order_with_their_defaults() -> None:
@@ -92,3 +93,67 @@ def test_the_later_fields_have_no_class_default() -> None:
     """(else a page made `later` would read the class's default, not make its own)"""
     assert not LATER & vars(PageSpec).keys()
     assert {f.name for f in dataclasses.fields(PageSpec)} >= LATER
+
+
+def test_later_calls_its_maker_with_its_arguments_at_the_first_read_only() -> None:
+    """(`fill` and its `args` kept apart, not a `functools.partial` per page: render/html.py
+    `_entry_page` passes the renderer's `_page_later` with the language and the entry)"""
+    calls: list[tuple[object, ...]] = []
+
+    def fill(*args: object) -> dict[str, object]:
+        calls.append(args)
+        return {key: f"{key}-{args[0]}" for key in LATER}
+
+    spec = PageSpec.later(("post", "k"), "ko", "/ko/blog/k/", "post.html", fill, ("ko", 7))
+    assert not calls and spec.__dict__["_args"] == ("ko", 7)
+    assert spec.title == "title-ko" and spec.deps == "deps-ko" and calls == [("ko", 7)]
+    assert not {"_later", "_args"} & spec.__dict__.keys()
+    assert spec.context == "context-ko" and calls == [("ko", 7)]  # (made once, all at once)
+
+
+def _page(path: str, route: str, lang: str = "ko") -> PageSpec:
+    return PageSpec((route,), lang, path, "page.html", "T", "D", dict)
+
+
+def _said(plan: Plan, pages: list[PageSpec], one_by_one: bool) -> tuple[str, object]:
+    """The clash `Plan.extend` (or `add`, page by page) says, and the plan's pages after."""
+    with pytest.raises(DiagnosticError) as raised:
+        if one_by_one:
+            for spec in pages:
+                plan.add(spec)
+        else:
+            plan.extend("ko", pages)
+    return str(raised.value.diagnostics[0]), (dict(plan.paths), plan.pages, plan.routes)
+
+
+@pytest.mark.parametrize(
+    "pages",
+    [
+        # one of them at the path of a page planned before
+        [_page("/ko/b/", "b"), _page("/ko/a/", "x"), _page("/ko/c/", "c")],
+        # two of them at one path
+        [_page("/ko/b/", "b"), _page("/ko/c/", "c"), _page("/ko/b/", "y")],
+    ],
+)
+def test_extend_says_a_clash_as_adding_the_pages_one_by_one_says_it(
+    pages: list[PageSpec],
+) -> None:
+    first = _page("/ko/a/", "a")
+    plans = [Plan(), Plan()]
+    for plan in plans:
+        plan.add(first)
+    assert _said(plans[0], pages, one_by_one=False) == _said(plans[1], pages, one_by_one=True)
+    assert plans[0].paths["/ko/a/"] is first
+
+
+def test_extend_adds_the_pages_as_adding_them_one_by_one() -> None:
+    pages = [_page(f"/ko/{n}/", str(n)) for n in range(5)]
+    others = [_page(f"/en/{n}/", str(n), "en") for n in range(3)]
+    plans = [Plan(), Plan()]
+    plans[0].extend("ko", pages)
+    plans[0].extend("en", others)
+    for spec in [*pages, *others]:
+        plans[1].add(spec)
+    ours, theirs = plans
+    assert (ours.paths, ours.pages, ours.routes) == (theirs.paths, theirs.pages, theirs.routes)
+    assert list(plans[0].paths) == list(plans[1].paths)

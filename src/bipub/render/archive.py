@@ -42,11 +42,13 @@ def by_year(cards: Sequence[PostCard]) -> list[ArchiveYear]:
 def archive_spec(
     language: Language,
     posts: Sequence[Entry],
+    keys: tuple[str, ...],
     card: Callable[[Entry, str], PostCard],
     list_key: Callable[[object, str, list[Entry], int, int, int], object],
 ) -> PageSpec:
-    """The archive page of `language` listing `posts` (`card`: a post's card in the language,
-    `list_key`: what a listing's fingerprint is made of, both the renderer's)."""
+    """The archive page of `language` listing `posts` (`keys`: theirs, in order; `card`: a
+    post's card in the language, `list_key`: what a listing's fingerprint is made of, both the
+    renderer's)."""
     lang = language.code
     listed = list(posts)
     total = len(listed)
@@ -63,6 +65,6 @@ def archive_spec(
         language.description,
         context,
         deps=lambda: list_key("archive", lang, listed, 1, 1, total),
-        lists=tuple([e.key for e in listed]),
+        lists=keys,
         shape=("archive", 1, 1, total),
     )

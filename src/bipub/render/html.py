@@ -16,6 +16,7 @@ from bipub.pair.site_pages import list_pages
 from bipub.project import Project
 from bipub.render import both, urls
 from bipub.render.archive import archive_spec
+from bipub.render.listing_pages import blog_page, tag_page
 from bipub.render.markdown import MarkdownCache
 from bipub.render.page_plan import EntryId as EntryId
 from bipub.render.page_plan import EntryKeyMemo, PageMemo
@@ -26,9 +27,7 @@ from bipub.render.page_plan import listing_values as listing_values
 from bipub.render.page_plan import made_of_values as made_of_values
 from bipub.render.page_views import PageViews, card_tag_slugs, og_image
 from bipub.render.page_views import with_body as with_body
-from bipub.render.views import (
-    View,
-)
+from bipub.render.views import View
 from bipub.render.views import series_nav as series_nav
 
 # per language of an entry: its document, its tags' slugs, whether its body draws diagrams
@@ -106,9 +105,10 @@ class HtmlRenderer(PageViews):
         posts = site.posts(lang)
         self.plan_home(plan, lang, posts)
         self.plan_cv_page(plan, lang)
-        self.plan_blog(plan, lang, posts)
+        keys = self.post_order()[lang]  # (the keys of `posts`: the listings' `lists`)
+        self.plan_blog(plan, lang, posts, keys)
         if cfg.outputs.archive:  # every post by year (render/archive.py)
-            plan.add(archive_spec(language, posts, self._card, self._list_key))
+            plan.add(archive_spec(language, posts, keys, self._card, self._list_key))
         self._plan_entries(plan, lang, posts, moved, "posts")
         self._plan_entries(plan, lang, site.pages(lang), moved, "pages")
         by_tag = site.tag_posts.get(lang, {})  # each tag's posts (pair/taxonomy.py)
@@ -184,33 +184,20 @@ class HtmlRenderer(PageViews):
             )
         )
 
-    def plan_blog(self, plan: Plan, lang: str, posts: Sequence[Entry]) -> None:
-        """The blog's pages: `posts` (newest first), `posts_per_page` to a page."""
-        per_page = self.config.posts_per_page
+    def plan_blog(
+        self, plan: Plan, lang: str, posts: Sequence[Entry], keys: tuple[str, ...]
+    ) -> None:
+        """The blog's pages: `posts` (newest first; `keys`: theirs), `posts_per_page` to a page."""
+        per_page, language = self.config.posts_per_page, self.config.language(lang)
         pages = list_pages(len(posts), per_page)
         specs: list[PageSpec] = []
+        made = (self._listing_context, self._list_key)
         for n in range(1, pages + 1):
-            chunk = list(posts[(n - 1) * per_page : n * per_page])
-            make = partial(self._blog_page, lang, chunk, n, pages)
+            at = slice((n - 1) * per_page, n * per_page)
+            chunk = list(posts[at])
+            make = partial(blog_page, language, chunk, keys[at], n, pages, *made)
             specs += self._specs(("blog", lang, str(n)), tuple(chunk), pages, make)
         plan.extend(lang, specs)
-
-    def _blog_page(self, lang: str, chunk: list[Entry], n: int, pages: int) -> tuple[PageSpec]:
-        language = self.config.language(lang)
-        spec = PageSpec(
-            ("blog", str(n)),
-            lang,
-            urls.blog(lang, n),
-            "blog.html",
-            language.title,
-            language.description,
-            partial(self._listing_context, lang, chunk, n, pages),
-            noindex=n > 1,
-            deps=partial(self._list_key, "blog", lang, chunk, n, pages),
-            lists=tuple([e.key for e in chunk]),
-            shape=("blog", n, pages, 0),
-        )
-        return (spec,)
 
     def plan_tag_cloud(
         self, plan: Plan, lang: str, tags: dict[str, Tag], counts: dict[str, int]
@@ -232,34 +219,16 @@ class HtmlRenderer(PageViews):
 
     def plan_tag(self, plan: Plan, lang: str, tag: Tag, members: Sequence[Entry]) -> None:
         """A tag's pages: its posts (`members`, newest first), `posts_per_page` to a page."""
-        per_page = self.config.posts_per_page
+        per_page, language = self.config.posts_per_page, self.config.language(lang)
         tag_pages = list_pages(len(members), per_page)
         specs: list[PageSpec] = []
+        made = (self._tag_context, self._list_key)
         for n in range(1, tag_pages + 1):
             chunk = list(members[(n - 1) * per_page : n * per_page])
-            make = partial(self._tag_page, lang, tag, chunk, n, tag_pages, len(members))
+            make = partial(tag_page, language, tag, chunk, n, tag_pages, len(members), *made)
             key = ("tag", lang, tag.slug, str(n))
             specs += self._specs(key, tuple(chunk), (tag, tag_pages, len(members)), make)
         plan.extend(lang, specs)
-
-    def _tag_page(
-        self, lang: str, tag: Tag, chunk: list[Entry], n: int, tag_pages: int, total: int
-    ) -> tuple[PageSpec]:
-        language = self.config.language(lang)
-        spec = PageSpec(
-            ("tag", tag.slug, str(n)),
-            lang,
-            urls.tag(lang, tag.slug, n),
-            "tag.html",
-            f"#{tag.name}",
-            language.description,
-            partial(self._tag_context, lang, tag, chunk, n, tag_pages, total),
-            noindex=n > 1,
-            deps=partial(self._list_key, tag, lang, chunk, n, tag_pages, total),
-            lists=tuple([e.key for e in chunk]),
-            shape=(tag, n, tag_pages, total),
-        )
-        return (spec,)
 
     def _plan_entries(
         self,
@@ -327,7 +296,8 @@ class HtmlRenderer(PageViews):
             lang,
             path,
             "post.html" if entry.kind == "posts" else "page.html",
-            partial(self._page_later, lang, entry),
+            self._page_later,
+            (lang, entry),
             canonical_path=canonical,
             doc=version.doc,
             made_of=made_of,
@@ -346,7 +316,8 @@ class HtmlRenderer(PageViews):
             lang,
             urls.both(lang, entry.slug),
             "both.html",
-            partial(self._page_later, lang, entry, other),
+            self._page_later,
+            (lang, entry, other),
             noindex=True,  # the post pages' text again: not for search engines
             made_of=((entry.kind, entry.key),),
         )

@@ -17,6 +17,7 @@ from bipub.render.key_memo import KeyMade as KeyMade
 from bipub.render.key_memo import moved as moved
 
 Route = tuple[str, ...]
+_path = operator.attrgetter("path")
 
 
 class _File:
@@ -125,7 +126,8 @@ class PageSpec:
         lang: str,
         path: str,
         template: str,
-        fill: Callable[[], dict[str, Any]],
+        fill: Callable[..., dict[str, Any]],
+        args: tuple[object, ...] = (),
         *,
         canonical_path: str | None = None,
         noindex: bool = False,
@@ -134,9 +136,11 @@ class PageSpec:
         image: str | None = None,
     ) -> PageSpec:
         """A page whose `LATER` fields (what only its own rendering and fingerprint read) are
-        made when first read, all at once, by `fill` (their values by name): a build after an
-        edit plans every post's pages and reads those of the few it renders (render/html.py
-        `_entry_page`, `_both_page`). Equal to the page made with them."""
+        made when first read, all at once, by `fill(*args)` (their values by name): a build
+        after an edit plans every post's pages and reads those of the few it renders
+        (render/html.py `_entry_page`, `_both_page`). Equal to the page made with them.
+        (`fill` and its `args` apart, not a `functools.partial` made for each: a build in a new
+        process makes ~20,000 such pages at 5,000 posts a language.)"""
         spec = cls.__new__(cls)
         spec.__dict__.update(
             route=route,
@@ -152,6 +156,7 @@ class PageSpec:
             shape=None,
             title_lang="",
             _later=fill,
+            _args=args,
         )
         return spec
 
@@ -161,14 +166,16 @@ class PageSpec:
             """A `LATER` field of a page made `later`, made with the others at the first read
             (only for a name not found otherwise: a page's own fields are in its __dict__)."""
             values = self.__dict__
+            args = values.get("_args", ())  # (before `_later`, which goes first: below)
             fill = values.get("_later")
             if fill is None or name not in LATER:
                 if name in values:  # (made meanwhile, by another thread)
                     return values[name]
                 raise AttributeError(name)
-            for key, value in fill().items():
+            for key, value in fill(*args).items():
                 values.setdefault(key, value)
             values.pop("_later", None)
+            values.pop("_args", None)
             return values[name]
 
 
@@ -219,12 +226,20 @@ class Plan:
         pages as the last plan made them: render/html.py `_plan_entries`)."""
         if not specs:
             return
-        new = {spec.path: spec for spec in specs}
-        if len(new) != len(specs) or not self.paths.keys().isdisjoint(new):
+        paths, ahead = self.paths, len(self.paths) + len(specs)
+        # (no page of `paths` at one of theirs, then none of them at the same path as another:
+        # added straight to `paths`, without a dict of their own first)
+        clash = not paths.keys().isdisjoint(map(_path, specs))
+        if not clash:
+            paths.update(zip(map(_path, specs), specs, strict=True))
+            if len(paths) != ahead:  # (two of them at one path: none of them was there)
+                for spec in specs:
+                    paths.pop(spec.path, None)
+                clash = True
+        if clash:
             for spec in specs:  # (a clash: said by `add`, as a page at a time says it)
                 self.add(spec)
             return
-        self.paths.update(new)
         pages = self.pages.get(lang)
         if pages is None:
             pages = self.pages[lang] = []
