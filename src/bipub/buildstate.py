@@ -18,14 +18,13 @@ left, never a second set of rules:
 After pairing and planning the site again with the same functions, `carry` gives each page of
 a post or page that is made only of entries whose key did not change (its own entry and its
 series' members: `PageSpec.made_of`) the fingerprint it had, and each unchanged entry its card
-key. A listing page (blog, tag, home) whose posts' keys did not change (`PageSpec.lists`;
-or whose cards did not: `HtmlRenderer.cards_as_before`, a listing takes a post by its card key)
+key. A listing page (blog, tag, home) whose posts' keys did not change (`PageSpec.lists`)
 keeps its fingerprint too when it is made as the last build's was: in `bipub serve`, when the
 plan kept it as the state's own build planned it (render/page_plan.py PageMemo: the same
 PageSpec, and the same counterparts in the other languages); in a build in a new process
 (`bipub build`, without that plan), when the values it is made of (render/html.py
 `listing_values`: its own values, its counterparts', its page number and count and its posts'
-keys, which stand for their cards' keys: none of those posts changed, or its card) equal those the state
+keys, which stand for their cards' keys: none of those posts changed) equal those the state
 keeps for that fingerprint (`Listed`), which costs a comparison of values the state read, not
 their hash nor the cards' keys (and no worker forked to fingerprint thousands of listings). The other listings, the tag cloud, series and search pages are
 fingerprinted from the card keys (cheap), everything else as in a cold build. Pages whose fingerprint equals the last build's
