@@ -225,8 +225,6 @@ def carry(
     renderer.reuse_card_keys(
         {card: k for card, k in previous.cards.items() if card[:2] not in changed}
     )
-    # (then: a changed post whose cards are the last build's changes no listing that shows it)
-    posts -= renderer.cards_as_before(posts, previous.cards)
     index = previous.index
     by_values = 0
     if before is not None and index is not None and index.plan is before:

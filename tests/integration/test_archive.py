@@ -13,7 +13,7 @@ import jinja2
 import pytest
 
 from bipub.pipeline import build
-from bipub.render import card_html, html, page_views, templates
+from bipub.render import card_html, page_views, templates
 from bipub.render.views import PostCard
 from tests.conftest import CliResult, tree_snapshot
 
@@ -258,33 +258,3 @@ def test_a_kept_row_is_its_card() -> None:
     assert str(cards(fresh, 2)) == "<h2>제목 None</h2>"
     assert str(cards(fresh, templates.ARCHIVE_ROW, 1)) == "<li>row 제목</li>"
     assert str(cards.join([fresh], 3, True)) == "<h3>제목 1</h3>"
-
-
-def test_a_body_edit_that_keeps_the_card_works_out_no_card_key_of_the_archive(
-    make_project: Callable[[str], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A post whose entry changed but whose card did not (a typo fixed in its body) changes
-    no listing that shows it: a build in a new process keeps the archive's fingerprint
-    without working out its posts' card keys (render/html.py `cards_as_before`); a body
-    edit that changes the card (its reading time) does work them out. Both as clean."""
-    root = make_project("minimal")
-    _older_posts(root, 3)
-    build(root, only={"html"})
-    listed = tmp_path / "listed.log"  # (every process's: render workers are forked)
-    real = html.HtmlRenderer._list_key
-
-    def list_key(self: html.HtmlRenderer, what: object, *args: object) -> object:
-        with listed.open("a", encoding="utf-8") as f:
-            f.write(f"{what}\n")
-        return real(self, what, *args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(html.HtmlRenderer, "_list_key", list_key)
-    beta = root / "content" / "ko" / "posts" / "beta.md"
-    beta.write_text(beta.read_text(encoding="utf-8") + "\n고친 줄.\n", encoding="utf-8")
-    build(root, only={"html"})
-    assert "archive" not in (listed.read_text("utf-8") if listed.exists() else "")
-    _clean_equal(root, tmp_path / "1")
-    beta.write_text(beta.read_text(encoding="utf-8") + "\n긴 문단. " * 800, encoding="utf-8")
-    build(root, only={"html"})
-    assert "archive" in listed.read_text("utf-8")  # (its reading time changed: its card)
-    _clean_equal(root, tmp_path / "2")

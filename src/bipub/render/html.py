@@ -495,26 +495,6 @@ class HtmlRenderer(PageViews):
         by a render worker: `made_card_keys`)."""
         self._card_key_memo.update(keys)
 
-    def cards_as_before(self, posts: set[str], cards: dict[tuple[str, str, str], str]) -> set[str]:
-        """Of `posts` (the keys of posts whose entries changed), those whose card is the last
-        build's (`cards`: its card keys) in every language it has a version in: a listing takes
-        its posts by their card keys only (`_list_key`, the home's `deps`), so one that lists
-        such posts is made as the last build's was (buildstate.carry; a body edit that leaves
-        the card as it was does not work out the archive's 5,000 card keys again)."""
-        same: set[str] = set()
-        if not posts:
-            return same
-        for entry in self.site.entries:
-            if entry.kind != "posts" or entry.key not in posts:
-                continue
-            # (in every language it has a version in: a card the last build had, the same)
-            if all(
-                cards.get(("posts", entry.key, lang)) == self._card_key(entry, lang)
-                for lang in entry.versions
-            ):
-                same.add(entry.key)
-        return same
-
     def made_card_keys(self) -> list[tuple[tuple[str, str, str], str]]:
         """The card keys made since the last call: a worker that fingerprints pages sends them
         to the build's process, so that the BuildState keeps every card key (buildstate.py)."""
