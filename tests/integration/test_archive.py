@@ -9,8 +9,13 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+import jinja2
+import pytest
+
 from bipub.pipeline import build
-from tests.conftest import CliResult
+from bipub.render import card_html, page_views, templates
+from bipub.render.views import PostCard
+from tests.conftest import CliResult, tree_snapshot
 
 ARCHIVE = "blog/archive/index.html"
 
@@ -126,3 +131,130 @@ def test_turned_off_after_a_build_is_said(
             f"bipub.yaml: warning: /{lang}/blog/archive/ (published by the last build) is not any "
             "more: outputs.archive is false; links to it break [url-removed]"
         ) in result.stderr
+
+
+def _older_posts(root: Path, n: int) -> None:
+    """`n` posts without tags, older than the project's: on the blog's last pages and the
+    archive only (posts_per_page: 2)."""
+    for i in range(n):
+        _post(
+            root,
+            "ko",
+            f"old-{i}",
+            f"title: 옛 글 {i}\ndescription: 옛 설명 {i}\ndate: 2024-0{i + 1}-01",
+        )
+
+
+def _retitle(root: Path) -> None:
+    beta = root / "content" / "ko" / "posts" / "beta.md"
+    beta.write_text(
+        beta.read_text(encoding="utf-8").replace("title: 베타 글", "title: 새 베타"), "utf-8"
+    )
+
+
+def _clean_equal(root: Path, tmp_path: Path) -> None:
+    got = tree_snapshot(root / "site")
+    clean = tmp_path / "clean"
+    build(root, clean, use_cache=False, only={"html"})
+    want = tree_snapshot(clean)
+    assert sorted(got) == sorted(want)
+    assert [p for p in want if got[p] != want[p]] == []
+
+
+def test_a_title_edit_makes_no_card_for_the_archives_kept_rows(
+    make_project: Callable[[str], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build after a title edit (a new process, as `bipub build` is) shows the archive's
+    other rows as the last build kept them (render/card_html.py `KeptRow`): the cards of the
+    posts that no page rendered again shows are not made (`PageViews._make_card`), and the
+    pages are the clean build's."""
+    root = make_project("minimal")
+    _older_posts(root, 6)
+    build(root, only={"html"})
+    made = tmp_path / "made.log"  # (every process's: render workers are forked)
+    real = page_views.PageViews._make_card
+
+    def make_card(self: page_views.PageViews, entry: object, lang: str) -> PostCard:
+        card = real(self, entry, lang)  # type: ignore[arg-type]
+        with made.open("a", encoding="utf-8") as f:
+            f.write(f"{lang} {card.title}\n")
+        return card
+
+    monkeypatch.setattr(page_views.PageViews, "_make_card", make_card)
+    _retitle(root)
+    build(root, only={"html"})
+    cards = made.read_text("utf-8").splitlines()
+    assert "ko 새 베타" in cards
+    assert "ko 옛 글 0" not in cards and "ko 옛 글 1" not in cards  # (the archive's rows only)
+    html = (root / "site" / "ko" / ARCHIVE).read_text(encoding="utf-8")
+    assert "새 베타" in html and "옛 글 0" in html
+    _clean_equal(root, tmp_path)
+
+
+ARCHIVE_OWN = """{% extends "base.html" %}
+{% block content %}
+{% for group in years %}<section>{% for card in group.posts %}
+<p class="own">{{ card.key }} {{ card.date }} {{ card.description }} {{ card.href }}
+{% for tag in card.tags %}{{ tag.name }} {% endfor %}{{ card.reading_minutes }}</p>
+{% endfor %}<ul>{{ archive_rows(group.posts) }}</ul></section>{% endfor %}
+{% endblock %}
+"""
+
+ARCHIVE_ITEM_OWN = """<li class="own-row">{{ card.title }} · {{ card.description }} ·
+{% for tag in card.tags %}{{ tag.name }} {% endfor %}· {{ card.series }}</li>
+"""
+
+
+def test_a_projects_own_archive_reads_any_card_field(
+    make_project: Callable[[str], Path], tmp_path: Path
+) -> None:
+    """A project's own archive.html and partials/archive_item.html may read any field of a
+    card: a row kept from the last build shows it as the card would (KeptRow makes the card
+    when a field it does not keep is read), after a title edit, a body edit and a new post,
+    byte for byte as a clean build does."""
+    root = make_project("minimal")
+    _older_posts(root, 4)
+    partials = root / "templates" / "partials"
+    partials.mkdir(parents=True)
+    (root / "templates" / "archive.html").write_text(ARCHIVE_OWN, "utf-8")
+    (partials / "archive_item.html").write_text(ARCHIVE_ITEM_OWN, "utf-8")
+    build(root, only={"html"})
+    _retitle(root)
+    build(root, only={"html"})
+    html = (root / "site" / "ko" / ARCHIVE).read_text(encoding="utf-8")
+    assert "옛 설명 3" in html and '<li class="own-row">옛 글 3 · 옛 설명 3' in html
+    assert '<li class="own-row">새 베타 · 번역되지 않은 글 ·\nKV cache · 연재</li>' in html
+    _clean_equal(root, tmp_path)
+    _post(root, "ko", "newest", "title: 새 글\ndescription: 새 설명\ndate: 2026-07-01")
+    build(root, only={"html"})
+    _clean_equal(root, tmp_path / "2")
+
+
+def test_a_kept_row_is_its_card() -> None:
+    """A KeptRow reads as its card for every field, and CardHtml gives its kept HTML as the
+    archive's row only (at any other level, the card is rendered)."""
+    made: list[PostCard] = []
+    card = PostCard("k", "제목", "설명", "/ko/k/", None, None, (), None, None, "source", "ko", 3)
+
+    def make() -> PostCard:
+        made.append(card)
+        return card
+
+    row = card_html.KeptRow("k", None, "<li>kept</li>", make)
+    assert (row.key, row.date) == ("k", None) and not made
+    assert (row.title, row.description, row.reading_minutes) == ("제목", "설명", 3)
+    assert made == [card] and row.series_lang == "" and made == [card]
+    assert repr(row) == repr(card) and row == card and hash(row) == hash(card)
+    loader = jinja2.DictLoader(
+        {
+            "partials/archive_item.html": "<li>row {{ card.title }}</li>",
+            "partials/post_card.html": "<h{{ level }}>{{ card.title }} {{ number }}</h{{ level }}>",
+        }
+    )
+    cards = templates.CardHtml(jinja2.Environment(loader=loader, autoescape=True), "ko")
+    fresh = card_html.KeptRow("k", None, "<li>kept</li>", lambda: card)
+    assert str(cards(fresh, templates.ARCHIVE_ROW)) == "<li>kept</li>"
+    assert str(cards.rows([fresh, fresh])) == "<li>kept</li><li>kept</li>"
+    assert str(cards(fresh, 2)) == "<h2>제목 None</h2>"
+    assert str(cards(fresh, templates.ARCHIVE_ROW, 1)) == "<li>row 제목</li>"
+    assert str(cards.join([fresh], 3, True)) == "<h3>제목 1</h3>"

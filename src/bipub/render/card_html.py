@@ -21,6 +21,7 @@ build to build (`bipub serve`'s) keeps the cards its next builds make in memory 
 
 from __future__ import annotations
 
+import datetime as dt
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -158,3 +159,49 @@ class KeptCardHtml:
             save_signed(folder / f"{name}.pickle", (stamp, cards), prefix=stamp)
             self._read[name] = tuple(cards)
         (self.folder / OLD_FILE).unlink(missing_ok=True)
+
+
+class KeptRow:
+    """A post's row of the archive (render/archive.py) whose HTML is kept: its card key is
+    known and its row's HTML was found under it, so the card is not made for it. `key` and
+    `date` are the card's own (`PageViews._make_card`: the entry's key and date, what the
+    archive's years are made of); `html`, the row as partials/archive_item.html renders the
+    card, which `CardHtml` gives at the archive row's level without rendering. Any other field
+    a project's archive.html reads makes the card (`make`: the renderer's, once per build) and
+    is read from it, so the row shows as the card would."""
+
+    __slots__ = ("_card", "_make", "date", "html", "key")
+
+    def __init__(
+        self, key: str, date: dt.date | None, html: str, make: Callable[[], object]
+    ) -> None:
+        self.key, self.date, self.html = key, date, html
+        self._make = make
+        self._card: object = None
+
+    @property
+    def card(self) -> object:
+        """The post's card (made on the first read of a field other than those kept here)."""
+        card = self._card
+        if card is None:
+            card = self._card = self._make()
+        return card
+
+    def __getattr__(self, name: str) -> Any:
+        # (only for a name not set here: every other field of the card, as the card has it; a
+        # slot not set yet, as copy or pickle see one, is not looked for in the card)
+        if name in KeptRow.__slots__:
+            raise AttributeError(name)
+        return getattr(self.card, name)
+
+    def __repr__(self) -> str:
+        return repr(self.card)
+
+    def __str__(self) -> str:
+        return str(self.card)
+
+    def __eq__(self, other: object) -> bool:
+        return self.card == (other.card if isinstance(other, KeptRow) else other)
+
+    def __hash__(self) -> int:
+        return hash(self.card)

@@ -20,7 +20,7 @@ from bipub.model.fields import slugify
 from bipub.pair.site import Entry, Series, Site, Tag, neighbour_table, post_neighbours, tags_of
 from bipub.pair.site_pages import own_card, series_feed_posts
 from bipub.render import both, urls
-from bipub.render.card_html import KeptCardHtml
+from bipub.render.card_html import KeptCardHtml, KeptRow
 from bipub.render.markdown import MarkdownCache, RenderedMarkdown
 from bipub.render.page_plan import PageSpec, Plan, counterpart
 from bipub.render.pdf.links import (
@@ -30,7 +30,7 @@ from bipub.render.pdf.links import (
 )
 from bipub.render.site_view import site_context
 from bipub.render.template_fast import render_released
-from bipub.render.templates import CardHtml, template_error
+from bipub.render.templates import ARCHIVE_ROW, CardHtml, template_error
 from bipub.render.views import (
     Alternate,
     LangLink,
@@ -272,6 +272,23 @@ class PageViews:
             else:
                 card = self._cards[at] = self._make_card(entry, lang)
         return card
+
+    def archive_row(self, entry: Entry, lang: str) -> PostCard | KeptRow:
+        """A post's row of the archive (render/archive.py): its card, or, if the card is not
+        made yet, its key is known (`reuse_card_keys`: the entry did not change) and the row's
+        HTML is kept under it (`keep_card_html`), a KeptRow that makes the card only if a
+        template reads a field the row does not keep (a build after a title edit shows the
+        other 4,999 rows of a language as they were, without making their cards)."""
+        at = (entry.kind, entry.key, lang)
+        card = self._cards.get(at)
+        if card is not None or not self._card_html_on:
+            return card if card is not None else self._card(entry, lang)
+        key = self._card_key_memo.get(at)
+        html = self.card_html.get((lang, key, ARCHIVE_ROW, None)) if key is not None else None
+        if html is None:
+            return self._card(entry, lang)
+        # (the card's key and date as `_make_card` gives them: the entry's)
+        return KeptRow(entry.key, entry.date, html, partial(self._card, entry, lang))
 
     def _make_card(self, entry: Entry, lang: str) -> PostCard:
         version = entry.versions[lang]

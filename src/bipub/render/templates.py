@@ -25,7 +25,7 @@ from bipub.cache import write_cache_file
 from bipub.code_stamp import CODE
 from bipub.diagnostics import Collector, Diagnostic
 from bipub.render import locale_format
-from bipub.render.card_html import KeptCardHtml
+from bipub.render.card_html import KeptCardHtml, KeptRow
 from bipub.render.catalogs import load_translations
 from bipub.render.josa import josa
 from bipub.render.markdown import is_safe_url
@@ -421,6 +421,10 @@ class CardHtml:
         return Markup(self._html(card, level, number))  # noqa: S704 - autoescaped output
 
     def _html(self, card: object, level: int, number: int | None) -> str:
+        if isinstance(card, KeptRow):  # (a row of the archive whose HTML is kept: archive.py)
+            if level == ARCHIVE_ROW and number is None:
+                return card.html
+            card = card.card  # (at any other level: the card itself, as it is rendered)
         key = (id(card), level, number)
         hit = self.memo.get(key)
         if hit is not None and hit[0] is card:
