@@ -258,3 +258,18 @@ def test_a_kept_row_is_its_card() -> None:
     assert str(cards(fresh, 2)) == "<h2>제목 None</h2>"
     assert str(cards(fresh, templates.ARCHIVE_ROW, 1)) == "<li>row 제목</li>"
     assert str(cards.join([fresh], 3, True)) == "<h3>제목 1</h3>"
+
+
+def test_a_card_that_cannot_be_made_is_an_error_not_a_missing_field() -> None:
+    """An AttributeError while a KeptRow makes its card is raised as an error: from
+    `__getattr__` it would read as a missing field, which a template prints as nothing."""
+
+    def broken() -> PostCard:
+        raise AttributeError("'Document' object has no attribute 'meta'")
+
+    row = card_html.KeptRow("k", None, "<li>kept</li>", broken)
+    with pytest.raises(RuntimeError, match="the card of k could not be made"):
+        _ = row.title
+    env = jinja2.Environment(autoescape=True)
+    with pytest.raises(RuntimeError):
+        env.from_string("{{ card.title }}").render(card=row)

@@ -181,10 +181,15 @@ class KeptRow:
 
     @property
     def card(self) -> object:
-        """The post's card (made on the first read of a field other than those kept here)."""
+        """The post's card (made on the first read of a field other than those kept here). An
+        AttributeError while making it is raised as a RuntimeError: from `__getattr__` it would
+        say the field is missing, and a template would print nothing where the field goes."""
         card = self._card
         if card is None:
-            card = self._card = self._make()
+            try:
+                card = self._card = self._make()
+            except AttributeError as exc:
+                raise RuntimeError(f"the card of {self.key} could not be made: {exc}") from exc
         return card
 
     def __getattr__(self, name: str) -> Any:
