@@ -202,6 +202,10 @@ def test_a_damaged_file_of_cards_is_said_and_not_used(
     result = build(project, only=KINDS)
     assert "cards' HTML not read (card-html/" in result.cache_note
     assert ".pickle: damaged" in result.cache_note
+    # every damaged file counted, not only the first said
+    damaged = len(list((project / ".bipub-cache" / card_html.FOLDER).glob("*.pickle")))
+    if damaged > 1:
+        assert "more files): rendered" in result.cache_note, result.cache_note
     assert set(rendered()) > {"새 글 3"}  # the others rendered again too
     _assert_clean(project, tmp_path, "clean")
     rendered.clear()

@@ -61,6 +61,7 @@ class KeptCardHtml:
         self.key_of: Callable[[object, str], str | None] = lambda card, lang: None
         self.folder: Path | None = None  # the build cache's folder (`bipub build`), or None
         self.note = ""  # why a file was not used (for `-v`)
+        self._unread: list[str] = []  # (each file not used since `start`, and why: `note`)
         # the files read for `made_with`: the cards each held (a file missing or not used: none)
         self._read: dict[str, tuple[CardAt, ...]] = {}
         self._save = False  # (this build writes the files)
@@ -78,6 +79,7 @@ class KeptCardHtml:
         self.folder = folder
         self._save = save
         self.note = ""
+        self._unread = []
 
     def get(self, at: CardAt) -> str | None:
         found = self.html.get(at)
@@ -128,11 +130,9 @@ class KeptCardHtml:
             return {}
         except UNREADABLE as exc:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            if not self.note:
-                self.note = (
-                    f"cards' HTML not read ({FOLDER}/{path.name}: "
-                    f"{why or type(exc).__name__}): rendered"
-                )
+            self._unread.append(f"{FOLDER}/{path.name}: {why or type(exc).__name__}")
+            more = f"; and {len(self._unread) - 1} more files" if len(self._unread) > 1 else ""
+            self.note = f"cards' HTML not read ({self._unread[0]}{more}): rendered"
             return {}
 
     def save(self, live: set[str]) -> None:

@@ -201,9 +201,9 @@ _NEW_FILE = (
 )
 
 
-# the most bytes one write call hands the kernel: on Linux 6.18's ext4, with free memory
-# fragmented by other work, a call of 2 MB or more cost 5-10 times the system time of the same
-# bytes in calls of 1 MB (a 30 MB llms-full.txt: 35-65 ms against ~6 ms; docs/outputs.md,
+# the most bytes one write call hands the kernel: on the benchmark VM's ext4 (Linux 6.18) a
+# call of 2 MB or more mostly cost 5-10 times the system time of the same bytes in calls of
+# 1 MB (a 30 MB llms-full.txt: 35-65 ms against ~6 ms); why is not known (docs/outputs.md,
 # what an update writes)
 WRITE_AT_ONCE = 1 << 20
 
