@@ -406,7 +406,9 @@ class CardHtml:
     kept in the memo beside its HTML so that its id stays its own; an equal card made again
     (another object) is only rendered again, to the same HTML. With `kept` (the renderer's
     KeptCardHtml, set for each page it renders), a card whose key it names is taken from
-    there, or rendered and kept there: a later build shows it without rendering it again."""
+    there, or rendered and kept there: a later build shows it without rendering it again. A
+    KeptCard (a card not made, its key known: render/card_html.py) is shown as the HTML kept
+    under its key at that level and number, or else as its card (made then)."""
 
     def __init__(self, env: jinja2.Environment, lang: str) -> None:
         self.env = env
