@@ -353,29 +353,33 @@ BLOG_OWN = """{% extends "base.html" %}
 """
 
 
-def test_a_projects_own_listings_read_any_card_field(project: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("resident", [True, False], ids=["serve", "build"])
+def test_a_projects_own_listings_read_any_card_field(
+    project: Path, tmp_path: Path, resident: bool
+) -> None:
     """A project's own blog.html and tag.html may read any field of their cards: a card not
     made (a KeptCard, its HTML kept) shows it as the card would (made when a field it does not
     keep is read), after a new post, a title edit and a deletion, byte for byte as a clean
     build does; and the cards at a level the theme does not show them are rendered."""
+    kept = Kept(BuildCache()) if resident else None
     _older_posts(project, 3)
     templates_ = project / "templates"
     templates_.mkdir()
     (templates_ / "blog.html").write_text(BLOG_OWN, "utf-8")
     (templates_ / "tag.html").write_text(BLOG_OWN.replace("{{ posts|length }}", "#{{ tag.name }}"))
-    build(project, only=KINDS)
+    build(project, only=KINDS, kept=kept)
     newest = project / "content/ko/posts/newest.md"
     newest.write_text(NEWEST, "utf-8")
-    build(project, only=KINDS)
+    build(project, only=KINDS, kept=kept)
     page = (project / "site/ko/blog/page/3/index.html").read_text("utf-8")
     assert '<p class="own">2 옛 글 1 /ko/blog/old-0/</p>' in page and "옛 설명 1 옛 source" in page
     _assert_clean(project, tmp_path, "clean")
     old = project / "content/ko/posts/old-2.md"
     old.write_text(old.read_text("utf-8").replace("title: 옛 글 2", "title: 새 제목"), "utf-8")
-    build(project, only=KINDS)
+    build(project, only=KINDS, kept=kept)
     _assert_clean(project, tmp_path, "clean2")
     newest.unlink()
-    build(project, only=KINDS)
+    build(project, only=KINDS, kept=kept)
     page = (project / "site/ko/tags/옛/page/2/index.html").read_text("utf-8")
     assert '<p class="own">#옛 옛 글 0 /ko/blog/old-0/</p>' in page
     _assert_clean(project, tmp_path, "clean3")
