@@ -165,7 +165,7 @@ def test_a_title_edit_makes_no_card_for_the_archives_kept_rows(
     make_project: Callable[[str], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A build after a title edit (a new process, as `bipub build` is) shows the archive's
-    other rows as the last build kept them (render/card_html.py `KeptRow`): the cards of the
+    other rows as the last build kept them (render/card_html.py `KeptCard`): the cards of the
     posts that no page rendered again shows are not made (`PageViews._make_card`), and the
     pages are the clean build's."""
     root = make_project("minimal")
@@ -209,7 +209,7 @@ def test_a_projects_own_archive_reads_any_card_field(
     make_project: Callable[[str], Path], tmp_path: Path
 ) -> None:
     """A project's own archive.html and partials/archive_item.html may read any field of a
-    card: a row kept from the last build shows it as the card would (KeptRow makes the card
+    card: a row kept from the last build shows it as the card would (KeptCard makes the card
     when a field it does not keep is read), after a title edit, a body edit and a new post,
     byte for byte as a clean build does."""
     root = make_project("minimal")
@@ -230,9 +230,9 @@ def test_a_projects_own_archive_reads_any_card_field(
     _clean_equal(root, tmp_path / "2")
 
 
-def test_a_kept_row_is_its_card() -> None:
-    """A KeptRow reads as its card for every field, and CardHtml gives its kept HTML as the
-    archive's row only (at any other level, the card is rendered)."""
+def test_a_kept_card_is_its_card() -> None:
+    """A KeptCard reads as its card for every field, and CardHtml gives the HTML kept under its
+    card key at the level and list number it is shown at (elsewhere, the card is rendered)."""
     made: list[PostCard] = []
     card = PostCard("k", "제목", "설명", "/ko/k/", None, None, (), None, None, "source", "ko", 3)
 
@@ -240,7 +240,7 @@ def test_a_kept_row_is_its_card() -> None:
         made.append(card)
         return card
 
-    row = card_html.KeptRow("k", None, "<li>kept</li>", make)
+    row = card_html.KeptCard("k", None, "ko", "ck", make)
     assert (row.key, row.date) == ("k", None) and not made
     assert (row.title, row.description, row.reading_minutes) == ("제목", "설명", 3)
     assert made == [card] and row.series_lang == "" and made == [card]
@@ -252,22 +252,31 @@ def test_a_kept_row_is_its_card() -> None:
         }
     )
     cards = templates.CardHtml(jinja2.Environment(loader=loader, autoescape=True), "ko")
-    fresh = card_html.KeptRow("k", None, "<li>kept</li>", lambda: card)
+    kept = card_html.KeptCardHtml()
+    kept.start("site")
+    kept.keep(("ko", "ck", templates.ARCHIVE_ROW, None), "<li>kept</li>")
+    kept.keep(("ko", "ck", 2, None), "<h2>kept</h2>")
+    cards.kept = kept
+    made.clear()
+    fresh = card_html.KeptCard("k", None, "ko", "ck", make)
     assert str(cards(fresh, templates.ARCHIVE_ROW)) == "<li>kept</li>"
     assert str(cards.rows([fresh, fresh])) == "<li>kept</li><li>kept</li>"
-    assert str(cards(fresh, 2)) == "<h2>제목 None</h2>"
+    assert str(cards.join([fresh, fresh], 2)) == "<h2>kept</h2><h2>kept</h2>" and not made
+    assert str(cards(fresh, 3)) == "<h3>제목 None</h3>" and made == [card]
     assert str(cards(fresh, templates.ARCHIVE_ROW, 1)) == "<li>row 제목</li>"
     assert str(cards.join([fresh], 3, True)) == "<h3>제목 1</h3>"
+    other = card_html.KeptCard("k", None, "en", "ck", lambda: card)  # (another language's)
+    assert str(cards(other, 2)) == "<h2>제목 None</h2>"
 
 
 def test_a_card_that_cannot_be_made_is_an_error_not_a_missing_field() -> None:
-    """An AttributeError while a KeptRow makes its card is raised as an error: from
+    """An AttributeError while a KeptCard makes its card is raised as an error: from
     `__getattr__` it would read as a missing field, which a template prints as nothing."""
 
     def broken() -> PostCard:
         raise AttributeError("'Document' object has no attribute 'meta'")
 
-    row = card_html.KeptRow("k", None, "<li>kept</li>", broken)
+    row = card_html.KeptCard("k", None, "ko", "ck", broken)
     with pytest.raises(RuntimeError, match="the card of k could not be made"):
         _ = row.title
     env = jinja2.Environment(autoescape=True)

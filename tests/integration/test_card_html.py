@@ -11,12 +11,14 @@ import shutil
 from collections.abc import Iterator
 from concurrent.futures import Future
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bipub.cache import BuildCache
 from bipub.pipeline import Kept, build
-from bipub.render import card_html, templates, workers
+from bipub.render import card_html, page_views, templates, workers
+from bipub.render.views import PostCard
 from tests.conftest import PROJECTS, tree_snapshot
 
 KINDS = {"html"}
@@ -286,3 +288,98 @@ def test_a_retitled_post_reads_and_writes_the_files_of_its_cards_only(
     assert len(read) < len(before) and not any(name.startswith("en-") for name in read)
     assert not (project / ".bipub-cache" / card_html.OLD_FILE).exists()
     _assert_clean(project, tmp_path, "clean")
+
+
+def _older_posts(project: Path, n: int) -> None:
+    """`n` Korean posts older than the project's, tagged `옛`: on the blog's and the tag's
+    last pages (posts_per_page: 2) and the archive only."""
+    for i in range(n):
+        (project / f"content/ko/posts/old-{i}.md").write_text(
+            f"---\ntitle: 옛 글 {i}\ndescription: 옛 설명 {i}\ndate: 2024-0{i + 1}-01\n"
+            f"tags: [옛]\n---\n\n본문 {i}.\n",
+            "utf-8",
+        )
+
+
+NEWEST = "---\ntitle: 맨 새 글\ndate: 2026-07-01\ntags: [옛, vllm]\n---\n\n새 본문.\n"
+
+
+def test_a_new_post_makes_no_card_for_the_listings_other_posts(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`bipub build` (a new process) after a new post, then after its deletion: every blog
+    and tag page that lists it shifts and is rendered again, but the cards of the posts they
+    show that did not change are not made (`PageViews._make_card`: render/card_html.py
+    `KeptCard`, their HTML kept from the last build), in no process (render workers are
+    forked: a file each appends to); the pages are the clean build's."""
+    _older_posts(project, 6)
+    build(project, only=KINDS)
+    made = tmp_path / "made.log"
+    real = page_views.PageViews._make_card
+
+    def make_card(self: page_views.PageViews, entry: Any, lang: str) -> PostCard:
+        card = real(self, entry, lang)
+        with made.open("a", encoding="utf-8") as f:
+            f.write(f"{lang} {card.title}\n")
+        return card
+
+    monkeypatch.setattr(page_views.PageViews, "_make_card", make_card)
+    newest = project / "content/ko/posts/newest.md"
+    for step in ("new", "deleted"):
+        made.unlink(missing_ok=True)
+        if step == "new":
+            newest.write_text(NEWEST, "utf-8")
+        else:
+            newest.unlink()
+        build(project, only=KINDS)
+        cards = made.read_text("utf-8").splitlines() if made.exists() else []
+        # (the home page's latest posts read their cards' fields: their cards made)
+        assert not [c for c in cards if c[3:] in {f"옛 글 {i}" for i in range(3)}], (step, cards)
+        blog = (project / "site/ko/blog/page/4/index.html").read_text("utf-8")
+        assert ("옛 글 2" in blog) == (step == "new") and "옛 설명 1" in blog
+        _assert_clean(project, tmp_path, f"clean-{step}")
+
+
+BLOG_OWN = """{% extends "base.html" %}
+{% from "partials/post_list.html" import post_list %}
+{% block content %}
+<p class="own">{{ posts|length }} {{ posts[0].title }} {{ posts[-1].href }}</p>
+{% for card in posts %}<p class="own">{{ card.key }} {{ card.date }} {{ card.href }}
+{{ card.description }} {% for tag in card.tags %}{{ tag.name }} {% endfor %}{{ card.state }}
+{{ card == posts[0] }}</p>
+{% endfor %}
+{{ post_list(posts, level=2) }}{{ post_list(posts, level=3, numbered=true) }}
+{% endblock %}
+"""
+
+
+@pytest.mark.parametrize("resident", [True, False], ids=["serve", "build"])
+def test_a_projects_own_listings_read_any_card_field(
+    project: Path, tmp_path: Path, resident: bool
+) -> None:
+    """A project's own blog.html and tag.html may read any field of their cards: a card not
+    made (a KeptCard, its HTML kept) shows it as the card would (made when a field it does not
+    keep is read), after a new post, a title edit and a deletion, byte for byte as a clean
+    build does; and the cards at a level the theme does not show them are rendered."""
+    kept = Kept(BuildCache()) if resident else None
+    _older_posts(project, 3)
+    templates_ = project / "templates"
+    templates_.mkdir()
+    (templates_ / "blog.html").write_text(BLOG_OWN, "utf-8")
+    (templates_ / "tag.html").write_text(BLOG_OWN.replace("{{ posts|length }}", "#{{ tag.name }}"))
+    build(project, only=KINDS, kept=kept)
+    newest = project / "content/ko/posts/newest.md"
+    newest.write_text(NEWEST, "utf-8")
+    build(project, only=KINDS, kept=kept)
+    page = (project / "site/ko/blog/page/3/index.html").read_text("utf-8")
+    assert '<p class="own">2 옛 글 1 /ko/blog/old-0/</p>' in page and "옛 설명 1 옛 source" in page
+    _assert_clean(project, tmp_path, "clean")
+    old = project / "content/ko/posts/old-2.md"
+    old.write_text(old.read_text("utf-8").replace("title: 옛 글 2", "title: 새 제목"), "utf-8")
+    build(project, only=KINDS, kept=kept)
+    _assert_clean(project, tmp_path, "clean2")
+    newest.unlink()
+    build(project, only=KINDS, kept=kept)
+    page = (project / "site/ko/tags/옛/page/2/index.html").read_text("utf-8")
+    assert '<p class="own">#옛 옛 글 0 /ko/blog/old-0/</p>' in page
+    _assert_clean(project, tmp_path, "clean3")

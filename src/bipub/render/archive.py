@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from bipub.config import Language
 from bipub.pair.model import Entry
 from bipub.render import urls
-from bipub.render.card_html import KeptRow
+from bipub.render.card_html import KeptCard
 from bipub.render.page_plan import PageSpec
 from bipub.render.views import PostCard
 
@@ -24,15 +24,15 @@ class ArchiveYear:
     """The posts of one year, as the page lists them (`year` None: posts without a date)."""
 
     year: int | None
-    posts: tuple[PostCard | KeptRow, ...]  # (a KeptRow shows as its card: card_html.py)
+    posts: tuple[PostCard | KeptCard, ...]  # (a KeptCard shows as its card: card_html.py)
 
 
-def by_year(cards: Sequence[PostCard | KeptRow]) -> list[ArchiveYear]:
+def by_year(cards: Sequence[PostCard | KeptCard]) -> list[ArchiveYear]:
     """`cards` (newest first) under their years, the latest year first and the posts without a
     date last. A post keeps its place in the list within its year: the post order goes by the
     instant a post is published, the year by the day it shows (a date-time written in another
     offset may show the day before or after)."""
-    years: dict[int | None, list[PostCard | KeptRow]] = {}
+    years: dict[int | None, list[PostCard | KeptCard]] = {}
     for card in cards:
         years.setdefault(card.date.year if card.date is not None else None, []).append(card)
     dated = sorted((y for y in years if y is not None), reverse=True)
@@ -44,13 +44,13 @@ def archive_spec(
     language: Language,
     posts: Sequence[Entry],
     keys: tuple[str, ...],
-    card: Callable[[Entry, str], PostCard | KeptRow],
+    card: Callable[[Entry, str], PostCard | KeptCard],
     list_key: Callable[[object, str, list[Entry], int, int, int], object],
 ) -> PageSpec:
     """The archive page of `language` listing `posts` (`keys`: theirs, in order; `card`: a
     post's card in the language, `list_key`: what a listing's fingerprint is made of, both the
-    renderer's; `card` is `PageViews.archive_row`: a post's card, or its row whose HTML is
-    kept)."""
+    renderer's; `card` is `PageViews.shown_card`: a post's card, or a KeptCard whose row's
+    HTML may be kept)."""
     lang = language.code
     listed = list(posts)
     total = len(listed)

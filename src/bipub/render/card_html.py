@@ -17,7 +17,12 @@ few files of one language's cards and that language's rows, not every card of th
 at 5,000 posts a language). A renderer's first build (every `bipub build`, the first build of
 `bipub serve`) writes again, after a build of every language that made cards (`save`), the
 files of the cards it made only, each with the cards of that build only; a renderer kept from
-build to build (`bipub serve`'s) keeps the cards its next builds make in memory only."""
+build to build (`bipub serve`'s) keeps the cards its next builds make in memory only.
+
+A page that shows a card not made yet in a build, whose key is known (its post did not change),
+is given a `KeptCard` in its place (`PageViews.shown_card`): its HTML is the one kept, and the
+card is made only if a template reads another of its fields (the listings after a new post show
+~18,000 cards at 5,000 posts a language, none of which is then made)."""
 
 from __future__ import annotations
 
@@ -161,21 +166,28 @@ class KeptCardHtml:
         (self.folder / OLD_FILE).unlink(missing_ok=True)
 
 
-class KeptRow:
-    """A post's row of the archive (render/archive.py) whose HTML is kept: its card key is
-    known and its row's HTML was found under it, so the card is not made for it. `key` and
-    `date` are the card's own (`PageViews._make_card`: the entry's key and date, what the
-    archive's years are made of); `html`, the row as partials/archive_item.html renders the
-    card, which `CardHtml` gives at the archive row's level without rendering. Any other field
-    a project's archive.html reads makes the card (`make`: the renderer's, once per build) and
-    is read from it, so the row shows as the card would."""
+class KeptCard:
+    """A post's card whose key is known (`PageViews.shown_card`: its entry did not change
+    since the build that made the key) and that no one made yet in this build: a listing page
+    (blog, tag, series, home) or the archive shows it without making it. `key` and `date` are
+    the card's own (`PageViews._make_card`: the entry's key and date, what the archive's years
+    are made of); `CardHtml` gives its HTML as kept under its card key (`kept_html`) at the
+    heading level and list number it is shown at, or, if none is kept there, renders the card.
+    Any other field a template reads makes the card (`make`: the renderer's `_card`, once per
+    build, the one object it hands out) and is read from it, so it shows as the card would."""
 
-    __slots__ = ("_card", "_make", "date", "html", "key")
+    __slots__ = ("_card", "_card_key", "_lang", "_make", "date", "key")
 
     def __init__(
-        self, key: str, date: dt.date | None, html: str, make: Callable[[], object]
+        self,
+        key: str,
+        date: dt.date | None,
+        lang: str,
+        card_key: str,
+        make: Callable[[], object],
     ) -> None:
-        self.key, self.date, self.html = key, date, html
+        self.key, self.date = key, date
+        self._lang, self._card_key = lang, card_key
         self._make = make
         self._card: object = None
 
@@ -195,7 +207,7 @@ class KeptRow:
     def __getattr__(self, name: str) -> Any:
         # (only for a name not set here: every other field of the card, as the card has it; a
         # slot not set yet, as copy or pickle see one, is not looked for in the card)
-        if name in KeptRow.__slots__:
+        if name in KeptCard.__slots__:
             raise AttributeError(name)
         return getattr(self.card, name)
 
@@ -206,7 +218,17 @@ class KeptRow:
         return str(self.card)
 
     def __eq__(self, other: object) -> bool:
-        return self.card == (other.card if isinstance(other, KeptRow) else other)
+        return self.card == (other.card if isinstance(other, KeptCard) else other)
 
     def __hash__(self) -> int:
         return hash(self.card)
+
+
+def kept_html(
+    card: KeptCard, kept: KeptCardHtml, lang: str, level: int, number: int | None
+) -> str | None:
+    """The HTML of `card` shown in `lang` at heading `level` and list `number` as the last
+    builds kept it (under its card key), or None (then the card is made and rendered)."""
+    if card._lang != lang:
+        return None
+    return kept.get((lang, card._card_key, level, number))

@@ -108,7 +108,7 @@ class HtmlRenderer(PageViews):
         keys = self.post_order()[lang]  # (the keys of `posts`: the listings' `lists`)
         self.plan_blog(plan, lang, posts, keys)
         if cfg.outputs.archive:  # every post by year (render/archive.py)
-            plan.add(archive_spec(language, posts, keys, self.archive_row, self._list_key))
+            plan.add(archive_spec(language, posts, keys, self.shown_card, self._list_key))
         self._plan_entries(plan, lang, posts, moved, "posts")
         self._plan_entries(plan, lang, site.pages(lang), moved, "pages")
         by_tag = site.tag_posts.get(lang, {})  # each tag's posts (pair/taxonomy.py)

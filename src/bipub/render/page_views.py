@@ -20,7 +20,7 @@ from bipub.model.fields import slugify
 from bipub.pair.site import Entry, Series, Site, Tag, neighbour_table, post_neighbours, tags_of
 from bipub.pair.site_pages import own_card, series_feed_posts
 from bipub.render import both, urls
-from bipub.render.card_html import KeptCardHtml, KeptRow
+from bipub.render.card_html import KeptCard, KeptCardHtml
 from bipub.render.markdown import MarkdownCache, RenderedMarkdown
 from bipub.render.page_plan import PageSpec, Plan, counterpart
 from bipub.render.pdf.links import (
@@ -30,7 +30,7 @@ from bipub.render.pdf.links import (
 )
 from bipub.render.site_view import site_context
 from bipub.render.template_fast import render_released
-from bipub.render.templates import ARCHIVE_ROW, CardHtml, template_error
+from bipub.render.templates import CardHtml, template_error
 from bipub.render.views import (
     Alternate,
     LangLink,
@@ -90,6 +90,7 @@ class PageViews:
         keys = self._card_key_memo
         self._last_cards = {at: (keys[at], c) for at, c in self._cards.items() if at in keys}
         self._cards = {}
+        self._kept_cards: dict[tuple[str, str, str], KeptCard] = {}  # (shown_card)
         self._card_key_memo = {}
         self._made_card_keys: list[tuple[tuple[str, str, str], str]] = []  # (made_card_keys)
         self._slugs: dict[tuple[str, str, str], set[str]] = {}
@@ -162,7 +163,7 @@ class PageViews:
     # ------------------------------------------------------------------ contexts
     def _listing_context(self, lang: str, chunk: list[Entry], n: int, pages: int) -> dict[str, Any]:
         return {
-            "posts": [self._card(e, lang) for e in chunk],
+            "posts": [self.shown_card(e, lang) for e in chunk],
             "pagination": self._pagination(partial(urls.blog, lang), n, pages),
         }
 
@@ -171,7 +172,7 @@ class PageViews:
     ) -> dict[str, Any]:
         return {
             "tag": tag,
-            "posts": [self._card(e, lang) for e in chunk],
+            "posts": [self.shown_card(e, lang) for e in chunk],
             "total": total,
             "pagination": self._pagination(partial(urls.tag, lang, tag.slug), n, pages),
             "feeds": self.feed_links(urls.tag(lang, tag.slug)) if total else [],
@@ -179,7 +180,7 @@ class PageViews:
 
     def series_context(self, lang: str, series: Series) -> dict[str, Any]:
         """A series page's: the series and its members' cards (and its feeds: issue 19)."""
-        posts = [self._card(e, lang) for e in series.entries]
+        posts = [self.shown_card(e, lang) for e in series.entries]
         # (its feeds: only where render/feeds.py writes them, by the same rule)
         written = series_feed_posts(lang, series)
         feeds = self.feed_links(urls.series(lang, series.slug)) if written else []
@@ -273,22 +274,28 @@ class PageViews:
                 card = self._cards[at] = self._make_card(entry, lang)
         return card
 
-    def archive_row(self, entry: Entry, lang: str) -> PostCard | KeptRow:
-        """A post's row of the archive (render/archive.py): its card, or, if the card is not
-        made yet, its key is known (`reuse_card_keys`: the entry did not change) and the row's
-        HTML is kept under it (`keep_card_html`), a KeptRow that makes the card only if a
-        template reads a field the row does not keep (a build after a title edit shows the
-        other 4,999 rows of a language as they were, without making their cards)."""
+    def shown_card(self, entry: Entry, lang: str) -> PostCard | KeptCard:
+        """A post's card as a listing page (blog, tag, series, home) or the archive shows it:
+        its card if it is made already, else, when its key is known (`reuse_card_keys`: the
+        entry did not change) and the cards' HTML is kept (`keep_card_html`), a KeptCard that
+        makes the card only if a template reads a field it does not keep or if no HTML is kept
+        for it at the level it is shown at (a build after a new post shows the other posts on
+        every blog and tag page, and the archive's rows, without making their cards)."""
         at = (entry.kind, entry.key, lang)
         card = self._cards.get(at)
-        if card is not None or not self._card_html_on:
-            return card if card is not None else self._card(entry, lang)
-        key = self._card_key_memo.get(at)
-        html = self.card_html.get((lang, key, ARCHIVE_ROW, None)) if key is not None else None
-        if html is None:
-            return self._card(entry, lang)
-        # (the card's key and date as `_make_card` gives them: the entry's)
-        return KeptRow(entry.key, entry.date, html, partial(self._card, entry, lang))
+        if card is not None:
+            return card
+        if self._card_html_on:
+            shown = self._kept_cards.get(at)
+            if shown is not None:
+                return shown
+            key = self._card_key_memo.get(at)
+            if key is not None:
+                # (the card's key and date as `_make_card` gives them: the entry's)
+                make = partial(self._card, entry, lang)
+                shown = self._kept_cards[at] = KeptCard(entry.key, entry.date, lang, key, make)
+                return shown
+        return self._card(entry, lang)
 
     def _make_card(self, entry: Entry, lang: str) -> PostCard:
         version = entry.versions[lang]
@@ -433,7 +440,7 @@ class PageViews:
             "cv_untranslated": untranslated,
             "cv_drafts": drafts,
             "cv_source_lang": merged.source_lang if merged else None,
-            "posts": [self._card(e, lang) for e in latest],
+            "posts": [self.shown_card(e, lang) for e in latest],
             # issue 18: 'blog' shows a short CV summary above the latest posts
             "home_mode": self.config.home,
             "cv_image": self.cv_image,  # issue 19: a CV image's size and variants

@@ -25,7 +25,7 @@ from bipub.cache import write_cache_file
 from bipub.code_stamp import CODE
 from bipub.diagnostics import Collector, Diagnostic
 from bipub.render import locale_format
-from bipub.render.card_html import KeptCardHtml, KeptRow
+from bipub.render.card_html import KeptCard, KeptCardHtml, kept_html
 from bipub.render.catalogs import load_translations
 from bipub.render.josa import josa
 from bipub.render.markdown import is_safe_url
@@ -406,7 +406,9 @@ class CardHtml:
     kept in the memo beside its HTML so that its id stays its own; an equal card made again
     (another object) is only rendered again, to the same HTML. With `kept` (the renderer's
     KeptCardHtml, set for each page it renders), a card whose key it names is taken from
-    there, or rendered and kept there: a later build shows it without rendering it again."""
+    there, or rendered and kept there: a later build shows it without rendering it again. A
+    KeptCard (a card not made, its key known: render/card_html.py) is shown as the HTML kept
+    under its key at that level and number, or else as its card (made then)."""
 
     def __init__(self, env: jinja2.Environment, lang: str) -> None:
         self.env = env
@@ -421,15 +423,20 @@ class CardHtml:
         return Markup(self._html(card, level, number))  # noqa: S704 - autoescaped output
 
     def _html(self, card: object, level: int, number: int | None) -> str:
-        if isinstance(card, KeptRow):  # (a row of the archive whose HTML is kept: archive.py)
-            if level == ARCHIVE_ROW and number is None:
-                return card.html
-            card = card.card  # (at any other level: the card itself, as it is rendered)
         key = (id(card), level, number)
         hit = self.memo.get(key)
         if hit is not None and hit[0] is card:
             return hit[1]
         kept = self.kept
+        if isinstance(card, KeptCard):  # (a card not made, its key known: PageViews.shown_card)
+            found = kept_html(card, kept, self.lang, level, number) if kept is not None else None
+            if found is not None:
+                self.memo[key] = (card, found)
+                return found
+            # (none kept at this level: the card itself, as it is rendered)
+            html = self._html(card.card, level, number)
+            self.memo[key] = (card, html)
+            return html
         card_key = kept.key_of(card, self.lang) if kept is not None else None
         if kept is None or card_key is None:
             html = self._render(card, level, number)
