@@ -82,6 +82,18 @@ def test_a_build_without_pdfs_does_not_load_what_makes_them(make_project) -> Non
     assert loaded == [], f"a build without PDFs imported {loaded}"
 
 
+def test_a_site_without_a_cv_does_not_load_the_cv_models(make_project) -> None:
+    """Pairing imports the CV's models (model/cv.py, pair/cv_merge.py: ~4 ms of a cold build's
+    start) only for a site that has a CV."""
+    cv_models = ("bipub.model.cv", "bipub.pair.cv_merge")
+    project = make_project("side_by_side")  # (no cv.yaml)
+    loaded, stderr = _probe(project, "build", "--no-cache", "--only", "html", modules=cv_models)
+    assert "Built" in stderr and loaded == [], (loaded, stderr)
+    project = make_project("minimal")  # (a CV in each language)
+    loaded, stderr = _probe(project, "build", "--no-cache", "--only", "html", modules=cv_models)
+    assert "Built" in stderr and loaded == sorted(cv_models), (loaded, stderr)
+
+
 def test_a_strict_build_with_nothing_to_do_fails_on_the_last_warnings(make_project) -> None:
     """--strict on an up-to-date output fails as the build that made it would have: the early
     answer repeats the recorded warnings, as errors."""

@@ -146,13 +146,15 @@ def _drop(data: object, names: list[str]) -> None:
 def _pair_cv(
     config: SiteConfig, content: Content, status: dict[str, StatusFile], collector: Collector
 ) -> dict[str, MergedCv]:
-    from bipub.model.cv import CV
-    from bipub.pair.cv_merge import MergedCv, merge_cv
-
     src_lang = config.source_languages.cv
     src = content.cv.get(src_lang)
     if src_lang in content.failed_cv or any(lang in content.failed_cv for lang in content.cv):
         return {}  # reported while loading
+    if not content.cv:  # (a site without a CV: its models not imported, ~4 ms of a cold build)
+        return {}
+    from bipub.model.cv import CV
+    from bipub.pair.cv_merge import MergedCv, merge_cv
+
     if src is None:
         for lang, other in content.cv.items():
             collector.error(

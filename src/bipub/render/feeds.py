@@ -235,8 +235,24 @@ def atom_entry(it: FeedItem, body: str, note: str = "") -> str:
     return "".join(out)
 
 
-def feed_xml(parts: FeedParts, entries: list[str]) -> bytes:
-    """The Atom feed: its head, then `entries` (from `atom_entry`) as they are."""
+def entry_bytes(it: FeedItem, body: str, note: str = "") -> tuple[bytes, bytes]:
+    """One entry of both feeds as `feed_xml` and `json_feed_join` write it: `atom_entry` and
+    `json_item_text` encoded, each once (a post is in its language's feed and in each of its
+    tags' and series' feeds: encoding each feed's whole text encoded it again in each)."""
+    return (
+        _xml_bytes(atom_entry(it, body, note)),
+        json_item_text(json_item(it, body, note)).encode(),
+    )
+
+
+def _xml_bytes(text: str) -> bytes:
+    """An Atom feed's text as its bytes (a character UTF-8 cannot hold, a lone surrogate,
+    written as a character reference): encoded piece by piece or whole, the same bytes."""
+    return text.encode("utf-8", "xmlcharrefreplace")
+
+
+def feed_xml(parts: FeedParts, entries: list[bytes]) -> bytes:
+    """The Atom feed: its head, then `entries` (`entry_bytes`' Atom entries) as they are."""
     out = [
         "<?xml version='1.0' encoding='utf-8'?>\n",
         f'<feed xmlns="{ATOM}" xmlns:bipub="{BIPUB_NS}" xml:lang="{_attrib(parts.lang)}">',
@@ -253,8 +269,8 @@ def feed_xml(parts: FeedParts, entries: list[str]) -> bytes:
     ]
     if parts.email:
         out.append(f"\n    <email>{_cdata(parts.email)}</email>")
-    out += ["\n  </author>", "\n  <generator>bipub</generator>", *entries, "\n</feed>\n"]
-    return "".join(out).encode("utf-8", "xmlcharrefreplace")
+    out += ["\n  </author>", "\n  <generator>bipub</generator>"]
+    return b"".join((_xml_bytes("".join(out)), *entries, b"\n</feed>\n"))
 
 
 def json_item(it: FeedItem, body: str, note: str = "") -> dict[str, object]:
@@ -292,10 +308,10 @@ def json_item_text(item: dict[str, object]) -> str:
     return json.dumps(item, ensure_ascii=False, indent=2).replace("\n", ITEM_INDENT)
 
 
-def json_feed_join(parts: FeedParts, items: list[str]) -> bytes:
-    """The JSON Feed 1.1 document of `parts` with `items` as `json_item_text` wrote them:
-    byte for byte `json.dumps` of the whole feed (tests/property/test_feed_json.py), without
-    encoding each item again."""
+def json_feed_join(parts: FeedParts, items: list[bytes]) -> bytes:
+    """The JSON Feed 1.1 document of `parts` with `items` as `json_item_text` wrote them
+    (encoded: `entry_bytes`): byte for byte `json.dumps` of the whole feed, encoded
+    (tests/property/test_feed_json.py), without encoding each item again."""
     author: dict[str, object] = {"name": parts.author}
     feed: dict[str, object] = {
         "version": JSON_FEED_VERSION,
@@ -308,8 +324,11 @@ def json_feed_join(parts: FeedParts, items: list[str]) -> bytes:
     feed["language"] = parts.lang
     feed["authors"] = [author]
     head = json.dumps(feed, ensure_ascii=False, indent=2).removesuffix("\n}")
-    listed = ITEM_INDENT + ("," + ITEM_INDENT).join(items) + "\n  ]" if items else "]"
-    return f'{head},\n  "items": [{listed}\n}}\n'.encode()
+    if not items:
+        return f'{head},\n  "items": []\n}}\n'.encode()
+    indent = ITEM_INDENT.encode()
+    listed = b"".join((indent, (b"," + indent).join(items), b"\n  ]\n}\n"))
+    return f'{head},\n  "items": ['.encode() + listed
 
 
 SitemapUrl = tuple[str, str | None, list[tuple[str, str]]]  # loc, lastmod, (hreflang, href)s

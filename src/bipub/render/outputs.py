@@ -110,7 +110,7 @@ class Feeds:
             # function of its item, its body and its note: Parts.feed_entry); a feed whose
             # posts' keys did not change is kept as published (Parts.feed_mark: the hashes of
             # its files' bytes, which the output's record has: `_published`)
-            entries: dict[feeds.FeedItem, tuple[str, str]] = {}
+            entries: dict[feeds.FeedItem, tuple[bytes, bytes]] = {}
             for spec, mark, kept in self.plan(job, lang, tree):
                 paths = _feed_files(spec)
                 if kept is not None:  # (what rendering its bodies warned about: said again)

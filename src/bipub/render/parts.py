@@ -422,20 +422,19 @@ class Parts:
 
     def feed_entry(
         self, item: feeds.FeedItem, doc: Document, note: str, markdown: MarkdownCache
-    ) -> tuple[str, str]:
-        """feeds.atom_entry and feeds.json_item_text of one feed entry, by its item, its body
-        (MarkdownCache.key: what its rendering depends on) and its note. A body kept from the
-        last build is not rendered again; what rendering it warned about is said again
-        (MarkdownCache.replay), as for a page kept."""
+    ) -> tuple[bytes, bytes]:
+        """feeds.entry_bytes of one feed entry (its Atom entry and JSON item, encoded), by its
+        item, its body (MarkdownCache.key: what its rendering depends on) and its note. A body
+        kept from the last build is not rendered again; what rendering it warned about is said
+        again (MarkdownCache.replay), as for a page kept."""
 
-        def make() -> tuple[str, str]:
+        def make() -> tuple[bytes, bytes]:
             html = feed_boxes(markdown(doc).html)  # (task-list checkboxes as text)
-            atom = feeds.atom_entry(item, html, note)
-            return atom, feeds.json_item_text(feeds.json_item(item, html, note))
+            return feeds.entry_bytes(item, html, note)
 
-        key = digest(("feed-entry", item, markdown.key(doc), note))
+        key = digest(("feed-entry-bytes", item, markdown.key(doc), note))
         fresh = key not in self.now and key not in self.earlier
-        entry: tuple[str, str] = self.get(key, make)
+        entry: tuple[bytes, bytes] = self.get(key, make)
         if not fresh:
             markdown.replay(doc)
         return entry
