@@ -278,9 +278,9 @@ class _Results(Generic[R]):
     def finish(self) -> list[tuple[int, R]]:
         """Everything the helper sent, once it has sent its end mark (waiting for it). A
         helper that sent it is ending: the end of its process (its memory given back, a few
-        ms at 100 posts a language, more for a big site) is waited for later (`reap_ended`),
-        not before the caller goes on; one that did not send it is waited for now (how it
-        ended: the error)."""
+        ms at 100 posts a language, more for a big site) is waited for by a thread of its own
+        (`_reap`), not before the caller goes on; one that did not send it is waited for now
+        (how it ended: the error)."""
         os.set_blocking(self.read, True)
         while data := os.read(self.read, 1 << 20):
             self._data += data
@@ -293,7 +293,7 @@ class _Results(Generic[R]):
             raise RuntimeError(
                 f"a helper process ended without sending what it made ({_how_it_ended(status)})"
             )
-        _ENDED.append(pid)
+        threading.Thread(target=_reap, args=(pid,), name="bipub-reap", daemon=True).start()
         return self.parts
 
     def _messages(self) -> None:
@@ -327,18 +327,12 @@ class _Results(Generic[R]):
             self.pid = 0
 
 
-# helpers that sent everything and are ending (`_Results.finish`), not waited for yet
-_ENDED: list[int] = []
-
-
-def reap_ended() -> None:
-    """Wait for the end of the helpers that sent everything (`share_chunks`): by the build
-    when it ends (pipeline.build), and by `share_chunks` before it forks others. Each has
-    ended or is ending by itself (os._exit after its last message): none is waited on long."""
-    while _ENDED:
-        pid = _ENDED.pop()
-        with contextlib.suppress(ChildProcessError):  # (reaped already by someone else)
-            os.waitpid(pid, 0)
+def _reap(pid: int) -> None:
+    """Wait for the end of a helper that sent everything (`_Results.finish`), on a thread of
+    its own: it has ended or is ending by itself (os._exit after its last message), so how it
+    ended says nothing more, and the build goes on meanwhile (waitpid holds no lock)."""
+    with contextlib.suppress(ChildProcessError):  # (reaped already by someone else)
+        os.waitpid(pid, 0)
 
 
 _PIPE_SIZE = 1 << 20  # (Linux's default most for an unprivileged process)
@@ -409,7 +403,6 @@ def share_chunks(
     left to send and unpickle (all of it at once took ~10 ms at 100 posts a language). An
     error in a helper is raised again here; a helper that ends without its results (killed)
     is an error too; an error here ends the helpers."""
-    reap_ended()  # (those of an earlier call: not kept waiting past this one)
     claims = _Claims(n)
     parent = os.getpid()
     helpers_: list[_Results[R]] = []

@@ -37,7 +37,6 @@ from bipub.load.content import Content, ContentMemo, load_content
 from bipub.pair.model import report_fallbacks
 from bipub.pair.site import PairMemo, Site, pair_site
 from bipub.pair.status import StatusCache
-from bipub.parallel import reap_ended
 from bipub.project import Project
 from bipub.render import cards, removed_urls, urls
 from bipub.render.aliases import redirects
@@ -381,8 +380,6 @@ def build(
         future,
     )
     with _few_collections(), ExitStack() as stack:
-        # (the render helpers end while the feeds and the llms files are made: waited for here)
-        stack.callback(reap_ended)
         if use_cache and prescan is None:
             records = kept.records if kept is not None else None
             # no child: its head start is the command line's imports, done here already

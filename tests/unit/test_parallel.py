@@ -14,6 +14,7 @@ import gc
 import os
 import pickle
 import select
+import threading
 
 import pytest
 
@@ -134,31 +135,30 @@ def test_several_helpers_share_the_front() -> None:
     assert done == list(range(40))  # each once
 
 
-def test_a_helper_that_sent_everything_is_waited_for_later() -> None:
+def test_a_helper_that_sent_everything_is_waited_for_later(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The end of a helper's process (its memory given back: a few ms) is not waited for
-    before share_chunks returns (the build goes on to its feeds meanwhile): `reap_ended`
-    waits for it (pipeline.build when the build ends, share_chunks before it forks again)."""
+    before share_chunks returns (the build goes on to its feeds meanwhile): `_reap` waits for
+    it on a thread of its own."""
+    handed: list[int] = []
+    monkeypatch.setattr(parallel, "_reap", handed.append)
     made = share_chunks(20, lambda i: None, lambda i: os.getpid(), 1, _until_claimed)
     helpers = {pid for _, pid in made}
     assert len(helpers) == 1 and os.getpid() not in helpers
-    assert helpers <= set(parallel._ENDED)  # not waited for yet
-    parallel.reap_ended()
-    assert not parallel._ENDED
-    for pid in helpers:
+    assert set(handed) == helpers
+    for pid in helpers:  # not waited for by share_chunks: still there to wait for
+        assert os.waitpid(pid, 0)[0] == pid
+
+
+def test_the_reaping_thread_waits_for_the_helper() -> None:
+    made = share_chunks(20, lambda i: None, lambda i: os.getpid(), 1, _until_claimed)
+    for thread in threading.enumerate():
+        if thread.name == "bipub-reap":
+            thread.join(timeout=60)
+    for pid in {pid for _, pid in made}:
         with pytest.raises(ChildProcessError):  # ended and reaped: no such child any more
             os.waitpid(pid, os.WNOHANG)
-
-
-def test_share_chunks_waits_for_the_helpers_an_earlier_call_left() -> None:
-    made = share_chunks(20, lambda i: None, lambda i: os.getpid(), 1, _until_claimed)
-    earlier = {pid for _, pid in made}
-    assert earlier <= set(parallel._ENDED)
-    share_chunks(20, lambda i: None, lambda i: os.getpid(), 1, _until_claimed)
-    assert not earlier & set(parallel._ENDED)
-    for pid in earlier:
-        with pytest.raises(ChildProcessError):
-            os.waitpid(pid, os.WNOHANG)
-    parallel.reap_ended()
 
 
 class _Unpicklable(Exception):
