@@ -215,9 +215,13 @@ class JsonApi:
 
     def render(self, job: RenderJob, tree: OutputTree) -> None:
         site, url = job.site, job.url
-        # (each record made again, in one pass over the units: as cheap as a key to keep it by)
         hidden = json_api.drafts(site, job.langs)  # (a draft's units are not named)
-        statuses = json_api.status_texts_of(site.units, site.status, job.langs, hidden)
+        # each entry's records kept by its key (Parts.status_files), else each made again, in
+        # one pass over the units
+        statuses = job.parts.status_files(site, job.langs, hidden)
+        if statuses is None:
+            texts = json_api.status_texts_of(site.units, site.status, job.langs, hidden)
+            statuses = {lang: json_api.join_records(texts[lang]).encode() for lang in job.langs}
         for lang in job.langs:
             cv = json_api.cv_json(site, lang)
             if cv is not None:
@@ -226,8 +230,7 @@ class JsonApi:
             # of the posts it changed and joins them with the others as they were
             posts = json_api.join_encoded(job.parts.post_records(site.posts(lang), lang, url))
             tree.add(urls.api(lang, "posts")[1:], posts, lang, "api")
-            status = json_api.join_records(statuses[lang])
-            tree.add(urls.api(lang, "status")[1:], status, lang, "api")
+            tree.add(urls.api(lang, "status")[1:], statuses[lang], lang, "api")
         if job.every_language:
             for name, text in job.parts.get(digest("json-schemas"), json_api.schemas).items():
                 tree.add(f"api/schema/{name}", text, None, "schema")

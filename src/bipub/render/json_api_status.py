@@ -1,0 +1,124 @@
+"""status.json joined from each entry's part (render/parts.py `Parts.status_files`): the
+records of an entry's units in each language, kept by the entry's key, so that a build after
+an edit makes again only the records of the entries whose key changed (a big site has ~30,000
+units, each looked at by `json_api.status_texts_of` at every build: ~25 ms, and after the
+render helpers fork the pages of every unit are faulted in again, ~35 ms).
+
+The file is what `json_api.status_texts_of` makes, byte for byte (tests/unit/
+test_status_parts.py): its units sorted by key. An entry's units' keys are `kind/key:field`
+(pair/units.py `doc_units`), so with no `:` in any entry's key each entry's units are a run of
+that order, the runs in the order of their `kind/key:` prefixes; the CV's units (not of an
+entry: made again at every build) go where their first key falls, if no run of an entry
+straddles them. Else the file is made by `status_texts_of` (and `-v` says why).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Mapping, Sequence
+from operator import attrgetter
+
+from bipub.pair.site import Entry, Site
+from bipub.pair.status import StatusFile
+from bipub.pair.units import Unit, entry_units
+from bipub.render.json_api import RECORD_SEP, join_encoded, status_texts, status_texts_of
+
+# An entry's part: for each language its units are in (all but its source's), that language,
+# how many units, and their records (`status_texts`, in key order) joined with RECORD_SEP,
+# UTF-8; a pure function of the entry's documents (their bytes), the configuration's
+# languages and the status files' records
+StatusPart = tuple[tuple[str, int, bytes], ...]
+
+_BY_KEY = attrgetter("key")
+_SEP = RECORD_SEP.encode()
+
+
+def entry_part(entry: Entry, codes: Sequence[str], status: Mapping[str, StatusFile]) -> StatusPart:
+    """The records of `entry`'s units in each language (its units as pairing makes them:
+    pair/units.py `entry_units`)."""
+    by_lang = entry_units(entry.kind, entry.key, entry.source_lang, entry.docs, codes)
+    out = []
+    for lang, units in by_lang.items():
+        if units:
+            texts = status_texts(sorted(units, key=_BY_KEY), status.get(lang))
+            out.append((lang, len(units), _SEP.join(text.encode() for text in texts)))
+    return tuple(out)
+
+
+def covered(entry: Entry) -> bool:
+    """Whether the entry's key (render/html.py `entry_key`: its versions' documents by their
+    digests) holds every document its units are made of: not so for a translation shown as
+    its source (a machine draft while `publish_drafts` is off), whose part is then made at
+    every build, never kept by the entry's key."""
+    versions = entry.versions
+    for lang, doc in entry.docs.items():
+        version = versions.get(lang)
+        if version is None or version.doc is not doc or not doc.digest:
+            return False
+    return True
+
+
+def joined(
+    site: Site,
+    langs: Sequence[str],
+    hidden: Mapping[str, frozenset[str]],
+    parts: Sequence[StatusPart],
+) -> tuple[dict[str, bytes] | None, str]:
+    """status.json of each of `langs` (`json_api.status_texts_of`'s records joined, UTF-8)
+    from `parts`, those of `site.entries` in their order, and the CV's units; else None and
+    why not (module text)."""
+    entries = site.entries
+    prefixes = [f"{e.kind}/{e.key}:" for e in entries]
+    if any(p.count(":") != 1 for p in prefixes):
+        return None, "an entry's key has a ':'"
+    cv_units = [u for merged in site.cv.values() for u in merged.units]
+    if len(site.units) != len(cv_units) + sum(n for part in parts for _, n, _ in part):
+        return None, "the site's units are not its entries' and its CV's"
+    order = sorted(range(len(entries)), key=prefixes.__getitem__)
+    ordered = [prefixes[i] for i in order]
+    cv = status_texts_of(cv_units, site.status, langs, hidden)
+    cv_keys = _keys(cv_units, langs, hidden)
+    out: dict[str, bytes] = {}
+    for lang in langs:
+        drafted = hidden.get(lang, frozenset())
+        runs: list[bytes] = []
+        for i in order:
+            if drafted and prefixes[i][:-1] in drafted:
+                continue
+            for of, _, text in parts[i]:
+                if of == lang:
+                    runs.append(text)
+        if cv[lang]:
+            first, last = cv_keys[lang][0], cv_keys[lang][-1]
+            at = bisect_left(ordered, first)
+            before = ordered[at - 1] if at else None
+            after = ordered[at] if at < len(ordered) else None
+            if (before is not None and first.startswith(before)) or (
+                after is not None and last >= after
+            ):
+                return None, "the CV's units' keys fall among an entry's"
+            # (the runs of the entries before it: those left out or without units here too)
+            place = sum(
+                1
+                for i in order[:at]
+                if not (drafted and prefixes[i][:-1] in drafted)
+                and any(of == lang for of, _, _ in parts[i])
+            )
+            runs.insert(place, _SEP.join(text.encode() for text in cv[lang]))
+        out[lang] = join_encoded(runs)
+    return out, ""
+
+
+def _keys(
+    units: Sequence[Unit], langs: Sequence[str], hidden: Mapping[str, frozenset[str]]
+) -> dict[str, list[str]]:
+    """The keys of `units` each language's status.json lists, sorted (as `status_texts_of`)."""
+    out: dict[str, list[str]] = {}
+    for lang in langs:
+        drafted = hidden.get(lang, frozenset())
+        out[lang] = sorted(
+            u.key
+            for u in units
+            if u.target_lang == lang and not (drafted and u.key.rpartition(":")[0] in drafted)
+        )
+    return out
