@@ -314,7 +314,8 @@ def _published_full(
     """The published llms-full.txt at `path` if its bytes are those the output's record has,
     with the layout kept for them (llms_full.texts), else None and why not."""
     recorded = tree.published_digest(path)
-    raw, why = llms_full.read_published(tree.out / path, recorded)
+    written = tree.live.files.get(path) if tree.live is not None else None
+    raw, why = llms_full.read_published(tree.out / path, recorded, written)
     if raw is None or recorded is None:
         return None, None, why
     return raw, job.parts.layout(recorded), ""
