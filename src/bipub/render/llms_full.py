@@ -11,8 +11,10 @@ the file's bytes (the hash the output's record keeps of the published file).
 
 A build that must join the file again (`texts`) takes each text whose bytes it does not hold
 from the published file: the file the output's record says is published at the language's path
-(write/output.py `OutputTree.published_digest`), read and hashed again (its bytes must be the
-ones the layout was made of: BLAKE3, ~5 ms for 30 MB), at the place its layout says. A text
+(write/output.py `OutputTree.published_digest`), mapped (its bytes must be the ones the layout
+was made of: the file of the identity the record keeps is taken as such, as the record vouches
+for every published file; another is hashed again, BLAKE3, ~5 ms for 30 MB), at the place its
+layout says. A text
 missing there (no published file, no record of it, a file whose bytes are not those recorded,
 no layout kept for it, a text not in it) is made again by the same function as in a full build
 (`remake`: llms.full_post); `-v` says how many and why. The file joined is byte for byte the one
