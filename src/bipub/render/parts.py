@@ -294,7 +294,7 @@ class Parts:
             found[n] = part
         held: list[json_api_status.StatusPart] = found  # type: ignore[assignment]
         if uncovered:
-            now.update(p for n, p in enumerate(zip(marks, held)) if n not in uncovered)
+            now.update(p for n, p in enumerate(zip(marks, held, strict=True)) if n not in uncovered)
         else:
             now.update(zip(marks, held, strict=True))
         self.marks += len(marks) - len(uncovered)
