@@ -145,9 +145,16 @@ def short_cv_pdfs(site: Site, lang: str) -> list[tuple[str, str]]:
     return [(site.config.language(c).name, urls.cv_pdf(f"{c}-short")) for c in codes]
 
 
-def header(site: Site, lang: str, url: urls.UrlBuilder, _: Gettext) -> list[str]:
+def header(
+    site: Site,
+    lang: str,
+    url: urls.UrlBuilder,
+    _: Gettext,
+    latest: Callable[[Sequence[Entry]], date | None] | None = None,
+) -> list[str]:
     """The title, the summary and the header line: where the machine-readable versions are,
-    the website and the date of its latest content."""
+    the website and the date of its latest content (`updated` of the language's posts, or
+    `latest`'s: the same, kept by the posts' keys, render/parts.py `Parts.updated`)."""
     language = site.config.language(lang)
     lines = [f"# {_one_line(language.title)}", ""]
     if language.description:
@@ -170,7 +177,7 @@ def header(site: Site, lang: str, url: urls.UrlBuilder, _: Gettext) -> list[str]
         versions.append(_("Short CV (PDF)") + f" ({links})")
     lines.append(_("Machine-readable versions") + f": {' · '.join(versions)}")
     source = _("Website") + f": {url.absolute(urls.home(lang))}"
-    day = updated(site.posts(lang))
+    day = (latest or updated)(site.posts(lang))
     if day is not None:
         source += " · " + _("Updated") + f": {format_iso(day)}"
     lines += [

@@ -259,7 +259,7 @@ class Llms:
                 posts, lang, url, _, shown, labels, raw_html, outlines
             )
             lines, fulls = list(map(itemgetter(0), parts)), list(map(itemgetter(1), parts))
-            head = llms.header(site, lang, url, _)  # (both files start with it)
+            head = llms.header(site, lang, url, _, job.parts.updated)  # (both files start with it)
             index = llms.llms_txt(site, lang, url, _, head=head, lines_of_posts=lines)
             tree.add(urls.llms(lang)[1:], index, lang, "llms.txt")
             if lang == default:  # the root copies are the default language's: built with it

@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from functools import partial
 from itertools import chain, compress, repeat
 from operator import itemgetter
@@ -302,6 +303,25 @@ class Parts:
         if files is None:
             self.say(f"status.json made unit by unit ({why})")
         return files
+
+    def updated(self, posts: Sequence[Entry]) -> date | None:
+        """llms.updated of `posts` (a language's: the date of its latest content, read from
+        every post's dates), kept by their entries' keys (each holds the post's dates and its
+        source's bytes, which its date-times are read from) in their order."""
+        keys = self.entry_keys
+        if keys is None:
+            return llms.updated(posts)
+        posts_key = hashlib.blake2b(b"\0".join(self.entries_bytes(posts, keys)), digest_size=16)
+        mark = self.site_key(("llms-updated", self.global_key)) + posts_key.digest()
+        found = self.now.get(mark)
+        if found is None:
+            found = self.earlier.get(mark)
+            if found is None:
+                found = (llms.updated(posts),)  # (in a tuple: a site without dates has None)
+            self.now[mark] = found
+            self.marks += 1
+        day: date | None = found[0]
+        return day
 
     def llms_posts(
         self,
