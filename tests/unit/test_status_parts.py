@@ -121,3 +121,32 @@ def test_a_build_after_an_edit_makes_only_the_changed_entries_parts(
     clean = tmp_path / "clean"
     build(root, clean, use_cache=False, only=KINDS)
     assert got == _status_files(clean)
+
+
+@pytest.mark.parametrize(("prefix", "joined"), [("zz-", True), ("posts/alpha:zz-", False)])
+def test_the_cv_s_records_go_where_their_keys_fall(
+    make_project: Callable[[str], Path], prefix: str, joined: bool
+) -> None:
+    """The CV's units (of no entry) go where their keys sort among the entries' runs (here
+    after every entry's), unless their keys fall among one entry's: then every language's
+    file is made unit by unit."""
+    root = make_project("minimal")
+    project = Project(root)
+    collector = Collector()
+    config, content = pipeline.load(project, collector)
+    site = pipeline.pair(project, config, content, collector)
+    moved = {}
+    for merged in site.cv.values():
+        merged.units[:] = [dataclasses.replace(u, key=prefix + u.key) for u in merged.units]
+        moved.update({u.key.removeprefix(prefix): u for u in merged.units})
+    assert moved
+    site.units[:] = [moved.get(u.key, u) for u in site.units]
+    codes = list(config.codes)
+    parts = [json_api_status.entry_part(e, codes, site.status) for e in site.entries]
+    files, why = json_api_status.joined(site, codes, {}, parts)
+    if not joined:
+        assert files is None and why == "the CV's units' keys fall among an entry's"
+        return
+    texts = status_texts_of(site.units, site.status, codes, {})
+    assert files == {lang: join_records(texts[lang]).encode() for lang in codes}
+    assert any(f'"key": "{prefix}'.encode() in files[lang] for lang in codes)

@@ -69,43 +69,43 @@ def joined(
     why not (module text)."""
     entries = site.entries
     prefixes = [f"{e.kind}/{e.key}:" for e in entries]
-    if any(p.count(":") != 1 for p in prefixes):
+    if "".join(prefixes).count(":") != len(prefixes):
         return None, "an entry's key has a ':'"
     cv_units = [u for merged in site.cv.values() for u in merged.units]
     if len(site.units) != len(cv_units) + sum(n for part in parts for _, n, _ in part):
         return None, "the site's units are not its entries' and its CV's"
     order = sorted(range(len(entries)), key=prefixes.__getitem__)
-    ordered = [prefixes[i] for i in order]
+    left_out = {lang: hidden.get(lang, frozenset()) for lang in langs}
+    out_of: list[frozenset[str]] = []  # (by entry, the languages it is a draft in, if any is)
+    if any(left_out.values()):
+        out_of = [frozenset(lang for lang in langs if p[:-1] in left_out[lang]) for p in prefixes]
+    runs: dict[str, list[bytes]] = {lang: [] for lang in langs}
+    at: dict[str, list[int]] = {lang: [] for lang in langs}  # (the entry of each run)
+    for i in order:
+        for lang, _, text in parts[i]:
+            found = runs.get(lang)
+            if found is not None and not (out_of and lang in out_of[i]):
+                found.append(text)
+                at[lang].append(i)
     cv = status_texts_of(cv_units, site.status, langs, hidden)
     cv_keys = _keys(cv_units, langs, hidden)
     out: dict[str, bytes] = {}
     for lang in langs:
-        drafted = hidden.get(lang, frozenset())
-        runs: list[bytes] = []
-        for i in order:
-            if drafted and prefixes[i][:-1] in drafted:
-                continue
-            for of, _, text in parts[i]:
-                if of == lang:
-                    runs.append(text)
+        found = runs[lang]
         if cv[lang]:
             first, last = cv_keys[lang][0], cv_keys[lang][-1]
-            at = bisect_left(ordered, first)
-            before = ordered[at - 1] if at else None
-            after = ordered[at] if at < len(ordered) else None
+            # (the runs before it: of the entries whose prefixes sort before its first key)
+            place = bisect_left([prefixes[i] for i in at[lang]], first)
+            ordered = [prefixes[i] for i in order]
+            n = bisect_left(ordered, first)
+            before = ordered[n - 1] if n else None
+            after = ordered[n] if n < len(ordered) else None
             if (before is not None and first.startswith(before)) or (
                 after is not None and last >= after
             ):
                 return None, "the CV's units' keys fall among an entry's"
-            # (the runs of the entries before it: those left out or without units here too)
-            place = sum(
-                1
-                for i in order[:at]
-                if not (drafted and prefixes[i][:-1] in drafted)
-                and any(of == lang for of, _, _ in parts[i])
-            )
-            runs.insert(place, _SEP.join(text.encode() for text in cv[lang]))
-        out[lang] = join_encoded(runs)
+            found.insert(place, _SEP.join(text.encode() for text in cv[lang]))
+        out[lang] = join_encoded(found)
     return out, ""
 
 
