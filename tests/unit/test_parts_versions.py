@@ -80,7 +80,7 @@ def test_each_list_of_entries_finds_the_parts_of_its_own_entries(
 def test_the_latest_date_of_a_language_s_posts_is_kept_by_their_entries_keys(
     make_project: Callable[[str], Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Parts.updated (llms.txt's "Updated" date): llms.updated of the posts, worked out again
+    """Parts.updated (llms.txt's "Updated" date): llms_updated.updated of the posts, worked out again
     only when a post's entry key or the list of posts changed."""
     project = Project(make_project("minimal"))
     collector = Collector()
@@ -92,16 +92,16 @@ def test_the_latest_date_of_a_language_s_posts_is_kept_by_their_entries_keys(
     first = Parts()
     first.use_keys(keys, "global")
     day = first.updated(posts)
-    assert day is not None and day == outputs.llms.updated(posts)
+    assert day is not None and day == outputs.llms_updated.updated(posts)
     later = first.next().again()
     later.use_keys(keys, "global")
-    monkeypatch.setattr(outputs.llms, "updated", lambda _: pytest.fail("worked out again"))
+    monkeypatch.setattr(outputs.llms_updated, "updated", lambda _: pytest.fail("worked out again"))
     assert later.updated(posts) == day
     monkeypatch.undo()
     moved = {**keys, (posts[0].kind, posts[0].key): "another key"}
     again = later.next().again()
     again.use_keys(moved, "global")
     made: list[int] = []
-    monkeypatch.setattr(outputs.llms, "updated", lambda p: made.append(len(p)) or day)
+    monkeypatch.setattr(outputs.llms_updated, "updated", lambda p: made.append(len(p)) or day)
     assert again.updated(posts) == day and made == [len(posts)]
     assert again.updated(posts[1:]) == day and made == [len(posts), len(posts) - 1]

@@ -37,7 +37,7 @@ from typing import Any
 from bipub.load.content import Document
 from bipub.pair.model import version_key
 from bipub.pair.site import Entry, Site
-from bipub.render import feeds, json_api, json_api_status, llms, llms_parts, urls
+from bipub.render import feeds, json_api, json_api_status, llms, llms_parts, llms_updated, urls
 from bipub.render.llms_full import LAYOUT, FullText, Layout
 from bipub.render.markdown import MarkdownCache
 from bipub.render.markdown_sections import Outline
@@ -305,19 +305,21 @@ class Parts:
         return files
 
     def updated(self, posts: Sequence[Entry]) -> date | None:
-        """llms.updated of `posts` (a language's: the date of its latest content, read from
-        every post's dates), kept by their entries' keys (each holds the post's dates and its
-        source's bytes, which its date-times are read from) in their order."""
+        """llms_updated.updated of `posts` (a language's: the date of its latest content, read
+        from every post's dates), kept by their entries' keys (each holds the post's dates and
+        its source's bytes, which its date-times are read from) in their order."""
         keys = self.entry_keys
         if keys is None:
-            return llms.updated(posts)
+            return llms_updated.updated(posts)
         posts_key = hashlib.blake2b(b"\0".join(self.entries_bytes(posts, keys)), digest_size=16)
         mark = self.site_key(("llms-updated", self.global_key)) + posts_key.digest()
         found = self.now.get(mark)
         if found is None:
             found = self.earlier.get(mark)
             if found is None:
-                found = (llms.updated(posts),)  # (in a tuple: a site without dates has None)
+                found = (
+                    llms_updated.updated(posts),
+                )  # (in a tuple: a site without dates has None)
             self.now[mark] = found
             self.marks += 1
         day: date | None = found[0]
