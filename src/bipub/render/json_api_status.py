@@ -15,34 +15,38 @@ straddles them. Else the file is made by `status_texts_of` (and `-v` says why).
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Mapping, Sequence
-from operator import attrgetter
+from collections.abc import Iterable, Mapping, Sequence
+from operator import attrgetter, itemgetter
+from typing import cast
 
 from bipub.pair.site import Entry, Site
 from bipub.pair.status import StatusFile
 from bipub.pair.units import Unit, entry_units
 from bipub.render.json_api import RECORD_SEP, join_encoded, status_texts, status_texts_of
 
-# An entry's part: for each language its units are in (all but its source's), that language,
-# how many units, and their records (`status_texts`, in key order) joined with RECORD_SEP,
-# UTF-8; a pure function of the entry's documents (their bytes), the configuration's
-# languages and the status files' records
-StatusPart = tuple[tuple[str, int, bytes], ...]
+# An entry's part: for each of the configuration's languages, in its order, how many units the
+# entry has there (none in its source's), then for each their records (`status_texts`, in key
+# order) joined with RECORD_SEP, UTF-8 (b"" for none): one flat tuple, the least to read back
+# with the build state. A pure function of the entry's documents (their bytes), the
+# configuration's languages and the status files' records
+StatusPart = tuple[int | bytes, ...]
 
 _BY_KEY = attrgetter("key")
 _SEP = RECORD_SEP.encode()
 
 
 def entry_part(entry: Entry, codes: Sequence[str], status: Mapping[str, StatusFile]) -> StatusPart:
-    """The records of `entry`'s units in each language (its units as pairing makes them:
+    """The records of `entry`'s units in each of `codes` (its units as pairing makes them:
     pair/units.py `entry_units`)."""
     by_lang = entry_units(entry.kind, entry.key, entry.source_lang, entry.docs, codes)
-    out = []
-    for lang, units in by_lang.items():
-        if units:
-            texts = status_texts(sorted(units, key=_BY_KEY), status.get(lang))
-            out.append((lang, len(units), _SEP.join(text.encode() for text in texts)))
-    return tuple(out)
+    counts: list[int] = []
+    texts: list[bytes] = []
+    for lang in codes:
+        units = by_lang.get(lang, [])
+        made = status_texts(sorted(units, key=_BY_KEY), status.get(lang)) if units else []
+        counts.append(len(units))
+        texts.append(_SEP.join(text.encode() for text in made))
+    return (*counts, *texts)
 
 
 def covered(entry: Entry) -> bool:
@@ -72,21 +76,23 @@ def joined(
     if "".join(prefixes).count(":") != len(prefixes):
         return None, "an entry's key has a ':'"
     cv_units = [u for merged in site.cv.values() for u in merged.units]
-    if len(site.units) != len(cv_units) + sum(n for part in parts for _, n, _ in part):
+    codes = list(site.config.codes)
+    width = len(codes)
+    counts = cast(Iterable[tuple[int, ...]], map(itemgetter(slice(0, width)), parts))
+    if set(map(len, parts)) - {2 * width} or len(site.units) != len(cv_units) + sum(
+        map(sum, counts)
+    ):
         return None, "the site's units are not its entries' and its CV's"
     order = sorted(range(len(entries)), key=prefixes.__getitem__)
     left_out = {lang: hidden.get(lang, frozenset()) for lang in langs}
-    out_of: list[frozenset[str]] = []  # (by entry, the languages it is a draft in, if any is)
-    if any(left_out.values()):
-        out_of = [frozenset(lang for lang in langs if p[:-1] in left_out[lang]) for p in prefixes]
-    runs: dict[str, list[bytes]] = {lang: [] for lang in langs}
-    at: dict[str, list[int]] = {lang: [] for lang in langs}  # (the entry of each run)
-    for i in order:
-        for lang, _, text in parts[i]:
-            found = runs.get(lang)
-            if found is not None and not (out_of and lang in out_of[i]):
-                found.append(text)
-                at[lang].append(i)
+    runs: dict[str, list[bytes]] = {}
+    at: dict[str, list[int]] = {}  # (the entry of each run)
+    for lang in langs:
+        column, drafted = width + codes.index(lang), left_out[lang]
+        at[lang] = [
+            i for i in order if parts[i][column] and not (drafted and prefixes[i][:-1] in drafted)
+        ]
+        runs[lang] = [cast(bytes, parts[i][column]) for i in at[lang]]
     cv = status_texts_of(cv_units, site.status, langs, hidden)
     cv_keys = _keys(cv_units, langs, hidden)
     out: dict[str, bytes] = {}
