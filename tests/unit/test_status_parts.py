@@ -7,13 +7,15 @@ shown as its source) is read again at every build."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import pytest
 
 from bipub import pipeline
 from bipub.diagnostics import Collector
+from bipub.pair.site import Entry
+from bipub.pair.status import StatusFile
 from bipub.pipeline import build
 from bipub.project import Project
 from bipub.render import json_api, json_api_status
@@ -35,6 +37,13 @@ def _drafts_unpublished(root: Path) -> None:
     config.write_text(text, encoding="utf-8")
 
 
+def _part(
+    entry: Entry, codes: Sequence[str], status: Mapping[str, StatusFile]
+) -> json_api_status.StatusPart:
+    units = json_api_status.entry_units_of(entry, codes)
+    return json_api_status.entry_part(units, codes, status)
+
+
 def _joined_both_ways(root: Path) -> None:
     project = Project(root)
     collector = Collector()
@@ -42,7 +51,13 @@ def _joined_both_ways(root: Path) -> None:
     site = pipeline.pair(project, config, content, collector)
     codes = list(config.codes)
     hidden = json_api.drafts(site, codes)
-    parts = [json_api_status.entry_part(e, codes, site.status) for e in site.entries]
+    parts = [_part(e, codes, site.status) for e in site.entries]
+    # (each entry's units made again from its documents, or the site's: the same)
+    grouped = json_api_status.units_by_entry(site.units)
+    assert parts == [
+        json_api_status.entry_part(grouped.get(f"{e.kind}/{e.key}", []), codes, site.status)
+        for e in site.entries
+    ]
     files, why = json_api_status.joined(site, codes, hidden, parts)
     assert files is not None, why
     texts = status_texts_of(site.units, site.status, codes, hidden)
@@ -76,7 +91,7 @@ def test_an_entry_key_with_a_colon_is_joined_unit_by_unit(
     config, content = pipeline.load(project, collector)
     site = pipeline.pair(project, config, content, collector)
     site.entries[0] = dataclasses.replace(site.entries[0], key="a:b")
-    parts = [json_api_status.entry_part(e, config.codes, site.status) for e in site.entries]
+    parts = [_part(e, config.codes, site.status) for e in site.entries]
     files, why = json_api_status.joined(site, config.codes, {}, parts)
     assert files is None and why == "an entry's key has a ':'"
 
@@ -97,11 +112,11 @@ def test_a_build_after_an_edit_makes_only_the_changed_entries_parts(
     (root / "status/en.yaml").write_text(DRAFT, encoding="utf-8")
     build(root, only=KINDS)
     made: list[str] = []
-    entry_part = json_api_status.entry_part
+    units_of = json_api_status.entry_units_of
     monkeypatch.setattr(
         json_api_status,
-        "entry_part",
-        lambda entry, *a: made.append(entry.key) or entry_part(entry, *a),
+        "entry_units_of",
+        lambda entry, *a: made.append(entry.key) or units_of(entry, *a),
     )
     monkeypatch.setattr(
         json_api, "status_texts_of", lambda *a, **k: pytest.fail("made unit by unit")
@@ -142,7 +157,7 @@ def test_the_cv_s_records_go_where_their_keys_fall(
     assert moved
     site.units[:] = [moved.get(u.key, u) for u in site.units]
     codes = list(config.codes)
-    parts = [json_api_status.entry_part(e, codes, site.status) for e in site.entries]
+    parts = [_part(e, codes, site.status) for e in site.entries]
     files, why = json_api_status.joined(site, codes, {}, parts)
     if not joined:
         assert files is None and why == "the CV's units' keys fall among an entry's"
@@ -150,3 +165,25 @@ def test_the_cv_s_records_go_where_their_keys_fall(
     texts = status_texts_of(site.units, site.status, codes, {})
     assert files == {lang: join_records(texts[lang]).encode() for lang in codes}
     assert any(f'"key": "{prefix}'.encode() in files[lang] for lang in codes)
+
+
+def test_many_parts_made_take_the_site_s_units(
+    make_project: Callable[[str], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From FROM_THE_SITE entries whose parts are made on (a first build, a status file
+    changed), their units are the site's, grouped in one pass, not each entry's made again:
+    the same status.json as a clean build."""
+    root = make_project("minimal")
+    monkeypatch.setattr(json_api_status, "FROM_THE_SITE", 1)
+    monkeypatch.setattr(
+        json_api_status, "entry_units_of", lambda *a: pytest.fail("made from its documents")
+    )
+    build(root, only=KINDS)
+    (root / "status").mkdir()
+    (root / "status/en.yaml").write_text(DRAFT, encoding="utf-8")
+    build(root, only=KINDS)
+    got = _status_files(root / "site")
+    monkeypatch.undo()
+    clean = tmp_path / "clean"
+    build(root, clean, use_cache=False, only=KINDS)
+    assert got == _status_files(clean)

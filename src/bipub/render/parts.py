@@ -285,11 +285,20 @@ class Parts:
         now = self.now
         found: list[json_api_status.StatusPart | None] = list(map(self.earlier.get, marks))
         uncovered: set[int] = set()
+        missing = [n for n, part in enumerate(found) if part is None and marks[n] not in now]
+        grouped = None  # (the site's units by entry, if many parts are made)
+        if len(missing) >= json_api_status.FROM_THE_SITE:
+            grouped = json_api_status.units_by_entry(site.units)
         for n in [n for n, part in enumerate(found) if part is None]:
             part = now.get(marks[n])
             if part is None:  # (an entry whose key changed, or whose part this state lacks)
                 entry = entries[n]
-                part = json_api_status.entry_part(entry, codes, site.status)
+                units = (
+                    grouped.get(f"{entry.kind}/{entry.key}", [])
+                    if grouped is not None
+                    else json_api_status.entry_units_of(entry, codes)
+                )
+                part = json_api_status.entry_part(units, codes, site.status)
                 if not json_api_status.covered(entry):  # (made again at every build)
                     uncovered.add(n)
             found[n] = part
