@@ -66,13 +66,20 @@ def entry_part(
     units: Sequence[Unit], codes: Sequence[str], status: Mapping[str, StatusFile]
 ) -> StatusPart:
     """The records of an entry's `units` in each of `codes`."""
+    by_lang: dict[str, list[Unit]] = {}
+    for unit in units:
+        by_lang.setdefault(unit.target_lang, []).append(unit)
     counts: list[int] = []
     texts: list[bytes] = []
     for lang in codes:
-        there = sorted((u for u in units if u.target_lang == lang), key=_BY_KEY)
-        made = status_texts(there, status.get(lang)) if there else []
-        counts.append(len(there))
-        texts.append(_SEP.join(text.encode() for text in made))
+        there = by_lang.get(lang)
+        if there:
+            there.sort(key=_BY_KEY)
+            counts.append(len(there))
+            texts.append(RECORD_SEP.join(status_texts(there, status.get(lang))).encode())
+        else:
+            counts.append(0)
+            texts.append(b"")
     return (*counts, *texts)
 
 
