@@ -453,6 +453,8 @@ def _build(
         job = plan(project, site, selected, collector, cache, state, kept.pages if kept else None)
         kinds = outputs(options.only)
         pages, note = html_pages(job, kinds, project, target, options, state, inputs)
+        if kept is not None:  # (what status.json's parts read of the status files: Parts.status)
+            job.parts.status = kept.pairs.status.digests(site.status)
         if pages is not None and kept is not None and not kept.on_disk:  # (resident: serve)
             pages.memo = kept.keep
         # the pages `url-removed` follows (the record's `urls`: saved only with a cache) and

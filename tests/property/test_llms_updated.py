@@ -1,4 +1,4 @@
-"""llms.updated (the header's date of the latest content): the latest date or update of the
+"""llms_updated.updated (the header's date of the latest content): the latest date or update of the
 posts by its instant, whether they give plain dates only (compared as dates) or date-times
 with offsets too."""
 
@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bipub.render.llms import updated
+from bipub.render.llms_updated import updated
 
 days = st.dates(min_value=date(2000, 1, 1), max_value=date(2030, 12, 31))
 offsets = st.integers(-14, 14).map(lambda h: timezone(timedelta(hours=h)))

@@ -1,16 +1,20 @@
 """render/llms_full.py: a post's llms-full.txt text kept as where the published file has it. The
 published file is read back only if its bytes are those the output's record hashed (a file cut
-or changed is refused, and said); a text is taken from it only where the layout kept for those
+or changed is refused, and said; the file of the identity the record keeps is not hashed again); a text is taken from it only where the layout kept for those
 very bytes puts it, else made again (and said)."""
 
 from __future__ import annotations
 
+import os
 import pickle
 from pathlib import Path
 
-from bipub.render import llms
+import pytest
+
+from bipub.render import llms, llms_full
 from bipub.render.llms_full import FullText, layout, read_published, texts
 from bipub.write.record import digest as file_digest
+from bipub.write.record import identity
 
 FRAME = [b"# Site", b"## Posts"]
 POSTS = [b"### one\n\nfirst text", "### 둘\n\n두 번째".encode(), b"### three\n\nlast text  "]
@@ -89,3 +93,25 @@ def test_a_published_file_cut_or_changed_is_refused(tmp_path: Path) -> None:
     assert raw is None and "could not be read" in why
     raw, why = read_published(path, None)
     assert raw is None and "record" in why
+
+
+def test_a_published_file_with_its_recorded_identity_is_not_hashed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file the output's record names by its identity (mtime, ctime, size, inode) is taken
+    as the bytes recorded, as every published file the record keeps; a file of another
+    identity (written again since, even with the same bytes' size) is hashed and refused."""
+    data, _, _ = _file()
+    path = tmp_path / "llms-full.txt"
+    path.write_bytes(data)
+    recorded, written = file_digest(data), identity(os.stat(path))
+    monkeypatch.setattr(llms_full, "file_digest", lambda _: pytest.fail("hashed again"))
+    raw, why = read_published(path, recorded, written)
+    assert raw is not None and bytes(raw) == data and why == ""
+    monkeypatch.undo()
+    path.unlink()
+    path.write_bytes(data.replace(b"first", b"FIRST"))  # another file, the same size
+    later = os.stat(path).st_mtime_ns + 10**9  # (its own time: timestamps are coarse)
+    os.utime(path, ns=(later, later))
+    raw, why = read_published(path, recorded, written)
+    assert raw is None and "not those recorded" in why

@@ -75,3 +75,33 @@ def test_each_list_of_entries_finds_the_parts_of_its_own_entries(
     assert run(later, posts[::-1]) == [e.key for e in posts[::-1]]
     assert run(later, posts[1:]) == [e.key for e in posts[1:]]
     assert later.found == len(posts) * 2 - 1 and later.made == 0
+
+
+def test_the_latest_date_of_a_language_s_posts_is_kept_by_their_entries_keys(
+    make_project: Callable[[str], Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Parts.updated (llms.txt's "Updated" date): llms_updated.updated of the posts, worked out again
+    only when a post's entry key or the list of posts changed."""
+    project = Project(make_project("minimal"))
+    collector = Collector()
+    config, content = pipeline.load(project, collector)
+    site = pipeline.pair(project, config, content, collector)
+    posts = site.posts("ko")
+    assert len(posts) >= 2
+    keys = {(e.kind, e.key): f"key-of-{e.key}" for e in site.entries}
+    first = Parts()
+    first.use_keys(keys, "global")
+    day = first.updated(posts)
+    assert day is not None and day == outputs.llms_updated.updated(posts)
+    later = first.next().again()
+    later.use_keys(keys, "global")
+    monkeypatch.setattr(outputs.llms_updated, "updated", lambda _: pytest.fail("worked out again"))
+    assert later.updated(posts) == day
+    monkeypatch.undo()
+    moved = {**keys, (posts[0].kind, posts[0].key): "another key"}
+    again = later.next().again()
+    again.use_keys(moved, "global")
+    made: list[int] = []
+    monkeypatch.setattr(outputs.llms_updated, "updated", lambda p: made.append(len(p)) or day)
+    assert again.updated(posts) == day and made == [len(posts)]
+    assert again.updated(posts[1:]) == day and made == [len(posts), len(posts) - 1]

@@ -90,6 +90,7 @@ def dump_record(record: dict[str, Any]) -> str:
 
 
 RECORD_SEP = ",\n  "  # between two records of a list written by `dumps`
+_SEP = RECORD_SEP.encode()
 _LIST = ("[]\n", "[\n  ", "\n]\n")  # (`join_records`: an empty list; a list's start, its end)
 
 
@@ -104,11 +105,15 @@ def join_records(texts: list[str]) -> str:
 
 def join_encoded(texts: list[bytes]) -> bytes:
     """`join_records` of records kept encoded (UTF-8: render/parts.py), as the file's bytes:
-    a big site's posts.json is megabytes, joined without encoding it again."""
+    a big site's posts.json is megabytes, joined without encoding it again, in one copy (the
+    list's start and end joined to its first and last record: not around the joined
+    records, a second copy of megabytes and of the fresh memory they fault in)."""
     empty, start, end = (text.encode() for text in _LIST)
     if not texts:
         return empty
-    return b"".join((start, RECORD_SEP.encode().join(texts), end))
+    if len(texts) == 1:
+        return b"".join((start, texts[0], end))
+    return _SEP.join((start + texts[0], *texts[1:-1], texts[-1] + end))
 
 
 OWN_KEYS = ("id", "short")  # bipub's own keys on CV list items (model/fields.py ListItem)

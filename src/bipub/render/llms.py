@@ -21,9 +21,8 @@ a build may keep a part it made before. A post's Markdown is prepared by render/
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +30,7 @@ from bipub.model.fields import slugify
 from bipub.pair.site import Entry, Site, tags_of
 from bipub.render import urls
 from bipub.render.llms_body import absolute_links, shift_headings
+from bipub.render.llms_updated import Latest, updated
 from bipub.render.locale_format import format_iso
 from bipub.render.markdown import body_outline
 from bipub.render.markdown_sections import Outline
@@ -111,21 +111,6 @@ def _join(*parts: Any) -> str:
 # ---------------------------------------------------------------- the header
 
 
-def _instant(d: date) -> datetime:
-    return d if isinstance(d, datetime) else datetime.combine(d, time(0, 0), tzinfo=UTC)
-
-
-def updated(posts: Iterable[Entry]) -> date | None:
-    """The date of the latest content: the latest date or update of the posts, as the Atom
-    feed's `updated` (a reproducible date: no clock is read). None without posts."""
-    days = [e.modified_at or e.published_at for e in posts if e.date is not None]
-    if not days:
-        return None
-    plain = all(type(d) is date for d in days)  # (no date-time: their order is the instants')
-    latest = max(days) if plain else max(days, key=_instant)
-    return latest.date() if isinstance(latest, datetime) else latest
-
-
 def cv_pdfs(site: Site, lang: str) -> list[tuple[str, str]]:
     """(label, site path) of the CV PDFs, as the CV page links them: this language's first,
     the other languages', the bilingual edition."""
@@ -145,9 +130,12 @@ def short_cv_pdfs(site: Site, lang: str) -> list[tuple[str, str]]:
     return [(site.config.language(c).name, urls.cv_pdf(f"{c}-short")) for c in codes]
 
 
-def header(site: Site, lang: str, url: urls.UrlBuilder, _: Gettext) -> list[str]:
+def header(
+    site: Site, lang: str, url: urls.UrlBuilder, _: Gettext, latest: Latest | None = None
+) -> list[str]:
     """The title, the summary and the header line: where the machine-readable versions are,
-    the website and the date of its latest content."""
+    the website and the date of its latest content (`updated` of the language's posts, or
+    `latest`'s: the same, kept by the posts' keys, render/parts.py `Parts.updated`)."""
     language = site.config.language(lang)
     lines = [f"# {_one_line(language.title)}", ""]
     if language.description:
@@ -170,7 +158,7 @@ def header(site: Site, lang: str, url: urls.UrlBuilder, _: Gettext) -> list[str]
         versions.append(_("Short CV (PDF)") + f" ({links})")
     lines.append(_("Machine-readable versions") + f": {' · '.join(versions)}")
     source = _("Website") + f": {url.absolute(urls.home(lang))}"
-    day = updated(site.posts(lang))
+    day = (latest or updated)(site.posts(lang))
     if day is not None:
         source += " · " + _("Updated") + f": {format_iso(day)}"
     lines += [

@@ -11,8 +11,10 @@ the file's bytes (the hash the output's record keeps of the published file).
 
 A build that must join the file again (`texts`) takes each text whose bytes it does not hold
 from the published file: the file the output's record says is published at the language's path
-(write/output.py `OutputTree.published_digest`), read and hashed again (its bytes must be the
-ones the layout was made of: BLAKE3, ~5 ms for 30 MB), at the place its layout says. A text
+(write/output.py `OutputTree.published_digest`), mapped (its bytes must be the ones the layout
+was made of: the file of the identity the record keeps is taken as such, as the record vouches
+for every published file; another is hashed again, BLAKE3, ~5 ms for 30 MB), at the place its
+layout says. A text
 missing there (no published file, no record of it, a file whose bytes are not those recorded,
 no layout kept for it, a text not in it) is made again by the same function as in a full build
 (`remake`: llms.full_post); `-v` says how many and why. The file joined is byte for byte the one
@@ -29,6 +31,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from bipub.write.files import Pieces
+from bipub.write.record import Identity, four, identity
 from bipub.write.record import digest as file_digest
 
 LAYOUT = "llms-full layout"  # (the key of a file's layout: `layout_key`)
@@ -201,36 +204,45 @@ def join(
     return Pieces(out), where
 
 
-def read_published(path: Path, recorded: bytes | None) -> tuple[bytes | memoryview | None, str]:
+def read_published(
+    path: Path, recorded: bytes | None, written: Identity | None = None
+) -> tuple[bytes | memoryview | None, str]:
     """The bytes of the published file at `path` if they are those whose hash the output's
     record keeps (`recorded`), else None and why not. Mapped, not read (`_mapped`): the file is
-    tens of MB, of which an update joins again all but the texts it changed."""
+    tens of MB, of which an update joins again all but the texts it changed. `written`: the
+    identity the output's record keeps of the file (write/record.py `identity`): a file opened
+    with that identity (mtime, ctime, size, inode) is the one recorded, as the record vouches
+    for every published file it keeps (write/output.py `keep_each`), and is not hashed again
+    (BLAKE3, ~5 ms for 30 MB); else its bytes are hashed and compared with `recorded`."""
     if recorded is None:
         return None, "the output's record does not vouch for the published file"
     try:
-        raw = _mapped(path)
+        raw, st = _mapped(path)
     except (OSError, ValueError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         return None, f"the published file could not be read ({why})"
+    if written is not None and st is not None and four(identity(st)) == four(written):
+        return raw, ""
     if file_digest(raw) != recorded:
         return None, "the published file's bytes are not those recorded"
     return raw, ""
 
 
-def _mapped(path: Path) -> bytes | memoryview:
+def _mapped(path: Path) -> tuple[bytes | memoryview, os.stat_result | None]:
     """The bytes of the file at `path`, mapped read-only (the page cache's pages, no copy of
     them nor fresh pages to fault in: ~2 ms for 30 MB, against ~30 ms to read them into a
-    new buffer); an empty file's, b"" (nothing to map). bipub never changes a published file
-    in place (write/files.py: unlink, then create), so the mapping is of bytes that stay.
-    Read where a mapped file could not be removed (Windows: the publish swaps the folders)."""
+    new buffer), with the status of the file mapped; an empty file's, b"" (nothing to map).
+    bipub never changes a published file in place (write/files.py: unlink, then create), so the
+    mapping is of bytes that stay. Read where a mapped file could not be removed (Windows: the
+    publish swaps the folders; no status then)."""
     if os.name != "posix":
-        return path.read_bytes()
+        return path.read_bytes(), None
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     try:
-        size = os.fstat(fd).st_size
-        if not size:
-            return b""
+        st = os.fstat(fd)
+        if not st.st_size:
+            return b"", st
         flags = mmap.MAP_PRIVATE | getattr(mmap, "MAP_POPULATE", 0)  # (Linux: mapped at once)
-        return memoryview(mmap.mmap(fd, size, flags, mmap.PROT_READ))
+        return memoryview(mmap.mmap(fd, st.st_size, flags, mmap.PROT_READ)), st
     finally:
         os.close(fd)

@@ -215,9 +215,13 @@ class JsonApi:
 
     def render(self, job: RenderJob, tree: OutputTree) -> None:
         site, url = job.site, job.url
-        # (each record made again, in one pass over the units: as cheap as a key to keep it by)
         hidden = json_api.drafts(site, job.langs)  # (a draft's units are not named)
-        statuses = json_api.status_texts_of(site.units, site.status, job.langs, hidden)
+        # each entry's records kept by its key (Parts.status_files), else each made again, in
+        # one pass over the units
+        statuses = job.parts.status_files(site, job.langs, hidden)
+        if statuses is None:
+            texts = json_api.status_texts_of(site.units, site.status, job.langs, hidden)
+            statuses = {lang: json_api.join_records(texts[lang]).encode() for lang in job.langs}
         for lang in job.langs:
             cv = json_api.cv_json(site, lang)
             if cv is not None:
@@ -226,8 +230,7 @@ class JsonApi:
             # of the posts it changed and joins them with the others as they were
             posts = json_api.join_encoded(job.parts.post_records(site.posts(lang), lang, url))
             tree.add(urls.api(lang, "posts")[1:], posts, lang, "api")
-            status = json_api.join_records(statuses[lang])
-            tree.add(urls.api(lang, "status")[1:], status, lang, "api")
+            tree.add(urls.api(lang, "status")[1:], statuses[lang], lang, "api")
         if job.every_language:
             for name, text in job.parts.get(digest("json-schemas"), json_api.schemas).items():
                 tree.add(f"api/schema/{name}", text, None, "schema")
@@ -256,7 +259,7 @@ class Llms:
                 posts, lang, url, _, shown, labels, raw_html, outlines
             )
             lines, fulls = list(map(itemgetter(0), parts)), list(map(itemgetter(1), parts))
-            head = llms.header(site, lang, url, _)  # (both files start with it)
+            head = llms.header(site, lang, url, _, job.parts.updated)  # (both files start with it)
             index = llms.llms_txt(site, lang, url, _, head=head, lines_of_posts=lines)
             tree.add(urls.llms(lang)[1:], index, lang, "llms.txt")
             if lang == default:  # the root copies are the default language's: built with it
@@ -311,7 +314,8 @@ def _published_full(
     """The published llms-full.txt at `path` if its bytes are those the output's record has,
     with the layout kept for them (llms_full.texts), else None and why not."""
     recorded = tree.published_digest(path)
-    raw, why = llms_full.read_published(tree.out / path, recorded)
+    written = tree.live.files.get(path) if tree.live is not None else None
+    raw, why = llms_full.read_published(tree.out / path, recorded, written)
     if raw is None or recorded is None:
         return None, None, why
     return raw, job.parts.layout(recorded), ""

@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from functools import partial
 from itertools import chain, compress, repeat
 from operator import itemgetter
@@ -36,7 +37,7 @@ from typing import Any
 from bipub.load.content import Document
 from bipub.pair.model import version_key
 from bipub.pair.site import Entry, Site
-from bipub.render import feeds, json_api, llms, llms_parts, urls
+from bipub.render import feeds, json_api, json_api_status, llms, llms_parts, llms_updated, urls
 from bipub.render.llms_full import LAYOUT, FullText, Layout
 from bipub.render.markdown import MarkdownCache
 from bipub.render.markdown_sections import Outline
@@ -90,6 +91,9 @@ class Parts:
     _names: dict[str, dict[tuple[str, tuple[str, ...]], bytes]] = field(
         default_factory=dict, compare=False, repr=False
     )
+    # the digest of each language's status file's text as pairing parsed it (pair/status.py
+    # StatusCache.digests), if known: what `status_files`' parts read of the status files
+    status: dict[str, str] | None = field(default=None, compare=False, repr=False)
     said: list[str] = field(default_factory=list, compare=False, repr=False)  # `say`
 
     def get(self, key: bytes, make: Callable[[], Any]) -> Any:
@@ -261,6 +265,74 @@ class Parts:
             return json_api.dump_record(json_api.post_record(entry, lang, url)).encode()
 
         return self.each((*values, lang), entries, key, make)
+
+    def status_files(
+        self, site: Site, langs: Sequence[str], hidden: dict[str, frozenset[str]]
+    ) -> dict[str, bytes] | None:
+        """status.json of each of `langs` (json_api.status_texts_of's, joined and encoded),
+        joined from each entry's part (render/json_api_status.py), kept by its entry's key
+        under the site-wide key, the languages and the status files' digests (`status`); None
+        without the entries' keys or those digests, or where the parts cannot be joined so
+        (then made by status_texts_of: `-v` says why)."""
+        keys, digests = self.entry_keys, self.status
+        if keys is None or digests is None:
+            return None
+        entries, codes = site.entries, tuple(site.config.codes)
+        slot = self.site_key(
+            ("status-by-entry", self.global_key, codes, tuple(sorted(digests.items())))
+        )
+        marks = [slot + k for k in self.entries_bytes(entries, keys)]
+        now = self.now
+        found: list[json_api_status.StatusPart | None] = list(map(self.earlier.get, marks))
+        uncovered: set[int] = set()
+        missing = [n for n, part in enumerate(found) if part is None and marks[n] not in now]
+        grouped = None  # (the site's units by entry, if many parts are made)
+        if len(missing) >= json_api_status.FROM_THE_SITE:
+            grouped = json_api_status.units_by_entry(site.units)
+        for n in [n for n, part in enumerate(found) if part is None]:
+            part = now.get(marks[n])
+            if part is None:  # (an entry whose key changed, or whose part this state lacks)
+                entry = entries[n]
+                units = (
+                    grouped.get(f"{entry.kind}/{entry.key}", [])
+                    if grouped is not None
+                    else json_api_status.entry_units_of(entry, codes)
+                )
+                part = json_api_status.entry_part(units, codes, site.status)
+                if not json_api_status.covered(entry):  # (made again at every build)
+                    uncovered.add(n)
+            found[n] = part
+        held: list[json_api_status.StatusPart] = found  # type: ignore[assignment]
+        if uncovered:
+            now.update(p for n, p in enumerate(zip(marks, held, strict=True)) if n not in uncovered)
+        else:
+            now.update(zip(marks, held, strict=True))
+        self.marks += len(marks) - len(uncovered)
+        files, why = json_api_status.joined(site, langs, hidden, held)
+        if files is None:
+            self.say(f"status.json made unit by unit ({why})")
+        return files
+
+    def updated(self, posts: Sequence[Entry]) -> date | None:
+        """llms_updated.updated of `posts` (a language's: the date of its latest content, read
+        from every post's dates), kept by their entries' keys (each holds the post's dates and
+        its source's bytes, which its date-times are read from) in their order."""
+        keys = self.entry_keys
+        if keys is None:
+            return llms_updated.updated(posts)
+        posts_key = hashlib.blake2b(b"\0".join(self.entries_bytes(posts, keys)), digest_size=16)
+        mark = self.site_key(("llms-updated", self.global_key)) + posts_key.digest()
+        found = self.now.get(mark)
+        if found is None:
+            found = self.earlier.get(mark)
+            if found is None:
+                found = (
+                    llms_updated.updated(posts),
+                )  # (in a tuple: a site without dates has None)
+            self.now[mark] = found
+            self.marks += 1
+        day: date | None = found[0]
+        return day
 
     def llms_posts(
         self,
