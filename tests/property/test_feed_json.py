@@ -11,12 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bipub.render.feeds import (
-    ATOM,
-    BIPUB_NS,
     FeedItem,
     FeedParts,
-    _attrib,
-    _cdata,
     _xml_bytes,
     atom_entry,
     entry_bytes,
@@ -60,27 +56,16 @@ def _reference(parts: FeedParts, entries: list[dict[str, object]]) -> bytes:
     return (json.dumps(feed, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
 
+_END = b"\n</feed>\n"
+
+
 def _atom_reference(parts: FeedParts, entries: list[str]) -> bytes:
-    """The Atom feed's whole text encoded at once (what feed_xml wrote before its entries
-    were encoded one by one)."""
-    out = [
-        "<?xml version='1.0' encoding='utf-8'?>\n",
-        f'<feed xmlns="{ATOM}" xmlns:bipub="{BIPUB_NS}" xml:lang="{_attrib(parts.lang)}">',
-        f"\n  <title>{_cdata(parts.title)}</title>",
-    ]
-    if parts.subtitle:
-        out.append(f"\n  <subtitle>{_cdata(parts.subtitle)}</subtitle>")
-    out += [
-        f"\n  <id>{_cdata(parts.id)}</id>",
-        f'\n  <link rel="self" href="{_attrib(parts.self_href)}" />',
-        f'\n  <link rel="alternate" type="text/html" href="{_attrib(parts.html_href)}" />',
-        f"\n  <updated>{_cdata(parts.updated)}</updated>",
-        f"\n  <author>\n    <name>{_cdata(parts.author)}</name>",
-    ]
-    if parts.email:
-        out.append(f"\n    <email>{_cdata(parts.email)}</email>")
-    out += ["\n  </author>", "\n  <generator>bipub</generator>", *entries, "\n</feed>\n"]
-    return "".join(out).encode("utf-8", "xmlcharrefreplace")
+    """The Atom feed with `entries` (atom_entry's texts) encoded whole, as one text, between
+    its head and its end as the feed without entries has them (the head's own encoding: the
+    pieces property below)."""
+    empty = feed_xml(parts, [])
+    assert empty.endswith(_END)
+    return empty[: -len(_END)] + "".join(entries).encode("utf-8", "xmlcharrefreplace") + _END
 
 
 @settings(max_examples=300, deadline=None)
